@@ -1,0 +1,72 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// Option configures a Broker started by Start.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	listen     string
+	dataDir    string
+	logger     *slog.Logger
+	compaction time.Duration
+}
+
+func defaultConfig() config {
+	return config{
+		listen:     "127.0.0.1:9092",
+		logger:     slog.New(slog.DiscardHandler),
+		compaction: 15 * time.Second,
+	}
+}
+
+// WithListen sets the host:port the broker listens on and advertises to
+// clients, overriding the default 127.0.0.1:9092. Port 0 picks a free port;
+// Addrs reports the one chosen. An unspecified host (0.0.0.0, ::) listens on
+// all interfaces and advertises 127.0.0.1.
+func WithListen(addr string) Option {
+	return optionFunc(func(c *config) { c.listen = addr })
+}
+
+// WithDataDir sets the directory where the broker persists topics, records
+// and group offsets, so they survive a restart, overriding the default of
+// keeping everything in memory. The directory is created if needed.
+func WithDataDir(dir string) Option {
+	return optionFunc(func(c *config) { c.dataDir = dir })
+}
+
+// WithLogger sets the logger for the broker's own messages, overriding the
+// default of discarding them. Request-level chatter is logged at debug.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) { c.logger = l })
+}
+
+// WithCompactionInterval sets how often topics with cleanup.policy=compact
+// are compacted (Kafka's log.cleaner.backoff.ms), overriding the default of
+// 15s.
+func WithCompactionInterval(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.compaction = d })
+}
+
+func (c *config) validate() error {
+	if _, _, err := net.SplitHostPort(c.listen); err != nil {
+		return fmt.Errorf("broker listen address %q: %w", c.listen, err)
+	}
+	if c.logger == nil {
+		return errors.New("broker logger must not be nil")
+	}
+	if c.compaction <= 0 {
+		return fmt.Errorf("broker compaction interval %v must be positive", c.compaction)
+	}
+	return nil
+}
