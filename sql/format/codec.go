@@ -1,0 +1,204 @@
+package format
+
+import (
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// Codec serializes the values of a fixed list of columns (the key columns
+// or the value columns of a source) to and from record bytes.
+//
+// Decode fills dst (len(dst) == number of columns) with one Go value per
+// column, NULL as nil; it never keeps a reference to data. A nil record
+// (tombstone, or a missing key) is never passed to Decode: the caller
+// handles it. Decode returns ErrNullRecord when the bytes themselves spell
+// a null record (JSON "null" for a wrapped value), which callers treat like
+// a nil record. Other failures are *DecodeError.
+//
+// Encode appends the serialized form of vals to buf and returns it; a codec
+// with no columns returns nil (no key / no value).
+type Codec interface {
+	Decode(data []byte, dst []any) error
+	Encode(buf []byte, vals []any) ([]byte, error)
+}
+
+// NewKeyCodec returns the codec for the key columns cols. A single key
+// column is always written unwrapped (the bare value); several key columns
+// are a JSON object or several DELIMITED fields. It validates the format
+// against the columns and fails with the messages ksqlDB uses.
+func NewKeyCodec(spec Spec, cols []types.Column) (Codec, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	for _, c := range cols {
+		if hasMap(c.Type) {
+			return nil, mapKeyError(c)
+		}
+	}
+	if err := checkColumns(spec, cols, true); err != nil {
+		return nil, err
+	}
+	if len(cols) == 0 {
+		return noneCodec{}, nil
+	}
+	return newCodec(spec, cols, len(cols) == 1)
+}
+
+// NewValueCodec returns the codec for the value columns cols.
+// WRAP_SINGLE_VALUE applies to a single column only; KAFKA takes exactly
+// one column; DELIMITED and KAFKA support no compound types.
+func NewValueCodec(spec Spec, cols []types.Column) (Codec, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	if spec.WrapSingle != nil && len(cols) != 1 && spec.Name != None {
+		return nil, sqlerr.New(sqlerr.Semantic, ast.Pos{},
+			"'WRAP_SINGLE_VALUE' is only valid for single-field value schemas")
+	}
+	if err := checkColumns(spec, cols, false); err != nil {
+		return nil, err
+	}
+	if spec.Name == None || spec.Name == Kafka && len(cols) == 0 {
+		return noneCodec{}, nil
+	}
+	return newCodec(spec, cols, len(cols) == 1 && spec.unwrapped())
+}
+
+func newCodec(spec Spec, cols []types.Column, unwrapped bool) (Codec, error) {
+	switch spec.Name {
+	case JSON:
+		return newJSONCodec(cols, unwrapped), nil
+	case Delimited:
+		return newDelimitedCodec(cols, spec.delimiter()), nil
+	case Kafka:
+		return newKafkaCodec(cols[0]), nil
+	}
+	return noneCodec{}, nil
+}
+
+// checkColumns validates the columns against what the format supports.
+func checkColumns(spec Spec, cols []types.Column, key bool) error {
+	switch {
+	case spec.Name == None && len(cols) > 0:
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{},
+			"The 'NONE' format can only be used when no columns are defined. Got: %s", columnList(cols))
+	case spec.Name == Kafka && len(cols) > 1:
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{},
+			"The 'KAFKA' format only supports a single field. Got: %s", columnList(cols))
+	}
+	for _, c := range cols {
+		if reason := unsupported(spec.Name, c.Type); reason != "" {
+			return schemaError(spec, cols, key, reason+", column: `"+c.Name+"`")
+		}
+	}
+	return nil
+}
+
+// unsupported returns why format cannot carry t, or "".
+func unsupported(format string, t *types.Type) string {
+	switch format {
+	case Kafka:
+		switch t.Kind {
+		case types.KindInteger, types.KindBigint, types.KindDouble, types.KindString,
+			types.KindBytes, types.KindTimestamp, types.KindDate, types.KindTime:
+			return ""
+		}
+		return "The 'KAFKA' format does not support type '" + t.Kind.String() + "'"
+	case Delimited:
+		switch t.Kind {
+		case types.KindArray, types.KindMap, types.KindStruct:
+			return "The 'DELIMITED' format does not support type '" + t.Kind.String() + "'"
+		}
+	case JSON:
+		return jsonUnsupported(t)
+	}
+	return ""
+}
+
+func jsonUnsupported(t *types.Type) string {
+	switch t.Kind {
+	case types.KindMap:
+		if t.Key != nil && t.Key.Kind != types.KindString {
+			return "JSON only supports MAP types with STRING keys"
+		}
+		return jsonUnsupported(t.Elem)
+	case types.KindArray:
+		return jsonUnsupported(t.Elem)
+	case types.KindStruct:
+		for _, f := range t.Fields {
+			if r := jsonUnsupported(f.Type); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+func schemaError(spec Spec, cols []types.Column, key bool, reason string) error {
+	side, features := "Value", "[]"
+	if key {
+		side = "Key"
+	} else if len(cols) == 1 && spec.unwrapped() {
+		features = "[UNWRAP_SINGLES]"
+	}
+	list := columnList(cols)
+	return sqlerr.New(sqlerr.Unsupported, ast.Pos{},
+		"%s format does not support schema.\nformat: %s\nschema: Persistence{columns=%s, features=%s}\nreason: %s",
+		side, spec.Name, list, features, reason)
+}
+
+// columnList renders columns as ksqlDB does in messages:
+// [`K` STRING KEY, `V` INTEGER].
+func columnList(cols []types.Column) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("`" + c.Name + "` " + c.Type.String())
+		if c.NS == types.KeyNS {
+			b.WriteString(" KEY")
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func hasMap(t *types.Type) bool {
+	switch t.Kind {
+	case types.KindMap:
+		return true
+	case types.KindArray:
+		return hasMap(t.Elem)
+	case types.KindStruct:
+		for _, f := range t.Fields {
+			if hasMap(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func mapKeyError(c types.Column) error {
+	return sqlerr.New(sqlerr.Unsupported, ast.Pos{},
+		"Map keys, including types that contain maps, are not supported as they may lead to "+
+			"unexpected behavior due to inconsistent serialization. Key column name: `%s`. "+
+			"Column type: %s. See https://github.com/confluentinc/ksql/issues/6621 for more.",
+		c.Name, c.Type.String())
+}
+
+// noneCodec serializes no columns: NONE, keyless sources.
+type noneCodec struct{}
+
+var _ Codec = noneCodec{}
+
+// Decode ignores data.
+func (noneCodec) Decode(data []byte, dst []any) error { return nil }
+
+// Encode returns nil: no key (or no value).
+func (noneCodec) Encode(buf []byte, vals []any) ([]byte, error) { return nil, nil }

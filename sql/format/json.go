@@ -1,0 +1,97 @@
+package format
+
+import (
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// jsonCodec is the JSON format for a fixed list of columns: an object with
+// one member per column, or the bare value of a single unwrapped column.
+type jsonCodec struct {
+	cols      []types.Column
+	unwrapped bool
+	single    *jsonNode   // unwrapped
+	obj       *jsonObject // wrapped
+	prefixes  [][]byte    // `"NAME":` per column, for Encode
+}
+
+var _ Codec = (*jsonCodec)(nil)
+
+func newJSONCodec(cols []types.Column, unwrapped bool) *jsonCodec {
+	c := &jsonCodec{cols: cols, unwrapped: unwrapped}
+	if unwrapped {
+		c.single = newJSONNode(cols[0].Type)
+		return c
+	}
+	names := make([]string, len(cols))
+	ts := make([]*types.Type, len(cols))
+	c.prefixes = make([][]byte, len(cols))
+	for i, col := range cols {
+		names[i], ts[i] = col.Name, col.Type
+		c.prefixes[i] = append(appendJSONString(nil, col.Name), ':')
+	}
+	c.obj = newJSONObject(names, ts)
+	return c
+}
+
+// Decode parses one JSON record into dst.
+func (c *jsonCodec) Decode(data []byte, dst []any) error {
+	s := scanner{data: data}
+	if err := c.decode(&s, dst); err != nil {
+		return err
+	}
+	if s.peek() != 0 {
+		return s.fail("end of JSON", "unexpected data after the JSON value")
+	}
+	return nil
+}
+
+func (c *jsonCodec) decode(s *scanner, dst []any) error {
+	if c.unwrapped {
+		if s.peek() == 0 {
+			dst[0] = nil
+			return nil
+		}
+		v, err := c.single.decode(s)
+		if err != nil {
+			return prefixColumn(err, "`"+c.cols[0].Name+"`")
+		}
+		dst[0] = v
+		return nil
+	}
+	switch s.peek() {
+	case 0:
+		return ErrNullRecord
+	case 'n':
+		if err := s.literal("null"); err != nil {
+			return err
+		}
+		return ErrNullRecord
+	case '{':
+		return c.obj.decodeInto(s, dst)
+	}
+	return s.fail("JSON object", "cannot convert JSON "+tokenName(s.peek())+" to a record of "+
+		columnList(c.cols))
+}
+
+// Encode appends vals as a JSON object (or the bare value when unwrapped;
+// a NULL unwrapped value encodes as a nil record).
+func (c *jsonCodec) Encode(buf []byte, vals []any) ([]byte, error) {
+	if c.unwrapped {
+		if vals[0] == nil {
+			return nil, nil
+		}
+		return appendJSON(buf, vals[0], c.cols[0].Type, topicStyle)
+	}
+	buf = append(buf, '{')
+	for i, col := range c.cols {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, c.prefixes[i]...)
+		var err error
+		if buf, err = appendJSON(buf, vals[i], col.Type, topicStyle); err != nil {
+			return buf, err
+		}
+	}
+	return append(buf, '}'), nil
+}

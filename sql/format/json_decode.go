@@ -1,0 +1,472 @@
+package format
+
+import (
+	"encoding/base64"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// jsonNode is the decode plan of one SQL type, built once per codec so
+// that decoding a record does no type analysis.
+type jsonNode struct {
+	t    *types.Type
+	elem *jsonNode   // ARRAY element, MAP value
+	obj  *jsonObject // STRUCT fields
+}
+
+// jsonObject matches JSON object keys to a fixed list of names the way
+// ksqlDB does: an exact match wins, otherwise the key upper-cased must
+// equal the name.
+type jsonObject struct {
+	names []string
+	nodes []*jsonNode
+	index map[string]int // exact names → position; nil for few names
+}
+
+// smallObject is the number of names below which a linear scan beats a map.
+const smallObject = 8
+
+func newJSONNode(t *types.Type) *jsonNode {
+	n := &jsonNode{t: t}
+	switch t.Kind {
+	case types.KindArray, types.KindMap:
+		n.elem = newJSONNode(t.Elem)
+	case types.KindStruct:
+		names := make([]string, len(t.Fields))
+		fts := make([]*types.Type, len(t.Fields))
+		for i, f := range t.Fields {
+			names[i], fts[i] = f.Name, f.Type
+		}
+		n.obj = newJSONObject(names, fts)
+	}
+	return n
+}
+
+func newJSONObject(names []string, ts []*types.Type) *jsonObject {
+	o := &jsonObject{names: names, nodes: make([]*jsonNode, len(ts))}
+	for i, t := range ts {
+		o.nodes[i] = newJSONNode(t)
+	}
+	if len(names) > smallObject {
+		o.index = make(map[string]int, len(names))
+		for i := len(names) - 1; i >= 0; i-- {
+			o.index[names[i]] = i
+		}
+	}
+	return o
+}
+
+// lookup returns the position of key and whether it matched exactly, or -1.
+func (o *jsonObject) lookup(key []byte) (int, bool) {
+	if o.index != nil {
+		if i, ok := o.index[string(key)]; ok {
+			return i, true
+		}
+	} else {
+		for i, n := range o.names {
+			if n == string(key) {
+				return i, true
+			}
+		}
+	}
+	return o.lookupUpper(key), false
+}
+
+// lookupUpper finds the name equal to key upper-cased.
+func (o *jsonObject) lookupUpper(key []byte) int {
+	for i, n := range o.names {
+		if len(n) == len(key) && equalUpper(key, n) {
+			return i
+		}
+	}
+	for _, c := range key {
+		if c >= 0x80 {
+			up := strings.ToUpper(string(key))
+			for i, n := range o.names {
+				if n == up {
+					return i
+				}
+			}
+			break
+		}
+	}
+	return -1
+}
+
+// equalUpper reports whether ASCII key upper-cased equals name.
+func equalUpper(key []byte, name string) bool {
+	for i := range len(key) {
+		c := key[i]
+		if c >= 'a' && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeInto decodes a JSON object into dst (one slot per name; missing
+// names are NULL, unknown keys are skipped).
+func (o *jsonObject) decodeInto(s *scanner, dst []any) error {
+	clear(dst)
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	if s.peek() == '}' {
+		s.pos++
+		return nil
+	}
+	var exact uint64 // positions < 64 already set by an exact match
+	for {
+		if err := o.member(s, dst, &exact); err != nil {
+			return err
+		}
+		if done, err := s.next('}'); done || err != nil {
+			return err
+		}
+	}
+}
+
+// member decodes one "key": value pair.
+func (o *jsonObject) member(s *scanner, dst []any, exact *uint64) error {
+	if s.peek() != '"' {
+		return s.syntax("object key")
+	}
+	key, err := s.str()
+	if err != nil {
+		return err
+	}
+	i, isExact := o.lookup(key)
+	if err := s.expect(':'); err != nil {
+		return err
+	}
+	if i < 0 || !isExact && i < 64 && *exact&(1<<i) != 0 {
+		return s.skip()
+	}
+	if isExact && i < 64 {
+		*exact |= 1 << i
+	}
+	v, err := o.nodes[i].decode(s)
+	if err != nil {
+		return prefixColumn(err, "`"+o.names[i]+"`")
+	}
+	dst[i] = v
+	return nil
+}
+
+// decode decodes one JSON value into the Go representation of n.t.
+func (n *jsonNode) decode(s *scanner) (any, error) {
+	c := s.peek()
+	if c == 'n' {
+		return nil, s.literal("null")
+	}
+	switch n.t.Kind {
+	case types.KindString:
+		return n.decodeString(s, c)
+	case types.KindInteger, types.KindDate, types.KindTime:
+		return n.decodeInt32(s, c)
+	case types.KindBigint, types.KindTimestamp:
+		return n.decodeInt64(s, c)
+	case types.KindBoolean:
+		return n.decodeBool(s, c)
+	case types.KindDouble:
+		return n.decodeDouble(s, c)
+	case types.KindDecimal:
+		return n.decodeDecimal(s, c)
+	case types.KindBytes:
+		return n.decodeBytes(s, c)
+	case types.KindArray:
+		return n.decodeArray(s, c)
+	case types.KindMap:
+		return n.decodeMap(s, c)
+	case types.KindStruct:
+		return n.decodeStruct(s, c)
+	}
+	return nil, s.fail(n.t.String(), "unsupported type")
+}
+
+// mismatch reports a JSON value of the wrong kind for n.t.
+func (n *jsonNode) mismatch(s *scanner, c byte) error {
+	if c == 0 {
+		return s.syntax(n.t.String())
+	}
+	return s.fail(n.t.String(), "cannot convert JSON "+tokenName(c)+" to "+n.t.Kind.String())
+}
+
+func (n *jsonNode) coerceFail(s *scanner, start int) error {
+	e := s.fail(n.t.String(), "cannot coerce string to "+n.t.Kind.String())
+	e.Offset, e.Text = start, excerpt(s.data, start)
+	return e
+}
+
+func (n *jsonNode) decodeString(s *scanner, c byte) (any, error) {
+	start := s.pos
+	switch c {
+	case '"':
+		b, err := s.str()
+		return string(b), err
+	case '{', '[':
+		if err := s.skip(); err != nil {
+			return nil, err
+		}
+		return string(compactJSON(nil, s.data[start:s.pos])), nil
+	case 't', 'f':
+		if err := s.skip(); err != nil {
+			return nil, err
+		}
+		return string(s.data[start:s.pos]), nil
+	}
+	if c == '-' || isDigit(c) {
+		text, _, err := s.number()
+		return string(text), err
+	}
+	return nil, n.mismatch(s, c)
+}
+
+func (n *jsonNode) decodeBool(s *scanner, c byte) (any, error) {
+	switch c {
+	case 't':
+		return true, s.literal("true")
+	case 'f':
+		return false, s.literal("false")
+	}
+	return nil, n.mismatch(s, c)
+}
+
+// integerText returns the integer value of a JSON number or numeric string.
+func (n *jsonNode) integer(s *scanner, c byte, bits int) (int64, error) {
+	start := s.pos
+	switch {
+	case c == '-' || isDigit(c):
+		text, isInt, err := s.number()
+		if err != nil {
+			return 0, err
+		}
+		return n.numberToInt(s, start, text, isInt, bits)
+	case c == '"':
+		b, err := s.str()
+		if err != nil {
+			return 0, err
+		}
+		v, perr := strconv.ParseInt(string(b), 10, bits)
+		if perr != nil {
+			return 0, n.coerceFail(s, start)
+		}
+		return v, nil
+	}
+	return 0, n.mismatch(s, c)
+}
+
+func (n *jsonNode) numberToInt(s *scanner, start int, text []byte, isInt bool, bits int) (int64, error) {
+	if isInt {
+		if v, ok := parseIntBytes(text, bits); ok {
+			return v, nil
+		}
+	} else if f, err := strconv.ParseFloat(string(text), 64); err == nil {
+		limit := math.Ldexp(1, bits-1)
+		if t := math.Trunc(f); t >= -limit && t < limit {
+			return int64(t), nil
+		}
+	}
+	e := s.fail(n.t.String(), "number out of range for "+n.t.Kind.String())
+	e.Offset, e.Text = start, excerpt(s.data, start)
+	return 0, e
+}
+
+// parseIntBytes parses a JSON integer (optional '-', digits) that must fit
+// in bits.
+func parseIntBytes(b []byte, bits int) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range b {
+		u = u*10 + uint64(c-'0')
+	}
+	limit := uint64(1) << (bits - 1)
+	if neg {
+		return -int64(u), u <= limit
+	}
+	return int64(u), u < limit
+}
+
+func (n *jsonNode) decodeInt32(s *scanner, c byte) (any, error) {
+	v, err := n.integer(s, c, 32)
+	if err != nil {
+		return nil, err
+	}
+	switch n.t.Kind {
+	case types.KindDate:
+		return types.Date(v), nil
+	case types.KindTime:
+		return types.Time(v), nil
+	}
+	return int32(v), nil
+}
+
+func (n *jsonNode) decodeInt64(s *scanner, c byte) (any, error) {
+	v, err := n.integer(s, c, 64)
+	if err != nil {
+		return nil, err
+	}
+	if n.t.Kind == types.KindTimestamp {
+		return types.Timestamp(v), nil
+	}
+	return v, nil
+}
+
+func (n *jsonNode) decodeDouble(s *scanner, c byte) (any, error) {
+	start := s.pos
+	var text []byte
+	var err error
+	switch {
+	case c == '-' || isDigit(c):
+		text, _, err = s.number()
+	case c == '"':
+		text, err = s.str()
+	default:
+		return nil, n.mismatch(s, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, perr := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
+	if perr != nil && !isRangeErr(perr) {
+		return nil, n.coerceFail(s, start)
+	}
+	return f, nil
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+func (n *jsonNode) decodeDecimal(s *scanner, c byte) (any, error) {
+	start := s.pos
+	var text []byte
+	var err error
+	switch {
+	case c == '-' || isDigit(c):
+		text, _, err = s.number()
+	case c == '"':
+		text, err = s.str()
+	default:
+		return nil, n.mismatch(s, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d, derr := parseDecimal(string(text), n.t)
+	if derr != nil {
+		e := s.fail(n.t.String(), derr.Error())
+		e.Offset, e.Text = start, excerpt(s.data, start)
+		return nil, e
+	}
+	return d, nil
+}
+
+func (n *jsonNode) decodeBytes(s *scanner, c byte) (any, error) {
+	if c != '"' {
+		return nil, n.mismatch(s, c)
+	}
+	start := s.pos
+	b, err := s.str()
+	if err != nil {
+		return nil, err
+	}
+	out, ok := decodeBase64(b)
+	if !ok {
+		e := s.fail("base64 BYTES", "invalid base64")
+		e.Offset, e.Text = start, excerpt(s.data, start)
+		return nil, e
+	}
+	return out, nil
+}
+
+// decodeBase64 accepts standard base64 with or without padding, as Java's
+// Base64 decoder does.
+func decodeBase64(b []byte) ([]byte, bool) {
+	enc := base64.StdEncoding
+	if len(b)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	out := make([]byte, enc.DecodedLen(len(b)))
+	n, err := enc.Decode(out, b)
+	return out[:n], err == nil
+}
+
+func (n *jsonNode) decodeArray(s *scanner, c byte) (any, error) {
+	if c != '[' {
+		return nil, n.mismatch(s, c)
+	}
+	s.pos++
+	out := make([]any, 0, 4)
+	if s.peek() == ']' {
+		s.pos++
+		return out, nil
+	}
+	for i := 0; ; i++ {
+		v, err := n.elem.decode(s)
+		if err != nil {
+			return nil, prefixColumn(err, "["+strconv.Itoa(i)+"]")
+		}
+		out = append(out, v)
+		if done, err := s.next(']'); done || err != nil {
+			return out, err
+		}
+	}
+}
+
+func (n *jsonNode) decodeMap(s *scanner, c byte) (any, error) {
+	if c != '{' {
+		return nil, n.mismatch(s, c)
+	}
+	s.pos++
+	out := make(map[string]any)
+	if s.peek() == '}' {
+		s.pos++
+		return out, nil
+	}
+	for {
+		if s.peek() != '"' {
+			return nil, s.syntax("object key")
+		}
+		kb, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		key := string(kb)
+		if err := s.expect(':'); err != nil {
+			return nil, err
+		}
+		v, err := n.elem.decode(s)
+		if err != nil {
+			return nil, prefixColumn(err, "['"+key+"']")
+		}
+		out[key] = v
+		if done, err := s.next('}'); done || err != nil {
+			return out, err
+		}
+	}
+}
+
+func (n *jsonNode) decodeStruct(s *scanner, c byte) (any, error) {
+	if c != '{' {
+		return nil, n.mismatch(s, c)
+	}
+	vals := make([]any, len(n.obj.names))
+	if err := n.obj.decodeInto(s, vals); err != nil {
+		return nil, err
+	}
+	return &types.StructValue{Type: n.t, Values: vals}, nil
+}

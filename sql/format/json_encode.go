@@ -1,0 +1,233 @@
+package format
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// jsonStyle selects how temporal values are written: as numbers in topics
+// (epoch millis, days, millis of day) or as text in REST API rows.
+type jsonStyle uint8
+
+const (
+	topicStyle jsonStyle = iota
+	restStyle
+)
+
+// appendJSON appends v (of SQL type t) as JSON. It fails only when v's Go
+// type does not match t.
+func appendJSON(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, error) {
+	if v == nil {
+		return append(buf, "null"...), nil
+	}
+	switch t.Kind {
+	case types.KindString:
+		if s, ok := v.(string); ok {
+			return appendJSONString(buf, s), nil
+		}
+	case types.KindBoolean:
+		if b, ok := v.(bool); ok {
+			return strconv.AppendBool(buf, b), nil
+		}
+	case types.KindInteger, types.KindBigint:
+		if i, ok := asInt64(v); ok {
+			return strconv.AppendInt(buf, i, 10), nil
+		}
+	case types.KindDouble:
+		if f, ok := v.(float64); ok {
+			return appendJSONDouble(buf, f), nil
+		}
+	case types.KindDecimal:
+		if d, ok := v.(*apd.Decimal); ok {
+			return appendDecimal(buf, d), nil
+		}
+	case types.KindBytes:
+		if b, ok := v.([]byte); ok {
+			return appendBase64(buf, b), nil
+		}
+	case types.KindTimestamp, types.KindDate, types.KindTime:
+		return appendJSONTemporal(buf, v, t, style)
+	case types.KindArray:
+		if a, ok := v.([]any); ok {
+			return appendJSONArray(buf, a, t, style)
+		}
+	case types.KindMap:
+		if m, ok := v.(map[string]any); ok {
+			return appendJSONMap(buf, m, t, style)
+		}
+	case types.KindStruct:
+		if sv, ok := v.(*types.StructValue); ok {
+			return appendJSONStruct(buf, sv, t, style)
+		}
+	}
+	return buf, typeMismatch(v, t)
+}
+
+func typeMismatch(v any, t *types.Type) error {
+	return fmt.Errorf("format: cannot serialize a Go %T as %s", v, t)
+}
+
+// asInt64 accepts the Go integer representations (int32 for INTEGER, int64
+// for BIGINT, and int for convenience).
+func asInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// appendJSONDouble writes a double as Jackson does: Java's Double.toString,
+// with NaN and the infinities quoted.
+func appendJSONDouble(buf []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		buf = append(buf, '"')
+		buf = appendJavaDouble(buf, f)
+		return append(buf, '"')
+	}
+	return appendJavaDouble(buf, f)
+}
+
+func appendBase64(buf []byte, b []byte) []byte {
+	buf = append(buf, '"')
+	buf = base64.StdEncoding.AppendEncode(buf, b)
+	return append(buf, '"')
+}
+
+func appendJSONTemporal(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, error) {
+	switch x := v.(type) {
+	case types.Timestamp:
+		if style == restStyle {
+			return append(appendTimestampText(append(buf, '"'), x), '"'), nil
+		}
+		return strconv.AppendInt(buf, int64(x), 10), nil
+	case types.Date:
+		if style == restStyle {
+			return append(appendDateText(append(buf, '"'), x), '"'), nil
+		}
+		return strconv.AppendInt(buf, int64(x), 10), nil
+	case types.Time:
+		if style == restStyle {
+			return append(appendTimeText(append(buf, '"'), x), '"'), nil
+		}
+		return strconv.AppendInt(buf, int64(x), 10), nil
+	}
+	return buf, typeMismatch(v, t)
+}
+
+func appendJSONArray(buf []byte, a []any, t *types.Type, style jsonStyle) ([]byte, error) {
+	buf = append(buf, '[')
+	for i, e := range a {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		var err error
+		if buf, err = appendJSON(buf, e, t.Elem, style); err != nil {
+			return buf, err
+		}
+	}
+	return append(buf, ']'), nil
+}
+
+// appendJSONMap writes map entries in key order, so output is stable.
+func appendJSONMap(buf []byte, m map[string]any, t *types.Type, style jsonStyle) ([]byte, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(appendJSONString(buf, k), ':')
+		var err error
+		if buf, err = appendJSON(buf, m[k], t.Elem, style); err != nil {
+			return buf, err
+		}
+	}
+	return append(buf, '}'), nil
+}
+
+func appendJSONStruct(buf []byte, sv *types.StructValue, t *types.Type, style jsonStyle) ([]byte, error) {
+	buf = append(buf, '{')
+	for i, f := range t.Fields {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(appendJSONString(buf, f.Name), ':')
+		var v any
+		if i < len(sv.Values) {
+			v = sv.Values[i]
+		}
+		var err error
+		if buf, err = appendJSON(buf, v, f.Type, style); err != nil {
+			return buf, err
+		}
+	}
+	return append(buf, '}'), nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as a JSON string the way Jackson does: escapes
+// for '"', '\\' and control characters only; invalid UTF-8 becomes U+FFFD.
+func appendJSONString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || n != 1 {
+				i += n
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		buf = appendEscape(buf, c)
+		i++
+		start = i
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+func appendEscape(buf []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(buf, '\\', c)
+	case '\n':
+		return append(buf, '\\', 'n')
+	case '\r':
+		return append(buf, '\\', 'r')
+	case '\t':
+		return append(buf, '\\', 't')
+	case '\b':
+		return append(buf, '\\', 'b')
+	case '\f':
+		return append(buf, '\\', 'f')
+	}
+	return append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}

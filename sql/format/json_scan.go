@@ -1,0 +1,356 @@
+package format
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxJSONDepth bounds the nesting of skipped JSON values so hostile input
+// cannot exhaust the stack.
+const maxJSONDepth = 512
+
+// scanner is a minimal JSON tokenizer over one record. It never allocates
+// except for strings that contain escapes or invalid UTF-8.
+type scanner struct {
+	data  []byte
+	pos   int
+	depth int
+}
+
+func (s *scanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.pos >= len(s.data) {
+		return 0
+	}
+	return s.data[s.pos]
+}
+
+func (s *scanner) fail(want, msg string) *DecodeError {
+	return &DecodeError{Format: JSON, Want: want, Text: excerpt(s.data, s.pos), Offset: s.pos, Msg: msg}
+}
+
+func (s *scanner) syntax(want string) *DecodeError {
+	if s.pos >= len(s.data) {
+		return s.fail(want, "unexpected end of JSON input")
+	}
+	return s.fail(want, "invalid JSON")
+}
+
+// expect consumes c after optional white space.
+func (s *scanner) expect(c byte) error {
+	if s.peek() != c {
+		return s.syntax("'" + string(c) + "'")
+	}
+	s.pos++
+	return nil
+}
+
+// literal consumes one of null, true, false.
+func (s *scanner) literal(lit string) error {
+	end := s.pos + len(lit)
+	if end > len(s.data) || string(s.data[s.pos:end]) != lit {
+		return s.syntax(lit)
+	}
+	s.pos = end
+	return nil
+}
+
+// str consumes a JSON string at s.pos (which holds '"') and returns its
+// content. Without escapes the result aliases s.data; otherwise it is
+// decoded into a new slice. Invalid UTF-8 becomes U+FFFD.
+func (s *scanner) str() ([]byte, error) {
+	start := s.pos + 1
+	ascii := true
+	for i := start; i < len(s.data); i++ {
+		c := s.data[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			raw := s.data[start:i]
+			if !ascii && !utf8.Valid(raw) {
+				return []byte(string([]rune(string(raw)))), nil
+			}
+			return raw, nil
+		case c == '\\':
+			return s.strSlow(start)
+		case c < 0x20:
+			s.pos = i
+			return nil, s.fail("string", "control character in JSON string")
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	s.pos = len(s.data)
+	return nil, s.syntax("'\"'")
+}
+
+// strSlow decodes a string with escapes starting at content offset start.
+func (s *scanner) strSlow(start int) ([]byte, error) {
+	out := make([]byte, 0, 16)
+	i := start
+	for i < len(s.data) {
+		c := s.data[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			return out, nil
+		case c < 0x20:
+			s.pos = i
+			return nil, s.fail("string", "control character in JSON string")
+		case c == '\\':
+			var err error
+			if out, i, err = s.escape(out, i); err != nil {
+				return nil, err
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(s.data[i:])
+			out = utf8.AppendRune(out, r)
+			i += n
+		}
+	}
+	s.pos = len(s.data)
+	return nil, s.syntax("'\"'")
+}
+
+// escape decodes the escape sequence at data[i] ('\\'), appending to out.
+func (s *scanner) escape(out []byte, i int) ([]byte, int, error) {
+	if i+1 >= len(s.data) {
+		s.pos = len(s.data)
+		return nil, 0, s.syntax("escape")
+	}
+	switch c := s.data[i+1]; c {
+	case '"', '\\', '/':
+		return append(out, c), i + 2, nil
+	case 'b':
+		return append(out, '\b'), i + 2, nil
+	case 'f':
+		return append(out, '\f'), i + 2, nil
+	case 'n':
+		return append(out, '\n'), i + 2, nil
+	case 'r':
+		return append(out, '\r'), i + 2, nil
+	case 't':
+		return append(out, '\t'), i + 2, nil
+	case 'u':
+		return s.unicodeEscape(out, i)
+	}
+	s.pos = i
+	return nil, 0, s.fail("escape", "invalid escape in JSON string")
+}
+
+func (s *scanner) unicodeEscape(out []byte, i int) ([]byte, int, error) {
+	r, ok := hex4(s.data, i+2)
+	if !ok {
+		s.pos = i
+		return nil, 0, s.fail("\\uXXXX", "invalid unicode escape in JSON string")
+	}
+	i += 6
+	if utf16.IsSurrogate(r) {
+		if lo, ok := hex4(s.data, i+2); ok && i+1 < len(s.data) && s.data[i] == '\\' && s.data[i+1] == 'u' {
+			if dec := utf16.DecodeRune(r, lo); dec != utf8.RuneError {
+				return utf8.AppendRune(out, dec), i + 6, nil
+			}
+		}
+		r = utf8.RuneError
+	}
+	return utf8.AppendRune(out, r), i, nil
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// number consumes a JSON number and returns its text and whether it is an
+// integer (no fraction, no exponent).
+func (s *scanner) number() ([]byte, bool, error) {
+	start, i := s.pos, s.pos
+	if i < len(s.data) && s.data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s.data) && s.data[i] == '0':
+		i++
+	case i < len(s.data) && s.data[i] >= '1' && s.data[i] <= '9':
+		i = s.digits(i)
+	default:
+		s.pos = i
+		return nil, false, s.syntax("number")
+	}
+	isInt := true
+	if i < len(s.data) && s.data[i] == '.' {
+		isInt = false
+		if j := s.digits(i + 1); j > i+1 {
+			i = j
+		} else {
+			s.pos = j
+			return nil, false, s.syntax("digit")
+		}
+	}
+	if i < len(s.data) && (s.data[i] == 'e' || s.data[i] == 'E') {
+		isInt = false
+		i++
+		if i < len(s.data) && (s.data[i] == '+' || s.data[i] == '-') {
+			i++
+		}
+		j := s.digits(i)
+		if j == i {
+			s.pos = j
+			return nil, false, s.syntax("digit")
+		}
+		i = j
+	}
+	s.pos = i
+	return s.data[start:i], isInt, nil
+}
+
+func (s *scanner) digits(i int) int {
+	for i < len(s.data) && s.data[i] >= '0' && s.data[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// skip consumes any JSON value, checking its syntax.
+func (s *scanner) skip() error {
+	switch s.peek() {
+	case '{':
+		return s.skipContainer('}', true)
+	case '[':
+		return s.skipContainer(']', false)
+	case '"':
+		_, err := s.str()
+		return err
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	}
+	_, _, err := s.number()
+	return err
+}
+
+func (s *scanner) skipContainer(end byte, object bool) error {
+	if s.depth++; s.depth > maxJSONDepth {
+		return s.fail("", "JSON nested too deeply")
+	}
+	defer func() { s.depth-- }()
+	s.pos++
+	if s.peek() == end {
+		s.pos++
+		return nil
+	}
+	for {
+		if object {
+			if err := s.skipKey(); err != nil {
+				return err
+			}
+		}
+		if err := s.skip(); err != nil {
+			return err
+		}
+		if done, err := s.next(end); done || err != nil {
+			return err
+		}
+	}
+}
+
+func (s *scanner) skipKey() error {
+	if s.peek() != '"' {
+		return s.syntax("object key")
+	}
+	if _, err := s.str(); err != nil {
+		return err
+	}
+	return s.expect(':')
+}
+
+// next consumes ',' (more elements follow) or end (done).
+func (s *scanner) next(end byte) (done bool, err error) {
+	switch s.peek() {
+	case ',':
+		s.pos++
+		return false, nil
+	case end:
+		s.pos++
+		return true, nil
+	}
+	return false, s.syntax("',' or '" + string(end) + "'")
+}
+
+// tokenName names the JSON value starting with c for error messages.
+func tokenName(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return "number"
+	}
+	return "invalid token"
+}
+
+// compactJSON appends raw JSON text without insignificant white space.
+func compactJSON(buf, raw []byte) []byte {
+	inStr, esc := false, false
+	for _, c := range raw {
+		switch {
+		case inStr:
+			buf = append(buf, c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			if c == '"' {
+				inStr = true
+			}
+			buf = append(buf, c)
+		}
+	}
+	return buf
+}
