@@ -1,0 +1,242 @@
+package qtt
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+)
+
+// Status is the outcome of one variant.
+type Status uint8
+
+// The three outcomes.
+const (
+	Passed Status = iota
+	Failed
+	Skipped
+)
+
+var statusNames = [...]string{Passed: "passed", Failed: "failed", Skipped: "skipped"}
+
+func (s Status) String() string { return statusNames[s] }
+
+// Result is the outcome of one variant: a one-line Reason (why it failed
+// or was skipped, or which error a negative test saw), multi-line Detail
+// for -v (every problem, a stack for panics) and the output Diff.
+type Result struct {
+	Variant  *Variant
+	Status   Status
+	Reason   string
+	Detail   []string
+	Diff     []string
+	Duration time.Duration
+}
+
+// runConfig is what every variant of a run shares.
+type runConfig struct {
+	newDriver NewDriver
+	timeout   time.Duration
+	onlyEasy  bool
+	props     map[string]string // added to every variant's properties
+}
+
+// runVariant runs v on a fresh driver, or skips it. A panic becomes a
+// failure with the stack in Detail; a variant running past the timeout is
+// failed and abandoned (its goroutine and driver are left to finish).
+func runVariant(v *Variant, cfg runConfig) Result {
+	if r, skip := skipResult(v, cfg); skip {
+		return r
+	}
+	start := time.Now()
+	done := make(chan Result, 1)
+	go func() { done <- runGuarded(v, cfg) }()
+	timer := time.NewTimer(cfg.timeout)
+	defer timer.Stop()
+	var r Result
+	select {
+	case r = <-done:
+	case <-timer.C:
+		r = Result{Variant: v, Status: Failed, Reason: fmt.Sprintf("timed out after %s", cfg.timeout)}
+	}
+	r.Duration = time.Since(start)
+	return r
+}
+
+func skipResult(v *Variant, cfg runConfig) (Result, bool) {
+	switch {
+	case v.Disabled:
+		return Result{Variant: v, Status: Skipped, Reason: "disabled"}, true
+	case cfg.onlyEasy && len(v.Hard) > 0:
+		return Result{Variant: v, Status: Skipped, Reason: "needs " + strings.Join(v.Hard, ", ")}, true
+	}
+	return Result{}, false
+}
+
+func runGuarded(v *Variant, cfg runConfig) (r Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = Result{Variant: v, Status: Failed, Reason: fmt.Sprintf("panic: %v", p),
+				Detail: strings.Split(strings.TrimSpace(string(debug.Stack())), "\n")}
+		}
+	}()
+	d, err := cfg.newDriver(variantProps(v, cfg.props))
+	if err != nil {
+		return failed(v, "cannot start driver: %v", err)
+	}
+	defer d.Close()
+	return runOn(v, d)
+}
+
+// variantProps merges the test's properties, the run's and the declared
+// topics (as "qtt.topics").
+func variantProps(v *Variant, extra map[string]string) map[string]string {
+	props := make(map[string]string, len(v.Properties)+len(extra)+1)
+	for k, p := range v.Properties {
+		props[k] = p
+	}
+	for k, p := range extra {
+		props[k] = p
+	}
+	if len(v.Topics) > 0 {
+		props["qtt.topics"] = topicsProp(v.Topics)
+	}
+	return props
+}
+
+func topicsProp(ts []TopicSpec) string {
+	type topic struct {
+		Name       string `json:"name"`
+		Partitions *int32 `json:"partitions,omitempty"`
+	}
+	out := make([]topic, len(ts))
+	for i, t := range ts {
+		out[i] = topic{Name: t.Name, Partitions: t.Partitions}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// runOn executes statements, feeds inputs, then checks outputs and post
+// conditions.
+func runOn(v *Variant, d Driver) Result {
+	if r, done := runStatements(v, d); done {
+		return r
+	}
+	if err := produceInputs(v, d); err != nil {
+		if v.Expect != nil {
+			return Result{Variant: v, Status: Passed, Reason: "input failed as expected: " + oneLine(err)}
+		}
+		return failed(v, "%v", err)
+	}
+	if v.Expect != nil {
+		return failed(v, "expected an exception (%s), but every statement and record succeeded", expectedText(v.Expect))
+	}
+	return checkResults(v, d)
+}
+
+// runStatements executes v's statements; done is true when the outcome is
+// already decided (a statement failed).
+func runStatements(v *Variant, d Driver) (Result, bool) {
+	for i, stmt := range v.Statements {
+		err := d.Execute(stmt)
+		if err == nil {
+			continue
+		}
+		last := i == len(v.Statements)-1
+		r := failed(v, "statement %d failed: %s", i+1, oneLine(err))
+		r.Detail = statementDetail(stmt, err)
+		switch {
+		case v.Expect != nil && last:
+			r.Status, r.Reason = Passed, "failed as expected: "+oneLine(err)
+		case v.Expect != nil:
+			r.Reason = fmt.Sprintf("statement %d of %d failed, but the exception was expected from the last one: %s",
+				i+1, len(v.Statements), oneLine(err))
+		}
+		return r, true
+	}
+	return Result{}, false
+}
+
+// statementDetail shows the statement and its error (with a caret when it
+// is a SQL error).
+func statementDetail(stmt string, err error) []string {
+	text := err.Error()
+	var se *sqlerr.Error
+	if errors.As(err, &se) {
+		if se.SQL == "" {
+			c := *se
+			c.SQL = stmt
+			se = &c
+		}
+		text = se.Render()
+	}
+	return append([]string{"statement: " + stmt}, strings.Split(text, "\n")...)
+}
+
+// produceInputs serializes and feeds every input record.
+func produceInputs(v *Variant, d Driver) error {
+	ss := newSerdes(d.Sources(), false)
+	for i, in := range v.Inputs {
+		sd, err := ss.forTopic(in.Topic)
+		if err != nil {
+			return fmt.Errorf("input %d: %w", i, err)
+		}
+		rec, err := sd.toRecord(in)
+		if err != nil {
+			return fmt.Errorf("input %d (topic %s): %w", i, in.Topic, err)
+		}
+		if err := d.Produce(rec); err != nil {
+			return fmt.Errorf("input %d (topic %s): %w", i, in.Topic, err)
+		}
+	}
+	return nil
+}
+
+// checkResults compares outputs and post conditions.
+func checkResults(v *Variant, d Driver) Result {
+	sources := d.Sources()
+	oc := checkOutputs(v.Outputs, d.Drain(), newSerdes(sources, true), inputTopics(v))
+	problems := append(oc.Problems, checkPost(v.Post, sources, d.Topics())...)
+	r := Result{Variant: v, Status: Passed, Diff: oc.Diff}
+	if len(problems) > 0 {
+		r.Status, r.Reason, r.Detail = Failed, problems[0], problems
+	}
+	return r
+}
+
+func inputTopics(v *Variant) map[string]bool {
+	set := map[string]bool{}
+	for _, in := range v.Inputs {
+		set[in.Topic] = true
+	}
+	return set
+}
+
+func failed(v *Variant, format string, args ...any) Result {
+	return Result{Variant: v, Status: Failed, Reason: fmt.Sprintf(format, args...)}
+}
+
+func expectedText(e *ExpectedException) string {
+	msg := oneLine(errors.New(e.Message))
+	if len(msg) > 80 {
+		msg = msg[:77] + "..."
+	}
+	if e.Type == "" {
+		return msg
+	}
+	return e.Type[strings.LastIndexByte(e.Type, '.')+1:] + ": " + msg
+}
+
+// oneLine returns the first line of err's text.
+func oneLine(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package qtt
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"time"
+)
+
+// options are the parsed flags of `sqlstream test`.
+type options struct {
+	sqlFile, inputFile, outputFile string
+	filter                         *regexp.Regexp
+	onlyEasy, verbose, strict      bool
+	broker                         bool
+	jsonFile                       string
+	parallel                       int
+	timeout                        time.Duration
+	paths                          []string
+}
+
+// Main is `sqlstream test`. With --sql-file (and --input-file,
+// --output-file) it runs one ksql-test-runner style test and exits 1 on
+// failure; otherwise it runs the QTT files and folders given, printing a
+// per-file table and exiting 0 unless --strict and a variant failed.
+// Usage errors exit 2.
+func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver) int {
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
+		return 2
+	}
+	cfg := runConfig{newDriver: newDriver, timeout: opts.timeout, onlyEasy: opts.onlyEasy,
+		props: map[string]string{}}
+	if opts.broker {
+		cfg.props["qtt.mode"] = "broker"
+	}
+	if opts.sqlFile != "" {
+		return runTestRunnerMode(opts, cfg, stdout, stderr)
+	}
+	return runQTTMode(opts, cfg, stdout, stderr)
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("sqlstream test", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	for _, name := range []string{"sql-file", "s"} {
+		fs.StringVar(&o.sqlFile, name, "", "SQL statements of a ksql-test-runner test")
+	}
+	for _, name := range []string{"input-file", "i"} {
+		fs.StringVar(&o.inputFile, name, "", `JSON input records {"inputs":[…]}`)
+	}
+	for _, name := range []string{"output-file", "o"} {
+		fs.StringVar(&o.outputFile, name, "", `JSON expected records {"outputs":[…]}`)
+	}
+	filter := fs.String("filter", "", `run only variants whose "file/test name" matches this regexp`)
+	fs.BoolVar(&o.onlyEasy, "only-easy", false, "skip variants needing AVRO, PROTOBUF, JSON_SR, a schema registry or UDF jars")
+	fs.StringVar(&o.jsonFile, "json", "", "also write machine-readable results to this file")
+	fs.BoolVar(&o.verbose, "v", false, "print every variant, with details of failures")
+	fs.BoolVar(&o.strict, "strict", false, "exit 1 when any variant fails")
+	fs.BoolVar(&o.broker, "broker", false, `run end to end against a broker (passes qtt.mode=broker to the engine)`)
+	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "variants run at once")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit of one variant")
+	if err := parseInterspersed(fs, args, &o.paths); err != nil {
+		return nil, err
+	}
+	return o, o.finish(*filter)
+}
+
+// parseInterspersed lets flags follow positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string, positional *[]string) error {
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return nil
+		}
+		*positional = append(*positional, args[0])
+		args = args[1:]
+	}
+}
+
+// finish validates the combination of flags.
+func (o *options) finish(filter string) error {
+	if filter != "" {
+		re, err := regexp.Compile(filter)
+		if err != nil {
+			return fmt.Errorf("--filter: %w", err)
+		}
+		o.filter = re
+	}
+	switch {
+	case o.parallel < 1:
+		return errors.New("--parallel must be at least 1")
+	case o.timeout <= 0:
+		return errors.New("--timeout must be positive")
+	case o.sqlFile != "" && len(o.paths) > 0:
+		return errors.New("give either --sql-file or QTT paths, not both")
+	case o.sqlFile == "" && (o.inputFile != "" || o.outputFile != ""):
+		return errors.New("--input-file and --output-file need --sql-file")
+	case o.sqlFile != "" && o.outputFile == "":
+		return errors.New("--sql-file needs --output-file")
+	case o.sqlFile == "" && len(o.paths) == 0:
+		return errors.New("give QTT files or folders, or --sql-file with --output-file")
+	}
+	return nil
+}
+
+// runQTTMode loads, filters, runs and reports the QTT files.
+func runQTTMode(o *options, cfg runConfig, stdout, stderr io.Writer) int {
+	variants, loadFailures, err := loadVariants(o.paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
+		return 2
+	}
+	variants = filterVariants(variants, o.filter)
+	results := append(loadFailures, runAll(variants, cfg, o.parallel)...)
+	WriteReport(stdout, results, o.verbose)
+	if o.jsonFile != "" {
+		if err := writeJSONFile(o.jsonFile, results); err != nil {
+			fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
+			return 2
+		}
+	}
+	if _, total := countByFile(results); o.strict && total.Failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+func filterVariants(vs []*Variant, re *regexp.Regexp) []*Variant {
+	if re == nil {
+		return vs
+	}
+	var out []*Variant
+	for _, v := range vs {
+		if re.MatchString(v.ID()) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func writeJSONFile(path string, results []Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteJSON(f, results); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,142 @@
+package qtt
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// fileCount is one row of the summary table.
+type fileCount struct {
+	File    string `json:"file"`
+	Passed  int    `json:"passed"`
+	Failed  int    `json:"failed"`
+	Skipped int    `json:"skipped"`
+}
+
+func (c *fileCount) add(s Status) {
+	switch s {
+	case Passed:
+		c.Passed++
+	case Failed:
+		c.Failed++
+	case Skipped:
+		c.Skipped++
+	}
+}
+
+// countByFile tallies results per file (in order of first appearance) and
+// in total.
+func countByFile(results []Result) ([]fileCount, fileCount) {
+	var rows []fileCount
+	index := map[string]int{}
+	var total fileCount
+	for _, r := range results {
+		i, ok := index[r.Variant.File]
+		if !ok {
+			i = len(rows)
+			index[r.Variant.File] = i
+			rows = append(rows, fileCount{File: r.Variant.File})
+		}
+		rows[i].add(r.Status)
+		total.add(r.Status)
+	}
+	return rows, total
+}
+
+// WriteReport prints the human report: with verbose, one block per
+// variant first; then the per-file table, the failing variants with their
+// reasons, and the closing line "qtt: N passed, M failed, K skipped".
+func WriteReport(w io.Writer, results []Result, verbose bool) {
+	if verbose {
+		for _, r := range results {
+			writeVariant(w, r)
+		}
+		fmt.Fprintln(w)
+	}
+	rows, total := countByFile(results)
+	writeTable(w, rows)
+	writeFailures(w, results)
+	fmt.Fprintf(w, "qtt: %d passed, %d failed, %d skipped\n", total.Passed, total.Failed, total.Skipped)
+}
+
+// writeVariant prints one variant's status and, unless it passed, its
+// reason, details and diff, indented.
+func writeVariant(w io.Writer, r Result) {
+	fmt.Fprintf(w, "%-4s %s\n", strings.ToUpper(r.Status.String()[:4]), r.Variant.ID())
+	if r.Status == Passed {
+		return
+	}
+	fmt.Fprintf(w, "     %s\n", r.Reason)
+	for _, line := range r.Detail {
+		if line != r.Reason {
+			fmt.Fprintf(w, "       %s\n", line)
+		}
+	}
+	for _, line := range r.Diff {
+		fmt.Fprintf(w, "       %s\n", line)
+	}
+}
+
+func writeTable(w io.Writer, rows []fileCount) {
+	width := len("file")
+	for _, r := range rows {
+		width = max(width, len(r.File))
+	}
+	fmt.Fprintf(w, "%-*s  %6s  %6s  %7s\n", width, "file", "passed", "failed", "skipped")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d\n", width, r.File, r.Passed, r.Failed, r.Skipped)
+	}
+}
+
+func writeFailures(w io.Writer, results []Result) {
+	fmt.Fprintln(w)
+	any := false
+	for _, r := range results {
+		if r.Status == Failed {
+			fmt.Fprintf(w, "FAIL %s: %s\n", r.Variant.ID(), r.Reason)
+			any = true
+		}
+	}
+	if any {
+		fmt.Fprintln(w)
+	}
+}
+
+// jsonReport is the --json file's shape.
+type jsonReport struct {
+	Passed   int           `json:"passed"`
+	Failed   int           `json:"failed"`
+	Skipped  int           `json:"skipped"`
+	Files    []fileCount   `json:"files"`
+	Variants []jsonVariant `json:"variants"`
+}
+
+type jsonVariant struct {
+	File       string   `json:"file"`
+	Name       string   `json:"name"`
+	Status     string   `json:"status"`
+	Reason     string   `json:"reason,omitempty"`
+	Detail     []string `json:"detail,omitempty"`
+	DurationMs float64  `json:"durationMs"`
+}
+
+// WriteJSON writes the machine-readable results.
+func WriteJSON(w io.Writer, results []Result) error {
+	rows, total := countByFile(results)
+	rep := jsonReport{Passed: total.Passed, Failed: total.Failed, Skipped: total.Skipped, Files: rows,
+		Variants: make([]jsonVariant, len(results))}
+	if rep.Files == nil {
+		rep.Files = []fileCount{}
+	}
+	for i, r := range results {
+		ms, _ := strconv.ParseFloat(strconv.FormatFloat(r.Duration.Seconds()*1000, 'f', 3, 64), 64)
+		rep.Variants[i] = jsonVariant{File: r.Variant.File, Name: r.Variant.Name, Status: r.Status.String(),
+			Reason: r.Reason, Detail: r.Detail, DurationMs: ms}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}

@@ -1,0 +1,241 @@
+package qtt
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// File is one parsed QTT file: {"tests": [...]}.
+type File struct {
+	Path  string // display name: relative to the folder given, or the base name
+	Tests []Test
+}
+
+// Test is one entry of a QTT file's "tests" array, before expansion into
+// variants. Unknown fields (comments, issues, versions…) are ignored.
+type Test struct {
+	Name              string             `json:"name"`
+	Statements        []string           `json:"statements"`
+	Inputs            []RecordSpec       `json:"inputs"`
+	Outputs           []RecordSpec       `json:"outputs"`
+	Properties        map[string]any     `json:"properties"`
+	Format            []string           `json:"format"`
+	Config            []string           `json:"config"`
+	ExpectedException *ExpectedException `json:"expectedException"`
+	Post              *Post              `json:"post"`
+	Topics            []TopicSpec        `json:"topics"`
+	Enabled           *bool              `json:"enabled"`
+}
+
+// RecordSpec is an input or expected output record. Key and Value are
+// JSON-ish values (nil, bool, json.Number, string, []any, map[string]any);
+// a nil Value is a tombstone. Timestamp, Window and Headers are checked on
+// outputs only when given.
+type RecordSpec struct {
+	Topic     string
+	Key       any
+	Value     any
+	Timestamp *int64
+	Window    *WindowSpec
+	Headers   []HeaderSpec
+	HasHeader bool // "headers" was given (possibly empty)
+}
+
+// WindowSpec is a record's window: type "time" (tumbling, hopping) or
+// "session".
+type WindowSpec struct {
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+	Type  string `json:"type"`
+}
+
+// HeaderSpec is one record header; Value is base64 (nil: a null value).
+type HeaderSpec struct {
+	Key   string  `json:"KEY"`
+	Value *string `json:"VALUE"`
+}
+
+// ExpectedException marks a negative test. Only its presence matters: the
+// wording of ksqlDB's messages need not match.
+type ExpectedException struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Post holds the checks made after the records ran.
+type Post struct {
+	Sources []SourceSpec    `json:"sources"`
+	Topics  *PostTopicsSpec `json:"topics"`
+}
+
+// SourceSpec is an expected catalog entry: name, "stream"/"table", the
+// schema as ksqlDB prints it ("K INT KEY, V BIGINT"), and formats.
+type SourceSpec struct {
+	Name        string      `json:"name"`
+	Type        string      `json:"type"`
+	Schema      *string     `json:"schema"`
+	KeyFormat   *FormatSpec `json:"keyFormat"`
+	ValueFormat *FormatSpec `json:"valueFormat"`
+}
+
+// FormatSpec is an expected format: either a bare name ("JSON") or an
+// object {"format", "windowType", "windowSize", …}.
+type FormatSpec struct {
+	Format     string `json:"format"`
+	WindowType string `json:"windowType"`
+	WindowSize *int64 `json:"windowSize"`
+}
+
+// UnmarshalJSON accepts both the string and the object form.
+func (f *FormatSpec) UnmarshalJSON(b []byte) error {
+	var name string
+	if json.Unmarshal(b, &name) == nil {
+		*f = FormatSpec{Format: name}
+		return nil
+	}
+	type plain FormatSpec
+	return json.Unmarshal(b, (*plain)(f))
+}
+
+// PostTopicsSpec: topics matching Blacklist must not exist; Topics must.
+type PostTopicsSpec struct {
+	Blacklist string      `json:"blacklist"`
+	Topics    []TopicSpec `json:"topics"`
+}
+
+// TopicSpec is a topic declared by a test (or expected by post.topics).
+// Schemas mean the test needs a schema registry.
+type TopicSpec struct {
+	Name        string          `json:"name"`
+	Partitions  *int32          `json:"partitions"`
+	KeyFormat   *FormatSpec     `json:"keyFormat"`
+	ValueFormat *FormatSpec     `json:"valueFormat"`
+	Format      *FormatSpec     `json:"format"`
+	KeySchema   json.RawMessage `json:"keySchema"`
+	ValueSchema json.RawMessage `json:"valueSchema"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+// NeedsSchemaRegistry reports whether the topic declares registry schemas.
+func (t TopicSpec) NeedsSchemaRegistry() bool {
+	return len(t.KeySchema) > 0 || len(t.ValueSchema) > 0 || len(t.Schema) > 0
+}
+
+// ReadFile reads and parses a QTT file; name is its display name.
+func ReadFile(path, name string) (*File, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFile(name, src)
+}
+
+// ParseFile parses QTT JSON (with comments) into a File.
+func ParseFile(name string, src []byte) (*File, error) {
+	var doc struct {
+		Tests []Test `json:"tests"`
+	}
+	if err := decodeStrict(name, src, &doc); err != nil {
+		return nil, err
+	}
+	return &File{Path: name, Tests: doc.Tests}, nil
+}
+
+// decodeStrict strips comments and decodes src into v keeping numbers as
+// json.Number; syntax errors carry the line and column.
+func decodeStrict(name string, src []byte, v any) error {
+	clean := StripComments(src)
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return positionError(name, clean, err)
+	}
+	return nil
+}
+
+func positionError(name string, src []byte, err error) error {
+	var off int64
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	default:
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	line, col := lineCol(src, int(off))
+	return fmt.Errorf("%s:%d:%d: %w", name, line, col, err)
+}
+
+// lineCol converts a byte offset into a 1-based line and column.
+func lineCol(src []byte, off int) (line, col int) {
+	if off > len(src) {
+		off = len(src)
+	}
+	before := src[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = off - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// UnmarshalJSON reads a record; "key" and "value" stay JSON-ish.
+func (r *RecordSpec) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Topic     string          `json:"topic"`
+		Key       json.RawMessage `json:"key"`
+		Value     json.RawMessage `json:"value"`
+		Timestamp *json.Number    `json:"timestamp"`
+		Window    *WindowSpec     `json:"window"`
+		Headers   *[]HeaderSpec   `json:"headers"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*r = RecordSpec{Topic: raw.Topic, Window: raw.Window}
+	var err error
+	if r.Key, err = jsonish(raw.Key); err != nil {
+		return err
+	}
+	if r.Value, err = jsonish(raw.Value); err != nil {
+		return err
+	}
+	if raw.Timestamp != nil {
+		ts, err := raw.Timestamp.Int64()
+		if err != nil {
+			return fmt.Errorf("record timestamp %q: %w", raw.Timestamp.String(), err)
+		}
+		r.Timestamp = &ts
+	}
+	if raw.Headers != nil {
+		r.Headers, r.HasHeader = *raw.Headers, true
+	}
+	return nil
+}
+
+// jsonish decodes raw JSON keeping numbers as json.Number; absent is nil.
+func jsonish(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// propertyString renders a test property value as the engine expects it:
+// strings as they are, anything else as its JSON text.
+func propertyString(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(string(b))
+}
