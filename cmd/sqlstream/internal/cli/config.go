@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// configError is a bad flag, config file or value: the process exits 2
+// without starting anything.
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }
+
+func configErrorf(format string, args ...any) error {
+	return configError{fmt.Errorf(format, args...)}
+}
+
+// serverFlags binds the server options and --config to a flag set.
+type serverFlags struct {
+	fs     *flag.FlagSet
+	opts   []option
+	config *string
+}
+
+func newServerFlags(fs *flag.FlagSet) *serverFlags {
+	sf := &serverFlags{fs: fs, opts: serverOptions()}
+	for _, o := range sf.opts {
+		fs.String(o.flag, o.def, o.usage)
+	}
+	sf.config = fs.String("config", "",
+		"Java-properties file with ksqlDB keys (listeners, bootstrap.servers, ksql.service.id, ...); explicit flags override it")
+	return sf
+}
+
+// sourced is a setting's value and where it came from, for error messages.
+type sourced struct{ value, origin string }
+
+// resolve merges defaults, the config file and explicitly set flags, then
+// validates everything. It runs after fs.Parse and before anything starts.
+func (sf *serverFlags) resolve() (Settings, error) {
+	vals := map[string]sourced{}
+	for _, o := range sf.opts {
+		vals[o.key] = sourced{o.def, "default " + o.key}
+	}
+	if err := sf.loadFile(vals); err != nil {
+		return Settings{}, err
+	}
+	sf.applyFlags(vals)
+	if err := sf.validate(vals); err != nil {
+		return Settings{}, err
+	}
+	return sf.settings(vals), nil
+}
+
+func (sf *serverFlags) loadFile(vals map[string]sourced) error {
+	path := *sf.config
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return configErrorf("config file: %v", err)
+	}
+	defer f.Close()
+	props, err := ParseProperties(f)
+	var perr *PropertiesError
+	if errors.As(err, &perr) {
+		return configErrorf("config file %s:%d: %v", path, perr.Line, perr.Err)
+	}
+	if err != nil {
+		return configErrorf("config file %s: %v", path, err)
+	}
+	for _, p := range props {
+		vals[p.Key] = sourced{p.Value, fmt.Sprintf("config file %s:%d: %s", path, p.Line, p.Key)}
+	}
+	return nil
+}
+
+func (sf *serverFlags) applyFlags(vals map[string]sourced) {
+	byFlag := map[string]option{}
+	for _, o := range sf.opts {
+		byFlag[o.flag] = o
+	}
+	sf.fs.Visit(func(f *flag.Flag) {
+		if o, ok := byFlag[f.Name]; ok {
+			vals[o.key] = sourced{f.Value.String(), "--" + f.Name}
+		}
+	})
+}
+
+func (sf *serverFlags) validate(vals map[string]sourced) error {
+	for _, o := range sf.opts {
+		if err := check(vals[o.key], o.check); err != nil {
+			return err
+		}
+	}
+	checks := propertyChecks()
+	for _, key := range sortedKeys(checks) {
+		if v, ok := vals[key]; ok {
+			if err := check(v, checks[key]); err != nil {
+				return err
+			}
+		}
+	}
+	bl := vals["sqlstream.broker.listen"]
+	if vals["bootstrap.servers"].value != "" && !strings.HasPrefix(bl.origin, "default") {
+		return configErrorf("%s: the embedded broker does not run when bootstrap.servers is set", bl.origin)
+	}
+	return nil
+}
+
+func check(v sourced, fn func(string) error) error {
+	if err := fn(v.value); err != nil {
+		return configErrorf("%s: %v", v.origin, err)
+	}
+	return nil
+}
+
+func (sf *serverFlags) settings(vals map[string]sourced) Settings {
+	listen, _ := listenAddr(vals["listeners"].value)
+	level, _ := parseLogLevel(vals["sqlstream.log.level"].value)
+	s := Settings{
+		Listen:       listen,
+		Bootstrap:    splitList(vals["bootstrap.servers"].value),
+		BrokerListen: vals["sqlstream.broker.listen"].value,
+		DataDir:      vals["sqlstream.data.dir"].value,
+		ServiceID:    vals["ksql.service.id"].value,
+		LogLevel:     level,
+		Properties:   map[string]string{},
+	}
+	for k, v := range vals {
+		if !strings.HasPrefix(k, "sqlstream.") && v.value != "" {
+			s.Properties[k] = v.value
+		}
+	}
+	s.Properties["listeners"] = "http://" + listen
+	if !s.Embedded() {
+		s.Properties["bootstrap.servers"] = strings.Join(s.Bootstrap, ",")
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// TestConfig pins how flags and a config file (the test input, when not
+// empty, passed as --config app.properties) resolve into Settings.
+func TestConfig(t *testing.T) {
+	datadriven.RunTest(t, "testdata/config", func(t *testing.T, d *datadriven.TestData) string {
+		if d.Cmd != "resolve" {
+			d.Fatalf(t, "unknown command %s", d.Cmd)
+		}
+		dir := t.TempDir()
+		var args []string
+		for _, a := range d.CmdArgs {
+			args = append(args, a.String())
+		}
+		if d.Input != "" {
+			path := filepath.Join(dir, "app.properties")
+			if err := os.WriteFile(path, []byte(d.Input+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = append([]string{"--config", path}, args...)
+		}
+		out := resolveArgs(args)
+		return strings.ReplaceAll(out, dir+string(filepath.Separator), "")
+	})
+}
+
+func resolveArgs(args []string) string {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	sf := newServerFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	s, err := sf.resolve()
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	return renderSettings(s)
+}
+
+func renderSettings(s Settings) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "listen: %s\n", s.Listen)
+	fmt.Fprintf(&b, "bootstrap: %v (embedded=%v)\n", s.Bootstrap, s.Embedded())
+	fmt.Fprintf(&b, "broker-listen: %s\n", s.BrokerListen)
+	fmt.Fprintf(&b, "data-dir: %s\n", s.DataDir)
+	fmt.Fprintf(&b, "service-id: %s\n", s.ServiceID)
+	fmt.Fprintf(&b, "log-level: %s\n", s.LogLevel)
+	for _, k := range sortedKeys(s.Properties) {
+		fmt.Fprintf(&b, "property %s=%s\n", k, s.Properties[k])
+	}
+	return b.String()
+}

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/sqlstream/sqlstream/runtime/broker"
+)
+
+// shutdownTimeout bounds how long the HTTP server may drain on shutdown.
+const shutdownTimeout = 30 * time.Second
+
+// node is one running sqlstream process: the embedded broker, when no
+// external Kafka is configured, and the engine stack on top of it.
+//
+//	start:    broker ──► engine ──► HTTP server
+//	shutdown: HTTP server ──► engine ──► broker
+type node struct {
+	broker    *broker.Broker // nil with external Kafka
+	bootstrap []string
+	stack     Stack
+	cancel    context.CancelFunc // ends the stack's context after Shutdown
+}
+
+// startNode starts the broker (if embedded) and the stack. A signal during
+// startup aborts it; once started, the stack's context outlives signals so
+// that shutdown runs in order.
+func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) (*node, error) {
+	if err := os.MkdirAll(s.StateDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("creating data directory: %w", err)
+	}
+	n := &node{bootstrap: s.Bootstrap}
+	if s.Embedded() {
+		if err := n.startBroker(s, log); err != nil {
+			return nil, err
+		}
+	}
+	stackCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	detach := context.AfterFunc(ctx, cancel)
+	st, err := svc.StartStack(stackCtx, s, n.bootstrap, log)
+	detach()
+	if err != nil {
+		cancel()
+		return nil, errors.Join(fmt.Errorf("starting engine: %w", err), n.closeBroker())
+	}
+	n.stack, n.cancel = st, cancel
+	return n, nil
+}
+
+func (n *node) startBroker(s Settings, log *slog.Logger) error {
+	b, err := broker.Start(
+		broker.WithListen(s.BrokerListen),
+		broker.WithDataDir(s.BrokerDir()),
+		broker.WithLogger(log.With("component", "broker")),
+	)
+	if err != nil {
+		return err
+	}
+	n.broker, n.bootstrap = b, b.Addrs()
+	return nil
+}
+
+// shutdown stops the HTTP server and engine, then the broker.
+func (n *node) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := n.stack.Shutdown(ctx)
+	n.cancel()
+	return errors.Join(err, n.closeBroker())
+}
+
+func (n *node) closeBroker() error {
+	if n.broker == nil {
+		return nil
+	}
+	return n.broker.Close()
+}
+
+// serverURL is the URL a client on this machine uses to reach the stack:
+// an unspecified listen host (0.0.0.0, ::) becomes 127.0.0.1.
+func (n *node) serverURL() string {
+	host, port, err := net.SplitHostPort(n.stack.Addr())
+	if err != nil {
+		return "http://" + n.stack.Addr()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// option is one setting that a flag and a config-file key can both give.
+// Values are kept in config-file form; check validates one.
+type option struct {
+	flag  string // flag name without dashes
+	key   string // config-file key
+	def   string // default, in config-file form
+	arg   string // the flag's argument name in --help
+	usage string
+	check func(string) error
+}
+
+// serverOptions are the settings of `sqlstream` and `sqlstream server`.
+func serverOptions() []option {
+	return []option{
+		{"listen", "listeners", "127.0.0.1:8088", "ADDR",
+			"HTTP API address, host:port or http://host:port", checkListeners},
+		{"bootstrap-servers", "bootstrap.servers", "", "HOSTS",
+			"external Kafka brokers, comma separated (default: run the embedded broker)", checkHostPorts},
+		{"broker-listen", "sqlstream.broker.listen", "127.0.0.1:9092", "ADDR",
+			"embedded broker address, host:port (port 0 picks a free port)", checkHostPort},
+		{"data-dir", "sqlstream.data.dir", "./sqlstream-data", "DIR",
+			"directory for broker data (broker/), engine state (state/), REPL history and the log", checkNonEmpty},
+		{"service-id", "ksql.service.id", "default_", "ID",
+			"service id: prefix of the command topic, internal topics and consumer groups", checkServiceID},
+		{"log-level", "sqlstream.log.level", "info", "LEVEL",
+			"minimum log level: debug, info, warn or error", checkLogLevel},
+	}
+}
+
+// propertyChecks validates ksqlDB properties that have no flag.
+func propertyChecks() map[string]func(string) error {
+	return map[string]func(string) error{
+		"ksql.streams.num.stream.threads":    checkIntAtLeast(1),
+		"ksql.streams.commit.interval.ms":    checkIntAtLeast(0),
+		"ksql.streams.auto.offset.reset":     checkOneOf("earliest", "latest", "none"),
+		"ksql.fail.on.deserialization.error": checkOneOf("true", "false"),
+	}
+}
+
+func checkNonEmpty(v string) error {
+	if v == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	return nil
+}
+
+// listenAddr turns a listeners value (http://host:port, or several comma
+// separated, the first of which is used) or a bare host:port into host:port.
+func listenAddr(v string) (string, error) {
+	first, _, _ := strings.Cut(v, ",")
+	first = strings.TrimSpace(first)
+	if !strings.Contains(first, "://") {
+		return first, checkHostPort(first)
+	}
+	u, err := url.Parse(first)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URL: %v", first, err)
+	}
+	if u.Scheme != "http" {
+		return "", fmt.Errorf("%q: only http listeners are supported", first)
+	}
+	return u.Host, checkHostPort(u.Host)
+}
+
+func checkListeners(v string) error {
+	_, err := listenAddr(v)
+	return err
+}
+
+func checkHostPort(v string) error {
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", v)
+	}
+	if host == "" {
+		return fmt.Errorf("%q has no host", v)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q has an invalid port", v)
+	}
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func checkHostPorts(v string) error {
+	for _, hp := range splitList(v) {
+		if err := checkHostPort(hp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkServiceID allows what may prefix a Kafka topic name.
+func checkServiceID(v string) error {
+	if v == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	for _, r := range v {
+		if !isTopicChar(r) {
+			return fmt.Errorf("%q may only contain letters, digits, '.', '_' and '-'", v)
+		}
+	}
+	return nil
+}
+
+func isTopicChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+		r == '.' || r == '_' || r == '-'
+}
+
+func parseLogLevel(v string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		return 0, fmt.Errorf("%q is not one of debug, info, warn, error", v)
+	}
+	return l, nil
+}
+
+func checkLogLevel(v string) error {
+	_, err := parseLogLevel(v)
+	return err
+}
+
+func checkIntAtLeast(min int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < min {
+			return fmt.Errorf("%q is not an integer >= %d", v, min)
+		}
+		return nil
+	}
+}
+
+func checkOneOf(allowed ...string) func(string) error {
+	return func(v string) error {
+		if !slices.Contains(allowed, strings.ToLower(strings.TrimSpace(v))) {
+			return fmt.Errorf("%q is not one of %s", v, strings.Join(allowed, ", "))
+		}
+		return nil
+	}
+}

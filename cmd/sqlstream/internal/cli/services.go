@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"log/slog"
+)
+
+// Services are the parts of sqlstream the binary runs but does not own:
+// the engine with its HTTP server and the REPL. The binary's wire.go
+// implements them; tests use fakes. Services that also implement
+// TestRunner get the `sqlstream test` command.
+type Services interface {
+	// StartStack starts the engine on the given brokers and its HTTP
+	// server on s.Listen.
+	StartStack(ctx context.Context, s Settings, bootstrap []string, log *slog.Logger) (Stack, error)
+	// RunREPL runs the interactive shell until the user leaves or ctx ends.
+	RunREPL(ctx context.Context, c REPLConfig) error
+}
+
+// TestRunner runs `sqlstream test` (query translation tests) and returns
+// its exit code.
+type TestRunner interface {
+	RunTests(args []string, stdout, stderr io.Writer) int
+}
+
+// Stack is a running engine behind its HTTP server.
+type Stack interface {
+	// Addr is the HTTP server's bound host:port.
+	Addr() string
+	// Shutdown stops the server, then the engine.
+	Shutdown(ctx context.Context) error
+}
+
+// REPLConfig is what the REPL needs to run.
+type REPLConfig struct {
+	ServerURL   string
+	HistoryFile string
+	Stdio       Stdio
+}
+
+// Stdio are the process's standard streams.
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}

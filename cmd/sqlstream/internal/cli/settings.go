@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"log/slog"
+	"path/filepath"
+)
+
+// Settings is the validated configuration of one sqlstream process, merged
+// from defaults, the --config file and explicit flags (in rising order).
+type Settings struct {
+	// Listen is the HTTP API's host:port.
+	Listen string
+	// Bootstrap lists external Kafka brokers; empty runs the embedded one.
+	Bootstrap []string
+	// BrokerListen is the embedded broker's host:port.
+	BrokerListen string
+	// DataDir holds broker data, engine state, REPL history and the log.
+	DataDir string
+	// ServiceID prefixes the command topic, internal topics and groups.
+	ServiceID string
+	// LogLevel is the minimum level logged.
+	LogLevel slog.Level
+	// Properties are the ksqlDB properties handed to the engine: every key
+	// of the config file plus listeners, bootstrap.servers and
+	// ksql.service.id as resolved.
+	Properties map[string]string
+}
+
+// Embedded reports whether the process runs its own broker.
+func (s Settings) Embedded() bool { return len(s.Bootstrap) == 0 }
+
+// BrokerDir is where the embedded broker keeps topics and offsets.
+func (s Settings) BrokerDir() string { return filepath.Join(s.DataDir, "broker") }
+
+// StateDir is where the engine keeps its state stores.
+func (s Settings) StateDir() string { return filepath.Join(s.DataDir, "state") }
+
+// HistoryFile is the REPL's history in combined mode.
+func (s Settings) HistoryFile() string { return filepath.Join(s.DataDir, "history") }
+
+// LogFile receives the logs in combined server+REPL mode.
+func (s Settings) LogFile() string { return filepath.Join(s.DataDir, "sqlstream.log") }
