@@ -53,28 +53,31 @@ func skipPast(s string, i int, end string) int {
 	return i + j + len(end)
 }
 
+// appendStatement appends stmt without its leading comments and blanks,
+// unless nothing but a semicolon is left.
 func appendStatement(out []string, stmt string) []string {
-	stmt = strings.TrimSpace(stmt)
-	if stmt == "" || stmt == ";" || onlyComments(stmt) {
+	stmt = strings.TrimSpace(stmt[leadingComments(stmt):])
+	if stmt == "" || stmt == ";" {
 		return out
 	}
 	return append(out, stmt)
 }
 
-// onlyComments reports whether s holds nothing but comments, whitespace
-// and a semicolon.
-func onlyComments(s string) bool {
-	for i := 0; i < len(s); {
+// leadingComments returns the length of the comments and whitespace that
+// start s.
+func leadingComments(s string) int {
+	i := 0
+	for i < len(s) {
 		switch {
 		case strings.HasPrefix(s[i:], "--"):
 			i = skipPast(s, i, "\n")
 		case strings.HasPrefix(s[i:], "/*"):
 			i = skipPast(s, i+2, "*/")
-		case strings.IndexByte(" \t\r\n;", s[i]) >= 0:
+		case strings.IndexByte(" \t\r\n", s[i]) >= 0:
 			i++
 		default:
-			return false
+			return i
 		}
 	}
-	return true
+	return i
 }

@@ -1,0 +1,34 @@
+// Package qtt is the query test runner behind `sqlstream test`: it runs
+// ksqlDB's query-validation tests (QTT JSON files) and ksql-test-runner
+// style tests (a SQL file, input and output record files) against the
+// engine, through the small Driver interface the engine implements.
+//
+//	QTT files/folders ──ReadFile──► File{Tests} ──Expand──► []*Variant
+//	  (// comments stripped)         (one per "format" × "config" entry,
+//	                                  {FORMAT}/{CONFIG} substituted)
+//	                                            │ --filter, --only-easy
+//	                                            ▼
+//	                 runAll: N workers, one fresh Driver per variant,
+//	                 panic → failure, timeout → failure
+//	                                            │
+//	      ┌─────────────────── runOn(variant, driver) ─────────────────┐
+//	      │ Execute each statement (a negative test passes when the     │
+//	      │ last one, or an input record, fails)                        │
+//	      │ inputs ──serdes (per topic: the source's key/value format)──► Produce
+//	      │ Drain ──serdes──► JSON-ish values ──CompareValues──► outputs per topic
+//	      │ Sources/Topics ──► post.sources, post.topics checks         │
+//	      └─────────────────────────────────────────────────────────────┘
+//	                                            │
+//	                                            ▼
+//	      report: per-file table, failing variants, "qtt: N passed, M failed, K skipped"
+//	      (--json: machine-readable results)
+//
+// Record conversion follows each topic's source: JSON values are written
+// exactly as the test gives them (they may deliberately not match the
+// schema), DELIMITED as the text given, KAFKA through sql/format's codec,
+// windowed keys with the Kafka Streams window suffix; topics no source
+// references carry raw JSON. Comparison is per topic and in order: object
+// field names case-insensitive, DOUBLE within 1e-6, DECIMAL exact (scale
+// included), timestamps, windows and headers when the test gives them,
+// tombstones as null values.
+package qtt
