@@ -1,22 +1,22 @@
 // Package format holds sqlstream's record serialization formats (ksqlDB's
 // serdes) and the JSON rendering of values for the REST API.
 //
-//	             WITH (FORMAT, KEY_FORMAT, VALUE_FORMAT,
-//	                   VALUE_DELIMITER, WRAP_SINGLE_VALUE …)
-//	                              │ ParseFormat / ParseDelimiter
-//	                              ▼
-//	  []types.Column ──► Spec ──► NewKeyCodec / NewValueCodec  (validates the
-//	                              │                             format × schema)
-//	                              ▼
-//	   record bytes ──Decode──► Codec ──Encode──► record bytes
-//	                  (one Go value per column, see sql/types/value.go)
+//	           WITH (FORMAT, KEY_FORMAT, VALUE_FORMAT,
+//	                 VALUE_DELIMITER, WRAP_SINGLE_VALUE …)
+//	                            │ ParseFormat / ParseDelimiter
+//	                            ▼
+//	[]types.Column ──► Spec ──► NewKeyCodec / NewValueCodec  (validates the
+//	                            │                             format × schema)
+//	                            ▼
+//	 record bytes ──Decode──► Codec ──Encode──► record bytes
+//	                (one Go value per column, see sql/types/value.go)
 //
-//	  JSON       objects matched to columns by name (exact, then upper-cased);
-//	             hand-written scanner and appender, no reflection
-//	  DELIMITED  CSV (commons-csv DEFAULT rules): quotes, "" escapes, empty → NULL
-//	  KAFKA      Kafka primitive serdes: 4/8-byte big-endian ints, IEEE doubles,
-//	             UTF-8 strings, raw bytes
-//	  NONE       no key columns: decodes nothing, encodes nil
+//	JSON       objects matched to columns by name (exact, then upper-cased);
+//	           hand-written scanner and appender, no reflection
+//	DELIMITED  CSV (commons-csv DEFAULT rules): quotes, "" escapes, empty → NULL
+//	KAFKA      Kafka primitive serdes: 4/8-byte big-endian ints, IEEE doubles,
+//	           UTF-8 strings, raw bytes
+//	NONE       no key columns: decodes nothing, encodes nil
 //
 // Windowed keys wrap the key bytes the way Kafka Streams does
 // (EncodeWindowedKey / DecodeWindowedKey). AppendRESTJSON renders a value as

@@ -16,7 +16,7 @@ func appendTimestampText(buf []byte, ts types.Timestamp) []byte {
 
 // appendDateText appends d as yyyy-MM-dd.
 func appendDateText(buf []byte, d types.Date) []byte {
-	return time.UnixMilli(int64(d) * msPerDay).UTC().AppendFormat(buf, "2006-01-02")
+	return time.UnixMilli(int64(d)*msPerDay).UTC().AppendFormat(buf, "2006-01-02")
 }
 
 // appendTimeText appends t as Java's ISO_LOCAL_TIME prints it: HH:mm:ss,

@@ -1,0 +1,5 @@
+package format
+
+import "testing"
+
+func TestDelimited(t *testing.T) { runCodecTest(t, "testdata/delimited") }

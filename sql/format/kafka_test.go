@@ -1,0 +1,5 @@
+package format
+
+import "testing"
+
+func TestKafka(t *testing.T) { runCodecTest(t, "testdata/kafka") }
