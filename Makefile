@@ -1,0 +1,76 @@
+# sqlstream build, test and maintenance targets. `make help` lists them.
+
+GO        ?= go
+BIN       := bin/sqlstream
+SHARED    ?= ../shared
+QTT_DIR   ?= $(SHARED)/conformance/ksql-qtt
+TIMEOUT   ?= 12m
+
+# Packages with goroutines run under the race detector; the end-to-end
+# tests in tests/ run once more against the freshly built binary, never
+# from the test cache.
+RACE_RE   := /(runtime|state|server|repl|cmd)(/|$$)
+E2E_RE    := /tests(/|$$)
+
+.PHONY: help build run test test-race test-plain test-e2e bench conformance rewrite fmt lint clean
+
+help:
+	@echo "make build        build $(BIN) (static, CGO_ENABLED=0)"
+	@echo "make run          build, then run server + REPL"
+	@echo "make test         go vet, then unit tests (-race where concurrent) and end-to-end tests"
+	@echo "make bench        run the benchmarks once each"
+	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
+	@echo "make rewrite      regenerate datadriven golden files"
+	@echo "make fmt | lint   gofmt the tree | check gofmt and go vet"
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/sqlstream
+
+run: build
+	./$(BIN)
+
+test:
+	$(GO) vet ./...
+	@$(MAKE) --no-print-directory test-race test-plain test-e2e
+
+test-race:
+	@pkgs="$$($(GO) list ./... | grep -E '$(RACE_RE)' | grep -Ev '$(E2E_RE)' || true)"; \
+	if [ -n "$$pkgs" ]; then echo "go test -race $$(echo $$pkgs | wc -w) packages"; \
+	$(GO) test -race -timeout $(TIMEOUT) $$pkgs; fi
+
+test-plain:
+	@pkgs="$$($(GO) list ./... | grep -Ev '$(RACE_RE)' | grep -Ev '$(E2E_RE)' || true)"; \
+	if [ -n "$$pkgs" ]; then echo "go test $$(echo $$pkgs | wc -w) packages"; \
+	$(GO) test -timeout $(TIMEOUT) $$pkgs; fi
+
+test-e2e:
+	$(GO) test -count=1 -timeout $(TIMEOUT) ./tests/...
+
+bench:
+	@if [ -d tests/bench ]; then \
+		$(GO) test -run '^$$' -bench . -benchtime 1x ./tests/bench/...; \
+	else \
+		$(GO) test -run '^$$' -bench . -benchtime 1x ./...; \
+	fi
+
+conformance: build
+	@if [ -d "$(QTT_DIR)" ]; then \
+		./$(BIN) test --only-easy "$(QTT_DIR)"; \
+	else \
+		echo "skipping conformance: $(QTT_DIR) not found (set QTT_DIR=...)"; \
+	fi
+
+# Packages whose tests use datadriven accept -rewrite.
+rewrite:
+	@pkgs="$$(grep -rl --include='*_test.go' 'cockroachdb/datadriven' . | xargs -r -n1 dirname | sort -u)"; \
+	if [ -n "$$pkgs" ]; then $(GO) test $$pkgs -args -rewrite; fi
+
+fmt:
+	gofmt -w .
+
+lint:
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin
