@@ -1,0 +1,258 @@
+package expr
+
+import (
+	"errors"
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// errDivideByZero is Java's ArithmeticException for integer and decimal
+// division by zero.
+var errDivideByZero = errors.New("/ by zero")
+
+func (c *compiler) arith(e *ast.Binary, l, r *node) (*node, error) {
+	lk, rk := l.typ.Kind, r.typ.Kind
+	if e.Op == ast.OpConcat || e.Op == ast.OpAdd && (lk == types.KindString || rk == types.KindString) {
+		return c.concat(e, l, r)
+	}
+	if lk == types.KindUnknown && rk == types.KindUnknown {
+		return nil, errAt(sqlerr.Type, e, "Can't infer a type of NULL in %s; cast it, e.g. CAST(NULL AS INTEGER)", describe(e))
+	}
+	if !numericOrNull(l.typ) || !numericOrNull(r.typ) {
+		return nil, errAt(sqlerr.Type, e, "Error processing expression: %s. Unsupported arithmetic types. %s %s",
+			describe(e), typeName(l.typ), typeName(r.typ))
+	}
+	t := arithType(e.Op, l.typ, r.typ)
+	var n *node
+	switch t.Kind {
+	case types.KindInteger, types.KindBigint:
+		n = intArith(e.Op, t, l.i64, r.i64)
+	case types.KindDouble:
+		n = floatArith(e.Op, asFloat(l), asFloat(r))
+	default:
+		n = decimalArith(e.Op, t, l, r)
+	}
+	return fold(n, l, r), nil
+}
+
+func numericOrNull(t *types.Type) bool {
+	return t.Kind.IsNumeric() || t.Kind == types.KindUnknown
+}
+
+// arithType is the result type of l op r for numeric operands; DECIMAL
+// results follow ksqlDB's precision and scale rules.
+func arithType(op ast.BinaryOp, l, r *types.Type) *types.Type {
+	if l.Kind == types.KindUnknown {
+		l = r
+	}
+	if r.Kind == types.KindUnknown {
+		r = l
+	}
+	t, _ := functions.CommonType(l, r)
+	if t.Kind != types.KindDecimal {
+		return t
+	}
+	return decimalResultType(op, functions.DecimalFor(l), functions.DecimalFor(r))
+}
+
+func decimalResultType(op ast.BinaryOp, l, r *types.Type) *types.Type {
+	p1, s1, p2, s2 := l.Precision, l.Scale, r.Precision, r.Scale
+	switch op {
+	case ast.OpMul:
+		return types.DecimalOf(p1+p2+1, s1+s2)
+	case ast.OpDiv:
+		scale := max(6, s1+p2+1)
+		return types.DecimalOf(p1-s1+s2+scale, scale)
+	case ast.OpMod:
+		scale := max(s1, s2)
+		return types.DecimalOf(min(p1-s1, p2-s2)+scale, scale)
+	}
+	scale := max(s1, s2)
+	return types.DecimalOf(max(p1-s1, p2-s2)+scale+1, scale)
+}
+
+// intOp applies an integer operator with Java's wrap-around semantics.
+func intOp(op ast.BinaryOp) func(a, b int64) (int64, error) {
+	switch op {
+	case ast.OpSub:
+		return func(a, b int64) (int64, error) { return a - b, nil }
+	case ast.OpMul:
+		return func(a, b int64) (int64, error) { return a * b, nil }
+	case ast.OpDiv:
+		return func(a, b int64) (int64, error) {
+			if b == 0 {
+				return 0, errDivideByZero
+			}
+			return a / b, nil
+		}
+	case ast.OpMod:
+		return func(a, b int64) (int64, error) {
+			if b == 0 {
+				return 0, errDivideByZero
+			}
+			return a % b, nil
+		}
+	}
+	return func(a, b int64) (int64, error) { return a + b, nil }
+}
+
+func intArith(op ast.BinaryOp, t *types.Type, l, r intFn) *node {
+	f := intOp(op)
+	is32 := t.Kind == types.KindInteger
+	i64 := func(row *types.Row, vars []any) (int64, bool, error) {
+		a, ok, err := l(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		b, ok, err := r(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		v, err := f(a, b)
+		if is32 {
+			// INTEGER arithmetic wraps at 32 bits, like Java's int.
+			v = int64(int32(v))
+		}
+		return v, err == nil, err
+	}
+	return intNode(t, i64)
+}
+
+// intNode builds a node around an int64 fast path of an INTEGER or BIGINT
+// expression.
+func intNode(t *types.Type, i64 intFn) *node {
+	n := &node{typ: t, i64: i64}
+	if t.Kind == types.KindInteger {
+		n.eval = func(row *types.Row, vars []any) (any, error) {
+			v, ok, err := i64(row, vars)
+			if !ok || err != nil {
+				return nil, err
+			}
+			return int32(v), nil
+		}
+		return n
+	}
+	n.eval = func(row *types.Row, vars []any) (any, error) {
+		v, ok, err := i64(row, vars)
+		if !ok || err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	return n
+}
+
+// floatNode builds a node around a float64 fast path.
+func floatNode(f64 floatFn) *node {
+	return &node{typ: types.DoubleType, f64: f64, eval: func(row *types.Row, vars []any) (any, error) {
+		v, ok, err := f64(row, vars)
+		if !ok || err != nil {
+			return nil, err
+		}
+		return v, nil
+	}}
+}
+
+func floatOp(op ast.BinaryOp) func(a, b float64) float64 {
+	switch op {
+	case ast.OpSub:
+		return func(a, b float64) float64 { return a - b }
+	case ast.OpMul:
+		return func(a, b float64) float64 { return a * b }
+	case ast.OpDiv:
+		return func(a, b float64) float64 { return a / b }
+	case ast.OpMod:
+		return math.Mod
+	}
+	return func(a, b float64) float64 { return a + b }
+}
+
+func floatArith(op ast.BinaryOp, l, r floatFn) *node {
+	f := floatOp(op)
+	return floatNode(func(row *types.Row, vars []any) (float64, bool, error) {
+		a, ok, err := l(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		b, ok, err := r(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		return f(a, b), true, nil
+	})
+}
+
+// asFloat returns a float64 fast path for any numeric node.
+func asFloat(n *node) floatFn {
+	if n.f64 != nil {
+		return n.f64
+	}
+	if n.i64 != nil {
+		i64 := n.i64
+		return func(row *types.Row, vars []any) (float64, bool, error) {
+			v, ok, err := i64(row, vars)
+			return float64(v), ok, err
+		}
+	}
+	eval := n.eval
+	return func(row *types.Row, vars []any) (float64, bool, error) {
+		v, err := eval(row, vars)
+		if v == nil || err != nil {
+			return 0, false, err
+		}
+		f, err := toFloat64(v)
+		return f, err == nil, err
+	}
+}
+
+// decimalContext computes exactly enough digits for every result type
+// ksqlDB allows before rounding to the result scale.
+var decimalContext = apd.Context{Precision: 200, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Rounding: apd.RoundHalfUp}
+
+func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
+	le, re := l.eval, r.eval
+	n := &node{typ: t}
+	n.eval = func(row *types.Row, vars []any) (any, error) {
+		a, err := le(row, vars)
+		if a == nil || err != nil {
+			return nil, err
+		}
+		b, err := re(row, vars)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		return decimalOp(op, t, toDecimal(a), toDecimal(b))
+	}
+	return n
+}
+
+func decimalOp(op ast.BinaryOp, t *types.Type, a, b *apd.Decimal) (any, error) {
+	out := new(apd.Decimal)
+	var err error
+	switch op {
+	case ast.OpAdd:
+		_, err = decimalContext.Add(out, a, b)
+	case ast.OpSub:
+		_, err = decimalContext.Sub(out, a, b)
+	case ast.OpMul:
+		_, err = decimalContext.Mul(out, a, b)
+	case ast.OpDiv, ast.OpMod:
+		if b.IsZero() {
+			return nil, errDivideByZero
+		}
+		if op == ast.OpDiv {
+			_, err = decimalContext.Quo(out, a, b)
+		} else {
+			_, err = decimalContext.Rem(out, a, b)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return roundDecimal(out, t)
+}

@@ -1,0 +1,174 @@
+package expr
+
+import (
+	"errors"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// call compiles a scalar function call: overload resolution, implicit
+// conversion of the arguments, NULL short-circuit unless the function is
+// NULL-aware, and constant folding of deterministic calls.
+func (c *compiler) call(e *ast.Call) (*node, error) {
+	if err := c.checkScalar(e); err != nil {
+		return nil, err
+	}
+	args, argTypes, err := c.callArgs(e)
+	if err != nil {
+		return nil, err
+	}
+	lambdas := map[int]*node{}
+	typer := func(i int, params []*types.Type) (*types.Type, error) {
+		n, err := c.lambda(e.Args[i].(*ast.Lambda), params)
+		if err != nil {
+			return nil, err
+		}
+		lambdas[i] = n
+		return n.typ, nil
+	}
+	res, err := c.reg.ResolveLambdas(e.Name, argTypes, typer)
+	if err != nil {
+		return nil, callError(e, err)
+	}
+	if err := c.bindArgs(e, res, args); err != nil {
+		return nil, err
+	}
+	n := callNode(res, args)
+	if c.reg.IsVolatile(e.Name) {
+		return n, nil
+	}
+	return fold(n, args...), nil
+}
+
+func (c *compiler) checkScalar(e *ast.Call) error {
+	kind, ok := c.reg.Kind(e.Name)
+	switch {
+	case !ok:
+		return errAt(sqlerr.Unknown, e, "Can't find any functions with the name '%s'", e.Name)
+	case kind == functions.Aggregate:
+		return errAt(sqlerr.Semantic, e, "Aggregate function '%s' is not allowed in this context", e.Name)
+	case kind == functions.Table:
+		return errAt(sqlerr.Semantic, e, "Table function '%s' is not allowed in this context", e.Name)
+	case e.Star || e.Distinct:
+		return errAt(sqlerr.Semantic, e, "'%s' is not an aggregate function; * and DISTINCT are not allowed", e.Name)
+	}
+	return nil
+}
+
+// callArgs compiles the non-lambda arguments; lambdas get a nil node and
+// a nil type until overload resolution types them.
+func (c *compiler) callArgs(e *ast.Call) ([]*node, []*types.Type, error) {
+	args := make([]*node, len(e.Args))
+	argTypes := make([]*types.Type, len(e.Args))
+	for i, a := range e.Args {
+		if _, ok := a.(*ast.Lambda); ok {
+			continue
+		}
+		n, err := c.compile(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		args[i], argTypes[i] = n, n.typ
+	}
+	return args, argTypes, nil
+}
+
+func callError(e *ast.Call, err error) error {
+	var se *sqlerr.Error
+	if errors.As(err, &se) {
+		return se
+	}
+	var unknown *functions.UnknownFunctionError
+	if errors.As(err, &unknown) {
+		return errAt(sqlerr.Unknown, e, "%s", err.Error())
+	}
+	return errAt(sqlerr.Type, e, "%s", err.Error())
+}
+
+// bindArgs converts each argument to its parameter type and compiles the
+// lambdas with their resolved parameter types.
+func (c *compiler) bindArgs(e *ast.Call, res *functions.Resolved, args []*node) error {
+	for i, a := range args {
+		if a == nil {
+			n, err := c.lambda(e.Args[i].(*ast.Lambda), res.LambdaParams[i])
+			if err != nil {
+				return err
+			}
+			if args[i], err = c.lambdaValue(e.Args[i], n, res.Params[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		p := res.Params[i]
+		if p.Kind == types.KindUnknown || a.typ.Equal(p) {
+			continue
+		}
+		n, err := castNode(a, p)
+		if err != nil {
+			return errAt(sqlerr.Type, e.Args[i], "cannot convert %s to %s for function %s", typeName(a.typ), p, e.Name)
+		}
+		args[i] = n
+	}
+	return nil
+}
+
+func callNode(res *functions.Resolved, args []*node) *node {
+	evals := make([]evalFn, len(args))
+	for i, a := range args {
+		evals[i] = a.eval
+	}
+	fn, nullAware := res.Fn, res.NullAware
+	return &node{typ: res.Return, eval: func(row *types.Row, vars []any) (any, error) {
+		vals := make([]any, len(evals))
+		for i, ev := range evals {
+			v, err := ev(row, vars)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil && !nullAware {
+				return nil, nil
+			}
+			vals[i] = v
+		}
+		return fn(vals)
+	}}
+}
+
+// lambda type-checks a lambda body with its parameters bound to params.
+func (c *compiler) lambda(l *ast.Lambda, params []*types.Type) (*node, error) {
+	if len(l.Params) != len(params) {
+		return nil, errAt(sqlerr.Type, l, "lambda has %d parameters, the function passes %d", len(l.Params), len(params))
+	}
+	saved := c.lambdaVars
+	defer func() { c.lambdaVars = saved }()
+	vars := append([]lambdaVar{}, saved...)
+	for i, name := range l.Params {
+		vars = append(vars, lambdaVar{name: name, typ: params[i]})
+	}
+	c.lambdaVars = vars
+	return c.compile(l.Body)
+}
+
+// lambdaValue turns a compiled lambda body into a node producing a
+// functions.Lambda bound to the current row and enclosing lambda
+// variables; the body's result is converted to want.
+func (c *compiler) lambdaValue(e ast.Expr, body *node, want *types.Type) (*node, error) {
+	if want != nil && want.Kind != types.KindUnknown && !body.typ.Equal(want) {
+		b, err := castNode(body, want)
+		if err != nil {
+			return nil, errAt(sqlerr.Type, e, "lambda returns %s where %s is expected", typeName(body.typ), want)
+		}
+		body = b
+	}
+	be := body.eval
+	return &node{typ: body.typ, eval: func(row *types.Row, vars []any) (any, error) {
+		return functions.Lambda(func(args ...any) (any, error) {
+			all := make([]any, len(vars), len(vars)+len(args))
+			copy(all, vars)
+			return be(row, append(all, args...))
+		}), nil
+	}}, nil
+}

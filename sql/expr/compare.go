@@ -1,0 +1,300 @@
+package expr
+
+import (
+	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// comparisonNames are ksqlDB's names of comparison operators in messages.
+var comparisonNames = map[ast.BinaryOp]string{
+	ast.OpEQ: "EQUAL", ast.OpNE: "NOT_EQUAL", ast.OpLT: "LESS_THAN", ast.OpLE: "LESS_THAN_OR_EQUAL",
+	ast.OpGT: "GREATER_THAN", ast.OpGE: "GREATER_THAN_OR_EQUAL",
+	ast.OpIsDistinctFrom: "IS_DISTINCT_FROM", ast.OpIsNotDistinctFrom: "IS_NOT_DISTINCT_FROM",
+}
+
+// cmpTest turns a three-way comparison result into the operator's answer.
+func cmpTest(op ast.BinaryOp) func(c int) bool {
+	switch op {
+	case ast.OpNE:
+		return func(c int) bool { return c != 0 }
+	case ast.OpLT:
+		return func(c int) bool { return c < 0 }
+	case ast.OpLE:
+		return func(c int) bool { return c <= 0 }
+	case ast.OpGT:
+		return func(c int) bool { return c == 1 }
+	case ast.OpGE:
+		return func(c int) bool { return c == 0 || c == 1 }
+	}
+	return func(c int) bool { return c == 0 }
+}
+
+// comparison compiles l op r. As in ksqlDB, a comparison with a NULL
+// operand is FALSE, not NULL.
+func (c *compiler) comparison(e *ast.Binary, l, r *node) (*node, error) {
+	if l.typ.Kind == types.KindUnknown && r.typ.Kind == types.KindUnknown {
+		return nil, errAt(sqlerr.Type, e, "Comparison with NULL not supported: %s", describe(e))
+	}
+	cmp, err := c.comparator(e, e.Op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	test := cmpTest(e.Op)
+	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
+		v, ok, err := cmp(row, vars)
+		if !ok || err != nil {
+			return false, err
+		}
+		return test(v), nil
+	}}
+	return fold(n, l, r), nil
+}
+
+// cmpFn compares two operands; ok is false when either is NULL.
+type cmpFn func(row *types.Row, vars []any) (c int, ok bool, err error)
+
+// comparator type-checks a comparison and returns its three-way compare.
+func (c *compiler) comparator(e *ast.Binary, op ast.BinaryOp, l, r *node) (cmpFn, error) {
+	lt, rt := l.typ, r.typ
+	switch {
+	case lt.Kind == types.KindUnknown || rt.Kind == types.KindUnknown:
+		return func(*types.Row, []any) (int, bool, error) { return 0, false, nil }, nil
+	case lt.Kind.IsNumeric() && rt.Kind.IsNumeric():
+		return numericComparator(l, r), nil
+	}
+	l, r, err := c.alignComparable(e, op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	return valueComparator(l, r, op == ast.OpEQ || op == ast.OpNE || op == ast.OpIsDistinctFrom || op == ast.OpIsNotDistinctFrom), nil
+}
+
+// alignComparable converts the operands of a non-numeric comparison to a
+// common type: a STRING against a temporal type is parsed as that type, a
+// DATE against a TIMESTAMP becomes a TIMESTAMP, and a string constant
+// against a BIGINT (ROWTIME) is parsed as a timestamp in epoch millis.
+func (c *compiler) alignComparable(e *ast.Binary, op ast.BinaryOp, l, r *node) (*node, *node, error) {
+	lt, rt := l.typ, r.typ
+	bad := func() error {
+		return errAt(sqlerr.Type, e, "Cannot compare %s (%s) to %s (%s) with %s.",
+			describe(e.L), typeName(lt), describe(e.R), typeName(rt), comparisonNames[op])
+	}
+	if lt.Equal(rt) || lt.Kind == rt.Kind && lt.Kind != types.KindStruct {
+		if !orderable(lt) && !equalityOnly(op) {
+			return nil, nil, bad()
+		}
+		common, ok := functions.CommonType(lt, rt)
+		if !ok {
+			return nil, nil, bad()
+		}
+		l2, err1 := castNode(l, common)
+		r2, err2 := castNode(r, common)
+		if err1 != nil || err2 != nil {
+			return nil, nil, bad()
+		}
+		return l2, r2, nil
+	}
+	if to, ok := temporalTarget(lt, rt); ok {
+		l2, err1 := castNode(l, to)
+		r2, err2 := castNode(r, to)
+		if err1 != nil || err2 != nil {
+			return nil, nil, bad()
+		}
+		return l2, r2, nil
+	}
+	if l2, r2, ok := magicTimestamp(l, r); ok {
+		return l2, r2, nil
+	}
+	return nil, nil, bad()
+}
+
+func equalityOnly(op ast.BinaryOp) bool {
+	return op == ast.OpEQ || op == ast.OpNE || op == ast.OpIsDistinctFrom || op == ast.OpIsNotDistinctFrom
+}
+
+// orderable reports whether values of t have an order (<, >).
+func orderable(t *types.Type) bool {
+	switch t.Kind {
+	case types.KindArray, types.KindMap, types.KindStruct:
+		return false
+	}
+	return true
+}
+
+func isTemporal(k types.Kind) bool {
+	return k == types.KindTimestamp || k == types.KindDate || k == types.KindTime
+}
+
+// temporalTarget picks the type a mixed temporal/string comparison is
+// done in.
+func temporalTarget(a, b *types.Type) (*types.Type, bool) {
+	switch {
+	case isTemporal(a.Kind) && b.Kind == types.KindString:
+		return a, true
+	case isTemporal(b.Kind) && a.Kind == types.KindString:
+		return b, true
+	case a.Kind == types.KindTimestamp && b.Kind == types.KindDate, a.Kind == types.KindDate && b.Kind == types.KindTimestamp:
+		return types.TimestampType, true
+	}
+	return nil, false
+}
+
+// magicTimestamp handles `ROWTIME > '2020-01-01T00:00:00'`: a constant
+// string compared with a BIGINT is parsed as a timestamp.
+func magicTimestamp(l, r *node) (*node, *node, bool) {
+	conv := func(n *node) (*node, bool) {
+		s, ok := n.value.(string)
+		if !n.isConst || !ok {
+			return nil, false
+		}
+		ts, err := parseTimestampLiteral(s)
+		if err != nil {
+			return nil, false
+		}
+		return constNode(int64(ts), types.BigintType), true
+	}
+	if l.typ.Kind == types.KindBigint && r.typ.Kind == types.KindString {
+		r2, ok := conv(r)
+		return l, r2, ok
+	}
+	if r.typ.Kind == types.KindBigint && l.typ.Kind == types.KindString {
+		l2, ok := conv(l)
+		return l2, r, ok
+	}
+	return nil, nil, false
+}
+
+// numericComparator compares numbers of any numeric kinds, unboxed where
+// both sides allow it.
+func numericComparator(l, r *node) cmpFn {
+	t, _ := functions.CommonType(l.typ, r.typ)
+	switch t.Kind {
+	case types.KindInteger, types.KindBigint:
+		return intComparator(l.i64, r.i64)
+	case types.KindDouble:
+		return floatComparator(asFloat(l), asFloat(r))
+	}
+	le, re := l.eval, r.eval
+	return func(row *types.Row, vars []any) (int, bool, error) {
+		a, err := le(row, vars)
+		if a == nil || err != nil {
+			return 0, false, err
+		}
+		b, err := re(row, vars)
+		if b == nil || err != nil {
+			return 0, false, err
+		}
+		return toDecimal(a).Cmp(toDecimal(b)), true, nil
+	}
+}
+
+func intComparator(l, r intFn) cmpFn {
+	return func(row *types.Row, vars []any) (int, bool, error) {
+		a, ok, err := l(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		b, ok, err := r(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		switch {
+		case a < b:
+			return -1, true, nil
+		case a > b:
+			return 1, true, nil
+		}
+		return 0, true, nil
+	}
+}
+
+func floatComparator(l, r floatFn) cmpFn {
+	return func(row *types.Row, vars []any) (int, bool, error) {
+		a, ok, err := l(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		b, ok, err := r(row, vars)
+		if !ok || err != nil {
+			return 0, false, err
+		}
+		switch {
+		case a < b:
+			return -1, true, nil
+		case a > b:
+			return 1, true, nil
+		case a == b:
+			return 0, true, nil
+		}
+		// NaN: Java's primitive comparisons are all false except <>.
+		return 2, true, nil
+	}
+}
+
+// valueComparator compares two non-numeric values of the same type;
+// equality-only types (containers) compare 0 or 1.
+func valueComparator(l, r *node, equality bool) cmpFn {
+	le, re := l.eval, r.eval
+	return func(row *types.Row, vars []any) (int, bool, error) {
+		a, err := le(row, vars)
+		if a == nil || err != nil {
+			return 0, false, err
+		}
+		b, err := re(row, vars)
+		if b == nil || err != nil {
+			return 0, false, err
+		}
+		if c, ok := types.CompareValues(a, b); ok {
+			return c, true, nil
+		}
+		if equality && types.ValuesEqual(a, b) {
+			return 0, true, nil
+		}
+		return 1, true, nil
+	}
+}
+
+// distinct is IS [NOT] DISTINCT FROM: NULL-safe equality.
+func (c *compiler) distinct(e *ast.Binary, l, r *node) (*node, error) {
+	want := e.Op == ast.OpIsDistinctFrom
+	if l.typ.Kind == types.KindUnknown && r.typ.Kind == types.KindUnknown {
+		return constNode(!want, types.BooleanType), nil
+	}
+	cmp, err := c.comparator(e, e.Op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	le, re := l.eval, r.eval
+	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
+		v, ok, err := cmp(row, vars)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			a, _ := le(row, vars)
+			b, _ := re(row, vars)
+			return (a == nil && b == nil) != want, nil
+		}
+		return (v != 0) == want, nil
+	}}
+	return fold(n, l, r), nil
+}
+
+// toDecimal converts a non-NULL numeric value to a decimal.
+func toDecimal(v any) *apd.Decimal {
+	switch x := v.(type) {
+	case *apd.Decimal:
+		return x
+	case int32:
+		return apd.New(int64(x), 0)
+	case int64:
+		return apd.New(x, 0)
+	case float64:
+		d, _, _ := apd.NewFromString(formatJavaDouble(x))
+		return d
+	}
+	return apd.New(0, 0)
+}

@@ -1,0 +1,211 @@
+package expr
+
+import (
+	"errors"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// evalFn evaluates a node against a row. vars holds the values of the
+// enclosing lambdas' parameters (nil outside lambdas).
+type evalFn func(row *types.Row, vars []any) (any, error)
+
+// intFn and floatFn are unboxed fast paths of INTEGER/BIGINT and DOUBLE
+// nodes; ok is false for NULL.
+type (
+	intFn   func(row *types.Row, vars []any) (v int64, ok bool, err error)
+	floatFn func(row *types.Row, vars []any) (v float64, ok bool, err error)
+)
+
+// node is a type-checked, compiled expression.
+type node struct {
+	typ  *types.Type
+	eval evalFn
+	i64  intFn   // set for INTEGER and BIGINT nodes
+	f64  floatFn // set for DOUBLE nodes
+	// isConst marks nodes whose value does not depend on the row; value
+	// is that value.
+	isConst bool
+	value   any
+}
+
+// Compiled is an expression ready to be evaluated against rows. It is
+// immutable and safe for concurrent use.
+type Compiled struct {
+	n *node
+}
+
+// Type returns the SQL type of the expression's values.
+func (c *Compiled) Type() *types.Type { return c.n.typ }
+
+// Eval evaluates the expression against row. A non-nil error is an
+// evaluation error (e.g. integer division by zero); ksqlDB then uses NULL
+// and writes the error to the processing log.
+func (c *Compiled) Eval(row *types.Row) (any, error) { return c.n.eval(row, nil) }
+
+// EvalBool evaluates a BOOLEAN expression as a filter does: only TRUE
+// passes; NULL and FALSE do not.
+func (c *Compiled) EvalBool(row *types.Row) (bool, error) {
+	v, err := c.n.eval(row, nil)
+	b, _ := v.(bool)
+	return b, err
+}
+
+// IsConstant reports whether the value does not depend on the row.
+func (c *Compiled) IsConstant() bool { return c.n.isConst }
+
+// Compile type-checks e in scope and compiles it. Errors are
+// *sqlerr.Error with the position of the offending node.
+func Compile(e ast.Expr, scope Scope, reg *functions.Registry) (*Compiled, error) {
+	c := &compiler{scope: scope, reg: reg}
+	n, err := c.compile(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Compiled{n: n}, nil
+}
+
+// compiler holds the context of one Compile call.
+type compiler struct {
+	scope Scope
+	reg   *functions.Registry
+	// lambdaVars are the parameters of the enclosing lambdas, outermost
+	// first; a parameter's index is its position in the vars slice.
+	lambdaVars []lambdaVar
+}
+
+type lambdaVar struct {
+	name string
+	typ  *types.Type
+}
+
+func (c *compiler) compile(e ast.Expr) (*node, error) {
+	switch e := e.(type) {
+	case *ast.Literal:
+		return c.literal(e)
+	case *ast.ColumnRef:
+		return c.column(e)
+	case *ast.Binary:
+		return c.binary(e)
+	case *ast.Unary:
+		return c.unary(e)
+	case *ast.Like:
+		return c.like(e)
+	case *ast.In:
+		return c.in(e)
+	case *ast.Between:
+		return c.between(e)
+	case *ast.IsNull:
+		return c.isNull(e)
+	case *ast.Case:
+		return c.caseExpr(e)
+	case *ast.Cast:
+		return c.cast(e)
+	case *ast.Call:
+		return c.call(e)
+	default:
+		return c.compileMore(e)
+	}
+}
+
+func (c *compiler) compileMore(e ast.Expr) (*node, error) {
+	switch e := e.(type) {
+	case *ast.Subscript:
+		return c.subscript(e)
+	case *ast.Dereference:
+		return c.dereference(e)
+	case *ast.ArrayCtor:
+		return c.arrayCtor(e)
+	case *ast.MapCtor:
+		return c.mapCtor(e)
+	case *ast.StructCtor:
+		return c.structCtor(e)
+	case *ast.Lambda:
+		return nil, errAt(sqlerr.Semantic, e, "a lambda is only allowed as a function argument")
+	case *ast.AtTimeZone:
+		return nil, errAt(sqlerr.Unsupported, e, "AT TIME ZONE is only supported inside timestamp formatting functions")
+	case nil:
+		return nil, sqlerr.New(sqlerr.Semantic, ast.Pos{}, "missing expression")
+	}
+	return nil, errAt(sqlerr.Unsupported, e, "unsupported expression %T", e)
+}
+
+// compileAll compiles a list of expressions.
+func (c *compiler) compileAll(es []ast.Expr) ([]*node, error) {
+	out := make([]*node, len(es))
+	for i, e := range es {
+		n, err := c.compile(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// errAt returns a *sqlerr.Error at e's position.
+func errAt(code sqlerr.Code, e ast.Expr, format string, args ...any) *sqlerr.Error {
+	return sqlerr.New(code, e.Position(), format, args...)
+}
+
+// wrapErr turns err into a *sqlerr.Error at e's position, keeping the code
+// of an existing *sqlerr.Error and defaulting to code otherwise.
+func wrapErr(code sqlerr.Code, e ast.Expr, err error) *sqlerr.Error {
+	var se *sqlerr.Error
+	if errors.As(err, &se) {
+		out := *se
+		if out.Pos.Line == 0 {
+			out.Pos = e.Position()
+		}
+		return &out
+	}
+	return sqlerr.New(code, e.Position(), "%s", err.Error())
+}
+
+// constNode returns a node that always evaluates to v of type t.
+func constNode(v any, t *types.Type) *node {
+	n := &node{typ: t, isConst: true, value: v}
+	n.eval = func(*types.Row, []any) (any, error) { return v, nil }
+	switch x := v.(type) {
+	case int32:
+		n.i64 = func(*types.Row, []any) (int64, bool, error) { return int64(x), true, nil }
+	case int64:
+		n.i64 = func(*types.Row, []any) (int64, bool, error) { return x, true, nil }
+	case float64:
+		n.f64 = func(*types.Row, []any) (float64, bool, error) { return x, true, nil }
+	case nil:
+		n.i64 = func(*types.Row, []any) (int64, bool, error) { return 0, false, nil }
+		n.f64 = func(*types.Row, []any) (float64, bool, error) { return 0, false, nil }
+	}
+	return n
+}
+
+// fold evaluates n now when all of its inputs are constants, so that
+// constant sub-expressions cost nothing per row. Evaluation errors are
+// kept for run time (ksqlDB reports them per record).
+func fold(n *node, inputs ...*node) *node {
+	for _, in := range inputs {
+		if !in.isConst {
+			return n
+		}
+	}
+	v, err := n.eval(nil, nil)
+	if err != nil {
+		return n
+	}
+	return constNode(v, n.typ)
+}
+
+// typeName renders a type for messages; an untyped NULL prints as NULL.
+func typeName(t *types.Type) string {
+	if t.Kind == types.KindUnknown {
+		return "NULL"
+	}
+	return t.String()
+}
+
+// describe renders an expression for messages.
+func describe(e ast.Expr) string { return FormatExpr(e) }

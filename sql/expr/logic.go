@@ -1,0 +1,179 @@
+package expr
+
+import (
+	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+func (c *compiler) binary(e *ast.Binary) (*node, error) {
+	l, err := c.compile(e.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.compile(e.R)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Op {
+	case ast.OpAnd, ast.OpOr:
+		return c.logical(e, l, r)
+	case ast.OpEQ, ast.OpNE, ast.OpLT, ast.OpLE, ast.OpGT, ast.OpGE:
+		return c.comparison(e, l, r)
+	case ast.OpIsDistinctFrom, ast.OpIsNotDistinctFrom:
+		return c.distinct(e, l, r)
+	}
+	return c.arith(e, l, r)
+}
+
+// boolOperand checks that n is BOOLEAN (or an untyped NULL).
+func boolOperand(e ast.Expr, n *node, what string) error {
+	if k := n.typ.Kind; k != types.KindBoolean && k != types.KindUnknown {
+		return errAt(sqlerr.Type, e, "%s requires BOOLEAN operands, got %s", what, typeName(n.typ))
+	}
+	return nil
+}
+
+// logical is AND / OR with three-valued logic: FALSE AND NULL is FALSE,
+// TRUE OR NULL is TRUE, otherwise NULL wins. The right side is evaluated
+// only when the left does not decide the result.
+func (c *compiler) logical(e *ast.Binary, l, r *node) (*node, error) {
+	if err := boolOperand(e.L, l, e.Op.String()); err != nil {
+		return nil, err
+	}
+	if err := boolOperand(e.R, r, e.Op.String()); err != nil {
+		return nil, err
+	}
+	decisive := e.Op == ast.OpOr // TRUE decides OR, FALSE decides AND
+	le, re := l.eval, r.eval
+	n := &node{typ: types.BooleanType}
+	n.eval = func(row *types.Row, vars []any) (any, error) {
+		a, err := le(row, vars)
+		if err != nil {
+			return nil, err
+		}
+		if a == decisive {
+			return decisive, nil
+		}
+		b, err := re(row, vars)
+		if err != nil || b == decisive {
+			return b, err
+		}
+		if a == nil || b == nil {
+			return nil, nil
+		}
+		return !decisive, nil
+	}
+	return fold(n, l, r), nil
+}
+
+func (c *compiler) unary(e *ast.Unary) (*node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Op {
+	case ast.OpNot:
+		if err := boolOperand(e.X, x, "NOT"); err != nil {
+			return nil, err
+		}
+		return fold(notNode(x), x), nil
+	case ast.OpNeg:
+		return c.negate(e, x)
+	}
+	if !numericOrNull(x.typ) {
+		return nil, errAt(sqlerr.Type, e, "unary + requires a numeric operand, got %s", typeName(x.typ))
+	}
+	return x, nil
+}
+
+func notNode(x *node) *node {
+	xe := x.eval
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
+		v, err := xe(row, vars)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		return !v.(bool), nil
+	}}
+}
+
+func (c *compiler) negate(e *ast.Unary, x *node) (*node, error) {
+	var n *node
+	switch x.typ.Kind {
+	case types.KindInteger, types.KindBigint:
+		xi, is32 := x.i64, x.typ.Kind == types.KindInteger
+		n = intNode(x.typ, func(row *types.Row, vars []any) (int64, bool, error) {
+			v, ok, err := xi(row, vars)
+			if is32 {
+				return int64(-int32(v)), ok, err
+			}
+			return -v, ok, err
+		})
+	case types.KindDouble:
+		xf := x.f64
+		n = floatNode(func(row *types.Row, vars []any) (float64, bool, error) {
+			v, ok, err := xf(row, vars)
+			return -v, ok, err
+		})
+	case types.KindDecimal:
+		n = mapNode(x, x.typ, func(v any) (any, error) {
+			return new(apd.Decimal).Neg(v.(*apd.Decimal)), nil
+		})
+	default:
+		return nil, errAt(sqlerr.Type, e, "unary - requires a numeric operand, got %s", typeName(x.typ))
+	}
+	return fold(n, x), nil
+}
+
+// mapNode applies f to the non-NULL values of x.
+func mapNode(x *node, t *types.Type, f func(any) (any, error)) *node {
+	xe := x.eval
+	return &node{typ: t, eval: func(row *types.Row, vars []any) (any, error) {
+		v, err := xe(row, vars)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		return f(v)
+	}}
+}
+
+func (c *compiler) isNull(e *ast.IsNull) (*node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	xe, not := x.eval, e.Not
+	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
+		v, err := xe(row, vars)
+		if err != nil {
+			return nil, err
+		}
+		return (v == nil) != not, nil
+	}}
+	return fold(n, x), nil
+}
+
+// concat is string concatenation: `||`, or `+` with a STRING operand.
+func (c *compiler) concat(e *ast.Binary, l, r *node) (*node, error) {
+	for _, n := range []*node{l, r} {
+		if k := n.typ.Kind; k != types.KindString && k != types.KindUnknown {
+			return nil, errAt(sqlerr.Type, e, "Error processing expression: %s. Unsupported arithmetic types. %s %s",
+				describe(e), typeName(l.typ), typeName(r.typ))
+		}
+	}
+	le, re := l.eval, r.eval
+	n := &node{typ: types.StringType, eval: func(row *types.Row, vars []any) (any, error) {
+		a, err := le(row, vars)
+		if a == nil || err != nil {
+			return nil, err
+		}
+		b, err := re(row, vars)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		return a.(string) + b.(string), nil
+	}}
+	return fold(n, l, r), nil
+}

@@ -1,0 +1,62 @@
+package functions
+
+// registerBuiltins registers every built-in function: the categories in
+// this package's files plus registerMore (the more_*.go files).
+func registerBuiltins(r *Registry) {
+	registerConditional(r)
+	registerString(r)
+	registerMore(r)
+	declareAggregatesAndTables(r)
+}
+
+// Fn is the implementation type of an overload.
+type Fn = func(args []any) (any, error)
+
+// Adapters from typed Go functions to Fn. Arguments arrive converted to
+// the parameter types, so the type assertions cannot fail; NULLs never
+// reach them unless the overload is NullAware.
+
+func call1[A any](f func(A) (any, error)) Fn {
+	return func(args []any) (any, error) { return f(args[0].(A)) }
+}
+
+func call2[A, B any](f func(A, B) (any, error)) Fn {
+	return func(args []any) (any, error) { return f(args[0].(A), args[1].(B)) }
+}
+
+func call3[A, B, C any](f func(A, B, C) (any, error)) Fn {
+	return func(args []any) (any, error) { return f(args[0].(A), args[1].(B), args[2].(C)) }
+}
+
+// pure adapts a function that cannot fail.
+func pure[A, R any](f func(A) R) Fn {
+	return func(args []any) (any, error) { return f(args[0].(A)), nil }
+}
+
+func pure2[A, B, R any](f func(A, B) R) Fn {
+	return func(args []any) (any, error) { return f(args[0].(A), args[1].(B)), nil }
+}
+
+func pure3[A, B, C, R any](f func(A, B, C) R) Fn {
+	return func(args []any) (any, error) { return f(args[0].(A), args[1].(B), args[2].(C)), nil }
+}
+
+// ksqlAggregates are ksqlDB's built-in aggregate functions; their
+// implementations live in the aggregate registry.
+var ksqlAggregates = []string{
+	"ATTR", "AVG", "COLLECT_LIST", "COLLECT_SET", "CORRELATION", "COUNT", "COUNT_DISTINCT",
+	"EARLIEST_BY_OFFSET", "HISTOGRAM", "LATEST_BY_OFFSET", "MAX", "MIN", "STDDEV_SAMP",
+	"STDDEV_SAMPLE", "STDDEV_POP", "SUM", "TOPK", "TOPKDISTINCT", "VAR_SAMP", "VAR_POP",
+}
+
+// ksqlTableFunctions are ksqlDB's built-in table functions.
+var ksqlTableFunctions = []string{"EXPLODE", "CUBE_EXPLODE"}
+
+func declareAggregatesAndTables(r *Registry) {
+	for _, n := range ksqlAggregates {
+		r.DeclareFunction(n, Aggregate, CatAggregate)
+	}
+	for _, n := range ksqlTableFunctions {
+		r.DeclareFunction(n, Table, CatTable)
+	}
+}

@@ -1,0 +1,313 @@
+package functions
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// FuncKind says what a registered function name denotes.
+type FuncKind uint8
+
+// Function kinds as SHOW FUNCTIONS prints them.
+const (
+	Scalar FuncKind = iota
+	Aggregate
+	Table
+)
+
+func (k FuncKind) String() string {
+	return [...]string{"SCALAR", "AGGREGATE", "TABLE"}[k]
+}
+
+// Registry holds the functions a statement may call. It is built once
+// (NewRegistry registers the built-ins) and read concurrently afterwards.
+type Registry struct {
+	scalars map[string]*scalarEntry
+	// others names aggregate and table functions; their implementations
+	// live in their own registries, this registry only knows their kind so
+	// that scalar contexts can reject them clearly.
+	others map[string]otherEntry
+	// volatile names functions whose result changes between calls with
+	// the same arguments (RANDOM, UUID, …); they are never constant-folded.
+	volatile map[string]bool
+}
+
+type scalarEntry struct {
+	def  ScalarDef
+	sigs []*signature
+}
+
+type otherEntry struct {
+	kind     FuncKind
+	category Category
+}
+
+// NewRegistry returns a registry with every built-in function registered.
+func NewRegistry() *Registry {
+	r := &Registry{scalars: map[string]*scalarEntry{}, others: map[string]otherEntry{}, volatile: map[string]bool{}}
+	registerBuiltins(r)
+	return r
+}
+
+// AddScalar registers a scalar function. Its overloads' signatures are
+// parsed here; a malformed signature, a signature naming another function
+// or a name already taken is an error.
+func (r *Registry) AddScalar(d ScalarDef) error {
+	d.Name = strings.ToUpper(d.Name)
+	if _, dup := r.scalars[d.Name]; dup {
+		return fmt.Errorf("function %s is already registered", d.Name)
+	}
+	if _, dup := r.others[d.Name]; dup {
+		return fmt.Errorf("function %s is already registered", d.Name)
+	}
+	e := &scalarEntry{def: d}
+	for _, o := range d.Overloads {
+		s, err := parseSignature(o.Sig)
+		if err != nil {
+			return err
+		}
+		if s.name != d.Name {
+			return fmt.Errorf("signature %q does not belong to function %s", o.Sig, d.Name)
+		}
+		if o.Fn == nil {
+			return fmt.Errorf("signature %q has no implementation", o.Sig)
+		}
+		e.sigs = append(e.sigs, s)
+	}
+	r.scalars[d.Name] = e
+	return nil
+}
+
+// MustAddScalar is AddScalar for built-ins: it panics on error.
+func (r *Registry) MustAddScalar(d ScalarDef) {
+	if err := r.AddScalar(d); err != nil {
+		panic(err)
+	}
+}
+
+// DeclareFunction records that name is an aggregate or table function so
+// that Kind and IsAggregate know it before its implementation registry
+// exists.
+func (r *Registry) DeclareFunction(name string, kind FuncKind, cat Category) {
+	r.others[strings.ToUpper(name)] = otherEntry{kind: kind, category: cat}
+}
+
+// MarkVolatile records that calls of name may return different results
+// for the same arguments, so they must not be evaluated at compile time.
+func (r *Registry) MarkVolatile(name string) { r.volatile[strings.ToUpper(name)] = true }
+
+// IsVolatile reports whether name was marked volatile.
+func (r *Registry) IsVolatile(name string) bool { return r.volatile[strings.ToUpper(name)] }
+
+// Lookup returns the scalar function named name (case-insensitive).
+func (r *Registry) Lookup(name string) (*ScalarDef, bool) {
+	e, ok := r.scalars[strings.ToUpper(name)]
+	if !ok {
+		return nil, false
+	}
+	return &e.def, true
+}
+
+// Kind returns what kind of function name is, if it is known at all.
+func (r *Registry) Kind(name string) (FuncKind, bool) {
+	up := strings.ToUpper(name)
+	if _, ok := r.scalars[up]; ok {
+		return Scalar, true
+	}
+	o, ok := r.others[up]
+	return o.kind, ok
+}
+
+// IsAggregate reports whether name is an aggregate function.
+func (r *Registry) IsAggregate(name string) bool {
+	k, ok := r.Kind(name)
+	return ok && k == Aggregate
+}
+
+// Names returns every known function name, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.scalars)+len(r.others))
+	for n := range r.scalars {
+		out = append(out, n)
+	}
+	for n := range r.others {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FunctionInfo is one row of SHOW FUNCTIONS.
+type FunctionInfo struct {
+	Name     string
+	Category Category
+	Kind     FuncKind
+}
+
+// Functions returns SHOW FUNCTIONS' rows sorted by name.
+func (r *Registry) Functions() []FunctionInfo {
+	names := r.Names()
+	out := make([]FunctionInfo, len(names))
+	for i, n := range names {
+		if e, ok := r.scalars[n]; ok {
+			out[i] = FunctionInfo{Name: n, Category: e.def.Category, Kind: Scalar}
+			continue
+		}
+		o := r.others[n]
+		out[i] = FunctionInfo{Name: n, Category: o.category, Kind: o.kind}
+	}
+	return out
+}
+
+// Argument is one parameter of an overload in DESCRIBE FUNCTION.
+type Argument struct {
+	Name     string // may be empty
+	Type     string // as written in the signature: "ARRAY<T>", "STRING"
+	Variadic bool
+}
+
+// OverloadInfo is one overload in DESCRIBE FUNCTION.
+type OverloadInfo struct {
+	Arguments   []Argument
+	ReturnType  string
+	Description string
+}
+
+// Describe returns the overloads of scalar function name for DESCRIBE
+// FUNCTION, in registration order.
+func (r *Registry) Describe(name string) ([]OverloadInfo, bool) {
+	e, ok := r.scalars[strings.ToUpper(name)]
+	if !ok {
+		return nil, false
+	}
+	out := make([]OverloadInfo, len(e.sigs))
+	for i, s := range e.sigs {
+		desc := e.def.Overloads[i].Description
+		if desc == "" {
+			desc = e.def.Description
+		}
+		out[i] = OverloadInfo{ReturnType: s.retText, Description: desc}
+		for j, p := range s.params {
+			out[i].Arguments = append(out[i].Arguments, Argument{Name: p.name, Type: p.text, Variadic: j == s.variadic})
+		}
+	}
+	return out, true
+}
+
+// Resolved is the overload chosen for a call: the parameter types the
+// caller converts its arguments to (one per argument), the result type and
+// the implementation.
+type Resolved struct {
+	Name      string
+	Params    []*types.Type
+	Return    *types.Type
+	Fn        func([]any) (any, error)
+	NullAware bool
+	// LambdaParams holds, for each argument that is a lambda, the types of
+	// the lambda's parameters (nil for other arguments). Params holds the
+	// lambda's result type at that index.
+	LambdaParams [][]*types.Type
+}
+
+// LambdaTyper type-checks the lambda passed as argument index arg given the
+// types of its parameters, and returns the type of its body.
+type LambdaTyper func(arg int, params []*types.Type) (*types.Type, error)
+
+// Resolve chooses the best overload of the scalar function name for
+// arguments of the given types (UNKNOWN for an untyped NULL).
+func (r *Registry) Resolve(name string, args []*types.Type) (*Resolved, error) {
+	return r.ResolveLambdas(name, args, nil)
+}
+
+// ResolveLambdas is Resolve for calls with lambda arguments: their entries
+// in args are nil and typer computes their body types once the generic
+// variables of the preceding arguments are bound.
+func (r *Registry) ResolveLambdas(name string, args []*types.Type, typer LambdaTyper) (*Resolved, error) {
+	up := strings.ToUpper(name)
+	e, ok := r.scalars[up]
+	if !ok {
+		return nil, r.unknownFunction(up)
+	}
+	best, bestCost := -1, 0
+	var bestRes *Resolved
+	var lastErr error
+	for i, s := range e.sigs {
+		res, cost, err := s.match(args, typer)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if res == nil || best >= 0 && cost >= bestCost {
+			continue
+		}
+		best, bestCost, bestRes = i, cost, res
+	}
+	if bestRes == nil {
+		if lastErr != nil {
+			return nil, lastErr
+		}
+		return nil, &NoOverloadError{Name: up, Args: args}
+	}
+	o := e.def.Overloads[best]
+	if o.Return != nil {
+		ret, err := o.Return(bestRes.Params)
+		if err != nil {
+			return nil, err
+		}
+		bestRes.Return = ret
+	}
+	bestRes.Name, bestRes.Fn, bestRes.NullAware = up, o.Fn, o.NullAware
+	return bestRes, nil
+}
+
+func (r *Registry) unknownFunction(name string) error {
+	if o, ok := r.others[name]; ok {
+		return &KindError{Name: name, Kind: o.kind}
+	}
+	return &UnknownFunctionError{Name: name}
+}
+
+// UnknownFunctionError says no function has the name.
+type UnknownFunctionError struct{ Name string }
+
+func (e *UnknownFunctionError) Error() string {
+	return fmt.Sprintf("Can't find any functions with the name '%s'", e.Name)
+}
+
+// KindError says an aggregate or table function was used where a scalar
+// function is expected.
+type KindError struct {
+	Name string
+	Kind FuncKind
+}
+
+func (e *KindError) Error() string {
+	if e.Kind == Aggregate {
+		return fmt.Sprintf("Aggregate function '%s' is not allowed in this context; use it in a SELECT with GROUP BY", e.Name)
+	}
+	return fmt.Sprintf("Table function '%s' is only allowed in the SELECT list", e.Name)
+}
+
+// NoOverloadError says no overload accepts the argument types.
+type NoOverloadError struct {
+	Name string
+	Args []*types.Type
+}
+
+func (e *NoOverloadError) Error() string {
+	parts := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		switch {
+		case a == nil:
+			parts[i] = "LAMBDA"
+		case a.Kind == types.KindUnknown:
+			parts[i] = "null"
+		default:
+			parts[i] = a.String()
+		}
+	}
+	return fmt.Sprintf("Function '%s' does not accept parameters (%s)", e.Name, strings.Join(parts, ", "))
+}

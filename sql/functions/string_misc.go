@@ -1,0 +1,262 @@
+package functions
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+)
+
+func registerStringPadding(r *Registry) {
+	r.MustAddScalar(ScalarDef{Name: "LPAD", Category: CatString,
+		Description: "Pads the input on the left with padding up to length characters (or bytes), truncating longer input.",
+		Overloads: []Overload{
+			{Sig: "LPAD(STRING input, INTEGER length, STRING padding) STRING", Fn: call3(func(s string, n int32, p string) (any, error) { return padString(s, n, p, true), nil })},
+			{Sig: "LPAD(BYTES input, INTEGER length, BYTES padding) BYTES", Fn: call3(func(s []byte, n int32, p []byte) (any, error) { return padBytes(s, n, p, true), nil })},
+		}})
+	r.MustAddScalar(ScalarDef{Name: "RPAD", Category: CatString,
+		Description: "Pads the input on the right with padding up to length characters (or bytes), truncating longer input.",
+		Overloads: []Overload{
+			{Sig: "RPAD(STRING input, INTEGER length, STRING padding) STRING", Fn: call3(func(s string, n int32, p string) (any, error) { return padString(s, n, p, false), nil })},
+			{Sig: "RPAD(BYTES input, INTEGER length, BYTES padding) BYTES", Fn: call3(func(s []byte, n int32, p []byte) (any, error) { return padBytes(s, n, p, false), nil })},
+		}})
+}
+
+// padString is ksqlDB's LPAD/RPAD: NULL for an empty padding or a
+// negative length.
+func padString(s string, n int32, pad string, left bool) any {
+	if pad == "" || n < 0 {
+		return nil
+	}
+	r, p := []rune(s), []rune(pad)
+	if int(n) <= len(r) {
+		return string(r[:n])
+	}
+	fill := make([]rune, 0, int(n)-len(r))
+	for len(fill) < int(n)-len(r) {
+		fill = append(fill, p[:min(len(p), int(n)-len(r)-len(fill))]...)
+	}
+	if left {
+		return string(fill) + s
+	}
+	return s + string(fill)
+}
+
+func padBytes(s []byte, n int32, pad []byte, left bool) any {
+	if len(pad) == 0 || n < 0 {
+		return nil
+	}
+	if int(n) <= len(s) {
+		return append([]byte{}, s[:n]...)
+	}
+	fill := make([]byte, 0, int(n)-len(s))
+	for len(fill) < int(n)-len(s) {
+		fill = append(fill, pad[:min(len(pad), int(n)-len(s)-len(fill))]...)
+	}
+	if left {
+		return append(fill, s...)
+	}
+	return append(append([]byte{}, s...), fill...)
+}
+
+func registerStringMisc(r *Registry) {
+	r.MustAddScalar(ScalarDef{Name: "SPLIT", Category: CatString,
+		Description: "Splits a string or bytes on a delimiter into an array; an empty delimiter splits into characters.",
+		Overloads: []Overload{
+			{Sig: "SPLIT(STRING input, STRING delimiter) ARRAY<STRING>", Fn: pure2(splitString)},
+			{Sig: "SPLIT(BYTES input, BYTES delimiter) ARRAY<BYTES>", Fn: pure2(splitBytes)},
+		}})
+	r.MustAddScalar(ScalarDef{Name: "CHR", Category: CatString,
+		Description: "Returns the character with the given Unicode code point, given as a number or as a '\\uXXXX' string.",
+		Overloads: []Overload{
+			{Sig: "CHR(INTEGER code) STRING", Fn: pure(chrCode)},
+			{Sig: "CHR(STRING code) STRING", Fn: pure(chrText)},
+		}})
+	r.MustAddScalar(ScalarDef{Name: "UUID", Category: CatString,
+		Description: "Returns a random (version 4) UUID string.",
+		Overloads:   []Overload{{Sig: "UUID() STRING", Fn: func([]any) (any, error) { return randomUUID(), nil }}}})
+	r.MarkVolatile("UUID")
+	r.MustAddScalar(ScalarDef{Name: "ELT", Category: CatString,
+		Description: "Returns the n-th (1-based) of the following strings, NULL when out of range.",
+		Overloads:   []Overload{{Sig: "ELT(INTEGER n, STRING args...) STRING", NullAware: true, Fn: elt}}})
+	r.MustAddScalar(ScalarDef{Name: "FIELD", Category: CatString,
+		Description: "Returns the 1-based position of str among the following strings, 0 when absent or NULL.",
+		Overloads:   []Overload{{Sig: "FIELD(STRING str, STRING args...) INTEGER", NullAware: true, Fn: field}}})
+}
+
+func splitString(s, delim string) []any {
+	var parts []string
+	if delim == "" {
+		parts = strings.Split(s, "")
+	} else {
+		parts = strings.Split(s, delim)
+	}
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out
+}
+
+func splitBytes(s, delim []byte) []any {
+	var parts [][]byte
+	if len(delim) == 0 {
+		for i := range s {
+			parts = append(parts, s[i:i+1:i+1])
+		}
+	} else {
+		parts = bytes.Split(s, delim)
+	}
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out
+}
+
+func chrCode(code int32) any {
+	if code < 0 || code > 0x10FFFF {
+		return nil
+	}
+	return string(rune(code))
+}
+
+// chrText decodes "\uXXXX" escapes, including surrogate pairs.
+func chrText(s string) any {
+	var units []uint16
+	for len(s) > 0 {
+		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+			return nil
+		}
+		u, err := strconv.ParseUint(s[2:6], 16, 16)
+		if err != nil {
+			return nil
+		}
+		units, s = append(units, uint16(u)), s[6:]
+	}
+	if len(units) == 0 {
+		return nil
+	}
+	return string(utf16.Decode(units))
+}
+
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func elt(args []any) (any, error) {
+	if args[0] == nil {
+		return nil, nil
+	}
+	n := int(args[0].(int32))
+	if n < 1 || n >= len(args) {
+		return nil, nil
+	}
+	return args[n], nil
+}
+
+func field(args []any) (any, error) {
+	if args[0] == nil {
+		return int32(0), nil
+	}
+	for i, a := range args[1:] {
+		if a != nil && a.(string) == args[0].(string) {
+			return int32(i + 1), nil
+		}
+	}
+	return int32(0), nil
+}
+
+func registerMask(r *Registry) {
+	desc := "Masks characters: upper-case letters become upper (default 'X'), lower-case lower ('x'), digits digit ('n'), others other ('-'); a NULL mask character keeps the original."
+	r.MustAddScalar(ScalarDef{Name: "MASK", Category: CatString, Description: desc,
+		Overloads: []Overload{
+			{Sig: "MASK(STRING input) STRING", Fn: maskFn(maskAll)},
+			{Sig: "MASK(STRING input, STRING upper, STRING lower, STRING digit, STRING other) STRING", NullAware: true, Fn: maskFn(maskAll)},
+		}})
+	for _, m := range []struct {
+		name, what string
+		span       func(n, k int) (int, int)
+	}{
+		{"MASK_LEFT", "Masks the first n characters.", func(n, k int) (int, int) { return 0, min(k, n) }},
+		{"MASK_RIGHT", "Masks the last n characters.", func(n, k int) (int, int) { return max(0, n-k), n }},
+		{"MASK_KEEP_LEFT", "Masks all but the first n characters.", func(n, k int) (int, int) { return min(k, n), n }},
+		{"MASK_KEEP_RIGHT", "Masks all but the last n characters.", func(n, k int) (int, int) { return 0, max(0, n-k) }},
+	} {
+		r.MustAddScalar(ScalarDef{Name: m.name, Category: CatString, Description: m.what + " " + desc,
+			Overloads: []Overload{
+				{Sig: m.name + "(STRING input, INTEGER numChars) STRING", Fn: maskFn(m.span)},
+				{Sig: m.name + "(STRING input, INTEGER numChars, STRING upper, STRING lower, STRING digit, STRING other) STRING", NullAware: true, Fn: maskFn(m.span)},
+			}})
+	}
+}
+
+func maskAll(n, _ int) (int, int) { return 0, n }
+
+// maskFn builds a MASK* implementation: span picks the masked range from
+// the input length and the numChars argument (when present).
+func maskFn(span func(n, k int) (int, int)) Fn {
+	return func(args []any) (any, error) {
+		if args[0] == nil {
+			return nil, nil
+		}
+		rest, k := args[1:], 0
+		if len(args) == 2 || len(args) == 6 {
+			if args[1] == nil {
+				return nil, nil
+			}
+			rest, k = args[2:], int(args[1].(int32))
+		}
+		if k < 0 {
+			return nil, fmt.Errorf("function input must be >= 0")
+		}
+		chars := maskChars(rest)
+		r := []rune(args[0].(string))
+		from, to := span(len(r), k)
+		for i := from; i < to; i++ {
+			r[i] = chars.mask(r[i])
+		}
+		return string(r), nil
+	}
+}
+
+// maskSet holds the replacement per character class; -1 keeps the original.
+type maskSet struct{ upper, lower, digit, other rune }
+
+func maskChars(args []any) maskSet {
+	m := maskSet{'X', 'x', 'n', '-'}
+	if len(args) < 4 {
+		return m
+	}
+	pick := func(a any) rune {
+		if a == nil || a.(string) == "" {
+			return -1
+		}
+		return []rune(a.(string))[0]
+	}
+	return maskSet{pick(args[0]), pick(args[1]), pick(args[2]), pick(args[3])}
+}
+
+func (m maskSet) mask(r rune) rune {
+	var c rune
+	switch {
+	case r >= 'A' && r <= 'Z':
+		c = m.upper
+	case r >= 'a' && r <= 'z':
+		c = m.lower
+	case r >= '0' && r <= '9':
+		c = m.digit
+	default:
+		c = m.other
+	}
+	if c < 0 {
+		return r
+	}
+	return c
+}
