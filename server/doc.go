@@ -1,0 +1,23 @@
+// Package server is sqlstream's HTTP API, compatible with ksqlDB's REST
+// API: the same routes, bodies, status codes and bytes. It is a thin layer
+// over an Engine; all SQL work happens behind that interface.
+//
+//	client ──HTTP/1.1 or h2c (prior knowledge), one port──► Server (chi)
+//	   POST /ksql            ──► Engine.Execute ──► [entities…] | statement_error
+//	   POST /query           ──► Engine.Query ──► RowStream ──► v1 JSON array (or delimited)
+//	   POST /query-stream    ──► Engine.Query ──► RowStream ──► delimited | JSON array | v1 JSON
+//	   POST /close-query     ──► Engine.CloseQuery
+//	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
+//	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
+//
+// Errors carry ksqlDB error codes; the HTTP status is code/100. Push
+// queries write and flush each row as it arrives; a client that goes away
+// cancels the request context, which ends and closes the RowStream.
+//
+// Extensions to ksqlDB: /inserts-stream also accepts HTTP/1.1 with a
+// chunked request body (full duplex), for curl and kcat users; ksqlDB
+// answers that with error 40004. POST /query without an Accept header (or
+// with */*) answers v1 JSON, as ksqlDB servers before 0.24 and the ksql CLI
+// expect; send Accept: application/vnd.ksqlapi.delimited.v1 for the
+// delimited format.
+package server

@@ -1,0 +1,49 @@
+package server
+
+import (
+	"context"
+
+	"github.com/sqlstream/sqlstream/runtime/api"
+)
+
+// Engine is what the server needs from the SQL engine.
+//
+// Errors: an *api.StatementError or *api.ErrorMessage is sent as is (HTTP
+// status = ErrorCode/100); a *sqlerr.Error becomes a statement_error with
+// code 40001; anything else is a 500 (code 50000).
+type Engine interface {
+	// Execute runs the statements of a POST /ksql request (never SELECT or
+	// PRINT: the server rejects those first). On failure the error is an
+	// *api.StatementError carrying the entities of statements that did run.
+	Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity, error)
+	// Query starts a SELECT (push or pull) or PRINT. ctx is the request's
+	// context and is canceled when the client goes away.
+	Query(ctx context.Context, sql string, props map[string]any, vars map[string]string) (api.RowStream, error)
+	// CloseQuery ends a push query started through /query-stream.
+	CloseQuery(id string) error
+	// Insert writes one /inserts-stream row (decoded with UseNumber, so
+	// numbers are json.Number) into the stream target.
+	Insert(ctx context.Context, target string, row map[string]any) error
+	// Info is the body of GET /info.
+	Info() api.ServerInfo
+	// Health is the body of GET /healthcheck.
+	Health(ctx context.Context) api.HealthCheckResponse
+	// CommandStatuses maps every command id to its status (GET /status).
+	CommandStatuses() map[string]string
+}
+
+// CommandStatusLookup is an optional Engine extension: the full status
+// (with message and query id) of one command for GET
+// /status/{type}/{entity}/{action}. Without it the server answers from
+// CommandStatuses with an empty message.
+type CommandStatusLookup interface {
+	CommandStatus(id string) (api.CommandStatus, bool)
+}
+
+// PropertyValidator is an optional Engine extension for GET
+// /is_valid_property/{property}: a non-nil error means the property may
+// not be overridden by clients. Without it every property is valid, which
+// is ksqlDB's behaviour with its default (empty) deny list.
+type PropertyValidator interface {
+	ValidateProperty(name string) error
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/sqlstream/sqlstream/runtime/api"
+)
+
+// answer writes v as JSON in the negotiated media type (v1 JSON or
+// application/json), or answers 406.
+func answer(w http.ResponseWriter, r *http.Request, status int, v any) {
+	media, ok := negotiate(r, mediaKsqlV1, mediaJSON)
+	if !ok {
+		writeNotAcceptable(w, mediaKsqlV1, mediaJSON)
+		return
+	}
+	writeJSON(w, status, media, v)
+}
+
+// handleInfo serves GET /info: {"KsqlServerInfo":{…}}.
+func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
+	answer(w, r, http.StatusOK, api.ServerInfoBody{KsqlServerInfo: s.engine.Info()})
+}
+
+// handleHealthcheck serves GET /healthcheck, 200 even when unhealthy.
+func (s *Server) handleHealthcheck(w http.ResponseWriter, r *http.Request) {
+	answer(w, r, http.StatusOK, s.engine.Health(r.Context()))
+}
+
+// handleStatuses serves GET /status: every command's status.
+func (s *Server) handleStatuses(w http.ResponseWriter, r *http.Request) {
+	statuses := s.engine.CommandStatuses()
+	if statuses == nil {
+		statuses = map[string]string{}
+	}
+	answer(w, r, http.StatusOK, api.CommandStatuses{CommandStatuses: statuses})
+}
+
+// handleStatus serves GET /status/{type}/{entity}/{action}.
+func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "type") + "/" + chi.URLParam(r, "entity") + "/" + chi.URLParam(r, "action")
+	st, ok := s.commandStatus(id)
+	if !ok {
+		writeErrorBody(w, &api.ErrorMessage{ErrorCode: api.CodeNotFound, Message: "Command not found: " + id})
+		return
+	}
+	answer(w, r, http.StatusOK, st)
+}
+
+func (s *Server) commandStatus(id string) (api.CommandStatus, bool) {
+	if l, ok := s.engine.(CommandStatusLookup); ok {
+		return l.CommandStatus(id)
+	}
+	status, ok := s.engine.CommandStatuses()[id]
+	return api.CommandStatus{Status: status}, ok
+}
+
+// handleIsValidProperty serves GET /is_valid_property/{property}: true, or
+// a 40000 error for a property clients may not override.
+func (s *Server) handleIsValidProperty(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "property")
+	if v, ok := s.engine.(PropertyValidator); ok {
+		if err := v.ValidateProperty(name); err != nil {
+			writeErrorBody(w, badRequest(err.Error()))
+			return
+		}
+	}
+	answer(w, r, http.StatusOK, true)
+}
+
+// handleCloseQuery serves POST /close-query {"queryId":…}: 200 with an
+// empty body, or 400 for an unknown query.
+func (s *Server) handleCloseQuery(w http.ResponseWriter, r *http.Request) {
+	var args struct {
+		QueryID *string `json:"queryId"`
+	}
+	if bad := decodeBody(w, r, &args); bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	if bad := requireField(args.QueryID != nil, "queryId"); bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	if err := s.engine.CloseQuery(*args.QueryID); err != nil {
+		writeErrorBody(w, userError(err))
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// userError keeps API errors and reports any other engine error as a
+// 40000 bad request (for /close-query ksqlDB says "No query with id <id>").
+func userError(err error) httpError {
+	if he := apiError(err, ""); he.HTTPStatus() != http.StatusInternalServerError {
+		return he
+	}
+	return badRequest(err.Error())
+}

@@ -1,0 +1,131 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/sqlstream/sqlstream/runtime/api"
+)
+
+// invalidInsertJSON is ksqlDB's message for a row that is not a JSON
+// object.
+const invalidInsertJSON = "Invalid JSON in inserts stream"
+
+// handleInsertsStream serves POST /inserts-stream: a first line
+// {"target":…} and then one JSON object per row; each row is inserted and
+// acknowledged ({"status":"ok","seq":n}) as it arrives. The first failure
+// is reported ({"status":"error",…}) and ends the response.
+//
+// ksqlDB accepts HTTP/2 only; this server also accepts an HTTP/1.1 request
+// with a chunked body and answers it full duplex, so that curl and kcat
+// can stream rows.
+func (s *Server) handleInsertsStream(w http.ResponseWriter, r *http.Request) {
+	media, ok := negotiate(r, mediaDelimited, mediaJSON)
+	if !ok {
+		writeNotAcceptable(w, mediaDelimited, mediaJSON)
+		return
+	}
+	if r.ProtoMajor == 1 {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			s.cfg.logger.Debug("inserts-stream: no full duplex", "err", err)
+		}
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.UseNumber()
+	target, bad := decodeInsertsArgs(dec)
+	if bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	w.Header().Set("Content-Type", contentType(media))
+	w.WriteHeader(http.StatusOK)
+	acks := newAckWriter(w, media == mediaJSON)
+	s.insertRows(r, dec, target, acks)
+	acks.end()
+}
+
+func decodeInsertsArgs(dec *json.Decoder) (string, *api.ErrorMessage) {
+	var args struct {
+		Target *string `json:"target"`
+	}
+	if err := dec.Decode(&args); err != nil {
+		if errors.Is(err, io.EOF) {
+			return "", badRequest(`Invalid JSON in request: the body is empty, expected {"target": …}`)
+		}
+		return "", badRequest(describeJSONError(err, dec.InputOffset()))
+	}
+	if bad := requireField(args.Target != nil, "target"); bad != nil {
+		return "", bad
+	}
+	return *args.Target, nil
+}
+
+// insertRows inserts rows until the body ends or a row fails.
+func (s *Server) insertRows(r *http.Request, dec *json.Decoder, target string, acks *ackWriter) {
+	for seq := int64(0); ; seq++ {
+		var row map[string]any
+		err := dec.Decode(&row)
+		switch {
+		case errors.Is(err, io.EOF):
+			return
+		case err != nil || row == nil:
+			acks.fail(seq, badRequest(invalidInsertJSON))
+			return
+		}
+		if err := s.engine.Insert(r.Context(), target, row); err != nil {
+			acks.fail(seq, errorMessage(userError(err)))
+			return
+		}
+		if !acks.ok(seq) {
+			return
+		}
+	}
+}
+
+// ackWriter writes insert acknowledgements, one per line (delimited) or
+// as a JSON array, flushing each.
+type ackWriter struct {
+	w       io.Writer
+	flush   func()
+	jsonArr bool
+	written bool
+}
+
+func newAckWriter(w http.ResponseWriter, jsonArr bool) *ackWriter {
+	return &ackWriter{w: w, flush: flusher(w, true), jsonArr: jsonArr}
+}
+
+func (a *ackWriter) ok(seq int64) bool {
+	return a.item(mustMarshal(api.InsertAck{Status: "ok", Seq: seq}))
+}
+
+func (a *ackWriter) fail(seq int64, e *api.ErrorMessage) {
+	a.item(mustMarshal(api.InsertError{Status: "error", Seq: seq, ErrorCode: e.ErrorCode, Message: e.Message}))
+}
+
+// item writes one element and reports whether the client still listens.
+func (a *ackWriter) item(b []byte) bool {
+	var err error
+	switch {
+	case !a.jsonArr:
+		err = write(a.w, b, []byte("\n"))
+	case a.written:
+		err = write(a.w, []byte(","), b)
+	default:
+		err = write(a.w, []byte("["), b)
+	}
+	a.written = true
+	a.flush()
+	return err == nil
+}
+
+func (a *ackWriter) end() {
+	switch {
+	case a.jsonArr && a.written:
+		_ = write(a.w, []byte("]"))
+	case a.jsonArr:
+		_ = write(a.w, []byte("[]"))
+	}
+}

@@ -1,0 +1,72 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/server/sqltext"
+)
+
+// queryEndpointMessage is ksqlDB's answer to a SELECT or PRINT sent to
+// /ksql (error 40002).
+const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
+
+// handleKsql runs the statements of a KsqlRequest and answers with one
+// entity per statement that produced output.
+func (s *Server) handleKsql(w http.ResponseWriter, r *http.Request) {
+	media, ok := negotiate(r, mediaKsqlV1, mediaJSON)
+	if !ok {
+		writeNotAcceptable(w, mediaKsqlV1, mediaJSON)
+		return
+	}
+	req, bad := decodeKsqlRequest(w, r)
+	if bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	if se := rejectQueries(req.Ksql); se != nil {
+		writeErrorBody(w, se)
+		return
+	}
+	entities, err := s.engine.Execute(r.Context(), *req)
+	if err != nil {
+		writeErrorBody(w, apiError(err, req.Ksql))
+		return
+	}
+	if entities == nil {
+		entities = []api.Entity{}
+	}
+	writeJSON(w, http.StatusOK, media, entities)
+}
+
+func decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest, *api.ErrorMessage) {
+	var req struct {
+		api.KsqlRequest
+		Ksql *string `json:"ksql"`
+	}
+	if bad := decodeBody(w, r, &req); bad != nil {
+		return nil, bad
+	}
+	if bad := requireField(req.Ksql != nil, "ksql"); bad != nil {
+		return nil, bad
+	}
+	req.KsqlRequest.Ksql = *req.Ksql
+	return &req.KsqlRequest, nil
+}
+
+// rejectQueries returns ksqlDB's 40002 statement_error for the first
+// SELECT or PRINT among the statements, which belong on /query.
+func rejectQueries(ksql string) *api.StatementError {
+	stmts, rest := sqltext.Split(ksql)
+	if !sqltext.IsBlank(rest) {
+		stmts = append(stmts, sqltext.Statement{Text: strings.TrimSpace(rest)})
+	}
+	for _, st := range stmts {
+		if w := sqltext.FirstWord(st.Text); w == "SELECT" || w == "PRINT" {
+			return &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage,
+				StatementText: st.Text, Entities: []api.Entity{}}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+)
+
+// Option configures a Server.
+type Option interface {
+	apply(*config)
+}
+
+type config struct {
+	listen string
+	logger *slog.Logger
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithListen sets the address to listen on, host:port. Port 0 picks a free
+// port (see Server.Addr). Default: 127.0.0.1:8088.
+func WithListen(addr string) Option {
+	return optionFunc(func(c *config) { c.listen = addr })
+}
+
+// WithLogger sets the logger for request failures and recovered panics.
+// Default: a logger that discards everything.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) { c.logger = l })
+}
+
+func defaultConfig() config {
+	return config{
+		listen: "127.0.0.1:8088",
+		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+func (c *config) validate() error {
+	if c.logger == nil {
+		return errors.New("server: WithLogger(nil)")
+	}
+	if _, _, err := net.SplitHostPort(c.listen); err != nil {
+		return errors.New("server: listen address " + c.listen + ": " + err.Error())
+	}
+	return nil
+}

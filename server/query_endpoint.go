@@ -1,0 +1,186 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/server/sqltext"
+)
+
+// queryRequest is a SELECT or PRINT from /query or /query-stream.
+type queryRequest struct {
+	sql   string
+	props map[string]any
+	vars  map[string]string
+	media string       // negotiated media type (Content-Type)
+	form  streamFormat // how rows are framed
+}
+
+// streamFormat is the framing of a query response.
+type streamFormat uint8
+
+const (
+	formV1        streamFormat = iota // /query's JSON array of StreamedRow
+	formDelimited                     // one JSON document per line
+	formJSONArray                     // /query-stream's [metadata,row,…]
+)
+
+// handleQuery serves POST /query: the v1 JSON array by default (also for
+// Accept: application/json), the delimited format on request.
+func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
+	offers := []string{mediaKsqlV1, mediaJSON, mediaDelimited}
+	media, ok := negotiate(r, offers...)
+	if !ok {
+		writeNotAcceptable(w, offers...)
+		return
+	}
+	req, bad := decodeKsqlRequest(w, r)
+	if bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	form := formV1
+	if media == mediaDelimited {
+		form = formDelimited
+	}
+	s.serveQuery(w, r, queryRequest{sql: req.Ksql, props: req.StreamsProperties, vars: req.SessionVariables, media: media, form: form})
+}
+
+// handleQueryStream serves POST /query-stream over HTTP/1.1 (chunked) or
+// HTTP/2: delimited by default, a JSON array for application/json, the
+// /query format for application/vnd.ksql.v1+json.
+func (s *Server) handleQueryStream(w http.ResponseWriter, r *http.Request) {
+	offers := []string{mediaDelimited, mediaJSON, mediaKsqlV1}
+	media, ok := negotiate(r, offers...)
+	if !ok {
+		writeNotAcceptable(w, offers...)
+		return
+	}
+	var args struct {
+		api.QueryStreamArgs
+		SQL *string `json:"sql"`
+	}
+	if bad := decodeBody(w, r, &args); bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	if bad := requireField(args.SQL != nil, "sql"); bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	if sqltext.FirstWord(*args.SQL) == "PRINT" && media != mediaDelimited {
+		writeNotAcceptable(w, mediaDelimited) // ksqlDB prints topics in the delimited format only
+		return
+	}
+	form := formDelimited
+	switch media {
+	case mediaJSON:
+		form = formJSONArray
+	case mediaKsqlV1:
+		form = formV1
+	}
+	s.serveQuery(w, r, queryRequest{sql: *args.SQL, props: args.Properties, vars: args.SessionVariables, media: media, form: form})
+}
+
+// serveQuery starts the query and streams its rows. Errors before the
+// header are ordinary error responses; later ones end the stream with an
+// error element.
+func (s *Server) serveQuery(w http.ResponseWriter, r *http.Request, q queryRequest) {
+	ctx := r.Context()
+	stream, err := s.engine.Query(ctx, q.sql, q.props, q.vars)
+	if err != nil {
+		writeErrorBody(w, apiError(err, q.sql))
+		return
+	}
+	defer func() {
+		if err := stream.Close(); err != nil {
+			s.cfg.logger.Warn("closing query stream", "query", stream.Header().QueryID, "err", err)
+		}
+	}()
+	h := stream.Header()
+	w.Header().Set("Content-Type", contentType(q.media))
+	w.WriteHeader(http.StatusOK)
+	p := pump{ctx: ctx, stream: stream, header: h, out: newRowWriter(q.form, h, w), flush: flusher(w, !h.Pull)}
+	if err := p.run(); err != nil && ctx.Err() == nil {
+		s.cfg.logger.Debug("query response ended early", "query", h.QueryID, "err", err)
+	}
+}
+
+func newRowWriter(form streamFormat, h api.QueryHeader, w io.Writer) rowWriter {
+	switch {
+	case h.Print:
+		return &printWriter{w: w}
+	case form == formDelimited:
+		return &delimitedWriter{w: w}
+	case form == formJSONArray:
+		return &jsonArrayWriter{w: w}
+	}
+	return &v1Writer{w: w, pull: h.Pull}
+}
+
+// flusher returns a function that pushes written bytes to the client, or
+// a no-op when the response should be buffered (pull queries).
+func flusher(w http.ResponseWriter, eager bool) func() {
+	if !eager {
+		return func() {}
+	}
+	rc := http.NewResponseController(w)
+	return func() { _ = rc.Flush() }
+}
+
+// pump copies rows from a RowStream to a rowWriter.
+type pump struct {
+	ctx    context.Context
+	stream api.RowStream
+	header api.QueryHeader
+	out    rowWriter
+	flush  func()
+}
+
+// run writes the header and every row until the stream ends, fails or the
+// client goes away (ctx done, or a write error).
+func (p *pump) run() error {
+	if err := p.out.header(p.header); err != nil {
+		return err
+	}
+	p.flush()
+	for {
+		row, err := p.stream.Next(p.ctx)
+		if err != nil {
+			return p.end(err)
+		}
+		if err := p.out.row(p.header, row); err != nil {
+			return err
+		}
+		p.flush()
+	}
+}
+
+// end finishes the response after Next returned err.
+func (p *pump) end(err error) error {
+	defer p.flush()
+	switch {
+	case errors.Is(err, io.EOF):
+		return p.out.finish(p.stream.FinalMessage())
+	case p.ctx.Err() != nil:
+		return p.ctx.Err()
+	}
+	return p.out.fail(errorMessage(apiError(err, "")))
+}
+
+// errorMessage turns any API error into the generic_error form used inside
+// query streams.
+func errorMessage(e httpError) *api.ErrorMessage {
+	var em *api.ErrorMessage
+	if errors.As(e, &em) {
+		return em
+	}
+	var se *api.StatementError
+	if errors.As(e, &se) {
+		return &api.ErrorMessage{ErrorCode: se.ErrorCode, Message: se.Message}
+	}
+	return &api.ErrorMessage{ErrorCode: api.CodeServerError, Message: e.Error()}
+}

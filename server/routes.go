@@ -1,0 +1,47 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// routes builds the router: ksqlDB's route table (ServerVerticle) plus the
+// recover and logging middleware.
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.recoverer, s.logRequests)
+	r.NotFound(notFound)
+	r.MethodNotAllowed(methodNotAllowed)
+
+	r.Get("/", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Location", "/info")
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	})
+	r.Post("/ksql", s.handleKsql)
+	r.Post("/query", s.handleQuery)
+	r.Post("/query-stream", s.handleQueryStream)
+	r.Post("/close-query", s.handleCloseQuery)
+	r.Post("/inserts-stream", s.handleInsertsStream)
+	r.Get("/info", s.handleInfo)
+	r.Get("/healthcheck", s.handleHealthcheck)
+	r.Get("/status", s.handleStatuses)
+	r.Get("/status/{type}/{entity}/{action}", s.handleStatus)
+	r.Get("/is_valid_property/{property}", s.handleIsValidProperty)
+	return r
+}
+
+// notFound answers an unknown path like ksqlDB (Vert.x): 404, "Not Found".
+func notFound(w http.ResponseWriter, _ *http.Request) {
+	writePlain(w, http.StatusNotFound, "Not Found")
+}
+
+func methodNotAllowed(w http.ResponseWriter, _ *http.Request) {
+	writePlain(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+}
+
+func writePlain(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(text))
+}
