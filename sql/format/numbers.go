@@ -131,6 +131,12 @@ func appendJavaDouble(buf []byte, f float64) []byte {
 	if abs >= 1e-3 && abs < 1e7 {
 		return appendPlain(buf, digits, exp)
 	}
+	if len(digits) == 1 {
+		// Java prints at least two significant digits in scientific
+		// notation, correctly rounded: 4.9E-324, not 5.0E-324.
+		e = strconv.AppendFloat(tmp[:0], abs, 'e', 1, 64)
+		digits, exp = splitExp(e)
+	}
 	buf = append(buf, digits[0], '.')
 	if len(digits) > 1 {
 		buf = append(buf, digits[1:]...)
