@@ -72,6 +72,14 @@ func compareAt(path string, exp, act any, t *types.Type) *Mismatch {
 			return fail(why)
 		}
 		return nil
+	case string:
+		if a, ok := act.(json.Number); ok && t != nil && t.Kind == types.KindDecimal {
+			return compareAt(path, json.Number(e), a, t)
+		}
+		if exp != act {
+			return fail("different values")
+		}
+		return nil
 	default:
 		if exp != act {
 			return fail("different values")

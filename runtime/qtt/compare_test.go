@@ -44,6 +44,8 @@ func TestCompareValues(t *testing.T) {
 		{"decimal in struct", `{"D":1.5000,"X":2}`, `{"d":1.5,"x":2.0000000001}`, row, ".D: decimals differ"},
 		{"double in struct", `{"D":1.5000,"X":2}`, `{"d":1.5000,"x":2.0000000001}`, row, ""},
 		{"unknown type tolerant", `0.1`, `0.10000000001`, nil, ""},
+		{"decimal given as text", `"1.50"`, `1.50`, dec, ""},
+		{"decimal text scale", `"1.5"`, `1.50`, dec, "scale"},
 		{"string vs number", `"1"`, `1`, nil, "different values"},
 		{"number vs string", `1`, `"1"`, nil, "expected a number"},
 		{"arrays", `[1,2,3]`, `[1,2,3]`, nil, ""},

@@ -29,6 +29,6 @@
 // windowed keys with the Kafka Streams window suffix; topics no source
 // references carry raw JSON. Comparison is per topic and in order: object
 // field names case-insensitive, DOUBLE within 1e-6, DECIMAL exact (scale
-// included), timestamps, windows and headers when the test gives them,
-// tombstones as null values.
+// included), timestamps and windows when the test gives them, headers
+// always (none given: none expected), tombstones as null values.
 package qtt

@@ -86,7 +86,7 @@ func TestRecordConversion(t *testing.T) {
 				return
 			}
 			out, _ := newSerdes(testSources(), true).forTopic(spec.Topic)
-			if why := compareRecord(spec, out.fromRecord(rec), out); why != "" {
+			if why := compareRecord(spec, out.fromRecord(rec), out, true); why != "" {
 				t.Fatalf("round trip: %s", why)
 			}
 		})
@@ -124,11 +124,11 @@ func TestRecordHeaders(t *testing.T) {
 		t.Fatalf("headers = %+v", rec.Headers)
 	}
 	a := sd.fromRecord(rec)
-	if why := compareRecord(spec, a, sd); why != "" {
+	if why := compareRecord(spec, a, sd, true); why != "" {
 		t.Fatal(why)
 	}
 	rec.Headers = rec.Headers[:1]
-	if why := compareRecord(spec, sd.fromRecord(rec), sd); why == "" {
+	if why := compareRecord(spec, sd.fromRecord(rec), sd, true); why == "" {
 		t.Fatal("a missing header went unnoticed")
 	}
 	bad := "not base64!"
@@ -157,7 +157,7 @@ func TestCompareRecordChecks(t *testing.T) {
 		if err := spec.UnmarshalJSON([]byte(tc.spec)); err != nil {
 			t.Fatal(err)
 		}
-		why := compareRecord(spec, a, sd)
+		why := compareRecord(spec, a, sd, true)
 		if (tc.why == "") != (why == "") || !bytes.Contains([]byte(why), []byte(tc.why)) {
 			t.Errorf("%s: got %q, want %q", tc.spec, why, tc.why)
 		}

@@ -32,16 +32,15 @@ type Test struct {
 
 // RecordSpec is an input or expected output record. Key and Value are
 // JSON-ish values (nil, bool, json.Number, string, []any, map[string]any);
-// a nil Value is a tombstone. Timestamp, Window and Headers are checked on
-// outputs only when given.
+// a nil Value is a tombstone. On outputs, Timestamp and Window are checked
+// when given, Headers always.
 type RecordSpec struct {
 	Topic     string
 	Key       any
 	Value     any
 	Timestamp *int64
 	Window    *WindowSpec
-	Headers   []HeaderSpec
-	HasHeader bool // "headers" was given (possibly empty)
+	Headers   []HeaderSpec // none given: none expected
 }
 
 // WindowSpec is a record's window: type "time" (tumbling, hopping) or
@@ -210,7 +209,7 @@ func (r *RecordSpec) UnmarshalJSON(b []byte) error {
 		r.Timestamp = &ts
 	}
 	if raw.Headers != nil {
-		r.Headers, r.HasHeader = *raw.Headers, true
+		r.Headers = *raw.Headers
 	}
 	return nil
 }
