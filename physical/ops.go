@@ -1,0 +1,181 @@
+package physical
+
+import (
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// filterOp forwards rows for which the predicate is true. On a table a
+// row that fails the predicate becomes a delete of its key (KTable
+// filter semantics); an evaluation error counts as false and is logged.
+type filterOp struct {
+	env   *TaskEnv
+	n     *planner.Filter
+	table bool
+	next  Processor
+}
+
+func (op *filterOp) Process(row *types.Row) error {
+	if row.Tombstone {
+		return op.next.Process(row)
+	}
+	v, err := op.n.Pred.Eval(row)
+	if err != nil {
+		op.env.log(ExpressionError, "value", fmt.Sprintf("Error evaluating WHERE %s: %v", ast.FormatExpr(op.n.Cond), err), nil)
+	}
+	if b, _ := v.(bool); b {
+		return op.next.Process(row)
+	}
+	if op.table {
+		row.Tombstone = true
+		return op.next.Process(row)
+	}
+	return nil
+}
+
+// projectOp computes the output columns (mapValues: the key is unchanged).
+// Evaluation errors set the column to NULL and are logged.
+type projectOp struct {
+	env  *TaskEnv
+	n    *planner.Project
+	cols []int // output schema index of each projection
+	next Processor
+	out  types.Row
+}
+
+func newProjectOp(env *TaskEnv, n *planner.Project, next Processor) *projectOp {
+	op := &projectOp{env: env, n: n, next: next}
+	s := n.Schema()
+	for _, c := range n.Columns {
+		op.cols = append(op.cols, s.Find(c.Name))
+	}
+	return op
+}
+
+func (op *projectOp) Process(row *types.Row) error {
+	out := &op.out
+	*out = types.Row{Values: make([]any, len(op.cols)), Time: row.Time, Partition: row.Partition, Offset: row.Offset, Window: row.Window, Tombstone: row.Tombstone}
+	for i, c := range op.n.Columns {
+		if row.Tombstone && !c.Key {
+			continue
+		}
+		v, err := c.Eval.Eval(row)
+		if err != nil {
+			op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing expression %s for column %s with index %d: %v", ast.FormatExpr(c.Expr), c.Name, i, err), nil)
+			v = nil
+		}
+		out.Values[op.cols[i]] = v
+	}
+	return op.next.Process(out)
+}
+
+// sinkOp serializes rows and emits them to the target topic with the row's
+// ROWTIME as the record timestamp. A table delete is a null value.
+type sinkOp struct {
+	env      *TaskEnv
+	target   *planner.Source
+	keyCodec format.Codec
+	valCodec format.Codec
+	nkeys    int
+	valIdx   []int
+	keyBuf   []byte
+	valBuf   []byte
+}
+
+func newSinkOp(env *TaskEnv, target *planner.Source) (*sinkOp, error) {
+	op := &sinkOp{env: env, target: target, nkeys: target.Schema.NumKeys()}
+	var vals []types.Column
+	for i, c := range target.Schema.Columns {
+		if c.NS == types.ValueNS {
+			vals = append(vals, c)
+			op.valIdx = append(op.valIdx, i)
+		}
+	}
+	var err error
+	if op.keyCodec, err = format.NewKeyCodec(target.KeyFormat, target.Schema.Keys()); err != nil {
+		return nil, err
+	}
+	if op.valCodec, err = format.NewValueCodec(target.ValueFormat, vals); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+func (op *sinkOp) Process(row *types.Row) error {
+	key, ok := op.key(row)
+	if !ok {
+		return nil
+	}
+	rec := &OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: row.Time}
+	if !row.Tombstone {
+		vals := make([]any, len(op.valIdx))
+		for i, idx := range op.valIdx {
+			vals[i] = row.Values[idx]
+		}
+		b, err := op.valCodec.Encode(nil, vals)
+		if err != nil {
+			op.env.log(SerializationError, "value", err.Error(), nil)
+			return nil
+		}
+		rec.Value = b
+	}
+	op.env.Emit.Emit(rec)
+	return nil
+}
+
+func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
+	if op.nkeys == 0 {
+		return nil, true
+	}
+	allNull := true
+	for _, v := range row.Values[:op.nkeys] {
+		allNull = allNull && v == nil
+	}
+	if allNull && op.nkeys == 1 {
+		return op.window(nil, row), true
+	}
+	b, err := op.keyCodec.Encode(nil, row.Values[:op.nkeys])
+	if err != nil {
+		op.env.log(SerializationError, "key", err.Error(), nil)
+		return nil, false
+	}
+	return op.window(b, row), true
+}
+
+func (op *sinkOp) window(b []byte, row *types.Row) []byte {
+	if row.Window == nil || op.target.Window == nil {
+		return b
+	}
+	return format.EncodeWindowedKey(b, *row.Window, op.target.Window.Kind == ast.Session)
+}
+
+// collectOp hands rows of a transient query to the RowSink.
+type collectOp struct {
+	env  *TaskEnv
+	stop bool
+}
+
+// errStopped tells the task that the transient query's consumer wants no
+// more rows.
+var errStopped = fmt.Errorf("query stopped")
+
+func (op *collectOp) Process(row *types.Row) error {
+	if op.stop {
+		return errStopped
+	}
+	cp := *row
+	cp.Values = append([]any(nil), row.Values...)
+	if !op.env.Rows.Row(&cp) {
+		op.stop = true
+		return errStopped
+	}
+	return nil
+}
+
+// IsStopped reports whether err means a transient query was stopped by its
+// consumer (not a failure).
+func IsStopped(err error) bool { return err == errStopped }

@@ -1,0 +1,43 @@
+package physical
+
+import "github.com/sqlstream/sqlstream/sql/types"
+
+// Processor is one operator instance in a task. Process handles one row
+// and passes results to its successor; it must not keep row after
+// returning unless it copies it.
+type Processor interface {
+	Process(row *types.Row) error
+}
+
+// RowSink receives the rows of a transient (push) query.
+type RowSink interface {
+	// Row is called for each result row; returning false stops the query.
+	Row(row *types.Row) bool
+}
+
+// TaskEnv is what a task's processors may use: where outputs and
+// processing-log entries go, and which partition the task owns.
+type TaskEnv struct {
+	Partition int32
+	Emit      Emitter
+	Log       ProcessingLog
+	// Rows receives the results of a transient query (nil for persistent
+	// queries, whose results go to a sink topic through Emit).
+	Rows RowSink
+	// current is the input record being processed, for log entries.
+	current *InRecord
+}
+
+// Current returns the raw input record being processed.
+func (e *TaskEnv) Current() *InRecord { return e.current }
+
+func (e *TaskEnv) log(kind LogKind, target, msg string, rec []byte) {
+	if e.Log == nil {
+		return
+	}
+	entry := &LogEntry{Kind: kind, Target: target, Message: msg, Record: rec}
+	if c := e.current; c != nil {
+		entry.Topic, entry.Partition, entry.Offset = c.Topic, c.Partition, c.Offset
+	}
+	e.Log.Log(entry)
+}

@@ -1,0 +1,68 @@
+package physical
+
+// Header is one Kafka record header.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// InRecord is a raw record read from a topic partition.
+type InRecord struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Key       []byte
+	Value     []byte // nil: a tombstone
+	Timestamp int64
+	Headers   []Header
+}
+
+// OutRecord is a raw record a sink writes. Partition -1 lets the producer
+// choose by key (Kafka's default partitioner).
+type OutRecord struct {
+	Topic     string
+	Partition int32
+	Key       []byte
+	Value     []byte
+	Timestamp int64
+	Headers   []Header
+}
+
+// Emitter receives the records sinks write. The runtime's emitter
+// produces them to Kafka; the test driver's collects them.
+type Emitter interface {
+	Emit(r *OutRecord)
+}
+
+// LogKind classifies a processing-log entry.
+type LogKind uint8
+
+// Processing-log entry kinds (ksqlDB's processing log message types).
+const (
+	DeserializationError LogKind = iota
+	ExpressionError
+	SerializationError
+	LateRecord
+)
+
+var logKindNames = [...]string{"DESERIALIZATION_ERROR", "RECORD_PROCESSING_ERROR", "SERIALIZATION_ERROR", "LATE_RECORD"}
+
+// String returns the entry kind's name.
+func (k LogKind) String() string { return logKindNames[k] }
+
+// LogEntry is one processing-log entry: a record that could not be
+// processed (or was dropped), with where it came from and why.
+type LogEntry struct {
+	Kind      LogKind
+	Topic     string
+	Partition int32
+	Offset    int64
+	Target    string // "key" or "value" for (de)serialization errors
+	Message   string
+	Record    []byte // the offending bytes, when known
+}
+
+// ProcessingLog receives entries for records a task skipped or dropped.
+type ProcessingLog interface {
+	Log(e *LogEntry)
+}

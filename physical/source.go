@@ -1,0 +1,191 @@
+package physical
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// sourceOp deserializes raw records of one source into rows: key columns
+// first, then value columns, header columns from headers, ROWTIME from the
+// record timestamp or the TIMESTAMP column.
+type sourceOp struct {
+	env      *TaskEnv
+	src      *planner.Source
+	keyCodec format.Codec
+	valCodec format.Codec
+	nkeys    int
+	valIdx   []int // schema index of each value-codec column
+	hdrIdx   []int // schema index of each header column
+	tsIdx    int   // schema index of the TIMESTAMP column, or -1
+	tsParse  func(v any) (int64, error)
+	next     Processor
+	row      types.Row
+	keyBuf   []any
+	valBuf   []any
+}
+
+func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func(any) (int64, error)) (*sourceOp, error) {
+	keys := src.Schema.Keys()
+	var vals []types.Column
+	op := &sourceOp{env: env, src: src, next: next, nkeys: len(keys), tsIdx: -1, tsParse: tsParse}
+	for i, c := range src.Schema.Columns {
+		switch c.NS {
+		case types.ValueNS:
+			vals = append(vals, c)
+			op.valIdx = append(op.valIdx, i)
+		case types.HeaderNS:
+			op.hdrIdx = append(op.hdrIdx, i)
+		}
+	}
+	var err error
+	if op.keyCodec, err = format.NewKeyCodec(src.KeyFormat, keys); err != nil {
+		return nil, err
+	}
+	if op.valCodec, err = format.NewValueCodec(src.ValueFormat, vals); err != nil {
+		return nil, err
+	}
+	if src.TimestampColumn != "" {
+		op.tsIdx = src.Schema.Find(src.TimestampColumn)
+	}
+	op.keyBuf, op.valBuf = make([]any, len(keys)), make([]any, len(vals))
+	return op, nil
+}
+
+// ProcessRaw deserializes r and forwards the row. A record that does not
+// deserialize is logged and skipped.
+func (op *sourceOp) ProcessRaw(r *InRecord) error {
+	op.env.current = r
+	row := &op.row
+	*row = types.Row{Values: make([]any, len(op.src.Schema.Columns)), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	if !op.decodeKey(r, row) {
+		return nil
+	}
+	if r.Value == nil {
+		if op.src.Kind == ast.Stream {
+			return nil // streams ignore null values
+		}
+		row.Tombstone = true
+	} else if null, ok := op.decodeValue(r, row); !ok {
+		return nil
+	} else if null {
+		if op.src.Kind == ast.Stream {
+			return nil
+		}
+		row.Tombstone = true
+	}
+	op.readHeaders(r, row)
+	if !op.setTime(row) {
+		return nil
+	}
+	return op.next.Process(row)
+}
+
+func (op *sourceOp) decodeKey(r *InRecord, row *types.Row) bool {
+	if op.nkeys == 0 {
+		return true
+	}
+	if op.src.Windowed() {
+		inner, w, err := format.DecodeWindowedKey(r.Key, op.src.Window.Kind == ast.Session)
+		if err != nil {
+			op.env.log(DeserializationError, "key", err.Error(), r.Key)
+			return false
+		}
+		if w.End == 0 && op.src.Window.Kind != ast.Session {
+			w.End = w.Start + op.src.Window.Size
+		}
+		row.Window = &types.Window{Start: w.Start, End: w.End}
+		return op.decodeKeyBytes(inner, r, row)
+	}
+	return op.decodeKeyBytes(r.Key, r, row)
+}
+
+func (op *sourceOp) decodeKeyBytes(b []byte, r *InRecord, row *types.Row) bool {
+	if b == nil {
+		if op.src.Kind == ast.Table {
+			return false // tables drop null keys
+		}
+		return true
+	}
+	if err := op.keyCodec.Decode(b, op.keyBuf); err != nil {
+		op.env.log(DeserializationError, "key", fmt.Sprintf("Failed to deserialize key from topic: %s. %v", r.Topic, err), r.Key)
+		return false
+	}
+	copy(row.Values, op.keyBuf)
+	return true
+}
+
+// decodeValue fills the value columns; null reports a value whose bytes
+// spell a null record (JSON null), which counts as a tombstone.
+func (op *sourceOp) decodeValue(r *InRecord, row *types.Row) (null, ok bool) {
+	err := op.valCodec.Decode(r.Value, op.valBuf)
+	if errors.Is(err, format.ErrNullRecord) {
+		return true, true
+	}
+	if err != nil {
+		op.env.log(DeserializationError, "value", fmt.Sprintf("Failed to deserialize value from topic: %s. %v", r.Topic, err), r.Value)
+		return false, false
+	}
+	for i, idx := range op.valIdx {
+		row.Values[idx] = op.valBuf[i]
+	}
+	return false, true
+}
+
+func (op *sourceOp) readHeaders(r *InRecord, row *types.Row) {
+	for _, idx := range op.hdrIdx {
+		c := op.src.Schema.Columns[idx]
+		if c.HeaderKey != "" {
+			row.Values[idx] = lastHeader(r.Headers, c.HeaderKey)
+			continue
+		}
+		arr := make([]any, len(r.Headers))
+		for i, h := range r.Headers {
+			arr[i] = &types.StructValue{Type: c.Type.Elem, Values: []any{h.Key, h.Value}}
+		}
+		row.Values[idx] = arr
+	}
+}
+
+func lastHeader(hs []Header, key string) any {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i].Key == key {
+			return hs[i].Value
+		}
+	}
+	return nil
+}
+
+// setTime applies the TIMESTAMP column; rows with a null or invalid
+// timestamp are logged and dropped, as ksqlDB does.
+func (op *sourceOp) setTime(row *types.Row) bool {
+	if op.tsIdx < 0 || row.Tombstone {
+		return true
+	}
+	v := row.Values[op.tsIdx]
+	switch t := v.(type) {
+	case int64:
+		row.Time = t
+	case types.Timestamp:
+		row.Time = int64(t)
+	case nil:
+		op.env.log(ExpressionError, "value", "timestamp column "+op.src.TimestampColumn+" is null", nil)
+		return false
+	default:
+		ts, err := op.tsParse(v)
+		if err != nil {
+			op.env.log(ExpressionError, "value", err.Error(), nil)
+			return false
+		}
+		row.Time = ts
+	}
+	if row.Time < 0 {
+		op.env.log(ExpressionError, "value", fmt.Sprintf("negative timestamp %d", row.Time), nil)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,38 @@
+package physical
+
+import "fmt"
+
+// TaskID identifies a task: a sub-topology and the partition it owns.
+type TaskID struct {
+	SubTopology int
+	Partition   int32
+}
+
+// String renders the id as Kafka Streams does: "0_3".
+func (id TaskID) String() string { return fmt.Sprintf("%d_%d", id.SubTopology, id.Partition) }
+
+// Task is one instance of a sub-topology for one input partition. It is
+// not safe for concurrent use: the runtime drives each task from one
+// goroutine at a time.
+type Task struct {
+	ID   TaskID
+	env  *TaskEnv
+	head rawProcessor
+}
+
+// NewTask instantiates the processors of sub-topology sub for partition p.
+func (t *Topology) NewTask(sub int, env *TaskEnv) (*Task, error) {
+	st := t.SubTopologies[sub]
+	head, err := st.build(env)
+	if err != nil {
+		return nil, err
+	}
+	return &Task{ID: TaskID{SubTopology: sub, Partition: env.Partition}, env: env, head: head}, nil
+}
+
+// Process runs one input record through the task. The returned error is
+// fatal for the task (a bug or a stopped transient query, see IsStopped);
+// bad records are logged to the processing log, not returned.
+func (t *Task) Process(r *InRecord) error {
+	return t.head.ProcessRaw(r)
+}

@@ -1,0 +1,162 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// PlanQuery plans a SELECT as a push or pull query (no sink).
+func (p *Planner) PlanQuery(q *ast.Query) (*Plan, error) {
+	kind := Push
+	if q.Emit == ast.EmitNone {
+		kind = Pull
+	}
+	return p.plan(q, kind)
+}
+
+// PlanCreateAs plans CREATE STREAM|TABLE … AS SELECT. The returned plan's
+// Sink is the new source; the caller adds it to the catalog.
+func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
+	if existing, ok := p.Catalog.Get(s.Name); ok && !s.OrReplace && !s.IfNotExists {
+		return nil, sqlerr.New(sqlerr.Exists, s.P, "Cannot add %s '%s': A %s with the same name already exists",
+			strings.ToLower(s.Kind.String()), s.Name, strings.ToLower(existing.Kind.String()))
+	}
+	plan, err := p.plan(s.Query, Persistent)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind == ast.Stream && plan.outputKind() == ast.Table {
+		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Invalid result type. Your SELECT query produces a TABLE. Please use CREATE TABLE AS SELECT statement instead.")
+	}
+	if s.Kind == ast.Table && plan.outputKind() == ast.Stream {
+		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
+	}
+	sink, err := p.sinkSource(s, plan)
+	if err != nil {
+		return nil, err
+	}
+	plan.Sink = sink
+	plan.Root = &Sink{Input: plan.Root, Target: sink}
+	return plan, nil
+}
+
+// PlanInsertInto plans INSERT INTO target SELECT …: the target must be a
+// stream whose schema matches the query's.
+func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
+	target, ok := p.Catalog.Get(s.Target)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.Unknown, s.P, "%s does not exist.", s.Target)
+	}
+	if target.Kind != ast.Stream {
+		return nil, sqlerr.New(sqlerr.Semantic, s.P, "INSERT INTO can only be used to insert into a stream. %s is a table.", target.Name)
+	}
+	if target.ReadOnly {
+		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Cannot insert into read-only stream: %s", target.Name)
+	}
+	plan, err := p.plan(s.Query, Persistent)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameSchema(target.Schema, plan.Root.Schema()); err != nil {
+		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Incompatible schema between results and sink.\nResult schema is %s\nSink schema is %s",
+			plan.Root.Schema().String(true), target.Schema.String(true))
+	}
+	plan.Sink = target
+	plan.Root = &Sink{Input: plan.Root, Target: target}
+	return plan, nil
+}
+
+func sameSchema(a, b *types.Schema) error {
+	if len(a.Columns) != len(b.Columns) {
+		return fmt.Errorf("column count differs")
+	}
+	for i := range a.Columns {
+		x, y := a.Columns[i], b.Columns[i]
+		if x.Name != y.Name || x.NS != y.NS || !x.Type.Equal(y.Type) {
+			return fmt.Errorf("column %d differs", i)
+		}
+	}
+	return nil
+}
+
+func (p *Plan) outputKind() ast.SourceKind {
+	for _, s := range p.Sources {
+		if s.Kind == ast.Table {
+			return ast.Table
+		}
+	}
+	return ast.Stream
+}
+
+func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
+	if err := unsupportedClauses(q); err != nil {
+		return nil, err
+	}
+	ref, ok := q.From.(*ast.TableRef)
+	if !ok {
+		j := q.From.(*ast.Join)
+		return nil, sqlerr.New(sqlerr.Unsupported, j.P, "JOIN is not supported yet")
+	}
+	src, ok := p.Catalog.Get(ref.Name)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.Unknown, ref.P, "%s does not exist.", ref.Name)
+	}
+	plan := &Plan{Kind: kind, Sources: []*Source{src}, Limit: q.Limit, Windowed: src.Windowed()}
+	if kind == Pull && src.Kind == ast.Table {
+		return nil, sqlerr.New(sqlerr.Unsupported, q.P, "Pull queries on tables are not supported yet: add EMIT CHANGES for a push query")
+	}
+	var node Node = &Scan{Source: src, Alias: ref.Alias}
+	scope := expr.SchemaScope(src.Schema, aliases(ref), src.Windowed())
+	if q.Where != nil {
+		f, err := p.filter(node, q.Where, scope)
+		if err != nil {
+			return nil, err
+		}
+		node = f
+	}
+	proj, err := p.project(node, q.Items, scope, src, ref)
+	if err != nil {
+		return nil, err
+	}
+	plan.Root = proj
+	return plan, nil
+}
+
+func aliases(ref *ast.TableRef) []string {
+	if ref.Alias != "" {
+		return []string{ref.Alias, ref.Name}
+	}
+	return []string{ref.Name}
+}
+
+func unsupportedClauses(q *ast.Query) error {
+	switch {
+	case q.Window != nil:
+		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "WINDOW is not supported yet")
+	case len(q.GroupBy) > 0:
+		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "GROUP BY is not supported yet")
+	case len(q.PartitionBy) > 0:
+		return sqlerr.New(sqlerr.Unsupported, q.PartitionBy[0].Position(), "PARTITION BY is not supported yet")
+	case q.Having != nil:
+		return sqlerr.New(sqlerr.Semantic, q.Having.Position(), "HAVING requires GROUP BY")
+	case q.Emit == ast.EmitFinal:
+		return sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations")
+	}
+	return nil
+}
+
+func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope) (*Filter, error) {
+	c, err := expr.Compile(cond, scope, p.Registry)
+	if err != nil {
+		return nil, err
+	}
+	if k := c.Type().Kind; k != types.KindBoolean && k != types.KindUnknown {
+		return nil, sqlerr.New(sqlerr.Type, cond.Position(), "Type error in WHERE expression: Should evaluate to boolean but is %s (%s) instead.", ast.FormatExpr(cond), c.Type())
+	}
+	return &Filter{Input: in, Cond: cond, Pred: c}, nil
+}

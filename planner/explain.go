@@ -1,0 +1,67 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+)
+
+// Explain renders the logical plan as an indented tree, one node per
+// line, root first — the "executionPlan" of EXPLAIN, pinned by golden
+// tests:
+//
+//	> [ SINK ] | Schema: `K` STRING KEY, `NAME` STRING | Topic: S1
+//	    > [ PROJECT ] | Schema: … | Columns: K, NAME
+//	        > [ FILTER ] | Schema: … | Condition: (ID > 100)
+//	            > [ SOURCE ] | Schema: … | Topic: test_topic
+func Explain(root Node) string {
+	var b strings.Builder
+	explainNode(&b, root, 0)
+	return b.String()
+}
+
+func explainNode(b *strings.Builder, n Node, depth int) {
+	b.WriteString(strings.Repeat("    ", depth))
+	fmt.Fprintf(b, "> [ %s ] | Schema: %s", nodeKind(n), n.Schema().String(true))
+	if d := nodeDetail(n); d != "" {
+		b.WriteString(" | ")
+		b.WriteString(d)
+	}
+	b.WriteString("\n")
+	for _, in := range n.Inputs() {
+		explainNode(b, in, depth+1)
+	}
+}
+
+func nodeKind(n Node) string {
+	switch n.(type) {
+	case *Scan:
+		return "SOURCE"
+	case *Filter:
+		return "FILTER"
+	case *Project:
+		return "PROJECT"
+	case *Sink:
+		return "SINK"
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func nodeDetail(n Node) string {
+	switch n := n.(type) {
+	case *Scan:
+		return "Topic: " + n.Source.Topic
+	case *Filter:
+		return "Condition: " + ast.FormatExpr(n.Cond)
+	case *Project:
+		cols := make([]string, len(n.Columns))
+		for i, c := range n.Columns {
+			cols[i] = ast.FormatExpr(c.Expr) + " AS " + c.Name
+		}
+		return "Columns: " + strings.Join(cols, ", ")
+	case *Sink:
+		return "Topic: " + n.Target.Topic
+	}
+	return ""
+}

@@ -1,0 +1,169 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// project expands the SELECT list into named projections and derives the
+// output schema: projections of input key columns become key columns.
+func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src *Source, ref *ast.TableRef) (*Project, error) {
+	exprs, err := expandItems(items, in.Schema(), ref)
+	if err != nil {
+		return nil, err
+	}
+	n := &Project{Input: in}
+	names := newNamer()
+	for _, it := range exprs {
+		c, err := expr.Compile(it.Expr, scope, p.Registry)
+		if err != nil {
+			return nil, err
+		}
+		name, err := names.name(it)
+		if err != nil {
+			return nil, err
+		}
+		n.Columns = append(n.Columns, Projection{Name: name, Expr: it.Expr, Eval: c, Key: isKeyRef(it.Expr, in.Schema(), ref)})
+	}
+	n.schema = projectSchema(n.Columns)
+	return n, p.checkKeys(n, src)
+}
+
+// expandItems replaces `*`, `src.*` and `struct->*` items by one item per
+// column or field.
+func expandItems(items []ast.SelectItem, in *types.Schema, ref *ast.TableRef) ([]ast.SelectItem, error) {
+	var out []ast.SelectItem
+	for _, it := range items {
+		switch {
+		case it.Star && it.Source != "" && it.Source != ref.Name && it.Source != ref.Alias:
+			return nil, sqlerr.New(sqlerr.Unknown, it.P, "Source %s does not exist in the FROM clause", it.Source)
+		case it.Star:
+			for _, c := range in.Columns {
+				out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: c.Name}})
+			}
+		case it.StructStar:
+			out = append(out, it)
+		default:
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// isKeyRef reports whether e is a plain reference to an input key column.
+func isKeyRef(e ast.Expr, in *types.Schema, ref *ast.TableRef) bool {
+	c, ok := e.(*ast.ColumnRef)
+	if !ok || (c.Source != "" && c.Source != ref.Name && c.Source != ref.Alias) {
+		return false
+	}
+	i := in.Find(c.Name)
+	return i >= 0 && in.Columns[i].NS == types.KeyNS
+}
+
+func projectSchema(cols []Projection) *types.Schema {
+	s := &types.Schema{}
+	for _, key := range []bool{true, false} {
+		for _, c := range cols {
+			if c.Key == key {
+				ns := types.ValueNS
+				if key {
+					ns = types.KeyNS
+				}
+				s.Columns = append(s.Columns, types.Column{Name: c.Name, Type: c.Eval.Type(), NS: ns})
+			}
+		}
+	}
+	return s
+}
+
+// checkKeys enforces ksqlDB's rule that a table's query selects all of
+// its key columns; a stream that selects none becomes keyless.
+func (p *Planner) checkKeys(n *Project, src *Source) error {
+	keys := src.Schema.Keys()
+	selected := map[string]bool{}
+	for _, c := range n.Columns {
+		if c.Key {
+			selected[c.Expr.(*ast.ColumnRef).Name] = true
+		}
+	}
+	var missing []string
+	for _, k := range keys {
+		if !selected[k.Name] {
+			missing = append(missing, k.Name)
+		}
+	}
+	if len(missing) == 0 || (src.Kind == ast.Stream && len(selected) == 0) {
+		return nil
+	}
+	noun := "column"
+	if len(missing) > 1 {
+		noun = "columns"
+	}
+	list := strings.Join(missing, " and ")
+	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build the sink must include the key %s %s in its projection (eg, SELECT %s...).", noun, list, strings.Join(missing, ", "))
+}
+
+// namer assigns output column names as ksqlDB does: the alias, the column
+// or struct field name, or KSQL_COL_n; clashing derived names get _1, _2….
+type namer struct {
+	used map[string]bool
+	gen  int
+}
+
+func newNamer() *namer { return &namer{used: map[string]bool{}} }
+
+func (n *namer) name(it ast.SelectItem) (string, error) {
+	if it.Alias != "" {
+		if n.used[it.Alias] {
+			return "", sqlerr.New(sqlerr.Semantic, it.P, "Duplicate value columns found in schema: `%s`", it.Alias)
+		}
+		n.used[it.Alias] = true
+		return it.Alias, nil
+	}
+	base := derivedName(it.Expr)
+	if base == "" {
+		base = "KSQL_COL_" + strconv.Itoa(n.gen)
+		n.gen++
+	}
+	name := base
+	for i := 1; n.used[name]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	n.used[name] = true
+	return name, nil
+}
+
+func derivedName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.ColumnRef:
+		return e.Name
+	case *ast.Dereference:
+		return e.Field
+	}
+	return ""
+}
+
+// sinkSource builds the catalog entry for the target of CREATE … AS SELECT.
+func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error) {
+	w, err := newWithProps(s.Props)
+	if err != nil {
+		return nil, err
+	}
+	from := plan.Sources[0]
+	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas}
+	if t, _, ok := w.str("KAFKA_TOPIC"); ok {
+		sink.Topic = t
+	}
+	if err := p.applyCommon(sink, w, from); err != nil {
+		return nil, err
+	}
+	if sink.Schema.NumKeys() == 0 && !w.has("KEY_FORMAT") && !w.has("FORMAT") {
+		sink.KeyFormat.Name = "NONE"
+	}
+	return sink, p.validateSource(sink, s.P)
+}

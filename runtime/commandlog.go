@@ -1,0 +1,113 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// command is one accepted statement in the command topic. Replaying the
+// topic in order rebuilds the catalog and restarts persistent queries
+// with the same ids (and so the same consumer groups and offsets).
+type command struct {
+	Seq     int64             `json:"seq"`
+	SQL     string            `json:"statement"`
+	Props   map[string]string `json:"streamsProperties,omitempty"`
+	QueryID string            `json:"queryId,omitempty"`
+}
+
+// commandLog is the command topic `_<service-id>_command_topic`: one
+// partition, infinite retention.
+type commandLog struct {
+	e     *Engine
+	topic string
+}
+
+func newCommandLog(e *Engine, topic string) *commandLog { return &commandLog{e: e, topic: topic} }
+
+func (c *commandLog) append(ctx context.Context, cmd *command) error {
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		return err
+	}
+	return c.e.cluster.produce(ctx, &physical.OutRecord{Topic: c.topic, Partition: 0,
+		Key: []byte(strconv.FormatInt(cmd.Seq, 10)), Value: b, Timestamp: nowMillis()})
+}
+
+// replay creates the topic if needed and re-executes every command in it.
+// A command that fails on replay (e.g. its topic was deleted outside
+// sqlstream) is logged and skipped; the server still starts.
+func (c *commandLog) replay(ctx context.Context) error {
+	err := c.e.cluster.createTopic(ctx, topicSpec{name: c.topic, partitions: 1, replicas: 1,
+		configs: map[string]string{"retention.ms": "-1", "cleanup.policy": "delete"}})
+	if err != nil {
+		return err
+	}
+	var cmds []*command
+	err = c.e.cluster.read(ctx, c.topic, true, true, func(r *physical.InRecord) bool {
+		var cmd command
+		if err := json.Unmarshal(r.Value, &cmd); err != nil {
+			c.e.logger.Error("skipping unreadable command", "offset", r.Offset, "err", err)
+			return true
+		}
+		cmds = append(cmds, &cmd)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	c.e.mu.Lock()
+	defer c.e.mu.Unlock()
+	for _, cmd := range cmds {
+		c.apply(ctx, cmd)
+	}
+	return nil
+}
+
+func (c *commandLog) apply(ctx context.Context, cmd *command) {
+	e := c.e
+	if cmd.Seq >= e.seq {
+		e.seq = cmd.Seq + 1
+	}
+	stmts, err := parser.Parse(cmd.SQL)
+	if err != nil || len(stmts) != 1 {
+		e.logger.Error("skipping unparsable command", "seq", cmd.Seq, "err", err)
+		return
+	}
+	s := &session{props: e.props.Merge(cmd.Props), vars: map[string]string{}}
+	if _, err := e.execLocked(ctx, stmts[0], s, cmd); err != nil {
+		e.logger.Error("command failed on replay", "seq", cmd.Seq, "statement", cmd.SQL, "err", err)
+		return
+	}
+	e.logger.Info("replayed command", "seq", cmd.Seq, "queryId", cmd.QueryID)
+}
+
+// commitEnds commits the current end offsets of topics for group, so a
+// new query reading "latest" starts exactly where the topics are now.
+func (k *kafkaCluster) commitEnds(ctx context.Context, group string, topics []string) error {
+	ends, err := k.adm.ListEndOffsets(ctx, topics...)
+	if err != nil {
+		return err
+	}
+	if err := ends.Error(); err != nil {
+		return err
+	}
+	os := kadm.Offsets{}
+	ends.Each(func(o kadm.ListedOffset) {
+		os.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset, LeaderEpoch: -1})
+	})
+	resp, err := k.adm.CommitOffsets(ctx, group, os)
+	if err != nil {
+		return err
+	}
+	if err := resp.Error(); err != nil {
+		return fmt.Errorf("commit initial offsets: %w", err)
+	}
+	return nil
+}
+

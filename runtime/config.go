@@ -1,0 +1,155 @@
+package runtime
+
+import (
+	"fmt"
+	"log/slog"
+	goruntime "runtime"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Property keys the engine reads (ksqlDB's names).
+const (
+	PropServiceID        = "ksql.service.id"
+	PropNumThreads       = "ksql.streams.num.stream.threads"
+	PropCommitInterval   = "ksql.streams.commit.interval.ms"
+	PropOffsetReset      = "ksql.streams.auto.offset.reset"
+	PropGuarantee        = "ksql.streams.processing.guarantee"
+	PropKeyFormat        = "ksql.persistence.default.format.key"
+	PropValueFormat      = "ksql.persistence.default.format.value"
+	PropFailOnDeserError = "ksql.fail.on.deserialization.error"
+	PropInternalReplicas = "ksql.internal.topic.replicas"
+	PropBootstrap        = "bootstrap.servers"
+	PropListeners        = "listeners"
+	PropStateDir         = "ksql.streams.state.dir"
+)
+
+// defaultProperties returns the engine's defaults, shown by SHOW PROPERTIES.
+func defaultProperties() map[string]string {
+	return map[string]string{
+		PropServiceID:        "default_",
+		PropNumThreads:       strconv.Itoa(goruntime.NumCPU()),
+		PropCommitInterval:   "2000",
+		PropOffsetReset:      "latest",
+		PropGuarantee:        "at_least_once",
+		PropKeyFormat:        "KAFKA",
+		PropValueFormat:      "",
+		PropFailOnDeserError: "false",
+		PropInternalReplicas: "1",
+	}
+}
+
+// NormalizeProperty maps the short names users SET ('auto.offset.reset')
+// to the full ksqlDB names ('ksql.streams.auto.offset.reset').
+func NormalizeProperty(name string) string {
+	name = strings.TrimSpace(name)
+	if strings.HasPrefix(name, "ksql.") || name == PropBootstrap || name == PropListeners {
+		return name
+	}
+	return "ksql.streams." + name
+}
+
+// Properties is a set of engine properties with typed accessors.
+type Properties map[string]string
+
+// Int returns an integer property or def when unset or malformed.
+func (p Properties) Int(key string, def int) int {
+	if v, err := strconv.Atoi(p[key]); err == nil {
+		return v
+	}
+	return def
+}
+
+// Bool returns a boolean property or def.
+func (p Properties) Bool(key string, def bool) bool {
+	if v, err := strconv.ParseBool(p[key]); err == nil {
+		return v
+	}
+	return def
+}
+
+// Merge returns p overlaid with over (normalized names).
+func (p Properties) Merge(over map[string]string) Properties {
+	out := make(Properties, len(p)+len(over))
+	for k, v := range p {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[NormalizeProperty(k)] = v
+	}
+	return out
+}
+
+// Sorted returns the property names in order.
+func (p Properties) Sorted() []string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// validateOverride checks a per-request or SET override.
+func validateOverride(name, value string) error {
+	switch NormalizeProperty(name) {
+	case PropOffsetReset:
+		if value != "earliest" && value != "latest" {
+			return fmt.Errorf("Invalid value %s for configuration auto.offset.reset: String must be one of: latest, earliest, none", value)
+		}
+	case PropServiceID, PropBootstrap:
+		return fmt.Errorf("One or more properties overrides set locally are prohibited by the KSQL server (use UNSET to reset their default value): [%s]", name)
+	case PropGuarantee:
+		if value != "at_least_once" && value != "exactly_once_v2" && value != "exactly_once" {
+			return fmt.Errorf("Invalid value %s for configuration processing.guarantee: String must be one of: at_least_once, exactly_once_v2", value)
+		}
+	}
+	return nil
+}
+
+// Option configures an Engine.
+type Option func(*options)
+
+type options struct {
+	bootstrap []string
+	serviceID string
+	dataDir   string
+	props     map[string]string
+	logger    *slog.Logger
+	cluster   cluster
+}
+
+// WithBootstrap sets the Kafka bootstrap servers. Required unless the
+// engine runs on the in-memory test cluster.
+func WithBootstrap(addrs []string) Option { return func(o *options) { o.bootstrap = addrs } }
+
+// WithServiceID sets ksql.service.id. Default "default_".
+func WithServiceID(id string) Option { return func(o *options) { o.serviceID = id } }
+
+// WithDataDir sets the directory for local state. Default "./sqlstream-data/state".
+func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
+
+// WithProperties sets server properties (ksqlDB key names), overriding the
+// defaults. Default none.
+func WithProperties(p map[string]string) Option { return func(o *options) { o.props = p } }
+
+// WithLogger sets the logger. Default slog.Default().
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+func (o *options) validate() error {
+	if o.cluster == nil && len(o.bootstrap) == 0 {
+		return fmt.Errorf("runtime: no bootstrap servers given")
+	}
+	if o.serviceID == "" {
+		return fmt.Errorf("runtime: empty service id")
+	}
+	for k, v := range o.props {
+		if NormalizeProperty(k) == PropOffsetReset && v != "earliest" && v != "latest" {
+			return fmt.Errorf("runtime: property %s: invalid value %q (earliest or latest)", k, v)
+		}
+	}
+	return nil
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -1,0 +1,331 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+)
+
+// record appends an accepted statement to the command log (unless it is
+// being replayed from it) and returns its sequence number.
+func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd *command, queryID func(seq int64) string) (*command, error) {
+	if cmd != nil {
+		return cmd, nil
+	}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props)}
+	c.Seq = e.seq
+	if queryID != nil {
+		c.QueryID = queryID(c.Seq)
+	}
+	if e.cmdLog != nil {
+		if err := e.cmdLog.append(ctx, c); err != nil {
+			return nil, fmt.Errorf("could not write to the command topic: %w", err)
+		}
+	}
+	e.seq = c.Seq + 1
+	return c, nil
+}
+
+// overrides returns the session properties that differ from the server's.
+func (s *session) overrides(server Properties) map[string]string {
+	out := map[string]string{}
+	for k, v := range s.props {
+		if server[k] != v {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func commandStatus(stmt ast.Statement, id, msg string, seq int64, queryID string) api.Entity {
+	st := api.CommandStatus{Status: api.StatusSuccess, Message: msg}
+	if queryID != "" {
+		st.QueryID = &queryID
+	}
+	return api.CommandStatusEntity{StatementText: stmt.Text(), CommandID: id, CommandStatus: st, CommandSequenceNumber: seq}
+}
+
+func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *session, cmd *command) (api.Entity, error) {
+	kind := strings.ToLower(st.Kind.String())
+	if old, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
+		_ = old
+		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
+	}
+	src, err := e.planner.CreateSource(st)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.ensureSourceTopic(ctx, src, st.P, cmd != nil); err != nil {
+		return nil, err
+	}
+	c, err := e.record(ctx, st, s, cmd, nil)
+	if err != nil {
+		return nil, err
+	}
+	e.cat.Put(src)
+	id := kind + "/" + st.Name + "/create"
+	e.statuses[id] = api.StatusSuccess
+	msg := "Stream created"
+	if st.Kind == ast.Table {
+		msg = "Table created"
+	}
+	return commandStatus(st, id, msg, c.Seq, ""), nil
+}
+
+// ensureSourceTopic checks the topic of a CREATE STREAM/TABLE: it must
+// exist unless PARTITIONS is given, in which case it is created; an
+// existing topic's partition count must match PARTITIONS.
+func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos ast.Pos, replay bool) error {
+	n, exists, err := e.cluster.partitions(ctx, src.Topic)
+	if err != nil {
+		return fmt.Errorf("could not describe topic %s: %w", src.Topic, err)
+	}
+	switch {
+	case exists && src.Partitions > 0 && n != src.Partitions && !replay:
+		return sqlerr.New(sqlerr.Kafka, pos, "A Kafka topic with the name '%s' already exists, with different partition/replica configuration than required. KSQL expects %d partitions (topic has %d).", src.Topic, src.Partitions, n)
+	case exists:
+		src.Partitions = n
+		return nil
+	case src.Partitions == 0 && e.autoCreateTopics:
+		src.Partitions = 1
+	case src.Partitions == 0:
+		return sqlerr.New(sqlerr.Kafka, pos, "Kafka topic does not exist: %s", src.Topic)
+	}
+	return e.cluster.createTopic(ctx, topicSpec{name: src.Topic, partitions: src.Partitions, replicas: src.Replicas})
+}
+
+func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
+	kind := strings.ToLower(st.Kind.String())
+	if _, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
+		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
+	}
+	if _, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+		return nil, sqlerr.New(sqlerr.Unsupported, st.P, "CREATE OR REPLACE of a persistent query is not supported yet")
+	}
+	plan, err := e.planner.PlanCreateAs(st)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.ensureSinkTopic(ctx, plan.Sink); err != nil {
+		return nil, err
+	}
+	prefix := "CSAS_"
+	if st.Kind == ast.Table {
+		prefix = "CTAS_"
+	}
+	c, err := e.record(ctx, st, s, cmd, func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, seq) })
+	if err != nil {
+		return nil, err
+	}
+	e.cat.Put(plan.Sink)
+	if err := e.startQuery(ctx, c, plan, s, cmd != nil); err != nil {
+		return nil, err
+	}
+	id := kind + "/" + st.Name + "/create"
+	e.statuses[id] = api.StatusSuccess
+	return commandStatus(st, id, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
+}
+
+func (e *Engine) checkSourcesReadable(plan *planner.Plan, pos ast.Pos) error {
+	for _, src := range plan.Sources {
+		if plan.Sink != nil && src.Name == plan.Sink.Name {
+			return sqlerr.New(sqlerr.Semantic, pos, "Cannot insert into %s: it is also a source of the query", src.Name)
+		}
+	}
+	return nil
+}
+
+// ensureSinkTopic creates the sink topic of a CREATE … AS SELECT with the
+// source's partition count (or PARTITIONS) when it does not exist.
+func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source) error {
+	n, exists, err := e.cluster.partitions(ctx, sink.Topic)
+	if err != nil {
+		return err
+	}
+	if exists {
+		sink.Partitions = n
+		return nil
+	}
+	if sink.Partitions <= 0 {
+		sink.Partitions = 1
+	}
+	spec := topicSpec{name: sink.Topic, partitions: sink.Partitions, replicas: sink.Replicas}
+	if sink.Kind == ast.Table {
+		spec.configs = map[string]string{"cleanup.policy": "compact"}
+	}
+	return e.cluster.createTopic(ctx, spec)
+}
+
+func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
+	plan, err := e.planner.PlanInsertInto(st)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+		return nil, err
+	}
+	c, err := e.record(ctx, st, s, cmd, func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", seq) })
+	if err != nil {
+		return nil, err
+	}
+	if err := e.startQuery(ctx, c, plan, s, cmd != nil); err != nil {
+		return nil, err
+	}
+	id := "stream/" + st.Target + "/create"
+	e.statuses[id] = api.StatusSuccess
+	return commandStatus(st, id, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
+}
+
+// startQuery builds and starts a persistent query. For a new query whose
+// offset reset is "latest", the current end offsets are committed for its
+// group first, so records written right after the statement returns are
+// never skipped.
+func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session, replay bool) error {
+	topo, err := physical.Build(plan, e.parseTimestamp)
+	if err != nil {
+		return err
+	}
+	props := e.props.Merge(c.Props)
+	q := &query{eng: e, id: c.QueryID, appID: e.opts.serviceID + "query_" + c.QueryID, sql: c.SQL,
+		plan: plan, topo: topo, props: props, created: time.Now()}
+	if !replay && props[PropOffsetReset] != "earliest" {
+		if kc, ok := e.cluster.(*kafkaCluster); ok {
+			if err := kc.commitEnds(ctx, q.appID, topo.SubTopologies[0].Topics); err != nil {
+				return fmt.Errorf("could not initialize offsets of %s: %w", q.id, err)
+			}
+		}
+	}
+	e.queries[q.id] = q
+	return q.start()
+}
+
+func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *command) (api.Entity, error) {
+	kind := strings.ToLower(st.Kind.String())
+	src, ok := e.cat.Get(st.Name)
+	if !ok {
+		if st.IfExists {
+			return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("%s %s does not exist.", st.Kind, st.Name)}, nil
+		}
+		return nil, sqlerr.New(sqlerr.Unknown, st.P, "%s %s does not exist.", capitalize(kind), st.Name)
+	}
+	if src.Kind != st.Kind {
+		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Incompatible data source type is %s, but statement was DROP %s", src.Kind, st.Kind)
+	}
+	owner, users := e.queriesUsing(src.Name)
+	if len(users) > 0 {
+		return nil, sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
+			src.Name, strings.Join(users, ", "), strings.Join(e.writers(src.Name, owner), ", "), src.Name)
+	}
+	c, err := e.record(ctx, st, s, cmd, nil)
+	if err != nil {
+		return nil, err
+	}
+	if owner != nil {
+		owner.terminate()
+		delete(e.queries, owner.id)
+	}
+	e.cat.Delete(src.Name)
+	if st.DeleteTopic {
+		if err := e.cluster.deleteTopic(ctx, src.Topic); err != nil && cmd == nil {
+			return nil, fmt.Errorf("source %s was dropped but its topic %s could not be deleted: %w", src.Name, src.Topic, err)
+		}
+	}
+	id := kind + "/" + st.Name + "/drop"
+	e.statuses[id] = api.StatusSuccess
+	return commandStatus(st, id, fmt.Sprintf("Source `%s` (topic: %s) was dropped.", src.Name, src.Topic), c.Seq, ""), nil
+}
+
+// queriesUsing returns the CREATE … AS SELECT query that owns name (it is
+// terminated with the source) and the ids of every other query that reads
+// or writes it.
+func (e *Engine) queriesUsing(name string) (*query, []string) {
+	var owner *query
+	var users []string
+	for _, q := range e.sortedQueries() {
+		isOwner := q.plan.Sink != nil && q.plan.Sink.Name == name && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_"))
+		if isOwner {
+			owner = q
+			continue
+		}
+		if q.reads(name) || (q.plan.Sink != nil && q.plan.Sink.Name == name) {
+			users = append(users, q.id)
+		}
+	}
+	return owner, users
+}
+
+func (e *Engine) writers(name string, owner *query) []string {
+	var out []string
+	for _, q := range e.sortedQueries() {
+		if q != owner && q.plan.Sink != nil && q.plan.Sink.Name == name {
+			out = append(out, q.id)
+		}
+	}
+	return out
+}
+
+func (q *query) reads(name string) bool {
+	for _, s := range q.plan.Sources {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (e *Engine) terminate(ctx context.Context, st *ast.Terminate, s *session, cmd *command) (api.Entity, error) {
+	var targets []*query
+	if st.All {
+		targets = e.sortedQueries()
+	} else {
+		q, ok := e.queries[strings.ToUpper(st.QueryID)]
+		if !ok {
+			if e.terminateTransient(st.QueryID) {
+				return api.TerminateQueryEntity{StatementText: st.Text(), QueryID: st.QueryID, WasTerminated: true}, nil
+			}
+			return nil, sqlerr.New(sqlerr.Unknown, st.P, "Unknown queryId: %s", st.QueryID)
+		}
+		targets = []*query{q}
+	}
+	c, err := e.record(ctx, st, s, cmd, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range targets {
+		q.terminate()
+		delete(e.queries, q.id)
+	}
+	id := "terminate/" + strings.ToUpper(st.QueryID) + "/execute"
+	if st.All {
+		id = "terminate/ALL/execute"
+	}
+	e.statuses[id] = api.StatusSuccess
+	return commandStatus(st, id, "Query terminated.", c.Seq, ""), nil
+}
+
+func (e *Engine) terminateTransient(id string) bool {
+	e.tmu.Lock()
+	t, ok := e.transients[id]
+	e.tmu.Unlock()
+	if ok {
+		t.Close()
+	}
+	return ok
+}

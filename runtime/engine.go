@@ -1,0 +1,184 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/functions"
+)
+
+// Version is the server version reported by /info.
+const Version = "0.1.0"
+
+// Engine executes statements: it owns the catalog, the persistent and
+// transient queries, the command log that makes persistent queries
+// survive restarts, and the processing log.
+//
+//	Execute ──► parse ──► planner ──► physical.Build ──► cluster.start
+//	   │                     │
+//	   └──► command topic ◄──┘ (accepted DDL/DML, replayed on start)
+type Engine struct {
+	opts    options
+	logger  *slog.Logger
+	props   Properties
+	cluster cluster
+	reg     *functions.Registry
+	procLog *processingLog
+	cmdLog  *commandLog
+	// autoCreateTopics creates a missing source topic (one partition)
+	// instead of failing CREATE STREAM/TABLE: the test driver's behaviour,
+	// where a test's input topics exist implicitly.
+	autoCreateTopics bool
+
+	mu         sync.Mutex // serializes statement execution
+	cat        *planner.Catalog
+	planner    *planner.Planner
+	queries    map[string]*query
+	seq        int64 // next command sequence number
+	statuses   map[string]string
+	started    time.Time
+	tmu        sync.Mutex
+	transients map[string]*transient
+}
+
+// New starts an engine on the Kafka cluster given by WithBootstrap: it
+// creates the command and processing-log topics if needed and replays the
+// command topic, restarting persistent queries from their committed
+// offsets.
+func New(ctx context.Context, opts ...Option) (*Engine, error) {
+	o := options{serviceID: "default_", dataDir: "./sqlstream-data/state"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	e := newEngine(o)
+	if o.cluster == nil {
+		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props })
+		if err != nil {
+			return nil, err
+		}
+		if err := kc.ping(ctx); err != nil {
+			kc.close()
+			return nil, fmt.Errorf("cannot reach Kafka at %v: %w", o.bootstrap, err)
+		}
+		e.cluster = kc
+		e.cmdLog = newCommandLog(e, "_"+o.serviceID+"_command_topic")
+	}
+	if err := e.open(ctx); err != nil {
+		e.cluster.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func newEngine(o options) *Engine {
+	logger := o.logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	props := Properties(defaultProperties()).Merge(o.props)
+	props[PropServiceID] = o.serviceID
+	reg := functions.NewRegistry()
+	cat := planner.NewCatalog()
+	e := &Engine{opts: o, logger: logger, props: props, cluster: o.cluster, reg: reg, cat: cat,
+		queries: map[string]*query{}, statuses: map[string]string{}, transients: map[string]*transient{},
+		started: time.Now()}
+	e.planner = planner.New(cat, reg, planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat]})
+	return e
+}
+
+// open prepares internal topics and replays the command log.
+func (e *Engine) open(ctx context.Context) error {
+	e.procLog = newProcessingLog(e, e.opts.serviceID+"ksql_processing_log")
+	if err := e.procLog.open(ctx); err != nil {
+		return fmt.Errorf("processing log: %w", err)
+	}
+	if e.cmdLog != nil {
+		if err := e.cmdLog.replay(ctx); err != nil {
+			return fmt.Errorf("command topic: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close stops all queries (keeping their committed offsets) and the
+// cluster connection.
+func (e *Engine) Close() error {
+	e.tmu.Lock()
+	ts := make([]*transient, 0, len(e.transients))
+	for _, t := range e.transients {
+		ts = append(ts, t)
+	}
+	e.tmu.Unlock()
+	for _, t := range ts {
+		t.Close()
+	}
+	e.mu.Lock()
+	for _, q := range e.queries {
+		q.stop()
+	}
+	e.mu.Unlock()
+	e.procLog.close()
+	e.cluster.close()
+	return nil
+}
+
+// Registry returns the function registry.
+func (e *Engine) Registry() *functions.Registry { return e.reg }
+
+// Info implements the server's /info.
+func (e *Engine) Info() api.ServerInfo {
+	return api.ServerInfo{Version: Version, KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
+}
+
+// Health implements the server's /healthcheck.
+func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
+	kafkaOK := true
+	if kc, ok := e.cluster.(*kafkaCluster); ok {
+		kafkaOK = kc.ping(ctx) == nil
+	}
+	return api.HealthCheckResponse{
+		IsHealthy: kafkaOK,
+		Details: api.HealthDetails{
+			Metastore:     api.HealthCheck{IsHealthy: true},
+			Kafka:         api.HealthCheck{IsHealthy: kafkaOK},
+			CommandRunner: api.HealthCheck{IsHealthy: true},
+		},
+		ServerState: api.ServerReady,
+	}
+}
+
+// CommandStatuses implements the server's /status.
+func (e *Engine) CommandStatuses() map[string]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]string, len(e.statuses))
+	for k, v := range e.statuses {
+		out[k] = v
+	}
+	return out
+}
+
+func (e *Engine) forgetTransient(id string) {
+	e.tmu.Lock()
+	delete(e.transients, id)
+	e.tmu.Unlock()
+}
+
+// CloseQuery ends a transient push query by id (POST /close-query).
+func (e *Engine) CloseQuery(id string) error {
+	e.tmu.Lock()
+	t, ok := e.transients[id]
+	e.tmu.Unlock()
+	if !ok {
+		return &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: "No query with id " + id}
+	}
+	return t.Close()
+}

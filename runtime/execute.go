@@ -1,0 +1,198 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+)
+
+// session is the per-request state of statement execution: property
+// overrides (SET) and variables (DEFINE).
+type session struct {
+	props Properties
+	vars  map[string]string
+}
+
+func (e *Engine) newSession(props map[string]any, vars map[string]string) (*session, error) {
+	over := map[string]string{}
+	for k, v := range props {
+		s := fmt.Sprint(v)
+		if err := validateOverride(k, s); err != nil {
+			return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
+		}
+		over[k] = s
+	}
+	vs := map[string]string{}
+	for k, v := range vars {
+		vs[k] = v
+	}
+	return &session{props: e.props.Merge(over), vars: vs}, nil
+}
+
+// Execute runs the statements of a /ksql request in order and returns
+// their entities. On failure the error is an *api.StatementError that
+// carries the entities of the statements that did run.
+func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity, error) {
+	s, err := e.newSession(req.StreamsProperties, req.SessionVariables)
+	if err != nil {
+		return nil, err
+	}
+	var out []api.Entity
+	rest := req.Ksql
+	for strings.TrimSpace(rest) != "" {
+		stmt, text, remaining, err := e.nextStatement(rest, s)
+		if err != nil {
+			return out, statementError(err, text, out)
+		}
+		rest = remaining
+		ent, err := e.executeOne(ctx, stmt, s)
+		if err != nil {
+			return out, statementError(err, stmt.Text(), out)
+		}
+		if ent != nil {
+			out = append(out, ent)
+		}
+	}
+	return out, nil
+}
+
+// nextStatement substitutes variables in and parses the first statement
+// of text, so DEFINE affects the statements after it.
+func (e *Engine) nextStatement(text string, s *session) (ast.Statement, string, string, error) {
+	first, rest := splitFirst(text)
+	sub, err := parser.Substitute(first, s.vars)
+	if err != nil {
+		return nil, first, rest, err
+	}
+	stmts, err := parser.Parse(sub)
+	if err != nil {
+		return nil, strings.TrimSpace(first), rest, err
+	}
+	if len(stmts) != 1 {
+		return nil, first, rest, fmt.Errorf("expected one statement, got %d", len(stmts))
+	}
+	return stmts[0], stmts[0].Text(), rest, nil
+}
+
+// statementError wraps err as ksqlDB's statement_error.
+func statementError(err error, text string, done []api.Entity) error {
+	var ae *api.ErrorMessage
+	if errors.As(err, &ae) {
+		return &api.StatementError{ErrorCode: ae.ErrorCode, Message: ae.Message, StatementText: text, Entities: done}
+	}
+	msg := err.Error()
+	var se *sqlerr.Error
+	if errors.As(err, &se) {
+		if se.SQL == "" {
+			se.SQL = text
+		}
+		msg = se.Render()
+	}
+	return &api.StatementError{ErrorCode: api.CodeBadStatement, Message: msg, StatementText: text, Entities: done}
+}
+
+// executeOne runs one statement under the engine lock.
+func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
+	switch st := stmt.(type) {
+	case *ast.SetProperty:
+		if err := validateOverride(st.Name, st.Value); err != nil {
+			return nil, err
+		}
+		s.props[NormalizeProperty(st.Name)] = st.Value
+		return nil, nil
+	case *ast.UnsetProperty:
+		name := NormalizeProperty(st.Name)
+		if def, ok := e.props[name]; ok {
+			s.props[name] = def
+		} else {
+			delete(s.props, name)
+		}
+		return nil, nil
+	case *ast.Define:
+		s.vars[st.Name] = st.Value
+		return nil, nil
+	case *ast.Undefine:
+		delete(s.vars, st.Name)
+		return nil, nil
+	case *ast.Query, *ast.Print:
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeQueryEndpoint,
+			Message: "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"}
+	case *ast.InsertValues:
+		return nil, e.insertValues(ctx, st)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.execLocked(ctx, stmt, s, nil)
+}
+
+// execLocked runs a catalog-changing or informational statement. cmd is
+// non-nil when the statement is replayed from the command log.
+func (e *Engine) execLocked(ctx context.Context, stmt ast.Statement, s *session, cmd *command) (api.Entity, error) {
+	switch st := stmt.(type) {
+	case *ast.CreateSource:
+		return e.createSource(ctx, st, s, cmd)
+	case *ast.CreateAsSelect:
+		return e.createAsSelect(ctx, st, s, cmd)
+	case *ast.InsertInto:
+		return e.insertInto(ctx, st, s, cmd)
+	case *ast.Drop:
+		return e.drop(ctx, st, s, cmd)
+	case *ast.Terminate:
+		return e.terminate(ctx, st, s, cmd)
+	case *ast.Show:
+		return e.show(ctx, st, s)
+	case *ast.Describe:
+		return e.describe(ctx, st)
+	case *ast.DescribeFunction:
+		return e.describeFunction(st)
+	case *ast.Explain:
+		return e.explain(st, s)
+	}
+	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "statement not supported: %s", firstWords(stmt.Text()))
+}
+
+func firstWords(s string) string {
+	f := strings.Fields(s)
+	if len(f) > 2 {
+		f = f[:2]
+	}
+	return strings.Join(f, " ")
+}
+
+// splitFirst splits text after its first top-level ';' (outside quotes and
+// comments).
+func splitFirst(text string) (string, string) {
+	inQuote, inBack := false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inQuote:
+			inQuote = c != '\''
+		case inBack:
+			inBack = c != '`'
+		case c == '\'':
+			inQuote = true
+		case c == '`':
+			inBack = true
+		case c == '-' && i+1 < len(text) && text[i+1] == '-':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(text) && text[i+1] == '*':
+			end := strings.Index(text[i+2:], "*/")
+			if end < 0 {
+				return text, ""
+			}
+			i += end + 3
+		case c == ';':
+			return text[:i+1], text[i+1:]
+		}
+	}
+	return text, ""
+}

@@ -1,0 +1,209 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// kafkaCluster runs queries on a real Kafka cluster (or the embedded
+// kfake broker) through franz-go.
+type kafkaCluster struct {
+	seeds  []string
+	cl     *kgo.Client // admin requests and synchronous produces
+	adm    *kadm.Client
+	logger *slog.Logger
+	props  func() Properties
+}
+
+func newKafkaCluster(seeds []string, logger *slog.Logger, props func() Properties) (*kafkaCluster, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	if err != nil {
+		return nil, fmt.Errorf("kafka client: %w", err)
+	}
+	return &kafkaCluster{seeds: seeds, cl: cl, adm: kadm.NewClient(cl), logger: logger, props: props}, nil
+}
+
+// ping checks that the cluster answers, for start-up and /healthcheck.
+func (k *kafkaCluster) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := k.adm.BrokerMetadata(ctx)
+	return err
+}
+
+func (k *kafkaCluster) partitions(ctx context.Context, topic string) (int32, bool, error) {
+	td, err := k.adm.ListTopics(ctx, topic)
+	if err != nil {
+		return 0, false, err
+	}
+	t, ok := td[topic]
+	if !ok || errors.Is(t.Err, kerr.UnknownTopicOrPartition) {
+		return 0, false, nil
+	}
+	if t.Err != nil {
+		return 0, false, t.Err
+	}
+	return int32(len(t.Partitions)), true, nil
+}
+
+func (k *kafkaCluster) createTopic(ctx context.Context, t topicSpec) error {
+	configs := map[string]*string{}
+	for key, v := range t.configs {
+		configs[key] = kadm.StringPtr(v)
+	}
+	replicas := t.replicas
+	if replicas <= 0 {
+		replicas = -1
+	}
+	resp, err := k.adm.CreateTopic(ctx, t.partitions, replicas, configs, t.name)
+	if err == nil {
+		err = resp.Err
+	}
+	if errors.Is(err, kerr.TopicAlreadyExists) {
+		return nil
+	}
+	return err
+}
+
+func (k *kafkaCluster) deleteTopic(ctx context.Context, topic string) error {
+	resp, err := k.adm.DeleteTopics(ctx, topic)
+	if err != nil {
+		return err
+	}
+	if r, ok := resp[topic]; ok && r.Err != nil && !errors.Is(r.Err, kerr.UnknownTopicOrPartition) {
+		return r.Err
+	}
+	return nil
+}
+
+func (k *kafkaCluster) listTopics(ctx context.Context) ([]topicInfo, error) {
+	td, err := k.adm.ListTopicsWithInternal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []topicInfo
+	for _, t := range td.Sorted() {
+		if t.Err != nil {
+			continue
+		}
+		repl := 0
+		if len(t.Partitions) > 0 {
+			repl = len(t.Partitions[0].Replicas)
+		}
+		out = append(out, topicInfo{name: t.Topic, partitions: int32(len(t.Partitions)), replicas: repl, internal: t.IsInternal || strings.HasPrefix(t.Topic, "__")})
+	}
+	return out, nil
+}
+
+func (k *kafkaCluster) produce(ctx context.Context, recs ...*physical.OutRecord) error {
+	krs := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		krs[i] = toKgo(r)
+	}
+	return k.cl.ProduceSync(ctx, krs...).FirstErr()
+}
+
+func toKgo(r *physical.OutRecord) *kgo.Record {
+	kr := &kgo.Record{Topic: r.Topic, Key: r.Key, Value: r.Value, Timestamp: time.UnixMilli(r.Timestamp)}
+	if r.Partition >= 0 {
+		kr.Partition = r.Partition
+	}
+	for _, h := range r.Headers {
+		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+	}
+	return kr
+}
+
+func fromKgo(r *kgo.Record, dst *physical.InRecord) {
+	*dst = physical.InRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
+		Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()}
+	for _, h := range r.Headers {
+		dst.Headers = append(dst.Headers, physical.Header{Key: h.Key, Value: h.Value})
+	}
+}
+
+// read consumes topic directly (no group).
+func (k *kafkaCluster) read(ctx context.Context, topic string, fromBeginning, untilEnd bool, fn func(*physical.InRecord) bool) error {
+	var ends map[int32]int64
+	if untilEnd {
+		listed, err := k.adm.ListEndOffsets(ctx, topic)
+		if err != nil {
+			return err
+		}
+		ends = map[int32]int64{}
+		listed.Each(func(o kadm.ListedOffset) {
+			if o.Offset > 0 {
+				ends[o.Partition] = o.Offset
+			}
+		})
+		if len(ends) == 0 {
+			return nil
+		}
+	}
+	reset := kgo.NewOffset().AtEnd()
+	if fromBeginning {
+		reset = kgo.NewOffset().AtStart()
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(reset))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return readLoop(ctx, cl, ends, fn)
+}
+
+func readLoop(ctx context.Context, cl *kgo.Client, ends map[int32]int64, fn func(*physical.InRecord) bool) error {
+	var in physical.InRecord
+	for {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fetchErr(fs); err != nil {
+			return err
+		}
+		stop := false
+		fs.EachRecord(func(r *kgo.Record) {
+			if stop {
+				return
+			}
+			if ends != nil {
+				end, ok := ends[r.Partition]
+				if !ok || r.Offset >= end {
+					return
+				}
+				if r.Offset == end-1 {
+					delete(ends, r.Partition)
+				}
+			}
+			fromKgo(r, &in)
+			stop = !fn(&in)
+		})
+		if stop || (ends != nil && len(ends) == 0) {
+			return nil
+		}
+	}
+}
+
+// fetchErr returns the first fetch error that is not a context end.
+func fetchErr(fs kgo.Fetches) error {
+	var first error
+	fs.EachError(func(t string, p int32, err error) {
+		if first == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			first = fmt.Errorf("fetch %s[%d]: %w", t, p, err)
+		}
+	})
+	return first
+}
+
+func (k *kafkaCluster) close() { k.cl.Close() }

@@ -1,0 +1,324 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/sqlstream/sqlstream/physical"
+)
+
+// memCluster is an in-memory, synchronous cluster for the test driver
+// (the way Kafka Streams' TopologyTestDriver works): producing a record
+// immediately runs every query that reads its topic, and their outputs
+// in turn, before produce returns. Processing order is deterministic.
+type memCluster struct {
+	mu      sync.Mutex
+	topics  map[string]*memTopic
+	subs    []*memSub
+	pending []pendingRecord
+	busy    bool
+	// outputs are the records tasks produced, in order, for the driver to
+	// drain.
+	outputs []*physical.OutRecord
+	// failure is the first task error (e.g. a bug); the driver reports it.
+	failure error
+}
+
+// pendingRecord is a record waiting for delivery; emitted records came
+// from a task, the others from a client.
+type pendingRecord struct {
+	rec     *physical.OutRecord
+	emitted bool
+}
+
+type memTopic struct {
+	name    string
+	parts   [][]physical.InRecord
+	configs map[string]string
+	rr      int32 // round-robin partition for null keys
+}
+
+// memSub is a running query's set of tasks for one topic.
+type memSub struct {
+	topic  string
+	tasks  map[int32]*physical.Task
+	newEnv func(p int32) *physical.TaskEnv
+	topo   *physical.Topology
+	onErr  func(error)
+	closed bool
+}
+
+func newMemCluster() *memCluster { return &memCluster{topics: map[string]*memTopic{}} }
+
+func (m *memCluster) partitions(_ context.Context, topic string) (int32, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.topics[topic]
+	if !ok {
+		return 0, false, nil
+	}
+	return int32(len(t.parts)), true, nil
+}
+
+func (m *memCluster) createTopic(_ context.Context, s topicSpec) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.topics[s.name]; ok {
+		return nil
+	}
+	n := max(s.partitions, 1)
+	m.topics[s.name] = &memTopic{name: s.name, parts: make([][]physical.InRecord, n), configs: s.configs}
+	return nil
+}
+
+func (m *memCluster) deleteTopic(_ context.Context, topic string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.topics, topic)
+	return nil
+}
+
+func (m *memCluster) listTopics(context.Context) ([]topicInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []topicInfo
+	for _, t := range m.topics {
+		out = append(out, topicInfo{name: t.name, partitions: int32(len(t.parts)), replicas: 1, internal: strings.HasPrefix(t.name, "_")})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// produce appends the records and runs everything downstream of them.
+func (m *memCluster) produce(_ context.Context, recs ...*physical.OutRecord) error {
+	m.mu.Lock()
+	for _, r := range recs {
+		if _, ok := m.topics[r.Topic]; !ok {
+			m.mu.Unlock()
+			return fmt.Errorf("topic %s does not exist", r.Topic)
+		}
+	}
+	for _, r := range recs {
+		m.pending = append(m.pending, pendingRecord{rec: r})
+	}
+	if m.busy {
+		m.mu.Unlock()
+		return nil
+	}
+	m.busy = true
+	m.mu.Unlock()
+	m.drain()
+	return nil
+}
+
+// Emit implements physical.Emitter for tasks running on the cluster.
+func (m *memCluster) Emit(r *physical.OutRecord) {
+	cp := *r
+	m.mu.Lock()
+	if _, ok := m.topics[r.Topic]; !ok {
+		m.topics[r.Topic] = &memTopic{name: r.Topic, parts: make([][]physical.InRecord, 1)}
+	}
+	m.pending = append(m.pending, pendingRecord{rec: &cp, emitted: true})
+	m.mu.Unlock()
+}
+
+// drain delivers pending records one at a time until none are left.
+func (m *memCluster) drain() {
+	for {
+		m.mu.Lock()
+		if len(m.pending) == 0 {
+			m.busy = false
+			m.mu.Unlock()
+			return
+		}
+		p := m.pending[0]
+		m.pending = m.pending[1:]
+		r := p.rec
+		in := m.appendLocked(r, p.emitted)
+		subs := m.subsFor(r.Topic)
+		m.mu.Unlock()
+		for _, s := range subs {
+			s.deliver(&in)
+		}
+	}
+}
+
+func (m *memCluster) appendLocked(r *physical.OutRecord, emitted bool) physical.InRecord {
+	t := m.topics[r.Topic]
+	p := r.Partition
+	if p < 0 || int(p) >= len(t.parts) {
+		p = t.partitionFor(r.Key)
+	}
+	in := physical.InRecord{Topic: r.Topic, Partition: p, Offset: int64(len(t.parts[p])),
+		Key: r.Key, Value: r.Value, Timestamp: r.Timestamp, Headers: r.Headers}
+	t.parts[p] = append(t.parts[p], in)
+	if emitted {
+		cp := *r
+		cp.Partition = p
+		m.outputs = append(m.outputs, &cp)
+	}
+	return in
+}
+
+// partitionFor picks a partition as Kafka's default partitioner does:
+// murmur2 of the key, or round robin for null keys.
+func (t *memTopic) partitionFor(key []byte) int32 {
+	n := int32(len(t.parts))
+	if key == nil {
+		t.rr = (t.rr + 1) % n
+		return t.rr
+	}
+	return int32((murmur2(key) & 0x7fffffff) % uint32(n))
+}
+
+func (m *memCluster) subsFor(topic string) []*memSub {
+	var out []*memSub
+	for _, s := range m.subs {
+		if s.topic == topic && !s.closed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (s *memSub) deliver(in *physical.InRecord) {
+	t := s.tasks[in.Partition]
+	if t == nil {
+		var err error
+		if t, err = s.topo.NewTask(0, s.newEnv(in.Partition)); err != nil {
+			s.onErr(err)
+			return
+		}
+		s.tasks[in.Partition] = t
+	}
+	if err := t.Process(in); err != nil {
+		s.onErr(err)
+	}
+}
+
+// subscribe registers a topology's tasks on its source topic and replays
+// existing records when fromBeginning is set.
+func (m *memCluster) subscribe(topo *physical.Topology, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromBeginning bool) *memSub {
+	s := &memSub{topic: topo.SubTopologies[0].Topics[0], tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
+	m.mu.Lock()
+	m.subs = append(m.subs, s)
+	var backlog []physical.InRecord
+	if t, ok := m.topics[s.topic]; ok && fromBeginning {
+		for _, p := range t.parts {
+			backlog = append(backlog, p...)
+		}
+	}
+	m.mu.Unlock()
+	for i := range backlog {
+		s.deliver(&backlog[i])
+	}
+	return s
+}
+
+func (m *memCluster) unsubscribe(s *memSub) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s.closed = true
+	for i, x := range m.subs {
+		if x == s {
+			m.subs = append(m.subs[:i], m.subs[i+1:]...)
+			break
+		}
+	}
+}
+
+func (m *memCluster) start(q *query) (runner, error) {
+	newEnv := func(p int32) *physical.TaskEnv {
+		return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog()}
+	}
+	onErr := func(err error) {
+		m.mu.Lock()
+		if m.failure == nil {
+			m.failure = fmt.Errorf("query %s: %w", q.id, err)
+		}
+		m.mu.Unlock()
+		q.fail(err)
+	}
+	s := m.subscribe(q.topo, newEnv, onErr, true)
+	q.setState(StateRunning, nil)
+	return runnerFunc(func() error { m.unsubscribe(s); return nil }), nil
+}
+
+func (m *memCluster) startTransient(q *transient) (runner, error) {
+	newEnv := func(p int32) *physical.TaskEnv {
+		return &physical.TaskEnv{Partition: p, Rows: q, Log: q.eng.procLog}
+	}
+	var s *memSub
+	onErr := func(err error) {
+		if physical.IsStopped(err) {
+			err = nil
+		}
+		q.finish(err)
+		if s != nil {
+			m.unsubscribe(s)
+		}
+	}
+	s = m.subscribe(q.topo, newEnv, onErr, q.props[PropOffsetReset] == "earliest")
+	return runnerFunc(func() error { m.unsubscribe(s); return nil }), nil
+}
+
+func (m *memCluster) read(ctx context.Context, topic string, fromBeginning, _ bool, fn func(*physical.InRecord) bool) error {
+	if !fromBeginning {
+		return nil
+	}
+	m.mu.Lock()
+	t, ok := m.topics[topic]
+	var recs []physical.InRecord
+	if ok {
+		for _, p := range t.parts {
+			recs = append(recs, p...)
+		}
+	}
+	m.mu.Unlock()
+	for i := range recs {
+		if ctx.Err() != nil || !fn(&recs[i]) {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (m *memCluster) close() {}
+
+// murmur2 is Kafka's default partitioner hash (Utils.murmur2).
+func murmur2(data []byte) uint32 {
+	const (
+		seed = uint32(0x9747b28c)
+		mul  = uint32(0x5bd1e995)
+		r    = 24
+	)
+	n := len(data)
+	h := seed ^ uint32(n)
+	for i := 0; i+4 <= n; i += 4 {
+		k := uint32(data[i]) | uint32(data[i+1])<<8 | uint32(data[i+2])<<16 | uint32(data[i+3])<<24
+		k *= mul
+		k ^= k >> r
+		k *= mul
+		h *= mul
+		h ^= k
+	}
+	rest := n &^ 3
+	switch n & 3 {
+	case 3:
+		h ^= uint32(data[rest+2]) << 16
+		fallthrough
+	case 2:
+		h ^= uint32(data[rest+1]) << 8
+		fallthrough
+	case 1:
+		h ^= uint32(data[rest])
+		h *= mul
+	}
+	h ^= h >> 13
+	h *= mul
+	h ^= h >> 15
+	return h
+}

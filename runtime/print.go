@@ -1,0 +1,122 @@
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// startPrint runs PRINT topic: raw records rendered as ksqlDB prints them,
+// with the key and value formats guessed from the bytes.
+func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api.RowStream, error) {
+	_, exists, err := e.cluster.partitions(ctx, st.Topic)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, sqlerr.New(sqlerr.Kafka, st.P, "Could not find topic '%s', or the KSQL user does not have permissions to list the topic. Topic names are case-sensitive.", st.Topic)
+	}
+	id := fmt.Sprintf("print_%s_%d", st.Topic, time.Now().UnixNano())
+	t := newTransient(e, id, st.Text(), nil, nil, s.props, st.Limit)
+	t.header.Print = true
+	e.tmu.Lock()
+	e.transients[id] = t
+	e.tmu.Unlock()
+	rctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	from := st.FromBeginning || s.props[PropOffsetReset] == "earliest"
+	go func() {
+		defer close(done)
+		n := 0
+		err := e.cluster.read(rctx, st.Topic, from, false, func(r *physical.InRecord) bool {
+			n++
+			if st.Interval > 1 && (n-1)%st.Interval != 0 {
+				return true
+			}
+			return t.Row(&types.Row{Values: []any{printLine(r)}})
+		})
+		if err == context.Canceled {
+			err = nil
+		}
+		t.finish(err)
+	}()
+	t.runner = runnerFunc(func() error { cancel(); <-done; return nil })
+	return &printStream{t}, nil
+}
+
+// printStream turns the transient's one-column rows into PRINT lines.
+type printStream struct{ *transient }
+
+func (p *printStream) Next(ctx context.Context) (api.Row, error) {
+	r, err := p.transient.Next(ctx)
+	if err != nil {
+		return r, err
+	}
+	return api.Row{Line: r.Values[0].(string)}, nil
+}
+
+func (p *printStream) FinalMessage() string { return "" }
+
+func printLine(r *physical.InRecord) string {
+	ts := time.UnixMilli(r.Timestamp).UTC().Format("2006/01/02 15:04:05.000 Z")
+	return fmt.Sprintf("rowtime: %s, key: %s, value: %s, partition: %d", ts, renderBytes(r.Key, true), renderBytes(r.Value, false), r.Partition)
+}
+
+// renderBytes guesses how to show raw bytes: JSON or text as is, 4- and
+// 8-byte keys as big-endian integers when they are not text, else hex.
+func renderBytes(b []byte, key bool) string {
+	switch {
+	case b == nil:
+		return "<null>"
+	case utf8.Valid(b) && printable(b):
+		if json.Valid(b) {
+			return string(b)
+		}
+		return string(b)
+	case key && len(b) == 4:
+		return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(b))), 10)
+	case key && len(b) == 8:
+		return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10)
+	}
+	return "0x" + hex.EncodeToString(b)
+}
+
+func printable(b []byte) bool {
+	for _, r := range string(b) {
+		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseWithFunction parses a timestamp string through the registry's
+// PARSE_TIMESTAMP, so TIMESTAMP_FORMAT behaves exactly like the function.
+func parseWithFunction(e *Engine, value, pattern string) (int64, error) {
+	fn, err := e.reg.Resolve("PARSE_TIMESTAMP", []*types.Type{types.StringType, types.StringType})
+	if err != nil {
+		return 0, err
+	}
+	v, err := fn.Fn([]any{value, pattern})
+	if err != nil {
+		return 0, err
+	}
+	switch t := v.(type) {
+	case types.Timestamp:
+		return int64(t), nil
+	case int64:
+		return t, nil
+	}
+	return 0, fmt.Errorf("cannot parse timestamp %q with format %q", value, pattern)
+}

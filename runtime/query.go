@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/planner"
+)
+
+// query is a persistent query (CSAS, CTAS, INSERT INTO … SELECT): a
+// topology running under its application id until terminated.
+type query struct {
+	eng     *Engine
+	id      string
+	appID   string // consumer group and internal topic prefix
+	sql     string
+	plan    *planner.Plan
+	topo    *physical.Topology
+	props   Properties
+	created time.Time
+
+	processed atomic.Int64 // input records processed
+	logged    atomic.Int64 // processing-log entries
+
+	mu     sync.Mutex
+	state  QueryState
+	errs   []queryError
+	runner runner
+}
+
+// queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.
+type queryError struct {
+	at  time.Time
+	msg string
+}
+
+func (q *query) logger() *slog.Logger { return q.eng.logger }
+
+// State returns the query's current state.
+func (q *query) State() QueryState {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.state
+}
+
+// setState moves the query to state to, recording err when not nil.
+// Illegal transitions are logged and ignored (a terminated query stays
+// terminated).
+func (q *query) setState(to QueryState, err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.state == to && err == nil {
+		return
+	}
+	if terr := transition(q.state, to); terr != nil {
+		if q.state != StateTerminated {
+			q.logger().Error("query state", "query", q.id, "err", terr)
+		}
+		return
+	}
+	q.state = to
+	if err != nil {
+		q.errs = append(q.errs, queryError{at: time.Now(), msg: err.Error()})
+		if len(q.errs) > 10 {
+			q.errs = q.errs[1:]
+		}
+	}
+}
+
+// fail moves the query to ERROR.
+func (q *query) fail(err error) {
+	q.logger().Error("query failed", "query", q.id, "err", err)
+	q.setState(StateError, err)
+}
+
+// procLog returns the processing log a task of this query writes to.
+func (q *query) procLog() physical.ProcessingLog {
+	return &queryLog{q: q}
+}
+
+type queryLog struct{ q *query }
+
+func (l *queryLog) Log(e *physical.LogEntry) {
+	l.q.logged.Add(1)
+	l.q.eng.procLog.logFor(l.q.id, e)
+}
+
+// start runs the query on the cluster.
+func (q *query) start() error {
+	r, err := q.eng.cluster.start(q)
+	if err != nil {
+		q.fail(err)
+		return err
+	}
+	q.mu.Lock()
+	q.runner = r
+	q.mu.Unlock()
+	return nil
+}
+
+// terminate stops the query for good.
+func (q *query) terminate() error {
+	q.mu.Lock()
+	r := q.runner
+	q.runner = nil
+	q.mu.Unlock()
+	var err error
+	if r != nil {
+		err = r.stop()
+	}
+	q.setState(StateTerminated, nil)
+	return err
+}
+
+// stop stops the query's runner without terminating it (server shutdown).
+func (q *query) stop() error {
+	q.mu.Lock()
+	r := q.runner
+	q.runner = nil
+	q.mu.Unlock()
+	if r != nil {
+		return r.stop()
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/parser"
+)
+
+// Query runs a SELECT (push or pull) or PRINT for /query and
+// /query-stream and returns its row stream.
+func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, vars map[string]string) (api.RowStream, error) {
+	s, err := e.newSession(props, vars)
+	if err != nil {
+		return nil, err
+	}
+	text, _ := splitFirst(sql)
+	stmt, stext, _, err := e.nextStatement(text, s)
+	if err != nil {
+		return nil, statementError(err, stext, nil)
+	}
+	var rs api.RowStream
+	switch st := stmt.(type) {
+	case *ast.Query:
+		rs, err = e.startSelect(st, s)
+	case *ast.Print:
+		rs, err = e.startPrint(ctx, st, s)
+	default:
+		err = &api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: "Only SELECT and PRINT statements can be run on this endpoint; use /ksql for: " + firstWords(stmt.Text())}
+	}
+	if err != nil {
+		return nil, statementError(err, stmt.Text(), nil)
+	}
+	return rs, nil
+}
+
+func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
+	e.mu.Lock()
+	plan, err := e.planner.PlanQuery(st)
+	e.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	topo, err := physical.Build(plan, e.parseTimestamp)
+	if err != nil {
+		return nil, err
+	}
+	id := fmt.Sprintf("transient_%s_%d", plan.Sources[0].Name, rand.Int64N(1<<62))
+	t := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)
+	if plan.Kind == planner.Pull {
+		t.header.Pull = true
+	}
+	e.tmu.Lock()
+	e.transients[id] = t
+	e.tmu.Unlock()
+	var r runner
+	if plan.Kind == planner.Pull {
+		r, err = e.startStreamScan(t)
+	} else {
+		r, err = e.cluster.startTransient(t)
+	}
+	if err != nil {
+		e.forgetTransient(id)
+		return nil, err
+	}
+	t.mu.Lock()
+	t.runner = r
+	t.mu.Unlock()
+	return t, nil
+}
+
+// startStreamScan runs a pull query over a stream: the topic is read from
+// the beginning up to the end offsets at the start, then the query
+// completes.
+func (e *Engine) startStreamScan(t *transient) (runner, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tasks := map[int32]*physical.Task{}
+		var ferr error
+		err := e.cluster.read(ctx, t.topo.SubTopologies[0].Topics[0], true, true, func(r *physical.InRecord) bool {
+			task := tasks[r.Partition]
+			if task == nil {
+				env := &physical.TaskEnv{Partition: r.Partition, Rows: t, Log: e.procLog}
+				if task, ferr = t.topo.NewTask(0, env); ferr != nil {
+					return false
+				}
+				tasks[r.Partition] = task
+			}
+			ferr = task.Process(r)
+			return ferr == nil
+		})
+		if ferr != nil && !physical.IsStopped(ferr) {
+			err = ferr
+		}
+		if err == context.Canceled {
+			err = nil
+		}
+		t.finishWith(err, api.FinalQueryCompleted)
+	}()
+	return runnerFunc(func() error { cancel(); <-done; return nil }), nil
+}
+
+// runnerFunc adapts a stop function to runner.
+type runnerFunc func() error
+
+func (f runnerFunc) stop() error { return f() }
+
+// parseTimestamp parses a string TIMESTAMP column with the same function
+// users call as PARSE_TIMESTAMP.
+func (e *Engine) parseTimestamp(value, pattern string) (int64, error) {
+	return parseWithFunction(e, value, pattern)
+}
+
+// substitute applies ${var} substitution.
+func substitute(text string, vars map[string]string) (string, error) {
+	if !strings.Contains(text, "${") {
+		return text, nil
+	}
+	return parser.Substitute(text, vars)
+}

@@ -1,0 +1,280 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+)
+
+func (e *Engine) show(ctx context.Context, st *ast.Show, s *session) (api.Entity, error) {
+	switch st.What {
+	case ast.ShowStreams, ast.ShowTables:
+		return e.showSources(st), nil
+	case ast.ShowTopics:
+		return e.showTopics(ctx, st)
+	case ast.ShowQueries:
+		return e.showQueries(st), nil
+	case ast.ShowProperties:
+		return e.showProperties(st, s), nil
+	case ast.ShowFunctions:
+		return e.showFunctions(st), nil
+	case ast.ShowVariables:
+		return e.showVariables(st, s), nil
+	case ast.ShowTypes:
+		return api.TypeList{StatementText: st.Text(), Types: map[string]api.SchemaInfo{}}, nil
+	}
+	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "SHOW: not supported")
+}
+
+func (e *Engine) showSources(st *ast.Show) api.Entity {
+	kind := ast.Stream
+	if st.What == ast.ShowTables {
+		kind = ast.Table
+	}
+	if st.Extended {
+		out := api.SourceDescriptionList{StatementText: st.Text()}
+		for _, src := range e.cat.List() {
+			if src.Kind == kind {
+				out.SourceDescriptions = append(out.SourceDescriptions, e.describeSource(context.Background(), src, true))
+			}
+		}
+		return out
+	}
+	var infos []api.SourceInfo
+	for _, src := range e.cat.List() {
+		if src.Kind == kind {
+			infos = append(infos, sourceInfo(src))
+		}
+	}
+	if kind == ast.Table {
+		return api.TablesList{StatementText: st.Text(), Tables: infos}
+	}
+	return api.StreamsList{StatementText: st.Text(), Streams: infos}
+}
+
+func sourceInfo(src *planner.Source) api.SourceInfo {
+	return api.SourceInfo{Type: src.Kind.String(), Name: src.Name, Topic: src.Topic,
+		KeyFormat: src.KeyFormat.Name, ValueFormat: src.ValueFormat.Name, IsWindowed: src.Windowed()}
+}
+
+func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, error) {
+	ts, err := e.cluster.listTopics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := api.KafkaTopicsList{StatementText: st.Text()}
+	for _, t := range ts {
+		if !st.All && (t.internal || strings.HasPrefix(t.name, "_")) {
+			continue
+		}
+		info := api.KafkaTopicInfo{Name: t.name}
+		for i := int32(0); i < t.partitions; i++ {
+			info.ReplicaInfo = append(info.ReplicaInfo, t.replicas)
+		}
+		out.Topics = append(out.Topics, info)
+	}
+	return out, nil
+}
+
+func (e *Engine) sortedQueries() []*query {
+	out := make([]*query, 0, len(e.queries))
+	for _, q := range e.queries {
+		out = append(out, q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].created.Before(out[j].created) || (out[i].created.Equal(out[j].created) && out[i].id < out[j].id) })
+	return out
+}
+
+func (e *Engine) showQueries(st *ast.Show) api.Entity {
+	if st.Extended {
+		out := api.QueryDescriptionList{StatementText: st.Text()}
+		for _, q := range e.sortedQueries() {
+			out.QueryDescriptions = append(out.QueryDescriptions, e.queryDescription(q))
+		}
+		return out
+	}
+	out := api.QueriesList{StatementText: st.Text()}
+	for _, q := range e.sortedQueries() {
+		out.Queries = append(out.Queries, runningQuery(q))
+	}
+	e.tmu.Lock()
+	for _, t := range e.transients {
+		out.Queries = append(out.Queries, api.RunningQuery{QueryString: t.sql, ID: t.id,
+			StatusCount: api.StatusCount{"RUNNING": 1}, QueryType: api.QueryPush, State: "RUNNING"})
+	}
+	e.tmu.Unlock()
+	return out
+}
+
+func runningQuery(q *query) api.RunningQuery {
+	state := q.State().String()
+	rq := api.RunningQuery{QueryString: q.sql, ID: q.id, StatusCount: api.StatusCount{state: 1},
+		QueryType: api.QueryPersistent, State: state}
+	if q.plan.Sink != nil {
+		rq.Sinks = []string{q.plan.Sink.Name}
+		rq.SinkKafkaTopics = []string{q.plan.Sink.Topic}
+	}
+	return rq
+}
+
+func (e *Engine) showProperties(st *ast.Show, s *session) api.Entity {
+	out := api.PropertiesList{StatementText: st.Text()}
+	for _, k := range s.props.Sorted() {
+		scope := "KSQL"
+		if strings.HasPrefix(k, "ksql.streams.") {
+			scope = "STREAMS"
+		}
+		out.Properties = append(out.Properties, api.Property{Name: k, Scope: scope, Value: s.props[k],
+			Editable: k != PropServiceID && k != PropBootstrap, Level: "SERVER"})
+		if s.props[k] != e.props[k] {
+			out.OverwrittenProperties = append(out.OverwrittenProperties, k)
+		}
+	}
+	return out
+}
+
+func (e *Engine) showVariables(st *ast.Show, s *session) api.Entity {
+	out := api.VariablesList{StatementText: st.Text()}
+	names := make([]string, 0, len(s.vars))
+	for k := range s.vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		out.Variables = append(out.Variables, api.Variable{Name: k, Value: s.vars[k]})
+	}
+	return out
+}
+
+func (e *Engine) showFunctions(st *ast.Show) api.Entity {
+	out := api.FunctionNameList{StatementText: st.Text()}
+	for _, f := range e.reg.Functions() {
+		out.Functions = append(out.Functions, api.SimpleFunctionInfo{Name: f.Name, Type: f.Kind.String(), Category: string(f.Category)})
+	}
+	return out
+}
+
+func (e *Engine) describeFunction(st *ast.DescribeFunction) (api.Entity, error) {
+	name := strings.ToUpper(st.Name)
+	overloads, ok := e.reg.Describe(name)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.Unknown, st.P, "Can't find any functions with the name '%s'", name)
+	}
+	out := api.FunctionDescriptionList{StatementText: st.Text(), Name: name, Author: "sqlstream", Version: Version, Path: "internal", Type: api.FunctionScalar}
+	if k, ok := e.reg.Kind(name); ok {
+		out.Type = k.String()
+	}
+	if def, ok := e.reg.Lookup(name); ok {
+		out.Description = def.Description
+	}
+	for _, o := range overloads {
+		out.Functions = append(out.Functions, functionInfo(o))
+	}
+	return out, nil
+}
+
+func functionInfo(o functions.OverloadInfo) api.FunctionInfo {
+	fi := api.FunctionInfo{ReturnType: o.ReturnType, Description: o.Description}
+	for _, a := range o.Arguments {
+		fi.Arguments = append(fi.Arguments, api.ArgumentInfo{Name: a.Name, Type: a.Type, IsVariadic: a.Variadic})
+		fi.ArgumentTypes = append(fi.ArgumentTypes, a.Type)
+	}
+	return fi
+}
+
+func (e *Engine) describe(ctx context.Context, st *ast.Describe) (api.Entity, error) {
+	if st.All {
+		out := api.SourceDescriptionList{StatementText: st.Text()}
+		for _, src := range e.cat.List() {
+			if src.Kind == st.Kind {
+				out.SourceDescriptions = append(out.SourceDescriptions, e.describeSource(ctx, src, st.Extended))
+			}
+		}
+		return out, nil
+	}
+	src, ok := e.cat.Get(st.Name)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.Unknown, st.P, "Could not find STREAM/TABLE '%s' in the Metastore", st.Name)
+	}
+	return api.SourceDescriptionEntity{StatementText: st.Text(), SourceDescription: e.describeSource(ctx, src, st.Extended)}, nil
+}
+
+func (e *Engine) describeSource(ctx context.Context, src *planner.Source, extended bool) api.SourceDescription {
+	d := api.SourceDescription{Name: src.Name, Fields: api.FieldInfosOf(*src.Schema), Type: src.Kind.String(),
+		Timestamp: src.TimestampColumn, Extended: extended, KeyFormat: src.KeyFormat.Name,
+		ValueFormat: src.ValueFormat.Name, Topic: src.Topic, Statement: src.SQL}
+	if src.Window != nil {
+		w := windowName(src.Window.Kind)
+		d.WindowType = &w
+	}
+	for _, q := range e.sortedQueries() {
+		if q.reads(src.Name) {
+			d.ReadQueries = append(d.ReadQueries, runningQuery(q))
+		}
+		if q.plan.Sink != nil && q.plan.Sink.Name == src.Name {
+			d.WriteQueries = append(d.WriteQueries, runningQuery(q))
+		}
+	}
+	if extended {
+		d.Partitions = int(src.Partitions)
+		d.Replication = 1
+		d.Statistics, d.ErrorStats = e.sourceStats(src)
+	}
+	return d
+}
+
+func windowName(k ast.WindowKind) string {
+	return [...]string{"TUMBLING", "HOPPING", "SESSION", "SLIDING"}[k]
+}
+
+// sourceStats summarizes the queries writing a source: records processed
+// and processing-log entries.
+func (e *Engine) sourceStats(src *planner.Source) (string, string) {
+	var processed, failed int64
+	for _, q := range e.queries {
+		if q.reads(src.Name) {
+			processed += q.processed.Load()
+			failed += q.logged.Load()
+		}
+	}
+	return fmt.Sprintf("consumer-messages-processed: %d", processed), fmt.Sprintf("consumer-failed-messages: %d", failed)
+}
+
+func (e *Engine) explain(st *ast.Explain, s *session) (api.Entity, error) {
+	if st.Statement == nil {
+		q, ok := e.queries[strings.ToUpper(st.QueryID)]
+		if !ok {
+			return nil, sqlerr.New(sqlerr.Unknown, st.P, "Query with id:%s does not exist, use SHOW QUERIES to view the full set of queries.", st.QueryID)
+		}
+		return api.QueryDescriptionEntity{StatementText: st.Text(), QueryDescription: e.queryDescription(q)}, nil
+	}
+	plan, err := e.planExplained(st.Statement)
+	if err != nil {
+		return nil, err
+	}
+	desc, err := e.describePlan(plan, st.Statement.Text())
+	if err != nil {
+		return nil, err
+	}
+	return api.QueryDescriptionEntity{StatementText: st.Text(), QueryDescription: desc}, nil
+}
+
+// planExplained plans the statement EXPLAIN names without running it.
+func (e *Engine) planExplained(stmt ast.Statement) (*planner.Plan, error) {
+	switch st := stmt.(type) {
+	case *ast.Query:
+		return e.planner.PlanQuery(st)
+	case *ast.CreateAsSelect:
+		return e.planner.PlanCreateAs(st)
+	case *ast.InsertInto:
+		return e.planner.PlanInsertInto(st)
+	}
+	return nil, sqlerr.New(sqlerr.Semantic, ast.Pos{}, "EXPLAIN only supports SELECT, CREATE … AS SELECT and INSERT INTO statements, or a query id")
+}

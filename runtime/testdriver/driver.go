@@ -1,0 +1,139 @@
+// Package testdriver runs `sqlstream test` variants on the engine: it
+// adapts runtime.TestEngine (in-memory, synchronous) to the qtt.Driver
+// interface.
+//
+//	qtt runner ──► Driver ──► runtime.TestEngine ──► planner/physical
+//	                               │
+//	                               └─► memCluster (topics in memory)
+package testdriver
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/qtt"
+)
+
+// Driver is a qtt.Driver over a fresh TestEngine.
+type Driver struct {
+	eng      *runtime.TestEngine
+	props    map[string]any
+	internal map[string]bool
+}
+
+var _ qtt.Driver = (*Driver)(nil)
+
+// New is a qtt.NewDriver: each call makes an isolated engine.
+func New(props map[string]string) (qtt.Driver, error) {
+	engProps := map[string]string{}
+	over := map[string]any{}
+	for k, v := range props {
+		switch k {
+		case "qtt.mode":
+			if v == "broker" {
+				return nil, fmt.Errorf("--broker mode is not available yet")
+			}
+		case "qtt.topics":
+		default:
+			engProps[k] = v
+			over[k] = v
+		}
+	}
+	eng, err := runtime.NewTestEngine(engProps)
+	if err != nil {
+		return nil, err
+	}
+	d := &Driver{eng: eng, props: over, internal: map[string]bool{eng.ProcessingLogTopic(): true}}
+	if err := d.createTopics(props["qtt.topics"]); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Driver) createTopics(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	var topics []struct {
+		Name       string          `json:"name"`
+		Partitions json.RawMessage `json:"partitions"`
+	}
+	if err := json.Unmarshal([]byte(spec), &topics); err != nil {
+		return fmt.Errorf("qtt.topics: %w", err)
+	}
+	for _, t := range topics {
+		n, _ := strconv.Atoi(string(t.Partitions))
+		if err := d.eng.CreateTopic(t.Name, int32(max(n, 1))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Execute implements qtt.Driver.
+func (d *Driver) Execute(stmt string) error {
+	_, err := d.eng.ExecuteStatement(stmt, d.props)
+	return err
+}
+
+// Produce implements qtt.Driver.
+func (d *Driver) Produce(r qtt.Record) error {
+	out := &physical.OutRecord{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value, Timestamp: r.Timestamp}
+	for _, h := range r.Headers {
+		out.Headers = append(out.Headers, physical.Header{Key: h.Key, Value: h.Value})
+	}
+	return d.eng.Produce(out)
+}
+
+// Drain implements qtt.Driver: records of non-internal topics written by
+// queries since the last call.
+func (d *Driver) Drain() []qtt.Record {
+	var out []qtt.Record
+	for _, r := range d.eng.Drain() {
+		if d.internal[r.Topic] {
+			continue
+		}
+		rec := qtt.Record{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value, Timestamp: r.Timestamp}
+		for _, h := range r.Headers {
+			rec.Headers = append(rec.Headers, qtt.Header{Key: h.Key, Value: h.Value})
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// Sources implements qtt.Driver.
+func (d *Driver) Sources() []qtt.SourceInfo {
+	srcs, sinks := d.eng.Sources()
+	var out []qtt.SourceInfo
+	for _, s := range srcs {
+		if s.Name == runtime.ProcessingLogStream {
+			continue
+		}
+		info := qtt.SourceInfo{Name: s.Name, Kind: s.Kind.String(), Topic: s.Topic, Schema: s.Schema,
+			KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, IsSink: sinks[s.Name], Windowed: s.Windowed()}
+		if s.Window != nil {
+			info.WindowType = [...]string{"TUMBLING", "HOPPING", "SESSION", "SLIDING"}[s.Window.Kind]
+			info.WindowSize = s.Window.Size
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// Topics implements qtt.Driver.
+func (d *Driver) Topics() []qtt.TopicInfo {
+	var out []qtt.TopicInfo
+	for name, n := range d.eng.Topics() {
+		if !d.internal[name] {
+			out = append(out, qtt.TopicInfo{Name: name, Partitions: n})
+		}
+	}
+	return out
+}
+
+// Close implements qtt.Driver.
+func (d *Driver) Close() error { return d.eng.Close() }

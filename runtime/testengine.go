@@ -1,0 +1,96 @@
+package runtime
+
+import (
+	"context"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/api"
+)
+
+// TestEngine is an Engine on the in-memory synchronous cluster: the same
+// planner, topology and operators as the server, driven one record at a
+// time with no threads, caching or commit interval. `sqlstream test` runs
+// on it.
+type TestEngine struct {
+	*Engine
+	mem  *memCluster
+	next int // index into mem.outputs of the next Drain
+}
+
+// NewTestEngine returns a fresh engine with its own catalog and topics.
+func NewTestEngine(props map[string]string) (*TestEngine, error) {
+	mem := newMemCluster()
+	o := options{serviceID: "default_", props: props, cluster: mem}
+	e := newEngine(o)
+	e.logger = discardLogger()
+	e.autoCreateTopics = true
+	if err := e.open(context.Background()); err != nil {
+		return nil, err
+	}
+	return &TestEngine{Engine: e, mem: mem}, nil
+}
+
+// ExecuteStatement runs one statement with the engine's properties.
+func (t *TestEngine) ExecuteStatement(sql string, props map[string]any) ([]api.Entity, error) {
+	return t.Execute(context.Background(), api.KsqlRequest{Ksql: sql, StreamsProperties: props})
+}
+
+// CreateTopic creates a topic (tests that declare their topics).
+func (t *TestEngine) CreateTopic(name string, partitions int32) error {
+	return t.mem.createTopic(context.Background(), topicSpec{name: name, partitions: partitions})
+}
+
+// Produce feeds a record through every query reading its topic. A
+// missing topic is created with one partition, as a test producer would
+// find it.
+func (t *TestEngine) Produce(r *physical.OutRecord) error {
+	if _, ok, _ := t.mem.partitions(context.Background(), r.Topic); !ok {
+		if err := t.CreateTopic(r.Topic, 1); err != nil {
+			return err
+		}
+	}
+	if err := t.mem.produce(context.Background(), r); err != nil {
+		return err
+	}
+	t.mem.mu.Lock()
+	defer t.mem.mu.Unlock()
+	return t.mem.failure
+}
+
+// Drain returns the records queries wrote since the last Drain, with
+// their partitions.
+func (t *TestEngine) Drain() []*physical.OutRecord {
+	t.mem.mu.Lock()
+	defer t.mem.mu.Unlock()
+	out := t.mem.outputs[t.next:]
+	t.next = len(t.mem.outputs)
+	return out
+}
+
+// Sources returns the catalog's sources, and which are written by a
+// persistent query.
+func (t *TestEngine) Sources() (srcs []*planner.Source, sinks map[string]bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sinks = map[string]bool{}
+	for _, q := range t.queries {
+		if q.plan.Sink != nil {
+			sinks[q.plan.Sink.Name] = true
+		}
+	}
+	return t.cat.List(), sinks
+}
+
+// Topics returns the topics and their partition counts.
+func (t *TestEngine) Topics() map[string]int32 {
+	ts, _ := t.mem.listTopics(context.Background())
+	out := map[string]int32{}
+	for _, x := range ts {
+		out[x.name] = x.partitions
+	}
+	return out
+}
+
+// ProcessingLogTopic is the topic processing-log entries go to.
+func (t *TestEngine) ProcessingLogTopic() string { return t.procLog.topic }

@@ -1,0 +1,130 @@
+package runtime
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// transient is a push query (SELECT … EMIT CHANGES): its topology runs for
+// one client; rows flow through a bounded channel, so a slow client slows
+// the query rather than growing memory. It implements physical.RowSink on
+// the task side and api.RowStream on the client side.
+type transient struct {
+	eng    *Engine
+	id     string
+	sql    string
+	topo   *physical.Topology
+	props  Properties
+	header api.QueryHeader
+	limit  int // -1: unlimited
+
+	rows   chan api.Row
+	closed chan struct{} // closed by Close: the client is gone
+
+	mu      sync.Mutex
+	sent    int
+	done    bool
+	err     error
+	final   string
+	runner  runner
+	endOnce sync.Once
+	ended   chan struct{} // closed when the producer side is finished
+}
+
+func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []types.Column, props Properties, limit int) *transient {
+	return &transient{eng: e, id: id, sql: sql, topo: topo, props: props, limit: limit,
+		header: api.QueryHeader{QueryID: id, Columns: cols},
+		rows:   make(chan api.Row, 256), closed: make(chan struct{}), ended: make(chan struct{})}
+}
+
+// Row implements physical.RowSink: it blocks until the client takes the
+// row or goes away, and returns false once LIMIT is reached.
+func (t *transient) Row(r *types.Row) bool {
+	select {
+	case t.rows <- api.Row{Values: r.Values, Tombstone: r.Tombstone}:
+	case <-t.closed:
+		return false
+	}
+	t.mu.Lock()
+	t.sent++
+	more := t.limit < 0 || t.sent < t.limit
+	t.mu.Unlock()
+	if !more {
+		t.finishWith(nil, api.FinalLimitReached)
+	}
+	return more
+}
+
+// finish ends the producing side: err nil means the query completed.
+func (t *transient) finish(err error) { t.finishWith(err, "") }
+
+func (t *transient) finishWith(err error, final string) {
+	t.endOnce.Do(func() {
+		t.mu.Lock()
+		t.err, t.final, t.done = err, final, true
+		t.mu.Unlock()
+		close(t.ended)
+	})
+}
+
+// Header implements api.RowStream.
+func (t *transient) Header() api.QueryHeader { return t.header }
+
+// Next implements api.RowStream.
+func (t *transient) Next(ctx context.Context) (api.Row, error) {
+	select {
+	case r := <-t.rows:
+		return r, nil
+	default:
+	}
+	select {
+	case r := <-t.rows:
+		return r, nil
+	case <-t.ended:
+		select {
+		case r := <-t.rows:
+			return r, nil
+		default:
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.err != nil {
+			return api.Row{}, t.err
+		}
+		return api.Row{}, io.EOF
+	case <-ctx.Done():
+		return api.Row{}, ctx.Err()
+	}
+}
+
+// FinalMessage implements api.RowStream.
+func (t *transient) FinalMessage() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.final
+}
+
+// Close implements api.RowStream: it stops the query and forgets it.
+func (t *transient) Close() error {
+	t.mu.Lock()
+	select {
+	case <-t.closed:
+		t.mu.Unlock()
+		return nil
+	default:
+		close(t.closed)
+	}
+	r := t.runner
+	t.mu.Unlock()
+	t.finish(nil)
+	t.eng.forgetTransient(t.id)
+	if r != nil {
+		return r.stop()
+	}
+	return nil
+}
