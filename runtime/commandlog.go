@@ -110,4 +110,3 @@ func (k *kafkaCluster) commitEnds(ctx context.Context, group string, topics []st
 	}
 	return nil
 }
-

@@ -88,7 +88,9 @@ func (e *Engine) sortedQueries() []*query {
 	for _, q := range e.queries {
 		out = append(out, q)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].created.Before(out[j].created) || (out[i].created.Equal(out[j].created) && out[i].id < out[j].id) })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].created.Before(out[j].created) || (out[i].created.Equal(out[j].created) && out[i].id < out[j].id)
+	})
 	return out
 }
 
