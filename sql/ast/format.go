@@ -1,0 +1,273 @@
+package ast
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// reservedWords are the words that must be backticked when used as names
+// so the text parses back to the same tree (ksqlDB's reserved words plus
+// the parser's clause and operator keywords).
+const reservedWords = " AND OR NOT IS IN LIKE BETWEEN CASE WHEN THEN ELSE END ESCAPE AS DISTINCT" +
+	" FROM TRUE FALSE NULL SELECT WHERE GROUP PARTITION HAVING EMIT LIMIT WINDOW JOIN INNER LEFT" +
+	" RIGHT FULL OUTER ON WITHIN GRACE CAST ARRAY MAP STRUCT AT BY CREATE INSERT INTO VALUES WITH" +
+	" TABLE STREAM DROP "
+
+// QuoteName returns name as it must be written in SQL: bare when it is an
+// upper-case identifier that is not reserved, backticked otherwise.
+func QuoteName(name string) string {
+	if isPlainName(name) && !strings.Contains(reservedWords, " "+name+" ") {
+		return name
+	}
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+func isPlainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || (c >= 'A' && c <= 'Z'):
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// QuoteString returns s as a SQL string literal.
+func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// FormatExpr returns the canonical SQL of e: binary and predicate
+// operators fully parenthesized, names quoted only when needed, keywords
+// upper case. Parsing the result gives the same tree.
+func FormatExpr(e Expr) string {
+	var b strings.Builder
+	formatExpr(&b, e)
+	return b.String()
+}
+
+func formatExpr(b *strings.Builder, e Expr) {
+	switch e := e.(type) {
+	case *Literal:
+		b.WriteString(formatLiteral(e))
+	case *ColumnRef:
+		if e.Source != "" {
+			b.WriteString(QuoteName(e.Source))
+			b.WriteString(".")
+		}
+		b.WriteString(QuoteName(e.Name))
+	case *Dereference:
+		formatExpr(b, e.Base)
+		b.WriteString("->")
+		b.WriteString(QuoteName(e.Field))
+	case *Subscript:
+		formatExpr(b, e.Base)
+		b.WriteString("[")
+		formatExpr(b, e.Index)
+		b.WriteString("]")
+	case *Binary:
+		b.WriteString("(")
+		formatExpr(b, e.L)
+		b.WriteString(" " + e.Op.String() + " ")
+		formatExpr(b, e.R)
+		b.WriteString(")")
+	case *Unary:
+		formatUnary(b, e)
+	default:
+		formatPredicate(b, e)
+	}
+}
+
+func formatUnary(b *strings.Builder, e *Unary) {
+	switch e.Op {
+	case OpNot:
+		b.WriteString("(NOT ")
+		formatExpr(b, e.X)
+		b.WriteString(")")
+	default:
+		sign := "-"
+		if e.Op == OpPlus {
+			sign = "+"
+		}
+		x := FormatExpr(e.X)
+		if strings.HasPrefix(x, "-") || strings.HasPrefix(x, "+") {
+			x = "(" + x + ")"
+		}
+		b.WriteString(sign + x)
+	}
+}
+
+// formatPredicate writes LIKE, IN, BETWEEN, IS NULL, CASE and CAST.
+func formatPredicate(b *strings.Builder, e Expr) {
+	switch e := e.(type) {
+	case *Like:
+		b.WriteString("(")
+		formatExpr(b, e.X)
+		b.WriteString(not(e.Not) + " LIKE ")
+		formatExpr(b, e.Pattern)
+		if e.Escape != nil {
+			b.WriteString(" ESCAPE ")
+			formatExpr(b, e.Escape)
+		}
+		b.WriteString(")")
+	case *In:
+		b.WriteString("(")
+		formatExpr(b, e.X)
+		b.WriteString(not(e.Not) + " IN (")
+		formatList(b, e.List)
+		b.WriteString("))")
+	case *Between:
+		b.WriteString("(")
+		formatExpr(b, e.X)
+		b.WriteString(not(e.Not) + " BETWEEN ")
+		formatExpr(b, e.Lo)
+		b.WriteString(" AND ")
+		formatExpr(b, e.Hi)
+		b.WriteString(")")
+	case *IsNull:
+		b.WriteString("(")
+		formatExpr(b, e.X)
+		b.WriteString(" IS" + not(e.Not) + " NULL)")
+	case *Case:
+		formatCase(b, e)
+	case *Cast:
+		b.WriteString("CAST(")
+		formatExpr(b, e.X)
+		b.WriteString(" AS " + e.To.String() + ")")
+	default:
+		formatCall(b, e)
+	}
+}
+
+func not(n bool) string {
+	if n {
+		return " NOT"
+	}
+	return ""
+}
+
+func formatList(b *strings.Builder, es []Expr) {
+	for i, x := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		formatExpr(b, x)
+	}
+}
+
+func formatCase(b *strings.Builder, e *Case) {
+	b.WriteString("CASE")
+	if e.Operand != nil {
+		b.WriteString(" ")
+		formatExpr(b, e.Operand)
+	}
+	for _, w := range e.Whens {
+		b.WriteString(" WHEN ")
+		formatExpr(b, w.Cond)
+		b.WriteString(" THEN ")
+		formatExpr(b, w.Result)
+	}
+	if e.Else != nil {
+		b.WriteString(" ELSE ")
+		formatExpr(b, e.Else)
+	}
+	b.WriteString(" END")
+}
+
+// formatCall writes calls, lambdas, constructors and AT TIME ZONE.
+func formatCall(b *strings.Builder, e Expr) {
+	switch e := e.(type) {
+	case *Call:
+		b.WriteString(QuoteName(e.Name) + "(")
+		switch {
+		case e.Star:
+			b.WriteString("*")
+		case e.Distinct:
+			b.WriteString("DISTINCT ")
+		}
+		formatList(b, e.Args)
+		b.WriteString(")")
+	case *Lambda:
+		formatLambda(b, e)
+	case *ArrayCtor:
+		b.WriteString("ARRAY[")
+		formatList(b, e.Elems)
+		b.WriteString("]")
+	case *MapCtor:
+		b.WriteString("MAP(")
+		for i := range e.Keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			formatExpr(b, e.Keys[i])
+			b.WriteString(" := ")
+			formatExpr(b, e.Values[i])
+		}
+		b.WriteString(")")
+	case *StructCtor:
+		b.WriteString("STRUCT(")
+		for i := range e.Names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(QuoteName(e.Names[i]) + " := ")
+			formatExpr(b, e.Values[i])
+		}
+		b.WriteString(")")
+	case *AtTimeZone:
+		formatExpr(b, e.X)
+		b.WriteString(" AT TIME ZONE " + QuoteString(e.Zone))
+	}
+}
+
+func formatLambda(b *strings.Builder, e *Lambda) {
+	if len(e.Params) == 1 {
+		b.WriteString(QuoteName(e.Params[0]))
+	} else {
+		b.WriteString("(")
+		for i, p := range e.Params {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(QuoteName(p))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(" => ")
+	formatExpr(b, e.Body)
+}
+
+// formatLiteral writes a literal so it parses back with the same type:
+// doubles in E notation, decimals with a point or as DECIMAL '…'.
+func formatLiteral(l *Literal) string {
+	switch v := l.Value.(type) {
+	case nil:
+		return "NULL"
+	case bool:
+		if v {
+			return "TRUE"
+		}
+		return "FALSE"
+	case string:
+		return QuoteString(v)
+	case int32:
+		return strconv.FormatInt(int64(v), 10)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'E', -1, 64)
+	case *apd.Decimal:
+		s := v.Text('f')
+		if !strings.Contains(s, ".") {
+			return "DECIMAL " + QuoteString(s)
+		}
+		return s
+	}
+	return "NULL"
+}

@@ -1,0 +1,102 @@
+package ast
+
+import (
+	"strconv"
+	"strings"
+)
+
+var showText = [...]string{
+	ShowStreams: "STREAMS", ShowTables: "TABLES", ShowTopics: "TOPICS", ShowQueries: "QUERIES",
+	ShowProperties: "PROPERTIES", ShowFunctions: "FUNCTIONS", ShowTypes: "TYPES", ShowVariables: "VARIABLES",
+}
+
+// formatUtility writes the metadata and session statements.
+func formatUtility(b *strings.Builder, s Statement) {
+	switch s := s.(type) {
+	case *Show:
+		b.WriteString("SHOW ")
+		if s.All {
+			b.WriteString("ALL ")
+		}
+		b.WriteString(showText[s.What])
+		b.WriteString(extended(s.Extended))
+	case *Describe:
+		formatDescribe(b, s)
+	case *DescribeFunction:
+		b.WriteString("DESCRIBE FUNCTION " + QuoteName(s.Name))
+	case *Explain:
+		b.WriteString("EXPLAIN ")
+		if s.Statement != nil {
+			formatStatement(b, s.Statement)
+		} else {
+			b.WriteString(QuoteName(s.QueryID))
+		}
+	case *Drop:
+		formatDrop(b, s)
+	default:
+		formatSession(b, s)
+	}
+}
+
+func extended(e bool) string {
+	if e {
+		return " EXTENDED"
+	}
+	return ""
+}
+
+func formatDescribe(b *strings.Builder, s *Describe) {
+	b.WriteString("DESCRIBE ")
+	if s.All {
+		b.WriteString(s.Kind.String() + "S")
+	} else {
+		b.WriteString(QuoteName(s.Name))
+	}
+	b.WriteString(extended(s.Extended))
+}
+
+func formatDrop(b *strings.Builder, s *Drop) {
+	b.WriteString("DROP " + s.Kind.String() + " ")
+	if s.IfExists {
+		b.WriteString("IF EXISTS ")
+	}
+	b.WriteString(QuoteName(s.Name))
+	if s.DeleteTopic {
+		b.WriteString(" DELETE TOPIC")
+	}
+}
+
+// formatSession writes TERMINATE, PRINT, SET, UNSET, DEFINE and UNDEFINE.
+func formatSession(b *strings.Builder, s Statement) {
+	switch s := s.(type) {
+	case *Terminate:
+		if s.All {
+			b.WriteString("TERMINATE ALL")
+		} else {
+			b.WriteString("TERMINATE " + QuoteName(s.QueryID))
+		}
+	case *Print:
+		formatPrint(b, s)
+	case *SetProperty:
+		b.WriteString("SET " + QuoteString(s.Name) + "=" + QuoteString(s.Value))
+	case *UnsetProperty:
+		b.WriteString("UNSET " + QuoteString(s.Name))
+	case *Define:
+		b.WriteString("DEFINE " + QuoteName(s.Name) + "=" + QuoteString(s.Value))
+	case *Undefine:
+		b.WriteString("UNDEFINE " + QuoteName(s.Name))
+	}
+}
+
+func formatPrint(b *strings.Builder, s *Print) {
+	b.WriteString("PRINT " + QuoteString(s.Topic))
+	if s.FromBeginning {
+		b.WriteString(" FROM BEGINNING")
+	}
+	if s.Interval > 0 {
+		b.WriteString(" INTERVAL " + strconv.Itoa(s.Interval))
+	}
+	if s.Limit >= 0 {
+		b.WriteString(" LIMIT " + strconv.Itoa(s.Limit))
+	}
+}

@@ -1,0 +1,38 @@
+// Package parser turns ksqlDB SQL text into sql/ast statements.
+//
+// Statements other than SELECT (DDL, INSERT … VALUES, SHOW, DESCRIBE, …)
+// are parsed by a small recursive-descent parser over our own tokens. A
+// SELECT is split into clauses by the same parser; ksqlDB-only clauses
+// (WINDOW, WITHIN/GRACE, FULL JOIN, PARTITION BY, EMIT, LIMIT) are lifted
+// into typed fields, and the SELECT core goes to the TiDB (MySQL) parser
+// after a token-level rewrite:
+//
+//	user text ──► lexer ──► tokens (line:col each)
+//	                          │
+//	             ┌────────────┴─────────────┐
+//	             ▼                          ▼
+//	   statement parser               SELECT splitter
+//	   (CREATE, INSERT, SHOW,          │ lifts WINDOW, WITHIN, GRACE,
+//	    DESCRIBE, DROP, PRINT, …)      │ FULL→LEFT, PARTITION BY→ORDER BY,
+//	             │                     │ EMIT, LIMIT
+//	             │                     ▼
+//	             │                rewriter: identifiers backticked,
+//	             │                a->b, x[i], CAST, ARRAY[…], MAP(…),
+//	             │                STRUCT(…), lambdas, f(*), DECIMAL '…'
+//	             │                → internal calls (__ksql_*)
+//	             │                     │ pieces: text + source token
+//	             │                     ▼
+//	             │                TiDB parser (PIPES_AS_CONCAT,
+//	             │                NO_BACKSLASH_ESCAPES)
+//	             │                     │ TiDB AST, offsets in rewritten text
+//	             │                     ▼
+//	             │                converter: undoes the rewrites, maps
+//	             │                offsets back to the user's tokens
+//	             ▼                     ▼
+//	           ast.Statement / ast.Expr, positions in the user's text
+//
+// Every error is a *sqlerr.Error pointing into the user's original text.
+// Literal values always come from our own tokens, so strings, big numbers
+// and decimals are exactly as written. `${var}` references are replaced by
+// the caller with Substitute before parsing.
+package parser

@@ -1,0 +1,326 @@
+package parser
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// Internal function names the rewriter emits for ksqlDB-only syntax. They
+// are lower case: user function names are always upper-cased, so the two
+// never collide. The converter turns them back into ast nodes.
+const (
+	fnDeref        = "__ksql_deref"        // (base, nameIdx): base->name
+	fnSubscript    = "__ksql_sub"          // (base, index): base[index]
+	fnCast         = "__ksql_cast"         // (expr, typeIdx): CAST(expr AS type)
+	fnArray        = "__ksql_array"        // (elems…): ARRAY[elems…]
+	fnMap          = "__ksql_map"          // (k, v, …): MAP(k := v, …)
+	fnStruct       = "__ksql_struct"       // (nameIdx, v, …): STRUCT(name := v, …)
+	fnLambda       = "__ksql_lambda"       // (paramsIdx, body): (params) => body
+	fnStarCall     = "__ksql_starcall"     // (nameIdx): NAME(*)
+	fnDistinctCall = "__ksql_distinctcall" // (nameIdx, args…): NAME(DISTINCT args…)
+	fnStructStar   = "__ksql_structstar"   // (base): base->*
+	fnDecimal      = "__ksql_decimal"      // ('text'): DECIMAL 'text'
+	fnIsDistinct   = "__ksql_isdistinct"   // (right): marks `<=>` as IS DISTINCT FROM
+	fnAtTimeZone   = "__ksql_tz"           // (expr, 'zone'): expr AT TIME ZONE 'zone'
+)
+
+// exprKeywords are the words that are operators or structure inside an
+// expression, never names (they must be quoted to be used as names).
+const exprKeywords = " AND OR NOT IS IN LIKE BETWEEN CASE WHEN THEN ELSE END ESCAPE AS DISTINCT FROM "
+
+// piece is a fragment of rewritten text and the index of the user's token
+// it stands for, so TiDB offsets map back to the user's text.
+type piece struct {
+	s   string
+	tok int
+}
+
+// rewriter turns a range of the user's tokens into text TiDB can parse:
+// every identifier is backticked (so keywords work as names), and
+// ksqlDB-only syntax becomes calls of internal functions whose extra
+// arguments index the side tables below.
+type rewriter struct {
+	p       *parser
+	pieces  []piece
+	names   []string
+	typs    []*types.Type
+	params  [][]string
+	offsets []int // start offset of each piece, filled by text()
+}
+
+func (w *rewriter) emit(s string, tok int) { w.pieces = append(w.pieces, piece{s, tok}) }
+
+// insert puts s before the piece at index at, mapped to that piece's token.
+func (w *rewriter) insert(at int, s string) {
+	tok := w.pieces[at].tok
+	w.pieces = slices.Insert(w.pieces, at, piece{s, tok})
+}
+
+func (w *rewriter) addName(s string) string {
+	w.names = append(w.names, s)
+	return strconv.Itoa(len(w.names) - 1)
+}
+
+// text returns the rewritten text and records piece offsets.
+func (w *rewriter) text() string {
+	var b strings.Builder
+	w.offsets = w.offsets[:0]
+	for _, pc := range w.pieces {
+		w.offsets = append(w.offsets, b.Len())
+		b.WriteString(pc.s)
+	}
+	return b.String()
+}
+
+// tokenAt returns the index of the user's token behind rewritten offset off.
+func (w *rewriter) tokenAt(off int) int {
+	k, found := slices.BinarySearch(w.offsets, off)
+	if !found {
+		k--
+	}
+	if k < 0 {
+		return w.pieces[0].tok
+	}
+	if k >= len(w.pieces) {
+		return w.pieces[len(w.pieces)-1].tok
+	}
+	return w.pieces[k].tok
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// expr rewrites the tokens [a, b).
+func (w *rewriter) expr(a, b int) error {
+	toks := w.p.toks
+	distinctNext := false
+	for i := a; i < b; {
+		t := toks[i]
+		switch {
+		case t.is("IS") && (toks[i+1].is("DISTINCT") || toks[i+1].is("NOT") && toks[i+2].is("DISTINCT")):
+			n, not, err := w.isDistinct(i, b)
+			if err != nil {
+				return err
+			}
+			w.emit(" <=> ", i)
+			distinctNext = !not
+			i = n
+		case w.primaryStart(t):
+			start := len(w.pieces)
+			n, err := w.primary(i, b)
+			if err == nil {
+				n, err = w.postfix(start, n, b)
+			}
+			if err != nil {
+				return err
+			}
+			if distinctNext {
+				w.insert(start, fnIsDistinct+"(")
+				w.emit(")", n-1)
+				distinctNext = false
+			}
+			i = n
+		case t.Kind == tVariable:
+			return w.p.errAt(t, sqlerr.Syntax, "variable ${%s} was not substituted", t.Val)
+		default:
+			w.emit(" "+t.Val+" ", i)
+			i++
+		}
+	}
+	return nil
+}
+
+// isDistinct consumes IS [NOT] DISTINCT FROM at i.
+func (w *rewriter) isDistinct(i, b int) (int, bool, error) {
+	toks := w.p.toks
+	not := toks[i+1].is("NOT")
+	n := i + 2
+	if not {
+		n++
+	}
+	if n >= b || !toks[n].is("FROM") {
+		return 0, false, w.p.errAt(toks[min(n, b)], sqlerr.Syntax, "expected FROM after IS DISTINCT")
+	}
+	return n + 1, not, nil
+}
+
+// primaryStart reports whether t starts an operand.
+func (w *rewriter) primaryStart(t token) bool {
+	switch t.Kind {
+	case tNumber, tString, tQuoted:
+		return true
+	case tIdent:
+		return !keywordSet(exprKeywords, t.Val)
+	}
+	return t.isPunct("(")
+}
+
+// primary rewrites one operand starting at i and returns the index after it.
+func (w *rewriter) primary(i, b int) (int, error) {
+	toks := w.p.toks
+	t, next := toks[i], toks[i+1]
+	switch {
+	case t.Kind == tNumber || t.Kind == tString:
+		w.emit(t.Raw, i)
+		return i + 1, nil
+	case t.is("TRUE") || t.is("FALSE") || t.is("NULL"):
+		w.emit(t.Val, i)
+		return i + 1, nil
+	case t.isPunct("("):
+		return w.group(i, b)
+	case t.Kind == tIdent && next.isPunct("(") && keywordSet(" CAST MAP STRUCT ", t.Val):
+		return w.special(i, b)
+	case t.is("ARRAY") && next.isPunct("["):
+		return w.arrayCtor(i, b)
+	case t.is("DECIMAL") && next.Kind == tString:
+		w.emit(fnDecimal+"(", i)
+		w.emit(next.Raw, i+1)
+		w.emit(")", i+1)
+		return i + 2, nil
+	case next.isPunct("("):
+		return w.call(i, b)
+	}
+	return w.column(i), nil
+}
+
+// column rewrites NAME, SRC.NAME or SRC.* and returns the index after it.
+func (w *rewriter) column(i int) int {
+	toks := w.p.toks
+	w.emit(quoteIdent(toks[i].Val), i)
+	if !toks[i+1].isPunct(".") {
+		return i + 1
+	}
+	switch n := toks[i+2]; {
+	case n.Kind == tIdent || n.Kind == tQuoted:
+		w.emit(".", i+1)
+		w.emit(quoteIdent(n.Val), i+2)
+		return i + 3
+	case n.isPunct("*"):
+		w.emit(".*", i+1)
+		return i + 3
+	}
+	return i + 1
+}
+
+// closing returns the index of the bracket closing the one at i, within b.
+func (w *rewriter) closing(i, b int) (int, error) {
+	j := w.p.matching(i)
+	if j < 0 || j >= b {
+		return 0, w.p.errAt(w.p.toks[i], sqlerr.Syntax, "unbalanced %s", w.p.toks[i].Val)
+	}
+	return j, nil
+}
+
+func (w *rewriter) group(i, b int) (int, error) {
+	j, err := w.closing(i, b)
+	if err != nil {
+		return 0, err
+	}
+	w.emit("(", i)
+	if err := w.expr(i+1, j); err != nil {
+		return 0, err
+	}
+	w.emit(")", j)
+	return j + 1, nil
+}
+
+// postfix applies ->field, ->*, [index] and AT TIME ZONE to the operand
+// whose pieces start at start.
+func (w *rewriter) postfix(start, i, b int) (int, error) {
+	toks := w.p.toks
+	for i < b {
+		t := toks[i]
+		switch {
+		case t.isPunct("->"):
+			n, err := w.deref(start, i)
+			if err != nil {
+				return 0, err
+			}
+			i = n
+		case t.isPunct("["):
+			j, err := w.closing(i, b)
+			if err != nil {
+				return 0, err
+			}
+			w.insert(start, fnSubscript+"(")
+			w.emit(", ", i)
+			if err := w.expr(i+1, j); err != nil {
+				return 0, err
+			}
+			w.emit(")", j)
+			i = j + 1
+		case t.is("AT") && toks[i+1].is("TIME") && toks[i+2].is("ZONE") && toks[i+3].Kind == tString:
+			w.insert(start, fnAtTimeZone+"(")
+			w.emit(", "+toks[i+3].Raw+")", i+3)
+			i += 4
+		default:
+			return i, nil
+		}
+	}
+	return i, nil
+}
+
+func (w *rewriter) deref(start, i int) (int, error) {
+	n := w.p.toks[i+1]
+	switch n.Kind {
+	case tIdent, tQuoted:
+		w.insert(start, fnDeref+"(")
+		w.emit(", "+w.addName(n.Val)+")", i+1)
+	case tPunct:
+		if !n.isPunct("*") {
+			return 0, w.p.errAt(n, sqlerr.Syntax, "expected a field name or * after ->")
+		}
+		w.insert(start, fnStructStar+"(")
+		w.emit(")", i+1)
+	default:
+		return 0, w.p.errAt(n, sqlerr.Syntax, "expected a field name or * after ->")
+	}
+	return i + 2, nil
+}
+
+// splitCommas splits [a, b) at top-level commas.
+func (w *rewriter) splitCommas(a, b int) ([][2]int, error) {
+	var out [][2]int
+	if a == b {
+		return nil, nil
+	}
+	start := a
+	for i := a; i < b; i++ {
+		t := w.p.toks[i]
+		if t.isPunct("(") || t.isPunct("[") {
+			j, err := w.closing(i, b)
+			if err != nil {
+				return nil, err
+			}
+			i = j
+			continue
+		}
+		if t.isPunct(",") {
+			if i == start {
+				return nil, w.p.errAt(t, sqlerr.Syntax, "expected an expression")
+			}
+			out = append(out, [2]int{start, i})
+			start = i + 1
+		}
+	}
+	if start == b {
+		return nil, w.p.errAt(w.p.toks[b], sqlerr.Syntax, "expected an expression")
+	}
+	return append(out, [2]int{start, b}), nil
+}
+
+// list rewrites comma-separated elements with each, separated by ", ".
+func (w *rewriter) list(ranges [][2]int, each func(a, b int) error) error {
+	for k, r := range ranges {
+		if k > 0 {
+			w.emit(", ", r[0]-1)
+		}
+		if err := each(r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package parser
+
+import (
+	"strconv"
+
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// ParseType parses a ksqlDB type such as `ARRAY<STRUCT<A INT>>` or
+// `DECIMAL(4, 2)`.
+func ParseType(text string) (*types.Type, error) {
+	toks, err := tokenize(text)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{s: &session{src: text}, toks: toks}
+	t, err := p.typ()
+	if err != nil {
+		return nil, err
+	}
+	if !p.at(tEOF) {
+		return nil, p.unexpected()
+	}
+	return t, nil
+}
+
+// typ parses a type at the cursor.
+func (p *parser) typ() (*types.Type, error) {
+	t := p.peek()
+	if t.Kind != tIdent {
+		return nil, p.expected("a type")
+	}
+	if prim := primitiveType(t.Val); prim != nil {
+		p.i++
+		return prim, nil
+	}
+	switch t.Val {
+	case "DECIMAL":
+		p.i++
+		return p.decimalType()
+	case "ARRAY":
+		p.i++
+		return p.arrayType()
+	case "MAP":
+		p.i++
+		return p.mapType()
+	case "STRUCT":
+		p.i++
+		return p.structType()
+	}
+	return nil, p.errAt(t, sqlerr.Unknown, "unknown type %s", t.Val)
+}
+
+// primitiveType returns the type named by an unquoted word, or nil.
+func primitiveType(word string) *types.Type {
+	switch word {
+	case "BOOLEAN":
+		return types.BooleanType
+	case "INT", "INTEGER":
+		return types.IntegerType
+	case "BIGINT":
+		return types.BigintType
+	case "DOUBLE":
+		return types.DoubleType
+	case "STRING", "VARCHAR":
+		return types.StringType
+	case "BYTES":
+		return types.BytesType
+	case "TIMESTAMP":
+		return types.TimestampType
+	case "DATE":
+		return types.DateType
+	case "TIME":
+		return types.TimeType
+	}
+	return nil
+}
+
+func (p *parser) decimalType() (*types.Type, error) {
+	if err := p.expectPunct("("); err != nil {
+		return nil, err
+	}
+	prec, err := p.smallInt("a precision")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(","); err != nil {
+		return nil, err
+	}
+	scaleTok := p.peek()
+	scale, err := p.smallInt("a scale")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(")"); err != nil {
+		return nil, err
+	}
+	if prec < 1 || scale > prec {
+		return nil, p.errAt(scaleTok, sqlerr.Type, "invalid DECIMAL(%d, %d): need 1 <= precision and scale <= precision", prec, scale)
+	}
+	return types.DecimalOf(prec, scale), nil
+}
+
+// smallInt consumes a non-negative integer literal.
+func (p *parser) smallInt(what string) (int, error) {
+	t := p.peek()
+	if t.Kind != tNumber {
+		return 0, p.expected(what)
+	}
+	n, err := strconv.Atoi(t.Val)
+	if err != nil {
+		return 0, p.errAt(t, sqlerr.Syntax, "expected %s (an integer)", what)
+	}
+	p.i++
+	return n, nil
+}
+
+func (p *parser) arrayType() (*types.Type, error) {
+	if err := p.expectPunct("<"); err != nil {
+		return nil, err
+	}
+	elem, err := p.typ()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(">"); err != nil {
+		return nil, err
+	}
+	return types.ArrayOf(elem), nil
+}
+
+func (p *parser) mapType() (*types.Type, error) {
+	if err := p.expectPunct("<"); err != nil {
+		return nil, err
+	}
+	key, err := p.typ()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(","); err != nil {
+		return nil, err
+	}
+	val, err := p.typ()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(">"); err != nil {
+		return nil, err
+	}
+	return types.MapOf(key, val), nil
+}
+
+func (p *parser) structType() (*types.Type, error) {
+	if err := p.expectPunct("<"); err != nil {
+		return nil, err
+	}
+	var fields []types.Field
+	for !p.acceptPunct(">") {
+		if len(fields) > 0 {
+			if err := p.expectPunct(","); err != nil {
+				return nil, err
+			}
+		}
+		name, _, err := p.name("a field name")
+		if err != nil {
+			return nil, err
+		}
+		ft, err := p.typ()
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, types.Field{Name: name, Type: ft})
+	}
+	return types.StructOf(fields...), nil
+}
