@@ -3,7 +3,10 @@ package qtt
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
@@ -20,6 +23,7 @@ import (
 //	PIPE from to            records produced to from are copied to to
 //	TOPIC name partitions   an extra topic
 //	FAIL | PANIC | HANG     an error, a panic, blocking until release closes
+//	SLEEP ms                a pause
 //
 // A record whose value is "bad" makes Produce fail.
 type fakeDriver struct {
@@ -29,6 +33,7 @@ type fakeDriver struct {
 	pipes   map[string][]string
 	out     []Record
 	release chan struct{}
+	closed  *atomic.Int32 // counts Close calls when set
 }
 
 var _ Driver = (*fakeDriver)(nil)
@@ -64,6 +69,10 @@ func (d *fakeDriver) Execute(stmt string) error {
 		panic("told to panic")
 	case "HANG":
 		<-d.release
+		return nil
+	case "SLEEP":
+		ms, _ := strconv.Atoi(f[1])
+		time.Sleep(time.Duration(ms) * time.Millisecond)
 		return nil
 	}
 	return fmt.Errorf("unknown fake statement %q", f[0])
@@ -113,4 +122,9 @@ func (d *fakeDriver) Drain() []Record {
 
 func (d *fakeDriver) Sources() []SourceInfo { return d.sources }
 func (d *fakeDriver) Topics() []TopicInfo   { return d.topics }
-func (d *fakeDriver) Close() error          { return nil }
+func (d *fakeDriver) Close() error {
+	if d.closed != nil {
+		d.closed.Add(1)
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package qtt
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func fakeConfig(release chan struct{}, closed *atomic.Int32) runConfig {
+	nd := newFakeDriver(release)
+	return runConfig{timeout: 5 * time.Second, newDriver: func(p map[string]string) (Driver, error) {
+		d, err := nd(p)
+		if err == nil {
+			d.(*fakeDriver).closed = closed
+		}
+		return d, err
+	}}
+}
+
+func TestRunVariantPanicIsAFailureWithStack(t *testing.T) {
+	var closed atomic.Int32
+	v := &Variant{File: "f", Name: "p", Statements: []string{"SOURCE S s KAFKA JSON A:INTEGER", "PANIC"}}
+	r := runVariant(v, fakeConfig(nil, &closed))
+	if r.Status != Failed || r.Reason != "panic: told to panic" {
+		t.Fatalf("got %v %q", r.Status, r.Reason)
+	}
+	if !strings.Contains(strings.Join(r.Detail, "\n"), "(*fakeDriver).Execute") {
+		t.Fatalf("no stack in detail: %q", r.Detail)
+	}
+	if closed.Load() != 1 {
+		t.Fatalf("driver closed %d times after a panic", closed.Load())
+	}
+}
+
+func TestRunAllKeepsOrder(t *testing.T) {
+	var closed atomic.Int32
+	var vs []*Variant
+	for i := 0; i < 12; i++ {
+		vs = append(vs, &Variant{File: "f", Name: fmt.Sprint(i),
+			Statements: []string{fmt.Sprintf("SLEEP %d", (12-i)%4)}})
+	}
+	results := runAll(vs, fakeConfig(nil, &closed), 4)
+	for i, r := range results {
+		if r.Variant != vs[i] || r.Status != Passed {
+			t.Fatalf("result %d is %s (%v)", i, r.Variant.ID(), r.Status)
+		}
+	}
+	if closed.Load() != 12 {
+		t.Fatalf("closed %d drivers, want 12", closed.Load())
+	}
+	if got := runAll(nil, fakeConfig(nil, &closed), 4); len(got) != 0 {
+		t.Fatalf("no variants gave %d results", len(got))
+	}
+}
+
+func TestRunVariantTimeout(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	cfg := fakeConfig(release, nil)
+	cfg.timeout = 20 * time.Millisecond
+	r := runVariant(&Variant{File: "f", Name: "h", Statements: []string{"HANG"}}, cfg)
+	if r.Status != Failed || r.Reason != "timed out after 20ms" {
+		t.Fatalf("got %v %q", r.Status, r.Reason)
+	}
+}
+
+func TestNegativeTests(t *testing.T) {
+	expect := &ExpectedException{Type: "a.b.KsqlException", Message: "boom"}
+	bad := RecordSpec{Topic: "s", Value: "bad"}
+	tests := []struct {
+		name       string
+		statements []string
+		inputs     []RecordSpec
+		want       Status
+		reason     string
+	}{
+		{"last statement fails", []string{"SOURCE S s KAFKA JSON A:INTEGER", "FAIL"}, nil, Passed, "failed as expected"},
+		{"an earlier statement fails", []string{"FAIL", "SOURCE S s KAFKA JSON A:INTEGER"}, nil, Failed,
+			"statement 1 of 2 failed, but the exception was expected from the last one"},
+		{"a record fails", []string{"SOURCE S s KAFKA JSON A:INTEGER"}, []RecordSpec{bad}, Passed, "input failed as expected"},
+		{"nothing fails", []string{"SOURCE S s KAFKA JSON A:INTEGER"}, nil, Failed, "expected an exception (KsqlException: boom)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := &Variant{File: "f", Name: tc.name, Statements: tc.statements, Inputs: tc.inputs, Expect: expect}
+			r := runVariant(v, fakeConfig(nil, nil))
+			if r.Status != tc.want || !strings.HasPrefix(r.Reason, tc.reason) {
+				t.Fatalf("got %v %q, want %v %q…", r.Status, r.Reason, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func TestVariantProps(t *testing.T) {
+	parts := int32(3)
+	v := &Variant{Properties: map[string]string{"a": "1"}, Topics: []TopicSpec{{Name: "t", Partitions: &parts}, {Name: "u"}}}
+	got := variantProps(v, map[string]string{"qtt.mode": "broker"})
+	if got["a"] != "1" || got["qtt.mode"] != "broker" || got["qtt.topics"] != `[{"name":"t","partitions":3},{"name":"u"}]` {
+		t.Fatalf("props = %v", got)
+	}
+	if _, ok := variantProps(&Variant{}, nil)["qtt.topics"]; ok {
+		t.Fatal("qtt.topics set without declared topics")
+	}
+}
