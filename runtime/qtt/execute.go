@@ -128,7 +128,8 @@ func runOn(v *Variant, d Driver) Result {
 		return r
 	}
 	if err := produceInputs(v, d); err != nil {
-		if v.Expect != nil {
+		var pe *produceError
+		if v.Expect != nil && errors.As(err, &pe) {
 			return Result{Variant: v, Status: Passed, Reason: "input failed as expected: " + oneLine(err)}
 		}
 		return failed(v, "%v", err)
@@ -178,20 +179,35 @@ func statementDetail(stmt string, err error) []string {
 	return append([]string{"statement: " + stmt}, strings.Split(text, "\n")...)
 }
 
+// produceError is the engine failing to process an input record, as
+// opposed to the runner failing to serialize it: only the former can be
+// a negative test's expected exception.
+type produceError struct {
+	index int
+	topic string
+	err   error
+}
+
+func (e *produceError) Error() string {
+	return fmt.Sprintf("input %d (topic %s): %v", e.index, e.topic, e.err)
+}
+
+func (e *produceError) Unwrap() error { return e.err }
+
 // produceInputs serializes and feeds every input record.
 func produceInputs(v *Variant, d Driver) error {
 	ss := newSerdes(d.Sources(), false)
 	for i, in := range v.Inputs {
 		sd, err := ss.forTopic(in.Topic)
 		if err != nil {
-			return fmt.Errorf("input %d: %w", i, err)
+			return fmt.Errorf("cannot serialize input %d: %w", i, err)
 		}
 		rec, err := sd.toRecord(in)
 		if err != nil {
-			return fmt.Errorf("input %d (topic %s): %w", i, in.Topic, err)
+			return fmt.Errorf("cannot serialize input %d (topic %s): %w", i, in.Topic, err)
 		}
 		if err := d.Produce(rec); err != nil {
-			return fmt.Errorf("input %d (topic %s): %w", i, in.Topic, err)
+			return &produceError{index: i, topic: in.Topic, err: err}
 		}
 	}
 	return nil

@@ -69,7 +69,7 @@ func writeVariant(w io.Writer, r Result) {
 	if r.Status == Passed {
 		return
 	}
-	fmt.Fprintf(w, "     %s\n", r.Reason)
+	fmt.Fprintf(w, "     %s\n", flatten(r.Reason))
 	for _, line := range r.Detail {
 		if line != r.Reason {
 			fmt.Fprintf(w, "       %s\n", line)
@@ -96,7 +96,7 @@ func writeFailures(w io.Writer, results []Result) {
 	any := false
 	for _, r := range results {
 		if r.Status == Failed {
-			fmt.Fprintf(w, "FAIL %s: %s\n", r.Variant.ID(), r.Reason)
+			fmt.Fprintf(w, "FAIL %s: %s\n", r.Variant.ID(), flatten(r.Reason))
 			any = true
 		}
 	}
@@ -139,4 +139,9 @@ func WriteJSON(w io.Writer, results []Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
+}
+
+// flatten keeps a reason on one line.
+func flatten(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(strings.TrimSpace(s), "\r", ""), "\n", " ⏎ ")
 }

@@ -58,3 +58,9 @@ func parseResults(t *testing.T, input string) []Result {
 	}
 	return out
 }
+
+func TestFlatten(t *testing.T) {
+	if got := flatten("a  b\r\nc\n"); got != "a  b ⏎ c" {
+		t.Fatalf("flatten = %q", got)
+	}
+}

@@ -25,8 +25,12 @@ type side interface {
 
 // newSide picks the converter for a format: JSON is written as the test
 // gives it (it may deliberately not match the schema), DELIMITED as the
-// text given, KAFKA through the format's codec, NONE as nothing.
+// text given, KAFKA through the format's codec, NONE (and any key without
+// key columns) as nothing.
 func newSide(spec format.Spec, cols []types.Column, key bool) (side, error) {
+	if key && len(cols) == 0 {
+		return noneSide{}, nil
+	}
 	switch strings.ToUpper(spec.Name) {
 	case format.JSON:
 		return jsonSide{cols: cols, unwrapped: unwrapped(spec, cols, key)}, nil
