@@ -30,6 +30,7 @@ type Codec interface {
 // are a JSON object or several DELIMITED fields. It validates the format
 // against the columns and fails with the messages ksqlDB uses.
 func NewKeyCodec(spec Spec, cols []types.Column) (Codec, error) {
+	spec.WrapSingle = nil // keys are never wrapped; WRAP_SINGLE_VALUE is for values
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}

@@ -209,7 +209,10 @@ func (n *jsonNode) decodeString(s *scanner, c byte) (any, error) {
 	switch c {
 	case '"':
 		b, err := s.str()
-		return string(b), err
+		if err != nil {
+			return nil, err
+		}
+		return s.intern(b), nil
 	case '{', '[':
 		if err := s.skip(); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package format
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxJSONDepth bounds the nesting of skipped JSON values so hostile input
@@ -15,6 +16,23 @@ type scanner struct {
 	data  []byte
 	pos   int
 	depth int
+	// arena holds the bytes of the strings decoded from this record, so
+	// that a record costs one allocation for all its strings.
+	arena []byte
+}
+
+// intern returns b as a string whose bytes live in the record's arena.
+// The arena is never written again once a string refers to it.
+func (s *scanner) intern(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(s.arena)-len(s.arena) < len(b) {
+		s.arena = make([]byte, 0, max(len(b), len(s.data)-s.pos+len(b)))
+	}
+	start := len(s.arena)
+	s.arena = append(s.arena, b...)
+	return unsafe.String(&s.arena[start], len(b))
 }
 
 func (s *scanner) ws() {
