@@ -21,6 +21,9 @@ type filterOp struct {
 
 func (op *filterOp) Process(row *types.Row) error {
 	if row.Tombstone {
+		if !op.table {
+			return nil
+		}
 		return op.next.Process(row)
 	}
 	v, err := op.n.Pred.Eval(row)
@@ -111,6 +114,9 @@ func (op *sinkOp) Process(row *types.Row) error {
 		return nil
 	}
 	rec := &OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: row.Time}
+	if cur := op.env.current; cur != nil {
+		rec.Headers = cur.Headers // headers travel with the record, as in Kafka Streams
+	}
 	if !row.Tombstone {
 		vals := make([]any, len(op.valIdx))
 		for i, idx := range op.valIdx {
@@ -135,7 +141,7 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
 	for _, v := range row.Values[:op.nkeys] {
 		allNull = allNull && v == nil
 	}
-	if allNull && op.nkeys == 1 {
+	if allNull {
 		return op.window(nil, row), true
 	}
 	b, err := op.keyCodec.Encode(nil, row.Values[:op.nkeys])

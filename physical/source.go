@@ -65,17 +65,13 @@ func (op *sourceOp) ProcessRaw(r *InRecord) error {
 	if !op.decodeKey(r, row) {
 		return nil
 	}
+	// A null value is a delete on a table and a "null row" on a stream:
+	// projections pass it on as a null value, filters drop it.
 	if r.Value == nil {
-		if op.src.Kind == ast.Stream {
-			return nil // streams ignore null values
-		}
 		row.Tombstone = true
 	} else if null, ok := op.decodeValue(r, row); !ok {
 		return nil
 	} else if null {
-		if op.src.Kind == ast.Stream {
-			return nil
-		}
 		row.Tombstone = true
 	}
 	op.readHeaders(r, row)
@@ -145,7 +141,7 @@ func (op *sourceOp) readHeaders(r *InRecord, row *types.Row) {
 		}
 		arr := make([]any, len(r.Headers))
 		for i, h := range r.Headers {
-			arr[i] = &types.StructValue{Type: c.Type.Elem, Values: []any{h.Key, h.Value}}
+			arr[i] = &types.StructValue{Type: c.Type.Elem, Values: []any{h.Key, bytesOrNil(h.Value)}}
 		}
 		row.Values[idx] = arr
 	}
@@ -154,7 +150,7 @@ func (op *sourceOp) readHeaders(r *InRecord, row *types.Row) {
 func lastHeader(hs []Header, key string) any {
 	for i := len(hs) - 1; i >= 0; i-- {
 		if hs[i].Key == key {
-			return hs[i].Value
+			return bytesOrNil(hs[i].Value)
 		}
 	}
 	return nil
@@ -188,4 +184,13 @@ func (op *sourceOp) setTime(row *types.Row) bool {
 		return false
 	}
 	return true
+}
+
+// bytesOrNil keeps a null header value a SQL NULL (a nil []byte in an
+// interface would not be nil).
+func bytesOrNil(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
 }

@@ -36,6 +36,9 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	if s.Kind == ast.Table && plan.outputKind() == ast.Stream {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
 	}
+	if err := checkPersistent(plan.project(), plan.Sources[0], s.Name); err != nil {
+		return nil, err
+	}
 	sink, err := p.sinkSource(s, plan)
 	if err != nil {
 		return nil, err
@@ -60,6 +63,9 @@ func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
 	}
 	plan, err := p.plan(s.Query, Persistent)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPersistent(plan.project(), plan.Sources[0], target.Name); err != nil {
 		return nil, err
 	}
 	if err := sameSchema(target.Schema, plan.Root.Schema()); err != nil {
@@ -159,4 +165,15 @@ func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope) (*Filter, err
 		return nil, sqlerr.New(sqlerr.Type, cond.Position(), "Type error in WHERE expression: Should evaluate to boolean but is %s (%s) instead.", ast.FormatExpr(cond), c.Type())
 	}
 	return &Filter{Input: in, Cond: cond, Pred: c}, nil
+}
+
+// project returns the plan's top projection.
+func (p *Plan) project() *Project {
+	n := p.Root
+	for {
+		if pr, ok := n.(*Project); ok {
+			return pr
+		}
+		n = n.Inputs()[0]
+	}
 }

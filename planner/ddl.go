@@ -23,7 +23,16 @@ func IsPseudoColumn(name string) bool { return pseudoColumns[name] }
 // columns, keys and WITH properties but does not touch Kafka: the caller
 // checks or creates the topic (Partitions > 0 means "create if missing").
 func (p *Planner) CreateSource(s *ast.CreateSource) (*Source, error) {
-	if _, exists := p.Catalog.Get(s.Name); exists && !s.OrReplace && !s.IfNotExists {
+	old, exists := p.Catalog.Get(s.Name)
+	if s.OrReplace && (s.Source || (exists && old.ReadOnly)) {
+		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Cannot add %s '%s': CREATE OR REPLACE is not supported on source %ss.",
+			strings.ToLower(s.Kind.String()), s.Name, strings.ToLower(s.Kind.String()))
+	}
+	if exists && old.Kind != s.Kind {
+		return nil, sqlerr.New(sqlerr.Exists, s.P, "Cannot add %s '%s': A %s with the same name already exists",
+			strings.ToLower(s.Kind.String()), s.Name, strings.ToLower(old.Kind.String()))
+	}
+	if exists && !s.OrReplace && !s.IfNotExists {
 		return nil, sqlerr.New(sqlerr.Exists, s.P, "Cannot add %s '%s': A %s with the same name already exists",
 			strings.ToLower(s.Kind.String()), s.Name, strings.ToLower(s.Kind.String()))
 	}
@@ -78,12 +87,33 @@ func columnSchema(s *ast.CreateSource) (*types.Schema, error) {
 			keys = append(keys, col)
 			continue
 		case ast.HeadersColumn, ast.HeaderColumn:
+			if err := checkHeaderType(c); err != nil {
+				return nil, err
+			}
 			col.NS = types.HeaderNS
 			col.HeaderKey = c.HeaderKey
 		}
 		vals = append(vals, col)
 	}
 	return &types.Schema{Columns: append(keys, vals...)}, nil
+}
+
+// headersType is the type a HEADERS column must have.
+func headersType() *types.Type {
+	return types.ArrayOf(types.StructOf(types.Field{Name: "KEY", Type: types.StringType}, types.Field{Name: "VALUE", Type: types.BytesType}))
+}
+
+func checkHeaderType(c ast.ColumnDef) error {
+	if c.Constraint == ast.HeaderColumn {
+		if c.Type.Kind != types.KindBytes {
+			return sqlerr.New(sqlerr.Type, c.P, "Invalid type for HEADER('%s') column: expected BYTES, got %s", c.HeaderKey, c.Type)
+		}
+		return nil
+	}
+	if want := headersType(); !c.Type.Equal(want) {
+		return sqlerr.New(sqlerr.Type, c.P, "Invalid type for HEADERS column: expected %s, got %s", want, c.Type)
+	}
+	return nil
 }
 
 // applyCommon applies the WITH properties shared by CREATE and CREATE AS
@@ -157,8 +187,8 @@ func (p *Planner) applyFormats(src *Source, w *withProps, from *Source) error {
 	var wrapPtr *bool
 	if hasWrap {
 		wrapPtr = &wrap
-	} else if from != nil && from.ValueFormat.Name == strings.ToUpper(valF) {
-		wrapPtr = from.ValueFormat.WrapSingle
+	} else if p.Defaults.WrapSingle != nil {
+		wrapPtr = p.Defaults.WrapSingle
 	}
 	if src.ValueFormat, err = formatSpec(valF, vpos, w, "VALUE_DELIMITER", wrapPtr); err != nil {
 		return err

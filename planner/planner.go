@@ -11,6 +11,9 @@ type Defaults struct {
 	// ValueFormat is ksql.persistence.default.format.value (default none:
 	// VALUE_FORMAT is then required).
 	ValueFormat string
+	// WrapSingle is ksql.persistence.wrap.single.values (nil: formats'
+	// own default, wrapped).
+	WrapSingle *bool
 }
 
 // Planner turns statements into catalog entries and logical plans.

@@ -31,7 +31,7 @@ func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src
 		n.Columns = append(n.Columns, Projection{Name: name, Expr: it.Expr, Eval: c, Key: isKeyRef(it.Expr, in.Schema(), ref)})
 	}
 	n.schema = projectSchema(n.Columns)
-	return n, p.checkKeys(n, src)
+	return n, nil
 }
 
 // expandItems replaces `*`, `src.*` and `struct->*` items by one item per
@@ -81,10 +81,29 @@ func projectSchema(cols []Projection) *types.Schema {
 	return s
 }
 
-// checkKeys enforces ksqlDB's rule that a table's query selects all of
-// its key columns; a stream that selects none becomes keyless.
-func (p *Planner) checkKeys(n *Project, src *Source) error {
-	keys := src.Schema.Keys()
+// checkPersistent enforces ksqlDB's rules for the projection of a query
+// that writes a sink: every source key column is selected, at least one
+// value column remains, and no output column is named like a system
+// column.
+func checkPersistent(n *Project, src *Source, sink string) error {
+	for _, c := range n.Columns {
+		if IsPseudoColumn(c.Name) {
+			if _, isRef := c.Expr.(*ast.ColumnRef); isRef && c.Expr.(*ast.ColumnRef).Name == c.Name {
+				return sqlerr.New(sqlerr.Semantic, c.Expr.Position(), "Reserved column name in select: `%s`. Please remove or alias the column.", c.Name)
+			}
+			return sqlerr.New(sqlerr.Semantic, c.Expr.Position(), "`%s` is a reserved column name. You cannot use it as an alias for a column.", c.Name)
+		}
+	}
+	if err := checkKeys(n, src, sink); err != nil {
+		return err
+	}
+	if len(n.Schema().Values()) == 0 {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The projection contains no value columns.")
+	}
+	return nil
+}
+
+func checkKeys(n *Project, src *Source, sink string) error {
 	selected := map[string]bool{}
 	for _, c := range n.Columns {
 		if c.Key {
@@ -92,20 +111,20 @@ func (p *Planner) checkKeys(n *Project, src *Source) error {
 		}
 	}
 	var missing []string
-	for _, k := range keys {
+	for _, k := range src.Schema.Keys() {
 		if !selected[k.Name] {
 			missing = append(missing, k.Name)
 		}
 	}
-	if len(missing) == 0 || (src.Kind == ast.Stream && len(selected) == 0) {
+	if len(missing) == 0 {
 		return nil
 	}
 	noun := "column"
 	if len(missing) > 1 {
 		noun = "columns"
 	}
-	list := strings.Join(missing, " and ")
-	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build the sink must include the key %s %s in its projection (eg, SELECT %s...).", noun, list, strings.Join(missing, ", "))
+	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the key %s %s in its projection (eg, SELECT %s...).",
+		sink, noun, strings.Join(missing, " and "), strings.Join(missing, ", "))
 }
 
 // namer assigns output column names as ksqlDB does: the alias, the column

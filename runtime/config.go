@@ -23,6 +23,7 @@ const (
 	PropBootstrap        = "bootstrap.servers"
 	PropListeners        = "listeners"
 	PropStateDir         = "ksql.streams.state.dir"
+	PropWrapSingle       = "ksql.persistence.wrap.single.values"
 )
 
 // defaultProperties returns the engine's defaults, shown by SHOW PROPERTIES.

@@ -54,8 +54,7 @@ func commandStatus(stmt ast.Statement, id, msg string, seq int64, queryID string
 
 func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *session, cmd *command) (api.Entity, error) {
 	kind := strings.ToLower(st.Kind.String())
-	if old, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
-		_ = old
+	if _, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
 		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
 	}
 	src, err := e.planner.CreateSource(st)
@@ -217,6 +216,9 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 			return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("%s %s does not exist.", st.Kind, st.Name)}, nil
 		}
 		return nil, sqlerr.New(sqlerr.Unknown, st.P, "%s %s does not exist.", capitalize(kind), st.Name)
+	}
+	if st.DeleteTopic && src.ReadOnly {
+		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Cannot delete topic for read-only source: %s", src.Name)
 	}
 	if src.Kind != st.Kind {
 		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Incompatible data source type is %s, but statement was DROP %s", src.Kind, st.Kind)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -90,7 +91,11 @@ func newEngine(o options) *Engine {
 	e := &Engine{opts: o, logger: logger, props: props, cluster: o.cluster, reg: reg, cat: cat,
 		queries: map[string]*query{}, statuses: map[string]string{}, transients: map[string]*transient{},
 		started: time.Now()}
-	e.planner = planner.New(cat, reg, planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat]})
+	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat]}
+	if v, err := strconv.ParseBool(props[PropWrapSingle]); err == nil {
+		d.WrapSingle = &v
+	}
+	e.planner = planner.New(cat, reg, d)
 	return e
 }
 
