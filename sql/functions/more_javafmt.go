@@ -1,0 +1,141 @@
+package functions
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// ksqlDB's functions render values with Java's toString methods; these
+// helpers reproduce those texts so that results match ksqlDB byte for byte.
+
+// javaDouble renders f as Java's Double.toString: plain notation with at
+// least one fractional digit for 1e-3 <= |f| < 1e7 ("0.001", "100.0"),
+// otherwise computerized scientific notation ("1.0E7", "1.5E-4"), with the
+// shortest digits that round-trip.
+func javaDouble(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0 && math.Signbit(f):
+		return "-0.0"
+	case f == 0:
+		return "0.0"
+	}
+	sign := ""
+	if f < 0 {
+		sign = "-"
+	}
+	abs := math.Abs(f)
+	mant, expText, _ := strings.Cut(strconv.FormatFloat(abs, 'e', -1, 64), "e")
+	exp, _ := strconv.Atoi(expText)
+	digits := strings.Replace(mant, ".", "", 1)
+	if abs >= 1e-3 && abs < 1e7 {
+		return sign + plainDigits(digits, exp)
+	}
+	frac := digits[1:]
+	if frac == "" {
+		frac = "0"
+	}
+	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
+}
+
+// plainDigits places the decimal point in digits (d.ddd × 10^exp).
+func plainDigits(digits string, exp int) string {
+	point := exp + 1
+	switch {
+	case point <= 0:
+		return "0." + strings.Repeat("0", -point) + digits
+	case point >= len(digits):
+		return digits + strings.Repeat("0", point-len(digits)) + ".0"
+	}
+	return digits[:point] + "." + digits[point:]
+}
+
+// javaDecimal renders d as Java's BigDecimal.toString (scientific notation
+// when the exponent is positive or the value is very small).
+func javaDecimal(d *apd.Decimal) string {
+	return unsignedZero(d).String()
+}
+
+// javaPlainDecimal renders d as Java's BigDecimal.toPlainString.
+func javaPlainDecimal(d *apd.Decimal) string {
+	return unsignedZero(d).Text('f')
+}
+
+// unsignedZero drops the sign of a negative zero, which BigDecimal lacks.
+func unsignedZero(d *apd.Decimal) *apd.Decimal {
+	if d.IsZero() && d.Negative {
+		var c apd.Decimal
+		c.Set(d)
+		c.Negative = false
+		return &c
+	}
+	return d
+}
+
+// javaTime renders a TIME as ksqlDB does (LocalTime.toString at second
+// precision): "HH:mm", or "HH:mm:ss" when the seconds are not zero.
+func javaTime(t types.Time) string {
+	secs := int(t) / 1000
+	h, m, s := secs/3600, secs/60%60, secs%60
+	if s == 0 {
+		return fmt.Sprintf("%02d:%02d", h, m)
+	}
+	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
+}
+
+// javaDate renders a DATE as LocalDate.toString: yyyy-MM-dd, with a sign
+// for years outside 0000..9999.
+func javaDate(d types.Date) string {
+	tm := time.Unix(int64(d)*86400, 0).UTC()
+	return javaYear(tm.Year()) + tm.Format("-01-02")
+}
+
+// javaTimestamp renders a TIMESTAMP as ksqlDB's yyyy-MM-dd'T'HH:mm:ss.SSS
+// in UTC.
+func javaTimestamp(ts types.Timestamp) string {
+	tm := time.UnixMilli(int64(ts)).UTC()
+	return javaYear(tm.Year()) + tm.Format("-01-02T15:04:05.000")
+}
+
+func javaYear(y int) string {
+	switch {
+	case y > 9999:
+		return "+" + strconv.Itoa(y)
+	case y < 0:
+		return fmt.Sprintf("-%04d", -y)
+	}
+	return fmt.Sprintf("%04d", y)
+}
+
+// javaString renders a primitive value as Java's String.valueOf does for
+// ksqlDB's value classes; ok is false for types that are not primitive.
+func javaString(v any) (s string, ok bool) {
+	switch x := v.(type) {
+	case nil:
+		return "null", true
+	case bool:
+		return strconv.FormatBool(x), true
+	case int32:
+		return strconv.FormatInt(int64(x), 10), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		return javaDouble(x), true
+	case *apd.Decimal:
+		return javaDecimal(x), true
+	case string:
+		return x, true
+	}
+	return "", false
+}

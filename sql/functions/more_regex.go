@@ -1,0 +1,351 @@
+package functions
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// ksqlDB's regular expressions are java.util.regex patterns; sqlstream
+// runs them on Go's RE2 engine after translating the Java-only spellings
+// that have an RE2 equivalent (see javaRegexToRE2). Known differences:
+//
+//   - lookaround, backreferences, possessive quantifiers, atomic groups,
+//     class intersections ([a-z&&[^b]]) and the (?x) flag are not
+//     supported: such a pattern is a runtime error;
+//   - '.' excludes only '\n' (Java also excludes '\r', U+0085, U+2028 and
+//     U+2029), '$' matches only at the very end without (?m) (Java also
+//     before a final line terminator), \s does not include \x0B and \Z is
+//     treated as \z;
+//   - REGEXP_SPLIT_TO_ARRAY with a pattern that can match the empty string
+//     ignores an empty match right after a previous match, where Java
+//     yields an extra empty element.
+
+// regexCache keeps compiled patterns; patterns are usually literals, so a
+// handful of entries serve a whole query. It belongs to one registry.
+type regexCache struct {
+	mu       sync.Mutex
+	patterns map[string]*regexp.Regexp
+}
+
+const regexCacheSize = 64
+
+func (c *regexCache) compile(javaPattern string) (*regexp.Regexp, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if re, ok := c.patterns[javaPattern]; ok {
+		return re, nil
+	}
+	re, err := compileJavaRegex(javaPattern)
+	if err != nil {
+		return nil, err
+	}
+	if c.patterns == nil || len(c.patterns) >= regexCacheSize {
+		c.patterns = map[string]*regexp.Regexp{}
+	}
+	c.patterns[javaPattern] = re
+	return re, nil
+}
+
+func compileJavaRegex(javaPattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(javaRegexToRE2(javaPattern))
+	if err != nil {
+		return nil, fmt.Errorf("invalid regular expression pattern: %s: %w", javaPattern, err)
+	}
+	return re, nil
+}
+
+// posixClass maps Java's \p{…} POSIX class names to RE2's class names.
+func posixClass(name string) (string, bool) {
+	switch name {
+	case "Lower", "Upper", "ASCII", "Alpha", "Digit", "Alnum", "Punct", "Graph", "Print", "Blank",
+		"Cntrl", "XDigit", "Space":
+		return strings.ToLower(name), true
+	}
+	return "", false
+}
+
+// javaRegexToRE2 rewrites Java-only escapes: POSIX \p{Alpha} classes,
+// \p{IsX} script/category names, \h, \R and \Z. Everything else is passed
+// through unchanged.
+func javaRegexToRE2(p string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			i += translateEscape(&b, p, i, depth > 0)
+		case c == '[':
+			depth++
+			b.WriteByte(c)
+		case c == ']' && depth > 0:
+			depth--
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// translateEscape writes the translation of the escape at p[i] and returns
+// how many bytes after the backslash it consumed.
+func translateEscape(b *strings.Builder, p string, i int, inClass bool) int {
+	e := p[i+1]
+	switch e {
+	case 'p', 'P':
+		if name, n, ok := braceName(p[i+2:]); ok {
+			b.WriteString(propertyClass(e == 'P', name, inClass))
+			return n + 1
+		}
+	case 'h':
+		b.WriteString(wrapClass(`\t \x{a0}\x{1680}\x{180e}\x{2000}-\x{200a}\x{202f}\x{205f}\x{3000}`, inClass))
+		return 1
+	case 'R':
+		if !inClass {
+			b.WriteString(`(?:\r\n|[\n\x0B\f\r\x{85}\x{2028}\x{2029}])`)
+			return 1
+		}
+	case 'Z':
+		b.WriteString(`\z`)
+		return 1
+	}
+	b.WriteString(p[i : i+2])
+	return 1
+}
+
+// braceName reads "{name}" at the start of s.
+func braceName(s string) (name string, n int, ok bool) {
+	if !strings.HasPrefix(s, "{") {
+		return "", 0, false
+	}
+	end := strings.IndexByte(s, '}')
+	if end < 0 {
+		return "", 0, false
+	}
+	return s[1:end], end + 1, true
+}
+
+func propertyClass(negated bool, name string, inClass bool) string {
+	if posix, ok := posixClass(name); ok {
+		neg := ""
+		if negated {
+			neg = "^"
+		}
+		return wrapClass("[:"+neg+posix+":]", inClass)
+	}
+	name = strings.TrimPrefix(name, "Is")
+	if negated {
+		return `\P{` + name + `}`
+	}
+	return `\p{` + name + `}`
+}
+
+func wrapClass(members string, inClass bool) string {
+	if inClass {
+		return members
+	}
+	return "[" + members + "]"
+}
+
+// regexDefs are the REGULAR EXPRESSION functions.
+func regexDefs() []ScalarDef {
+	c := &regexCache{}
+	return []ScalarDef{
+		{Name: "REGEXP_EXTRACT", Category: CatRegex,
+			Description: "Extract the first substring matched by a regex pattern (or its capturing group).",
+			Overloads: []Overload{
+				{Sig: "REGEXP_EXTRACT(STRING pattern, STRING input) STRING", Fn: c.extract,
+					Description: "Returns first substring of the input that matches the given regex pattern."},
+				{Sig: "REGEXP_EXTRACT(STRING pattern, STRING input, INTEGER group) STRING", Fn: c.extract,
+					Description: "Returns the first substring of the input that matches the regex pattern and the capturing group number specified."},
+			}},
+		{Name: "REGEXP_EXTRACT_ALL", Category: CatRegex,
+			Description: "Extracts all substrings matched by a regex pattern (or its capturing group).",
+			Overloads: []Overload{
+				{Sig: "REGEXP_EXTRACT_ALL(STRING pattern, STRING input) ARRAY<STRING>", Fn: c.extractAll,
+					Description: "Returns all substrings of the input that matches the given regex pattern."},
+				{Sig: "REGEXP_EXTRACT_ALL(STRING pattern, STRING input, INTEGER group) ARRAY<STRING>", Fn: c.extractAll,
+					Description: "Returns all substrings of the input that matches the regex pattern and the capturing group number specified."},
+			}},
+		{Name: "REGEXP_REPLACE", Category: CatRegex,
+			Description: "Replaces all matches of a regexp in a string with a new substring " +
+				"($n and ${name} refer to groups, a backslash escapes the next character).",
+			Overloads: []Overload{{Sig: "REGEXP_REPLACE(STRING str, STRING regexp, STRING newStr) STRING", Fn: c.replace}}},
+		{Name: "REGEXP_SPLIT_TO_ARRAY", Category: CatRegex,
+			Description: "Splits a string into an array of substrings based on a regexp. If the regexp is found at " +
+				"the beginning of the string, end of the string, or there are contiguous matches in the string, " +
+				"then empty strings are added to the array. If the regexp is not found, then the original string " +
+				"is returned as the only element in the array. If the regexp is empty, then all characters in the " +
+				"string are split.",
+			Overloads: []Overload{{Sig: "REGEXP_SPLIT_TO_ARRAY(STRING string, STRING regexp) ARRAY<STRING>", Fn: c.split}}},
+	}
+}
+
+// matchGroup compiles the pattern and checks the group argument; ok is
+// false when the group does not exist (the result is NULL).
+func (c *regexCache) matchGroup(args []any) (re *regexp.Regexp, group int, ok bool, err error) {
+	re, err = c.compile(args[0].(string))
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if len(args) > 2 {
+		group = int(args[2].(int32))
+	}
+	if group < 0 {
+		return nil, 0, false, fmt.Errorf("no group %d", group)
+	}
+	return re, group, group <= re.NumSubexp(), nil
+}
+
+func (c *regexCache) extract(args []any) (any, error) {
+	re, group, ok, err := c.matchGroup(args)
+	if !ok {
+		return nil, err
+	}
+	input := args[1].(string)
+	m := re.FindStringSubmatchIndex(input)
+	if m == nil || m[2*group] < 0 {
+		return nil, nil
+	}
+	return input[m[2*group]:m[2*group+1]], nil
+}
+
+func (c *regexCache) extractAll(args []any) (any, error) {
+	re, group, ok, err := c.matchGroup(args)
+	if !ok {
+		return nil, err
+	}
+	input := args[1].(string)
+	out := []any{}
+	for _, m := range re.FindAllStringSubmatchIndex(input, -1) {
+		if m[2*group] < 0 {
+			out = append(out, nil)
+			continue
+		}
+		out = append(out, input[m[2*group]:m[2*group+1]])
+	}
+	return out, nil
+}
+
+func (c *regexCache) replace(args []any) (any, error) {
+	re, err := c.compile(args[1].(string))
+	if err != nil {
+		return nil, err
+	}
+	str, repl := args[0].(string), args[2].(string)
+	var out strings.Builder
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(str, -1) {
+		out.WriteString(str[last:m[0]])
+		if err := expandJavaReplacement(&out, re, repl, str, m); err != nil {
+			return nil, err
+		}
+		last = m[1]
+	}
+	out.WriteString(str[last:])
+	return out.String(), nil
+}
+
+// expandJavaReplacement writes repl for one match with Java's
+// Matcher.appendReplacement rules: "\x" is a literal x, "$n" takes as
+// many digits as still name an existing group, "${name}" a named group.
+func expandJavaReplacement(out *strings.Builder, re *regexp.Regexp, repl, src string, m []int) error {
+	for i := 0; i < len(repl); i++ {
+		switch c := repl[i]; c {
+		case '\\':
+			i++
+			if i == len(repl) {
+				return fmt.Errorf("character to be escaped is missing in replacement %q", repl)
+			}
+			out.WriteByte(repl[i])
+		case '$':
+			group, n, err := replacementGroup(re, repl[i+1:])
+			if err != nil {
+				return fmt.Errorf("replacement %q: %w", repl, err)
+			}
+			if m[2*group] >= 0 {
+				out.WriteString(src[m[2*group]:m[2*group+1]])
+			}
+			i += n
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return nil
+}
+
+// replacementGroup parses the group reference after a '$' and returns the
+// group index and the number of bytes it spans.
+func replacementGroup(re *regexp.Regexp, s string) (group, n int, err error) {
+	if strings.HasPrefix(s, "{") {
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return 0, 0, fmt.Errorf("named capturing group is missing trailing '}'")
+		}
+		idx := re.SubexpIndex(s[1:end])
+		if idx < 0 {
+			return 0, 0, fmt.Errorf("no group with name {%s}", s[1:end])
+		}
+		return idx, end + 1, nil
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, 0, fmt.Errorf("illegal group reference")
+	}
+	group, n = int(s[0]-'0'), 1
+	if group > re.NumSubexp() {
+		return 0, 0, fmt.Errorf("no group %d", group)
+	}
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		next := group*10 + int(s[n]-'0')
+		if next > re.NumSubexp() {
+			break
+		}
+		group, n = next, n+1
+	}
+	return group, n, nil
+}
+
+func (c *regexCache) split(args []any) (any, error) {
+	s, pattern := args[0].(string), args[1].(string)
+	re, err := c.compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	var parts []string
+	if re.MatchString("") {
+		parts = javaSplit(re, s)
+	} else {
+		parts = re.Split(s, -1)
+	}
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out, nil
+}
+
+// javaSplit is Pattern.split for patterns that match the empty string: no
+// leading empty element for a zero-width match at the start, trailing
+// empty elements removed.
+func javaSplit(re *regexp.Regexp, s string) []string {
+	var parts []string
+	index := 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[1] == 0 {
+			continue
+		}
+		parts = append(parts, s[index:m[0]])
+		index = m[1]
+	}
+	if parts == nil {
+		return []string{s}
+	}
+	parts = append(parts, s[index:])
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}

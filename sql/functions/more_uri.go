@@ -1,0 +1,214 @@
+package functions
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// javaURI is a URI split into components as java.net.URI (RFC 2396) does,
+// which is what ksqlDB's URL functions use. Components that are absent are
+// nil; present ones are decoded (%XX sequences as UTF-8) except scheme and
+// host. Port is -1 when absent.
+type javaURI struct {
+	scheme, host, path, query, fragment *string
+	port                                int
+}
+
+// parseJavaURI parses s; a string that java.net.URI rejects (illegal
+// characters, a bad escape, an empty scheme…) is an error.
+func parseJavaURI(s string) (*javaURI, error) {
+	if err := checkURIChars(s); err != nil {
+		return nil, err
+	}
+	u := &javaURI{port: -1}
+	rest := s
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		frag := rest[i+1:]
+		if strings.IndexByte(frag, '#') >= 0 {
+			return nil, uriError(s, "more than one '#'")
+		}
+		u.fragment, rest = decodedPtr(frag), rest[:i]
+	}
+	scheme, ssp, err := splitScheme(s, rest)
+	if err != nil {
+		return nil, err
+	}
+	if scheme != "" {
+		u.scheme = &scheme
+		if !strings.HasPrefix(ssp, "/") {
+			return u, nil // opaque: mailto:a@b
+		}
+	}
+	return u, u.parseHierarchical(s, ssp)
+}
+
+func uriError(s, why string) error {
+	return fmt.Errorf("URL input has invalid syntax: %s (%s)", s, why)
+}
+
+// checkURIChars rejects characters java.net.URI never accepts: ASCII
+// controls, space and "<>\"{}|\\^`", and '%' not followed by two hex digits.
+func checkURIChars(s string) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(s) || !isHexByte(s[i+1]) || !isHexByte(s[i+2]) {
+				return uriError(s, fmt.Sprintf("malformed escape at index %d", i))
+			}
+		case c <= ' ' || c == 0x7f || strings.IndexByte("<>\"{}|\\^`", c) >= 0:
+			return uriError(s, fmt.Sprintf("illegal character at index %d", i))
+		}
+	}
+	return nil
+}
+
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// splitScheme separates "scheme:" when the text before the first ':' (and
+// before any '/', '?') is a valid scheme.
+func splitScheme(s, rest string) (scheme, ssp string, err error) {
+	i := strings.IndexAny(rest, ":/?")
+	if i < 0 || rest[i] != ':' {
+		return "", rest, nil
+	}
+	if i == 0 {
+		return "", "", uriError(s, "expected scheme name")
+	}
+	if !isScheme(rest[:i]) {
+		return "", "", uriError(s, "illegal character in scheme name")
+	}
+	if i == len(rest)-1 {
+		return "", "", uriError(s, "expected scheme-specific part")
+	}
+	return rest[:i], rest[i+1:], nil
+}
+
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alpha := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alpha && (i == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseHierarchical handles [//authority][path][?query].
+func (u *javaURI) parseHierarchical(s, ssp string) error {
+	if i := strings.IndexByte(ssp, '?'); i >= 0 {
+		u.query, ssp = decodedPtr(ssp[i+1:]), ssp[:i]
+	}
+	if strings.HasPrefix(ssp, "//") {
+		auth := ssp[2:]
+		path := ""
+		if i := strings.IndexByte(auth, '/'); i >= 0 {
+			auth, path = auth[:i], auth[i:]
+		}
+		if auth == "" && path == "" && u.query == nil && u.fragment == nil {
+			return uriError(s, "expected authority")
+		}
+		u.parseAuthority(auth)
+		ssp = path
+	}
+	u.path = decodedPtr(ssp)
+	return nil
+}
+
+// parseAuthority reads [userinfo@]host[:port]; an authority that is not a
+// valid server address (java's registry-based authority) has no host and
+// no port.
+func (u *javaURI) parseAuthority(auth string) {
+	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
+		auth = auth[i+1:]
+	}
+	host, port := auth, ""
+	if i := strings.LastIndexByte(auth, ':'); i >= 0 && !strings.HasSuffix(auth, "]") {
+		host, port = auth[:i], auth[i+1:]
+	}
+	if !isServerHost(host) {
+		return
+	}
+	if port != "" {
+		p, err := strconv.Atoi(port)
+		if err != nil || p < 0 || strings.TrimLeft(port, "0123456789") != "" {
+			return
+		}
+		u.port = p
+	}
+	u.host = &host
+}
+
+// isServerHost accepts an IPv6 reference, an IPv4 address or a host name
+// whose labels are letters, digits and inner hyphens, the last label
+// starting with a letter.
+func isServerHost(h string) bool {
+	if strings.HasPrefix(h, "[") {
+		return strings.HasSuffix(h, "]") && len(h) > 2
+	}
+	labels := strings.Split(strings.TrimSuffix(h, "."), ".")
+	if isIPv4(labels) {
+		return true
+	}
+	for _, l := range labels {
+		if !isHostLabel(l) {
+			return false
+		}
+	}
+	last := labels[len(labels)-1]
+	return last[0] >= 'a' && last[0] <= 'z' || last[0] >= 'A' && last[0] <= 'Z'
+}
+
+func isIPv4(labels []string) bool {
+	if len(labels) != 4 {
+		return false
+	}
+	for _, l := range labels {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 || n > 255 || l == "" || l[0] == '+' || l[0] == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isHostLabel(l string) bool {
+	if l == "" || l[0] == '-' || l[len(l)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func decodedPtr(s string) *string {
+	d := percentDecode(s)
+	return &d
+}
+
+// percentDecode decodes %XX sequences (already validated) as UTF-8,
+// replacing malformed sequences with U+FFFD.
+func percentDecode(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	var buf []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			buf = append(buf, byte(v))
+			i += 2
+			continue
+		}
+		buf = append(buf, s[i])
+	}
+	return toValidUTF8(buf)
+}
