@@ -166,7 +166,7 @@ func appendText(buf []byte, v any, t *types.Type) ([]byte, error) {
 	case float64:
 		return appendJavaDouble(buf, x), nil
 	case *apd.Decimal:
-		return appendDecimal(buf, x), nil
+		return appendDecimal(buf, x, t)
 	case []byte:
 		return base64.StdEncoding.AppendEncode(buf, x), nil
 	case types.Timestamp:

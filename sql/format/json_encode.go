@@ -46,7 +46,7 @@ func appendJSON(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, erro
 		}
 	case types.KindDecimal:
 		if d, ok := v.(*apd.Decimal); ok {
-			return appendDecimal(buf, d), nil
+			return appendDecimal(buf, d, t)
 		}
 	case types.KindBytes:
 		if b, ok := v.([]byte); ok {

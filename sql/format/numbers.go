@@ -94,10 +94,19 @@ func overflowError(d *apd.Decimal, t *types.Type) error {
 		t.Precision, t.Scale, t.Precision-t.Scale, d.Text('f'))
 }
 
-// appendDecimal appends d in plain notation (never an exponent), keeping
-// its scale: 10.10, 0.0001, 12345678987654321.2345678987654321.
-func appendDecimal(buf []byte, d *apd.Decimal) []byte {
-	return d.Append(buf, 'f')
+// appendDecimal appends d in plain notation (never an exponent) at the
+// scale of t (10.10, 0.0001, 12345678987654321.2345678987654321); a value
+// with another scale is rescaled first, and one that does not fit t is an
+// error.
+func appendDecimal(buf []byte, d *apd.Decimal, t *types.Type) ([]byte, error) {
+	if t.Precision > 0 && d.Exponent != int32(-t.Scale) {
+		fit, err := fitDecimal(d, t)
+		if err != nil {
+			return buf, err
+		}
+		d = fit
+	}
+	return d.Append(buf, 'f'), nil
 }
 
 // appendJavaDouble appends f as Java's Double.toString prints it (and so

@@ -93,3 +93,23 @@ func TestParseDecimal(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendDecimalRescales(t *testing.T) {
+	for _, tc := range []struct {
+		in, typ, want string // want "" means an error
+	}{
+		{"1.5", "DECIMAL(4,2)", "1.50"},
+		{"1.50", "DECIMAL(4,2)", "1.50"},
+		{"1.505", "DECIMAL(4,2)", "1.51"},
+		{"-0.001", "DECIMAL(4,2)", "0.00"},
+		{"123.4", "DECIMAL(4,2)", ""},
+	} {
+		got, err := appendDecimal(nil, mustDecimal(t, tc.in), mustType(t, tc.typ))
+		switch {
+		case tc.want == "" && err == nil:
+			t.Errorf("appendDecimal(%s, %s) = %s, want an error", tc.in, tc.typ, got)
+		case tc.want != "" && (err != nil || string(got) != tc.want):
+			t.Errorf("appendDecimal(%s, %s) = %s, %v; want %s", tc.in, tc.typ, got, err, tc.want)
+		}
+	}
+}
