@@ -30,8 +30,21 @@ func (m *Mismatch) Error() string {
 	if at == "" {
 		at = "value"
 	}
-	return fmt.Sprintf("%s: %s: expected %s, got %s", at, m.Why, renderJSON(m.Expected), renderJSON(m.Actual))
+	exp, act := renderJSON(m.Expected), renderJSON(m.Actual)
+	switch m.Why {
+	case whyMissing:
+		act = "no such field"
+	case whyUnexpected:
+		exp = "no such field"
+	}
+	return fmt.Sprintf("%s: %s: expected %s, got %s", at, m.Why, exp, act)
 }
+
+// Why texts of an object field present on one side only.
+const (
+	whyMissing    = "missing field"
+	whyUnexpected = "unexpected field"
+)
 
 // CompareValues compares an expected JSON-ish value with an actual one.
 // t, when known, is the SQL type the value was written with: it decides
@@ -96,7 +109,7 @@ func compareObjects(path string, exp, act map[string]any, t *types.Type) *Mismat
 	for _, k := range sortedMapKeys(exp) {
 		ak, ok := actByName[strings.ToUpper(k)]
 		if !ok {
-			return &Mismatch{Path: path + "." + k, Expected: exp[k], Why: "missing field"}
+			return &Mismatch{Path: path + "." + k, Expected: exp[k], Why: whyMissing}
 		}
 		delete(actByName, strings.ToUpper(k))
 		if m := compareAt(path+"."+k, exp[k], act[ak], memberType(t, k)); m != nil {
@@ -105,7 +118,7 @@ func compareObjects(path string, exp, act map[string]any, t *types.Type) *Mismat
 	}
 	for _, up := range sortedMapKeys(actByName) {
 		k := actByName[up]
-		return &Mismatch{Path: path + "." + k, Actual: act[k], Why: "unexpected field"}
+		return &Mismatch{Path: path + "." + k, Actual: act[k], Why: whyUnexpected}
 	}
 	return nil
 }

@@ -28,8 +28,8 @@ func TestCompareValues(t *testing.T) {
 	}{
 		{"equal objects", `{"A":1,"B":"x"}`, `{"A":1,"B":"x"}`, nil, ""},
 		{"field names ignore case", `{"id":1}`, `{"ID":1}`, nil, ""},
-		{"missing field", `{"A":1,"B":2}`, `{"A":1}`, nil, ".B: missing field"},
-		{"extra field", `{"A":1}`, `{"A":1,"C":2}`, nil, ".C: unexpected field"},
+		{"missing field", `{"A":1,"B":null}`, `{"A":1}`, nil, ".B: missing field: expected null, got no such field"},
+		{"extra field", `{"A":1}`, `{"A":1,"C":2}`, nil, ".C: unexpected field: expected no such field, got 2"},
 		{"null vs value", `{"A":null}`, `{"A":1}`, nil, "null mismatch"},
 		{"tombstone", `null`, `null`, nil, ""},
 		{"tombstone vs record", `null`, `{"A":1}`, nil, "null mismatch"},

@@ -62,13 +62,13 @@ func checkTopic(oc *outputCheck, topic string, exp []RecordSpec, got []Record, s
 			oc.Diff = append(oc.Diff, "-"+renderSpec(exp[i]))
 		case i >= len(exp):
 			why = fmt.Sprintf("expected %d records, got %d", len(exp), len(got))
-			oc.Diff = append(oc.Diff, "+"+renderActual(sd.fromRecord(got[i])))
+			oc.Diff = append(oc.Diff, "+"+renderActual(sd.fromRecord(got[i]), true))
 		default:
 			a := sd.fromRecord(got[i])
 			if why = compareRecord(exp[i], a, sd, withInputs); why == "" {
 				oc.Diff = append(oc.Diff, " "+renderSpec(exp[i]))
 			} else {
-				oc.Diff = append(oc.Diff, "-"+renderSpec(exp[i]), "+"+renderActual(a))
+				oc.Diff = append(oc.Diff, "-"+renderSpec(exp[i]), "+"+renderActual(a, exp[i].Timestamp != nil))
 				why = fmt.Sprintf("record %d: %s", i, why)
 			}
 		}
@@ -140,9 +140,14 @@ func renderSpec(r RecordSpec) string {
 	return renderRecord(r.Topic, r.Key, r.Value, ts, r.Window)
 }
 
-// renderActual prints an actual record on one line.
-func renderActual(a actual) string {
-	return renderRecord(a.Topic, a.Key, a.Value, a.Timestamp, a.Window)
+// renderActual prints an actual record on one line, with its timestamp
+// when withTS (the expected record has one, or there is none to compare).
+func renderActual(a actual, withTS bool) string {
+	var ts any
+	if withTS {
+		ts = a.Timestamp
+	}
+	return renderRecord(a.Topic, a.Key, a.Value, ts, a.Window)
 }
 
 func renderRecord(topic string, key, value, ts any, w *WindowSpec) string {

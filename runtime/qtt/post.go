@@ -156,12 +156,17 @@ var typeSynonyms = map[string]string{"INT": "INTEGER", "VARCHAR": "STRING"}
 
 // NormalizeSchema canonicalizes a schema string so that spellings that
 // mean the same compare equal: unquoted words upper-cased (INT→INTEGER,
-// VARCHAR→STRING), backquotes dropped around identifiers that keep their
-// case, and single spaces between tokens except around punctuation.
+// VARCHAR→STRING, PRIMARY KEY→KEY), backquotes dropped around identifiers
+// that keep their case, and single spaces between tokens except around
+// punctuation.
 func NormalizeSchema(s string) string {
 	var b strings.Builder
 	prevWord := false
-	for _, tok := range schemaTokens(s) {
+	toks := schemaTokens(s)
+	for i, tok := range toks {
+		if tok == "PRIMARY" && i+1 < len(toks) && toks[i+1] == "KEY" {
+			continue
+		}
 		word := tok[0] != '<' && tok[0] != '>' && tok[0] != ',' && tok[0] != '(' && tok[0] != ')'
 		if word && prevWord {
 			b.WriteByte(' ')

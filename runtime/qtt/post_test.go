@@ -18,6 +18,7 @@ func TestNormalizeSchema(t *testing.T) {
 		{"M MAP<STRING, ARRAY<INT>>", "`M` MAP<STRING, ARRAY<INTEGER>>"},
 		{"S STRUCT<FOO VARCHAR, `foo` VARCHAR>", "`S` STRUCT<`FOO` STRING, `foo` STRING>"},
 		{"H BYTES HEADER('k')", "`H` BYTES HEADER('k')"},
+		{"K INT PRIMARY KEY, V INT", "`K` INTEGER KEY, `V` INTEGER"},
 	}
 	for _, tc := range tests {
 		if a, b := NormalizeSchema(tc.a), NormalizeSchema(tc.b); a != b {
