@@ -50,8 +50,19 @@ func NewKeyCodec(spec Spec, cols []types.Column) (Codec, error) {
 
 // NewValueCodec returns the codec for the value columns cols.
 // WRAP_SINGLE_VALUE applies to a single column only; KAFKA takes exactly
-// one column; DELIMITED and KAFKA support no compound types.
+// one column; DELIMITED and KAFKA support no compound types. Header
+// columns (types.HeaderNS) may be among cols: the codec skips them (see
+// headerColumns), and the rules above count only the other columns.
 func NewValueCodec(spec Spec, cols []types.Column) (Codec, error) {
+	serialized, pos := serializedColumns(cols)
+	c, err := newValueCodec(spec, serialized)
+	if err != nil || len(serialized) == len(cols) {
+		return c, err
+	}
+	return &headerColumns{inner: c, pos: pos}, nil
+}
+
+func newValueCodec(spec Spec, cols []types.Column) (Codec, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}

@@ -148,7 +148,14 @@ func parseColumns(t testing.TB, text string, ns types.Namespace) []types.Column 
 			continue
 		}
 		name, typ, _ := strings.Cut(line, " ")
-		cols = append(cols, types.Column{Name: name, Type: mustType(t, typ), NS: ns})
+		col := types.Column{Name: name, NS: ns}
+		if rest, ok := strings.CutSuffix(typ, " HEADERS"); ok {
+			typ, col.NS = rest, types.HeaderNS
+		} else if i := strings.Index(typ, " HEADER("); i >= 0 {
+			typ, col.NS, col.HeaderKey = typ[:i], types.HeaderNS, strings.TrimSuffix(typ[i+8:], ")")
+		}
+		col.Type = mustType(t, typ)
+		cols = append(cols, col)
 	}
 	return cols
 }
