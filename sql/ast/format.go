@@ -85,55 +85,76 @@ func formatExpr(b *strings.Builder, e Expr) {
 }
 
 func formatUnary(b *strings.Builder, e *Unary) {
-	switch e.Op {
-	case OpNot:
+	if e.Op == OpNot {
 		b.WriteString("(NOT ")
 		formatExpr(b, e.X)
 		b.WriteString(")")
-	default:
-		sign := "-"
-		if e.Op == OpPlus {
-			sign = "+"
-		}
-		x := FormatExpr(e.X)
-		if strings.HasPrefix(x, "-") || strings.HasPrefix(x, "+") {
-			x = "(" + x + ")"
-		}
-		b.WriteString(sign + x)
+		return
 	}
+	sign := "-"
+	if e.Op == OpPlus {
+		sign = "+"
+	}
+	x := FormatExpr(e.X)
+	if strings.HasPrefix(x, "-") || strings.HasPrefix(x, "+") {
+		sign += " " // "- -1", never the comment "--1"
+	}
+	b.WriteString(sign + x)
+}
+
+// negated writes "(NOT inner)" when not is set, as ksqlDB writes NOT
+// LIKE, NOT IN and NOT BETWEEN.
+func negated(b *strings.Builder, not bool, inner func()) {
+	if !not {
+		inner()
+		return
+	}
+	b.WriteString("(NOT ")
+	inner()
+	b.WriteString(")")
 }
 
 // formatPredicate writes LIKE, IN, BETWEEN, IS NULL, CASE and CAST.
 func formatPredicate(b *strings.Builder, e Expr) {
 	switch e := e.(type) {
 	case *Like:
-		b.WriteString("(")
-		formatExpr(b, e.X)
-		b.WriteString(not(e.Not) + " LIKE ")
-		formatExpr(b, e.Pattern)
-		if e.Escape != nil {
-			b.WriteString(" ESCAPE ")
-			formatExpr(b, e.Escape)
-		}
-		b.WriteString(")")
+		negated(b, e.Not, func() {
+			b.WriteString("(")
+			formatExpr(b, e.X)
+			b.WriteString(" LIKE ")
+			formatExpr(b, e.Pattern)
+			if e.Escape != nil {
+				b.WriteString(" ESCAPE ")
+				formatExpr(b, e.Escape)
+			}
+			b.WriteString(")")
+		})
 	case *In:
-		b.WriteString("(")
-		formatExpr(b, e.X)
-		b.WriteString(not(e.Not) + " IN (")
-		formatList(b, e.List)
-		b.WriteString("))")
+		negated(b, e.Not, func() {
+			b.WriteString("(")
+			formatExpr(b, e.X)
+			b.WriteString(" IN (")
+			formatList(b, e.List)
+			b.WriteString("))")
+		})
 	case *Between:
-		b.WriteString("(")
-		formatExpr(b, e.X)
-		b.WriteString(not(e.Not) + " BETWEEN ")
-		formatExpr(b, e.Lo)
-		b.WriteString(" AND ")
-		formatExpr(b, e.Hi)
-		b.WriteString(")")
+		negated(b, e.Not, func() {
+			b.WriteString("(")
+			formatExpr(b, e.X)
+			b.WriteString(" BETWEEN ")
+			formatExpr(b, e.Lo)
+			b.WriteString(" AND ")
+			formatExpr(b, e.Hi)
+			b.WriteString(")")
+		})
 	case *IsNull:
 		b.WriteString("(")
 		formatExpr(b, e.X)
-		b.WriteString(" IS" + not(e.Not) + " NULL)")
+		if e.Not {
+			b.WriteString(" IS NOT NULL)")
+		} else {
+			b.WriteString(" IS NULL)")
+		}
 	case *Case:
 		formatCase(b, e)
 	case *Cast:
@@ -143,13 +164,6 @@ func formatPredicate(b *strings.Builder, e Expr) {
 	default:
 		formatCall(b, e)
 	}
-}
-
-func not(n bool) string {
-	if n {
-		return " NOT"
-	}
-	return ""
 }
 
 func formatList(b *strings.Builder, es []Expr) {
@@ -162,7 +176,7 @@ func formatList(b *strings.Builder, es []Expr) {
 }
 
 func formatCase(b *strings.Builder, e *Case) {
-	b.WriteString("CASE")
+	b.WriteString("(CASE")
 	if e.Operand != nil {
 		b.WriteString(" ")
 		formatExpr(b, e.Operand)
@@ -177,7 +191,7 @@ func formatCase(b *strings.Builder, e *Case) {
 		b.WriteString(" ELSE ")
 		formatExpr(b, e.Else)
 	}
-	b.WriteString(" END")
+	b.WriteString(" END)")
 }
 
 // formatCall writes calls, lambdas, constructors and AT TIME ZONE.
@@ -206,7 +220,7 @@ func formatCall(b *strings.Builder, e Expr) {
 				b.WriteString(", ")
 			}
 			formatExpr(b, e.Keys[i])
-			b.WriteString(" := ")
+			b.WriteString(":=")
 			formatExpr(b, e.Values[i])
 		}
 		b.WriteString(")")
@@ -216,7 +230,7 @@ func formatCall(b *strings.Builder, e Expr) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(QuoteName(e.Names[i]) + " := ")
+			b.WriteString(QuoteName(e.Names[i]) + ":=")
 			formatExpr(b, e.Values[i])
 		}
 		b.WriteString(")")
@@ -227,33 +241,27 @@ func formatCall(b *strings.Builder, e Expr) {
 }
 
 func formatLambda(b *strings.Builder, e *Lambda) {
-	if len(e.Params) == 1 {
-		b.WriteString(QuoteName(e.Params[0]))
-	} else {
-		b.WriteString("(")
-		for i, p := range e.Params {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(QuoteName(p))
+	b.WriteString("(")
+	for i, p := range e.Params {
+		if i > 0 {
+			b.WriteString(", ")
 		}
-		b.WriteString(")")
+		b.WriteString(QuoteName(p))
 	}
-	b.WriteString(" => ")
+	b.WriteString(") => ")
 	formatExpr(b, e.Body)
 }
 
-// formatLiteral writes a literal so it parses back with the same type:
-// doubles in E notation, decimals with a point or as DECIMAL '…'.
+// formatLiteral writes a literal as ksqlDB does (doubles in scientific
+// notation such as 1.5E3, null and booleans in lower case), except that a
+// decimal without a point is written DECIMAL '5' so it parses back as a
+// decimal.
 func formatLiteral(l *Literal) string {
 	switch v := l.Value.(type) {
 	case nil:
-		return "NULL"
+		return "null"
 	case bool:
-		if v {
-			return "TRUE"
-		}
-		return "FALSE"
+		return strconv.FormatBool(v)
 	case string:
 		return QuoteString(v)
 	case int32:
@@ -261,7 +269,7 @@ func formatLiteral(l *Literal) string {
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case float64:
-		return strconv.FormatFloat(v, 'E', -1, 64)
+		return formatDouble(v)
 	case *apd.Decimal:
 		s := v.Text('f')
 		if !strings.Contains(s, ".") {
@@ -269,5 +277,17 @@ func formatLiteral(l *Literal) string {
 		}
 		return s
 	}
-	return "NULL"
+	return "null"
+}
+
+// formatDouble writes v in scientific notation without a plus sign or
+// leading exponent zeros: 1E3, 1.5E0, 2.5E-7.
+func formatDouble(v float64) string {
+	s := strconv.FormatFloat(v, 'E', -1, 64)
+	mant, exp, _ := strings.Cut(s, "E")
+	n, err := strconv.Atoi(exp)
+	if err != nil {
+		return s
+	}
+	return mant + "E" + strconv.Itoa(n)
 }

@@ -186,7 +186,7 @@ func (c *converter) unary(n *tast.UnaryOperationExpr) (ast.Expr, error) {
 	}
 	switch n.Op {
 	case opcode.Not, opcode.Not2:
-		return &ast.Unary{P: c.pos(n), Op: ast.OpNot, X: x}, nil
+		return not(c.pos(n), x), nil
 	case opcode.Plus:
 		return &ast.Unary{P: c.pos(n), Op: ast.OpPlus, X: x}, nil
 	case opcode.Minus:
@@ -252,4 +252,28 @@ func (c *converter) caseExpr(n *tast.CaseExpr) (ast.Expr, error) {
 		ce.Else, err = c.expr(n.ElseClause)
 	}
 	return ce, err
+}
+
+// not returns NOT x, folding it into x when x is a LIKE, IN or BETWEEN
+// that is not negated yet: NOT (a LIKE b) is a NOT LIKE b, the form
+// FormatExpr writes back.
+func not(p ast.Pos, x ast.Expr) ast.Expr {
+	switch x := x.(type) {
+	case *ast.Like:
+		if !x.Not {
+			x.Not = true
+			return x
+		}
+	case *ast.In:
+		if !x.Not {
+			x.Not = true
+			return x
+		}
+	case *ast.Between:
+		if !x.Not {
+			x.Not = true
+			return x
+		}
+	}
+	return &ast.Unary{P: p, Op: ast.OpNot, X: x}
 }

@@ -73,7 +73,11 @@ func (c *converter) internal(n *tast.FuncCallExpr, name string, args []ast.Expr,
 		return &ast.Call{P: p, Name: c.w.names[idx], Args: args, Distinct: true}, nil
 	case fnDecimal:
 		t := c.tok(n.Args[0])
-		return c.p.decimalLiteral(t, t.Val)
+		lit, err := c.p.decimalLiteral(t, t.Val)
+		if lit != nil {
+			lit.P = p
+		}
+		return lit, err
 	case fnAtTimeZone:
 		return c.atTimeZone(n)
 	case fnIsDistinct:

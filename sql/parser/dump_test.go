@@ -177,7 +177,7 @@ func describe(e ast.Expr) (string, []ast.Expr) {
 	case *ast.Binary:
 		return "binary " + e.Op.String(), []ast.Expr{e.L, e.R}
 	case *ast.Unary:
-		return fmt.Sprintf("unary %d", e.Op), []ast.Expr{e.X}
+		return "unary " + [...]string{ast.OpNot: "NOT", ast.OpNeg: "-", ast.OpPlus: "+"}[e.Op], []ast.Expr{e.X}
 	case *ast.Like:
 		return fmt.Sprintf("like not=%v", e.Not), append([]ast.Expr{e.X, e.Pattern}, nonNil(e.Escape)...)
 	case *ast.In:

@@ -95,42 +95,59 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 
 // expr rewrites the tokens [a, b).
 func (w *rewriter) expr(a, b int) error {
-	toks := w.p.toks
+	opens, closes := w.concatGroups(a, b)
 	distinctNext := false
 	for i := a; i < b; {
-		t := toks[i]
-		switch {
-		case t.is("IS") && (toks[i+1].is("DISTINCT") || toks[i+1].is("NOT") && toks[i+2].is("DISTINCT")):
-			n, not, err := w.isDistinct(i, b)
-			if err != nil {
-				return err
-			}
-			w.emit(" <=> ", i)
-			distinctNext = !not
-			i = n
-		case w.primaryStart(t):
-			start := len(w.pieces)
-			n, err := w.primary(i, b)
-			if err == nil {
-				n, err = w.postfix(start, n, b)
-			}
-			if err != nil {
-				return err
-			}
-			if distinctNext {
-				w.insert(start, fnIsDistinct+"(")
-				w.emit(")", n-1)
-				distinctNext = false
-			}
-			i = n
-		case t.Kind == tVariable:
-			return w.p.errAt(t, sqlerr.Syntax, "variable ${%s} was not substituted", t.Val)
-		default:
-			w.emit(" "+t.Val+" ", i)
-			i++
+		for range opens[i] {
+			w.emit("(", i)
 		}
+		n, err := w.element(i, b, &distinctNext)
+		if err != nil {
+			return err
+		}
+		for range closes[n-1] {
+			w.emit(")", n-1)
+		}
+		i = n
 	}
 	return nil
+}
+
+// element rewrites one operand (with its postfix operators) or one
+// operator token at i and returns the index after it. distinctNext is set
+// by IS DISTINCT FROM and wraps the next operand in a marker.
+func (w *rewriter) element(i, b int, distinctNext *bool) (int, error) {
+	toks := w.p.toks
+	t := toks[i]
+	switch {
+	case t.is("IS") && (toks[i+1].is("DISTINCT") || toks[i+1].is("NOT") && toks[i+2].is("DISTINCT")):
+		n, not, err := w.isDistinct(i, b)
+		if err != nil {
+			return 0, err
+		}
+		w.emit(" <=> ", i)
+		*distinctNext = !not
+		return n, nil
+	case w.primaryStart(t):
+		start := len(w.pieces)
+		n, err := w.primary(i, b)
+		if err == nil {
+			n, err = w.postfix(start, n, b)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if *distinctNext {
+			w.insert(start, fnIsDistinct+"(")
+			w.emit(")", n-1)
+			*distinctNext = false
+		}
+		return n, nil
+	case t.Kind == tVariable:
+		return 0, w.p.errAt(t, sqlerr.Syntax, "variable ${%s} was not substituted", t.Val)
+	}
+	w.emit(" "+t.Val+" ", i)
+	return i + 1, nil
 }
 
 // isDistinct consumes IS [NOT] DISTINCT FROM at i.
