@@ -12,7 +12,7 @@ import (
 // TestExpand prints the variants of a QTT file: name, whether it is
 // disabled or hard (and why), statements and properties.
 func TestExpand(t *testing.T) {
-	datadriven.RunTest(t, "testdata/variants", func(t *testing.T, d *datadriven.TestData) string {
+	datadriven.RunTest(t, "testdata/variant", func(t *testing.T, d *datadriven.TestData) string {
 		f, err := ParseFile("t.json", []byte(d.Input))
 		if err != nil {
 			return "error: " + err.Error() + "\n"
