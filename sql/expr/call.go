@@ -67,6 +67,10 @@ func (c *compiler) callArgs(e *ast.Call) ([]*node, []*types.Type, error) {
 		if _, ok := a.(*ast.Lambda); ok {
 			continue
 		}
+		if unit, ok := timeUnitArg(e, i); ok {
+			args[i], argTypes[i] = constNode(unit, types.StringType), types.StringType
+			continue
+		}
 		n, err := c.compile(a)
 		if err != nil {
 			return nil, nil, err
@@ -171,4 +175,27 @@ func (c *compiler) lambdaValue(e ast.Expr, body *node, want *types.Type) (*node,
 			return be(row, append(all, args...))
 		}), nil
 	}}, nil
+}
+
+// timeUnitArg recognizes the time unit keyword that DATEADD, TIMESTAMPSUB
+// and friends take as their first argument (DAYS, not 'DAYS'); it is passed
+// to the function as a string.
+func timeUnitArg(e *ast.Call, i int) (string, bool) {
+	if i != 0 {
+		return "", false
+	}
+	switch e.Name {
+	case "DATEADD", "DATESUB", "TIMESTAMPADD", "TIMESTAMPSUB", "TIMEADD", "TIMESUB":
+	default:
+		return "", false
+	}
+	ref, ok := e.Args[0].(*ast.ColumnRef)
+	if !ok || ref.Source != "" {
+		return "", false
+	}
+	switch ref.Name {
+	case "NANOSECONDS", "MICROSECONDS", "MILLISECONDS", "SECONDS", "MINUTES", "HOURS", "DAYS":
+		return ref.Name, true
+	}
+	return "", false
 }

@@ -5,6 +5,8 @@ package functions
 func registerBuiltins(r *Registry) {
 	registerConditional(r)
 	registerString(r)
+	registerMath(r)
+	registerDateTime(r)
 	registerMore(r)
 	declareAggregatesAndTables(r)
 }

@@ -4,14 +4,57 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// Overload resolution costs: an implicit widening step costs more than
-// binding a generic variable, which costs more than being variadic, so an
-// exact concrete overload wins over a generic one, and both win over one
-// that needs conversions.
+// matchRank says how well an overload fits the arguments (see choose).
+type matchRank struct {
+	widened  bool // some argument needs an implicit conversion
+	variadic bool
+	params   int // declared parameters
+	generics int // declared parameters that use type variables
+}
+
+// better reports whether r is strictly preferred over o.
+func (r matchRank) better(o matchRank) bool {
+	if r.variadic != o.variadic {
+		return !r.variadic
+	}
+	if r.params != o.params {
+		return r.params > o.params
+	}
+	return r.generics < o.generics
+}
+
+func (s *signature) rank(widened bool) matchRank {
+	r := matchRank{widened: widened, variadic: s.variadic >= 0, params: len(s.params)}
+	for _, p := range s.params {
+		if p.typ.hasVariables() {
+			r.generics++
+		}
+	}
+	return r
+}
+
+// hasVariables reports whether p mentions a type variable.
+func (p *pattern) hasVariables() bool {
+	if p.variable != "" {
+		return true
+	}
+	for _, q := range append([]*pattern{p.elem, p.key}, p.lambda...) {
+		if q != nil && q.hasVariables() {
+			return true
+		}
+	}
+	for _, f := range p.fields {
+		if f.typ.hasVariables() {
+			return true
+		}
+	}
+	return false
+}
+
+// bind results: whether the argument fits, and whether it needs widening.
 const (
-	costWiden    = 10
-	costGeneric  = 1
-	costVariadic = 1
+	costWiden   = 1
+	costGeneric = 0
 )
 
 // binder collects the generic variable bindings of one overload match.
@@ -52,34 +95,31 @@ func (s *signature) expand(n int) ([]*pattern, bool) {
 
 // match checks the argument types against s. It returns nil (and no error)
 // when s does not apply; an error only comes from typing a lambda.
-func (s *signature) match(args []*types.Type, typer LambdaTyper) (*Resolved, int, error) {
+func (s *signature) match(args []*types.Type, typer LambdaTyper) (*Resolved, matchRank, error) {
 	pats, ok := s.expand(len(args))
 	if !ok {
-		return nil, 0, nil
+		return nil, matchRank{}, nil
 	}
 	b := &binder{vars: map[string]*types.Type{}}
 	cost := 0
-	if s.variadic >= 0 {
-		cost += costVariadic
-	}
 	for i, p := range pats {
 		if p.isLambda() != (args[i] == nil) {
-			return nil, 0, nil
+			return nil, matchRank{}, nil
 		}
 		if p.isLambda() {
 			continue
 		}
 		c, ok := b.bind(p, args[i])
 		if !ok {
-			return nil, 0, nil
+			return nil, matchRank{}, nil
 		}
 		cost += c
 	}
 	lambdaParams, c, err := b.bindLambdas(pats, typer)
 	if err != nil || lambdaParams == nil && hasLambda(pats) {
-		return nil, 0, err
+		return nil, matchRank{}, err
 	}
-	return b.resolved(s, pats, args, lambdaParams), cost + c, nil
+	return b.resolved(s, pats, args, lambdaParams), s.rank(cost+c > 0), nil
 }
 
 func hasLambda(pats []*pattern) bool {
@@ -160,7 +200,10 @@ func (b *binder) bind(p *pattern, a *types.Type) (int, bool) {
 		return b.bindStruct(p, a)
 	}
 	c, ok := CanImplicitlyCast(a, b.instantiate(p, a))
-	return c * costWiden, ok
+	if c > 0 {
+		c = costWiden
+	}
+	return c, ok
 }
 
 func (b *binder) bindVar(v string, a *types.Type) (int, bool) {
@@ -183,20 +226,27 @@ func (b *binder) bindVar(v string, a *types.Type) (int, bool) {
 	return costWiden, true
 }
 
+// bindAnyDecimal accepts a DECIMAL (or an integer, widened) for a DECIMAL
+// parameter of any precision; all such parameters of one call share the
+// widened type of their arguments.
 func (b *binder) bindAnyDecimal(a *types.Type) (int, bool) {
+	cost := 0
 	switch a.Kind {
 	case types.KindDecimal:
-		if b.decimal == nil {
-			b.decimal = a
-		}
-		return 0, true
 	case types.KindInteger, types.KindBigint:
-		if b.decimal == nil {
-			b.decimal = DecimalFor(a)
-		}
-		return costWiden * (3 - numericRank(a.Kind)), true
+		cost = costWiden
+	default:
+		return 0, false
 	}
-	return 0, false
+	d := DecimalFor(a)
+	if b.decimal != nil {
+		if !b.decimal.Equal(d) {
+			cost = costWiden
+		}
+		d = WidenDecimal(b.decimal, d)
+	}
+	b.decimal = d
+	return cost, true
 }
 
 func (b *binder) bindMap(p *pattern, a *types.Type) (int, bool) {
@@ -248,11 +298,11 @@ func (b *binder) instantiate(p *pattern, a *types.Type) *types.Type {
 }
 
 func (b *binder) anyDecimal(a *types.Type) *types.Type {
-	if a != nil && (a.Kind == types.KindDecimal || a.Kind == types.KindInteger || a.Kind == types.KindBigint) {
-		return DecimalFor(a)
-	}
 	if b.decimal != nil {
 		return b.decimal
+	}
+	if a != nil && a.Kind == types.KindDecimal {
+		return a
 	}
 	return types.DecimalOf(38, 18)
 }

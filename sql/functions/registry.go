@@ -231,36 +231,65 @@ func (r *Registry) ResolveLambdas(name string, args []*types.Type, typer LambdaT
 	if !ok {
 		return nil, r.unknownFunction(up)
 	}
-	best, bestCost := -1, 0
-	var bestRes *Resolved
-	var lastErr error
-	for i, s := range e.sigs {
-		res, cost, err := s.match(args, typer)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		if res == nil || best >= 0 && cost >= bestCost {
-			continue
-		}
-		best, bestCost, bestRes = i, cost, res
+	best, err := e.choose(up, args, typer)
+	if err != nil {
+		return nil, err
 	}
-	if bestRes == nil {
-		if lastErr != nil {
-			return nil, lastErr
-		}
-		return nil, &NoOverloadError{Name: up, Args: args}
-	}
-	o := e.def.Overloads[best]
+	o := e.def.Overloads[best.index]
+	res := best.res
 	if o.Return != nil {
-		ret, err := o.Return(bestRes.Params)
+		ret, err := o.Return(res.Params)
 		if err != nil {
 			return nil, err
 		}
-		bestRes.Return = ret
+		res.Return = ret
 	}
-	bestRes.Name, bestRes.Fn, bestRes.NullAware = up, o.Fn, o.NullAware
-	return bestRes, nil
+	res.Name, res.Fn, res.NullAware = up, o.Fn, o.NullAware
+	return res, nil
+}
+
+// candidate is one overload that accepts the arguments.
+type candidate struct {
+	index int
+	res   *Resolved
+	rank  matchRank
+}
+
+// choose picks the overload the way ksqlDB's UdfIndex does: overloads
+// that accept the arguments without implicit widening win over those that
+// need it; among several, a non-variadic overload beats a variadic one,
+// then more declared parameters win, then fewer generic parameters. A tie
+// at the top is ambiguous.
+func (e *scalarEntry) choose(name string, args []*types.Type, typer LambdaTyper) (*candidate, error) {
+	var exact, widened []candidate
+	var lambdaErr error
+	for i, s := range e.sigs {
+		res, rank, err := s.match(args, typer)
+		switch {
+		case err != nil:
+			lambdaErr = err
+		case res == nil:
+		case rank.widened:
+			widened = append(widened, candidate{i, res, rank})
+		default:
+			exact = append(exact, candidate{i, res, rank})
+		}
+	}
+	pool := exact
+	if len(pool) == 0 {
+		pool = widened
+	}
+	if len(pool) == 0 {
+		if lambdaErr != nil {
+			return nil, lambdaErr
+		}
+		return nil, &NoOverloadError{Name: name, Args: args}
+	}
+	sort.SliceStable(pool, func(a, b int) bool { return pool[a].rank.better(pool[b].rank) })
+	if len(pool) > 1 && !pool[0].rank.better(pool[1].rank) {
+		return nil, &AmbiguousError{Name: name, Args: args}
+	}
+	return &pool[0], nil
 }
 
 func (r *Registry) unknownFunction(name string) error {
@@ -291,15 +320,21 @@ func (e *KindError) Error() string {
 	return fmt.Sprintf("Table function '%s' is only allowed in the SELECT list", e.Name)
 }
 
-// NoOverloadError says no overload accepts the argument types.
-type NoOverloadError struct {
+// AmbiguousError says several overloads accept the argument types equally
+// well.
+type AmbiguousError struct {
 	Name string
 	Args []*types.Type
 }
 
-func (e *NoOverloadError) Error() string {
-	parts := make([]string, len(e.Args))
-	for i, a := range e.Args {
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("Function '%s' cannot be resolved due to ambiguous method parameters (%s).", e.Name, argList(e.Args))
+}
+
+// argList renders argument types as ksqlDB does in resolution errors.
+func argList(args []*types.Type) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
 		switch {
 		case a == nil:
 			parts[i] = "LAMBDA"
@@ -309,5 +344,15 @@ func (e *NoOverloadError) Error() string {
 			parts[i] = a.String()
 		}
 	}
-	return fmt.Sprintf("Function '%s' does not accept parameters (%s)", e.Name, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
+}
+
+// NoOverloadError says no overload accepts the argument types.
+type NoOverloadError struct {
+	Name string
+	Args []*types.Type
+}
+
+func (e *NoOverloadError) Error() string {
+	return fmt.Sprintf("Function '%s' does not accept parameters (%s).", e.Name, argList(e.Args))
 }

@@ -1,0 +1,321 @@
+package functions
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// parsedTime collects the fields a pattern read; unset fields default to
+// 1970-01-01T00:00:00.
+type parsedTime struct {
+	year, month, day, yearDay int
+	hour, hour12, minute, sec int
+	nanos                     int
+	pm, hasAmPm, has12        bool
+	loc                       *time.Location
+}
+
+// Parse reads s with the pattern. Times without a zone in the text are in
+// loc.
+func (f *TimeFormat) Parse(s string, loc *time.Location) (time.Time, error) {
+	p := &parsedTime{year: 1970, month: 1, day: 1}
+	rest := s
+	for i, tok := range f.toks {
+		var err error
+		if tok.letter == 0 {
+			if len(rest) < len(tok.lit) || !strings.EqualFold(rest[:len(tok.lit)], tok.lit) {
+				return time.Time{}, f.parseError(s)
+			}
+			rest = rest[len(tok.lit):]
+			continue
+		}
+		if rest, err = p.field(rest, tok, f.fixedWidth(i)); err != nil {
+			return time.Time{}, f.parseError(s)
+		}
+	}
+	if rest != "" {
+		return time.Time{}, f.parseError(s)
+	}
+	return p.time(loc)
+}
+
+func (f *TimeFormat) parseError(s string) error {
+	return fmt.Errorf("Text '%s' could not be parsed with pattern '%s'", s, f.pattern)
+}
+
+// fixedWidth reports whether token i is followed directly by a numeric
+// field, in which case it must read exactly its width (yyyyMMdd).
+func (f *TimeFormat) fixedWidth(i int) bool {
+	if i+1 >= len(f.toks) {
+		return false
+	}
+	next := f.toks[i+1]
+	return next.letter != 0 && isNumericLetter(next)
+}
+
+func isNumericLetter(t timeToken) bool {
+	switch t.letter {
+	case 'M', 'L', 'E', 'e', 'c':
+		return t.n <= 2 && t.letter != 'E'
+	case 'a', 'z', 'V', 'v', 'O', 'X', 'x', 'Z', 'G':
+		return false
+	}
+	return true
+}
+
+// number reads up to maxDigits digits (exactly width when fixed).
+func number(s string, width int, fixed bool, maxDigits int) (int, int, string, error) {
+	limit := maxDigits
+	if fixed {
+		limit = width
+	}
+	n, v := 0, 0
+	for n < len(s) && n < limit && s[n] >= '0' && s[n] <= '9' {
+		v = v*10 + int(s[n]-'0')
+		n++
+	}
+	if n == 0 || fixed && n != width {
+		return 0, 0, s, fmt.Errorf("expected %d digits", width)
+	}
+	return v, n, s[n:], nil
+}
+
+func (p *parsedTime) field(s string, tok timeToken, fixed bool) (string, error) {
+	switch tok.letter {
+	case 'M', 'L':
+		if tok.n >= 3 {
+			return p.monthName(s)
+		}
+	case 'E':
+		return skipName(s, weekdayNames())
+	case 'a':
+		return p.ampm(s)
+	case 'z', 'V', 'v':
+		return p.zoneName(s)
+	case 'X', 'x', 'Z', 'O':
+		return p.zoneOffset(s)
+	case 'G':
+		return skipName(s, []string{"AD", "BC"})
+	}
+	return p.numeric(s, tok, fixed)
+}
+
+func (p *parsedTime) numeric(s string, tok timeToken, fixed bool) (string, error) {
+	maxDigits := max(tok.n, 2)
+	switch tok.letter {
+	case 'y', 'u', 'Y':
+		maxDigits = 9
+	case 'S', 'n':
+		maxDigits = 9
+	case 'A', 'D':
+		maxDigits = 9
+	}
+	v, digits, rest, err := number(s, tok.n, fixed, maxDigits)
+	if err != nil {
+		return s, err
+	}
+	p.set(tok, v, digits)
+	return rest, nil
+}
+
+func (p *parsedTime) set(tok timeToken, v, digits int) {
+	switch tok.letter {
+	case 'y', 'u', 'Y':
+		if tok.n == 2 && digits == 2 {
+			v += 2000
+		}
+		p.year = v
+	case 'M', 'L':
+		p.month = v
+	case 'd':
+		p.day = v
+	case 'D':
+		p.yearDay = v
+	case 'H', 'k':
+		p.hour = v % 24
+	case 'h', 'K':
+		p.hour12, p.has12 = v%12, true
+	case 'm':
+		p.minute = v
+	case 's':
+		p.sec = v
+	case 'S':
+		for i := digits; i < 9; i++ {
+			v *= 10
+		}
+		p.nanos = v
+	case 'n':
+		p.nanos = v
+	case 'A':
+		p.hour, p.minute, p.sec, p.nanos = v/3600000, v/60000%60, v/1000%60, v%1000*1e6
+	}
+}
+
+func weekdayNames() []string {
+	return []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+		"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+}
+
+// skipName consumes one of names (longest first), case-insensitively.
+func skipName(s string, names []string) (string, error) {
+	for _, n := range names {
+		if len(s) >= len(n) && strings.EqualFold(s[:len(n)], n) {
+			return s[len(n):], nil
+		}
+	}
+	return s, fmt.Errorf("expected a name")
+}
+
+func (p *parsedTime) monthName(s string) (string, error) {
+	for m := time.January; m <= time.December; m++ {
+		for _, n := range []string{m.String(), m.String()[:3]} {
+			if len(s) >= len(n) && strings.EqualFold(s[:len(n)], n) {
+				p.month = int(m)
+				return s[len(n):], nil
+			}
+		}
+	}
+	return s, fmt.Errorf("expected a month name")
+}
+
+func (p *parsedTime) ampm(s string) (string, error) {
+	if len(s) < 2 {
+		return s, fmt.Errorf("expected AM or PM")
+	}
+	switch strings.ToUpper(s[:2]) {
+	case "AM":
+		p.pm = false
+	case "PM":
+		p.pm = true
+	default:
+		return s, fmt.Errorf("expected AM or PM")
+	}
+	p.hasAmPm = true
+	return s[2:], nil
+}
+
+// zoneAbbreviations are the fixed offsets (in hours) of the zone
+// abbreviations java.time parses.
+func zoneAbbreviation(name string) (int, bool) {
+	offsets := map[string]int{
+		"UTC": 0, "GMT": 0, "UT": 0, "Z": 0, "PST": -8, "PDT": -7, "MST": -7, "MDT": -6,
+		"CST": -6, "CDT": -5, "EST": -5, "EDT": -4, "BST": 1, "CET": 1, "CEST": 2,
+		"EET": 2, "EEST": 3, "JST": 9, "HST": -10, "AKST": -9, "AKDT": -8,
+	}
+	h, ok := offsets[strings.ToUpper(name)]
+	return h, ok
+}
+
+func (p *parsedTime) zoneName(s string) (string, error) {
+	n := 0
+	for n < len(s) && (isWordByte(s[n]) || strings.ContainsRune("/+-", rune(s[n]))) {
+		n++
+	}
+	name := s[:n]
+	if h, ok := zoneAbbreviation(name); ok {
+		p.loc = time.FixedZone(strings.ToUpper(name), h*3600)
+		return s[n:], nil
+	}
+	loc, err := ParseZone(name)
+	if err != nil {
+		return s, err
+	}
+	p.loc = loc
+	return s[n:], nil
+}
+
+// zoneOffset reads Z or ±HH[[:]MM], optionally after GMT/UTC.
+func (p *parsedTime) zoneOffset(s string) (string, error) {
+	for _, pre := range []string{"GMT", "UTC"} {
+		if len(s) >= 3 && strings.EqualFold(s[:3], pre) {
+			s = s[3:]
+			if s == "" || s[0] != '+' && s[0] != '-' {
+				p.loc = time.UTC
+				return s, nil
+			}
+		}
+	}
+	if s != "" && (s[0] == 'Z' || s[0] == 'z') {
+		p.loc = time.UTC
+		return s[1:], nil
+	}
+	off, n, err := parseOffset(s)
+	if err != nil {
+		return s, err
+	}
+	p.loc = time.FixedZone("", off)
+	return s[n:], nil
+}
+
+// parseOffset reads ±HH, ±HHMM or ±HH:MM and returns seconds east of UTC
+// and the length read.
+func parseOffset(s string) (int, int, error) {
+	if len(s) < 3 || s[0] != '+' && s[0] != '-' {
+		return 0, 0, fmt.Errorf("expected an offset")
+	}
+	h, _, _, err := number(s[1:], 2, true, 2)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, m := 3, 0
+	rest := s[3:]
+	if strings.HasPrefix(rest, ":") {
+		rest, n = rest[1:], n+1
+	}
+	if mm, _, _, err := number(rest, 2, true, 2); err == nil {
+		m, n = mm, n+2
+	} else if n == 4 {
+		return 0, 0, err
+	}
+	off := h*3600 + m*60
+	if s[0] == '-' {
+		off = -off
+	}
+	return off, n, nil
+}
+
+func (p *parsedTime) time(loc *time.Location) (time.Time, error) {
+	if p.loc != nil {
+		loc = p.loc
+	}
+	hour := p.hour
+	if p.has12 {
+		hour = p.hour12
+		if p.pm {
+			hour += 12
+		}
+	}
+	if p.month < 1 || p.month > 12 || p.day < 1 || p.day > 31 || p.minute > 59 || p.sec > 59 {
+		return time.Time{}, fmt.Errorf("invalid date or time field")
+	}
+	t := time.Date(p.year, time.Month(p.month), p.day, hour, p.minute, p.sec, p.nanos, loc)
+	if p.yearDay > 0 {
+		t = time.Date(p.year, 1, p.yearDay, hour, p.minute, p.sec, p.nanos, loc)
+	} else if t.Day() != p.day {
+		return time.Time{}, fmt.Errorf("invalid date %04d-%02d-%02d", p.year, p.month, p.day)
+	}
+	return t, nil
+}
+
+// ParseZone resolves a zone the way java.time.ZoneId.of does: region
+// names ("America/Los_Angeles"), "UTC"/"GMT"/"Z", and offsets ("+02:00",
+// "+0200", "UTC+2").
+func ParseZone(name string) (*time.Location, error) {
+	switch up := strings.ToUpper(name); {
+	case up == "Z" || up == "UTC" || up == "GMT" || up == "UT":
+		return time.UTC, nil
+	case strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-"):
+		if off, n, err := parseOffset(name); err == nil && n == len(name) {
+			return time.FixedZone(name, off), nil
+		}
+	}
+	if name == "" || strings.EqualFold(name, "local") {
+		return nil, fmt.Errorf("Unknown time-zone ID: %s", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("Unknown time-zone ID: %s", name)
+	}
+	return loc, nil
+}
