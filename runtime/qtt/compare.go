@@ -102,25 +102,39 @@ func compareAt(path string, exp, act any, t *types.Type) *Mismatch {
 }
 
 func compareObjects(path string, exp, act map[string]any, t *types.Type) *Mismatch {
-	actByName := make(map[string]string, len(act))
+	unmatched := make(map[string]bool, len(act))
 	for k := range act {
-		actByName[strings.ToUpper(k)] = k
+		unmatched[k] = true
 	}
 	for _, k := range sortedMapKeys(exp) {
-		ak, ok := actByName[strings.ToUpper(k)]
+		ak, ok := matchField(k, unmatched)
 		if !ok {
 			return &Mismatch{Path: path + "." + k, Expected: exp[k], Why: whyMissing}
 		}
-		delete(actByName, strings.ToUpper(k))
+		delete(unmatched, ak)
 		if m := compareAt(path+"."+k, exp[k], act[ak], memberType(t, k)); m != nil {
 			return m
 		}
 	}
-	for _, up := range sortedMapKeys(actByName) {
-		k := actByName[up]
+	for _, k := range sortedMapKeys(unmatched) {
 		return &Mismatch{Path: path + "." + k, Actual: act[k], Why: whyUnexpected}
 	}
 	return nil
+}
+
+// matchField finds the actual field for expected name k among the
+// unmatched ones: the exact name first (STRUCT<FOO, `foo`> has both), else
+// the first, in sorted order, that equals it ignoring case.
+func matchField(k string, unmatched map[string]bool) (string, bool) {
+	if unmatched[k] {
+		return k, true
+	}
+	for _, ak := range sortedMapKeys(unmatched) {
+		if strings.EqualFold(ak, k) {
+			return ak, true
+		}
+	}
+	return "", false
 }
 
 func compareArrays(path string, exp, act []any, t *types.Type) *Mismatch {

@@ -28,6 +28,8 @@ func TestCompareValues(t *testing.T) {
 	}{
 		{"equal objects", `{"A":1,"B":"x"}`, `{"A":1,"B":"x"}`, nil, ""},
 		{"field names ignore case", `{"id":1}`, `{"ID":1}`, nil, ""},
+		{"exact names first", `{"FOO":"a","foo":"b"}`, `{"foo":"b","FOO":"a"}`, nil, ""},
+		{"exact names first, mismatch", `{"FOO":"a","foo":"b"}`, `{"foo":"a","FOO":"b"}`, nil, `.FOO: different values: expected "a", got "b"`},
 		{"missing field", `{"A":1,"B":null}`, `{"A":1}`, nil, ".B: missing field: expected null, got no such field"},
 		{"extra field", `{"A":1}`, `{"A":1,"C":2}`, nil, ".C: unexpected field: expected no such field, got 2"},
 		{"null vs value", `{"A":null}`, `{"A":1}`, nil, "null mismatch"},
