@@ -48,10 +48,21 @@ func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver) int {
 	return runQTTMode(opts, cfg, stdout, stderr)
 }
 
+const usage = `usage:
+  sqlstream test [flags] PATH…     run ksqlDB QTT files (and folders of them)
+  sqlstream test --sql-file F --output-file O [--input-file I]
+                                   run one ksql-test-runner test
+flags:
+`
+
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("sqlstream test", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
 	for _, name := range []string{"sql-file", "s"} {
 		fs.StringVar(&o.sqlFile, name, "", "SQL statements of a ksql-test-runner test")
 	}
@@ -67,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "print every variant, with details of failures")
 	fs.BoolVar(&o.strict, "strict", false, "exit 1 when any variant fails")
 	fs.BoolVar(&o.broker, "broker", false, `run end to end against a broker (passes qtt.mode=broker to the engine)`)
-	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "variants run at once")
+	fs.IntVar(&o.parallel, "parallel", 0, "variants run at once; 0 means GOMAXPROCS")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit of one variant")
 	if err := parseInterspersed(fs, args, &o.paths); err != nil {
 		return nil, err
@@ -99,9 +110,12 @@ func (o *options) finish(filter string) error {
 		}
 		o.filter = re
 	}
+	if o.parallel == 0 {
+		o.parallel = runtime.GOMAXPROCS(0)
+	}
 	switch {
-	case o.parallel < 1:
-		return errors.New("--parallel must be at least 1")
+	case o.parallel < 0:
+		return errors.New("--parallel must not be negative")
 	case o.timeout <= 0:
 		return errors.New("--timeout must be positive")
 	case o.sqlFile != "" && len(o.paths) > 0:
