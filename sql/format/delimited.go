@@ -37,7 +37,7 @@ func (c *delimitedCodec) Decode(data []byte, dst []any) error {
 		}
 		more = !last
 		if n < len(dst) {
-			if dst[n], err = c.parse(n, field, p.fieldStart); err != nil {
+			if dst[n], err = c.parse(&p, n, field); err != nil {
 				return err
 			}
 		}
@@ -50,14 +50,17 @@ func (c *delimitedCodec) Decode(data []byte, dst []any) error {
 }
 
 // parse converts field text to column i's type; empty is NULL.
-func (c *delimitedCodec) parse(i int, field []byte, off int) (any, error) {
+func (c *delimitedCodec) parse(p *csvParser, i int, field []byte) (any, error) {
 	if len(field) == 0 {
 		return nil, nil
+	}
+	if c.cols[i].Type.Kind == types.KindString {
+		return p.fieldString(field), nil
 	}
 	v, err := parseText(field, c.cols[i].Type)
 	if err != nil {
 		return nil, &DecodeError{Format: Delimited, Column: "`" + c.cols[i].Name + "`",
-			Want: c.cols[i].Type.String(), Text: excerptBytes(field), Offset: off, Msg: err.Error()}
+			Want: c.cols[i].Type.String(), Text: excerptBytes(field), Offset: p.fieldStart, Msg: err.Error()}
 	}
 	return v, nil
 }
@@ -215,13 +218,29 @@ type csvParser struct {
 	delim      []byte
 	pos        int
 	fieldStart int
+	quoted     bool   // the last field was quoted (and copied)
+	text       string // data as a string, made for the first string field
+}
+
+// fieldString returns the last field as a string: a substring of the
+// record's text for unquoted fields, so a record costs one allocation for
+// all its strings.
+func (p *csvParser) fieldString(field []byte) string {
+	if p.quoted {
+		return string(field)
+	}
+	if p.text == "" {
+		p.text = string(p.data)
+	}
+	return p.text[p.fieldStart : p.fieldStart+len(field)]
 }
 
 // field returns the next field and whether it ends the record.
 func (p *csvParser) field() (field []byte, last bool, err error) {
 	p.fieldStart = p.pos
-	if p.pos < len(p.data) && p.data[p.pos] == '"' {
-		return p.quoted()
+	p.quoted = p.pos < len(p.data) && p.data[p.pos] == '"'
+	if p.quoted {
+		return p.quotedField()
 	}
 	i := p.pos
 	for i < len(p.data) && p.data[i] != '\n' && p.data[i] != '\r' && !p.delimAt(i) {
@@ -246,9 +265,9 @@ func (p *csvParser) endField(i int) bool {
 	return true
 }
 
-// quoted reads a quoted field: "" stands for '"'; after the closing quote
+// quotedField reads a quoted field: "" stands for '"'; after the closing quote
 // only white space may precede the delimiter or the end of the record.
-func (p *csvParser) quoted() ([]byte, bool, error) {
+func (p *csvParser) quotedField() ([]byte, bool, error) {
 	var out []byte
 	i := p.pos + 1
 	for {

@@ -52,3 +52,19 @@ func FuzzDelimitedDecode(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkDelimitedDecode(b *testing.B) {
+	c, err := NewValueCodec(Spec{Name: Delimited}, pageViewColumns())
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := []byte(`user_4711,/product/7,1700000000123,"eu,west"`)
+	dst := make([]any, 4)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Decode(data, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

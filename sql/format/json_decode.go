@@ -208,11 +208,11 @@ func (n *jsonNode) decodeString(s *scanner, c byte) (any, error) {
 	start := s.pos
 	switch c {
 	case '"':
-		b, err := s.str()
-		if err != nil {
-			return nil, err
+		b, at, err := s.strSpan()
+		if err != nil || at < 0 {
+			return string(b), err
 		}
-		return s.intern(b), nil
+		return s.stringAt(at, at+len(b)), nil
 	case '{', '[':
 		if err := s.skip(); err != nil {
 			return nil, err
@@ -222,11 +222,13 @@ func (n *jsonNode) decodeString(s *scanner, c byte) (any, error) {
 		if err := s.skip(); err != nil {
 			return nil, err
 		}
-		return string(s.data[start:s.pos]), nil
+		return s.stringAt(start, s.pos), nil
 	}
 	if c == '-' || isDigit(c) {
-		text, _, err := s.number()
-		return string(text), err
+		if _, _, err := s.number(); err != nil {
+			return nil, err
+		}
+		return s.stringAt(start, s.pos), nil
 	}
 	return nil, n.mismatch(s, c)
 }

@@ -3,7 +3,6 @@ package format
 import (
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // maxJSONDepth bounds the nesting of skipped JSON values so hostile input
@@ -16,23 +15,18 @@ type scanner struct {
 	data  []byte
 	pos   int
 	depth int
-	// arena holds the bytes of the strings decoded from this record, so
-	// that a record costs one allocation for all its strings.
-	arena []byte
+	// text is data as a string, made on the first string value decoded:
+	// strings without escapes are substrings of it, so a record costs one
+	// allocation for all its strings.
+	text string
 }
 
-// intern returns b as a string whose bytes live in the record's arena.
-// The arena is never written again once a string refers to it.
-func (s *scanner) intern(b []byte) string {
-	if len(b) == 0 {
-		return ""
+// stringAt returns data[start:end] as a string sharing the record's text.
+func (s *scanner) stringAt(start, end int) string {
+	if s.text == "" {
+		s.text = string(s.data)
 	}
-	if cap(s.arena)-len(s.arena) < len(b) {
-		s.arena = make([]byte, 0, max(len(b), len(s.data)-s.pos+len(b)))
-	}
-	start := len(s.arena)
-	s.arena = append(s.arena, b...)
-	return unsafe.String(&s.arena[start], len(b))
+	return s.text[start:end]
 }
 
 func (s *scanner) ws() {
@@ -89,6 +83,13 @@ func (s *scanner) literal(lit string) error {
 // content. Without escapes the result aliases s.data; otherwise it is
 // decoded into a new slice. Invalid UTF-8 becomes U+FFFD.
 func (s *scanner) str() ([]byte, error) {
+	b, _, err := s.strSpan()
+	return b, err
+}
+
+// strSpan is str that also reports where the content starts in s.data
+// when it aliases s.data (-1 otherwise).
+func (s *scanner) strSpan() ([]byte, int, error) {
 	start := s.pos + 1
 	ascii := true
 	for i := start; i < len(s.data); i++ {
@@ -98,20 +99,21 @@ func (s *scanner) str() ([]byte, error) {
 			s.pos = i + 1
 			raw := s.data[start:i]
 			if !ascii && !utf8.Valid(raw) {
-				return []byte(string([]rune(string(raw)))), nil
+				return []byte(string([]rune(string(raw)))), -1, nil
 			}
-			return raw, nil
+			return raw, start, nil
 		case c == '\\':
-			return s.strSlow(start)
+			b, err := s.strSlow(start)
+			return b, -1, err
 		case c < 0x20:
 			s.pos = i
-			return nil, s.fail("string", "control character in JSON string")
+			return nil, -1, s.fail("string", "control character in JSON string")
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
 	}
 	s.pos = len(s.data)
-	return nil, s.syntax("'\"'")
+	return nil, -1, s.syntax("'\"'")
 }
 
 // strSlow decodes a string with escapes starting at content offset start.
