@@ -149,7 +149,7 @@ func isIdentStart(c byte) bool {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80
 }
 
-func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '@' || c == '$' }
+func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '@' }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 

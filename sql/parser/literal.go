@@ -12,21 +12,23 @@ import (
 )
 
 // numberLiteral turns a number token into a literal: INTEGER when it fits
-// 32 bits, BIGINT when it fits 64, DECIMAL for 1.5-style (and larger
-// integers), DOUBLE for 1e3-style.
+// 32 bits, BIGINT when it fits 64 (larger integers are an error, as in
+// ksqlDB), DECIMAL for 1.5-style, DOUBLE for 1e3-style.
 func (p *parser) numberLiteral(t token) (*ast.Literal, error) {
 	text := t.Val
 	if strings.ContainsAny(text, "eE") {
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil {
-			return nil, p.errAt(t, sqlerr.Syntax, "invalid number %s", text)
+			return nil, p.errAt(t, sqlerr.Syntax, "Number overflows DOUBLE: %s", text)
 		}
 		return &ast.Literal{P: t.P, Value: f, Type: types.DoubleType}, nil
 	}
 	if !strings.Contains(text, ".") {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return intLiteral(t.P, n), nil
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return nil, p.errAt(t, sqlerr.Syntax, "Invalid numeric literal: %s", text)
 		}
+		return intLiteral(t.P, n), nil
 	}
 	return p.decimalLiteral(t, text)
 }

@@ -212,6 +212,8 @@ func (p *parser) statement() (ast.Statement, error) {
 		return p.define()
 	case "UNDEFINE":
 		return p.undefine()
+	case "PAUSE", "RESUME", "ALTER", "ASSERT", "RUN":
+		return nil, p.unsupported(t, t.Val)
 	}
 	return nil, p.errAt(t, sqlerr.Syntax, "unknown statement %s", t.Val)
 }

@@ -126,12 +126,43 @@ func (p *parser) byClause(qs *queryState, kw, stops string) error {
 	}
 	qs.w.emit(kw, p.i)
 	err = qs.w.list(ranges, func(a, b int) error {
+		if err := p.valueExpression(a, b); err != nil {
+			return err
+		}
 		qs.w.emit("(", a)
 		defer qs.w.emit(")", b-1)
 		return qs.w.expr(a, b)
 	})
 	p.i = end
 	return err
+}
+
+// valueExpression rejects a GROUP BY or PARTITION BY item that is a
+// condition rather than a value: ksqlDB's grammar allows only value
+// expressions there, unless parenthesized.
+func (p *parser) valueExpression(a, b int) error {
+	for i := a; i < b; i++ {
+		t := p.toks[i]
+		if (t.isPunct("(") || t.isPunct("[")) && p.matching(i) > i {
+			i = p.matching(i)
+			continue
+		}
+		if isCondition(t) {
+			return p.errAt(t, sqlerr.Syntax, "syntax error: a condition is not allowed here")
+		}
+	}
+	return nil
+}
+
+// isCondition reports whether t is a comparison or logical operator.
+func isCondition(t token) bool {
+	switch t.Kind {
+	case tIdent:
+		return keywordSet(" AND OR NOT IS IN LIKE BETWEEN ", t.Val)
+	case tPunct:
+		return keywordSet(" = <> != < <= > >= ", t.Val)
+	}
+	return false
 }
 
 func (p *parser) selectItems(qs *queryState) error {

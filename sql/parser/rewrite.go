@@ -180,7 +180,16 @@ func (w *rewriter) primary(i, b int) (int, error) {
 	toks := w.p.toks
 	t, next := toks[i], toks[i+1]
 	switch {
-	case t.Kind == tNumber || t.Kind == tString:
+	case t.Kind == tNumber:
+		if _, err := w.p.numberLiteral(t); err != nil {
+			return 0, err
+		}
+		w.emit(tidbNumber(t.Raw), i)
+		return i + 1, nil
+	case t.Kind == tString:
+		if next.Kind == tString {
+			return 0, w.p.errAt(next, sqlerr.Syntax, "syntax error")
+		}
 		w.emit(t.Raw, i)
 		return i + 1, nil
 	case t.is("TRUE") || t.is("FALSE") || t.is("NULL"):
@@ -201,6 +210,17 @@ func (w *rewriter) primary(i, b int) (int, error) {
 		return w.call(i, b)
 	}
 	return w.column(i), nil
+}
+
+// tidbNumber spells a number so TiDB reads it: .5 as 0.5 and 1. as 1.0.
+func tidbNumber(s string) string {
+	if strings.HasPrefix(s, ".") {
+		s = "0" + s
+	}
+	if strings.HasSuffix(s, ".") {
+		s += "0"
+	}
+	return s
 }
 
 // column rewrites NAME, SRC.NAME or SRC.* and returns the index after it.

@@ -41,8 +41,9 @@ func (p *parser) tidbSelect(w *rewriter) (*tast.SelectStmt, error) {
 func (p *parser) tidbError(w *rewriter, text string, err error) error {
 	msg := err.Error()
 	k := strings.Index(msg, `near "`)
-	tok := p.toks[len(p.toks)-1]
+	tok := p.toks[w.pieces[0].tok]
 	if k >= 0 {
+		tok = p.toks[len(p.toks)-1]
 		rest := msg[k+len(`near "`):]
 		for off := 0; off < len(text); off++ {
 			if strings.HasPrefix(rest, text[off:]+`"`) {

@@ -28,7 +28,7 @@ func ParseType(text string) (*types.Type, error) {
 // typ parses a type at the cursor.
 func (p *parser) typ() (*types.Type, error) {
 	t := p.peek()
-	if t.Kind != tIdent {
+	if t.Kind != tIdent || t.Val == "NULL" {
 		return nil, p.expected("a type")
 	}
 	if prim := primitiveType(t.Val); prim != nil {
