@@ -48,7 +48,7 @@ func geoDistance(args []any) (any, error) {
 		}
 	}
 	dLat, dLon := degToRadians(lat2-lat1), degToRadians(lon2-lon1)
-	a := haversin(dLat) + haversin(dLon)*fdlibmCos(degToRadians(lat1))*fdlibmCos(degToRadians(lat2))
+	a := haversin(dLat) + haversin(dLon)*javaCos(degToRadians(lat1))*javaCos(degToRadians(lat2))
 	return 2 * fdlibmAsin(math.Sqrt(a)) * radius, nil
 }
 
@@ -79,6 +79,6 @@ func degToRadians(deg float64) float64 { return deg / 180 * math.Pi }
 
 // haversin is sin²(v/2); Java's pow(x, 2) is exactly x*x.
 func haversin(v float64) float64 {
-	s := fdlibmSin(v / 2)
+	s := javaSin(v / 2)
 	return s * s
 }

@@ -1,0 +1,63 @@
+package functions
+
+import (
+	"math"
+	"testing"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+func TestJavaDouble(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.0"}, {math.Copysign(0, -1), "-0.0"}, {1, "1.0"}, {-23.42, "-23.42"}, {100, "100.0"},
+		{0.001, "0.001"}, {0.0001, "1.0E-4"}, {1e7, "1.0E7"}, {9999999, "9999999.0"}, {1.5e-7, "1.5E-7"},
+		{123456789.125, "1.23456789125E8"}, {532.8738323, "532.8738323"}, {math.MaxFloat64, "1.7976931348623157E308"},
+		{math.NaN(), "NaN"}, {math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"},
+	} {
+		if got := javaDouble(tc.in); got != tc.want {
+			t.Errorf("javaDouble(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestJavaDecimal(t *testing.T) {
+	for _, tc := range []struct{ in, sci, plain string }{
+		{"123.45", "123.45", "123.45"}, {"1E+2", "1E+2", "100"}, {"-0.00", "0.00", "0.00"},
+		{"0.0000001", "1E-7", "0.0000001"}, {"0.000001", "0.000001", "0.000001"}, {"1.50", "1.50", "1.50"},
+	} {
+		d, _, err := apd.NewFromString(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := javaDecimal(d); got != tc.sci {
+			t.Errorf("javaDecimal(%s) = %q, want %q", tc.in, got, tc.sci)
+		}
+		if got := javaPlainDecimal(d); got != tc.plain {
+			t.Errorf("javaPlainDecimal(%s) = %q, want %q", tc.in, got, tc.plain)
+		}
+	}
+}
+
+func TestJavaTemporal(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{javaTime(60220000), "16:43:40"},
+		{javaTime(60180000), "16:43"},
+		{javaTime(0), "00:00"},
+		{javaTime(60180999), "16:43"},
+		{javaDate(1000), "1972-09-27"},
+		{javaDate(0), "1970-01-01"},
+		{javaDate(-719529), "-0001-12-31"},
+		{javaDate(2932897), "+10000-01-01"},
+		{javaTimestamp(60220000000), "1971-11-28T23:46:40.000"},
+		{javaTimestamp(-1), "1969-12-31T23:59:59.999"},
+		{javaTimestamp(types.Timestamp(1528224275715)), "2018-06-05T18:44:35.715"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
