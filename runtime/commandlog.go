@@ -3,12 +3,15 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // command is one accepted statement in the command topic. Replaying the
@@ -90,11 +93,15 @@ func (c *commandLog) apply(ctx context.Context, cmd *command) {
 // commitEnds commits the current end offsets of topics for group, so a
 // new query reading "latest" starts exactly where the topics are now.
 func (k *kafkaCluster) commitEnds(ctx context.Context, group string, topics []string) error {
-	ends, err := k.adm.ListEndOffsets(ctx, topics...)
+	var ends kadm.ListedOffsets
+	err := retryUnknownTopic(ctx, func() error {
+		var err error
+		if ends, err = k.adm.ListEndOffsets(ctx, topics...); err != nil {
+			return err
+		}
+		return ends.Error()
+	})
 	if err != nil {
-		return err
-	}
-	if err := ends.Error(); err != nil {
 		return err
 	}
 	os := kadm.Offsets{}
@@ -109,4 +116,21 @@ func (k *kafkaCluster) commitEnds(ctx context.Context, group string, topics []st
 		return fmt.Errorf("commit initial offsets: %w", err)
 	}
 	return nil
+}
+
+// retryUnknownTopic retries fn while a just-created topic is not yet known
+// to every broker (up to ten seconds).
+func retryUnknownTopic(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := fn()
+		if !errors.Is(err, kerr.UnknownTopicOrPartition) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

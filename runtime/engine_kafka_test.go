@@ -1,0 +1,221 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/runtime/broker"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// rig is an embedded broker with an engine on it; restart keeps the
+// broker's data directory.
+type rig struct {
+	t   *testing.T
+	dir string
+	b   *broker.Broker
+	e   *runtime.Engine
+}
+
+func newRig(t *testing.T) *rig {
+	r := &rig{t: t, dir: t.TempDir()}
+	r.startBroker()
+	r.startEngine()
+	t.Cleanup(func() {
+		if r.e != nil {
+			r.e.Close()
+		}
+		r.b.Close()
+	})
+	return r
+}
+
+func (r *rig) startBroker() {
+	b, err := broker.Start(broker.WithListen("127.0.0.1:0"), broker.WithDataDir(r.dir+"/broker"),
+		broker.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.b = b
+}
+
+func (r *rig) startEngine() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e, err := runtime.New(ctx, runtime.WithBootstrap(r.b.Addrs()), runtime.WithDataDir(r.dir+"/state"),
+		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100"}),
+		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.e = e
+}
+
+func (r *rig) restart() {
+	r.e.Close()
+	r.e = nil
+	r.b.Close()
+	r.startBroker()
+	r.startEngine()
+}
+
+func (r *rig) exec(sql string) []api.Entity {
+	r.t.Helper()
+	out, err := r.e.Execute(context.Background(), api.KsqlRequest{Ksql: sql})
+	if err != nil {
+		r.t.Fatalf("%s: %v", sql, err)
+	}
+	return out
+}
+
+// consume reads n records of topic from the beginning.
+func (r *rig) consume(topic string, n int) []*kgo.Record {
+	r.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []*kgo.Record
+	for len(out) < n {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			r.t.Fatalf("consumed %d of %d records from %s", len(out), n, topic)
+		}
+		out = append(out, fs.Records()...)
+	}
+	return out
+}
+
+func (r *rig) produce(topic, key, value string) {
+	r.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(value)}).FirstErr(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func values(recs []*kgo.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, string(r.Key)+"="+string(r.Value))
+	}
+	return out
+}
+
+func TestCSASOverKafkaAndRestart(t *testing.T) {
+	r := newRig(t)
+	r.exec(`CREATE STREAM pageviews (user_id VARCHAR KEY, page VARCHAR, ms BIGINT)
+	  WITH (KAFKA_TOPIC='page-views', VALUE_FORMAT='JSON', PARTITIONS=4);`)
+	out := r.exec(`CREATE STREAM product_views AS SELECT user_id, page, ms * 2 AS double_ms, UCASE(page) AS p
+	  FROM pageviews WHERE page LIKE '/product/%' EMIT CHANGES;`)
+	cs := out[0].(api.CommandStatusEntity)
+	if cs.CommandStatus.QueryID == nil || !strings.HasPrefix(*cs.CommandStatus.QueryID, "CSAS_PRODUCT_VIEWS_") {
+		t.Fatalf("unexpected status %+v", cs)
+	}
+	r.exec(`INSERT INTO pageviews (user_id, page, ms) VALUES ('u1', '/product/7', 10);`)
+	r.produce("page-views", "u2", `{"PAGE":"/home","MS":1}`)
+	r.produce("page-views", "u3", `{"page":"/product/9","ms":3}`)
+	r.produce("page-views", "u4", `not json`)
+	got := values(r.consume("PRODUCT_VIEWS", 2))
+	want := map[string]bool{
+		`u1={"PAGE":"/product/7","DOUBLE_MS":20,"P":"/PRODUCT/7"}`: true,
+		`u3={"PAGE":"/product/9","DOUBLE_MS":6,"P":"/PRODUCT/9"}`:  true,
+	}
+	for _, g := range got {
+		if !want[g] {
+			t.Fatalf("unexpected output %q (all: %q)", g, got)
+		}
+	}
+	// The bad record went to the processing log with its offset.
+	plog := r.consume("default_ksql_processing_log", 1)
+	if !strings.Contains(string(plog[0].Value), `"RECORDTOPIC":"page-views"`) {
+		t.Fatalf("processing log entry: %s", plog[0].Value)
+	}
+
+	r.restart()
+	qs := r.exec(`SHOW QUERIES;`)[0].(api.QueriesList)
+	if len(qs.Queries) != 1 || qs.Queries[0].ID != *cs.CommandStatus.QueryID {
+		t.Fatalf("queries after restart: %+v", qs)
+	}
+	r.produce("page-views", "u5", `{"PAGE":"/product/5","MS":5}`)
+	got = values(r.consume("PRODUCT_VIEWS", 3))
+	if len(got) != 3 || got[2] != `u5={"PAGE":"/product/5","DOUBLE_MS":10,"P":"/PRODUCT/5"}` && !contains(got, `u5={"PAGE":"/product/5","DOUBLE_MS":10,"P":"/PRODUCT/5"}`) {
+		t.Fatalf("after restart: %q", got)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if extra := r.consumeAll("PRODUCT_VIEWS"); len(extra) != 3 {
+		t.Fatalf("reprocessed after restart: %q", values(extra))
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// consumeAll reads a topic from the beginning until it is idle.
+func (r *rig) consumeAll(topic string) []*kgo.Record {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer cl.Close()
+	var out []*kgo.Record
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		if len(fs.Records()) == 0 {
+			return out
+		}
+		out = append(out, fs.Records()...)
+	}
+}
+
+func TestPushQueryLimit(t *testing.T) {
+	r := newRig(t)
+	r.exec(`CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=2);`)
+	r.exec(`INSERT INTO s (k, v) VALUES ('a', 1); INSERT INTO s (k, v) VALUES ('b', 2);`)
+	rs, err := r.e.Query(context.Background(), `SELECT k, v * 10 AS x FROM s EMIT CHANGES LIMIT 2;`,
+		map[string]any{"auto.offset.reset": "earliest"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var rows [][]any
+	for {
+		row, err := rs.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row.Values)
+	}
+	if len(rows) != 2 || rs.FinalMessage() != api.FinalLimitReached {
+		t.Fatalf("rows %v final %q", rows, rs.FinalMessage())
+	}
+}
