@@ -18,8 +18,12 @@ import (
 // a null record (JSON "null" for a wrapped value), which callers treat like
 // a nil record. Other failures are *DecodeError.
 //
-// Encode appends the serialized form of vals to buf and returns it; a codec
-// with no columns returns nil (no key / no value).
+// Encode appends the serialized form of vals to buf and returns it. A nil
+// result means a null record: a codec with no columns (keyless, NONE), or a
+// single unwrapped NULL in JSON or KAFKA. Any other result is non-nil,
+// even when empty (an empty KAFKA STRING, a DELIMITED record of NULLs).
+// Encode fails only when a value's Go type does not match its column type
+// or a DECIMAL does not fit its column.
 type Codec interface {
 	Decode(data []byte, dst []any) error
 	Encode(buf []byte, vals []any) ([]byte, error)

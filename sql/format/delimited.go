@@ -28,6 +28,9 @@ func newDelimitedCodec(cols []types.Column, delim rune) *delimitedCodec {
 
 // Decode parses the first CSV record of data into dst.
 func (c *delimitedCodec) Decode(data []byte, dst []any) error {
+	if len(c.cols) == 0 {
+		return nil
+	}
 	p := csvParser{data: data, delim: c.delim}
 	n := 0
 	for more := true; more; n++ {
@@ -155,31 +158,52 @@ func (c *delimitedCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 	return buf, nil
 }
 
-// appendText appends the DELIMITED text of a primitive value.
+// appendText appends the DELIMITED text of a primitive value of type t.
 func appendText(buf []byte, v any, t *types.Type) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
-		return append(buf, x...), nil
+		if t.Kind == types.KindString {
+			return append(buf, x...), nil
+		}
 	case bool:
-		return strconv.AppendBool(buf, x), nil
-	case int32:
-		return strconv.AppendInt(buf, int64(x), 10), nil
-	case int64:
-		return strconv.AppendInt(buf, x, 10), nil
+		if t.Kind == types.KindBoolean {
+			return strconv.AppendBool(buf, x), nil
+		}
 	case float64:
-		return appendJavaDouble(buf, x), nil
+		if t.Kind == types.KindDouble {
+			return appendJavaDouble(buf, x), nil
+		}
 	case *apd.Decimal:
-		return appendDecimal(buf, x, t)
+		if t.Kind == types.KindDecimal {
+			return appendDecimal(buf, x, t)
+		}
 	case []byte:
-		return base64.StdEncoding.AppendEncode(buf, x), nil
-	case types.Timestamp:
-		return strconv.AppendInt(buf, int64(x), 10), nil
-	case types.Date:
-		return strconv.AppendInt(buf, int64(x), 10), nil
-	case types.Time:
-		return strconv.AppendInt(buf, int64(x), 10), nil
+		if t.Kind == types.KindBytes {
+			return base64.StdEncoding.AppendEncode(buf, x), nil
+		}
+	default:
+		if i, ok := integerOf(v, t); ok {
+			return strconv.AppendInt(buf, i, 10), nil
+		}
 	}
 	return buf, typeMismatch(v, t)
+}
+
+// integerOf returns the value of an integer-represented type (INTEGER,
+// BIGINT, TIMESTAMP, DATE, TIME) when v's Go type matches t.
+func integerOf(v any, t *types.Type) (int64, bool) {
+	switch x := v.(type) {
+	case types.Timestamp:
+		return int64(x), t.Kind == types.KindTimestamp
+	case types.Date:
+		return int64(x), t.Kind == types.KindDate
+	case types.Time:
+		return int64(x), t.Kind == types.KindTime
+	}
+	if t.Kind == types.KindInteger || t.Kind == types.KindBigint {
+		return asInt64(v)
+	}
+	return 0, false
 }
 
 // needsQuotes applies commons-csv's MINIMAL quoting rules: an empty first

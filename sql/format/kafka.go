@@ -74,21 +74,24 @@ func (c *kafkaCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 	}
 	switch x := vals[0].(type) {
 	case string:
-		return append(buf, x...), nil
+		if c.col.Type.Kind == types.KindString {
+			return append(buf, x...), nil
+		}
 	case []byte:
-		return append(buf, x...), nil
-	case int32:
-		return binary.BigEndian.AppendUint32(buf, uint32(x)), nil
-	case types.Date:
-		return binary.BigEndian.AppendUint32(buf, uint32(x)), nil
-	case types.Time:
-		return binary.BigEndian.AppendUint32(buf, uint32(x)), nil
-	case int64:
-		return binary.BigEndian.AppendUint64(buf, uint64(x)), nil
-	case types.Timestamp:
-		return binary.BigEndian.AppendUint64(buf, uint64(x)), nil
+		if c.col.Type.Kind == types.KindBytes {
+			return append(buf, x...), nil
+		}
 	case float64:
-		return binary.BigEndian.AppendUint64(buf, math.Float64bits(x)), nil
+		if c.col.Type.Kind == types.KindDouble {
+			return binary.BigEndian.AppendUint64(buf, math.Float64bits(x)), nil
+		}
+	default:
+		if i, ok := integerOf(x, c.col.Type); ok {
+			if c.width() == 4 {
+				return binary.BigEndian.AppendUint32(buf, uint32(i)), nil
+			}
+			return binary.BigEndian.AppendUint64(buf, uint64(i)), nil
+		}
 	}
 	return buf, typeMismatch(vals[0], c.col.Type)
 }
