@@ -45,11 +45,12 @@ type runConfig struct {
 	props     map[string]string // added to every variant's properties
 }
 
-// runVariant runs v on a fresh driver, or skips it. A panic becomes a
+// runVariant runs v on a fresh driver, or skips it (or fails it, for a
+// file that did not parse). A panic becomes a
 // failure with the stack in Detail; a variant running past the timeout is
 // failed and abandoned (its goroutine and driver are left to finish).
 func runVariant(v *Variant, cfg runConfig) Result {
-	if r, skip := skipResult(v, cfg); skip {
+	if r, done := skipResult(v, cfg); done {
 		return r
 	}
 	start := time.Now()
@@ -69,6 +70,8 @@ func runVariant(v *Variant, cfg runConfig) Result {
 
 func skipResult(v *Variant, cfg runConfig) (Result, bool) {
 	switch {
+	case v.LoadErr != nil:
+		return Result{Variant: v, Status: Failed, Reason: v.LoadErr.Error()}, true
 	case v.Disabled:
 		return Result{Variant: v, Status: Skipped, Reason: "disabled"}, true
 	case cfg.onlyEasy && len(v.Hard) > 0:

@@ -132,13 +132,13 @@ func (o *options) finish(filter string) error {
 
 // runQTTMode loads, filters, runs and reports the QTT files.
 func runQTTMode(o *options, cfg runConfig, stdout, stderr io.Writer) int {
-	variants, loadFailures, err := loadVariants(o.paths)
+	variants, err := loadVariants(o.paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
 		return 2
 	}
 	variants = filterVariants(variants, o.filter)
-	results := append(loadFailures, runAll(variants, cfg, o.parallel)...)
+	results := runAll(variants, cfg, o.parallel)
 	WriteReport(stdout, results, o.verbose)
 	if o.jsonFile != "" {
 		if err := writeJSONFile(o.jsonFile, results); err != nil {

@@ -51,23 +51,22 @@ func walkJSON(root string) ([]qttFile, error) {
 }
 
 // loadVariants parses every file and expands its tests. A file that does
-// not parse becomes one failed result (named "(file)") instead of stopping
-// the run; only a path that cannot be listed is an error.
-func loadVariants(paths []string) ([]*Variant, []Result, error) {
+// not parse becomes one variant named "(file)" that fails with the parse
+// error, in its place, instead of stopping the run; only a path that
+// cannot be listed is an error.
+func loadVariants(paths []string) ([]*Variant, error) {
 	files, err := collectFiles(paths)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var vs []*Variant
-	var failures []Result
 	for _, f := range files {
 		parsed, err := ReadFile(f.path, f.name)
 		if err != nil {
-			v := &Variant{File: f.name, Name: "(file)"}
-			failures = append(failures, Result{Variant: v, Status: Failed, Reason: err.Error()})
+			vs = append(vs, &Variant{File: f.name, Name: "(file)", LoadErr: err})
 			continue
 		}
 		vs = append(vs, Expand(parsed)...)
 	}
-	return vs, failures, nil
+	return vs, nil
 }

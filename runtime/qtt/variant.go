@@ -23,6 +23,9 @@ type Variant struct {
 	// Hard lists why the variant is not "easy" (formats needing a schema
 	// registry, UDFs from jars); empty when it is easy.
 	Hard []string
+	// LoadErr stands for a whole file that did not parse: the variant
+	// fails with it without running.
+	LoadErr error
 }
 
 // ID is "file/name", the string --filter matches.
