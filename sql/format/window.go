@@ -29,7 +29,7 @@ func EncodeWindowedKey(inner []byte, w types.Window, session bool) []byte {
 
 // DecodeWindowedKey splits a windowed key into the serialized inner key
 // (aliasing b) and the window. For time windows the key carries only the
-// start: the returned End equals Start and the caller adds the window size.
+// start: the returned End is 0 and the caller sets it to Start + size.
 func DecodeWindowedKey(b []byte, session bool) (inner []byte, w types.Window, err error) {
 	n := windowBytes
 	if session {
@@ -48,6 +48,5 @@ func DecodeWindowedKey(b []byte, session bool) (inner []byte, w types.Window, er
 		return inner, w, nil
 	}
 	w.Start = int64(binary.BigEndian.Uint64(tail))
-	w.End = w.Start
 	return inner, w, nil
 }
