@@ -118,17 +118,7 @@ func negated(b *strings.Builder, not bool, inner func()) {
 func formatPredicate(b *strings.Builder, e Expr) {
 	switch e := e.(type) {
 	case *Like:
-		negated(b, e.Not, func() {
-			b.WriteString("(")
-			formatExpr(b, e.X)
-			b.WriteString(" LIKE ")
-			formatExpr(b, e.Pattern)
-			if e.Escape != nil {
-				b.WriteString(" ESCAPE ")
-				formatExpr(b, e.Escape)
-			}
-			b.WriteString(")")
-		})
+		negated(b, e.Not, func() { formatLike(b, e) })
 	case *In:
 		negated(b, e.Not, func() {
 			b.WriteString("(")
@@ -138,15 +128,7 @@ func formatPredicate(b *strings.Builder, e Expr) {
 			b.WriteString("))")
 		})
 	case *Between:
-		negated(b, e.Not, func() {
-			b.WriteString("(")
-			formatExpr(b, e.X)
-			b.WriteString(" BETWEEN ")
-			formatExpr(b, e.Lo)
-			b.WriteString(" AND ")
-			formatExpr(b, e.Hi)
-			b.WriteString(")")
-		})
+		negated(b, e.Not, func() { formatBetween(b, e) })
 	case *IsNull:
 		b.WriteString("(")
 		formatExpr(b, e.X)
@@ -164,6 +146,28 @@ func formatPredicate(b *strings.Builder, e Expr) {
 	default:
 		formatCall(b, e)
 	}
+}
+
+func formatLike(b *strings.Builder, e *Like) {
+	b.WriteString("(")
+	formatExpr(b, e.X)
+	b.WriteString(" LIKE ")
+	formatExpr(b, e.Pattern)
+	if e.Escape != nil {
+		b.WriteString(" ESCAPE ")
+		formatExpr(b, e.Escape)
+	}
+	b.WriteString(")")
+}
+
+func formatBetween(b *strings.Builder, e *Between) {
+	b.WriteString("(")
+	formatExpr(b, e.X)
+	b.WriteString(" BETWEEN ")
+	formatExpr(b, e.Lo)
+	b.WriteString(" AND ")
+	formatExpr(b, e.Hi)
+	b.WriteString(")")
 }
 
 func formatList(b *strings.Builder, es []Expr) {
@@ -214,30 +218,27 @@ func formatCall(b *strings.Builder, e Expr) {
 		formatList(b, e.Elems)
 		b.WriteString("]")
 	case *MapCtor:
-		b.WriteString("MAP(")
-		for i := range e.Keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			formatExpr(b, e.Keys[i])
-			b.WriteString(":=")
-			formatExpr(b, e.Values[i])
-		}
-		b.WriteString(")")
+		formatEntries(b, "MAP(", len(e.Keys), func(i int) { formatExpr(b, e.Keys[i]) }, e.Values)
 	case *StructCtor:
-		b.WriteString("STRUCT(")
-		for i := range e.Names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(QuoteName(e.Names[i]) + ":=")
-			formatExpr(b, e.Values[i])
-		}
-		b.WriteString(")")
+		formatEntries(b, "STRUCT(", len(e.Names), func(i int) { b.WriteString(QuoteName(e.Names[i])) }, e.Values)
 	case *AtTimeZone:
 		formatExpr(b, e.X)
 		b.WriteString(" AT TIME ZONE " + QuoteString(e.Zone))
 	}
+}
+
+// formatEntries writes `open key:=value, …)` for MAP and STRUCT.
+func formatEntries(b *strings.Builder, open string, n int, key func(int), values []Expr) {
+	b.WriteString(open)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		key(i)
+		b.WriteString(":=")
+		formatExpr(b, values[i])
+	}
+	b.WriteString(")")
 }
 
 func formatLambda(b *strings.Builder, e *Lambda) {

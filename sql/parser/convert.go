@@ -212,9 +212,22 @@ func (c *converter) like(n *tast.PatternLikeOrIlikeExpr) (ast.Expr, error) {
 	}
 	l := &ast.Like{P: c.pos(n), X: x, Pattern: pat, Not: n.Not}
 	if n.EscapeExplicit {
-		l.Escape = &ast.Literal{P: pat.Position(), Value: string(n.Escape), Type: types.StringType}
+		l.Escape = c.escapeLiteral(n.Pattern)
 	}
 	return l, nil
+}
+
+// escapeLiteral returns the string after the ESCAPE that follows the
+// pattern, taken from the user's tokens (TiDB keeps only one byte).
+func (c *converter) escapeLiteral(pattern tast.Node) *ast.Literal {
+	toks := c.p.toks
+	for i := c.w.tokenAt(pattern.OriginTextPosition()); i+1 < len(toks); i++ {
+		if toks[i].is("ESCAPE") && toks[i+1].Kind == tString {
+			t := toks[i+1]
+			return &ast.Literal{P: t.P, Value: t.Val, Type: types.StringType}
+		}
+	}
+	return nil
 }
 
 func (c *converter) in(n *tast.PatternInExpr) (ast.Expr, error) {
