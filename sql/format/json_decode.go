@@ -121,7 +121,7 @@ func (o *jsonObject) decodeInto(s *scanner, dst []any) error {
 		s.pos++
 		return nil
 	}
-	var exact uint64 // positions < 64 already set by an exact match
+	var exact exactSet
 	for {
 		if err := o.member(s, dst, &exact); err != nil {
 			return err
@@ -132,8 +132,33 @@ func (o *jsonObject) decodeInto(s *scanner, dst []any) error {
 	}
 }
 
+// exactSet holds the positions already set by an exact key match, so a
+// later upper-cased match does not override them.
+type exactSet struct {
+	small uint64
+	large map[int]bool // positions >= 64
+}
+
+func (e *exactSet) has(i int) bool {
+	if i < 64 {
+		return e.small&(1<<i) != 0
+	}
+	return e.large[i]
+}
+
+func (e *exactSet) add(i int) {
+	if i < 64 {
+		e.small |= 1 << i
+		return
+	}
+	if e.large == nil {
+		e.large = make(map[int]bool)
+	}
+	e.large[i] = true
+}
+
 // member decodes one "key": value pair.
-func (o *jsonObject) member(s *scanner, dst []any, exact *uint64) error {
+func (o *jsonObject) member(s *scanner, dst []any, exact *exactSet) error {
 	if s.peek() != '"' {
 		return s.syntax("object key")
 	}
@@ -145,11 +170,11 @@ func (o *jsonObject) member(s *scanner, dst []any, exact *uint64) error {
 	if err := s.expect(':'); err != nil {
 		return err
 	}
-	if i < 0 || !isExact && i < 64 && *exact&(1<<i) != 0 {
+	if i < 0 || !isExact && exact.has(i) {
 		return s.skip()
 	}
-	if isExact && i < 64 {
-		*exact |= 1 << i
+	if isExact {
+		exact.add(i)
 	}
 	v, err := o.nodes[i].decode(s)
 	if err != nil {

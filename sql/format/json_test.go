@@ -106,3 +106,20 @@ func FuzzJSONDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONManyColumns covers the map index (more than smallObject names)
+// and exact matches beyond the first 64 columns.
+func TestJSONManyColumns(t *testing.T) {
+	cols := make([]types.Column, 70)
+	for i := range cols {
+		cols[i] = types.Column{Name: "C" + strconv.Itoa(i), Type: types.IntegerType}
+	}
+	c := mustCodec(t, Spec{Name: JSON}, cols, false)
+	dst := make([]any, len(cols))
+	if err := c.Decode([]byte(`{"c69": 1, "C69": 2, "c69": 3, "c3": 4, "C1": 5, "x": 6}`), dst); err != nil {
+		t.Fatal(err)
+	}
+	if dst[69] != int32(2) || dst[3] != int32(4) || dst[1] != int32(5) || dst[0] != nil {
+		t.Fatalf("decoded C0=%v C1=%v C3=%v C69=%v", dst[0], dst[1], dst[3], dst[69])
+	}
+}
