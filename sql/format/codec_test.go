@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -108,5 +109,26 @@ func TestDecodeNullRecord(t *testing.T) {
 	var de *DecodeError
 	if err := c.Decode([]byte("nul"), make([]any, 1)); !errors.As(err, &de) {
 		t.Errorf("Decode(nul) = %v, want a DecodeError", err)
+	}
+}
+
+// TestTypedNilIsNull: nil pointers of pointer-represented types are NULL.
+func TestTypedNilIsNull(t *testing.T) {
+	dec := types.DecimalOf(4, 2)
+	st := types.StructOf(types.Field{Name: "A", Type: types.IntegerType})
+	var nilDec *apd.Decimal
+	var nilStruct *types.StructValue
+	if got := string(AppendRESTJSON(nil, nilDec, dec)); got != "null" {
+		t.Errorf("decimal: %s", got)
+	}
+	if got := string(AppendRESTJSON(nil, nilStruct, st)); got != "null" {
+		t.Errorf("struct: %s", got)
+	}
+	if got := ToJSON(nilStruct, st); got != nil {
+		t.Errorf("ToJSON: %v", got)
+	}
+	c := mustCodec(t, Spec{Name: Delimited}, []types.Column{{Name: "D", Type: dec}}, false)
+	if out, err := c.Encode(nil, []any{nilDec}); err != nil || string(out) != "" {
+		t.Errorf("DELIMITED: %q, %v", out, err)
 	}
 }

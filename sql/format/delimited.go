@@ -142,7 +142,7 @@ func (c *delimitedCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 		if i > 0 {
 			buf = append(buf, c.delim...)
 		}
-		if vals[i] == nil {
+		if isNull(vals[i]) {
 			continue
 		}
 		start := len(buf)

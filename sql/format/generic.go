@@ -43,7 +43,7 @@ func FromJSON(v any, t *types.Type) (any, error) {
 // with the text the serializer writes, BYTES as a base64 string, ARRAY as
 // []any, MAP and STRUCT as map[string]any.
 func ToJSON(v any, t *types.Type) any {
-	if v == nil {
+	if isNull(v) {
 		return nil
 	}
 	switch t.Kind {

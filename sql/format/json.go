@@ -77,7 +77,7 @@ func (c *jsonCodec) decode(s *scanner, dst []any) error {
 // a NULL unwrapped value encodes as a nil record).
 func (c *jsonCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 	if c.unwrapped {
-		if vals[0] == nil {
+		if isNull(vals[0]) {
 			return nil, nil
 		}
 		return appendJSON(buf, vals[0], c.cols[0].Type, topicStyle)

@@ -24,7 +24,7 @@ const (
 // appendJSON appends v (of SQL type t) as JSON. It fails only when v's Go
 // type does not match t.
 func appendJSON(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, error) {
-	if v == nil {
+	if isNull(v) {
 		return append(buf, "null"...), nil
 	}
 	switch t.Kind {
@@ -68,6 +68,20 @@ func appendJSON(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, erro
 		}
 	}
 	return buf, typeMismatch(v, t)
+}
+
+// isNull reports whether v is SQL NULL: nil, or a nil pointer of a
+// pointer-represented type (DECIMAL, STRUCT).
+func isNull(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case *apd.Decimal:
+		return x == nil
+	case *types.StructValue:
+		return x == nil
+	}
+	return false
 }
 
 func typeMismatch(v any, t *types.Type) error {
