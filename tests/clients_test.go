@@ -119,3 +119,17 @@ func kcatConsume(t *testing.T, addr, topic string, n int) []string {
 	sort.Strings(got)
 	return got
 }
+
+// kcatConsumeWait polls with kcat until topic holds at least n records, for
+// records a persistent query writes asynchronously.
+func kcatConsumeWait(t *testing.T, addr, topic string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(clientTimeout)
+	for {
+		got := kcatConsume(t, addr, topic, n)
+		if len(got) >= n || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
