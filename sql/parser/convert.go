@@ -211,8 +211,8 @@ func (c *converter) like(n *tast.PatternLikeOrIlikeExpr) (ast.Expr, error) {
 		return nil, err
 	}
 	l := &ast.Like{P: c.pos(n), X: x, Pattern: pat, Not: n.Not}
-	if n.EscapeExplicit {
-		l.Escape = c.escapeLiteral(n.Pattern)
+	if esc := c.escapeLiteral(n.Pattern); n.EscapeExplicit && esc != nil {
+		l.Escape = esc
 	}
 	return l, nil
 }

@@ -211,7 +211,7 @@ func (p *parser) tableRef(qs *queryState) error {
 	qs.w.emit(quoteIdent(name), p.i-1)
 	explicit := p.accept("AS")
 	n := p.peek()
-	if !explicit && (n.Kind != tIdent || p.clauseStop(p.i, queryStops+joinStops) || n.is("JOIN")) && n.Kind != tQuoted {
+	if !explicit && n.Kind != tQuoted && (n.Kind != tIdent || keywordSet(queryStops+joinStops+" OUTER ", n.Val)) {
 		return nil
 	}
 	alias, _, err := p.name("an alias")

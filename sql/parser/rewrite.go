@@ -96,11 +96,17 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 // expr rewrites the tokens [a, b).
 func (w *rewriter) expr(a, b int) error {
 	opens, closes := w.concatGroups(a, b)
-	distinctNext := false
+	distinctNext, afterOperand := false, false
 	for i := a; i < b; {
 		for range opens[i] {
 			w.emit("(", i)
 		}
+		t := w.p.toks[i]
+		if afterOperand && t.Kind == tString {
+			// MySQL would read `x 'y'` as an alias; ksqlDB rejects it.
+			return w.p.errAt(t, sqlerr.Syntax, "syntax error")
+		}
+		afterOperand = w.primaryStart(t)
 		n, err := w.element(i, b, &distinctNext)
 		if err != nil {
 			return err
@@ -187,9 +193,6 @@ func (w *rewriter) primary(i, b int) (int, error) {
 		w.emit(tidbNumber(t.Raw), i)
 		return i + 1, nil
 	case t.Kind == tString:
-		if next.Kind == tString {
-			return 0, w.p.errAt(next, sqlerr.Syntax, "syntax error")
-		}
 		w.emit(t.Raw, i)
 		return i + 1, nil
 	case t.is("TRUE") || t.is("FALSE") || t.is("NULL"):
