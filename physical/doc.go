@@ -1,0 +1,17 @@
+// Package physical builds topologies from logical plans and implements the
+// operators that run inside tasks.
+//
+//	Plan ──► Build ──► Topology ──► SubTopology (source topics)
+//	                                   │ NewTask(partition)
+//	                                   ▼
+//	  InRecord ─► source ─► filter ─► project ─► sink ─► Emitter (OutRecord)
+//	              (deserialize,                  (serialize,
+//	               ROWTIME)                       windowed keys)
+//	                 │ bad record                     └─► RowSink (push queries)
+//	                 └─► ProcessingLog
+//
+// A Processor has one method, Process(row). Each task owns its processor
+// instances, so operators keep per-task buffers without locks. Describe
+// prints the topology in Kafka Streams' TopologyDescription format with
+// explicit, stable node names; golden tests pin it and EXPLAIN shows it.
+package physical
