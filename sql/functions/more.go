@@ -3,7 +3,7 @@ package functions
 import "slices"
 
 // registerMore registers the URL, JSON, ARRAY, MAP, regular expression,
-// bytes and geo functions of the more_*.go files.
+// bytes, geo and lambda functions of the more_*.go files.
 func registerMore(r *Registry) {
 	for _, d := range moreDefs() {
 		r.MustAddScalar(d)
@@ -12,5 +12,5 @@ func registerMore(r *Registry) {
 
 // moreDefs returns the definitions registerMore registers.
 func moreDefs() []ScalarDef {
-	return slices.Concat(urlDefs(), jsonDefs(), arrayDefs(), mapDefs(), regexDefs(), bytesDefs(), geoDefs())
+	return slices.Concat(urlDefs(), jsonDefs(), arrayDefs(), mapDefs(), regexDefs(), bytesDefs(), geoDefs(), lambdaDefs())
 }

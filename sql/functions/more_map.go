@@ -8,10 +8,9 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// mapDefs are the MAP functions. Go maps have no order, so functions that
-// turn a map into an array (MAP_KEYS, MAP_VALUES, ENTRIES) order the
-// entries by key; ksqlDB returns them in hash order, which no query can
-// rely on.
+// mapDefs are the MAP functions. Functions that turn a map into a
+// sequence (MAP_KEYS, MAP_VALUES, unsorted ENTRIES, REDUCE) follow ksqlDB's
+// java.util.HashMap iteration order (see javaMapOrder).
 func mapDefs() []ScalarDef {
 	return []ScalarDef{
 		{Name: "AS_MAP", Category: CatMap,
@@ -19,12 +18,12 @@ func mapDefs() []ScalarDef {
 				"is the i-th value, or NULL when there are fewer values. NULL keys are skipped.",
 			Overloads: []Overload{{Sig: "AS_MAP(ARRAY<STRING> keys, ARRAY<T> values) MAP<STRING, T>", Fn: asMap}}},
 		{Name: "MAP_KEYS", Category: CatMap,
-			Description: "Returns an array that contains all of the keys from the specified map, sorted. " +
+			Description: "Returns an array that contains all of the keys from the specified map. " +
 				"Returns NULL if the input map is NULL.",
 			Overloads: []Overload{{Sig: "MAP_KEYS(MAP<STRING, T> input) ARRAY<STRING>", Fn: mapKeys}}},
 		{Name: "MAP_VALUES", Category: CatMap,
-			Description: "Returns an array that contains all of the values from the specified map, in the order " +
-				"of their keys. Returns NULL if the input map is NULL.",
+			Description: "Returns an array that contains all of the values from the specified map. " +
+				"Returns NULL if the input map is NULL.",
 			Overloads: []Overload{{Sig: "MAP_VALUES(MAP<STRING, T> input) ARRAY<T>", Fn: mapValues}}},
 		{Name: "MAP_UNION", Category: CatMap,
 			Description: "Returns a new map containing the union of all entries from both input maps. If a key is " +
@@ -32,7 +31,7 @@ func mapDefs() []ScalarDef {
 				"Returns NULL if all of the input maps are NULL.",
 			Overloads: []Overload{{Sig: "MAP_UNION(MAP<STRING, T> map1, MAP<STRING, T> map2) MAP<STRING, T>", Fn: mapUnion, NullAware: true}}},
 		{Name: "ENTRIES", Category: CatMap,
-			Description: "Construct an array of STRUCT<K, V> from the entries in a map, ordered by key.",
+			Description: "Construct an array from the entries in a map. The array can be optionally sorted on the keys.",
 			Overloads:   entriesOverloads()},
 		{Name: "SPLIT_TO_MAP", Category: CatString,
 			Description: "Splits a string into key-value pairs and creates a map from them. The 'entryDelimiter' " +
@@ -69,7 +68,7 @@ func sortedMapKeys(m map[string]any) []string {
 }
 
 func mapKeys(args []any) (any, error) {
-	keys := sortedMapKeys(args[0].(map[string]any))
+	keys := javaMapOrder(args[0].(map[string]any))
 	out := make([]any, len(keys))
 	for i, k := range keys {
 		out[i] = k
@@ -79,7 +78,7 @@ func mapKeys(args []any) (any, error) {
 
 func mapValues(args []any) (any, error) {
 	m := args[0].(map[string]any)
-	keys := sortedMapKeys(m)
+	keys := javaMapOrder(m)
 	out := make([]any, len(keys))
 	for i, k := range keys {
 		out[i] = m[k]
@@ -106,14 +105,19 @@ func entriesOverloads() []Overload {
 		st := types.StructOf(types.Field{Name: "K", Type: types.StringType}, types.Field{Name: "V", Type: t})
 		out = append(out, Overload{
 			Sig: "ENTRIES(MAP<STRING, " + t.String() + "> map, BOOLEAN sorted) ARRAY<STRUCT<K STRING, V " + t.String() + ">>",
-			Fn:  func(args []any) (any, error) { return mapEntries(args[0].(map[string]any), st), nil },
+			Fn: func(args []any) (any, error) {
+				return mapEntries(args[0].(map[string]any), args[1].(bool), st), nil
+			},
 		})
 	}
 	return out
 }
 
-func mapEntries(m map[string]any, st *types.Type) []any {
-	keys := sortedMapKeys(m)
+func mapEntries(m map[string]any, sorted bool, st *types.Type) []any {
+	keys := javaMapOrder(m)
+	if sorted {
+		keys = sortedMapKeys(m)
+	}
 	out := make([]any, len(keys))
 	for i, k := range keys {
 		out[i] = &types.StructValue{Type: st, Values: []any{k, m[k]}}

@@ -104,7 +104,8 @@ func sigParams(sig string) []string {
 
 func kindMatches(param string, v any) bool {
 	want := map[string]string{"INTEGER": "int32", "BIGINT": "int64", "DOUBLE": "float64", "STRING": "string",
-		"BOOLEAN": "bool", "BYTES": "[]uint8", "ARRAY": "[]interface {}", "MAP": "map[string]interface {}"}[param]
+		"BOOLEAN": "bool", "BYTES": "[]uint8", "ARRAY": "[]interface {}", "MAP": "map[string]interface {}",
+		"LAMBDA": "functions.Lambda"}[param]
 	return want == "" || fmt.Sprintf("%T", v) == want
 }
 
