@@ -17,8 +17,9 @@ type Config struct {
 	HistoryFile string
 	// Stdin is read for statements. When it is a terminal the REPL uses
 	// line editing, history and completion; otherwise it reads lines
-	// without prompts (a piped script). Default: os.Stdin.
-	Stdin io.ReadCloser
+	// without prompts (a piped script). Default: os.Stdin. An
+	// io.ReadCloser is not closed by Run.
+	Stdin io.Reader
 	// Stdout receives results; Stderr receives error messages.
 	// Defaults: os.Stdout and os.Stderr.
 	Stdout, Stderr io.Writer

@@ -13,6 +13,9 @@ type console struct {
 	out    io.Writer
 	errOut io.Writer
 	width  int
+	// clipTables cuts table dash lines at width, as on a terminal; piped
+	// output keeps them as wide as the table.
+	clipTables bool
 	// Query row layout (SET CLI WRAP / SET CLI COLUMN-WIDTH).
 	wrap     bool
 	colWidth int // 0: width / columns
@@ -48,7 +51,10 @@ func (t *table) print(c *console) {
 	}
 	if len(t.headers) > 0 {
 		widths, sepLen := t.columnWidths()
-		sep := strings.Repeat("-", min(c.width, sepLen))
+		if c.clipTables {
+			sepLen = min(c.width, sepLen)
+		}
+		sep := strings.Repeat("-", sepLen)
 		c.printf("%s", formatRow(t.headers, widths))
 		c.println(sep)
 		for _, r := range t.rows {

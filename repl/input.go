@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/chzyer/readline"
 )
@@ -31,13 +32,12 @@ func isTerminal(r any) bool {
 // pipeReader reads lines from a non-terminal input, without prompts.
 type pipeReader struct {
 	sc *bufio.Scanner
-	in io.Closer
 }
 
-func newPipeReader(in io.ReadCloser) *pipeReader {
+func newPipeReader(in io.Reader) *pipeReader {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	return &pipeReader{sc: sc, in: in}
+	return &pipeReader{sc: sc}
 }
 
 func (p *pipeReader) ReadLine(string) (string, error) {
@@ -60,12 +60,17 @@ type ttyReader struct {
 }
 
 func newTTYReader(cfg *Config, complete readline.AutoCompleter) (*ttyReader, error) {
+	tty := &rawMode{fd: int(cfg.Stdin.(*os.File).Fd())} // isTerminal checked it is a file
 	rl, err := readline.NewEx(&readline.Config{
+		FuncIsTerminal:         func() bool { return true },
+		FuncMakeRaw:            tty.enter,
+		FuncExitRaw:            tty.exit,
+		FuncGetWidth:           func() int { return outputWidth(cfg) },
 		Prompt:                 prompt,
 		HistoryFile:            cfg.HistoryFile,
 		DisableAutoSaveHistory: true,
 		AutoComplete:           complete,
-		Stdin:                  cfg.Stdin,
+		Stdin:                  asReadCloser(cfg.Stdin),
 		Stdout:                 cfg.Stdout,
 		Stderr:                 cfg.Stderr,
 		InterruptPrompt:        "^C",
@@ -86,6 +91,40 @@ func (t *ttyReader) ReadLine(p string) (string, error) {
 	return line, err
 }
 
-func (t *ttyReader) AddHistory(stmt string) { _ = t.rl.SaveHistory(stmt) }
+// AddHistory saves a statement as one history entry (the history file is
+// line based, so line breaks become spaces).
+func (t *ttyReader) AddHistory(stmt string) {
+	_ = t.rl.SaveHistory(strings.ReplaceAll(stmt, "\n", " "))
+}
 
 func (t *ttyReader) Close() error { return t.rl.Close() }
+
+func asReadCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+// rawMode switches the REPL's own terminal (not necessarily os.Stdin) in
+// and out of raw mode for line editing.
+type rawMode struct {
+	fd    int
+	state *readline.State
+}
+
+func (r *rawMode) enter() error {
+	st, err := readline.MakeRaw(r.fd)
+	if err != nil {
+		return err
+	}
+	r.state = st
+	return nil
+}
+
+func (r *rawMode) exit() error {
+	if r.state == nil {
+		return nil
+	}
+	return readline.Restore(r.fd, r.state)
+}

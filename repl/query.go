@@ -43,29 +43,63 @@ func (s *session) runQuery(ctx context.Context, stmt string, isPrint bool) {
 	s.con.println("Query terminated")
 }
 
-// onInterrupt calls cancel on Ctrl-C (SIGINT, or Config.Interrupt) until
-// the returned stop function is called.
+// onInterrupt calls cancel on Ctrl-C until the returned stop function is
+// called. Interactive sessions (and tests) have a session-wide interrupt
+// channel; a piped session catches SIGINT only while a query runs, so
+// that Ctrl-C still ends the program otherwise.
 func (s *session) onInterrupt(cancel context.CancelFunc) (stop func()) {
-	done := make(chan struct{})
-	var sigs chan os.Signal
-	interrupt := s.interrupt
+	interrupt, stopSignals := s.interrupt, func() {}
 	if interrupt == nil {
-		sigs = make(chan os.Signal, 1)
-		signal.Notify(sigs, os.Interrupt)
+		interrupt, stopSignals = notifyInterrupts()
+	} else {
+		drain(interrupt) // a Ctrl-C from before the query started
 	}
+	done := make(chan struct{})
 	go func() {
 		select {
 		case <-interrupt:
-			cancel()
-		case <-sigs:
 			cancel()
 		case <-done:
 		}
 	}()
 	return func() {
 		close(done)
-		if sigs != nil {
-			signal.Stop(sigs)
+		stopSignals()
+	}
+}
+
+// notifyInterrupts turns SIGINT into receives on the returned channel
+// until stop is called.
+func notifyInterrupts() (<-chan struct{}, func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	out := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-sigs:
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return out, func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+func drain(ch <-chan struct{}) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
 		}
 	}
 }

@@ -45,7 +45,7 @@ func TestRender(t *testing.T) {
 }
 
 func testConsole(t *testing.T, d *datadriven.TestData, out, errOut *bytes.Buffer) *console {
-	c := &console{out: out, errOut: errOut, width: 120, wrap: true}
+	c := &console{out: out, errOut: errOut, width: 120, wrap: true, clipTables: true}
 	d.MaybeScanArgs(t, "width", &c.width)
 	d.MaybeScanArgs(t, "colwidth", &c.colWidth)
 	if d.HasArg("wrap") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/chzyer/readline"
@@ -31,14 +32,21 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer reader.Close()
+	if s.interactive && s.interrupt == nil {
+		// Ctrl-C outside a query must not kill the shell.
+		interrupt, stop := notifyInterrupts()
+		defer stop()
+		s.interrupt = interrupt
+	}
 	return s.loop(ctx, reader)
 }
 
 func newSession(cfg *Config) *session {
 	interactive := isTerminal(cfg.Stdin)
 	return &session{
-		client:      newClient(cfg.ServerURL, cfg.HTTPClient),
-		con:         &console{out: cfg.Stdout, errOut: cfg.Stderr, width: outputWidth(cfg), wrap: true},
+		client: newClient(cfg.ServerURL, cfg.HTTPClient),
+		con: &console{out: cfg.Stdout, errOut: cfg.Stderr, width: outputWidth(cfg), wrap: true,
+			clipTables: cfg.Width > 0 || isTerminal(cfg.Stdout)},
 		interactive: interactive,
 		interrupt:   cfg.Interrupt,
 		props:       map[string]string{},
@@ -50,8 +58,8 @@ func outputWidth(cfg *Config) int {
 	if cfg.Width > 0 {
 		return cfg.Width
 	}
-	if isTerminal(cfg.Stdout) {
-		if w := readline.GetScreenWidth(); w > 0 {
+	if f, ok := cfg.Stdout.(*os.File); ok && isTerminal(f) {
+		if w, _, err := readline.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w
 		}
 	}

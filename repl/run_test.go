@@ -33,6 +33,8 @@ func newFakeServer() *fakeServer {
 
 func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
+	case r.URL.Path == "/info":
+		writeBody(w, 200, `{"KsqlServerInfo":{"version":"0.29.0","kafkaClusterId":"c","ksqlServiceId":"default_","serverStatus":"RUNNING"}}`)
 	case strings.HasPrefix(r.URL.Path, "/is_valid_property/"):
 		f.record(r.URL.Path)
 		if strings.HasSuffix(r.URL.Path, "ksql.service.id") {
