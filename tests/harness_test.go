@@ -73,10 +73,17 @@ func binary(t *testing.T) string {
 // code, stdout and stderr.
 func runBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runBinaryInput(t, "", args...)
+}
+
+// runBinaryInput is runBinary with stdin.
+func runBinaryInput(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	bin := binary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

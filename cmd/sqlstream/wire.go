@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
+	"github.com/sqlstream/sqlstream/repl"
+	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/qtt"
+	"github.com/sqlstream/sqlstream/runtime/testdriver"
+	"github.com/sqlstream/sqlstream/server"
+)
+
+// wiring connects the command line to the engine, the HTTP server, the
+// REPL and the test runner.
+type wiring struct{}
+
+var (
+	_ cli.Services   = wiring{}
+	_ cli.TestRunner = wiring{}
+)
+
+// StartStack starts the engine on bootstrap, then its HTTP server.
+func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (cli.Stack, error) {
+	eng, err := runtime.New(ctx,
+		runtime.WithBootstrap(bootstrap),
+		runtime.WithServiceID(s.ServiceID),
+		runtime.WithDataDir(s.StateDir()),
+		runtime.WithProperties(s.Properties),
+		runtime.WithLogger(log.With("component", "engine")),
+	)
+	if err != nil {
+		return nil, err
+	}
+	srv := server.New(eng, server.WithListen(s.Listen), server.WithLogger(log.With("component", "server")))
+	if err := srv.Start(); err != nil {
+		return nil, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close())
+	}
+	return stack{eng: eng, srv: srv}, nil
+}
+
+// RunREPL runs the interactive shell.
+func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
+	return repl.Run(ctx, repl.Config{
+		ServerURL:   c.ServerURL,
+		HistoryFile: c.HistoryFile,
+		Stdin:       c.Stdio.In,
+		Stdout:      c.Stdio.Out,
+		Stderr:      c.Stdio.Err,
+	})
+}
+
+// RunTests runs `sqlstream test` on in-memory engines.
+func (wiring) RunTests(args []string, stdout, stderr io.Writer) int {
+	return qtt.Main(args, stdout, stderr, testdriver.New)
+}
+
+// stack is the engine behind its HTTP server.
+type stack struct {
+	eng *runtime.Engine
+	srv *server.Server
+}
+
+func (st stack) Addr() string { return st.srv.Addr() }
+
+// Shutdown stops the HTTP server (ending running queries), then the engine.
+func (st stack) Shutdown(ctx context.Context) error {
+	return errors.Join(st.srv.Shutdown(ctx), st.eng.Close())
+}
