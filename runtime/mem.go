@@ -242,7 +242,7 @@ func (m *memCluster) start(q *query) (runner, error) {
 		m.mu.Unlock()
 		q.fail(err)
 	}
-	s := m.subscribe(q.topo, newEnv, onErr, true)
+	s := m.subscribe(q.topo, newEnv, onErr, q.props[PropOffsetReset] == "earliest")
 	q.setState(StateRunning, nil)
 	return runnerFunc(func() error { m.unsubscribe(s); return nil }), nil
 }

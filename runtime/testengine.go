@@ -19,9 +19,16 @@ type TestEngine struct {
 }
 
 // NewTestEngine returns a fresh engine with its own catalog and topics.
+// Queries read from the earliest offset unless props say otherwise, as
+// ksqlDB's test executor does, so records inserted before a query starts
+// are seen.
 func NewTestEngine(props map[string]string) (*TestEngine, error) {
 	mem := newMemCluster()
-	o := options{serviceID: "default_", props: props, cluster: mem}
+	all := map[string]string{PropOffsetReset: "earliest"}
+	for k, v := range props {
+		all[NormalizeProperty(k)] = v
+	}
+	o := options{serviceID: "default_", props: all, cluster: mem}
 	e := newEngine(o)
 	e.logger = discardLogger()
 	e.autoCreateTopics = true
@@ -94,3 +101,13 @@ func (t *TestEngine) Topics() map[string]int32 {
 
 // ProcessingLogTopic is the topic processing-log entries go to.
 func (t *TestEngine) ProcessingLogTopic() string { return t.procLog.topic }
+
+// Read returns every record of a topic, partition by partition.
+func (t *TestEngine) Read(topic string) []physical.InRecord {
+	var out []physical.InRecord
+	_ = t.mem.read(context.Background(), topic, true, true, func(r *physical.InRecord) bool {
+		out = append(out, *r)
+		return true
+	})
+	return out
+}
