@@ -75,36 +75,56 @@ func BenchmarkJSONEncode(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 }
 
+// nestedColumns exercises every decoder path in FuzzJSONDecode.
+func nestedColumns(t testing.TB) []types.Column {
+	return []types.Column{
+		{Name: "S", Type: mustType(t, "STRUCT<A ARRAY<DOUBLE>, M MAP<STRING, DECIMAL(10,2)>, B BOOLEAN>")},
+		{Name: "BY", Type: types.BytesType},
+		{Name: "TS", Type: types.TimestampType},
+		{Name: "I", Type: types.IntegerType},
+		{Name: "DT", Type: types.DateType},
+	}
+}
+
 // FuzzJSONDecode checks that no input panics the decoder and that whatever
-// decodes re-encodes to JSON that decodes to the same values.
+// decodes re-encodes to JSON that decodes to the same values, for a flat
+// and a nested schema.
 func FuzzJSONDecode(f *testing.F) {
 	for _, s := range []string{
 		pageView, `{}`, `null`, `{"user_id":1,"ms":"12"}`, `{"PAGE":{"a":[1,{"b":null}]}}`,
 		`{"PAGE":"\u00e9\ud83d\ude00\\"}`, `[`, `{"MS":1e400}`, `{"USER_ID":"` + strconv.Itoa(1<<40) + `"}`,
+		`{"s":{"a":[1.5,-2e-7,null],"m":{"k":"12.345"},"b":true},"BY":"AQID","ts":"-5","i":7.9,"dt":3}`,
 	} {
 		f.Add([]byte(s))
 	}
-	c, err := NewValueCodec(Spec{Name: JSON}, pageViewColumns())
-	if err != nil {
-		f.Fatal(err)
+	schemas := [][]types.Column{pageViewColumns(), nestedColumns(f)}
+	codecs := make([]Codec, len(schemas))
+	for i, cols := range schemas {
+		codecs[i] = mustCodec(f, Spec{Name: JSON}, cols, false)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dst := make([]any, 4)
-		if c.Decode(data, dst) != nil {
-			return
-		}
-		out, err := c.Encode(nil, dst)
-		if err != nil {
-			t.Fatalf("encode %v: %v", dst, err)
-		}
-		again := make([]any, 4)
-		if err := c.Decode(out, again); err != nil {
-			t.Fatalf("re-decode %q: %v", out, err)
-		}
-		if describeRow(pageViewColumns(), dst) != describeRow(pageViewColumns(), again) {
-			t.Fatalf("round trip changed %v to %v", dst, again)
+		for i, c := range codecs {
+			checkJSONRoundTrip(t, c, schemas[i], data)
 		}
 	})
+}
+
+func checkJSONRoundTrip(t *testing.T, c Codec, cols []types.Column, data []byte) {
+	dst := make([]any, len(cols))
+	if c.Decode(data, dst) != nil {
+		return
+	}
+	out, err := c.Encode(nil, dst)
+	if err != nil {
+		t.Fatalf("encode %v: %v", dst, err)
+	}
+	again := make([]any, len(cols))
+	if err := c.Decode(out, again); err != nil {
+		t.Fatalf("re-decode %q: %v", out, err)
+	}
+	if a, b := describeRow(cols, dst), describeRow(cols, again); a != b {
+		t.Fatalf("round trip through %s changed\n%s to\n%s", out, a, b)
+	}
 }
 
 // TestJSONManyColumns covers the map index (more than smallObject names)

@@ -9,10 +9,17 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
+// maxDecimalText bounds the length of decimal text: far more digits than
+// any DECIMAL holds, short enough that hostile input stays cheap.
+const maxDecimalText = 512
+
 // parseDecimal parses decimal text the way Java's BigDecimal(String) does
 // (optional sign, digits with an optional point, optional exponent; no
 // NaN or Infinity) and fits it to t (see fitDecimal).
 func parseDecimal(text string, t *types.Type) (*apd.Decimal, error) {
+	if len(text) > maxDecimalText {
+		return nil, fmt.Errorf("decimal text too long (%d characters)", len(text))
+	}
 	if !isDecimalText(text) {
 		return nil, fmt.Errorf("not a decimal number")
 	}
@@ -89,9 +96,13 @@ func fitDecimal(d *apd.Decimal, t *types.Type) (*apd.Decimal, error) {
 }
 
 func overflowError(d *apd.Decimal, t *types.Type) error {
+	text := d.String() // scientific notation for huge exponents
+	if adj := d.NumDigits() + int64(d.Exponent); adj > -64 && adj < 64 {
+		text = d.Text('f')
+	}
 	return fmt.Errorf("Numeric field overflow: A field with precision %d and scale %d "+
 		"must round to an absolute value less than 10^%d. Got %s",
-		t.Precision, t.Scale, t.Precision-t.Scale, d.Text('f'))
+		t.Precision, t.Scale, t.Precision-t.Scale, text)
 }
 
 // appendDecimal appends d in plain notation (never an exponent) at the

@@ -2,6 +2,7 @@ package format
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
@@ -81,6 +82,7 @@ func TestParseDecimal(t *testing.T) {
 		{".", 4, 2, ""},
 		{"1e", 4, 2, ""},
 		{" 1", 4, 2, ""},
+		{"0." + strings.Repeat("0", 600) + "1", 4, 2, ""},
 	} {
 		d, err := parseDecimal(tc.text, types.DecimalOf(tc.prec, tc.scal))
 		switch {
