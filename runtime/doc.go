@@ -2,15 +2,15 @@
 // catalog, runs persistent and transient queries as tasks over Kafka, and
 // makes persistent queries survive restarts through the command topic.
 //
-//	 Execute(stmt) ─► parser ─► planner ─► physical.Build ─► cluster.start
-//	      │                                                      │
-//	      ▼                                                      ▼
-//	 command topic  (_<service-id>_command_topic,      kafkaCluster: one
-//	 replayed on start: same query ids,                consumer group per
-//	 same consumer groups, same offsets)               query (<service-id>
-//	                                                   query_<ID>), a task per
-//	                                                   partition, flush then
-//	                                                   commit every interval
+//	Execute(stmt) ─► parser ─► planner ─► physical.Build ─► cluster.start
+//	     │                                                      │
+//	     ▼                                                      ▼
+//	command topic  (_<service-id>_command_topic,      kafkaCluster: one
+//	replayed on start: same query ids,                consumer group per
+//	same consumer groups, same offsets)               query (<service-id>
+//	                                                  query_<ID>), a task per
+//	                                                  partition, flush then
+//	                                                  commit every interval
 //
 // The cluster interface has two implementations: kafkaCluster (franz-go,
 // for the server) and memCluster (in memory and synchronous, for
