@@ -68,7 +68,7 @@ func ToJSON(v any, t *types.Type) any {
 			return structToJSON(sv, t)
 		}
 	}
-	return primitiveToJSON(v)
+	return primitiveToJSON(v, t)
 }
 
 func structToJSON(sv *types.StructValue, t *types.Type) map[string]any {
@@ -83,7 +83,7 @@ func structToJSON(sv *types.StructValue, t *types.Type) map[string]any {
 	return out
 }
 
-func primitiveToJSON(v any) any {
+func primitiveToJSON(v any, t *types.Type) any {
 	switch x := v.(type) {
 	case string, bool:
 		return x
@@ -98,6 +98,11 @@ func primitiveToJSON(v any) any {
 		}
 		return json.Number(text)
 	case *apd.Decimal:
+		if t.Kind == types.KindDecimal {
+			if b, err := appendDecimal(nil, x, t); err == nil {
+				return json.Number(b)
+			}
+		}
 		return json.Number(x.Text('f'))
 	case []byte:
 		return base64.StdEncoding.EncodeToString(x)
