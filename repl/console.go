@@ -16,6 +16,8 @@ type console struct {
 	// clipTables cuts table dash lines at width, as on a terminal; piped
 	// output keeps them as wide as the table.
 	clipTables bool
+	// jsonOutput is the OUTPUT JSON mode: entities and rows as pretty JSON.
+	jsonOutput bool
 	// Query row layout (SET CLI WRAP / SET CLI COLUMN-WIDTH).
 	wrap     bool
 	colWidth int // 0: width / columns

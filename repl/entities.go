@@ -14,6 +14,10 @@ import (
 // a blank line before each entity, its statement text when there are
 // several, the entity, then its warnings.
 func (c *console) printEntities(entities []api.Entity) {
+	if c.jsonOutput {
+		c.printJSON(entities)
+		return
+	}
 	for _, e := range entities {
 		c.println()
 		if len(entities) > 1 {

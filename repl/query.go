@@ -129,9 +129,12 @@ func (s *session) printStreamedRow(row api.StreamedRow) {
 		s.con.printError(row.ErrorMessage.Message)
 	case row.FinalMessage != "":
 		s.con.println(row.FinalMessage)
+	case s.con.jsonOutput && row.Header != nil:
+		s.con.printJSON(row.Header)
+	case s.con.jsonOutput && row.Row != nil:
+		s.con.printJSON(row.Row)
 	case row.Header != nil:
-		s.columns = schemaColumnNames(row.Header.Schema)
-		s.con.println(s.con.rowHeader(s.columns))
+		s.con.println(s.con.rowHeader(schemaColumnNames(row.Header.Schema)))
 	case row.Row != nil:
 		s.con.println(s.con.rowLine(rowCells(row.Row)))
 	}

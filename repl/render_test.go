@@ -12,9 +12,9 @@ import (
 
 // TestRender pins the CLI layouts, from api entities to text.
 //
-//	entities [width=N]   input: a /ksql response body
+//	entities [width=N] [json]   input: a /ksql response body
 //	error [status=N]     input: an error response body
-//	query [width=N] [wrap=off] [colwidth=N]   input: a /query response body
+//	query [width=N] [wrap=off] [colwidth=N] [json]   input: a /query response body
 //	cells                input: one JSON value per line
 func TestRender(t *testing.T) {
 	datadriven.RunTest(t, "testdata/render", func(t *testing.T, d *datadriven.TestData) string {
@@ -48,6 +48,7 @@ func testConsole(t *testing.T, d *datadriven.TestData, out, errOut *bytes.Buffer
 	c := &console{out: out, errOut: errOut, width: 120, wrap: true, clipTables: true}
 	d.MaybeScanArgs(t, "width", &c.width)
 	d.MaybeScanArgs(t, "colwidth", &c.colWidth)
+	c.jsonOutput = d.HasArg("json")
 	if d.HasArg("wrap") {
 		var wrap string
 		d.ScanArgs(t, "wrap", &wrap)

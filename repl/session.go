@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -23,6 +24,8 @@ var (
 	cliWrapRE   = regexp.MustCompile(`(?i)^SET\s+CLI\s+WRAP\s+(ON|OFF)$`)
 	cliWidthRE  = regexp.MustCompile(`(?i)^SET\s+CLI\s+COLUMN-WIDTH\s+(\d+)$`)
 	cliExitRE   = regexp.MustCompile(`(?i)^(EXIT|QUIT)$`)
+	cliOutputRE = regexp.MustCompile(`(?i)^OUTPUT\s+(\S+)$`)
+	runScriptRE = regexp.MustCompile(`(?is)^\s*RUN\s+SCRIPT\s+'((?:[^']|'')*)'\s*;?\s*$`)
 	errExitREPL = errors.New("exit")
 )
 
@@ -35,7 +38,6 @@ type session struct {
 	interrupt   <-chan struct{}
 	props       map[string]string // SET values, sent as streamsProperties
 	vars        map[string]string // DEFINE values, sent as sessionVariables
-	columns     []string          // column names of the running query
 	names       *completer        // nil when not interactive
 }
 
@@ -72,6 +74,9 @@ func (s *session) cliCommand(line string) (bool, error) {
 	case cliWidthRE.MatchString(cmd):
 		n, _ := strconv.Atoi(cliWidthRE.FindStringSubmatch(cmd)[1])
 		s.con.colWidth = n
+		return true, nil
+	case cliOutputRE.MatchString(cmd):
+		s.setOutput(cliOutputRE.FindStringSubmatch(cmd)[1])
 		return true, nil
 	}
 	return false, nil
@@ -120,6 +125,8 @@ func (s *session) handleSpecial(ctx context.Context, stmt string, flush func()) 
 		run = func() { s.undefine(undefineRE.FindStringSubmatch(stmt)[1]) }
 	case showVarsRE.MatchString(stmt):
 		run = func() { s.showVariables(stmt) }
+	case runScriptRE.MatchString(stmt):
+		run = func() { s.runScript(ctx, unquote(runScriptRE.FindStringSubmatch(stmt)[1])) }
 	default:
 		return false
 	}
@@ -216,4 +223,32 @@ func changesCatalog(ksql string) bool {
 		}
 	}
 	return false
+}
+
+// setOutput switches between the TABULAR and JSON output modes.
+func (s *session) setOutput(mode string) {
+	switch strings.ToUpper(mode) {
+	case "JSON":
+		s.con.jsonOutput = true
+	case "TABULAR":
+		s.con.jsonOutput = false
+	default:
+		s.con.printf("Invalid output format: '%s' (valid formats: [JSON, TABULAR])\n", mode)
+		return
+	}
+	s.con.printf("Output format set to %s\n", strings.ToUpper(mode))
+}
+
+// runScript runs the statements of a file (RUN SCRIPT 'path').
+func (s *session) runScript(ctx context.Context, path string) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		s.con.printError("Failed to read script: " + err.Error())
+		return
+	}
+	stmts, rest := sqltext.Split(string(text))
+	if !sqltext.IsBlank(rest) {
+		stmts = append(stmts, sqltext.Statement{Text: strings.TrimSpace(rest)})
+	}
+	s.handleStatements(ctx, stmts)
 }
