@@ -10,6 +10,11 @@
 //	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
 //
+// HTTP/2 without TLS (h2c, prior knowledge) is served by net/http itself
+// (http.Server.Protocols with SetUnencryptedHTTP2), which replaces the
+// deprecated golang.org/x/net/http2/h2c wrapper and lets Shutdown reach
+// HTTP/2 connections too.
+//
 // Errors carry ksqlDB error codes; the HTTP status is code/100. Push
 // queries write and flush each row as it arrives; a client that goes away
 // cancels the request context, which ends and closes the RowStream.

@@ -75,14 +75,19 @@ func (s *Server) handleQueryStream(w http.ResponseWriter, r *http.Request) {
 		writeNotAcceptable(w, mediaDelimited) // ksqlDB prints topics in the delimited format only
 		return
 	}
-	form := formDelimited
+	s.serveQuery(w, r, queryRequest{sql: *args.SQL, props: args.Properties, vars: args.SessionVariables,
+		media: media, form: queryStreamForm(media)})
+}
+
+// queryStreamForm is the framing /query-stream uses for a media type.
+func queryStreamForm(media string) streamFormat {
 	switch media {
 	case mediaJSON:
-		form = formJSONArray
+		return formJSONArray
 	case mediaKsqlV1:
-		form = formV1
+		return formV1
 	}
-	s.serveQuery(w, r, queryRequest{sql: *args.SQL, props: args.Properties, vars: args.SessionVariables, media: media, form: form})
+	return formDelimited
 }
 
 // serveQuery starts the query and streams its rows. Errors before the
