@@ -468,26 +468,34 @@ func (n *jsonNode) decodeMap(s *scanner, c byte) (any, error) {
 		return out, nil
 	}
 	for {
-		if s.peek() != '"' {
-			return nil, s.syntax("object key")
-		}
-		kb, err := s.str()
-		if err != nil {
+		if err := n.mapEntry(s, out); err != nil {
 			return nil, err
 		}
-		key := string(kb)
-		if err := s.expect(':'); err != nil {
-			return nil, err
-		}
-		v, err := n.elem.decode(s)
-		if err != nil {
-			return nil, prefixColumn(err, "['"+key+"']")
-		}
-		out[key] = v
 		if done, err := s.next('}'); done || err != nil {
 			return out, err
 		}
 	}
+}
+
+// mapEntry decodes one "key": value pair of a MAP.
+func (n *jsonNode) mapEntry(s *scanner, out map[string]any) error {
+	if s.peek() != '"' {
+		return s.syntax("object key")
+	}
+	kb, err := s.str()
+	if err != nil {
+		return err
+	}
+	key := string(kb)
+	if err := s.expect(':'); err != nil {
+		return err
+	}
+	v, err := n.elem.decode(s)
+	if err != nil {
+		return prefixColumn(err, "['"+key+"']")
+	}
+	out[key] = v
+	return nil
 }
 
 func (n *jsonNode) decodeStruct(s *scanner, c byte) (any, error) {

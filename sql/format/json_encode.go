@@ -22,49 +22,63 @@ const (
 )
 
 // appendJSON appends v (of SQL type t) as JSON. It fails only when v's Go
-// type does not match t.
+// type does not match t (or a DECIMAL does not fit t).
 func appendJSON(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, error) {
 	if isNull(v) {
 		return append(buf, "null"...), nil
 	}
 	switch t.Kind {
-	case types.KindString:
-		if s, ok := v.(string); ok {
-			return appendJSONString(buf, s), nil
-		}
-	case types.KindBoolean:
-		if b, ok := v.(bool); ok {
-			return strconv.AppendBool(buf, b), nil
-		}
-	case types.KindInteger, types.KindBigint:
-		if i, ok := asInt64(v); ok {
-			return strconv.AppendInt(buf, i, 10), nil
-		}
-	case types.KindDouble:
-		if f, ok := v.(float64); ok {
-			return appendJSONDouble(buf, f), nil
-		}
-	case types.KindDecimal:
-		if d, ok := v.(*apd.Decimal); ok {
-			return appendDecimal(buf, d, t)
-		}
-	case types.KindBytes:
-		if b, ok := v.([]byte); ok {
-			return appendBase64(buf, b), nil
-		}
+	case types.KindArray, types.KindMap, types.KindStruct:
+		return appendJSONCompound(buf, v, t, style)
 	case types.KindTimestamp, types.KindDate, types.KindTime:
 		return appendJSONTemporal(buf, v, t, style)
-	case types.KindArray:
-		if a, ok := v.([]any); ok {
-			return appendJSONArray(buf, a, t, style)
+	}
+	return appendJSONPrimitive(buf, v, t)
+}
+
+func appendJSONPrimitive(buf []byte, v any, t *types.Type) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		if t.Kind == types.KindString {
+			return appendJSONString(buf, x), nil
 		}
-	case types.KindMap:
-		if m, ok := v.(map[string]any); ok {
-			return appendJSONMap(buf, m, t, style)
+	case bool:
+		if t.Kind == types.KindBoolean {
+			return strconv.AppendBool(buf, x), nil
 		}
-	case types.KindStruct:
-		if sv, ok := v.(*types.StructValue); ok {
-			return appendJSONStruct(buf, sv, t, style)
+	case float64:
+		if t.Kind == types.KindDouble {
+			return appendJSONDouble(buf, x), nil
+		}
+	case *apd.Decimal:
+		if t.Kind == types.KindDecimal {
+			return appendDecimal(buf, x, t)
+		}
+	case []byte:
+		if t.Kind == types.KindBytes {
+			return appendBase64(buf, x), nil
+		}
+	default:
+		if i, ok := integerOf(v, t); ok {
+			return strconv.AppendInt(buf, i, 10), nil
+		}
+	}
+	return buf, typeMismatch(v, t)
+}
+
+func appendJSONCompound(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, error) {
+	switch x := v.(type) {
+	case []any:
+		if t.Kind == types.KindArray {
+			return appendJSONArray(buf, x, t, style)
+		}
+	case map[string]any:
+		if t.Kind == types.KindMap {
+			return appendJSONMap(buf, x, t, style)
+		}
+	case *types.StructValue:
+		if t.Kind == types.KindStruct {
+			return appendJSONStruct(buf, x, t, style)
 		}
 	}
 	return buf, typeMismatch(v, t)
@@ -119,25 +133,26 @@ func appendBase64(buf []byte, b []byte) []byte {
 	return append(buf, '"')
 }
 
+// appendJSONTemporal writes TIMESTAMP, DATE and TIME as numbers in topics
+// and as text in REST rows.
 func appendJSONTemporal(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, error) {
-	switch x := v.(type) {
-	case types.Timestamp:
-		if style == restStyle {
-			return append(appendTimestampText(append(buf, '"'), x), '"'), nil
-		}
-		return strconv.AppendInt(buf, int64(x), 10), nil
-	case types.Date:
-		if style == restStyle {
-			return append(appendDateText(append(buf, '"'), x), '"'), nil
-		}
-		return strconv.AppendInt(buf, int64(x), 10), nil
-	case types.Time:
-		if style == restStyle {
-			return append(appendTimeText(append(buf, '"'), x), '"'), nil
-		}
-		return strconv.AppendInt(buf, int64(x), 10), nil
+	i, ok := integerOf(v, t)
+	switch {
+	case !ok:
+		return buf, typeMismatch(v, t)
+	case style == topicStyle:
+		return strconv.AppendInt(buf, i, 10), nil
 	}
-	return buf, typeMismatch(v, t)
+	buf = append(buf, '"')
+	switch t.Kind {
+	case types.KindTimestamp:
+		buf = appendTimestampText(buf, types.Timestamp(i))
+	case types.KindDate:
+		buf = appendDateText(buf, types.Date(i))
+	default:
+		buf = appendTimeText(buf, types.Time(i))
+	}
+	return append(buf, '"'), nil
 }
 
 func appendJSONArray(buf []byte, a []any, t *types.Type, style jsonStyle) ([]byte, error) {

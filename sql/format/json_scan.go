@@ -218,40 +218,52 @@ func (s *scanner) number() ([]byte, bool, error) {
 	if i < len(s.data) && s.data[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(s.data) && s.data[i] == '0':
-		i++
-	case i < len(s.data) && s.data[i] >= '1' && s.data[i] <= '9':
-		i = s.digits(i)
-	default:
+	i, ok := s.intPart(i)
+	if !ok {
 		s.pos = i
 		return nil, false, s.syntax("number")
 	}
-	isInt := true
+	end, ok := s.fracAndExp(i)
+	s.pos = end
+	if !ok {
+		return nil, false, s.syntax("digit")
+	}
+	return s.data[start:end], end == i, nil
+}
+
+// intPart scans 0 or [1-9][0-9]* at i.
+func (s *scanner) intPart(i int) (int, bool) {
+	switch {
+	case i < len(s.data) && s.data[i] == '0':
+		return i + 1, true
+	case i < len(s.data) && s.data[i] >= '1' && s.data[i] <= '9':
+		return s.digits(i), true
+	}
+	return i, false
+}
+
+// fracAndExp scans an optional fraction and exponent at i, returning the
+// end (or where a digit was missing) and whether the syntax is valid.
+func (s *scanner) fracAndExp(i int) (int, bool) {
 	if i < len(s.data) && s.data[i] == '.' {
-		isInt = false
-		if j := s.digits(i + 1); j > i+1 {
-			i = j
-		} else {
-			s.pos = j
-			return nil, false, s.syntax("digit")
+		j := s.digits(i + 1)
+		if j == i+1 {
+			return j, false
 		}
+		i = j
 	}
 	if i < len(s.data) && (s.data[i] == 'e' || s.data[i] == 'E') {
-		isInt = false
 		i++
 		if i < len(s.data) && (s.data[i] == '+' || s.data[i] == '-') {
 			i++
 		}
 		j := s.digits(i)
 		if j == i {
-			s.pos = j
-			return nil, false, s.syntax("digit")
+			return j, false
 		}
 		i = j
 	}
-	s.pos = i
-	return s.data[start:i], isInt, nil
+	return i, true
 }
 
 func (s *scanner) digits(i int) int {

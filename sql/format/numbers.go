@@ -126,18 +126,8 @@ func appendDecimal(buf []byte, d *apd.Decimal, t *types.Type) ([]byte, error) {
 // digit ("2.0", "0.001"), otherwise computerized scientific notation
 // ("1.0E7", "1.2345E-5"); NaN, Infinity, -Infinity.
 func appendJavaDouble(buf []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(buf, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(buf, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(buf, "-Infinity"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(buf, "-0.0"...)
-		}
-		return append(buf, "0.0"...)
+	if special, ok := javaSpecial(f); ok {
+		return append(buf, special...)
 	}
 	var tmp [32]byte
 	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
@@ -165,6 +155,23 @@ func appendJavaDouble(buf []byte, f float64) []byte {
 	}
 	buf = append(buf, 'E')
 	return strconv.AppendInt(buf, int64(exp), 10)
+}
+
+// javaSpecial returns Java's text for NaN, the infinities and the zeros.
+func javaSpecial(f float64) (string, bool) {
+	switch {
+	case math.IsNaN(f):
+		return "NaN", true
+	case math.IsInf(f, 1):
+		return "Infinity", true
+	case math.IsInf(f, -1):
+		return "-Infinity", true
+	case f == 0 && math.Signbit(f):
+		return "-0.0", true
+	case f == 0:
+		return "0.0", true
+	}
+	return "", false
 }
 
 // splitExp splits "d.ddde±xx" into the digits "dddd" and the exponent.
