@@ -230,14 +230,14 @@ func FormatWindow(w *WindowExpr) string {
 }
 
 // FormatDuration renders milliseconds in the largest whole unit, e.g.
-// `5 MINUTES`, `1 HOUR`, `1500 MILLISECONDS`.
+// `5 MINUTES`, `1 HOUR`, `1500 MILLISECONDS`, `0 SECONDS`.
 func FormatDuration(ms int64) string {
 	units := [...]struct {
 		ms   int64
 		name string
 	}{{86400000, "DAY"}, {3600000, "HOUR"}, {60000, "MINUTE"}, {1000, "SECOND"}, {1, "MILLISECOND"}}
 	for _, u := range units {
-		if ms%u.ms == 0 && (ms != 0 || u.ms == 1) {
+		if ms%u.ms == 0 && (ms != 0 || u.ms == 1000) {
 			n := ms / u.ms
 			if n == 1 {
 				return "1 " + u.name

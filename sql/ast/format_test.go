@@ -48,7 +48,7 @@ func TestFormatExpr(t *testing.T) {
 
 func TestFormatDuration(t *testing.T) {
 	for ms, want := range map[int64]string{
-		0: "0 MILLISECONDS", 1: "1 MILLISECOND", 1500: "1500 MILLISECONDS", 60000: "1 MINUTE",
+		0: "0 SECONDS", 1: "1 MILLISECOND", 1500: "1500 MILLISECONDS", 60000: "1 MINUTE",
 		7200000: "2 HOURS", 86400000 * 3: "3 DAYS",
 	} {
 		if got := FormatDuration(ms); got != want {

@@ -152,6 +152,9 @@ func (p *parser) mapType() (*types.Type, error) {
 }
 
 func (p *parser) structType() (*types.Type, error) {
+	if p.acceptPunct("<>") { // the lexer reads STRUCT<> as STRUCT, <>
+		return types.StructOf(), nil
+	}
 	if err := p.expectPunct("<"); err != nil {
 		return nil, err
 	}
