@@ -119,6 +119,8 @@ type options struct {
 	props     map[string]string
 	logger    *slog.Logger
 	cluster   cluster
+	// createTopics: see WithCreateMissingTopics.
+	createTopics bool
 }
 
 // WithBootstrap sets the Kafka bootstrap servers. Required unless the

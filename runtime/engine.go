@@ -88,7 +88,7 @@ func newEngine(o options) *Engine {
 	props[PropServiceID] = o.serviceID
 	reg := functions.NewRegistry()
 	cat := planner.NewCatalog()
-	e := &Engine{opts: o, logger: logger, props: props, cluster: o.cluster, reg: reg, cat: cat,
+	e := &Engine{opts: o, logger: logger, props: props, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
 		queries: map[string]*query{}, statuses: map[string]string{}, transients: map[string]*transient{},
 		started: time.Now()}
 	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat]}
@@ -186,4 +186,28 @@ func (e *Engine) CloseQuery(id string) error {
 		return &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: "No query with id " + id}
 	}
 	return t.Close()
+}
+
+// Catalog returns the catalog's sources and the names of those written by
+// a persistent query.
+func (e *Engine) Catalog() (srcs []*planner.Source, sinks map[string]bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sinks = map[string]bool{}
+	for _, q := range e.queries {
+		if q.plan.Sink != nil {
+			sinks[q.plan.Sink.Name] = true
+		}
+	}
+	return e.cat.List(), sinks
+}
+
+// DefaultPartition is Kafka's default partitioner: murmur2 of the key
+// modulo the partition count (partition 0 for a null key here, so test
+// drivers agree).
+func DefaultPartition(key []byte, partitions int32) int32 {
+	if key == nil || partitions <= 1 {
+		return 0
+	}
+	return int32((murmur2(key) & 0x7fffffff) % uint32(partitions))
 }

@@ -38,7 +38,6 @@ type memTopic struct {
 	name    string
 	parts   [][]physical.InRecord
 	configs map[string]string
-	rr      int32 // round-robin partition for null keys
 }
 
 // memSub is a running query's set of tasks for one topic.
@@ -164,14 +163,9 @@ func (m *memCluster) appendLocked(r *physical.OutRecord, emitted bool) physical.
 }
 
 // partitionFor picks a partition as Kafka's default partitioner does:
-// murmur2 of the key, or round robin for null keys.
+// murmur2 of the key (see DefaultPartition).
 func (t *memTopic) partitionFor(key []byte) int32 {
-	n := int32(len(t.parts))
-	if key == nil {
-		t.rr = (t.rr + 1) % n
-		return t.rr
-	}
-	return int32((murmur2(key) & 0x7fffffff) % uint32(n))
+	return DefaultPartition(key, int32(len(t.parts)))
 }
 
 func (m *memCluster) subsFor(topic string) []*memSub {

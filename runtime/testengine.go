@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/sqlstream/sqlstream/physical"
-	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/api"
 )
 
@@ -73,20 +72,6 @@ func (t *TestEngine) Drain() []*physical.OutRecord {
 	out := t.mem.outputs[t.next:]
 	t.next = len(t.mem.outputs)
 	return out
-}
-
-// Sources returns the catalog's sources, and which are written by a
-// persistent query.
-func (t *TestEngine) Sources() (srcs []*planner.Source, sinks map[string]bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	sinks = map[string]bool{}
-	for _, q := range t.queries {
-		if q.plan.Sink != nil {
-			sinks[q.plan.Sink.Name] = true
-		}
-	}
-	return t.cat.List(), sinks
 }
 
 // Topics returns the topics and their partition counts.

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/qtt"
 )
@@ -32,28 +33,30 @@ func New(props map[string]string) (qtt.Driver, error) {
 	over := map[string]any{}
 	for k, v := range props {
 		switch k {
-		case "qtt.mode":
-			if v == "broker" {
-				return nil, fmt.Errorf("--broker mode is not available yet")
-			}
-		case "qtt.topics":
+		case "qtt.mode", "qtt.topics":
 		default:
 			engProps[k] = v
 			over[k] = v
 		}
+	}
+	if props["qtt.mode"] == "broker" {
+		d, err := newBroker(props, over, engProps)
+		if err != nil {
+			return nil, err
+		}
+		return d, createTopics(props["qtt.topics"], d.(*brokerDriver).createTopic)
 	}
 	eng, err := runtime.NewTestEngine(engProps)
 	if err != nil {
 		return nil, err
 	}
 	d := &Driver{eng: eng, props: over, internal: map[string]bool{eng.ProcessingLogTopic(): true}}
-	if err := d.createTopics(props["qtt.topics"]); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return d, createTopics(props["qtt.topics"], d.eng.CreateTopic)
 }
 
-func (d *Driver) createTopics(spec string) error {
+// createTopics creates the topics a test declares (a JSON array of
+// {"name","partitions"}).
+func createTopics(spec string, create func(string, int32) error) error {
 	if spec == "" {
 		return nil
 	}
@@ -66,7 +69,7 @@ func (d *Driver) createTopics(spec string) error {
 	}
 	for _, t := range topics {
 		n, _ := strconv.Atoi(string(t.Partitions))
-		if err := d.eng.CreateTopic(t.Name, int32(max(n, 1))); err != nil {
+		if err := create(t.Name, int32(max(n, 1))); err != nil {
 			return err
 		}
 	}
@@ -106,8 +109,9 @@ func (d *Driver) Drain() []qtt.Record {
 }
 
 // Sources implements qtt.Driver.
-func (d *Driver) Sources() []qtt.SourceInfo {
-	srcs, sinks := d.eng.Sources()
+func (d *Driver) Sources() []qtt.SourceInfo { return sourcesOf(d.eng.Catalog()) }
+
+func sourcesOf(srcs []*planner.Source, sinks map[string]bool) []qtt.SourceInfo {
 	var out []qtt.SourceInfo
 	for _, s := range srcs {
 		if s.Name == runtime.ProcessingLogStream {
