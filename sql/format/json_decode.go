@@ -225,7 +225,7 @@ func (n *jsonNode) mismatch(s *scanner, c byte) error {
 
 func (n *jsonNode) coerceFail(s *scanner, start int) error {
 	e := s.fail(n.t.String(), "cannot coerce string to "+n.t.Kind.String())
-	e.Offset, e.Text = start, excerpt(s.data, start)
+	e.Offset, e.Text = start, s.token(start)
 	return e
 }
 
@@ -304,7 +304,7 @@ func (n *jsonNode) numberToInt(s *scanner, start int, text []byte, isInt bool, b
 		}
 	}
 	e := s.fail(n.t.String(), "number out of range for "+n.t.Kind.String())
-	e.Offset, e.Text = start, excerpt(s.data, start)
+	e.Offset, e.Text = start, s.token(start)
 	return 0, e
 }
 
@@ -399,7 +399,7 @@ func (n *jsonNode) decodeDecimal(s *scanner, c byte) (any, error) {
 	d, derr := parseDecimal(string(text), n.t)
 	if derr != nil {
 		e := s.fail(n.t.String(), derr.Error())
-		e.Offset, e.Text = start, excerpt(s.data, start)
+		e.Offset, e.Text = start, s.token(start)
 		return nil, e
 	}
 	return d, nil
@@ -417,7 +417,7 @@ func (n *jsonNode) decodeBytes(s *scanner, c byte) (any, error) {
 	out, ok := decodeBase64(b)
 	if !ok {
 		e := s.fail("base64 BYTES", "invalid base64")
-		e.Offset, e.Text = start, excerpt(s.data, start)
+		e.Offset, e.Text = start, s.token(start)
 		return nil, e
 	}
 	return out, nil

@@ -49,6 +49,12 @@ func (s *scanner) peek() byte {
 	return s.data[s.pos]
 }
 
+// token returns the text of the value just consumed from start, bounded.
+func (s *scanner) token(start int) string {
+	end := min(s.pos, start+maxErrorText)
+	return string(s.data[start:end])
+}
+
 func (s *scanner) fail(want, msg string) *DecodeError {
 	return &DecodeError{Format: JSON, Want: want, Text: excerpt(s.data, s.pos), Offset: s.pos, Msg: msg}
 }
