@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,21 @@ func expectLine(t *testing.T, r *bufio.Reader, want string) {
 func TestStartFailsOnBadListen(t *testing.T) {
 	if err := New(newFakeEngine(), WithListen("no-port")).Start(); err == nil {
 		t.Fatal("want an error for a listen address without a port")
+	}
+}
+
+// Handler serves without Start, e.g. under httptest or another server.
+func TestHandlerUnderHTTPTest(t *testing.T) {
+	ts := httptest.NewServer(New(newFakeEngine()).Handler())
+	defer ts.Close()
+	resp, err := ts.Client().Post(ts.URL+"/query", "application/json",
+		strings.NewReader(`{"ksql":"SELECT * FROM PAGEVIEWS EMIT CHANGES LIMIT 2;"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || len(resp.TransferEncoding) == 0 || !strings.HasSuffix(string(body), `{"finalMessage":"Limit Reached"}]`) {
+		t.Fatalf("status %d, encoding %v, body %s", resp.StatusCode, resp.TransferEncoding, body)
 	}
 }
