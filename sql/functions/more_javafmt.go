@@ -17,7 +17,9 @@ import (
 // javaDouble renders f as Java's Double.toString: plain notation with at
 // least one fractional digit for 1e-3 <= |f| < 1e7 ("0.001", "100.0"),
 // otherwise computerized scientific notation ("1.0E7", "1.5E-4"), with the
-// shortest digits that round-trip.
+// digits of Java 19 and later (see shortestDigits). Older Java versions
+// print a few values with more digits than needed (1.0E23 as
+// 9.999999999999999E22).
 func javaDouble(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -36,9 +38,7 @@ func javaDouble(f float64) string {
 		sign = "-"
 	}
 	abs := math.Abs(f)
-	mant, expText, _ := strings.Cut(strconv.FormatFloat(abs, 'e', -1, 64), "e")
-	exp, _ := strconv.Atoi(expText)
-	digits := strings.Replace(mant, ".", "", 1)
+	digits, exp := shortestDigits(abs)
 	if abs >= 1e-3 && abs < 1e7 {
 		return sign + plainDigits(digits, exp)
 	}
@@ -47,6 +47,24 @@ func javaDouble(f float64) string {
 		frac = "0"
 	}
 	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
+}
+
+// shortestDigits returns the significant digits and decimal exponent of
+// f > 0 as Java (19 and later) chooses them: the shortest that round-trip,
+// but at least two, so a one-digit result is replaced by the two-digit
+// decimal nearest to f (4.9E-324, not 5.0E-324); trailing zeros are then
+// dropped again.
+func shortestDigits(f float64) (string, int) {
+	mant, expText, _ := strings.Cut(strconv.FormatFloat(f, 'e', -1, 64), "e")
+	if len(mant) == 1 {
+		mant, expText, _ = strings.Cut(strconv.FormatFloat(f, 'e', 1, 64), "e")
+	}
+	exp, _ := strconv.Atoi(expText)
+	digits := strings.TrimRight(strings.Replace(mant, ".", "", 1), "0")
+	if digits == "" {
+		digits = "0"
+	}
+	return digits, exp
 }
 
 // plainDigits places the decimal point in digits (d.ddd × 10^exp).

@@ -3,6 +3,8 @@ package functions
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -18,20 +20,30 @@ import (
 //     U+2029), '$' matches only at the very end without (?m) (Java also
 //     before a final line terminator), \s does not include \x0B and \Z is
 //     treated as \z;
-//   - REGEXP_SPLIT_TO_ARRAY with a pattern that can match the empty string
-//     ignores an empty match right after a previous match, where Java
-//     yields an extra empty element.
+//   - Java finds an empty match right after a non-empty one ("aaa" with
+//     a* matches "aaa" and then ""), RE2 does not; javaRegex.findAll adds
+//     those matches back, except for patterns with ^, \A, \b or \B, whose
+//     context it cannot see.
 
 // regexCache keeps compiled patterns; patterns are usually literals, so a
 // handful of entries serve a whole query. It belongs to one registry.
 type regexCache struct {
 	mu       sync.Mutex
-	patterns map[string]*regexp.Regexp
+	patterns map[string]*javaRegex
+}
+
+// javaRegex is a compiled pattern that finds matches as Java does.
+type javaRegex struct {
+	*regexp.Regexp
+	// emptyAfterMatch is set when the pattern matches the empty string
+	// and has no assertion looking left, so Java's extra empty matches
+	// can be found by searching the rest of the input.
+	emptyAfterMatch bool
 }
 
 const regexCacheSize = 64
 
-func (c *regexCache) compile(javaPattern string) (*regexp.Regexp, error) {
+func (c *regexCache) compile(javaPattern string) (*javaRegex, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if re, ok := c.patterns[javaPattern]; ok {
@@ -42,18 +54,63 @@ func (c *regexCache) compile(javaPattern string) (*regexp.Regexp, error) {
 		return nil, err
 	}
 	if c.patterns == nil || len(c.patterns) >= regexCacheSize {
-		c.patterns = map[string]*regexp.Regexp{}
+		c.patterns = map[string]*javaRegex{}
 	}
 	c.patterns[javaPattern] = re
 	return re, nil
 }
 
-func compileJavaRegex(javaPattern string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(javaRegexToRE2(javaPattern))
+func compileJavaRegex(javaPattern string) (*javaRegex, error) {
+	translated := javaRegexToRE2(javaPattern)
+	re, err := regexp.Compile(translated)
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression pattern: %s: %w", javaPattern, err)
 	}
-	return re, nil
+	return &javaRegex{Regexp: re, emptyAfterMatch: re.MatchString("") && !looksLeft(translated)}, nil
+}
+
+// looksLeft reports whether a pattern has an assertion about the text
+// before the current position (^, \A, \b, \B).
+func looksLeft(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return true
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			return true
+		}
+		return slices.ContainsFunc(r.Sub, walk)
+	}
+	return walk(re)
+}
+
+// findAll lists the submatch indexes of all matches, as repeated calls
+// of Java's Matcher.find would.
+func (re *javaRegex) findAll(s string) [][]int {
+	ms := re.FindAllStringSubmatchIndex(s, -1)
+	if !re.emptyAfterMatch {
+		return ms
+	}
+	var out [][]int
+	for i, m := range ms {
+		out = append(out, m)
+		end := m[1]
+		if m[0] == end || i+1 < len(ms) && ms[i+1][0] == end {
+			continue
+		}
+		if e := re.FindStringSubmatchIndex(s[end:]); e != nil && e[0] == 0 && e[1] == 0 {
+			for j := range e {
+				if e[j] >= 0 {
+					e[j] += end
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // posixClass maps Java's \p{…} POSIX class names to RE2's class names.
@@ -186,7 +243,7 @@ func regexDefs() []ScalarDef {
 
 // matchGroup compiles the pattern and checks the group argument; ok is
 // false when the group does not exist (the result is NULL).
-func (c *regexCache) matchGroup(args []any) (re *regexp.Regexp, group int, ok bool, err error) {
+func (c *regexCache) matchGroup(args []any) (re *javaRegex, group int, ok bool, err error) {
 	re, err = c.compile(args[0].(string))
 	if err != nil {
 		return nil, 0, false, err
@@ -220,7 +277,7 @@ func (c *regexCache) extractAll(args []any) (any, error) {
 	}
 	input := args[1].(string)
 	out := []any{}
-	for _, m := range re.FindAllStringSubmatchIndex(input, -1) {
+	for _, m := range re.findAll(input) {
 		if m[2*group] < 0 {
 			out = append(out, nil)
 			continue
@@ -238,7 +295,7 @@ func (c *regexCache) replace(args []any) (any, error) {
 	str, repl := args[0].(string), args[2].(string)
 	var out strings.Builder
 	last := 0
-	for _, m := range re.FindAllStringSubmatchIndex(str, -1) {
+	for _, m := range re.findAll(str) {
 		out.WriteString(str[last:m[0]])
 		if err := expandJavaReplacement(&out, re, repl, str, m); err != nil {
 			return nil, err
@@ -252,7 +309,7 @@ func (c *regexCache) replace(args []any) (any, error) {
 // expandJavaReplacement writes repl for one match with Java's
 // Matcher.appendReplacement rules: "\x" is a literal x, "$n" takes as
 // many digits as still name an existing group, "${name}" a named group.
-func expandJavaReplacement(out *strings.Builder, re *regexp.Regexp, repl, src string, m []int) error {
+func expandJavaReplacement(out *strings.Builder, re *javaRegex, repl, src string, m []int) error {
 	for i := 0; i < len(repl); i++ {
 		switch c := repl[i]; c {
 		case '\\':
@@ -279,7 +336,7 @@ func expandJavaReplacement(out *strings.Builder, re *regexp.Regexp, repl, src st
 
 // replacementGroup parses the group reference after a '$' and returns the
 // group index and the number of bytes it spans.
-func replacementGroup(re *regexp.Regexp, s string) (group, n int, err error) {
+func replacementGroup(re *javaRegex, s string) (group, n int, err error) {
 	if strings.HasPrefix(s, "{") {
 		end := strings.IndexByte(s, '}')
 		if end < 0 {
@@ -330,10 +387,10 @@ func (c *regexCache) split(args []any) (any, error) {
 // javaSplit is Pattern.split for patterns that match the empty string: no
 // leading empty element for a zero-width match at the start, trailing
 // empty elements removed.
-func javaSplit(re *regexp.Regexp, s string) []string {
+func javaSplit(re *javaRegex, s string) []string {
 	var parts []string
 	index := 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	for _, m := range re.findAll(s) {
 		if m[1] == 0 {
 			continue
 		}

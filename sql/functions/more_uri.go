@@ -25,8 +25,8 @@ func parseJavaURI(s string) (*javaURI, error) {
 	rest := s
 	if i := strings.IndexByte(rest, '#'); i >= 0 {
 		frag := rest[i+1:]
-		if strings.IndexByte(frag, '#') >= 0 {
-			return nil, uriError(s, "more than one '#'")
+		if strings.ContainsAny(frag, "#[]") {
+			return nil, uriError(s, "illegal character in fragment")
 		}
 		u.fragment, rest = decodedPtr(frag), rest[:i]
 	}
@@ -100,47 +100,64 @@ func isScheme(s string) bool {
 
 // parseHierarchical handles [//authority][path][?query].
 func (u *javaURI) parseHierarchical(s, ssp string) error {
-	if i := strings.IndexByte(ssp, '?'); i >= 0 {
-		u.query, ssp = decodedPtr(ssp[i+1:]), ssp[:i]
+	rest, query, hasQuery := strings.Cut(ssp, "?")
+	if hasQuery {
+		u.query = decodedPtr(query)
 	}
-	if strings.HasPrefix(ssp, "//") {
-		auth := ssp[2:]
-		path := ""
-		if i := strings.IndexByte(auth, '/'); i >= 0 {
-			auth, path = auth[:i], auth[i:]
-		}
-		if auth == "" && path == "" && u.query == nil && u.fragment == nil {
+	path, auth := rest, ""
+	hasAuth := strings.HasPrefix(rest, "//")
+	if hasAuth {
+		auth, path = splitAuthority(rest[2:])
+	}
+	if strings.ContainsAny(path+query, "[]") {
+		return uriError(s, "'[' and ']' are only allowed around an IPv6 host")
+	}
+	if hasAuth {
+		if auth == "" && path == "" && !hasQuery && u.fragment == nil {
 			return uriError(s, "expected authority")
 		}
-		u.parseAuthority(auth)
-		ssp = path
+		if err := u.parseAuthority(s, auth); err != nil {
+			return err
+		}
 	}
-	u.path = decodedPtr(ssp)
+	u.path = decodedPtr(path)
 	return nil
+}
+
+func splitAuthority(s string) (auth, path string) {
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
 }
 
 // parseAuthority reads [userinfo@]host[:port]; an authority that is not a
 // valid server address (java's registry-based authority) has no host and
-// no port.
-func (u *javaURI) parseAuthority(auth string) {
+// no port. Brackets may only enclose an IPv6 host.
+func (u *javaURI) parseAuthority(s, auth string) error {
 	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
 		auth = auth[i+1:]
+	}
+	if open := strings.IndexByte(auth, '['); open > 0 || open == 0 && strings.IndexByte(auth, ']') < 0 ||
+		open < 0 && strings.IndexByte(auth, ']') >= 0 {
+		return uriError(s, "malformed IPv6 address")
 	}
 	host, port := auth, ""
 	if i := strings.LastIndexByte(auth, ':'); i >= 0 && !strings.HasSuffix(auth, "]") {
 		host, port = auth[:i], auth[i+1:]
 	}
 	if !isServerHost(host) {
-		return
+		return nil
 	}
 	if port != "" {
-		p, err := strconv.Atoi(port)
-		if err != nil || p < 0 || strings.TrimLeft(port, "0123456789") != "" {
-			return
+		p, err := strconv.ParseInt(port, 10, 32)
+		if err != nil || strings.TrimLeft(port, "0123456789") != "" {
+			return nil
 		}
-		u.port = p
+		u.port = int(p)
 	}
 	u.host = &host
+	return nil
 }
 
 // isServerHost accepts an IPv6 reference, an IPv4 address or a host name
