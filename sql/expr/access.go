@@ -2,7 +2,6 @@ package expr
 
 import (
 	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -25,7 +24,7 @@ func (c *compiler) subscript(e *ast.Subscript) (*node, error) {
 		}
 		return fold(arrayIndexNode(base, idx), base, idx), nil
 	case types.KindMap:
-		key, err := castNode(idx, base.typ.Key)
+		key, err := implicitNode(idx, base.typ.Key)
 		if err != nil {
 			return nil, errAt(sqlerr.Type, e.Index, "map key must be %s, got %s", base.typ.Key, typeName(idx.typ))
 		}
@@ -95,35 +94,17 @@ func (c *compiler) dereference(e *ast.Dereference) (*node, error) {
 	return fold(n, base), nil
 }
 
-// unify converts nodes to their common type; bad is called with the index
-// of the first node that does not fit.
-func unify(ns []*node, bad func(i int, want *types.Type) error) ([]*node, *types.Type, error) {
-	t := types.UnknownType
-	for i, n := range ns {
-		common, ok := functions.CommonType(t, n.typ)
-		if !ok {
-			return nil, nil, bad(i, t)
-		}
-		t = common
-	}
-	out := make([]*node, len(ns))
-	for i, n := range ns {
-		cn, err := castNode(n, t)
-		if err != nil {
-			return nil, nil, bad(i, t)
-		}
-		out[i] = cn
-	}
-	return out, t, nil
-}
-
 func (c *compiler) arrayCtor(e *ast.ArrayCtor) (*node, error) {
 	ns, err := c.compileAll(e.Elems)
 	if err != nil {
 		return nil, err
 	}
-	ns, t, err := unify(ns, func(i int, want *types.Type) error {
-		return errAt(sqlerr.Type, e.Elems[i], "invalid input syntax for type %s: array elements must all have the same type, got %s", want, typeName(ns[i].typ))
+	orig := ns
+	ns, t, err := unifyList(ns, func(i int, want *types.Type, err error) error {
+		if err != nil {
+			return errAt(sqlerr.Type, e.Elems[i], "%s", err.Error())
+		}
+		return errAt(sqlerr.Type, e.Elems[i], "invalid input syntax for type %s: array elements must all have the same type, got %s", want, typeName(orig[i].typ))
 	})
 	if err != nil {
 		return nil, err
@@ -170,8 +151,12 @@ func (c *compiler) mapCtor(e *ast.MapCtor) (*node, error) {
 			return nil, errAt(sqlerr.Unsupported, e.Keys[i], "map keys must be STRING, got %s", typeName(k.typ))
 		}
 	}
-	vals, vt, err := unify(vals, func(i int, want *types.Type) error {
-		return errAt(sqlerr.Type, e.Values[i], "map values must all have the same type: expected %s, got %s", want, typeName(vals[i].typ))
+	orig := vals
+	vals, vt, err := unifyList(vals, func(i int, want *types.Type, err error) error {
+		if err != nil {
+			return errAt(sqlerr.Type, e.Values[i], "%s", err.Error())
+		}
+		return errAt(sqlerr.Type, e.Values[i], "map values must all have the same type: expected %s, got %s", want, typeName(orig[i].typ))
 	})
 	if err != nil {
 		return nil, err

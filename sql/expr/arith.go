@@ -254,5 +254,5 @@ func decimalOp(op ast.BinaryOp, t *types.Type, a, b *apd.Decimal) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return roundDecimal(out, t)
+	return asValue(roundDecimal(out, t))
 }

@@ -137,7 +137,11 @@ func callNode(res *functions.Resolved, args []*node) *node {
 			}
 			vals[i] = v
 		}
-		return fn(vals)
+		out, err := fn(vals)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	}}
 }
 

@@ -82,7 +82,7 @@ func (c *compiler) caseResults(e *ast.Case) ([]*node, *types.Type, error) {
 	for i, n := range ns {
 		common, ok := functions.CommonType(t, n.typ)
 		if !ok {
-			return nil, nil, errAt(sqlerr.Type, exprs[i], "Invalid Case expression. Type for all 'THEN' clauses should be the same. Result expression '%s' is of type %s while expected type is %s", describe(exprs[i]), typeName(n.typ), t)
+			return nil, nil, errAt(sqlerr.Type, exprs[i], "Invalid Case expression. Type for all 'THEN' clauses should be the same. Result expression %s is of type %s while expected type is %s", describe(exprs[i]), typeName(n.typ), t)
 		}
 		t = common
 	}

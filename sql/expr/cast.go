@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -33,6 +34,15 @@ func castNode(x *node, to *types.Type) (*node, error) {
 		return nil, err
 	}
 	return fold(mapNode(x, to, conv), x), nil
+}
+
+// implicitNode converts x to type to if an implicit conversion (widening)
+// allows it.
+func implicitNode(x *node, to *types.Type) (*node, error) {
+	if _, ok := functions.CanImplicitlyCast(x.typ, to); !ok {
+		return nil, fmt.Errorf("cannot convert %s to %s", typeName(x.typ), to)
+	}
+	return castNode(x, to)
 }
 
 // Coerce converts v of type from to type to with the conversions CAST

@@ -26,15 +26,9 @@ func toBooleanConverter(from *types.Type) converter {
 	return func(v any) (any, error) { return parseBoolean(v.(string)), nil }
 }
 
-// parseBoolean is ksqlDB's string to BOOLEAN: true, t, yes and y (any
-// case) are TRUE, anything else FALSE.
-func parseBoolean(s string) bool {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "true", "t", "yes", "y":
-		return true
-	}
-	return false
-}
+// parseBoolean is ksqlDB's string to BOOLEAN: "true" in any case is
+// TRUE, anything else FALSE.
+func parseBoolean(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
 
 func toNumberConverter(from *types.Type, to types.Kind) converter {
 	switch from.Kind {
@@ -156,14 +150,14 @@ func toFloat64(v any) (float64, error) {
 func toDecimalConverter(from, to *types.Type) converter {
 	switch from.Kind {
 	case types.KindInteger, types.KindBigint, types.KindDecimal:
-		return func(v any) (any, error) { return roundDecimal(toDecimal(v), to) }
+		return func(v any) (any, error) { return asValue(roundDecimal(toDecimal(v), to)) }
 	case types.KindDouble:
 		return func(v any) (any, error) {
 			f := v.(float64)
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				return nil, fmt.Errorf("cannot convert %s to %s", formatJavaDouble(f), to)
 			}
-			return roundDecimal(toDecimal(f), to)
+			return asValue(roundDecimal(toDecimal(f), to))
 		}
 	case types.KindString:
 		return func(v any) (any, error) {
@@ -171,7 +165,7 @@ func toDecimalConverter(from, to *types.Type) converter {
 			if err != nil || d.Form != apd.Finite {
 				return nil, fmt.Errorf("cannot convert '%s' to %s", v, to)
 			}
-			return roundDecimal(d, to)
+			return asValue(roundDecimal(d, to))
 		}
 	}
 	return nil
@@ -309,4 +303,13 @@ func writeJavaStruct(b *strings.Builder, s *types.StructValue) {
 		writeJava(b, s.Values[i])
 	}
 	b.WriteByte('}')
+}
+
+// asValue returns a decimal result as a value, keeping a failed
+// conversion's NULL an untyped nil.
+func asValue(d *apd.Decimal, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

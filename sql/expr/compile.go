@@ -83,6 +83,40 @@ type lambdaVar struct {
 }
 
 func (c *compiler) compile(e ast.Expr) (*node, error) {
+	n, err := c.compileNode(e)
+	if err != nil {
+		return nil, err
+	}
+	return withFastPaths(n), nil
+}
+
+// withFastPaths gives numeric nodes that lack them unboxed accessors
+// derived from eval, so parents can always rely on them.
+func withFastPaths(n *node) *node {
+	ev := n.eval
+	switch k := n.typ.Kind; {
+	case (k == types.KindInteger || k == types.KindBigint) && n.i64 == nil:
+		n.i64 = func(row *types.Row, vars []any) (int64, bool, error) {
+			v, err := ev(row, vars)
+			switch x := v.(type) {
+			case int32:
+				return int64(x), true, err
+			case int64:
+				return x, true, err
+			}
+			return 0, false, err
+		}
+	case k == types.KindDouble && n.f64 == nil:
+		n.f64 = func(row *types.Row, vars []any) (float64, bool, error) {
+			v, err := ev(row, vars)
+			f, ok := v.(float64)
+			return f, ok, err
+		}
+	}
+	return n
+}
+
+func (c *compiler) compileNode(e ast.Expr) (*node, error) {
 	switch e := e.(type) {
 	case *ast.Literal:
 		return c.literal(e)

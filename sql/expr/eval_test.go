@@ -15,7 +15,7 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// TestEval runs testdata/eval. Each `eval` block has a header and
+// TestEval runs the files in testdata (eval, functions, errors). Each `eval` block has a header and
 // expressions, one per line:
 //
 //	eval
@@ -30,13 +30,15 @@ import (
 // runtime errors are marked "eval error".
 func TestEval(t *testing.T) {
 	reg := functions.NewRegistry()
-	datadriven.RunTest(t, "testdata/eval", func(t *testing.T, td *datadriven.TestData) string {
-		switch td.Cmd {
-		case "eval":
-			return runEval(t, reg, td.Input)
-		}
-		t.Fatalf("unknown command %s", td.Cmd)
-		return ""
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			switch td.Cmd {
+			case "eval":
+				return runEval(t, reg, td.Input)
+			}
+			t.Fatalf("unknown command %s", td.Cmd)
+			return ""
+		})
 	})
 }
 

@@ -6,29 +6,55 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// in compiles X [NOT] IN (list). Constant list entries are converted to
-// X's type at compile time ('10' matches a BIGINT); other entries must be
-// comparable with X. NULL entries never match; a NULL X gives NULL.
+// in compiles X [NOT] IN (list). X and the list are converted to a common
+// type (constants follow the literal rules, so '10' matches a BIGINT).
+// NULL entries never match; a NULL X gives NULL.
 func (c *compiler) in(e *ast.In) (*node, error) {
-	x, err := c.compile(e.X)
+	exprs := append([]ast.Expr{e.X}, e.List...)
+	ns, err := c.compileAll(exprs)
 	if err != nil {
 		return nil, err
 	}
-	if x.typ.Kind == types.KindUnknown {
+	if ns[0].typ.Kind == types.KindUnknown {
 		return nil, errAt(sqlerr.Type, e.X, "Invalid Predicate: can't infer the type of NULL in IN")
 	}
-	cmps := make([]cmpFn, 0, len(e.List))
-	for _, item := range e.List {
-		cmp, err := c.inItem(e, x, item)
+	orig := ns
+	ns, _, err = unifyList(ns, func(i int, want *types.Type, err error) error {
+		if err != nil {
+			return errAt(sqlerr.Type, exprs[i], "Invalid Predicate: %s", err.Error())
+		}
+		return errAt(sqlerr.Type, exprs[i], "Invalid Predicate: operator does not exist: %s = %s (%s)",
+			typeName(orig[0].typ), typeName(orig[i].typ), describe(exprs[i]))
+	})
+	if err != nil {
+		return nil, err
+	}
+	cmps, err := c.inComparators(e, ns)
+	if err != nil {
+		return nil, err
+	}
+	return inNode(ns[0], cmps, e.Not), nil
+}
+
+func (c *compiler) inComparators(e *ast.In, ns []*node) ([]cmpFn, error) {
+	var cmps []cmpFn
+	for i, n := range ns[1:] {
+		if n.isConst && n.value == nil {
+			continue
+		}
+		b := &ast.Binary{P: e.P, Op: ast.OpEQ, L: e.X, R: e.List[i]}
+		cmp, err := c.comparator(b, ast.OpEQ, ns[0], n)
 		if err != nil {
 			return nil, err
 		}
-		if cmp != nil {
-			cmps = append(cmps, cmp)
-		}
+		cmps = append(cmps, cmp)
 	}
-	xe, not := x.eval, e.Not
-	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
+	return cmps, nil
+}
+
+func inNode(x *node, cmps []cmpFn, not bool) *node {
+	xe := x.eval
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
 		if v, err := xe(row, vars); v == nil || err != nil {
 			return nil, err
 		}
@@ -43,31 +69,6 @@ func (c *compiler) in(e *ast.In) (*node, error) {
 		}
 		return not, nil
 	}}
-	return n, nil
-}
-
-// inItem returns the equality comparison of x with one list entry, or nil
-// for a NULL entry.
-func (c *compiler) inItem(e *ast.In, x *node, item ast.Expr) (cmpFn, error) {
-	n, err := c.compile(item)
-	if err != nil {
-		return nil, err
-	}
-	if n.isConst && n.value == nil {
-		return nil, nil
-	}
-	if n.isConst && !n.typ.Equal(x.typ) && !(n.typ.Kind.IsNumeric() && x.typ.Kind.IsNumeric()) {
-		v, err := Coerce(n.value, n.typ, x.typ)
-		if err != nil {
-			return nil, errAt(sqlerr.Type, item, "Invalid Predicate: invalid input syntax for type %s: %s", x.typ, quoteValue(n.value))
-		}
-		n = constNode(v, x.typ)
-	}
-	cmp, err := c.comparator(&ast.Binary{P: e.P, Op: ast.OpEQ, L: e.X, R: item}, ast.OpEQ, x, n)
-	if err != nil {
-		return nil, errAt(sqlerr.Type, item, "Invalid Predicate: operator does not exist: %s = %s (%s)", typeName(x.typ), typeName(n.typ), describe(item))
-	}
-	return cmp, nil
 }
 
 // quoteValue renders a constant for messages: strings in double quotes.

@@ -192,7 +192,9 @@ func (c *timeCache) dateTimeFormatDefs() []ScalarDef {
 		def("FORMAT_TIME", "FORMAT_TIME(TIME time, STRING formatPattern) STRING", "Formats a TIME with a java.time pattern.", fmtTime),
 		def("PARSE_TIME", "PARSE_TIME(STRING formattedTime, STRING formatPattern) TIME", "Parses a string with a java.time pattern into a TIME.", parseTime),
 		def("DATETOSTRING", "DATETOSTRING(INTEGER epochDays, STRING formatPattern) STRING", "Formats days since the epoch with a java.time pattern (deprecated: use FORMAT_DATE).",
-			func(a []any) (any, error) { return c.formatMillis(int64(a[0].(int32))*millisPerDay, a[1].(string), "UTC") }),
+			func(a []any) (any, error) {
+				return c.formatMillis(int64(a[0].(int32))*millisPerDay, a[1].(string), "UTC")
+			}),
 		def("STRINGTODATE", "STRINGTODATE(STRING formattedDate, STRING formatPattern) INTEGER", "Parses a string into days since the epoch (deprecated: use PARSE_DATE).",
 			func(a []any) (any, error) {
 				ms, err := c.parseMillis(a[0].(string), a[1].(string), "UTC")

@@ -240,9 +240,8 @@ func (b *binder) bindAnyDecimal(a *types.Type) (int, bool) {
 	}
 	d := DecimalFor(a)
 	if b.decimal != nil {
-		if !b.decimal.Equal(d) {
-			cost = costWiden
-		}
+		// Decimals of any precision match exactly; they only share the
+		// widened type so that the function sees comparable values.
 		d = WidenDecimal(b.decimal, d)
 	}
 	b.decimal = d

@@ -40,6 +40,15 @@ func setScale(d *apd.Decimal, scale int32, rounding apd.Rounder) (*apd.Decimal, 
 	return out, nil
 }
 
+// decimalValue turns a decimal result into a function result, keeping
+// NULL an untyped nil when the computation failed.
+func decimalValue(d *apd.Decimal, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // sameDecimal returns the type of the first argument (ABS, negation).
 func sameDecimal(args []*types.Type) (*types.Type, error) { return args[0], nil }
 
@@ -51,7 +60,7 @@ func integralDecimal(args []*types.Type) (*types.Type, error) {
 }
 
 func roundTo(mode apd.Rounder) Fn {
-	return call1(func(d *apd.Decimal) (any, error) { return setScale(d, 0, mode) })
+	return call1(func(d *apd.Decimal) (any, error) { return decimalValue(setScale(d, 0, mode)) })
 }
 
 func mathDefs() []ScalarDef {
@@ -144,7 +153,7 @@ func roundDef() ScalarDef {
 			{Sig: "ROUND(BIGINT x) BIGINT", Fn: pure(func(x int64) int64 { return x })},
 			{Sig: "ROUND(DOUBLE x) BIGINT", Fn: pure(func(x float64) int64 { return javaLongCast(roundHalfUpDouble(x)) })},
 			{Sig: "ROUND(DOUBLE x, INTEGER scale) DOUBLE", Fn: call2(roundDouble)},
-			{Sig: "ROUND(DECIMAL x) DECIMAL", Return: integralDecimal, Fn: call1(func(d *apd.Decimal) (any, error) { return roundDecimalPlaces(d, 0) })},
+			{Sig: "ROUND(DECIMAL x) DECIMAL", Return: integralDecimal, Fn: call1(func(d *apd.Decimal) (any, error) { return decimalValue(roundDecimalPlaces(d, 0)) })},
 			{Sig: "ROUND(DECIMAL x, INTEGER scale) DECIMAL", Return: roundedDecimal, Fn: call2(roundDecimalKeepScale)},
 		}}
 }
@@ -164,7 +173,7 @@ func roundDecimalKeepScale(d *apd.Decimal, places int32) (any, error) {
 	if places >= -d.Exponent {
 		return d, nil
 	}
-	return setScale(r, -d.Exponent, apd.RoundHalfUp)
+	return decimalValue(setScale(r, -d.Exponent, apd.RoundHalfUp))
 }
 
 func roundDouble(x float64, places int32) (any, error) {
@@ -204,13 +213,16 @@ func truncDef() ScalarDef {
 			{Sig: "TRUNC(BIGINT x) BIGINT", Fn: pure(func(x int64) int64 { return x })},
 			{Sig: "TRUNC(DOUBLE x) BIGINT", Fn: pure(func(x float64) int64 { return javaLongCast(math.Trunc(x)) })},
 			{Sig: "TRUNC(DOUBLE x, INTEGER scale) DOUBLE", Fn: call2(truncDouble)},
-			{Sig: "TRUNC(DECIMAL x) DECIMAL", Return: integralDecimal, Fn: call1(func(d *apd.Decimal) (any, error) { return setScale(d, 0, apd.RoundDown) })},
+			{Sig: "TRUNC(DECIMAL x) DECIMAL", Return: integralDecimal, Fn: call1(func(d *apd.Decimal) (any, error) { return decimalValue(setScale(d, 0, apd.RoundDown)) })},
 			{Sig: "TRUNC(DECIMAL x, INTEGER scale) DECIMAL", Return: sameDecimal, Fn: call2(func(d *apd.Decimal, n int32) (any, error) {
 				r, err := setScale(d, n, apd.RoundDown)
-				if err != nil || n >= -d.Exponent {
-					return d, err
+				if err != nil {
+					return nil, err
 				}
-				return setScale(r, -d.Exponent, apd.RoundDown)
+				if n >= -d.Exponent {
+					return d, nil
+				}
+				return decimalValue(setScale(r, -d.Exponent, apd.RoundDown))
 			})},
 		}}
 }

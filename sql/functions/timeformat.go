@@ -54,7 +54,8 @@ func CompileTimeFormat(pattern string) (*TimeFormat, error) {
 	return &TimeFormat{pattern: pattern, toks: toks}, nil
 }
 
-// quotedLiteral reads '…' starting at i ('' is a quote).
+// quotedLiteral reads a quoted literal starting at i; two quotes in a
+// row stand for one quote.
 func quotedLiteral(p string, i int) (string, int, error) {
 	if strings.HasPrefix(p[i:], "''") {
 		return "'", i + 2, nil

@@ -1,0 +1,178 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// Literal coercion (ksqlDB's "literal rules"): besides the implicit
+// widening every expression gets, a constant may be converted to a STRING,
+// a STRING constant holding a number to a number, one holding a boolean
+// word (true, false, yes, no or a prefix of them) to a BOOLEAN, and one
+// holding an ISO-8601 text to a TIMESTAMP, DATE or TIME.
+
+// coerceLiteral converts constant v of type from to type to under the
+// literal rules.
+func coerceLiteral(v any, from, to *types.Type) (any, error) {
+	if v == nil || from.Equal(to) {
+		return v, nil
+	}
+	if _, ok := functions.CanImplicitlyCast(from, to); ok {
+		return Coerce(v, from, to)
+	}
+	switch {
+	case to.Kind == types.KindString && isPrimitive(from):
+		return JavaString(v), nil
+	case from.Kind == types.KindString && to.Kind == types.KindBoolean:
+		return literalBoolean(v.(string), to)
+	case from.Kind == types.KindString && (to.Kind.IsNumeric() || isTemporal(to.Kind)):
+		out, err := Coerce(v, from, to)
+		if err != nil {
+			return nil, invalidLiteral(v, to)
+		}
+		return out, nil
+	case from.Kind == to.Kind && from.Kind == types.KindArray:
+		return coerceLiteralArray(v.([]any), from, to)
+	case from.Kind == to.Kind && from.Kind == types.KindMap:
+		return coerceLiteralMap(v.(map[string]any), from, to)
+	}
+	return nil, fmt.Errorf("cannot coerce %s to %s", typeName(from), to)
+}
+
+func isPrimitive(t *types.Type) bool {
+	switch t.Kind {
+	case types.KindArray, types.KindMap, types.KindStruct, types.KindUnknown:
+		return false
+	}
+	return true
+}
+
+func invalidLiteral(v any, to *types.Type) error {
+	return fmt.Errorf("invalid input syntax for type %s: %s", to, quoteValue(v))
+}
+
+// literalBoolean accepts true, false, yes, no and their prefixes.
+func literalBoolean(s string, to *types.Type) (any, error) {
+	low := strings.ToLower(strings.TrimSpace(s))
+	if low != "" {
+		for _, w := range []string{"true", "yes"} {
+			if strings.HasPrefix(w, low) {
+				return true, nil
+			}
+		}
+		for _, w := range []string{"false", "no"} {
+			if strings.HasPrefix(w, low) {
+				return false, nil
+			}
+		}
+	}
+	return nil, invalidLiteral(s, to)
+}
+
+func coerceLiteralArray(in []any, from, to *types.Type) (any, error) {
+	out := make([]any, len(in))
+	for i, e := range in {
+		c, err := coerceLiteral(e, from.Elem, to.Elem)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func coerceLiteralMap(in map[string]any, from, to *types.Type) (any, error) {
+	if !from.Key.Equal(to.Key) {
+		return nil, fmt.Errorf("cannot coerce %s to %s", from, to)
+	}
+	out := make(map[string]any, len(in))
+	for k, e := range in {
+		c, err := coerceLiteral(e, from.Elem, to.Elem)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = c
+	}
+	return out, nil
+}
+
+// literalNumberType is the narrowest numeric type a numeric STRING
+// constant fits: INTEGER, BIGINT, DECIMAL or (with an exponent) DOUBLE.
+func literalNumberType(s string) (*types.Type, bool) {
+	s = strings.TrimSpace(s)
+	if v, err := parseNumber(s, types.KindInteger); err == nil && v != nil {
+		return types.IntegerType, true
+	}
+	if _, err := parseNumber(s, types.KindBigint); err == nil {
+		return types.BigintType, true
+	}
+	if strings.ContainsAny(s, "eE") {
+		_, err := parseNumber(s, types.KindDouble)
+		return types.DoubleType, err == nil
+	}
+	d, err := Coerce(s, types.StringType, types.DecimalOf(38, 0))
+	if err != nil {
+		return nil, false
+	}
+	return decimalLiteralType(toDecimal(d)), true
+}
+
+// unifyList converts a list of expressions (ARRAY elements, MAP values,
+// IN lists) to a common type: the first non-NULL element decides the kind;
+// other elements widen with it or, when constant, follow the literal
+// rules. bad reports the element that cannot be converted.
+func unifyList(ns []*node, bad func(i int, want *types.Type, err error) error) ([]*node, *types.Type, error) {
+	t := types.UnknownType
+	for i, n := range ns {
+		common, ok := functions.CommonType(t, n.typ)
+		if !ok {
+			common, ok = literalCommon(t, n)
+		}
+		if !ok {
+			return nil, nil, bad(i, t, nil)
+		}
+		t = common
+	}
+	out := make([]*node, len(ns))
+	for i, n := range ns {
+		cn, err := convertListItem(n, t)
+		if err != nil {
+			return nil, nil, bad(i, t, err)
+		}
+		out[i] = cn
+	}
+	return out, t, nil
+}
+
+// literalCommon widens t with a constant element that only the literal
+// rules can convert.
+func literalCommon(t *types.Type, n *node) (*types.Type, bool) {
+	if !n.isConst {
+		return nil, false
+	}
+	if s, ok := n.value.(string); ok && t.Kind.IsNumeric() {
+		nt, ok := literalNumberType(s)
+		if !ok {
+			return t, true // reported when converting
+		}
+		return functions.CommonType(t, nt)
+	}
+	return t, true
+}
+
+func convertListItem(n *node, t *types.Type) (*node, error) {
+	if n.typ.Equal(t) {
+		return n, nil
+	}
+	if n.isConst {
+		v, err := coerceLiteral(n.value, n.typ, t)
+		if err != nil {
+			return nil, err
+		}
+		return constNode(v, t), nil
+	}
+	return castNode(n, t)
+}
