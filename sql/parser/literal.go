@@ -95,11 +95,7 @@ func negate(l *ast.Literal, pos ast.Pos) *ast.Literal {
 	case float64:
 		return &ast.Literal{P: pos, Value: -v, Type: l.Type}
 	case *apd.Decimal:
-		n := new(apd.Decimal).Neg(v)
-		if i, err := n.Int64(); err == nil && n.Exponent == 0 {
-			return intLiteral(pos, i)
-		}
-		return &ast.Literal{P: pos, Value: n, Type: l.Type}
+		return &ast.Literal{P: pos, Value: new(apd.Decimal).Neg(v), Type: l.Type}
 	}
 	return nil
 }
