@@ -73,7 +73,7 @@ func (p *parser) createBody(h createHead) (ast.Statement, error) {
 	if h.source {
 		return nil, p.errAt(asTok, sqlerr.Syntax, "CREATE SOURCE cannot be AS SELECT")
 	}
-	q, err := p.query(p.i, false)
+	q, err := p.query(p.i)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (p *parser) insert() (ast.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, err := p.query(p.i, false)
+	q, err := p.query(p.i)
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,17 @@
 //	             ▼                     ▼
 //	           ast.Statement / ast.Expr, positions in the user's text
 //
+// What the tree looks like for the less obvious cases:
+//
+//   - names follow ksqlDB's case rule: unquoted → upper case, `backticked`
+//     and "double-quoted" keep their case; function names are always upper
+//     case;
+//   - a time unit passed to a function (TIMESTAMPADD(MINUTES, 5, ts)) and
+//     a lambda parameter used in its body are *ast.ColumnRef;
+//   - -5 is a negative literal, NOT (a LIKE b) is a LIKE with Not set, and
+//     GROUP BY (a, b) is the same as GROUP BY a, b;
+//   - COUNT(*) is a Call with Star; x->* is a SelectItem with StructStar.
+//
 // Every error is a *sqlerr.Error pointing into the user's original text.
 // Literal values always come from our own tokens, so strings, big numbers
 // and decimals are exactly as written. `${var}` references are replaced by

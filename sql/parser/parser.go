@@ -191,7 +191,7 @@ func (p *parser) statement() (ast.Statement, error) {
 	case "INSERT":
 		return p.insert()
 	case "SELECT":
-		return p.query(p.i, true)
+		return p.query(p.i)
 	case "SHOW", "LIST":
 		return p.show()
 	case "DESCRIBE":

@@ -29,7 +29,7 @@ type queryState struct {
 }
 
 // query parses SELECT … at token start up to the end of the statement.
-func (p *parser) query(start int, top bool) (*ast.Query, error) {
+func (p *parser) query(start int) (*ast.Query, error) {
 	if err := p.expect("SELECT"); err != nil {
 		return nil, err
 	}
