@@ -1,6 +1,9 @@
 package physical
 
-import "fmt"
+import (
+	"fmt"
+	"runtime/debug"
+)
 
 // TaskID identifies a task: a sub-topology and the partition it owns.
 type TaskID struct {
@@ -31,8 +34,17 @@ func (t *Topology) NewTask(sub int, env *TaskEnv) (*Task, error) {
 }
 
 // Process runs one input record through the task. The returned error is
-// fatal for the task (a bug or a stopped transient query, see IsStopped);
-// bad records are logged to the processing log, not returned.
-func (t *Task) Process(r *InRecord) error {
+// fatal for the task (a stopped transient query, see IsStopped); bad
+// records are logged to the processing log, not returned. A panic in an
+// operator (a bug) is recovered: the record is skipped and logged with
+// the panic and its stack, so one record cannot take the server down.
+func (t *Task) Process(r *InRecord) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.env.current = r
+			t.env.log(ExpressionError, "value", fmt.Sprintf("internal error processing record: %v\n%s", p, debug.Stack()), r.Value)
+			err = nil
+		}
+	}()
 	return t.head.ProcessRaw(r)
 }
