@@ -18,6 +18,11 @@
 //	           UTF-8 strings, raw bytes
 //	NONE       no key columns: decodes nothing, encodes nil
 //
+// Value codecs skip header columns (HEADERS, HEADER('k')), so callers may
+// pass Schema.Values() as is. Numbers are written as ksqlDB (Jackson, Java)
+// writes them: DOUBLE as Java's Double.toString (2.0, 1.0E7), DECIMAL in
+// plain notation at the column's scale.
+//
 // Windowed keys wrap the key bytes the way Kafka Streams does
 // (EncodeWindowedKey / DecodeWindowedKey). AppendRESTJSON renders a value as
 // ksqlDB's REST API writes it in rows (TIMESTAMP as text, DECIMAL as a plain
@@ -26,5 +31,5 @@
 //
 // A record that fails to decode yields a *DecodeError naming the format, the
 // column (path), what was expected and the offending text, ready for the
-// processing log.
+// processing log; ErrNullRecord marks bytes that spell a null record.
 package format
