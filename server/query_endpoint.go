@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/sqlstream/sqlstream/runtime/api"
 	"github.com/sqlstream/sqlstream/server/sqltext"
@@ -126,14 +127,25 @@ func newRowWriter(form streamFormat, h api.QueryHeader, w io.Writer) rowWriter {
 	return &v1Writer{w: w, pull: h.Pull}
 }
 
-// flusher returns a function that pushes written bytes to the client, or
-// a no-op when the response should be buffered (pull queries).
+// pullFlushInterval bounds how long pull query output waits in the
+// response buffer (ksqlDB flushes pull results every 200 ms).
+const pullFlushInterval = 200 * time.Millisecond
+
+// flusher returns a function that pushes written bytes to the client:
+// always (push queries, one row at a time) or at most every
+// pullFlushInterval (pull queries, whose output is otherwise buffered).
 func flusher(w http.ResponseWriter, eager bool) func() {
-	if !eager {
-		return func() {}
-	}
 	rc := http.NewResponseController(w)
-	return func() { _ = rc.Flush() }
+	if eager {
+		return func() { _ = rc.Flush() }
+	}
+	last := time.Now()
+	return func() {
+		if time.Since(last) >= pullFlushInterval {
+			_ = rc.Flush()
+			last = time.Now()
+		}
+	}
 }
 
 // pump copies rows from a RowStream to a rowWriter.
