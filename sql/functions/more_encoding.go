@@ -88,18 +88,47 @@ func mimeBase64(b []byte) string {
 }
 
 // decodeMimeBase64 is java.util.Base64's MIME decoder: characters outside
-// the base64 alphabet are ignored and decoding stops at padding.
+// the base64 alphabet are ignored; padding is optional but must be
+// complete when present, and no base64 character may follow it.
 func decodeMimeBase64(s string) ([]byte, error) {
-	clean := make([]byte, 0, len(s))
-	for i := 0; i < len(s) && s[i] != '='; i++ {
-		if strings.IndexByte(stdBase64Alphabet, s[i]) >= 0 {
-			clean = append(clean, s[i])
+	var out []byte
+	bits, shift, i := 0, 18, 0
+	for i < len(s) {
+		c := s[i]
+		i++
+		if c == '=' {
+			if shift == 18 || shift == 6 && (i == len(s) || s[i] != '=') {
+				return nil, errors.New("invalid base64: wrong 4-byte ending unit")
+			}
+			if shift == 6 {
+				i++
+			}
+			break
+		}
+		v := strings.IndexByte(stdBase64Alphabet, c)
+		if v < 0 {
+			continue
+		}
+		bits |= v << shift
+		if shift -= 6; shift < 0 {
+			out = append(out, byte(bits>>16), byte(bits>>8), byte(bits))
+			bits, shift = 0, 18
 		}
 	}
-	if len(clean)%4 == 1 {
+	switch shift {
+	case 12:
 		return nil, errors.New("invalid base64: the last unit does not have enough valid bits")
+	case 6:
+		out = append(out, byte(bits>>16))
+	case 0:
+		out = append(out, byte(bits>>16), byte(bits>>8))
 	}
-	return base64.RawStdEncoding.DecodeString(string(clean))
+	for ; i < len(s); i++ {
+		if strings.IndexByte(stdBase64Alphabet, s[i]) >= 0 {
+			return nil, fmt.Errorf("invalid base64: incorrect ending byte at %d", i)
+		}
+	}
+	return out, nil
 }
 
 const stdBase64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -147,6 +176,9 @@ func toValidUTF8(b []byte) string {
 // invalidSpan is the length of the ill-formed sequence at the start of b:
 // a lead byte followed by the continuation bytes that were still valid.
 func invalidSpan(b []byte) int {
+	if len(b) >= 3 && b[0] == 0xED && b[1] >= 0xA0 && b[1] <= 0xBF && b[2] >= 0x80 && b[2] <= 0xBF {
+		return 3 // an encoded surrogate is one malformed unit for Java
+	}
 	n, lo, hi := utf8SeqShape(b[0])
 	if n == 1 || len(b) < 2 || b[1] < lo || b[1] > hi {
 		return 1
