@@ -33,6 +33,18 @@ func formatUtility(b *strings.Builder, s Statement) {
 		}
 	case *Drop:
 		formatDrop(b, s)
+	case *CreateType:
+		b.WriteString("CREATE TYPE ")
+		if s.IfNotExists {
+			b.WriteString("IF NOT EXISTS ")
+		}
+		b.WriteString(QuoteName(s.Name) + " AS " + s.Type.String())
+	case *DropType:
+		b.WriteString("DROP TYPE ")
+		if s.IfExists {
+			b.WriteString("IF EXISTS ")
+		}
+		b.WriteString(QuoteName(s.Name))
 	default:
 		formatSession(b, s)
 	}

@@ -3,6 +3,7 @@ package parser
 import (
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // createHead is what precedes the name in CREATE … STREAM|TABLE.
@@ -31,7 +32,9 @@ func (p *parser) create() (ast.Statement, error) {
 		h.kind = ast.Stream
 	case t.is("TABLE"):
 		h.kind = ast.Table
-	case t.is("TYPE"), t.is("CONNECTOR"), t.is("SINK"):
+	case t.is("TYPE") && !h.orReplace && !h.source:
+		return p.createType(h.start)
+	case t.is("CONNECTOR"), t.is("SINK"):
 		return nil, p.unsupported(t, "CREATE "+t.Val)
 	default:
 		p.i--
@@ -44,6 +47,34 @@ func (p *parser) create() (ast.Statement, error) {
 		h.ifNotExists = true
 	}
 	return p.createBody(h)
+}
+
+// createType parses CREATE TYPE [IF NOT EXISTS] name AS type and makes
+// the type known to the rest of the text.
+func (p *parser) createType(start int) (ast.Statement, error) {
+	st := &ast.CreateType{}
+	if p.accept("IF") {
+		if err := p.expect("NOT", "EXISTS"); err != nil {
+			return nil, err
+		}
+		st.IfNotExists = true
+	}
+	name, _, err := p.name("a type name")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect("AS"); err != nil {
+		return nil, err
+	}
+	if st.Type, err = p.typ(); err != nil {
+		return nil, err
+	}
+	st.Name, st.Base = name, p.base(start)
+	if p.s.customTypes == nil {
+		p.s.customTypes = map[string]*types.Type{}
+	}
+	p.s.customTypes[name] = st.Type
+	return st, nil
 }
 
 // createBody parses the name and the rest of a CREATE statement.

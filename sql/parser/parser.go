@@ -7,18 +7,22 @@ import (
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // Parse parses one or more `;`-separated ksqlDB statements. Each
 // statement's Base carries its own original text (without the trailing
 // semicolon) and start position. Errors are *sqlerr.Error whose position
 // points into text.
-func Parse(text string) ([]ast.Statement, error) {
+func Parse(text string, opts ...Option) ([]ast.Statement, error) {
 	toks, err := tokenize(text)
 	if err != nil {
 		return nil, err
 	}
 	s := &session{src: text}
+	for _, o := range opts {
+		o(s)
+	}
 	var out []ast.Statement
 	for _, stmt := range splitStatements(toks) {
 		st, err := s.statement(stmt)
@@ -51,10 +55,34 @@ func splitStatements(toks []token) [][]token {
 }
 
 // session holds what is shared while parsing one input text: the text
-// itself (for error rendering) and the TiDB parser, created on first use.
+// itself (for error rendering), the TiDB parser (created on first use)
+// and the custom types known so far.
 type session struct {
-	src  string
-	tidb *tidb.Parser
+	src         string
+	tidb        *tidb.Parser
+	customTypes map[string]*types.Type // CREATE TYPE seen earlier in the text
+	lookupType  func(name string) (*types.Type, bool)
+}
+
+// Option configures Parse.
+type Option func(*session)
+
+// WithTypes makes Parse resolve custom type names (from CREATE TYPE
+// statements run earlier) with lookup; names are upper case unless they
+// were quoted. Default: only types created earlier in the same text.
+func WithTypes(lookup func(name string) (*types.Type, bool)) Option {
+	return func(s *session) { s.lookupType = lookup }
+}
+
+// customType resolves a custom type name.
+func (s *session) customType(name string) (*types.Type, bool) {
+	if t, ok := s.customTypes[name]; ok {
+		return t, true
+	}
+	if s.lookupType != nil {
+		return s.lookupType(name)
+	}
+	return nil, false
 }
 
 // statement parses the tokens of one statement.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // qttDir holds ksqlDB's query translation tests (JSON), when present.
@@ -34,8 +35,18 @@ func TestQTTCorpus(t *testing.T) {
 	failures := map[string]string{}
 	for _, f := range files {
 		for _, c := range readQTT(t, f) {
+			custom := map[string]*types.Type{}
+			lookup := WithTypes(func(name string) (*types.Type, bool) {
+				typ, ok := custom[name]
+				return typ, ok
+			})
 			for _, s := range c.Statements {
-				stmts, err := Parse(s)
+				stmts, err := Parse(s, lookup)
+				for _, st := range stmts {
+					if ct, ok := st.(*ast.CreateType); ok {
+						custom[ct.Name] = ct.Type
+					}
+				}
 				if err == nil {
 					roundTrip(t, stmts)
 				}

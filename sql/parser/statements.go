@@ -122,7 +122,9 @@ func (p *parser) drop() (ast.Statement, error) {
 		st.Kind = ast.Stream
 	case t.is("TABLE"):
 		st.Kind = ast.Table
-	case t.is("TYPE"), t.is("CONNECTOR"):
+	case t.is("TYPE"):
+		return p.dropType(start)
+	case t.is("CONNECTOR"):
 		return nil, p.unsupported(t, "DROP "+t.Val)
 	default:
 		p.i--
@@ -146,6 +148,24 @@ func (p *parser) drop() (ast.Statement, error) {
 		st.DeleteTopic = true
 	}
 	st.Base = p.base(start)
+	return st, nil
+}
+
+// dropType parses DROP TYPE [IF EXISTS] name.
+func (p *parser) dropType(start int) (ast.Statement, error) {
+	st := &ast.DropType{}
+	if p.accept("IF") {
+		if err := p.expect("EXISTS"); err != nil {
+			return nil, err
+		}
+		st.IfExists = true
+	}
+	name, _, err := p.name("a type name")
+	if err != nil {
+		return nil, err
+	}
+	st.Name, st.Base = name, p.base(start)
+	delete(p.s.customTypes, name)
 	return st, nil
 }
 

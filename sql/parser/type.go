@@ -8,13 +8,17 @@ import (
 )
 
 // ParseType parses a ksqlDB type such as `ARRAY<STRUCT<A INT>>` or
-// `DECIMAL(4, 2)`.
-func ParseType(text string) (*types.Type, error) {
+// `DECIMAL(4, 2)`; WithTypes resolves custom type names.
+func ParseType(text string, opts ...Option) (*types.Type, error) {
 	toks, err := tokenize(text)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{s: &session{src: text}, toks: toks}
+	s := &session{src: text}
+	for _, o := range opts {
+		o(s)
+	}
+	p := &parser{s: s, toks: toks}
 	t, err := p.typ()
 	if err != nil {
 		return nil, err
@@ -28,6 +32,9 @@ func ParseType(text string) (*types.Type, error) {
 // typ parses a type at the cursor.
 func (p *parser) typ() (*types.Type, error) {
 	t := p.peek()
+	if t.Kind == tQuoted {
+		return p.namedType(t)
+	}
 	if t.Kind != tIdent || t.Val == "NULL" {
 		return nil, p.expected("a type")
 	}
@@ -48,6 +55,15 @@ func (p *parser) typ() (*types.Type, error) {
 	case "STRUCT":
 		p.i++
 		return p.structType()
+	}
+	return p.namedType(t)
+}
+
+// namedType resolves a custom type created with CREATE TYPE.
+func (p *parser) namedType(t token) (*types.Type, error) {
+	if typ, ok := p.s.customType(t.Val); ok {
+		p.i++
+		return typ, nil
 	}
 	return nil, p.errAt(t, sqlerr.Unknown, "unknown type %s", t.Val)
 }
