@@ -1,0 +1,197 @@
+package state
+
+import (
+	"bytes"
+	"container/list"
+	"slices"
+)
+
+// entryOverhead approximates the bookkeeping bytes of one cache entry (map
+// slot, list element, entry struct), so many tiny entries still fill the
+// cache.
+const entryOverhead = 64
+
+// cachingStore is a write-back cache of dirty entries in front of inner.
+// Repeated writes to a key overwrite its entry; Flush and eviction write
+// each entry down once, least recently written first.
+type cachingStore struct {
+	inner    Store
+	max      int64
+	size     int64
+	entries  map[string]*list.Element // of *cacheEntry
+	lru      *list.List               // front = least recently written
+	sorted   []string                 // keys of entries in order, nil when stale
+	listener FlushListener
+}
+
+type cacheEntry struct {
+	key   string
+	value []byte // nil: a cached delete
+}
+
+func (e *cacheEntry) bytes() int64 { return int64(len(e.key)+len(e.value)) + entryOverhead }
+
+var (
+	_ Store  = (*cachingStore)(nil)
+	_ purger = (*cachingStore)(nil)
+)
+
+func newCachingStore(inner Store, max int64, listener FlushListener) *cachingStore {
+	return &cachingStore{inner: inner, max: max, entries: map[string]*list.Element{}, lru: list.New(), listener: listener}
+}
+
+// Get answers from the cache, else from below.
+func (s *cachingStore) Get(key []byte) ([]byte, error) {
+	if el, ok := s.entries[string(key)]; ok {
+		return bytes.Clone(el.Value.(*cacheEntry).value), nil
+	}
+	return s.inner.Get(key)
+}
+
+// Put absorbs the write into the cache, evicting the least recently
+// written entries past the size bound; with size 0 it goes straight down.
+func (s *cachingStore) Put(key, value []byte) error {
+	if s.max == 0 {
+		return s.writeDown(key, value)
+	}
+	s.upsert(key, bytes.Clone(value))
+	for s.size > s.max && s.lru.Len() > 0 {
+		if err := s.evict(s.lru.Front()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *cachingStore) upsert(key, value []byte) {
+	if el, ok := s.entries[string(key)]; ok {
+		e := el.Value.(*cacheEntry)
+		s.size += int64(len(value) - len(e.value))
+		e.value = value
+		s.lru.MoveToBack(el)
+		return
+	}
+	e := &cacheEntry{key: string(key), value: value}
+	s.entries[e.key] = s.lru.PushBack(e)
+	s.size += e.bytes()
+	s.sorted = nil
+}
+
+// evict writes el's entry down and drops it.
+func (s *cachingStore) evict(el *list.Element) error {
+	e := el.Value.(*cacheEntry)
+	if err := s.writeDown([]byte(e.key), e.value); err != nil {
+		return err
+	}
+	s.drop(el)
+	return nil
+}
+
+func (s *cachingStore) drop(el *list.Element) {
+	e := s.lru.Remove(el).(*cacheEntry)
+	delete(s.entries, e.key)
+	s.size -= e.bytes()
+	s.sorted = nil
+}
+
+// writeDown tells the listener and writes to the lower layers.
+func (s *cachingStore) writeDown(key, value []byte) error {
+	if s.listener != nil {
+		old, err := s.inner.Get(key)
+		if err != nil {
+			return err
+		}
+		s.listener(key, value, old)
+	}
+	return s.inner.Put(key, value)
+}
+
+// Flush writes every entry down, oldest first, then flushes below.
+func (s *cachingStore) Flush() error {
+	for s.lru.Len() > 0 {
+		if err := s.evict(s.lru.Front()); err != nil {
+			return err
+		}
+	}
+	return s.inner.Flush()
+}
+
+// Close discards the cache (unflushed writes) and closes below.
+func (s *cachingStore) Close() error {
+	s.entries, s.sorted, s.size = map[string]*list.Element{}, nil, 0
+	s.lru.Init()
+	return s.inner.Close()
+}
+
+// Range merges the cache's entries in [start, end) into the lower
+// layers' iteration: a cached value replaces the stored one, a cached
+// delete hides it.
+func (s *cachingStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+	dirty := s.dirtyIn(start, end)
+	stopped := false
+	emit := func(k, v []byte) bool {
+		if !stopped && !fn(k, v) {
+			stopped = true
+		}
+		return !stopped
+	}
+	err := s.inner.Range(start, end, func(k, v []byte) bool {
+		for len(dirty) > 0 && dirty[0] < string(k) {
+			if !s.emitDirty(dirty[0], emit) {
+				return false
+			}
+			dirty = dirty[1:]
+		}
+		if len(dirty) > 0 && dirty[0] == string(k) {
+			ok := s.emitDirty(dirty[0], emit)
+			dirty = dirty[1:]
+			return ok
+		}
+		return emit(k, v)
+	})
+	for len(dirty) > 0 && err == nil && !stopped {
+		s.emitDirty(dirty[0], emit)
+		dirty = dirty[1:]
+	}
+	return err
+}
+
+// emitDirty emits the cached entry of key unless it is a delete.
+func (s *cachingStore) emitDirty(key string, emit func(k, v []byte) bool) bool {
+	e := s.entries[key].Value.(*cacheEntry)
+	if e.value == nil {
+		return true
+	}
+	return emit([]byte(e.key), e.value)
+}
+
+// dirtyIn returns the sorted cached keys in [start, end).
+func (s *cachingStore) dirtyIn(start, end []byte) []string {
+	if s.sorted == nil {
+		s.sorted = make([]string, 0, len(s.entries))
+		for k := range s.entries {
+			s.sorted = append(s.sorted, k)
+		}
+		slices.Sort(s.sorted)
+	}
+	lo, _ := slices.BinarySearch(s.sorted, string(start))
+	hi := len(s.sorted)
+	if end != nil {
+		hi, _ = slices.BinarySearch(s.sorted, string(end))
+	}
+	return s.sorted[lo:max(lo, hi)]
+}
+
+// purge drops matching cached entries unwritten, then purges below.
+func (s *cachingStore) purge(match func(key []byte) bool) error {
+	var doomed []*list.Element
+	for _, el := range s.entries {
+		if match([]byte(el.Value.(*cacheEntry).key)) {
+			doomed = append(doomed, el)
+		}
+	}
+	for _, el := range doomed {
+		s.drop(el)
+	}
+	return s.inner.(purger).purge(match)
+}

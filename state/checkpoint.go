@@ -1,0 +1,46 @@
+package state
+
+import "fmt"
+
+// Checkpoint records that the local state of id holds every changelog
+// record before offset (Kafka's next-offset convention: a restart restores
+// from offset on). Call it after Flush, with the end offset of the
+// changelog records that Flush produced.
+//
+// If the partition's Store has writes not yet committed (some of which may
+// be below offset), the checkpoint joins that batch and becomes durable
+// atomically with them at the next Flush; otherwise it is written at once.
+// Either way a durable checkpoint never runs ahead of durable data.
+func (d *DB) Checkpoint(id StoreID, offset int64) error {
+	if offset < 0 {
+		return fmt.Errorf("state: checkpoint %s: offset %d must be >= 0", id, offset)
+	}
+	if o := d.owner(id); o != nil && o.stageCheckpoint(offset) {
+		return nil
+	}
+	p, err := d.partition(id)
+	if err != nil {
+		return err
+	}
+	if err := d.pdb.Set(p.prefix.meta(ckptTag), encodeInt64(offset), d.wopt); err != nil {
+		return fmt.Errorf("state: checkpoint %s: %w", id, err)
+	}
+	return nil
+}
+
+// Checkpointed returns the last durable checkpoint of id; ok is false when
+// there is none (never checkpointed, or wiped): restore from the start.
+func (d *DB) Checkpointed(id StoreID) (offset int64, ok bool) {
+	d.mu.Lock()
+	p, found := d.parts[id]
+	d.mu.Unlock()
+	if !found {
+		return 0, false
+	}
+	v, err := d.getValue(p.prefix.meta(ckptTag))
+	if err != nil || v == nil {
+		return 0, false
+	}
+	offset, err = decodeInt64(v)
+	return offset, err == nil
+}

@@ -1,0 +1,251 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// DB is the one Pebble database of a server's data directory. All its
+// methods are safe for concurrent use; the Stores it hands out are not.
+type DB struct {
+	pdb  *pebble.DB
+	cfg  dbConfig
+	wopt *pebble.WriteOptions
+
+	mu     sync.Mutex // guards parts, next, closed
+	parts  map[StoreID]*partition
+	next   prefix
+	closed bool
+}
+
+// partition is the DB's record of one store partition.
+type partition struct {
+	id     StoreID
+	prefix prefix
+	keys   atomic.Int64 // committed key count
+	owner  *pebbleStore // the open Store or Restorer, nil when none
+}
+
+// Open opens (creating if needed) the DB in dir.
+func Open(dir string, opts ...Option) (*DB, error) {
+	cfg := defaultDBConfig()
+	for _, o := range opts {
+		o.applyDB(&cfg)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return open(dir, cfg)
+}
+
+// OpenMem opens a DB on a fresh in-memory file system (vfs.NewMem), for
+// tests; a WithFS option overrides it.
+func OpenMem(opts ...Option) (*DB, error) {
+	return Open("state", append([]Option{WithFS(vfs.NewMem())}, opts...)...)
+}
+
+func open(dir string, cfg dbConfig) (*DB, error) {
+	cache := pebble.NewCache(cfg.cacheBytes)
+	defer cache.Unref()
+	po := &pebble.Options{FS: cfg.fs, Cache: cache, Logger: cfg.logger, FormatMajorVersion: pebble.FormatNewest}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	pdb, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", dir, err)
+	}
+	d := &DB{pdb: pdb, cfg: cfg, wopt: &pebble.WriteOptions{Sync: cfg.sync}, parts: map[StoreID]*partition{}}
+	if err := d.loadRegistry(); err != nil {
+		return nil, errors.Join(err, pdb.Close())
+	}
+	return d, nil
+}
+
+// loadRegistry reads every registered store partition and its key count.
+func (d *DB) loadRegistry() error {
+	if v, err := d.getValue(nextKey()); err != nil || v == nil {
+		return err
+	} else if len(v) == 4 {
+		d.next = prefix(binary.BigEndian.Uint32(v))
+	}
+	it, err := d.pdb.NewIter(&pebble.IterOptions{LowerBound: registryPrefix(), UpperBound: keySuccessor(registryPrefix())})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		if err := d.loadPartition(it.Key(), it.Value()); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
+
+func (d *DB) loadPartition(k, v []byte) error {
+	id, err := parseRegistryKey(k)
+	if err != nil || len(v) != 4 {
+		return errors.Join(err, fmt.Errorf("state: corrupt registry entry %x", k))
+	}
+	p := &partition{id: id, prefix: prefix(binary.BigEndian.Uint32(v))}
+	n, err := d.getInt64(p.prefix.meta(countTag))
+	if err != nil {
+		return err
+	}
+	p.keys.Store(n)
+	d.parts[id] = p
+	return nil
+}
+
+// Close closes the DB, discarding the unflushed writes of stores still open.
+func (d *DB) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return errClosed
+	}
+	d.closed = true
+	var owners []*pebbleStore
+	for _, p := range d.parts {
+		if p.owner != nil {
+			owners = append(owners, p.owner)
+		}
+	}
+	d.mu.Unlock()
+	for _, o := range owners {
+		o.abort()
+	}
+	return d.pdb.Close()
+}
+
+var errClosed = errors.New("state: DB is closed")
+
+// partition returns (registering it if new) the store partition of id.
+func (d *DB) partition(id StoreID) (*partition, error) {
+	if err := id.validate(); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, errClosed
+	}
+	if p, ok := d.parts[id]; ok {
+		return p, nil
+	}
+	return d.register(id)
+}
+
+// register hands out the next prefix and persists it; d.mu is held.
+func (d *DB) register(id StoreID) (*partition, error) {
+	p := &partition{id: id, prefix: d.next}
+	b := d.pdb.NewBatch()
+	defer b.Close()
+	_ = b.Set(nextKey(), binary.BigEndian.AppendUint32(nil, uint32(d.next+1)), nil)
+	_ = b.Set(registryKey(id), binary.BigEndian.AppendUint32(nil, uint32(p.prefix)), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, fmt.Errorf("state: register %s: %w", id, err)
+	}
+	d.next++
+	d.parts[id] = p
+	return p, nil
+}
+
+// claim makes s the single owner of the partition of id.
+func (d *DB) claim(id StoreID) (*pebbleStore, error) {
+	p, err := d.partition(id)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p.owner != nil {
+		return nil, fmt.Errorf("state: store %s is already open (one task owns it at a time)", id)
+	}
+	p.owner = &pebbleStore{db: d, part: p}
+	return p.owner, nil
+}
+
+// release ends s's ownership.
+func (d *DB) release(s *pebbleStore) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s.part.owner == s {
+		s.part.owner = nil
+	}
+}
+
+// owner returns the open owner of id, if any.
+func (d *DB) owner(id StoreID) *pebbleStore {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p, ok := d.parts[id]; ok {
+		return p.owner
+	}
+	return nil
+}
+
+// Stores lists every store partition the DB has ever registered, including
+// wiped ones (their prefix stays reserved).
+func (d *DB) Stores() []StoreID {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ids := make([]StoreID, 0, len(d.parts))
+	for id := range d.parts {
+		ids = append(ids, id)
+	}
+	sortIDs(ids)
+	return ids
+}
+
+// getValue reads a committed value, nil when absent.
+func (d *DB) getValue(k []byte) ([]byte, error) {
+	return getFrom(d.pdb, k)
+}
+
+func (d *DB) getInt64(k []byte) (int64, error) {
+	v, err := d.getValue(k)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	return decodeInt64(v)
+}
+
+type getter interface {
+	Get(key []byte) ([]byte, io.Closer, error)
+}
+
+// getFrom copies the value of k out of r; nil, nil when absent.
+func getFrom(r getter, k []byte) ([]byte, error) {
+	v, c, err := r.Get(k)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := append(make([]byte, 0, len(v)), v...)
+	return out, c.Close()
+}
+
+func sortIDs(ids []StoreID) {
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := ids[i], ids[j]
+		if a.App != b.App {
+			return a.App < b.App
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Partition < b.Partition
+	})
+}

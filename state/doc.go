@@ -1,0 +1,80 @@
+// Package state keeps the local state of sqlstream's tasks in Pebble: byte
+// stores stacked Kafka Streams style, each backed by a compacted changelog
+// topic so a task can be rebuilt on any server. It is a leaf: it imports
+// no other sqlstream package and works on bytes; the runtime wraps stores
+// with serdes and owns Kafka.
+//
+//	task goroutine                                runtime (Kafka)
+//	 │ Put/Get/Range/Flush
+//	 ▼
+//	metered        counts puts, gets, bytes                 metered.go
+//	 ▼
+//	caching        write-back, LRU by write, size bound;    caching.go
+//	 │             Flush/evict: latest value per key ──► FlushListener
+//	 ▼
+//	changelogging  every write that gets here ─────────► Changelog.Send
+//	 │                                                   (<app>-<store>-changelog,
+//	 ▼                                                    partition = task's)
+//	pebble         indexed batch per store;               pebble_store.go
+//	 │             Flush commits data + key count + staged checkpoint
+//	 ▼
+//	one Pebble DB per data dir                            db.go, keyspace.go
+//	 0x00 'r' app name part → prefix   0x00 'c' prefix → checkpoint
+//	 0x00 'n' → next prefix            0x00 'k' prefix → key count
+//	 0x01 prefix(4 bytes) user key → value
+//
+//	restore:  changelog ──► Restorer.Restore ──► pebble (no changelog, no cache)
+//	window:   WindowStore:  key ‖ start(8) ‖ seq(4)  over the stack
+//	session:  SessionStore: key ‖ end(8) ‖ start(8)  over the stack
+//
+// # One DB per data directory
+//
+// Every store partition of every task on a server lives in one Pebble DB,
+// in a key space named by a 4-byte prefix that the DB hands out once per
+// (application id, store, partition) and remembers in a registry, so keys
+// carry 5 bytes of overhead however long the names are. Against one DB per
+// task this means one WAL, one set of compaction goroutines, one block
+// cache sized once (WithBlockCache) and a bounded number of open files
+// however many tasks a server runs, and a single batch could span several
+// stores of a task. The price of one DB per task, dropping a directory, is
+// paid here by a range deletion over the prefix (Wipe), which Pebble turns
+// into dropped tables at compaction.
+//
+// # Commits and checkpoints
+//
+// A store's writes collect in an indexed Pebble batch (so its reads see
+// them) until Flush, the commit point, commits them in one batch. A write
+// not flushed is gone after a crash or Close, as an uncommitted
+// transaction is; its changelog record may already be out, which is fine:
+// restoring replays the changelog and the last write per key wins.
+//
+// Checkpoint(id, offset) records that local state holds the changelog
+// below offset. The runtime calls it after Flush with the offset its
+// producer reached. If the store has uncommitted writes the checkpoint
+// joins their batch, otherwise it is written alone; a checkpoint is thus
+// never durable before the data it covers, and a restart with intact state
+// replays only the tail from Checkpointed(id). Wipe removes it with the
+// data, so a lost or moved store restores from the start.
+//
+// # Retention of window and session stores
+//
+// Window and session keys put the record key first so one key's windows
+// (or sessions, by end time) are one contiguous range for Fetch and
+// FindSessions. Purge drops entries older than the retention from the
+// local store and the cache without changelog tombstones, as Kafka
+// Streams does when it drops a segment: the changelog topic of a windowed
+// store is created with cleanup.policy=compact,delete and a retention of
+// the store's plus a day, so the broker expires the records itself.
+// Session Remove, in contrast, is a normal delete and sends a tombstone,
+// since a merged session must disappear from the table. The layout has no
+// time-ordered segments, so Purge scans the store; a segment number in
+// front of the key would make it a range deletion at the cost of a lookup
+// per segment in Fetch.
+//
+// # Concurrency
+//
+// DB methods are safe for concurrent use. A Store, WindowStore,
+// SessionStore or Restorer belongs to one goroutine (its task), except that
+// DB.Checkpoint may race with it safely, Restorer.Progress and SetTotal may
+// be called from anywhere, and Metrics may be read from anywhere.
+package state

@@ -1,0 +1,122 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Option configures a DB (Open, OpenMem).
+type Option interface{ applyDB(*dbConfig) }
+
+// StoreOption configures one store opened with (*DB).Store, WindowStore or
+// SessionStore.
+type StoreOption interface{ applyStore(*storeConfig) }
+
+type dbOption func(*dbConfig)
+
+func (f dbOption) applyDB(c *dbConfig) { f(c) }
+
+type storeOption func(*storeConfig)
+
+func (f storeOption) applyStore(c *storeConfig) { f(c) }
+
+type dbConfig struct {
+	cacheBytes int64
+	logger     pebble.Logger
+	sync       bool
+	fs         vfs.FS
+}
+
+func defaultDBConfig() dbConfig {
+	return dbConfig{cacheBytes: 64 << 20, logger: quietLogger{}, sync: true, fs: vfs.Default}
+}
+
+func (c *dbConfig) validate() error {
+	if c.cacheBytes < 0 {
+		return fmt.Errorf("state: block cache size %d must be >= 0", c.cacheBytes)
+	}
+	if c.logger == nil || c.fs == nil {
+		return fmt.Errorf("state: logger and file system must not be nil")
+	}
+	return nil
+}
+
+// WithBlockCache sizes Pebble's block cache in bytes. Default 64 MiB, shared
+// by every store of the DB.
+func WithBlockCache(bytes int64) Option {
+	return dbOption(func(c *dbConfig) { c.cacheBytes = bytes })
+}
+
+// WithLogger sets the logger Pebble reports to. Default: a quiet logger that
+// drops informational and error messages (errors also surface from the failing call); pass a *RecordingLogger to keep them.
+func WithLogger(l pebble.Logger) Option {
+	return dbOption(func(c *dbConfig) { c.logger = l })
+}
+
+// WithSync makes Flush, Checkpoint and Wipe wait for an fsync. Default true;
+// false trades the guarantee that a flushed commit survives a machine crash
+// for latency (the changelog still has the data).
+func WithSync(sync bool) Option {
+	return dbOption(func(c *dbConfig) { c.sync = sync })
+}
+
+// WithFS sets the file system. Default vfs.Default (the OS); OpenMem uses
+// vfs.NewMem(); tests pass crashable or fault-injecting file systems.
+func WithFS(fs vfs.FS) Option {
+	return dbOption(func(c *dbConfig) { c.fs = fs })
+}
+
+type storeConfig struct {
+	changelog        Changelog
+	cacheBytes       int64
+	listener         FlushListener
+	metrics          *Metrics
+	retainDuplicates bool
+}
+
+func defaultStoreConfig() storeConfig {
+	return storeConfig{cacheBytes: 1 << 20}
+}
+
+func (c *storeConfig) validate() error {
+	if c.cacheBytes < 0 {
+		return fmt.Errorf("state: store cache size %d must be >= 0", c.cacheBytes)
+	}
+	return nil
+}
+
+// WithChangelog sends every write that reaches the changelogging layer to
+// log. Default: no changelog (logging disabled, e.g. for standby replicas
+// or tests).
+func WithChangelog(log Changelog) StoreOption {
+	return storeOption(func(c *storeConfig) { c.changelog = log })
+}
+
+// WithCache bounds the store's write-back cache in bytes. Default 1 MiB;
+// 0 disables caching so every Put goes straight down.
+func WithCache(bytes int64) StoreOption {
+	return storeOption(func(c *storeConfig) { c.cacheBytes = bytes })
+}
+
+// WithFlushListener calls fn for every entry the cache writes down (on Flush
+// or eviction), or for every Put when caching is disabled: the hook the
+// runtime uses to forward de-duplicated table updates downstream. Default
+// none.
+func WithFlushListener(fn FlushListener) StoreOption {
+	return storeOption(func(c *storeConfig) { c.listener = fn })
+}
+
+// WithMetrics makes the metered layer count into m, which the caller keeps
+// (and may share between stores). Default: a private Metrics.
+func WithMetrics(m *Metrics) StoreOption {
+	return storeOption(func(c *storeConfig) { c.metrics = m })
+}
+
+// RetainDuplicates makes a WindowStore keep every Put under its own sequence
+// number instead of overwriting (stream-stream joins). Default false.
+// Ignored by other stores.
+func RetainDuplicates() StoreOption {
+	return storeOption(func(c *storeConfig) { c.retainDuplicates = true })
+}

@@ -1,0 +1,218 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// maxBatchBytes bounds the uncommitted batch of one store: past it the
+// batch is committed early (without sync). That is safe, since a staged
+// checkpoint only ever lags the data, but it means writes may become
+// durable before Flush.
+const maxBatchBytes = 64 << 20
+
+// pebbleStore is the bottom layer: the partition's key space in the DB.
+// Writes collect in an indexed batch (so reads see them) that Flush commits
+// with the key count and any staged checkpoint.
+type pebbleStore struct {
+	db   *DB
+	part *partition
+
+	mu     sync.Mutex // guards the fields below; Checkpoint may come from another goroutine
+	batch  *pebble.Batch
+	delta  int64 // key count change in batch
+	ckpt   []byte
+	closed bool
+}
+
+var (
+	_ Store  = (*pebbleStore)(nil)
+	_ purger = (*pebbleStore)(nil)
+)
+
+var errStoreClosed = errors.New("state: store is closed")
+
+// Get reads key through the pending batch.
+func (s *pebbleStore) Get(key []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errStoreClosed
+	}
+	return getFrom(s.reader(), s.part.prefix.dataKey(key))
+}
+
+// reader is the pending batch, or the DB when there is none.
+func (s *pebbleStore) reader() interface {
+	getter
+	NewIter(*pebble.IterOptions) (*pebble.Iterator, error)
+} {
+	if s.batch != nil {
+		return s.batch
+	}
+	return s.db.pdb
+}
+
+// Put writes key into the pending batch, keeping the key count.
+func (s *pebbleStore) Put(key, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errStoreClosed
+	}
+	if err := s.write(s.part.prefix.dataKey(key), value); err != nil {
+		return fmt.Errorf("state: put %s: %w", s.part.id, err)
+	}
+	if s.batch.Len() > maxBatchBytes {
+		return s.commit(pebble.NoSync)
+	}
+	return nil
+}
+
+func (s *pebbleStore) write(k, value []byte) error {
+	if s.batch == nil {
+		s.batch = s.db.pdb.NewIndexedBatch()
+	}
+	existed, err := s.exists(k)
+	if err != nil {
+		return err
+	}
+	switch {
+	case value == nil && existed:
+		s.delta--
+		return s.batch.Delete(k, nil)
+	case value == nil:
+		return nil
+	case !existed:
+		s.delta++
+	}
+	return s.batch.Set(k, value, nil)
+}
+
+func (s *pebbleStore) exists(k []byte) (bool, error) {
+	_, c, err := s.batch.Get(k)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, c.Close()
+}
+
+// Range iterates the partition's data through the pending batch.
+func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errStoreClosed
+	}
+	it, err := s.reader().NewIter(s.bounds(start, end))
+	if err != nil {
+		return err
+	}
+	n := len(s.part.prefix.data())
+	for it.First(); it.Valid(); it.Next() {
+		if !fn(it.Key()[n:], it.Value()) {
+			break
+		}
+	}
+	return errors.Join(it.Error(), it.Close())
+}
+
+func (s *pebbleStore) bounds(start, end []byte) *pebble.IterOptions {
+	o := &pebble.IterOptions{LowerBound: s.part.prefix.dataKey(start), UpperBound: s.part.prefix.dataEnd()}
+	if end != nil {
+		o.UpperBound = s.part.prefix.dataKey(end)
+	}
+	return o
+}
+
+// Flush commits the pending batch.
+func (s *pebbleStore) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errStoreClosed
+	}
+	return s.commit(s.db.wopt)
+}
+
+// commit writes the key count and staged checkpoint into the batch and
+// commits it; s.mu is held.
+func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
+	if s.batch == nil {
+		return nil
+	}
+	b := s.batch
+	defer b.Close()
+	s.batch = nil
+	if s.delta != 0 {
+		_ = b.Set(s.part.prefix.meta(countTag), encodeInt64(s.part.keys.Load()+s.delta), nil)
+	}
+	if s.ckpt != nil {
+		_ = b.Set(s.part.prefix.meta(ckptTag), s.ckpt, nil)
+	}
+	delta := s.delta
+	s.delta, s.ckpt = 0, nil
+	if err := b.Commit(o); err != nil {
+		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
+	}
+	s.part.keys.Add(delta)
+	return nil
+}
+
+// stageCheckpoint adds the checkpoint to the pending batch, if there is
+// one, so it commits atomically with the data; false when there is none.
+func (s *pebbleStore) stageCheckpoint(offset int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.batch == nil {
+		return false
+	}
+	s.ckpt = encodeInt64(offset)
+	return true
+}
+
+// Close discards the pending batch and gives up ownership.
+func (s *pebbleStore) Close() error {
+	if !s.abort() {
+		return errStoreClosed
+	}
+	s.db.release(s)
+	return nil
+}
+
+// abort discards the pending batch; false when already closed.
+func (s *pebbleStore) abort() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.closed = true
+	if s.batch != nil {
+		_ = s.batch.Close()
+		s.batch = nil
+	}
+	return true
+}
+
+// purge deletes matching keys in the pending batch, without changelog.
+func (s *pebbleStore) purge(match func(key []byte) bool) error {
+	var doomed [][]byte
+	err := s.Range(nil, nil, func(k, _ []byte) bool {
+		if match(k) {
+			doomed = append(doomed, bytes.Clone(k))
+		}
+		return true
+	})
+	for _, k := range doomed {
+		err = errors.Join(err, s.Put(k, nil))
+	}
+	return err
+}

@@ -1,0 +1,96 @@
+package state
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// restoreCommitBytes is how much a Restorer batches before committing
+// (with a checkpoint), so an interrupted restore resumes close to where it
+// stopped.
+const restoreCommitBytes = 4 << 20
+
+// Restorer rebuilds a store partition from its changelog. Restore and
+// Done are called by one goroutine; Progress and SetTotal are safe for
+// concurrent use (status endpoints poll them).
+type Restorer interface {
+	// Restore applies one changelog record at offset: straight to Pebble,
+	// never to the changelog; a nil value deletes.
+	Restore(key, value []byte, offset int64) error
+	// SetTotal sets the number of records to restore (end offset minus
+	// start offset), for Progress.
+	SetTotal(total int64)
+	// Progress reports records restored so far and the total.
+	Progress() (restored, total int64)
+	// Done commits what is left with a checkpoint after the last record
+	// and releases the partition for a Store.
+	Done() error
+}
+
+type restorer struct {
+	ps       *pebbleStore
+	err      error // from claiming the partition
+	restored atomic.Int64
+	total    atomic.Int64
+	next     int64 // offset after the last record, -1 before any
+}
+
+// Restorer claims id for restoring; the partition cannot be opened as a
+// Store until Done. Errors (e.g. the store is open) surface from Restore
+// and Done.
+func (d *DB) Restorer(id StoreID) Restorer {
+	ps, err := d.claim(id)
+	return &restorer{ps: ps, err: err, next: -1}
+}
+
+func (r *restorer) Restore(key, value []byte, offset int64) error {
+	if r.err != nil {
+		return r.err
+	}
+	if offset < r.next {
+		return fmt.Errorf("state: restore %s: offset %d after %d goes backwards", r.ps.part.id, offset, r.next-1)
+	}
+	if err := r.ps.Put(key, value); err != nil {
+		return err
+	}
+	r.next = offset + 1
+	r.restored.Add(1)
+	if r.pending() >= restoreCommitBytes {
+		return r.commit()
+	}
+	return nil
+}
+
+func (r *restorer) pending() int {
+	r.ps.mu.Lock()
+	defer r.ps.mu.Unlock()
+	if r.ps.batch == nil {
+		return 0
+	}
+	return r.ps.batch.Len()
+}
+
+// commit stages the checkpoint after the last record and commits.
+func (r *restorer) commit() error {
+	if r.next >= 0 {
+		r.ps.stageCheckpoint(r.next)
+	}
+	return r.ps.Flush()
+}
+
+func (r *restorer) SetTotal(total int64) { r.total.Store(total) }
+
+func (r *restorer) Progress() (restored, total int64) {
+	return r.restored.Load(), r.total.Load()
+}
+
+func (r *restorer) Done() error {
+	if r.err != nil {
+		return r.err
+	}
+	err := r.commit()
+	if cerr := r.ps.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

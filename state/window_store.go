@@ -1,0 +1,137 @@
+package state
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// windowSuffix is the window start (8 bytes) and sequence number (4 bytes)
+// after the record key: Kafka Streams' WindowKeySchema, so changelog keys
+// match what Kafka Streams writes.
+const windowSuffix = 12
+
+// WindowKey is the store (and changelog) key of a window:
+//
+//	<key> <window start, 8 bytes big-endian> <seq, 4 bytes big-endian>
+//
+// All windows of a key sort together, by start time.
+func WindowKey(key []byte, windowStart int64, seq uint32) []byte {
+	k := make([]byte, 0, len(key)+windowSuffix)
+	k = binary.BigEndian.AppendUint64(append(k, key...), uint64(windowStart))
+	return binary.BigEndian.AppendUint32(k, seq)
+}
+
+// SplitWindowKey is the inverse of WindowKey.
+func SplitWindowKey(k []byte) (key []byte, windowStart int64, seq uint32, err error) {
+	if len(k) < windowSuffix {
+		return nil, 0, 0, fmt.Errorf("state: window key %x is shorter than %d bytes", k, windowSuffix)
+	}
+	n := len(k) - windowSuffix
+	return k[:n], int64(binary.BigEndian.Uint64(k[n:])), binary.BigEndian.Uint32(k[n+8:]), nil
+}
+
+// WindowStore keeps values per (key, window start) over a Store. Like a
+// Store it belongs to one task goroutine.
+type WindowStore struct {
+	s          Store
+	duplicates bool
+	seq        uint32
+	expired    int64 // puts of windows starting before this are dropped
+	dropped    int64
+}
+
+// WindowStore opens id as a window store (the Store stack underneath, so
+// caching and changelogging apply to window keys).
+func (d *DB) WindowStore(id StoreID, opts ...StoreOption) (*WindowStore, error) {
+	s, cfg, err := d.openStack(id, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &WindowStore{s: s, duplicates: cfg.retainDuplicates}, nil
+}
+
+// Put sets the value of key's window at windowStart; a nil value deletes
+// it (ignored with RetainDuplicates). Windows older than the last Purge
+// are dropped, as Kafka Streams drops writes to expired segments: see
+// Dropped.
+func (w *WindowStore) Put(key []byte, windowStart int64, value []byte) error {
+	if windowStart < 0 {
+		return fmt.Errorf("state: window start %d must be >= 0", windowStart)
+	}
+	if windowStart < w.expired {
+		w.dropped++
+		return nil
+	}
+	if !w.duplicates {
+		return w.s.Put(WindowKey(key, windowStart, 0), value)
+	}
+	if value == nil {
+		return nil
+	}
+	w.seq++
+	return w.s.Put(WindowKey(key, windowStart, w.seq), value)
+}
+
+// Fetch calls fn for key's windows starting in [from, to], by start time.
+func (w *WindowStore) Fetch(key []byte, from, to int64, fn func(windowStart int64, value []byte) bool) error {
+	if to < max(from, 0) {
+		return nil
+	}
+	start, end := WindowKey(key, max(from, 0), 0), windowEnd(key, to)
+	return w.s.Range(start, end, func(k, v []byte) bool {
+		if len(k) != len(key)+windowSuffix || !bytes.HasPrefix(k, key) {
+			return true // a longer key that shares key's bytes
+		}
+		_, ts, _, _ := SplitWindowKey(k)
+		return fn(ts, v)
+	})
+}
+
+// windowEnd is the exclusive range end after key's windows up to to.
+func windowEnd(key []byte, to int64) []byte {
+	if to == math.MaxInt64 {
+		return keySuccessor(key)
+	}
+	return WindowKey(key, to+1, 0)
+}
+
+// FetchAll calls fn for every window starting in [from, to], in store-key
+// order (by key, then start time, except that a key's windows may
+// interleave with those of longer keys it prefixes). It scans the whole
+// store.
+func (w *WindowStore) FetchAll(from, to int64, fn func(key []byte, windowStart int64, value []byte) bool) error {
+	return w.s.Range(nil, nil, func(k, v []byte) bool {
+		key, ts, _, err := SplitWindowKey(k)
+		if err != nil || ts < from || ts > to {
+			return true
+		}
+		return fn(key, ts, v)
+	})
+}
+
+// Purge deletes the windows starting before before (stream time minus
+// retention) from the local store and cache, and drops later Puts of such
+// windows. No changelog tombstones are sent: like Kafka Streams dropping
+// segments, the changelog topic expires them itself (cleanup.policy
+// compact,delete with retention.ms = store retention + 1 day).
+func (w *WindowStore) Purge(before int64) error {
+	if before <= w.expired {
+		return nil
+	}
+	w.expired = before
+	return w.s.(purger).purge(func(k []byte) bool {
+		_, ts, _, err := SplitWindowKey(k)
+		return err == nil && ts < before
+	})
+}
+
+// Dropped counts Puts dropped because their window had expired.
+func (w *WindowStore) Dropped() int64 { return w.dropped }
+
+// Flush is Store.Flush.
+func (w *WindowStore) Flush() error { return w.s.Flush() }
+
+// Close is Store.Close.
+func (w *WindowStore) Close() error { return w.s.Close() }
