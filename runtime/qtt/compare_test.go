@@ -31,6 +31,8 @@ func TestCompareValues(t *testing.T) {
 		{"exact names first", `{"FOO":"a","foo":"b"}`, `{"foo":"b","FOO":"a"}`, nil, ""},
 		{"exact names first, mismatch", `{"FOO":"a","foo":"b"}`, `{"foo":"a","FOO":"b"}`, nil, `.FOO: different values: expected "a", got "b"`},
 		{"missing field", `{"A":1,"B":null}`, `{"A":1}`, nil, ".B: missing field: expected null, got no such field"},
+		{"null stands for a missing field of a same-size object", `{"A":1,"B":null}`, `{"A":1,"C":null}`, nil, ""},
+		{"missing non-null field", `{"A":1,"B":2}`, `{"A":1,"C":2}`, nil, ".B: missing field: expected 2, got no such field"},
 		{"extra field", `{"A":1}`, `{"A":1,"C":2}`, nil, ".C: unexpected field: expected no such field, got 2"},
 		{"null vs value", `{"A":null}`, `{"A":1}`, nil, "null mismatch"},
 		{"tombstone", `null`, `null`, nil, ""},
