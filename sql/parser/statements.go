@@ -13,6 +13,9 @@ func upper(s string) string { return strings.ToUpper(s) }
 func (p *parser) show() (ast.Statement, error) {
 	start := p.i
 	p.next()
+	if t := p.peek(); keywordSet(" CONNECTORS CONNECTOR SOURCE SINK ", t.Val) && t.Kind == tIdent {
+		return nil, p.unsupported(t, "SHOW "+t.Val)
+	}
 	st := &ast.Show{All: p.accept("ALL")}
 	t := p.next()
 	what, ok := showKind(t.Val)
@@ -56,6 +59,9 @@ func showKind(word string) (ast.ShowKind, bool) {
 func (p *parser) describe() (ast.Statement, error) {
 	start := p.i
 	p.next()
+	if p.atKw("CONNECTOR") && p.peekN(1).Kind != tEOF {
+		return nil, p.unsupported(p.peek(), "DESCRIBE CONNECTOR")
+	}
 	if p.atKw("FUNCTION") && p.peekN(1).Kind != tEOF {
 		p.next()
 		name, _, err := p.name("a function name")
