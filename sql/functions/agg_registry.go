@@ -1,0 +1,176 @@
+package functions
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Aggregates is the aggregate function registry, the counterpart of
+// Registry for UDAFs. It is built once (NewAggregates registers the
+// built-ins) and read concurrently afterwards.
+//
+//	AggregateDef ──Add──▶ Aggregates ──Resolve(name, arg types, literals)──▶ Aggregator
+//	                          │                                            (Add/Result,
+//	                          └──Describe──▶ []OverloadInfo                 Undo, Merge)
+type Aggregates struct {
+	defs map[string]*aggregateEntry
+	cfg  aggConfig
+	// seq numbers the rows LATEST_BY_OFFSET and EARLIEST_BY_OFFSET see,
+	// across all their aggregators, so merged session accumulators keep
+	// offset order. It starts at the wall clock in nanoseconds so numbers
+	// issued after a restart are larger than those in restored state.
+	seq atomic.Int64
+}
+
+type aggregateEntry struct {
+	def  AggregateDef
+	sigs []*signature
+}
+
+// aggConfig holds the settings of the built-in aggregates.
+type aggConfig struct {
+	collectListLimit int
+	collectSetLimit  int
+}
+
+// AggregatesOption configures NewAggregates.
+type AggregatesOption interface{ apply(*aggConfig) }
+
+type aggOption func(*aggConfig)
+
+func (f aggOption) apply(c *aggConfig) { f(c) }
+
+// WithCollectListLimit caps the arrays COLLECT_LIST builds
+// (ksql.functions.collect_list.limit). Default 1000; a negative limit
+// means no cap.
+func WithCollectListLimit(n int) AggregatesOption {
+	return aggOption(func(c *aggConfig) { c.collectListLimit = n })
+}
+
+// WithCollectSetLimit caps the arrays COLLECT_SET builds
+// (ksql.functions.collect_set.limit). Default 1000; a negative limit
+// means no cap.
+func WithCollectSetLimit(n int) AggregatesOption {
+	return aggOption(func(c *aggConfig) { c.collectSetLimit = n })
+}
+
+// DefaultCollectLimit is the default cap of COLLECT_LIST and COLLECT_SET.
+const DefaultCollectLimit = 1000
+
+// NewAggregates returns a registry with every built-in aggregate function
+// registered.
+func NewAggregates(opts ...AggregatesOption) *Aggregates {
+	cfg := aggConfig{collectListLimit: DefaultCollectLimit, collectSetLimit: DefaultCollectLimit}
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	a := &Aggregates{defs: map[string]*aggregateEntry{}, cfg: cfg.normalized()}
+	a.seq.Store(time.Now().UnixNano())
+	for _, d := range a.builtinAggregates() {
+		if err := a.Add(d); err != nil {
+			panic(err)
+		}
+	}
+	return a
+}
+
+func (c aggConfig) normalized() aggConfig {
+	if c.collectListLimit < 0 {
+		c.collectListLimit = int(^uint(0) >> 1)
+	}
+	if c.collectSetLimit < 0 {
+		c.collectSetLimit = int(^uint(0) >> 1)
+	}
+	return c
+}
+
+// nextSeq returns the next row sequence number.
+func (a *Aggregates) nextSeq() int64 { return a.seq.Add(1) }
+
+// Add registers an aggregate function. Its overloads' signatures are
+// parsed here; a malformed signature, one naming another function, a
+// missing New, an InitArgs count larger than the parameter list or a name
+// already taken is an error.
+func (a *Aggregates) Add(d AggregateDef) error {
+	d.Name = strings.ToUpper(d.Name)
+	if _, dup := a.defs[d.Name]; dup {
+		return fmt.Errorf("aggregate function %s is already registered", d.Name)
+	}
+	e := &aggregateEntry{def: d}
+	for _, o := range d.Overloads {
+		s, err := parseSignature(o.Sig)
+		if err != nil {
+			return err
+		}
+		if err := checkAggregateOverload(d.Name, s, o); err != nil {
+			return err
+		}
+		e.sigs = append(e.sigs, s)
+	}
+	a.defs[d.Name] = e
+	return nil
+}
+
+func checkAggregateOverload(name string, s *signature, o AggregateOverload) error {
+	switch {
+	case s.name != name:
+		return fmt.Errorf("signature %q does not belong to aggregate function %s", o.Sig, name)
+	case o.New == nil:
+		return fmt.Errorf("signature %q has no implementation", o.Sig)
+	case o.InitArgs < 0 || o.InitArgs > len(s.params):
+		return fmt.Errorf("signature %q: %d init arguments but %d parameters", o.Sig, o.InitArgs, len(s.params))
+	case s.variadic >= len(s.params)-o.InitArgs && o.InitArgs > 0:
+		return fmt.Errorf("signature %q: an init argument cannot be variadic", o.Sig)
+	}
+	return nil
+}
+
+// IsAggregate reports whether name is a registered aggregate function.
+func (a *Aggregates) IsAggregate(name string) bool {
+	_, ok := a.defs[strings.ToUpper(name)]
+	return ok
+}
+
+// Names returns the registered aggregate function names, sorted.
+func (a *Aggregates) Names() []string {
+	out := make([]string, 0, len(a.defs))
+	for n := range a.defs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup returns the aggregate function named name (case-insensitive).
+func (a *Aggregates) Lookup(name string) (*AggregateDef, bool) {
+	e, ok := a.defs[strings.ToUpper(name)]
+	if !ok {
+		return nil, false
+	}
+	return &e.def, true
+}
+
+// Describe returns the overloads of aggregate function name for DESCRIBE
+// FUNCTION, in registration order, in the shape Registry.Describe uses.
+// Init arguments are listed like the column arguments.
+func (a *Aggregates) Describe(name string) ([]OverloadInfo, bool) {
+	e, ok := a.defs[strings.ToUpper(name)]
+	if !ok {
+		return nil, false
+	}
+	out := make([]OverloadInfo, len(e.sigs))
+	for i, s := range e.sigs {
+		desc := e.def.Overloads[i].Description
+		if desc == "" {
+			desc = e.def.Description
+		}
+		out[i] = OverloadInfo{ReturnType: s.retText, Description: desc}
+		for j, p := range s.params {
+			out[i].Arguments = append(out[i].Arguments, Argument{Name: p.name, Type: p.text, Variadic: j == s.variadic})
+		}
+	}
+	return out, true
+}
