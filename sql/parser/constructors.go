@@ -132,7 +132,7 @@ func (w *rewriter) call(i, b int) (int, error) {
 			w.emit(", ", argStart)
 		}
 	} else {
-		w.emit(quoteIdent(name)+"(", i)
+		w.emit(" "+quoteIdent(name)+"(", i)
 	}
 	ranges, err := w.splitCommas(argStart, j)
 	if err != nil {

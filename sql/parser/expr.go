@@ -44,7 +44,7 @@ func (p *parser) exprList(a, b int) ([]ast.Expr, error) {
 	c := newConverter(p, w)
 	out := make([]ast.Expr, 0, len(sel.Fields.Fields))
 	for _, f := range sel.Fields.Fields {
-		if f.WildCard != nil || f.AsName.O != "" || sel.From != nil {
+		if f.WildCard != nil || f.AsName.O != "" || sel.From != nil || sel.Distinct {
 			return nil, p.errAt(p.toks[w.tokenAt(f.Offset)], sqlerr.Syntax, "expected an expression")
 		}
 		e, err := c.expr(f.Expr)

@@ -91,6 +91,9 @@ func (w *rewriter) tokenAt(off int) int {
 	return w.pieces[k].tok
 }
 
+// quoteIdent backticks a name for TiDB. Callers put a space before it:
+// two adjacent quoted names would otherwise read as one name containing
+// an escaped backtick.
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // expr rewrites the tokens [a, b).
@@ -229,7 +232,7 @@ func tidbNumber(s string) string {
 // column rewrites NAME, SRC.NAME or SRC.* and returns the index after it.
 func (w *rewriter) column(i int) int {
 	toks := w.p.toks
-	w.emit(quoteIdent(toks[i].Val), i)
+	w.emit(" "+quoteIdent(toks[i].Val), i)
 	if !toks[i+1].isPunct(".") {
 		return i + 1
 	}
