@@ -193,7 +193,10 @@ func jsonConcat(args []any) (any, error) {
 		allObjects = allObjects && n.kind == jsonObject
 		nodes[i] = n
 	}
-	if allObjects {
+	switch {
+	case len(nodes) == 1:
+		return jsonText(nodes[0], true), nil
+	case allObjects:
 		return jsonText(mergeJSONObjects(nodes), true), nil
 	}
 	return jsonText(concatJSONArrays(nodes), true), nil
