@@ -113,9 +113,16 @@ type node struct {
 // broker ports and extra flags, and waits until /healthcheck answers.
 func startNode(t *testing.T, extra ...string) *node {
 	t.Helper()
-	n := &node{t: t, dataDir: t.TempDir()}
-	n.args = append([]string{"server", "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
-		"--data-dir", n.dataDir, "--log-level", "debug"}, extra...)
+	dataDir := t.TempDir()
+	return startNodeArgs(t, dataDir, append([]string{"--listen", "127.0.0.1:0",
+		"--broker-listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "debug"}, extra...)...)
+}
+
+// startNodeArgs starts `sqlstream server` with exactly args (dataDir is
+// the --data-dir they name) and waits until it is healthy.
+func startNodeArgs(t *testing.T, dataDir string, args ...string) *node {
+	t.Helper()
+	n := &node{t: t, dataDir: dataDir, args: append([]string{"server"}, args...)}
 	n.start()
 	t.Cleanup(n.kill)
 	return n
@@ -179,17 +186,23 @@ func (n *node) waitHealthy() {
 // stop sends SIGTERM and requires a clean exit within stopTimeout.
 func (n *node) stop() {
 	n.t.Helper()
-	if err := n.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		n.t.Fatalf("SIGTERM: %v", err)
+	n.stopWith(syscall.SIGTERM)
+}
+
+// stopWith sends sig and requires a clean exit within stopTimeout.
+func (n *node) stopWith(sig os.Signal) {
+	n.t.Helper()
+	if err := n.cmd.Process.Signal(sig); err != nil {
+		n.t.Fatalf("%v: %v", sig, err)
 	}
 	select {
 	case err := <-n.exited:
 		if err != nil {
-			n.t.Fatalf("sqlstream exited with %v after SIGTERM:\n%s", err, n.logs.String())
+			n.t.Fatalf("sqlstream exited with %v after %v:\n%s", err, sig, n.logs.String())
 		}
 	case <-time.After(stopTimeout):
 		n.kill()
-		n.t.Fatalf("sqlstream did not exit within %v of SIGTERM:\n%s", stopTimeout, n.logs.String())
+		n.t.Fatalf("sqlstream did not exit within %v of %v:\n%s", stopTimeout, sig, n.logs.String())
 	}
 	n.cmd = nil
 }
