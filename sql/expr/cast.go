@@ -154,13 +154,13 @@ func mapConverter(from, to *types.Type) (converter, error) {
 	}, nil
 }
 
-// structConverter matches fields by name (case-insensitively when no
-// exact match exists); target fields missing from the source are NULL.
+// structConverter matches fields by exact name (ksqlDB's matching is
+// case-sensitive); target fields missing from the source are NULL.
 func structConverter(from, to *types.Type) (converter, error) {
 	src := make([]int, len(to.Fields))
 	convs := make([]converter, len(to.Fields))
 	for i, f := range to.Fields {
-		src[i] = from.Field(f.Name)
+		src[i] = exactField(from, f.Name)
 		if src[i] < 0 {
 			continue
 		}
@@ -185,4 +185,14 @@ func structConverter(from, to *types.Type) (converter, error) {
 		}
 		return out, nil
 	}, nil
+}
+
+// exactField returns the index of the field named exactly name, or -1.
+func exactField(t *types.Type, name string) int {
+	for i, f := range t.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
 }

@@ -257,30 +257,47 @@ func valueComparator(l, r *node, equality bool) cmpFn {
 	}
 }
 
-// distinct is IS [NOT] DISTINCT FROM: NULL-safe equality.
+// distinct is IS [NOT] DISTINCT FROM: NULL-safe equality. Two NULLs are
+// not distinct; a NULL and a value are.
 func (c *compiler) distinct(e *ast.Binary, l, r *node) (*node, error) {
 	want := e.Op == ast.OpIsDistinctFrom
 	if l.typ.Kind == types.KindUnknown && r.typ.Kind == types.KindUnknown {
 		return constNode(!want, types.BooleanType), nil
 	}
-	cmp, err := c.comparator(e, e.Op, l, r)
-	if err != nil {
-		return nil, err
-	}
 	le, re := l.eval, r.eval
-	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		v, ok, err := cmp(row, vars)
+	if l.typ.Kind != types.KindUnknown && r.typ.Kind != types.KindUnknown {
+		// The comparison runs over the already evaluated operands, passed
+		// as a two-column row.
+		a, b := columnNode(0, l.typ), columnNode(1, r.typ)
+		cmp, err := c.comparator(e, e.Op, withFastPaths(a), withFastPaths(b))
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			a, _ := le(row, vars)
-			b, _ := re(row, vars)
-			return (a == nil && b == nil) != want, nil
+		return fold(distinctNode(le, re, cmp, want), l, r), nil
+	}
+	// One side is an untyped NULL: distinct exactly when the other is not.
+	return fold(distinctNode(le, re, nil, want), l, r), nil
+}
+
+func distinctNode(le, re evalFn, cmp cmpFn, want bool) *node {
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
+		a, err := le(row, vars)
+		if err != nil {
+			return nil, err
 		}
-		return (v != 0) == want, nil
+		b, err := re(row, vars)
+		if err != nil {
+			return nil, err
+		}
+		if a == nil || b == nil {
+			return (a == nil) != (b == nil) == want, nil
+		}
+		c, _, err := cmp(&types.Row{Values: []any{a, b}}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return (c != 0) == want, nil
 	}}
-	return fold(n, l, r), nil
 }
 
 // toDecimal converts a non-NULL numeric value to a decimal.

@@ -311,9 +311,9 @@ func (b *binder) instantiateKind(p *pattern, a *types.Type) *types.Type {
 	case types.KindDecimal:
 		return types.DecimalOf(p.prec, p.sc)
 	case types.KindArray:
-		return types.ArrayOf(b.instantiate(p.elem, part(a, types.KindArray, false)))
+		return types.ArrayOf(b.instantiate(p.elem, partOf(a, types.KindArray, false)))
 	case types.KindMap:
-		return types.MapOf(b.instantiate(p.key, part(a, types.KindMap, true)), b.instantiate(p.elem, part(a, types.KindMap, false)))
+		return types.MapOf(b.instantiate(p.key, partOf(a, types.KindMap, true)), b.instantiate(p.elem, partOf(a, types.KindMap, false)))
 	case types.KindStruct:
 		fields := make([]types.Field, len(p.fields))
 		for i, f := range p.fields {
@@ -325,11 +325,11 @@ func (b *binder) instantiateKind(p *pattern, a *types.Type) *types.Type {
 		}
 		return types.StructOf(fields...)
 	}
-	return primitive(p.kind)
+	return primitiveType(p.kind)
 }
 
 // part returns a's element (or key) type when a is of kind k, else nil.
-func part(a *types.Type, k types.Kind, key bool) *types.Type {
+func partOf(a *types.Type, k types.Kind, key bool) *types.Type {
 	if a == nil || a.Kind != k {
 		return nil
 	}
@@ -339,7 +339,7 @@ func part(a *types.Type, k types.Kind, key bool) *types.Type {
 	return a.Elem
 }
 
-func primitive(k types.Kind) *types.Type {
+func primitiveType(k types.Kind) *types.Type {
 	switch k {
 	case types.KindBoolean:
 		return types.BooleanType

@@ -90,9 +90,9 @@ func mathDefs() []ScalarDef {
 		truncDef(),
 		{Name: "SIGN", Category: CatMath, Description: "Returns the sign of its argument as an INTEGER: -1, 0 or 1.",
 			Overloads: []Overload{
-				{Sig: "SIGN(INTEGER x) INTEGER", Fn: pure(func(x int32) int32 { return sign(float64(x)) })},
-				{Sig: "SIGN(BIGINT x) INTEGER", Fn: pure(func(x int64) int32 { return sign(float64(x)) })},
-				{Sig: "SIGN(DOUBLE x) INTEGER", Fn: pure(sign)},
+				{Sig: "SIGN(INTEGER x) INTEGER", Fn: pure(func(x int32) int32 { return signOf(float64(x)) })},
+				{Sig: "SIGN(BIGINT x) INTEGER", Fn: pure(func(x int64) int32 { return signOf(float64(x)) })},
+				{Sig: "SIGN(DOUBLE x) INTEGER", Fn: pure(signOf)},
 				{Sig: "SIGN(DECIMAL x) INTEGER", Fn: pure(func(d *apd.Decimal) int32 { return int32(d.Sign()) })},
 			}},
 		doubleFn("SQRT", "Returns the square root of its argument.", math.Sqrt),
@@ -115,7 +115,7 @@ func mathDefs() []ScalarDef {
 	}
 }
 
-func sign(x float64) int32 {
+func signOf(x float64) int32 {
 	switch {
 	case x > 0:
 		return 1
@@ -244,11 +244,13 @@ func truncDouble(x float64, places int32) (any, error) {
 
 func trigDefs() []ScalarDef {
 	defs := []ScalarDef{
-		doubleFn("SIN", "Returns the sine of an angle in radians.", math.Sin),
-		doubleFn("COS", "Returns the cosine of an angle in radians.", math.Cos),
+		// Java's Math.sin/cos are correctly rounded intrinsics and Math.asin
+		// is fdlibm; more_trig.go and more_fdlibm.go reproduce them.
+		doubleFn("SIN", "Returns the sine of an angle in radians.", javaSin),
+		doubleFn("COS", "Returns the cosine of an angle in radians.", javaCos),
 		doubleFn("TAN", "Returns the tangent of an angle in radians.", math.Tan),
 		doubleFn("COT", "Returns the cotangent of an angle in radians.", func(x float64) float64 { return 1 / math.Tan(x) }),
-		doubleFn("ASIN", "Returns the arc sine in radians; NaN outside [-1, 1].", math.Asin),
+		doubleFn("ASIN", "Returns the arc sine in radians; NaN outside [-1, 1].", fdlibmAsin),
 		doubleFn("ACOS", "Returns the arc cosine in radians; NaN outside [-1, 1].", math.Acos),
 		doubleFn("ATAN", "Returns the arc tangent in radians.", math.Atan),
 		doubleFn("SINH", "Returns the hyperbolic sine.", math.Sinh),

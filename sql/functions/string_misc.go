@@ -80,10 +80,10 @@ func registerStringMisc(r *Registry) {
 	r.MarkVolatile("UUID")
 	r.MustAddScalar(ScalarDef{Name: "ELT", Category: CatString,
 		Description: "Returns the n-th (1-based) of the following strings, NULL when out of range.",
-		Overloads:   []Overload{{Sig: "ELT(INTEGER n, STRING args...) STRING", NullAware: true, Fn: elt}}})
+		Overloads:   []Overload{{Sig: "ELT(INTEGER n, STRING args...) STRING", NullAware: true, Fn: eltFn}}})
 	r.MustAddScalar(ScalarDef{Name: "FIELD", Category: CatString,
 		Description: "Returns the 1-based position of str among the following strings, 0 when absent or NULL.",
-		Overloads:   []Overload{{Sig: "FIELD(STRING str, STRING args...) INTEGER", NullAware: true, Fn: field}}})
+		Overloads:   []Overload{{Sig: "FIELD(STRING str, STRING args...) INTEGER", NullAware: true, Fn: fieldFn}}})
 }
 
 func splitString(s, delim string) []any {
@@ -150,7 +150,7 @@ func randomUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-func elt(args []any) (any, error) {
+func eltFn(args []any) (any, error) {
 	if args[0] == nil {
 		return nil, nil
 	}
@@ -161,7 +161,7 @@ func elt(args []any) (any, error) {
 	return args[n], nil
 }
 
-func field(args []any) (any, error) {
+func fieldFn(args []any) (any, error) {
 	if args[0] == nil {
 		return int32(0), nil
 	}

@@ -89,10 +89,10 @@ func (f *TimeFormat) Format(t time.Time) string {
 	return b.String()
 }
 
-func pad(v, n int) string {
+func padInt(v, n int) string {
 	s := strconv.Itoa(v)
 	if v < 0 {
-		return "-" + pad(-v, n)
+		return "-" + padInt(-v, n)
 	}
 	if len(s) < n {
 		s = strings.Repeat("0", n-len(s)) + s
@@ -104,15 +104,15 @@ func formatField(t time.Time, tok timeToken) string {
 	switch tok.letter {
 	case 'y', 'u', 'Y':
 		if tok.n == 2 {
-			return pad(t.Year()%100, 2)
+			return padInt(t.Year()%100, 2)
 		}
-		return pad(t.Year(), tok.n)
+		return padInt(t.Year(), tok.n)
 	case 'M', 'L':
 		return formatText(int(t.Month()), tok.n, t.Month().String())
 	case 'd':
-		return pad(t.Day(), tok.n)
+		return padInt(t.Day(), tok.n)
 	case 'D':
-		return pad(t.YearDay(), tok.n)
+		return padInt(t.YearDay(), tok.n)
 	case 'E', 'e', 'c':
 		return formatText(int(t.Weekday()+6)%7+1, tok.n, t.Weekday().String())
 	case 'a':
@@ -129,7 +129,7 @@ func formatField(t time.Time, tok timeToken) string {
 func formatText(num, n int, name string) string {
 	switch {
 	case n <= 2:
-		return pad(num, n)
+		return padInt(num, n)
 	case n == 3:
 		return name[:3]
 	}
@@ -139,23 +139,23 @@ func formatText(num, n int, name string) string {
 func formatClockField(t time.Time, tok timeToken) string {
 	switch tok.letter {
 	case 'H':
-		return pad(t.Hour(), tok.n)
+		return padInt(t.Hour(), tok.n)
 	case 'k':
-		return pad((t.Hour()+23)%24+1, tok.n)
+		return padInt((t.Hour()+23)%24+1, tok.n)
 	case 'K':
-		return pad(t.Hour()%12, tok.n)
+		return padInt(t.Hour()%12, tok.n)
 	case 'h':
-		return pad((t.Hour()+11)%12+1, tok.n)
+		return padInt((t.Hour()+11)%12+1, tok.n)
 	case 'm':
-		return pad(t.Minute(), tok.n)
+		return padInt(t.Minute(), tok.n)
 	case 's':
-		return pad(t.Second(), tok.n)
+		return padInt(t.Second(), tok.n)
 	case 'S':
-		return pad(t.Nanosecond(), 9)[:min(tok.n, 9)] + strings.Repeat("0", max(0, tok.n-9))
+		return padInt(t.Nanosecond(), 9)[:min(tok.n, 9)] + strings.Repeat("0", max(0, tok.n-9))
 	case 'n':
-		return pad(t.Nanosecond(), tok.n)
+		return padInt(t.Nanosecond(), tok.n)
 	case 'A':
-		return pad((t.Hour()*3600+t.Minute()*60+t.Second())*1000+t.Nanosecond()/1e6, tok.n)
+		return padInt((t.Hour()*3600+t.Minute()*60+t.Second())*1000+t.Nanosecond()/1e6, tok.n)
 	case 'G':
 		return "AD"
 	}
@@ -215,12 +215,12 @@ func offsetText(off int, minutes, colon bool) string {
 	if off < 0 {
 		sign, off = "-", -off
 	}
-	s := sign + pad(off/3600, 2)
+	s := sign + padInt(off/3600, 2)
 	if !minutes {
 		return s
 	}
 	if colon {
 		s += ":"
 	}
-	return s + pad(off/60%60, 2)
+	return s + padInt(off/60%60, 2)
 }

@@ -65,7 +65,7 @@ func isNumericLetter(t timeToken) bool {
 }
 
 // number reads up to maxDigits digits (exactly width when fixed).
-func number(s string, width int, fixed bool, maxDigits int) (int, int, string, error) {
+func scanDigits(s string, width int, fixed bool, maxDigits int) (int, int, string, error) {
 	limit := maxDigits
 	if fixed {
 		limit = width
@@ -111,7 +111,7 @@ func (p *parsedTime) numeric(s string, tok timeToken, fixed bool) (string, error
 	case 'A', 'D':
 		maxDigits = 9
 	}
-	v, digits, rest, err := number(s, tok.n, fixed, maxDigits)
+	v, digits, rest, err := scanDigits(s, tok.n, fixed, maxDigits)
 	if err != nil {
 		return s, err
 	}
@@ -254,7 +254,7 @@ func parseOffset(s string) (int, int, error) {
 	if len(s) < 3 || s[0] != '+' && s[0] != '-' {
 		return 0, 0, fmt.Errorf("expected an offset")
 	}
-	h, _, _, err := number(s[1:], 2, true, 2)
+	h, _, _, err := scanDigits(s[1:], 2, true, 2)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -263,7 +263,7 @@ func parseOffset(s string) (int, int, error) {
 	if strings.HasPrefix(rest, ":") {
 		rest, n = rest[1:], n+1
 	}
-	if mm, _, _, err := number(rest, 2, true, 2); err == nil {
+	if mm, _, _, err := scanDigits(rest, 2, true, 2); err == nil {
 		m, n = mm, n+2
 	} else if n == 4 {
 		return 0, 0, err
