@@ -101,17 +101,17 @@ func parseByteOrder(s string) (binary.ByteOrder, error) {
 // case, base64 input is lenient). The two encodings must differ.
 func encodeText(args []any) (any, error) {
 	in, out := strings.ToLower(args[1].(string)), strings.ToLower(args[2].(string))
-	dec, okIn := encodeCodec(in)
-	enc, okOut := encodeCodec(out)
+	from, okIn := encodeCodec(in)
+	to, okOut := encodeCodec(out)
 	if !okIn || !okOut || in == out {
 		return nil, fmt.Errorf("ENCODE: supported input and output encodings are: hex, utf8, ascii and base64, " +
 			"and they must differ")
 	}
-	b, err := dec.decode(args[0].(string))
+	b, err := from.decode(args[0].(string))
 	if err != nil {
 		return nil, err
 	}
-	return enc.encode(b), nil
+	return to.encode(b), nil
 }
 
 // encodeCodec returns ENCODE's decoder and encoder for an encoding name.

@@ -139,7 +139,7 @@ func remPio2(x float64) (n int, y0, y1 float64) {
 			y0 = z - pio2_2t
 			y1 = (z - y0) - pio2_2t
 		}
-		return signed(1, y0, y1, neg)
+		return remPio2Result(1, y0, y1, neg)
 	}
 	n = int(t*invpio2 + 0.5)
 	fn := float64(n)
@@ -162,10 +162,10 @@ func remPio2(x float64) (n int, y0, y1 float64) {
 		}
 	}
 	y1 = (r - y0) - w
-	return signed(n, y0, y1, neg)
+	return remPio2Result(n, y0, y1, neg)
 }
 
-func signed(n int, y0, y1 float64, neg bool) (int, float64, float64) {
+func remPio2Result(n int, y0, y1 float64, neg bool) (int, float64, float64) {
 	if neg {
 		return -n, -y0, -y1
 	}

@@ -153,7 +153,7 @@ func jsonElemMatches(n *jsonNode, val any) (match, abort bool) {
 		if !ok {
 			return false, false
 		}
-		g, err := strconv.ParseFloat(n.dec.String(), 64)
+		g, err := strconv.ParseFloat(n.decimal.String(), 64)
 		return err == nil && g == f, false
 	}
 	return false, false

@@ -23,7 +23,7 @@ const (
 	jsonNull jsonKind = iota
 	jsonBool
 	jsonInt   // integer literal: text holds its digits
-	jsonFloat // literal with a fraction or exponent: dec holds it exactly
+	jsonFloat // literal with a fraction or exponent: decimal holds it exactly
 	jsonString
 	jsonArray
 	jsonObject
@@ -31,12 +31,12 @@ const (
 
 // jsonNode is one parsed JSON value.
 type jsonNode struct {
-	kind  jsonKind
-	b     bool
-	text  string // jsonInt digits, jsonString value
-	dec   *apd.Decimal
-	elems []*jsonNode // jsonArray elements, jsonObject values
-	keys  []string    // jsonObject keys, parallel to elems
+	kind    jsonKind
+	b       bool
+	text    string // jsonInt digits, jsonString value
+	decimal *apd.Decimal
+	elems   []*jsonNode // jsonArray elements, jsonObject values
+	keys    []string    // jsonObject keys, parallel to elems
 }
 
 // field returns the value of key in an object node, or nil.
@@ -287,7 +287,7 @@ func numberNode(text string, isFloat bool) (*jsonNode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON number %q: %w", text, err)
 	}
-	return &jsonNode{kind: jsonFloat, dec: unsignedZero(d)}, nil
+	return &jsonNode{kind: jsonFloat, decimal: unsignedZero(d)}, nil
 }
 
 // str reads a quoted string, decoding escapes.
@@ -397,9 +397,9 @@ func writeJSONNode(b *strings.Builder, n *jsonNode, plain bool) {
 		b.WriteString(n.text)
 	case jsonFloat:
 		if plain {
-			b.WriteString(javaPlainDecimal(n.dec))
+			b.WriteString(javaPlainDecimal(n.decimal))
 		} else {
-			b.WriteString(javaDecimal(n.dec))
+			b.WriteString(javaDecimal(n.decimal))
 		}
 	case jsonString:
 		writeJSONString(b, n.text)

@@ -71,9 +71,9 @@ func transformMap(args []any) (any, error) {
 	return out, nil
 }
 
-// truthy reports whether a predicate result keeps its element; NULL does
+// lambdaKeeps reports whether a predicate result keeps its element; NULL does
 // not.
-func truthy(v any) bool {
+func lambdaKeeps(v any) bool {
 	b, ok := v.(bool)
 	return ok && b
 }
@@ -86,7 +86,7 @@ func filterArray(args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if truthy(keep) {
+		if lambdaKeeps(keep) {
 			out = append(out, e)
 		}
 	}
@@ -101,7 +101,7 @@ func filterMap(args []any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if truthy(keep) {
+		if lambdaKeeps(keep) {
 			out[k] = v
 		}
 	}

@@ -35,7 +35,7 @@ func TestMoreLambdas(t *testing.T) {
 	})
 	keyOfMax := Lambda(func(a ...any) (any, error) {
 		v, err := arrayMax([]any{a[1]})
-		return javaStringOf(v), err
+		return moreJavaStringOf(v), err
 	})
 	// CASE WHEN LEN(k) > 3 THEN s + v ELSE s - v END
 	lenCase := Lambda(func(a ...any) (any, error) {
@@ -95,8 +95,8 @@ func TestMoreLambdas(t *testing.T) {
 	}
 }
 
-// javaStringOf is CAST(v AS STRING) for the test's integers.
-func javaStringOf(v any) any {
+// moreJavaStringOf is CAST(v AS STRING) for the test's integers.
+func moreJavaStringOf(v any) any {
 	if v == nil {
 		return nil
 	}

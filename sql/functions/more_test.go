@@ -50,7 +50,7 @@ func callMore(name string, args ...any) (any, error) {
 			continue
 		}
 		for _, o := range d.Overloads {
-			if !overloadAccepts(o.Sig, args) {
+			if !moreOverloadAccepts(o.Sig, args) {
 				continue
 			}
 			if !o.NullAware && slices.Contains(args, nil) {
@@ -63,24 +63,24 @@ func callMore(name string, args ...any) (any, error) {
 	return nil, fmt.Errorf("unknown function %s", name)
 }
 
-// overloadAccepts matches args against the parameter kinds of sig.
-func overloadAccepts(sig string, args []any) bool {
-	params := sigParams(sig)
+// moreOverloadAccepts matches args against the parameter kinds of sig.
+func moreOverloadAccepts(sig string, args []any) bool {
+	params := moreSigParams(sig)
 	variadic := strings.Contains(sig, "...")
 	if !variadic && len(params) != len(args) {
 		return false
 	}
 	for i, a := range args {
 		p := params[min(i, len(params)-1)]
-		if a != nil && !kindMatches(p, a) {
+		if a != nil && !moreKindMatches(p, a) {
 			return false
 		}
 	}
 	return true
 }
 
-// sigParams returns the first word of each top-level parameter of sig.
-func sigParams(sig string) []string {
+// moreSigParams returns the first word of each top-level parameter of sig.
+func moreSigParams(sig string) []string {
 	inner := sig[strings.IndexByte(sig, '(')+1 : strings.LastIndexByte(sig, ')')]
 	var params []string
 	depth, start := 0, 0
@@ -102,21 +102,21 @@ func sigParams(sig string) []string {
 	return params
 }
 
-func kindMatches(param string, v any) bool {
+func moreKindMatches(param string, v any) bool {
 	want := map[string]string{"INTEGER": "int32", "BIGINT": "int64", "DOUBLE": "float64", "STRING": "string",
 		"BOOLEAN": "bool", "BYTES": "[]uint8", "ARRAY": "[]interface {}", "MAP": "map[string]interface {}",
 		"LAMBDA": "functions.Lambda"}[param]
 	return want == "" || fmt.Sprintf("%T", v) == want
 }
 
-// literalParser parses the golden files' literal language.
-type literalParser struct {
+// moreLiteralParser parses the golden files' literal language.
+type moreLiteralParser struct {
 	s   string
 	pos int
 }
 
 func evalMoreLiteral(s string) (any, error) {
-	p := &literalParser{s: s}
+	p := &moreLiteralParser{s: s}
 	v, err := p.expr()
 	if err == nil && strings.TrimSpace(p.s[p.pos:]) != "" {
 		err = fmt.Errorf("unexpected %q", p.s[p.pos:])
@@ -124,13 +124,13 @@ func evalMoreLiteral(s string) (any, error) {
 	return v, err
 }
 
-func (p *literalParser) skip() {
+func (p *moreLiteralParser) skip() {
 	for p.pos < len(p.s) && p.s[p.pos] == ' ' {
 		p.pos++
 	}
 }
 
-func (p *literalParser) eat(tok string) bool {
+func (p *moreLiteralParser) eat(tok string) bool {
 	p.skip()
 	if strings.HasPrefix(p.s[p.pos:], tok) {
 		p.pos += len(tok)
@@ -139,7 +139,7 @@ func (p *literalParser) eat(tok string) bool {
 	return false
 }
 
-func (p *literalParser) expr() (any, error) {
+func (p *moreLiteralParser) expr() (any, error) {
 	p.skip()
 	if p.pos >= len(p.s) {
 		return nil, fmt.Errorf("unexpected end of %q", p.s)
@@ -155,7 +155,7 @@ func (p *literalParser) expr() (any, error) {
 	return nil, fmt.Errorf("unexpected %q", p.s[p.pos:])
 }
 
-func (p *literalParser) quoted() (string, error) {
+func (p *moreLiteralParser) quoted() (string, error) {
 	var b strings.Builder
 	for p.pos++; p.pos < len(p.s); p.pos++ {
 		if p.s[p.pos] == '\'' {
@@ -172,7 +172,7 @@ func (p *literalParser) quoted() (string, error) {
 	return "", fmt.Errorf("unterminated string in %q", p.s)
 }
 
-func (p *literalParser) number() (any, error) {
+func (p *moreLiteralParser) number() (any, error) {
 	start := p.pos
 	p.pos++
 	for p.pos < len(p.s) && strings.IndexByte("0123456789.eE-+", p.s[p.pos]) >= 0 {
@@ -189,7 +189,7 @@ func (p *literalParser) number() (any, error) {
 	return int32(i), err
 }
 
-func (p *literalParser) word() (any, error) {
+func (p *moreLiteralParser) word() (any, error) {
 	start := p.pos
 	for p.pos < len(p.s) && (unicode.IsLetter(rune(p.s[p.pos])) || unicode.IsDigit(rune(p.s[p.pos])) || p.s[p.pos] == '_') {
 		p.pos++
@@ -208,11 +208,11 @@ func (p *literalParser) word() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return constructor(w, args)
+		return moreConstructor(w, args)
 	}
 }
 
-func (p *literalParser) array() (any, error) {
+func (p *moreLiteralParser) array() (any, error) {
 	if !p.eat("[") {
 		return nil, fmt.Errorf("expected '[' after ARRAY")
 	}
@@ -229,7 +229,7 @@ func (p *literalParser) array() (any, error) {
 }
 
 // pairs parses MAP('k' := v, …) and STRUCT(F := v, …).
-func (p *literalParser) pairs(kind string) (any, error) {
+func (p *moreLiteralParser) pairs(kind string) (any, error) {
 	if !p.eat("(") {
 		return nil, fmt.Errorf("expected '(' after %s", kind)
 	}
@@ -257,7 +257,7 @@ func (p *literalParser) pairs(kind string) (any, error) {
 			return nil, err
 		}
 		m[key] = v
-		fields = append(fields, types.Field{Name: key, Type: goValueType(v)})
+		fields = append(fields, types.Field{Name: key, Type: moreValueType(v)})
 		values = append(values, v)
 		p.eat(",")
 	}
@@ -267,7 +267,7 @@ func (p *literalParser) pairs(kind string) (any, error) {
 	return &types.StructValue{Type: types.StructOf(fields...), Values: values}, nil
 }
 
-func goValueType(v any) *types.Type {
+func moreValueType(v any) *types.Type {
 	switch v.(type) {
 	case int32:
 		return types.IntegerType
@@ -281,7 +281,7 @@ func goValueType(v any) *types.Type {
 	return types.StringType
 }
 
-func (p *literalParser) args() ([]any, error) {
+func (p *moreLiteralParser) args() ([]any, error) {
 	if !p.eat("(") {
 		return nil, fmt.Errorf("expected '(' in %q", p.s)
 	}
@@ -297,8 +297,8 @@ func (p *literalParser) args() ([]any, error) {
 	return args, nil
 }
 
-// constructor builds typed literals or calls a function.
-func constructor(name string, args []any) (any, error) {
+// moreConstructor builds typed literals or calls a function.
+func moreConstructor(name string, args []any) (any, error) {
 	switch name {
 	case "DEC":
 		d, _, err := apd.NewFromString(args[0].(string))

@@ -9,39 +9,39 @@ import "math"
 // (about 106 bits); larger arguments use the fdlibm ports. Math.asin has
 // no intrinsic: it is StrictMath's fdlibm, which fdlibmAsin ports.
 
-// dd is an unevaluated sum hi + lo with |lo| <= ulp(hi)/2.
-type dd struct{ hi, lo float64 }
+// ddNum is an unevaluated sum hi + lo with |lo| <= ulp(hi)/2.
+type ddNum struct{ hi, lo float64 }
 
-func quickTwoSum(a, b float64) dd {
+func quickTwoSum(a, b float64) ddNum {
 	s := a + b
-	return dd{s, b - (s - a)}
+	return ddNum{s, b - (s - a)}
 }
 
-func twoSum(a, b float64) dd {
+func twoSum(a, b float64) ddNum {
 	s := a + b
 	bb := s - a
-	return dd{s, (a - (s - bb)) + (b - bb)}
+	return ddNum{s, (a - (s - bb)) + (b - bb)}
 }
 
-func (x dd) add(y dd) dd {
+func (x ddNum) add(y ddNum) ddNum {
 	s := twoSum(x.hi, y.hi)
 	return quickTwoSum(s.hi, s.lo+x.lo+y.lo)
 }
 
-func (x dd) mul(y dd) dd {
+func (x ddNum) mul(y ddNum) ddNum {
 	p := x.hi * y.hi
 	e := math.FMA(x.hi, y.hi, -p) + (x.hi*y.lo + x.lo*y.hi)
 	return quickTwoSum(p, e)
 }
 
 // divInt divides by a small integer.
-func (x dd) divInt(n float64) dd {
+func (x ddNum) divInt(n float64) ddNum {
 	q := x.hi / n
 	r := math.FMA(-q, n, x.hi) + x.lo
 	return quickTwoSum(q, r/n)
 }
 
-func (x dd) neg() dd { return dd{-x.hi, -x.lo} }
+func (x ddNum) neg() ddNum { return ddNum{-x.hi, -x.lo} }
 
 // π/2 as the sum of three doubles.
 const (
@@ -54,22 +54,22 @@ const (
 const maxDDArg = 1e4
 
 // reduceHalfPi returns n and x - n·π/2 in [-π/4, π/4] for |x| <= maxDDArg.
-func reduceHalfPi(x float64) (int, dd) {
+func reduceHalfPi(x float64) (int, ddNum) {
 	n := math.Round(x / halfPi1)
 	p1 := n * halfPi1
 	r := twoSum(x, -p1)
-	r = r.add(dd{-math.FMA(n, halfPi1, -p1), 0})
+	r = r.add(ddNum{-math.FMA(n, halfPi1, -p1), 0})
 	p2 := n * halfPi2
-	r = r.add(dd{-p2, -math.FMA(n, halfPi2, -p2)})
-	return int(n), r.add(dd{-n * halfPi3, 0})
+	r = r.add(ddNum{-p2, -math.FMA(n, halfPi2, -p2)})
+	return int(n), r.add(ddNum{-n * halfPi3, 0})
 }
 
 // sinCosDD evaluates the Taylor series of sin or cos at r (|r| <= π/4).
-func sinCosDD(r dd, cos bool) dd {
+func sinCosDD(r ddNum, cos bool) ddNum {
 	r2 := r.mul(r)
 	term, k := r, 1.0
 	if cos {
-		term, k = dd{1, 0}, 0
+		term, k = ddNum{1, 0}, 0
 	}
 	sum := term
 	for i := 0; i < 14; i++ {

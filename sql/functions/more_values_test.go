@@ -8,7 +8,7 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-func dec(s string) *apd.Decimal {
+func moreDec(s string) *apd.Decimal {
 	d, _, err := apd.NewFromString(s)
 	if err != nil {
 		panic(err)
@@ -24,8 +24,8 @@ func TestValueKeyEquality(t *testing.T) {
 	}{
 		{int32(1), int32(1), true},
 		{int32(1), int64(1), false},
-		{dec("1.0"), dec("1.00"), true},
-		{dec("-0.0"), dec("0"), true},
+		{moreDec("1.0"), moreDec("1.00"), true},
+		{moreDec("-0.0"), moreDec("0"), true},
 		{math.NaN(), math.NaN(), true},
 		{0.0, math.Copysign(0, -1), false},
 		{"a", "a", true},
@@ -58,10 +58,10 @@ func TestCompareValuesJavaOrder(t *testing.T) {
 		{math.Copysign(0, -1), 0.0, -1},
 		{math.NaN(), math.Inf(1), 1},
 		{math.NaN(), math.NaN(), 0},
-		{[]byte{0x01}, []byte{0xff}, 1}, // signed bytes: 0xff is -1
+		{[]byte{0x01}, []byte{0xff}, 1}, // remPio2Result bytes: 0xff is -1
 		{[]byte{0x01}, []byte{0x01, 0x00}, -1},
 		{false, true, -1},
-		{dec("1.50"), dec("1.5"), 0},
+		{moreDec("1.50"), moreDec("1.5"), 0},
 		{types.Date(3), types.Date(2), 1},
 	} {
 		got, err := compareValues(tc.a, tc.b)
