@@ -120,10 +120,14 @@ func javaDate(d types.Date) string {
 }
 
 // javaTimestamp renders a TIMESTAMP as ksqlDB's yyyy-MM-dd'T'HH:mm:ss.SSS
-// in UTC.
+// in UTC; 'yyyy' is the year of the era, so 1 BC prints as 0001.
 func javaTimestamp(ts types.Timestamp) string {
 	tm := time.UnixMilli(int64(ts)).UTC()
-	return javaYear(tm.Year()) + tm.Format("-01-02T15:04:05.000")
+	y := tm.Year()
+	if y <= 0 {
+		y = 1 - y
+	}
+	return javaYear(y) + tm.Format("-01-02T15:04:05.000")
 }
 
 func javaYear(y int) string {

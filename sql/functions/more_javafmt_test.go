@@ -42,6 +42,8 @@ func TestJavaDecimal(t *testing.T) {
 	}
 }
 
+// TestJavaTemporal's expectations come from OpenJDK 17 (LocalDate,
+// LocalTime and DateTimeFormatter as ksqlDB uses them).
 func TestJavaTemporal(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{javaTime(60220000), "16:43:40"},
@@ -55,6 +57,10 @@ func TestJavaTemporal(t *testing.T) {
 		{javaTimestamp(60220000000), "1971-11-28T23:46:40.000"},
 		{javaTimestamp(-1), "1969-12-31T23:59:59.999"},
 		{javaTimestamp(types.Timestamp(1528224275715)), "2018-06-05T18:44:35.715"},
+		{javaTimestamp(253402300800000), "+10000-01-01T00:00:00.000"},
+		{javaTimestamp(-62135596800001), "0001-12-31T23:59:59.999"},
+		{javaDate(-719162), "0001-01-01"},
+		{javaTime(86399999), "23:59:59"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
