@@ -187,7 +187,7 @@ func (p *Planner) applyFormats(src *Source, w *withProps, from *Source) error {
 	var wrapPtr *bool
 	if hasWrap {
 		wrapPtr = &wrap
-	} else if p.Defaults.WrapSingle != nil {
+	} else if p.Defaults.WrapSingle != nil && len(valueColumns(src.Schema)) == 1 {
 		wrapPtr = p.Defaults.WrapSingle
 	}
 	if src.ValueFormat, err = formatSpec(valF, vpos, w, "VALUE_DELIMITER", wrapPtr); err != nil {
@@ -205,9 +205,9 @@ func (p *Planner) applyFormats(src *Source, w *withProps, from *Source) error {
 func formatSpec(name string, pos ast.Pos, w *withProps, delimProp string, wrap *bool) (format.Spec, error) {
 	spec := format.Spec{Name: strings.ToUpper(name), WrapSingle: wrap}
 	if d, dpos, ok := w.str(delimProp); ok {
-		r, err := parseDelimiter(d)
+		r, err := format.ParseDelimiter(delimProp, d)
 		if err != nil {
-			return spec, sqlerr.New(sqlerr.Semantic, dpos, "%v", err)
+			return spec, atPos(err, dpos)
 		}
 		spec.Delimiter = r
 	}
@@ -313,4 +313,15 @@ func valueColumns(s *types.Schema) []types.Column {
 		}
 	}
 	return out
+}
+
+// atPos gives a position-less SQL error the position of the clause that
+// caused it.
+func atPos(err error, pos ast.Pos) error {
+	if se, ok := err.(*sqlerr.Error); ok && se.Pos.Line == 0 {
+		cp := *se
+		cp.Pos = pos
+		return &cp
+	}
+	return err
 }

@@ -40,18 +40,3 @@ func ParseDuration(s string) (int64, error) {
 	return n * u, nil
 }
 
-// parseDelimiter parses VALUE_DELIMITER / KEY_DELIMITER: a single
-// character, or SPACE / TAB.
-func parseDelimiter(s string) (rune, error) {
-	switch strings.ToUpper(s) {
-	case "SPACE":
-		return ' ', nil
-	case "TAB":
-		return '\t', nil
-	}
-	r := []rune(s)
-	if len(r) != 1 {
-		return 0, fmt.Errorf("Invalid delimiter value: '%s'. Delimiter must be a single character or TAB or SPACE", s)
-	}
-	return r[0], nil
-}

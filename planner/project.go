@@ -17,18 +17,26 @@ func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src
 	if err != nil {
 		return nil, err
 	}
+	if exprs, err = p.expandStructStars(exprs, scope); err != nil {
+		return nil, err
+	}
 	n := &Project{Input: in}
 	names := newNamer()
 	for _, it := range exprs {
-		c, err := expr.Compile(it.Expr, scope, p.Registry)
+		e, asValue := unwrapAsValue(it.Expr)
+		c, err := expr.Compile(e, scope, p.Registry)
 		if err != nil {
 			return nil, err
+		}
+		if c.Type().Kind == types.KindUnknown {
+			return nil, sqlerr.New(sqlerr.Type, it.Expr.Position(), "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR).")
 		}
 		name, err := names.name(it)
 		if err != nil {
 			return nil, err
 		}
-		n.Columns = append(n.Columns, Projection{Name: name, Expr: it.Expr, Eval: c, Key: isKeyRef(it.Expr, in.Schema(), ref)})
+		key := !asValue && isKeyRef(e, in.Schema(), ref)
+		n.Columns = append(n.Columns, Projection{Name: name, Expr: it.Expr, Eval: c, Key: key})
 	}
 	n.schema = projectSchema(n.Columns)
 	return n, nil
@@ -50,6 +58,38 @@ func expandItems(items []ast.SelectItem, in *types.Schema, ref *ast.TableRef) ([
 			out = append(out, it)
 		default:
 			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// unwrapAsValue strips AS_VALUE(x): the column is copied into the value
+// instead of staying a key.
+func unwrapAsValue(e ast.Expr) (ast.Expr, bool) {
+	if c, ok := e.(*ast.Call); ok && c.Name == "AS_VALUE" && len(c.Args) == 1 {
+		return c.Args[0], true
+	}
+	return e, false
+}
+
+// expandStructStars replaces `s->*` by one `s->f` item per field of s.
+func (p *Planner) expandStructStars(items []ast.SelectItem, scope expr.Scope) ([]ast.SelectItem, error) {
+	var out []ast.SelectItem
+	for _, it := range items {
+		if !it.StructStar {
+			out = append(out, it)
+			continue
+		}
+		c, err := expr.Compile(it.Expr, scope, p.Registry)
+		if err != nil {
+			return nil, err
+		}
+		t := c.Type()
+		if t.Kind != types.KindStruct {
+			return nil, sqlerr.New(sqlerr.Type, it.P, "Expected STRUCT type for %s->*, got %s", ast.FormatExpr(it.Expr), t)
+		}
+		for _, f := range t.Fields {
+			out = append(out, ast.SelectItem{P: it.P, Expr: &ast.Dereference{P: it.P, Base: it.Expr, Field: f.Name}})
 		}
 	}
 	return out, nil
