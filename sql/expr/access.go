@@ -95,25 +95,37 @@ func (c *compiler) dereference(e *ast.Dereference) (*node, error) {
 }
 
 func (c *compiler) arrayCtor(e *ast.ArrayCtor) (*node, error) {
+	if len(e.Elems) == 0 {
+		return nil, errAt(sqlerr.Semantic, e, "Array constructor cannot be empty. Please supply at least one element (see https://github.com/confluentinc/ksql/issues/4239).")
+	}
 	ns, err := c.compileAll(e.Elems)
 	if err != nil {
 		return nil, err
 	}
-	orig := ns
-	ns, t, err := unifyList(ns, func(i int, want *types.Type, err error) error {
-		if err != nil {
-			return errAt(sqlerr.Type, e.Elems[i], "%s", err.Error())
-		}
-		return errAt(sqlerr.Type, e.Elems[i], "invalid input syntax for type %s: array elements must all have the same type, got %s", want, typeName(orig[i].typ))
-	})
+	ns, t, err := c.unifyItems(e.Elems, ns, "array elements")
 	if err != nil {
 		return nil, err
+	}
+	if t.Kind == types.KindUnknown {
+		return nil, errAt(sqlerr.Semantic, e, "Cannot construct an array with all NULL elements (see https://github.com/confluentinc/ksql/issues/4239). As a workaround, you may cast a NULL value to the desired type.")
 	}
 	evals := evalsOf(ns)
 	n := &node{typ: types.ArrayOf(t), eval: func(row *types.Row, vars []any) (any, error) {
 		return evalAll(evals, row, vars)
 	}}
 	return fold(n, ns...), nil
+}
+
+// unifyItems converts constructor items to their common type (see
+// unifyList), reporting errors at the offending item.
+func (c *compiler) unifyItems(exprs []ast.Expr, ns []*node, what string) ([]*node, *types.Type, error) {
+	orig := ns
+	return unifyList(ns, func(i int, want *types.Type, err error) error {
+		if err != nil {
+			return errAt(sqlerr.Type, exprs[i], "%s", err.Error())
+		}
+		return errAt(sqlerr.Type, exprs[i], "%s must all have the same type: expected %s, got %s", what, want, typeName(orig[i].typ))
+	})
 }
 
 func evalsOf(ns []*node) []evalFn {
@@ -138,31 +150,41 @@ func evalAll(evals []evalFn, row *types.Row, vars []any) ([]any, error) {
 }
 
 func (c *compiler) mapCtor(e *ast.MapCtor) (*node, error) {
-	keys, err := c.compileAll(e.Keys)
+	if len(e.Keys) == 0 {
+		return nil, errAt(sqlerr.Semantic, e, "Map constructor cannot be empty. Please supply at least one key value pair (see https://github.com/confluentinc/ksql/issues/4239).")
+	}
+	keys, kt, err := c.mapItems(e.Keys, "map keys")
 	if err != nil {
 		return nil, err
 	}
-	vals, err := c.compileAll(e.Values)
+	vals, vt, err := c.mapItems(e.Values, "map values")
 	if err != nil {
 		return nil, err
 	}
-	for i, k := range keys {
-		if kind := k.typ.Kind; kind != types.KindString && kind != types.KindUnknown {
-			return nil, errAt(sqlerr.Unsupported, e.Keys[i], "map keys must be STRING, got %s", typeName(k.typ))
-		}
+	switch {
+	case kt.Kind == types.KindUnknown:
+		return nil, errAt(sqlerr.Semantic, e, "Cannot construct a map with all NULL keys")
+	case vt.Kind == types.KindUnknown:
+		return nil, errAt(sqlerr.Semantic, e, "Cannot construct a map with all NULL values")
+	case kt.Kind != types.KindString:
+		return nil, errAt(sqlerr.Unsupported, e.Keys[0], "map keys must be STRING, got %s", kt)
 	}
-	orig := vals
-	vals, vt, err := unifyList(vals, func(i int, want *types.Type, err error) error {
-		if err != nil {
-			return errAt(sqlerr.Type, e.Values[i], "%s", err.Error())
-		}
-		return errAt(sqlerr.Type, e.Values[i], "map values must all have the same type: expected %s, got %s", want, typeName(orig[i].typ))
-	})
+	n := &node{typ: types.MapOf(kt, vt), eval: mapEval(evalsOf(keys), evalsOf(vals))}
+	return fold(n, append(keys, vals...)...), nil
+}
+
+func (c *compiler) mapItems(exprs []ast.Expr, what string) ([]*node, *types.Type, error) {
+	ns, err := c.compileAll(exprs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ke, ve := evalsOf(keys), evalsOf(vals)
-	n := &node{typ: types.MapOf(types.StringType, vt), eval: func(row *types.Row, vars []any) (any, error) {
+	return c.unifyItems(exprs, ns, what)
+}
+
+// mapEval builds the map; a NULL key is stored as "null", as Java's
+// HashMap serializes it.
+func mapEval(ke, ve []evalFn) evalFn {
+	return func(row *types.Row, vars []any) (any, error) {
 		ks, err := evalAll(ke, row, vars)
 		if err != nil {
 			return nil, err
@@ -173,13 +195,14 @@ func (c *compiler) mapCtor(e *ast.MapCtor) (*node, error) {
 		}
 		m := make(map[string]any, len(ks))
 		for i, k := range ks {
-			if k != nil {
-				m[k.(string)] = vs[i]
+			key, ok := k.(string)
+			if !ok {
+				key = "null"
 			}
+			m[key] = vs[i]
 		}
 		return m, nil
-	}}
-	return fold(n, append(keys, vals...)...), nil
+	}
 }
 
 func (c *compiler) structCtor(e *ast.StructCtor) (*node, error) {
@@ -188,7 +211,12 @@ func (c *compiler) structCtor(e *ast.StructCtor) (*node, error) {
 		return nil, err
 	}
 	fields := make([]types.Field, len(vals))
+	seen := map[string]bool{}
 	for i, v := range vals {
+		if seen[e.Names[i]] {
+			return nil, errAt(sqlerr.Semantic, e.Values[i], "Duplicate field names found in STRUCT")
+		}
+		seen[e.Names[i]] = true
 		if v.typ.Kind == types.KindUnknown {
 			return nil, errAt(sqlerr.Type, e.Values[i], "Can't infer a type of null for struct field '%s'. Please explicitly cast it, e.g. CAST(null AS VARCHAR)", e.Names[i])
 		}

@@ -74,7 +74,7 @@ func lambdaVarNode(i int, t *types.Type) *node {
 
 func pseudoNode(ref Ref) *node {
 	get := pseudoGetter(ref.Pseudo)
-	n := &node{typ: ref.Type}
+	n := &node{typ: ref.Type, rowTime: ref.Pseudo == RowTime || ref.Pseudo == WindowStart || ref.Pseudo == WindowEnd}
 	n.i64 = func(row *types.Row, _ []any) (int64, bool, error) {
 		v, ok := get(row)
 		return v, ok, nil

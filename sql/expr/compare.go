@@ -143,7 +143,8 @@ func temporalTarget(a, b *types.Type) (*types.Type, bool) {
 }
 
 // magicTimestamp handles `ROWTIME > '2020-01-01T00:00:00'`: a constant
-// string compared with a BIGINT is parsed as a timestamp.
+// string compared with ROWTIME, WINDOWSTART or WINDOWEND is parsed as a
+// timestamp in epoch milliseconds.
 func magicTimestamp(l, r *node) (*node, *node, bool) {
 	conv := func(n *node) (*node, bool) {
 		s, ok := n.value.(string)
@@ -156,11 +157,11 @@ func magicTimestamp(l, r *node) (*node, *node, bool) {
 		}
 		return constNode(int64(ts), types.BigintType), true
 	}
-	if l.typ.Kind == types.KindBigint && r.typ.Kind == types.KindString {
+	if l.rowTime && r.typ.Kind == types.KindString {
 		r2, ok := conv(r)
 		return l, r2, ok
 	}
-	if r.typ.Kind == types.KindBigint && l.typ.Kind == types.KindString {
+	if r.rowTime && l.typ.Kind == types.KindString {
 		l2, ok := conv(l)
 		return l2, r, ok
 	}

@@ -30,6 +30,9 @@ type node struct {
 	// is that value.
 	isConst bool
 	value   any
+	// rowTime marks ROWTIME, WINDOWSTART and WINDOWEND, which compare with
+	// timestamp strings ("magic timestamp conversion").
+	rowTime bool
 }
 
 // Compiled is an expression ready to be evaluated against rows. It is
