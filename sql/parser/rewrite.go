@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -138,6 +139,7 @@ func (w *rewriter) element(i, b int, distinctNext *bool) (int, error) {
 		*distinctNext = !not
 		return n, nil
 	case w.primaryStart(t):
+		w.emit(" ", i) // never glue two operands into one TiDB token
 		start := len(w.pieces)
 		n, err := w.primary(i, b)
 		if err == nil {
@@ -193,7 +195,16 @@ func (w *rewriter) primary(i, b int) (int, error) {
 		if _, err := w.p.numberLiteral(t); err != nil {
 			return 0, err
 		}
-		w.emit(tidbNumber(t.Raw), i)
+		// The value is read back from our token; TiDB only needs a
+		// number here (its test driver panics on very long decimals).
+		w.emit("1", i)
+		return i + 1, nil
+	case t.Kind == tString && i > 0 && toks[i-1].is("ESCAPE"):
+		// TiDB wants a one-byte escape; ksqlDB one character of any size.
+		if utf8.RuneCountInString(t.Val) != 1 {
+			return 0, w.p.errAt(t, sqlerr.Syntax, "Expected single character escape but got: %s", t.Val)
+		}
+		w.emit("'!'", i)
 		return i + 1, nil
 	case t.Kind == tString:
 		w.emit(t.Raw, i)
@@ -216,17 +227,6 @@ func (w *rewriter) primary(i, b int) (int, error) {
 		return w.call(i, b)
 	}
 	return w.column(i), nil
-}
-
-// tidbNumber spells a number so TiDB reads it: .5 as 0.5 and 1. as 1.0.
-func tidbNumber(s string) string {
-	if strings.HasPrefix(s, ".") {
-		s = "0" + s
-	}
-	if strings.HasSuffix(s, ".") {
-		s += "0"
-	}
-	return s
 }
 
 // column rewrites NAME, SRC.NAME or SRC.* and returns the index after it.

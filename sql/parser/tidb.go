@@ -22,8 +22,16 @@ func (s *session) tidbParser() *tidb.Parser {
 	return s.tidb
 }
 
-// tidbSelect parses the rewritten SELECT held by w.
-func (p *parser) tidbSelect(w *rewriter) (*tast.SelectStmt, error) {
+// tidbSelect parses the rewritten SELECT held by w. A panic inside the
+// TiDB parser becomes a syntax error at the start of the query rather
+// than a crash.
+func (p *parser) tidbSelect(w *rewriter) (sel *tast.SelectStmt, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.s.tidb = nil // its state is unknown now
+			sel, err = nil, p.errAt(p.toks[w.pieces[0].tok], sqlerr.Syntax, "cannot parse this statement: %v", r)
+		}
+	}()
 	text := w.text()
 	stmt, err := p.s.tidbParser().ParseOneStmt(text, "", "")
 	if err != nil {
