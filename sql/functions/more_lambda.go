@@ -1,6 +1,9 @@
 package functions
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // lambdaDefs are TRANSFORM, FILTER and REDUCE. Their lambda arguments
 // arrive as Lambda values; a lambda's error is the call's error.
@@ -71,38 +74,50 @@ func transformMap(args []any) (any, error) {
 	return out, nil
 }
 
-// lambdaKeeps reports whether a predicate result keeps its element; NULL does
-// not.
-func lambdaKeeps(v any) bool {
-	b, ok := v.(bool)
-	return ok && b
+// accepts calls a FILTER predicate. A NULL result is an error, as in
+// ksqlDB (whose comparisons yield false, not NULL, for NULL operands, so
+// this takes a NULL boolean column or CAST).
+func accepts(pred Lambda, args ...any) (bool, error) {
+	v, err := pred(args...)
+	if err != nil {
+		return false, err
+	}
+	if v == nil {
+		return false, errors.New("FILTER: the predicate returned NULL")
+	}
+	return v.(bool), nil
 }
 
 func filterArray(args []any) (any, error) {
 	in, pred := args[0].([]any), args[1].(Lambda)
 	out := []any{}
 	for _, e := range in {
-		keep, err := pred(e)
+		keep, err := accepts(pred, e)
 		if err != nil {
 			return nil, err
 		}
-		if lambdaKeeps(keep) {
+		if keep {
 			out = append(out, e)
 		}
 	}
 	return out, nil
 }
 
+// filterMap keeps the entries the predicate accepts; like ksqlDB's
+// Collectors.toMap, a kept entry with a NULL value is an error.
 func filterMap(args []any) (any, error) {
 	in, pred := args[0].(map[string]any), args[1].(Lambda)
 	out := map[string]any{}
-	for k, v := range in {
-		keep, err := pred(k, v)
-		if err != nil {
+	for _, k := range javaMapOrder(in) {
+		keep, err := accepts(pred, k, in[k])
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if lambdaKeeps(keep) {
-			out[k] = v
+		case !keep:
+		case in[k] == nil:
+			return nil, fmt.Errorf("FILTER: the kept map entry %q has a NULL value", k)
+		default:
+			out[k] = in[k]
 		}
 	}
 	return out, nil

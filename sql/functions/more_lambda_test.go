@@ -63,6 +63,8 @@ func TestMoreLambdas(t *testing.T) {
 		{"filter null array", "FILTER", []any{nil, gt5}, nil, false},
 		{"filter map", "FILTER", []any{map[string]any{"abc": 1, "abcd": 2}, longKey}, map[string]any{"abcd": 2}, false},
 		{"filter error", "FILTER", []any{[]any{int32(1)}, failing}, nil, true},
+		{"filter null predicate", "FILTER", []any{[]any{int32(1)}, Lambda(func(...any) (any, error) { return nil, nil })}, nil, true},
+		{"filter map keeps null value", "FILTER", []any{map[string]any{"abcd": nil, "abcde": int32(25)}, longKey}, nil, true},
 		{"transform", "TRANSFORM", []any{[]any{int32(3), nil}, gt5}, []any{false, false}, false},
 		{"transform map", "TRANSFORM", []any{map[string]any{"a": []any{int32(2)}, "b": []any{int32(-1)}}, upper, first},
 			map[string]any{"A": int32(2), "B": int32(-1)}, false},
