@@ -42,8 +42,15 @@
 //     GROUP BY (a, b) is the same as GROUP BY a, b;
 //   - COUNT(*) is a Call with Star; x->* is a SelectItem with StructStar.
 //
+// Custom types: CREATE TYPE makes a name usable by later statements of
+// the same text; WithTypes resolves names created by earlier calls. Column
+// and CAST types in the tree are always expanded.
+//
+// TiDB sees placeholders for numbers and LIKE escapes and never decides a
+// literal's value: literals always come from our own tokens. A panic inside
+// TiDB is turned into a syntax error.
+//
 // Every error is a *sqlerr.Error pointing into the user's original text.
-// Literal values always come from our own tokens, so strings, big numbers
-// and decimals are exactly as written. `${var}` references are replaced by
-// the caller with Substitute before parsing.
+// `${var}` references are replaced by the caller with Substitute before
+// parsing.
 package parser
