@@ -13,10 +13,12 @@ import (
 // Broker is a running embedded Kafka broker. Close it to persist its state
 // and release its port.
 type Broker struct {
-	cluster *kfake.Cluster
-	stop    chan struct{}
-	done    sync.WaitGroup
-	once    sync.Once
+	cluster  *kfake.Cluster
+	shutdown *shutdownErrors
+	stop     chan struct{}
+	done     sync.WaitGroup
+	once     sync.Once
+	closeErr error
 }
 
 // Start starts a broker configured by opts and returns once it accepts
@@ -29,24 +31,25 @@ func Start(opts ...Option) (*Broker, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	cluster, err := kfake.NewCluster(kfakeOptions(cfg)...)
+	shutdown := &shutdownErrors{}
+	cluster, err := kfake.NewCluster(kfakeOptions(cfg, shutdown)...)
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
-	b := &Broker{cluster: cluster, stop: make(chan struct{})}
+	b := &Broker{cluster: cluster, shutdown: shutdown, stop: make(chan struct{})}
 	b.done.Add(1)
 	go b.clean(cfg.compaction)
 	cfg.logger.Info("embedded kafka broker started", "addr", b.Addrs()[0], "data_dir", cfg.dataDir)
 	return b, nil
 }
 
-func kfakeOptions(cfg config) []kfake.Opt {
+func kfakeOptions(cfg config, shutdown *shutdownErrors) []kfake.Opt {
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
 		kfake.ClusterID("sqlstream"),
 		kfake.DefaultNumPartitions(1),
 		kfake.ListenFn(listenOn(cfg.listen)),
-		kfake.WithLogger(slogAdapter{cfg.logger}),
+		kfake.WithLogger(slogAdapter{l: cfg.logger, shutdown: shutdown}),
 		kfake.BrokerConfigs(map[string]string{
 			"log.cleaner.backoff.ms":     strconv.FormatInt(cfg.compaction.Milliseconds(), 10),
 			"default.replication.factor": "1",
@@ -63,14 +66,17 @@ func kfakeOptions(cfg config) []kfake.Opt {
 func (b *Broker) Addrs() []string { return b.cluster.ListenAddrs() }
 
 // Close stops the broker, writing its state to the data directory when one
-// is set. It is safe to call more than once.
+// is set, and reports a failure to persist it. It is safe to call more than
+// once; later calls return the first call's result.
 func (b *Broker) Close() error {
 	b.once.Do(func() {
 		close(b.stop)
 		b.done.Wait()
+		b.shutdown.begin()
 		b.cluster.Close()
+		b.closeErr = b.shutdown.err()
 	})
-	return nil
+	return b.closeErr
 }
 
 // clean compacts compacted topics every interval. kfake only schedules

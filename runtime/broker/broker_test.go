@@ -3,6 +3,8 @@ package broker
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -243,4 +245,23 @@ func TestUnspecifiedHostAdvertisesLoopback(t *testing.T) {
 	cl := newClient(t, b)
 	createTopic(t, cl, "probe", 1, nil)
 	produce(t, cl, "probe", "k", "v")
+}
+
+func TestCloseReportsPersistenceFailure(t *testing.T) {
+	dir := t.TempDir()
+	b := startTest(t, WithDataDir(dir))
+	createTopic(t, newClient(t, b), "t", 1, nil)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := b.Close()
+	if err == nil || !strings.Contains(err.Error(), "embedded broker shutdown") {
+		t.Fatalf("Close with an unwritable data dir returned %v", err)
+	}
+	if again := b.Close(); again != err {
+		t.Fatalf("second Close returned %v, want the first result %v", again, err)
+	}
 }
