@@ -93,8 +93,8 @@ func (s *decimalSum) Add(acc any, args []any) (any, error) {
 	if args[0] == nil {
 		return acc, nil
 	}
-	sum, err := s.op(s.ctx.Add, acc, args[0])
-	if err != nil {
+	sum := new(apd.Decimal)
+	if _, err := s.ctx.Add(sum, s.decimalOf(acc), s.decimalOf(args[0])); err != nil {
 		return nil, err
 	}
 	var abs apd.Decimal
@@ -102,7 +102,7 @@ func (s *decimalSum) Add(acc any, args []any) (any, error) {
 		return nil, fmt.Errorf("Numeric field overflow: A field with precision %d and scale %d must round to an absolute value less than 10^%d. Got %s",
 			s.typ.Precision, s.typ.Scale, s.typ.Precision-s.typ.Scale, sum.Text('f'))
 	}
-	return sum, nil
+	return s.rescale(sum)
 }
 
 func (s *decimalSum) Undo(acc any, args []any) (any, error) {
@@ -123,22 +123,27 @@ func (s *decimalSum) Result(acc any) (any, error) {
 
 type decimalOp func(d, x, y *apd.Decimal) (apd.Condition, error)
 
-// op applies a decimal operation and rescales the result to the type's
-// scale.
+// op applies a decimal operation in the type's precision and rescales
+// the result to the type's scale.
 func (s *decimalSum) op(f decimalOp, a, b any) (*apd.Decimal, error) {
-	x, y := s.decimalOf(a), s.decimalOf(b)
 	out := new(apd.Decimal)
-	if _, err := f(out, x, y); err != nil {
+	if _, err := f(out, s.decimalOf(a), s.decimalOf(b)); err != nil {
 		return nil, err
 	}
-	if out.Exponent != -int32(s.typ.Scale) {
-		wide := apd.BaseContext.WithPrecision(uint32(s.typ.Precision + s.typ.Scale + 20))
-		wide.Rounding = apd.RoundHalfUp
-		if _, err := wide.Quantize(out, out, -int32(s.typ.Scale)); err != nil {
-			return nil, err
-		}
+	return s.rescale(out)
+}
+
+// rescale sets d's scale to the type's.
+func (s *decimalSum) rescale(d *apd.Decimal) (*apd.Decimal, error) {
+	if d.Exponent == -int32(s.typ.Scale) {
+		return d, nil
 	}
-	return out, nil
+	wide := apd.BaseContext.WithPrecision(uint32(s.typ.Precision + s.typ.Scale + 20))
+	wide.Rounding = apd.RoundHalfUp
+	if _, err := wide.Quantize(d, d, -int32(s.typ.Scale)); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 func (s *decimalSum) decimalOf(v any) *apd.Decimal {
