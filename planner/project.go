@@ -21,7 +21,7 @@ func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src
 		return nil, err
 	}
 	n := &Project{Input: in}
-	names := newNamer()
+	names := newNamer(in.Schema())
 	for _, it := range exprs {
 		e, asValue := unwrapAsValue(it.Expr)
 		c, err := expr.Compile(e, scope, p.Registry)
@@ -170,11 +170,18 @@ func checkKeys(n *Project, src *Source, sink string) error {
 // namer assigns output column names as ksqlDB does: the alias, the column
 // or struct field name, or KSQL_COL_n; clashing derived names get _1, _2….
 type namer struct {
-	used map[string]bool
-	gen  int
+	used   map[string]bool
+	source map[string]bool // input column names: struct field names avoid them
+	gen    int
 }
 
-func newNamer() *namer { return &namer{used: map[string]bool{}} }
+func newNamer(in *types.Schema) *namer {
+	n := &namer{used: map[string]bool{}, source: map[string]bool{}}
+	for _, c := range in.Columns {
+		n.source[c.Name] = true
+	}
+	return n
+}
 
 func (n *namer) name(it ast.SelectItem) (string, error) {
 	if it.Alias != "" {
@@ -189,8 +196,10 @@ func (n *namer) name(it ast.SelectItem) (string, error) {
 		base = "KSQL_COL_" + strconv.Itoa(n.gen)
 		n.gen++
 	}
+	_, isField := it.Expr.(*ast.Dereference)
+	taken := func(name string) bool { return n.used[name] || (isField && n.source[name]) }
 	name := base
-	for i := 1; n.used[name]; i++ {
+	for i := 1; taken(name); i++ {
 		name = base + "_" + strconv.Itoa(i)
 	}
 	n.used[name] = true
