@@ -86,7 +86,12 @@ func registerStringMisc(r *Registry) {
 		Overloads:   []Overload{{Sig: "FIELD(STRING str, STRING args...) INTEGER", NullAware: true, Fn: fieldFn}}})
 }
 
+// splitString is ksqlDB's SPLIT: an empty delimiter splits into
+// characters; an empty input gives one empty string.
 func splitString(s, delim string) []any {
+	if s == "" {
+		return []any{""}
+	}
 	var parts []string
 	if delim == "" {
 		parts = strings.Split(s, "")
@@ -101,6 +106,9 @@ func splitString(s, delim string) []any {
 }
 
 func splitBytes(s, delim []byte) []any {
+	if len(s) == 0 {
+		return []any{[]byte{}}
+	}
 	var parts [][]byte
 	if len(delim) == 0 {
 		for i := range s {
