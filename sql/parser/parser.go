@@ -34,8 +34,9 @@ func Parse(text string, opts ...Option) ([]ast.Statement, error) {
 	return out, nil
 }
 
-// splitStatements cuts toks at `;` tokens; each piece ends with an EOF
-// token placed where the statement ends. Empty statements are dropped.
+// splitStatements cuts toks at `;` tokens, which it turns into the EOF
+// token each piece ends with (placed where the statement ends). Empty
+// statements are dropped. The pieces share toks.
 func splitStatements(toks []token) [][]token {
 	var out [][]token
 	start := 0
@@ -43,11 +44,9 @@ func splitStatements(toks []token) [][]token {
 		if !t.isPunct(";") && t.Kind != tEOF {
 			continue
 		}
+		toks[i] = token{Kind: tEOF, P: t.P}
 		if i > start {
-			piece := make([]token, i-start+1)
-			copy(piece, toks[start:i])
-			piece[len(piece)-1] = token{Kind: tEOF, P: t.P}
-			out = append(out, piece)
+			out = append(out, toks[start:i+1:i+1])
 		}
 		start = i + 1
 	}
