@@ -21,6 +21,7 @@ const shutdownTimeout = 30 * time.Second
 //	start:    broker ──► engine ──► HTTP server
 //	shutdown: HTTP server ──► engine ──► broker
 type node struct {
+	lock      *dataDirLock
 	broker    *broker.Broker // nil with external Kafka
 	bootstrap []string
 	stack     Stack
@@ -31,13 +32,17 @@ type node struct {
 // startup aborts it; once started, the stack's context outlives signals so
 // that shutdown runs in order.
 func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) (*node, error) {
-	if err := os.MkdirAll(s.StateDir(), 0o755); err != nil {
-		return nil, fmt.Errorf("creating data directory: %w", err)
+	lock, err := lockDataDir(s.DataDir)
+	if err != nil {
+		return nil, err
 	}
-	n := &node{bootstrap: s.Bootstrap}
+	if err := os.MkdirAll(s.StateDir(), 0o755); err != nil {
+		return nil, errors.Join(fmt.Errorf("creating data directory: %w", err), lock.release())
+	}
+	n := &node{lock: lock, bootstrap: s.Bootstrap}
 	if s.Embedded() {
 		if err := n.startBroker(s, log); err != nil {
-			return nil, err
+			return nil, errors.Join(err, lock.release())
 		}
 	}
 	stackCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -46,7 +51,7 @@ func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) 
 	detach()
 	if err != nil {
 		cancel()
-		return nil, errors.Join(fmt.Errorf("starting engine: %w", err), n.closeBroker())
+		return nil, errors.Join(fmt.Errorf("starting engine: %w", err), n.closeBroker(), lock.release())
 	}
 	n.stack, n.cancel = st, cancel
 	return n, nil
@@ -65,13 +70,14 @@ func (n *node) startBroker(s Settings, log *slog.Logger) error {
 	return nil
 }
 
-// shutdown stops the HTTP server and engine, then the broker.
+// shutdown stops the HTTP server and engine, then the broker, and
+// releases the data directory.
 func (n *node) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	err := n.stack.Shutdown(ctx)
 	n.cancel()
-	return errors.Join(err, n.closeBroker())
+	return errors.Join(err, n.closeBroker(), n.lock.release())
 }
 
 func (n *node) closeBroker() error {

@@ -210,3 +210,31 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestDataDirIsExclusive(t *testing.T) {
+	s := testSettings(t)
+	release := make(chan struct{})
+	f := &fakeServices{t: t, repl: func(context.Context, REPLConfig) error {
+		<-release
+		return nil
+	}}
+	done := make(chan error, 1)
+	go func() { done <- runCombined(context.Background(), s, f, Stdio{Err: &syncBuffer{}}) }()
+	waitFor(t, func() bool { return strings.Contains(f.log(), "repl") })
+
+	second := testSettings(t)
+	second.DataDir = s.DataDir
+	err := runServer(context.Background(), second, &fakeServices{t: t}, Stdio{Err: &syncBuffer{}})
+	if err == nil || !strings.Contains(err.Error(), "in use by another sqlstream process") {
+		t.Fatalf("second process on the same data dir: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("first process: %v", err)
+	}
+	l, err := lockDataDir(s.DataDir)
+	if err != nil {
+		t.Fatalf("lock not released after shutdown: %v", err)
+	}
+	_ = l.release()
+}
