@@ -5,13 +5,18 @@ import (
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
 
-// ParseExpr parses one expression, e.g. an INSERT VALUES value.
-func ParseExpr(text string) (ast.Expr, error) {
+// ParseExpr parses one expression, e.g. an INSERT VALUES value;
+// WithTypes resolves custom type names in CASTs.
+func ParseExpr(text string, opts ...Option) (ast.Expr, error) {
 	toks, err := tokenize(text)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{s: &session{src: text}, toks: toks}
+	s := &session{src: text}
+	for _, o := range opts {
+		o(s)
+	}
+	p := &parser{s: s, toks: toks}
 	end := len(toks) - 1
 	if end == 0 {
 		return nil, p.expected("an expression")
