@@ -134,25 +134,44 @@ func substringBounds(n int, pos int32, length int64) (int, int) {
 	} else {
 		start = max(0, n+int(pos))
 	}
-	end := int64(n)
-	if length >= 0 {
-		end = max(int64(start), min(int64(start)+length, int64(n)))
-	} else {
-		end = int64(start)
-	}
+	end := max(int64(start), min(int64(start)+length, int64(n)))
 	return start, int(end)
 }
 
-func substring2(s string, pos int32) string {
+func substring2(s string, pos int32) string { return substringN(s, pos, -1) }
+
+func substring3(s string, pos, length int32) string {
+	if length < 0 {
+		length = 0
+	}
+	return substringN(s, pos, int64(length))
+}
+
+// substringN slices s by characters; length < 0 means "to the end". ASCII
+// strings are sliced without decoding.
+func substringN(s string, pos int32, length int64) string {
+	if isASCII(s) {
+		if length < 0 {
+			length = int64(len(s))
+		}
+		start, end := substringBounds(len(s), pos, length)
+		return s[start:end]
+	}
 	r := []rune(s)
-	start, end := substringBounds(len(r), pos, int64(len(r)))
+	if length < 0 {
+		length = int64(len(r))
+	}
+	start, end := substringBounds(len(r), pos, length)
 	return string(r[start:end])
 }
 
-func substring3(s string, pos, length int32) string {
-	r := []rune(s)
-	start, end := substringBounds(len(r), pos, int64(length))
-	return string(r[start:end])
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func subbytes2(b []byte, pos int32) []byte {
