@@ -52,6 +52,7 @@ func kfakeOptions(cfg config, shutdown *shutdownErrors) []kfake.Opt {
 		kfake.WithLogger(slogAdapter{l: cfg.logger, shutdown: shutdown}),
 		kfake.BrokerConfigs(map[string]string{
 			"log.cleaner.backoff.ms":     strconv.FormatInt(cfg.compaction.Milliseconds(), 10),
+			"log.retention.ms":           retentionMs(cfg.retention),
 			"default.replication.factor": "1",
 			"min.insync.replicas":        "1",
 		}),
@@ -60,6 +61,14 @@ func kfakeOptions(cfg config, shutdown *shutdownErrors) []kfake.Opt {
 		opts = append(opts, kfake.DataDir(cfg.dataDir))
 	}
 	return opts
+}
+
+// retentionMs renders a retention for log.retention.ms; -1 is forever.
+func retentionMs(d time.Duration) string {
+	if d < 0 {
+		return "-1"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10)
 }
 
 // Addrs returns the host:port clients should bootstrap from.

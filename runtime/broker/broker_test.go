@@ -265,3 +265,37 @@ func TestCloseReportsPersistenceFailure(t *testing.T) {
 		t.Fatalf("second Close returned %v, want the first result %v", again, err)
 	}
 }
+
+// TestOldRecordsSurviveCleaning: records with ancient timestamps are kept
+// (no broker-wide retention), while compaction keeps running.
+func TestOldRecordsSurviveCleaning(t *testing.T) {
+	b := startTest(t, WithCompactionInterval(10*time.Millisecond))
+	cl := newClient(t, b)
+	createTopic(t, cl, "old", 1, nil)
+	createTopic(t, cl, "table", 1, map[string]*string{"cleanup.policy": ptr("compact")})
+	r := &kgo.Record{Topic: "old", Key: []byte("k"), Value: []byte("v"), Timestamp: time.UnixMilli(1)}
+	if err := cl.ProduceSync(testCtx(t), r).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := readAll(t, b, "old"); fmt.Sprint(got) != "[k=v]" {
+		t.Fatalf("record with timestamp 1 after cleaning: %v", got)
+	}
+}
+
+func TestRetentionLimit(t *testing.T) {
+	b := startTest(t, WithCompactionInterval(10*time.Millisecond), WithRetention(time.Hour))
+	cl := newClient(t, b)
+	createTopic(t, cl, "old", 1, nil)
+	r := &kgo.Record{Topic: "old", Key: []byte("k"), Value: []byte("v"), Timestamp: time.UnixMilli(1)}
+	if err := cl.ProduceSync(testCtx(t), r).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(readAll(t, b, "old")) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("record older than the retention limit was kept")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -17,6 +17,11 @@
 //	           ▼
 //	     <data dir>/
 //
+// Records are kept forever unless a topic sets retention.ms or
+// WithRetention sets a broker-wide limit: kfake enforces retention by
+// record timestamp on every batch, so Kafka's 7-day default would delete
+// records with old timestamps (common in tests and backfills) at once.
+//
 // Auto topic creation is off: sqlstream creates every topic it uses
 // through the admin API, as ksqlDB does.
 package broker

@@ -20,6 +20,7 @@ type config struct {
 	dataDir    string
 	logger     *slog.Logger
 	compaction time.Duration
+	retention  time.Duration
 }
 
 func defaultConfig() config {
@@ -27,6 +28,7 @@ func defaultConfig() config {
 		listen:     "127.0.0.1:9092",
 		logger:     slog.New(slog.DiscardHandler),
 		compaction: 15 * time.Second,
+		retention:  -1,
 	}
 }
 
@@ -56,6 +58,16 @@ func WithLogger(l *slog.Logger) Option {
 // 15s.
 func WithCompactionInterval(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.compaction = d })
+}
+
+// WithRetention sets how long records are kept in topics that set no
+// retention.ms of their own (Kafka's log.retention.ms), overriding the
+// default of keeping them forever. Retention goes by record timestamp and
+// is enforced every compaction interval, so with a limit, records whose
+// timestamps are older than it disappear within one interval. A negative
+// duration means forever.
+func WithRetention(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.retention = d })
 }
 
 func (c *config) validate() error {
