@@ -50,20 +50,31 @@ func (a *Aggregates) build(name string, o AggregateOverload, args, params []*typ
 	if len(init) < o.InitArgs {
 		return nil, &ParamNotLiteralError{Name: name, Index: cols + 1}
 	}
-	for i, p := range params[:cols] {
-		if containsUnknown(p) {
-			return nil, &UntypedNullError{Name: name, Index: i + 1}
-		}
-	}
+	untyped := firstUnknown(params[:cols])
 	agg, err := o.New(params, init[len(init)-o.InitArgs:])
-	if err != nil {
-		var ie *InitArgError
-		if errors.As(err, &ie) {
-			return nil, &InitArgError{Name: name, Index: cols + ie.Index, Reason: ie.Reason}
-		}
+	var ie *InitArgError
+	switch {
+	case errors.As(err, &ie):
+		return nil, &InitArgError{Name: name, Index: cols + ie.Index, Reason: ie.Reason}
+	case err != nil && untyped > 0:
+		return nil, &UntypedNullError{Name: name, Index: untyped}
+	case err != nil:
 		return nil, err
+	case untyped > 0 && (containsUnknown(agg.StateType()) || containsUnknown(agg.ReturnType())):
+		return nil, &UntypedNullError{Name: name, Index: untyped}
 	}
 	return wrapCall(agg, args[:cols], params[:cols], len(args)), nil
+}
+
+// firstUnknown returns the 1-based position of the first parameter that
+// is or contains UNKNOWN, or 0.
+func firstUnknown(params []*types.Type) int {
+	for i, p := range params {
+		if containsUnknown(p) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // containsUnknown reports whether t is or contains UNKNOWN (an untyped
@@ -141,7 +152,8 @@ func (e *InitArgError) Error() string {
 }
 
 // UntypedNullError says an aggregate's column argument is an untyped NULL
-// whose type the function cannot infer. Index is 1-based.
+// whose type the function needs (for its state or result) but cannot
+// infer. Index is 1-based.
 type UntypedNullError struct {
 	Name  string
 	Index int

@@ -224,6 +224,11 @@ func (c correlationAgg) Merge(a, b any) (any, error) {
 
 func (c correlationAgg) Result(acc any) (any, error) {
 	s := c.parts(acc)
+	if s.n < 2 {
+		// ksqlDB's formula gives 0/0 here; say so directly, so sums
+		// left inexact by undoing rows cannot fake a correlation.
+		return math.NaN(), nil
+	}
 	n := float64(s.n)
 	num := n*s.xy - s.x*s.y
 	dx := n*s.xx - s.x*s.x
