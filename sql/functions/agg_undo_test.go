@@ -84,7 +84,9 @@ func maybeNull(rng *rand.Rand, v any) any {
 
 func smallString(rng *rand.Rand) string { return strconv.Itoa(rng.IntN(20)) }
 
-func smallDecimal(rng *rand.Rand) any { return aggDec(fmt.Sprintf("%d.%02d", rng.IntN(1000)-500, rng.IntN(100))) }
+func smallDecimal(rng *rand.Rand) any {
+	return aggDec(fmt.Sprintf("%d.%02d", rng.IntN(1000)-500, rng.IntN(100)))
+}
 
 // closeValues compares results exactly, except doubles, which may differ
 // by rounding.
