@@ -45,23 +45,31 @@ func (c *compiler) column(e *ast.ColumnRef) (*node, error) {
 	return columnNode(ref.Index, ref.Type), nil
 }
 
+// columnNode reads column i. A row shorter than the schema (a table
+// tombstone carries only its key columns) reads NULL.
 func columnNode(i int, t *types.Type) *node {
+	get := func(row *types.Row) any {
+		if i < len(row.Values) {
+			return row.Values[i]
+		}
+		return nil
+	}
 	n := &node{typ: t}
-	n.eval = func(row *types.Row, _ []any) (any, error) { return row.Values[i], nil }
+	n.eval = func(row *types.Row, _ []any) (any, error) { return get(row), nil }
 	switch t.Kind {
 	case types.KindInteger:
 		n.i64 = func(row *types.Row, _ []any) (int64, bool, error) {
-			v, ok := row.Values[i].(int32)
+			v, ok := get(row).(int32)
 			return int64(v), ok, nil
 		}
 	case types.KindBigint:
 		n.i64 = func(row *types.Row, _ []any) (int64, bool, error) {
-			v, ok := row.Values[i].(int64)
+			v, ok := get(row).(int64)
 			return v, ok, nil
 		}
 	case types.KindDouble:
 		n.f64 = func(row *types.Row, _ []any) (float64, bool, error) {
-			v, ok := row.Values[i].(float64)
+			v, ok := get(row).(float64)
 			return v, ok, nil
 		}
 	}
