@@ -3,11 +3,12 @@ package functions
 // builtinAggregates returns ksqlDB's built-in aggregate functions.
 //
 // Functions with an Undoer may aggregate TABLE sources (ksqlDB's "applies
-// to: table"): AVG, COUNT, SUM, SUM_LIST, COLLECT_LIST, HISTOGRAM,
+// to: table"): ATTR, AVG, COUNT, SUM, SUM_LIST, COLLECT_LIST, HISTOGRAM,
 // STDDEV_SAMP, STDDEV_SAMPLE, CORRELATION. Every built-in is a Merger, so
 // all of them work over session windows.
 func (a *Aggregates) builtinAggregates() []AggregateDef {
 	return []AggregateDef{
+		attrDef(),
 		avgDef(),
 		a.collectListDef(),
 		a.collectSetDef(),

@@ -25,6 +25,7 @@ func TestUndoInvertsAdd(t *testing.T) {
 		gen  func() []any
 	}{
 		{"COUNT", nil, func() []any { return nil }},
+		{"ATTR", ts(tStr), func() []any { return []any{maybeNull(rng, smallString(rng))} }},
 		{"COUNT", ts(tStr), func() []any { return []any{maybeNull(rng, smallString(rng))} }},
 		{"SUM", ts(tInt), func() []any { return []any{maybeNull(rng, int32(rng.Int32()))} }},
 		{"SUM", ts(tBig), func() []any { return []any{maybeNull(rng, rng.Int64())} }},
