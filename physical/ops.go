@@ -61,7 +61,8 @@ func newProjectOp(env *TaskEnv, n *planner.Project, next Processor) *projectOp {
 
 func (op *projectOp) Process(row *types.Row) error {
 	out := &op.out
-	*out = types.Row{Values: make([]any, len(op.cols)), Time: row.Time, Partition: row.Partition, Offset: row.Offset, Window: row.Window, Tombstone: row.Tombstone}
+	*out = types.Row{Values: make([]any, len(op.cols)), Time: row.Time, Partition: row.Partition, Offset: row.Offset,
+		Window: row.Window, Tombstone: row.Tombstone, NullKey: row.NullKey}
 	for i, c := range op.n.Columns {
 		if row.Tombstone && !c.Key {
 			continue
@@ -137,11 +138,7 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
 	if op.nkeys == 0 {
 		return nil, true
 	}
-	allNull := true
-	for _, v := range row.Values[:op.nkeys] {
-		allNull = allNull && v == nil
-	}
-	if allNull {
+	if row.NullKey || (op.nkeys == 1 && row.Values[0] == nil) {
 		return op.window(nil, row), true
 	}
 	b, err := op.keyCodec.Encode(nil, row.Values[:op.nkeys])

@@ -105,6 +105,7 @@ func (op *sourceOp) decodeKeyBytes(b []byte, r *InRecord, row *types.Row) bool {
 		if op.src.Kind == ast.Table {
 			return false // tables drop null keys
 		}
+		row.NullKey = true
 		return true
 	}
 	if err := op.keyCodec.Decode(b, op.keyBuf); err != nil {

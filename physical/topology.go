@@ -125,6 +125,8 @@ func (b *builder) processor(env *TaskEnv, n planner.Node, next Processor, table 
 		return newProjectOp(env, n, next), nil
 	case *planner.Sink:
 		return newSinkOp(env, n.Target)
+	case *planner.PartitionBy:
+		return &partitionByOp{env: env, n: n, next: next}, nil
 	}
 	return nil, fmt.Errorf("physical: no processor for %T", n)
 }
@@ -138,6 +140,8 @@ func nodeName(n planner.Node) string {
 		return "Project"
 	case *planner.Sink:
 		return "Sink-" + n.Target.Name
+	case *planner.PartitionBy:
+		return "PartitionBy-SelectKey"
 	}
 	return fmt.Sprintf("%T", n)
 }

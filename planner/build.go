@@ -36,7 +36,7 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	if s.Kind == ast.Table && plan.outputKind() == ast.Stream {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
 	}
-	if err := checkPersistent(plan.project(), plan.Sources[0], s.Name); err != nil {
+	if err := checkPersistent(plan.project(), s.Name); err != nil {
 		return nil, err
 	}
 	sink, err := p.sinkSource(s, plan)
@@ -65,7 +65,7 @@ func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPersistent(plan.project(), plan.Sources[0], target.Name); err != nil {
+	if err := checkPersistent(plan.project(), target.Name); err != nil {
 		return nil, err
 	}
 	if err := sameSchema(target.Schema, plan.Root.Schema()); err != nil {
@@ -125,7 +125,19 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		node = f
 	}
-	proj, err := p.project(node, q.Items, scope, src, ref)
+	items := q.Items
+	if len(q.PartitionBy) > 0 {
+		if src.Kind == ast.Table {
+			return nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Unsupported PARTITION BY on a TABLE: only streams can be re-partitioned. Use GROUP BY to re-key a table.")
+		}
+		pb, rewritten, err := p.partitionBy(node, q.PartitionBy, scope, items)
+		if err != nil {
+			return nil, err
+		}
+		node, items = pb, rewritten
+		scope = expr.SchemaScope(pb.Schema(), aliases(ref), src.Windowed())
+	}
+	proj, err := p.project(node, items, scope, src, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +158,6 @@ func unsupportedClauses(q *ast.Query) error {
 		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "WINDOW is not supported yet")
 	case len(q.GroupBy) > 0:
 		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "GROUP BY is not supported yet")
-	case len(q.PartitionBy) > 0:
-		return sqlerr.New(sqlerr.Unsupported, q.PartitionBy[0].Position(), "PARTITION BY is not supported yet")
 	case q.Having != nil:
 		return sqlerr.New(sqlerr.Semantic, q.Having.Position(), "HAVING requires GROUP BY")
 	case q.Emit == ast.EmitFinal:

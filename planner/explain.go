@@ -44,6 +44,8 @@ func nodeKind(n Node) string {
 		return "PROJECT"
 	case *Sink:
 		return "SINK"
+	case *PartitionBy:
+		return "PARTITION BY"
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -62,6 +64,12 @@ func nodeDetail(n Node) string {
 		return "Columns: " + strings.Join(cols, ", ")
 	case *Sink:
 		return "Topic: " + n.Target.Topic
+	case *PartitionBy:
+		keys := make([]string, len(n.Exprs))
+		for i, e := range n.Exprs {
+			keys[i] = ast.FormatExpr(e)
+		}
+		return "Key: " + strings.Join(keys, ", ")
 	}
 	return ""
 }

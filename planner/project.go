@@ -38,7 +38,7 @@ func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src
 		key := !asValue && isKeyRef(e, in.Schema(), ref)
 		n.Columns = append(n.Columns, Projection{Name: name, Expr: it.Expr, Eval: c, Key: key})
 	}
-	n.schema = projectSchema(n.Columns)
+	n.schema = projectSchema(n.Columns, in.Schema())
 	return n, nil
 }
 
@@ -105,36 +105,40 @@ func isKeyRef(e ast.Expr, in *types.Schema, ref *ast.TableRef) bool {
 	return i >= 0 && in.Columns[i].NS == types.KeyNS
 }
 
-func projectSchema(cols []Projection) *types.Schema {
+// projectSchema lays out the output: key columns in the order of the
+// input's key columns (ksqlDB keeps the source or PARTITION BY order
+// whatever the SELECT order), then value columns in SELECT order.
+func projectSchema(cols []Projection, in *types.Schema) *types.Schema {
 	s := &types.Schema{}
-	for _, key := range []bool{true, false} {
+	for _, k := range in.Keys() {
 		for _, c := range cols {
-			if c.Key == key {
-				ns := types.ValueNS
-				if key {
-					ns = types.KeyNS
-				}
-				s.Columns = append(s.Columns, types.Column{Name: c.Name, Type: c.Eval.Type(), NS: ns})
+			if c.Key && c.Expr.(*ast.ColumnRef).Name == k.Name {
+				s.Columns = append(s.Columns, types.Column{Name: c.Name, Type: c.Eval.Type(), NS: types.KeyNS})
 			}
+		}
+	}
+	for _, c := range cols {
+		if !c.Key {
+			s.Columns = append(s.Columns, types.Column{Name: c.Name, Type: c.Eval.Type(), NS: types.ValueNS})
 		}
 	}
 	return s
 }
 
 // checkPersistent enforces ksqlDB's rules for the projection of a query
-// that writes a sink: every source key column is selected, at least one
-// value column remains, and no output column is named like a system
-// column.
-func checkPersistent(n *Project, src *Source, sink string) error {
+// that writes a sink: every key column of its input (the source's, or the
+// PARTITION BY expressions) is selected exactly once, at least one value
+// column remains, and no output column is named like a system column.
+func checkPersistent(n *Project, sink string) error {
 	for _, c := range n.Columns {
-		if IsPseudoColumn(c.Name) {
-			if _, isRef := c.Expr.(*ast.ColumnRef); isRef && c.Expr.(*ast.ColumnRef).Name == c.Name {
+		if IsPseudoColumn(c.Name) && !c.Key {
+			if ref, isRef := c.Expr.(*ast.ColumnRef); isRef && ref.Name == c.Name {
 				return sqlerr.New(sqlerr.Semantic, c.Expr.Position(), "Reserved column name in select: `%s`. Please remove or alias the column.", c.Name)
 			}
 			return sqlerr.New(sqlerr.Semantic, c.Expr.Position(), "`%s` is a reserved column name. You cannot use it as an alias for a column.", c.Name)
 		}
 	}
-	if err := checkKeys(n, src, sink); err != nil {
+	if err := checkKeys(n, sink); err != nil {
 		return err
 	}
 	if len(n.Schema().Values()) == 0 {
@@ -143,21 +147,33 @@ func checkPersistent(n *Project, src *Source, sink string) error {
 	return nil
 }
 
-func checkKeys(n *Project, src *Source, sink string) error {
-	selected := map[string]bool{}
+func checkKeys(n *Project, sink string) error {
+	selected := map[string][]string{}
 	for _, c := range n.Columns {
 		if c.Key {
-			selected[c.Expr.(*ast.ColumnRef).Name] = true
+			ref := c.Expr.(*ast.ColumnRef).Name
+			selected[ref] = append(selected[ref], c.Name)
 		}
 	}
 	var missing []string
-	for _, k := range src.Schema.Keys() {
-		if !selected[k.Name] {
+	for _, k := range n.Input.Schema().Keys() {
+		switch names := selected[k.Name]; {
+		case len(names) == 0:
 			missing = append(missing, k.Name)
+		case len(names) > 1:
+			return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The projection contains a key column (`%s`) more than once, aliased as: %s.", k.Name, strings.Join(names, " and "))
 		}
 	}
 	if len(missing) == 0 {
 		return nil
+	}
+	if pb, ok := partitionInput(n); ok {
+		for i, k := range pb.Schema().Keys() {
+			if k.Name == missing[0] {
+				e := qualify(pb.Exprs[i], n)
+				return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the partitioning expression %s in its projection (eg, SELECT %s...).", sink, e, e)
+			}
+		}
 	}
 	noun := "column"
 	if len(missing) > 1 {
@@ -165,6 +181,47 @@ func checkKeys(n *Project, src *Source, sink string) error {
 	}
 	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the key %s %s in its projection (eg, SELECT %s...).",
 		sink, noun, strings.Join(missing, " and "), strings.Join(missing, ", "))
+}
+
+// partitionInput returns the PARTITION BY below a projection, if any.
+func partitionInput(n *Project) (*PartitionBy, bool) {
+	var in Node = n.Input
+	for {
+		switch x := in.(type) {
+		case *PartitionBy:
+			return x, true
+		case *Scan:
+			return nil, false
+		}
+		in = in.Inputs()[0]
+	}
+}
+
+// qualify renders e with column references qualified by the source name,
+// as ksqlDB prints expressions in errors (ABS(INPUT.ID)).
+func qualify(e ast.Expr, n *Project) string {
+	var src string
+	var in Node = n
+	for in != nil {
+		if s, ok := in.(*Scan); ok {
+			src = s.Source.Name
+			break
+		}
+		in = in.Inputs()[0]
+	}
+	refs := expr.ColumnRefs(e)
+	var set []*ast.ColumnRef
+	for _, r := range refs {
+		if r.Source == "" {
+			r.Source = src
+			set = append(set, r)
+		}
+	}
+	text := ast.FormatExpr(e)
+	for _, r := range set {
+		r.Source = ""
+	}
+	return text
 }
 
 // namer assigns output column names as ksqlDB does: the alias, the column

@@ -60,4 +60,7 @@ type Row struct {
 	// Tombstone marks a table row deletion: Values hold only the key
 	// columns (the rest are nil).
 	Tombstone bool
+	// NullKey marks a row whose record key was null as a whole (as
+	// opposed to a key whose columns are null); sinks write a null key.
+	NullKey bool
 }
