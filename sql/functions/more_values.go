@@ -192,7 +192,9 @@ func compareSignedBytes(a, b []byte) int {
 // javaMapOrder lists m's keys in the iteration order of a java.util.HashMap
 // created for len(m) entries, which is the order ksqlDB's map functions see
 // (ksqlDB's deserializers build maps with new HashMap<>(size)): by hash
-// bucket, keys sharing a bucket in string order.
+// bucket, keys sharing a bucket in string order. Java keeps such keys in
+// insertion (document) order, which Go maps do not record; the orders
+// agree when the keys arrived sorted.
 func javaMapOrder(m map[string]any) []string {
 	capacity := javaTableSize(len(m))
 	bucket := func(k string) uint32 {
