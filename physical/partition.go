@@ -33,6 +33,10 @@ func (op *partitionByOp) Process(row *types.Row) error {
 		if ev == nil {
 			continue
 		}
+		if row.Tombstone && !op.n.KeyOnly[i] {
+			k++ // a null row has no value to compute this key from
+			continue
+		}
 		v, err := ev.Eval(row)
 		if err != nil {
 			op.env.log(ExpressionError, "key", fmt.Sprintf("Error computing PARTITION BY %s: %v", ast.FormatExpr(op.n.Exprs[i]), err), nil)

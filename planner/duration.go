@@ -39,4 +39,3 @@ func ParseDuration(s string) (int64, error) {
 	}
 	return n * u, nil
 }
-

@@ -18,7 +18,10 @@ type PartitionBy struct {
 	Input  Node
 	Exprs  []ast.Expr
 	Evals  []*expr.Compiled // nil for a NULL literal
-	schema *types.Schema
+	// KeyOnly marks expressions that read only key columns: on a null row
+	// (null value) only those can be computed, the others are NULL.
+	KeyOnly []bool
+	schema  *types.Schema
 }
 
 // Schema implements Node.
@@ -43,6 +46,7 @@ func (p *Planner) partitionBy(in Node, exprs []ast.Expr, scope expr.Scope, items
 				return nil, nil, sqlerr.New(sqlerr.Semantic, e.Position(), "PARTITION BY NULL cannot be combined with other expressions")
 			}
 			n.Evals = append(n.Evals, nil)
+			n.KeyOnly = append(n.KeyOnly, true)
 			continue
 		}
 		c, err := expr.Compile(e, scope, p.Registry)
@@ -55,6 +59,7 @@ func (p *Planner) partitionBy(in Node, exprs []ast.Expr, scope expr.Scope, items
 		}
 		keys = append(keys, types.Column{Name: name, Type: c.Type(), NS: types.KeyNS})
 		n.Evals = append(n.Evals, c)
+		n.KeyOnly = append(n.KeyOnly, readsOnlyKeys(e, in.Schema()))
 		rewriteItems(items, e, name)
 	}
 	n.schema = &types.Schema{Columns: keys}
@@ -125,4 +130,15 @@ func rewriteItems(items []ast.SelectItem, e ast.Expr, key string) {
 		it.Expr = &ast.ColumnRef{P: it.Expr.Position(), Name: key}
 		items[i] = it
 	}
+}
+
+// readsOnlyKeys reports whether every column e reads is a key column.
+func readsOnlyKeys(e ast.Expr, in *types.Schema) bool {
+	for _, r := range expr.ColumnRefs(e) {
+		i := in.Find(r.Name)
+		if i < 0 || in.Columns[i].NS != types.KeyNS {
+			return false
+		}
+	}
+	return true
 }

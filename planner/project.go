@@ -6,6 +6,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -287,8 +288,12 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 	if err := p.applyCommon(sink, w, from); err != nil {
 		return nil, err
 	}
-	if sink.Schema.NumKeys() == 0 && !w.has("KEY_FORMAT") && !w.has("FORMAT") {
-		sink.KeyFormat.Name = "NONE"
+	explicitKey := w.has("KEY_FORMAT") || w.has("FORMAT")
+	switch {
+	case sink.Schema.NumKeys() == 0 && !explicitKey:
+		sink.KeyFormat = format.Spec{Name: "NONE"}
+	case sink.Schema.NumKeys() > 0 && sink.KeyFormat.Name == "NONE" && !explicitKey:
+		sink.KeyFormat = format.Spec{Name: p.Defaults.KeyFormat}
 	}
 	return sink, p.validateSource(sink, s.P)
 }
