@@ -15,9 +15,9 @@ import (
 // stream sink: the sink's partitioner places each record by its new key.
 // A NULL expression makes the stream keyless.
 type PartitionBy struct {
-	Input  Node
-	Exprs  []ast.Expr
-	Evals  []*expr.Compiled // nil for a NULL literal
+	Input Node
+	Exprs []ast.Expr
+	Evals []*expr.Compiled // nil for a NULL literal
 	// KeyOnly marks expressions that read only key columns: on a null row
 	// (null value) only those can be computed, the others are NULL.
 	KeyOnly []bool
