@@ -2,6 +2,7 @@ package functions
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -183,37 +184,50 @@ func (h histogramAgg) Undo(acc any, args []any) (any, error) {
 	return h.bump(acc, args[0], -1), nil
 }
 
-// bump adds delta to the count of v in a copy of the map; counts that
-// reach zero are removed, new keys beyond the limit are ignored.
+// bump returns acc with delta added to the count of key v. Counts that
+// reach zero are removed; new keys beyond the limit are ignored. The map
+// is copied only when it changes.
 func (histogramAgg) bump(acc, v any, delta int64) map[string]any {
 	m, _ := acc.(map[string]any)
 	key, ok := v.(string)
-	if !ok {
+	if !ok || !histogramTakes(m, key, delta) {
 		return m
 	}
-	old, present := m[key]
-	if !present && (delta < 0 || len(m) >= HistogramLimit) {
-		return m
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]any{}
 	}
-	out := make(map[string]any, len(m)+1)
-	for k, c := range m {
-		out[k] = c
-	}
-	if n := asInt64(old) + delta; n > 0 {
-		out[key] = n
-	} else {
-		delete(out, key)
-	}
+	histogramBump(out, key, delta)
 	return out
 }
 
-func (h histogramAgg) Merge(x, y any) (any, error) {
-	acc, _ := x.(map[string]any)
-	m2, _ := y.(map[string]any)
-	for k, c := range m2 {
-		acc = h.bump(acc, k, asInt64(c))
+// histogramTakes reports whether adding delta to key changes m.
+func histogramTakes(m map[string]any, key string, delta int64) bool {
+	_, present := m[key]
+	return present || delta > 0 && len(m) < HistogramLimit
+}
+
+// histogramBump adds delta to key's count in m itself.
+func histogramBump(m map[string]any, key string, delta int64) {
+	if !histogramTakes(m, key, delta) {
+		return
 	}
-	return acc, nil
+	if n := asInt64(m[key]) + delta; n > 0 {
+		m[key] = n
+	} else {
+		delete(m, key)
+	}
+}
+
+func (histogramAgg) Merge(x, y any) (any, error) {
+	m1, _ := x.(map[string]any)
+	m2, _ := y.(map[string]any)
+	out := make(map[string]any, len(m1)+len(m2))
+	maps.Copy(out, m1)
+	for k, c := range m2 {
+		histogramBump(out, k, asInt64(c))
+	}
+	return out, nil
 }
 
 func (histogramAgg) Result(acc any) (any, error) {

@@ -51,16 +51,42 @@ func TestCountMerge(t *testing.T) {
 	}
 }
 
-func TestCountDistinctStateIsSortedHashes(t *testing.T) {
-	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tStr), nil)
-	acc := accumulate(t, cd, []any{"x"}, []any{"y"}, []any{"z"}, []any{"x"})
-	set := acc.([]any)
-	if len(set) != 3 || cd.StateType().String() != "ARRAY<BIGINT>" {
-		t.Fatalf("state %v of type %s", set, cd.StateType())
+func TestCountDistinctExactThenSketch(t *testing.T) {
+	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tBig), nil)
+	if want := "STRUCT<`HASHES` ARRAY<BIGINT>, `REGISTERS` BYTES>"; cd.StateType().String() != want {
+		t.Fatalf("state type %s", cd.StateType())
 	}
-	for i := 1; i < len(set); i++ {
-		if set[i-1].(int64) >= set[i].(int64) {
-			t.Errorf("hashes not strictly ascending: %v", set)
+	acc := cd.Init()
+	for i := int64(0); i < distinctExactLimit; i++ {
+		acc, _ = cd.Add(acc, []any{i})
+		acc, _ = cd.Add(acc, []any{i})
+	}
+	hashes, regs := countDistinctAgg{}.parts(acc)
+	if res, _ := cd.Result(acc); res != int64(distinctExactLimit) || regs != nil {
+		t.Fatalf("exact phase: %v distinct, %d hashes, sketch %t", res, len(hashes), regs != nil)
+	}
+	for i := 1; i < len(hashes); i++ {
+		if hashes[i-1].(int64) >= hashes[i].(int64) {
+			t.Fatalf("hashes not strictly ascending at %d", i)
 		}
+	}
+	const n = 50000
+	half := cd.Init()
+	for i := int64(distinctExactLimit); i < n; i++ {
+		acc, _ = cd.Add(acc, []any{i})
+		if i%2 == 0 {
+			half, _ = cd.Add(half, []any{i})
+		}
+	}
+	if _, regs := (countDistinctAgg{}).parts(acc); len(regs) != hllRegisters {
+		t.Fatalf("no sketch after %d values", n)
+	}
+	res, _ := cd.Result(acc)
+	if got := res.(int64); got < n*98/100 || got > n*102/100 {
+		t.Errorf("estimate %d for %d distinct values", got, n)
+	}
+	m, _ := cd.(Merger).Merge(half, acc)
+	if res2, _ := cd.Result(m); res2 != res {
+		t.Errorf("merging a subset changed the estimate: %v, was %v", res2, res)
 	}
 }
