@@ -37,15 +37,19 @@ func newServerFlags(fs *flag.FlagSet) *serverFlags {
 	return sf
 }
 
-// sourced is a setting's value and where it came from, for error messages.
-type sourced struct{ value, origin string }
+// sourced is a setting's value and where it came from, for error
+// messages; given is false for defaults.
+type sourced struct {
+	value, origin string
+	given         bool
+}
 
 // resolve merges defaults, the config file and explicitly set flags, then
 // validates everything. It runs after fs.Parse and before anything starts.
 func (sf *serverFlags) resolve() (Settings, error) {
 	vals := map[string]sourced{}
 	for _, o := range sf.opts {
-		vals[o.key] = sourced{o.def, "default " + o.key}
+		vals[o.key] = sourced{value: o.def, origin: "default " + o.key}
 	}
 	if err := sf.loadFile(vals); err != nil {
 		return Settings{}, err
@@ -76,7 +80,7 @@ func (sf *serverFlags) loadFile(vals map[string]sourced) error {
 		return configErrorf("config file %s: %v", path, err)
 	}
 	for _, p := range props {
-		vals[p.Key] = sourced{p.Value, fmt.Sprintf("config file %s:%d: %s", path, p.Line, p.Key)}
+		vals[p.Key] = sourced{p.Value, fmt.Sprintf("config file %s:%d: %s", path, p.Line, p.Key), true}
 	}
 	return nil
 }
@@ -88,7 +92,7 @@ func (sf *serverFlags) applyFlags(vals map[string]sourced) {
 	}
 	sf.fs.Visit(func(f *flag.Flag) {
 		if o, ok := byFlag[f.Name]; ok {
-			vals[o.key] = sourced{f.Value.String(), "--" + f.Name}
+			vals[o.key] = sourced{f.Value.String(), "--" + f.Name, true}
 		}
 	})
 }
@@ -108,7 +112,7 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 		}
 	}
 	bl := vals["sqlstream.broker.listen"]
-	if vals["bootstrap.servers"].value != "" && !strings.HasPrefix(bl.origin, "default") {
+	if vals["bootstrap.servers"].value != "" && bl.given {
 		return configErrorf("%s: the embedded broker does not run when bootstrap.servers is set", bl.origin)
 	}
 	return nil
