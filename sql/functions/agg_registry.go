@@ -144,6 +144,15 @@ func (a *Aggregates) Names() []string {
 	return out
 }
 
+// DeclareIn records every aggregate function of a in the scalar registry
+// r (Registry.DeclareFunction), so that r's Kind, IsAggregate and SHOW
+// FUNCTIONS know exactly the aggregates that Resolve implements.
+func (a *Aggregates) DeclareIn(r *Registry) {
+	for n := range a.defs {
+		r.DeclareFunction(n, Aggregate, CatAggregate)
+	}
+}
+
 // Lookup returns the aggregate function named name (case-insensitive).
 func (a *Aggregates) Lookup(name string) (*AggregateDef, bool) {
 	e, ok := a.defs[strings.ToUpper(name)]

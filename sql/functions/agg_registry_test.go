@@ -186,6 +186,14 @@ func TestAggregatesRegistry(t *testing.T) {
 			t.Errorf("%s is both a scalar and an aggregate", n)
 		}
 	}
+	fresh := &Registry{scalars: map[string]*scalarEntry{}, others: map[string]otherEntry{}, volatile: map[string]bool{}}
+	reg.DeclareIn(fresh)
+	if got := strings.Join(fresh.Names(), ","); got != strings.Join(reg.Names(), ",") {
+		t.Errorf("DeclareIn declared %s", got)
+	}
+	if k, ok := fresh.Kind("topk"); !ok || k != Aggregate {
+		t.Errorf("TOPK declared as %v %t", k, ok)
+	}
 	if reg.IsAggregate("UCASE") {
 		t.Errorf("UCASE is not an aggregate")
 	}
