@@ -236,12 +236,12 @@ func windowName(k ast.WindowKind) string {
 	return [...]string{"TUMBLING", "HOPPING", "SESSION", "SLIDING"}[k]
 }
 
-// sourceStats summarizes the queries writing a source: records processed
-// and processing-log entries.
+// sourceStats summarizes the queries reading or writing a source: records
+// processed and processing-log entries.
 func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 	var processed, failed int64
 	for _, q := range e.queries {
-		if q.reads(src.Name) {
+		if q.reads(src.Name) || (q.plan.Sink != nil && q.plan.Sink.Name == src.Name) {
 			processed += q.processed.Load()
 			failed += q.logged.Load()
 		}
