@@ -34,13 +34,13 @@ func (c *compiler) subscript(e *ast.Subscript) (*node, error) {
 }
 
 func arrayIndexNode(base, idx *node) *node {
-	be, ie := base.eval, idx.i64
-	return &node{typ: base.typ.Elem, eval: func(row *types.Row, vars []any) (any, error) {
-		b, err := be(row, vars)
+	be, ie := base.eval, asInt(idx)
+	return &node{typ: base.typ.Elem, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		b, err := be(row, env)
 		if b == nil || err != nil {
 			return nil, err
 		}
-		i, ok, err := ie(row, vars)
+		i, ok, err := ie(row, env)
 		if !ok || err != nil {
 			return nil, err
 		}
@@ -57,12 +57,12 @@ func arrayIndexNode(base, idx *node) *node {
 
 func mapIndexNode(base, key *node) *node {
 	be, ke := base.eval, key.eval
-	return &node{typ: base.typ.Elem, eval: func(row *types.Row, vars []any) (any, error) {
-		b, err := be(row, vars)
+	return &node{typ: base.typ.Elem, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		b, err := be(row, env)
 		if b == nil || err != nil {
 			return nil, err
 		}
-		k, err := ke(row, vars)
+		k, err := ke(row, env)
 		if k == nil || err != nil {
 			return nil, err
 		}
@@ -84,8 +84,8 @@ func (c *compiler) dereference(e *ast.Dereference) (*node, error) {
 		return nil, errAt(sqlerr.Unknown, e, "Could not find field '%s' in '%s'", e.Field, describe(e.Base))
 	}
 	be := base.eval
-	n := &node{typ: base.typ.Fields[i].Type, eval: func(row *types.Row, vars []any) (any, error) {
-		b, err := be(row, vars)
+	n := &node{typ: base.typ.Fields[i].Type, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		b, err := be(row, env)
 		if b == nil || err != nil {
 			return nil, err
 		}
@@ -110,8 +110,8 @@ func (c *compiler) arrayCtor(e *ast.ArrayCtor) (*node, error) {
 		return nil, errAt(sqlerr.Semantic, e, "Cannot construct an array with all NULL elements (see https://github.com/confluentinc/ksql/issues/4239). As a workaround, you may cast a NULL value to the desired type.")
 	}
 	evals := evalsOf(ns)
-	n := &node{typ: types.ArrayOf(t), eval: func(row *types.Row, vars []any) (any, error) {
-		return evalAll(evals, row, vars)
+	n := &node{typ: types.ArrayOf(t), eval: func(row *types.Row, env *evalEnv) (any, error) {
+		return evalAll(evals, row, env)
 	}}
 	return fold(n, ns...), nil
 }
@@ -137,10 +137,10 @@ func evalsOf(ns []*node) []evalFn {
 }
 
 // evalAll evaluates each function into a new slice.
-func evalAll(evals []evalFn, row *types.Row, vars []any) ([]any, error) {
+func evalAll(evals []evalFn, row *types.Row, env *evalEnv) ([]any, error) {
 	out := make([]any, len(evals))
 	for i, ev := range evals {
-		v, err := ev(row, vars)
+		v, err := ev(row, env)
 		if err != nil {
 			return nil, err
 		}
@@ -184,12 +184,12 @@ func (c *compiler) mapItems(exprs []ast.Expr, what string) ([]*node, *types.Type
 // mapEval builds the map; a NULL key is stored as "null", as Java's
 // HashMap serializes it.
 func mapEval(ke, ve []evalFn) evalFn {
-	return func(row *types.Row, vars []any) (any, error) {
-		ks, err := evalAll(ke, row, vars)
+	return func(row *types.Row, env *evalEnv) (any, error) {
+		ks, err := evalAll(ke, row, env)
 		if err != nil {
 			return nil, err
 		}
-		vs, err := evalAll(ve, row, vars)
+		vs, err := evalAll(ve, row, env)
 		if err != nil {
 			return nil, err
 		}
@@ -224,8 +224,8 @@ func (c *compiler) structCtor(e *ast.StructCtor) (*node, error) {
 	}
 	t := types.StructOf(fields...)
 	evals := evalsOf(vals)
-	n := &node{typ: t, eval: func(row *types.Row, vars []any) (any, error) {
-		vs, err := evalAll(evals, row, vars)
+	n := &node{typ: t, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		vs, err := evalAll(evals, row, env)
 		if err != nil {
 			return nil, err
 		}

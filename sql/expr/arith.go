@@ -31,7 +31,7 @@ func (c *compiler) arith(e *ast.Binary, l, r *node) (*node, error) {
 	var n *node
 	switch t.Kind {
 	case types.KindInteger, types.KindBigint:
-		n = intArith(e.Op, t, l.i64, r.i64)
+		n = intArith(e.Op, t, asInt(l), asInt(r))
 	case types.KindDouble:
 		n = floatArith(e.Op, asFloat(l), asFloat(r))
 	default:
@@ -104,12 +104,12 @@ func intOp(op ast.BinaryOp) func(a, b int64) (int64, error) {
 func intArith(op ast.BinaryOp, t *types.Type, l, r intFn) *node {
 	f := intOp(op)
 	is32 := t.Kind == types.KindInteger
-	i64 := func(row *types.Row, vars []any) (int64, bool, error) {
-		a, ok, err := l(row, vars)
+	i64 := func(row *types.Row, env *evalEnv) (int64, bool, error) {
+		a, ok, err := l(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
-		b, ok, err := r(row, vars)
+		b, ok, err := r(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
@@ -128,8 +128,8 @@ func intArith(op ast.BinaryOp, t *types.Type, l, r intFn) *node {
 func intNode(t *types.Type, i64 intFn) *node {
 	n := &node{typ: t, i64: i64}
 	if t.Kind == types.KindInteger {
-		n.eval = func(row *types.Row, vars []any) (any, error) {
-			v, ok, err := i64(row, vars)
+		n.eval = func(row *types.Row, env *evalEnv) (any, error) {
+			v, ok, err := i64(row, env)
 			if !ok || err != nil {
 				return nil, err
 			}
@@ -137,8 +137,8 @@ func intNode(t *types.Type, i64 intFn) *node {
 		}
 		return n
 	}
-	n.eval = func(row *types.Row, vars []any) (any, error) {
-		v, ok, err := i64(row, vars)
+	n.eval = func(row *types.Row, env *evalEnv) (any, error) {
+		v, ok, err := i64(row, env)
 		if !ok || err != nil {
 			return nil, err
 		}
@@ -149,8 +149,8 @@ func intNode(t *types.Type, i64 intFn) *node {
 
 // floatNode builds a node around a float64 fast path.
 func floatNode(f64 floatFn) *node {
-	return &node{typ: types.DoubleType, f64: f64, eval: func(row *types.Row, vars []any) (any, error) {
-		v, ok, err := f64(row, vars)
+	return &node{typ: types.DoubleType, f64: f64, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		v, ok, err := f64(row, env)
 		if !ok || err != nil {
 			return nil, err
 		}
@@ -174,12 +174,12 @@ func floatOp(op ast.BinaryOp) func(a, b float64) float64 {
 
 func floatArith(op ast.BinaryOp, l, r floatFn) *node {
 	f := floatOp(op)
-	return floatNode(func(row *types.Row, vars []any) (float64, bool, error) {
-		a, ok, err := l(row, vars)
+	return floatNode(func(row *types.Row, env *evalEnv) (float64, bool, error) {
+		a, ok, err := l(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
-		b, ok, err := r(row, vars)
+		b, ok, err := r(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
@@ -194,14 +194,14 @@ func asFloat(n *node) floatFn {
 	}
 	if n.i64 != nil {
 		i64 := n.i64
-		return func(row *types.Row, vars []any) (float64, bool, error) {
-			v, ok, err := i64(row, vars)
+		return func(row *types.Row, env *evalEnv) (float64, bool, error) {
+			v, ok, err := i64(row, env)
 			return float64(v), ok, err
 		}
 	}
 	eval := n.eval
-	return func(row *types.Row, vars []any) (float64, bool, error) {
-		v, err := eval(row, vars)
+	return func(row *types.Row, env *evalEnv) (float64, bool, error) {
+		v, err := eval(row, env)
 		if v == nil || err != nil {
 			return 0, false, err
 		}
@@ -217,12 +217,12 @@ var decimalContext = apd.Context{Precision: 200, MaxExponent: apd.MaxExponent, M
 func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
 	le, re := l.eval, r.eval
 	n := &node{typ: t}
-	n.eval = func(row *types.Row, vars []any) (any, error) {
-		a, err := le(row, vars)
+	n.eval = func(row *types.Row, env *evalEnv) (any, error) {
+		a, err := le(row, env)
 		if a == nil || err != nil {
 			return nil, err
 		}
-		b, err := re(row, vars)
+		b, err := re(row, env)
 		if b == nil || err != nil {
 			return nil, err
 		}

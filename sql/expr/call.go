@@ -124,11 +124,11 @@ func callNode(res *functions.Resolved, args []*node) *node {
 	for i, a := range args {
 		evals[i] = a.eval
 	}
-	fn, nullAware := res.Fn, res.NullAware
-	return &node{typ: res.Return, eval: func(row *types.Row, vars []any) (any, error) {
+	fn, nullAware, name := res.Fn, res.NullAware, res.Name
+	return &node{typ: res.Return, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		vals := make([]any, len(evals))
 		for i, ev := range evals {
-			v, err := ev(row, vars)
+			v, err := ev(row, env)
 			if err != nil {
 				return nil, err
 			}
@@ -139,7 +139,10 @@ func callNode(res *functions.Resolved, args []*node) *node {
 		}
 		out, err := fn(vals)
 		if err != nil {
-			return nil, err
+			// As in ksqlDB, a failing function yields NULL for this call
+			// and the error is logged; the expression goes on.
+			env.report(&FunctionError{Name: name, Err: err})
+			return nil, nil
 		}
 		return out, nil
 	}}
@@ -172,11 +175,9 @@ func (c *compiler) lambdaValue(e ast.Expr, body *node, want *types.Type) (*node,
 		body = b
 	}
 	be := body.eval
-	return &node{typ: body.typ, eval: func(row *types.Row, vars []any) (any, error) {
+	return &node{typ: body.typ, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		return functions.Lambda(func(args ...any) (any, error) {
-			all := make([]any, len(vars), len(vars)+len(args))
-			copy(all, vars)
-			return be(row, append(all, args...))
+			return be(row, env.withVars(args))
 		}), nil
 	}}, nil
 }

@@ -26,20 +26,20 @@ func (c *compiler) caseExpr(e *ast.Case) (*node, error) {
 	for i := range conds {
 		thens[i] = results[i].eval
 	}
-	return &node{typ: t, eval: func(row *types.Row, vars []any) (any, error) {
+	return &node{typ: t, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		for i, cond := range conds {
-			v, err := cond(row, vars)
+			v, err := cond(row, env)
 			if err != nil {
 				return nil, err
 			}
 			if v == true {
-				return thens[i](row, vars)
+				return thens[i](row, env)
 			}
 		}
 		if elseEval == nil {
 			return nil, nil
 		}
-		return elseEval(row, vars)
+		return elseEval(row, env)
 	}}, nil
 }
 

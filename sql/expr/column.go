@@ -55,20 +55,20 @@ func columnNode(i int, t *types.Type) *node {
 		return nil
 	}
 	n := &node{typ: t}
-	n.eval = func(row *types.Row, _ []any) (any, error) { return get(row), nil }
+	n.eval = func(row *types.Row, _ *evalEnv) (any, error) { return get(row), nil }
 	switch t.Kind {
 	case types.KindInteger:
-		n.i64 = func(row *types.Row, _ []any) (int64, bool, error) {
+		n.i64 = func(row *types.Row, _ *evalEnv) (int64, bool, error) {
 			v, ok := get(row).(int32)
 			return int64(v), ok, nil
 		}
 	case types.KindBigint:
-		n.i64 = func(row *types.Row, _ []any) (int64, bool, error) {
+		n.i64 = func(row *types.Row, _ *evalEnv) (int64, bool, error) {
 			v, ok := get(row).(int64)
 			return v, ok, nil
 		}
 	case types.KindDouble:
-		n.f64 = func(row *types.Row, _ []any) (float64, bool, error) {
+		n.f64 = func(row *types.Row, _ *evalEnv) (float64, bool, error) {
 			v, ok := get(row).(float64)
 			return v, ok, nil
 		}
@@ -77,18 +77,18 @@ func columnNode(i int, t *types.Type) *node {
 }
 
 func lambdaVarNode(i int, t *types.Type) *node {
-	return &node{typ: t, eval: func(_ *types.Row, vars []any) (any, error) { return vars[i], nil }}
+	return &node{typ: t, eval: func(_ *types.Row, env *evalEnv) (any, error) { return env.vars[i], nil }}
 }
 
 func pseudoNode(ref Ref) *node {
 	get := pseudoGetter(ref.Pseudo)
 	n := &node{typ: ref.Type, rowTime: ref.Pseudo == RowTime || ref.Pseudo == WindowStart || ref.Pseudo == WindowEnd}
-	n.i64 = func(row *types.Row, _ []any) (int64, bool, error) {
+	n.i64 = func(row *types.Row, _ *evalEnv) (int64, bool, error) {
 		v, ok := get(row)
 		return v, ok, nil
 	}
 	if ref.Type.Kind == types.KindInteger {
-		n.eval = func(row *types.Row, _ []any) (any, error) {
+		n.eval = func(row *types.Row, _ *evalEnv) (any, error) {
 			if v, ok := get(row); ok {
 				return int32(v), nil
 			}
@@ -96,7 +96,7 @@ func pseudoNode(ref Ref) *node {
 		}
 		return n
 	}
-	n.eval = func(row *types.Row, _ []any) (any, error) {
+	n.eval = func(row *types.Row, _ *evalEnv) (any, error) {
 		if v, ok := get(row); ok {
 			return v, nil
 		}

@@ -43,8 +43,8 @@ func (c *compiler) comparison(e *ast.Binary, l, r *node) (*node, error) {
 		return nil, err
 	}
 	test := cmpTest(e.Op)
-	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		v, ok, err := cmp(row, vars)
+	n := &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		v, ok, err := cmp(row, env)
 		if !ok || err != nil {
 			return false, err
 		}
@@ -54,14 +54,14 @@ func (c *compiler) comparison(e *ast.Binary, l, r *node) (*node, error) {
 }
 
 // cmpFn compares two operands; ok is false when either is NULL.
-type cmpFn func(row *types.Row, vars []any) (c int, ok bool, err error)
+type cmpFn func(row *types.Row, env *evalEnv) (c int, ok bool, err error)
 
 // comparator type-checks a comparison and returns its three-way compare.
 func (c *compiler) comparator(e *ast.Binary, op ast.BinaryOp, l, r *node) (cmpFn, error) {
 	lt, rt := l.typ, r.typ
 	switch {
 	case lt.Kind == types.KindUnknown || rt.Kind == types.KindUnknown:
-		return func(*types.Row, []any) (int, bool, error) { return 0, false, nil }, nil
+		return func(*types.Row, *evalEnv) (int, bool, error) { return 0, false, nil }, nil
 	case lt.Kind.IsNumeric() && rt.Kind.IsNumeric():
 		return numericComparator(l, r), nil
 	}
@@ -174,17 +174,17 @@ func numericComparator(l, r *node) cmpFn {
 	t, _ := functions.CommonType(l.typ, r.typ)
 	switch t.Kind {
 	case types.KindInteger, types.KindBigint:
-		return intComparator(l.i64, r.i64)
+		return intComparator(asInt(l), asInt(r))
 	case types.KindDouble:
 		return floatComparator(asFloat(l), asFloat(r))
 	}
 	le, re := l.eval, r.eval
-	return func(row *types.Row, vars []any) (int, bool, error) {
-		a, err := le(row, vars)
+	return func(row *types.Row, env *evalEnv) (int, bool, error) {
+		a, err := le(row, env)
 		if a == nil || err != nil {
 			return 0, false, err
 		}
-		b, err := re(row, vars)
+		b, err := re(row, env)
 		if b == nil || err != nil {
 			return 0, false, err
 		}
@@ -193,12 +193,12 @@ func numericComparator(l, r *node) cmpFn {
 }
 
 func intComparator(l, r intFn) cmpFn {
-	return func(row *types.Row, vars []any) (int, bool, error) {
-		a, ok, err := l(row, vars)
+	return func(row *types.Row, env *evalEnv) (int, bool, error) {
+		a, ok, err := l(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
-		b, ok, err := r(row, vars)
+		b, ok, err := r(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
@@ -213,12 +213,12 @@ func intComparator(l, r intFn) cmpFn {
 }
 
 func floatComparator(l, r floatFn) cmpFn {
-	return func(row *types.Row, vars []any) (int, bool, error) {
-		a, ok, err := l(row, vars)
+	return func(row *types.Row, env *evalEnv) (int, bool, error) {
+		a, ok, err := l(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
-		b, ok, err := r(row, vars)
+		b, ok, err := r(row, env)
 		if !ok || err != nil {
 			return 0, false, err
 		}
@@ -239,12 +239,12 @@ func floatComparator(l, r floatFn) cmpFn {
 // equality-only types (containers) compare 0 or 1.
 func valueComparator(l, r *node, equality bool) cmpFn {
 	le, re := l.eval, r.eval
-	return func(row *types.Row, vars []any) (int, bool, error) {
-		a, err := le(row, vars)
+	return func(row *types.Row, env *evalEnv) (int, bool, error) {
+		a, err := le(row, env)
 		if a == nil || err != nil {
 			return 0, false, err
 		}
-		b, err := re(row, vars)
+		b, err := re(row, env)
 		if b == nil || err != nil {
 			return 0, false, err
 		}
@@ -281,12 +281,12 @@ func (c *compiler) distinct(e *ast.Binary, l, r *node) (*node, error) {
 }
 
 func distinctNode(le, re evalFn, cmp cmpFn, want bool) *node {
-	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		a, err := le(row, vars)
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		a, err := le(row, env)
 		if err != nil {
 			return nil, err
 		}
-		b, err := re(row, vars)
+		b, err := re(row, env)
 		if err != nil {
 			return nil, err
 		}

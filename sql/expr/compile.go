@@ -9,15 +9,53 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// evalFn evaluates a node against a row. vars holds the values of the
-// enclosing lambdas' parameters (nil outside lambdas).
-type evalFn func(row *types.Row, vars []any) (any, error)
+// evalFn evaluates a node against a row. env carries the values of the
+// enclosing lambdas' parameters and the sink of function errors; it may
+// be nil at the top level.
+type evalFn func(row *types.Row, env *evalEnv) (any, error)
+
+// evalEnv is the per-evaluation context. It is immutable: lambdas derive
+// a new one with their parameters appended.
+type evalEnv struct {
+	vars []any
+	log  func(error)
+}
+
+// withVars returns an env with vals appended to the lambda parameters.
+func (e *evalEnv) withVars(vals []any) *evalEnv {
+	out := &evalEnv{}
+	if e != nil {
+		out.log = e.log
+		out.vars = make([]any, len(e.vars), len(e.vars)+len(vals))
+		copy(out.vars, e.vars)
+	}
+	out.vars = append(out.vars, vals...)
+	return out
+}
+
+// report hands a function error to the error log, if any.
+func (e *evalEnv) report(err error) {
+	if e != nil && e.log != nil {
+		e.log(err)
+	}
+}
+
+// FunctionError is a function call that failed during evaluation; the
+// call's value became NULL. Compiled.WithErrorLog receives these.
+type FunctionError struct {
+	Name string
+	Err  error
+}
+
+func (e *FunctionError) Error() string { return "Error computing " + e.Name + ": " + e.Err.Error() }
+
+func (e *FunctionError) Unwrap() error { return e.Err }
 
 // intFn and floatFn are unboxed fast paths of INTEGER/BIGINT and DOUBLE
 // nodes; ok is false for NULL.
 type (
-	intFn   func(row *types.Row, vars []any) (v int64, ok bool, err error)
-	floatFn func(row *types.Row, vars []any) (v float64, ok bool, err error)
+	intFn   func(row *types.Row, env *evalEnv) (v int64, ok bool, err error)
+	floatFn func(row *types.Row, env *evalEnv) (v float64, ok bool, err error)
 )
 
 // node is a type-checked, compiled expression.
@@ -38,21 +76,31 @@ type node struct {
 // Compiled is an expression ready to be evaluated against rows. It is
 // immutable and safe for concurrent use.
 type Compiled struct {
-	n *node
+	n   *node
+	env *evalEnv // the error log, if any
+}
+
+// WithErrorLog returns a copy of c that reports function errors (whose
+// calls evaluate to NULL, as in ksqlDB) to log, e.g. to write them to the
+// processing log. log must be safe for concurrent use if c is shared.
+func (c *Compiled) WithErrorLog(log func(error)) *Compiled {
+	return &Compiled{n: c.n, env: &evalEnv{log: log}}
 }
 
 // Type returns the SQL type of the expression's values.
 func (c *Compiled) Type() *types.Type { return c.n.typ }
 
 // Eval evaluates the expression against row. A non-nil error is an
-// evaluation error (e.g. integer division by zero); ksqlDB then uses NULL
-// and writes the error to the processing log.
-func (c *Compiled) Eval(row *types.Row) (any, error) { return c.n.eval(row, nil) }
+// evaluation error of the whole expression (e.g. integer division by
+// zero, a failed CAST); ksqlDB then uses NULL and writes the error to the
+// processing log. A failing function call only makes that call NULL (see
+// WithErrorLog).
+func (c *Compiled) Eval(row *types.Row) (any, error) { return c.n.eval(row, c.env) }
 
 // EvalBool evaluates a BOOLEAN expression as a filter does: only TRUE
 // passes; NULL and FALSE do not.
 func (c *Compiled) EvalBool(row *types.Row) (bool, error) {
-	v, err := c.n.eval(row, nil)
+	v, err := c.n.eval(row, c.env)
 	b, _ := v.(bool)
 	return b, err
 }
@@ -94,29 +142,42 @@ func (c *compiler) compile(e ast.Expr) (*node, error) {
 }
 
 // withFastPaths gives numeric nodes that lack them unboxed accessors
-// derived from eval, so parents can always rely on them.
+// derived from eval, so parents can use them.
 func withFastPaths(n *node) *node {
-	ev := n.eval
 	switch k := n.typ.Kind; {
 	case (k == types.KindInteger || k == types.KindBigint) && n.i64 == nil:
-		n.i64 = func(row *types.Row, vars []any) (int64, bool, error) {
-			v, err := ev(row, vars)
-			switch x := v.(type) {
-			case int32:
-				return int64(x), true, err
-			case int64:
-				return x, true, err
-			}
-			return 0, false, err
-		}
+		n.i64 = boxedInt(n.eval)
 	case k == types.KindDouble && n.f64 == nil:
-		n.f64 = func(row *types.Row, vars []any) (float64, bool, error) {
-			v, err := ev(row, vars)
+		ev := n.eval
+		n.f64 = func(row *types.Row, env *evalEnv) (float64, bool, error) {
+			v, err := ev(row, env)
 			f, ok := v.(float64)
 			return f, ok, err
 		}
 	}
 	return n
+}
+
+// asInt returns the int64 accessor of an INTEGER or BIGINT node (or of
+// an untyped NULL), deriving one from eval when the node has none.
+func asInt(n *node) intFn {
+	if n.i64 != nil {
+		return n.i64
+	}
+	return boxedInt(n.eval)
+}
+
+func boxedInt(ev evalFn) intFn {
+	return func(row *types.Row, env *evalEnv) (int64, bool, error) {
+		v, err := ev(row, env)
+		switch x := v.(type) {
+		case int32:
+			return int64(x), true, err
+		case int64:
+			return x, true, err
+		}
+		return 0, false, err
+	}
 }
 
 func (c *compiler) compileNode(e ast.Expr) (*node, error) {
@@ -205,32 +266,35 @@ func wrapErr(code sqlerr.Code, e ast.Expr, err error) *sqlerr.Error {
 // constNode returns a node that always evaluates to v of type t.
 func constNode(v any, t *types.Type) *node {
 	n := &node{typ: t, isConst: true, value: v}
-	n.eval = func(*types.Row, []any) (any, error) { return v, nil }
+	n.eval = func(*types.Row, *evalEnv) (any, error) { return v, nil }
 	switch x := v.(type) {
 	case int32:
-		n.i64 = func(*types.Row, []any) (int64, bool, error) { return int64(x), true, nil }
+		n.i64 = func(*types.Row, *evalEnv) (int64, bool, error) { return int64(x), true, nil }
 	case int64:
-		n.i64 = func(*types.Row, []any) (int64, bool, error) { return x, true, nil }
+		n.i64 = func(*types.Row, *evalEnv) (int64, bool, error) { return x, true, nil }
 	case float64:
-		n.f64 = func(*types.Row, []any) (float64, bool, error) { return x, true, nil }
+		n.f64 = func(*types.Row, *evalEnv) (float64, bool, error) { return x, true, nil }
 	case nil:
-		n.i64 = func(*types.Row, []any) (int64, bool, error) { return 0, false, nil }
-		n.f64 = func(*types.Row, []any) (float64, bool, error) { return 0, false, nil }
+		n.i64 = func(*types.Row, *evalEnv) (int64, bool, error) { return 0, false, nil }
+		n.f64 = func(*types.Row, *evalEnv) (float64, bool, error) { return 0, false, nil }
 	}
 	return n
 }
 
 // fold evaluates n now when all of its inputs are constants, so that
-// constant sub-expressions cost nothing per row. Evaluation errors are
-// kept for run time (ksqlDB reports them per record).
+// constant sub-expressions cost nothing per row. Expressions that fail
+// (or contain a failing function call) are kept for run time: ksqlDB
+// reports their errors per record.
 func fold(n *node, inputs ...*node) *node {
 	for _, in := range inputs {
 		if !in.isConst {
 			return n
 		}
 	}
-	v, err := n.eval(nil, nil)
-	if err != nil {
+	failed := false
+	probe := &evalEnv{log: func(error) { failed = true }}
+	v, err := n.eval(nil, probe)
+	if err != nil || failed {
 		return n
 	}
 	return constNode(v, n.typ)

@@ -27,7 +27,8 @@ import (
 //	A + 1 → 2 : INTEGER
 //
 // An expression that fails prints its error code and message instead;
-// runtime errors are marked "eval error".
+// runtime errors are marked "eval error"; function errors, which only make
+// their call NULL, are appended as "(logged: …)".
 func TestEval(t *testing.T) {
 	reg := functions.NewRegistry()
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -75,11 +76,16 @@ func evalLine(reg *functions.Registry, scope Scope, row *types.Row, text string)
 		}
 		return "error (not a sqlerr): " + err.Error()
 	}
-	v, err := c.Eval(row)
+	var logged []string
+	v, err := c.WithErrorLog(func(err error) { logged = append(logged, err.Error()) }).Eval(row)
 	if err != nil {
 		return fmt.Sprintf("eval error: %v : %s", err, c.Type())
 	}
-	return fmt.Sprintf("%s : %s", render(v), c.Type())
+	out := fmt.Sprintf("%s : %s", render(v), c.Type())
+	for _, l := range logged {
+		out += " (logged: " + l + ")"
+	}
+	return out
 }
 
 func parseSchema(t *testing.T, text string) *types.Schema {

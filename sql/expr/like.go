@@ -59,8 +59,8 @@ func (c *compiler) likeEscape(e *ast.Like) (rune, error) {
 
 func constLike(x *node, match func(string) bool, not bool) *node {
 	xe := x.eval
-	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		v, err := xe(row, vars)
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		v, err := xe(row, env)
 		if v == nil || err != nil {
 			return false, err
 		}
@@ -70,12 +70,12 @@ func constLike(x *node, match func(string) bool, not bool) *node {
 
 func dynamicLike(x, pat *node, escape rune, not bool) *node {
 	xe, pe := x.eval, pat.eval
-	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		v, err := xe(row, vars)
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		v, err := xe(row, env)
 		if v == nil || err != nil {
 			return false, err
 		}
-		p, err := pe(row, vars)
+		p, err := pe(row, env)
 		if p == nil || err != nil {
 			return false, err
 		}

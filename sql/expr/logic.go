@@ -48,15 +48,15 @@ func (c *compiler) logical(e *ast.Binary, l, r *node) (*node, error) {
 	decisive := e.Op == ast.OpOr // TRUE decides OR, FALSE decides AND
 	le, re := l.eval, r.eval
 	n := &node{typ: types.BooleanType}
-	n.eval = func(row *types.Row, vars []any) (any, error) {
-		a, err := le(row, vars)
+	n.eval = func(row *types.Row, env *evalEnv) (any, error) {
+		a, err := le(row, env)
 		if err != nil {
 			return nil, err
 		}
 		if a == decisive {
 			return decisive, nil
 		}
-		b, err := re(row, vars)
+		b, err := re(row, env)
 		if err != nil || b == decisive {
 			return b, err
 		}
@@ -90,8 +90,8 @@ func (c *compiler) unary(e *ast.Unary) (*node, error) {
 
 func notNode(x *node) *node {
 	xe := x.eval
-	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		v, err := xe(row, vars)
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		v, err := xe(row, env)
 		if v == nil || err != nil {
 			return nil, err
 		}
@@ -103,18 +103,18 @@ func (c *compiler) negate(e *ast.Unary, x *node) (*node, error) {
 	var n *node
 	switch x.typ.Kind {
 	case types.KindInteger, types.KindBigint:
-		xi, is32 := x.i64, x.typ.Kind == types.KindInteger
-		n = intNode(x.typ, func(row *types.Row, vars []any) (int64, bool, error) {
-			v, ok, err := xi(row, vars)
+		xi, is32 := asInt(x), x.typ.Kind == types.KindInteger
+		n = intNode(x.typ, func(row *types.Row, env *evalEnv) (int64, bool, error) {
+			v, ok, err := xi(row, env)
 			if is32 {
 				return int64(-int32(v)), ok, err
 			}
 			return -v, ok, err
 		})
 	case types.KindDouble:
-		xf := x.f64
-		n = floatNode(func(row *types.Row, vars []any) (float64, bool, error) {
-			v, ok, err := xf(row, vars)
+		xf := asFloat(x)
+		n = floatNode(func(row *types.Row, env *evalEnv) (float64, bool, error) {
+			v, ok, err := xf(row, env)
 			return -v, ok, err
 		})
 	case types.KindDecimal:
@@ -130,8 +130,8 @@ func (c *compiler) negate(e *ast.Unary, x *node) (*node, error) {
 // mapNode applies f to the non-NULL values of x.
 func mapNode(x *node, t *types.Type, f func(any) (any, error)) *node {
 	xe := x.eval
-	return &node{typ: t, eval: func(row *types.Row, vars []any) (any, error) {
-		v, err := xe(row, vars)
+	return &node{typ: t, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		v, err := xe(row, env)
 		if v == nil || err != nil {
 			return nil, err
 		}
@@ -145,8 +145,8 @@ func (c *compiler) isNull(e *ast.IsNull) (*node, error) {
 		return nil, err
 	}
 	xe, not := x.eval, e.Not
-	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		v, err := xe(row, vars)
+	n := &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		v, err := xe(row, env)
 		if err != nil {
 			return nil, err
 		}
@@ -164,12 +164,12 @@ func (c *compiler) concat(e *ast.Binary, l, r *node) (*node, error) {
 		}
 	}
 	le, re := l.eval, r.eval
-	n := &node{typ: types.StringType, eval: func(row *types.Row, vars []any) (any, error) {
-		a, err := le(row, vars)
+	n := &node{typ: types.StringType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		a, err := le(row, env)
 		if a == nil || err != nil {
 			return nil, err
 		}
-		b, err := re(row, vars)
+		b, err := re(row, env)
 		if b == nil || err != nil {
 			return nil, err
 		}

@@ -54,12 +54,12 @@ func (c *compiler) inComparators(e *ast.In, ns []*node) ([]cmpFn, error) {
 
 func inNode(x *node, cmps []cmpFn, not bool) *node {
 	xe := x.eval
-	return &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		if v, err := xe(row, vars); v == nil || err != nil {
+	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		if v, err := xe(row, env); v == nil || err != nil {
 			return nil, err
 		}
 		for _, cmp := range cmps {
-			c, ok, err := cmp(row, vars)
+			c, ok, err := cmp(row, env)
 			if err != nil {
 				return nil, err
 			}
@@ -96,12 +96,12 @@ func (c *compiler) between(e *ast.Between) (*node, error) {
 		return nil, err
 	}
 	not := e.Not
-	n := &node{typ: types.BooleanType, eval: func(row *types.Row, vars []any) (any, error) {
-		a, ok1, err := geLo(row, vars)
+	n := &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		a, ok1, err := geLo(row, env)
 		if err != nil {
 			return nil, err
 		}
-		b, ok2, err := leHi(row, vars)
+		b, ok2, err := leHi(row, env)
 		if err != nil || !ok1 || !ok2 {
 			return false, err
 		}
