@@ -2,6 +2,7 @@ package functions
 
 import (
 	"testing"
+	"time"
 
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -106,6 +107,23 @@ func TestByOffsetStateTypes(t *testing.T) {
 	} {
 		if c.agg.StateType().String() != c.state || c.agg.ReturnType().String() != c.ret {
 			t.Errorf("state %s return %s, want %s %s", c.agg.StateType(), c.agg.ReturnType(), c.state, c.ret)
+		}
+	}
+}
+
+// TestByOffsetAfterRestart checks that rows read by a new registry (a
+// restarted server) count as later than those in state restored from an
+// earlier one.
+func TestByOffsetAfterRestart(t *testing.T) {
+	before, _ := NewAggregates().Resolve("LATEST_BY_OFFSET", ts(tInt), nil)
+	restored := accumulate(t, before, []any{int32(1)}, []any{int32(2)})
+	time.Sleep(time.Millisecond)
+	after, _ := NewAggregates().Resolve("LATEST_BY_OFFSET", ts(tInt), nil)
+	fresh := accumulate(t, after, []any{int32(3)})
+	for _, pair := range [][2]any{{restored, fresh}, {fresh, restored}} {
+		m, _ := after.(Merger).Merge(pair[0], pair[1])
+		if res, _ := after.Result(m); res != int32(3) {
+			t.Errorf("merge after restart = %v, want 3", res)
 		}
 	}
 }
