@@ -31,10 +31,8 @@ func (d *DB) Checkpoint(id StoreID, offset int64) error {
 // Checkpointed returns the last durable checkpoint of id; ok is false when
 // there is none (never checkpointed, or wiped): restore from the start.
 func (d *DB) Checkpointed(id StoreID) (offset int64, ok bool) {
-	d.mu.Lock()
-	p, found := d.parts[id]
-	d.mu.Unlock()
-	if !found {
+	p, found, err := d.known(id)
+	if !found || err != nil {
 		return 0, false
 	}
 	v, err := d.getValue(p.prefix.meta(ckptTag))

@@ -160,6 +160,17 @@ func (d *DB) register(id StoreID) (*partition, error) {
 	return p, nil
 }
 
+// known returns the partition of id if registered, without registering.
+func (d *DB) known(id StoreID) (*partition, bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, false, errClosed
+	}
+	p, ok := d.parts[id]
+	return p, ok, nil
+}
+
 // claim makes s the single owner of the partition of id.
 func (d *DB) claim(id StoreID) (*pebbleStore, error) {
 	p, err := d.partition(id)

@@ -63,7 +63,7 @@ func (s *SessionStore) Remove(key []byte, start, end int64) error {
 // FindSessions calls fn for key's sessions with end >= earliestEnd and
 // start <= latestStart, by end time.
 func (s *SessionStore) FindSessions(key []byte, earliestEnd, latestStart int64, fn func(start, end int64, value []byte) bool) error {
-	lo := SessionKey(key, max(earliestEnd, 0), 0)
+	lo := SessionKey(key, 0, max(earliestEnd, 0))
 	return s.s.Range(lo, keySuccessor(key), func(k, v []byte) bool {
 		if len(k) != len(key)+sessionSuffix || !bytes.HasPrefix(k, key) {
 			return true

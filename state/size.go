@@ -7,11 +7,9 @@ import "fmt"
 // still in the memtable are not counted) and returns the committed key
 // count the stores keep. Unknown ids are 0, 0.
 func (d *DB) ApproxSize(id StoreID) (bytes int64, keys int64, err error) {
-	d.mu.Lock()
-	p, ok := d.parts[id]
-	d.mu.Unlock()
-	if !ok {
-		return 0, 0, nil
+	p, ok, err := d.known(id)
+	if !ok || err != nil {
+		return 0, 0, err
 	}
 	n, err := d.pdb.EstimateDiskUsage(p.prefix.data(), p.prefix.dataEnd())
 	if err != nil {

@@ -1,0 +1,151 @@
+package state
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// TestWindowStore drives testdata/window_store. Input lines of put are
+// "key@start=value" ("key@start=" deletes); every command prints the
+// changelog records it caused first, keys shown split.
+func TestWindowStore(t *testing.T) {
+	var w *WindowStore
+	var log windowLog
+	datadriven.RunTest(t, "testdata/window_store", func(t *testing.T, d *datadriven.TestData) string {
+		out := runWindowCmd(t, d, &w, &log)
+		return strings.Join(append(log.take(), out...), "\n") + "\n"
+	})
+}
+
+func runWindowCmd(t *testing.T, d *datadriven.TestData, w **WindowStore, log *windowLog) []string {
+	switch d.Cmd {
+	case "open":
+		var opts []StoreOption
+		if d.HasArg("duplicates") {
+			opts = append(opts, RetainDuplicates())
+		}
+		ws, err := memDB(t).WindowStore(testID, append(opts, WithChangelog(log))...)
+		*w = ws
+		return result(err)
+	case "put":
+		return windowPuts(*w, d.Input)
+	case "fetch":
+		var key string
+		d.ScanArgs(t, "key", &key)
+		from, to := timeRange(t, d)
+		return fetchText(*w, []byte(key), from, to)
+	case "fetch-all":
+		from, to := timeRange(t, d)
+		return fetchAllText(*w, from, to)
+	case "purge":
+		var before int64
+		d.ScanArgs(t, "before", &before)
+		return result((*w).Purge(before))
+	case "flush":
+		return result((*w).Flush())
+	case "dropped":
+		return []string{fmt.Sprintf("dropped=%d", (*w).Dropped())}
+	}
+	t.Fatalf("unknown command %q", d.Cmd)
+	return nil
+}
+
+func windowPuts(w *WindowStore, input string) []string {
+	for _, line := range strings.Split(input, "\n") {
+		kt, v, _ := strings.Cut(line, "=")
+		k, ts, _ := strings.Cut(kt, "@")
+		start, _ := strconv.ParseInt(ts, 10, 64)
+		var value []byte
+		if v != "" {
+			value = []byte(v)
+		}
+		if err := w.Put([]byte(k), start, value); err != nil {
+			return result(err)
+		}
+	}
+	return []string{"ok"}
+}
+
+// timeRange reads from= and to= (default unbounded).
+func timeRange(t *testing.T, d *datadriven.TestData) (int64, int64) {
+	from, to := int64(math.MinInt64), int64(math.MaxInt64)
+	d.MaybeScanArgs(t, "from", &from)
+	d.MaybeScanArgs(t, "to", &to)
+	return from, to
+}
+
+func fetchText(w *WindowStore, key []byte, from, to int64) []string {
+	var out []string
+	err := w.Fetch(key, from, to, func(start int64, v []byte) bool {
+		out = append(out, fmt.Sprintf("%d=%s", start, v))
+		return true
+	})
+	return nonEmpty(out, err)
+}
+
+func fetchAllText(w *WindowStore, from, to int64) []string {
+	var out []string
+	err := w.FetchAll(from, to, func(key []byte, start int64, v []byte) bool {
+		out = append(out, fmt.Sprintf("%s@%d=%s", key, start, v))
+		return true
+	})
+	return nonEmpty(out, err)
+}
+
+func nonEmpty(out []string, err error) []string {
+	if err != nil {
+		return result(err)
+	}
+	if len(out) == 0 {
+		return []string{"(empty)"}
+	}
+	return out
+}
+
+// windowLog shows changelog records with window keys split.
+type windowLog struct{ eventLog }
+
+func (l *windowLog) Send(key, value []byte) {
+	k, start, seq, err := SplitWindowKey(key)
+	if err != nil {
+		l.lines = append(l.lines, "changelog "+err.Error())
+		return
+	}
+	l.lines = append(l.lines, fmt.Sprintf("changelog %s@%d#%d=%s", k, start, seq, show(value)))
+}
+
+// TestWindowFetchSkipsLongerKeys: a key whose bytes extend another key
+// sorts among that key's windows; Fetch must skip it.
+func TestWindowFetchSkipsLongerKeys(t *testing.T) {
+	w, err := memDB(t).WindowStore(testID)
+	must(t, err)
+	short := []byte("a")
+	long := append([]byte("a"), 0, 0, 0, 0, 0, 0, 0) // "a" + 7 zero bytes
+	must(t, w.Put(short, 5, []byte("short@5")))
+	must(t, w.Put(short, 1<<20, []byte("short@big")))
+	must(t, w.Put(long, 0, []byte("long@0")))
+	var got []string
+	must(t, w.Fetch(short, 0, math.MaxInt64, func(start int64, v []byte) bool {
+		got = append(got, fmt.Sprintf("%d=%s", start, v))
+		return true
+	}))
+	if want := "5=short@5 1048576=short@big"; strings.Join(got, " ") != want {
+		t.Fatalf("fetch: %v, want %s", got, want)
+	}
+}
+
+func TestWindowKeyRoundTrip(t *testing.T) {
+	k := WindowKey([]byte("key"), 1234567890123, 7)
+	key, start, seq, err := SplitWindowKey(k)
+	if err != nil || string(key) != "key" || start != 1234567890123 || seq != 7 {
+		t.Fatalf("split: %q %d %d %v", key, start, seq, err)
+	}
+	if _, _, _, err := SplitWindowKey(k[:11]); err == nil {
+		t.Fatal("split of a short key succeeded")
+	}
+}
