@@ -29,7 +29,7 @@ func (c *compiler) call(e *ast.Call) (*node, error) {
 		lambdas[i] = n
 		return n.typ, nil
 	}
-	res, err := c.reg.ResolveLambdas(e.Name, argTypes, typer)
+	res, err := c.reg.ResolveArgs(e.Name, callArgInfo(args, argTypes), typer)
 	if err != nil {
 		return nil, callError(e, err)
 	}
@@ -203,4 +203,17 @@ func timeUnitArg(e *ast.Call, i int) (string, bool) {
 		return ref.Name, true
 	}
 	return "", false
+}
+
+// callArgInfo describes the arguments for overload resolution: string
+// constants may convert to temporal parameters.
+func callArgInfo(args []*node, argTypes []*types.Type) []functions.Arg {
+	out := make([]functions.Arg, len(args))
+	for i, a := range args {
+		out[i] = functions.Arg{Type: argTypes[i]}
+		if a != nil && a.isConst && a.typ.Kind == types.KindString {
+			out[i].StringLiteral = true
+		}
+	}
+	return out
 }

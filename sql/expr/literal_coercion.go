@@ -38,6 +38,8 @@ func coerceLiteral(v any, from, to *types.Type) (any, error) {
 		return coerceLiteralArray(v.([]any), from, to)
 	case from.Kind == to.Kind && from.Kind == types.KindMap:
 		return coerceLiteralMap(v.(map[string]any), from, to)
+	case from.Kind == to.Kind && from.Kind == types.KindStruct:
+		return coerceLiteralStruct(v.(*types.StructValue), to)
 	}
 	return nil, fmt.Errorf("cannot coerce %s to %s", typeName(from), to)
 }
@@ -129,6 +131,9 @@ func unifyList(ns []*node, bad func(i int, want *types.Type, err error) error) (
 	for i, n := range ns {
 		common, ok := functions.CommonType(t, n.typ)
 		if !ok {
+			common, ok = structSuperset(t, n)
+		}
+		if !ok {
 			common, ok = literalCommon(t, n)
 		}
 		if !ok {
@@ -175,4 +180,47 @@ func convertListItem(n *node, t *types.Type) (*node, error) {
 		return constNode(v, t), nil
 	}
 	return castNode(n, t)
+}
+
+// coerceLiteralStruct converts a constant struct field by field (exact
+// names); target fields it lacks are NULL.
+func coerceLiteralStruct(in *types.StructValue, to *types.Type) (any, error) {
+	out := &types.StructValue{Type: to, Values: make([]any, len(to.Fields))}
+	for i, f := range to.Fields {
+		j := exactField(in.Type, f.Name)
+		if j < 0 {
+			continue
+		}
+		c, err := coerceLiteral(in.Values[j], in.Type.Fields[j].Type, f.Type)
+		if err != nil {
+			return nil, err
+		}
+		out.Values[i] = c
+	}
+	return out, nil
+}
+
+// structSuperset is the common type of STRUCTs in a list: the union of
+// their fields (matched by exact name), shared fields widened. A constant
+// item's fields may also follow the literal rules.
+func structSuperset(t *types.Type, n *node) (*types.Type, bool) {
+	if t.Kind != types.KindStruct || n.typ.Kind != types.KindStruct {
+		return nil, false
+	}
+	fields := append([]types.Field{}, t.Fields...)
+	for _, f := range n.typ.Fields {
+		i := exactField(t, f.Name)
+		if i < 0 {
+			fields = append(fields, f)
+			continue
+		}
+		common, ok := functions.CommonType(fields[i].Type, f.Type)
+		if !ok && !n.isConst {
+			return nil, false
+		}
+		if ok {
+			fields[i].Type = common
+		}
+	}
+	return types.StructOf(fields...), true
 }

@@ -17,7 +17,7 @@ func extremeDef(name, desc string, want int) ScalarDef {
 	for _, t := range []string{"INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "STRING", "BYTES", "DATE", "TIME", "TIMESTAMP"} {
 		o := Overload{Sig: name + "(" + t + " val, " + t + " vals...) " + t, NullAware: true, Fn: extreme(want)}
 		if t == "DECIMAL" {
-			o.Return = sameDecimal
+			o.Return = widestDecimal
 		}
 		d.Overloads = append(d.Overloads, o)
 	}
@@ -41,4 +41,13 @@ func extreme(want int) Fn {
 		}
 		return best, nil
 	}
+}
+
+// widestDecimal is the DECIMAL type that holds every argument's values.
+func widestDecimal(args []*types.Type) (*types.Type, error) {
+	t := args[0]
+	for _, a := range args[1:] {
+		t = WidenDecimal(t, a)
+	}
+	return t, nil
 }

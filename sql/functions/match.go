@@ -95,7 +95,7 @@ func (s *signature) expand(n int) ([]*pattern, bool) {
 
 // match checks the argument types against s. It returns nil (and no error)
 // when s does not apply; an error only comes from typing a lambda.
-func (s *signature) match(args []*types.Type, typer LambdaTyper) (*Resolved, matchRank, error) {
+func (s *signature) match(args []Arg, typer LambdaTyper) (*Resolved, matchRank, error) {
 	pats, ok := s.expand(len(args))
 	if !ok {
 		return nil, matchRank{}, nil
@@ -103,13 +103,16 @@ func (s *signature) match(args []*types.Type, typer LambdaTyper) (*Resolved, mat
 	b := &binder{vars: map[string]*types.Type{}}
 	cost := 0
 	for i, p := range pats {
-		if p.isLambda() != (args[i] == nil) {
+		if p.isLambda() != (args[i].Type == nil) {
 			return nil, matchRank{}, nil
 		}
 		if p.isLambda() {
 			continue
 		}
-		c, ok := b.bind(p, args[i])
+		c, ok := b.bind(p, args[i].Type)
+		if !ok {
+			c, ok = literalToTemporal(p, args[i])
+		}
 		if !ok {
 			return nil, matchRank{}, nil
 		}
@@ -119,7 +122,17 @@ func (s *signature) match(args []*types.Type, typer LambdaTyper) (*Resolved, mat
 	if err != nil || lambdaParams == nil && hasLambda(pats) {
 		return nil, matchRank{}, err
 	}
-	return b.resolved(s, pats, args, lambdaParams), s.rank(cost+c > 0), nil
+	return b.resolved(s, pats, argTypes(args), lambdaParams), s.rank(cost+c > 0), nil
+}
+
+// literalToTemporal accepts a STRING literal for a TIMESTAMP, DATE or
+// TIME parameter (an implicit conversion).
+func literalToTemporal(p *pattern, a Arg) (int, bool) {
+	switch p.kind {
+	case types.KindTimestamp, types.KindDate, types.KindTime:
+		return costWiden, a.StringLiteral && p.variable == "" && a.Type.Kind == types.KindString
+	}
+	return 0, false
 }
 
 func hasLambda(pats []*pattern) bool {
@@ -227,8 +240,7 @@ func (b *binder) bindVar(v string, a *types.Type) (int, bool) {
 }
 
 // bindAnyDecimal accepts a DECIMAL (or an integer, widened) for a DECIMAL
-// parameter of any precision; all such parameters of one call share the
-// widened type of their arguments.
+// parameter of any precision and tracks the widened type of all of them.
 func (b *binder) bindAnyDecimal(a *types.Type) (int, bool) {
 	cost := 0
 	switch a.Kind {
@@ -240,8 +252,6 @@ func (b *binder) bindAnyDecimal(a *types.Type) (int, bool) {
 	}
 	d := DecimalFor(a)
 	if b.decimal != nil {
-		// Decimals of any precision match exactly; they only share the
-		// widened type so that the function sees comparable values.
 		d = WidenDecimal(b.decimal, d)
 	}
 	b.decimal = d
@@ -296,12 +306,15 @@ func (b *binder) instantiate(p *pattern, a *types.Type) *types.Type {
 	return b.instantiateKind(p, a)
 }
 
+// anyDecimal instantiates an any-precision DECIMAL: a parameter takes
+// its argument's own type (integers widened), the return type the widened
+// type of all such arguments.
 func (b *binder) anyDecimal(a *types.Type) *types.Type {
+	if a != nil && (a.Kind == types.KindDecimal || a.Kind == types.KindInteger || a.Kind == types.KindBigint) {
+		return DecimalFor(a)
+	}
 	if b.decimal != nil {
 		return b.decimal
-	}
-	if a != nil && a.Kind == types.KindDecimal {
-		return a
 	}
 	return types.DecimalOf(38, 18)
 }

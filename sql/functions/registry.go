@@ -226,12 +226,29 @@ func (r *Registry) Resolve(name string, args []*types.Type) (*Resolved, error) {
 // in args are nil and typer computes their body types once the generic
 // variables of the preceding arguments are bound.
 func (r *Registry) ResolveLambdas(name string, args []*types.Type, typer LambdaTyper) (*Resolved, error) {
+	in := make([]Arg, len(args))
+	for i, a := range args {
+		in[i] = Arg{Type: a}
+	}
+	return r.ResolveArgs(name, in, typer)
+}
+
+// Arg describes one argument of a call for ResolveArgs.
+type Arg struct {
+	Type *types.Type // nil for a lambda
+	// StringLiteral marks a constant STRING; under ksqlDB's literal rules
+	// it also converts to a TIMESTAMP, DATE or TIME parameter.
+	StringLiteral bool
+}
+
+// ResolveArgs is ResolveLambdas with per-argument literal information.
+func (r *Registry) ResolveArgs(name string, args []Arg, typer LambdaTyper) (*Resolved, error) {
 	up := strings.ToUpper(name)
 	e, ok := r.scalars[up]
 	if !ok {
 		return nil, r.unknownFunction(up)
 	}
-	best, err := e.choose(up, args, typer)
+	best, err := e.chooseArgs(up, args, typer)
 	if err != nil {
 		return nil, err
 	}
@@ -261,6 +278,15 @@ type candidate struct {
 // then more declared parameters win, then fewer generic parameters. A tie
 // at the top is ambiguous.
 func (e *scalarEntry) choose(name string, args []*types.Type, typer LambdaTyper) (*candidate, error) {
+	in := make([]Arg, len(args))
+	for i, a := range args {
+		in[i] = Arg{Type: a}
+	}
+	return e.chooseArgs(name, in, typer)
+}
+
+// chooseArgs is choose with per-argument literal information.
+func (e *scalarEntry) chooseArgs(name string, args []Arg, typer LambdaTyper) (*candidate, error) {
 	var exact, widened []candidate
 	var lambdaErr error
 	for i, s := range e.sigs {
@@ -283,11 +309,11 @@ func (e *scalarEntry) choose(name string, args []*types.Type, typer LambdaTyper)
 		if lambdaErr != nil {
 			return nil, lambdaErr
 		}
-		return nil, &NoOverloadError{Name: name, Args: args}
+		return nil, &NoOverloadError{Name: name, Args: argTypes(args)}
 	}
 	sort.SliceStable(pool, func(a, b int) bool { return pool[a].rank.better(pool[b].rank) })
 	if len(pool) > 1 && !pool[0].rank.better(pool[1].rank) {
-		return nil, &AmbiguousError{Name: name, Args: args}
+		return nil, &AmbiguousError{Name: name, Args: argTypes(args)}
 	}
 	return &pool[0], nil
 }
@@ -329,6 +355,14 @@ type AmbiguousError struct {
 
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("Function '%s' cannot be resolved due to ambiguous method parameters (%s).", e.Name, argList(e.Args))
+}
+
+func argTypes(args []Arg) []*types.Type {
+	out := make([]*types.Type, len(args))
+	for i, a := range args {
+		out[i] = a.Type
+	}
+	return out
 }
 
 // argList renders argument types as ksqlDB does in resolution errors.
