@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // Aggregates is the aggregate function registry, the counterpart of
@@ -17,6 +19,10 @@ import (
 //	                          └──Describe──▶ []OverloadInfo                 Undo, Merge)
 type Aggregates struct {
 	defs map[string]*aggregateEntry
+	// sigs holds every overload's signature as a scalar function under a
+	// private name (see sigName), so aggregates resolve and describe
+	// exactly like scalar functions do.
+	sigs *Registry
 	cfg  aggConfig
 	// seq numbers the rows LATEST_BY_OFFSET and EARLIEST_BY_OFFSET see,
 	// across all their aggregators, so merged session accumulators keep
@@ -26,9 +32,15 @@ type Aggregates struct {
 }
 
 type aggregateEntry struct {
-	def  AggregateDef
-	sigs []*signature
+	def AggregateDef
+	// markers[i] is the return type overload i's signature resolves to
+	// in sigs: a unique pointer that tells which overload was chosen.
+	markers []*types.Type
 }
+
+// sigName is the name an aggregate's signatures have in Aggregates.sigs;
+// "__" keeps it apart from every SQL function name.
+func sigName(name string) string { return "__AGGREGATE__" + name }
 
 // aggConfig holds the settings of the built-in aggregates.
 type aggConfig struct {
@@ -67,7 +79,7 @@ func NewAggregates(opts ...AggregatesOption) *Aggregates {
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	a := &Aggregates{defs: map[string]*aggregateEntry{}, cfg: cfg.normalized()}
+	a := &Aggregates{defs: map[string]*aggregateEntry{}, sigs: NewRegistry(), cfg: cfg.normalized()}
 	a.seq.Store(time.Now().UnixNano())
 	for _, d := range a.builtinAggregates() {
 		if err := a.Add(d); err != nil {
@@ -92,38 +104,68 @@ func (a *Aggregates) nextSeq() int64 { return a.seq.Add(1) }
 
 // Add registers an aggregate function. Its overloads' signatures are
 // parsed here; a malformed signature, one naming another function, a
-// missing New, an InitArgs count larger than the parameter list or a name
-// already taken is an error.
+// missing New, an InitArgs count larger than the parameter list, a
+// variadic init argument or a name already taken is an error.
 func (a *Aggregates) Add(d AggregateDef) error {
 	d.Name = strings.ToUpper(d.Name)
 	if _, dup := a.defs[d.Name]; dup {
 		return fmt.Errorf("aggregate function %s is already registered", d.Name)
 	}
 	e := &aggregateEntry{def: d}
-	for _, o := range d.Overloads {
-		s, err := parseSignature(o.Sig)
+	sd := ScalarDef{Name: sigName(d.Name), Category: CatAggregate, Description: d.Description}
+	for i, o := range d.Overloads {
+		sig, err := renameSignature(d.Name, o)
 		if err != nil {
 			return err
 		}
-		if err := checkAggregateOverload(d.Name, s, o); err != nil {
-			return err
-		}
-		e.sigs = append(e.sigs, s)
+		marker := &types.Type{Kind: types.KindUnknown}
+		e.markers = append(e.markers, marker)
+		sd.Overloads = append(sd.Overloads, Overload{
+			Sig: sig, Description: o.Description, NullAware: true,
+			Return: func([]*types.Type) (*types.Type, error) { return marker, nil },
+			Fn: func([]any) (any, error) {
+				return nil, fmt.Errorf("aggregate %s overload %d is not a scalar", d.Name, i)
+			},
+		})
+	}
+	if err := a.sigs.AddScalar(sd); err != nil {
+		return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), sigName(d.Name), d.Name))
+	}
+	if err := a.checkInitArgs(e); err != nil {
+		return err
 	}
 	a.defs[d.Name] = e
 	return nil
 }
 
-func checkAggregateOverload(name string, s *signature, o AggregateOverload) error {
-	switch {
-	case s.name != name:
-		return fmt.Errorf("signature %q does not belong to aggregate function %s", o.Sig, name)
-	case o.New == nil:
-		return fmt.Errorf("signature %q has no implementation", o.Sig)
-	case o.InitArgs < 0 || o.InitArgs > len(s.params):
-		return fmt.Errorf("signature %q: %d init arguments but %d parameters", o.Sig, o.InitArgs, len(s.params))
-	case s.variadic >= len(s.params)-o.InitArgs && o.InitArgs > 0:
-		return fmt.Errorf("signature %q: an init argument cannot be variadic", o.Sig)
+// renameSignature checks that an overload belongs to function name and
+// returns its signature under sigName(name).
+func renameSignature(name string, o AggregateOverload) (string, error) {
+	sig := strings.TrimSpace(o.Sig)
+	open := strings.IndexByte(sig, '(')
+	if open < 0 || !strings.EqualFold(strings.TrimSpace(sig[:open]), name) {
+		return "", fmt.Errorf("signature %q does not belong to aggregate function %s", o.Sig, name)
+	}
+	if o.New == nil {
+		return "", fmt.Errorf("signature %q has no implementation", o.Sig)
+	}
+	return sigName(name) + sig[open:], nil
+}
+
+// checkInitArgs checks that each overload's init arguments are among its
+// last parameters and none of them is variadic.
+func (a *Aggregates) checkInitArgs(e *aggregateEntry) error {
+	infos, _ := a.sigs.Describe(sigName(e.def.Name))
+	for i, o := range e.def.Overloads {
+		params := infos[i].Arguments
+		if o.InitArgs < 0 || o.InitArgs > len(params) {
+			return fmt.Errorf("signature %q: %d init arguments but %d parameters", o.Sig, o.InitArgs, len(params))
+		}
+		for _, p := range params[len(params)-o.InitArgs:] {
+			if p.Variadic {
+				return fmt.Errorf("signature %q: an init argument cannot be variadic", o.Sig)
+			}
+		}
 	}
 	return nil
 }
@@ -166,20 +208,9 @@ func (a *Aggregates) Lookup(name string) (*AggregateDef, bool) {
 // FUNCTION, in registration order, in the shape Registry.Describe uses.
 // Init arguments are listed like the column arguments.
 func (a *Aggregates) Describe(name string) ([]OverloadInfo, bool) {
-	e, ok := a.defs[strings.ToUpper(name)]
-	if !ok {
+	up := strings.ToUpper(name)
+	if _, ok := a.defs[up]; !ok {
 		return nil, false
 	}
-	out := make([]OverloadInfo, len(e.sigs))
-	for i, s := range e.sigs {
-		desc := e.def.Overloads[i].Description
-		if desc == "" {
-			desc = e.def.Description
-		}
-		out[i] = OverloadInfo{ReturnType: s.retText, Description: desc}
-		for j, p := range s.params {
-			out[i].Arguments = append(out[i].Arguments, Argument{Name: p.name, Type: p.text, Variadic: j == s.variadic})
-		}
-	}
-	return out, true
+	return a.sigs.Describe(sigName(up))
 }

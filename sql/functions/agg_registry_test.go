@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -143,18 +144,13 @@ func splitTop(s string) []string {
 	return out
 }
 
-// parseAggType parses a concrete type with the signature parser; NULL is
-// the type of an untyped NULL.
+// parseAggType parses a type in SQL syntax; NULL is the type of an
+// untyped NULL.
 func parseAggType(s string) (*types.Type, error) {
 	if s == "NULL" {
 		return types.UnknownType, nil
 	}
-	l := &sigLexer{toks: lexSignature(s)}
-	p, err := parsePattern(l)
-	if err != nil {
-		return nil, err
-	}
-	return (&binder{vars: map[string]*types.Type{}}).instantiate(p, nil), nil
+	return parser.ParseType(s)
 }
 
 func parseAggLiteral(s string) (any, error) {
@@ -186,13 +182,12 @@ func TestAggregatesRegistry(t *testing.T) {
 			t.Errorf("%s is both a scalar and an aggregate", n)
 		}
 	}
-	fresh := &Registry{scalars: map[string]*scalarEntry{}, others: map[string]otherEntry{}, volatile: map[string]bool{}}
-	reg.DeclareIn(fresh)
-	if got := strings.Join(fresh.Names(), ","); got != strings.Join(reg.Names(), ",") {
-		t.Errorf("DeclareIn declared %s", got)
-	}
-	if k, ok := fresh.Kind("topk"); !ok || k != Aggregate {
-		t.Errorf("TOPK declared as %v %t", k, ok)
+	declared := NewRegistry()
+	reg.DeclareIn(declared)
+	for _, n := range reg.Names() {
+		if k, ok := declared.Kind(n); !ok || k != Aggregate {
+			t.Errorf("DeclareIn: %s is %v (known %t)", n, k, ok)
+		}
 	}
 	if reg.IsAggregate("UCASE") {
 		t.Errorf("UCASE is not an aggregate")

@@ -3,6 +3,7 @@ package functions
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -33,16 +34,29 @@ func (a *Aggregates) Resolve(name string, args []*types.Type, init []any) (Aggre
 	if !ok {
 		return nil, &UnknownFunctionError{Name: up}
 	}
-	best, err := (&scalarEntry{sigs: e.sigs}).choose(up, args, nil)
+	res, err := a.sigs.Resolve(sigName(up), args)
 	if err != nil {
-		var no *NoOverloadError
-		if errors.As(err, &no) {
-			return nil, &AggregateNoOverloadError{Name: up, Args: args, Candidates: e.candidates()}
-		}
-		return nil, err
+		return nil, e.resolveError(up, args, err)
 	}
-	o := e.def.Overloads[best.index]
-	return a.build(up, o, args, best.res.Params, init)
+	i := slices.Index(e.markers, res.Return)
+	if i < 0 {
+		return nil, fmt.Errorf("aggregate %s: resolved to an unknown overload", up)
+	}
+	return a.build(up, e.def.Overloads[i], args, res.Params, init)
+}
+
+// resolveError restates an overload resolution error in the aggregate's
+// own name.
+func (e *aggregateEntry) resolveError(name string, args []*types.Type, err error) error {
+	var no *NoOverloadError
+	var amb *AmbiguousError
+	switch {
+	case errors.As(err, &no):
+		return &AggregateNoOverloadError{Name: name, Args: args, Candidates: e.candidates()}
+	case errors.As(err, &amb):
+		return &AmbiguousError{Name: name, Args: args}
+	}
+	return err
 }
 
 func (a *Aggregates) build(name string, o AggregateOverload, args, params []*types.Type, init []any) (Aggregator, error) {
