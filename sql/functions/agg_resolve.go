@@ -131,7 +131,20 @@ type AggregateNoOverloadError struct {
 
 func (e *AggregateNoOverloadError) Error() string {
 	return fmt.Sprintf("Function '%s' does not accept parameters (%s). Valid alternatives are: %s",
-		e.Name, argList(e.Args), strings.Join(e.Candidates, ", "))
+		e.Name, aggArgList(e.Args), strings.Join(e.Candidates, ", "))
+}
+
+// aggArgList renders argument types as ksqlDB does in resolution errors
+// ("null" for an untyped NULL).
+func aggArgList(args []*types.Type) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.String()
+		if a.Kind == types.KindUnknown {
+			parts[i] = "null"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ParamNotLiteralError says an argument that configures an aggregate
