@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 )
 
 // runServer serves until ctx ends (SIGINT or SIGTERM), logging to stderr.
@@ -37,7 +39,32 @@ func runCombined(ctx context.Context, s Settings, svc Services, stdio Stdio) err
 	}
 	fmt.Fprintf(stdio.Err, "sqlstream: HTTP API at %s, Kafka at %s, logs in %s\n",
 		n.serverURL(), strings.Join(n.bootstrap, ","), s.LogFile())
-	rerr := svc.RunREPL(ctx, REPLConfig{ServerURL: n.serverURL(), HistoryFile: s.HistoryFile(), Stdio: stdio})
+	repl := REPLConfig{ServerURL: n.serverURL(), HistoryFile: s.HistoryFile(), Stdio: stdio}
+	rerr := runREPLUntil(ctx, svc, repl, log)
 	log.Info("shutting down")
 	return errors.Join(rerr, n.shutdown())
+}
+
+// replGrace is how long a REPL may take to notice that ctx ended (it may
+// be waiting for a line of input) before the process stops without it.
+const replGrace = 2 * time.Second
+
+// runREPLUntil runs the REPL until it returns, or until ctx ends and the
+// REPL does not return within replGrace: a signal must stop the process
+// even while the REPL waits for input.
+func runREPLUntil(ctx context.Context, svc Services, c REPLConfig, log *slog.Logger) error {
+	done := make(chan error, 1)
+	go func() { done <- svc.RunREPL(ctx, c) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(replGrace):
+		log.Warn("REPL still waiting for input; stopping without it")
+		return nil
+	}
 }

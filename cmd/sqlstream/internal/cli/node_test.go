@@ -238,3 +238,30 @@ func TestDataDirIsExclusive(t *testing.T) {
 	}
 	_ = l.release()
 }
+
+// TestSignalStopsCombinedModeWhileREPLWaits: a REPL blocked on input does
+// not keep the process alive after SIGTERM.
+func TestSignalStopsCombinedModeWhileREPLWaits(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	f := &fakeServices{t: t, repl: func(context.Context, REPLConfig) error {
+		<-block
+		return nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runCombined(ctx, testSettings(t), f, Stdio{Err: &syncBuffer{}}) }()
+	waitFor(t, func() bool { return strings.Contains(f.log(), "repl") })
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("runCombined: %v", err)
+		}
+	case <-time.After(replGrace + 10*time.Second):
+		t.Fatal("runCombined did not return after its context ended")
+	}
+	if got := f.log(); got != "start-stack repl shutdown-stack(broker-up)" {
+		t.Fatalf("lifecycle %q", got)
+	}
+}
