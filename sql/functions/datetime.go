@@ -174,9 +174,18 @@ func (c *timeCache) dateTimeFormatDefs() []ScalarDef {
 	fmtDate := func(a []any) (any, error) {
 		return c.formatMillis(int64(a[0].(types.Date))*millisPerDay, a[1].(string), "UTC")
 	}
+	// PARSE_DATE ignores text after the pattern (QTT null.json expects
+	// PARSE_DATE('2003-12-24-01-01', 'yyyy-MM-dd') to be 2003-12-24).
 	parseDate := func(a []any) (any, error) {
-		ms, err := c.parseMillis(a[0].(string), a[1].(string), "UTC")
-		return types.Date(floorDiv(ms, millisPerDay)), err
+		f, err := c.format(a[1].(string))
+		if err != nil {
+			return nil, err
+		}
+		t, _, err := f.ParsePrefix(a[0].(string), time.UTC)
+		if err != nil {
+			return nil, err
+		}
+		return types.Date(floorDiv(t.UnixMilli(), millisPerDay)), nil
 	}
 	fmtTime := func(a []any) (any, error) { return c.formatMillis(int64(a[0].(types.Time)), a[1].(string), "UTC") }
 	parseTime := func(a []any) (any, error) {

@@ -17,27 +17,35 @@ type parsedTime struct {
 }
 
 // Parse reads s with the pattern. Times without a zone in the text are in
-// loc.
+// loc. Text after the pattern is an error.
 func (f *TimeFormat) Parse(s string, loc *time.Location) (time.Time, error) {
+	t, rest, err := f.ParsePrefix(s, loc)
+	if err == nil && rest != "" {
+		return time.Time{}, f.parseError(s)
+	}
+	return t, err
+}
+
+// ParsePrefix is Parse that stops at the end of the pattern and returns
+// the text after it.
+func (f *TimeFormat) ParsePrefix(s string, loc *time.Location) (time.Time, string, error) {
 	p := &parsedTime{year: 1970, month: 1, day: 1}
 	rest := s
 	for i, tok := range f.toks {
 		var err error
 		if tok.letter == 0 {
 			if len(rest) < len(tok.lit) || !strings.EqualFold(rest[:len(tok.lit)], tok.lit) {
-				return time.Time{}, f.parseError(s)
+				return time.Time{}, "", f.parseError(s)
 			}
 			rest = rest[len(tok.lit):]
 			continue
 		}
 		if rest, err = p.field(rest, tok, f.fixedWidth(i)); err != nil {
-			return time.Time{}, f.parseError(s)
+			return time.Time{}, "", f.parseError(s)
 		}
 	}
-	if rest != "" {
-		return time.Time{}, f.parseError(s)
-	}
-	return p.time(loc)
+	t, err := p.time(loc)
+	return t, rest, err
 }
 
 func (f *TimeFormat) parseError(s string) error {
