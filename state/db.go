@@ -146,6 +146,7 @@ func (d *DB) partition(id StoreID) (*partition, error) {
 }
 
 // register hands out the next prefix and persists it; d.mu is held.
+// Prefixes are never reused, not even after Wipe.
 func (d *DB) register(id StoreID) (*partition, error) {
 	p := &partition{id: id, prefix: d.next}
 	b := d.pdb.NewBatch()
@@ -205,8 +206,9 @@ func (d *DB) owner(id StoreID) *pebbleStore {
 	return nil
 }
 
-// Stores lists every store partition the DB has ever registered, including
-// wiped ones (their prefix stays reserved).
+// Stores lists the store partitions the DB holds (registered by Store,
+// Restorer or Checkpoint and not wiped since), sorted: what a server
+// finds on startup, e.g. to wipe those no task of it owns any more.
 func (d *DB) Stores() []StoreID {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -35,10 +35,12 @@
 // carry 5 bytes of overhead however long the names are. Against one DB per
 // task this means one WAL, one set of compaction goroutines, one block
 // cache sized once (WithBlockCache) and a bounded number of open files
-// however many tasks a server runs, and a single batch could span several
-// stores of a task. The price of one DB per task, dropping a directory, is
-// paid here by a range deletion over the prefix (Wipe), which Pebble turns
-// into dropped tables at compaction.
+// however many tasks a server runs; stores of one task could even share a
+// batch, though nothing needs that, since each store restores from its own
+// checkpoint. What one DB per task makes easy, dropping a directory, is a
+// range deletion over the prefix here (Wipe), which Pebble turns into
+// dropped tables at compaction; prefixes are never reused, so a wiped
+// store's leftovers cannot leak into a new one.
 //
 // # Commits and checkpoints
 //
@@ -54,7 +56,14 @@
 // joins their batch, otherwise it is written alone; a checkpoint is thus
 // never durable before the data it covers, and a restart with intact state
 // replays only the tail from Checkpointed(id). Wipe removes it with the
-// data, so a lost or moved store restores from the start.
+// data, so a lost or moved store restores from the start. A Restorer
+// commits every few MiB with a checkpoint after its last record, so an
+// interrupted restore resumes near where it stopped.
+//
+// The Pebble layer keeps an exact committed key count per store (for
+// DESCRIBE EXTENDED, with EstimateDiskUsage for bytes) by checking whether
+// each written key exists; that read is most of the cost of a write that
+// reaches Pebble, one more reason the cache absorbs hot keys.
 //
 // # Retention of window and session stores
 //

@@ -49,7 +49,8 @@ func WithBlockCache(bytes int64) Option {
 	return dbOption(func(c *dbConfig) { c.cacheBytes = bytes })
 }
 
-// WithLogger sets the logger Pebble reports to. Default: a quiet logger that
+// WithLogger sets the logger Pebble reports to. Its Fatalf must not return:
+// Pebble calls it when it cannot go on (e.g. a failed WAL write). Default: a quiet logger that
 // drops informational and error messages (errors also surface from the failing call); pass a *RecordingLogger to keep them.
 func WithLogger(l pebble.Logger) Option {
 	return dbOption(func(c *dbConfig) { c.logger = l })

@@ -23,7 +23,8 @@ type Restorer interface {
 	// Progress reports records restored so far and the total.
 	Progress() (restored, total int64)
 	// Done commits what is left with a checkpoint after the last record
-	// and releases the partition for a Store.
+	// and releases the partition for a Store. Call it also after a failed
+	// Restore or an interrupted fetch: what was restored is kept.
 	Done() error
 }
 

@@ -60,6 +60,11 @@ func (s *SessionStore) Remove(key []byte, start, end int64) error {
 	return s.s.Put(SessionKey(key, start, end), nil)
 }
 
+// Get returns the value of key's session [start, end], nil when absent.
+func (s *SessionStore) Get(key []byte, start, end int64) ([]byte, error) {
+	return s.s.Get(SessionKey(key, start, end))
+}
+
 // FindSessions calls fn for key's sessions with end >= earliestEnd and
 // start <= latestStart, by end time.
 func (s *SessionStore) FindSessions(key []byte, earliestEnd, latestStart int64, fn func(start, end int64, value []byte) bool) error {

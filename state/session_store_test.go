@@ -77,3 +77,15 @@ func TestSessionKeyRoundTrip(t *testing.T) {
 		t.Fatalf("split: %q %d %d %v", key, start, end, err)
 	}
 }
+
+func TestSessionGet(t *testing.T) {
+	s, err := memDB(t).SessionStore(testID)
+	must(t, err)
+	must(t, s.Put([]byte("k"), 1, 5, []byte("v")))
+	if v, err := s.Get([]byte("k"), 1, 5); err != nil || string(v) != "v" {
+		t.Fatalf("get [1,5] = %q, %v", v, err)
+	}
+	if v, err := s.Get([]byte("k"), 1, 6); err != nil || v != nil {
+		t.Fatalf("get [1,6] = %q, %v", v, err)
+	}
+}

@@ -112,6 +112,8 @@ func (r *storeRig) run(t *testing.T, d *datadriven.TestData) []string {
 		return result(r.db.Wipe(r.id))
 	case "restore":
 		return r.restore(t, d)
+	case "stores":
+		return storesText(r.db)
 	}
 	t.Fatalf("unknown command %q", d.Cmd)
 	return nil
@@ -251,9 +253,12 @@ func checkpointText(db *DB, id StoreID) string {
 // dump prints the committed data of id straight from Pebble, its key count
 // and checkpoint.
 func dump(t *testing.T, db *DB, id StoreID) []string {
-	p, err := db.partition(id)
+	p, ok, err := db.known(id)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !ok {
+		return []string{"(no such store)"}
 	}
 	it, err := db.pdb.NewIter(nil)
 	if err != nil {
@@ -270,4 +275,15 @@ func dump(t *testing.T, db *DB, id StoreID) []string {
 		t.Fatal(err)
 	}
 	return append(out, fmt.Sprintf("keys=%d %s", keys, checkpointText(db, id)))
+}
+
+func storesText(db *DB) []string {
+	out := []string{}
+	for _, id := range db.Stores() {
+		out = append(out, id.String())
+	}
+	if len(out) == 0 {
+		return []string{"(none)"}
+	}
+	return out
 }

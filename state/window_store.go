@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -49,7 +50,30 @@ func (d *DB) WindowStore(id StoreID, opts ...StoreOption) (*WindowStore, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &WindowStore{s: s, duplicates: cfg.retainDuplicates}, nil
+	w := &WindowStore{s: s, duplicates: cfg.retainDuplicates}
+	if w.duplicates {
+		if err := w.loadSeq(); err != nil {
+			return nil, errors.Join(err, s.Close())
+		}
+	}
+	return w, nil
+}
+
+// loadSeq continues after the highest sequence number in the store, so
+// duplicates written after a restart do not overwrite older ones.
+func (w *WindowStore) loadSeq() error {
+	return w.s.Range(nil, nil, func(k, _ []byte) bool {
+		if _, _, seq, err := SplitWindowKey(k); err == nil {
+			w.seq = max(w.seq, seq)
+		}
+		return true
+	})
+}
+
+// Get returns the value of key's window at windowStart, nil when absent
+// (without RetainDuplicates).
+func (w *WindowStore) Get(key []byte, windowStart int64) ([]byte, error) {
+	return w.s.Get(WindowKey(key, windowStart, 0))
 }
 
 // Put sets the value of key's window at windowStart; a nil value deletes
