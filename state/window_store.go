@@ -2,8 +2,8 @@ package state
 
 import (
 	"bytes"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 )
