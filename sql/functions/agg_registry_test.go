@@ -240,6 +240,9 @@ func TestAggregatesResolveErrors(t *testing.T) {
 	if !errors.As(err, &no) || len(no.Candidates) != 4 {
 		t.Errorf("SUM(STRING): %v", err)
 	}
+	if _, err = r.Resolve("COUNT", []*types.Type{nil}, nil); err == nil || !strings.Contains(err.Error(), "(LAMBDA)") {
+		t.Errorf("COUNT(lambda): %v", err)
+	}
 	_, err = r.Resolve("EARLIEST_BY_OFFSET", ts(tInt, tInt), nil)
 	var lit *ParamNotLiteralError
 	if !errors.As(err, &lit) || lit.Index != 2 {

@@ -139,9 +139,13 @@ func (e *AggregateNoOverloadError) Error() string {
 func aggArgList(args []*types.Type) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = a.String()
-		if a.Kind == types.KindUnknown {
+		switch {
+		case a == nil:
+			parts[i] = "LAMBDA"
+		case a.Kind == types.KindUnknown:
 			parts[i] = "null"
+		default:
+			parts[i] = a.String()
 		}
 	}
 	return strings.Join(parts, ", ")
