@@ -163,6 +163,9 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
 	}
 	s.part.keys.Add(delta)
+	if invariants {
+		s.checkKeyCount()
+	}
 	return nil
 }
 

@@ -137,7 +137,8 @@ func (w *WindowStore) FetchAll(from, to int64, fn func(key []byte, windowStart i
 
 // Purge deletes the windows starting before before (stream time minus
 // retention) from the local store and cache, and drops later Puts of such
-// windows. No changelog tombstones are sent: like Kafka Streams dropping
+// windows. It scans the store, so call it when stream time crosses a
+// segment boundary (say every retention/2), not per record. No changelog tombstones are sent: like Kafka Streams dropping
 // segments, the changelog topic expires them itself (cleanup.policy
 // compact,delete with retention.ms = store retention + 1 day).
 func (w *WindowStore) Purge(before int64) error {
