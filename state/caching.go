@@ -127,42 +127,59 @@ func (s *cachingStore) Close() error {
 // layers' iteration: a cached value replaces the stored one, a cached
 // delete hides it.
 func (s *cachingStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
-	dirty := s.dirtyIn(start, end)
-	stopped := false
-	emit := func(k, v []byte) bool {
-		if !stopped && !fn(k, v) {
-			stopped = true
-		}
-		return !stopped
+	m := &rangeMerge{s: s, dirty: s.dirtyIn(start, end), fn: fn}
+	if err := s.inner.Range(start, end, m.below); err != nil || m.stopped {
+		return err
 	}
-	err := s.inner.Range(start, end, func(k, v []byte) bool {
-		for len(dirty) > 0 && dirty[0] < string(k) {
-			if !s.emitDirty(dirty[0], emit) {
-				return false
-			}
-			dirty = dirty[1:]
-		}
-		if len(dirty) > 0 && dirty[0] == string(k) {
-			ok := s.emitDirty(dirty[0], emit)
-			dirty = dirty[1:]
-			return ok
-		}
-		return emit(k, v)
-	})
-	for len(dirty) > 0 && err == nil && !stopped {
-		s.emitDirty(dirty[0], emit)
-		dirty = dirty[1:]
-	}
-	return err
+	m.dirtyBefore("", true)
+	return nil
 }
 
-// emitDirty emits the cached entry of key unless it is a delete.
-func (s *cachingStore) emitDirty(key string, emit func(k, v []byte) bool) bool {
-	e := s.entries[key].Value.(*cacheEntry)
+// rangeMerge walks the sorted cached keys alongside the keys from below.
+type rangeMerge struct {
+	s       *cachingStore
+	dirty   []string
+	fn      func(k, v []byte) bool
+	stopped bool
+}
+
+// below takes one key from below: cached keys before it go first, and a
+// cached version of it replaces it.
+func (m *rangeMerge) below(k, v []byte) bool {
+	if !m.dirtyBefore(string(k), false) {
+		return false
+	}
+	if len(m.dirty) > 0 && m.dirty[0] == string(k) {
+		return m.next()
+	}
+	return m.emit(k, v)
+}
+
+// dirtyBefore emits the cached keys below limit, or all of them.
+func (m *rangeMerge) dirtyBefore(limit string, all bool) bool {
+	for len(m.dirty) > 0 && (all || m.dirty[0] < limit) {
+		if !m.next() {
+			return false
+		}
+	}
+	return true
+}
+
+// next emits the first cached key unless it is a delete.
+func (m *rangeMerge) next() bool {
+	e := m.s.entries[m.dirty[0]].Value.(*cacheEntry)
+	m.dirty = m.dirty[1:]
 	if e.value == nil {
 		return true
 	}
-	return emit([]byte(e.key), e.value)
+	return m.emit([]byte(e.key), e.value)
+}
+
+func (m *rangeMerge) emit(k, v []byte) bool {
+	if !m.fn(k, v) {
+		m.stopped = true
+	}
+	return !m.stopped
 }
 
 // dirtyIn returns the sorted cached keys in [start, end).

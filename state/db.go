@@ -71,11 +71,14 @@ func open(dir string, cfg dbConfig) (*DB, error) {
 	return d, nil
 }
 
-// loadRegistry reads every registered store partition and its key count.
+// loadRegistry reads the next prefix and every registered store partition
+// with its key count.
 func (d *DB) loadRegistry() error {
-	if v, err := d.getValue(nextKey()); err != nil || v == nil {
+	v, err := d.getValue(nextKey())
+	if err != nil {
 		return err
-	} else if len(v) == 4 {
+	}
+	if len(v) == 4 {
 		d.next = prefix(binary.BigEndian.Uint32(v))
 	}
 	it, err := d.pdb.NewIter(&pebble.IterOptions{LowerBound: registryPrefix(), UpperBound: keySuccessor(registryPrefix())})

@@ -148,17 +148,10 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	if s.batch == nil {
 		return nil
 	}
-	b := s.batch
+	b, delta := s.batch, s.delta
 	defer b.Close()
-	s.batch = nil
-	if s.delta != 0 {
-		_ = b.Set(s.part.prefix.meta(countTag), encodeInt64(s.part.keys.Load()+s.delta), nil)
-	}
-	if s.ckpt != nil {
-		_ = b.Set(s.part.prefix.meta(ckptTag), s.ckpt, nil)
-	}
-	delta := s.delta
-	s.delta, s.ckpt = 0, nil
+	s.addMeta(b)
+	s.batch, s.delta, s.ckpt = nil, 0, nil
 	if err := b.Commit(o); err != nil {
 		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
 	}
@@ -167,6 +160,16 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 		s.checkKeyCount()
 	}
 	return nil
+}
+
+// addMeta writes the new key count and the staged checkpoint into b.
+func (s *pebbleStore) addMeta(b *pebble.Batch) {
+	if s.delta != 0 {
+		_ = b.Set(s.part.prefix.meta(countTag), encodeInt64(s.part.keys.Load()+s.delta), nil)
+	}
+	if s.ckpt != nil {
+		_ = b.Set(s.part.prefix.meta(ckptTag), s.ckpt, nil)
+	}
 }
 
 // stageCheckpoint adds the checkpoint to the pending batch, if there is
