@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,18 +17,7 @@ import (
 // terminal: a statement runs, SIGINT does not kill the process (Ctrl-C
 // belongs to the REPL), and `exit` shuts everything down with exit code 0.
 func TestCombinedModeOnATerminal(t *testing.T) {
-	cmd := exec.Command(binary(t), "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
-		"--data-dir", t.TempDir())
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Skipf("no pseudo terminal: %v", err)
-	}
-	defer ptmx.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	term := newTerminal(ptmx)
-
+	cmd, term, exited := startOnTerminal(t)
 	term.expect(t, "ksql> ")
 	term.send(t, "SHOW STREAMS;\r")
 	term.expect(t, "KSQL_PROCESSING_LOG")
@@ -42,13 +32,44 @@ func TestCombinedModeOnATerminal(t *testing.T) {
 	case <-time.After(500 * time.Millisecond):
 	}
 	term.send(t, "exit\r")
+	waitExit(t, exited, term)
+}
+
+// TestCombinedModeStopsOnSIGTERM: SIGTERM ends the REPL and shuts the
+// server, engine and broker down with exit code 0.
+func TestCombinedModeStopsOnSIGTERM(t *testing.T) {
+	cmd, term, exited := startOnTerminal(t)
+	term.expect(t, "ksql> ")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, exited, term)
+}
+
+func startOnTerminal(t *testing.T) (*exec.Cmd, *terminal, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(binary(t), "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
+		"--data-dir", t.TempDir())
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Skipf("no pseudo terminal: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, newTerminal(ptmx), exited
+}
+
+func waitExit(t *testing.T, exited <-chan error, term *terminal) {
+	t.Helper()
 	select {
 	case err := <-exited:
 		if err != nil {
 			t.Fatalf("exit status %v; output:\n%s", err, term.all())
 		}
 	case <-time.After(stopTimeout):
-		t.Fatalf("sqlstream did not exit after `exit`; output:\n%s", term.all())
+		t.Fatalf("sqlstream did not exit; output:\n%s", term.all())
 	}
 }
 
