@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -102,24 +103,23 @@ func coerceLiteralMap(in map[string]any, from, to *types.Type) (any, error) {
 }
 
 // literalNumberType is the narrowest numeric type a numeric STRING
-// constant fits: INTEGER, BIGINT, DECIMAL or (with an exponent) DOUBLE.
+// constant fits: INTEGER, BIGINT, else a DECIMAL holding it exactly
+// ('2e1' is DECIMAL(2, 0)).
 func literalNumberType(s string) (*types.Type, bool) {
 	s = strings.TrimSpace(s)
-	if v, err := parseNumber(s, types.KindInteger); err == nil && v != nil {
+	if _, err := parseNumber(s, types.KindInteger); err == nil {
 		return types.IntegerType, true
 	}
 	if _, err := parseNumber(s, types.KindBigint); err == nil {
 		return types.BigintType, true
 	}
-	if strings.ContainsAny(s, "eE") {
-		_, err := parseNumber(s, types.KindDouble)
-		return types.DoubleType, err == nil
-	}
-	d, err := Coerce(s, types.StringType, types.DecimalOf(38, 0))
-	if err != nil {
+	d, _, err := apd.NewFromString(s)
+	if err != nil || d.Form != apd.Finite {
 		return nil, false
 	}
-	return decimalLiteralType(toDecimal(d)), true
+	scale := max(0, -int(d.Exponent))
+	intDigits := max(0, int(d.NumDigits())+int(d.Exponent))
+	return types.DecimalOf(max(intDigits+scale, 1), scale), true
 }
 
 // unifyList converts a list of expressions (ARRAY elements, MAP values,

@@ -203,16 +203,23 @@ func (p *parsedTime) ampm(s string) (string, error) {
 	return s[2:], nil
 }
 
-// zoneAbbreviations are the fixed offsets (in hours) of the zone
-// abbreviations java.time parses.
-func zoneAbbreviation(name string) (int, bool) {
-	offsets := map[string]int{
-		"UTC": 0, "GMT": 0, "UT": 0, "Z": 0, "PST": -8, "PDT": -7, "MST": -7, "MDT": -6,
-		"CST": -6, "CDT": -5, "EST": -5, "EDT": -4, "BST": 1, "CET": 1, "CEST": 2,
-		"EET": 2, "EEST": 3, "JST": 9, "HST": -10, "AKST": -9, "AKDT": -8,
+// zoneAbbreviation maps the zone names java.time's 'z' parser knows to
+// the region they stand for: like Java, "PST" in May means Pacific
+// daylight time, because the region's rules apply.
+func zoneAbbreviation(name string) (string, bool) {
+	regions := map[string]string{
+		"UTC": "UTC", "GMT": "UTC", "UT": "UTC", "Z": "UTC",
+		"PST": "America/Los_Angeles", "PDT": "America/Los_Angeles", "PT": "America/Los_Angeles",
+		"MST": "America/Denver", "MDT": "America/Denver", "MT": "America/Denver",
+		"CST": "America/Chicago", "CDT": "America/Chicago", "CT": "America/Chicago",
+		"EST": "America/New_York", "EDT": "America/New_York", "ET": "America/New_York",
+		"AKST": "America/Anchorage", "AKDT": "America/Anchorage", "HST": "Pacific/Honolulu",
+		"BST": "Europe/London", "CET": "Europe/Paris", "CEST": "Europe/Paris",
+		"EET": "Europe/Helsinki", "EEST": "Europe/Helsinki", "JST": "Asia/Tokyo",
+		"IST": "Asia/Kolkata", "AEST": "Australia/Sydney", "AEDT": "Australia/Sydney",
 	}
-	h, ok := offsets[strings.ToUpper(name)]
-	return h, ok
+	r, ok := regions[strings.ToUpper(name)]
+	return r, ok
 }
 
 func (p *parsedTime) zoneName(s string) (string, error) {
@@ -221,9 +228,8 @@ func (p *parsedTime) zoneName(s string) (string, error) {
 		n++
 	}
 	name := s[:n]
-	if h, ok := zoneAbbreviation(name); ok {
-		p.loc = time.FixedZone(strings.ToUpper(name), h*3600)
-		return s[n:], nil
+	if region, ok := zoneAbbreviation(name); ok {
+		name = region
 	}
 	loc, err := ParseZone(name)
 	if err != nil {
