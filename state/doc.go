@@ -4,28 +4,31 @@
 // no other sqlstream package and works on bytes; the runtime wraps stores
 // with serdes and owns Kafka.
 //
-//	task goroutine                                runtime (Kafka)
-//	 │ Put/Get/Range/Flush
+//	task goroutine: Put / Get / Range / Flush
+//	 │
 //	 ▼
-//	metered        counts puts, gets, bytes                 metered.go
+//	metered        counts puts, gets, bytes               metered.go
 //	 ▼
-//	caching        write-back, LRU by write, size bound;    caching.go
-//	 │             Flush/evict: latest value per key ──► FlushListener
+//	caching        write-back, LRU by write, size bound   caching.go
+//	 │             Flush/evict: latest value per key ───► FlushListener
 //	 ▼
-//	changelogging  every write that gets here ─────────► Changelog.Send
-//	 │                                                   (<app>-<store>-changelog,
-//	 ▼                                                    partition = task's)
-//	pebble         indexed batch per store;               pebble_store.go
-//	 │             Flush commits data + key count + staged checkpoint
+//	changelogging  every write that reaches it ─────────► Changelog.Send
+//	 │             (<app>-<store>-changelog, the task's   changelogging.go
+//	 ▼              partition; produced by the runtime)
+//	pebble         indexed batch per store; Flush         pebble_store.go
+//	 │             commits data + key count + checkpoint
 //	 ▼
 //	one Pebble DB per data dir                            db.go, keyspace.go
-//	 0x00 'r' app name part → prefix   0x00 'c' prefix → checkpoint
-//	 0x00 'n' → next prefix            0x00 'k' prefix → key count
-//	 0x01 prefix(4 bytes) user key → value
+//	 0x00 'n'                  → next prefix
+//	 0x00 'r' app name part    → prefix (4 bytes)
+//	 0x00 'c' prefix           → checkpoint offset
+//	 0x00 'k' prefix           → key count
+//	 0x01 prefix user-key      → value
 //
-//	restore:  changelog ──► Restorer.Restore ──► pebble (no changelog, no cache)
-//	window:   WindowStore:  key ‖ start(8) ‖ seq(4)  over the stack
-//	session:  SessionStore: key ‖ end(8) ‖ start(8)  over the stack
+//	restore:  changelog ─► Restorer.Restore ─► pebble    restore.go
+//	window:   WindowStore  key ‖ start(8) ‖ seq(4)      window_store.go
+//	session:  SessionStore key ‖ end(8) ‖ start(8)      session_store.go
+//	commit:   Store.Flush ─► producer flush ─► DB.Checkpoint(id, next offset)
 //
 // # One DB per data directory
 //
