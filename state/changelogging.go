@@ -4,7 +4,9 @@ package state
 // implements it with a producer to the store's changelog topic partition
 // (StoreID.ChangelogTopic(), partition StoreID.Partition). A nil value is a
 // tombstone. key and value are valid only during the call: copy them to
-// keep them. Send is called from the store's task goroutine.
+// keep them. Send is called from the store's task goroutine and cannot
+// fail: the runtime reports produce errors at its commit (producer flush),
+// before it calls DB.Checkpoint.
 type Changelog interface {
 	Send(key, value []byte)
 }
