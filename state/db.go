@@ -109,7 +109,9 @@ func (d *DB) loadPartition(k, v []byte) error {
 	return nil
 }
 
-// Close closes the DB, discarding the unflushed writes of stores still open.
+// Close closes the DB, discarding the unflushed writes of stores still open
+// (their later calls fail). Call it once the goroutines using the DB are
+// done: Pebble panics on use after close.
 func (d *DB) Close() error {
 	d.mu.Lock()
 	if d.closed {

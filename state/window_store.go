@@ -6,7 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 )
+
+// ChangelogExtraRetention is what the runtime adds to a window or session
+// store's retention for the retention.ms of its changelog topic (created
+// with cleanup.policy=compact,delete), Kafka Streams'
+// windowstore.changelog.additional.retention.ms: Purge sends no
+// tombstones, so the broker must expire old windows itself.
+const ChangelogExtraRetention = 24 * time.Hour
 
 // windowSuffix is the window start (8 bytes) and sequence number (4 bytes)
 // after the record key: Kafka Streams' WindowKeySchema, so changelog keys
