@@ -6,7 +6,7 @@ package state
 // Keys and values passed in may be reused by the caller after the call
 // returns. Values returned by Get are the caller's. Keys and values passed
 // to a Range callback are valid only during that call, and the callback must
-// not call the Store.
+// not call the Store (nor DB.Checkpoint of its id).
 type Store interface {
 	// Get returns the value of key, or nil, nil when absent. It sees the
 	// store's own unflushed writes.
