@@ -33,11 +33,22 @@ func (op *filterOp) Process(row *types.Row) error {
 	if b, _ := v.(bool); b {
 		return op.next.Process(row)
 	}
-	if op.table {
+	if op.table && (!row.HasOld || op.passes(row.Old)) {
 		row.Tombstone = true
 		return op.next.Process(row)
 	}
 	return nil
+}
+
+// passes reports whether a table row's previous value passed the filter:
+// only then does failing it now delete the row downstream.
+func (op *filterOp) passes(old []any) bool {
+	if old == nil {
+		return false
+	}
+	v, err := op.n.Pred.Eval(&types.Row{Values: old})
+	b, _ := v.(bool)
+	return err == nil && b
 }
 
 // projectOp computes the output columns (mapValues: the key is unchanged).
@@ -116,7 +127,7 @@ func (op *sinkOp) Process(row *types.Row) error {
 	}
 	rec := &OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: row.Time}
 	if cur := op.env.current; cur != nil {
-		rec.Headers = cur.Headers // headers travel with the record, as in Kafka Streams
+		rec.Headers = userHeaders(cur.Headers) // headers travel with the record, as in Kafka Streams
 	}
 	if !row.Tombstone {
 		vals := make([]any, len(op.valIdx))

@@ -24,6 +24,8 @@ type TaskEnv struct {
 	// Rows receives the results of a transient query (nil for persistent
 	// queries, whose results go to a sink topic through Emit).
 	Rows RowSink
+	// Stores opens the task's state stores (nil for stateless tasks).
+	Stores StoreProvider
 	// current is the input record being processed, for log entries.
 	current *InRecord
 }

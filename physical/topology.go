@@ -9,13 +9,23 @@ import (
 )
 
 // Topology is the physical form of a query: sub-topologies connected by
-// topics. A stateless query has one sub-topology; re-keying adds a
-// repartition topic and a second one.
+// topics. A stateless query has one sub-topology; a GROUP BY on anything
+// but the current key adds a repartition topic and a second one.
 type Topology struct {
 	SubTopologies []*SubTopology
 	// SinkTopic is the output topic of a persistent query ("" for
 	// transient queries).
 	SinkTopic string
+	// Internal are the repartition and changelog topics the runtime must
+	// create (with the partition count of the query's source topic).
+	Internal []InternalTopic
+}
+
+// InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
+// or `<app id>-<store>-changelog`.
+type InternalTopic struct {
+	Name    string
+	Compact bool // changelogs are compacted
 }
 
 // SubTopology is a connected group of processors fed by source topics.
@@ -23,17 +33,25 @@ type Topology struct {
 type SubTopology struct {
 	ID     int
 	Topics []string
+	Stores []StoreSpec
 	Nodes  []*NodeDesc
 	build  func(env *TaskEnv) (rawProcessor, error)
 }
 
+// StoreSpec names a state store of a sub-topology and its changelog topic.
+type StoreSpec struct {
+	Name      string
+	Changelog string
+}
+
 // NodeDesc describes one node for EXPLAIN and topology golden tests.
 type NodeDesc struct {
-	Kind  string // Source, Processor, Sink
-	Name  string
-	Topic string // for sources and sinks
-	Next  []string
-	Prev  []string
+	Kind   string // Source, Processor, Sink
+	Name   string
+	Topic  string // for sources and sinks
+	Stores []string
+	Next   []string
+	Prev   []string
 }
 
 // rawProcessor handles raw input records (the head of a sub-topology).
@@ -45,31 +63,43 @@ type rawProcessor interface {
 // TIMESTAMP_FORMAT pattern into epoch millis.
 type TimestampParser func(value, pattern string) (int64, error)
 
-// Build turns a logical plan into a topology. parseTS parses string
-// timestamp columns (the runtime passes the PARSE_TIMESTAMP function).
-func Build(plan *planner.Plan, parseTS TimestampParser) (*Topology, error) {
-	b := &builder{parseTS: parseTS}
-	chain, scan, err := b.linearize(plan.Root)
+// Options configure Build.
+type Options struct {
+	// AppID prefixes internal topic names (the query's application id).
+	AppID string
+	// ParseTimestamp parses string TIMESTAMP columns (the runtime passes
+	// the PARSE_TIMESTAMP function). Default: none (such sources fail).
+	ParseTimestamp TimestampParser
+}
+
+// Build turns a logical plan into a topology.
+func Build(plan *planner.Plan, opts Options) (*Topology, error) {
+	chain, scan, err := linearize(plan.Root)
 	if err != nil {
 		return nil, err
 	}
-	sub := &SubTopology{ID: 0, Topics: []string{scan.Source.Topic}}
-	sub.Nodes = describeChain(scan, chain)
-	sub.build = func(env *TaskEnv) (rawProcessor, error) { return b.instantiate(env, scan, chain) }
-	t := &Topology{SubTopologies: []*SubTopology{sub}}
-	if s, ok := plan.Root.(*planner.Sink); ok {
-		t.SinkTopic = s.Target.Topic
+	b := &builder{opts: opts, topo: &Topology{}}
+	b.startSource(scan)
+	for _, n := range chain {
+		if err := b.add(n); err != nil {
+			return nil, err
+		}
 	}
-	return t, nil
-}
-
-type builder struct {
-	parseTS TimestampParser
+	if len(chain) == 0 || !isSink(chain[len(chain)-1]) {
+		b.addStep(step{desc: NodeDesc{Name: "Collect"}, make: func(env *TaskEnv, _ Processor) (Processor, error) {
+			return &collectOp{env: env}, nil
+		}})
+	}
+	b.finish()
+	if s, ok := plan.Root.(*planner.Sink); ok {
+		b.topo.SinkTopic = s.Target.Topic
+	}
+	return b.topo, nil
 }
 
 // linearize walks a single-input plan from the root down to its scan and
 // returns the nodes above the scan in data-flow order.
-func (b *builder) linearize(root planner.Node) ([]planner.Node, *planner.Scan, error) {
+func linearize(root planner.Node) ([]planner.Node, *planner.Scan, error) {
 	var chain []planner.Node
 	n := root
 	for {
@@ -88,91 +118,133 @@ func (b *builder) linearize(root planner.Node) ([]planner.Node, *planner.Scan, e
 	}
 }
 
-// instantiate creates the processors of one task, last first.
-func (b *builder) instantiate(env *TaskEnv, scan *planner.Scan, chain []planner.Node) (rawProcessor, error) {
-	var next Processor
-	if len(chain) == 0 || !isSink(chain[len(chain)-1]) {
-		next = &collectOp{env: env}
-	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		p, err := b.processor(env, chain[i], next, scan.Source.Kind == ast.Table)
-		if err != nil {
-			return nil, err
-		}
-		next = p
-	}
-	src := scan.Source
-	parse := func(v any) (int64, error) {
-		s, ok := v.(string)
-		if !ok || b.parseTS == nil {
-			return 0, fmt.Errorf("cannot use %v (%T) as a timestamp", v, v)
-		}
-		return b.parseTS(s, src.TimestampFormat)
-	}
-	return newSourceOp(env, src, next, parse)
-}
-
 func isSink(n planner.Node) bool {
 	_, ok := n.(*planner.Sink)
 	return ok
 }
 
-func (b *builder) processor(env *TaskEnv, n planner.Node, next Processor, table bool) (Processor, error) {
-	switch n := n.(type) {
-	case *planner.Filter:
-		return &filterOp{env: env, n: n, table: table, next: next}, nil
-	case *planner.Project:
-		return newProjectOp(env, n, next), nil
-	case *planner.Sink:
-		return newSinkOp(env, n.Target)
-	case *planner.PartitionBy:
-		return &partitionByOp{env: env, n: n, next: next}, nil
-	}
-	return nil, fmt.Errorf("physical: no processor for %T", n)
+// step is one processor of a segment: how to describe it and how to make
+// it for a task, given its successor.
+type step struct {
+	desc NodeDesc
+	make func(env *TaskEnv, next Processor) (Processor, error)
 }
 
-// nodeName returns the stable, explicit name of a plan node's processor.
-func nodeName(n planner.Node) string {
-	switch n := n.(type) {
-	case *planner.Filter:
-		return "WhereFilter"
-	case *planner.Project:
-		return "Project"
-	case *planner.Sink:
-		return "Sink-" + n.Target.Name
-	case *planner.PartitionBy:
-		return "PartitionBy-SelectKey"
-	}
-	return fmt.Sprintf("%T", n)
+// segment is the part of the topology that becomes one sub-topology: a
+// head reading raw records from topics, then steps.
+type segment struct {
+	topics   []string
+	headDesc NodeDesc
+	head     func(env *TaskEnv, next Processor) (rawProcessor, error)
+	steps    []step
+	stores   []StoreSpec
 }
 
-func describeChain(scan *planner.Scan, chain []planner.Node) []*NodeDesc {
-	names := []string{"Source-" + scan.Source.Name}
-	for _, n := range chain {
-		names = append(names, nodeName(n))
-	}
-	if len(chain) == 0 || !isSink(chain[len(chain)-1]) {
-		names = append(names, "Collect")
-	}
-	var out []*NodeDesc
-	for i, name := range names {
-		d := &NodeDesc{Kind: "Processor", Name: name}
-		switch {
-		case i == 0:
-			d.Kind, d.Topic = "Source", scan.Source.Topic
-		case strings.HasPrefix(name, "Sink-"):
-			d.Kind, d.Topic = "Sink", chain[len(chain)-1].(*planner.Sink).Target.Topic
+// builder assembles segments while walking the plan.
+type builder struct {
+	opts  Options
+	topo  *Topology
+	cur   *segment
+	table bool // the rows flowing are table changes
+}
+
+func (b *builder) startSource(scan *planner.Scan) {
+	src := scan.Source
+	b.table = src.Kind == ast.Table
+	parse := func(v any) (int64, error) {
+		s, ok := v.(string)
+		if !ok || b.opts.ParseTimestamp == nil {
+			return 0, fmt.Errorf("cannot use %v (%T) as a timestamp", v, v)
 		}
+		return b.opts.ParseTimestamp(s, src.TimestampFormat)
+	}
+	b.cur = &segment{topics: []string{src.Topic},
+		headDesc: NodeDesc{Kind: "Source", Name: "Source-" + src.Name, Topic: src.Topic},
+		head: func(env *TaskEnv, next Processor) (rawProcessor, error) {
+			return newSourceOp(env, src, next, parse)
+		}}
+}
+
+func (b *builder) addStep(s step) {
+	if s.desc.Kind == "" {
+		s.desc.Kind = "Processor"
+	}
+	b.cur.steps = append(b.cur.steps, s)
+}
+
+// internalName returns `<app id>-<name>`.
+func (b *builder) internalName(name string) string { return b.opts.AppID + "-" + name }
+
+// store declares a state store of the current segment and returns its
+// spec; its changelog is an internal compacted topic.
+func (b *builder) store(name string) StoreSpec {
+	s := StoreSpec{Name: name, Changelog: b.internalName(name + "-changelog")}
+	b.cur.stores = append(b.cur.stores, s)
+	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: s.Changelog, Compact: true})
+	return s
+}
+
+func (b *builder) add(n planner.Node) error {
+	switch n := n.(type) {
+	case *planner.Filter:
+		table := b.table
+		b.addStep(step{desc: NodeDesc{Name: "WhereFilter"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
+			return &filterOp{env: env, n: n, table: table, next: next}, nil
+		}})
+	case *planner.Project:
+		b.addStep(step{desc: NodeDesc{Name: "Project"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
+			return newProjectOp(env, n, next), nil
+		}})
+	case *planner.PartitionBy:
+		b.addStep(step{desc: NodeDesc{Name: "PartitionBy-SelectKey"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
+			return &partitionByOp{env: env, n: n, next: next}, nil
+		}})
+	case *planner.Sink:
+		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: "Sink-" + n.Target.Name, Topic: n.Target.Topic},
+			make: func(env *TaskEnv, _ Processor) (Processor, error) { return newSinkOp(env, n.Target) }})
+	case *planner.Aggregate:
+		return b.aggregate(n)
+	default:
+		return fmt.Errorf("physical: no processor for %T", n)
+	}
+	return nil
+}
+
+// finish turns the current segment into a sub-topology.
+func (b *builder) finish() {
+	seg := b.cur
+	sub := &SubTopology{ID: len(b.topo.SubTopologies), Topics: seg.topics, Stores: seg.stores, Nodes: describeSegment(seg)}
+	sub.build = func(env *TaskEnv) (rawProcessor, error) {
+		var next Processor
+		for i := len(seg.steps) - 1; i >= 0; i-- {
+			p, err := seg.steps[i].make(env, next)
+			if err != nil {
+				return nil, err
+			}
+			next = p
+		}
+		return seg.head(env, next)
+	}
+	b.topo.SubTopologies = append(b.topo.SubTopologies, sub)
+}
+
+func describeSegment(seg *segment) []*NodeDesc {
+	nodes := []*NodeDesc{cloneDesc(seg.headDesc)}
+	for _, s := range seg.steps {
+		nodes = append(nodes, cloneDesc(s.desc))
+	}
+	for i, d := range nodes {
 		if i > 0 {
-			d.Prev = []string{names[i-1]}
+			d.Prev = []string{nodes[i-1].Name}
 		}
-		if i < len(names)-1 {
-			d.Next = []string{names[i+1]}
+		if i < len(nodes)-1 {
+			d.Next = []string{nodes[i+1].Name}
 		}
-		out = append(out, d)
 	}
-	return out
+	return nodes
 }
+
+func cloneDesc(d NodeDesc) *NodeDesc { return &d }
 
 // Describe renders the topology in Kafka Streams' TopologyDescription
 // format; EXPLAIN prints it and golden tests pin it.
@@ -188,7 +260,7 @@ func (t *Topology) Describe() string {
 			case "Sink":
 				fmt.Fprintf(&b, "    Sink: %s (topic: %s)\n", n.Name, n.Topic)
 			default:
-				fmt.Fprintf(&b, "    Processor: %s (stores: [])\n", n.Name)
+				fmt.Fprintf(&b, "    Processor: %s (stores: [%s])\n", n.Name, strings.Join(n.Stores, ", "))
 			}
 			if len(n.Next) > 0 {
 				fmt.Fprintf(&b, "      --> %s\n", strings.Join(n.Next, ", "))

@@ -42,7 +42,7 @@ func TestTopology(t *testing.T) {
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
-				topo, err := physical.Build(plan, nil)
+				topo, err := physical.Build(plan, physical.Options{AppID: "app"})
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}

@@ -91,6 +91,9 @@ func sameSchema(a, b *types.Schema) error {
 }
 
 func (p *Plan) outputKind() ast.SourceKind {
+	if p.Aggregated {
+		return ast.Table
+	}
 	for _, s := range p.Sources {
 		if s.Kind == ast.Table {
 			return ast.Table
@@ -137,6 +140,20 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		node, items = pb, rewritten
 		scope = expr.SchemaScope(pb.Schema(), aliases(ref), src.Windowed())
 	}
+	if len(q.GroupBy) > 0 || p.hasAggregate(items, q.Having) {
+		agg, rewritten, having, err := p.aggregate(node, q, scope, src.Kind == ast.Table, items)
+		if err != nil {
+			return nil, err
+		}
+		node, items = agg, rewritten
+		plan.Aggregated = true
+		scope = expr.SchemaScope(agg.Schema(), nil, src.Windowed())
+		if having != nil {
+			if node, err = p.filter(node, having, scope); err != nil {
+				return nil, err
+			}
+		}
+	}
 	proj, err := p.project(node, items, scope, src, ref)
 	if err != nil {
 		return nil, err
@@ -156,14 +173,23 @@ func unsupportedClauses(q *ast.Query) error {
 	switch {
 	case q.Window != nil:
 		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "WINDOW is not supported yet")
-	case len(q.GroupBy) > 0:
-		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "GROUP BY is not supported yet")
-	case q.Having != nil:
+	case q.Having != nil && len(q.GroupBy) == 0:
 		return sqlerr.New(sqlerr.Semantic, q.Having.Position(), "HAVING requires GROUP BY")
 	case q.Emit == ast.EmitFinal:
 		return sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations")
 	}
 	return nil
+}
+
+// hasAggregate reports whether any select item or HAVING calls an
+// aggregate function.
+func (p *Planner) hasAggregate(items []ast.SelectItem, having ast.Expr) bool {
+	for _, it := range items {
+		if it.Expr != nil && containsAggregate(it.Expr, p.Aggregates) {
+			return true
+		}
+	}
+	return having != nil && containsAggregate(having, p.Aggregates)
 }
 
 func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope) (*Filter, error) {

@@ -46,6 +46,8 @@ func nodeKind(n Node) string {
 		return "SINK"
 	case *PartitionBy:
 		return "PARTITION BY"
+	case *Aggregate:
+		return "AGGREGATE"
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -70,6 +72,8 @@ func nodeDetail(n Node) string {
 			keys[i] = ast.FormatExpr(e)
 		}
 		return "Key: " + strings.Join(keys, ", ")
+	case *Aggregate:
+		return n.String()
 	}
 	return ""
 }

@@ -106,4 +106,6 @@ type Plan struct {
 	Limit int // -1 when absent
 	// Windowed is true when the query reads or produces windowed rows.
 	Windowed bool
+	// Aggregated is true for GROUP BY queries (their result is a table).
+	Aggregated bool
 }

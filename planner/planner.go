@@ -18,15 +18,20 @@ type Defaults struct {
 
 // Planner turns statements into catalog entries and logical plans.
 type Planner struct {
-	Catalog  *Catalog
-	Registry *functions.Registry
-	Defaults Defaults
+	Catalog    *Catalog
+	Registry   *functions.Registry
+	Aggregates *functions.Aggregates
+	Defaults   Defaults
 }
 
-// New returns a planner over cat using the functions in reg.
+// New returns a planner over cat using the scalar functions in reg and
+// the built-in aggregate functions (which it declares in reg, so scalar
+// contexts recognize them).
 func New(cat *Catalog, reg *functions.Registry, d Defaults) *Planner {
 	if d.KeyFormat == "" {
 		d.KeyFormat = "KAFKA"
 	}
-	return &Planner{Catalog: cat, Registry: reg, Defaults: d}
+	aggs := functions.NewAggregates()
+	aggs.DeclareIn(reg)
+	return &Planner{Catalog: cat, Registry: reg, Aggregates: aggs, Defaults: d}
 }

@@ -168,6 +168,14 @@ func checkKeys(n *Project, sink string) error {
 	if len(missing) == 0 {
 		return nil
 	}
+	if agg, ok := aggregateInput(n); ok {
+		for i, k := range agg.Schema().Keys() {
+			if k.Name == missing[0] {
+				e := qualify(agg.GroupBy[i], n)
+				return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the grouping expression %s in its projection (eg, SELECT %s...).", sink, e, e)
+			}
+		}
+	}
 	if pb, ok := partitionInput(n); ok {
 		for i, k := range pb.Schema().Keys() {
 			if k.Name == missing[0] {
@@ -182,6 +190,20 @@ func checkKeys(n *Project, sink string) error {
 	}
 	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the key %s %s in its projection (eg, SELECT %s...).",
 		sink, noun, strings.Join(missing, " and "), strings.Join(missing, ", "))
+}
+
+// aggregateInput returns the GROUP BY below a projection, if any.
+func aggregateInput(n *Project) (*Aggregate, bool) {
+	var in Node = n.Input
+	for {
+		switch x := in.(type) {
+		case *Aggregate:
+			return x, true
+		case *Scan:
+			return nil, false
+		}
+		in = in.Inputs()[0]
+	}
 }
 
 // partitionInput returns the PARTITION BY below a projection, if any.

@@ -24,6 +24,7 @@ const (
 	PropListeners        = "listeners"
 	PropStateDir         = "ksql.streams.state.dir"
 	PropWrapSingle       = "ksql.persistence.wrap.single.values"
+	PropCacheBytes       = "ksql.streams.cache.max.bytes.buffering"
 )
 
 // defaultProperties returns the engine's defaults, shown by SHOW PROPERTIES.

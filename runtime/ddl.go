@@ -190,12 +190,16 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 // group first, so records written right after the statement returns are
 // never skipped.
 func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session, replay bool) error {
-	topo, err := physical.Build(plan, e.parseTimestamp)
+	appID := e.opts.serviceID + "query_" + c.QueryID
+	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return err
 	}
+	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
+		return err
+	}
 	props := e.props.Merge(c.Props)
-	q := &query{eng: e, id: c.QueryID, appID: e.opts.serviceID + "query_" + c.QueryID, sql: c.SQL,
+	q := &query{eng: e, id: c.QueryID, appID: appID, sql: c.SQL,
 		plan: plan, topo: topo, props: props, created: time.Now()}
 	if !replay && props[PropOffsetReset] != "earliest" {
 		if kc, ok := e.cluster.(*kafkaCluster); ok {
@@ -330,4 +334,36 @@ func (e *Engine) terminateTransient(id string) bool {
 		t.Close()
 	}
 	return ok
+}
+
+// createInternalTopics creates a topology's repartition and changelog
+// topics with the partition count of its source topic.
+func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, topo *physical.Topology) error {
+	n := plan.Sources[0].Partitions
+	if n <= 0 {
+		var err error
+		if n, _, err = e.cluster.partitions(ctx, plan.Sources[0].Topic); err != nil {
+			return err
+		}
+	}
+	for _, t := range topo.Internal {
+		spec := topicSpec{name: t.Name, partitions: max(n, 1), replicas: int16(e.props.Int(PropInternalReplicas, 1))}
+		if t.Compact {
+			spec.configs = map[string]string{"cleanup.policy": "compact"}
+		}
+		if err := e.cluster.createTopic(ctx, spec); err != nil {
+			return fmt.Errorf("could not create internal topic %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// deleteInternalTopics removes a topology's internal topics (a transient
+// query's when it ends, a persistent query's when it is terminated).
+func (e *Engine) deleteInternalTopics(topo *physical.Topology) {
+	for _, t := range topo.Internal {
+		if err := e.cluster.deleteTopic(context.Background(), t.Name); err != nil {
+			e.logger.Warn("could not delete internal topic", "topic", t.Name, "err", err)
+		}
+	}
 }

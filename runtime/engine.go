@@ -11,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/api"
 	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // Version is the server version reported by /info.
@@ -31,6 +32,7 @@ type Engine struct {
 	reg     *functions.Registry
 	procLog *processingLog
 	cmdLog  *commandLog
+	db      *state.DB // local state of every task on this server
 	// autoCreateTopics creates a missing source topic (one partition)
 	// instead of failing CREATE STREAM/TABLE: the test driver's behaviour,
 	// where a test's input topics exist implicitly.
@@ -71,6 +73,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		}
 		e.cluster = kc
 		e.cmdLog = newCommandLog(e, "_"+o.serviceID+"_command_topic")
+		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
+		if err != nil {
+			kc.close()
+			return nil, fmt.Errorf("state in %s: %w", o.dataDir, err)
+		}
+		e.db = db
 	}
 	if err := e.open(ctx); err != nil {
 		e.cluster.close()
@@ -132,7 +140,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.procLog.close()
 	e.cluster.close()
-	return nil
+	return e.db.Close()
 }
 
 // Registry returns the function registry.
@@ -210,4 +218,20 @@ func DefaultPartition(key []byte, partitions int32) int32 {
 		return 0
 	}
 	return int32((murmur2(key) & 0x7fffffff) % uint32(partitions))
+}
+
+// pebbleLogger routes Pebble's messages to the engine's logger.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+	panic(fmt.Sprintf(format, args...))
 }

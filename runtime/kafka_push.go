@@ -4,44 +4,105 @@ import (
 	"context"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // kafkaPush runs a transient push query: a group-less consumer of the
-// source topics starting at auto.offset.reset, tasks created per
-// partition as records arrive, rows handed to the query's RowSink.
+// topology's topics (source topics from auto.offset.reset, its own
+// internal topics from the start), tasks created per partition as records
+// arrive, rows handed to the query's RowSink. Its stores are local only
+// and dropped with the query.
 type kafkaPush struct {
+	k      *kafkaCluster
+	q      *transient
 	cl     *kgo.Client
+	tasks  *taskSet
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
 func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
-	reset := kgo.NewOffset().AtEnd()
-	if q.props[PropOffsetReset] == "earliest" {
-		reset = kgo.NewOffset().AtStart()
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...),
-		kgo.ConsumeTopics(q.topo.SubTopologies[0].Topics...),
-		kgo.ConsumeResetOffset(reset),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	p := &kafkaPush{k: k, q: q, done: make(chan struct{})}
+	p.tasks = newTaskSet(q.topo, p.newEnv)
+	offsets, err := k.startOffsets(q)
 	if err != nil {
 		return nil, err
 	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumePartitions(offsets),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		return nil, err
+	}
+	p.cl = cl
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &kafkaPush{cl: cl, cancel: cancel, done: make(chan struct{})}
-	go p.loop(ctx, q)
+	p.cancel = cancel
+	go p.loop(ctx)
 	return p, nil
 }
 
-func (p *kafkaPush) loop(ctx context.Context, q *transient) {
+// startOffsets positions every partition: source topics at the end (or
+// start with auto.offset.reset=earliest), internal topics at the start.
+func (k *kafkaCluster) startOffsets(q *transient) (map[string]map[int32]kgo.Offset, error) {
+	internal := map[string]bool{}
+	for _, t := range q.topo.Internal {
+		internal[t.Name] = true
+	}
+	var topics []string
+	for _, st := range q.topo.SubTopologies {
+		topics = append(topics, st.Topics...)
+	}
+	var listed kadm.ListedOffsets
+	err := retryUnknownTopic(context.Background(), func() error {
+		var err error
+		if listed, err = k.adm.ListEndOffsets(context.Background(), topics...); err != nil {
+			return err
+		}
+		return listed.Error()
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[int32]kgo.Offset{}
+	listed.Each(func(o kadm.ListedOffset) {
+		if out[o.Topic] == nil {
+			out[o.Topic] = map[int32]kgo.Offset{}
+		}
+		off := kgo.NewOffset().At(o.Offset)
+		if internal[o.Topic] || q.props[PropOffsetReset] == "earliest" {
+			off = kgo.NewOffset().AtStart()
+		}
+		out[o.Topic][o.Partition] = off
+	})
+	return out, nil
+}
+
+func (p *kafkaPush) newEnv(sub int, part int32) (*physical.TaskEnv, *taskStores) {
+	st := p.q.topo.SubTopologies[sub]
+	env := &physical.TaskEnv{Partition: part, Rows: p.q, Emit: p, Log: p.q.eng.procLog}
+	if len(st.Stores) == 0 {
+		return env, nil
+	}
+	stores := newTaskStores(p.q.eng.db, p.q.appID, part, st, p, 1<<20)
+	env.Stores = stores
+	return env, stores
+}
+
+// Emit implements physical.Emitter (repartition records).
+func (p *kafkaPush) Emit(rec *physical.OutRecord) { p.cl.Produce(context.Background(), toKgo(rec), nil) }
+
+// sendChangelog implements changelogSink.
+func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
+	p.cl.Produce(context.Background(), &kgo.Record{Topic: topic, Partition: part, Key: append([]byte(nil), key...), Value: cloneOrNil(value)}, nil)
+}
+
+func (p *kafkaPush) loop(ctx context.Context) {
 	defer close(p.done)
-	tasks := map[tp]*physical.Task{}
 	var in physical.InRecord
 	for ctx.Err() == nil {
 		fs := p.cl.PollFetches(ctx)
 		if err := fetchErr(fs); err != nil {
-			q.finish(err)
+			p.q.finish(err)
 			return
 		}
 		var err error
@@ -49,23 +110,18 @@ func (p *kafkaPush) loop(ctx context.Context, q *transient) {
 			if err != nil {
 				return
 			}
-			key := tp{r.Topic, r.Partition}
-			t := tasks[key]
-			if t == nil {
-				env := &physical.TaskEnv{Partition: r.Partition, Rows: q, Log: q.eng.procLog}
-				if t, err = q.topo.NewTask(0, env); err != nil {
-					return
-				}
-				tasks[key] = t
+			var t *taskEntry
+			if t, err = p.tasks.get(r.Topic, r.Partition); err != nil {
+				return
 			}
 			fromKgo(r, &in)
-			err = t.Process(&in)
+			err = t.task.Process(&in)
 		})
 		if err != nil {
 			if physical.IsStopped(err) {
 				err = nil
 			}
-			q.finish(err)
+			p.q.finish(err)
 			return
 		}
 	}
@@ -75,5 +131,6 @@ func (p *kafkaPush) stop() error {
 	p.cancel()
 	<-p.done
 	p.cl.Close()
+	p.tasks.closeAll()
 	return nil
 }

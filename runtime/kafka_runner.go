@@ -13,28 +13,34 @@ import (
 )
 
 // kafkaRunner runs one persistent query as a member of the consumer group
-// named by its application id. Each assigned source partition gets a
-// task; a poll loop feeds records to tasks (spread over
+// named by its application id. The group reads every source topic of the
+// topology (inputs and repartition topics; the range balancer keeps equal
+// partitions of co-partitioned topics together); each assigned partition
+// gets a task, whose stores are restored from their changelogs before it
+// processes anything. A poll loop feeds records to tasks (spread over
 // num.stream.threads goroutines, one task on one goroutine at a time),
-// and every commit.interval.ms the producer is flushed and the offsets of
-// processed records are committed (at-least-once: outputs are
+// and every commit.interval.ms the stores are flushed, the producer is
+// flushed, the stores are checkpointed and then the offsets of processed
+// records are committed (at-least-once: outputs and changelogs are
 // acknowledged before the input offsets that produced them are committed).
 //
 //	poll ──► tasks (per partition, N workers) ──► produce (async)
 //	  ▲                                              │
-//	  └── commit offsets ◄── flush ◄── every interval┘
+//	  └ commit offsets ◄ checkpoint ◄ flush ◄ every interval
 type kafkaRunner struct {
+	k        *kafkaCluster
 	q        *query
 	cl       *kgo.Client
+	tasks    *taskSet
 	interval time.Duration
 	workers  int
 	cancel   context.CancelFunc
 	done     chan struct{}
 
-	mu        sync.Mutex // guards tasks and processed during rebalances
-	tasks     map[tp]*physical.Task
+	mu        sync.Mutex // guards the maps below and emitErr
 	processed map[tp]int64 // next offset to commit
 	committed map[tp]int64 // last committed offset
+	produced  map[tp]int64 // next offset of each changelog partition written
 	emitErr   error
 }
 
@@ -45,9 +51,10 @@ type tp struct {
 
 func (k *kafkaCluster) start(q *query) (runner, error) {
 	props := q.props
-	r := &kafkaRunner{q: q, tasks: map[tp]*physical.Task{}, processed: map[tp]int64{}, committed: map[tp]int64{},
+	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
 		interval: time.Duration(props.Int(PropCommitInterval, 2000)) * time.Millisecond,
 		workers:  max(1, props.Int(PropNumThreads, 1)), done: make(chan struct{})}
+	r.tasks = newTaskSet(q.topo, r.newEnv)
 	reset := kgo.NewOffset().AtEnd()
 	if props[PropOffsetReset] == "earliest" {
 		reset = kgo.NewOffset().AtStart()
@@ -55,8 +62,9 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(k.seeds...),
 		kgo.ConsumerGroup(q.appID),
-		kgo.ConsumeTopics(q.topo.SubTopologies[0].Topics...),
+		kgo.ConsumeTopics(r.tasks.topics()...),
 		kgo.ConsumeResetOffset(reset),
+		kgo.Balancers(kgo.RangeBalancer()),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.OnPartitionsAssigned(r.assigned),
@@ -76,24 +84,37 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	return r, nil
 }
 
-func (r *kafkaRunner) assigned(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) {
+	st := r.q.topo.SubTopologies[sub]
+	var stores *taskStores
+	if len(st.Stores) > 0 {
+		stores = newTaskStores(r.q.eng.db, r.q.appID, p, st, r, r.q.cacheBytes())
+	}
+	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog()}
+	if stores != nil {
+		env.Stores = stores
+	}
+	return env, stores
+}
+
+// assigned creates the tasks of newly assigned partitions, restoring their
+// stores first.
+func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
 	for topic, ps := range parts {
 		for _, p := range ps {
-			env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog()}
-			t, err := r.q.topo.NewTask(0, env)
-			if err != nil {
+			if err := r.q.restore(ctx, r.k, r.tasks.subOf[topic], p); err != nil {
 				r.q.fail(err)
 				continue
 			}
-			r.tasks[tp{topic, p}] = t
+			if _, err := r.tasks.get(topic, p); err != nil {
+				r.q.fail(err)
+			}
 		}
 	}
 	r.q.setState(StateRunning, nil)
 }
 
-func (r *kafkaRunner) revoked(ctx context.Context, cl *kgo.Client, parts map[string][]int32) {
+func (r *kafkaRunner) revoked(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
 	r.commit(ctx)
 	r.drop(parts)
 }
@@ -103,13 +124,13 @@ func (r *kafkaRunner) lost(_ context.Context, _ *kgo.Client, parts map[string][]
 }
 
 func (r *kafkaRunner) drop(parts map[string][]int32) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	for topic, ps := range parts {
 		for _, p := range ps {
-			delete(r.tasks, tp{topic, p})
+			r.tasks.drop(topic, p)
+			r.mu.Lock()
 			delete(r.processed, tp{topic, p})
 			delete(r.committed, tp{topic, p})
+			r.mu.Unlock()
 		}
 	}
 }
@@ -117,15 +138,39 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 // Emit implements physical.Emitter: records are produced asynchronously;
 // the first failure fails the query at the next commit.
 func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
-	r.cl.Produce(context.Background(), toKgo(rec), func(_ *kgo.Record, err error) {
-		if err != nil {
+	r.cl.Produce(context.Background(), toKgo(rec), r.onProduced)
+}
+
+// sendChangelog implements changelogSink, remembering how far each
+// changelog partition has been written for the store checkpoints.
+func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
+	rec := &kgo.Record{Topic: topic, Partition: p, Key: append([]byte(nil), key...), Value: cloneOrNil(value)}
+	r.cl.Produce(context.Background(), rec, func(rec *kgo.Record, err error) {
+		r.onProduced(rec, err)
+		if err == nil {
 			r.mu.Lock()
-			if r.emitErr == nil {
-				r.emitErr = err
-			}
+			k := tp{rec.Topic, rec.Partition}
+			r.produced[k] = max(r.produced[k], rec.Offset+1)
 			r.mu.Unlock()
 		}
 	})
+}
+
+func cloneOrNil(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
+func (r *kafkaRunner) onProduced(_ *kgo.Record, err error) {
+	if err != nil {
+		r.mu.Lock()
+		if r.emitErr == nil {
+			r.emitErr = err
+		}
+		r.mu.Unlock()
+	}
 }
 
 func (r *kafkaRunner) loop(ctx context.Context) {
@@ -184,51 +229,48 @@ func (r *kafkaRunner) process(fs kgo.Fetches) error {
 }
 
 func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
-	key := tp{p.Topic, p.Partition}
-	r.mu.Lock()
-	task := r.tasks[key]
-	r.mu.Unlock()
-	if task == nil {
+	t := r.tasks.lookup(p.Topic, p.Partition)
+	if t == nil {
 		return nil // revoked meanwhile
 	}
 	var in physical.InRecord
 	for _, rec := range p.Records {
 		fromKgo(rec, &in)
-		if err := task.Process(&in); err != nil {
+		if err := t.task.Process(&in); err != nil {
 			return err
 		}
 		r.q.processed.Add(1)
 	}
 	r.mu.Lock()
-	r.processed[key] = p.Records[len(p.Records)-1].Offset + 1
+	r.processed[tp{p.Topic, p.Partition}] = p.Records[len(p.Records)-1].Offset + 1
 	r.mu.Unlock()
 	return nil
 }
 
-// commit flushes outputs and then commits the processed input offsets.
+// commit flushes stores and outputs, checkpoints the stores and then
+// commits the processed input offsets.
 func (r *kafkaRunner) commit(ctx context.Context) {
+	for _, t := range r.tasks.all() {
+		if t.stores == nil {
+			continue
+		}
+		if err := t.stores.flush(); err != nil {
+			r.q.fail(err)
+			return
+		}
+	}
 	if err := r.cl.Flush(ctx); err != nil {
 		return
 	}
 	r.mu.Lock()
-	if r.emitErr != nil {
-		err := r.emitErr
+	if err := r.emitErr; err != nil {
 		r.mu.Unlock()
 		r.q.fail(err)
 		return
 	}
-	offsets := map[string]map[int32]kgo.EpochOffset{}
-	for k, off := range r.processed {
-		if r.committed[k] == off {
-			continue
-		}
-		r.committed[k] = off
-		if offsets[k.topic] == nil {
-			offsets[k.topic] = map[int32]kgo.EpochOffset{}
-		}
-		offsets[k.topic][k.partition] = kgo.EpochOffset{Epoch: -1, Offset: off}
-	}
 	r.mu.Unlock()
+	r.checkpoint()
+	offsets := r.dirtyOffsets()
 	if len(offsets) == 0 {
 		return
 	}
@@ -242,10 +284,45 @@ func (r *kafkaRunner) commit(ctx context.Context) {
 	})
 }
 
+func (r *kafkaRunner) checkpoint() {
+	next := func(topic string, p int32) (int64, bool) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		off, ok := r.produced[tp{topic, p}]
+		return off, ok
+	}
+	for _, t := range r.tasks.all() {
+		if t.stores != nil {
+			if err := t.stores.checkpoint(next); err != nil {
+				r.q.logger().Warn("checkpoint failed", "query", r.q.id, "err", err)
+			}
+		}
+	}
+}
+
+// dirtyOffsets returns the processed offsets not yet committed.
+func (r *kafkaRunner) dirtyOffsets() map[string]map[int32]kgo.EpochOffset {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	offsets := map[string]map[int32]kgo.EpochOffset{}
+	for k, off := range r.processed {
+		if r.committed[k] == off {
+			continue
+		}
+		r.committed[k] = off
+		if offsets[k.topic] == nil {
+			offsets[k.topic] = map[int32]kgo.EpochOffset{}
+		}
+		offsets[k.topic][k.partition] = kgo.EpochOffset{Epoch: -1, Offset: off}
+	}
+	return offsets
+}
+
 func (r *kafkaRunner) stop() error {
 	r.cancel()
 	<-r.done
 	r.cl.Close()
+	r.tasks.closeAll()
 	return nil
 }
 

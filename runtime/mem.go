@@ -40,9 +40,11 @@ type memTopic struct {
 	configs map[string]string
 }
 
-// memSub is a running query's set of tasks for one topic.
+// memSub is a running query's set of tasks for one topic of one
+// sub-topology.
 type memSub struct {
 	topic  string
+	sub    int
 	tasks  map[int32]*physical.Task
 	newEnv func(p int32) *physical.TaskEnv
 	topo   *physical.Topology
@@ -182,7 +184,7 @@ func (s *memSub) deliver(in *physical.InRecord) {
 	t := s.tasks[in.Partition]
 	if t == nil {
 		var err error
-		if t, err = s.topo.NewTask(0, s.newEnv(in.Partition)); err != nil {
+		if t, err = s.topo.NewTask(s.sub, s.newEnv(in.Partition)); err != nil {
 			s.onErr(err)
 			return
 		}
@@ -193,10 +195,10 @@ func (s *memSub) deliver(in *physical.InRecord) {
 	}
 }
 
-// subscribe registers a topology's tasks on its source topic and replays
-// existing records when fromBeginning is set.
-func (m *memCluster) subscribe(topo *physical.Topology, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromBeginning bool) *memSub {
-	s := &memSub{topic: topo.SubTopologies[0].Topics[0], tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
+// subscribe registers a sub-topology's tasks on its source topic and
+// replays existing records when fromBeginning is set.
+func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromBeginning bool) *memSub {
+	s := &memSub{topic: topo.SubTopologies[sub].Topics[0], sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
 	m.mu.Lock()
 	m.subs = append(m.subs, s)
 	var backlog []physical.InRecord
@@ -225,9 +227,8 @@ func (m *memCluster) unsubscribe(s *memSub) {
 }
 
 func (m *memCluster) start(q *query) (runner, error) {
-	newEnv := func(p int32) *physical.TaskEnv {
-		return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog()}
-	}
+	var subs []*memSub
+	var stores []*taskStores
 	onErr := func(err error) {
 		m.mu.Lock()
 		if m.failure == nil {
@@ -236,27 +237,64 @@ func (m *memCluster) start(q *query) (runner, error) {
 		m.mu.Unlock()
 		q.fail(err)
 	}
-	s := m.subscribe(q.topo, newEnv, onErr, q.props[PropOffsetReset] == "earliest")
+	for i, st := range q.topo.SubTopologies {
+		newEnv := func(p int32) *physical.TaskEnv {
+			ts := newTaskStores(q.eng.db, q.appID, p, st, m, 0)
+			stores = append(stores, ts)
+			return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog(), Stores: ts}
+		}
+		// Internal topics are always read from the start.
+		from := i > 0 || q.props[PropOffsetReset] == "earliest"
+		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, from))
+	}
 	q.setState(StateRunning, nil)
-	return runnerFunc(func() error { m.unsubscribe(s); return nil }), nil
+	return runnerFunc(func() error {
+		for _, s := range subs {
+			m.unsubscribe(s)
+		}
+		for _, ts := range stores {
+			ts.close()
+		}
+		return nil
+	}), nil
+}
+
+// sendChangelog implements changelogSink: changelog records are records
+// of the in-memory topics like any other.
+func (m *memCluster) sendChangelog(topic string, p int32, key, value []byte) {
+	m.Emit(&physical.OutRecord{Topic: topic, Partition: p, Key: key, Value: value})
 }
 
 func (m *memCluster) startTransient(q *transient) (runner, error) {
-	newEnv := func(p int32) *physical.TaskEnv {
-		return &physical.TaskEnv{Partition: p, Rows: q, Log: q.eng.procLog}
+	var subs []*memSub
+	var stores []*taskStores
+	stop := func() {
+		for _, s := range subs {
+			m.unsubscribe(s)
+		}
 	}
-	var s *memSub
 	onErr := func(err error) {
 		if physical.IsStopped(err) {
 			err = nil
 		}
 		q.finish(err)
-		if s != nil {
-			m.unsubscribe(s)
-		}
+		stop()
 	}
-	s = m.subscribe(q.topo, newEnv, onErr, q.props[PropOffsetReset] == "earliest")
-	return runnerFunc(func() error { m.unsubscribe(s); return nil }), nil
+	for i, st := range q.topo.SubTopologies {
+		newEnv := func(p int32) *physical.TaskEnv {
+			ts := newTaskStores(q.eng.db, q.appID, p, st, m, 0)
+			stores = append(stores, ts)
+			return &physical.TaskEnv{Partition: p, Emit: m, Rows: q, Log: q.eng.procLog, Stores: ts}
+		}
+		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, i > 0 || q.props[PropOffsetReset] == "earliest"))
+	}
+	return runnerFunc(func() error {
+		stop()
+		for _, ts := range stores {
+			ts.close()
+		}
+		return nil
+	}), nil
 }
 
 func (m *memCluster) read(ctx context.Context, topic string, fromBeginning, _ bool, fn func(*physical.InRecord) bool) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // query is a persistent query (CSAS, CTAS, INSERT INTO … SELECT): a
@@ -25,10 +26,17 @@ type query struct {
 	processed atomic.Int64 // input records processed
 	logged    atomic.Int64 // processing-log entries
 
-	mu     sync.Mutex
-	state  QueryState
-	errs   []queryError
-	runner runner
+	mu       sync.Mutex
+	state    QueryState
+	errs     []queryError
+	runner   runner
+	restores map[state.StoreID]state.Restorer
+}
+
+// cacheBytes is the size of each store's write-back cache
+// (ksql.streams.cache.max.bytes.buffering, default 1 MiB per store).
+func (q *query) cacheBytes() int64 {
+	return int64(q.props.Int(PropCacheBytes, 1<<20))
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.
@@ -101,7 +109,8 @@ func (q *query) start() error {
 	return nil
 }
 
-// terminate stops the query for good.
+// terminate stops the query for good and removes its internal topics and
+// local state.
 func (q *query) terminate() error {
 	q.mu.Lock()
 	r := q.runner
@@ -112,6 +121,10 @@ func (q *query) terminate() error {
 		err = r.stop()
 	}
 	q.setState(StateTerminated, nil)
+	if len(q.topo.Internal) > 0 {
+		q.eng.deleteInternalTopics(q.topo)
+		q.eng.wipeStores(q.appID)
+	}
 	return err
 }
 

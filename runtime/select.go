@@ -47,12 +47,17 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	topo, err := physical.Build(plan, e.parseTimestamp)
+	id := fmt.Sprintf("transient_%s_%d", plan.Sources[0].Name, rand.Int64N(1<<62))
+	appID := e.opts.serviceID + id
+	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return nil, err
 	}
-	id := fmt.Sprintf("transient_%s_%d", plan.Sources[0].Name, rand.Int64N(1<<62))
+	if err := e.createInternalTopics(context.Background(), plan, topo); err != nil {
+		return nil, err
+	}
 	t := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)
+	t.appID = appID
 	if plan.Kind == planner.Pull {
 		t.header.Pull = true
 	}

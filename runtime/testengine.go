@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/state"
 	"github.com/sqlstream/sqlstream/runtime/api"
 )
 
@@ -31,6 +32,11 @@ func NewTestEngine(props map[string]string) (*TestEngine, error) {
 	e := newEngine(o)
 	e.logger = discardLogger()
 	e.autoCreateTopics = true
+	db, err := state.OpenMem(state.WithLogger(pebbleLogger{e.logger}))
+	if err != nil {
+		return nil, err
+	}
+	e.db = db
 	if err := e.open(context.Background()); err != nil {
 		return nil, err
 	}

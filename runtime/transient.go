@@ -17,6 +17,7 @@ import (
 type transient struct {
 	eng    *Engine
 	id     string
+	appID  string // internal topic and store prefix
 	sql    string
 	topo   *physical.Topology
 	props  Properties
@@ -123,8 +124,13 @@ func (t *transient) Close() error {
 	t.mu.Unlock()
 	t.finish(nil)
 	t.eng.forgetTransient(t.id)
+	var err error
 	if r != nil {
-		return r.stop()
+		err = r.stop()
 	}
-	return nil
+	if t.topo != nil && len(t.topo.Internal) > 0 {
+		t.eng.deleteInternalTopics(t.topo)
+		t.eng.wipeStores(t.appID)
+	}
+	return err
 }

@@ -63,4 +63,15 @@ type Row struct {
 	// NullKey marks a row whose record key was null as a whole (as
 	// opposed to a key whose columns are null); sinks write a null key.
 	NullKey bool
+	// Retract marks a row to subtract from an aggregate: the old value of
+	// a table row that changed group or was deleted. Quiet marks a retract
+	// followed by an add for the same group: the aggregate emits once,
+	// after the add.
+	Retract, Quiet bool
+	// Old is the previous value of a table row (key columns included)
+	// when the operator that produced the row knows it; HasOld says it
+	// does (then nil Old means the row did not exist). Table filters use
+	// it to emit a delete only for rows that were visible before.
+	Old    []any
+	HasOld bool
 }

@@ -1,0 +1,439 @@
+package physical
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// Names of the aggregation's internal topics and stores (stable across
+// restarts: they name consumer-visible topics and local state).
+const (
+	groupByName     = "Aggregate-GroupBy"
+	aggregateName   = "Aggregate-Aggregate"
+	aggregateStore  = "Aggregate-Aggregate-Materialize"
+	tableStore      = "Aggregate-Source-Materialize"
+	retractHeader   = "sqlstream.retract"
+	repartitionName = groupByName + "-repartition"
+)
+
+// prepSchema is the layout of the rows between the group-by step and the
+// aggregate: the group key columns, then every argument of every call.
+func prepSchema(n *planner.Aggregate) *types.Schema {
+	s := &types.Schema{Columns: append([]types.Column(nil), n.Schema().Keys()...)}
+	for i, c := range n.Calls {
+		for j, a := range c.Args {
+			s.Columns = append(s.Columns, types.Column{Name: "ARG_" + strconv.Itoa(i) + "_" + strconv.Itoa(j), Type: a.Type()})
+		}
+	}
+	return s
+}
+
+// aggregate adds the group-by step, the repartition hop when the key
+// changes, and the aggregate step with its store.
+func (b *builder) aggregate(n *planner.Aggregate) error {
+	prep := prepSchema(n)
+	var table StoreSpec
+	if n.OnTable {
+		table = b.store(tableStore)
+	}
+	in := n.Input.Schema()
+	b.addStep(step{desc: NodeDesc{Name: groupByName, Stores: storeNames(n.OnTable, table)},
+		make: func(env *TaskEnv, next Processor) (Processor, error) { return newGroupByOp(env, n, in, table.Name, next) }})
+	if n.Repartition {
+		topic := b.internalName(repartitionName)
+		b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
+		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: repartitionName + "-sink", Topic: topic},
+			make: func(env *TaskEnv, _ Processor) (Processor, error) { return newRepartitionSink(env, topic, prep) }})
+		b.finish()
+		b.cur = &segment{topics: []string{topic},
+			headDesc: NodeDesc{Kind: "Source", Name: repartitionName + "-source", Topic: topic},
+			head: func(env *TaskEnv, next Processor) (rawProcessor, error) {
+				return newRepartitionSource(env, prep, next)
+			}}
+	}
+	store := b.store(aggregateStore)
+	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: []string{store.Name}},
+		make: func(env *TaskEnv, next Processor) (Processor, error) { return newAggregateOp(env, n, store.Name, next) }})
+	b.table = true
+	return nil
+}
+
+func storeNames(has bool, s StoreSpec) []string {
+	if !has {
+		return nil
+	}
+	return []string{s.Name}
+}
+
+// groupByOp turns input rows into prep rows (group key + call arguments).
+// On a table it keeps the latest row per table key in a store so an update
+// first retracts the old row from its group, then adds the new one
+// (Kafka Streams' KTable groupBy with a subtractor). Rows whose group key
+// is NULL are dropped, as Kafka Streams drops null keys.
+type groupByOp struct {
+	env   *TaskEnv
+	n     *planner.Aggregate
+	next  Processor
+	store Store
+	codec format.Codec // input rows in the table store
+	nargs int
+	buf   []any
+}
+
+func newGroupByOp(env *TaskEnv, n *planner.Aggregate, in *types.Schema, store string, next Processor) (*groupByOp, error) {
+	op := &groupByOp{env: env, n: n, next: next, buf: make([]any, len(in.Columns))}
+	for _, c := range n.Calls {
+		op.nargs += len(c.Args)
+	}
+	if !n.OnTable {
+		return op, nil
+	}
+	var err error
+	if op.store, err = env.store(store); err != nil {
+		return nil, err
+	}
+	cols := make([]types.Column, len(in.Columns))
+	for i, c := range in.Columns {
+		cols[i] = types.Column{Name: c.Name, Type: c.Type}
+	}
+	op.codec, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	return op, err
+}
+
+func (op *groupByOp) Process(row *types.Row) error {
+	if !op.n.OnTable {
+		if row.Tombstone {
+			return nil // a null row has nothing to aggregate
+		}
+		return op.emit(row, false, false)
+	}
+	key := op.env.current.Key
+	old, err := op.store.Get(key)
+	if err != nil {
+		return err
+	}
+	if old != nil {
+		if err := op.retract(old, row); err != nil {
+			return err
+		}
+	}
+	if row.Tombstone {
+		return op.store.Put(key, nil)
+	}
+	b, err := op.codec.Encode(nil, row.Values)
+	if err != nil {
+		return err
+	}
+	if err := op.store.Put(key, b); err != nil {
+		return err
+	}
+	return op.emit(row, false, false)
+}
+
+// retract emits the old version of a table row as a retraction; it is
+// quiet when the new version stays in the same group, so the aggregate
+// emits one update instead of two.
+func (op *groupByOp) retract(old []byte, now *types.Row) error {
+	if err := op.codec.Decode(old, op.buf); err != nil {
+		return fmt.Errorf("table store of %s: %w", groupByName, err)
+	}
+	prev := types.Row{Values: append([]any(nil), op.buf...), Time: now.Time, Partition: now.Partition, Offset: now.Offset}
+	quiet := !now.Tombstone && op.sameGroup(&prev, now)
+	return op.emit(&prev, true, quiet)
+}
+
+// sameGroup reports whether two rows have equal group keys.
+func (op *groupByOp) sameGroup(a, b *types.Row) bool {
+	for _, k := range op.n.Keys {
+		x, errX := k.Eval(a)
+		y, errY := k.Eval(b)
+		if errX != nil || errY != nil || fmt.Sprint(x) != fmt.Sprint(y) {
+			return false
+		}
+	}
+	return true
+}
+
+func (op *groupByOp) emit(row *types.Row, retract, quiet bool) error {
+	out := types.Row{Values: make([]any, 0, len(op.n.Keys)+op.nargs), Time: row.Time,
+		Partition: row.Partition, Offset: row.Offset, Window: row.Window, Retract: retract, Quiet: quiet}
+	for i, k := range op.n.Keys {
+		v, err := k.Eval(row)
+		if err != nil {
+			op.env.log(ExpressionError, "key", fmt.Sprintf("Error computing GROUP BY %s: %v", ast.FormatExpr(op.n.GroupBy[i]), err), nil)
+		}
+		if v == nil {
+			return nil
+		}
+		out.Values = append(out.Values, v)
+	}
+	for _, c := range op.n.Calls {
+		for _, a := range c.Args {
+			v, err := a.Eval(row)
+			if err != nil {
+				op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing argument of %s: %v", ast.FormatExpr(c.Call), err), nil)
+			}
+			out.Values = append(out.Values, v)
+		}
+	}
+	return op.next.Process(&out)
+}
+
+// repartitionSink writes prep rows to the repartition topic, keyed by the
+// group key so each group lands in one partition.
+type repartitionSink struct {
+	env   *TaskEnv
+	topic string
+	nkeys int
+	key   format.Codec
+	value format.Codec
+}
+
+func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema) (*repartitionSink, error) {
+	key, value, err := prepCodecs(prep)
+	return &repartitionSink{env: env, topic: topic, nkeys: prep.NumKeys(), key: key, value: value}, err
+}
+
+// prepCodecs are the serdes of repartition records: JSON key and value.
+func prepCodecs(prep *types.Schema) (format.Codec, format.Codec, error) {
+	key, err := format.NewKeyCodec(format.Spec{Name: format.JSON}, prep.Keys())
+	if err != nil {
+		return nil, nil, err
+	}
+	value, err := format.NewValueCodec(format.Spec{Name: format.JSON}, prep.Values())
+	return key, value, err
+}
+
+func (s *repartitionSink) Process(row *types.Row) error {
+	k, err := s.key.Encode(nil, row.Values[:s.nkeys])
+	if err != nil {
+		return err
+	}
+	v, err := s.value.Encode(nil, row.Values[s.nkeys:])
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
+	if cur := s.env.current; cur != nil {
+		rec.Headers = userHeaders(cur.Headers)
+	}
+	if row.Retract {
+		flag := byte(1)
+		if row.Quiet {
+			flag = 2
+		}
+		rec.Headers = append(rec.Headers, Header{Key: retractHeader, Value: []byte{flag}})
+	}
+	s.env.Emit.Emit(rec)
+	return nil
+}
+
+// repartitionSource reads prep rows back from the repartition topic.
+type repartitionSource struct {
+	env   *TaskEnv
+	nkeys int
+	n     int
+	key   format.Codec
+	value format.Codec
+	next  Processor
+}
+
+func newRepartitionSource(env *TaskEnv, prep *types.Schema, next Processor) (*repartitionSource, error) {
+	key, value, err := prepCodecs(prep)
+	return &repartitionSource{env: env, nkeys: prep.NumKeys(), n: len(prep.Columns), key: key, value: value, next: next}, err
+}
+
+func (s *repartitionSource) ProcessRaw(r *InRecord) error {
+	s.env.current = r
+	row := types.Row{Values: make([]any, s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	if err := s.key.Decode(r.Key, row.Values[:s.nkeys]); err != nil {
+		s.env.log(DeserializationError, "key", err.Error(), r.Key)
+		return nil
+	}
+	if err := s.value.Decode(r.Value, row.Values[s.nkeys:]); err != nil {
+		s.env.log(DeserializationError, "value", err.Error(), r.Value)
+		return nil
+	}
+	for _, h := range r.Headers {
+		if h.Key == retractHeader {
+			row.Retract = true
+			row.Quiet = len(h.Value) == 1 && h.Value[0] == 2
+		}
+	}
+	return s.next.Process(&row)
+}
+
+// aggregateOp keeps one accumulator per aggregate call and group in its
+// store (value: 8-byte big-endian timestamp, then the accumulators as
+// JSON) and forwards the group's new result row on every update. The
+// result's timestamp is the largest input timestamp the group has seen.
+type aggregateOp struct {
+	env   *TaskEnv
+	n     *planner.Aggregate
+	next  Processor
+	store Store
+	key   format.Codec
+	state format.Codec
+	nkeys int
+	accs  []any
+	out   types.Row
+	// A quiet retract leaves the group's previous result here for the
+	// add that follows it.
+	quietBefore    bool
+	pendingOld     []any
+	pendingExisted bool
+}
+
+func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, next Processor) (*aggregateOp, error) {
+	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls))}
+	var err error
+	if op.store, err = env.store(store); err != nil {
+		return nil, err
+	}
+	if op.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, n.Schema().Keys()); err != nil {
+		return nil, err
+	}
+	cols := make([]types.Column, len(n.Calls))
+	for i, c := range n.Calls {
+		cols[i] = types.Column{Name: "STATE_" + strconv.Itoa(i), Type: c.Agg.StateType()}
+	}
+	op.state, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	return op, err
+}
+
+func (op *aggregateOp) Process(row *types.Row) error {
+	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
+	if err != nil {
+		return err
+	}
+	ts, existed, err := op.load(key)
+	if err != nil {
+		return err
+	}
+	var old []any
+	if existed && !row.Quiet && !op.quietBefore {
+		old = op.results(row)
+	}
+	if op.quietBefore {
+		old, existed = op.pendingOld, op.pendingExisted
+	}
+	if err := op.apply(row); err != nil {
+		op.env.log(ExpressionError, "value", err.Error(), nil)
+		return nil
+	}
+	ts = max(ts, row.Time)
+	if err := op.save(key, ts); err != nil {
+		return err
+	}
+	if row.Quiet {
+		// The add for the same group follows: remember what the group
+		// looked like before this update and emit once, then.
+		op.quietBefore, op.pendingOld, op.pendingExisted = true, op.oldResults(existed, row), existed
+		return nil
+	}
+	op.quietBefore = false
+	return op.forward(row, ts, old)
+}
+
+// load reads the group's accumulators (initial ones for a new group) and
+// its timestamp.
+func (op *aggregateOp) load(key []byte) (int64, bool, error) {
+	b, err := op.store.Get(key)
+	if err != nil {
+		return 0, false, err
+	}
+	if b == nil {
+		for i, c := range op.n.Calls {
+			op.accs[i] = c.Agg.Init()
+		}
+		return -1 << 63, false, nil
+	}
+	if len(b) < 8 {
+		return 0, false, fmt.Errorf("%s: corrupt state for key %q", aggregateStore, key)
+	}
+	return int64(binary.BigEndian.Uint64(b)), true, op.state.Decode(b[8:], op.accs)
+}
+
+// results computes the group's current result row (before an update).
+func (op *aggregateOp) results(row *types.Row) []any {
+	out := make([]any, op.nkeys+len(op.n.Calls))
+	copy(out, row.Values[:op.nkeys])
+	for i, c := range op.n.Calls {
+		out[op.nkeys+i], _ = c.Agg.Result(op.accs[i])
+	}
+	return out
+}
+
+func (op *aggregateOp) oldResults(existed bool, row *types.Row) []any {
+	if !existed {
+		return nil
+	}
+	return op.results(row)
+}
+
+func (op *aggregateOp) apply(row *types.Row) error {
+	at := op.nkeys
+	for i, c := range op.n.Calls {
+		args := row.Values[at : at+len(c.Args)]
+		at += len(c.Args)
+		var err error
+		if row.Retract {
+			op.accs[i], err = undo(c, op.accs[i], args)
+		} else {
+			op.accs[i], err = c.Agg.Add(op.accs[i], args)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", ast.FormatExpr(c.Call), err)
+		}
+	}
+	return nil
+}
+
+func (op *aggregateOp) save(key []byte, ts int64) error {
+	buf := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(ts))
+	buf, err := op.state.Encode(buf, op.accs)
+	if err != nil {
+		return err
+	}
+	return op.store.Put(key, buf)
+}
+
+func (op *aggregateOp) forward(row *types.Row, ts int64, old []any) error {
+	out := &op.out
+	*out = types.Row{Values: make([]any, op.nkeys+len(op.n.Calls)), Time: ts, Partition: row.Partition, Offset: row.Offset,
+		Window: row.Window, Old: old, HasOld: true}
+	copy(out.Values, row.Values[:op.nkeys])
+	for i, c := range op.n.Calls {
+		v, err := c.Agg.Result(op.accs[i])
+		if err != nil {
+			op.env.log(ExpressionError, "value", fmt.Sprintf("%s: %v", ast.FormatExpr(c.Call), err), nil)
+		}
+		out.Values[op.nkeys+i] = v
+	}
+	return op.next.Process(out)
+}
+
+// userHeaders drops sqlstream's internal headers from a record's headers.
+func userHeaders(hs []Header) []Header {
+	for i, h := range hs {
+		if h.Key == retractHeader {
+			out := append([]Header(nil), hs[:i]...)
+			for _, h := range hs[i+1:] {
+				if h.Key != retractHeader {
+					out = append(out, h)
+				}
+			}
+			return out
+		}
+	}
+	return hs
+}

@@ -1,0 +1,287 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// AggCall is one aggregate function call of a GROUP BY query.
+type AggCall struct {
+	Call *ast.Call
+	// Args are the call's arguments compiled against the aggregate's
+	// input; Column is the output column holding the result.
+	Args   []*expr.Compiled
+	Agg    functions.Aggregator
+	Column string
+}
+
+// Aggregate groups rows by the GROUP BY expressions and maintains the
+// aggregate calls per group in a state store (a KTable). When the group
+// key is not the input's key the physical plan first re-keys the rows and
+// sends them through a repartition topic, so each group lives in exactly
+// one task.
+//
+// Its output schema is the group key columns followed by one column per
+// aggregate call (KSQL_AGG_VARIABLE_n); HAVING and the projection are
+// planned above it over that schema.
+type Aggregate struct {
+	Input   Node
+	GroupBy []ast.Expr
+	Keys    []*expr.Compiled // group key expressions over the input
+	Calls   []AggCall
+	// Repartition is set when the group key differs from the input key.
+	Repartition bool
+	// OnTable is set when the input is a table: updates retract the old
+	// row from its group before adding the new one.
+	OnTable bool
+	schema  *types.Schema
+}
+
+// Schema implements Node.
+func (n *Aggregate) Schema() *types.Schema { return n.schema }
+
+// Inputs implements Node.
+func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
+
+var _ Node = (*Aggregate)(nil)
+
+// aggColumn names the output column of the i-th aggregate call.
+func aggColumn(i int) string { return "KSQL_AGG_VARIABLE_" + strconv.Itoa(i) }
+
+// aggregation is the planner's working state for one GROUP BY query.
+type aggregation struct {
+	p     *Planner
+	n     *Aggregate
+	scope expr.Scope
+	calls map[string]string // canonical call text → output column
+	keys  map[string]string // canonical group expression → key column
+}
+
+// aggregate plans GROUP BY over in and rewrites the select items and
+// HAVING to read the aggregate's output columns.
+func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool, items []ast.SelectItem) (*Aggregate, []ast.SelectItem, ast.Expr, error) {
+	if len(q.GroupBy) == 0 {
+		return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.P, "Aggregate query needs GROUP BY clause. Use GROUP BY to group on a column or expression, or use a table function instead.")
+	}
+	a := &aggregation{p: p, n: &Aggregate{Input: in, GroupBy: q.GroupBy, OnTable: table}, scope: scope,
+		calls: map[string]string{}, keys: map[string]string{}}
+	if err := a.groupKeys(items); err != nil {
+		return nil, nil, nil, err
+	}
+	out := make([]ast.SelectItem, len(items))
+	names := newNamer(in.Schema())
+	for i, it := range items {
+		if it.Star {
+			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, it.P, "SELECT * is not supported with GROUP BY: name the grouped columns and aggregates")
+		}
+		e, err := a.rewrite(it.Expr)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		// Output names come from the expressions as written (KSQL_COL_n
+		// for aggregate calls), not from their rewritten form.
+		if it.Alias, err = names.name(it); err != nil {
+			return nil, nil, nil, err
+		}
+		it.Expr = e
+		out[i] = it
+	}
+	var having ast.Expr
+	if q.Having != nil {
+		h, err := a.rewrite(q.Having)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		having = h
+	}
+	if len(a.n.Calls) == 0 {
+		return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.P, "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
+	}
+	a.n.schema = a.schema()
+	a.n.Repartition = !sameKey(q.GroupBy, in.Schema())
+	return a.n, out, having, a.checkNonAggregates(out, having)
+}
+
+// groupKeys compiles the GROUP BY expressions and names the key columns.
+func (a *aggregation) groupKeys(items []ast.SelectItem) error {
+	for i, g := range a.n.GroupBy {
+		c, err := expr.Compile(g, a.scope, a.p.Registry)
+		if err != nil {
+			return err
+		}
+		a.n.Keys = append(a.n.Keys, c)
+		a.keys[canonical(g)] = partitionKeyName(g, i, items)
+	}
+	return nil
+}
+
+// canonical is the text used to match equal expressions (qualifiers
+// dropped from column references).
+func canonical(e ast.Expr) string {
+	return ast.FormatExpr(replace(e, func(x ast.Expr) (ast.Expr, bool) {
+		if r, ok := x.(*ast.ColumnRef); ok && r.Source != "" {
+			return &ast.ColumnRef{P: r.P, Name: r.Name}, true
+		}
+		return nil, false
+	}))
+}
+
+// rewrite replaces aggregate calls and group expressions in e by
+// references to the aggregate's output columns.
+func (a *aggregation) rewrite(e ast.Expr) (ast.Expr, error) {
+	var ferr error
+	out := replace(e, func(x ast.Expr) (ast.Expr, bool) {
+		if ferr != nil {
+			return nil, false
+		}
+		if name, ok := a.keys[canonical(x)]; ok {
+			return &ast.ColumnRef{P: x.Position(), Name: name}, true
+		}
+		call, ok := x.(*ast.Call)
+		if !ok || !a.p.Aggregates.IsAggregate(call.Name) {
+			return nil, false
+		}
+		col, err := a.call(call)
+		if err != nil {
+			ferr = err
+			return nil, false
+		}
+		return &ast.ColumnRef{P: x.Position(), Name: col}, true
+	})
+	return out, ferr
+}
+
+// call plans one aggregate call (once per distinct call text).
+func (a *aggregation) call(c *ast.Call) (string, error) {
+	text := canonical(c)
+	if col, ok := a.calls[text]; ok {
+		return col, nil
+	}
+	var args []*expr.Compiled
+	var argTypes []*types.Type
+	for _, x := range c.Args {
+		if containsAggregate(x, a.p.Aggregates) {
+			return "", sqlerr.New(sqlerr.Semantic, x.Position(), "Aggregate functions can not be nested: %s", ast.FormatExpr(c))
+		}
+		ce, err := expr.Compile(x, a.scope, a.p.Registry)
+		if err != nil {
+			return "", err
+		}
+		args = append(args, ce)
+		argTypes = append(argTypes, ce.Type())
+	}
+	agg, err := a.p.Aggregates.Resolve(c.Name, argTypes, trailingLiterals(c.Args))
+	if err != nil {
+		return "", sqlerr.New(sqlerr.Type, c.P, "%v", err)
+	}
+	if a.n.OnTable {
+		if _, ok := agg.(functions.Undoer); !ok {
+			return "", sqlerr.New(sqlerr.Semantic, c.P, "The aggregation functions %s cannot be applied to a table source, only to a stream source.", c.Name)
+		}
+	}
+	col := aggColumn(len(a.n.Calls))
+	a.n.Calls = append(a.n.Calls, AggCall{Call: c, Args: args, Agg: agg, Column: col})
+	a.calls[text] = col
+	return col, nil
+}
+
+// trailingLiterals returns the values of the literal arguments that end
+// the argument list (an aggregate's constant init arguments).
+func trailingLiterals(args []ast.Expr) []any {
+	i := len(args)
+	for i > 0 {
+		if _, ok := args[i-1].(*ast.Literal); !ok {
+			break
+		}
+		i--
+	}
+	var out []any
+	for _, x := range args[i:] {
+		out = append(out, x.(*ast.Literal).Value)
+	}
+	return out
+}
+
+func containsAggregate(e ast.Expr, aggs *functions.Aggregates) bool {
+	found := false
+	expr.Walk(e, func(x ast.Expr) bool {
+		if c, ok := x.(*ast.Call); ok && aggs.IsAggregate(c.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func (a *aggregation) schema() *types.Schema {
+	s := &types.Schema{}
+	for i, g := range a.n.GroupBy {
+		s.Columns = append(s.Columns, types.Column{Name: a.keys[canonical(g)], Type: a.n.Keys[i].Type(), NS: types.KeyNS})
+	}
+	for _, c := range a.n.Calls {
+		s.Columns = append(s.Columns, types.Column{Name: c.Column, Type: c.Agg.ReturnType()})
+	}
+	return s
+}
+
+// checkNonAggregates rejects column references that are neither grouped
+// nor inside an aggregate.
+func (a *aggregation) checkNonAggregates(items []ast.SelectItem, having ast.Expr) error {
+	var bad []string
+	check := func(e ast.Expr) {
+		for _, r := range expr.ColumnRefs(e) {
+			if a.n.schema.Find(r.Name) < 0 && !IsPseudoColumn(r.Name) {
+				bad = append(bad, r.Name)
+			}
+		}
+	}
+	for _, it := range items {
+		check(it.Expr)
+	}
+	if len(bad) > 0 {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Non-aggregate SELECT expression(s) not part of GROUP BY: %s", strings.Join(bad, ", "))
+	}
+	if having != nil {
+		check(having)
+		if len(bad) > 0 {
+			return sqlerr.New(sqlerr.Semantic, having.Position(), "Non-aggregate HAVING expression not part of GROUP BY: %s", strings.Join(bad, ", "))
+		}
+	}
+	return nil
+}
+
+// sameKey reports whether grouping by exprs keeps the input's key: the
+// expressions are exactly the input's key columns, in order.
+func sameKey(exprs []ast.Expr, in *types.Schema) bool {
+	keys := in.Keys()
+	if len(keys) != len(exprs) {
+		return false
+	}
+	for i, e := range exprs {
+		r, ok := e.(*ast.ColumnRef)
+		if !ok || r.Name != keys[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// String describes the aggregate for EXPLAIN.
+func (n *Aggregate) String() string {
+	keys := make([]string, len(n.GroupBy))
+	for i, g := range n.GroupBy {
+		keys[i] = ast.FormatExpr(g)
+	}
+	calls := make([]string, len(n.Calls))
+	for i, c := range n.Calls {
+		calls[i] = fmt.Sprintf("%s AS %s", ast.FormatExpr(c.Call), c.Column)
+	}
+	return "Group by: " + strings.Join(keys, ", ") + " | Aggregates: " + strings.Join(calls, ", ")
+}

@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sqlstream/sqlstream/state"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// restore rebuilds the stores of task (sub, p) from their changelogs
+// before the task processes anything: from the local checkpoint when the
+// local state is intact (only the tail is replayed), from the beginning
+// otherwise (the partial local state is wiped first).
+func (q *query) restore(ctx context.Context, k *kafkaCluster, sub int, p int32) error {
+	for _, spec := range q.topo.SubTopologies[sub].Stores {
+		id := state.StoreID{App: q.appID, Name: spec.Name, Partition: p}
+		if err := q.restoreStore(ctx, k, id, spec.Changelog); err != nil {
+			return fmt.Errorf("restoring %s from %s: %w", id, spec.Changelog, err)
+		}
+	}
+	return nil
+}
+
+func (q *query) restoreStore(ctx context.Context, k *kafkaCluster, id state.StoreID, topic string) error {
+	db := q.eng.db
+	from, ok := db.Checkpointed(id)
+	if !ok {
+		if err := db.Wipe(id); err != nil {
+			return err
+		}
+		from = 0
+	}
+	end, err := k.endOffset(ctx, topic, id.Partition)
+	if err != nil {
+		return err
+	}
+	r := db.Restorer(id)
+	q.trackRestore(id, r)
+	if end > from {
+		r.SetTotal(end - from)
+		start := time.Now()
+		if err := k.readRange(ctx, topic, id.Partition, from, end, func(rec *kgo.Record) error {
+			return r.Restore(rec.Key, rec.Value, rec.Offset)
+		}); err != nil {
+			r.Done()
+			return err
+		}
+		n, _ := r.Progress()
+		q.logger().Info("restored store", "query", q.id, "store", id.String(), "records", n,
+			"from", from, "to", end, "elapsed", time.Since(start).Round(time.Millisecond))
+	}
+	return r.Done()
+}
+
+// trackRestore remembers a store's restorer for DESCRIBE EXTENDED.
+func (q *query) trackRestore(id state.StoreID, r state.Restorer) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.restores == nil {
+		q.restores = map[state.StoreID]state.Restorer{}
+	}
+	q.restores[id] = r
+}
+
+// restoreStatus describes restoration progress, one store per line.
+func (q *query) restoreStatus() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var lines []string
+	for id, r := range q.restores {
+		n, total := r.Progress()
+		lines = append(lines, fmt.Sprintf("%s: restored %d/%d", id, n, total))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// endOffset returns the end offset of one topic partition.
+func (k *kafkaCluster) endOffset(ctx context.Context, topic string, p int32) (int64, error) {
+	var ends kadm.ListedOffsets
+	err := retryUnknownTopic(ctx, func() error {
+		var err error
+		if ends, err = k.adm.ListEndOffsets(ctx, topic); err != nil {
+			return err
+		}
+		return ends.Error()
+	})
+	if err != nil {
+		return 0, err
+	}
+	o, ok := ends.Lookup(topic, p)
+	if !ok {
+		return 0, fmt.Errorf("no partition %d", p)
+	}
+	return o.Offset, nil
+}
+
+// readRange reads offsets [from, end) of one partition (records deleted by
+// compaction are skipped).
+func (k *kafkaCluster) readRange(ctx context.Context, topic string, p int32, from, end int64, fn func(*kgo.Record) error) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	for {
+		// A poll that stays empty for a while means the rest of the range is
+		// gone (compacted, or transaction markers at the end).
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		fs := cl.PollFetches(pctx)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fetchErr(fs); err != nil {
+			return err
+		}
+		if fs.NumRecords() == 0 {
+			return nil
+		}
+		var ferr error
+		done := false
+		fs.EachRecord(func(rec *kgo.Record) {
+			if ferr != nil || rec.Offset >= end {
+				done = true
+				return
+			}
+			ferr = fn(rec)
+			done = done || rec.Offset >= end-1
+		})
+		if ferr != nil || done {
+			return ferr
+		}
+	}
+}

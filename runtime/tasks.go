@@ -1,0 +1,112 @@
+package runtime
+
+import (
+	"sync"
+
+	"github.com/sqlstream/sqlstream/physical"
+)
+
+// taskKey identifies a task: a sub-topology and a partition.
+type taskKey struct {
+	sub       int
+	partition int32
+}
+
+// taskEntry is a running task and its stores.
+type taskEntry struct {
+	task   *physical.Task
+	stores *taskStores
+}
+
+// taskSet holds the tasks of one topology on this server, created as
+// partitions are assigned (or first seen) and routed to by topic.
+type taskSet struct {
+	topo   *physical.Topology
+	subOf  map[string]int // source topic → sub-topology
+	newEnv func(sub int, p int32) (*physical.TaskEnv, *taskStores)
+
+	mu    sync.Mutex
+	tasks map[taskKey]*taskEntry
+}
+
+func newTaskSet(topo *physical.Topology, newEnv func(sub int, p int32) (*physical.TaskEnv, *taskStores)) *taskSet {
+	ts := &taskSet{topo: topo, subOf: map[string]int{}, newEnv: newEnv, tasks: map[taskKey]*taskEntry{}}
+	for _, st := range topo.SubTopologies {
+		for _, t := range st.Topics {
+			ts.subOf[t] = st.ID
+		}
+	}
+	return ts
+}
+
+// topics returns every source topic of the topology.
+func (ts *taskSet) topics() []string {
+	var out []string
+	for _, st := range ts.topo.SubTopologies {
+		out = append(out, st.Topics...)
+	}
+	return out
+}
+
+// get returns the task for a topic partition, creating it if needed.
+func (ts *taskSet) get(topic string, p int32) (*taskEntry, error) {
+	k := taskKey{sub: ts.subOf[topic], partition: p}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.tasks[k]; t != nil {
+		return t, nil
+	}
+	env, stores := ts.newEnv(k.sub, p)
+	task, err := ts.topo.NewTask(k.sub, env)
+	if err != nil {
+		if stores != nil {
+			stores.close()
+		}
+		return nil, err
+	}
+	t := &taskEntry{task: task, stores: stores}
+	ts.tasks[k] = t
+	return t, nil
+}
+
+// lookup returns an existing task.
+func (ts *taskSet) lookup(topic string, p int32) *taskEntry {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.tasks[taskKey{sub: ts.subOf[topic], partition: p}]
+}
+
+// drop closes the task of a topic partition (revoked or lost).
+func (ts *taskSet) drop(topic string, p int32) {
+	k := taskKey{sub: ts.subOf[topic], partition: p}
+	ts.mu.Lock()
+	t := ts.tasks[k]
+	delete(ts.tasks, k)
+	ts.mu.Unlock()
+	if t != nil && t.stores != nil {
+		t.stores.close()
+	}
+}
+
+// all returns the current tasks.
+func (ts *taskSet) all() []*taskEntry {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	out := make([]*taskEntry, 0, len(ts.tasks))
+	for _, t := range ts.tasks {
+		out = append(out, t)
+	}
+	return out
+}
+
+// closeAll closes every task's stores.
+func (ts *taskSet) closeAll() {
+	for _, t := range ts.all() {
+		if t.stores != nil {
+			t.stores.close()
+		}
+	}
+	ts.mu.Lock()
+	ts.tasks = map[taskKey]*taskEntry{}
+	ts.mu.Unlock()
+}
