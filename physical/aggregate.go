@@ -44,7 +44,9 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	}
 	in := n.Input.Schema()
 	b.addStep(step{desc: NodeDesc{Name: groupByName, Stores: storeNames(n.OnTable, table)},
-		make: func(env *TaskEnv, next Processor) (Processor, error) { return newGroupByOp(env, n, in, table.Name, next) }})
+		make: func(env *TaskEnv, next Processor) (Processor, error) {
+			return newGroupByOp(env, n, in, table.Name, next)
+		}})
 	if n.Repartition {
 		topic := b.internalName(repartitionName)
 		b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})

@@ -89,7 +89,9 @@ func (p *kafkaPush) newEnv(sub int, part int32) (*physical.TaskEnv, *taskStores)
 }
 
 // Emit implements physical.Emitter (repartition records).
-func (p *kafkaPush) Emit(rec *physical.OutRecord) { p.cl.Produce(context.Background(), toKgo(rec), nil) }
+func (p *kafkaPush) Emit(rec *physical.OutRecord) {
+	p.cl.Produce(context.Background(), toKgo(rec), nil)
+}
 
 // sendChangelog implements changelogSink.
 func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {

@@ -37,7 +37,7 @@ type kafkaRunner struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 
-	mu        sync.Mutex // guards the maps below and emitErr
+	mu        sync.Mutex   // guards the maps below and emitErr
 	processed map[tp]int64 // next offset to commit
 	committed map[tp]int64 // last committed offset
 	produced  map[tp]int64 // next offset of each changelog partition written

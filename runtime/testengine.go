@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/sqlstream/sqlstream/physical"
-	"github.com/sqlstream/sqlstream/state"
 	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // TestEngine is an Engine on the in-memory synchronous cluster: the same
