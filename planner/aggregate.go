@@ -75,12 +75,13 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	if err := a.groupKeys(items); err != nil {
 		return nil, nil, nil, err
 	}
+	items, err := expandGroupedStar(items, in.Schema(), q.GroupBy)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	out := make([]ast.SelectItem, len(items))
 	names := newNamer(in.Schema())
 	for i, it := range items {
-		if it.Star {
-			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, it.P, "SELECT * is not supported with GROUP BY: name the grouped columns and aggregates")
-		}
 		e, err := a.rewrite(it.Expr)
 		if err != nil {
 			return nil, nil, nil, err
@@ -284,4 +285,47 @@ func (n *Aggregate) String() string {
 		calls[i] = fmt.Sprintf("%s AS %s", ast.FormatExpr(c.Call), c.Column)
 	}
 	return "Group by: " + strings.Join(keys, ", ") + " | Aggregates: " + strings.Join(calls, ", ")
+}
+
+// expandGroupedStar expands SELECT * in a GROUP BY query, which is valid
+// only when every input column is grouped.
+func expandGroupedStar(items []ast.SelectItem, in *types.Schema, groupBy []ast.Expr) ([]ast.SelectItem, error) {
+	grouped := map[string]bool{}
+	for _, g := range groupBy {
+		if r, ok := g.(*ast.ColumnRef); ok {
+			grouped[r.Name] = true
+		}
+	}
+	var out []ast.SelectItem
+	for _, it := range items {
+		if !it.Star {
+			out = append(out, it)
+			continue
+		}
+		for _, c := range in.Columns {
+			if !grouped[c.Name] {
+				return nil, sqlerr.New(sqlerr.Semantic, it.P, "Non-aggregate SELECT expression(s) not part of GROUP BY: %s", c.Name)
+			}
+			out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: c.Name}})
+		}
+	}
+	return out, nil
+}
+
+// checkAggregateFormat applies ksqlDB's limits on the source's value
+// format: KAFKA cannot carry an aggregation, DELIMITED cannot carry
+// structured intermediate state.
+func checkAggregateFormat(n *Aggregate, src *Source, pos ast.Pos) error {
+	switch src.ValueFormat.Name {
+	case "KAFKA":
+		return sqlerr.New(sqlerr.Unsupported, pos, "Source(s) %s are using the 'KAFKA' value format. This format does not yet support GROUP BY.", src.Name)
+	case "DELIMITED":
+		for _, c := range n.Calls {
+			switch c.Agg.StateType().Kind {
+			case types.KindStruct, types.KindArray, types.KindMap:
+				return sqlerr.New(sqlerr.Unsupported, c.Call.P, "One of the functions used in the statement has an intermediate type that the value format can not handle. Please remove the function or change the format.")
+			}
+		}
+	}
+	return nil
 }

@@ -145,6 +145,9 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkAggregateFormat(agg, src, q.P); err != nil {
+			return nil, err
+		}
 		node, items = agg, rewritten
 		plan.Aggregated = true
 		scope = expr.SchemaScope(agg.Schema(), nil, src.Windowed())

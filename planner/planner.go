@@ -14,6 +14,8 @@ type Defaults struct {
 	// WrapSingle is ksql.persistence.wrap.single.values (nil: formats'
 	// own default, wrapped).
 	WrapSingle *bool
+	// Aggregates configure the aggregate functions (collect limits).
+	Aggregates []functions.AggregatesOption
 }
 
 // Planner turns statements into catalog entries and logical plans.
@@ -31,7 +33,7 @@ func New(cat *Catalog, reg *functions.Registry, d Defaults) *Planner {
 	if d.KeyFormat == "" {
 		d.KeyFormat = "KAFKA"
 	}
-	aggs := functions.NewAggregates()
+	aggs := functions.NewAggregates(d.Aggregates...)
 	aggs.DeclareIn(reg)
 	return &Planner{Catalog: cat, Registry: reg, Aggregates: aggs, Defaults: d}
 }

@@ -311,6 +311,9 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 		return nil, err
 	}
 	explicitKey := w.has("KEY_FORMAT") || w.has("FORMAT")
+	if sink.Schema.NumKeys() == 0 && w.has("KEY_FORMAT") {
+		return nil, sqlerr.New(sqlerr.Semantic, posOf(w, "KEY_FORMAT"), "Key format specified for stream without key columns.")
+	}
 	switch {
 	case sink.Schema.NumKeys() == 0 && !explicitKey:
 		sink.KeyFormat = format.Spec{Name: "NONE"}

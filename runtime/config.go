@@ -25,6 +25,8 @@ const (
 	PropStateDir         = "ksql.streams.state.dir"
 	PropWrapSingle       = "ksql.persistence.wrap.single.values"
 	PropCacheBytes       = "ksql.streams.cache.max.bytes.buffering"
+	PropCollectListLimit = "ksql.functions.collect_list.limit"
+	PropCollectSetLimit  = "ksql.functions.collect_set.limit"
 )
 
 // defaultProperties returns the engine's defaults, shown by SHOW PROPERTIES.

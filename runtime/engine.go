@@ -103,6 +103,12 @@ func newEngine(o options) *Engine {
 	if v, err := strconv.ParseBool(props[PropWrapSingle]); err == nil {
 		d.WrapSingle = &v
 	}
+	if n, err := strconv.Atoi(props[PropCollectListLimit]); err == nil {
+		d.Aggregates = append(d.Aggregates, functions.WithCollectListLimit(n))
+	}
+	if n, err := strconv.Atoi(props[PropCollectSetLimit]); err == nil {
+		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(n))
+	}
 	e.planner = planner.New(cat, reg, d)
 	return e
 }
