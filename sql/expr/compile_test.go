@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/sql/functions"
@@ -72,5 +73,30 @@ func TestVolatileCallsDiffer(t *testing.T) {
 	b, _ := c.Eval(&types.Row{})
 	if a == b {
 		t.Errorf("UUID() returned %v twice", a)
+	}
+}
+
+// TestConcurrentEval shares one compiled expression between goroutines,
+// as tasks of a query do (run with -race).
+func TestConcurrentEval(t *testing.T) {
+	s := &types.Schema{Columns: []types.Column{{Name: "S", Type: types.StringType}, {Name: "P", Type: types.StringType}}}
+	c := mustCompile(t, "S LIKE P AND FORMAT_TIMESTAMP(PARSE_TIMESTAMP(S, 'yyyy-MM-dd'), 'yyyy') = '2020' AND TRANSFORM(ARRAY[1, 2], x => x + LEN(S))[2] = 12", s)
+	done := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				ok, err := c.EvalBool(&types.Row{Values: []any{"2020-01-01", "2020-%"}})
+				if err != nil || !ok {
+					done <- fmt.Errorf("iteration %d: %v, %v", i, ok, err)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
 	}
 }
