@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -79,13 +80,13 @@ func CompareValues(a, b any) (c int, ok bool) {
 	case float64:
 		return cmp.Compare(x, b.(float64)), true
 	case string:
-		return strings.Compare(x, b.(string)), true
+		return compareJavaStrings(x, b.(string)), true
 	case *apd.Decimal:
 		return x.Cmp(b.(*apd.Decimal)), true
 	case bool:
 		return compareBool(x, b.(bool)), true
 	case []byte:
-		return bytes.Compare(x, b.([]byte)), true
+		return compareSignedBytes(x, b.([]byte)), true
 	case Timestamp:
 		return cmp.Compare(x, b.(Timestamp)), true
 	case Date:
@@ -104,4 +105,41 @@ func compareBool(a, b bool) int {
 		return -1
 	}
 	return 1
+}
+
+// compareJavaStrings orders strings like Java's String.compareTo: by
+// UTF-16 code units (which differs from byte order only when characters
+// above U+FFFF meet characters in U+E000..U+FFFF).
+func compareJavaStrings(a, b string) int {
+	c := strings.Compare(a, b)
+	if c == 0 || isASCII(a) && isASCII(b) {
+		return c
+	}
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return cmp.Compare(ua[i], ub[i])
+		}
+	}
+	return cmp.Compare(len(ua), len(ub))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// compareSignedBytes orders byte strings like Java's ByteBuffer.compareTo:
+// bytes compare as signed values.
+func compareSignedBytes(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return cmp.Compare(int8(a[i]), int8(b[i]))
+		}
+	}
+	return cmp.Compare(len(a), len(b))
 }
