@@ -28,7 +28,7 @@ func stringDefs() []ScalarDef {
 				{Sig: "CONCAT_WS(BYTES separator, BYTES inputs...) BYTES", NullAware: true, Fn: concatWSBytes},
 			}},
 		{Name: "UCASE", Category: CatString, Description: "Converts a string to upper case.",
-			Overloads: []Overload{{Sig: "UCASE(STRING input) STRING", Fn: pure(strings.ToUpper)}}},
+			Overloads: []Overload{{Sig: "UCASE(STRING input) STRING", Fn: pure(javaUpper)}}},
 		{Name: "LCASE", Category: CatString, Description: "Converts a string to lower case.",
 			Overloads: []Overload{{Sig: "LCASE(STRING input) STRING", Fn: pure(strings.ToLower)}}},
 		{Name: "LEN", Category: CatString, Description: "Returns the length of a string in characters, or of bytes in bytes.",
@@ -262,4 +262,14 @@ func initcap(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// javaUpper is Java's String.toUpperCase: Go's mapping plus the special
+// casings that expand to several letters (ß → SS, ligatures).
+func javaUpper(s string) string {
+	u := strings.ToUpper(s)
+	if isASCII(u) {
+		return u
+	}
+	return strings.NewReplacer("ß", "SS", "ﬀ", "FF", "ﬁ", "FI", "ﬂ", "FL", "ﬃ", "FFI", "ﬄ", "FFL", "ﬅ", "ST", "ﬆ", "ST").Replace(u)
 }
