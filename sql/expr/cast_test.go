@@ -95,3 +95,32 @@ func TestJavaString(t *testing.T) {
 		}
 	}
 }
+
+func TestCoerceLiteral(t *testing.T) {
+	cases := []struct {
+		v        any
+		from, to *types.Type
+		want     string
+	}{
+		{int32(5), types.IntegerType, types.DoubleType, "5.0"},
+		{dec("1.5"), types.DecimalOf(2, 1), types.IntegerType, "error"},
+		{"10", types.StringType, types.BigintType, "10"},
+		{"ten", types.StringType, types.BigintType, "error"},
+		{"y", types.StringType, types.BooleanType, "true"},
+		{"maybe", types.StringType, types.BooleanType, "error"},
+		{int64(7), types.BigintType, types.StringType, "'7'"},
+		{"2020-01-01", types.StringType, types.DateType, "DATE 2020-01-01"},
+		{[]any{"1", nil}, types.ArrayOf(types.StringType), types.ArrayOf(types.IntegerType), "[1, NULL]"},
+		{true, types.BooleanType, types.IntegerType, "error"},
+	}
+	for _, c := range cases {
+		got, err := CoerceLiteral(c.v, c.from, c.to)
+		r := "error"
+		if err == nil {
+			r = render(got)
+		}
+		if r != c.want {
+			t.Errorf("CoerceLiteral(%v, %s, %s) = %s (%v), want %s", c.v, c.from, c.to, r, err, c.want)
+		}
+	}
+}

@@ -12,11 +12,40 @@ func (c *compiler) literal(e *ast.Literal) (*node, error) {
 	if t == nil {
 		t = types.UnknownType
 	}
-	v := e.Value
+	v, ok := normalizeLiteral(e.Value, t)
+	if !ok {
+		return nil, errAt(sqlerr.Semantic, e, "literal %v (%T) does not match its type %s", e.Value, e.Value, typeName(t))
+	}
 	if d, ok := v.(*apd.Decimal); ok && t.Kind == types.KindDecimal && t.Precision == 0 {
 		t = decimalLiteralType(d)
 	}
 	return constNode(v, t), nil
+}
+
+// normalizeLiteral brings a literal's Go value to the representation of
+// its type (hand-built ASTs may use int or float32).
+func normalizeLiteral(v any, t *types.Type) (any, bool) {
+	switch x := v.(type) {
+	case int:
+		switch t.Kind {
+		case types.KindInteger:
+			return int32(x), true
+		case types.KindBigint:
+			return int64(x), true
+		}
+		return nil, false
+	case int64:
+		if t.Kind == types.KindInteger {
+			return int32(x), x == int64(int32(x))
+		}
+	case int32:
+		if t.Kind == types.KindBigint {
+			return int64(x), true
+		}
+	case float32:
+		return float64(x), t.Kind == types.KindDouble
+	}
+	return v, true
 }
 
 // decimalLiteralType is the type of a decimal literal: its digits and

@@ -15,6 +15,13 @@ import (
 // word (true, false, yes, no or a prefix of them) to a BOOLEAN, and one
 // holding an ISO-8601 text to a TIMESTAMP, DATE or TIME.
 
+// CoerceLiteral converts a constant (an INSERT … VALUES value) of type
+// from to type to under ksqlDB's implicit coercion rules for literals:
+// numeric widening, anything to STRING, numeric/boolean/ISO-8601 strings
+// to numbers, BOOLEAN and temporal types, containers element-wise.
+// Unlike Coerce (CAST rules) it refuses narrowing, e.g. 1.5 to INTEGER.
+func CoerceLiteral(v any, from, to *types.Type) (any, error) { return coerceLiteral(v, from, to) }
+
 // coerceLiteral converts constant v of type from to type to under the
 // literal rules.
 func coerceLiteral(v any, from, to *types.Type) (any, error) {
