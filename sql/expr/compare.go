@@ -82,7 +82,7 @@ func (c *compiler) alignComparable(e *ast.Binary, op ast.BinaryOp, l, r *node) (
 		return errAt(sqlerr.Type, e, "Cannot compare %s (%s) to %s (%s) with %s.",
 			describe(e.L), typeName(lt), describe(e.R), typeName(rt), comparisonNames[op])
 	}
-	if lt.Equal(rt) || lt.Kind == rt.Kind && lt.Kind != types.KindStruct {
+	if lt.Kind == rt.Kind {
 		if !orderable(lt) && !equalityOnly(op) {
 			return nil, nil, bad()
 		}
