@@ -2,6 +2,7 @@ package expr
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/functions"
@@ -95,11 +96,24 @@ func (c *Compiled) Type() *types.Type { return c.n.typ }
 // zero, a failed CAST); ksqlDB then uses NULL and writes the error to the
 // processing log. A failing function call only makes that call NULL (see
 // WithErrorLog).
-func (c *Compiled) Eval(row *types.Row) (any, error) { return c.n.eval(row, c.env) }
+func (c *Compiled) Eval(row *types.Row) (v any, err error) {
+	defer recoverEval(&err)
+	return c.n.eval(row, c.env)
+}
+
+// recoverEval turns a panic during evaluation (a value that does not match
+// its column's type) into an evaluation error, so one bad record cannot
+// take a query down.
+func recoverEval(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("internal error evaluating expression: %v", r)
+	}
+}
 
 // EvalBool evaluates a BOOLEAN expression as a filter does: only TRUE
 // passes; NULL and FALSE do not.
-func (c *Compiled) EvalBool(row *types.Row) (bool, error) {
+func (c *Compiled) EvalBool(row *types.Row) (ok bool, err error) {
+	defer recoverEval(&err)
 	v, err := c.n.eval(row, c.env)
 	b, _ := v.(bool)
 	return b, err
@@ -110,7 +124,12 @@ func (c *Compiled) IsConstant() bool { return c.n.isConst }
 
 // Compile type-checks e in scope and compiles it. Errors are
 // *sqlerr.Error with the position of the offending node.
-func Compile(e ast.Expr, scope Scope, reg *functions.Registry) (*Compiled, error) {
+func Compile(e ast.Expr, scope Scope, reg *functions.Registry) (_ *Compiled, err error) {
+	defer func() {
+		if r := recover(); r != nil && e != nil {
+			err = sqlerr.New(sqlerr.Unsupported, e.Position(), "internal error compiling %s: %v", describe(e), r)
+		}
+	}()
 	c := &compiler{scope: scope, reg: reg}
 	n, err := c.compile(e)
 	if err != nil {

@@ -100,3 +100,11 @@ func TestConcurrentEval(t *testing.T) {
 		}
 	}
 }
+
+func TestEvalRecoversFromBadValues(t *testing.T) {
+	s := &types.Schema{Columns: []types.Column{{Name: "S", Type: types.StringType}}}
+	c := mustCompile(t, "UCASE(S) = 'X'", s)
+	if _, err := c.Eval(&types.Row{Values: []any{int32(1)}}); err == nil {
+		t.Errorf("a value of the wrong type evaluated without error")
+	}
+}
