@@ -10,13 +10,22 @@
 //	                 overloads, implicit casts    boxing in arithmetic and
 //	                                              comparisons)
 //
-// Semantics follow ksqlDB: comparisons with a NULL operand are false (not
-// NULL); AND/OR/NOT use three-valued logic; integer arithmetic wraps like
-// Java and integer division by zero is an evaluation error (the caller
-// writes it to the processing log and uses NULL); DECIMAL arithmetic is
-// exact with ksqlDB's precision and scale rules; CAST formats numbers the
-// way Java does (Double.toString).
+// Semantics follow ksqlDB:
+//   - comparisons with a NULL operand are FALSE (not NULL); AND, OR and
+//     NOT use three-valued logic; IS [NOT] DISTINCT FROM is NULL-safe;
+//   - integer arithmetic wraps like Java; integer and decimal division by
+//     zero and failed CASTs are evaluation errors of the whole expression
+//     (the caller writes them to the processing log and uses NULL);
+//   - a failing function call only makes that call NULL, and is reported
+//     to the log given to Compiled.WithErrorLog;
+//   - DECIMAL arithmetic is exact with ksqlDB's precision and scale rules;
+//   - lists (IN, ARRAY[…], MAP(…)) are unified with the implicit coercion
+//     rules, constants with the literal rules ('10' is a number, 'yes' a
+//     BOOLEAN, STRUCTs unify to the union of their fields);
+//   - CAST formats numbers the way Java does (Double.toString) and
+//     converts containers element by element.
 //
-// Constant folds literal expressions (INSERT … VALUES) and Coerce applies
-// the implicit conversions INSERT and the serdes need.
+// Constant folds expressions without columns (INSERT … VALUES); Coerce
+// applies CAST conversions and CoerceLiteral the literal rules; Walk and
+// ColumnRefs inspect expressions; FormatExpr renders them as ksqlDB does.
 package expr
