@@ -25,8 +25,11 @@ type kafkaCluster struct {
 }
 
 func newKafkaCluster(seeds []string, logger *slog.Logger, props func() Properties) (*kafkaCluster, error) {
+	// A short metadata min age: kgo caches metadata answers (including
+	// "unknown topic") for admin requests that long, and statements check
+	// topics right after creating them.
 	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+		kgo.RecordPartitioner(partitioner()), kgo.MetadataMinAge(10*time.Millisecond))
 	if err != nil {
 		return nil, fmt.Errorf("kafka client: %w", err)
 	}
@@ -42,6 +45,17 @@ func (k *kafkaCluster) ping(ctx context.Context) error {
 }
 
 func (k *kafkaCluster) partitions(ctx context.Context, topic string) (int32, bool, error) {
+	n, ok, err := k.lookupPartitions(ctx, topic)
+	if err == nil && !ok {
+		// A negative answer may come from kgo's metadata cache (at most
+		// MetadataMinAge old): ask once more after it expired.
+		time.Sleep(20 * time.Millisecond)
+		n, ok, err = k.lookupPartitions(ctx, topic)
+	}
+	return n, ok, err
+}
+
+func (k *kafkaCluster) lookupPartitions(ctx context.Context, topic string) (int32, bool, error) {
 	td, err := k.adm.ListTopics(ctx, topic)
 	if err != nil {
 		return 0, false, err
@@ -116,7 +130,7 @@ func (k *kafkaCluster) produce(ctx context.Context, recs ...*physical.OutRecord)
 func toKgo(r *physical.OutRecord) *kgo.Record {
 	kr := &kgo.Record{Topic: r.Topic, Key: r.Key, Value: r.Value, Timestamp: time.UnixMilli(r.Timestamp)}
 	if r.Partition >= 0 {
-		kr.Partition = r.Partition
+		kr.Partition, kr.Context = r.Partition, manualCtx
 	}
 	for _, h := range r.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})

@@ -30,7 +30,7 @@ func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 		return nil, err
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumePartitions(offsets),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		kgo.RecordPartitioner(partitioner()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (p *kafkaPush) Emit(rec *physical.OutRecord) {
 
 // sendChangelog implements changelogSink.
 func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
-	p.cl.Produce(context.Background(), &kgo.Record{Topic: topic, Partition: part, Key: append([]byte(nil), key...), Value: cloneOrNil(value)}, nil)
+	p.cl.Produce(context.Background(), &kgo.Record{Topic: topic, Partition: part, Key: append([]byte(nil), key...), Value: cloneOrNil(value), Context: manualCtx}, nil)
 }
 
 func (p *kafkaPush) loop(ctx context.Context) {

@@ -70,7 +70,7 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 		kgo.OnPartitionsAssigned(r.assigned),
 		kgo.OnPartitionsRevoked(r.revoked),
 		kgo.OnPartitionsLost(r.lost),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
+		kgo.RecordPartitioner(partitioner()),
 		kgo.ProducerLinger(5*time.Millisecond),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 	)
@@ -144,7 +144,7 @@ func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
-	rec := &kgo.Record{Topic: topic, Partition: p, Key: append([]byte(nil), key...), Value: cloneOrNil(value)}
+	rec := &kgo.Record{Topic: topic, Partition: p, Key: append([]byte(nil), key...), Value: cloneOrNil(value), Context: manualCtx}
 	r.cl.Produce(context.Background(), rec, func(rec *kgo.Record, err error) {
 		r.onProduced(rec, err)
 		if err == nil {
