@@ -49,3 +49,31 @@ func BenchmarkProject(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDoubleVsDecimalLiteral compares a DOUBLE column with a DECIMAL
+// literal (WHERE price > 0.1); the literal is converted once.
+func BenchmarkDoubleVsDecimalLiteral(b *testing.B) {
+	s := &types.Schema{Columns: []types.Column{{Name: "PRICE", Type: types.DoubleType}}}
+	c := compileBench(b, "price > 0.1", s)
+	row := &types.Row{Values: []any{2.5}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, err := c.EvalBool(row); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkIntVsDecimalLiteral compares an INTEGER column with a DECIMAL
+// literal (exact decimal comparison).
+func BenchmarkIntVsDecimalLiteral(b *testing.B) {
+	s := &types.Schema{Columns: []types.Column{{Name: "ID", Type: types.IntegerType}}}
+	c := compileBench(b, "id > 0.5", s)
+	row := &types.Row{Values: []any{int32(3)}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, err := c.EvalBool(row); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}

@@ -188,8 +188,21 @@ func numericComparator(l, r *node) cmpFn {
 		if b == nil || err != nil {
 			return 0, false, err
 		}
-		return toDecimal(a).Cmp(toDecimal(b)), true, nil
+		var da, db apd.Decimal
+		return decimalOf(a, &da).Cmp(decimalOf(b, &db)), true, nil
 	}
+}
+
+// decimalOf is toDecimal that converts integers into buf, so comparing an
+// integer column with a DECIMAL literal does not allocate.
+func decimalOf(v any, buf *apd.Decimal) *apd.Decimal {
+	switch x := v.(type) {
+	case int32:
+		return buf.SetInt64(int64(x))
+	case int64:
+		return buf.SetInt64(x)
+	}
+	return toDecimal(v)
 }
 
 func intComparator(l, r intFn) cmpFn {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -293,6 +294,11 @@ func constNode(v any, t *types.Type) *node {
 		n.i64 = func(*types.Row, *evalEnv) (int64, bool, error) { return x, true, nil }
 	case float64:
 		n.f64 = func(*types.Row, *evalEnv) (float64, bool, error) { return x, true, nil }
+	case *apd.Decimal:
+		// Comparisons of DOUBLE columns with DECIMAL literals convert once.
+		if f, err := x.Float64(); err == nil {
+			n.f64 = func(*types.Row, *evalEnv) (float64, bool, error) { return f, true, nil }
+		}
 	case nil:
 		n.i64 = func(*types.Row, *evalEnv) (int64, bool, error) { return 0, false, nil }
 		n.f64 = func(*types.Row, *evalEnv) (float64, bool, error) { return 0, false, nil }
