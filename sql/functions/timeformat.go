@@ -43,7 +43,7 @@ func CompileTimeFormat(pattern string) (*TimeFormat, error) {
 			for j < len(pattern) && pattern[j] == c {
 				j++
 			}
-			if !strings.ContainsRune("GuyDMLdQqYwWEecFaBhKkHmsSAnNVvzOXxZ", rune(c)) {
+			if !strings.ContainsRune("GuyYDMLdEecahKkHmsSAnVvzOXxZ", rune(c)) {
 				return nil, fmt.Errorf("Unknown pattern letter: %c", c)
 			}
 			toks, i = append(toks, timeToken{letter: c, n: j - i}), j
