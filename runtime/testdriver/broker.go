@@ -3,6 +3,7 @@ package testdriver
 import (
 	"context"
 	"log/slog"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -26,6 +27,7 @@ type brokerDriver struct {
 	adm   *kadm.Client
 	props map[string]any
 	read  map[string]map[int32]int64 // next offset to read per topic partition
+	dir   string                     // the engine's state, removed on Close
 }
 
 // timeout bounds one variant's waits.
@@ -40,12 +42,18 @@ func newBroker(props map[string]string, over map[string]any, engProps map[string
 	if _, ok := engProps[runtime.PropOffsetReset]; !ok {
 		engProps[runtime.PropOffsetReset] = "earliest"
 	}
+	dir, err := os.MkdirTemp("", "sqlstream-qtt-")
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps),
+	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps), runtime.WithDataDir(dir),
 		runtime.WithCreateMissingTopics(), runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Close()
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
@@ -54,7 +62,7 @@ func newBroker(props map[string]string, over map[string]any, engProps map[string
 		b.Close()
 		return nil, err
 	}
-	return &brokerDriver{b: b, eng: eng, cl: cl, adm: kadm.NewClient(cl), props: over, read: map[string]map[int32]int64{}}, nil
+	return &brokerDriver{b: b, eng: eng, cl: cl, adm: kadm.NewClient(cl), props: over, read: map[string]map[int32]int64{}, dir: dir}, nil
 }
 
 func (d *brokerDriver) Execute(stmt string) error {
@@ -191,6 +199,7 @@ func (d *brokerDriver) Close() error {
 	if cerr := d.b.Close(); err == nil {
 		err = cerr
 	}
+	os.RemoveAll(d.dir)
 	return err
 }
 
