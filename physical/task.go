@@ -3,6 +3,8 @@ package physical
 import (
 	"fmt"
 	"runtime/debug"
+
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // TaskID identifies a task: a sub-topology and the partition it owns.
@@ -47,4 +49,14 @@ func (t *Task) Process(r *InRecord) (err error) {
 		}
 	}()
 	return t.head.ProcessRaw(r)
+}
+
+// ProcessRow runs a row that is already decoded (a pull query's table
+// row) through the task's processors after its source.
+func (t *Task) ProcessRow(row *types.Row) error {
+	src, ok := t.head.(*sourceOp)
+	if !ok {
+		return fmt.Errorf("task %s does not start at a source", t.ID)
+	}
+	return src.next.Process(row)
 }

@@ -80,6 +80,9 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	}
 	b := &builder{opts: opts, topo: &Topology{}}
 	b.startSource(scan)
+	if plan.Kind == planner.Pull {
+		b.table = false // a pull query's rows are a snapshot: filters drop, never delete
+	}
 	for _, n := range chain {
 		if err := b.add(n); err != nil {
 			return nil, err

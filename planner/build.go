@@ -116,8 +116,10 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		return nil, sqlerr.New(sqlerr.Unknown, ref.P, "%s does not exist.", ref.Name)
 	}
 	plan := &Plan{Kind: kind, Sources: []*Source{src}, Limit: q.Limit, Windowed: src.Windowed()}
-	if kind == Pull && src.Kind == ast.Table {
-		return nil, sqlerr.New(sqlerr.Unsupported, q.P, "Pull queries on tables are not supported yet: add EMIT CHANGES for a push query")
+	if kind == Pull {
+		if err := checkPull(q); err != nil {
+			return nil, err
+		}
 	}
 	var node Node = &Scan{Source: src, Alias: ref.Alias}
 	scope := expr.SchemaScope(src.Schema, aliases(ref), src.Windowed())
@@ -215,4 +217,17 @@ func (p *Plan) project() *Project {
 		}
 		n = n.Inputs()[0]
 	}
+}
+
+// checkPull rejects what pull queries cannot do (as ksqlDB).
+func checkPull(q *ast.Query) error {
+	switch {
+	case len(q.GroupBy) > 0:
+		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "Pull queries don't support GROUP BY clauses.")
+	case len(q.PartitionBy) > 0:
+		return sqlerr.New(sqlerr.Unsupported, q.PartitionBy[0].Position(), "Pull queries don't support PARTITION BY clauses.")
+	case q.Window != nil:
+		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "Pull queries don't support WINDOW clauses.")
+	}
+	return nil
 }

@@ -25,6 +25,9 @@ type memCluster struct {
 	outputs []*physical.OutRecord
 	// failure is the first task error (e.g. a bug); the driver reports it.
 	failure error
+	// stores are flushed when a produce has been fully processed, so
+	// committed reads (pull queries) see the results.
+	stores []*taskStores
 }
 
 // pendingRecord is a record waiting for delivery; emitted records came
@@ -132,7 +135,13 @@ func (m *memCluster) drain() {
 		m.mu.Lock()
 		if len(m.pending) == 0 {
 			m.busy = false
+			stores := m.stores
 			m.mu.Unlock()
+			for _, ts := range stores {
+				if err := ts.flush(); err != nil {
+					m.fail(err)
+				}
+			}
 			return
 		}
 		p := m.pending[0]
@@ -241,6 +250,9 @@ func (m *memCluster) start(q *query) (runner, error) {
 		newEnv := func(p int32) *physical.TaskEnv {
 			ts := newTaskStores(q.eng.db, q.appID, p, st, m, 0)
 			stores = append(stores, ts)
+			m.mu.Lock()
+			m.stores = append(m.stores, ts)
+			m.mu.Unlock()
 			return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog(), Stores: ts}
 		}
 		// Internal topics are always read from the start.
@@ -252,11 +264,36 @@ func (m *memCluster) start(q *query) (runner, error) {
 		for _, s := range subs {
 			m.unsubscribe(s)
 		}
+		m.mu.Lock()
+		m.stores = without(m.stores, stores)
+		m.mu.Unlock()
 		for _, ts := range stores {
 			ts.close()
 		}
 		return nil
 	}), nil
+}
+
+func without(all, drop []*taskStores) []*taskStores {
+	gone := map[*taskStores]bool{}
+	for _, d := range drop {
+		gone[d] = true
+	}
+	var out []*taskStores
+	for _, s := range all {
+		if !gone[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (m *memCluster) fail(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failure == nil {
+		m.failure = err
+	}
 }
 
 // sendChangelog implements changelogSink: changelog records are records

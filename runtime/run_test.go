@@ -1,15 +1,20 @@
 package runtime_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/sql/format"
 )
 
 // TestRun is the golden "run" test: statements and records in, records
@@ -18,8 +23,12 @@ import (
 //	exec            statements; prints their command status or error
 //	produce topic=T one record per line: "key|value[|timestamp]"; an
 //	                empty key is null, the value "null" is a tombstone
-//	drain           the records queries wrote since the last drain
+//	drain           the records queries wrote since the last drain to
+//	                non-internal topics ([internal]: to internal topics
+//	                too, values quoted)
 //	proclog         every processing-log entry so far
+//	query           a SELECT: its header and rows (pull queries end by
+//	                themselves; push queries need a LIMIT)
 func TestRun(t *testing.T) {
 	datadriven.Walk(t, "testdata/run", func(t *testing.T, path string) {
 		eng, err := runtime.NewTestEngine(nil)
@@ -36,7 +45,10 @@ func TestRun(t *testing.T) {
 				d.ScanArgs(t, "topic", &topic)
 				return produceLines(t, eng, topic, d.Input)
 			case "drain":
-				return drainText(eng.Drain())
+				internal := d.HasArg("internal")
+				return drainText(filterInternal(eng.Drain(), internal))
+			case "query":
+				return queryText(eng, d.Input)
 			case "proclog":
 				var recs []*physical.OutRecord
 				for _, r := range eng.Read(eng.ProcessingLogTopic()) {
@@ -120,4 +132,57 @@ func maskTime(v string) string {
 	}
 	j := strings.IndexByte(v[i:], ',')
 	return v[:i] + `"TIME":<now>` + v[i+j:]
+}
+
+func queryText(eng *runtime.TestEngine, sql string) string {
+	rs, err := eng.Query(context.Background(), sql, nil, nil)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	defer rs.Close()
+	var b strings.Builder
+	b.WriteString(rs.Header().Schema() + "\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		row, err := rs.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+			break
+		}
+		cols := rs.Header().Columns
+		parts := make([]string, len(row.Values))
+		for i, v := range row.Values {
+			parts[i] = string(format.AppendRESTJSON(nil, v, cols[i].Type))
+		}
+		b.WriteString(strings.Join(parts, ", ") + "\n")
+	}
+	if m := rs.FinalMessage(); m != "" {
+		b.WriteString(m + "\n")
+	}
+	return b.String()
+}
+
+// filterInternal drops (or, with internal, quotes) the records of internal
+// repartition and changelog topics.
+func filterInternal(recs []*physical.OutRecord, internal bool) []*physical.OutRecord {
+	var out []*physical.OutRecord
+	for _, r := range recs {
+		isInternal := strings.HasSuffix(r.Topic, "-changelog") || strings.HasSuffix(r.Topic, "-repartition")
+		switch {
+		case !isInternal:
+			out = append(out, r)
+		case internal:
+			cp := *r
+			cp.Key = []byte(fmt.Sprintf("%q", r.Key))
+			if r.Value != nil {
+				cp.Value = []byte(fmt.Sprintf("%q", r.Value))
+			}
+			out = append(out, &cp)
+		}
+	}
+	return out
 }

@@ -65,9 +65,12 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	e.transients[id] = t
 	e.tmu.Unlock()
 	var r runner
-	if plan.Kind == planner.Pull {
+	switch {
+	case plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table:
+		r, err = e.startTablePull(t, plan, st.P)
+	case plan.Kind == planner.Pull:
 		r, err = e.startStreamScan(t)
-	} else {
+	default:
 		r, err = e.cluster.startTransient(t)
 	}
 	if err != nil {

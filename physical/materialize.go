@@ -1,0 +1,129 @@
+package physical
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// Materialization turns the entries of a persistent query's aggregate
+// store back into rows of the table the query writes: the group key and
+// the aggregate results, passed through the query's HAVING filter and
+// projection. Pull queries read tables through it.
+type Materialization struct {
+	// Sub is the sub-topology whose tasks own the store.
+	Sub int
+	// Store is the store's name.
+	Store string
+	agg   *planner.Aggregate
+	post  []planner.Node // filters and projections above the aggregate
+	key   format.Codec
+	state format.Codec
+}
+
+// Materialization returns how to read the table a plan writes, or nil when
+// the plan keeps no queryable store.
+func (t *Topology) Materialization(plan *planner.Plan) (*Materialization, error) {
+	chain, _, err := linearize(plan.Root)
+	if err != nil {
+		return nil, err
+	}
+	for i, n := range chain {
+		agg, ok := n.(*planner.Aggregate)
+		if !ok {
+			continue
+		}
+		m := &Materialization{Sub: t.storeSub(aggregateStore), Store: aggregateStore, agg: agg}
+		for _, post := range chain[i+1:] {
+			if !isSink(post) {
+				m.post = append(m.post, post)
+			}
+		}
+		return m, m.codecs()
+	}
+	return nil, nil
+}
+
+// storeSub returns the sub-topology owning the named store.
+func (t *Topology) storeSub(name string) int {
+	for _, st := range t.SubTopologies {
+		for _, s := range st.Stores {
+			if s.Name == name {
+				return st.ID
+			}
+		}
+	}
+	return 0
+}
+
+func (m *Materialization) codecs() error {
+	var err error
+	if m.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, m.agg.Schema().Keys()); err != nil {
+		return err
+	}
+	cols := make([]types.Column, len(m.agg.Calls))
+	for i, c := range m.agg.Calls {
+		cols[i] = types.Column{Name: fmt.Sprintf("STATE_%d", i), Type: c.Agg.StateType()}
+	}
+	m.state, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	return err
+}
+
+// Key encodes a table key (the group key values) as the store's key.
+func (m *Materialization) Key(vals []any) ([]byte, error) { return m.key.Encode(nil, vals) }
+
+// Row turns one store entry into a table row; ok is false when the group
+// is not in the table (filtered out by HAVING).
+func (m *Materialization) Row(key, value []byte) (*types.Row, bool, error) {
+	nkeys := len(m.agg.Keys)
+	row := &types.Row{Values: make([]any, nkeys+len(m.agg.Calls))}
+	if err := m.key.Decode(key, row.Values[:nkeys]); err != nil {
+		return nil, false, err
+	}
+	if len(value) < 8 {
+		return nil, false, fmt.Errorf("corrupt aggregate state")
+	}
+	row.Time = int64(binary.BigEndian.Uint64(value))
+	accs := make([]any, len(m.agg.Calls))
+	if err := m.state.Decode(value[8:], accs); err != nil {
+		return nil, false, err
+	}
+	for i, c := range m.agg.Calls {
+		v, err := c.Agg.Result(accs[i])
+		if err != nil {
+			return nil, false, err
+		}
+		row.Values[nkeys+i] = v
+	}
+	return m.applyPost(row)
+}
+
+// applyPost runs the query's HAVING and projection over an aggregate row.
+func (m *Materialization) applyPost(row *types.Row) (*types.Row, bool, error) {
+	for _, n := range m.post {
+		switch n := n.(type) {
+		case *planner.Filter:
+			v, err := n.Pred.Eval(row)
+			if b, _ := v.(bool); err != nil || !b {
+				return nil, false, nil
+			}
+		case *planner.Project:
+			out := &types.Row{Values: make([]any, len(n.Columns)), Time: row.Time}
+			s := n.Schema()
+			for _, c := range n.Columns {
+				v, err := c.Eval.Eval(row)
+				if err != nil {
+					v = nil
+				}
+				out.Values[s.Find(c.Name)] = v
+			}
+			row = out
+		default:
+			return nil, false, fmt.Errorf("cannot materialize through %T", n)
+		}
+	}
+	return row, true, nil
+}
