@@ -94,4 +94,3 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 	}
 	return nil
 }
-
