@@ -8,7 +8,8 @@ func registerBuiltins(r *Registry) {
 	registerMath(r)
 	registerDateTime(r)
 	registerMore(r)
-	declareAggregatesAndTables(r)
+	registerTableFunctions(r)
+	declareAggregates(r)
 }
 
 // Fn is the implementation type of an overload.
@@ -43,22 +44,15 @@ func pure3[A, B, C, R any](f func(A, B, C) R) Fn {
 	return func(args []any) (any, error) { return f(args[0].(A), args[1].(B), args[2].(C)), nil }
 }
 
-// ksqlAggregates are ksqlDB's built-in aggregate functions; their
-// implementations live in the aggregate registry.
-var ksqlAggregates = []string{
-	"ATTR", "AVG", "COLLECT_LIST", "COLLECT_SET", "CORRELATION", "COUNT", "COUNT_DISTINCT",
-	"EARLIEST_BY_OFFSET", "HISTOGRAM", "LATEST_BY_OFFSET", "MAX", "MIN", "STDDEV_SAMP",
-	"STDDEV_SAMPLE", "STDDEV_POP", "SUM", "TOPK", "TOPKDISTINCT", "VAR_SAMP", "VAR_POP",
-}
-
-// ksqlTableFunctions are ksqlDB's built-in table functions.
-var ksqlTableFunctions = []string{"EXPLODE", "CUBE_EXPLODE"}
-
-func declareAggregatesAndTables(r *Registry) {
-	for _, n := range ksqlAggregates {
+// declareAggregates records ksqlDB's built-in aggregate functions, whose
+// implementations live in the aggregate registry, so scalar contexts can
+// reject them clearly.
+func declareAggregates(r *Registry) {
+	for _, n := range []string{
+		"ATTR", "AVG", "COLLECT_LIST", "COLLECT_SET", "CORRELATION", "COUNT", "COUNT_DISTINCT",
+		"EARLIEST_BY_OFFSET", "HISTOGRAM", "LATEST_BY_OFFSET", "MAX", "MIN", "STDDEV_SAMP",
+		"STDDEV_SAMPLE", "STDDEV_POP", "SUM", "TOPK", "TOPKDISTINCT", "VAR_SAMP", "VAR_POP",
+	} {
 		r.DeclareFunction(n, Aggregate, CatAggregate)
-	}
-	for _, n := range ksqlTableFunctions {
-		r.DeclareFunction(n, Table, CatTable)
 	}
 }

@@ -30,6 +30,7 @@ type Registry struct {
 	// live in their own registries, this registry only knows their kind so
 	// that scalar contexts can reject them clearly.
 	others map[string]otherEntry
+	tables map[string]*tableEntry
 	// volatile names functions whose result changes between calls with
 	// the same arguments (RANDOM, UUID, …); they are never constant-folded.
 	volatile map[string]bool
@@ -47,7 +48,8 @@ type otherEntry struct {
 
 // NewRegistry returns a registry with every built-in function registered.
 func NewRegistry() *Registry {
-	r := &Registry{scalars: map[string]*scalarEntry{}, others: map[string]otherEntry{}, volatile: map[string]bool{}}
+	r := &Registry{scalars: map[string]*scalarEntry{}, others: map[string]otherEntry{},
+		tables: map[string]*tableEntry{}, volatile: map[string]bool{}}
 	registerBuiltins(r)
 	return r
 }
@@ -60,7 +62,7 @@ func (r *Registry) AddScalar(d ScalarDef) error {
 	if _, dup := r.scalars[d.Name]; dup {
 		return fmt.Errorf("function %s is already registered", d.Name)
 	}
-	if _, dup := r.others[d.Name]; dup {
+	if _, dup := r.Kind(d.Name); dup {
 		return fmt.Errorf("function %s is already registered", d.Name)
 	}
 	e := &scalarEntry{def: d}
@@ -117,6 +119,9 @@ func (r *Registry) Kind(name string) (FuncKind, bool) {
 	if _, ok := r.scalars[up]; ok {
 		return Scalar, true
 	}
+	if _, ok := r.tables[up]; ok {
+		return Table, true
+	}
 	o, ok := r.others[up]
 	return o.kind, ok
 }
@@ -129,8 +134,11 @@ func (r *Registry) IsAggregate(name string) bool {
 
 // Names returns every known function name, sorted.
 func (r *Registry) Names() []string {
-	out := make([]string, 0, len(r.scalars)+len(r.others))
+	out := make([]string, 0, len(r.scalars)+len(r.others)+len(r.tables))
 	for n := range r.scalars {
+		out = append(out, n)
+	}
+	for n := range r.tables {
 		out = append(out, n)
 	}
 	for n := range r.others {
@@ -156,6 +164,10 @@ func (r *Registry) Functions() []FunctionInfo {
 			out[i] = FunctionInfo{Name: n, Category: e.def.Category, Kind: Scalar}
 			continue
 		}
+		if e, ok := r.tables[n]; ok {
+			out[i] = FunctionInfo{Name: n, Category: e.def.Category, Kind: Table}
+			continue
+		}
 		o := r.others[n]
 		out[i] = FunctionInfo{Name: n, Category: o.category, Kind: o.kind}
 	}
@@ -176,10 +188,14 @@ type OverloadInfo struct {
 	Description string
 }
 
-// Describe returns the overloads of scalar function name for DESCRIBE
-// FUNCTION, in registration order.
+// Describe returns the overloads of scalar or table function name for
+// DESCRIBE FUNCTION, in registration order.
 func (r *Registry) Describe(name string) ([]OverloadInfo, bool) {
-	e, ok := r.scalars[strings.ToUpper(name)]
+	up := strings.ToUpper(name)
+	if t, ok := r.tables[up]; ok {
+		return t.describe(), true
+	}
+	e, ok := r.scalars[up]
 	if !ok {
 		return nil, false
 	}
@@ -189,12 +205,18 @@ func (r *Registry) Describe(name string) ([]OverloadInfo, bool) {
 		if desc == "" {
 			desc = e.def.Description
 		}
-		out[i] = OverloadInfo{ReturnType: s.retText, Description: desc}
-		for j, p := range s.params {
-			out[i].Arguments = append(out[i].Arguments, Argument{Name: p.name, Type: p.text, Variadic: j == s.variadic})
-		}
+		out[i] = OverloadInfo{ReturnType: s.retText, Description: desc, Arguments: s.arguments()}
 	}
 	return out, true
+}
+
+// arguments describes the parameters for DESCRIBE FUNCTION.
+func (s *signature) arguments() []Argument {
+	out := make([]Argument, len(s.params))
+	for j, p := range s.params {
+		out[j] = Argument{Name: p.name, Type: p.text, Variadic: j == s.variadic}
+	}
+	return out
 }
 
 // Resolved is the overload chosen for a call: the parameter types the
