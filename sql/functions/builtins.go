@@ -44,14 +44,14 @@ func pure3[A, B, C, R any](f func(A, B, C) R) Fn {
 	return func(args []any) (any, error) { return f(args[0].(A), args[1].(B), args[2].(C)), nil }
 }
 
-// declareAggregates records ksqlDB's built-in aggregate functions, whose
-// implementations live in the aggregate registry, so scalar contexts can
-// reject them clearly.
+// declareAggregates records the built-in aggregate functions (those
+// NewAggregates implements; Aggregates.DeclareIn keeps custom ones in
+// sync) so that scalar contexts can reject them clearly.
 func declareAggregates(r *Registry) {
 	for _, n := range []string{
 		"ATTR", "AVG", "COLLECT_LIST", "COLLECT_SET", "CORRELATION", "COUNT", "COUNT_DISTINCT",
 		"EARLIEST_BY_OFFSET", "HISTOGRAM", "LATEST_BY_OFFSET", "MAX", "MIN", "STDDEV_SAMP",
-		"STDDEV_SAMPLE", "STDDEV_POP", "SUM", "TOPK", "TOPKDISTINCT", "VAR_SAMP", "VAR_POP",
+		"STDDEV_SAMPLE", "SUM", "SUM_LIST", "TOPK", "TOPKDISTINCT",
 	} {
 		r.DeclareFunction(n, Aggregate, CatAggregate)
 	}

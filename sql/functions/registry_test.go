@@ -121,3 +121,22 @@ func TestDescribeAndFunctions(t *testing.T) {
 		}
 	}
 }
+
+func TestDeclaredAggregatesMatchTheAggregateRegistry(t *testing.T) {
+	r := NewRegistry()
+	declared := map[string]bool{}
+	for _, f := range r.Functions() {
+		if f.Kind == Aggregate {
+			declared[f.Name] = true
+		}
+	}
+	names := NewAggregates().Names()
+	for _, n := range names {
+		if !declared[n] {
+			t.Errorf("aggregate %s is not declared in the scalar registry", n)
+		}
+	}
+	if len(declared) != len(names) {
+		t.Errorf("declared %d aggregates, the aggregate registry has %d", len(declared), len(names))
+	}
+}
