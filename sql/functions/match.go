@@ -177,14 +177,22 @@ func (b *binder) bindLambdas(pats []*pattern, typer LambdaTyper) ([][]*types.Typ
 	return out, cost, nil
 }
 
+// resolved builds the result of a successful match. Lambda parameter
+// types are instantiated again with the final bindings: a later argument
+// may have widened a variable the lambda was first typed with (REDUCE's
+// state).
 func (b *binder) resolved(s *signature, pats []*pattern, args []*types.Type, lambdas [][]*types.Type) *Resolved {
 	params := make([]*types.Type, len(pats))
 	for i, p := range pats {
-		if p.isLambda() {
-			params[i] = b.instantiate(p.lambda[len(p.lambda)-1], nil)
+		if !p.isLambda() {
+			params[i] = b.instantiate(p, args[i])
 			continue
 		}
-		params[i] = b.instantiate(p, args[i])
+		n := len(p.lambda) - 1
+		params[i] = b.instantiate(p.lambda[n], nil)
+		for j, in := range p.lambda[:n] {
+			lambdas[i][j] = b.instantiate(in, nil)
+		}
 	}
 	return &Resolved{Params: params, Return: b.instantiate(s.ret, nil), LambdaParams: lambdas}
 }
