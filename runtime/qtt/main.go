@@ -132,13 +132,14 @@ func (o *options) finish(filter string) error {
 
 // runQTTMode loads, filters, runs and reports the QTT files.
 func runQTTMode(o *options, cfg runConfig, stdout, stderr io.Writer) int {
-	variants, err := loadVariants(o.paths)
+	// Files whose tests have "responses" are RQTT files, run by the
+	// REST runner (rqtt_run.go); their results join the same report.
+	jobs, err := loadJobs(o.paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
 		return 2
 	}
-	variants = filterVariants(variants, o.filter)
-	results := runAll(variants, cfg, o.parallel)
+	results := runJobs(filterJobs(jobs, o.filter), cfg, o.parallel)
 	WriteReport(stdout, results, o.verbose)
 	if o.jsonFile != "" {
 		if err := writeJSONFile(o.jsonFile, results); err != nil {

@@ -1,0 +1,224 @@
+package qtt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// queryWait bounds how long a push query is read when it neither reaches
+// its LIMIT nor ends: the engine is synchronous, so every row it will
+// give is ready long before.
+const queryWait = 2 * time.Second
+
+// runRestVariant runs one RQTT variant like runVariant runs a QTT one:
+// skipped or failed up front when it must be, otherwise on a fresh driver
+// with the timeout, a panic becoming a failure.
+func runRestVariant(v *restVariant, cfg runConfig) Result {
+	if r, done := skipResult(v.Variant, cfg); done {
+		return r
+	}
+	start := time.Now()
+	done := make(chan Result, 1)
+	go func() { done <- runRestGuarded(v, cfg) }()
+	timer := time.NewTimer(cfg.timeout)
+	defer timer.Stop()
+	var r Result
+	select {
+	case r = <-done:
+	case <-timer.C:
+		r = failed(v.Variant, "timed out after %s", cfg.timeout)
+	}
+	r.Duration = time.Since(start)
+	return r
+}
+
+func runRestGuarded(v *restVariant, cfg runConfig) (r Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = Result{Variant: v.Variant, Status: Failed, Reason: fmt.Sprintf("panic: %v", p),
+				Detail: strings.Split(strings.TrimSpace(string(debug.Stack())), "\n")}
+		}
+	}()
+	d, err := cfg.newDriver(variantProps(v.Variant, cfg.props))
+	if err != nil {
+		return failed(v.Variant, "cannot start driver: %v", err)
+	}
+	defer d.Close()
+	rd, ok := d.(RestDriver)
+	if !ok {
+		return failed(v.Variant, "the driver cannot run REST tests (in-memory engine only)")
+	}
+	return (&restRun{v: v, d: rd}).run()
+}
+
+// restRun is the state of one RQTT variant's run.
+type restRun struct {
+	v         *restVariant
+	d         RestDriver
+	responses []actualResponse
+	produced  bool
+}
+
+// run follows ksqlDB's RQTT executor: the statements before the first
+// SELECT, then the inputs (or, with waitForQueryHeader, once the first
+// query's header is out), then each query; then outputs and responses.
+func (r *restRun) run() Result {
+	admin, queries, err := splitRestStatements(r.v.Statements)
+	if err != nil {
+		return failed(r.v.Variant, "%v", err)
+	}
+	if res, done := r.runAdmin(admin); done {
+		return res
+	}
+	if !r.v.WaitForHeader || len(queries) == 0 {
+		if res, done := r.produce(); done {
+			return res
+		}
+	}
+	for i, q := range queries {
+		if res, done := r.runQuery(len(admin)+i, q); done {
+			return res
+		}
+	}
+	if r.v.Expect != nil {
+		return failed(r.v.Variant, "expected an error (%s), but every statement succeeded", expectedText(r.v.Expect))
+	}
+	return r.check()
+}
+
+// splitRestStatements splits at the first SELECT; every statement after
+// it must be a SELECT too.
+func splitRestStatements(stmts []string) (admin, queries []string, err error) {
+	first := len(stmts)
+	for i, s := range stmts {
+		isQuery := isSelect(s)
+		switch {
+		case isQuery && first == len(stmts):
+			first = i
+		case !isQuery && first < len(stmts):
+			return nil, nil, fmt.Errorf("invalid test: statement %d follows a query but is not one", i+1)
+		}
+	}
+	return stmts[:first], stmts[first:], nil
+}
+
+func isSelect(s string) bool {
+	f := strings.Fields(s)
+	return len(f) > 0 && strings.EqualFold(f[0], "SELECT")
+}
+
+func (r *restRun) runAdmin(stmts []string) (Result, bool) {
+	for i, s := range stmts {
+		ents, err := r.d.ExecuteREST(s)
+		if err != nil {
+			return r.statementFailed(i, s, err), true
+		}
+		rs, err := adminResponses(ents)
+		if err != nil {
+			return failed(r.v.Variant, "statement %d: %v", i+1, err), true
+		}
+		for _, x := range rs {
+			r.responses = append(r.responses, actualResponse{Kind: "admin", Payload: x["admin"]})
+		}
+	}
+	return Result{}, false
+}
+
+// statementFailed is the outcome of statement i failing: a pass for a
+// negative test, a failure otherwise.
+func (r *restRun) statementFailed(i int, stmt string, err error) Result {
+	if r.v.Expect != nil {
+		return Result{Variant: r.v.Variant, Status: Passed, Reason: "failed as expected: " + oneLine(err)}
+	}
+	res := failed(r.v.Variant, "statement %d failed: %s", i+1, oneLine(err))
+	res.Detail = statementDetail(stmt, err)
+	return res
+}
+
+// produce feeds the inputs once.
+func (r *restRun) produce() (Result, bool) {
+	if r.produced {
+		return Result{}, false
+	}
+	r.produced = true
+	err := produceInputs(r.v.Variant, r.d)
+	if err == nil {
+		return Result{}, false
+	}
+	var pe *produceError
+	if r.v.Expect != nil && errors.As(err, &pe) {
+		return Result{Variant: r.v.Variant, Status: Passed, Reason: "input failed as expected: " + oneLine(err)}, true
+	}
+	return failed(r.v.Variant, "%v", err), true
+}
+
+func (r *restRun) runQuery(i int, sql string) (Result, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), queryWait)
+	defer cancel()
+	rs, err := r.d.QueryREST(ctx, sql)
+	if err != nil {
+		return r.statementFailed(i, sql, err), true
+	}
+	defer rs.Close()
+	var early *Result
+	var after func() error
+	if r.v.WaitForHeader && !r.produced {
+		after = func() error {
+			res, done := r.produce()
+			if !done {
+				return nil
+			}
+			early = &res
+			return errors.New(res.Reason)
+		}
+	}
+	elems, err := streamedRows(ctx, rs, after)
+	if early != nil {
+		return *early, true
+	}
+	return r.queryRead(i, sql, rs.Header().Pull, elems, err)
+}
+
+// queryRead records a query's elements; a stream error other than the
+// read time running out fails the statement.
+func (r *restRun) queryRead(i int, sql string, pull bool, elems []any, err error) (Result, bool) {
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return r.statementFailed(i, sql, err), true
+	}
+	r.responses = append(r.responses, actualResponse{Kind: "query", Payload: elems, Pull: pull})
+	return Result{}, false
+}
+
+// check compares output topics (when the test gives outputs) and the
+// responses.
+func (r *restRun) check() Result {
+	var problems, diff []string
+	if len(r.v.Outputs) > 0 {
+		oc := checkOutputs(r.v.Outputs, r.outputRecords(), newSerdes(r.d.Sources(), true), len(r.v.Inputs) > 0)
+		problems, diff = oc.Problems, oc.Diff
+	}
+	problems = append(problems, compareResponses(r.v.Responses, r.responses)...)
+	res := Result{Variant: r.v.Variant, Status: Passed, Diff: diff}
+	if len(problems) > 0 {
+		res.Status, res.Reason, res.Detail = Failed, problems[0], problems
+	}
+	return res
+}
+
+// outputRecords reads every topic the expected outputs name, from the
+// start, in the order the topics first appear.
+func (r *restRun) outputRecords() []Record {
+	var out []Record
+	seen := map[string]bool{}
+	for _, o := range r.v.Outputs {
+		if !seen[o.Topic] {
+			seen[o.Topic] = true
+			out = append(out, r.d.ReadTopic(o.Topic)...)
+		}
+	}
+	return out
+}
