@@ -210,9 +210,11 @@ func asFloat(n *node) floatFn {
 	}
 }
 
-// decimalContext computes exactly enough digits for every result type
-// ksqlDB allows before rounding to the result scale.
-var decimalContext = apd.Context{Precision: 200, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Rounding: apd.RoundHalfUp}
+// decimalContext computes with enough digits for every result type
+// before rounding (half up) to the result scale.
+func decimalContext() *apd.Context {
+	return &apd.Context{Precision: 200, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Rounding: apd.RoundHalfUp}
+}
 
 func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
 	le, re := l.eval, r.eval
@@ -236,19 +238,19 @@ func decimalOp(op ast.BinaryOp, t *types.Type, a, b *apd.Decimal) (any, error) {
 	var err error
 	switch op {
 	case ast.OpAdd:
-		_, err = decimalContext.Add(out, a, b)
+		_, err = decimalContext().Add(out, a, b)
 	case ast.OpSub:
-		_, err = decimalContext.Sub(out, a, b)
+		_, err = decimalContext().Sub(out, a, b)
 	case ast.OpMul:
-		_, err = decimalContext.Mul(out, a, b)
+		_, err = decimalContext().Mul(out, a, b)
 	case ast.OpDiv, ast.OpMod:
 		if b.IsZero() {
 			return nil, errDivideByZero
 		}
 		if op == ast.OpDiv {
-			_, err = decimalContext.Quo(out, a, b)
+			_, err = decimalContext().Quo(out, a, b)
 		} else {
-			_, err = decimalContext.Rem(out, a, b)
+			_, err = decimalContext().Rem(out, a, b)
 		}
 	}
 	if err != nil {

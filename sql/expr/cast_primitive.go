@@ -175,7 +175,7 @@ func toDecimalConverter(from, to *types.Type) converter {
 // precision.
 func roundDecimal(d *apd.Decimal, t *types.Type) (*apd.Decimal, error) {
 	out := new(apd.Decimal)
-	if _, err := decimalContext.Quantize(out, d, -int32(t.Scale)); err != nil {
+	if _, err := decimalContext().Quantize(out, d, -int32(t.Scale)); err != nil {
 		return nil, err
 	}
 	if out.IsZero() {

@@ -8,11 +8,25 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// comparisonNames are ksqlDB's names of comparison operators in messages.
-var comparisonNames = map[ast.BinaryOp]string{
-	ast.OpEQ: "EQUAL", ast.OpNE: "NOT_EQUAL", ast.OpLT: "LESS_THAN", ast.OpLE: "LESS_THAN_OR_EQUAL",
-	ast.OpGT: "GREATER_THAN", ast.OpGE: "GREATER_THAN_OR_EQUAL",
-	ast.OpIsDistinctFrom: "IS_DISTINCT_FROM", ast.OpIsNotDistinctFrom: "IS_NOT_DISTINCT_FROM",
+// comparisonName is ksqlDB's name of a comparison operator in messages.
+func comparisonName(op ast.BinaryOp) string {
+	switch op {
+	case ast.OpEQ:
+		return "EQUAL"
+	case ast.OpNE:
+		return "NOT_EQUAL"
+	case ast.OpLT:
+		return "LESS_THAN"
+	case ast.OpLE:
+		return "LESS_THAN_OR_EQUAL"
+	case ast.OpGT:
+		return "GREATER_THAN"
+	case ast.OpGE:
+		return "GREATER_THAN_OR_EQUAL"
+	case ast.OpIsDistinctFrom:
+		return "IS_DISTINCT_FROM"
+	}
+	return "IS_NOT_DISTINCT_FROM"
 }
 
 // cmpTest turns a three-way comparison result into the operator's answer.
@@ -80,7 +94,7 @@ func (c *compiler) alignComparable(e *ast.Binary, op ast.BinaryOp, l, r *node) (
 	lt, rt := l.typ, r.typ
 	bad := func() error {
 		return errAt(sqlerr.Type, e, "Cannot compare %s (%s) to %s (%s) with %s.",
-			describe(e.L), typeName(lt), describe(e.R), typeName(rt), comparisonNames[op])
+			describe(e.L), typeName(lt), describe(e.R), typeName(rt), comparisonName(op))
 	}
 	if lt.Kind == rt.Kind {
 		if !orderable(lt) && !equalityOnly(op) {

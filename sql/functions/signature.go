@@ -190,17 +190,36 @@ func joinTokens(toks []string) string {
 	return b.String()
 }
 
-var primitiveNames = map[string]*types.Type{
-	"BOOLEAN": types.BooleanType, "INT": types.IntegerType, "INTEGER": types.IntegerType,
-	"BIGINT": types.BigintType, "DOUBLE": types.DoubleType, "STRING": types.StringType,
-	"VARCHAR": types.StringType, "BYTES": types.BytesType, "TIMESTAMP": types.TimestampType,
-	"DATE": types.DateType, "TIME": types.TimeType,
+// signaturePrimitive returns the primitive type a signature type name
+// denotes.
+func signaturePrimitive(name string) (*types.Type, bool) {
+	switch name {
+	case "BOOLEAN":
+		return types.BooleanType, true
+	case "INT", "INTEGER":
+		return types.IntegerType, true
+	case "BIGINT":
+		return types.BigintType, true
+	case "DOUBLE":
+		return types.DoubleType, true
+	case "STRING", "VARCHAR":
+		return types.StringType, true
+	case "BYTES":
+		return types.BytesType, true
+	case "TIMESTAMP":
+		return types.TimestampType, true
+	case "DATE":
+		return types.DateType, true
+	case "TIME":
+		return types.TimeType, true
+	}
+	return nil, false
 }
 
 func parsePattern(l *sigLexer) (*pattern, error) {
 	word := l.next()
 	up := strings.ToUpper(word)
-	if t, ok := primitiveNames[up]; ok {
+	if t, ok := signaturePrimitive(up); ok {
 		return &pattern{kind: t.Kind}, nil
 	}
 	switch up {
