@@ -60,8 +60,17 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 			}}
 	}
 	store := b.store(aggregateStore)
-	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: []string{store.Name}},
-		make: func(env *TaskEnv, next Processor) (Processor, error) { return newAggregateOp(env, n, store.Name, next) }})
+	names := []string{store.Name}
+	if n.Final {
+		names = append(names, b.store(suppressStore).Name)
+	}
+	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: names},
+		make: func(env *TaskEnv, next Processor) (Processor, error) {
+			if n.Window != nil {
+				return newWindowAggOp(env, n, store.Name, next)
+			}
+			return newAggregateOp(env, n, store.Name, next)
+		}})
 	b.table = true
 	return nil
 }

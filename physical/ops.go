@@ -99,10 +99,15 @@ type sinkOp struct {
 	valIdx   []int
 	keyBuf   []byte
 	valBuf   []byte
+	tsIdx    int // the sink's TIMESTAMP column, or -1
+	parseTS  TimestampParser
 }
 
-func newSinkOp(env *TaskEnv, target *planner.Source) (*sinkOp, error) {
-	op := &sinkOp{env: env, target: target, nkeys: target.Schema.NumKeys()}
+func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*sinkOp, error) {
+	op := &sinkOp{env: env, target: target, nkeys: target.Schema.NumKeys(), tsIdx: -1, parseTS: parseTS}
+	if target.TimestampColumn != "" {
+		op.tsIdx = target.Schema.Find(target.TimestampColumn)
+	}
 	var vals []types.Column
 	for i, c := range target.Schema.Columns {
 		if c.NS == types.ValueNS {
@@ -125,7 +130,11 @@ func (op *sinkOp) Process(row *types.Row) error {
 	if !ok {
 		return nil
 	}
-	rec := &OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: row.Time}
+	ts, ok := op.timestamp(row)
+	if !ok {
+		return nil
+	}
+	rec := &OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: ts}
 	if cur := op.env.current; cur != nil {
 		rec.Headers = userHeaders(cur.Headers) // headers travel with the record, as in Kafka Streams
 	}
@@ -193,3 +202,37 @@ func (op *collectOp) Process(row *types.Row) error {
 // IsStopped reports whether err means a transient query was stopped by its
 // consumer (not a failure).
 func IsStopped(err error) bool { return err == errStopped }
+
+// timestamp is the output record's timestamp: the row's ROWTIME, or the
+// sink's TIMESTAMP column when it declares one (WITH (TIMESTAMP=…)). A
+// row whose TIMESTAMP column is null, negative or unparsable is logged
+// and not written.
+func (op *sinkOp) timestamp(row *types.Row) (int64, bool) {
+	if op.tsIdx < 0 || row.Tombstone {
+		return row.Time, true
+	}
+	var ts int64
+	var err error
+	switch v := row.Values[op.tsIdx].(type) {
+	case int64:
+		ts = v
+	case types.Timestamp:
+		ts = int64(v)
+	case string:
+		if op.parseTS == nil {
+			err = fmt.Errorf("no timestamp parser")
+		} else {
+			ts, err = op.parseTS(v, op.target.TimestampFormat)
+		}
+	default:
+		err = fmt.Errorf("timestamp column %s is %v", op.target.TimestampColumn, v)
+	}
+	if err == nil && ts < 0 {
+		err = fmt.Errorf("negative timestamp %d in column %s", ts, op.target.TimestampColumn)
+	}
+	if err != nil {
+		op.env.log(SerializationError, "value", "Could not extract the output timestamp: "+err.Error(), nil)
+		return 0, false
+	}
+	return ts, true
+}

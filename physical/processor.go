@@ -26,6 +26,9 @@ type TaskEnv struct {
 	Rows RowSink
 	// Stores opens the task's state stores (nil for stateless tasks).
 	Stores StoreProvider
+	// LateTopic receives records dropped for arriving after their window
+	// closed (the query's late.records.topic; "" for none).
+	LateTopic string
 	// current is the input record being processed, for log entries.
 	current *InRecord
 }

@@ -41,7 +41,32 @@ type Aggregate struct {
 	// OnTable is set when the input is a table: updates retract the old
 	// row from its group before adding the new one.
 	OnTable bool
-	schema  *types.Schema
+	// Window is the WINDOW clause (nil: not windowed). Grace and
+	// Retention are filled with their defaults.
+	Window *ast.WindowExpr
+	// Final is EMIT FINAL: one result per window, after it closes.
+	Final  bool
+	schema *types.Schema
+}
+
+// Default grace period and retention of windows when the WINDOW clause
+// gives none (ksqlDB's: 24 hours of grace; retention at least one day and
+// at least size + grace).
+const (
+	DefaultGrace     = 24 * 60 * 60 * 1000
+	DefaultRetention = 24 * 60 * 60 * 1000
+)
+
+// windowDefaults returns w with grace and retention filled in.
+func windowDefaults(w *ast.WindowExpr) *ast.WindowExpr {
+	c := *w
+	if c.Grace < 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.Retention < 0 {
+		c.Retention = max(DefaultRetention, c.Size+c.Grace)
+	}
+	return &c
 }
 
 // Schema implements Node.
@@ -70,7 +95,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	if len(q.GroupBy) == 0 {
 		return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.P, "Aggregate query needs GROUP BY clause. Use GROUP BY to group on a column or expression, or use a table function instead.")
 	}
-	a := &aggregation{p: p, n: &Aggregate{Input: in, GroupBy: q.GroupBy, OnTable: table}, scope: scope,
+	a := &aggregation{p: p, n: &Aggregate{Input: in, GroupBy: q.GroupBy, OnTable: table, Final: q.Emit == ast.EmitFinal}, scope: scope,
 		calls: map[string]string{}, keys: map[string]string{}}
 	if err := a.groupKeys(items); err != nil {
 		return nil, nil, nil, err
@@ -104,6 +129,15 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	if len(a.n.Calls) == 0 {
 		return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.P, "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
+	}
+	if q.Window != nil {
+		if table {
+			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW clause can only be used with a STREAM source: windowing a TABLE is not supported.")
+		}
+		a.n.Window = windowDefaults(q.Window)
+	}
+	if a.n.Final && a.n.Window == nil {
+		return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations.")
 	}
 	a.n.schema = a.schema()
 	a.n.Repartition = !sameKey(q.GroupBy, in.Schema())
@@ -284,7 +318,14 @@ func (n *Aggregate) String() string {
 	for i, c := range n.Calls {
 		calls[i] = fmt.Sprintf("%s AS %s", ast.FormatExpr(c.Call), c.Column)
 	}
-	return "Group by: " + strings.Join(keys, ", ") + " | Aggregates: " + strings.Join(calls, ", ")
+	out := "Group by: " + strings.Join(keys, ", ") + " | Aggregates: " + strings.Join(calls, ", ")
+	if n.Window != nil {
+		out += " | Window: " + ast.FormatWindow(n.Window)
+	}
+	if n.Final {
+		out += " | Emit: FINAL"
+	}
+	return out
 }
 
 // expandGroupedStar expands SELECT * in a GROUP BY query, which is valid

@@ -36,7 +36,7 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	if s.Kind == ast.Table && plan.outputKind() == ast.Stream {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
 	}
-	if err := checkPersistent(plan.project(), s.Name); err != nil {
+	if err := checkPersistent(plan.project(), s.Name, plan.Windowed); err != nil {
 		return nil, err
 	}
 	sink, err := p.sinkSource(s, plan)
@@ -65,7 +65,7 @@ func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPersistent(plan.project(), target.Name); err != nil {
+	if err := checkPersistent(plan.project(), target.Name, plan.Windowed); err != nil {
 		return nil, err
 	}
 	if err := sameSchema(target.Schema, plan.Root.Schema()); err != nil {
@@ -152,7 +152,11 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		node, items = agg, rewritten
 		plan.Aggregated = true
-		scope = expr.SchemaScope(agg.Schema(), nil, src.Windowed())
+		plan.Windowed = src.Windowed() || agg.Window != nil
+		if agg.Window != nil {
+			plan.Window = &WindowInfo{Kind: agg.Window.Kind, Size: agg.Window.Size}
+		}
+		scope = expr.SchemaScope(agg.Schema(), aliases(ref), plan.Windowed)
 		if having != nil {
 			if node, err = p.filter(node, having, scope); err != nil {
 				return nil, err
@@ -176,11 +180,13 @@ func aliases(ref *ast.TableRef) []string {
 
 func unsupportedClauses(q *ast.Query) error {
 	switch {
-	case q.Window != nil:
-		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "WINDOW is not supported yet")
+	case q.Window != nil && len(q.GroupBy) == 0:
+		return sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW requires GROUP BY: windows group rows for aggregation")
+	case q.Window != nil && q.Window.Kind == ast.Sliding:
+		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "WINDOW SLIDING is not supported yet")
 	case q.Having != nil && len(q.GroupBy) == 0:
 		return sqlerr.New(sqlerr.Semantic, q.Having.Position(), "HAVING requires GROUP BY")
-	case q.Emit == ast.EmitFinal:
+	case q.Emit == ast.EmitFinal && q.Window == nil:
 		return sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations")
 	}
 	return nil

@@ -108,4 +108,6 @@ type Plan struct {
 	Windowed bool
 	// Aggregated is true for GROUP BY queries (their result is a table).
 	Aggregated bool
+	// Window describes the windows of a windowed aggregation's result.
+	Window *WindowInfo
 }

@@ -130,8 +130,13 @@ func projectSchema(cols []Projection, in *types.Schema) *types.Schema {
 // that writes a sink: every key column of its input (the source's, or the
 // PARTITION BY expressions) is selected exactly once, at least one value
 // column remains, and no output column is named like a system column.
-func checkPersistent(n *Project, sink string) error {
+func checkPersistent(n *Project, sink string, windowed bool) error {
 	for _, c := range n.Columns {
+		if windowed && (c.Name == "WINDOWSTART" || c.Name == "WINDOWEND") {
+			if ref, ok := c.Expr.(*ast.ColumnRef); ok && ref.Name == c.Name {
+				continue // window bounds may be copied into a windowed result
+			}
+		}
 		if IsPseudoColumn(c.Name) && !c.Key {
 			if ref, isRef := c.Expr.(*ast.ColumnRef); isRef && ref.Name == c.Name {
 				return sqlerr.New(sqlerr.Semantic, c.Expr.Position(), "Reserved column name in select: `%s`. Please remove or alias the column.", c.Name)
@@ -304,6 +309,12 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 	}
 	from := plan.Sources[0]
 	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas}
+	switch {
+	case plan.Window != nil:
+		sink.Window = plan.Window
+	case from.Window != nil:
+		sink.Window = from.Window
+	}
 	if t, _, ok := w.str("KAFKA_TOPIC"); ok {
 		sink.Topic = t
 	}
@@ -311,7 +322,7 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 		return nil, err
 	}
 	explicitKey := w.has("KEY_FORMAT") || w.has("FORMAT")
-	if sink.Schema.NumKeys() == 0 && w.has("KEY_FORMAT") {
+	if kf, _, ok := w.str("KEY_FORMAT"); ok && sink.Schema.NumKeys() == 0 && !strings.EqualFold(kf, "NONE") {
 		return nil, sqlerr.New(sqlerr.Semantic, posOf(w, "KEY_FORMAT"), "Key format specified for stream without key columns.")
 	}
 	switch {

@@ -26,6 +26,10 @@ const (
 	PropWrapSingle       = "ksql.persistence.wrap.single.values"
 	PropCacheBytes       = "ksql.streams.cache.max.bytes.buffering"
 	PropCollectListLimit = "ksql.functions.collect_list.limit"
+	// PropLateTopic is sqlstream's own: a topic that receives, as dead
+	// letters, the input records a windowed aggregation dropped because
+	// their window had closed.
+	PropLateTopic = "late.records.topic"
 	PropCollectSetLimit  = "ksql.functions.collect_set.limit"
 )
 
@@ -48,7 +52,7 @@ func defaultProperties() map[string]string {
 // to the full ksqlDB names ('ksql.streams.auto.offset.reset').
 func NormalizeProperty(name string) string {
 	name = strings.TrimSpace(name)
-	if strings.HasPrefix(name, "ksql.") || name == PropBootstrap || name == PropListeners {
+	if strings.HasPrefix(name, "ksql.") || name == PropBootstrap || name == PropListeners || name == PropLateTopic {
 		return name
 	}
 	return "ksql.streams." + name

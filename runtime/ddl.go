@@ -199,6 +199,11 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 		return err
 	}
 	props := e.props.Merge(c.Props)
+	if t := props[PropLateTopic]; t != "" {
+		if err := e.cluster.createTopic(ctx, topicSpec{name: t, partitions: max(plan.Sources[0].Partitions, 1), replicas: 1}); err != nil {
+			return fmt.Errorf("could not create %s %s: %w", PropLateTopic, t, err)
+		}
+	}
 	q := &query{eng: e, id: c.QueryID, appID: appID, sql: c.SQL,
 		plan: plan, topo: topo, props: props, created: time.Now()}
 	if !replay && props[PropOffsetReset] != "earliest" {

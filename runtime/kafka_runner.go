@@ -90,7 +90,7 @@ func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) 
 	if len(st.Stores) > 0 {
 		stores = newTaskStores(r.q.eng.db, r.q.appID, p, st, r, r.q.cacheBytes())
 	}
-	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog()}
+	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog(), LateTopic: r.q.props[PropLateTopic]}
 	if stores != nil {
 		env.Stores = stores
 	}

@@ -253,7 +253,7 @@ func (m *memCluster) start(q *query) (runner, error) {
 			m.mu.Lock()
 			m.stores = append(m.stores, ts)
 			m.mu.Unlock()
-			return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog(), Stores: ts}
+			return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog(), Stores: ts, LateTopic: q.props[PropLateTopic]}
 		}
 		// Internal topics are always read from the start.
 		from := i > 0 || q.props[PropOffsetReset] == "earliest"

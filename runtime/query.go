@@ -25,6 +25,7 @@ type query struct {
 
 	processed atomic.Int64 // input records processed
 	logged    atomic.Int64 // processing-log entries
+	late      atomic.Int64 // records dropped for arriving after their window closed
 
 	mu       sync.Mutex
 	state    QueryState
@@ -93,6 +94,9 @@ type queryLog struct{ q *query }
 
 func (l *queryLog) Log(e *physical.LogEntry) {
 	l.q.logged.Add(1)
+	if e.Kind == physical.LateRecord {
+		l.q.late.Add(1)
+	}
 	l.q.eng.procLog.logFor(l.q.id, e)
 }
 

@@ -239,14 +239,23 @@ func windowName(k ast.WindowKind) string {
 // sourceStats summarizes the queries reading or writing a source: records
 // processed and processing-log entries.
 func (e *Engine) sourceStats(src *planner.Source) (string, string) {
-	var processed, failed int64
+	var processed, failed, late int64
+	var restores []string
 	for _, q := range e.queries {
 		if q.reads(src.Name) || (q.plan.Sink != nil && q.plan.Sink.Name == src.Name) {
 			processed += q.processed.Load()
 			failed += q.logged.Load()
+			late += q.late.Load()
+			if st := q.restoreStatus(); st != "" {
+				restores = append(restores, st)
+			}
 		}
 	}
-	return fmt.Sprintf("consumer-messages-processed: %d", processed), fmt.Sprintf("consumer-failed-messages: %d", failed)
+	stats := fmt.Sprintf("consumer-messages-processed: %d", processed)
+	if len(restores) > 0 {
+		stats += "\nstate restoration:\n" + strings.Join(restores, "\n")
+	}
+	return stats, fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d", failed, late)
 }
 
 func (e *Engine) explain(st *ast.Explain, s *session) (api.Entity, error) {

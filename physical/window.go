@@ -1,0 +1,375 @@
+package physical
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+	"github.com/sqlstream/sqlstream/state"
+)
+
+// suppressStore is the EMIT FINAL buffer's store.
+const suppressStore = "Aggregate-Aggregate-Suppress"
+
+// windowAggOp aggregates per (group key, window) in event time.
+//
+// Stream time is the largest record timestamp the task has seen. A window
+// accepts records while stream time < window end + grace; a record for a
+// window already closed is dropped from it, counted and logged (and sent
+// to late.records.topic when set). Tumbling and hopping windows live in a
+// window store (key ‖ start); session windows in a session store
+// (key ‖ end ‖ start), merged when a record bridges them, the merged
+// sessions deleted downstream with tombstones. With EMIT CHANGES every
+// update is forwarded; with EMIT FINAL updates go to a buffer store, and
+// each window's last result is forwarded once stream time passes its end
+// plus grace.
+type windowAggOp struct {
+	*aggregateOp
+	w          *ast.WindowExpr
+	windows    *state.WindowStore
+	sessions   *state.SessionStore
+	buffer     Store
+	bufCodec   format.Codec
+	streamTime int64
+	purged     int64
+}
+
+func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, next Processor) (*windowAggOp, error) {
+	base, err := newAggregateOp(env, n, store, next)
+	if err != nil {
+		return nil, err
+	}
+	op := &windowAggOp{aggregateOp: base, w: n.Window, streamTime: -1 << 63, purged: -1 << 63}
+	if n.Window.Kind == ast.Session {
+		op.sessions = state.NewSessionStore(base.store)
+	} else {
+		op.windows = state.NewWindowStore(base.store)
+	}
+	if n.Final {
+		if op.buffer, err = env.store(suppressStore); err != nil {
+			return nil, err
+		}
+		op.bufCodec, err = format.NewValueCodec(format.Spec{Name: format.JSON}, resultColumns(n))
+	}
+	return op, err
+}
+
+// resultColumns are the aggregate's output columns, keys included (the
+// EMIT FINAL buffer stores whole result rows).
+func resultColumns(n *planner.Aggregate) []types.Column {
+	cols := make([]types.Column, len(n.Schema().Columns))
+	for i, c := range n.Schema().Columns {
+		cols[i] = types.Column{Name: fmt.Sprintf("C%d", i), Type: c.Type}
+	}
+	return cols
+}
+
+func (op *windowAggOp) Process(row *types.Row) error {
+	op.streamTime = max(op.streamTime, row.Time)
+	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
+	if err != nil {
+		return err
+	}
+	if op.sessions != nil {
+		err = op.session(key, row)
+	} else {
+		err = op.timeWindows(key, row)
+	}
+	if err != nil {
+		return err
+	}
+	if op.buffer != nil {
+		if err := op.emitClosed(); err != nil {
+			return err
+		}
+	}
+	return op.purge()
+}
+
+// windowStarts returns the starts of the tumbling or hopping windows that
+// contain ts.
+func (op *windowAggOp) windowStarts(ts int64) []int64 {
+	size, advance := op.w.Size, op.w.Advance
+	if op.w.Kind == ast.Tumbling || advance <= 0 {
+		advance = size
+	}
+	first := floorDiv(ts-size+advance, advance) * advance
+	var out []int64
+	for s := max(first, 0); s <= ts; s += advance {
+		if ts < s+size {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// closed reports whether a window ending at end no longer accepts records.
+func (op *windowAggOp) closed(end int64) bool {
+	return op.streamTime >= end+op.w.Grace
+}
+
+func (op *windowAggOp) timeWindows(key []byte, row *types.Row) error {
+	late := false
+	for _, start := range op.windowStarts(row.Time) {
+		end := start + op.w.Size
+		if op.closed(end) {
+			late = true
+			continue
+		}
+		if err := op.updateWindow(key, row, types.Window{Start: start, End: end}); err != nil {
+			return err
+		}
+	}
+	if late {
+		op.late(row)
+	}
+	return nil
+}
+
+// updateWindow applies a row to one time window and emits the result.
+func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) error {
+	b, err := op.windows.Get(key, w.Start)
+	if err != nil {
+		return err
+	}
+	ts, err := op.decode(b)
+	if err != nil {
+		return err
+	}
+	if err := op.apply(row); err != nil {
+		op.env.log(ExpressionError, "value", err.Error(), nil)
+		return nil
+	}
+	ts = max(ts, row.Time)
+	v, err := op.encode(ts)
+	if err != nil {
+		return err
+	}
+	if err := op.windows.Put(key, w.Start, v); err != nil {
+		return err
+	}
+	return op.result(key, row, ts, w)
+}
+
+// decode loads accumulators from a stored value (initial ones for nil).
+func (op *aggregateOp) decode(b []byte) (int64, error) {
+	if b == nil {
+		for i, c := range op.n.Calls {
+			op.accs[i] = c.Agg.Init()
+		}
+		return -1 << 63, nil
+	}
+	if len(b) < 8 {
+		return 0, fmt.Errorf("%s: corrupt state", aggregateStore)
+	}
+	return int64(binary.BigEndian.Uint64(b)), op.state.Decode(b[8:], op.accs)
+}
+
+func (op *aggregateOp) encode(ts int64) ([]byte, error) {
+	buf := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(ts))
+	return op.state.Encode(buf, op.accs)
+}
+
+// result forwards (EMIT CHANGES) or buffers (EMIT FINAL) a window's new
+// result.
+func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Window) error {
+	win := w
+	if op.buffer == nil {
+		return op.forwardWindow(row, ts, &win)
+	}
+	vals := op.results(row)
+	b := binary.BigEndian.AppendUint64(nil, uint64(ts))
+	b, err := op.bufCodec.Encode(b, vals)
+	if err != nil {
+		return err
+	}
+	return op.buffer.Put(bufferKey(w, key), b)
+}
+
+func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window) error {
+	out := &op.out
+	*out = types.Row{Values: op.results(row), Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w}
+	return op.next.Process(out)
+}
+
+// bufferKey orders the EMIT FINAL buffer by window end, then start, then
+// group key, so closed windows are a prefix of the store.
+func bufferKey(w types.Window, key []byte) []byte {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 16+len(key)), uint64(w.End)^(1<<63))
+	b = binary.BigEndian.AppendUint64(b, uint64(w.Start)^(1<<63))
+	return append(b, key...)
+}
+
+// emitClosed forwards and forgets the buffered results of every window
+// that closed (end + grace <= stream time).
+func (op *windowAggOp) emitClosed() error {
+	bound := binary.BigEndian.AppendUint64(nil, uint64(op.streamTime-op.w.Grace+1)^(1<<63))
+	type entry struct {
+		k, v []byte
+	}
+	var done []entry
+	err := op.buffer.Range(nil, bound, func(k, v []byte) bool {
+		done = append(done, entry{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range done {
+		if err := op.emitBuffered(e.k, e.v); err != nil {
+			return err
+		}
+		if err := op.buffer.Put(e.k, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (op *windowAggOp) emitBuffered(k, v []byte) error {
+	w := &types.Window{End: int64(binary.BigEndian.Uint64(k[:8]) ^ (1 << 63)), Start: int64(binary.BigEndian.Uint64(k[8:16]) ^ (1 << 63))}
+	row := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: int64(binary.BigEndian.Uint64(v[:8])), Window: w}
+	if err := op.bufCodec.Decode(v[8:], row.Values); err != nil {
+		return err
+	}
+	return op.next.Process(row)
+}
+
+// session merges the row into the key's overlapping sessions.
+func (op *windowAggOp) session(key []byte, row *types.Row) error {
+	ts, gap := row.Time, op.w.Size
+	type found struct {
+		start, end int64
+		value      []byte
+	}
+	var olds []found
+	err := op.sessions.FindSessions(key, ts-gap, ts+gap, func(start, end int64, v []byte) bool {
+		if end+gap+op.w.Grace >= op.streamTime { // closed sessions are never merged again
+			olds = append(olds, found{start, end, append([]byte(nil), v...)})
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	win := types.Window{Start: ts, End: ts}
+	for _, o := range olds {
+		win.Start, win.End = min(win.Start, o.start), max(win.End, o.end)
+	}
+	// Kafka Streams' session rule: a session is closed once stream time
+	// passed its end plus the gap plus the grace period.
+	if win.End+op.w.Size+op.w.Grace < op.streamTime {
+		op.late(row)
+		return nil
+	}
+	accTs := op.freshAccumulators()
+	for _, o := range olds {
+		t, err := op.mergeInto(o.value)
+		if err != nil {
+			return err
+		}
+		accTs = max(accTs, t)
+		if err := op.sessions.Remove(key, o.start, o.end); err != nil {
+			return err
+		}
+		if err := op.retractSession(key, row, t, types.Window{Start: o.start, End: o.end}); err != nil {
+			return err
+		}
+	}
+	if err := op.apply(row); err != nil {
+		op.env.log(ExpressionError, "value", err.Error(), nil)
+		return nil
+	}
+	accTs = max(accTs, ts)
+	v, err := op.encode(accTs)
+	if err != nil {
+		return err
+	}
+	if err := op.sessions.Put(key, win.Start, win.End, v); err != nil {
+		return err
+	}
+	return op.result(key, row, accTs, win)
+}
+
+// freshAccumulators resets the accumulators to their initial values and
+// returns the smallest timestamp.
+func (op *windowAggOp) freshAccumulators() int64 {
+	for i, c := range op.n.Calls {
+		op.accs[i] = c.Agg.Init()
+	}
+	return -1 << 63
+}
+
+// mergeInto merges a stored session's accumulators into the current ones.
+func (op *windowAggOp) mergeInto(b []byte) (int64, error) {
+	if len(b) < 8 {
+		return 0, fmt.Errorf("%s: corrupt session state", aggregateStore)
+	}
+	other := make([]any, len(op.n.Calls))
+	if err := op.state.Decode(b[8:], other); err != nil {
+		return 0, err
+	}
+	for i, c := range op.n.Calls {
+		m, ok := c.Agg.(interface{ Merge(a, b any) (any, error) })
+		if !ok {
+			return 0, fmt.Errorf("%s cannot merge session windows", c.Call.Name)
+		}
+		merged, err := m.Merge(op.accs[i], other[i])
+		if err != nil {
+			return 0, err
+		}
+		op.accs[i] = merged
+	}
+	return int64(binary.BigEndian.Uint64(b)), nil
+}
+
+// retractSession deletes a merged-away session downstream (a tombstone for
+// its windowed key), or drops it from the EMIT FINAL buffer.
+func (op *windowAggOp) retractSession(key []byte, row *types.Row, ts int64, w types.Window) error {
+	if op.buffer != nil {
+		return op.buffer.Put(bufferKey(w, key), nil)
+	}
+	out := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: ts, Partition: row.Partition,
+		Offset: row.Offset, Window: &w, Tombstone: true}
+	copy(out.Values, row.Values[:op.nkeys])
+	return op.next.Process(out)
+}
+
+// late records a record dropped because its window closed.
+func (op *windowAggOp) late(row *types.Row) {
+	var raw []byte
+	if c := op.env.current; c != nil {
+		raw = c.Value
+	}
+	op.env.log(LateRecord, "value", fmt.Sprintf("Record with timestamp %d dropped: its window closed (stream time %d, grace %d ms)",
+		row.Time, op.streamTime, op.w.Grace), raw)
+	if op.env.LateTopic != "" && op.env.current != nil {
+		c := op.env.current
+		op.env.Emit.Emit(&OutRecord{Topic: op.env.LateTopic, Partition: -1, Key: c.Key, Value: c.Value, Timestamp: c.Timestamp, Headers: c.Headers})
+	}
+}
+
+// purge drops windows older than the retention, at most every tenth of
+// the retention of stream time.
+func (op *windowAggOp) purge() error {
+	before := op.streamTime - op.w.Retention
+	if before <= 0 || before-op.purged < op.w.Retention/10 {
+		return nil
+	}
+	op.purged = before
+	if op.sessions != nil {
+		return op.sessions.Purge(before)
+	}
+	return op.windows.Purge(before)
+}
