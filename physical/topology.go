@@ -204,7 +204,9 @@ func (b *builder) add(n planner.Node) error {
 		}})
 	case *planner.Sink:
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: "Sink-" + n.Target.Name, Topic: n.Target.Topic},
-			make: func(env *TaskEnv, _ Processor) (Processor, error) { return newSinkOp(env, n.Target, b.opts.ParseTimestamp) }})
+			make: func(env *TaskEnv, _ Processor) (Processor, error) {
+				return newSinkOp(env, n.Target, b.opts.ParseTimestamp)
+			}})
 	case *planner.Aggregate:
 		return b.aggregate(n)
 	default:

@@ -29,8 +29,8 @@ const (
 	// PropLateTopic is sqlstream's own: a topic that receives, as dead
 	// letters, the input records a windowed aggregation dropped because
 	// their window had closed.
-	PropLateTopic = "late.records.topic"
-	PropCollectSetLimit  = "ksql.functions.collect_set.limit"
+	PropLateTopic       = "late.records.topic"
+	PropCollectSetLimit = "ksql.functions.collect_set.limit"
 )
 
 // defaultProperties returns the engine's defaults, shown by SHOW PROPERTIES.
