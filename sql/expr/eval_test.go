@@ -72,7 +72,8 @@ func evalLine(reg *functions.Registry, scope Scope, row *types.Row, text string)
 	if err != nil {
 		var se *sqlerr.Error
 		if errors.As(err, &se) {
-			return fmt.Sprintf("error %s %d:%d: %s", se.Code, se.Pos.Line, se.Pos.Col, se.Msg)
+			msg, _, _ := strings.Cut(se.Msg, "\n") // the first line; alternatives follow
+			return fmt.Sprintf("error %s %d:%d: %s", se.Code, se.Pos.Line, se.Pos.Col, msg)
 		}
 		return "error (not a sqlerr): " + err.Error()
 	}

@@ -79,7 +79,8 @@ func resolveCalls(t *testing.T, r *Registry, input string) string {
 		name, args := parseCall(t, line)
 		res, err := r.Resolve(name, args)
 		if err != nil {
-			fmt.Fprintf(&b, "%s → error: %v\n", line, err)
+			msg, _, _ := strings.Cut(err.Error(), "\n")
+			fmt.Fprintf(&b, "%s → error: %s\n", line, msg)
 			continue
 		}
 		fmt.Fprintf(&b, "%s → (%s) %s\n", line, typeList(res.Params), res.Return)

@@ -331,7 +331,7 @@ func (e *scalarEntry) chooseArgs(name string, args []Arg, typer LambdaTyper) (*c
 		if lambdaErr != nil {
 			return nil, lambdaErr
 		}
-		return nil, &NoOverloadError{Name: name, Args: argTypes(args)}
+		return nil, &NoOverloadError{Name: name, Args: argTypes(args), Alternatives: e.alternatives()}
 	}
 	sort.SliceStable(pool, func(a, b int) bool { return pool[a].rank.better(pool[b].rank) })
 	if len(pool) > 1 && !pool[0].rank.better(pool[1].rank) {
@@ -404,11 +404,37 @@ func argList(args []*types.Type) string {
 }
 
 // NoOverloadError says no overload accepts the argument types.
+// Alternatives lists the signatures that exist, as ksqlDB prints them.
 type NoOverloadError struct {
-	Name string
-	Args []*types.Type
+	Name         string
+	Args         []*types.Type
+	Alternatives []string
 }
 
 func (e *NoOverloadError) Error() string {
-	return fmt.Sprintf("Function '%s' does not accept parameters (%s).", e.Name, argList(e.Args))
+	msg := fmt.Sprintf("Function '%s' does not accept parameters (%s).", e.Name, argList(e.Args))
+	if len(e.Alternatives) > 0 {
+		msg += "\nValid alternatives are:\n" + strings.Join(e.Alternatives, "\n")
+	}
+	return msg
+}
+
+// alternatives renders each overload's parameters: "SUBSTRING(STRING str,
+// INTEGER pos)".
+func (e *scalarEntry) alternatives() []string {
+	out := make([]string, len(e.sigs))
+	for i, s := range e.sigs {
+		parts := make([]string, len(s.params))
+		for j, a := range s.arguments() {
+			parts[j] = a.Type
+			if a.Variadic {
+				parts[j] += "..."
+			}
+			if a.Name != "" {
+				parts[j] += " " + a.Name
+			}
+		}
+		out[i] = s.name + "(" + strings.Join(parts, ", ") + ")"
+	}
+	return out
 }

@@ -140,3 +140,12 @@ func TestDeclaredAggregatesMatchTheAggregateRegistry(t *testing.T) {
 		t.Errorf("declared %d aggregates, the aggregate registry has %d", len(declared), len(names))
 	}
 }
+
+func TestNoOverloadAlternatives(t *testing.T) {
+	_, err := NewRegistry().Resolve("LPAD", []*types.Type{types.IntegerType})
+	want := "Function 'LPAD' does not accept parameters (INTEGER).\nValid alternatives are:\n" +
+		"LPAD(STRING input, INTEGER length, STRING padding)\nLPAD(BYTES input, INTEGER length, BYTES padding)"
+	if err == nil || err.Error() != want {
+		t.Errorf("LPAD(INTEGER): %v\nwant %s", err, want)
+	}
+}
