@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 )
 
@@ -254,11 +255,11 @@ func maskChars(args []any) maskSet {
 func (m maskSet) mask(r rune) rune {
 	var c rune
 	switch {
-	case r >= 'A' && r <= 'Z':
+	case unicode.IsUpper(r):
 		c = m.upper
-	case r >= 'a' && r <= 'z':
+	case unicode.IsLower(r):
 		c = m.lower
-	case r >= '0' && r <= '9':
+	case unicode.IsDigit(r):
 		c = m.digit
 	default:
 		c = m.other
