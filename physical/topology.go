@@ -276,5 +276,27 @@ func (t *Topology) Describe() string {
 		}
 		b.WriteString("\n")
 	}
+	t.describeInternal(&b)
 	return b.String()
+}
+
+// describeInternal lists the internal topics and the stores they back.
+func (t *Topology) describeInternal(b *strings.Builder) {
+	if len(t.Internal) == 0 {
+		return
+	}
+	b.WriteString("Internal topics:\n")
+	store := map[string]string{}
+	for _, st := range t.SubTopologies {
+		for _, s := range st.Stores {
+			store[s.Changelog] = fmt.Sprintf("changelog of store %s (sub-topology %d)", s.Name, st.ID)
+		}
+	}
+	for _, it := range t.Internal {
+		what := "repartition"
+		if d, ok := store[it.Name]; ok {
+			what = d
+		}
+		fmt.Fprintf(b, "   %s: %s\n", it.Name, what)
+	}
 }
