@@ -249,11 +249,12 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 			if st := q.restoreStatus(); st != "" {
 				restores = append(restores, st)
 			}
+			restores = append(restores, e.storeSizes(q)...)
 		}
 	}
 	stats := fmt.Sprintf("consumer-messages-processed: %d", processed)
 	if len(restores) > 0 {
-		stats += "\nstate restoration:\n" + strings.Join(restores, "\n")
+		stats += "\nstate:\n" + strings.Join(restores, "\n")
 	}
 	return stats, fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d", failed, late)
 }
@@ -288,4 +289,21 @@ func (e *Engine) planExplained(stmt ast.Statement) (*planner.Plan, error) {
 		return e.planner.PlanInsertInto(st)
 	}
 	return nil, sqlerr.New(sqlerr.Semantic, ast.Pos{}, "EXPLAIN only supports SELECT, CREATE … AS SELECT and INSERT INTO statements, or a query id")
+}
+
+// storeSizes describes the local store partitions of a query: keys and
+// approximate bytes.
+func (e *Engine) storeSizes(q *query) []string {
+	var out []string
+	for _, id := range e.db.Stores() {
+		if id.App != q.appID {
+			continue
+		}
+		bytes, keys, err := e.db.ApproxSize(id)
+		if err != nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %d keys, ~%d bytes", id, keys, bytes))
+	}
+	return out
 }
