@@ -15,8 +15,9 @@ type restTest struct {
 	Responses []map[string]any `json:"responses"`
 	// ExpectedError marks a negative test: some statement must fail.
 	ExpectedError *ExpectedException `json:"expectedError"`
-	// InputConditions.WaitForQueryHeader: inputs are produced once the
-	// first query's header arrived, not before the queries.
+	// InputConditions: with waitForQueryHeader (or, in newer files,
+	// waitForActivePushQuery) the inputs are produced once the first
+	// query runs and its header is out, not before the queries.
 	InputConditions *struct {
 		WaitForQueryHeader     bool `json:"waitForQueryHeader"`
 		WaitForActivePushQuery bool `json:"waitForActivePushQuery"`
@@ -82,7 +83,7 @@ func expandRestTest(file string, t *restTest) []*restVariant {
 	for _, v := range expandTest(file, &t.Test) {
 		rv := &restVariant{Variant: v, Responses: t.Responses}
 		if t.InputConditions != nil {
-			rv.WaitForHeader = t.InputConditions.WaitForQueryHeader
+			rv.WaitForHeader = t.InputConditions.WaitForQueryHeader || t.InputConditions.WaitForActivePushQuery
 		}
 		if hasProtoResponses(t.Responses) {
 			v.Hard = sortStrings(append(v.Hard, "PROTOBUF query responses"))
