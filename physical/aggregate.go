@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -19,6 +20,7 @@ const (
 	aggregateStore  = "Aggregate-Aggregate-Materialize"
 	tableStore      = "Aggregate-Source-Materialize"
 	retractHeader   = "sqlstream.retract"
+	originHeader    = "sqlstream.origin" // topic, partition and offset of the record a repartition record came from
 	repartitionName = groupByName + "-repartition"
 )
 
@@ -235,7 +237,7 @@ func (s *repartitionSink) Process(row *types.Row) error {
 	}
 	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
 	if cur := s.env.current; cur != nil {
-		rec.Headers = userHeaders(cur.Headers)
+		rec.Headers = append(userHeaders(cur.Headers), Header{Key: originHeader, Value: originOf(cur)})
 	}
 	if row.Retract {
 		flag := byte(1)
@@ -436,10 +438,10 @@ func (op *aggregateOp) forward(row *types.Row, ts int64, old []any) error {
 // userHeaders drops sqlstream's internal headers from a record's headers.
 func userHeaders(hs []Header) []Header {
 	for i, h := range hs {
-		if h.Key == retractHeader {
+		if internalHeader(h.Key) {
 			out := append([]Header(nil), hs[:i]...)
 			for _, h := range hs[i+1:] {
-				if h.Key != retractHeader {
+				if !internalHeader(h.Key) {
 					out = append(out, h)
 				}
 			}
@@ -447,4 +449,40 @@ func userHeaders(hs []Header) []Header {
 		}
 	}
 	return hs
+}
+
+func internalHeader(k string) bool { return k == retractHeader || k == originHeader }
+
+// originOf encodes where a record came from (the first hop's source
+// record, if the record itself came through a repartition topic).
+func originOf(r *InRecord) []byte {
+	for _, h := range r.Headers {
+		if h.Key == originHeader {
+			return h.Value
+		}
+	}
+	return []byte(fmt.Sprintf("%s/%d/%d", r.Topic, r.Partition, r.Offset))
+}
+
+// origin returns the source topic, partition and offset of the record
+// being processed, looking through repartition hops.
+func origin(r *InRecord) (string, int32, int64) {
+	for _, h := range r.Headers {
+		if h.Key != originHeader {
+			continue
+		}
+		var topic string
+		var p int32
+		var off int64
+		s := string(h.Value)
+		i := strings.LastIndexByte(s, '/')
+		j := strings.LastIndexByte(s[:max(i, 0)], '/')
+		if i > 0 && j > 0 {
+			topic = s[:j]
+			if _, err := fmt.Sscanf(s[j+1:], "%d/%d", &p, &off); err == nil {
+				return topic, p, off
+			}
+		}
+	}
+	return r.Topic, r.Partition, r.Offset
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // Materialization turns the entries of a persistent query's aggregate
@@ -80,6 +82,11 @@ func (m *Materialization) Key(vals []any) ([]byte, error) { return m.key.Encode(
 func (m *Materialization) Row(key, value []byte) (*types.Row, bool, error) {
 	nkeys := len(m.agg.Keys)
 	row := &types.Row{Values: make([]any, nkeys+len(m.agg.Calls))}
+	key, w, err := m.splitWindow(key)
+	if err != nil {
+		return nil, false, err
+	}
+	row.Window = w
 	if err := m.key.Decode(key, row.Values[:nkeys]); err != nil {
 		return nil, false, err
 	}
@@ -126,4 +133,18 @@ func (m *Materialization) applyPost(row *types.Row) (*types.Row, bool, error) {
 		}
 	}
 	return row, true, nil
+}
+
+// splitWindow separates the window from a windowed store key.
+func (m *Materialization) splitWindow(k []byte) ([]byte, *types.Window, error) {
+	w := m.agg.Window
+	if w == nil {
+		return k, nil, nil
+	}
+	if w.Kind == ast.Session {
+		key, start, end, err := state.SplitSessionKey(k)
+		return key, &types.Window{Start: start, End: end}, err
+	}
+	key, start, _, err := state.SplitWindowKey(k)
+	return key, &types.Window{Start: start, End: start + w.Size}, err
 }

@@ -42,7 +42,7 @@ func (e *TaskEnv) log(kind LogKind, target, msg string, rec []byte) {
 	}
 	entry := &LogEntry{Kind: kind, Target: target, Message: msg, Record: rec}
 	if c := e.current; c != nil {
-		entry.Topic, entry.Partition, entry.Offset = c.Topic, c.Partition, c.Offset
+		entry.Topic, entry.Partition, entry.Offset = origin(c)
 	}
 	e.Log.Log(entry)
 }

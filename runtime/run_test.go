@@ -107,7 +107,7 @@ func drainText(recs []*physical.OutRecord) string {
 	for _, r := range recs {
 		key, val := "<null>", "<null>"
 		if r.Key != nil {
-			key = string(r.Key)
+			key = readable(r.Key)
 		}
 		if r.Value != nil {
 			val = string(r.Value)
@@ -185,4 +185,15 @@ func filterInternal(recs []*physical.OutRecord, internal bool) []*physical.OutRe
 		}
 	}
 	return out
+}
+
+// readable shows printable bytes as they are and others Go-quoted
+// (windowed keys end in binary window bounds).
+func readable(b []byte) string {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return fmt.Sprintf("%q", b)
+		}
+	}
+	return string(b)
 }
