@@ -6,6 +6,24 @@ import (
 	"sync"
 )
 
+// RQTT mode. ksqlDB's REST query-validation tests (ksql-rqtt/*.json) are
+// QTT tests plus "responses", one per statement as the REST API answers:
+//
+//	file has a test with "responses" ──► parseRestFile ──► []*restVariant
+//	  statements before the first SELECT ──ExecuteREST──► {"admin": entity}…
+//	  inputs produced (after the first query's header instead with
+//	    inputConditions.waitForQueryHeader / waitForActivePushQuery)
+//	  each SELECT ──QueryREST──► {"query": [header, row…, finalMessage]}
+//	  outputs: the named topics read from the start (INSERT VALUES too)
+//	  compareResponses: expected fields a subset of actual, "f|starts_with",
+//	    numbers by value, header schemas with whitespace collapsed,
+//	    push rows in order, pull rows in any order, queryProto not compared
+//
+// RQTT variants join QTT ones in the same run, table and totals ("qtt: N
+// passed, M failed, K skipped"); --only-easy also skips tests expecting
+// PROTOBUF query responses. A negative test (expectedError) passes when
+// any statement or input fails, whatever the message.
+
 // job is one variant to run: a QTT one, or an RQTT one when rest is set.
 type job struct {
 	qtt  *Variant
