@@ -15,6 +15,12 @@ import (
 // division by zero.
 var errDivideByZero = errors.New("/ by zero")
 
+// errNullOperand is ksqlDB's NullPointerException for arithmetic on a
+// NULL value: its generated code unboxes the operands, so unlike a
+// comparison (FALSE) the whole expression fails and the caller uses NULL
+// and logs the error. Inside a lambda the error fails the function call.
+var errNullOperand = errors.New("arithmetic on a NULL value")
+
 func (c *compiler) arith(e *ast.Binary, l, r *node) (*node, error) {
 	lk, rk := l.typ.Kind, r.typ.Kind
 	if e.Op == ast.OpConcat || e.Op == ast.OpAdd && (lk == types.KindString || rk == types.KindString) {
@@ -105,12 +111,8 @@ func intArith(op ast.BinaryOp, t *types.Type, l, r intFn) *node {
 	f := intOp(op)
 	is32 := t.Kind == types.KindInteger
 	i64 := func(row *types.Row, env *evalEnv) (int64, bool, error) {
-		a, ok, err := l(row, env)
-		if !ok || err != nil {
-			return 0, false, err
-		}
-		b, ok, err := r(row, env)
-		if !ok || err != nil {
+		a, b, err := intOperands(l, r, row, env)
+		if err != nil {
 			return 0, false, err
 		}
 		v, err := f(a, b)
@@ -121,6 +123,28 @@ func intArith(op ast.BinaryOp, t *types.Type, l, r intFn) *node {
 		return v, err == nil, err
 	}
 	return intNode(t, i64)
+}
+
+// intOperands evaluates both operands of integer arithmetic; a NULL is
+// errNullOperand.
+func intOperands(l, r intFn, row *types.Row, env *evalEnv) (int64, int64, error) {
+	a, ok, err := l(row, env)
+	if err != nil || !ok {
+		return 0, 0, nullOperand(err)
+	}
+	b, ok, err := r(row, env)
+	if err != nil || !ok {
+		return 0, 0, nullOperand(err)
+	}
+	return a, b, nil
+}
+
+// nullOperand is err, or errNullOperand when the operand was NULL.
+func nullOperand(err error) error {
+	if err != nil {
+		return err
+	}
+	return errNullOperand
 }
 
 // intNode builds a node around an int64 fast path of an INTEGER or BIGINT
@@ -176,12 +200,12 @@ func floatArith(op ast.BinaryOp, l, r floatFn) *node {
 	f := floatOp(op)
 	return floatNode(func(row *types.Row, env *evalEnv) (float64, bool, error) {
 		a, ok, err := l(row, env)
-		if !ok || err != nil {
-			return 0, false, err
+		if err != nil || !ok {
+			return 0, false, nullOperand(err)
 		}
 		b, ok, err := r(row, env)
-		if !ok || err != nil {
-			return 0, false, err
+		if err != nil || !ok {
+			return 0, false, nullOperand(err)
 		}
 		return f(a, b), true, nil
 	})
@@ -222,11 +246,11 @@ func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
 	n.eval = func(row *types.Row, env *evalEnv) (any, error) {
 		a, err := le(row, env)
 		if a == nil || err != nil {
-			return nil, err
+			return nil, nullOperand(err)
 		}
 		b, err := re(row, env)
 		if b == nil || err != nil {
-			return nil, err
+			return nil, nullOperand(err)
 		}
 		return decimalOp(op, t, toDecimal(a), toDecimal(b))
 	}

@@ -106,21 +106,32 @@ func (c *compiler) negate(e *ast.Unary, x *node) (*node, error) {
 		xi, is32 := asInt(x), x.typ.Kind == types.KindInteger
 		n = intNode(x.typ, func(row *types.Row, env *evalEnv) (int64, bool, error) {
 			v, ok, err := xi(row, env)
-			if is32 {
-				return int64(-int32(v)), ok, err
+			if err != nil || !ok {
+				return 0, false, nullOperand(err)
 			}
-			return -v, ok, err
+			if is32 {
+				return int64(-int32(v)), true, nil
+			}
+			return -v, true, nil
 		})
 	case types.KindDouble:
 		xf := asFloat(x)
 		n = floatNode(func(row *types.Row, env *evalEnv) (float64, bool, error) {
 			v, ok, err := xf(row, env)
-			return -v, ok, err
+			if err != nil || !ok {
+				return 0, false, nullOperand(err)
+			}
+			return -v, true, nil
 		})
 	case types.KindDecimal:
-		n = mapNode(x, x.typ, func(v any) (any, error) {
+		xe := x.eval
+		n = &node{typ: x.typ, eval: func(row *types.Row, env *evalEnv) (any, error) {
+			v, err := xe(row, env)
+			if v == nil || err != nil {
+				return nil, nullOperand(err)
+			}
 			return new(apd.Decimal).Neg(v.(*apd.Decimal)), nil
-		})
+		}}
 	default:
 		return nil, errAt(sqlerr.Type, e, "unary - requires a numeric operand, got %s", typeName(x.typ))
 	}
