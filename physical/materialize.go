@@ -148,3 +148,6 @@ func (m *Materialization) splitWindow(k []byte) ([]byte, *types.Window, error) {
 	key, start, _, err := state.SplitWindowKey(k)
 	return key, &types.Window{Start: start, End: start + w.Size}, err
 }
+
+// Windowed reports whether the store's keys carry windows.
+func (m *Materialization) Windowed() bool { return m.agg.Window != nil }

@@ -111,3 +111,21 @@ type Plan struct {
 	// Window describes the windows of a windowed aggregation's result.
 	Window *WindowInfo
 }
+
+// Filter returns the WHERE filter directly above the plan's scan, if any
+// (pull queries use it for key lookups).
+func (p *Plan) Filter() (*Filter, bool) {
+	n := p.Root
+	for {
+		in := n.Inputs()
+		if len(in) == 0 {
+			return nil, false
+		}
+		if f, ok := n.(*Filter); ok {
+			if _, isScan := in[0].(*Scan); isScan {
+				return f, true
+			}
+		}
+		n = in[0]
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/state"
 )
@@ -70,6 +71,9 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 	if err != nil {
 		return err
 	}
+	if key, ok := e.lookupKey(t, m); ok {
+		return e.lookup(task, q, m, parts, key)
+	}
 	for p := int32(0); p < parts; p++ {
 		var ferr error
 		id := state.StoreID{App: q.appID, Name: m.Store, Partition: p}
@@ -91,6 +95,66 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// lookupKey returns the store key of a pull query whose WHERE is an
+// equality on the single key column (`WHERE k = literal`), the common key
+// lookup, so it reads one entry per partition instead of scanning.
+func (e *Engine) lookupKey(t *transient, m *physical.Materialization) ([]byte, bool) {
+	f, ok := t.plan.Filter()
+	if !ok || m.Windowed() {
+		return nil, false
+	}
+	b, ok := f.Cond.(*ast.Binary)
+	if !ok || b.Op != ast.OpEQ {
+		return nil, false
+	}
+	ref, lit := asRefLiteral(b.L, b.R)
+	if ref == nil {
+		ref, lit = asRefLiteral(b.R, b.L)
+	}
+	keys := t.plan.Sources[0].Schema.Keys()
+	if ref == nil || len(keys) != 1 || ref.Name != keys[0].Name {
+		return nil, false
+	}
+	v, err := expr.Coerce(lit.Value, lit.Type, keys[0].Type)
+	if err != nil {
+		return nil, false
+	}
+	k, err := m.Key([]any{v})
+	return k, err == nil
+}
+
+func asRefLiteral(a, b ast.Expr) (*ast.ColumnRef, *ast.Literal) {
+	r, ok1 := a.(*ast.ColumnRef)
+	l, ok2 := b.(*ast.Literal)
+	if !ok1 || !ok2 {
+		return nil, nil
+	}
+	return r, l
+}
+
+// lookup reads one key from every partition of the store (it lives in
+// one of them).
+func (e *Engine) lookup(task *physical.Task, q *query, m *physical.Materialization, parts int32, key []byte) error {
+	for p := int32(0); p < parts; p++ {
+		v, err := e.db.GetCommitted(state.StoreID{App: q.appID, Name: m.Store, Partition: p}, key)
+		if err != nil || v == nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		row, ok, err := m.Row(key, v)
+		if err != nil || !ok {
+			return err
+		}
+		if err := task.ProcessRow(row); err != nil && !physical.IsStopped(err) {
+			return err
+		}
+		return nil
 	}
 	return nil
 }

@@ -35,9 +35,9 @@ type query struct {
 }
 
 // cacheBytes is the size of each store's write-back cache
-// (ksql.streams.cache.max.bytes.buffering, default 1 MiB per store).
+// (ksql.streams.cache.max.bytes.buffering, default 10 MiB per store).
 func (q *query) cacheBytes() int64 {
-	return int64(q.props.Int(PropCacheBytes, 1<<20))
+	return int64(q.props.Int(PropCacheBytes, 10<<20))
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.

@@ -58,6 +58,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	}
 	t := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)
 	t.appID = appID
+	t.plan = plan
 	if plan.Kind == planner.Pull {
 		t.header.Pull = true
 	}

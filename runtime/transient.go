@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/api"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -20,6 +21,7 @@ type transient struct {
 	appID  string // internal topic and store prefix
 	sql    string
 	topo   *physical.Topology
+	plan   *planner.Plan
 	props  Properties
 	header api.QueryHeader
 	limit  int // -1: unlimited

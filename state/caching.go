@@ -11,9 +11,12 @@ import (
 // cache.
 const entryOverhead = 64
 
-// cachingStore is a write-back cache of dirty entries in front of inner.
-// Repeated writes to a key overwrite its entry; Flush and eviction write
-// each entry down once, least recently written first.
+// cachingStore is a write-back cache in front of inner. Repeated writes to
+// a key overwrite its entry; Flush writes each dirty entry down once,
+// least recently written first, and keeps it (clean) so hot keys keep
+// hitting the cache across commits, as Kafka Streams' cache does. Reads
+// that miss are cached clean too. Past the size bound the least recently
+// written (or read-in) entries are evicted, dirty ones written down first.
 type cachingStore struct {
 	inner    Store
 	max      int64
@@ -26,7 +29,8 @@ type cachingStore struct {
 
 type cacheEntry struct {
 	key   string
-	value []byte // nil: a cached delete
+	value []byte // nil: a cached delete (dirty) or absence (clean)
+	dirty bool   // written since it was last written down
 }
 
 func (e *cacheEntry) bytes() int64 { return int64(len(e.key)+len(e.value)) + entryOverhead }
@@ -40,21 +44,21 @@ func newCachingStore(inner Store, max int64, listener FlushListener) *cachingSto
 	return &cachingStore{inner: inner, max: max, entries: map[string]*list.Element{}, lru: list.New(), listener: listener}
 }
 
-// Get answers from the cache, else from below.
+// Get answers from the cache, else from below (and caches the answer).
 func (s *cachingStore) Get(key []byte) ([]byte, error) {
 	if el, ok := s.entries[string(key)]; ok {
 		return bytes.Clone(el.Value.(*cacheEntry).value), nil
 	}
-	return s.inner.Get(key)
+	v, err := s.inner.Get(key)
+	if err != nil || s.max == 0 {
+		return v, err
+	}
+	s.upsert(key, bytes.Clone(v), false)
+	return v, s.shrink()
 }
 
-// Put absorbs the write into the cache, evicting the least recently
-// written entries past the size bound; with size 0 it goes straight down.
-func (s *cachingStore) Put(key, value []byte) error {
-	if s.max == 0 {
-		return s.writeDown(key, value)
-	}
-	s.upsert(key, bytes.Clone(value))
+// shrink evicts least recently used entries past the size bound.
+func (s *cachingStore) shrink() error {
 	for s.size > s.max && s.lru.Len() > 0 {
 		if err := s.evict(s.lru.Front()); err != nil {
 			return err
@@ -63,25 +67,40 @@ func (s *cachingStore) Put(key, value []byte) error {
 	return nil
 }
 
-func (s *cachingStore) upsert(key, value []byte) {
+// Put absorbs the write into the cache, evicting the least recently
+// written entries past the size bound; with size 0 it goes straight down.
+func (s *cachingStore) Put(key, value []byte) error {
+	if s.max == 0 {
+		return s.writeDown(key, value)
+	}
+	s.upsert(key, bytes.Clone(value), true)
+	return s.shrink()
+}
+
+func (s *cachingStore) upsert(key, value []byte, dirty bool) {
 	if el, ok := s.entries[string(key)]; ok {
 		e := el.Value.(*cacheEntry)
 		s.size += int64(len(value) - len(e.value))
 		e.value = value
-		s.lru.MoveToBack(el)
+		e.dirty = e.dirty || dirty
+		if dirty {
+			s.lru.MoveToBack(el)
+		}
 		return
 	}
-	e := &cacheEntry{key: string(key), value: value}
+	e := &cacheEntry{key: string(key), value: value, dirty: dirty}
 	s.entries[e.key] = s.lru.PushBack(e)
 	s.size += e.bytes()
 	s.sorted = nil
 }
 
-// evict writes el's entry down and drops it.
+// evict writes el's entry down if it is dirty and drops it.
 func (s *cachingStore) evict(el *list.Element) error {
 	e := el.Value.(*cacheEntry)
-	if err := s.writeDown([]byte(e.key), e.value); err != nil {
-		return err
+	if e.dirty {
+		if err := s.writeDown([]byte(e.key), e.value); err != nil {
+			return err
+		}
 	}
 	s.drop(el)
 	return nil
@@ -106,12 +125,18 @@ func (s *cachingStore) writeDown(key, value []byte) error {
 	return s.inner.Put(key, value)
 }
 
-// Flush writes every entry down, oldest first, then flushes below.
+// Flush writes every dirty entry down, least recently written first,
+// keeps it clean, then flushes below.
 func (s *cachingStore) Flush() error {
-	for s.lru.Len() > 0 {
-		if err := s.evict(s.lru.Front()); err != nil {
+	for el := s.lru.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*cacheEntry)
+		if !e.dirty {
+			continue
+		}
+		if err := s.writeDown([]byte(e.key), e.value); err != nil {
 			return err
 		}
+		e.dirty = false
 	}
 	return s.inner.Flush()
 }
