@@ -13,9 +13,10 @@
 // Semantics follow ksqlDB:
 //   - comparisons with a NULL operand are FALSE (not NULL); AND, OR and
 //     NOT use three-valued logic; IS [NOT] DISTINCT FROM is NULL-safe;
-//   - integer arithmetic wraps like Java; integer and decimal division by
-//     zero and failed CASTs are evaluation errors of the whole expression
-//     (the caller writes them to the processing log and uses NULL);
+//   - integer arithmetic wraps like Java; arithmetic on a NULL operand,
+//     integer and decimal division by zero and failed CASTs are evaluation
+//     errors of the whole expression (the caller writes them to the
+//     processing log and uses NULL), as ksqlDB's generated code throws;
 //   - a failing function call only makes that call NULL, and is reported
 //     to the log given to Compiled.WithErrorLog;
 //   - DECIMAL arithmetic is exact with ksqlDB's precision and scale rules;
