@@ -166,7 +166,9 @@ func (c *compiler) isNull(e *ast.IsNull) (*node, error) {
 	return fold(n, x), nil
 }
 
-// concat is string concatenation: `||`, or `+` with a STRING operand.
+// concat is string concatenation: `||` (NULL if an operand is NULL), or
+// `+` with a STRING operand, which ksqlDB compiles to Java's string `+`:
+// a NULL operand is appended as the text "null".
 func (c *compiler) concat(e *ast.Binary, l, r *node) (*node, error) {
 	for _, n := range []*node{l, r} {
 		if k := n.typ.Kind; k != types.KindString && k != types.KindUnknown {
@@ -174,17 +176,26 @@ func (c *compiler) concat(e *ast.Binary, l, r *node) (*node, error) {
 				describe(e), typeName(l.typ), typeName(r.typ))
 		}
 	}
+	javaPlus := e.Op == ast.OpAdd
 	le, re := l.eval, r.eval
 	n := &node{typ: types.StringType, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		a, err := le(row, env)
-		if a == nil || err != nil {
+		if err != nil || a == nil && !javaPlus {
 			return nil, err
 		}
 		b, err := re(row, env)
-		if b == nil || err != nil {
+		if err != nil || b == nil && !javaPlus {
 			return nil, err
 		}
-		return a.(string) + b.(string), nil
+		return javaText(a) + javaText(b), nil
 	}}
 	return fold(n, l, r), nil
+}
+
+// javaText is a string operand of Java's `+`: NULL is "null".
+func javaText(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return v.(string)
 }
