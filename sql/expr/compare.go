@@ -129,10 +129,11 @@ func equalityOnly(op ast.BinaryOp) bool {
 	return op == ast.OpEQ || op == ast.OpNE || op == ast.OpIsDistinctFrom || op == ast.OpIsNotDistinctFrom
 }
 
-// orderable reports whether values of t have an order (<, >).
+// orderable reports whether values of t have an order (<, >); like
+// ksqlDB, BOOLEANs and containers only compare for equality.
 func orderable(t *types.Type) bool {
 	switch t.Kind {
-	case types.KindArray, types.KindMap, types.KindStruct:
+	case types.KindArray, types.KindMap, types.KindStruct, types.KindBoolean:
 		return false
 	}
 	return true
