@@ -189,7 +189,7 @@ func (r *restRun) queryRead(i int, sql string, pull bool, elems []any, err error
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return r.statementFailed(i, sql, err), true
 	}
-	r.responses = append(r.responses, actualResponse{Kind: "query", Payload: elems, Pull: false && pull})
+	r.responses = append(r.responses, actualResponse{Kind: "query", Payload: elems, Pull: pull})
 	return Result{}, false
 }
 
