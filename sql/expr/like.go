@@ -12,8 +12,8 @@ import (
 // like compiles X [NOT] LIKE pattern [ESCAPE c]: % matches any run of
 // characters, _ exactly one, and the escape character makes the next
 // character literal. A constant pattern is compiled once; prefix, suffix
-// and contains patterns use plain string tests. A NULL operand gives
-// FALSE.
+// and contains patterns use plain string tests. A NULL operand gives NULL
+// (ksqlDB's matcher fails on it, which a filter also treats as no match).
 func (c *compiler) like(e *ast.Like) (*node, error) {
 	x, err := c.compile(e.X)
 	if err != nil {
@@ -61,8 +61,11 @@ func constLike(x *node, match func(string) bool, not bool) *node {
 	xe := x.eval
 	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		v, err := xe(row, env)
-		if v == nil || err != nil {
-			return false, err
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			return nil, nil
 		}
 		return match(v.(string)) != not, nil
 	}}
@@ -72,12 +75,15 @@ func dynamicLike(x, pat *node, escape rune, not bool) *node {
 	xe, pe := x.eval, pat.eval
 	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		v, err := xe(row, env)
-		if v == nil || err != nil {
-			return false, err
+		if err != nil {
+			return nil, err
 		}
 		p, err := pe(row, env)
-		if p == nil || err != nil {
-			return false, err
+		if err != nil {
+			return nil, err
+		}
+		if v == nil || p == nil {
+			return nil, nil
 		}
 		return compileLike(p.(string), escape)(v.(string)) != not, nil
 	}}

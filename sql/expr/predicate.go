@@ -8,7 +8,8 @@ import (
 
 // in compiles X [NOT] IN (list). X and the list are converted to a common
 // type (constants follow the literal rules, so '10' matches a BIGINT).
-// NULL entries never match; a NULL X gives NULL.
+// NULL entries never match; a NULL X matches nothing (so NOT IN is TRUE,
+// as ksqlDB negates the match).
 func (c *compiler) in(e *ast.In) (*node, error) {
 	exprs := append([]ast.Expr{e.X}, e.List...)
 	ns, err := c.compileAll(exprs)
@@ -56,7 +57,8 @@ func inNode(x *node, cmps []cmpFn, not bool) *node {
 	xe := x.eval
 	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		if v, err := xe(row, env); v == nil || err != nil {
-			return nil, err
+			// ksqlDB: a NULL never matches, and NOT IN negates that.
+			return not && err == nil, err
 		}
 		for _, cmp := range cmps {
 			c, ok, err := cmp(row, env)
@@ -79,8 +81,9 @@ func quoteValue(v any) string {
 	return JavaString(v)
 }
 
-// between compiles X [NOT] BETWEEN lo AND hi; a NULL operand gives FALSE
-// (like the comparisons it stands for).
+// between compiles X [NOT] BETWEEN lo AND hi; with a NULL operand the
+// comparisons it stands for are FALSE, so BETWEEN is FALSE and NOT BETWEEN
+// TRUE.
 func (c *compiler) between(e *ast.Between) (*node, error) {
 	ns, err := c.compileAll([]ast.Expr{e.X, e.Lo, e.Hi})
 	if err != nil {
@@ -102,8 +105,11 @@ func (c *compiler) between(e *ast.Between) (*node, error) {
 			return nil, err
 		}
 		b, ok2, err := leHi(row, env)
-		if err != nil || !ok1 || !ok2 {
-			return false, err
+		if err != nil {
+			return nil, err
+		}
+		if !ok1 || !ok2 {
+			return not, nil // comparisons with NULL are FALSE
 		}
 		inside := (a == 0 || a == 1) && b <= 0
 		return inside != not, nil
