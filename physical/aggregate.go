@@ -63,11 +63,21 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	}
 	store := b.store(aggregateStore)
 	names := []string{store.Name}
+	if n.Window != nil && n.Window.Kind == ast.Sliding {
+		names = append(names, b.store(slidingRawStore).Name)
+	}
 	if n.Final {
 		names = append(names, b.store(suppressStore).Name)
 	}
 	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: names},
 		make: func(env *TaskEnv, next Processor) (Processor, error) {
+			if n.Window != nil && n.Window.Kind == ast.Sliding {
+				w, err := newWindowAggOp(env, n, store.Name, next)
+				if err != nil {
+					return nil, err
+				}
+				return newSlidingOp(w)
+			}
 			if n.Window != nil {
 				return newWindowAggOp(env, n, store.Name, next)
 			}

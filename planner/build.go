@@ -182,8 +182,6 @@ func unsupportedClauses(q *ast.Query) error {
 	switch {
 	case q.Window != nil && len(q.GroupBy) == 0:
 		return sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW requires GROUP BY: windows group rows for aggregation")
-	case q.Window != nil && q.Window.Kind == ast.Sliding:
-		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "WINDOW SLIDING is not supported yet")
 	case q.Having != nil && len(q.GroupBy) == 0:
 		return sqlerr.New(sqlerr.Semantic, q.Having.Position(), "HAVING requires GROUP BY")
 	case q.Emit == ast.EmitFinal && q.Window == nil:
