@@ -53,6 +53,8 @@ type memSub struct {
 	topo   *physical.Topology
 	onErr  func(error)
 	closed bool
+	// backlog are the records to replay after subscribing.
+	backlog []physical.InRecord
 }
 
 func newMemCluster() *memCluster { return &memCluster{topics: map[string]*memTopic{}} }
@@ -204,23 +206,41 @@ func (s *memSub) deliver(in *physical.InRecord) {
 	}
 }
 
-// subscribe registers a sub-topology's tasks on its source topic and
-// replays existing records when fromBeginning is set.
+// subscribe registers a sub-topology's tasks on its source topic. With
+// fromBeginning the records already in the topic are replayed by replay,
+// once every sub-topology of the query is subscribed (so records a replay
+// sends through a repartition topic reach the next sub-topology).
 func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromBeginning bool) *memSub {
 	s := &memSub{topic: topo.SubTopologies[sub].Topics[0], sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
 	m.mu.Lock()
 	m.subs = append(m.subs, s)
-	var backlog []physical.InRecord
 	if t, ok := m.topics[s.topic]; ok && fromBeginning {
 		for _, p := range t.parts {
-			backlog = append(backlog, p...)
+			s.backlog = append(s.backlog, p...)
 		}
 	}
 	m.mu.Unlock()
-	for i := range backlog {
-		s.deliver(&backlog[i])
-	}
 	return s
+}
+
+// replay delivers the subscriptions' backlogs, then everything they
+// produced.
+func (m *memCluster) replay(subs []*memSub) {
+	for _, s := range subs {
+		backlog := s.backlog
+		s.backlog = nil
+		for i := range backlog {
+			s.deliver(&backlog[i])
+		}
+	}
+	m.mu.Lock()
+	if m.busy || len(m.pending) == 0 {
+		m.mu.Unlock()
+		return
+	}
+	m.busy = true
+	m.mu.Unlock()
+	m.drain()
 }
 
 func (m *memCluster) unsubscribe(s *memSub) {
@@ -259,6 +279,7 @@ func (m *memCluster) start(q *query) (runner, error) {
 		from := i > 0 || q.props[PropOffsetReset] == "earliest"
 		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, from))
 	}
+	m.replay(subs)
 	q.setState(StateRunning, nil)
 	return runnerFunc(func() error {
 		for _, s := range subs {
@@ -325,6 +346,7 @@ func (m *memCluster) startTransient(q *transient) (runner, error) {
 		}
 		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, i > 0 || q.props[PropOffsetReset] == "earliest"))
 	}
+	m.replay(subs)
 	return runnerFunc(func() error {
 		stop()
 		for _, ts := range stores {
