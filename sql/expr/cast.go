@@ -196,3 +196,18 @@ func exactField(t *types.Type, name string) int {
 	}
 	return -1
 }
+
+// ImplicitCast returns c converted to type to when ksqlDB's implicit
+// coercion allows it (numeric widening, element-wise for containers), e.g.
+// to write a query's INTEGER column into a DECIMAL(5, 2) sink column. It
+// returns c itself when the types are equal.
+func ImplicitCast(c *Compiled, to *types.Type) (*Compiled, error) {
+	if c.n.typ.Equal(to) {
+		return c, nil
+	}
+	n, err := implicitNode(c.n, to)
+	if err != nil {
+		return nil, err
+	}
+	return &Compiled{n: withFastPaths(n), env: c.env}, nil
+}

@@ -124,3 +124,20 @@ func TestCoerceLiteral(t *testing.T) {
 		}
 	}
 }
+
+func TestImplicitCast(t *testing.T) {
+	c := mustCompile(t, "1", &types.Schema{})
+	d, err := ImplicitCast(c, types.DecimalOf(5, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := d.Eval(&types.Row{}); err != nil || render(v) != "1.00" || d.Type().String() != "DECIMAL(5, 2)" {
+		t.Errorf("ImplicitCast(1, DECIMAL(5, 2)) = %v : %s (%v)", render(v), d.Type(), err)
+	}
+	if _, err := ImplicitCast(mustCompile(t, "2.5", &types.Schema{}), types.IntegerType); err == nil {
+		t.Errorf("DECIMAL narrowed to INTEGER implicitly")
+	}
+	if same, _ := ImplicitCast(c, types.IntegerType); same != c {
+		t.Errorf("ImplicitCast to the same type did not return c")
+	}
+}
