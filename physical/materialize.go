@@ -21,7 +21,8 @@ type Materialization struct {
 	// Store is the store's name.
 	Store string
 	agg   *planner.Aggregate
-	post  []planner.Node // filters and projections above the aggregate
+	table *planner.Source // a stored table output (no aggregation)
+	post  []planner.Node  // filters and projections above the aggregate
 	key   format.Codec
 	state format.Codec
 }
@@ -32,6 +33,9 @@ func (t *Topology) Materialization(plan *planner.Plan) (*Materialization, error)
 	chain, _, err := linearize(plan.Root)
 	if err != nil {
 		return nil, err
+	}
+	if materializesTable(plan, chain) {
+		return tableMaterialization(t, plan.Sink)
 	}
 	for i, n := range chain {
 		agg, ok := n.(*planner.Aggregate)
@@ -80,6 +84,9 @@ func (m *Materialization) Key(vals []any) ([]byte, error) { return m.key.Encode(
 // Row turns one store entry into a table row; ok is false when the group
 // is not in the table (filtered out by HAVING).
 func (m *Materialization) Row(key, value []byte) (*types.Row, bool, error) {
+	if m.table != nil {
+		return m.tableRow(key, value)
+	}
 	nkeys := len(m.agg.Keys)
 	row := &types.Row{Values: make([]any, nkeys+len(m.agg.Calls))}
 	key, w, err := m.splitWindow(key)
@@ -137,6 +144,9 @@ func (m *Materialization) applyPost(row *types.Row) (*types.Row, bool, error) {
 
 // splitWindow separates the window from a windowed store key.
 func (m *Materialization) splitWindow(k []byte) ([]byte, *types.Window, error) {
+	if m.agg == nil || m.agg.Window == nil {
+		return k, nil, nil
+	}
 	w := m.agg.Window
 	if w == nil {
 		return k, nil, nil
@@ -150,4 +160,4 @@ func (m *Materialization) splitWindow(k []byte) ([]byte, *types.Window, error) {
 }
 
 // Windowed reports whether the store's keys carry windows.
-func (m *Materialization) Windowed() bool { return m.agg.Window != nil }
+func (m *Materialization) Windowed() bool { return m.agg != nil && m.agg.Window != nil }

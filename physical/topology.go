@@ -78,7 +78,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{opts: opts, topo: &Topology{}}
+	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain)}
 	b.startSource(scan)
 	if plan.Kind == planner.Pull {
 		b.table = false // a pull query's rows are a snapshot: filters drop, never delete
@@ -149,6 +149,9 @@ type builder struct {
 	topo  *Topology
 	cur   *segment
 	table bool // the rows flowing are table changes
+	// materialize: the plan writes a table without aggregating; its
+	// output is kept in a store for pull queries.
+	materialize bool
 }
 
 func (b *builder) startSource(scan *planner.Scan) {
@@ -203,6 +206,11 @@ func (b *builder) add(n planner.Node) error {
 			return &partitionByOp{env: env, n: n, next: next}, nil
 		}})
 	case *planner.Sink:
+		if b.materialize {
+			store := b.store(tableStoreName)
+			b.addStep(step{desc: NodeDesc{Name: "Materialize", Stores: []string{store.Name}},
+				make: func(env *TaskEnv, next Processor) (Processor, error) { return newMaterializeOp(env, n.Target, next) }})
+		}
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: "Sink-" + n.Target.Name, Topic: n.Target.Topic},
 			make: func(env *TaskEnv, _ Processor) (Processor, error) {
 				return newSinkOp(env, n.Target, b.opts.ParseTimestamp)

@@ -40,7 +40,7 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 		return nil, err
 	}
 	if m == nil {
-		return nil, sqlerr.New(sqlerr.Unsupported, pos, "The %s %s is not materialized: pull queries read tables created by CREATE TABLE ... AS SELECT with GROUP BY. Use a push query (EMIT CHANGES) instead.", "table", src.Name)
+		return nil, sqlerr.New(sqlerr.Unsupported, pos, "The %s %s is not materialized: pull queries read tables created by CREATE TABLE ... AS SELECT. Use a push query (EMIT CHANGES) instead.", "table", src.Name)
 	}
 	parts, err := e.storePartitions(q, m)
 	if err != nil {
