@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -54,20 +55,30 @@ func (op *filterOp) passes(old []any) bool {
 // projectOp computes the output columns (mapValues: the key is unchanged).
 // Evaluation errors set the column to NULL and are logged.
 type projectOp struct {
-	env  *TaskEnv
-	n    *planner.Project
-	cols []int // output schema index of each projection
-	next Processor
-	out  types.Row
+	env   *TaskEnv
+	n     *planner.Project
+	cols  []int            // output schema index of each projection
+	evals []*expr.Compiled // per task: function errors go to its log
+	next  Processor
+	out   types.Row
 }
 
 func newProjectOp(env *TaskEnv, n *planner.Project, next Processor) *projectOp {
-	op := &projectOp{env: env, n: n, next: next}
+	op := &projectOp{env: env, n: n, next: next, evals: make([]*expr.Compiled, len(n.Columns))}
 	s := n.Schema()
-	for _, c := range n.Columns {
+	for i, c := range n.Columns {
 		op.cols = append(op.cols, s.Find(c.Name))
+		op.evals[i] = c.Eval.WithErrorLog(env.functionErrors(c.Name))
 	}
 	return op
+}
+
+// functionErrors returns the log for errors of function calls (which
+// evaluate to NULL, as in ksqlDB) in the expression computing what.
+func (e *TaskEnv) functionErrors(what string) func(error) {
+	return func(err error) {
+		e.log(ExpressionError, "value", fmt.Sprintf("Error computing %s: %v", what, err), nil)
+	}
 }
 
 func (op *projectOp) Process(row *types.Row) error {
@@ -78,7 +89,7 @@ func (op *projectOp) Process(row *types.Row) error {
 		if row.Tombstone && !c.Key {
 			continue
 		}
-		v, err := c.Eval.Eval(row)
+		v, err := op.evals[i].Eval(row)
 		if err != nil {
 			op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing expression %s for column %s with index %d: %v", ast.FormatExpr(c.Expr), c.Name, i, err), nil)
 			v = nil

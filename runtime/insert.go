@@ -47,7 +47,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 			continue
 		}
 		idx := src.Schema.Find(name)
-		if row[idx], err = expr.Coerce(v, t, src.Schema.Columns[idx].Type); err != nil {
+		if row[idx], err = expr.CoerceLiteral(v, t, src.Schema.Columns[idx].Type); err != nil {
 			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %v(%s)", src.Schema.Columns[idx].Type, name, v, t)
 		}
 	}
