@@ -125,7 +125,7 @@ func (m *Materialization) applyPost(row *types.Row) (*types.Row, bool, error) {
 				return nil, false, nil
 			}
 		case *planner.Project:
-			out := &types.Row{Values: make([]any, len(n.Columns)), Time: row.Time}
+			out := &types.Row{Values: make([]any, len(n.Columns)), Time: row.Time, Window: row.Window}
 			s := n.Schema()
 			for _, c := range n.Columns {
 				v, err := c.Eval.Eval(row)

@@ -163,7 +163,8 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 			}
 		}
 	}
-	proj, err := p.project(node, items, scope, src, ref)
+	bounds := kind != Persistent && plan.Windowed && !plan.Aggregated
+	proj, err := p.project(node, items, scope, src, ref, bounds)
 	if err != nil {
 		return nil, err
 	}

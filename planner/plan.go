@@ -36,6 +36,9 @@ type Projection struct {
 	// Key marks a projection that is (a copy of) an input key column and
 	// so becomes an output key column.
 	Key bool
+	// WindowBound marks WINDOWSTART/WINDOWEND in a transient query over
+	// a windowed table: part of the row's key, as ksqlDB shows them.
+	WindowBound bool
 }
 
 // Project computes the output columns. It never re-keys: key columns of

@@ -13,8 +13,8 @@ import (
 
 // project expands the SELECT list into named projections and derives the
 // output schema: projections of input key columns become key columns.
-func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src *Source, ref *ast.TableRef) (*Project, error) {
-	exprs, err := expandItems(items, in.Schema(), ref)
+func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src *Source, ref *ast.TableRef, bounds bool) (*Project, error) {
+	exprs, err := expandItems(items, in.Schema(), ref, bounds)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,8 @@ func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src
 			return nil, err
 		}
 		key := !asValue && isKeyRef(e, in.Schema(), ref)
-		n.Columns = append(n.Columns, Projection{Name: name, Expr: it.Expr, Eval: c, Key: key})
+		bound := bounds && isWindowBound(e)
+		n.Columns = append(n.Columns, Projection{Name: name, Expr: it.Expr, Eval: c, Key: key, WindowBound: bound})
 	}
 	n.schema = projectSchema(n.Columns, in.Schema())
 	return n, nil
@@ -45,15 +46,20 @@ func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src
 
 // expandItems replaces `*`, `src.*` and `struct->*` items by one item per
 // column or field.
-func expandItems(items []ast.SelectItem, in *types.Schema, ref *ast.TableRef) ([]ast.SelectItem, error) {
+func expandItems(items []ast.SelectItem, in *types.Schema, ref *ast.TableRef, bounds bool) ([]ast.SelectItem, error) {
 	var out []ast.SelectItem
 	for _, it := range items {
 		switch {
 		case it.Star && it.Source != "" && it.Source != ref.Name && it.Source != ref.Alias:
 			return nil, sqlerr.New(sqlerr.Unknown, it.P, "Source %s does not exist in the FROM clause", it.Source)
 		case it.Star:
-			for _, c := range in.Columns {
+			for i, c := range in.Columns {
 				out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: c.Name}})
+				if bounds && i == in.NumKeys()-1 {
+					// a windowed table's rows: the window bounds follow the key
+					out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: "WINDOWSTART"}},
+						ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: "WINDOWEND"}})
+				}
 			}
 		case it.StructStar:
 			out = append(out, it)
@@ -96,6 +102,12 @@ func (p *Planner) expandStructStars(items []ast.SelectItem, scope expr.Scope) ([
 	return out, nil
 }
 
+// isWindowBound reports whether e reads WINDOWSTART or WINDOWEND.
+func isWindowBound(e ast.Expr) bool {
+	r, ok := e.(*ast.ColumnRef)
+	return ok && (r.Name == "WINDOWSTART" || r.Name == "WINDOWEND")
+}
+
 // isKeyRef reports whether e is a plain reference to an input key column.
 func isKeyRef(e ast.Expr, in *types.Schema, ref *ast.TableRef) bool {
 	c, ok := e.(*ast.ColumnRef)
@@ -119,7 +131,12 @@ func projectSchema(cols []Projection, in *types.Schema) *types.Schema {
 		}
 	}
 	for _, c := range cols {
-		if !c.Key {
+		if c.WindowBound {
+			s.Columns = append(s.Columns, types.Column{Name: c.Name, Type: c.Eval.Type(), NS: types.KeyNS})
+		}
+	}
+	for _, c := range cols {
+		if !c.Key && !c.WindowBound {
 			s.Columns = append(s.Columns, types.Column{Name: c.Name, Type: c.Eval.Type(), NS: types.ValueNS})
 		}
 	}
