@@ -59,8 +59,12 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	t := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)
 	t.appID = appID
 	t.plan = plan
-	if plan.Kind == planner.Pull {
-		t.header.Pull = true
+	// Pull queries on tables mark key columns in their header; pull
+	// queries on streams (topic scans) do not, as in ksqlDB.
+	t.header.Pull = plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table
+	if plan.Limit == 0 {
+		t.finishWith(nil, api.FinalLimitReached) // LIMIT 0: nothing to read
+		return t, nil
 	}
 	e.tmu.Lock()
 	e.transients[id] = t
