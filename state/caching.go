@@ -29,8 +29,9 @@ type cachingStore struct {
 
 type cacheEntry struct {
 	key   string
-	value []byte // nil: a cached delete (dirty) or absence (clean)
-	dirty bool   // written since it was last written down
+	value []byte   // nil: a cached delete (dirty) or absence (clean)
+	dirty bool     // written since it was last written down
+	below presence // whether the key exists below, when known
 }
 
 func (e *cacheEntry) bytes() int64 { return int64(len(e.key)+len(e.value)) + entryOverhead }
@@ -54,6 +55,7 @@ func (s *cachingStore) Get(key []byte) ([]byte, error) {
 		return v, err
 	}
 	s.upsert(key, bytes.Clone(v), false)
+	s.entries[string(key)].Value.(*cacheEntry).below = presenceOf(v)
 	return v, s.shrink()
 }
 
@@ -71,7 +73,7 @@ func (s *cachingStore) shrink() error {
 // written entries past the size bound; with size 0 it goes straight down.
 func (s *cachingStore) Put(key, value []byte) error {
 	if s.max == 0 {
-		return s.writeDown(key, value)
+		return s.writeDown(key, value, unknown)
 	}
 	s.upsert(key, bytes.Clone(value), true)
 	return s.shrink()
@@ -98,7 +100,7 @@ func (s *cachingStore) upsert(key, value []byte, dirty bool) {
 func (s *cachingStore) evict(el *list.Element) error {
 	e := el.Value.(*cacheEntry)
 	if e.dirty {
-		if err := s.writeDown([]byte(e.key), e.value); err != nil {
+		if err := s.writeDown([]byte(e.key), e.value, e.below); err != nil {
 			return err
 		}
 	}
@@ -113,16 +115,18 @@ func (s *cachingStore) drop(el *list.Element) {
 	s.sorted = nil
 }
 
-// writeDown tells the listener and writes to the lower layers.
-func (s *cachingStore) writeDown(key, value []byte) error {
+// writeDown tells the listener and writes to the lower layers, passing
+// on whether the key exists below when the cache knows.
+func (s *cachingStore) writeDown(key, value []byte, below presence) error {
 	if s.listener != nil {
 		old, err := s.inner.Get(key)
 		if err != nil {
 			return err
 		}
 		s.listener(key, value, old)
+		below = presenceOf(old)
 	}
-	return s.inner.Put(key, value)
+	return putDown(s.inner, key, value, below)
 }
 
 // Flush writes every dirty entry down, least recently written first,
@@ -133,10 +137,10 @@ func (s *cachingStore) Flush() error {
 		if !e.dirty {
 			continue
 		}
-		if err := s.writeDown([]byte(e.key), e.value); err != nil {
+		if err := s.writeDown([]byte(e.key), e.value, e.below); err != nil {
 			return err
 		}
-		e.dirty = false
+		e.dirty, e.below = false, presenceOf(e.value)
 	}
 	return s.inner.Flush()
 }

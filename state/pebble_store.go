@@ -81,6 +81,15 @@ func (s *pebbleStore) write(k, value []byte) error {
 	if err != nil {
 		return err
 	}
+	return s.writeKnown(k, value, existed)
+}
+
+// writeKnown writes k into the batch given whether it exists, keeping the
+// key count.
+func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
+	if s.batch == nil {
+		s.batch = s.db.pdb.NewIndexedBatch()
+	}
 	switch {
 	case value == nil && existed:
 		s.delta--

@@ -1,0 +1,61 @@
+package state
+
+import "github.com/cockroachdb/pebble/v2"
+
+// knownPutter is implemented by layers that can take a write whose key's
+// presence below is already known (the cache learned it when it read the
+// key), sparing the Pebble layer its existence lookup for the key count.
+type knownPutter interface {
+	putKnown(key, value []byte, existed bool) error
+}
+
+// putDown writes through inner, passing what is known about the key.
+func putDown(inner Store, key, value []byte, below presence) error {
+	if kp, ok := inner.(knownPutter); ok && below != unknown {
+		return kp.putKnown(key, value, below == present)
+	}
+	return inner.Put(key, value)
+}
+
+// presence is what a cache entry knows about its key below.
+type presence int8
+
+const (
+	unknown presence = iota
+	absent
+	present
+)
+
+func presenceOf(v []byte) presence {
+	if v == nil {
+		return absent
+	}
+	return present
+}
+
+func (s *changeloggingStore) putKnown(key, value []byte, existed bool) error {
+	b := absent
+	if existed {
+		b = present
+	}
+	if err := putDown(s.inner, key, value, b); err != nil {
+		return err
+	}
+	s.log.Send(key, value)
+	return nil
+}
+
+func (s *pebbleStore) putKnown(key, value []byte, existed bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errStoreClosed
+	}
+	if err := s.writeKnown(s.part.prefix.dataKey(key), value, existed); err != nil {
+		return err
+	}
+	if s.batch.Len() > maxBatchBytes {
+		return s.commit(pebble.NoSync)
+	}
+	return nil
+}
