@@ -131,7 +131,8 @@ func affectedWindows(recs []rawRecord, t, d int64) []types.Window {
 	for _, r := range recs {
 		switch {
 		case r.ts >= t && r.ts <= t+d:
-			set[types.Window{Start: max(r.ts-d, 0), End: r.ts}] = true // left windows holding t (none start before 0)
+			start := max(r.ts-d, 0) // windows are D long and never start before 0
+			set[types.Window{Start: start, End: start + d}] = true // left windows holding t
 		case r.ts < t && t <= r.ts+1+d:
 			set[types.Window{Start: r.ts + 1, End: r.ts + 1 + d}] = true // right windows holding t
 		}
@@ -146,7 +147,9 @@ func affectedWindows(recs []rawRecord, t, d int64) []types.Window {
 	for w := range set {
 		out = append(out, w)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Start < out[j].Start || (out[i].Start == out[j].Start && out[i].End < out[j].End)
+	})
 	return out
 }
 
