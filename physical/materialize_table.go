@@ -77,6 +77,9 @@ func materializesTable(plan *planner.Plan, chain []planner.Node) bool {
 	if plan.Sink == nil || plan.Sink.Kind != ast.Table || plan.Aggregated {
 		return false
 	}
+	if s, ok := plan.Root.(*planner.Sink); ok && s.MaterializeOnly {
+		return true
+	}
 	return len(chain) > 0 && isSink(chain[len(chain)-1])
 }
 

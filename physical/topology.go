@@ -211,6 +211,9 @@ func (b *builder) add(n planner.Node) error {
 			b.addStep(step{desc: NodeDesc{Name: "Materialize", Stores: []string{store.Name}},
 				make: func(env *TaskEnv, next Processor) (Processor, error) { return newMaterializeOp(env, n.Target, next) }})
 		}
+		if n.MaterializeOnly {
+			return nil
+		}
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: "Sink-" + n.Target.Name, Topic: n.Target.Topic},
 			make: func(env *TaskEnv, _ Processor) (Processor, error) {
 				return newSinkOp(env, n.Target, b.opts.ParseTimestamp)

@@ -236,3 +236,18 @@ func checkPull(q *ast.Query) error {
 	}
 	return nil
 }
+
+// PlanMaterialization plans the query that keeps a SOURCE table in a
+// store so pull queries can read it (ksqlDB's CST query): every column,
+// stored, nothing written.
+func (p *Planner) PlanMaterialization(src *Source) (*Plan, error) {
+	ref := &ast.TableRef{Name: src.Name}
+	scope := expr.SchemaScope(src.Schema, aliases(ref), src.Windowed())
+	items := []ast.SelectItem{{Star: true}}
+	proj, err := p.project(&Scan{Source: src}, items, scope, src, ref, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Kind: Persistent, Sources: []*Source{src}, Sink: src, Limit: -1,
+		Root: &Sink{Input: proj, Target: src, MaterializeOnly: true}}, nil
+}

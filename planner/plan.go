@@ -49,10 +49,13 @@ type Project struct {
 	schema  *types.Schema
 }
 
-// Sink writes rows to a source's topic.
+// Sink writes rows to a source's topic. MaterializeOnly sinks write
+// nothing: the query only keeps the table in its store (a SOURCE table's
+// CST query, which makes it queryable).
 type Sink struct {
-	Input  Node
-	Target *Source
+	Input           Node
+	Target          *Source
+	MaterializeOnly bool
 }
 
 // Schema implements Node.

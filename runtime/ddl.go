@@ -75,7 +75,32 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 	if st.Kind == ast.Table {
 		msg = "Table created"
 	}
-	return commandStatus(st, id, msg, c.Seq, ""), nil
+	var queryID string
+	if st.Source && st.Kind == ast.Table {
+		if queryID, err = e.materializeSource(ctx, src, c, s); err != nil {
+			return nil, err
+		}
+		msg += " and materialized by query " + queryID
+	}
+	return commandStatus(st, id, msg, c.Seq, queryID), nil
+}
+
+// materializeSource starts the CST query that keeps a SOURCE table in a
+// store, so pull queries can read it.
+func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, c *command, s *session) (string, error) {
+	plan, err := e.planner.PlanMaterialization(src)
+	if err != nil {
+		return "", err
+	}
+	cst := *c
+	cst.QueryID = fmt.Sprintf("CST_%s_%d", src.Name, c.Seq)
+	cst.Props = map[string]string{PropOffsetReset: "earliest"} // a table is its whole topic
+	for k, v := range c.Props {
+		if k != PropOffsetReset {
+			cst.Props[k] = v
+		}
+	}
+	return cst.QueryID, e.startQuery(ctx, &cst, plan, s, true)
 }
 
 // ensureSourceTopic checks the topic of a CREATE STREAM/TABLE: it must
@@ -263,7 +288,7 @@ func (e *Engine) queriesUsing(name string) (*query, []string) {
 	var owner *query
 	var users []string
 	for _, q := range e.sortedQueries() {
-		isOwner := q.plan.Sink != nil && q.plan.Sink.Name == name && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_"))
+		isOwner := q.plan.Sink != nil && q.plan.Sink.Name == name && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_") || strings.HasPrefix(q.id, "CST_"))
 		if isOwner {
 			owner = q
 			continue
