@@ -131,7 +131,7 @@ func affectedWindows(recs []rawRecord, t, d int64) []types.Window {
 	for _, r := range recs {
 		switch {
 		case r.ts >= t && r.ts <= t+d:
-			start := max(r.ts-d, 0) // windows are D long and never start before 0
+			start := max(r.ts-d, 0)                                // windows are D long and never start before 0
 			set[types.Window{Start: start, End: start + d}] = true // left windows holding t
 		case r.ts < t && t <= r.ts+1+d:
 			set[types.Window{Start: r.ts + 1, End: r.ts + 1 + d}] = true // right windows holding t
