@@ -277,3 +277,30 @@ func TestTableAggregationRestore(t *testing.T) {
 		t.Fatalf("table counts after state loss: %v", tiers)
 	}
 }
+
+// TestClusterStatusReportsRestoration checks that store restoration
+// progress is visible through the engine's /clusterStatus report.
+func TestClusterStatusReportsRestoration(t *testing.T) {
+	r := newRig(t)
+	r.exec(`CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
+	SET 'auto.offset.reset'='earliest';
+	CREATE TABLE t AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;`)
+	r.produce("s", "a", `{"V":1}`)
+	r.consume("T", 1)
+	r.restart()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := r.e.ClusterStatus()
+		for _, h := range st.ClusterStatus {
+			for q, lags := range h.HostStoreLags.StateStoreLags {
+				if l, ok := lags.LagByPartition["Aggregate-Aggregate-Materialize/0"]; ok && l.OffsetLag == 0 && strings.HasPrefix(q, "CTAS_T_") {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no restored store in %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -47,3 +47,10 @@ type CommandStatusLookup interface {
 type PropertyValidator interface {
 	ValidateProperty(name string) error
 }
+
+// ClusterStatusReporter is an optional Engine extension for GET
+// /clusterStatus: hosts, their stores and store restoration progress.
+// Without it the route answers 404.
+type ClusterStatusReporter interface {
+	ClusterStatus() api.ClusterStatusResponse
+}

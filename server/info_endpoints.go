@@ -98,3 +98,14 @@ func userError(err error) httpError {
 	}
 	return badRequest(err.Error())
 }
+
+// handleClusterStatus serves GET /clusterStatus when the engine reports
+// it (store restoration progress).
+func (s *Server) handleClusterStatus(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.engine.(ClusterStatusReporter)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	answer(w, r, http.StatusOK, c.ClusterStatus())
+}

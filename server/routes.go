@@ -26,6 +26,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/info", s.handleInfo)
 	r.Get("/healthcheck", s.handleHealthcheck)
 	r.Get("/status", s.handleStatuses)
+	r.Get("/clusterStatus", s.handleClusterStatus)
 	r.Get("/status/{type}/{entity}/{action}", s.handleStatus)
 	r.Get("/is_valid_property/{property}", s.handleIsValidProperty)
 	return r
