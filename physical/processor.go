@@ -29,6 +29,12 @@ type TaskEnv struct {
 	// LateTopic receives records dropped for arriving after their window
 	// closed (the query's late.records.topic; "" for none).
 	LateTopic string
+	// IdleCloseMs is window.close.idle.ms: after that long without records
+	// a task's windows are closed by the wall clock (0: off, windows close
+	// only as stream time advances).
+	IdleCloseMs int64
+	// punctuators are called by Task.Punctuate with the wall-clock time.
+	punctuators []func(now int64) error
 	// current is the input record being processed, for log entries.
 	current *InRecord
 }
@@ -45,4 +51,10 @@ func (e *TaskEnv) log(kind LogKind, target, msg string, rec []byte) {
 		entry.Topic, entry.Partition, entry.Offset = origin(c)
 	}
 	e.Log.Log(entry)
+}
+
+// onPunctuate registers fn to be called with the wall-clock time whenever
+// the runtime punctuates the task.
+func (e *TaskEnv) onPunctuate(fn func(now int64) error) {
+	e.punctuators = append(e.punctuators, fn)
 }

@@ -60,3 +60,16 @@ func (t *Task) ProcessRow(row *types.Row) error {
 	}
 	return src.next.Process(row)
 }
+
+// Punctuate lets the task's operators act on the wall-clock time now
+// (epoch millis): windowed aggregations with window.close.idle.ms close
+// the windows of a quiet partition. The runtime calls it from the
+// goroutine that drives the task, between records.
+func (t *Task) Punctuate(now int64) error {
+	for _, fn := range t.env.punctuators {
+		if err := fn(now); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package physical
 import (
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -35,6 +36,26 @@ type windowAggOp struct {
 	bufCodec   format.Codec
 	streamTime int64
 	purged     int64
+	lastRecord int64 // wall clock of the last record, for idle closing
+}
+
+// nowFunc is the wall clock in epoch millis.
+func nowFunc() int64 { return time.Now().UnixMilli() }
+
+// idleClose advances stream time by the wall clock once the task has had
+// no records for window.close.idle.ms, so a quiet partition still emits
+// its final windows (stream time becomes now minus the idle time; event
+// time is assumed to follow the wall clock).
+func (op *windowAggOp) idleClose(now int64) error {
+	idle := op.env.IdleCloseMs
+	if op.lastRecord == 0 || now-op.lastRecord < idle {
+		return nil
+	}
+	if t := now - idle; t > op.streamTime {
+		op.streamTime = t
+		return op.emitClosed()
+	}
+	return nil
 }
 
 func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, next Processor) (*windowAggOp, error) {
@@ -43,6 +64,9 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, next Proce
 		return nil, err
 	}
 	op := &windowAggOp{aggregateOp: base, w: n.Window, streamTime: -1 << 63, purged: -1 << 63}
+	if env.IdleCloseMs > 0 && n.Final {
+		env.onPunctuate(op.idleClose)
+	}
 	if n.Window.Kind == ast.Session {
 		op.sessions = state.NewSessionStore(base.store)
 	} else {
@@ -68,6 +92,7 @@ func resultColumns(n *planner.Aggregate) []types.Column {
 }
 
 func (op *windowAggOp) Process(row *types.Row) error {
+	op.lastRecord = nowFunc()
 	op.streamTime = max(op.streamTime, row.Time)
 	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
 	if err != nil {

@@ -29,7 +29,11 @@ const (
 	// PropLateTopic is sqlstream's own: a topic that receives, as dead
 	// letters, the input records a windowed aggregation dropped because
 	// their window had closed.
-	PropLateTopic       = "late.records.topic"
+	PropLateTopic = "late.records.topic"
+	// PropIdleClose is sqlstream's own: after this many milliseconds of
+	// wall-clock time without records, EMIT FINAL windows of a quiet
+	// partition close anyway (default 0: off, as in ksqlDB).
+	PropIdleClose       = "window.close.idle.ms"
 	PropCollectSetLimit = "ksql.functions.collect_set.limit"
 )
 
@@ -52,7 +56,7 @@ func defaultProperties() map[string]string {
 // to the full ksqlDB names ('ksql.streams.auto.offset.reset').
 func NormalizeProperty(name string) string {
 	name = strings.TrimSpace(name)
-	if strings.HasPrefix(name, "ksql.") || name == PropBootstrap || name == PropListeners || name == PropLateTopic {
+	if strings.HasPrefix(name, "ksql.") || name == PropBootstrap || name == PropListeners || name == PropLateTopic || name == PropIdleClose {
 		return name
 	}
 	return "ksql.streams." + name

@@ -338,3 +338,22 @@ func TestWindowCountsSurviveRestart(t *testing.T) {
 		t.Fatalf("windows after restart: %v", last)
 	}
 }
+
+// TestIdleWindowsCloseByWallClock: with window.close.idle.ms a quiet
+// partition's EMIT FINAL windows are emitted without newer records.
+func TestIdleWindowsCloseByWallClock(t *testing.T) {
+	r := newRig(t)
+	now := time.Now().UnixMilli()
+	r.exec(`CREATE STREAM clicks (user VARCHAR KEY, site VARCHAR, ts BIGINT)
+	  WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1, TIMESTAMP='ts');
+	SET 'auto.offset.reset'='earliest';
+	SET 'window.close.idle.ms'='300';
+	CREATE TABLE per_second AS SELECT site, COUNT(*) AS n FROM clicks
+	  WINDOW TUMBLING (SIZE 1 SECOND, GRACE PERIOD 0 SECONDS) GROUP BY site EMIT FINAL;`)
+	r.produce("clicks", "u1", fmt.Sprintf(`{"SITE":"s","TS":%d}`, now-5000))
+	r.produce("clicks", "u2", fmt.Sprintf(`{"SITE":"s","TS":%d}`, now-4999))
+	recs := r.consume("PER_SECOND", 1) // no later record ever arrives
+	if len(recs) != 1 || !strings.Contains(string(recs[0].Value), `"N":`) {
+		t.Fatalf("final window: %q", values(recs))
+	}
+}

@@ -90,7 +90,8 @@ func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) 
 	if len(st.Stores) > 0 {
 		stores = newTaskStores(r.q.eng.db, r.q.appID, p, st, r, r.q.cacheBytes())
 	}
-	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog(), LateTopic: r.q.props[PropLateTopic]}
+	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog(), LateTopic: r.q.props[PropLateTopic],
+		IdleCloseMs: int64(r.q.props.Int(PropIdleClose, 0))}
 	if stores != nil {
 		env.Stores = stores
 	}
@@ -188,6 +189,11 @@ func (r *kafkaRunner) loop(ctx context.Context) {
 			r.q.logger().Warn("fetch error", "query", r.q.id, "err", err)
 		}
 		if err := r.process(fs); err != nil {
+			r.cl.AllowRebalance()
+			r.q.fail(err)
+			return
+		}
+		if err := r.punctuate(); err != nil {
 			r.cl.AllowRebalance()
 			r.q.fail(err)
 			return
@@ -335,6 +341,21 @@ func commitRespErr(resp *kmsg.OffsetCommitResponse) error {
 			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// punctuate gives every task the wall-clock time (between polls, so no
+// task is being processed), when window.close.idle.ms asks for it.
+func (r *kafkaRunner) punctuate() error {
+	if r.q.props.Int(PropIdleClose, 0) <= 0 {
+		return nil
+	}
+	now := time.Now().UnixMilli()
+	for _, t := range r.tasks.all() {
+		if err := t.task.Punctuate(now); err != nil {
+			return err
 		}
 	}
 	return nil
