@@ -29,6 +29,10 @@ type TaskEnv struct {
 	// LateTopic receives records dropped for arriving after their window
 	// closed (the query's late.records.topic; "" for none).
 	LateTopic string
+	// ThrowOnInvalidTimestamp is ksql.timestamp.throw.on.invalid: a
+	// record whose TIMESTAMP column is invalid fails the task instead of
+	// being skipped.
+	ThrowOnInvalidTimestamp bool
 	// IdleCloseMs is window.close.idle.ms: after that long without records
 	// a task's windows are closed by the wall clock (0: off, windows close
 	// only as stream time advances).

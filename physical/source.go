@@ -75,7 +75,11 @@ func (op *sourceOp) ProcessRaw(r *InRecord) error {
 		row.Tombstone = true
 	}
 	op.readHeaders(r, row)
-	if !op.setTime(row) {
+	if err := op.setTime(row); err != nil {
+		if op.env.ThrowOnInvalidTimestamp {
+			return fmt.Errorf("Fatal user code error in TimestampExtractor callback for record at %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)
+		}
+		op.env.log(ExpressionError, "value", err.Error(), nil)
 		return nil
 	}
 	return op.next.Process(row)
@@ -157,11 +161,12 @@ func lastHeader(hs []Header, key string) any {
 	return nil
 }
 
-// setTime applies the TIMESTAMP column; rows with a null or invalid
-// timestamp are logged and dropped, as ksqlDB does.
-func (op *sourceOp) setTime(row *types.Row) bool {
+// setTime applies the TIMESTAMP column. A null, negative or unparsable
+// timestamp is an error: the record is logged and dropped, as ksqlDB
+// does, or fails the task with ksql.timestamp.throw.on.invalid.
+func (op *sourceOp) setTime(row *types.Row) error {
 	if op.tsIdx < 0 || row.Tombstone {
-		return true
+		return nil
 	}
 	v := row.Values[op.tsIdx]
 	switch t := v.(type) {
@@ -170,21 +175,18 @@ func (op *sourceOp) setTime(row *types.Row) bool {
 	case types.Timestamp:
 		row.Time = int64(t)
 	case nil:
-		op.env.log(ExpressionError, "value", "timestamp column "+op.src.TimestampColumn+" is null", nil)
-		return false
+		return fmt.Errorf("timestamp column %s is null", op.src.TimestampColumn)
 	default:
 		ts, err := op.tsParse(v)
 		if err != nil {
-			op.env.log(ExpressionError, "value", err.Error(), nil)
-			return false
+			return err
 		}
 		row.Time = ts
 	}
 	if row.Time < 0 {
-		op.env.log(ExpressionError, "value", fmt.Sprintf("negative timestamp %d", row.Time), nil)
-		return false
+		return fmt.Errorf("negative timestamp %d", row.Time)
 	}
-	return true
+	return nil
 }
 
 // bytesOrNil keeps a null header value a SQL NULL (a nil []byte in an

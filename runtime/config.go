@@ -29,7 +29,8 @@ const (
 	// PropLateTopic is sqlstream's own: a topic that receives, as dead
 	// letters, the input records a windowed aggregation dropped because
 	// their window had closed.
-	PropLateTopic = "late.records.topic"
+	PropThrowOnInvalidTS = "ksql.timestamp.throw.on.invalid"
+	PropLateTopic        = "late.records.topic"
 	// PropIdleClose is sqlstream's own: after this many milliseconds of
 	// wall-clock time without records, EMIT FINAL windows of a quiet
 	// partition close anyway (default 0: off, as in ksqlDB).

@@ -91,7 +91,7 @@ func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) 
 		stores = newTaskStores(r.q.eng.db, r.q.appID, p, st, r, r.q.cacheBytes())
 	}
 	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog(), LateTopic: r.q.props[PropLateTopic],
-		IdleCloseMs: int64(r.q.props.Int(PropIdleClose, 0))}
+		IdleCloseMs: int64(r.q.props.Int(PropIdleClose, 0)), ThrowOnInvalidTimestamp: r.q.props.Bool(PropThrowOnInvalidTS, false)}
 	if stores != nil {
 		env.Stores = stores
 	}

@@ -273,7 +273,8 @@ func (m *memCluster) start(q *query) (runner, error) {
 			m.mu.Lock()
 			m.stores = append(m.stores, ts)
 			m.mu.Unlock()
-			return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog(), Stores: ts, LateTopic: q.props[PropLateTopic]}
+			return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog(), Stores: ts, LateTopic: q.props[PropLateTopic],
+				ThrowOnInvalidTimestamp: q.props.Bool(PropThrowOnInvalidTS, false)}
 		}
 		// Internal topics are always read from the start.
 		from := i > 0 || q.props[PropOffsetReset] == "earliest"
