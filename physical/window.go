@@ -252,14 +252,29 @@ func (op *windowAggOp) emitClosed() error {
 		return err
 	}
 	for _, e := range done {
-		if err := op.emitBuffered(e.k, e.v); err != nil {
-			return err
+		if !op.expired(e.k) {
+			if err := op.emitBuffered(e.k, e.v); err != nil {
+				return err
+			}
 		}
 		if err := op.buffer.Put(e.k, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// expired reports whether a buffered window fell out of the retention
+// before it could be emitted (Kafka Streams drops such windows from its
+// store; they are never emitted).
+func (op *windowAggOp) expired(k []byte) bool {
+	end := int64(binary.BigEndian.Uint64(k[:8]) ^ (1 << 63))
+	start := int64(binary.BigEndian.Uint64(k[8:16]) ^ (1 << 63))
+	cut := op.streamTime - op.w.Retention
+	if op.sessions != nil {
+		return end < cut
+	}
+	return start < cut
 }
 
 func (op *windowAggOp) emitBuffered(k, v []byte) error {

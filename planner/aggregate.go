@@ -57,13 +57,22 @@ const (
 	DefaultRetention = 24 * 60 * 60 * 1000
 )
 
-// windowDefaults returns w with grace and retention filled in.
-func windowDefaults(w *ast.WindowExpr) *ast.WindowExpr {
+// windowDefaults returns w with grace and retention filled in. EMIT FINAL
+// follows ksqlDB's observed behaviour: no grace unless given, and windows
+// kept only for size + grace unless a retention is given (a window older
+// than that is dropped, never emitted).
+func windowDefaults(w *ast.WindowExpr, final bool) *ast.WindowExpr {
 	c := *w
-	if c.Grace < 0 {
+	switch {
+	case c.Grace < 0 && final:
+		c.Grace = 0
+	case c.Grace < 0:
 		c.Grace = DefaultGrace
 	}
-	if c.Retention < 0 {
+	switch {
+	case c.Retention < 0 && final:
+		c.Retention = c.Size + c.Grace
+	case c.Retention < 0:
 		c.Retention = max(DefaultRetention, c.Size+c.Grace)
 	}
 	return &c
@@ -134,7 +143,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 		if table {
 			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW clause can only be used with a STREAM source: windowing a TABLE is not supported.")
 		}
-		a.n.Window = windowDefaults(q.Window)
+		a.n.Window = windowDefaults(q.Window, q.Emit == ast.EmitFinal)
 	}
 	if a.n.Final && a.n.Window == nil {
 		return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations.")

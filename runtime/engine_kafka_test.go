@@ -349,7 +349,7 @@ func TestIdleWindowsCloseByWallClock(t *testing.T) {
 	SET 'auto.offset.reset'='earliest';
 	SET 'window.close.idle.ms'='300';
 	CREATE TABLE per_second AS SELECT site, COUNT(*) AS n FROM clicks
-	  WINDOW TUMBLING (SIZE 1 SECOND, GRACE PERIOD 0 SECONDS) GROUP BY site EMIT FINAL;`)
+	  WINDOW TUMBLING (SIZE 1 SECOND, RETENTION 1 HOUR, GRACE PERIOD 0 SECONDS) GROUP BY site EMIT FINAL;`)
 	r.produce("clicks", "u1", fmt.Sprintf(`{"SITE":"s","TS":%d}`, now-5000))
 	r.produce("clicks", "u2", fmt.Sprintf(`{"SITE":"s","TS":%d}`, now-4999))
 	recs := r.consume("PER_SECOND", 1) // no later record ever arrives
