@@ -14,16 +14,20 @@ import (
 // `make test` holds sqlstream to them (a regression fails the build). Add
 // a file here once it passes completely.
 var strictFiles = strings.Fields(`
-array-remove array-set-functions array arraycontains arrayjoin attr average-udaf average
-between binary-arithmetic binary-comparison bytes-and-strings bytes-lpad-rpad case-expression
-cast chr collect-list collect-set comparison-expression concat correlation-udaf count-distinct
-create-struct create_array create_map delimited earliest-offset-udaf elt-field encode
-floating-point formats geodistance histogram in initcap instr json json_array_contains
-json_array_length json_concat json_items json_records kafka latest-offset-udaf least len like
-literals map md5 more-complex-struct null operators project-filter regex replace serdes
-session-windows source-stream source-table split-to-map split standarddeviation
-string-lpad-rpad string stringtimestamp substring sum system-columns table timestamp
-timestampformat to_json_string topk-distinct topk-group-by tumbling-windows udaf udf url where
+array array-remove array-set-functions arraycontains arrayjoin attr average average-udaf
+between binary-arithmetic binary-comparison bytes bytes-and-strings bytes-lpad-rpad
+case-expression cast chr collect-list collect-set comparison-expression complex-lambda
+concat convert-tz correlation-udaf count-distinct create-struct create_array create_map
+date dateadd datestring datesub decimal delimited drop_source earliest-offset-udaf
+elt-field encode filter floating-point format-date format-time formats from-days
+from-unixtime geodistance histogram in initcap instr json json_array_contains
+json_array_length json_concat json_items json_records kafka latest-offset-udaf least len
+like literals magic-timestamp-conversion map md5 more-complex-struct null operators
+parse-date parse-time project-filter reduce-array regex replace serdes session-windows
+source-stream source-table split split-to-map standarddeviation stream-table-join string
+string-lpad-rpad stringtimestamp substring sum system-columns table table-table-join
+timestamp timestamp-extractor timestampadd timestampformat timestampsub timesub
+topk-distinct topk-group-by tumbling-windows udaf udf unix-date unix-timestamp url where
 window-bounds`)
 
 // conformanceDir is ksqlDB's QTT folder beside the project (not part of
