@@ -1,6 +1,10 @@
 package physical
 
-import "github.com/sqlstream/sqlstream/sql/types"
+import (
+	"sync/atomic"
+
+	"github.com/sqlstream/sqlstream/sql/types"
+)
 
 // Processor is one operator instance in a task. Process handles one row
 // and passes results to its successor; it must not keep row after
@@ -37,6 +41,9 @@ type TaskEnv struct {
 	// a task's windows are closed by the wall clock (0: off, windows close
 	// only as stream time advances).
 	IdleCloseMs int64
+	// StreamTime, when set, receives the task's stream time (the largest
+	// event time a windowed operator has seen) for metrics.
+	StreamTime *atomic.Int64
 	// punctuators are called by Task.Punctuate with the wall-clock time.
 	punctuators []func(now int64) error
 	// current is the input record being processed, for log entries.

@@ -65,7 +65,8 @@ type rawRecord struct {
 
 // Process implements Processor for sliding windows.
 func (op *slidingOp) Process(row *types.Row) error {
-	op.streamTime = max(op.streamTime, row.Time)
+	op.lastRecord = nowFunc()
+	op.advance(row.Time)
 	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
 	if err != nil {
 		return err

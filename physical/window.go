@@ -52,7 +52,7 @@ func (op *windowAggOp) idleClose(now int64) error {
 		return nil
 	}
 	if t := now - idle; t > op.streamTime {
-		op.streamTime = t
+		op.advance(t)
 		return op.emitClosed()
 	}
 	return nil
@@ -93,7 +93,7 @@ func resultColumns(n *planner.Aggregate) []types.Column {
 
 func (op *windowAggOp) Process(row *types.Row) error {
 	op.lastRecord = nowFunc()
-	op.streamTime = max(op.streamTime, row.Time)
+	op.advance(row.Time)
 	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
 	if err != nil {
 		return err
@@ -412,4 +412,12 @@ func (op *windowAggOp) purge() error {
 		return op.sessions.Purge(before)
 	}
 	return op.windows.Purge(before)
+}
+
+// advance moves stream time forward to ts (never back) and publishes it.
+func (op *windowAggOp) advance(ts int64) {
+	op.streamTime = max(op.streamTime, ts)
+	if st := op.env.StreamTime; st != nil {
+		st.Store(op.streamTime)
+	}
 }

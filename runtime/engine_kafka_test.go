@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -355,5 +356,33 @@ func TestIdleWindowsCloseByWallClock(t *testing.T) {
 	recs := r.consume("PER_SECOND", 1) // no later record ever arrives
 	if len(recs) != 1 || !strings.Contains(string(recs[0].Value), `"N":`) {
 		t.Fatalf("final window: %q", values(recs))
+	}
+}
+
+// TestMetricsExposeQueryFigures scrapes the Prometheus handler: records
+// processed, late records and stream time per task are there.
+func TestMetricsExposeQueryFigures(t *testing.T) {
+	r := newRig(t)
+	r.exec(`CREATE STREAM clicks (user VARCHAR KEY, site VARCHAR, ts BIGINT)
+	  WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1, TIMESTAMP='ts');
+	SET 'auto.offset.reset'='earliest';
+	CREATE TABLE per_window AS SELECT user, COUNT(*) AS n FROM clicks
+	  WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 0 SECONDS) GROUP BY user;`)
+	r.produce("clicks", "u1", `{"SITE":"s","TS":600000}`)
+	r.produce("clicks", "u1", `{"SITE":"s","TS":1000}`) // late
+	r.consume("PER_WINDOW", 1)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		rec := httptest.NewRecorder()
+		r.e.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		body := rec.Body.String()
+		if strings.Contains(body, `sqlstream_query_late_records_total{query="CTAS_PER_WINDOW_1"} 1`) &&
+			strings.Contains(body, `sqlstream_task_stream_time_ms{query="CTAS_PER_WINDOW_1",task="0_0"} 600000`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics:\n%s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

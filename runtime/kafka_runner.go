@@ -95,6 +95,7 @@ func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) 
 	if stores != nil {
 		env.Stores = stores
 	}
+	env.StreamTime = r.q.streamTimes.forTask(physical.TaskID{SubTopology: sub, Partition: p})
 	return env, stores
 }
 

@@ -26,6 +26,7 @@ type query struct {
 	processed atomic.Int64 // input records processed
 	logged    atomic.Int64 // processing-log entries
 	late      atomic.Int64 // records dropped for arriving after their window closed
+	streamTimes streamTimes
 
 	mu       sync.Mutex
 	state    QueryState

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/api"
@@ -250,6 +252,7 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 				restores = append(restores, st)
 			}
 			restores = append(restores, e.storeSizes(q)...)
+			restores = append(restores, q.streamTimeText()...)
 		}
 	}
 	stats := fmt.Sprintf("consumer-messages-processed: %d", processed)
@@ -306,4 +309,9 @@ func (e *Engine) storeSizes(q *query) []string {
 		out = append(out, fmt.Sprintf("%s: %d keys, ~%d bytes", id, keys, bytes))
 	}
 	return out
+}
+
+// formatMillis renders epoch millis as UTC time and the number.
+func formatMillis(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") + " (" + strconv.FormatInt(ms, 10) + ")"
 }

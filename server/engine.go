@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/sqlstream/sqlstream/runtime/api"
 )
@@ -53,4 +54,10 @@ type PropertyValidator interface {
 // Without it the route answers 404.
 type ClusterStatusReporter interface {
 	ClusterStatus() api.ClusterStatusResponse
+}
+
+// MetricsProvider is an optional Engine extension: the handler for GET
+// /metrics (Prometheus text format). Without it the route answers 404.
+type MetricsProvider interface {
+	MetricsHandler() http.Handler
 }

@@ -27,6 +27,9 @@ func (s *Server) routes() http.Handler {
 	r.Get("/healthcheck", s.handleHealthcheck)
 	r.Get("/status", s.handleStatuses)
 	r.Get("/clusterStatus", s.handleClusterStatus)
+	if m, ok := s.engine.(MetricsProvider); ok {
+		r.Method(http.MethodGet, "/metrics", m.MetricsHandler())
+	}
 	r.Get("/status/{type}/{entity}/{action}", s.handleStatus)
 	r.Get("/is_valid_property/{property}", s.handleIsValidProperty)
 	return r

@@ -1,0 +1,119 @@
+package runtime
+
+import (
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/sqlstream/sqlstream/physical"
+)
+
+// streamTimes holds the stream time of each task of a query (windowed
+// operators publish into it).
+type streamTimes struct {
+	mu    sync.Mutex
+	tasks map[physical.TaskID]*atomic.Int64
+}
+
+// forTask returns the stream-time cell of a task.
+func (s *streamTimes) forTask(id physical.TaskID) *atomic.Int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tasks == nil {
+		s.tasks = map[physical.TaskID]*atomic.Int64{}
+	}
+	c, ok := s.tasks[id]
+	if !ok {
+		c = &atomic.Int64{}
+		c.Store(-1)
+		s.tasks[id] = c
+	}
+	return c
+}
+
+// snapshot returns the tasks' stream times, by task id.
+func (s *streamTimes) snapshot() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int64{}
+	for id, c := range s.tasks {
+		if v := c.Load(); v >= 0 {
+			out[id.String()] = v
+		}
+	}
+	return out
+}
+
+// metricsCollector exports per-query figures in Prometheus' format:
+// records processed, processing-log entries, late records dropped, and
+// the stream time of each task. It reads the engine's state at scrape
+// time, so nothing is kept twice.
+type metricsCollector struct {
+	e                               *Engine
+	processed, logged, late, stream *prometheus.Desc
+	queries                         *prometheus.Desc
+}
+
+func newMetricsCollector(e *Engine) *metricsCollector {
+	q := []string{"query"}
+	return &metricsCollector{e: e,
+		processed: prometheus.NewDesc("sqlstream_query_records_processed_total", "Input records a persistent query processed.", q, nil),
+		logged:    prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
+		late:      prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
+		stream:    prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
+		queries:   prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.stream, m.queries} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
+	m.e.mu.Lock()
+	queries := m.e.sortedQueries()
+	m.e.mu.Unlock()
+	states := map[string]int{}
+	for _, q := range queries {
+		states[q.State().String()]++
+		ch <- prometheus.MustNewConstMetric(m.processed, prometheus.CounterValue, float64(q.processed.Load()), q.id)
+		ch <- prometheus.MustNewConstMetric(m.logged, prometheus.CounterValue, float64(q.logged.Load()), q.id)
+		ch <- prometheus.MustNewConstMetric(m.late, prometheus.CounterValue, float64(q.late.Load()), q.id)
+		for task, t := range q.streamTimes.snapshot() {
+			ch <- prometheus.MustNewConstMetric(m.stream, prometheus.GaugeValue, float64(t), q.id, task)
+		}
+	}
+	for _, s := range stateNames {
+		ch <- prometheus.MustNewConstMetric(m.queries, prometheus.GaugeValue, float64(states[s]), s)
+	}
+}
+
+// MetricsHandler serves the engine's metrics in Prometheus' text format
+// (the server mounts it at GET /metrics).
+func (e *Engine) MetricsHandler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(newMetricsCollector(e))
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+}
+
+// streamTimeText describes the tasks' stream times for DESCRIBE EXTENDED.
+func (q *query) streamTimeText() []string {
+	snap := q.streamTimes.snapshot()
+	tasks := make([]string, 0, len(snap))
+	for t := range snap {
+		tasks = append(tasks, t)
+	}
+	sort.Strings(tasks)
+	var out []string
+	for _, t := range tasks {
+		out = append(out, "stream time of task "+t+": "+formatMillis(snap[t]))
+	}
+	return out
+}
