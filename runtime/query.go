@@ -23,9 +23,9 @@ type query struct {
 	props   Properties
 	created time.Time
 
-	processed atomic.Int64 // input records processed
-	logged    atomic.Int64 // processing-log entries
-	late      atomic.Int64 // records dropped for arriving after their window closed
+	processed   atomic.Int64 // input records processed
+	logged      atomic.Int64 // processing-log entries
+	late        atomic.Int64 // records dropped for arriving after their window closed
 	streamTimes streamTimes
 
 	mu       sync.Mutex
