@@ -334,4 +334,4 @@ func typeName(t *types.Type) string {
 }
 
 // describe renders an expression for messages.
-func describe(e ast.Expr) string { return FormatExpr(e) }
+func describe(e ast.Expr) string { return ast.FormatExpr(e) }

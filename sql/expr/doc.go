@@ -28,5 +28,5 @@
 //
 // Constant folds expressions without columns (INSERT … VALUES); Coerce
 // applies CAST conversions and CoerceLiteral the literal rules; Walk and
-// ColumnRefs inspect expressions; FormatExpr renders them as ksqlDB does.
+// ColumnRefs inspect expressions (ast.FormatExpr renders them).
 package expr
