@@ -62,6 +62,9 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 			}}
 	}
 	store := b.store(aggregateStore)
+	if n.Window != nil {
+		b.retainChangelog(store, n.Window.Retention)
+	}
 	names := []string{store.Name}
 	if n.Window != nil && n.Window.Kind == ast.Sliding {
 		names = append(names, b.store(slidingRawStore).Name)
@@ -495,4 +498,15 @@ func origin(r *InRecord) (string, int32, int64) {
 		}
 	}
 	return r.Topic, r.Partition, r.Offset
+}
+
+// retainChangelog gives a windowed store's changelog a time retention:
+// the window retention plus a day, as Kafka Streams does, so expired
+// windows also leave the topic.
+func (b *builder) retainChangelog(s StoreSpec, retention int64) {
+	for i := range b.topo.Internal {
+		if b.topo.Internal[i].Name == s.Changelog {
+			b.topo.Internal[i].RetentionMs = retention + 24*60*60*1000
+		}
+	}
 }

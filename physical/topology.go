@@ -26,6 +26,10 @@ type Topology struct {
 type InternalTopic struct {
 	Name    string
 	Compact bool // changelogs are compacted
+	// RetentionMs, when > 0, also deletes records older than it
+	// (cleanup.policy=compact,delete): changelogs of windowed stores stop
+	// carrying windows past their retention.
+	RetentionMs int64
 }
 
 // SubTopology is a connected group of processors fed by source topics.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -378,7 +379,10 @@ func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, t
 	}
 	for _, t := range topo.Internal {
 		spec := topicSpec{name: t.Name, partitions: max(n, 1), replicas: int16(e.props.Int(PropInternalReplicas, 1))}
-		if t.Compact {
+		switch {
+		case t.Compact && t.RetentionMs > 0:
+			spec.configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(t.RetentionMs, 10)}
+		case t.Compact:
 			spec.configs = map[string]string{"cleanup.policy": "compact"}
 		}
 		if err := e.cluster.createTopic(ctx, spec); err != nil {
