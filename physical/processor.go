@@ -44,6 +44,10 @@ type TaskEnv struct {
 	// StreamTime, when set, receives the task's stream time (the largest
 	// event time a windowed operator has seen) for metrics.
 	StreamTime *atomic.Int64
+	// OpenWindows, when set, receives how many distinct windows (time
+	// intervals, whatever the key) the task's windowed operator still
+	// accepts records for.
+	OpenWindows *atomic.Int64
 	// punctuators are called by Task.Punctuate with the wall-clock time.
 	punctuators []func(now int64) error
 	// current is the input record being processed, for log entries.

@@ -96,6 +96,7 @@ func (op *slidingOp) Process(row *types.Row) error {
 			return err
 		}
 	}
+	op.pruneOpen()
 	return op.purgeRaw(key)
 }
 

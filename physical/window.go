@@ -37,6 +37,32 @@ type windowAggOp struct {
 	streamTime int64
 	purged     int64
 	lastRecord int64 // wall clock of the last record, for idle closing
+	// open are the distinct window intervals still accepting records.
+	open map[types.Window]struct{}
+}
+
+// opened records that a window received a record.
+func (op *windowAggOp) opened(w types.Window) {
+	if op.open == nil {
+		op.open = map[types.Window]struct{}{}
+	}
+	op.open[w] = struct{}{}
+}
+
+// pruneOpen forgets closed windows and publishes the open count.
+func (op *windowAggOp) pruneOpen() {
+	for w := range op.open {
+		end := w.End
+		if op.sessions != nil {
+			end += op.w.Size // sessions close gap + grace after their end
+		}
+		if op.closed(end) {
+			delete(op.open, w)
+		}
+	}
+	if c := op.env.OpenWindows; c != nil {
+		c.Store(int64(len(op.open)))
+	}
 }
 
 // nowFunc is the wall clock in epoch millis.
@@ -111,6 +137,7 @@ func (op *windowAggOp) Process(row *types.Row) error {
 			return err
 		}
 	}
+	op.pruneOpen()
 	return op.purge()
 }
 
@@ -209,6 +236,7 @@ func (op *aggregateOp) encode(ts int64) ([]byte, error) {
 // result forwards (EMIT CHANGES) or buffers (EMIT FINAL) a window's new
 // result.
 func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Window) error {
+	op.opened(w)
 	win := w
 	if op.buffer == nil {
 		return op.forwardWindow(row, ts, &win)

@@ -377,7 +377,8 @@ func TestMetricsExposeQueryFigures(t *testing.T) {
 		r.e.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 		body := rec.Body.String()
 		if strings.Contains(body, `sqlstream_query_late_records_total{query="CTAS_PER_WINDOW_1"} 1`) &&
-			strings.Contains(body, `sqlstream_task_stream_time_ms{query="CTAS_PER_WINDOW_1",task="0_0"} 600000`) {
+			strings.Contains(body, `sqlstream_task_stream_time_ms{query="CTAS_PER_WINDOW_1",task="0_0"} 600000`) &&
+			strings.Contains(body, `sqlstream_task_open_windows{query="CTAS_PER_WINDOW_1",task="0_0"} 1`) {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -95,7 +95,8 @@ func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) 
 	if stores != nil {
 		env.Stores = stores
 	}
-	env.StreamTime = r.q.streamTimes.forTask(physical.TaskID{SubTopology: sub, Partition: p})
+	id := physical.TaskID{SubTopology: sub, Partition: p}
+	env.StreamTime, env.OpenWindows = r.q.streamTimes.forTask(id), r.q.streamTimes.openFor(id)
 	return env, stores
 }
 

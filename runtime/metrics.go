@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"sync"
@@ -11,11 +12,38 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 )
 
-// streamTimes holds the stream time of each task of a query (windowed
-// operators publish into it).
+// streamTimes holds the stream time and open window count of each task of
+// a query (windowed operators publish into them).
 type streamTimes struct {
 	mu    sync.Mutex
 	tasks map[physical.TaskID]*atomic.Int64
+	open  map[physical.TaskID]*atomic.Int64
+}
+
+// openFor returns the open-windows cell of a task.
+func (s *streamTimes) openFor(id physical.TaskID) *atomic.Int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil {
+		s.open = map[physical.TaskID]*atomic.Int64{}
+	}
+	c, ok := s.open[id]
+	if !ok {
+		c = &atomic.Int64{}
+		s.open[id] = c
+	}
+	return c
+}
+
+// openSnapshot returns the tasks' open window counts, by task id.
+func (s *streamTimes) openSnapshot() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int64{}
+	for id, c := range s.open {
+		out[id.String()] = c.Load()
+	}
+	return out
 }
 
 // forTask returns the stream-time cell of a task.
@@ -54,7 +82,7 @@ func (s *streamTimes) snapshot() map[string]int64 {
 type metricsCollector struct {
 	e                               *Engine
 	processed, logged, late, stream *prometheus.Desc
-	queries                         *prometheus.Desc
+	open, queries                   *prometheus.Desc
 }
 
 func newMetricsCollector(e *Engine) *metricsCollector {
@@ -64,13 +92,14 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 		logged:    prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
 		late:      prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
 		stream:    prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
+		open:      prometheus.NewDesc("sqlstream_task_open_windows", "Distinct windows a windowed task still accepts records for.", []string{"query", "task"}, nil),
 		queries:   prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.stream, m.queries} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.stream, m.open, m.queries} {
 		ch <- d
 	}
 }
@@ -88,6 +117,9 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.late, prometheus.CounterValue, float64(q.late.Load()), q.id)
 		for task, t := range q.streamTimes.snapshot() {
 			ch <- prometheus.MustNewConstMetric(m.stream, prometheus.GaugeValue, float64(t), q.id, task)
+		}
+		for task, n := range q.streamTimes.openSnapshot() {
+			ch <- prometheus.MustNewConstMetric(m.open, prometheus.GaugeValue, float64(n), q.id, task)
 		}
 	}
 	for _, s := range stateNames {
@@ -111,9 +143,10 @@ func (q *query) streamTimeText() []string {
 		tasks = append(tasks, t)
 	}
 	sort.Strings(tasks)
+	open := q.streamTimes.openSnapshot()
 	var out []string
 	for _, t := range tasks {
-		out = append(out, "stream time of task "+t+": "+formatMillis(snap[t]))
+		out = append(out, fmt.Sprintf("task %s: stream time %s, %d open windows", t, formatMillis(snap[t]), open[t]))
 	}
 	return out
 }
