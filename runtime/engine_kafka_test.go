@@ -387,3 +387,41 @@ func TestMetricsExposeQueryFigures(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestAggregatingPushQuery runs a GROUP BY push query on Kafka: its own
+// repartition topic and local store, removed when the query is closed.
+func TestAggregatingPushQuery(t *testing.T) {
+	r := newRig(t)
+	r.exec(`CREATE STREAM s (k VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=2);`)
+	r.produce("s", "a", `{"PAGE":"x"}`)
+	r.produce("s", "b", `{"PAGE":"x"}`)
+	r.produce("s", "c", `{"PAGE":"y"}`)
+	rs, err := r.e.Query(context.Background(), `SELECT page, COUNT(*) AS n FROM s GROUP BY page EMIT CHANGES LIMIT 3;`,
+		map[string]any{"auto.offset.reset": "earliest"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	last := map[string]any{}
+	for {
+		row, err := rs.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		last[row.Values[0].(string)] = row.Values[1]
+	}
+	rs.Close()
+	if fmt.Sprint(last) != "map[x:2 y:1]" {
+		t.Fatalf("push aggregation: %v", last)
+	}
+	topics := r.exec(`SHOW ALL TOPICS;`)[0].(api.KafkaTopicsList)
+	for _, tp := range topics.Topics {
+		if strings.Contains(tp.Name, "transient_") {
+			t.Fatalf("internal topic left behind: %s", tp.Name)
+		}
+	}
+}
