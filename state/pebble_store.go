@@ -24,6 +24,10 @@ type pebbleStore struct {
 
 	mu     sync.Mutex // guards the fields below; Checkpoint may come from another goroutine
 	batch  *pebble.Batch
+	// pending mirrors the batch's point writes (nil value: deleted), so a
+	// point read that misses it goes straight to the DB's point lookup
+	// instead of a merged batch+DB iterator.
+	pending map[string][]byte
 	delta  int64 // key count change in batch
 	ckpt   []byte
 	closed bool
@@ -43,7 +47,15 @@ func (s *pebbleStore) Get(key []byte) ([]byte, error) {
 	if s.closed {
 		return nil, errStoreClosed
 	}
-	return getFrom(s.reader(), s.part.prefix.dataKey(key))
+	return s.get(s.part.prefix.dataKey(key))
+}
+
+// get reads a full key: the batch's pending write if any, else the DB.
+func (s *pebbleStore) get(k []byte) ([]byte, error) {
+	if v, ok := s.pending[string(k)]; ok {
+		return bytes.Clone(v), nil
+	}
+	return getFrom(s.db.pdb, k)
 }
 
 // reader is the pending batch, or the DB when there is none.
@@ -90,20 +102,28 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	if s.batch == nil {
 		s.batch = s.db.pdb.NewIndexedBatch()
 	}
+	if s.pending == nil {
+		s.pending = map[string][]byte{}
+	}
 	switch {
 	case value == nil && existed:
 		s.delta--
+		s.pending[string(k)] = nil
 		return s.batch.Delete(k, nil)
 	case value == nil:
 		return nil
 	case !existed:
 		s.delta++
 	}
+	s.pending[string(k)] = bytes.Clone(value)
 	return s.batch.Set(k, value, nil)
 }
 
 func (s *pebbleStore) exists(k []byte) (bool, error) {
-	_, c, err := s.batch.Get(k)
+	if v, ok := s.pending[string(k)]; ok {
+		return v != nil, nil
+	}
+	_, c, err := s.db.pdb.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil
 	}
@@ -160,7 +180,7 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	b, delta := s.batch, s.delta
 	defer b.Close()
 	s.addMeta(b)
-	s.batch, s.delta, s.ckpt = nil, 0, nil
+	s.batch, s.delta, s.ckpt, s.pending = nil, 0, nil, nil
 	if err := b.Commit(o); err != nil {
 		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
 	}
@@ -212,7 +232,7 @@ func (s *pebbleStore) abort() bool {
 	s.closed = true
 	if s.batch != nil {
 		_ = s.batch.Close()
-		s.batch = nil
+		s.batch, s.pending = nil, nil
 	}
 	return true
 }
