@@ -22,15 +22,15 @@ type pebbleStore struct {
 	db   *DB
 	part *partition
 
-	mu     sync.Mutex // guards the fields below; Checkpoint may come from another goroutine
-	batch  *pebble.Batch
+	mu    sync.Mutex // guards the fields below; Checkpoint may come from another goroutine
+	batch *pebble.Batch
 	// pending mirrors the batch's point writes (nil value: deleted), so a
 	// point read that misses it goes straight to the DB's point lookup
 	// instead of a merged batch+DB iterator.
 	pending map[string][]byte
-	delta  int64 // key count change in batch
-	ckpt   []byte
-	closed bool
+	delta   int64 // key count change in batch
+	ckpt    []byte
+	closed  bool
 }
 
 var (
