@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chzyer/readline"
 )
@@ -56,7 +57,8 @@ func (p *pipeReader) Close() error { return nil }
 
 // ttyReader edits lines with readline: history, completion, Ctrl-C.
 type ttyReader struct {
-	rl *readline.Instance
+	rl      *readline.Instance
+	aborted atomic.Bool
 }
 
 func newTTYReader(cfg *Config, complete readline.AutoCompleter) (*ttyReader, error) {
@@ -97,7 +99,21 @@ func (t *ttyReader) AddHistory(stmt string) {
 	_ = t.rl.SaveHistory(strings.ReplaceAll(stmt, "\n", " "))
 }
 
-func (t *ttyReader) Close() error { return t.rl.Close() }
+// abort makes a waiting ReadLine return io.EOF, which takes the terminal
+// out of raw mode. It does not wait for readline's reader goroutine: that
+// is blocked in a read of the terminal that only input or the process's
+// end can finish, so Close skips it after an abort.
+func (t *ttyReader) abort() {
+	t.aborted.Store(true)
+	t.rl.Operation.Close()
+}
+
+func (t *ttyReader) Close() error {
+	if t.aborted.Load() {
+		return nil
+	}
+	return t.rl.Close()
+}
 
 func asReadCloser(r io.Reader) io.ReadCloser {
 	if rc, ok := r.(io.ReadCloser); ok {

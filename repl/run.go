@@ -19,8 +19,9 @@ const (
 
 // Run reads statements from cfg.Stdin until EOF (Ctrl-D), EXIT or QUIT and
 // runs each against the server at cfg.ServerURL, printing results as the
-// ksql CLI does. It returns nil at the end of input; ctx cancellation is
-// noticed between lines.
+// ksql CLI does. It returns nil at the end of input or when ctx ends: on a
+// terminal, the end of ctx closes the line editor at once (restoring the
+// terminal's mode) rather than waiting for the next line.
 func Run(ctx context.Context, cfg Config) error {
 	cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -30,6 +31,10 @@ func Run(ctx context.Context, cfg Config) error {
 	reader, err := s.newReader(ctx, &cfg)
 	if err != nil {
 		return err
+	}
+	if tty, ok := reader.(*ttyReader); ok {
+		stop := context.AfterFunc(ctx, tty.abort)
+		defer stop()
 	}
 	defer reader.Close()
 	if s.interactive && s.interrupt == nil {
@@ -101,6 +106,8 @@ func (s *session) loop(ctx context.Context, reader lineReader) error {
 		}
 		line, err := reader.ReadLine(p)
 		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil // the editor was closed because ctx ended
 		case errors.Is(err, errInterrupted):
 			buf.Reset()
 			continue

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // TestTerminalSession drives Run on a pseudo terminal: banner, prompt,
@@ -114,4 +116,52 @@ func (tr *termReader) expect(t *testing.T, want string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("terminal never showed %q; output:\n%s", want, tr.all())
+}
+
+// TestTerminalSessionEndsWithContext: when ctx ends while Run waits for a
+// line (a SIGTERM in combined mode), Run closes the line editor, returns
+// nil and leaves the terminal out of raw mode, echoing again.
+func TestTerminalSessionEndsWithContext(t *testing.T) {
+	srv := httptest.NewServer(newFakeServer())
+	defer srv.Close()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	before, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Skipf("no termios: %v", err)
+	}
+	term := newTermReader(ptmx)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Config{ServerURL: srv.URL, Stdin: tty, Stdout: tty, Stderr: tty})
+	}()
+	term.expect(t, "ksql> ")
+	raw, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Lflag&unix.ECHO != 0 {
+		t.Fatalf("the terminal is not in raw mode at the prompt (lflag %#x)", raw.Lflag)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v after ctx ended", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Run still waits for a line after ctx ended; output:\n%s", term.all())
+	}
+	after, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Lflag != before.Lflag {
+		t.Fatalf("terminal mode not restored: lflag %#x, was %#x", after.Lflag, before.Lflag)
+	}
 }
