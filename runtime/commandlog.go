@@ -93,29 +93,30 @@ func (c *commandLog) apply(ctx context.Context, cmd *command) {
 // commitEnds commits the current end offsets of topics for group, so a
 // new query reading "latest" starts exactly where the topics are now.
 func (k *kafkaCluster) commitEnds(ctx context.Context, group string, topics []string) error {
-	var ends kadm.ListedOffsets
-	err := retryUnknownTopic(ctx, func() error {
-		var err error
-		if ends, err = k.adm.ListEndOffsets(ctx, topics...); err != nil {
+	// Both the listing and the commit may meet a topic created moments
+	// ago (a CREATE STREAM and its CREATE … AS SELECT in one request)
+	// that some broker does not know yet.
+	return retryUnknownTopic(ctx, func() error {
+		ends, err := k.adm.ListEndOffsets(ctx, topics...)
+		if err != nil {
 			return err
 		}
-		return ends.Error()
+		if err := ends.Error(); err != nil {
+			return err
+		}
+		os := kadm.Offsets{}
+		ends.Each(func(o kadm.ListedOffset) {
+			os.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset, LeaderEpoch: -1})
+		})
+		resp, err := k.adm.CommitOffsets(ctx, group, os)
+		if err != nil {
+			return err
+		}
+		if err := resp.Error(); err != nil {
+			return fmt.Errorf("commit initial offsets: %w", err)
+		}
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	os := kadm.Offsets{}
-	ends.Each(func(o kadm.ListedOffset) {
-		os.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset, LeaderEpoch: -1})
-	})
-	resp, err := k.adm.CommitOffsets(ctx, group, os)
-	if err != nil {
-		return err
-	}
-	if err := resp.Error(); err != nil {
-		return fmt.Errorf("commit initial offsets: %w", err)
-	}
-	return nil
 }
 
 // retryUnknownTopic retries fn while a just-created topic is not yet known

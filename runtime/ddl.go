@@ -154,6 +154,13 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	}
 	e.cat.Put(plan.Sink)
 	if err := e.startQuery(ctx, c, plan, s, cmd != nil); err != nil {
+		if cmd == nil {
+			// The statement is in the command topic and the catalog, so
+			// a restart retries the query; say so rather than pretend
+			// nothing happened.
+			return nil, fmt.Errorf("%s %s was created but its query %s could not start (a restart retries it; DROP %s %s removes it): %w",
+				st.Kind, st.Name, c.QueryID, strings.ToUpper(kind), st.Name, err)
+		}
 		return nil, err
 	}
 	id := kind + "/" + st.Name + "/create"
