@@ -168,18 +168,16 @@ func firstWords(s string) string {
 // splitFirst splits text after its first top-level ';' (outside quotes and
 // comments).
 func splitFirst(text string) (string, string) {
-	inQuote, inBack := false, false
+	var closing byte // the quote that ends the literal or identifier we are in
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch {
-		case inQuote:
-			inQuote = c != '\''
-		case inBack:
-			inBack = c != '`'
-		case c == '\'':
-			inQuote = true
-		case c == '`':
-			inBack = true
+		case closing != 0:
+			if c == closing {
+				closing = 0 // a doubled quote reopens at once: same result
+			}
+		case c == '\'' || c == '`' || c == '"':
+			closing = c
 		case c == '-' && i+1 < len(text) && text[i+1] == '-':
 			for i < len(text) && text[i] != '\n' {
 				i++
