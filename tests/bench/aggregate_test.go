@@ -32,43 +32,16 @@ type countValue struct {
 	N int64 `json:"N"`
 }
 
-// countLoop is what a developer would write without sqlstream: a consumer
-// group, encoding/json, a map of counts, and the updated count produced
-// for every record, flushed and committed per poll. The map is in memory
-// only: unlike the engine it writes no changelog.
+// countLoop is what a developer would write without sqlstream: a map of
+// counts by user in handLoop's frame, one output per input record. The map is in memory only: unlike
+// the engine it writes no changelog.
 func (e *env) countLoop(b *testing.B) {
-	out := "hand-counts"
-	if _, err := e.adm.CreateTopic(context.Background(), partitions, 1, nil, out); err != nil {
-		b.Fatal(err)
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup("count-loop"),
-		kgo.ConsumeTopics(inputTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cl.Close()
-	ctx := context.Background()
 	counts := make(map[string]int64)
-	var produced int64
-	for produced < numEvents {
-		fs := cl.PollRecords(ctx, 10_000)
-		fs.EachRecord(func(r *kgo.Record) {
-			var pv pageView
-			if json.Unmarshal(r.Value, &pv) != nil {
-				return
-			}
-			counts[pv.UserID]++
-			v, _ := json.Marshal(countValue{N: counts[pv.UserID]})
-			cl.Produce(ctx, &kgo.Record{Topic: out, Key: []byte(pv.UserID), Value: v, Timestamp: r.Timestamp}, nil)
-			produced++
-		})
-		if err := cl.Flush(ctx); err != nil {
-			b.Fatal(err)
-		}
-		cl.CommitUncommittedOffsets(ctx)
-	}
-	e.waitFor(b, out, numEvents)
+	e.handLoop(b, "count-loop", "hand-counts", numEvents, func(pv pageView, r *kgo.Record) *kgo.Record {
+		counts[pv.UserID]++
+		v, _ := json.Marshal(countValue{N: counts[pv.UserID]})
+		return &kgo.Record{Key: []byte(pv.UserID), Value: v, Timestamp: r.Timestamp}
+	})
 }
 
 // aggregation is one CTAS … GROUP BY variant.

@@ -33,47 +33,19 @@ func windowedKey(k windowKey) []byte {
 	return binary.BigEndian.AppendUint64([]byte(k.user), uint64(k.start))
 }
 
-// tumblingLoop is what a developer would write without sqlstream: a
-// consumer group, encoding/json, a Go map of counts keyed by user and
-// one-minute window of the MS field, and the updated count produced for
-// every record, flushed and committed per poll. Windows are never
-// evicted: the input spans ~17 minutes, far less than the engine's
-// default 24h grace, and the map writes no changelog. It returns the
-// final counts.
+// tumblingLoop is what a developer would write without sqlstream: a Go
+// map of counts keyed by user and one-minute window of the MS field in
+// handLoop's frame. Windows are never evicted: the input spans ~17
+// minutes, far less than the engine's default 24h grace, and the map
+// writes no changelog. It returns the final counts.
 func (e *env) tumblingLoop(b *testing.B) map[windowKey]int64 {
-	out := "hand-per-minute"
-	if _, err := e.adm.CreateTopic(context.Background(), partitions, 1, nil, out); err != nil {
-		b.Fatal(err)
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup("tumbling-loop"),
-		kgo.ConsumeTopics(inputTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cl.Close()
-	ctx := context.Background()
 	counts := make(map[windowKey]int64)
-	var produced int64
-	for produced < numEvents {
-		fs := cl.PollRecords(ctx, 10_000)
-		fs.EachRecord(func(r *kgo.Record) {
-			var pv pageView
-			if json.Unmarshal(r.Value, &pv) != nil {
-				return
-			}
-			k := windowKey{user: pv.UserID, start: pv.MS - pv.MS%windowMS}
-			counts[k]++
-			v, _ := json.Marshal(countValue{N: counts[k]})
-			cl.Produce(ctx, &kgo.Record{Topic: out, Key: windowedKey(k), Value: v, Timestamp: time.UnixMilli(pv.MS)}, nil)
-			produced++
-		})
-		if err := cl.Flush(ctx); err != nil {
-			b.Fatal(err)
-		}
-		cl.CommitUncommittedOffsets(ctx)
-	}
-	e.waitFor(b, out, numEvents)
+	e.handLoop(b, "tumbling-loop", "hand-per-minute", numEvents, func(pv pageView, _ *kgo.Record) *kgo.Record {
+		k := windowKey{user: pv.UserID, start: pv.MS - pv.MS%windowMS}
+		counts[k]++
+		v, _ := json.Marshal(countValue{N: counts[k]})
+		return &kgo.Record{Key: windowedKey(k), Value: v, Timestamp: time.UnixMilli(pv.MS)}
+	})
 	return counts
 }
 
