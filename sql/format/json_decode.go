@@ -356,16 +356,7 @@ func (n *jsonNode) decodeInt64(s *scanner, c byte) (any, error) {
 
 func (n *jsonNode) decodeDouble(s *scanner, c byte) (any, error) {
 	start := s.pos
-	var text []byte
-	var err error
-	switch {
-	case c == '-' || isDigit(c):
-		text, _, err = s.number()
-	case c == '"':
-		text, err = s.str()
-	default:
-		return nil, n.mismatch(s, c)
-	}
+	text, err := n.numberText(s, c)
 	if err != nil {
 		return nil, err
 	}
@@ -376,6 +367,19 @@ func (n *jsonNode) decodeDouble(s *scanner, c byte) (any, error) {
 	return f, nil
 }
 
+// numberText reads a JSON number, or a string that should hold one, as
+// text for a DOUBLE or DECIMAL field.
+func (n *jsonNode) numberText(s *scanner, c byte) ([]byte, error) {
+	switch {
+	case c == '-' || isDigit(c):
+		text, _, err := s.number()
+		return text, err
+	case c == '"':
+		return s.str()
+	}
+	return nil, n.mismatch(s, c)
+}
+
 func isRangeErr(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
@@ -383,16 +387,7 @@ func isRangeErr(err error) bool {
 
 func (n *jsonNode) decodeDecimal(s *scanner, c byte) (any, error) {
 	start := s.pos
-	var text []byte
-	var err error
-	switch {
-	case c == '-' || isDigit(c):
-		text, _, err = s.number()
-	case c == '"':
-		text, err = s.str()
-	default:
-		return nil, n.mismatch(s, c)
-	}
+	text, err := n.numberText(s, c)
 	if err != nil {
 		return nil, err
 	}
