@@ -425,3 +425,19 @@ func TestAggregatingPushQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateTopicAndQueryInOneRequest: a CREATE STREAM that creates its
+// topic and a CREATE STREAM … AS SELECT on it in one request, with the
+// default offset reset (latest, so the new query's group gets the current
+// end offsets committed at once): both succeed and a record produced
+// afterwards goes through.
+func TestCreateTopicAndQueryInOneRequest(t *testing.T) {
+	r := newRig(t)
+	r.exec(`CREATE STREAM src (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='fresh', VALUE_FORMAT='JSON', PARTITIONS=3);
+	CREATE STREAM doubled AS SELECT k, v * 2 AS w FROM src EMIT CHANGES;`)
+	r.produce("fresh", "a", `{"V":21}`)
+	recs := r.consume("DOUBLED", 1)
+	if got := string(recs[0].Value); got != `{"W":42}` {
+		t.Fatalf("DOUBLED got %s, want {\"W\":42}", got)
+	}
+}
