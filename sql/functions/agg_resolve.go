@@ -131,24 +131,7 @@ type AggregateNoOverloadError struct {
 
 func (e *AggregateNoOverloadError) Error() string {
 	return fmt.Sprintf("Function '%s' does not accept parameters (%s). Valid alternatives are: %s",
-		e.Name, aggArgList(e.Args), strings.Join(e.Candidates, ", "))
-}
-
-// aggArgList renders argument types as ksqlDB does in resolution errors
-// ("null" for an untyped NULL).
-func aggArgList(args []*types.Type) string {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		switch {
-		case a == nil:
-			parts[i] = "LAMBDA"
-		case a.Kind == types.KindUnknown:
-			parts[i] = "null"
-		default:
-			parts[i] = a.String()
-		}
-	}
-	return strings.Join(parts, ", ")
+		e.Name, argList(e.Args), strings.Join(e.Candidates, ", "))
 }
 
 // ParamNotLiteralError says an argument that configures an aggregate
