@@ -15,6 +15,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/api"
 	"github.com/sqlstream/sqlstream/runtime/broker"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -175,24 +176,47 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-// consumeAll reads a topic from the beginning until it is idle.
+// consumeAll reads a topic from the beginning up to its current end
+// offsets.
 func (r *rig) consumeAll(topic string) []*kgo.Record {
+	r.t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	defer cl.Close()
-	var out []*kgo.Record
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		if len(fs.Records()) == 0 {
-			return out
-		}
-		out = append(out, fs.Records()...)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
 	}
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var out []*kgo.Record
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	for len(left) > 0 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			r.t.Fatalf("%s: partitions %v not read to their end", topic, left)
+		}
+		fs.EachRecord(func(rec *kgo.Record) {
+			if end, ok := left[rec.Partition]; ok {
+				out = append(out, rec)
+				if rec.Offset+1 >= end {
+					delete(left, rec.Partition)
+				}
+			}
+		})
+	}
+	return out
 }
 
 func TestPushQueryLimit(t *testing.T) {
@@ -276,7 +300,7 @@ func TestTableAggregationRestore(t *testing.T) {
 	}
 	tiers = latest("TIERS", 8)
 	if tiers["gold"] != `{"N":1}` || tiers["silver"] != `{"N":1}` {
-		t.Fatalf("table counts after state loss: %v", tiers)
+		t.Fatalf("table counts after state loss: %v (all: %q)", tiers, values(r.consumeAll("TIERS")))
 	}
 }
 

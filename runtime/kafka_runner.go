@@ -278,6 +278,14 @@ func (r *kafkaRunner) commit(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	r.checkpoint()
+	r.commitOffsets(ctx)
+}
+
+// commitOffsets commits the processed offsets not yet committed. Offsets
+// the coordinator did not accept (ctx ended, a rebalance) stay dirty, so
+// the next commit, at the latest the final one when the runner stops,
+// sends them again.
+func (r *kafkaRunner) commitOffsets(ctx context.Context) {
 	offsets := r.dirtyOffsets()
 	if len(offsets) == 0 {
 		return
@@ -286,9 +294,13 @@ func (r *kafkaRunner) commit(ctx context.Context) {
 		if err == nil {
 			err = commitRespErr(resp)
 		}
-		if err != nil && ctx.Err() == nil {
-			r.q.logger().Warn("commit failed", "query", r.q.id, "err", err)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.q.logger().Warn("commit failed", "query", r.q.id, "err", err)
+			}
+			return
 		}
+		r.markCommitted(offsets)
 	})
 }
 
@@ -317,13 +329,27 @@ func (r *kafkaRunner) dirtyOffsets() map[string]map[int32]kgo.EpochOffset {
 		if r.committed[k] == off {
 			continue
 		}
-		r.committed[k] = off
 		if offsets[k.topic] == nil {
 			offsets[k.topic] = map[int32]kgo.EpochOffset{}
 		}
 		offsets[k.topic][k.partition] = kgo.EpochOffset{Epoch: -1, Offset: off}
 	}
 	return offsets
+}
+
+// markCommitted records offsets the group coordinator accepted. A
+// partition revoked meanwhile (no longer processed here) is not
+// recorded.
+func (r *kafkaRunner) markCommitted(offsets map[string]map[int32]kgo.EpochOffset) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for topic, ps := range offsets {
+		for p, o := range ps {
+			if _, ok := r.processed[tp{topic, p}]; ok {
+				r.committed[tp{topic, p}] = o.Offset
+			}
+		}
+	}
 }
 
 func (r *kafkaRunner) stop() error {
