@@ -1,19 +1,24 @@
 package broker
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Broker is a running embedded Kafka broker. Close it to persist its state
 // and release its port.
 type Broker struct {
 	cluster  *kfake.Cluster
+	adm      *kadm.Client // the cleaner's view of the topic list
 	shutdown *shutdownErrors
 	stop     chan struct{}
 	done     sync.WaitGroup
@@ -36,7 +41,12 @@ func Start(opts ...Option) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
-	b := &Broker{cluster: cluster, shutdown: shutdown, stop: make(chan struct{})}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
+	if err != nil {
+		cluster.Close()
+		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
+	}
+	b := &Broker{cluster: cluster, adm: kadm.NewClient(cl), shutdown: shutdown, stop: make(chan struct{})}
 	b.done.Add(1)
 	go b.clean(cfg.compaction)
 	cfg.logger.Info("embedded kafka broker started", "addr", b.Addrs()[0], "data_dir", cfg.dataDir)
@@ -51,7 +61,9 @@ func kfakeOptions(cfg config, shutdown *shutdownErrors) []kfake.Opt {
 		kfake.ListenFn(listenOn(cfg.listen)),
 		kfake.WithLogger(slogAdapter{l: cfg.logger, shutdown: shutdown}),
 		kfake.BrokerConfigs(map[string]string{
-			"log.cleaner.backoff.ms":     strconv.FormatInt(cfg.compaction.Milliseconds(), 10),
+			// kfake's own compaction timer stays (practically) off: the
+			// broker's cleaner decides when to compact.
+			"log.cleaner.backoff.ms":     strconv.FormatInt((100 * 365 * 24 * time.Hour).Milliseconds(), 10),
 			"log.retention.ms":           retentionMs(cfg.retention),
 			"default.replication.factor": "1",
 			"min.insync.replicas":        "1",
@@ -81,6 +93,7 @@ func (b *Broker) Close() error {
 	b.once.Do(func() {
 		close(b.stop)
 		b.done.Wait()
+		b.adm.Close()
 		b.shutdown.begin()
 		b.cluster.Close()
 		b.closeErr = b.shutdown.err()
@@ -88,21 +101,91 @@ func (b *Broker) Close() error {
 	return b.closeErr
 }
 
-// clean compacts compacted topics every interval. kfake only schedules
-// compaction when a compacted topic is created or altered, not for topics
-// reloaded from the data directory, so the broker drives it itself.
+// clean is the broker's log cleaner. Every interval it enforces retention
+// on every topic and, when some partition of a compacted topic is at
+// least half dirty (bytes written since it was last compacted, Kafka's
+// default min.cleanable.dirty.ratio of 0.5), compacts the compacted
+// topics. kfake only schedules compaction for topics created or altered
+// in this run, not for topics reloaded from the data directory, and its
+// compaction rewrites whole partitions, so compacting on every tick would
+// cost time proportional to everything stored, every interval. The ratio
+// makes the total work proportional to what is written.
 func (b *Broker) clean(interval time.Duration) {
 	defer b.done.Done()
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	cleaned := map[string]int64{} // partition ("topic/p") → bytes after its last compaction
 	for {
 		select {
 		case <-b.stop:
 			return
 		case <-t.C:
-			b.cluster.Compact()
+			if b.dirty(cleaned) {
+				b.cluster.Compact() // also enforces retention
+				b.record(cleaned)
+			} else {
+				b.cluster.ApplyRetention()
+			}
 		}
 	}
+}
+
+// compactedPartitions calls fn for every partition of every topic whose
+// cleanup.policy includes compact.
+func (b *Broker) compactedPartitions(fn func(key string, p *kfake.PartitionInfo)) {
+	for _, topic := range b.topics() {
+		ti := b.cluster.TopicInfo(topic)
+		if ti == nil || !isCompacted(ti.Configs["cleanup.policy"]) {
+			continue
+		}
+		for _, p := range b.cluster.PartitionInfos(topic) {
+			fn(topic+"/"+strconv.Itoa(int(p.Partition)), p)
+		}
+	}
+}
+
+// dirty reports whether some compacted partition has grown to at least
+// twice its size after its last compaction.
+func (b *Broker) dirty(cleaned map[string]int64) bool {
+	dirty := false
+	b.compactedPartitions(func(key string, p *kfake.PartitionInfo) {
+		if p.NumBytes > 0 && p.NumBytes-min(cleaned[key], p.NumBytes) >= p.NumBytes/2 {
+			dirty = true
+		}
+	})
+	return dirty
+}
+
+// record remembers the size of every compacted partition after a
+// compaction.
+func (b *Broker) record(cleaned map[string]int64) {
+	clear(cleaned)
+	b.compactedPartitions(func(key string, p *kfake.PartitionInfo) { cleaned[key] = p.NumBytes })
+}
+
+// topics lists the broker's topics through its own Kafka API (kfake has
+// no in-process listing); nil when that fails, so the tick only enforces
+// retention.
+func (b *Broker) topics() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	td, err := b.adm.ListTopics(ctx)
+	if err != nil {
+		return nil
+	}
+	return td.Names()
+}
+
+func isCompacted(policy *string) bool {
+	if policy == nil {
+		return false
+	}
+	for _, p := range strings.Split(*policy, ",") {
+		if strings.TrimSpace(p) == "compact" {
+			return true
+		}
+	}
+	return false
 }
 
 // listenOn returns a kfake listen function that binds addr instead of the

@@ -3,7 +3,9 @@
 //
 // It wraps franz-go's kfake with a data directory, so topics, records and
 // committed group offsets survive a restart, and with a background cleaner
-// that compacts topics whose cleanup.policy is compact.
+// that enforces retention and compacts topics whose cleanup.policy is
+// compact once one of their partitions is half dirty (written since its
+// last compaction), as Kafka's log cleaner does.
 //
 //	clients (engine, kcat, kgo)
 //	          │ Kafka protocol

@@ -53,9 +53,11 @@ func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(c *config) { c.logger = l })
 }
 
-// WithCompactionInterval sets how often topics with cleanup.policy=compact
-// are compacted (Kafka's log.cleaner.backoff.ms), overriding the default of
-// 15s.
+// WithCompactionInterval sets how often the cleaner looks at the topics
+// (Kafka's log.cleaner.backoff.ms), overriding the default of 15s. Each
+// time it enforces retention, and it compacts the topics with
+// cleanup.policy=compact when one of their partitions has at least doubled
+// since it was last compacted (Kafka's min.cleanable.dirty.ratio of 0.5).
 func WithCompactionInterval(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.compaction = d })
 }
