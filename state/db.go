@@ -33,6 +33,10 @@ type partition struct {
 	prefix prefix
 	keys   atomic.Int64 // committed key count
 	owner  *pebbleStore // the open Store or Restorer, nil when none
+	// filter knows which keys were ever written, nil when unknown (a
+	// partition with keys found on open, until its first claim builds it,
+	// or one too large for it). The owner uses it under its lock.
+	filter *keyFilter
 }
 
 // Open opens (creating if needed) the DB in dir.
@@ -105,6 +109,9 @@ func (d *DB) loadPartition(k, v []byte) error {
 		return err
 	}
 	p.keys.Store(n)
+	if n == 0 {
+		p.filter = newKeyFilter()
+	}
 	d.parts[id] = p
 	return nil
 }
@@ -153,7 +160,7 @@ func (d *DB) partition(id StoreID) (*partition, error) {
 // register hands out the next prefix and persists it; d.mu is held.
 // Prefixes are never reused, not even after Wipe.
 func (d *DB) register(id StoreID) (*partition, error) {
-	p := &partition{id: id, prefix: d.next}
+	p := &partition{id: id, prefix: d.next, filter: newKeyFilter()}
 	b := d.pdb.NewBatch()
 	defer b.Close()
 	_ = b.Set(nextKey(), binary.BigEndian.AppendUint32(nil, uint32(d.next+1)), nil)
@@ -184,12 +191,34 @@ func (d *DB) claim(id StoreID) (*pebbleStore, error) {
 		return nil, err
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if p.owner != nil {
+		d.mu.Unlock()
 		return nil, fmt.Errorf("state: store %s is already open (one task owns it at a time)", id)
 	}
 	p.owner = &pebbleStore{db: d, part: p}
+	d.mu.Unlock()
+	if p.filter == nil && p.keys.Load() <= filterMaxKeys {
+		p.filter = d.buildFilter(p) // the new owner's, before it is handed out
+	}
 	return p.owner, nil
+}
+
+// buildFilter scans p's keys into a new filter; nil when the scan fails
+// (reads then go to Pebble).
+func (d *DB) buildFilter(p *partition) *keyFilter {
+	it, err := d.pdb.NewIter(&pebble.IterOptions{LowerBound: p.prefix.data(), UpperBound: p.prefix.dataEnd()})
+	if err != nil {
+		return nil
+	}
+	f := newKeyFilter()
+	ok := true
+	for it.First(); it.Valid() && ok; it.Next() {
+		ok = f.add(it.Key())
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil || !ok {
+		return nil
+	}
+	return f
 }
 
 // release ends s's ownership.

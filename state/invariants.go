@@ -23,3 +23,15 @@ func (s *pebbleStore) checkKeyCount() {
 		panic(fmt.Sprintf("state: %s counts %d keys, a scan finds %d", s.part.id, got, n))
 	}
 }
+
+// checkAbsent panics if k, which the partition's filter says was never
+// written, is in the DB. Only with invariants on.
+func (s *pebbleStore) checkAbsent(k []byte) {
+	v, err := getFrom(s.db.pdb, k)
+	if err != nil {
+		panic(err)
+	}
+	if v != nil {
+		panic(fmt.Sprintf("state: %s: key %x is stored but its filter says it was never written", s.part.id, k))
+	}
+}

@@ -50,12 +50,28 @@ func (s *pebbleStore) Get(key []byte) ([]byte, error) {
 	return s.get(s.part.prefix.dataKey(key))
 }
 
-// get reads a full key: the batch's pending write if any, else the DB.
+// get reads a full key: the batch's pending write if any, else the DB
+// unless the key was never written.
 func (s *pebbleStore) get(k []byte) ([]byte, error) {
 	if v, ok := s.pending[string(k)]; ok {
 		return bytes.Clone(v), nil
 	}
+	if s.neverWritten(k) {
+		return nil, nil
+	}
 	return getFrom(s.db.pdb, k)
+}
+
+// neverWritten reports that the partition's filter knows k was never
+// written, so it is absent without a lookup.
+func (s *pebbleStore) neverWritten(k []byte) bool {
+	if f := s.part.filter; f == nil || f.mayContain(k) {
+		return false
+	}
+	if invariants {
+		s.checkAbsent(k)
+	}
+	return true
 }
 
 // reader is the pending batch, or the DB when there is none.
@@ -115,6 +131,9 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	case !existed:
 		s.delta++
 	}
+	if f := s.part.filter; f != nil && !f.add(k) {
+		s.part.filter = nil // too many keys to be worth the memory
+	}
 	s.pending[string(k)] = bytes.Clone(value)
 	return s.batch.Set(k, value, nil)
 }
@@ -122,6 +141,9 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 func (s *pebbleStore) exists(k []byte) (bool, error) {
 	if v, ok := s.pending[string(k)]; ok {
 		return v != nil, nil
+	}
+	if s.neverWritten(k) {
+		return false, nil
 	}
 	_, c, err := s.db.pdb.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
