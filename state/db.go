@@ -60,7 +60,8 @@ func OpenMem(opts ...Option) (*DB, error) {
 func open(dir string, cfg dbConfig) (*DB, error) {
 	cache := pebble.NewCache(cfg.cacheBytes)
 	defer cache.Unref()
-	po := &pebble.Options{FS: cfg.fs, Cache: cache, Logger: cfg.logger, FormatMajorVersion: pebble.FormatNewest}
+	po := &pebble.Options{FS: cfg.fs, Cache: cache, Logger: cfg.logger, FormatMajorVersion: pebble.FormatNewest,
+		MemTableSize: uint64(cfg.memTable)}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}

@@ -8,6 +8,14 @@ func TestOptionsValidate(t *testing.T) {
 	if _, err := OpenMem(WithBlockCache(-1)); err == nil {
 		t.Error("negative block cache accepted")
 	}
+	if _, err := OpenMem(WithMemTable(1 << 10)); err == nil {
+		t.Error("1 KiB memtable accepted")
+	}
+	if db, err := OpenMem(WithMemTable(4 << 20)); err != nil {
+		t.Errorf("4 MiB memtable: %v", err)
+	} else {
+		must(t, db.Close())
+	}
 	if _, err := OpenMem(WithLogger(nil)); err == nil {
 		t.Error("nil logger accepted")
 	}
