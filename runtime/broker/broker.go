@@ -17,13 +17,16 @@ import (
 // Broker is a running embedded Kafka broker. Close it to persist its state
 // and release its port.
 type Broker struct {
-	cluster  *kfake.Cluster
-	adm      *kadm.Client // the cleaner's view of the topic list
-	shutdown *shutdownErrors
-	stop     chan struct{}
-	done     sync.WaitGroup
-	once     sync.Once
-	closeErr error
+	cluster *kfake.Cluster
+	adm     *kadm.Client // the cleaner's view of the topic list
+	// segmentBytes is log.segment.bytes, the segment size of topics that
+	// set none: a partition no larger is all active segment.
+	segmentBytes int64
+	shutdown     *shutdownErrors
+	stop         chan struct{}
+	done         sync.WaitGroup
+	once         sync.Once
+	closeErr     error
 }
 
 // Start starts a broker configured by opts and returns once it accepts
@@ -46,7 +49,8 @@ func Start(opts ...Option) (*Broker, error) {
 		cluster.Close()
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
-	b := &Broker{cluster: cluster, adm: kadm.NewClient(cl), shutdown: shutdown, stop: make(chan struct{})}
+	b := &Broker{cluster: cluster, adm: kadm.NewClient(cl), segmentBytes: cfg.segmentBytes,
+		shutdown: shutdown, stop: make(chan struct{})}
 	b.done.Add(1)
 	go b.clean(cfg.compaction)
 	cfg.logger.Info("embedded kafka broker started", "addr", b.Addrs()[0], "data_dir", cfg.dataDir)
@@ -65,6 +69,7 @@ func kfakeOptions(cfg config, shutdown *shutdownErrors) []kfake.Opt {
 			// broker's cleaner decides when to compact.
 			"log.cleaner.backoff.ms":     strconv.FormatInt((100 * 365 * 24 * time.Hour).Milliseconds(), 10),
 			"log.retention.ms":           retentionMs(cfg.retention),
+			"log.segment.bytes":          strconv.FormatInt(cfg.segmentBytes, 10),
 			"default.replication.factor": "1",
 			"min.insync.replicas":        "1",
 		}),
@@ -102,14 +107,16 @@ func (b *Broker) Close() error {
 }
 
 // clean is the broker's log cleaner. Every interval it enforces retention
-// on every topic and, when some partition of a compacted topic is at
-// least half dirty (bytes written since it was last compacted, Kafka's
-// default min.cleanable.dirty.ratio of 0.5), compacts the compacted
-// topics. kfake only schedules compaction for topics created or altered
-// in this run, not for topics reloaded from the data directory, and its
-// compaction rewrites whole partitions, so compacting on every tick would
-// cost time proportional to everything stored, every interval. The ratio
-// makes the total work proportional to what is written.
+// on every topic and compacts the topics with cleanup.policy=compact when
+// one of their partitions is cleanable, as Kafka's cleaner would find it:
+// larger than one segment (segment.bytes; Kafka never cleans the active
+// segment) and at least half dirty (bytes written since it was last
+// compacted, Kafka's default min.cleanable.dirty.ratio of 0.5). kfake
+// only schedules compaction for topics created or altered in this run,
+// not for topics reloaded from the data directory, and its compaction
+// rewrites whole partitions, so compacting on every tick would cost time
+// proportional to everything stored, every interval; with the ratio the
+// total work is proportional to what is written.
 func (b *Broker) clean(interval time.Duration) {
 	defer b.done.Done()
 	t := time.NewTicker(interval)
@@ -131,25 +138,31 @@ func (b *Broker) clean(interval time.Duration) {
 }
 
 // compactedPartitions calls fn for every partition of every topic whose
-// cleanup.policy includes compact.
-func (b *Broker) compactedPartitions(fn func(key string, p *kfake.PartitionInfo)) {
+// cleanup.policy includes compact, with the topic's segment size.
+func (b *Broker) compactedPartitions(fn func(key string, p *kfake.PartitionInfo, segment int64)) {
 	for _, topic := range b.topics() {
 		ti := b.cluster.TopicInfo(topic)
 		if ti == nil || !isCompacted(ti.Configs["cleanup.policy"]) {
 			continue
 		}
+		segment := b.segmentBytes
+		if v := ti.Configs["segment.bytes"]; v != nil {
+			if n, err := strconv.ParseInt(*v, 10, 64); err == nil && n > 0 {
+				segment = n
+			}
+		}
 		for _, p := range b.cluster.PartitionInfos(topic) {
-			fn(topic+"/"+strconv.Itoa(int(p.Partition)), p)
+			fn(topic+"/"+strconv.Itoa(int(p.Partition)), p, segment)
 		}
 	}
 }
 
-// dirty reports whether some compacted partition has grown to at least
-// twice its size after its last compaction.
+// dirty reports whether some compacted partition is cleanable: more than
+// one segment, and at least twice its size after its last compaction.
 func (b *Broker) dirty(cleaned map[string]int64) bool {
 	dirty := false
-	b.compactedPartitions(func(key string, p *kfake.PartitionInfo) {
-		if p.NumBytes > 0 && p.NumBytes-min(cleaned[key], p.NumBytes) >= p.NumBytes/2 {
+	b.compactedPartitions(func(key string, p *kfake.PartitionInfo, segment int64) {
+		if p.NumBytes > segment && p.NumBytes-min(cleaned[key], p.NumBytes) >= p.NumBytes/2 {
 			dirty = true
 		}
 	})
@@ -160,7 +173,7 @@ func (b *Broker) dirty(cleaned map[string]int64) bool {
 // compaction.
 func (b *Broker) record(cleaned map[string]int64) {
 	clear(cleaned)
-	b.compactedPartitions(func(key string, p *kfake.PartitionInfo) { cleaned[key] = p.NumBytes })
+	b.compactedPartitions(func(key string, p *kfake.PartitionInfo, _ int64) { cleaned[key] = p.NumBytes })
 }
 
 // topics lists the broker's topics through its own Kafka API (kfake has

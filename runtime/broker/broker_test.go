@@ -163,7 +163,8 @@ func TestAutoTopicCreationIsOff(t *testing.T) {
 
 func TestCompactionRunsAfterRestart(t *testing.T) {
 	dir := t.TempDir()
-	compact := map[string]*string{"cleanup.policy": ptr("compact")}
+	// Tiny segments: a partition no larger than one is never compacted.
+	compact := map[string]*string{"cleanup.policy": ptr("compact"), "segment.bytes": ptr("100")}
 	b := startTest(t, WithDataDir(dir), WithCompactionInterval(time.Hour))
 	cl := newClient(t, b)
 	createTopic(t, cl, "table", 1, compact)
@@ -187,11 +188,11 @@ func TestCompactionRunsAfterRestart(t *testing.T) {
 }
 
 // TestCompactionWaitsForHalfDirty: the cleaner compacts only once some
-// compacted partition has at least doubled since its last compaction
-// (Kafka's min.cleanable.dirty.ratio of 0.5); topics without compaction
-// never count.
+// compacted partition is larger than a segment and has at least doubled
+// since its last compaction (Kafka's min.cleanable.dirty.ratio of 0.5);
+// topics without compaction never count.
 func TestCompactionWaitsForHalfDirty(t *testing.T) {
-	b := startTest(t, WithCompactionInterval(time.Hour)) // the test drives the cleaner
+	b := startTest(t, WithCompactionInterval(time.Hour), WithSegmentBytes(200)) // the test drives the cleaner
 	cl := newClient(t, b)
 	createTopic(t, cl, "table", 1, map[string]*string{"cleanup.policy": ptr("compact,delete")})
 	createTopic(t, cl, "stream", 1, nil)
@@ -199,11 +200,15 @@ func TestCompactionWaitsForHalfDirty(t *testing.T) {
 	if b.dirty(cleaned) {
 		t.Fatal("empty topics are dirty")
 	}
-	produce(t, cl, "stream", "s", "1")
+	produce(t, cl, "stream", "s", "1", "s", "2", "s", "3", "s", "4", "s", "5")
 	if b.dirty(cleaned) {
 		t.Fatal("a topic without compaction made the broker dirty")
 	}
-	produce(t, cl, "table", "k", "1", "k", "2", "k", "3", "k", "4")
+	produce(t, cl, "table", "k", "1")
+	if b.dirty(cleaned) {
+		t.Fatalf("a partition of %d bytes, within one segment, is dirty", b.cluster.PartitionInfo("table", 0).NumBytes)
+	}
+	produce(t, cl, "table", "k", "2", "k", "3", "k", "4")
 	if !b.dirty(cleaned) {
 		t.Fatal("a never-compacted partition with records is not dirty")
 	}

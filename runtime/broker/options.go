@@ -21,6 +21,8 @@ type config struct {
 	logger     *slog.Logger
 	compaction time.Duration
 	retention  time.Duration
+	// segmentBytes is log.segment.bytes.
+	segmentBytes int64
 }
 
 func defaultConfig() config {
@@ -29,6 +31,8 @@ func defaultConfig() config {
 		logger:     slog.New(slog.DiscardHandler),
 		compaction: 15 * time.Second,
 		retention:  -1,
+		// kfake's default; Kafka's is 1 GiB.
+		segmentBytes: 100 << 20,
 	}
 }
 
@@ -56,8 +60,10 @@ func WithLogger(l *slog.Logger) Option {
 // WithCompactionInterval sets how often the cleaner looks at the topics
 // (Kafka's log.cleaner.backoff.ms), overriding the default of 15s. Each
 // time it enforces retention, and it compacts the topics with
-// cleanup.policy=compact when one of their partitions has at least doubled
-// since it was last compacted (Kafka's min.cleanable.dirty.ratio of 0.5).
+// cleanup.policy=compact when one of their partitions is larger than a
+// segment (segment.bytes, or the broker's WithSegmentBytes: Kafka never
+// cleans the active segment) and has at least doubled since it was last
+// compacted (Kafka's min.cleanable.dirty.ratio of 0.5).
 func WithCompactionInterval(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.compaction = d })
 }
@@ -72,12 +78,23 @@ func WithRetention(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.retention = d })
 }
 
+// WithSegmentBytes sets the size at which a partition's log rolls to a
+// new segment for topics that set no segment.bytes (Kafka's
+// log.segment.bytes), overriding the default of 100 MiB. A compacted
+// partition is compacted only once it holds more than one segment.
+func WithSegmentBytes(n int64) Option {
+	return optionFunc(func(c *config) { c.segmentBytes = n })
+}
+
 func (c *config) validate() error {
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return fmt.Errorf("broker listen address %q: %w", c.listen, err)
 	}
 	if c.logger == nil {
 		return errors.New("broker logger must not be nil")
+	}
+	if c.segmentBytes <= 0 {
+		return fmt.Errorf("broker segment size %d must be positive", c.segmentBytes)
 	}
 	if c.compaction <= 0 {
 		return fmt.Errorf("broker compaction interval %v must be positive", c.compaction)
