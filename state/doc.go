@@ -15,7 +15,7 @@
 //	changelogging  every write that reaches it ─────────► Changelog.Send
 //	 │             (<app>-<store>-changelog, the task's   changelogging.go
 //	 ▼              partition; produced by the runtime)
-//	pebble         indexed batch per store; Flush         pebble_store.go
+//	pebble         batch per store; Flush                 pebble_store.go
 //	 │             commits data + key count + checkpoint
 //	 ▼
 //	one Pebble DB per data dir                            db.go, keyspace.go
@@ -47,8 +47,12 @@
 //
 // # Commits and checkpoints
 //
-// A store's writes collect in an indexed Pebble batch (so its reads see
-// them) until Flush, the commit point, commits them in one batch. A write
+// A store's writes collect in a Pebble batch until Flush, the commit
+// point, commits them in one batch. Point reads see the batch through a
+// map of its writes; a Range commits it early (no sync) rather than
+// indexing every write for the rare scan, as a batch past 64 MiB is
+// committed early. Either way data is only ever ahead of its checkpoint,
+// never behind it. A write
 // not flushed is gone after a crash or Close, as an uncommitted
 // transaction is; its changelog record may already be out, which is fine:
 // restoring replays the changelog and the last write per key wins.

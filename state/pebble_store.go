@@ -16,8 +16,10 @@ import (
 const maxBatchBytes = 64 << 20
 
 // pebbleStore is the bottom layer: the partition's key space in the DB.
-// Writes collect in an indexed batch (so reads see them) that Flush commits
-// with the key count and any staged checkpoint.
+// Writes collect in a batch that Flush commits with the key count and any
+// staged checkpoint. Point reads see the batch through pending; a Range
+// commits it first (an indexed batch would let scans see it, but indexing
+// costs a skiplist insert per write, on the path of every record).
 type pebbleStore struct {
 	db   *DB
 	part *partition
@@ -74,17 +76,6 @@ func (s *pebbleStore) neverWritten(k []byte) bool {
 	return true
 }
 
-// reader is the pending batch, or the DB when there is none.
-func (s *pebbleStore) reader() interface {
-	getter
-	NewIter(*pebble.IterOptions) (*pebble.Iterator, error)
-} {
-	if s.batch != nil {
-		return s.batch
-	}
-	return s.db.pdb
-}
-
 // Put writes key into the pending batch, keeping the key count.
 func (s *pebbleStore) Put(key, value []byte) error {
 	s.mu.Lock()
@@ -103,7 +94,7 @@ func (s *pebbleStore) Put(key, value []byte) error {
 
 func (s *pebbleStore) write(k, value []byte) error {
 	if s.batch == nil {
-		s.batch = s.db.pdb.NewIndexedBatch()
+		s.batch = s.db.pdb.NewBatch()
 	}
 	existed, err := s.exists(k)
 	if err != nil {
@@ -116,7 +107,7 @@ func (s *pebbleStore) write(k, value []byte) error {
 // key count.
 func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	if s.batch == nil {
-		s.batch = s.db.pdb.NewIndexedBatch()
+		s.batch = s.db.pdb.NewBatch()
 	}
 	if s.pending == nil {
 		s.pending = map[string][]byte{}
@@ -162,7 +153,15 @@ func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error 
 	if s.closed {
 		return errStoreClosed
 	}
-	it, err := s.reader().NewIter(s.bounds(start, end))
+	// The batch is not indexed (point reads go through pending instead),
+	// so a scan commits it first, without sync: data ahead of its
+	// checkpoint, as with an early commit past maxBatchBytes.
+	if s.batch != nil && !s.batch.Empty() {
+		if err := s.commit(pebble.NoSync); err != nil {
+			return err
+		}
+	}
+	it, err := s.db.pdb.NewIter(s.bounds(start, end))
 	if err != nil {
 		return err
 	}

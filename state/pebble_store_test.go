@@ -5,7 +5,8 @@ import (
 )
 
 // TestPebbleLayerAlone: the bottom layer reads its own batch, counts only
-// real inserts and deletes, and purges without a trace in the count.
+// real, committed inserts and deletes, and purges without a trace in the
+// count.
 func TestPebbleLayerAlone(t *testing.T) {
 	db := memDB(t)
 	ps, err := db.claim(testID)
@@ -14,9 +15,16 @@ func TestPebbleLayerAlone(t *testing.T) {
 	must(t, ps.Put([]byte("a"), []byte("2")))
 	must(t, ps.Put([]byte("b"), []byte("1")))
 	must(t, ps.Put([]byte("absent"), nil))
-	checkRange(t, ps, map[string]string{"a": "2", "b": "1"}, "", "")
 	if _, keys, _ := db.ApproxSize(testID); keys != 0 {
 		t.Fatalf("uncommitted keys counted: %d", keys)
+	}
+	if v, err := ps.Get([]byte("a")); err != nil || string(v) != "2" {
+		t.Fatalf("a = %q, %v from the batch", v, err)
+	}
+	// A scan commits the batch first (it is not indexed).
+	checkRange(t, ps, map[string]string{"a": "2", "b": "1"}, "", "")
+	if _, keys, _ := db.ApproxSize(testID); keys != 2 {
+		t.Fatalf("keys after a scan committed the batch: %d", keys)
 	}
 	must(t, ps.Flush())
 	must(t, ps.purge(func(k []byte) bool { return string(k) == "a" }))
