@@ -128,14 +128,21 @@ func (k *kafkaCluster) produce(ctx context.Context, recs ...*physical.OutRecord)
 }
 
 func toKgo(r *physical.OutRecord) *kgo.Record {
-	kr := &kgo.Record{Topic: r.Topic, Key: r.Key, Value: r.Value, Timestamp: time.UnixMilli(r.Timestamp)}
+	kr := &kgo.Record{}
+	fillKgo(kr, r)
+	return kr
+}
+
+// fillKgo sets an empty kr (whose Headers may have capacity to reuse)
+// from r.
+func fillKgo(kr *kgo.Record, r *physical.OutRecord) {
+	kr.Topic, kr.Key, kr.Value, kr.Timestamp = r.Topic, r.Key, r.Value, time.UnixMilli(r.Timestamp)
 	if r.Partition >= 0 {
 		kr.Partition, kr.Context = r.Partition, manualCtx
 	}
 	for _, h := range r.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 	}
-	return kr
 }
 
 func fromKgo(r *kgo.Record, dst *physical.InRecord) {

@@ -37,6 +37,13 @@ type kafkaRunner struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 
+	// records recycles the kgo.Records of outputs and changelog writes:
+	// the client is done with a record once its promise runs. The
+	// promises are method values made once, not per record.
+	records      sync.Pool
+	emitted      func(*kgo.Record, error)
+	changelogged func(*kgo.Record, error)
+
 	mu        sync.Mutex   // guards the maps below and emitErr
 	processed map[tp]int64 // next offset to commit
 	committed map[tp]int64 // last committed offset
@@ -55,6 +62,8 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 		interval: time.Duration(props.Int(PropCommitInterval, 2000)) * time.Millisecond,
 		workers:  max(1, props.Int(PropNumThreads, 1)), done: make(chan struct{})}
 	r.tasks = newTaskSet(q.topo, r.newEnv)
+	r.records.New = func() any { return new(kgo.Record) }
+	r.emitted, r.changelogged = r.onEmitted, r.onChangelogged
 	reset := kgo.NewOffset().AtEnd()
 	if props[PropOffsetReset] == "earliest" {
 		reset = kgo.NewOffset().AtStart()
@@ -141,22 +150,49 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 // Emit implements physical.Emitter: records are produced asynchronously;
 // the first failure fails the query at the next commit.
 func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
-	r.cl.Produce(context.Background(), toKgo(rec), r.onProduced)
+	kr := r.records.Get().(*kgo.Record)
+	fillKgo(kr, rec)
+	r.cl.Produce(context.Background(), kr, r.emitted)
+}
+
+func (r *kafkaRunner) onEmitted(kr *kgo.Record, err error) {
+	r.onProduced(kr, err)
+	r.recycle(kr)
+}
+
+// recycle returns a produced record to the pool, keeping its headers'
+// backing array.
+func (r *kafkaRunner) recycle(kr *kgo.Record) {
+	*kr = kgo.Record{Headers: kr.Headers[:0]}
+	r.records.Put(kr)
 }
 
 // sendChangelog implements changelogSink, remembering how far each
-// changelog partition has been written for the store checkpoints.
+// changelog partition has been written for the store checkpoints. Key and
+// value are copied (into one allocation): the store may reuse them.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
-	rec := &kgo.Record{Topic: topic, Partition: p, Key: append([]byte(nil), key...), Value: cloneOrNil(value), Context: manualCtx}
-	r.cl.Produce(context.Background(), rec, func(rec *kgo.Record, err error) {
-		r.onProduced(rec, err)
-		if err == nil {
-			r.mu.Lock()
-			k := tp{rec.Topic, rec.Partition}
-			r.produced[k] = max(r.produced[k], rec.Offset+1)
-			r.mu.Unlock()
-		}
-	})
+	kr := r.records.Get().(*kgo.Record)
+	buf := make([]byte, len(key)+len(value))
+	kr.Topic, kr.Partition, kr.Context = topic, p, manualCtx
+	if len(key) > 0 {
+		kr.Key = buf[:copy(buf, key):len(key)]
+	}
+	if value != nil {
+		kr.Value = buf[len(key):]
+		copy(kr.Value, value)
+	}
+	r.cl.Produce(context.Background(), kr, r.changelogged)
+}
+
+func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
+	r.onProduced(kr, err)
+	if err == nil {
+		r.mu.Lock()
+		k := tp{kr.Topic, kr.Partition}
+		r.produced[k] = max(r.produced[k], kr.Offset+1)
+		r.mu.Unlock()
+	}
+	r.recycle(kr)
 }
 
 func cloneOrNil(b []byte) []byte {
