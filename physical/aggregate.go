@@ -110,6 +110,7 @@ type groupByOp struct {
 	codec format.Codec // input rows in the table store
 	nargs int
 	buf   []any
+	out   types.Row // reused for every emitted row: the next operators copy what they keep
 }
 
 func newGroupByOp(env *TaskEnv, n *planner.Aggregate, in *types.Schema, store string, next Processor) (*groupByOp, error) {
@@ -187,7 +188,8 @@ func (op *groupByOp) sameGroup(a, b *types.Row) bool {
 }
 
 func (op *groupByOp) emit(row *types.Row, retract, quiet bool) error {
-	out := types.Row{Values: make([]any, 0, len(op.n.Keys)+op.nargs), Time: row.Time,
+	out := &op.out
+	*out = types.Row{Values: op.out.Values[:0], Time: row.Time,
 		Partition: row.Partition, Offset: row.Offset, Window: row.Window, Retract: retract, Quiet: quiet}
 	for i, k := range op.n.Keys {
 		v, err := k.Eval(row)
@@ -208,7 +210,7 @@ func (op *groupByOp) emit(row *types.Row, retract, quiet bool) error {
 			out.Values = append(out.Values, v)
 		}
 	}
-	return op.next.Process(&out)
+	return op.next.Process(out)
 }
 
 // repartitionSink writes prep rows to the repartition topic, keyed by the

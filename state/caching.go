@@ -25,6 +25,7 @@ type cachingStore struct {
 	lru      *list.List               // front = least recently written
 	sorted   []string                 // keys of entries in order, nil when stale
 	listener FlushListener
+	scratch  []byte // an entry's key as bytes for writeDown (layers below copy what they keep)
 }
 
 type cacheEntry struct {
@@ -100,12 +101,18 @@ func (s *cachingStore) upsert(key, value []byte, dirty bool) {
 func (s *cachingStore) evict(el *list.Element) error {
 	e := el.Value.(*cacheEntry)
 	if e.dirty {
-		if err := s.writeDown([]byte(e.key), e.value, e.below); err != nil {
+		if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
 			return err
 		}
 	}
 	s.drop(el)
 	return nil
+}
+
+// keyBytes is e's key in the scratch buffer, valid until the next call.
+func (s *cachingStore) keyBytes(e *cacheEntry) []byte {
+	s.scratch = append(s.scratch[:0], e.key...)
+	return s.scratch
 }
 
 func (s *cachingStore) drop(el *list.Element) {
@@ -137,7 +144,7 @@ func (s *cachingStore) Flush() error {
 		if !e.dirty {
 			continue
 		}
-		if err := s.writeDown([]byte(e.key), e.value, e.below); err != nil {
+		if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
 			return err
 		}
 		e.dirty, e.below = false, presenceOf(e.value)

@@ -125,8 +125,14 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	if f := s.part.filter; f != nil && !f.add(k) {
 		s.part.filter = nil // too many keys to be worth the memory
 	}
-	s.pending[string(k)] = bytes.Clone(value)
-	return s.batch.Set(k, value, nil)
+	// The batch copies the value; pending keeps the batch's copy, which
+	// stays put until the batch is committed or closed, when pending is
+	// dropped (a growing batch moves to a new buffer, the old one stays).
+	op := s.batch.SetDeferred(len(k), len(value))
+	copy(op.Key, k)
+	copy(op.Value, value)
+	s.pending[string(k)] = op.Value[:len(value):len(value)]
+	return op.Finish()
 }
 
 func (s *pebbleStore) exists(k []byte) (bool, error) {

@@ -49,6 +49,7 @@ type WindowStore struct {
 	seq        uint32
 	expired    int64 // puts of windows starting before this are dropped
 	dropped    int64
+	scratch    []byte
 }
 
 // WindowStore opens id as a window store (the Store stack underneath, so
@@ -81,7 +82,15 @@ func (w *WindowStore) loadSeq() error {
 // Get returns the value of key's window at windowStart, nil when absent
 // (without RetainDuplicates).
 func (w *WindowStore) Get(key []byte, windowStart int64) ([]byte, error) {
-	return w.s.Get(WindowKey(key, windowStart, 0))
+	return w.s.Get(w.key(key, windowStart, 0))
+}
+
+// key builds a window key in the scratch buffer, valid until the next
+// call: the layers below copy the keys they keep.
+func (w *WindowStore) key(key []byte, windowStart int64, seq uint32) []byte {
+	k := binary.BigEndian.AppendUint64(append(w.scratch[:0], key...), uint64(windowStart))
+	w.scratch = binary.BigEndian.AppendUint32(k, seq)
+	return w.scratch
 }
 
 // Put sets the value of key's window at windowStart; a nil value deletes
@@ -97,13 +106,13 @@ func (w *WindowStore) Put(key []byte, windowStart int64, value []byte) error {
 		return nil
 	}
 	if !w.duplicates {
-		return w.s.Put(WindowKey(key, windowStart, 0), value)
+		return w.s.Put(w.key(key, windowStart, 0), value)
 	}
 	if value == nil {
 		return nil
 	}
 	w.seq++
-	return w.s.Put(WindowKey(key, windowStart, w.seq), value)
+	return w.s.Put(w.key(key, windowStart, w.seq), value)
 }
 
 // Fetch calls fn for key's windows starting in [from, to], by start time.
