@@ -15,8 +15,10 @@ const entryOverhead = 64
 // a key overwrite its entry; Flush writes each dirty entry down once,
 // least recently written first, and keeps it (clean) so hot keys keep
 // hitting the cache across commits, as Kafka Streams' cache does. Reads
-// that miss are cached clean too. Past the size bound the least recently
-// written (or read-in) entries are evicted, dirty ones written down first.
+// that find a value are cached clean too; a miss is not cached (as in
+// Kafka Streams), but the next Put of that key learns it is absent below.
+// Past the size bound the least recently written (or read-in) entries are
+// evicted, dirty ones written down first.
 type cachingStore struct {
 	inner    Store
 	max      int64
@@ -26,6 +28,10 @@ type cachingStore struct {
 	sorted   []string                 // keys of entries in order, nil when stale
 	listener FlushListener
 	scratch  []byte // an entry's key as bytes for writeDown (layers below copy what they keep)
+	// missed is the key of the last Get that found nothing (valid while
+	// hasMissed): a Put of it right after knows it is absent below.
+	missed    []byte
+	hasMissed bool
 }
 
 type cacheEntry struct {
@@ -46,7 +52,7 @@ func newCachingStore(inner Store, max int64, listener FlushListener) *cachingSto
 	return &cachingStore{inner: inner, max: max, entries: map[string]*list.Element{}, lru: list.New(), listener: listener}
 }
 
-// Get answers from the cache, else from below (and caches the answer).
+// Get answers from the cache, else from below (caching a value found).
 func (s *cachingStore) Get(key []byte) ([]byte, error) {
 	if el, ok := s.entries[string(key)]; ok {
 		return bytes.Clone(el.Value.(*cacheEntry).value), nil
@@ -55,8 +61,11 @@ func (s *cachingStore) Get(key []byte) ([]byte, error) {
 	if err != nil || s.max == 0 {
 		return v, err
 	}
-	s.upsert(key, bytes.Clone(v), false)
-	s.entries[string(key)].Value.(*cacheEntry).below = presenceOf(v)
+	if v == nil {
+		s.missed, s.hasMissed = append(s.missed[:0], key...), true
+		return nil, nil
+	}
+	s.upsert(key, bytes.Clone(v), false).below = present
 	return v, s.shrink()
 }
 
@@ -76,11 +85,17 @@ func (s *cachingStore) Put(key, value []byte) error {
 	if s.max == 0 {
 		return s.writeDown(key, value, unknown)
 	}
-	s.upsert(key, bytes.Clone(value), true)
+	missed := s.hasMissed && bytes.Equal(key, s.missed)
+	s.hasMissed = false
+	if e := s.upsert(key, bytes.Clone(value), true); missed && e.below == unknown {
+		e.below = absent
+	}
 	return s.shrink()
 }
 
-func (s *cachingStore) upsert(key, value []byte, dirty bool) {
+// upsert sets key's entry, creating it (presence below unknown) if need
+// be, and returns it.
+func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
 	if el, ok := s.entries[string(key)]; ok {
 		e := el.Value.(*cacheEntry)
 		s.size += int64(len(value) - len(e.value))
@@ -89,12 +104,13 @@ func (s *cachingStore) upsert(key, value []byte, dirty bool) {
 		if dirty {
 			s.lru.MoveToBack(el)
 		}
-		return
+		return e
 	}
 	e := &cacheEntry{key: string(key), value: value, dirty: dirty}
 	s.entries[e.key] = s.lru.PushBack(e)
 	s.size += e.bytes()
 	s.sorted = nil
+	return e
 }
 
 // evict writes el's entry down if it is dirty and drops it.
@@ -139,6 +155,10 @@ func (s *cachingStore) writeDown(key, value []byte, below presence) error {
 // Flush writes every dirty entry down, least recently written first,
 // keeps it clean, then flushes below.
 func (s *cachingStore) Flush() error {
+	if fw, ok := s.inner.(flushWriter); ok {
+		fw.flushing(true)
+		defer fw.flushing(false)
+	}
 	for el := s.lru.Front(); el != nil; el = el.Next() {
 		e := el.Value.(*cacheEntry)
 		if !e.dirty {

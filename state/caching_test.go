@@ -153,3 +153,56 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// recordingStore is a lower layer that records how the cache writes to
+// it and what it is asked.
+type recordingStore struct {
+	Store
+	gets  int
+	puts  []string // "key=value known" or "key=value unknown"
+	flush []bool   // whether each write came during a flush
+	in    bool
+}
+
+func (r *recordingStore) Get(key []byte) ([]byte, error) { r.gets++; return r.Store.Get(key) }
+func (r *recordingStore) Put(key, value []byte) error {
+	r.puts = append(r.puts, string(key)+"="+string(value)+" unknown")
+	return r.Store.Put(key, value)
+}
+func (r *recordingStore) putKnown(key, value []byte, existed bool) error {
+	r.puts = append(r.puts, fmt.Sprintf("%s=%s existed=%v flushing=%v", key, value, existed, r.in))
+	return r.Store.Put(key, value)
+}
+func (r *recordingStore) flushing(on bool) { r.in = on }
+
+// TestCachingMissIsNotCached: a Get that finds nothing leaves no entry
+// (a second Get asks below again), but the Put that follows it knows the
+// key is absent below, and a flush writes down marked as flushing.
+func TestCachingMissIsNotCached(t *testing.T) {
+	below := &recordingStore{Store: memStore(t)}
+	c := newCachingStore(below, 1<<20, nil)
+	for range 2 {
+		if v, err := c.Get([]byte("k")); err != nil || v != nil {
+			t.Fatalf("get k = %q, %v", v, err)
+		}
+	}
+	if below.gets != 2 || len(c.entries) != 0 {
+		t.Fatalf("after two missing gets: %d gets below, %d entries", below.gets, len(c.entries))
+	}
+	must(t, c.Put([]byte("k"), []byte("1")))
+	must(t, c.Put([]byte("j"), []byte("2"))) // no Get before it: presence unknown
+	must(t, c.Flush())
+	want := "[k=1 existed=false flushing=true j=2 unknown]"
+	if got := fmt.Sprint(below.puts); got != want {
+		t.Fatalf("writes below %s, want %s", got, want)
+	}
+	if below.in {
+		t.Fatal("still flushing after Flush")
+	}
+}
+
+func memStore(t *testing.T) Store {
+	ps, err := memDB(t).claim(testID)
+	must(t, err)
+	return ps
+}

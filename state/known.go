@@ -9,6 +9,27 @@ type knownPutter interface {
 	putKnown(key, value []byte, existed bool) error
 }
 
+// flushWriter is implemented by layers that can take the writes of a
+// cache flush untracked: the cache keeps every entry it writes down and
+// commits right after, so nothing reads those writes back from below
+// before the commit, and the Pebble layer need not mirror them in its
+// pending map.
+type flushWriter interface {
+	flushing(on bool)
+}
+
+func (s *changeloggingStore) flushing(on bool) {
+	if fw, ok := s.inner.(flushWriter); ok {
+		fw.flushing(on)
+	}
+}
+
+func (s *pebbleStore) flushing(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.untracked = on
+}
+
 // putDown writes through inner, passing what is known about the key.
 func putDown(inner Store, key, value []byte, below presence) error {
 	if kp, ok := inner.(knownPutter); ok && below != unknown {

@@ -30,9 +30,12 @@ type pebbleStore struct {
 	// point read that misses it goes straight to the DB's point lookup
 	// instead of a merged batch+DB iterator.
 	pending map[string][]byte
-	delta   int64 // key count change in batch
-	ckpt    []byte
-	closed  bool
+	// untracked is set during a cache flush: its writes stay out of
+	// pending (see flushWriter).
+	untracked bool
+	delta     int64 // key count change in batch
+	ckpt      []byte
+	closed    bool
 }
 
 var (
@@ -115,7 +118,9 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	switch {
 	case value == nil && existed:
 		s.delta--
-		s.pending[string(k)] = nil
+		if !s.untracked {
+			s.pending[string(k)] = nil
+		}
 		return s.batch.Delete(k, nil)
 	case value == nil:
 		return nil
@@ -131,7 +136,9 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	op := s.batch.SetDeferred(len(k), len(value))
 	copy(op.Key, k)
 	copy(op.Value, value)
-	s.pending[string(k)] = op.Value[:len(value):len(value)]
+	if !s.untracked {
+		s.pending[string(k)] = op.Value[:len(value):len(value)]
+	}
 	return op.Finish()
 }
 
