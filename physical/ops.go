@@ -108,9 +108,9 @@ type sinkOp struct {
 	valCodec format.Codec
 	nkeys    int
 	valIdx   []int
-	keyBuf   []byte
-	valBuf   []byte
-	tsIdx    int // the sink's TIMESTAMP column, or -1
+	vals     []any     // the value columns of the row being written
+	rec      OutRecord // the record handed to the emitter (which keeps its slices, not it)
+	tsIdx    int       // the sink's TIMESTAMP column, or -1
 	parseTS  TimestampParser
 }
 
@@ -145,15 +145,17 @@ func (op *sinkOp) Process(row *types.Row) error {
 	if !ok {
 		return nil
 	}
-	rec := &OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: ts}
+	rec := &op.rec
+	*rec = OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: ts}
 	if cur := op.env.current; cur != nil {
 		rec.Headers = userHeaders(cur.Headers) // headers travel with the record, as in Kafka Streams
 	}
 	if !row.Tombstone {
-		vals := make([]any, len(op.valIdx))
-		for i, idx := range op.valIdx {
-			vals[i] = row.Values[idx]
+		vals := op.vals[:0]
+		for _, idx := range op.valIdx {
+			vals = append(vals, row.Values[idx])
 		}
+		op.vals = vals
 		b, err := op.valCodec.Encode(nil, vals)
 		if err != nil {
 			op.env.log(SerializationError, "value", err.Error(), nil)
@@ -172,7 +174,11 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
 	if row.NullKey || (op.nkeys == 1 && row.Values[0] == nil) {
 		return op.window(nil, row), true
 	}
-	b, err := op.keyCodec.Encode(nil, row.Values[:op.nkeys])
+	var b []byte
+	if op.windowed(row) {
+		b = make([]byte, 0, 32) // room for the window after the key
+	}
+	b, err := op.keyCodec.Encode(b, row.Values[:op.nkeys])
 	if err != nil {
 		op.env.log(SerializationError, "key", err.Error(), nil)
 		return nil, false
@@ -180,11 +186,16 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
 	return op.window(b, row), true
 }
 
+func (op *sinkOp) windowed(row *types.Row) bool {
+	return row.Window != nil && op.target.Window != nil
+}
+
+// window appends the window to a key the sink owns.
 func (op *sinkOp) window(b []byte, row *types.Row) []byte {
-	if row.Window == nil || op.target.Window == nil {
+	if !op.windowed(row) {
 		return b
 	}
-	return format.EncodeWindowedKey(b, *row.Window, op.target.Window.Kind == ast.Session)
+	return format.AppendWindow(b, *row.Window, op.target.Window.Kind == ast.Session)
 }
 
 // collectOp hands rows of a transient query to the RowSink.

@@ -29,7 +29,9 @@ type OutRecord struct {
 }
 
 // Emitter receives the records sinks write. The runtime's emitter
-// produces them to Kafka; the test driver's collects them.
+// produces them to Kafka; the test driver's collects them. r itself is
+// valid only during the call (sinks reuse it); its Key, Value and Headers
+// are the emitter's to keep.
 type Emitter interface {
 	Emit(r *OutRecord)
 }

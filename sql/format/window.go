@@ -19,12 +19,16 @@ func EncodeWindowedKey(inner []byte, w types.Window, session bool) []byte {
 	if session {
 		n *= 2
 	}
-	out := make([]byte, 0, len(inner)+n)
-	out = append(out, inner...)
+	return AppendWindow(append(make([]byte, 0, len(inner)+n), inner...), w, session)
+}
+
+// AppendWindow appends the window of a windowed key (see
+// EncodeWindowedKey) to key, in place when it has room.
+func AppendWindow(key []byte, w types.Window, session bool) []byte {
 	if session {
-		out = binary.BigEndian.AppendUint64(out, uint64(w.End))
+		key = binary.BigEndian.AppendUint64(key, uint64(w.End))
 	}
-	return binary.BigEndian.AppendUint64(out, uint64(w.Start))
+	return binary.BigEndian.AppendUint64(key, uint64(w.Start))
 }
 
 // DecodeWindowedKey splits a windowed key into the serialized inner key
