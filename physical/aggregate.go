@@ -305,15 +305,16 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 // JSON) and forwards the group's new result row on every update. The
 // result's timestamp is the largest input timestamp the group has seen.
 type aggregateOp struct {
-	env   *TaskEnv
-	n     *planner.Aggregate
-	next  Processor
-	store Store
-	key   format.Codec
-	state format.Codec
-	nkeys int
-	accs  []any
-	out   types.Row
+	env    *TaskEnv
+	n      *planner.Aggregate
+	next   Processor
+	store  Store
+	key    format.Codec
+	state  format.Codec
+	nkeys  int
+	accs   []any
+	out    types.Row
+	encBuf []byte // encode's scratch
 	// A quiet retract leaves the group's previous result here for the
 	// add that follows it.
 	quietBefore    bool
@@ -393,12 +394,17 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 
 // results computes the group's current result row (before an update).
 func (op *aggregateOp) results(row *types.Row) []any {
-	out := make([]any, op.nkeys+len(op.n.Calls))
-	copy(out, row.Values[:op.nkeys])
+	return op.resultsInto(make([]any, 0, op.nkeys+len(op.n.Calls)), row)
+}
+
+// resultsInto appends the group key and the aggregate results to dst.
+func (op *aggregateOp) resultsInto(dst []any, row *types.Row) []any {
+	dst = append(dst, row.Values[:op.nkeys]...)
 	for i, c := range op.n.Calls {
-		out[op.nkeys+i], _ = c.Agg.Result(op.accs[i])
+		v, _ := c.Agg.Result(op.accs[i])
+		dst = append(dst, v)
 	}
-	return out
+	return dst
 }
 
 func (op *aggregateOp) oldResults(existed bool, row *types.Row) []any {

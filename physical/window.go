@@ -39,6 +39,10 @@ type windowAggOp struct {
 	lastRecord int64 // wall clock of the last record, for idle closing
 	// open are the distinct window intervals still accepting records.
 	open map[types.Window]struct{}
+	// Reused per record: the downstream operators copy what they keep.
+	starts []int64
+	win    types.Window
+	vals   []any
 }
 
 // opened records that a window received a record.
@@ -142,19 +146,20 @@ func (op *windowAggOp) Process(row *types.Row) error {
 }
 
 // windowStarts returns the starts of the tumbling or hopping windows that
-// contain ts.
+// contain ts, valid until the next call.
 func (op *windowAggOp) windowStarts(ts int64) []int64 {
 	size, advance := op.w.Size, op.w.Advance
 	if op.w.Kind == ast.Tumbling || advance <= 0 {
 		advance = size
 	}
 	first := floorDiv(ts-size+advance, advance) * advance
-	var out []int64
+	out := op.starts[:0]
 	for s := max(first, 0); s <= ts; s += advance {
 		if ts < s+size {
 			out = append(out, s)
 		}
 	}
+	op.starts = out
 	return out
 }
 
@@ -228,18 +233,22 @@ func (op *aggregateOp) decode(b []byte) (int64, error) {
 	return int64(binary.BigEndian.Uint64(b)), op.state.Decode(b[8:], op.accs)
 }
 
+// encode serializes the accumulators after ts into a scratch buffer,
+// valid until the next call (stores copy what they are given).
 func (op *aggregateOp) encode(ts int64) ([]byte, error) {
-	buf := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(ts))
-	return op.state.Encode(buf, op.accs)
+	buf := binary.BigEndian.AppendUint64(op.encBuf[:0], uint64(ts))
+	buf, err := op.state.Encode(buf, op.accs)
+	op.encBuf = buf
+	return buf, err
 }
 
 // result forwards (EMIT CHANGES) or buffers (EMIT FINAL) a window's new
 // result.
 func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Window) error {
 	op.opened(w)
-	win := w
 	if op.buffer == nil {
-		return op.forwardWindow(row, ts, &win)
+		op.win = w
+		return op.forwardWindow(row, ts, &op.win)
 	}
 	vals := op.results(row)
 	b := binary.BigEndian.AppendUint64(nil, uint64(ts))
@@ -252,7 +261,8 @@ func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Wind
 
 func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window) error {
 	out := &op.out
-	*out = types.Row{Values: op.results(row), Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w}
+	op.vals = op.resultsInto(op.vals[:0], row)
+	*out = types.Row{Values: op.vals, Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w}
 	return op.next.Process(out)
 }
 
