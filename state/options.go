@@ -31,7 +31,7 @@ type dbConfig struct {
 }
 
 func defaultDBConfig() dbConfig {
-	return dbConfig{cacheBytes: 64 << 20, memTable: 16 << 20, logger: quietLogger{}, sync: true, fs: vfs.Default}
+	return dbConfig{cacheBytes: 64 << 20, memTable: 64 << 20, logger: quietLogger{}, sync: true, fs: vfs.Default}
 }
 
 func (c *dbConfig) validate() error {
@@ -54,11 +54,13 @@ func WithBlockCache(bytes int64) Option {
 }
 
 // WithMemTable sets the size of Pebble's memtable, shared by every store
-// of the DB. Default 16 MiB (Kafka Streams gives RocksDB the same write
-// buffer): four times Pebble's default, so flushes and the compactions
-// that follow them are four times rarer, which halves the CPU of a
-// workload that writes a new key per record (state's
-// BenchmarkWindowCount).
+// of the DB. Default 64 MiB, sixteen times Pebble's default, so flushes and
+// the compactions that follow them are that much rarer: while the DB is
+// small every L0 table compacts into the whole of L6, so compaction work
+// grows with the square of the state divided by the memtable size. (Kafka
+// Streams gives each store partition its own RocksDB with up to three 16
+// MiB write buffers; 64 MiB for all stores is in that range.) Memory is
+// only touched as the memtable fills.
 func WithMemTable(bytes int64) Option {
 	return dbOption(func(c *dbConfig) { c.memTable = bytes })
 }
