@@ -37,10 +37,8 @@ type kafkaRunner struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 
-	// records recycles the kgo.Records of outputs and changelog writes:
-	// the client is done with a record once its promise runs. The
-	// promises are method values made once, not per record.
-	records      sync.Pool
+	// The promises of outputs and changelog writes, method values made
+	// once rather than per record.
 	emitted      func(*kgo.Record, error)
 	changelogged func(*kgo.Record, error)
 
@@ -62,8 +60,7 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 		interval: time.Duration(props.Int(PropCommitInterval, 2000)) * time.Millisecond,
 		workers:  max(1, props.Int(PropNumThreads, 1)), done: make(chan struct{})}
 	r.tasks = newTaskSet(q.topo, r.newEnv)
-	r.records.New = func() any { return new(kgo.Record) }
-	r.emitted, r.changelogged = r.onEmitted, r.onChangelogged
+	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
 	reset := kgo.NewOffset().AtEnd()
 	if props[PropOffsetReset] == "earliest" {
 		reset = kgo.NewOffset().AtStart()
@@ -150,28 +147,14 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 // Emit implements physical.Emitter: records are produced asynchronously;
 // the first failure fails the query at the next commit.
 func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
-	kr := r.records.Get().(*kgo.Record)
-	fillKgo(kr, rec)
-	r.cl.Produce(context.Background(), kr, r.emitted)
-}
-
-func (r *kafkaRunner) onEmitted(kr *kgo.Record, err error) {
-	r.onProduced(kr, err)
-	r.recycle(kr)
-}
-
-// recycle returns a produced record to the pool, keeping its headers'
-// backing array.
-func (r *kafkaRunner) recycle(kr *kgo.Record) {
-	*kr = kgo.Record{Headers: kr.Headers[:0]}
-	r.records.Put(kr)
+	r.cl.Produce(context.Background(), toKgo(rec), r.emitted)
 }
 
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints. Key and
 // value are copied (into one allocation): the store may reuse them.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
-	kr := r.records.Get().(*kgo.Record)
+	kr := &kgo.Record{}
 	buf := make([]byte, len(key)+len(value))
 	kr.Topic, kr.Partition, kr.Context = topic, p, manualCtx
 	if len(key) > 0 {
@@ -192,7 +175,6 @@ func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
 		r.produced[k] = max(r.produced[k], kr.Offset+1)
 		r.mu.Unlock()
 	}
-	r.recycle(kr)
 }
 
 func cloneOrNil(b []byte) []byte {
