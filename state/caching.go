@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"container/list"
 	"slices"
 )
 
@@ -23,9 +22,9 @@ type cachingStore struct {
 	inner    Store
 	max      int64
 	size     int64
-	entries  map[string]*list.Element // of *cacheEntry
-	lru      *list.List               // front = least recently written
-	sorted   []string                 // keys of entries in order, nil when stale
+	entries  map[string]*cacheEntry
+	lru      cacheEntry // sentinel of the ring of entries: lru.next is the least recently written
+	sorted   []string   // keys of entries in order, nil when stale
 	listener FlushListener
 	scratch  []byte // an entry's key as bytes for writeDown (layers below copy what they keep)
 	// missed is the key of the last Get that found nothing (valid while
@@ -35,10 +34,11 @@ type cachingStore struct {
 }
 
 type cacheEntry struct {
-	key   string
-	value []byte   // nil: a cached delete (dirty) or absence (clean)
-	dirty bool     // written since it was last written down
-	below presence // whether the key exists below, when known
+	prev, next *cacheEntry // the LRU ring
+	key        string
+	value      []byte   // nil: a cached delete (dirty) or absence (clean)
+	dirty      bool     // written since it was last written down
+	below      presence // whether the key exists below, when known
 }
 
 func (e *cacheEntry) bytes() int64 { return int64(len(e.key)+len(e.value)) + entryOverhead }
@@ -49,13 +49,43 @@ var (
 )
 
 func newCachingStore(inner Store, max int64, listener FlushListener) *cachingStore {
-	return &cachingStore{inner: inner, max: max, entries: map[string]*list.Element{}, lru: list.New(), listener: listener}
+	s := &cachingStore{inner: inner, max: max, entries: map[string]*cacheEntry{}, listener: listener}
+	s.lru.prev, s.lru.next = &s.lru, &s.lru
+	return s
+}
+
+// front is the least recently written entry, nil when there is none.
+func (s *cachingStore) front() *cacheEntry {
+	if s.lru.next == &s.lru {
+		return nil
+	}
+	return s.lru.next
+}
+
+// after is the entry written after e, nil after the last.
+func (s *cachingStore) after(e *cacheEntry) *cacheEntry {
+	if e.next == &s.lru {
+		return nil
+	}
+	return e.next
+}
+
+// pushBack makes e the most recently written entry.
+func (s *cachingStore) pushBack(e *cacheEntry) {
+	e.prev, e.next = s.lru.prev, &s.lru
+	s.lru.prev.next = e
+	s.lru.prev = e
+}
+
+func unlink(e *cacheEntry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
 }
 
 // Get answers from the cache, else from below (caching a value found).
 func (s *cachingStore) Get(key []byte) ([]byte, error) {
-	if el, ok := s.entries[string(key)]; ok {
-		return bytes.Clone(el.Value.(*cacheEntry).value), nil
+	if e, ok := s.entries[string(key)]; ok {
+		return bytes.Clone(e.value), nil
 	}
 	v, err := s.inner.Get(key)
 	if err != nil || s.max == 0 {
@@ -71,8 +101,8 @@ func (s *cachingStore) Get(key []byte) ([]byte, error) {
 
 // shrink evicts least recently used entries past the size bound.
 func (s *cachingStore) shrink() error {
-	for s.size > s.max && s.lru.Len() > 0 {
-		if err := s.evict(s.lru.Front()); err != nil {
+	for s.size > s.max && s.front() != nil {
+		if err := s.evict(s.front()); err != nil {
 			return err
 		}
 	}
@@ -96,32 +126,32 @@ func (s *cachingStore) Put(key, value []byte) error {
 // upsert sets key's entry, creating it (presence below unknown) if need
 // be, and returns it.
 func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
-	if el, ok := s.entries[string(key)]; ok {
-		e := el.Value.(*cacheEntry)
+	if e, ok := s.entries[string(key)]; ok {
 		s.size += int64(len(value) - len(e.value))
 		e.value = value
 		e.dirty = e.dirty || dirty
 		if dirty {
-			s.lru.MoveToBack(el)
+			unlink(e)
+			s.pushBack(e)
 		}
 		return e
 	}
 	e := &cacheEntry{key: string(key), value: value, dirty: dirty}
-	s.entries[e.key] = s.lru.PushBack(e)
+	s.entries[e.key] = e
+	s.pushBack(e)
 	s.size += e.bytes()
 	s.sorted = nil
 	return e
 }
 
 // evict writes el's entry down if it is dirty and drops it.
-func (s *cachingStore) evict(el *list.Element) error {
-	e := el.Value.(*cacheEntry)
+func (s *cachingStore) evict(e *cacheEntry) error {
 	if e.dirty {
 		if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
 			return err
 		}
 	}
-	s.drop(el)
+	s.drop(e)
 	return nil
 }
 
@@ -131,8 +161,8 @@ func (s *cachingStore) keyBytes(e *cacheEntry) []byte {
 	return s.scratch
 }
 
-func (s *cachingStore) drop(el *list.Element) {
-	e := s.lru.Remove(el).(*cacheEntry)
+func (s *cachingStore) drop(e *cacheEntry) {
+	unlink(e)
 	delete(s.entries, e.key)
 	s.size -= e.bytes()
 	s.sorted = nil
@@ -159,8 +189,7 @@ func (s *cachingStore) Flush() error {
 		fw.flushing(true)
 		defer fw.flushing(false)
 	}
-	for el := s.lru.Front(); el != nil; el = el.Next() {
-		e := el.Value.(*cacheEntry)
+	for e := s.front(); e != nil; e = s.after(e) {
 		if !e.dirty {
 			continue
 		}
@@ -174,8 +203,8 @@ func (s *cachingStore) Flush() error {
 
 // Close discards the cache (unflushed writes) and closes below.
 func (s *cachingStore) Close() error {
-	s.entries, s.sorted, s.size = map[string]*list.Element{}, nil, 0
-	s.lru.Init()
+	s.entries, s.sorted, s.size = map[string]*cacheEntry{}, nil, 0
+	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s.inner.Close()
 }
 
@@ -223,7 +252,7 @@ func (m *rangeMerge) dirtyBefore(limit string, all bool) bool {
 
 // next emits the first cached key unless it is a delete.
 func (m *rangeMerge) next() bool {
-	e := m.s.entries[m.dirty[0]].Value.(*cacheEntry)
+	e := m.s.entries[m.dirty[0]]
 	m.dirty = m.dirty[1:]
 	if e.value == nil {
 		return true
@@ -257,14 +286,14 @@ func (s *cachingStore) dirtyIn(start, end []byte) []string {
 
 // purge drops matching cached entries unwritten, then purges below.
 func (s *cachingStore) purge(match func(key []byte) bool) error {
-	var doomed []*list.Element
-	for _, el := range s.entries {
-		if match([]byte(el.Value.(*cacheEntry).key)) {
-			doomed = append(doomed, el)
+	var doomed []*cacheEntry
+	for _, e := range s.entries {
+		if match([]byte(e.key)) {
+			doomed = append(doomed, e)
 		}
 	}
-	for _, el := range doomed {
-		s.drop(el)
+	for _, e := range doomed {
+		s.drop(e)
 	}
 	return s.inner.(purger).purge(match)
 }
