@@ -275,9 +275,15 @@ func bufferKey(w types.Window, key []byte) []byte {
 }
 
 // emitClosed forwards and forgets the buffered results of every window
-// that closed (end + grace <= stream time).
+// that closed: end + grace <= stream time, and for a session end + gap +
+// grace (Kafka Streams suppresses session windows with the gap added to
+// the grace period).
 func (op *windowAggOp) emitClosed() error {
-	bound := binary.BigEndian.AppendUint64(nil, uint64(op.streamTime-op.w.Grace+1)^(1<<63))
+	closeAfter := op.w.Grace
+	if op.sessions != nil {
+		closeAfter += op.w.Size
+	}
+	bound := binary.BigEndian.AppendUint64(nil, uint64(op.streamTime-closeAfter+1)^(1<<63))
 	type entry struct {
 		k, v []byte
 	}
@@ -302,17 +308,17 @@ func (op *windowAggOp) emitClosed() error {
 	return nil
 }
 
-// expired reports whether a buffered window fell out of the retention
-// before it could be emitted (Kafka Streams drops such windows from its
-// store; they are never emitted).
+// expired reports whether a buffered time window fell out of the
+// retention before it could be emitted (Kafka Streams drops such windows
+// from its store; they are never emitted). A session's final result is
+// emitted whatever the retention: its buffer entry is the session's last
+// version, kept apart from the session store.
 func (op *windowAggOp) expired(k []byte) bool {
-	end := int64(binary.BigEndian.Uint64(k[:8]) ^ (1 << 63))
-	start := int64(binary.BigEndian.Uint64(k[8:16]) ^ (1 << 63))
-	cut := op.streamTime - op.w.Retention
 	if op.sessions != nil {
-		return end < cut
+		return false
 	}
-	return start < cut
+	start := int64(binary.BigEndian.Uint64(k[8:16]) ^ (1 << 63))
+	return start < op.streamTime-op.w.Retention
 }
 
 func (op *windowAggOp) emitBuffered(k, v []byte) error {
