@@ -26,6 +26,9 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 		return nil, sqlerr.New(sqlerr.Exists, s.P, "Cannot add %s '%s': A %s with the same name already exists",
 			strings.ToLower(s.Kind.String()), s.Name, strings.ToLower(existing.Kind.String()))
 	}
+	if s.Query.Limit >= 0 {
+		return nil, sqlerr.New(sqlerr.Unsupported, s.P, "CREATE %s AS SELECT statements don't support LIMIT clause.", s.Kind)
+	}
 	plan, err := p.plan(s.Query, Persistent)
 	if err != nil {
 		return nil, err
@@ -60,6 +63,9 @@ func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
 	}
 	if target.ReadOnly {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Cannot insert into read-only stream: %s", target.Name)
+	}
+	if s.Query.Limit >= 0 {
+		return nil, sqlerr.New(sqlerr.Unsupported, s.P, "INSERT INTO statements don't support LIMIT clause.")
 	}
 	plan, err := p.plan(s.Query, Persistent)
 	if err != nil {
@@ -234,7 +240,43 @@ func checkPull(q *ast.Query) error {
 	case q.Window != nil:
 		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "Pull queries don't support WINDOW clauses.")
 	}
-	return nil
+	var selected []ast.Expr
+	for _, it := range q.Items {
+		selected = append(selected, it.Expr)
+	}
+	if err := checkPullColumns("SELECT", selected...); err != nil {
+		return err
+	}
+	return checkPullColumns("WHERE", q.Where)
+}
+
+// pullOnlyRecordColumns are the pseudo columns a pull query cannot read:
+// the store keeps no record position.
+var pullOnlyRecordColumns = map[string]bool{"ROWPARTITION": true, "ROWOFFSET": true}
+
+// checkPullColumns rejects references to ROWPARTITION or ROWOFFSET in one
+// clause of a pull query, naming them in the order they appear (ksqlDB's
+// message).
+func checkPullColumns(clause string, exprs ...ast.Expr) error {
+	var names []string
+	var at ast.Pos
+	seen := map[string]bool{}
+	for _, e := range exprs {
+		replace(e, func(x ast.Expr) (ast.Expr, bool) {
+			if r, ok := x.(*ast.ColumnRef); ok && pullOnlyRecordColumns[r.Name] && !seen[r.Name] {
+				if len(names) == 0 {
+					at = r.P
+				}
+				seen[r.Name] = true
+				names = append(names, "`"+r.Name+"`")
+			}
+			return nil, false
+		})
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Unsupported, at, "Pull queries don't support the following columns in %s clauses: %s", clause, strings.Join(names, ", "))
 }
 
 // PlanMaterialization plans the query that keeps a SOURCE table in a
