@@ -171,6 +171,9 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 	}
 	bounds := kind != Persistent && plan.Windowed && !plan.Aggregated
 	proj, err := p.project(node, items, scope, src, ref, bounds)
+	if err == nil && kind != Persistent {
+		proj.schema = selectOrder(proj.Columns, proj.schema)
+	}
 	if err != nil {
 		return nil, err
 	}

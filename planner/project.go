@@ -143,6 +143,16 @@ func projectSchema(cols []Projection, in *types.Schema) *types.Schema {
 	return s
 }
 
+// selectOrder lays a transient query's columns out in SELECT order, as
+// ksqlDB prints and returns them (only a sink puts its key columns first).
+func selectOrder(cols []Projection, s *types.Schema) *types.Schema {
+	out := &types.Schema{}
+	for _, c := range cols {
+		out.Columns = append(out.Columns, s.Columns[s.Find(c.Name)])
+	}
+	return out
+}
+
 // checkPersistent enforces ksqlDB's rules for the projection of a query
 // that writes a sink: every key column of its input (the source's, or the
 // PARTITION BY expressions) is selected exactly once, at least one value
