@@ -202,6 +202,10 @@ func (op *sinkOp) window(b []byte, row *types.Row) []byte {
 type collectOp struct {
 	env  *TaskEnv
 	stop bool
+	// stream is set when the rows are a stream's: a null row (a record
+	// with a null value) is no event, and ksqlDB's transient queries skip
+	// it, while a table's delete reaches the client.
+	stream bool
 }
 
 // errStopped tells the task that the transient query's consumer wants no
@@ -211,6 +215,9 @@ var errStopped = fmt.Errorf("query stopped")
 func (op *collectOp) Process(row *types.Row) error {
 	if op.stop {
 		return errStopped
+	}
+	if op.stream && row.Tombstone {
+		return nil
 	}
 	cp := *row
 	cp.Values = append([]any(nil), row.Values...)

@@ -93,8 +93,9 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		}
 	}
 	if len(chain) == 0 || !isSink(chain[len(chain)-1]) {
+		stream := !b.table
 		b.addStep(step{desc: NodeDesc{Name: "Collect"}, make: func(env *TaskEnv, _ Processor) (Processor, error) {
-			return &collectOp{env: env}, nil
+			return &collectOp{env: env, stream: stream}, nil
 		}})
 	}
 	b.finish()
