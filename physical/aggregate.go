@@ -86,7 +86,7 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 			}
 			return newAggregateOp(env, n, store.Name, next)
 		}})
-	b.table = true
+	b.table, b.aggregated = true, true
 	return nil
 }
 

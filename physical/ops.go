@@ -17,7 +17,10 @@ type filterOp struct {
 	env   *TaskEnv
 	n     *planner.Filter
 	table bool
-	next  Processor
+	// dropFailing drops a table row that fails the condition instead of
+	// deleting it downstream (push queries on a source table).
+	dropFailing bool
+	next        Processor
 }
 
 func (op *filterOp) Process(row *types.Row) error {
@@ -34,7 +37,7 @@ func (op *filterOp) Process(row *types.Row) error {
 	if b, _ := v.(bool); b {
 		return op.next.Process(row)
 	}
-	if op.table && (!row.HasOld || op.passes(row.Old)) {
+	if op.table && !op.dropFailing && (!row.HasOld || op.passes(row.Old)) {
 		row.Tombstone = true
 		return op.next.Process(row)
 	}
@@ -86,7 +89,7 @@ func (op *projectOp) Process(row *types.Row) error {
 	*out = types.Row{Values: make([]any, len(op.cols)), Time: row.Time, Partition: row.Partition, Offset: row.Offset,
 		Window: row.Window, Tombstone: row.Tombstone, NullKey: row.NullKey}
 	for i, c := range op.n.Columns {
-		if row.Tombstone && !c.Key {
+		if row.Tombstone && !c.Key && !c.WindowBound {
 			continue
 		}
 		v, err := op.evals[i].Eval(row)

@@ -82,7 +82,8 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain)}
+	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
+		push: plan.Kind == planner.Push}
 	b.startSource(scan)
 	if plan.Kind == planner.Pull {
 		b.table = false // a pull query's rows are a snapshot: filters drop, never delete
@@ -154,6 +155,11 @@ type builder struct {
 	topo  *Topology
 	cur   *segment
 	table bool // the rows flowing are table changes
+	// push: a push query, whose WHERE on a source table drops the rows
+	// that fail it (ksqlDB shows a client no delete for them; the
+	// source's own deletes still pass).
+	push       bool
+	aggregated bool // an aggregation is upstream
 	// materialize: the plan writes a table without aggregating; its
 	// output is kept in a store for pull queries.
 	materialize bool
@@ -198,9 +204,9 @@ func (b *builder) store(name string) StoreSpec {
 func (b *builder) add(n planner.Node) error {
 	switch n := n.(type) {
 	case *planner.Filter:
-		table := b.table
+		table, drop := b.table, b.push && !b.aggregated
 		b.addStep(step{desc: NodeDesc{Name: "WhereFilter"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
-			return &filterOp{env: env, n: n, table: table, next: next}, nil
+			return &filterOp{env: env, n: n, table: table, dropFailing: drop, next: next}, nil
 		}})
 	case *planner.Project:
 		b.addStep(step{desc: NodeDesc{Name: "Project"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
