@@ -63,7 +63,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	// queries on streams (topic scans) do not, as in ksqlDB.
 	t.header.Pull = plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table
 	if plan.Limit == 0 {
-		t.finishWith(nil, api.FinalLimitReached) // LIMIT 0: nothing to read
+		t.finishWith(nil, t.limitMessage()) // LIMIT 0: nothing to read
 		return t, nil
 	}
 	e.tmu.Lock()

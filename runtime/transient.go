@@ -58,9 +58,19 @@ func (t *transient) Row(r *types.Row) bool {
 	more := t.limit < 0 || t.sent < t.limit
 	t.mu.Unlock()
 	if !more {
-		t.finishWith(nil, api.FinalLimitReached)
+		t.finishWith(nil, t.limitMessage())
 	}
 	return more
+}
+
+// limitMessage is the final message when LIMIT is reached: "Limit
+// Reached", except for a pull query on a table, which ends with no final
+// message however it ends (as ksqlDB's do).
+func (t *transient) limitMessage() string {
+	if t.header.Pull {
+		return ""
+	}
+	return api.FinalLimitReached
 }
 
 // finish ends the producing side: err nil means the query completed.
