@@ -149,6 +149,13 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		scope = expr.SchemaScope(pb.Schema(), aliases(ref), src.Windowed())
 	}
 	if len(q.GroupBy) > 0 || p.hasAggregate(items, q.Having) {
+		if len(q.GroupBy) == 0 && kind == Push {
+			// ksqlDB aggregates a push query without GROUP BY as one
+			// group: the whole stream (or table).
+			c := *q
+			c.GroupBy = []ast.Expr{&ast.Literal{P: q.P, Value: int32(1), Type: types.IntegerType}}
+			q = &c
+		}
 		agg, rewritten, having, err := p.aggregate(node, q, scope, src.Kind == ast.Table, items)
 		if err != nil {
 			return nil, err
