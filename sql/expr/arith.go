@@ -26,8 +26,10 @@ func (c *compiler) arith(e *ast.Binary, l, r *node) (*node, error) {
 	if e.Op == ast.OpConcat || e.Op == ast.OpAdd && (lk == types.KindString || rk == types.KindString) {
 		return c.concat(e, l, r)
 	}
-	if lk == types.KindUnknown && rk == types.KindUnknown {
-		return nil, errAt(sqlerr.Type, e, "Can't infer a type of NULL in %s; cast it, e.g. CAST(NULL AS INTEGER)", describe(e))
+	if lk == types.KindUnknown || rk == types.KindUnknown {
+		// ksqlDB rejects an untyped NULL operand; CAST(NULL AS …) is fine.
+		return nil, errAt(sqlerr.Type, e, "Error processing expression: %s. Arithmetic on types %s and %s are not supported.",
+			describe(e), nullTypeName(l.typ), nullTypeName(r.typ))
 	}
 	if !numericOrNull(l.typ) || !numericOrNull(r.typ) {
 		return nil, errAt(sqlerr.Type, e, "Error processing expression: %s. Unsupported arithmetic types. %s %s",
@@ -44,6 +46,15 @@ func (c *compiler) arith(e *ast.Binary, l, r *node) (*node, error) {
 		n = decimalArith(e.Op, t, l, r)
 	}
 	return fold(n, l, r), nil
+}
+
+// nullTypeName names a type as ksqlDB's arithmetic errors do: "null" for
+// an untyped NULL.
+func nullTypeName(t *types.Type) string {
+	if t.Kind == types.KindUnknown {
+		return "null"
+	}
+	return typeName(t)
 }
 
 func numericOrNull(t *types.Type) bool {
