@@ -122,7 +122,9 @@ func resultColumns(n *planner.Aggregate) []types.Column {
 }
 
 func (op *windowAggOp) Process(row *types.Row) error {
-	op.lastRecord = nowFunc()
+	if op.env.IdleCloseMs > 0 {
+		op.lastRecord = nowFunc() // only idle closing needs the wall clock
+	}
 	op.advance(row.Time)
 	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
 	if err != nil {

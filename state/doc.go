@@ -77,12 +77,13 @@
 // Aggregations read before they write, and most reads of a windowed
 // aggregation (every new window) and of a growing table are of keys that
 // were never written. Each store partition keeps a scalable Bloom filter
-// of the keys put into it (keyfilter.go, about 1.5 bytes per key, dropped
-// past 32M keys), so such a read, and the existence check of its first
-// write, is answered without Pebble. It has no false negatives because
-// every put reaches Pebble through one function (writeKnown); a partition
-// found with keys on open builds its filter with a scan at its first
-// claim. The invariants build checks every read the filter answers.
+// of the keys put into it (keyfilter.go: blocked, one cache line per key,
+// about 2 bytes per key, dropped past 32M keys), so such a read, and the
+// existence check of its first write, is answered without Pebble. It has
+// no false negatives because every put reaches Pebble through one
+// function (writeKnown); a partition found with keys on open builds its
+// filter with a scan at its first claim. The invariants build checks
+// every read the filter answers.
 //
 // # Retention of window and session stores
 //

@@ -15,8 +15,9 @@ import (
 // stay in it. It lives in memory only and belongs to the partition's
 // owner (one goroutine at a time, under the store's lock).
 //
-//	add(k):          set 7 bits of k in the newest stage (a new stage when full)
-//	mayContain(k):   any stage with all 7 bits of k set
+//	add(k):          set 7 bits of k in one 512-bit block of the newest
+//	                 stage (a new stage when full)
+//	mayContain(k):   any stage whose block for k has all 7 bits set
 type keyFilter struct {
 	seed   maphash.Seed
 	stages []filterStage
@@ -25,17 +26,22 @@ type keyFilter struct {
 
 type filterStage struct {
 	bits []uint64
-	mask uint64 // len(bits)*64 - 1
+	mask uint64 // len(bits) - 1 (a word index)
 	keys int64  // added to this stage
 	cap  int64  // keys this stage takes before the next one starts
 }
 
 const (
+	// blockWords is a block of the filter: 8 words, 512 bits, one cache
+	// line; blockMask picks a bit in it.
+	blockWords = 8
+	blockMask  = blockWords*64 - 1
+
 	filterProbes     = 7
-	filterBitsPerKey = 12 // with 7 probes: ~0.3% false positives per stage
+	filterBitsPerKey = 12 // rounded up to a power of two of words: 16 bits, ~0.2% false positives per full stage
 	// filterFirstCap is the first stage's capacity; 12 KiB of bits.
 	filterFirstCap = 8 << 10
-	// filterMaxKeys bounds the memory (about 1.5 bytes per key): past it
+	// filterMaxKeys bounds the memory (about 2 bytes per key): past it
 	// the filter gives up and every read goes to Pebble.
 	filterMaxKeys = 32 << 20
 )
@@ -52,13 +58,14 @@ func (f *keyFilter) add(k []byte) bool {
 	if n := len(f.stages); n == 0 || f.stages[n-1].keys >= f.stages[n-1].cap {
 		capacity := int64(filterFirstCap) << n
 		words := 1 << bits.Len64(uint64(capacity*filterBitsPerKey-1)>>6) // a power of two
-		f.stages = append(f.stages, filterStage{bits: make([]uint64, words), mask: uint64(words)*64 - 1, cap: capacity})
+		f.stages = append(f.stages, filterStage{bits: make([]uint64, words), mask: uint64(words) - 1, cap: capacity})
 	}
 	s := &f.stages[len(f.stages)-1]
 	h1, h2 := f.hash(k)
+	block := s.block(h1)
 	for i := range uint64(filterProbes) {
-		b := (h1 + i*h2) & s.mask
-		s.bits[b>>6] |= 1 << (b & 63)
+		b := (h2 + i*(h2>>16|1)) & blockMask
+		block[b>>6] |= 1 << (b & 63)
 	}
 	s.keys++
 	f.keys++
@@ -77,18 +84,26 @@ func (f *keyFilter) mayContain(k []byte) bool {
 }
 
 func (s *filterStage) has(h1, h2 uint64) bool {
+	block := s.block(h1)
 	for i := range uint64(filterProbes) {
-		b := (h1 + i*h2) & s.mask
-		if s.bits[b>>6]&(1<<(b&63)) == 0 {
+		b := (h2 + i*(h2>>16|1)) & blockMask
+		if block[b>>6]&(1<<(b&63)) == 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// hash derives the two hashes of double hashing from one 64-bit hash; h2
-// is odd, so the probes of a power-of-two table are distinct.
+// block is the 512-bit block (one cache line) that holds all the bits of
+// a key whose first hash is h1: a lookup costs one cache miss per stage.
+func (s *filterStage) block(h1 uint64) []uint64 {
+	i := (h1 & s.mask) &^ (blockWords - 1)
+	return s.bits[i : i+blockWords : i+blockWords]
+}
+
+// hash returns the hash that picks a key's block and the one that picks
+// its bits in the block.
 func (f *keyFilter) hash(k []byte) (h1, h2 uint64) {
 	h := maphash.Bytes(f.seed, k)
-	return h, (h>>32 | h<<32) | 1
+	return h, h >> 32 // the block comes from the low bits, the bits in it from the high ones
 }
