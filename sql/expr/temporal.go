@@ -53,11 +53,22 @@ func parseTimestampLiteral(s string) (types.Timestamp, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cannot parse '%s' as a TIMESTAMP", s)
 	}
+	if endOfDay(clock) {
+		return types.Timestamp(ms + millisPerDay - offset), nil
+	}
 	t, err := parseClock(clock)
 	if err != nil {
 		return 0, fmt.Errorf("cannot parse '%s' as a TIMESTAMP", s)
 	}
 	return types.Timestamp(ms + int64(t) - offset), nil
+}
+
+// endOfDay reports whether a timestamp's clock is 24:00 (also "24",
+// "24:00:00", "24:00:00.000"), which Java's ISO parser, and so ksqlDB,
+// reads as midnight of the next day.
+func endOfDay(clock string) bool {
+	rest, ok := strings.CutPrefix(clock, "24")
+	return ok && strings.Trim(rest, ":.0") == "" && len(rest) <= len(":00:00.000")
 }
 
 // parseDateParts parses "yyyy[-MM[-dd]]" into days since the epoch.
