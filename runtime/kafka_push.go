@@ -95,7 +95,7 @@ func (p *kafkaPush) Emit(rec *physical.OutRecord) {
 
 // sendChangelog implements changelogSink.
 func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
-	p.cl.Produce(context.Background(), &kgo.Record{Topic: topic, Partition: part, Key: append([]byte(nil), key...), Value: cloneOrNil(value), Context: manualCtx}, nil)
+	p.cl.Produce(context.Background(), changelogRecord(topic, part, key, value), nil)
 }
 
 func (p *kafkaPush) loop(ctx context.Context) {

@@ -151,20 +151,26 @@ func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
 }
 
 // sendChangelog implements changelogSink, remembering how far each
-// changelog partition has been written for the store checkpoints. Key and
-// value are copied (into one allocation): the store may reuse them.
+// changelog partition has been written for the store checkpoints.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
-	kr := &kgo.Record{}
+	r.cl.Produce(context.Background(), changelogRecord(topic, p, key, value), r.changelogged)
+}
+
+// changelogRecord is a store write as a record for its changelog
+// partition. Key and value are copied, into one allocation: the store may
+// reuse them. An empty key stays null, a nil value is a tombstone.
+func changelogRecord(topic string, p int32, key, value []byte) *kgo.Record {
 	buf := make([]byte, len(key)+len(value))
-	kr.Topic, kr.Partition, kr.Context = topic, p, manualCtx
+	copy(buf, key)
+	kr := &kgo.Record{Topic: topic, Partition: p, Context: manualCtx}
 	if len(key) > 0 {
-		kr.Key = buf[:copy(buf, key):len(key)]
+		kr.Key = buf[:len(key):len(key)]
 	}
 	if value != nil {
 		kr.Value = buf[len(key):]
 		copy(kr.Value, value)
 	}
-	r.cl.Produce(context.Background(), kr, r.changelogged)
+	return kr
 }
 
 func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
@@ -175,13 +181,6 @@ func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
 		r.produced[k] = max(r.produced[k], kr.Offset+1)
 		r.mu.Unlock()
 	}
-}
-
-func cloneOrNil(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte{}, b...)
 }
 
 func (r *kafkaRunner) onProduced(_ *kgo.Record, err error) {
