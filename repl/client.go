@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 const mediaKsqlV1 = "application/vnd.ksql.v1+json"

@@ -8,7 +8,7 @@ import (
 	"unicode"
 
 	"github.com/chzyer/readline"
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // keywords offered by completion.

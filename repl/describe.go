@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // printSourceDescription is the CLI's DESCRIBE layout: "Name : X", the

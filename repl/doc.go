@@ -2,7 +2,7 @@
 // CLI. It is always an HTTP client of a server (in-process mode passes the
 // local server's URL), and renders results the way the ksql CLI does.
 //
-//	stdin ──lineReader──► statement buffer ──sqltext.Split──► one statement
+//	stdin ──lineReader──► statement buffer ──script.Split──► one statement
 //	   (readline on a TTY,      (continuation prompt              │
 //	    bufio when piped)        until ';')                       ▼
 //	        SET/UNSET/DEFINE/UNDEFINE/SHOW VARIABLES ──► session state (client side)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // printEntities prints a /ksql result like the CLI's printKsqlEntityList:

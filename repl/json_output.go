@@ -3,7 +3,7 @@ package repl
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 	"strconv"
 	"strings"
 )

@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"strings"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // runQuery runs a SELECT or PRINT through POST /query and prints its

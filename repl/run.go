@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/chzyer/readline"
-	"github.com/sqlstream/sqlstream/server/sqltext"
+	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // Prompts: the first line of a statement, and its continuation lines.
@@ -137,12 +137,12 @@ func (s *session) loop(ctx context.Context, reader lineReader) error {
 // runComplete runs the complete statements of text and returns the
 // unfinished rest ("" when only blanks remain).
 func (s *session) runComplete(ctx context.Context, reader lineReader, text string) string {
-	stmts, rest := sqltext.Split(text)
+	stmts, rest := script.Split(text)
 	if len(stmts) > 0 {
 		reader.AddHistory(strings.TrimSpace(text[:len(text)-len(rest)]))
 		s.handleStatements(ctx, stmts)
 	}
-	if sqltext.IsBlank(rest) {
+	if script.IsBlank(rest) {
 		return ""
 	}
 	return rest
@@ -150,11 +150,11 @@ func (s *session) runComplete(ctx context.Context, reader lineReader, text strin
 
 // runRest runs an unterminated last statement at the end of input.
 func (s *session) runRest(ctx context.Context, rest string) {
-	if sqltext.IsBlank(rest) {
+	if script.IsBlank(rest) {
 		return
 	}
 	if ok, _ := s.cliCommand(rest); ok {
 		return
 	}
-	s.handleStatements(ctx, []sqltext.Statement{{Text: strings.TrimSpace(rest)}})
+	s.handleStatements(ctx, []script.Statement{{Text: strings.TrimSpace(rest)}})
 }

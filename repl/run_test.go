@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // fakeServer answers the REST calls the REPL makes with canned bodies and

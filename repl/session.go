@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
-	"github.com/sqlstream/sqlstream/server/sqltext"
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // Client-side statements, handled like the ksql CLI does.
@@ -85,7 +85,7 @@ func (s *session) cliCommand(line string) (bool, error) {
 // handleStatements runs complete statements: consecutive server
 // statements go to /ksql in one request; queries and client-side
 // statements are handled one by one, in order.
-func (s *session) handleStatements(ctx context.Context, stmts []sqltext.Statement) {
+func (s *session) handleStatements(ctx context.Context, stmts []script.Statement) {
 	var batch strings.Builder
 	flush := func() {
 		if batch.Len() > 0 {
@@ -108,7 +108,7 @@ func (s *session) handleStatements(ctx context.Context, stmts []sqltext.Statemen
 // handleSpecial handles a query or client-side statement (after flushing
 // the pending batch) and reports whether it did.
 func (s *session) handleSpecial(ctx context.Context, stmt string, flush func()) bool {
-	word := sqltext.FirstWord(stmt)
+	word := script.FirstWord(stmt)
 	var run func()
 	switch {
 	case word == "SELECT" || word == "PRINT":
@@ -215,9 +215,9 @@ func (s *session) showVariables(stmt string) {
 // changesCatalog reports whether statements may add or remove sources
 // (so completion names need a refresh).
 func changesCatalog(ksql string) bool {
-	stmts, _ := sqltext.Split(ksql)
+	stmts, _ := script.Split(ksql)
 	for _, st := range stmts {
-		switch sqltext.FirstWord(st.Text) {
+		switch script.FirstWord(st.Text) {
 		case "CREATE", "DROP", "ALTER":
 			return true
 		}
@@ -246,9 +246,9 @@ func (s *session) runScript(ctx context.Context, path string) {
 		s.con.printError("Failed to read script: " + err.Error())
 		return
 	}
-	stmts, rest := sqltext.Split(string(text))
-	if !sqltext.IsBlank(rest) {
-		stmts = append(stmts, sqltext.Statement{Text: strings.TrimSpace(rest)})
+	stmts, rest := script.Split(string(text))
+	if !script.IsBlank(rest) {
+		stmts = append(stmts, script.Statement{Text: strings.TrimSpace(rest)})
 	}
 	s.handleStatements(ctx, stmts)
 }

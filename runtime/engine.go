@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
 )

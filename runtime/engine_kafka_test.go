@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/runtime"
-	"github.com/sqlstream/sqlstream/runtime/api"
-	"github.com/sqlstream/sqlstream/runtime/broker"
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/broker"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )

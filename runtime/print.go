@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sqlstream/sqlstream/physical"
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/sqlstream/sqlstream/physical"
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/state"
 )
 

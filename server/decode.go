@@ -8,7 +8,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // maxBodyBytes bounds request bodies of the non-streaming endpoints.

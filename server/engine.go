@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // Engine is what the server needs from the SQL engine.

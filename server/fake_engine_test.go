@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/apd/v3"
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"

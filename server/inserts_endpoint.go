@@ -6,7 +6,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // invalidInsertJSON is ksqlDB's message for a row that is not a JSON

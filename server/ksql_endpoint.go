@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
-	"github.com/sqlstream/sqlstream/server/sqltext"
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // queryEndpointMessage is ksqlDB's answer to a SELECT or PRINT sent to
@@ -58,12 +58,12 @@ func decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest
 // rejectQueries returns ksqlDB's 40002 statement_error for the first
 // SELECT or PRINT among the statements, which belong on /query.
 func rejectQueries(ksql string) *api.StatementError {
-	stmts, rest := sqltext.Split(ksql)
-	if !sqltext.IsBlank(rest) {
-		stmts = append(stmts, sqltext.Statement{Text: strings.TrimSpace(rest)})
+	stmts, rest := script.Split(ksql)
+	if !script.IsBlank(rest) {
+		stmts = append(stmts, script.Statement{Text: strings.TrimSpace(rest)})
 	}
 	for _, st := range stmts {
-		if w := sqltext.FirstWord(st.Text); w == "SELECT" || w == "PRINT" {
+		if w := script.FirstWord(st.Text); w == "SELECT" || w == "PRINT" {
 			return &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage,
 				StatementText: st.Text, Entities: []api.Entity{}}
 		}

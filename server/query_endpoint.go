@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
-	"github.com/sqlstream/sqlstream/server/sqltext"
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // queryRequest is a SELECT or PRINT from /query or /query-stream.
@@ -72,7 +72,7 @@ func (s *Server) handleQueryStream(w http.ResponseWriter, r *http.Request) {
 		writeErrorBody(w, bad)
 		return
 	}
-	if sqltext.FirstWord(*args.SQL) == "PRINT" && media != mediaDelimited {
+	if script.FirstWord(*args.SQL) == "PRINT" && media != mediaDelimited {
 		writeNotAcceptable(w, mediaDelimited) // ksqlDB prints topics in the delimited format only
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sqlstream/sqlstream/runtime/broker"
+	"github.com/sqlstream/sqlstream/broker"
 )
 
 func startBroker(t *testing.T, dir string) *broker.Broker {

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -23,14 +25,23 @@ type importRule struct {
 }
 
 // importRules is the one-way import direction of DESIGN.md:
-// sql/... → planner → physical → runtime; state is a leaf; only server,
-// repl and cmd import everything.
+// sql/... → planner → physical → runtime; state is a leaf; api (the REST
+// entities) and broker (the embedded Kafka broker) sit beside them; qtt,
+// the conformance runner, drives runtime; only server, repl and cmd import
+// everything they need. server reaches the engine only through its own
+// Engine interface (never runtime), and repl is an HTTP client (api and
+// the statement splitter only).
 func importRules() []importRule {
 	return []importRule{
-		{"sql", []string{"planner", "physical", "runtime", "server", "repl", "cmd"}},
-		{"planner", []string{"physical", "runtime", "server", "repl", "cmd"}},
-		{"physical", []string{"runtime", "server", "repl", "cmd"}},
-		{"runtime", []string{"server", "repl", "cmd"}},
+		{"sql", []string{"planner", "physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
+		{"planner", []string{"physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
+		{"physical", []string{"runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
+		{"runtime", []string{"qtt", "server", "repl", "cmd"}},
+		{"api", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "server", "repl", "cmd"}},
+		{"broker", []string{""}},
+		{"qtt", []string{"server", "repl", "cmd"}},
+		{"server", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "repl", "cmd"}},
+		{"repl", []string{"sql/ast", "sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/types", "planner", "physical", "runtime", "state", "broker", "qtt", "server", "cmd"}},
 		{"state", []string{""}},
 	}
 }
@@ -52,18 +63,22 @@ func TestImportDirection(t *testing.T) {
 // and only that.
 func TestImportRulesCatchViolations(t *testing.T) {
 	imports := map[string][]string{
-		"sql/expr":       {"sql/types", "planner"},
-		"planner":        {"sql/ast", "physical/ops"},
-		"physical":       {"sql/expr", "state"},
-		"runtime/broker": {"server"},
-		"state":          {"sql/types"},
-		"server":         {"runtime", "repl"},
-		"sqlx":           {"cmd"},
+		"sql/expr": {"sql/types", "planner"},
+		"planner":  {"sql/ast", "physical/ops"},
+		"physical": {"sql/expr", "state"},
+		"broker":   {"server"},
+		"repl":     {"api", "runtime"},
+		"state":    {"sql/types"},
+		"server":   {"runtime", "repl"},
+		"sqlx":     {"cmd"},
 	}
 	got := violations(imports, importRules())
 	want := []string{
+		"broker imports server (broker may not import any project package)",
 		"planner imports physical/ops (planner may not import physical)",
-		"runtime/broker imports server (runtime may not import server)",
+		"repl imports runtime (repl may not import runtime)",
+		"server imports repl (server may not import repl)",
+		"server imports runtime (server may not import runtime)",
 		"sql/expr imports planner (sql may not import planner)",
 		"state imports sql/types (state may not import any project package)",
 	}
@@ -172,4 +187,79 @@ func describe(pkg, imp, from, deny string) string {
 // under reports whether pkg is prefix or a package below it.
 func under(pkg, prefix string) bool {
 	return prefix == "" || pkg == prefix || strings.HasPrefix(pkg, prefix+"/")
+}
+
+// TestNoLiteralPanics bans panic("…") outside tests: a failure the code
+// can name is an error its caller handles, not a crash. Panics that re-raise
+// a value (panic(err), net/http's abort) and invariant checks built from
+// fmt.Sprintf are allowed.
+func TestNoLiteralPanics(t *testing.T) {
+	found, err := literalPanics(repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Error(f)
+	}
+}
+
+func TestLiteralPanicsFound(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\nfunc f() { panic(\"boom\") }\nfunc g(e error) { panic(e) }\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p_test.go"), []byte("package p\nfunc h() { panic(\"ok in tests\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found, err := literalPanics(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || !strings.HasPrefix(found[0], "p.go:2:") {
+		t.Fatalf("found %q, want one panic in p.go line 2", found)
+	}
+}
+
+// literalPanics lists file:line of every panic whose argument is a string
+// literal in the non-test Go files under root.
+func literalPanics(root string) ([]string, error) {
+	var out []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return skipDir(root, path, d)
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if isLiteralPanic(n) {
+				p := fset.Position(n.Pos())
+				out = append(out, fmt.Sprintf("%s:%d: panic with a literal message; return an error instead", filepath.ToSlash(mustRel(root, p.Filename)), p.Line))
+			}
+			return true
+		})
+		return nil
+	})
+	return out, err
+}
+
+func isLiteralPanic(n ast.Node) bool {
+	call, ok := n.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "panic" {
+		return false
+	}
+	lit, ok := call.Args[0].(*ast.BasicLit)
+	return ok && lit.Kind == token.STRING
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
 	"github.com/sqlstream/sqlstream/repl"
 	"github.com/sqlstream/sqlstream/runtime"
-	"github.com/sqlstream/sqlstream/runtime/qtt"
-	"github.com/sqlstream/sqlstream/runtime/testdriver"
+	"github.com/sqlstream/sqlstream/qtt"
+	"github.com/sqlstream/sqlstream/qtt/driver"
 	"github.com/sqlstream/sqlstream/server"
 )
 
@@ -56,7 +56,7 @@ func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
 
 // RunTests runs `sqlstream test` on in-memory engines.
 func (wiring) RunTests(args []string, stdout, stderr io.Writer) int {
-	return qtt.Main(args, stdout, stderr, testdriver.New)
+	return qtt.Main(args, stdout, stderr, driver.New)
 }
 
 // stack is the engine behind its HTTP server.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
-	"github.com/sqlstream/sqlstream/runtime/api"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/sqlstream/sqlstream/runtime/broker"
+	"github.com/sqlstream/sqlstream/broker"
 )
 
 // shutdownTimeout bounds how long the HTTP server may drain on shutdown.

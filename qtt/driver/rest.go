@@ -1,10 +1,10 @@
-package testdriver
+package driver
 
 import (
 	"context"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
-	"github.com/sqlstream/sqlstream/runtime/qtt"
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/qtt"
 )
 
 var _ qtt.RestDriver = (*Driver)(nil)

@@ -19,7 +19,7 @@ func TestParseFileErrorPosition(t *testing.T) {
 }
 
 // conformanceDir is ksqlDB's QTT data, kept outside the project tree.
-const conformanceDir = "../../../shared/conformance/ksql-qtt"
+const conformanceDir = "../../shared/conformance/ksql-qtt"
 
 // TestConformanceFilesParse checks that every QTT file of ksqlDB parses
 // and expands, and that records keep numbers as written.

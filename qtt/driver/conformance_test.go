@@ -1,4 +1,4 @@
-package testdriver
+package driver
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sqlstream/sqlstream/runtime/qtt"
+	"github.com/sqlstream/sqlstream/qtt"
 )
 
 // strictFiles are the ksqlDB QTT files every easy variant of which passes:

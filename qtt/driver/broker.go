@@ -1,4 +1,4 @@
-package testdriver
+package driver
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/runtime"
-	"github.com/sqlstream/sqlstream/runtime/api"
-	"github.com/sqlstream/sqlstream/runtime/broker"
-	"github.com/sqlstream/sqlstream/runtime/qtt"
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/broker"
+	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )

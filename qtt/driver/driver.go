@@ -1,11 +1,11 @@
-// Package testdriver runs `sqlstream test` variants on the engine: it
+// Package driver runs `sqlstream test` variants on the engine: it
 // adapts runtime.TestEngine (in-memory, synchronous) to the qtt.Driver
 // interface.
 //
 //	qtt runner ──► Driver ──► runtime.TestEngine ──► planner/physical
 //	                               │
 //	                               └─► memCluster (topics in memory)
-package testdriver
+package driver
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime"
-	"github.com/sqlstream/sqlstream/runtime/qtt"
+	"github.com/sqlstream/sqlstream/qtt"
 )
 
 // Driver is a qtt.Driver over a fresh TestEngine.

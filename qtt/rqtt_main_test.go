@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/sqlstream/sqlstream/runtime/qtt"
-	"github.com/sqlstream/sqlstream/runtime/testdriver"
+	"github.com/sqlstream/sqlstream/qtt"
+	"github.com/sqlstream/sqlstream/qtt/driver"
 )
 
 // TestRQTTMain runs `sqlstream test` over RQTT files on the real
-// in-memory engine (testdriver.New):
+// in-memory engine (driver.New):
 //
 //	file name=F    writes the input to F in a temporary folder
 //	run            runs qtt.Main with one argument per input line ($TMP is
@@ -47,7 +47,7 @@ func runRQTT(tmp, input string) string {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	code := qtt.Main(args, &stdout, &stderr, testdriver.New)
+	code := qtt.Main(args, &stdout, &stderr, driver.New)
 	out := strings.ReplaceAll(stdout.String(), tmp, "$TMP")
 	if stderr.Len() > 0 {
 		out += "stderr: " + strings.ReplaceAll(stderr.String(), tmp, "$TMP")

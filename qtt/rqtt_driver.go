@@ -3,7 +3,7 @@ package qtt
 import (
 	"context"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // RestDriver is a Driver that also answers as ksqlDB's REST API does, for

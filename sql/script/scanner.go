@@ -1,4 +1,4 @@
-package sqltext
+package script
 
 // state is where the scanner is in the text.
 type state uint8

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sqlstream/sqlstream/runtime/api"
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/format"
 )
 
