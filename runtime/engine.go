@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
 )

@@ -1,9 +1,9 @@
 package runtime
 
 import (
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/api"
 )
 
 // queryDescription describes a running persistent query (EXPLAIN id,

@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"

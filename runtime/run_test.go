@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime"
-	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/format"
 )
 

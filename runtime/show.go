@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"

@@ -3,8 +3,8 @@ package runtime
 import (
 	"context"
 
-	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
 )
 

@@ -5,9 +5,9 @@ import (
 	"io"
 	"sync"
 
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 

@@ -8,10 +8,10 @@ import (
 	"log/slog"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
-	"github.com/sqlstream/sqlstream/repl"
-	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/qtt/driver"
+	"github.com/sqlstream/sqlstream/repl"
+	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/server"
 )
 

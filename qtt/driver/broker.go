@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/broker"
 	"github.com/sqlstream/sqlstream/qtt"
+	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/qtt"
+	"github.com/sqlstream/sqlstream/runtime"
 )
 
 // Driver is a qtt.Driver over a fresh TestEngine.
