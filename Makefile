@@ -9,7 +9,7 @@ TIMEOUT   ?= 12m
 # Packages with goroutines run under the race detector; the end-to-end
 # tests in tests/ run once more against the freshly built binary, never
 # from the test cache.
-RACE_RE   := /(runtime|state|server|repl|cmd)(/|$$)
+RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt)(/|$$)
 E2E_RE    := /tests(/|$$)
 
 .PHONY: help build run test test-race test-plain test-e2e bench conformance rewrite fmt lint clean
