@@ -25,7 +25,7 @@ import (
 // of Overload. Results print in the same language; errors as "error: …".
 
 func TestMoreGolden(t *testing.T) {
-	for _, file := range []string{"more_url", "more_json", "more_collections", "more_regex", "more_bytes"} {
+	for _, file := range []string{"url", "json", "collections", "regex", "bytes"} {
 		t.Run(file, func(t *testing.T) {
 			datadriven.RunTest(t, "testdata/"+file, func(t *testing.T, d *datadriven.TestData) string {
 				var out strings.Builder
