@@ -11,14 +11,14 @@ import (
 func TestFdlibmWithinOneUlp(t *testing.T) {
 	for i := -2000; i <= 2000; i++ {
 		x := float64(i) * 0.0031 // covers [-6.2, 6.2]: all branches of remPio2
-		moreCheckUlp(t, "sin", x, fdlibmSin(x), math.Sin(x))
-		moreCheckUlp(t, "cos", x, fdlibmCos(x), math.Cos(x))
-		moreCheckUlp(t, "javaSin", x, javaSin(x), math.Sin(x))
-		moreCheckUlp(t, "javaCos", x, javaCos(x), math.Cos(x))
+		checkUlp(t, "sin", x, fdlibmSin(x), math.Sin(x))
+		checkUlp(t, "cos", x, fdlibmCos(x), math.Cos(x))
+		checkUlp(t, "javaSin", x, javaSin(x), math.Sin(x))
+		checkUlp(t, "javaCos", x, javaCos(x), math.Cos(x))
 	}
 }
 
-func moreCheckUlp(t *testing.T, fn string, x, got, want float64) {
+func checkUlp(t *testing.T, fn string, x, got, want float64) {
 	t.Helper()
 	if got != want && math.Abs(got-want) > math.Abs(math.Nextafter(want, math.Inf(1))-want) {
 		t.Errorf("%s(%v) = %v, math says %v", fn, x, got, want)
@@ -68,9 +68,9 @@ func TestJavaMathPinned(t *testing.T) {
 			name      string
 			got, want float64
 		}{
-			{"sin", javaSin(x), moreBitsFloat(tc.sin)},
-			{"cos", javaCos(x), moreBitsFloat(tc.cos)},
-			{"asin", fdlibmAsin(x / 6.2), moreBitsFloat(tc.asin)},
+			{"sin", javaSin(x), bitsFloat(tc.sin)},
+			{"cos", javaCos(x), bitsFloat(tc.cos)},
+			{"asin", fdlibmAsin(x / 6.2), bitsFloat(tc.asin)},
 		} {
 			if c.got != c.want {
 				t.Errorf("%s(%v) = %v, Java says %v", c.name, x, c.got, c.want)
@@ -82,4 +82,4 @@ func TestJavaMathPinned(t *testing.T) {
 	}
 }
 
-func moreBitsFloat(b int64) float64 { return math.Float64frombits(uint64(b)) }
+func bitsFloat(b int64) float64 { return math.Float64frombits(uint64(b)) }

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestMoreLambdas(t *testing.T) {
+func TestHigherOrder(t *testing.T) {
 	gt5 := Lambda(func(a ...any) (any, error) {
 		if a[0] == nil {
 			return false, nil
@@ -35,7 +35,7 @@ func TestMoreLambdas(t *testing.T) {
 	})
 	keyOfMax := Lambda(func(a ...any) (any, error) {
 		v, err := arrayMax([]any{a[1]})
-		return moreJavaStringOf(v), err
+		return javaStringOf(v), err
 	})
 	// CASE WHEN LEN(k) > 3 THEN s + v ELSE s - v END
 	lenCase := Lambda(func(a ...any) (any, error) {
@@ -86,7 +86,7 @@ func TestMoreLambdas(t *testing.T) {
 		{"reduce null map", "REDUCE", []any{nil, 3.2, ceilFloor}, 3.2, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := callMore(tc.fn, tc.args...)
+			got, err := callDef(tc.fn, tc.args...)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("error = %v, want error %v", err, tc.wantErr)
 			}
@@ -97,8 +97,8 @@ func TestMoreLambdas(t *testing.T) {
 	}
 }
 
-// moreJavaStringOf is CAST(v AS STRING) for the test's integers.
-func moreJavaStringOf(v any) any {
+// javaStringOf is CAST(v AS STRING) for the test's integers.
+func javaStringOf(v any) any {
 	if v == nil {
 		return nil
 	}

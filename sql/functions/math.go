@@ -245,7 +245,7 @@ func truncDouble(x float64, places int32) (any, error) {
 func trigDefs() []ScalarDef {
 	defs := []ScalarDef{
 		// Java's Math.sin/cos are correctly rounded intrinsics and Math.asin
-		// is fdlibm; more_trig.go and more_fdlibm.go reproduce them.
+		// is fdlibm; trig.go and fdlibm.go reproduce them.
 		doubleFn("SIN", "Returns the sine of an angle in radians.", javaSin),
 		doubleFn("COS", "Returns the cosine of an angle in radians.", javaCos),
 		doubleFn("TAN", "Returns the tangent of an angle in radians.", math.Tan),

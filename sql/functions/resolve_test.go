@@ -6,11 +6,11 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// TestMoreResolve checks that the registry parses every signature of the
-// more_* functions and resolves typical calls to the right return types.
-func TestMoreResolve(t *testing.T) {
+// TestResolveScalarDefs checks that the registry parses every signature of
+// scalarDefs and resolves typical calls to the right return types.
+func TestResolveScalarDefs(t *testing.T) {
 	r := NewRegistry()
-	for _, d := range moreDefs() {
+	for _, d := range scalarDefs() {
 		if _, ok := r.Lookup(d.Name); !ok {
 			t.Errorf("%s is not registered", d.Name)
 		}
@@ -60,9 +60,9 @@ func TestMoreResolve(t *testing.T) {
 	}
 }
 
-// TestMoreResolveLambdas resolves the lambda functions with a typer that
+// TestResolveLambdaDefs resolves the lambda functions with a typer that
 // plays the role of the expression compiler.
-func TestMoreResolveLambdas(t *testing.T) {
+func TestResolveLambdaDefs(t *testing.T) {
 	r := NewRegistry()
 	body := func(ret *types.Type) LambdaTyper {
 		return func(int, []*types.Type) (*types.Type, error) { return ret, nil }

@@ -2,15 +2,17 @@ package functions
 
 import "slices"
 
-// registerMore registers the URL, JSON, ARRAY, MAP, regular expression,
-// bytes, geo and lambda functions of the more_*.go files.
-func registerMore(r *Registry) {
-	for _, d := range moreDefs() {
+// registerScalarDefs registers the URL, JSON, ARRAY, MAP, regular expression,
+// bytes, geo and higher-order functions: the families written as ScalarDef
+// tables (url.go, json.go, array.go, map.go, regex.go, bytes.go, geo.go,
+// higher_order.go).
+func registerScalarDefs(r *Registry) {
+	for _, d := range scalarDefs() {
 		r.MustAddScalar(d)
 	}
 }
 
-// moreDefs returns the definitions registerMore registers.
-func moreDefs() []ScalarDef {
+// scalarDefs returns the definitions registerScalarDefs registers.
+func scalarDefs() []ScalarDef {
 	return slices.Concat(urlDefs(), jsonDefs(), arrayDefs(), mapDefs(), regexDefs(), bytesDefs(), geoDefs(), lambdaDefs())
 }

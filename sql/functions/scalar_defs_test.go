@@ -13,29 +13,29 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// The golden tests under testdata/more_* evaluate calls written in a small
+// The golden tests under testdata/url, json, collections, regex and bytes evaluate calls written in a small
 // literal language, so that each case is one line:
 //
 //	'str'  NULL  TRUE  42 (INTEGER)  42L (BIGINT)  1.5 (DOUBLE)
 //	DEC('1.50')  BYTES('0aff')  TS(ms)  DATE(days)  TIME(ms)
 //	ARRAY[e, …]  MAP('k' := e, …)  STRUCT(F := e, …)  FN(args…)
 //
-// Function calls go straight to the definitions of moreDefs, choosing the
+// Function calls go straight to the definitions of scalarDefs, choosing the
 // overload by arity and argument types, and honour the NullAware contract
 // of Overload. Results print in the same language; errors as "error: …".
 
-func TestMoreGolden(t *testing.T) {
+func TestScalarDefsGolden(t *testing.T) {
 	for _, file := range []string{"url", "json", "collections", "regex", "bytes"} {
 		t.Run(file, func(t *testing.T) {
 			datadriven.RunTest(t, "testdata/"+file, func(t *testing.T, d *datadriven.TestData) string {
 				var out strings.Builder
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-					v, err := evalMoreLiteral(line)
+					v, err := evalLiteral(line)
 					if err != nil {
 						fmt.Fprintf(&out, "error: %v\n", err)
 						continue
 					}
-					out.WriteString(renderMoreValue(v) + "\n")
+					out.WriteString(renderValue(v) + "\n")
 				}
 				return out.String()
 			})
@@ -43,14 +43,14 @@ func TestMoreGolden(t *testing.T) {
 	}
 }
 
-// callMore calls the function name with args as the registry would.
-func callMore(name string, args ...any) (any, error) {
-	for _, d := range moreDefs() {
+// callDef calls the function name with args as the registry would.
+func callDef(name string, args ...any) (any, error) {
+	for _, d := range scalarDefs() {
 		if d.Name != name {
 			continue
 		}
 		for _, o := range d.Overloads {
-			if !moreOverloadAccepts(o.Sig, args) {
+			if !overloadAccepts(o.Sig, args) {
 				continue
 			}
 			if !o.NullAware && slices.Contains(args, nil) {
@@ -63,24 +63,24 @@ func callMore(name string, args ...any) (any, error) {
 	return nil, fmt.Errorf("unknown function %s", name)
 }
 
-// moreOverloadAccepts matches args against the parameter kinds of sig.
-func moreOverloadAccepts(sig string, args []any) bool {
-	params := moreSigParams(sig)
+// overloadAccepts matches args against the parameter kinds of sig.
+func overloadAccepts(sig string, args []any) bool {
+	params := sigParams(sig)
 	variadic := strings.Contains(sig, "...")
 	if !variadic && len(params) != len(args) {
 		return false
 	}
 	for i, a := range args {
 		p := params[min(i, len(params)-1)]
-		if a != nil && !moreKindMatches(p, a) {
+		if a != nil && !kindMatches(p, a) {
 			return false
 		}
 	}
 	return true
 }
 
-// moreSigParams returns the first word of each top-level parameter of sig.
-func moreSigParams(sig string) []string {
+// sigParams returns the first word of each top-level parameter of sig.
+func sigParams(sig string) []string {
 	inner := sig[strings.IndexByte(sig, '(')+1 : strings.LastIndexByte(sig, ')')]
 	var params []string
 	depth, start := 0, 0
@@ -102,21 +102,21 @@ func moreSigParams(sig string) []string {
 	return params
 }
 
-func moreKindMatches(param string, v any) bool {
+func kindMatches(param string, v any) bool {
 	want := map[string]string{"INTEGER": "int32", "BIGINT": "int64", "DOUBLE": "float64", "STRING": "string",
 		"BOOLEAN": "bool", "BYTES": "[]uint8", "ARRAY": "[]interface {}", "MAP": "map[string]interface {}",
 		"LAMBDA": "functions.Lambda"}[param]
 	return want == "" || fmt.Sprintf("%T", v) == want
 }
 
-// moreLiteralParser parses the golden files' literal language.
-type moreLiteralParser struct {
+// literalParser parses the golden files' literal language.
+type literalParser struct {
 	s   string
 	pos int
 }
 
-func evalMoreLiteral(s string) (any, error) {
-	p := &moreLiteralParser{s: s}
+func evalLiteral(s string) (any, error) {
+	p := &literalParser{s: s}
 	v, err := p.expr()
 	if err == nil && strings.TrimSpace(p.s[p.pos:]) != "" {
 		err = fmt.Errorf("unexpected %q", p.s[p.pos:])
@@ -124,13 +124,13 @@ func evalMoreLiteral(s string) (any, error) {
 	return v, err
 }
 
-func (p *moreLiteralParser) skip() {
+func (p *literalParser) skip() {
 	for p.pos < len(p.s) && p.s[p.pos] == ' ' {
 		p.pos++
 	}
 }
 
-func (p *moreLiteralParser) eat(tok string) bool {
+func (p *literalParser) eat(tok string) bool {
 	p.skip()
 	if strings.HasPrefix(p.s[p.pos:], tok) {
 		p.pos += len(tok)
@@ -139,7 +139,7 @@ func (p *moreLiteralParser) eat(tok string) bool {
 	return false
 }
 
-func (p *moreLiteralParser) expr() (any, error) {
+func (p *literalParser) expr() (any, error) {
 	p.skip()
 	if p.pos >= len(p.s) {
 		return nil, fmt.Errorf("unexpected end of %q", p.s)
@@ -155,7 +155,7 @@ func (p *moreLiteralParser) expr() (any, error) {
 	return nil, fmt.Errorf("unexpected %q", p.s[p.pos:])
 }
 
-func (p *moreLiteralParser) quoted() (string, error) {
+func (p *literalParser) quoted() (string, error) {
 	var b strings.Builder
 	for p.pos++; p.pos < len(p.s); p.pos++ {
 		if p.s[p.pos] == '\'' {
@@ -172,7 +172,7 @@ func (p *moreLiteralParser) quoted() (string, error) {
 	return "", fmt.Errorf("unterminated string in %q", p.s)
 }
 
-func (p *moreLiteralParser) number() (any, error) {
+func (p *literalParser) number() (any, error) {
 	start := p.pos
 	p.pos++
 	for p.pos < len(p.s) && strings.IndexByte("0123456789.eE-+", p.s[p.pos]) >= 0 {
@@ -189,7 +189,7 @@ func (p *moreLiteralParser) number() (any, error) {
 	return int32(i), err
 }
 
-func (p *moreLiteralParser) word() (any, error) {
+func (p *literalParser) word() (any, error) {
 	start := p.pos
 	for p.pos < len(p.s) && (unicode.IsLetter(rune(p.s[p.pos])) || unicode.IsDigit(rune(p.s[p.pos])) || p.s[p.pos] == '_') {
 		p.pos++
@@ -208,11 +208,11 @@ func (p *moreLiteralParser) word() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return moreConstructor(w, args)
+		return literalConstructor(w, args)
 	}
 }
 
-func (p *moreLiteralParser) array() (any, error) {
+func (p *literalParser) array() (any, error) {
 	if !p.eat("[") {
 		return nil, fmt.Errorf("expected '[' after ARRAY")
 	}
@@ -229,7 +229,7 @@ func (p *moreLiteralParser) array() (any, error) {
 }
 
 // pairs parses MAP('k' := v, …) and STRUCT(F := v, …).
-func (p *moreLiteralParser) pairs(kind string) (any, error) {
+func (p *literalParser) pairs(kind string) (any, error) {
 	if !p.eat("(") {
 		return nil, fmt.Errorf("expected '(' after %s", kind)
 	}
@@ -257,7 +257,7 @@ func (p *moreLiteralParser) pairs(kind string) (any, error) {
 			return nil, err
 		}
 		m[key] = v
-		fields = append(fields, types.Field{Name: key, Type: moreValueType(v)})
+		fields = append(fields, types.Field{Name: key, Type: literalType(v)})
 		values = append(values, v)
 		p.eat(",")
 	}
@@ -267,7 +267,7 @@ func (p *moreLiteralParser) pairs(kind string) (any, error) {
 	return &types.StructValue{Type: types.StructOf(fields...), Values: values}, nil
 }
 
-func moreValueType(v any) *types.Type {
+func literalType(v any) *types.Type {
 	switch v.(type) {
 	case int32:
 		return types.IntegerType
@@ -281,7 +281,7 @@ func moreValueType(v any) *types.Type {
 	return types.StringType
 }
 
-func (p *moreLiteralParser) args() ([]any, error) {
+func (p *literalParser) args() ([]any, error) {
 	if !p.eat("(") {
 		return nil, fmt.Errorf("expected '(' in %q", p.s)
 	}
@@ -297,8 +297,8 @@ func (p *moreLiteralParser) args() ([]any, error) {
 	return args, nil
 }
 
-// moreConstructor builds typed literals or calls a function.
-func moreConstructor(name string, args []any) (any, error) {
+// literalConstructor builds typed literals or calls a function.
+func literalConstructor(name string, args []any) (any, error) {
 	switch name {
 	case "DEC":
 		d, _, err := apd.NewFromString(args[0].(string))
@@ -312,11 +312,11 @@ func moreConstructor(name string, args []any) (any, error) {
 	case "TIME":
 		return types.Time(args[0].(int32)), nil
 	}
-	return callMore(name, args...)
+	return callDef(name, args...)
 }
 
-// renderMoreValue prints v in the literal language.
-func renderMoreValue(v any) string {
+// renderValue prints v in the literal language.
+func renderValue(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "NULL"
@@ -341,27 +341,27 @@ func renderMoreValue(v any) string {
 	case types.Time:
 		return fmt.Sprintf("TIME(%d)", x)
 	case []any:
-		return "ARRAY[" + renderMoreValues(x) + "]"
+		return "ARRAY[" + renderValues(x) + "]"
 	case map[string]any:
 		parts := make([]string, 0, len(x))
 		for _, k := range sortedMapKeys(x) {
-			parts = append(parts, renderMoreValue(k)+" := "+renderMoreValue(x[k]))
+			parts = append(parts, renderValue(k)+" := "+renderValue(x[k]))
 		}
 		return "MAP(" + strings.Join(parts, ", ") + ")"
 	case *types.StructValue:
 		parts := make([]string, len(x.Values))
 		for i, f := range x.Type.Fields {
-			parts[i] = f.Name + " := " + renderMoreValue(x.Values[i])
+			parts[i] = f.Name + " := " + renderValue(x.Values[i])
 		}
 		return "STRUCT(" + strings.Join(parts, ", ") + ")"
 	}
 	return fmt.Sprintf("%T(%v)", v, v)
 }
 
-func renderMoreValues(vs []any) string {
+func renderValues(vs []any) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
-		parts[i] = renderMoreValue(v)
+		parts[i] = renderValue(v)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -17,7 +17,7 @@ import (
 // Value identity and order for the collection functions, with Java's
 // semantics where they differ from Go's: doubles are equal when their bits
 // are (NaN equals NaN, 0.0 differs from -0.0), strings order by UTF-16
-// code units, bytes order as remPio2Result bytes. Decimals compare by numeric
+// code units, bytes order as signed bytes. Decimals compare by numeric
 // value, so 1.0 equals 1.00.
 
 // valueKey returns a string that is equal for two values exactly when the
@@ -179,7 +179,7 @@ func utf16Lead(r rune) rune {
 	return 0xD800 + (r-0x10000)>>10
 }
 
-// compareSignedBytes is ByteBuffer.compareTo: bytes compare as remPio2Result.
+// compareSignedBytes is ByteBuffer.compareTo: bytes compare as signed.
 func compareSignedBytes(a, b []byte) int {
 	for i := 0; i < len(a) && i < len(b); i++ {
 		if a[i] != b[i] {

@@ -8,7 +8,7 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-func moreDec(s string) *apd.Decimal {
+func decOf(s string) *apd.Decimal {
 	d, _, err := apd.NewFromString(s)
 	if err != nil {
 		panic(err)
@@ -24,8 +24,8 @@ func TestValueKeyEquality(t *testing.T) {
 	}{
 		{int32(1), int32(1), true},
 		{int32(1), int64(1), false},
-		{moreDec("1.0"), moreDec("1.00"), true},
-		{moreDec("-0.0"), moreDec("0"), true},
+		{decOf("1.0"), decOf("1.00"), true},
+		{decOf("-0.0"), decOf("0"), true},
 		{math.NaN(), math.NaN(), true},
 		{0.0, math.Copysign(0, -1), false},
 		{"a", "a", true},
@@ -61,7 +61,7 @@ func TestCompareValuesJavaOrder(t *testing.T) {
 		{[]byte{0x01}, []byte{0xff}, 1}, // remPio2Result bytes: 0xff is -1
 		{[]byte{0x01}, []byte{0x01, 0x00}, -1},
 		{false, true, -1},
-		{moreDec("1.50"), moreDec("1.5"), 0},
+		{decOf("1.50"), decOf("1.5"), 0},
 		{types.Date(3), types.Date(2), 1},
 	} {
 		got, err := compareValues(tc.a, tc.b)
