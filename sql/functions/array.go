@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // arrayDefs are the ARRAY functions. Set-like functions compare elements
@@ -201,7 +203,7 @@ func arrayExtreme(arr []any, want int) (any, error) {
 			best = e
 			continue
 		}
-		c, err := compareValues(e, best)
+		c, err := compareElems(e, best)
 		if err != nil {
 			return nil, err
 		}
@@ -258,8 +260,17 @@ func compareNullsLast(a, b any, dir int) (int, error) {
 	case b == nil:
 		return -1, nil
 	}
-	c, err := compareValues(a, b)
+	c, err := compareElems(a, b)
 	return c * dir, err
+}
+
+// compareElems orders two non-NULL elements with types.CompareValues;
+// arrays, maps and structs have no order.
+func compareElems(a, b any) (int, error) {
+	if c, ok := types.CompareValues(a, b); ok {
+		return c, nil
+	}
+	return 0, fmt.Errorf("values of Go type %T have no natural order", a)
 }
 
 // arraySlice returns in[from-1 : to], NULL when the bounds are out of range.

@@ -64,7 +64,7 @@ func asMap(args []any) (any, error) {
 
 // sortedMapKeys returns m's keys in Java string order.
 func sortedMapKeys(m map[string]any) []string {
-	return slices.SortedFunc(maps.Keys(m), javaCompareStrings)
+	return slices.SortedFunc(maps.Keys(m), types.CompareStrings)
 }
 
 func mapKeys(args []any) (any, error) {

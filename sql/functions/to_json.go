@@ -88,7 +88,7 @@ func writeMapJSON(b *strings.Builder, m map[string]any) error {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, javaCompareStrings)
+	slices.SortFunc(keys, types.CompareStrings)
 	return writeFieldsJSON(b, keys, func(k string) any { return m[k] })
 }
 
@@ -99,7 +99,7 @@ func writeStructJSON(b *strings.Builder, s *types.StructValue) error {
 		keys[i] = f.Name
 		byName[f.Name] = s.Values[i]
 	}
-	slices.SortFunc(keys, javaCompareStrings)
+	slices.SortFunc(keys, types.CompareStrings)
 	return writeFieldsJSON(b, keys, func(k string) any { return byName[k] })
 }
 

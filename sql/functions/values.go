@@ -8,17 +8,16 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// Value identity and order for the collection functions, with Java's
+// Value identity for the collection functions, with Java's equals
 // semantics where they differ from Go's: doubles are equal when their bits
-// are (NaN equals NaN, 0.0 differs from -0.0), strings order by UTF-16
-// code units, bytes order as signed bytes. Decimals compare by numeric
-// value, so 1.0 equals 1.00.
+// are (NaN equals NaN, 0.0 differs from -0.0). Decimals compare by numeric
+// value, so 1.0 equals 1.00. Their order is types.CompareValues, the one
+// every function and operator uses.
 
 // valueKey returns a string that is equal for two values exactly when the
 // values are equal; the collection functions use it as a set/map key.
@@ -95,98 +94,6 @@ func writeMapKey(b *strings.Builder, m map[string]any) {
 		b.WriteByte(',')
 	}
 	b.WriteString("}")
-}
-
-// compareValues orders two non-NULL values of the same orderable type as
-// their Java classes' compareTo does. Arrays, maps and structs have no
-// order.
-func compareValues(a, b any) (int, error) {
-	switch x := a.(type) {
-	case bool:
-		return compareBools(x, b.(bool)), nil
-	case int32:
-		return cmp.Compare(x, b.(int32)), nil
-	case int64:
-		return cmp.Compare(x, b.(int64)), nil
-	case float64:
-		return javaCompareDoubles(x, b.(float64)), nil
-	case *apd.Decimal:
-		return x.Cmp(b.(*apd.Decimal)), nil
-	case string:
-		return javaCompareStrings(x, b.(string)), nil
-	case []byte:
-		return compareSignedBytes(x, b.([]byte)), nil
-	case types.Timestamp:
-		return cmp.Compare(x, b.(types.Timestamp)), nil
-	case types.Date:
-		return cmp.Compare(x, b.(types.Date)), nil
-	case types.Time:
-		return cmp.Compare(x, b.(types.Time)), nil
-	}
-	return 0, fmt.Errorf("values of Go type %T have no natural order", a)
-}
-
-func compareBools(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
-}
-
-// javaCompareDoubles is Double.compare: -0.0 < 0.0, NaN is greater than
-// everything else and equal to itself.
-func javaCompareDoubles(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an || bn:
-		return compareBools(an, bn)
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return compareBools(!math.Signbit(a), !math.Signbit(b))
-}
-
-// javaCompareStrings orders strings by UTF-16 code units, as
-// String.compareTo does.
-func javaCompareStrings(a, b string) int {
-	for a != "" && b != "" {
-		ra, na := utf8.DecodeRuneInString(a)
-		rb, nb := utf8.DecodeRuneInString(b)
-		if ra == utf8.RuneError && rb == utf8.RuneError && na == 1 && nb == 1 && a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		if ra != rb {
-			if ka, kb := utf16Lead(ra), utf16Lead(rb); ka != kb {
-				return cmp.Compare(ka, kb)
-			}
-			return cmp.Compare(ra, rb)
-		}
-		a, b = a[na:], b[nb:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-// utf16Lead is the first UTF-16 code unit of r.
-func utf16Lead(r rune) rune {
-	if r < 0x10000 {
-		return r
-	}
-	return 0xD800 + (r-0x10000)>>10
-}
-
-// compareSignedBytes is ByteBuffer.compareTo: bytes compare as signed.
-func compareSignedBytes(a, b []byte) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return cmp.Compare(int8(a[i]), int8(b[i]))
-		}
-	}
-	return cmp.Compare(len(a), len(b))
 }
 
 // javaMapOrder lists m's keys in the iteration order of a java.util.HashMap

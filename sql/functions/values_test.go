@@ -45,31 +45,3 @@ func TestValueKeyEquality(t *testing.T) {
 		}
 	}
 }
-
-func TestCompareValuesJavaOrder(t *testing.T) {
-	for _, tc := range []struct {
-		a, b any
-		want int
-	}{
-		{"\uffff", "😀", 1}, // U+1F600 starts with the surrogate 0xD83D
-		{"a", "ab", -1},
-		{"B", "a", -1},
-		{"é", "z", 1},
-		{math.Copysign(0, -1), 0.0, -1},
-		{math.NaN(), math.Inf(1), 1},
-		{math.NaN(), math.NaN(), 0},
-		{[]byte{0x01}, []byte{0xff}, 1}, // remPio2Result bytes: 0xff is -1
-		{[]byte{0x01}, []byte{0x01, 0x00}, -1},
-		{false, true, -1},
-		{decOf("1.50"), decOf("1.5"), 0},
-		{types.Date(3), types.Date(2), 1},
-	} {
-		got, err := compareValues(tc.a, tc.b)
-		if err != nil || got != tc.want {
-			t.Errorf("compareValues(%v, %v) = %d, %v; want %d", tc.a, tc.b, got, err, tc.want)
-		}
-	}
-	if _, err := compareValues([]any{}, []any{}); err == nil {
-		t.Error("arrays must have no order")
-	}
-}

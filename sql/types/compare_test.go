@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
@@ -17,6 +18,12 @@ func TestCompareValues(t *testing.T) {
 		{[]byte{0x80}, []byte{0x01}, -1}, // signed: -128 < 1
 		{apd.New(101, -2), apd.New(1010, -3), 0},
 		{false, true, -1}, {Timestamp(3), Timestamp(2), 1}, {Date(1), Date(1), 0}, {Time(0), Time(1), -1},
+		// Java's compareTo, which GREATEST, MIN, TOPK and ARRAY_SORT use.
+		{math.Copysign(0, -1), 0.0, -1}, {math.NaN(), math.Inf(1), 1}, {math.NaN(), math.NaN(), 0},
+		{math.Inf(-1), math.NaN(), -1},
+		{"\uffff", "😀", 1}, {"a", "ab", -1}, {"B", "a", -1}, {"é", "z", 1}, {"xé", "xè", 1},
+		{"a\xff", "a\xfe", 1}, {"\xc3", "\xc3\xa9", 1}, {"\xc3A", "\xc3\xa9", 1}, // U+FFFD > é
+		{[]byte{0x01}, []byte{0xff}, 1}, {[]byte{0x01}, []byte{0x01, 0x00}, -1},
 	}
 	for _, c := range cases {
 		got, ok := CompareValues(c.a, c.b)
