@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/types"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // arrayDefs are the ARRAY functions. Set-like functions compare elements
@@ -174,7 +176,7 @@ func arrayJoin(args []any) (any, error) {
 	}
 	parts := make([]string, len(arr))
 	for i, e := range arr {
-		s, ok := javaString(e)
+		s, ok := java.ToString(e)
 		if !ok {
 			return nil, fmt.Errorf("ARRAY_JOIN: elements of Go type %T are not supported", e)
 		}

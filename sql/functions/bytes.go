@@ -2,12 +2,13 @@ package functions
 
 import (
 	"crypto/md5"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // bytesDefs are ENCODE, MD5, TO_BYTES/FROM_BYTES and the numeric
@@ -39,19 +40,19 @@ func bytesDefs() []ScalarDef {
 }
 
 func toBytes(args []any) (any, error) {
-	c, err := lookupBytesCodec(args[1].(string))
+	c, err := java.BytesCodec(args[1].(string))
 	if err != nil {
 		return nil, err
 	}
-	return c.decode(args[0].(string))
+	return c.Decode(args[0].(string))
 }
 
 func fromBytes(args []any) (any, error) {
-	c, err := lookupBytesCodec(args[1].(string))
+	c, err := java.BytesCodec(args[1].(string))
 	if err != nil {
 		return nil, err
 	}
-	return c.encode(args[0].([]byte)), nil
+	return c.Encode(args[0].([]byte)), nil
 }
 
 func md5Hex(args []any) (any, error) {
@@ -101,47 +102,15 @@ func parseByteOrder(s string) (binary.ByteOrder, error) {
 // case, base64 input is lenient). The two encodings must differ.
 func encodeText(args []any) (any, error) {
 	in, out := strings.ToLower(args[1].(string)), strings.ToLower(args[2].(string))
-	from, okIn := encodeCodec(in)
-	to, okOut := encodeCodec(out)
+	from, okIn := java.EncodeCodec(in)
+	to, okOut := java.EncodeCodec(out)
 	if !okIn || !okOut || in == out {
 		return nil, fmt.Errorf("ENCODE: supported input and output encodings are: hex, utf8, ascii and base64, " +
 			"and they must differ")
 	}
-	b, err := from.decode(args[0].(string))
+	b, err := from.Decode(args[0].(string))
 	if err != nil {
 		return nil, err
 	}
-	return to.encode(b), nil
-}
-
-// encodeCodec returns ENCODE's decoder and encoder for an encoding name.
-func encodeCodec(name string) (byteCodec, bool) {
-	switch name {
-	case "hex":
-		return byteCodec{decode: func(s string) ([]byte, error) { return decodeHexStrict(hexStrip(s)) },
-			encode: hex.EncodeToString}, true
-	case "utf8":
-		return byteCodec{decode: utf8Bytes, encode: toValidUTF8}, true
-	case "ascii":
-		return byteCodec{decode: asciiBytes, encode: asciiString}, true
-	case "base64":
-		return byteCodec{decode: func(s string) ([]byte, error) { return decodeLenientBase64(s), nil },
-			encode: base64.StdEncoding.EncodeToString}, true
-	}
-	return byteCodec{}, false
-}
-
-// hexStrip removes a "0x" prefix (padding an odd number of digits with a
-// leading 0) or an X'…' wrapper.
-func hexStrip(s string) string {
-	switch {
-	case strings.HasPrefix(s, "0x"):
-		if len(s)%2 != 0 {
-			return "0" + s[2:]
-		}
-		return s[2:]
-	case len(s) >= 3 && (s[0] == 'x' || s[0] == 'X') && s[1] == '\'' && s[len(s)-1] == '\'':
-		return s[2 : len(s)-1]
-	}
-	return s
+	return to.Encode(b), nil
 }

@@ -1,6 +1,10 @@
 package functions
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
+)
 
 // The parsers of user-supplied text must never panic.
 
@@ -9,9 +13,9 @@ func FuzzParseJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if n, err := parseJSON(s); err == nil && n != nil {
-			jsonText(n, true)
-			jsonText(n, false)
+		if n, err := java.ParseJSON(s); err == nil && n != nil {
+			java.JSONText(n, true)
+			java.JSONText(n, false)
 		}
 		jsonArrayContains([]any{s, "x"})
 	})
@@ -22,7 +26,7 @@ func FuzzParseJavaURI(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		parseJavaURI(s)
+		java.ParseURI(s)
 		urlDecodeParam([]any{s})
 	})
 }
@@ -45,14 +49,5 @@ func FuzzJavaRegex(f *testing.F) {
 		c.split([]any{input, pattern})
 		c.replace([]any{input, pattern, "$0\\$"})
 		c.extractAll([]any{pattern, input})
-	})
-}
-
-func FuzzDecodeBase64(f *testing.F) {
-	f.Add("IQ==\r\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		decodeMimeBase64(s)
-		decodeLenientBase64(s)
-		toValidUTF8([]byte(s))
 	})
 }

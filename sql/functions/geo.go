@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // Earth radii ksqlDB uses for GEO_DISTANCE.
@@ -48,8 +50,8 @@ func geoDistance(args []any) (any, error) {
 		}
 	}
 	dLat, dLon := degToRadians(lat2-lat1), degToRadians(lon2-lon1)
-	a := haversin(dLat) + haversin(dLon)*javaCos(degToRadians(lat1))*javaCos(degToRadians(lat2))
-	return 2 * fdlibmAsin(math.Sqrt(a)) * radius, nil
+	a := haversin(dLat) + haversin(dLon)*java.Cos(degToRadians(lat1))*java.Cos(degToRadians(lat2))
+	return 2 * java.StrictAsin(math.Sqrt(a)) * radius, nil
 }
 
 func checkLatLon(lat1, lon1, lat2, lon2 float64) error {
@@ -79,6 +81,6 @@ func degToRadians(deg float64) float64 { return deg / 180 * math.Pi }
 
 // haversin is sin²(v/2); Java's pow(x, 2) is exactly x*x.
 func haversin(v float64) float64 {
-	s := javaSin(v / 2)
+	s := java.Sin(v / 2)
 	return s * s
 }

@@ -3,6 +3,8 @@ package functions
 import (
 	"errors"
 	"fmt"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // lambdaDefs are TRANSFORM, FILTER and REDUCE. Their lambda arguments
@@ -53,7 +55,7 @@ func transformArray(args []any) (any, error) {
 func transformMap(args []any) (any, error) {
 	in, keyFn, valueFn := args[0].(map[string]any), args[1].(Lambda), args[2].(Lambda)
 	out := make(map[string]any, len(in))
-	for _, k := range javaMapOrder(in) {
+	for _, k := range java.HashMapOrder(in) {
 		nk, err := keyFn(k, in[k])
 		if err != nil {
 			return nil, err
@@ -108,7 +110,7 @@ func filterArray(args []any) (any, error) {
 func filterMap(args []any) (any, error) {
 	in, pred := args[0].(map[string]any), args[1].(Lambda)
 	out := map[string]any{}
-	for _, k := range javaMapOrder(in) {
+	for _, k := range java.HashMapOrder(in) {
 		keep, err := accepts(pred, k, in[k])
 		switch {
 		case err != nil:
@@ -146,7 +148,7 @@ func reduceMap(args []any) (any, error) {
 		return state, nil
 	}
 	fn := args[2].(Lambda)
-	for _, k := range javaMapOrder(in) {
+	for _, k := range java.HashMapOrder(in) {
 		var err error
 		if state, err = fn(state, k, in[k]); err != nil {
 			return nil, err

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 func TestHigherOrder(t *testing.T) {
@@ -80,7 +82,7 @@ func TestHigherOrder(t *testing.T) {
 		// reduce-map.json: the result depends on HashMap iteration order.
 		// "yes, thanks" and "sure, yeah" share a bucket; ksqlDB visits them
 		// in document order (189.0), sqlstream's maps do not keep that
-		// order and visit them in string order (see javaMapOrder).
+		// order and visit them in string order (see java.HashMapOrder).
 		{"reduce map order", "REDUCE", []any{map[string]any{"yes, thanks": 3.5, "nope": 7.3, "sure, yeah": 2.1}, 3.2, ceilFloor}, 182.0, false},
 		{"reduce map", "REDUCE", []any{map[string]any{"123": int32(3), "12": int32(7), "1234": int32(2)}, int32(0), lenCase}, int32(-8), false},
 		{"reduce null map", "REDUCE", []any{nil, 3.2, ceilFloor}, 3.2, false},
@@ -102,27 +104,6 @@ func javaStringOf(v any) any {
 	if v == nil {
 		return nil
 	}
-	s, _ := javaString(v)
+	s, _ := java.ToString(v)
 	return s
-}
-
-// TestJavaMapOrder pins java.util.HashMap iteration orders (OpenJDK 17,
-// new HashMap<>(n) filled in sorted key order).
-func TestJavaMapOrder(t *testing.T) {
-	for _, want := range []string{
-		"sure, yeah|yes, thanks|nope",
-		"a|b|c|d|e",
-		"banana|date|cherry|kiwi|nectarine|fig|grape|elderberry|mango|orange|apple|honeydew|lemon",
-		"K3|K1|K2",
-		"bar|baz|foo",
-		"😀|é|z",
-	} {
-		m := map[string]any{}
-		for _, k := range strings.Split(want, "|") {
-			m[k] = true
-		}
-		if got := strings.Join(javaMapOrder(m), "|"); got != want {
-			t.Errorf("javaMapOrder = %s, want %s", got, want)
-		}
-	}
 }

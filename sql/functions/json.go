@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // jsonDefs are the JSON functions. Those that take a JSON document parse
-// it with parseJSON: invalid JSON is a runtime error (the result is NULL
+// it with java.ParseJSON: invalid JSON is a runtime error (the result is NULL
 // and the processing log says why), an empty document is "missing".
 func jsonDefs() []ScalarDef {
 	return []ScalarDef{
@@ -50,11 +52,11 @@ func jsonDefs() []ScalarDef {
 }
 
 func extractJSONField(args []any) (any, error) {
-	tokens, err := jsonPathTokens(args[1].(string))
+	tokens, err := java.JSONPathTokens(args[1].(string))
 	if err != nil {
 		return nil, err
 	}
-	n, err := parseJSON(args[0].(string))
+	n, err := java.ParseJSON(args[0].(string))
 	if err != nil {
 		return nil, err
 	}
@@ -69,24 +71,24 @@ func extractJSONField(args []any) (any, error) {
 			return nil, nil
 		}
 	}
-	if n.kind == jsonString {
-		return n.text, nil
+	if n.Kind == java.JSONString {
+		return n.Text, nil
 	}
-	return jsonText(n, false), nil
+	return java.JSONText(n, false), nil
 }
 
 // jsonStep follows one path token: an index into an array, a key into an
 // object; anything else has no children.
-func jsonStep(n *jsonNode, tok string) *jsonNode {
-	switch n.kind {
-	case jsonArray:
+func jsonStep(n *java.JSONNode, tok string) *java.JSONNode {
+	switch n.Kind {
+	case java.JSONArray:
 		i, err := strconv.ParseInt(tok, 10, 32)
-		if err != nil || i < 0 || int(i) >= len(n.elems) {
+		if err != nil || i < 0 || int(i) >= len(n.Elems) {
 			return nil
 		}
-		return n.elems[i]
-	case jsonObject:
-		return n.field(tok)
+		return n.Elems[i]
+	case java.JSONObject:
+		return n.Field(tok)
 	}
 	return nil
 }
@@ -96,7 +98,7 @@ func isJSONString(args []any) (any, error) {
 	if !ok {
 		return false, nil
 	}
-	n, err := parseJSON(s)
+	n, err := java.ParseJSON(s)
 	return err == nil && n != nil, nil
 }
 
@@ -110,50 +112,35 @@ func jsonArrayContains(args []any) (any, error) {
 	if !ok {
 		return nil, nil
 	}
-	p := &jsonParser{s: s, depth: 1}
-	p.skipSpace()
-	if p.peek() != '[' {
-		return false, nil
-	}
-	p.pos++
-	p.skipSpace()
-	if p.peek() == ']' {
-		return false, nil
-	}
-	for {
-		v, err := p.value()
-		if err != nil {
-			return false, nil
-		}
-		if match, abort := jsonElemMatches(v, args[1]); match || abort {
-			return match, nil
-		}
-		if done, err := p.separator(']'); done || err != nil {
-			return false, nil
-		}
-	}
+	found := false
+	java.EachArrayElement(s, func(v *java.JSONNode) bool {
+		match, abort := jsonElemMatches(v, args[1])
+		found = match
+		return !match && !abort
+	})
+	return found, nil
 }
 
 // jsonElemMatches compares one array element with val; abort reports an
 // element that cannot be read as val's type (ksqlDB gives up then).
-func jsonElemMatches(n *jsonNode, val any) (match, abort bool) {
-	switch n.kind {
-	case jsonNull:
+func jsonElemMatches(n *java.JSONNode, val any) (match, abort bool) {
+	switch n.Kind {
+	case java.JSONNull:
 		return val == nil, false
-	case jsonBool:
+	case java.JSONBool:
 		b, ok := val.(bool)
-		return ok && b == n.b, false
-	case jsonString:
+		return ok && b == n.Bool, false
+	case java.JSONString:
 		s, ok := val.(string)
-		return ok && s == n.text, false
-	case jsonInt:
-		return jsonIntMatches(n.text, val)
-	case jsonFloat:
+		return ok && s == n.Text, false
+	case java.JSONInt:
+		return jsonIntMatches(n.Text, val)
+	case java.JSONFloat:
 		f, ok := val.(float64)
 		if !ok {
 			return false, false
 		}
-		g, err := strconv.ParseFloat(n.decimal.String(), 64)
+		g, err := strconv.ParseFloat(n.Decimal.String(), 64)
 		return err == nil && g == f, false
 	}
 	return false, false
@@ -172,65 +159,65 @@ func jsonIntMatches(text string, val any) (match, abort bool) {
 }
 
 func jsonArrayLength(args []any) (any, error) {
-	n, err := parseJSON(args[0].(string))
-	if err != nil || n == nil || n.kind != jsonArray {
+	n, err := java.ParseJSON(args[0].(string))
+	if err != nil || n == nil || n.Kind != java.JSONArray {
 		return nil, err
 	}
-	return int32(len(n.elems)), nil
+	return int32(len(n.Elems)), nil
 }
 
 func jsonConcat(args []any) (any, error) {
 	if len(args) == 0 {
 		return nil, errors.New("JSON_CONCAT needs at least one argument")
 	}
-	nodes := make([]*jsonNode, len(args))
+	nodes := make([]*java.JSONNode, len(args))
 	allObjects := true
 	for i, a := range args {
-		n, err := parseJSON(a.(string))
+		n, err := java.ParseJSON(a.(string))
 		if err != nil || n == nil {
 			return nil, err
 		}
-		allObjects = allObjects && n.kind == jsonObject
+		allObjects = allObjects && n.Kind == java.JSONObject
 		nodes[i] = n
 	}
 	switch {
 	case len(nodes) == 1:
-		return jsonText(nodes[0], true), nil
+		return java.JSONText(nodes[0], true), nil
 	case allObjects:
-		return jsonText(mergeJSONObjects(nodes), true), nil
+		return java.JSONText(mergeJSONObjects(nodes), true), nil
 	}
-	return jsonText(concatJSONArrays(nodes), true), nil
+	return java.JSONText(concatJSONArrays(nodes), true), nil
 }
 
-func mergeJSONObjects(nodes []*jsonNode) *jsonNode {
-	out := &jsonNode{kind: jsonObject, keys: []string{}, elems: []*jsonNode{}}
+func mergeJSONObjects(nodes []*java.JSONNode) *java.JSONNode {
+	out := &java.JSONNode{Kind: java.JSONObject, Keys: []string{}, Elems: []*java.JSONNode{}}
 	for _, n := range nodes {
-		for i, k := range n.keys {
-			out.put(k, n.elems[i])
+		for i, k := range n.Keys {
+			out.Put(k, n.Elems[i])
 		}
 	}
 	return out
 }
 
-func concatJSONArrays(nodes []*jsonNode) *jsonNode {
-	out := &jsonNode{kind: jsonArray, elems: []*jsonNode{}}
+func concatJSONArrays(nodes []*java.JSONNode) *java.JSONNode {
+	out := &java.JSONNode{Kind: java.JSONArray, Elems: []*java.JSONNode{}}
 	for _, n := range nodes {
-		if n.kind == jsonArray {
-			out.elems = append(out.elems, n.elems...)
+		if n.Kind == java.JSONArray {
+			out.Elems = append(out.Elems, n.Elems...)
 		} else {
-			out.elems = append(out.elems, n)
+			out.Elems = append(out.Elems, n)
 		}
 	}
 	return out
 }
 
 func jsonKeys(args []any) (any, error) {
-	n, err := parseJSON(args[0].(string))
-	if err != nil || n == nil || n.kind != jsonObject {
+	n, err := java.ParseJSON(args[0].(string))
+	if err != nil || n == nil || n.Kind != java.JSONObject {
 		return nil, err
 	}
-	keys := make([]any, len(n.keys))
-	for i, k := range n.keys {
+	keys := make([]any, len(n.Keys))
+	for i, k := range n.Keys {
 		keys[i] = k
 	}
 	return keys, nil
@@ -239,16 +226,16 @@ func jsonKeys(args []any) (any, error) {
 // jsonRecords maps each top-level key to its value's JSON text; string
 // values are given without quotes.
 func jsonRecords(args []any) (any, error) {
-	n, err := parseJSON(args[0].(string))
-	if err != nil || n == nil || n.kind != jsonObject {
+	n, err := java.ParseJSON(args[0].(string))
+	if err != nil || n == nil || n.Kind != java.JSONObject {
 		return nil, err
 	}
-	m := make(map[string]any, len(n.keys))
-	for i, k := range n.keys {
-		if v := n.elems[i]; v.kind == jsonString {
-			m[k] = v.text
+	m := make(map[string]any, len(n.Keys))
+	for i, k := range n.Keys {
+		if v := n.Elems[i]; v.Kind == java.JSONString {
+			m[k] = v.Text
 		} else {
-			m[k] = jsonText(v, false)
+			m[k] = java.JSONText(v, false)
 		}
 	}
 	return m, nil
@@ -257,16 +244,16 @@ func jsonRecords(args []any) (any, error) {
 // jsonItems returns the JSON text of each element of a top-level array.
 func jsonItems(args []any) (any, error) {
 	s := args[0].(string)
-	n, err := parseJSON(s)
+	n, err := java.ParseJSON(s)
 	if err != nil {
 		return nil, err
 	}
-	if n == nil || n.kind != jsonArray {
+	if n == nil || n.Kind != java.JSONArray {
 		return nil, fmt.Errorf("JSON_ITEMS: not a JSON array: %q", s)
 	}
-	items := make([]any, len(n.elems))
-	for i, e := range n.elems {
-		items[i] = jsonText(e, false)
+	items := make([]any, len(n.Elems))
+	for i, e := range n.Elems {
+		items[i] = java.JSONText(e, false)
 	}
 	return items, nil
 }

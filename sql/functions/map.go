@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/types"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // mapDefs are the MAP functions. Functions that turn a map into a
 // sequence (MAP_KEYS, MAP_VALUES, unsorted ENTRIES, REDUCE) follow ksqlDB's
-// java.util.HashMap iteration order (see javaMapOrder).
+// java.util.HashMap iteration order (see java.HashMapOrder).
 func mapDefs() []ScalarDef {
 	return []ScalarDef{
 		{Name: "AS_MAP", Category: CatMap,
@@ -68,7 +70,7 @@ func sortedMapKeys(m map[string]any) []string {
 }
 
 func mapKeys(args []any) (any, error) {
-	keys := javaMapOrder(args[0].(map[string]any))
+	keys := java.HashMapOrder(args[0].(map[string]any))
 	out := make([]any, len(keys))
 	for i, k := range keys {
 		out[i] = k
@@ -78,7 +80,7 @@ func mapKeys(args []any) (any, error) {
 
 func mapValues(args []any) (any, error) {
 	m := args[0].(map[string]any)
-	keys := javaMapOrder(m)
+	keys := java.HashMapOrder(m)
 	out := make([]any, len(keys))
 	for i, k := range keys {
 		out[i] = m[k]
@@ -114,7 +116,7 @@ func entriesOverloads() []Overload {
 }
 
 func mapEntries(m map[string]any, sorted bool, st *types.Type) []any {
-	keys := javaMapOrder(m)
+	keys := java.HashMapOrder(m)
 	if sorted {
 		keys = sortedMapKeys(m)
 	}

@@ -2,209 +2,39 @@ package functions
 
 import (
 	"fmt"
-	"regexp"
-	"regexp/syntax"
-	"slices"
 	"strings"
 	"sync"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
-// ksqlDB's regular expressions are java.util.regex patterns; sqlstream
-// runs them on Go's RE2 engine after translating the Java-only spellings
-// that have an RE2 equivalent (see javaRegexToRE2). Known differences:
-//
-//   - lookaround, backreferences, possessive quantifiers, atomic groups,
-//     class intersections ([a-z&&[^b]]) and the (?x) flag are not
-//     supported: such a pattern is a runtime error;
-//   - '.' excludes only '\n' (Java also excludes '\r', U+0085, U+2028 and
-//     U+2029), '$' matches only at the very end without (?m) (Java also
-//     before a final line terminator), \s does not include \x0B and \Z is
-//     treated as \z;
-//   - Java finds an empty match right after a non-empty one ("aaa" with
-//     a* matches "aaa" and then ""), RE2 does not; javaRegex.findAll adds
-//     those matches back, except for patterns with ^, \A, \b or \B, whose
-//     context it cannot see.
+// The patterns are java.util.regex patterns, which java.CompileRegex
+// translates for Go's RE2 engine (its doc lists what differs).
 
 // regexCache keeps compiled patterns; patterns are usually literals, so a
 // handful of entries serve a whole query. It belongs to one registry.
 type regexCache struct {
 	mu       sync.Mutex
-	patterns map[string]*javaRegex
-}
-
-// javaRegex is a compiled pattern that finds matches as Java does.
-type javaRegex struct {
-	*regexp.Regexp
-	// emptyAfterMatch is set when the pattern matches the empty string
-	// and has no assertion looking left, so Java's extra empty matches
-	// can be found by searching the rest of the input.
-	emptyAfterMatch bool
+	patterns map[string]*java.Regex
 }
 
 const regexCacheSize = 64
 
-func (c *regexCache) compile(javaPattern string) (*javaRegex, error) {
+func (c *regexCache) compile(javaPattern string) (*java.Regex, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if re, ok := c.patterns[javaPattern]; ok {
 		return re, nil
 	}
-	re, err := compileJavaRegex(javaPattern)
+	re, err := java.CompileRegex(javaPattern)
 	if err != nil {
 		return nil, err
 	}
 	if c.patterns == nil || len(c.patterns) >= regexCacheSize {
-		c.patterns = map[string]*javaRegex{}
+		c.patterns = map[string]*java.Regex{}
 	}
 	c.patterns[javaPattern] = re
 	return re, nil
-}
-
-func compileJavaRegex(javaPattern string) (*javaRegex, error) {
-	translated := javaRegexToRE2(javaPattern)
-	re, err := regexp.Compile(translated)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression pattern: %s: %w", javaPattern, err)
-	}
-	return &javaRegex{Regexp: re, emptyAfterMatch: re.MatchString("") && !looksLeft(translated)}, nil
-}
-
-// looksLeft reports whether a pattern has an assertion about the text
-// before the current position (^, \A, \b, \B).
-func looksLeft(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return true
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		switch r.Op {
-		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-			return true
-		}
-		return slices.ContainsFunc(r.Sub, walk)
-	}
-	return walk(re)
-}
-
-// findAll lists the submatch indexes of all matches, as repeated calls
-// of Java's Matcher.find would.
-func (re *javaRegex) findAll(s string) [][]int {
-	ms := re.FindAllStringSubmatchIndex(s, -1)
-	if !re.emptyAfterMatch {
-		return ms
-	}
-	var out [][]int
-	for i, m := range ms {
-		out = append(out, m)
-		end := m[1]
-		if m[0] == end || i+1 < len(ms) && ms[i+1][0] == end {
-			continue
-		}
-		if e := re.FindStringSubmatchIndex(s[end:]); e != nil && e[0] == 0 && e[1] == 0 {
-			for j := range e {
-				if e[j] >= 0 {
-					e[j] += end
-				}
-			}
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// posixClass maps Java's \p{…} POSIX class names to RE2's class names.
-func posixClass(name string) (string, bool) {
-	switch name {
-	case "Lower", "Upper", "ASCII", "Alpha", "Digit", "Alnum", "Punct", "Graph", "Print", "Blank",
-		"Cntrl", "XDigit", "Space":
-		return strings.ToLower(name), true
-	}
-	return "", false
-}
-
-// javaRegexToRE2 rewrites Java-only escapes: POSIX \p{Alpha} classes,
-// \p{IsX} script/category names, \h, \R and \Z. Everything else is passed
-// through unchanged.
-func javaRegexToRE2(p string) string {
-	var b strings.Builder
-	depth := 0
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			i += translateEscape(&b, p, i, depth > 0)
-		case c == '[':
-			depth++
-			b.WriteByte(c)
-		case c == ']' && depth > 0:
-			depth--
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// translateEscape writes the translation of the escape at p[i] and returns
-// how many bytes after the backslash it consumed.
-func translateEscape(b *strings.Builder, p string, i int, inClass bool) int {
-	e := p[i+1]
-	switch e {
-	case 'p', 'P':
-		if name, n, ok := braceName(p[i+2:]); ok {
-			b.WriteString(propertyClass(e == 'P', name, inClass))
-			return n + 1
-		}
-	case 'h':
-		b.WriteString(wrapClass(`\t \x{a0}\x{1680}\x{180e}\x{2000}-\x{200a}\x{202f}\x{205f}\x{3000}`, inClass))
-		return 1
-	case 'R':
-		if !inClass {
-			b.WriteString(`(?:\r\n|[\n\x0B\f\r\x{85}\x{2028}\x{2029}])`)
-			return 1
-		}
-	case 'Z':
-		b.WriteString(`\z`)
-		return 1
-	}
-	b.WriteString(p[i : i+2])
-	return 1
-}
-
-// braceName reads "{name}" at the start of s.
-func braceName(s string) (name string, n int, ok bool) {
-	if !strings.HasPrefix(s, "{") {
-		return "", 0, false
-	}
-	end := strings.IndexByte(s, '}')
-	if end < 0 {
-		return "", 0, false
-	}
-	return s[1:end], end + 1, true
-}
-
-func propertyClass(negated bool, name string, inClass bool) string {
-	if posix, ok := posixClass(name); ok {
-		neg := ""
-		if negated {
-			neg = "^"
-		}
-		return wrapClass("[:"+neg+posix+":]", inClass)
-	}
-	name = strings.TrimPrefix(name, "Is")
-	if negated {
-		return `\P{` + name + `}`
-	}
-	return `\p{` + name + `}`
-}
-
-func wrapClass(members string, inClass bool) string {
-	if inClass {
-		return members
-	}
-	return "[" + members + "]"
 }
 
 // regexDefs are the REGULAR EXPRESSION functions.
@@ -243,7 +73,7 @@ func regexDefs() []ScalarDef {
 
 // matchGroup compiles the pattern and checks the group argument; ok is
 // false when the group does not exist (the result is NULL).
-func (c *regexCache) matchGroup(args []any) (re *javaRegex, group int, ok bool, err error) {
+func (c *regexCache) matchGroup(args []any) (re *java.Regex, group int, ok bool, err error) {
 	re, err = c.compile(args[0].(string))
 	if err != nil {
 		return nil, 0, false, err
@@ -277,7 +107,7 @@ func (c *regexCache) extractAll(args []any) (any, error) {
 	}
 	input := args[1].(string)
 	out := []any{}
-	for _, m := range re.findAll(input) {
+	for _, m := range re.FindAll(input) {
 		if m[2*group] < 0 {
 			out = append(out, nil)
 			continue
@@ -295,74 +125,15 @@ func (c *regexCache) replace(args []any) (any, error) {
 	str, repl := args[0].(string), args[2].(string)
 	var out strings.Builder
 	last := 0
-	for _, m := range re.findAll(str) {
+	for _, m := range re.FindAll(str) {
 		out.WriteString(str[last:m[0]])
-		if err := expandJavaReplacement(&out, re, repl, str, m); err != nil {
+		if err := java.AppendReplacement(&out, re, repl, str, m); err != nil {
 			return nil, err
 		}
 		last = m[1]
 	}
 	out.WriteString(str[last:])
 	return out.String(), nil
-}
-
-// expandJavaReplacement writes repl for one match with Java's
-// Matcher.appendReplacement rules: "\x" is a literal x, "$n" takes as
-// many digits as still name an existing group, "${name}" a named group.
-func expandJavaReplacement(out *strings.Builder, re *javaRegex, repl, src string, m []int) error {
-	for i := 0; i < len(repl); i++ {
-		switch c := repl[i]; c {
-		case '\\':
-			i++
-			if i == len(repl) {
-				return fmt.Errorf("character to be escaped is missing in replacement %q", repl)
-			}
-			out.WriteByte(repl[i])
-		case '$':
-			group, n, err := replacementGroup(re, repl[i+1:])
-			if err != nil {
-				return fmt.Errorf("replacement %q: %w", repl, err)
-			}
-			if m[2*group] >= 0 {
-				out.WriteString(src[m[2*group]:m[2*group+1]])
-			}
-			i += n
-		default:
-			out.WriteByte(c)
-		}
-	}
-	return nil
-}
-
-// replacementGroup parses the group reference after a '$' and returns the
-// group index and the number of bytes it spans.
-func replacementGroup(re *javaRegex, s string) (group, n int, err error) {
-	if strings.HasPrefix(s, "{") {
-		end := strings.IndexByte(s, '}')
-		if end < 0 {
-			return 0, 0, fmt.Errorf("named capturing group is missing trailing '}'")
-		}
-		idx := re.SubexpIndex(s[1:end])
-		if idx < 0 {
-			return 0, 0, fmt.Errorf("no group with name {%s}", s[1:end])
-		}
-		return idx, end + 1, nil
-	}
-	if s == "" || s[0] < '0' || s[0] > '9' {
-		return 0, 0, fmt.Errorf("illegal group reference")
-	}
-	group, n = int(s[0]-'0'), 1
-	if group > re.NumSubexp() {
-		return 0, 0, fmt.Errorf("no group %d", group)
-	}
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		next := group*10 + int(s[n]-'0')
-		if next > re.NumSubexp() {
-			break
-		}
-		group, n = next, n+1
-	}
-	return group, n, nil
 }
 
 func (c *regexCache) split(args []any) (any, error) {
@@ -373,7 +144,7 @@ func (c *regexCache) split(args []any) (any, error) {
 	}
 	var parts []string
 	if re.MatchString("") {
-		parts = javaSplit(re, s)
+		parts = java.PatternSplit(re, s)
 	} else {
 		parts = re.Split(s, -1)
 	}
@@ -382,27 +153,4 @@ func (c *regexCache) split(args []any) (any, error) {
 		out[i] = p
 	}
 	return out, nil
-}
-
-// javaSplit is Pattern.split for patterns that match the empty string: no
-// leading empty element for a zero-width match at the start, trailing
-// empty elements removed.
-func javaSplit(re *javaRegex, s string) []string {
-	var parts []string
-	index := 0
-	for _, m := range re.findAll(s) {
-		if m[1] == 0 {
-			continue
-		}
-		parts = append(parts, s[index:m[0]])
-		index = m[1]
-	}
-	if parts == nil {
-		return []string{s}
-	}
-	parts = append(parts, s[index:])
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
 }

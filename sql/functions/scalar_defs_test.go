@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/cockroachdb/datadriven"
 	"github.com/sqlstream/sqlstream/sql/types"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // The golden tests under testdata/url, json, collections, regex and bytes evaluate calls written in a small
@@ -304,7 +307,7 @@ func literalConstructor(name string, args []any) (any, error) {
 		d, _, err := apd.NewFromString(args[0].(string))
 		return d, err
 	case "BYTES":
-		return decodeHexStrict(args[0].(string))
+		return hex.DecodeString(args[0].(string))
 	case "TS":
 		return types.Timestamp(args[0].(int64)), nil
 	case "DATE":
@@ -329,7 +332,7 @@ func renderValue(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10) + "L"
 	case float64:
-		return javaDouble(x)
+		return java.FormatDouble(x)
 	case *apd.Decimal:
 		return "DEC('" + x.String() + "')"
 	case []byte:

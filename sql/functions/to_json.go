@@ -9,6 +9,8 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/types"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // toJSONString renders any value as JSON text the way ksqlDB's
@@ -37,17 +39,17 @@ func writeValueJSON(b *strings.Builder, v any) error {
 	case float64:
 		writeJSONDouble(b, x)
 	case *apd.Decimal:
-		b.WriteString(javaPlainDecimal(x))
+		b.WriteString(java.FormatPlainDecimal(x))
 	case string:
-		writeJSONString(b, x)
+		java.WriteJSONString(b, x)
 	case []byte:
-		writeJSONString(b, mimeBase64(x))
+		java.WriteJSONString(b, java.MimeBase64(x))
 	case types.Timestamp:
-		writeJSONString(b, javaTimestamp(x))
+		java.WriteJSONString(b, java.FormatTimestamp(x))
 	case types.Date:
-		writeJSONString(b, javaDate(x))
+		java.WriteJSONString(b, java.FormatDate(x))
 	case types.Time:
-		writeJSONString(b, javaTime(x))
+		java.WriteJSONString(b, java.FormatTime(x))
 	case []any:
 		return writeArrayJSON(b, x)
 	case map[string]any:
@@ -63,10 +65,10 @@ func writeValueJSON(b *strings.Builder, v any) error {
 // writeJSONDouble writes non-finite doubles as strings, as Jackson does.
 func writeJSONDouble(b *strings.Builder, f float64) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		writeJSONString(b, javaDouble(f))
+		java.WriteJSONString(b, java.FormatDouble(f))
 		return
 	}
-	b.WriteString(javaDouble(f))
+	b.WriteString(java.FormatDouble(f))
 }
 
 func writeArrayJSON(b *strings.Builder, elems []any) error {
@@ -109,7 +111,7 @@ func writeFieldsJSON(b *strings.Builder, keys []string, value func(string) any) 
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeJSONString(b, k)
+		java.WriteJSONString(b, k)
 		b.WriteByte(':')
 		if err := writeValueJSON(b, value(k)); err != nil {
 			return err

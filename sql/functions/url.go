@@ -3,10 +3,12 @@ package functions
 import (
 	"errors"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // urlDefs are the URL functions. URLs are parsed as java.net.URI does (see
-// parseJavaURI); a URL it rejects is a runtime error.
+// java.ParseURI); a URL it rejects is a runtime error.
 func urlDefs() []ScalarDef {
 	return []ScalarDef{
 		{Name: "URL_DECODE_PARAM", Category: CatURL,
@@ -17,15 +19,15 @@ func urlDefs() []ScalarDef {
 				"application/x-www-form-urlencoded standard.",
 			Overloads: []Overload{{Sig: "URL_ENCODE_PARAM(STRING input) STRING", Fn: urlEncodeParam}}},
 		urlPart("URL_EXTRACT_FRAGMENT", "Extracts the fragment of an application/x-www-form-urlencoded encoded String input.",
-			func(u *javaURI) *string { return u.fragment }),
+			func(u *java.URI) *string { return u.Fragment }),
 		urlPart("URL_EXTRACT_HOST", "Extracts the host-name of an application/x-www-form-urlencoded encoded String input.",
-			func(u *javaURI) *string { return u.host }),
+			func(u *java.URI) *string { return u.Host }),
 		urlPart("URL_EXTRACT_PATH", "Extracts the path of an application/x-www-form-urlencoded encoded String input.",
-			func(u *javaURI) *string { return u.path }),
+			func(u *java.URI) *string { return u.Path }),
 		urlPart("URL_EXTRACT_PROTOCOL", "Extracts the protocol of an application/x-www-form-urlencoded encoded String input.",
-			func(u *javaURI) *string { return u.scheme }),
+			func(u *java.URI) *string { return u.Scheme }),
 		urlPart("URL_EXTRACT_QUERY", "Extracts the decoded query-string portion of an application/x-www-form-urlencoded encoded String input.",
-			func(u *javaURI) *string { return u.query }),
+			func(u *java.URI) *string { return u.Query }),
 		{Name: "URL_EXTRACT_PORT", Category: CatURL,
 			Description: "Extracts the port from an application/x-www-form-urlencoded encoded String. If there is no " +
 				"port, this returns NULL.",
@@ -38,10 +40,10 @@ func urlDefs() []ScalarDef {
 }
 
 // urlPart declares a URL_EXTRACT_* function returning one component.
-func urlPart(name, desc string, part func(*javaURI) *string) ScalarDef {
+func urlPart(name, desc string, part func(*java.URI) *string) ScalarDef {
 	return ScalarDef{Name: name, Category: CatURL, Description: desc,
 		Overloads: []Overload{{Sig: name + "(STRING input) STRING", Fn: func(args []any) (any, error) {
-			u, err := parseJavaURI(args[0].(string))
+			u, err := java.ParseURI(args[0].(string))
 			if err != nil {
 				return nil, err
 			}
@@ -53,20 +55,20 @@ func urlPart(name, desc string, part func(*javaURI) *string) ScalarDef {
 }
 
 func urlExtractPort(args []any) (any, error) {
-	u, err := parseJavaURI(args[0].(string))
-	if err != nil || u.port < 0 {
+	u, err := java.ParseURI(args[0].(string))
+	if err != nil || u.Port < 0 {
 		return nil, err
 	}
-	return int32(u.port), nil
+	return int32(u.Port), nil
 }
 
 func urlExtractParameter(args []any) (any, error) {
-	u, err := parseJavaURI(args[0].(string))
-	if err != nil || u.query == nil {
+	u, err := java.ParseURI(args[0].(string))
+	if err != nil || u.Query == nil {
 		return nil, err
 	}
 	want := args[1].(string)
-	for _, param := range strings.Split(*u.query, "&") {
+	for _, param := range strings.Split(*u.Query, "&") {
 		k, v, hasValue := strings.Cut(param, "=")
 		if k == want {
 			if !hasValue {
@@ -111,7 +113,7 @@ func urlDecodeParam(args []any) (any, error) {
 		case '+':
 			buf = append(buf, ' ')
 		case '%':
-			if i+2 >= len(s) || !isHexByte(s[i+1]) || !isHexByte(s[i+2]) {
+			if i+2 >= len(s) || !java.IsHexByte(s[i+1]) || !java.IsHexByte(s[i+2]) {
 				return nil, errors.New("URL_DECODE_PARAM: incomplete or illegal '%' escape in " + s)
 			}
 			buf = append(buf, hexNibble(s[i+1])<<4|hexNibble(s[i+2]))
@@ -120,7 +122,7 @@ func urlDecodeParam(args []any) (any, error) {
 			buf = append(buf, c)
 		}
 	}
-	return toValidUTF8(buf), nil
+	return java.DecodeUTF8(buf), nil
 }
 
 func hexNibble(c byte) byte {

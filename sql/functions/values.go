@@ -1,16 +1,16 @@
 package functions
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/types"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 // Value identity for the collection functions, with Java's equals
@@ -41,7 +41,7 @@ func writeValueKey(b *strings.Builder, v any) {
 		b.WriteString("d" + strconv.FormatUint(javaDoubleBits(x), 16))
 	case *apd.Decimal:
 		var r apd.Decimal
-		r.Reduce(unsignedZero(x))
+		r.Reduce(java.UnsignedZero(x))
 		b.WriteString("m" + r.String())
 	case string:
 		writeLenPrefixed(b, "s", x)
@@ -94,48 +94,4 @@ func writeMapKey(b *strings.Builder, m map[string]any) {
 		b.WriteByte(',')
 	}
 	b.WriteString("}")
-}
-
-// javaMapOrder lists m's keys in the iteration order of a java.util.HashMap
-// created for len(m) entries, which is the order ksqlDB's map functions see
-// (ksqlDB's deserializers build maps with new HashMap<>(size)): by hash
-// bucket, keys sharing a bucket in string order. Java keeps such keys in
-// insertion (document) order, which Go maps do not record; the orders
-// agree when the keys arrived sorted.
-func javaMapOrder(m map[string]any) []string {
-	capacity := javaTableSize(len(m))
-	bucket := func(k string) uint32 {
-		h := javaStringHash(k)
-		return (h ^ h>>16) & uint32(capacity-1)
-	}
-	keys := sortedMapKeys(m)
-	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(bucket(a), bucket(b)) })
-	return keys
-}
-
-// javaTableSize is the table size of new HashMap<>(n) after n insertions:
-// the next power of two, doubled while the load factor 0.75 is exceeded.
-func javaTableSize(n int) int {
-	c := 1
-	for c < n {
-		c <<= 1
-	}
-	for float64(n) > 0.75*float64(c) {
-		c <<= 1
-	}
-	return c
-}
-
-// javaStringHash is String.hashCode over UTF-16 code units.
-func javaStringHash(s string) uint32 {
-	var h uint32
-	for _, r := range s {
-		if r >= 0x10000 {
-			r1, r2 := utf16.EncodeRune(r)
-			h = 31*(31*h+uint32(r1)) + uint32(r2)
-			continue
-		}
-		h = 31*h + uint32(r)
-	}
-	return h
 }

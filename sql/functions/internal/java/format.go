@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"fmt"
@@ -14,13 +14,13 @@ import (
 // ksqlDB's functions render values with Java's toString methods; these
 // helpers reproduce those texts so that results match ksqlDB byte for byte.
 
-// javaDouble renders f as Java's Double.toString: plain notation with at
+// FormatDouble renders f as Java's Double.toString: plain notation with at
 // least one fractional digit for 1e-3 <= |f| < 1e7 ("0.001", "100.0"),
 // otherwise computerized scientific notation ("1.0E7", "1.5E-4"), with the
 // digits of Java 19 and later (see shortestDigits). Older Java versions
 // print a few values with more digits than needed (1.0E23 as
 // 9.999999999999999E22).
-func javaDouble(f float64) string {
+func FormatDouble(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
@@ -79,19 +79,19 @@ func plainDigits(digits string, exp int) string {
 	return digits[:point] + "." + digits[point:]
 }
 
-// javaDecimal renders d as Java's BigDecimal.toString (scientific notation
+// FormatDecimal renders d as Java's BigDecimal.toString (scientific notation
 // when the exponent is positive or the value is very small).
-func javaDecimal(d *apd.Decimal) string {
-	return unsignedZero(d).String()
+func FormatDecimal(d *apd.Decimal) string {
+	return UnsignedZero(d).String()
 }
 
-// javaPlainDecimal renders d as Java's BigDecimal.toPlainString.
-func javaPlainDecimal(d *apd.Decimal) string {
-	return unsignedZero(d).Text('f')
+// FormatPlainDecimal renders d as Java's BigDecimal.toPlainString.
+func FormatPlainDecimal(d *apd.Decimal) string {
+	return UnsignedZero(d).Text('f')
 }
 
-// unsignedZero drops the sign of a negative zero, which BigDecimal lacks.
-func unsignedZero(d *apd.Decimal) *apd.Decimal {
+// UnsignedZero drops the sign of a negative zero, which BigDecimal lacks.
+func UnsignedZero(d *apd.Decimal) *apd.Decimal {
 	if d.IsZero() && d.Negative {
 		var c apd.Decimal
 		c.Set(d)
@@ -101,9 +101,9 @@ func unsignedZero(d *apd.Decimal) *apd.Decimal {
 	return d
 }
 
-// javaTime renders a TIME as ksqlDB does (LocalTime.toString at second
+// FormatTime renders a TIME as ksqlDB does (LocalTime.toString at second
 // precision): "HH:mm", or "HH:mm:ss" when the seconds are not zero.
-func javaTime(t types.Time) string {
+func FormatTime(t types.Time) string {
 	secs := int(t) / 1000
 	h, m, s := secs/3600, secs/60%60, secs%60
 	if s == 0 {
@@ -112,16 +112,16 @@ func javaTime(t types.Time) string {
 	return fmt.Sprintf("%02d:%02d:%02d", h, m, s)
 }
 
-// javaDate renders a DATE as LocalDate.toString: yyyy-MM-dd, with a sign
+// FormatDate renders a DATE as LocalDate.toString: yyyy-MM-dd, with a sign
 // for years outside 0000..9999.
-func javaDate(d types.Date) string {
+func FormatDate(d types.Date) string {
 	tm := time.Unix(int64(d)*86400, 0).UTC()
 	return javaYear(tm.Year()) + tm.Format("-01-02")
 }
 
-// javaTimestamp renders a TIMESTAMP as ksqlDB's yyyy-MM-dd'T'HH:mm:ss.SSS
+// FormatTimestamp renders a TIMESTAMP as ksqlDB's yyyy-MM-dd'T'HH:mm:ss.SSS
 // in UTC; 'yyyy' is the year of the era, so 1 BC prints as 0001.
-func javaTimestamp(ts types.Timestamp) string {
+func FormatTimestamp(ts types.Timestamp) string {
 	tm := time.UnixMilli(int64(ts)).UTC()
 	y := tm.Year()
 	if y <= 0 {
@@ -140,9 +140,9 @@ func javaYear(y int) string {
 	return fmt.Sprintf("%04d", y)
 }
 
-// javaString renders a primitive value as Java's String.valueOf does for
+// ToString renders a primitive value as Java's String.valueOf does for
 // ksqlDB's value classes; ok is false for types that are not primitive.
-func javaString(v any) (s string, ok bool) {
+func ToString(v any) (s string, ok bool) {
 	switch x := v.(type) {
 	case nil:
 		return "null", true
@@ -153,9 +153,9 @@ func javaString(v any) (s string, ok bool) {
 	case int64:
 		return strconv.FormatInt(x, 10), true
 	case float64:
-		return javaDouble(x), true
+		return FormatDouble(x), true
 	case *apd.Decimal:
-		return javaDecimal(x), true
+		return FormatDecimal(x), true
 	case string:
 		return x, true
 	}

@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"fmt"
@@ -16,34 +16,34 @@ import (
 // text, the first value of the input is read and anything after it is
 // ignored, and an empty input is "missing" rather than an error.
 
-// jsonKind is the type of a jsonNode.
-type jsonKind uint8
+// JSONKind is the type of a JSONNode.
+type JSONKind uint8
 
 const (
-	jsonNull jsonKind = iota
-	jsonBool
-	jsonInt   // integer literal: text holds its digits
-	jsonFloat // literal with a fraction or exponent: decimal holds it exactly
-	jsonString
-	jsonArray
-	jsonObject
+	JSONNull JSONKind = iota
+	JSONBool
+	JSONInt   // integer literal: text holds its digits
+	JSONFloat // literal with a fraction or exponent: decimal holds it exactly
+	JSONString
+	JSONArray
+	JSONObject
 )
 
-// jsonNode is one parsed JSON value.
-type jsonNode struct {
-	kind    jsonKind
-	b       bool
-	text    string // jsonInt digits, jsonString value
-	decimal *apd.Decimal
-	elems   []*jsonNode // jsonArray elements, jsonObject values
-	keys    []string    // jsonObject keys, parallel to elems
+// JSONNode is one parsed JSON value.
+type JSONNode struct {
+	Kind    JSONKind
+	Bool    bool
+	Text    string // JSONInt digits, JSONString value
+	Decimal *apd.Decimal
+	Elems   []*JSONNode // JSONArray elements, JSONObject values
+	Keys    []string    // JSONObject keys, parallel to Elems
 }
 
-// field returns the value of key in an object node, or nil.
-func (n *jsonNode) field(key string) *jsonNode {
-	for i, k := range n.keys {
+// Field returns the value of key in an object node, or nil.
+func (n *JSONNode) Field(key string) *JSONNode {
+	for i, k := range n.Keys {
 		if k == key {
-			return n.elems[i]
+			return n.Elems[i]
 		}
 	}
 	return nil
@@ -52,6 +52,34 @@ func (n *jsonNode) field(key string) *jsonNode {
 // maxJSONDepth bounds nesting, as Jackson's stream constraints do.
 const maxJSONDepth = 1000
 
+// EachArrayElement reads s as Jackson's streaming parser does when a
+// function walks a JSON array without building it: it returns false when
+// s does not start with '[', and otherwise parses one element at a time,
+// passing each to visit until visit returns false. A syntax error stops
+// the walk with the error; what follows the point where the walk stopped
+// is never read.
+func EachArrayElement(s string, visit func(*JSONNode) bool) (bool, error) {
+	p := &jsonParser{s: s, depth: 1}
+	p.skipSpace()
+	if p.peek() != '[' {
+		return false, nil
+	}
+	p.pos++
+	p.skipSpace()
+	if p.peek() == ']' {
+		return true, nil
+	}
+	for {
+		v, err := p.value()
+		if err != nil || !visit(v) {
+			return true, err
+		}
+		if done, err := p.separator(']'); done || err != nil {
+			return true, err
+		}
+	}
+}
+
 // jsonParser is a recursive-descent parser over one input string.
 type jsonParser struct {
 	s     string
@@ -59,9 +87,9 @@ type jsonParser struct {
 	depth int
 }
 
-// parseJSON parses the first JSON value of s. It returns nil and no error
+// ParseJSON parses the first JSON value of s. It returns nil and no error
 // when s holds only whitespace (Jackson's missing node).
-func parseJSON(s string) (*jsonNode, error) {
+func ParseJSON(s string) (*JSONNode, error) {
 	p := &jsonParser{s: s}
 	p.skipSpace()
 	if p.pos == len(s) {
@@ -92,7 +120,7 @@ func (p *jsonParser) peek() byte {
 	return 0
 }
 
-func (p *jsonParser) value() (*jsonNode, error) {
+func (p *jsonParser) value() (*JSONNode, error) {
 	p.skipSpace()
 	switch c := p.peek(); {
 	case c == '{':
@@ -101,7 +129,7 @@ func (p *jsonParser) value() (*jsonNode, error) {
 		return p.nested(p.array)
 	case c == '"':
 		s, err := p.str()
-		return &jsonNode{kind: jsonString, text: s}, err
+		return &JSONNode{Kind: JSONString, Text: s}, err
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	case c >= 'a' && c <= 'z':
@@ -113,7 +141,7 @@ func (p *jsonParser) value() (*jsonNode, error) {
 	}
 }
 
-func (p *jsonParser) nested(parse func() (*jsonNode, error)) (*jsonNode, error) {
+func (p *jsonParser) nested(parse func() (*JSONNode, error)) (*JSONNode, error) {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > maxJSONDepth {
@@ -123,8 +151,8 @@ func (p *jsonParser) nested(parse func() (*jsonNode, error)) (*jsonNode, error) 
 	return parse()
 }
 
-func (p *jsonParser) array() (*jsonNode, error) {
-	n := &jsonNode{kind: jsonArray, elems: []*jsonNode{}}
+func (p *jsonParser) array() (*JSONNode, error) {
+	n := &JSONNode{Kind: JSONArray, Elems: []*JSONNode{}}
 	p.skipSpace()
 	if p.peek() == ']' {
 		p.pos++
@@ -135,7 +163,7 @@ func (p *jsonParser) array() (*jsonNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.elems = append(n.elems, v)
+		n.Elems = append(n.Elems, v)
 		if done, err := p.separator(']'); done || err != nil {
 			return n, err
 		}
@@ -156,8 +184,8 @@ func (p *jsonParser) separator(closing byte) (bool, error) {
 	return false, p.errorf("expected ',' or '%c'", closing)
 }
 
-func (p *jsonParser) object() (*jsonNode, error) {
-	n := &jsonNode{kind: jsonObject, elems: []*jsonNode{}, keys: []string{}}
+func (p *jsonParser) object() (*JSONNode, error) {
+	n := &JSONNode{Kind: JSONObject, Elems: []*JSONNode{}, Keys: []string{}}
 	p.skipSpace()
 	if p.peek() == '}' {
 		p.pos++
@@ -181,35 +209,35 @@ func (p *jsonParser) object() (*jsonNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.put(key, v)
+		n.Put(key, v)
 		if done, err := p.separator('}'); done || err != nil {
 			return n, err
 		}
 	}
 }
 
-// put sets key, replacing the value of a repeated key in place.
-func (n *jsonNode) put(key string, v *jsonNode) {
-	for i, k := range n.keys {
+// Put sets key, replacing the value of a repeated key in place.
+func (n *JSONNode) Put(key string, v *JSONNode) {
+	for i, k := range n.Keys {
 		if k == key {
-			n.elems[i] = v
+			n.Elems[i] = v
 			return
 		}
 	}
-	n.keys = append(n.keys, key)
-	n.elems = append(n.elems, v)
+	n.Keys = append(n.Keys, key)
+	n.Elems = append(n.Elems, v)
 }
 
-func (p *jsonParser) literal() (*jsonNode, error) {
+func (p *jsonParser) literal() (*JSONNode, error) {
 	start := p.pos
 	for p.pos < len(p.s) && isJSONIdentByte(p.s[p.pos]) {
 		p.pos++
 	}
 	switch word := p.s[start:p.pos]; word {
 	case "true", "false":
-		return &jsonNode{kind: jsonBool, b: word == "true"}, nil
+		return &JSONNode{Kind: JSONBool, Bool: word == "true"}, nil
 	case "null":
-		return &jsonNode{kind: jsonNull}, nil
+		return &JSONNode{Kind: JSONNull}, nil
 	default:
 		p.pos = start
 		return nil, p.errorf("unrecognized token %q", word)
@@ -220,7 +248,7 @@ func isJSONIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-func (p *jsonParser) number() (*jsonNode, error) {
+func (p *jsonParser) number() (*JSONNode, error) {
 	start := p.pos
 	if p.peek() == '-' {
 		p.pos++
@@ -276,18 +304,18 @@ func (p *jsonParser) digits() error {
 	return nil
 }
 
-func numberNode(text string, isFloat bool) (*jsonNode, error) {
+func numberNode(text string, isFloat bool) (*JSONNode, error) {
 	if !isFloat {
 		if text == "-0" {
 			text = "0"
 		}
-		return &jsonNode{kind: jsonInt, text: text}, nil
+		return &JSONNode{Kind: JSONInt, Text: text}, nil
 	}
 	d, _, err := apd.NewFromString(text)
 	if err != nil {
 		return nil, fmt.Errorf("invalid JSON number %q: %w", text, err)
 	}
-	return &jsonNode{kind: jsonFloat, decimal: unsignedZero(d)}, nil
+	return &JSONNode{Kind: JSONFloat, Decimal: UnsignedZero(d)}, nil
 }
 
 // str reads a quoted string, decoding escapes.
@@ -378,39 +406,39 @@ func (p *jsonParser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
-// jsonText renders n compactly. plain selects BigDecimal.toPlainString
+// JSONText renders n compactly. plain selects BigDecimal.toPlainString
 // for fractional numbers (ksqlDB's mapper writes them so); otherwise they
 // use BigDecimal.toString, as JsonNode.toString does.
-func jsonText(n *jsonNode, plain bool) string {
+func JSONText(n *JSONNode, plain bool) string {
 	var b strings.Builder
 	writeJSONNode(&b, n, plain)
 	return b.String()
 }
 
-func writeJSONNode(b *strings.Builder, n *jsonNode, plain bool) {
-	switch n.kind {
-	case jsonNull:
+func writeJSONNode(b *strings.Builder, n *JSONNode, plain bool) {
+	switch n.Kind {
+	case JSONNull:
 		b.WriteString("null")
-	case jsonBool:
-		b.WriteString(strconv.FormatBool(n.b))
-	case jsonInt:
-		b.WriteString(n.text)
-	case jsonFloat:
+	case JSONBool:
+		b.WriteString(strconv.FormatBool(n.Bool))
+	case JSONInt:
+		b.WriteString(n.Text)
+	case JSONFloat:
 		if plain {
-			b.WriteString(javaPlainDecimal(n.decimal))
+			b.WriteString(FormatPlainDecimal(n.Decimal))
 		} else {
-			b.WriteString(javaDecimal(n.decimal))
+			b.WriteString(FormatDecimal(n.Decimal))
 		}
-	case jsonString:
-		writeJSONString(b, n.text)
-	case jsonArray:
-		writeJSONArray(b, n.elems, plain)
-	case jsonObject:
+	case JSONString:
+		WriteJSONString(b, n.Text)
+	case JSONArray:
+		writeJSONArray(b, n.Elems, plain)
+	case JSONObject:
 		writeJSONObject(b, n, plain)
 	}
 }
 
-func writeJSONArray(b *strings.Builder, elems []*jsonNode, plain bool) {
+func writeJSONArray(b *strings.Builder, elems []*JSONNode, plain bool) {
 	b.WriteByte('[')
 	for i, e := range elems {
 		if i > 0 {
@@ -421,23 +449,23 @@ func writeJSONArray(b *strings.Builder, elems []*jsonNode, plain bool) {
 	b.WriteByte(']')
 }
 
-func writeJSONObject(b *strings.Builder, n *jsonNode, plain bool) {
+func writeJSONObject(b *strings.Builder, n *JSONNode, plain bool) {
 	b.WriteByte('{')
-	for i, k := range n.keys {
+	for i, k := range n.Keys {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writeJSONString(b, k)
+		WriteJSONString(b, k)
 		b.WriteByte(':')
-		writeJSONNode(b, n.elems[i], plain)
+		writeJSONNode(b, n.Elems[i], plain)
 	}
 	b.WriteByte('}')
 }
 
-// writeJSONString quotes s as Jackson does: '"', '\\' and control
+// WriteJSONString quotes s as Jackson does: '"', '\\' and control
 // characters are escaped (short forms for \b \t \n \f \r, otherwise
 // \u00XX with upper-case hex); everything else is written as is.
-func writeJSONString(b *strings.Builder, s string) {
+func WriteJSONString(b *strings.Builder, s string) {
 	const hex = "0123456789ABCDEF"
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {

@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"encoding/base64"
@@ -13,26 +13,26 @@ import (
 // commons-codec for ENCODE, Guava and java.util.Base64's MIME codec for
 // TO_BYTES/FROM_BYTES.
 
-// byteCodec converts between a string in some encoding and bytes.
-type byteCodec struct {
-	decode func(string) ([]byte, error)
-	encode func([]byte) string
+// Codec converts between a string in some encoding and bytes.
+type Codec struct {
+	Decode func(string) ([]byte, error)
+	Encode func([]byte) string
 }
 
-// lookupBytesCodec finds a TO_BYTES/FROM_BYTES encoding by
+// BytesCodec finds a TO_BYTES/FROM_BYTES encoding by
 // case-insensitive name.
-func lookupBytesCodec(name string) (byteCodec, error) {
+func BytesCodec(name string) (Codec, error) {
 	switch strings.ToLower(name) {
 	case "hex":
-		return byteCodec{decode: decodeHexStrict, encode: func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }}, nil
+		return Codec{Decode: decodeHexStrict, Encode: func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }}, nil
 	case "utf8":
-		return byteCodec{decode: utf8Bytes, encode: toValidUTF8}, nil
+		return Codec{Decode: utf8Bytes, Encode: DecodeUTF8}, nil
 	case "ascii":
-		return byteCodec{decode: asciiBytes, encode: asciiString}, nil
+		return Codec{Decode: asciiBytes, Encode: asciiString}, nil
 	case "base64":
-		return byteCodec{decode: decodeMimeBase64, encode: mimeBase64}, nil
+		return Codec{Decode: decodeMimeBase64, Encode: MimeBase64}, nil
 	}
-	return byteCodec{}, fmt.Errorf("unknown encoding type '%s'. Supported formats are 'hex', 'utf8', 'ascii', and 'base64'", name)
+	return Codec{}, fmt.Errorf("unknown encoding type '%s'. Supported formats are 'hex', 'utf8', 'ascii', and 'base64'", name)
 }
 
 func decodeHexStrict(s string) ([]byte, error) {
@@ -70,9 +70,9 @@ func asciiString(b []byte) string {
 	return sb.String()
 }
 
-// mimeBase64 is java.util.Base64's MIME encoder: padded standard base64
+// MimeBase64 is java.util.Base64's MIME encoder: padded standard base64
 // in lines of 76 characters separated by CRLF.
-func mimeBase64(b []byte) string {
+func MimeBase64(b []byte) string {
 	s := base64.StdEncoding.EncodeToString(b)
 	if len(s) <= 76 {
 		return s
@@ -155,9 +155,9 @@ func decodeLenientBase64(s string) []byte {
 	return b
 }
 
-// toValidUTF8 decodes b as UTF-8 the way Java's decoder does: each
+// DecodeUTF8 decodes b as UTF-8 the way Java's decoder does: each
 // maximal ill-formed subsequence becomes one U+FFFD.
-func toValidUTF8(b []byte) string {
+func DecodeUTF8(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
@@ -210,4 +210,36 @@ func utf8SeqShape(lead byte) (n int, lo, hi byte) {
 		return 4, 0x80, 0x8F
 	}
 	return 1, 0, 0
+}
+
+// EncodeCodec returns ENCODE's decoder and encoder for an encoding name.
+func EncodeCodec(name string) (Codec, bool) {
+	switch name {
+	case "hex":
+		return Codec{Decode: func(s string) ([]byte, error) { return decodeHexStrict(hexStrip(s)) },
+			Encode: hex.EncodeToString}, true
+	case "utf8":
+		return Codec{Decode: utf8Bytes, Encode: DecodeUTF8}, true
+	case "ascii":
+		return Codec{Decode: asciiBytes, Encode: asciiString}, true
+	case "base64":
+		return Codec{Decode: func(s string) ([]byte, error) { return decodeLenientBase64(s), nil },
+			Encode: base64.StdEncoding.EncodeToString}, true
+	}
+	return Codec{}, false
+}
+
+// hexStrip removes a "0x" prefix (padding an odd number of digits with a
+// leading 0) or an X'…' wrapper.
+func hexStrip(s string) string {
+	switch {
+	case strings.HasPrefix(s, "0x"):
+		if len(s)%2 != 0 {
+			return "0" + s[2:]
+		}
+		return s[2:]
+	case len(s) >= 3 && (s[0] == 'x' || s[0] == 'X') && s[1] == '\'' && s[len(s)-1] == '\'':
+		return s[2 : len(s)-1]
+	}
+	return s
 }

@@ -1,13 +1,13 @@
-package functions
+package java
 
 import "math"
 
 // HotSpot computes Math.sin and Math.cos with intrinsics that are almost
 // always correctly rounded, unlike both Go's math package and fdlibm.
-// javaSin and javaCos get the correctly rounded result for |x| <= 1e4
+// Sin and Cos get the correctly rounded result for |x| <= 1e4
 // (GEO_DISTANCE needs |x| <= π) by evaluating in double-double arithmetic
 // (about 106 bits); larger arguments use the fdlibm ports. Math.asin has
-// no intrinsic: it is StrictMath's fdlibm, which fdlibmAsin ports.
+// no intrinsic: it is StrictMath's fdlibm, which StrictAsin ports.
 
 // ddNum is an unevaluated sum hi + lo with |lo| <= ulp(hi)/2.
 type ddNum struct{ hi, lo float64 }
@@ -80,13 +80,13 @@ func sinCosDD(r ddNum, cos bool) ddNum {
 	return sum
 }
 
-// javaSin is Math.sin as HotSpot computes it.
-func javaSin(x float64) float64 {
+// Sin is Math.sin as HotSpot computes it.
+func Sin(x float64) float64 {
 	if x == 0 {
 		return x
 	}
 	if math.Abs(x) > maxDDArg || math.IsNaN(x) {
-		return fdlibmSin(x)
+		return StrictSin(x)
 	}
 	n, r := reduceHalfPi(x)
 	switch n & 3 {
@@ -100,10 +100,10 @@ func javaSin(x float64) float64 {
 	return -sinCosDD(r, true).hi
 }
 
-// javaCos is Math.cos as HotSpot computes it.
-func javaCos(x float64) float64 {
+// Cos is Math.cos as HotSpot computes it.
+func Cos(x float64) float64 {
 	if math.Abs(x) > maxDDArg || math.IsNaN(x) {
-		return fdlibmCos(x)
+		return StrictCos(x)
 	}
 	n, r := reduceHalfPi(x)
 	switch n & 3 {

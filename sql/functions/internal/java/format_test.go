@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"math"
@@ -18,8 +18,8 @@ func TestJavaDouble(t *testing.T) {
 		{123456789.125, "1.23456789125E8"}, {532.8738323, "532.8738323"}, {math.MaxFloat64, "1.7976931348623157E308"},
 		{math.NaN(), "NaN"}, {math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"},
 	} {
-		if got := javaDouble(tc.in); got != tc.want {
-			t.Errorf("javaDouble(%v) = %q, want %q", tc.in, got, tc.want)
+		if got := FormatDouble(tc.in); got != tc.want {
+			t.Errorf("FormatDouble(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -33,11 +33,11 @@ func TestJavaDecimal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := javaDecimal(d); got != tc.sci {
-			t.Errorf("javaDecimal(%s) = %q, want %q", tc.in, got, tc.sci)
+		if got := FormatDecimal(d); got != tc.sci {
+			t.Errorf("FormatDecimal(%s) = %q, want %q", tc.in, got, tc.sci)
 		}
-		if got := javaPlainDecimal(d); got != tc.plain {
-			t.Errorf("javaPlainDecimal(%s) = %q, want %q", tc.in, got, tc.plain)
+		if got := FormatPlainDecimal(d); got != tc.plain {
+			t.Errorf("FormatPlainDecimal(%s) = %q, want %q", tc.in, got, tc.plain)
 		}
 	}
 }
@@ -46,21 +46,21 @@ func TestJavaDecimal(t *testing.T) {
 // LocalTime and DateTimeFormatter as ksqlDB uses them).
 func TestJavaTemporal(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{javaTime(60220000), "16:43:40"},
-		{javaTime(60180000), "16:43"},
-		{javaTime(0), "00:00"},
-		{javaTime(60180999), "16:43"},
-		{javaDate(1000), "1972-09-27"},
-		{javaDate(0), "1970-01-01"},
-		{javaDate(-719529), "-0001-12-31"},
-		{javaDate(2932897), "+10000-01-01"},
-		{javaTimestamp(60220000000), "1971-11-28T23:46:40.000"},
-		{javaTimestamp(-1), "1969-12-31T23:59:59.999"},
-		{javaTimestamp(types.Timestamp(1528224275715)), "2018-06-05T18:44:35.715"},
-		{javaTimestamp(253402300800000), "+10000-01-01T00:00:00.000"},
-		{javaTimestamp(-62135596800001), "0001-12-31T23:59:59.999"},
-		{javaDate(-719162), "0001-01-01"},
-		{javaTime(86399999), "23:59:59"},
+		{FormatTime(60220000), "16:43:40"},
+		{FormatTime(60180000), "16:43"},
+		{FormatTime(0), "00:00"},
+		{FormatTime(60180999), "16:43"},
+		{FormatDate(1000), "1972-09-27"},
+		{FormatDate(0), "1970-01-01"},
+		{FormatDate(-719529), "-0001-12-31"},
+		{FormatDate(2932897), "+10000-01-01"},
+		{FormatTimestamp(60220000000), "1971-11-28T23:46:40.000"},
+		{FormatTimestamp(-1), "1969-12-31T23:59:59.999"},
+		{FormatTimestamp(types.Timestamp(1528224275715)), "2018-06-05T18:44:35.715"},
+		{FormatTimestamp(253402300800000), "+10000-01-01T00:00:00.000"},
+		{FormatTimestamp(-62135596800001), "0001-12-31T23:59:59.999"},
+		{FormatDate(-719162), "0001-01-01"},
+		{FormatTime(86399999), "23:59:59"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// jsonPathTokens splits an EXTRACTJSONFIELD path into its steps, following
+// JSONPathTokens splits an EXTRACTJSONFIELD path into its steps, following
 // ksqlDB's JsonPathTokenizer: the path starts with '$', followed by
 // ".name" steps (letters, digits, '_' and ':') and "[index]" or
 // "[\"quoted name\"]" subscripts (a backslash escapes the next character in
 // a quoted name). "$.logs[0].cloud" yields logs, 0, cloud.
-func jsonPathTokens(path string) ([]string, error) {
+func JSONPathTokens(path string) ([]string, error) {
 	t := &pathTokenizer{path: path}
 	if !t.tryMatch('$') {
 		return nil, t.invalid()

@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"reflect"
@@ -17,14 +17,14 @@ func TestJSONPathTokens(t *testing.T) {
 		{`$["a b"]["c\"d"]`, []string{"a b", `c"d`}},
 		{"$.été", []string{"été"}},
 	} {
-		got, err := jsonPathTokens(tc.path)
+		got, err := JSONPathTokens(tc.path)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("jsonPathTokens(%q) = %q, %v; want %q", tc.path, got, err, tc.want)
+			t.Errorf("JSONPathTokens(%q) = %q, %v; want %q", tc.path, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"", "a", "$.", "$..a", "$[0", `$["a]`, "$.a-b", "$ .a", "$[-1]"} {
-		if got, err := jsonPathTokens(bad); err == nil {
-			t.Errorf("jsonPathTokens(%q) = %q, want an error", bad, got)
+		if got, err := JSONPathTokens(bad); err == nil {
+			t.Errorf("JSONPathTokens(%q) = %q, want an error", bad, got)
 		}
 	}
 }
@@ -38,21 +38,21 @@ func TestParseJSONLikeJackson(t *testing.T) {
 		{`123 456`, `123`},
 		{`"\ud800"`, `"` + "\uFFFD" + `"`},
 	} {
-		n, err := parseJSON(tc.in)
+		n, err := ParseJSON(tc.in)
 		if err != nil {
-			t.Errorf("parseJSON(%q): %v", tc.in, err)
+			t.Errorf("ParseJSON(%q): %v", tc.in, err)
 			continue
 		}
-		if got := jsonText(n, false); got != tc.want {
-			t.Errorf("parseJSON(%q) renders %s, want %s", tc.in, got, tc.want)
+		if got := JSONText(n, false); got != tc.want {
+			t.Errorf("ParseJSON(%q) renders %s, want %s", tc.in, got, tc.want)
 		}
 	}
 	for _, bad := range []string{`{`, `[1,]`, `{"a" 1}`, `01`, `1.`, `.5`, `-`, `1e`, `tru`, `nul`, `"a`, "\"\x01\"", `"\x"`, `'a'`, `{a:1}`, `123abc`} {
-		if n, err := parseJSON(bad); err == nil {
-			t.Errorf("parseJSON(%q) = %v, want an error", bad, n)
+		if n, err := ParseJSON(bad); err == nil {
+			t.Errorf("ParseJSON(%q) = %v, want an error", bad, n)
 		}
 	}
-	if n, err := parseJSON(" \t\n"); n != nil || err != nil {
+	if n, err := ParseJSON(" \t\n"); n != nil || err != nil {
 		t.Errorf("whitespace is missing, got %v, %v", n, err)
 	}
 }

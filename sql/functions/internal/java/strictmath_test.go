@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"math"
@@ -11,10 +11,10 @@ import (
 func TestFdlibmWithinOneUlp(t *testing.T) {
 	for i := -2000; i <= 2000; i++ {
 		x := float64(i) * 0.0031 // covers [-6.2, 6.2]: all branches of remPio2
-		checkUlp(t, "sin", x, fdlibmSin(x), math.Sin(x))
-		checkUlp(t, "cos", x, fdlibmCos(x), math.Cos(x))
-		checkUlp(t, "javaSin", x, javaSin(x), math.Sin(x))
-		checkUlp(t, "javaCos", x, javaCos(x), math.Cos(x))
+		checkUlp(t, "sin", x, StrictSin(x), math.Sin(x))
+		checkUlp(t, "cos", x, StrictCos(x), math.Cos(x))
+		checkUlp(t, "Sin", x, Sin(x), math.Sin(x))
+		checkUlp(t, "Cos", x, Cos(x), math.Cos(x))
 	}
 }
 
@@ -30,20 +30,20 @@ func TestFdlibmSpecialValues(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"sin(0)", fdlibmSin(0), 0},
-		{"sin(pi/2)", fdlibmSin(math.Pi / 2), 1},
-		{"cos(0)", fdlibmCos(0), 1},
-		{"cos(pi)", fdlibmCos(math.Pi), -1},
-		{"asin(1)", fdlibmAsin(1), math.Pi / 2},
-		{"asin(-1)", fdlibmAsin(-1), -math.Pi / 2},
-		{"asin(0.5)", fdlibmAsin(0.5), 0.5235987755982989},
-		{"sin(1e-10)", fdlibmSin(1e-10), 1e-10},
+		{"sin(0)", StrictSin(0), 0},
+		{"sin(pi/2)", StrictSin(math.Pi / 2), 1},
+		{"cos(0)", StrictCos(0), 1},
+		{"cos(pi)", StrictCos(math.Pi), -1},
+		{"asin(1)", StrictAsin(1), math.Pi / 2},
+		{"asin(-1)", StrictAsin(-1), -math.Pi / 2},
+		{"asin(0.5)", StrictAsin(0.5), 0.5235987755982989},
+		{"sin(1e-10)", StrictSin(1e-10), 1e-10},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
-	for _, v := range []float64{fdlibmSin(math.Inf(1)), fdlibmCos(math.NaN()), fdlibmAsin(1.5)} {
+	for _, v := range []float64{StrictSin(math.Inf(1)), StrictCos(math.NaN()), StrictAsin(1.5)} {
 		if !math.IsNaN(v) {
 			t.Errorf("want NaN, got %v", v)
 		}
@@ -68,16 +68,16 @@ func TestJavaMathPinned(t *testing.T) {
 			name      string
 			got, want float64
 		}{
-			{"sin", javaSin(x), bitsFloat(tc.sin)},
-			{"cos", javaCos(x), bitsFloat(tc.cos)},
-			{"asin", fdlibmAsin(x / 6.2), bitsFloat(tc.asin)},
+			{"sin", Sin(x), bitsFloat(tc.sin)},
+			{"cos", Cos(x), bitsFloat(tc.cos)},
+			{"asin", StrictAsin(x / 6.2), bitsFloat(tc.asin)},
 		} {
 			if c.got != c.want {
 				t.Errorf("%s(%v) = %v, Java says %v", c.name, x, c.got, c.want)
 			}
 		}
 	}
-	if s := javaSin(math.Copysign(0, -1)); !math.Signbit(s) {
+	if s := Sin(math.Copysign(0, -1)); !math.Signbit(s) {
 		t.Errorf("sin(-0.0) = %v, want -0.0", s)
 	}
 }

@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"fmt"
@@ -6,36 +6,36 @@ import (
 	"strings"
 )
 
-// javaURI is a URI split into components as java.net.URI (RFC 2396) does,
+// URI is a URI split into components as java.net.URI (RFC 2396) does,
 // which is what ksqlDB's URL functions use. Components that are absent are
 // nil; present ones are decoded (%XX sequences as UTF-8) except scheme and
 // host. Port is -1 when absent.
-type javaURI struct {
-	scheme, host, path, query, fragment *string
-	port                                int
+type URI struct {
+	Scheme, Host, Path, Query, Fragment *string
+	Port                                int
 }
 
-// parseJavaURI parses s; a string that java.net.URI rejects (illegal
+// ParseURI parses s; a string that java.net.URI rejects (illegal
 // characters, a bad escape, an empty scheme…) is an error.
-func parseJavaURI(s string) (*javaURI, error) {
+func ParseURI(s string) (*URI, error) {
 	if err := checkURIChars(s); err != nil {
 		return nil, err
 	}
-	u := &javaURI{port: -1}
+	u := &URI{Port: -1}
 	rest := s
 	if i := strings.IndexByte(rest, '#'); i >= 0 {
 		frag := rest[i+1:]
 		if strings.ContainsAny(frag, "#[]") {
 			return nil, uriError(s, "illegal character in fragment")
 		}
-		u.fragment, rest = decodedPtr(frag), rest[:i]
+		u.Fragment, rest = decodedPtr(frag), rest[:i]
 	}
 	scheme, ssp, err := splitScheme(s, rest)
 	if err != nil {
 		return nil, err
 	}
 	if scheme != "" {
-		u.scheme = &scheme
+		u.Scheme = &scheme
 		if !strings.HasPrefix(ssp, "/") {
 			return u, nil // opaque: mailto:a@b
 		}
@@ -54,7 +54,7 @@ func checkURIChars(s string) error {
 		c := s[i]
 		switch {
 		case c == '%':
-			if i+2 >= len(s) || !isHexByte(s[i+1]) || !isHexByte(s[i+2]) {
+			if i+2 >= len(s) || !IsHexByte(s[i+1]) || !IsHexByte(s[i+2]) {
 				return uriError(s, fmt.Sprintf("malformed escape at index %d", i))
 			}
 		case c <= ' ' || c == 0x7f || strings.IndexByte("<>\"{}|\\^`", c) >= 0:
@@ -64,7 +64,7 @@ func checkURIChars(s string) error {
 	return nil
 }
 
-func isHexByte(c byte) bool {
+func IsHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
@@ -99,10 +99,10 @@ func isScheme(s string) bool {
 }
 
 // parseHierarchical handles [//authority][path][?query].
-func (u *javaURI) parseHierarchical(s, ssp string) error {
+func (u *URI) parseHierarchical(s, ssp string) error {
 	rest, query, hasQuery := strings.Cut(ssp, "?")
 	if hasQuery {
-		u.query = decodedPtr(query)
+		u.Query = decodedPtr(query)
 	}
 	path, auth := rest, ""
 	hasAuth := strings.HasPrefix(rest, "//")
@@ -113,14 +113,14 @@ func (u *javaURI) parseHierarchical(s, ssp string) error {
 		return uriError(s, "'[' and ']' are only allowed around an IPv6 host")
 	}
 	if hasAuth {
-		if auth == "" && path == "" && !hasQuery && u.fragment == nil {
+		if auth == "" && path == "" && !hasQuery && u.Fragment == nil {
 			return uriError(s, "expected authority")
 		}
 		if err := u.parseAuthority(s, auth); err != nil {
 			return err
 		}
 	}
-	u.path = decodedPtr(path)
+	u.Path = decodedPtr(path)
 	return nil
 }
 
@@ -134,7 +134,7 @@ func splitAuthority(s string) (auth, path string) {
 // parseAuthority reads [userinfo@]host[:port]; an authority that is not a
 // valid server address (java's registry-based authority) has no host and
 // no port. Brackets may only enclose an IPv6 host.
-func (u *javaURI) parseAuthority(s, auth string) error {
+func (u *URI) parseAuthority(s, auth string) error {
 	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
 		auth = auth[i+1:]
 	}
@@ -154,9 +154,9 @@ func (u *javaURI) parseAuthority(s, auth string) error {
 		if err != nil || strings.TrimLeft(port, "0123456789") != "" {
 			return nil
 		}
-		u.port = int(p)
+		u.Port = int(p)
 	}
-	u.host = &host
+	u.Host = &host
 	return nil
 }
 
@@ -227,5 +227,5 @@ func percentDecode(s string) string {
 		}
 		buf = append(buf, s[i])
 	}
-	return toValidUTF8(buf)
+	return DecodeUTF8(buf)
 }

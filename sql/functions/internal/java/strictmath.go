@@ -1,4 +1,4 @@
-package functions
+package java
 
 import "math"
 
@@ -18,8 +18,8 @@ func withLoWord(x float64, lo uint32) float64 {
 	return math.Float64frombits(math.Float64bits(x)&^0xffffffff | uint64(lo))
 }
 
-// fdlibmSin is StrictMath.sin.
-func fdlibmSin(x float64) float64 {
+// StrictSin is StrictMath.sin.
+func StrictSin(x float64) float64 {
 	ix := hiWord(x) & 0x7fffffff
 	switch {
 	case ix <= 0x3fe921fb:
@@ -41,8 +41,8 @@ func fdlibmSin(x float64) float64 {
 	return -kernelCos(y0, y1)
 }
 
-// fdlibmCos is StrictMath.cos.
-func fdlibmCos(x float64) float64 {
+// StrictCos is StrictMath.cos.
+func StrictCos(x float64) float64 {
 	ix := hiWord(x) & 0x7fffffff
 	switch {
 	case ix <= 0x3fe921fb:
@@ -172,8 +172,8 @@ func remPio2Result(n int, y0, y1 float64, neg bool) (int, float64, float64) {
 	return n, y0, y1
 }
 
-// fdlibmAsin is StrictMath.asin.
-func fdlibmAsin(x float64) float64 {
+// StrictAsin is StrictMath.asin.
+func StrictAsin(x float64) float64 {
 	const (
 		pio2Hi = 1.57079632679489655800e+00
 		pio2Lo = 6.12323399573676603587e-17

@@ -1,4 +1,4 @@
-package functions
+package java
 
 import (
 	"encoding/hex"
@@ -16,14 +16,14 @@ func TestToValidUTF8LikeJava(t *testing.T) {
 	} {
 		b, _ := hex.DecodeString(tc.in)
 		got := ""
-		for _, r := range toValidUTF8(b) {
+		for _, r := range DecodeUTF8(b) {
 			if got != "" {
 				got += " "
 			}
 			got += fmt.Sprintf("%x", r)
 		}
 		if got != tc.want {
-			t.Errorf("toValidUTF8(%s) = %s, want %s", tc.in, got, tc.want)
+			t.Errorf("DecodeUTF8(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }
@@ -47,9 +47,9 @@ func TestDecodeMimeBase64LikeJava(t *testing.T) {
 
 func TestMimeBase64Lines(t *testing.T) {
 	b := make([]byte, 120)
-	s := mimeBase64(b)
+	s := MimeBase64(b)
 	if len(s) != 160+4 || s[76:78] != "\r\n" || s[154:156] != "\r\n" {
-		t.Errorf("mimeBase64 of 120 bytes = %q", s)
+		t.Errorf("MimeBase64 of 120 bytes = %q", s)
 	}
 	back, err := decodeMimeBase64(s)
 	if err != nil || len(back) != 120 {
