@@ -20,7 +20,7 @@ import (
 //     before a final line terminator), \s does not include \x0B and \Z is
 //     treated as \z;
 //   - Java finds an empty match right after a non-empty one ("aaa" with
-//     a* matches "aaa" and then ""), RE2 does not; Regex.findAll adds
+//     a* matches "aaa" and then ""), RE2 does not; Regex.FindAll adds
 //     those matches back, except for patterns with ^, \A, \b or \B, whose
 //     context it cannot see.
 
@@ -33,6 +33,8 @@ type Regex struct {
 	emptyAfterMatch bool
 }
 
+// CompileRegex compiles a java.util.regex pattern; a pattern RE2 cannot
+// run (see above) is an error.
 func CompileRegex(javaPattern string) (*Regex, error) {
 	translated := javaRegexToRE2(javaPattern)
 	re, err := regexp.Compile(translated)
@@ -60,7 +62,7 @@ func looksLeft(pattern string) bool {
 	return walk(re)
 }
 
-// findAll lists the submatch indexes of all matches, as repeated calls
+// FindAll lists the submatch indexes of all matches, as repeated calls
 // of Java's Matcher.find would.
 func (re *Regex) FindAll(s string) [][]int {
 	ms := re.FindAllStringSubmatchIndex(s, -1)

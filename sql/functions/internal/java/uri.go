@@ -64,6 +64,8 @@ func checkURIChars(s string) error {
 	return nil
 }
 
+// IsHexByte reports whether c is an ASCII hex digit, as the %XX escapes
+// of java.net.URI and URLDecoder require.
 func IsHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
