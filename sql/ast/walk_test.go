@@ -13,9 +13,10 @@ import (
 
 // TestWalk pins the traversal of every node kind (testdata/walk):
 //
-//	walk     every node ast.Walk visits, indented by depth
+//	walk     the tree as ast.Children lists it, indented by depth
 //	rewrite  ast.Rewrite qualifying each column reference with T and
-//	         replacing each literal 1 by 100
+//	         replacing each literal 1 by 100 (lambda parameters are
+//	         qualified too: Rewrite knows no scopes)
 func TestWalk(t *testing.T) {
 	datadriven.RunTest(t, "testdata/walk", func(t *testing.T, d *datadriven.TestData) string {
 		e, err := parser.ParseExpr(strings.TrimSpace(d.Input))
