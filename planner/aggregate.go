@@ -169,7 +169,7 @@ func (a *aggregation) groupKeys(items []ast.SelectItem) error {
 // canonical is the text used to match equal expressions (qualifiers
 // dropped from column references).
 func canonical(e ast.Expr) string {
-	return ast.FormatExpr(replace(e, func(x ast.Expr) (ast.Expr, bool) {
+	return ast.FormatExpr(ast.Rewrite(e, func(x ast.Expr) (ast.Expr, bool) {
 		if r, ok := x.(*ast.ColumnRef); ok && r.Source != "" {
 			return &ast.ColumnRef{P: r.P, Name: r.Name}, true
 		}
@@ -181,7 +181,7 @@ func canonical(e ast.Expr) string {
 // references to the aggregate's output columns.
 func (a *aggregation) rewrite(e ast.Expr) (ast.Expr, error) {
 	var ferr error
-	out := replace(e, func(x ast.Expr) (ast.Expr, bool) {
+	out := ast.Rewrite(e, func(x ast.Expr) (ast.Expr, bool) {
 		if ferr != nil {
 			return nil, false
 		}
@@ -255,7 +255,7 @@ func trailingLiterals(args []ast.Expr) []any {
 
 func containsAggregate(e ast.Expr, aggs *functions.Aggregates) bool {
 	found := false
-	expr.Walk(e, func(x ast.Expr) bool {
+	ast.Walk(e, func(x ast.Expr) bool {
 		if c, ok := x.(*ast.Call); ok && aggs.IsAggregate(c.Name) {
 			found = true
 		}

@@ -272,7 +272,7 @@ func checkPullColumns(clause string, exprs ...ast.Expr) error {
 	var at ast.Pos
 	seen := map[string]bool{}
 	for _, e := range exprs {
-		replace(e, func(x ast.Expr) (ast.Expr, bool) {
+		ast.Walk(e, func(x ast.Expr) bool {
 			if r, ok := x.(*ast.ColumnRef); ok && pullOnlyRecordColumns[r.Name] && !seen[r.Name] {
 				if len(names) == 0 {
 					at = r.P
@@ -280,7 +280,7 @@ func checkPullColumns(clause string, exprs ...ast.Expr) error {
 				seen[r.Name] = true
 				names = append(names, "`"+r.Name+"`")
 			}
-			return nil, false
+			return true
 		})
 	}
 	if len(names) == 0 {

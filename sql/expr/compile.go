@@ -200,12 +200,17 @@ func boxedInt(ev evalFn) intFn {
 	}
 }
 
+// compileNode compiles e by its kind: one case per node kind of sql/ast.
 func (c *compiler) compileNode(e ast.Expr) (*node, error) {
 	switch e := e.(type) {
 	case *ast.Literal:
 		return c.literal(e)
 	case *ast.ColumnRef:
 		return c.column(e)
+	case *ast.Dereference:
+		return c.dereference(e)
+	case *ast.Subscript:
+		return c.subscript(e)
 	case *ast.Binary:
 		return c.binary(e)
 	case *ast.Unary:
@@ -224,25 +229,14 @@ func (c *compiler) compileNode(e ast.Expr) (*node, error) {
 		return c.cast(e)
 	case *ast.Call:
 		return c.call(e)
-	default:
-		return c.compileMore(e)
-	}
-}
-
-func (c *compiler) compileMore(e ast.Expr) (*node, error) {
-	switch e := e.(type) {
-	case *ast.Subscript:
-		return c.subscript(e)
-	case *ast.Dereference:
-		return c.dereference(e)
+	case *ast.Lambda:
+		return nil, errAt(sqlerr.Semantic, e, "a lambda is only allowed as a function argument")
 	case *ast.ArrayCtor:
 		return c.arrayCtor(e)
 	case *ast.MapCtor:
 		return c.mapCtor(e)
 	case *ast.StructCtor:
 		return c.structCtor(e)
-	case *ast.Lambda:
-		return nil, errAt(sqlerr.Semantic, e, "a lambda is only allowed as a function argument")
 	case *ast.AtTimeZone:
 		return nil, errAt(sqlerr.Unsupported, e, "AT TIME ZONE is only supported inside timestamp formatting functions")
 	case nil:

@@ -27,6 +27,7 @@
 //     converts containers element by element.
 //
 // Constant folds expressions without columns (INSERT … VALUES); Coerce
-// applies CAST conversions and CoerceLiteral the literal rules; Walk and
-// ColumnRefs inspect expressions (ast.FormatExpr renders them).
+// applies CAST conversions and CoerceLiteral the literal rules; ColumnRefs
+// lists the columns an expression reads (ast.Walk, ast.Rewrite and
+// ast.FormatExpr traverse and render expressions).
 package expr

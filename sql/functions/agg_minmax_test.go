@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"math"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -26,6 +27,12 @@ func TestMinMaxAggregates(t *testing.T) {
 		{name: "max timestamp", fn: "MAX", args: ts(types.TimestampType),
 			ops:  []aggOp{addRow(types.Timestamp(-100)), addRow(types.Timestamp(5))},
 			want: strs("-100", "5")},
+		{name: "max double as Double.compareTo: NaN is greatest", fn: "MAX", args: ts(tDbl),
+			ops:  []aggOp{addRow(1.5), addRow(math.NaN()), addRow(math.Inf(1))},
+			want: strs("1.5", "NaN", "NaN")},
+		{name: "min double as Double.compareTo: -0.0 < 0.0", fn: "MIN", args: ts(tDbl),
+			ops:  []aggOp{addRow(0.0), addRow(math.Copysign(0, -1)), addRow(0.0)},
+			want: strs("0", "-0", "-0")},
 		{name: "min date and time", fn: "MIN", args: ts(types.DateType),
 			ops:  []aggOp{addRow(types.Date(100)), addRow(types.Date(6))},
 			want: strs("100", "6")},

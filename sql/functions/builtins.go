@@ -1,13 +1,14 @@
 package functions
 
 // registerBuiltins registers every built-in function: the categories in
-// this package's files plus registerMore (the more_*.go files).
+// this package's files plus registerScalarDefs (the families written as
+// ScalarDef tables).
 func registerBuiltins(r *Registry) {
 	registerConditional(r)
 	registerString(r)
 	registerMath(r)
 	registerDateTime(r)
-	registerMore(r)
+	registerScalarDefs(r)
 	registerTableFunctions(r)
 	declareAggregates(r)
 }

@@ -13,6 +13,12 @@
 //	      ├──Functions / Describe ──► SHOW FUNCTIONS, DESCRIBE FUNCTION
 //	      └──Kind / IsAggregate ──► sql/expr rejects aggregates in scalar places
 //
+// The functions answer as ksqlDB's Java implementations do; where that
+// differs from what Go's libraries give (doubles' digits, URI parsing,
+// JSON key order, regular expressions, codecs, sines, HashMap order) they
+// call the ports in internal/java. Values are ordered by
+// types.CompareValues, the one order of the SQL layer.
+//
 // sql/expr converts each argument to its resolved parameter type before
 // calling Fn, skips the call when an argument is NULL (unless the overload
 // is NullAware) and turns an error from Fn into a NULL result.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/types"
+
+	"github.com/sqlstream/sqlstream/sql/functions/internal/java"
 )
 
 func registerMath(r *Registry) {
@@ -180,7 +182,7 @@ func roundDouble(x float64, places int32) (any, error) {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return x, nil
 	}
-	d, _, err := apd.NewFromString(javaDouble(x))
+	d, _, err := apd.NewFromString(java.FormatDouble(x))
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +233,7 @@ func truncDouble(x float64, places int32) (any, error) {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return x, nil
 	}
-	d, _, err := apd.NewFromString(javaDouble(x))
+	d, _, err := apd.NewFromString(java.FormatDouble(x))
 	if err != nil {
 		return nil, err
 	}
@@ -245,12 +247,12 @@ func truncDouble(x float64, places int32) (any, error) {
 func trigDefs() []ScalarDef {
 	defs := []ScalarDef{
 		// Java's Math.sin/cos are correctly rounded intrinsics and Math.asin
-		// is fdlibm; more_trig.go and more_fdlibm.go reproduce them.
-		doubleFn("SIN", "Returns the sine of an angle in radians.", javaSin),
-		doubleFn("COS", "Returns the cosine of an angle in radians.", javaCos),
+		// is fdlibm; trig.go and fdlibm.go reproduce them.
+		doubleFn("SIN", "Returns the sine of an angle in radians.", java.Sin),
+		doubleFn("COS", "Returns the cosine of an angle in radians.", java.Cos),
 		doubleFn("TAN", "Returns the tangent of an angle in radians.", math.Tan),
 		doubleFn("COT", "Returns the cotangent of an angle in radians.", func(x float64) float64 { return 1 / math.Tan(x) }),
-		doubleFn("ASIN", "Returns the arc sine in radians; NaN outside [-1, 1].", fdlibmAsin),
+		doubleFn("ASIN", "Returns the arc sine in radians; NaN outside [-1, 1].", java.StrictAsin),
 		doubleFn("ACOS", "Returns the arc cosine in radians; NaN outside [-1, 1].", math.Acos),
 		doubleFn("ATAN", "Returns the arc tangent in radians.", math.Atan),
 		doubleFn("SINH", "Returns the hyperbolic sine.", math.Sinh),

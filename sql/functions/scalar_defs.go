@@ -1,0 +1,18 @@
+package functions
+
+import "slices"
+
+// registerScalarDefs registers the URL, JSON, ARRAY, MAP, regular expression,
+// bytes, geo and higher-order functions: the families written as ScalarDef
+// tables (url.go, json.go, array.go, map.go, regex.go, bytes.go, geo.go,
+// higher_order.go).
+func registerScalarDefs(r *Registry) {
+	for _, d := range scalarDefs() {
+		r.MustAddScalar(d)
+	}
+}
+
+// scalarDefs returns the definitions registerScalarDefs registers.
+func scalarDefs() []ScalarDef {
+	return slices.Concat(urlDefs(), jsonDefs(), arrayDefs(), mapDefs(), regexDefs(), bytesDefs(), geoDefs(), lambdaDefs())
+}
