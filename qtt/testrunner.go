@@ -55,7 +55,7 @@ func readJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return decodeStrict(filepath.Base(path), src, v)
+	return DecodeStrict(filepath.Base(path), src, v)
 }
 
 // Variant turns the test into a runnable variant named after the SQL file.
