@@ -12,12 +12,12 @@ TIMEOUT   ?= 12m
 RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt)(/|$$)
 E2E_RE    := /tests(/|$$)
 
-.PHONY: help build run test test-race test-plain test-e2e bench conformance rewrite fmt lint clean
+.PHONY: help build run test test-race test-invariants test-plain test-e2e bench conformance rewrite fmt lint clean
 
 help:
 	@echo "make build        build $(BIN) (static, CGO_ENABLED=0)"
 	@echo "make run          build, then run server + REPL"
-	@echo "make test         go vet, then unit tests (-race where concurrent) and end-to-end tests"
+	@echo "make test         go vet, then unit tests (-race where concurrent, state also with -tags invariants) and end-to-end tests"
 	@echo "make bench        run the benchmarks once each"
 	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
 	@echo "make rewrite      regenerate datadriven golden files"
@@ -31,12 +31,16 @@ run: build
 
 test:
 	$(GO) vet ./...
-	@$(MAKE) --no-print-directory test-race test-plain test-e2e
+	@$(MAKE) --no-print-directory test-race test-invariants test-plain test-e2e
 
 test-race:
 	@pkgs="$$($(GO) list ./... | grep -E '$(RACE_RE)' | grep -Ev '$(E2E_RE)' || true)"; \
 	if [ -n "$$pkgs" ]; then echo "go test -race $$(echo $$pkgs | wc -w) packages"; \
 	$(GO) test -race -timeout $(TIMEOUT) $$pkgs; fi
+
+# state's expensive self-checks compile only under the invariants tag.
+test-invariants:
+	$(GO) test -race -tags invariants -timeout $(TIMEOUT) ./state/
 
 test-plain:
 	@pkgs="$$($(GO) list ./... | grep -Ev '$(RACE_RE)' | grep -Ev '$(E2E_RE)' || true)"; \

@@ -13,6 +13,21 @@ type Processor interface {
 	Process(row *types.Row) error
 }
 
+// Every operator is a Processor (checked at compile time).
+var (
+	_ Processor = (*filterOp)(nil)
+	_ Processor = (*projectOp)(nil)
+	_ Processor = (*partitionByOp)(nil)
+	_ Processor = (*groupByOp)(nil)
+	_ Processor = (*repartitionSink)(nil)
+	_ Processor = (*aggregateOp)(nil)
+	_ Processor = (*windowAggOp)(nil)
+	_ Processor = (*slidingOp)(nil)
+	_ Processor = (*materializeOp)(nil)
+	_ Processor = (*sinkOp)(nil)
+	_ Processor = (*collectOp)(nil)
+)
+
 // RowSink receives the rows of a transient (push) query.
 type RowSink interface {
 	// Row is called for each result row; returning false stops the query.

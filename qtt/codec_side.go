@@ -82,7 +82,7 @@ func (s codecSide) toJSON(val any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return jsonish(text)
+	return DecodeJSON(text)
 }
 
 func (s codecSide) typeOf(any) *types.Type { return s.col.Type }

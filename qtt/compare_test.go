@@ -10,7 +10,7 @@ import (
 // j parses JSON test text into a JSON-ish value.
 func j(t *testing.T, text string) any {
 	t.Helper()
-	v, err := jsonish([]byte(text))
+	v, err := DecodeJSON([]byte(text))
 	if err != nil {
 		t.Fatalf("bad JSON %q: %v", text, err)
 	}

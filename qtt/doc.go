@@ -8,7 +8,7 @@
 //	                                  {FORMAT}/{CONFIG} substituted)
 //	                                            │ --filter, --only-easy
 //	                                            ▼
-//	                 runAll: N workers, one fresh Driver per variant,
+//	                 runJobs: N workers, one fresh Driver per variant,
 //	                 panic → failure, timeout → failure
 //	                                            │
 //	      ┌─────────────────── runOn(variant, driver) ─────────────────┐
@@ -22,6 +22,10 @@
 //	                                            ▼
 //	      report: per-file table, failing variants, "qtt: N passed, M failed, K skipped"
 //	      (--json: machine-readable results)
+//
+// Files of another Format (qtt/rest's RQTT files) become Jobs that bring
+// their own run function in place of runOn; they share the workers, the
+// skipping, the timeout and the report.
 //
 // Record conversion follows each topic's source: JSON values are written
 // exactly as the test gives them (they may deliberately not match the

@@ -45,17 +45,23 @@ type runConfig struct {
 	props     map[string]string // added to every variant's properties
 }
 
-// runVariant runs v on a fresh driver, or skips it (or fails it, for a
+// runVariant runs the QTT variant v (see runJob).
+func runVariant(v *Variant, cfg runConfig) Result {
+	return runJob(Job{Variant: v}, cfg)
+}
+
+// runJob runs j on a fresh driver, or skips it (or fails it, for a
 // file that did not parse). A panic becomes a
 // failure with the stack in Detail; a variant running past the timeout is
 // failed and abandoned (its goroutine and driver are left to finish).
-func runVariant(v *Variant, cfg runConfig) Result {
+func runJob(j Job, cfg runConfig) Result {
+	v := j.Variant
 	if r, done := skipResult(v, cfg); done {
 		return r
 	}
 	start := time.Now()
 	done := make(chan Result, 1)
-	go func() { done <- runGuarded(v, cfg) }()
+	go func() { done <- runGuarded(j, cfg) }()
 	timer := time.NewTimer(cfg.timeout)
 	defer timer.Stop()
 	var r Result
@@ -80,7 +86,8 @@ func skipResult(v *Variant, cfg runConfig) (Result, bool) {
 	return Result{}, false
 }
 
-func runGuarded(v *Variant, cfg runConfig) (r Result) {
+func runGuarded(j Job, cfg runConfig) (r Result) {
+	v := j.Variant
 	defer func() {
 		if p := recover(); p != nil {
 			r = Result{Variant: v, Status: Failed, Reason: fmt.Sprintf("panic: %v", p),
@@ -89,9 +96,12 @@ func runGuarded(v *Variant, cfg runConfig) (r Result) {
 	}()
 	d, err := cfg.newDriver(variantProps(v, cfg.props))
 	if err != nil {
-		return failed(v, "cannot start driver: %v", err)
+		return Failure(v, "cannot start driver: %v", err)
 	}
 	defer d.Close()
+	if j.Run != nil {
+		return j.Run(d)
+	}
 	return runOn(v, d)
 }
 
@@ -130,15 +140,15 @@ func runOn(v *Variant, d Driver) Result {
 	if r, done := runStatements(v, d); done {
 		return r
 	}
-	if err := produceInputs(v, d); err != nil {
-		var pe *produceError
+	if err := ProduceInputs(v, d); err != nil {
+		var pe *ProduceError
 		if v.Expect != nil && errors.As(err, &pe) {
-			return Result{Variant: v, Status: Passed, Reason: "input failed as expected: " + oneLine(err)}
+			return Result{Variant: v, Status: Passed, Reason: "input failed as expected: " + OneLine(err)}
 		}
-		return failed(v, "%v", err)
+		return Failure(v, "%v", err)
 	}
 	if v.Expect != nil {
-		return failed(v, "expected an exception (%s), but every statement and record succeeded", expectedText(v.Expect))
+		return Failure(v, "expected an exception (%s), but every statement and record succeeded", ExpectedText(v.Expect))
 	}
 	return checkResults(v, d)
 }
@@ -152,23 +162,23 @@ func runStatements(v *Variant, d Driver) (Result, bool) {
 			continue
 		}
 		last := i == len(v.Statements)-1
-		r := failed(v, "statement %d failed: %s", i+1, oneLine(err))
-		r.Detail = statementDetail(stmt, err)
+		r := Failure(v, "statement %d failed: %s", i+1, OneLine(err))
+		r.Detail = StatementDetail(stmt, err)
 		switch {
 		case v.Expect != nil && last:
-			r.Status, r.Reason = Passed, "failed as expected: "+oneLine(err)
+			r.Status, r.Reason = Passed, "failed as expected: "+OneLine(err)
 		case v.Expect != nil:
 			r.Reason = fmt.Sprintf("statement %d of %d failed, but the exception was expected from the last one: %s",
-				i+1, len(v.Statements), oneLine(err))
+				i+1, len(v.Statements), OneLine(err))
 		}
 		return r, true
 	}
 	return Result{}, false
 }
 
-// statementDetail shows the statement and its error (with a caret when it
+// StatementDetail shows the statement and its error (with a caret when it
 // is a SQL error).
-func statementDetail(stmt string, err error) []string {
+func StatementDetail(stmt string, err error) []string {
 	text := err.Error()
 	var se *sqlerr.Error
 	if errors.As(err, &se) {
@@ -182,23 +192,25 @@ func statementDetail(stmt string, err error) []string {
 	return append([]string{"statement: " + stmt}, strings.Split(text, "\n")...)
 }
 
-// produceError is the engine failing to process an input record, as
+// ProduceError is the engine failing to process an input record, as
 // opposed to the runner failing to serialize it: only the former can be
 // a negative test's expected exception.
-type produceError struct {
+type ProduceError struct {
 	index int
 	topic string
 	err   error
 }
 
-func (e *produceError) Error() string {
+// Error implements error.
+func (e *ProduceError) Error() string {
 	return fmt.Sprintf("input %d (topic %s): %v", e.index, e.topic, e.err)
 }
 
-func (e *produceError) Unwrap() error { return e.err }
+// Unwrap returns the engine's error.
+func (e *ProduceError) Unwrap() error { return e.err }
 
-// produceInputs serializes and feeds every input record.
-func produceInputs(v *Variant, d Driver) error {
+// ProduceInputs serializes and feeds every input record.
+func ProduceInputs(v *Variant, d Driver) error {
 	ss := newSerdes(d.Sources(), false)
 	for i, in := range v.Inputs {
 		sd, err := ss.forTopic(in.Topic)
@@ -210,7 +222,7 @@ func produceInputs(v *Variant, d Driver) error {
 			return fmt.Errorf("cannot serialize input %d (topic %s): %w", i, in.Topic, err)
 		}
 		if err := d.Produce(rec); err != nil {
-			return &produceError{index: i, topic: in.Topic, err: err}
+			return &ProduceError{index: i, topic: in.Topic, err: err}
 		}
 	}
 	return nil
@@ -219,21 +231,24 @@ func produceInputs(v *Variant, d Driver) error {
 // checkResults compares outputs and post conditions.
 func checkResults(v *Variant, d Driver) Result {
 	sources := d.Sources()
-	oc := checkOutputs(v.Outputs, d.Drain(), newSerdes(sources, true), len(v.Inputs) > 0)
-	problems := append(oc.Problems, checkPost(v.Post, sources, d.Topics())...)
-	r := Result{Variant: v, Status: Passed, Diff: oc.Diff}
+	problems, diff := CheckOutputs(v, d.Drain(), sources)
+	problems = append(problems, checkPost(v.Post, sources, d.Topics())...)
+	r := Result{Variant: v, Status: Passed, Diff: diff}
 	if len(problems) > 0 {
 		r.Status, r.Reason, r.Detail = Failed, problems[0], problems
 	}
 	return r
 }
 
-func failed(v *Variant, format string, args ...any) Result {
+// Failure is v failing for the reason format and args give.
+func Failure(v *Variant, format string, args ...any) Result {
 	return Result{Variant: v, Status: Failed, Reason: fmt.Sprintf(format, args...)}
 }
 
-func expectedText(e *ExpectedException) string {
-	msg := oneLine(errors.New(e.Message))
+// ExpectedText is the expected exception of a negative test, shortened
+// for a one-line reason.
+func ExpectedText(e *ExpectedException) string {
+	msg := OneLine(errors.New(e.Message))
 	if len(msg) > 80 {
 		msg = msg[:77] + "..."
 	}
@@ -243,8 +258,8 @@ func expectedText(e *ExpectedException) string {
 	return e.Type[strings.LastIndexByte(e.Type, '.')+1:] + ": " + msg
 }
 
-// oneLine returns the first line of err's text.
-func oneLine(err error) string {
+// OneLine returns the first line of err's text.
+func OneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

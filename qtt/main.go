@@ -27,8 +27,9 @@ type options struct {
 // --output-file) it runs one ksql-test-runner style test and exits 1 on
 // failure; otherwise it runs the QTT files and folders given, printing a
 // per-file table and exiting 0 unless --strict and a variant failed.
-// Usage errors exit 2.
-func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver) int {
+// Files in one of formats (the REST runner's, qtt/rest.Format) run in the
+// same run and report. Usage errors exit 2.
+func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver, formats []Format) int {
 	opts, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -45,7 +46,7 @@ func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver) int {
 	if opts.sqlFile != "" {
 		return runTestRunnerMode(opts, cfg, stdout, stderr)
 	}
-	return runQTTMode(opts, cfg, stdout, stderr)
+	return runQTTMode(opts, cfg, formats, stdout, stderr)
 }
 
 const usage = `usage:
@@ -130,11 +131,10 @@ func (o *options) finish(filter string) error {
 	return nil
 }
 
-// runQTTMode loads, filters, runs and reports the QTT files.
-func runQTTMode(o *options, cfg runConfig, stdout, stderr io.Writer) int {
-	// Files whose tests have "responses" are RQTT files, run by the
-	// REST runner (rqtt_run.go); their results join the same report.
-	jobs, err := loadJobs(o.paths)
+// runQTTMode loads, filters, runs and reports the QTT files (and those
+// of formats).
+func runQTTMode(o *options, cfg runConfig, formats []Format, stdout, stderr io.Writer) int {
+	jobs, err := loadJobs(o.paths, formats)
 	if err != nil {
 		fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
 		return 2

@@ -58,7 +58,7 @@ func runMain(tmp, input string, nd NewDriver) string {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	code := Main(args, &stdout, &stderr, nd)
+	code := Main(args, &stdout, &stderr, nd, nil)
 	out := strings.ReplaceAll(stdout.String(), tmp, "$TMP")
 	if stderr.Len() > 0 {
 		out += "stderr: " + strings.ReplaceAll(stderr.String(), tmp, "$TMP")

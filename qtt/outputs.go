@@ -13,6 +13,14 @@ type outputCheck struct {
 	Diff     []string
 }
 
+// CheckOutputs compares the records a run of v wrote (got) with v's
+// expected outputs, decoding them with the serdes of sources; it returns
+// one line per problem and the diff of the records.
+func CheckOutputs(v *Variant, got []Record, sources []SourceInfo) (problems, diff []string) {
+	oc := checkOutputs(v.Outputs, got, newSerdes(sources, true), len(v.Inputs) > 0)
+	return oc.Problems, oc.Diff
+}
+
 // checkOutputs compares the records the driver wrote with the expected
 // ones, per topic and in order. As in ksqlDB's test executor, only topics
 // that have expected records are checked; records the test did not ask

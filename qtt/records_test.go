@@ -65,7 +65,7 @@ func TestRecordConversion(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var spec RecordSpec
-			if err := decodeStrict("record", []byte(tc.spec), &spec); err != nil {
+			if err := DecodeStrict("record", []byte(tc.spec), &spec); err != nil {
 				t.Fatal(err)
 			}
 			spec.Timestamp = &ts
@@ -111,7 +111,7 @@ func checkBytes(t *testing.T, what string, got []byte, want string) {
 
 func TestRecordHeaders(t *testing.T) {
 	var spec RecordSpec
-	if err := decodeStrict("record", []byte(`{"topic":"json_topic","key":"k","value":{},
+	if err := DecodeStrict("record", []byte(`{"topic":"json_topic","key":"k","value":{},
 		"headers":[{"KEY":"a","VALUE":"IQ=="},{"KEY":"b","VALUE":null}]}`), &spec); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestCompareRecordChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var spec RecordSpec
-		if err := decodeStrict("record", []byte(tc.spec), &spec); err != nil {
+		if err := DecodeStrict("record", []byte(tc.spec), &spec); err != nil {
 			t.Fatal(err)
 		}
 		why := compareRecord(spec, a, sd, true)

@@ -61,7 +61,7 @@ type jsonSide struct {
 func (s jsonSide) encode(v any) ([]byte, error) { return json.Marshal(v) }
 
 func (s jsonSide) decode(b []byte) (any, error) {
-	v, err := jsonish(b)
+	v, err := DecodeJSON(b)
 	if err != nil {
 		return string(b), fmt.Errorf("not JSON: %w", err)
 	}
@@ -124,7 +124,7 @@ type rawSide struct{}
 func (rawSide) encode(v any) ([]byte, error) { return json.Marshal(v) }
 
 func (rawSide) decode(b []byte) (any, error) {
-	if v, err := jsonish(b); err == nil {
+	if v, err := DecodeJSON(b); err == nil {
 		return v, nil
 	}
 	return string(b), nil

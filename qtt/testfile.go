@@ -138,15 +138,15 @@ func ParseFile(name string, src []byte) (*File, error) {
 	var doc struct {
 		Tests []Test `json:"tests"`
 	}
-	if err := decodeStrict(name, src, &doc); err != nil {
+	if err := DecodeStrict(name, src, &doc); err != nil {
 		return nil, err
 	}
 	return &File{Path: name, Tests: doc.Tests}, nil
 }
 
-// decodeStrict strips comments and decodes src into v keeping numbers as
+// DecodeStrict strips comments and decodes src into v keeping numbers as
 // json.Number; syntax errors carry the line and column.
-func decodeStrict(name string, src []byte, v any) error {
+func DecodeStrict(name string, src []byte, v any) error {
 	clean := StripComments(src)
 	dec := json.NewDecoder(bytes.NewReader(clean))
 	dec.UseNumber()
@@ -181,8 +181,8 @@ func lineCol(src []byte, off int) (line, col int) {
 	return line, col
 }
 
-// jsonish decodes raw JSON keeping numbers as json.Number; absent is nil.
-func jsonish(raw json.RawMessage) (any, error) {
+// DecodeJSON decodes raw JSON keeping numbers as json.Number; absent is nil.
+func DecodeJSON(raw json.RawMessage) (any, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}

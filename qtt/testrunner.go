@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // RunnerTest is a ksql-test-runner test: a SQL file, an optional input
@@ -22,7 +24,10 @@ func ReadRunnerTest(sqlFile, inputFile, outputFile string) (*RunnerTest, error) 
 	if err != nil {
 		return nil, err
 	}
-	t := &RunnerTest{Statements: SplitStatements(string(sql))}
+	t := &RunnerTest{}
+	for _, st := range script.All(string(sql)) {
+		t.Statements = append(t.Statements, st.Text)
+	}
 	if len(t.Statements) == 0 {
 		return nil, fmt.Errorf("%s: no statements", sqlFile)
 	}
@@ -50,7 +55,7 @@ func readJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return decodeStrict(filepath.Base(path), src, v)
+	return DecodeStrict(filepath.Base(path), src, v)
 }
 
 // Variant turns the test into a runnable variant named after the SQL file.

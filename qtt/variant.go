@@ -35,12 +35,13 @@ func (v *Variant) ID() string { return v.File + "/" + v.Name }
 func Expand(f *File) []*Variant {
 	var out []*Variant
 	for i := range f.Tests {
-		out = append(out, expandTest(f.Path, &f.Tests[i])...)
+		out = append(out, ExpandTest(f.Path, &f.Tests[i])...)
 	}
 	return out
 }
 
-func expandTest(file string, t *Test) []*Variant {
+// ExpandTest turns t, a test of file, into its variants.
+func ExpandTest(file string, t *Test) []*Variant {
 	formats := orOne(t.Format)
 	configs := orOne(t.Config)
 	var out []*Variant

@@ -246,9 +246,5 @@ func (s *session) runScript(ctx context.Context, path string) {
 		s.con.printError("Failed to read script: " + err.Error())
 		return
 	}
-	stmts, rest := script.Split(string(text))
-	if !script.IsBlank(rest) {
-		stmts = append(stmts, script.Statement{Text: strings.TrimSpace(rest)})
-	}
-	s.handleStatements(ctx, stmts)
+	s.handleStatements(ctx, script.All(string(text)))
 }

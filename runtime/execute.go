@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/sqlstream/sqlstream/sql/script"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
 
@@ -44,13 +45,11 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 		return nil, err
 	}
 	var out []api.Entity
-	rest := req.Ksql
-	for strings.TrimSpace(rest) != "" {
-		stmt, text, remaining, err := e.nextStatement(rest, s)
+	for _, st := range script.All(req.Ksql) {
+		stmt, err := parseStatement(st.Text, s)
 		if err != nil {
-			return out, statementError(err, text, out)
+			return out, statementError(err, st.Text, out)
 		}
-		rest = remaining
 		ent, err := e.executeOne(ctx, stmt, s)
 		if err != nil {
 			return out, statementError(err, stmt.Text(), out)
@@ -62,22 +61,22 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 	return out, nil
 }
 
-// nextStatement substitutes variables in and parses the first statement
-// of text, so DEFINE affects the statements after it.
-func (e *Engine) nextStatement(text string, s *session) (ast.Statement, string, string, error) {
-	first, rest := splitFirst(text)
-	sub, err := parser.Substitute(first, s.vars)
+// parseStatement substitutes the session's variables in and parses one
+// statement; statements are parsed one at a time, so DEFINE affects the
+// statements after it.
+func parseStatement(text string, s *session) (ast.Statement, error) {
+	sub, err := parser.Substitute(text, s.vars)
 	if err != nil {
-		return nil, first, rest, err
+		return nil, err
 	}
 	stmts, err := parser.Parse(sub)
 	if err != nil {
-		return nil, strings.TrimSpace(first), rest, err
+		return nil, err
 	}
 	if len(stmts) != 1 {
-		return nil, first, rest, fmt.Errorf("expected one statement, got %d", len(stmts))
+		return nil, fmt.Errorf("expected one statement, got %d", len(stmts))
 	}
-	return stmts[0], stmts[0].Text(), rest, nil
+	return stmts[0], nil
 }
 
 // statementError wraps err as ksqlDB's statement_error.
@@ -163,34 +162,4 @@ func firstWords(s string) string {
 		f = f[:2]
 	}
 	return strings.Join(f, " ")
-}
-
-// splitFirst splits text after its first top-level ';' (outside quotes and
-// comments).
-func splitFirst(text string) (string, string) {
-	var closing byte // the quote that ends the literal or identifier we are in
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case closing != 0:
-			if c == closing {
-				closing = 0 // a doubled quote reopens at once: same result
-			}
-		case c == '\'' || c == '`' || c == '"':
-			closing = c
-		case c == '-' && i+1 < len(text) && text[i+1] == '-':
-			for i < len(text) && text[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(text) && text[i+1] == '*':
-			end := strings.Index(text[i+2:], "*/")
-			if end < 0 {
-				return text, ""
-			}
-			i += end + 3
-		case c == ';':
-			return text[:i+1], text[i+1:]
-		}
-	}
-	return text, ""
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // Query runs a SELECT (push or pull) or PRINT for /query and
@@ -20,10 +21,10 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 	if err != nil {
 		return nil, err
 	}
-	text, _ := splitFirst(sql)
-	stmt, stext, _, err := e.nextStatement(text, s)
+	text := firstStatement(sql)
+	stmt, err := parseStatement(text, s)
 	if err != nil {
-		return nil, statementError(err, stext, nil)
+		return nil, statementError(err, text, nil)
 	}
 	var rs api.RowStream
 	switch st := stmt.(type) {
@@ -38,6 +39,15 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 		return nil, statementError(err, stmt.Text(), nil)
 	}
 	return rs, nil
+}
+
+// firstStatement is the text of the first statement of sql ("" if there
+// is none): /query runs one statement and ignores the rest, as ksqlDB.
+func firstStatement(sql string) string {
+	if stmts := script.All(sql); len(stmts) > 0 {
+		return stmts[0].Text
+	}
+	return ""
 }
 
 func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/script"
@@ -58,11 +57,7 @@ func decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest
 // rejectQueries returns ksqlDB's 40002 statement_error for the first
 // SELECT or PRINT among the statements, which belong on /query.
 func rejectQueries(ksql string) *api.StatementError {
-	stmts, rest := script.Split(ksql)
-	if !script.IsBlank(rest) {
-		stmts = append(stmts, script.Statement{Text: strings.TrimSpace(rest)})
-	}
-	for _, st := range stmts {
+	for _, st := range script.All(ksql) {
 		if w := script.FirstWord(st.Text); w == "SELECT" || w == "PRINT" {
 			return &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage,
 				StatementText: st.Text, Entities: []api.Entity{}}

@@ -10,6 +10,7 @@ import (
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/qtt/driver"
+	"github.com/sqlstream/sqlstream/qtt/rest"
 	"github.com/sqlstream/sqlstream/repl"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/server"
@@ -54,9 +55,10 @@ func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
 	})
 }
 
-// RunTests runs `sqlstream test` on in-memory engines.
+// RunTests runs `sqlstream test` on in-memory engines: QTT files, and
+// RQTT files through the REST runner.
 func (wiring) RunTests(args []string, stdout, stderr io.Writer) int {
-	return qtt.Main(args, stdout, stderr, driver.New)
+	return qtt.Main(args, stdout, stderr, driver.New, []qtt.Format{rest.Format{}})
 }
 
 // stack is the engine behind its HTTP server.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/qtt"
+	"github.com/sqlstream/sqlstream/qtt/rest"
 )
 
 // strictFiles are the ksqlDB QTT files every easy variant of which passes:
@@ -52,7 +53,7 @@ func TestConformanceStrict(t *testing.T) {
 		args = append(args, filepath.Join(dir, f+".json"))
 	}
 	var out, errs bytes.Buffer
-	if code := qtt.Main(args, &out, &errs, New); code != 0 {
+	if code := qtt.Main(args, &out, &errs, New, []qtt.Format{rest.Format{}}); code != 0 {
 		t.Fatalf("sqlstream test exited %d:\n%s\n%s", code, out.String(), errs.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

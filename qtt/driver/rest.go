@@ -5,23 +5,24 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/qtt"
+	"github.com/sqlstream/sqlstream/qtt/rest"
 )
 
-var _ qtt.RestDriver = (*Driver)(nil)
+var _ rest.Driver = (*Driver)(nil)
 
-// ExecuteREST implements qtt.RestDriver: the statement's entities, as
+// ExecuteREST implements rest.Driver: the statement's entities, as
 // POST /ksql returns them.
 func (d *Driver) ExecuteREST(stmt string) ([]api.Entity, error) {
 	return d.eng.ExecuteStatement(stmt, d.props)
 }
 
-// QueryREST implements qtt.RestDriver: a SELECT's row stream, as
+// QueryREST implements rest.Driver: a SELECT's row stream, as
 // POST /query streams it.
 func (d *Driver) QueryREST(ctx context.Context, sql string) (api.RowStream, error) {
 	return d.eng.Query(ctx, sql, d.props, nil)
 }
 
-// ReadTopic implements qtt.RestDriver: every record of the topic,
+// ReadTopic implements rest.Driver: every record of the topic,
 // partition by partition.
 func (d *Driver) ReadTopic(topic string) []qtt.Record {
 	var out []qtt.Record

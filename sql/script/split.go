@@ -5,10 +5,15 @@ import (
 	"unicode"
 )
 
-// Statement is one semicolon-terminated statement of a script.
+// Statement is one statement of a script.
 type Statement struct {
-	Text   string // from its first non-blank character through the ';'
-	Offset int    // byte offset of Text in the script
+	// Text runs from the statement's first character that is neither
+	// blank nor part of a comment through its ';' (leading comments are
+	// not part of a statement, as in ksqlDB).
+	Text string
+	// Offset is the byte offset of Text in the script, for error
+	// positions.
+	Offset int
 }
 
 // Split returns the complete statements of text and the unterminated rest
@@ -22,12 +27,54 @@ func Split(text string) (stmts []Statement, rest string) {
 		if !sc.step(text, &i) {
 			continue
 		}
-		if s := strings.TrimLeftFunc(text[start:i+1], unicode.IsSpace); !isBlankStatement(s) {
-			stmts = append(stmts, Statement{Text: s, Offset: i + 1 - len(s)})
+		if s := text[start : i+1]; !isBlankStatement(s) {
+			stmts = append(stmts, statementAt(text, start, i+1))
 		}
 		start = i + 1
 	}
 	return stmts, text[start:]
+}
+
+// All returns every statement of text: the complete ones and, unless it
+// is blank, the unterminated rest as the last one. It is for texts whose
+// end ends a statement (request bodies, script and test files), where
+// Split is for text still being typed.
+func All(text string) []Statement {
+	stmts, rest := Split(text)
+	if IsBlank(rest) {
+		return stmts
+	}
+	end := len(strings.TrimRightFunc(text, unicode.IsSpace))
+	return append(stmts, statementAt(text, len(text)-len(rest), end))
+}
+
+// statementAt is the statement text[start:end] without its leading
+// blanks and comments.
+func statementAt(text string, start, end int) Statement {
+	k := start + leadingBlanks(text[start:end])
+	return Statement{Text: text[k:end], Offset: k}
+}
+
+// leadingBlanks returns the length of the whitespace and complete
+// comments that start s.
+func leadingBlanks(s string) int {
+	i := 0
+	for {
+		i = len(s) - len(strings.TrimLeftFunc(s[i:], unicode.IsSpace))
+		var end int
+		switch {
+		case strings.HasPrefix(s[i:], "--"):
+			end = strings.IndexByte(s[i:], '\n') + 1
+		case strings.HasPrefix(s[i:], "/*"):
+			if end = strings.Index(s[i+2:], "*/"); end >= 0 {
+				end += 4
+			}
+		}
+		if end <= 0 {
+			return i
+		}
+		i += end
+	}
 }
 
 // Complete reports whether text is blank or ends with a complete

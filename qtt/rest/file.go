@@ -1,20 +1,21 @@
-package qtt
+package rest
 
 import (
 	"bytes"
 	"encoding/json"
-	"os"
+
+	"github.com/sqlstream/sqlstream/qtt"
 )
 
 // restTest is one test of a REST query-validation (RQTT) file: a QTT test
 // plus the REST responses expected per statement.
 type restTest struct {
-	Test
+	qtt.Test
 	// Responses holds one object per statement, keyed "admin", "query"
 	// or "queryProto"; statements past the end are not checked.
 	Responses []map[string]any `json:"responses"`
 	// ExpectedError marks a negative test: some statement must fail.
-	ExpectedError *ExpectedException `json:"expectedError"`
+	ExpectedError *qtt.ExpectedException `json:"expectedError"`
 	// InputConditions: with waitForQueryHeader (or, in newer files,
 	// waitForActivePushQuery) the inputs are produced once the first
 	// query runs and its header is out, not before the queries.
@@ -26,9 +27,31 @@ type restTest struct {
 
 // restVariant is one runnable expansion of a restTest.
 type restVariant struct {
-	*Variant
+	*qtt.Variant
 	Responses     []map[string]any
 	WaitForHeader bool
+}
+
+// Format is the RQTT file format, for qtt.Main: a JSON test file one of
+// whose tests has "responses".
+type Format struct{}
+
+var _ qtt.Format = Format{}
+
+// Detect implements qtt.Format.
+func (Format) Detect(src []byte) bool { return isRestFile(src) }
+
+// Parse implements qtt.Format: one job per variant.
+func (Format) Parse(name string, src []byte) ([]qtt.Job, error) {
+	vs, err := parseRestFile(name, src)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]qtt.Job, len(vs))
+	for i, v := range vs {
+		jobs[i] = v.job()
+	}
+	return jobs, nil
 }
 
 // isRestFile reports whether src (a JSON test file with comments) is an
@@ -39,7 +62,7 @@ func isRestFile(src []byte) bool {
 			Responses json.RawMessage `json:"responses"`
 		} `json:"tests"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(StripComments(src)))
+	dec := json.NewDecoder(bytes.NewReader(qtt.StripComments(src)))
 	if dec.Decode(&doc) != nil {
 		return false
 	}
@@ -51,21 +74,13 @@ func isRestFile(src []byte) bool {
 	return false
 }
 
-// readRestFile parses an RQTT file and expands its tests into variants
+// parseRestFile parses an RQTT file and expands its tests into variants
 // (one per "format" entry, as QTT tests).
-func readRestFile(path, name string) ([]*restVariant, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return parseRestFile(name, src)
-}
-
 func parseRestFile(name string, src []byte) ([]*restVariant, error) {
 	var doc struct {
 		Tests []restTest `json:"tests"`
 	}
-	if err := decodeStrict(name, src, &doc); err != nil {
+	if err := qtt.DecodeStrict(name, src, &doc); err != nil {
 		return nil, err
 	}
 	var out []*restVariant
@@ -80,7 +95,7 @@ func expandRestTest(file string, t *restTest) []*restVariant {
 		t.Test.ExpectedException = t.ExpectedError
 	}
 	var out []*restVariant
-	for _, v := range expandTest(file, &t.Test) {
+	for _, v := range qtt.ExpandTest(file, &t.Test) {
 		rv := &restVariant{Variant: v, Responses: t.Responses}
 		if t.InputConditions != nil {
 			rv.WaitForHeader = t.InputConditions.WaitForQueryHeader || t.InputConditions.WaitForActivePushQuery

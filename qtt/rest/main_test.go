@@ -1,4 +1,4 @@
-package qtt_test
+package rest_test
 
 import (
 	"bytes"
@@ -11,16 +11,17 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/qtt/driver"
+	"github.com/sqlstream/sqlstream/qtt/rest"
 )
 
 // TestRQTTMain runs `sqlstream test` over RQTT files on the real
 // in-memory engine (driver.New):
 //
 //	file name=F    writes the input to F in a temporary folder
-//	run            runs qtt.Main with one argument per input line ($TMP is
+//	run            runs qtt.Main (with the REST format) with one argument per input line ($TMP is
 //	               the folder) and prints stdout, stderr and the exit code
 func TestRQTTMain(t *testing.T) {
-	datadriven.Walk(t, "testdata/rqtt_main", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/main", func(t *testing.T, path string) {
 		tmp := t.TempDir()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
@@ -47,7 +48,7 @@ func runRQTT(tmp, input string) string {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	code := qtt.Main(args, &stdout, &stderr, driver.New)
+	code := qtt.Main(args, &stdout, &stderr, driver.New, []qtt.Format{rest.Format{}})
 	out := strings.ReplaceAll(stdout.String(), tmp, "$TMP")
 	if stderr.Len() > 0 {
 		out += "stderr: " + strings.ReplaceAll(stderr.String(), tmp, "$TMP")

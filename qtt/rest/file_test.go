@@ -1,4 +1,4 @@
-package qtt
+package rest
 
 import (
 	"reflect"

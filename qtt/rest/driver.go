@@ -1,16 +1,17 @@
-package qtt
+package rest
 
 import (
 	"context"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/qtt"
 )
 
-// RestDriver is a Driver that also answers as ksqlDB's REST API does, for
+// Driver is a qtt.Driver that also answers as ksqlDB's REST API does, for
 // REST query-validation (RQTT) tests. The runner finds it by type
-// assertion on the Driver that NewDriver returns.
-type RestDriver interface {
-	Driver
+// assertion on the qtt.Driver that qtt.NewDriver returns.
+type Driver interface {
+	qtt.Driver
 	// ExecuteREST runs one non-query statement as POST /ksql would and
 	// returns its entities (none for INSERT VALUES); errors are
 	// *api.StatementError or other.
@@ -21,5 +22,5 @@ type RestDriver interface {
 	// ReadTopic returns every record of a topic from its start, as a
 	// consumer of the test's expected outputs reads it (INSERT VALUES
 	// records included).
-	ReadTopic(topic string) []Record
+	ReadTopic(topic string) []qtt.Record
 }

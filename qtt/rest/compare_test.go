@@ -1,9 +1,21 @@
-package qtt
+package rest
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/sqlstream/sqlstream/qtt"
 )
+
+// j parses JSON test text into a JSON-ish value.
+func j(t *testing.T, text string) any {
+	t.Helper()
+	v, err := qtt.DecodeJSON([]byte(text))
+	if err != nil {
+		t.Fatalf("bad JSON %q: %v", text, err)
+	}
+	return v
+}
 
 func TestCompareResponses(t *testing.T) {
 	admin := actualResponse{Kind: "admin", Payload: map[string]any{

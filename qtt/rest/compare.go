@@ -1,9 +1,11 @@
-package qtt
+package rest
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -47,7 +49,7 @@ func compareResponse(path string, exp map[string]any, act actualResponse) string
 	if len(exp) != 1 {
 		return fmt.Sprintf("%s: an expected response has exactly one field, got %s", path, renderJSON(exp))
 	}
-	kind := sortedMapKeys(exp)[0]
+	kind := slices.Sorted(maps.Keys(exp))[0]
 	if kind != act.Kind {
 		return fmt.Sprintf("%s: expected a %s response, got a %s response", path, kind, act.Kind)
 	}
@@ -137,7 +139,7 @@ func isRowElement(v any) bool {
 // matchFields checks every field of exp against act; a nested expected
 // object is matched the same way, anything else must be equal.
 func matchFields(path string, exp, act map[string]any) string {
-	for _, k := range sortedMapKeys(exp) {
+	for _, k := range slices.Sorted(maps.Keys(exp)) {
 		name, op, _ := strings.Cut(k, "|")
 		a, ok := act[name]
 		if !ok {
@@ -244,4 +246,13 @@ func numbersEqual(a, b json.Number) bool {
 func sortStrings(xs []string) []string {
 	sort.Strings(xs)
 	return xs
+}
+
+// renderJSON prints a JSON-ish value compactly for messages.
+func renderJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

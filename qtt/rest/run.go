@@ -1,12 +1,13 @@
-package qtt
+package rest
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/sqlstream/sqlstream/qtt"
 )
 
 // queryWait bounds how long a push query is read when it neither reaches
@@ -14,51 +15,24 @@ import (
 // give is ready long before.
 const queryWait = 2 * time.Second
 
-// runRestVariant runs one RQTT variant like runVariant runs a QTT one:
-// skipped or failed up front when it must be, otherwise on a fresh driver
-// with the timeout, a panic becoming a failure.
-func runRestVariant(v *restVariant, cfg runConfig) Result {
-	if r, done := skipResult(v.Variant, cfg); done {
-		return r
-	}
-	start := time.Now()
-	done := make(chan Result, 1)
-	go func() { done <- runRestGuarded(v, cfg) }()
-	timer := time.NewTimer(cfg.timeout)
-	defer timer.Stop()
-	var r Result
-	select {
-	case r = <-done:
-	case <-timer.C:
-		r = failed(v.Variant, "timed out after %s", cfg.timeout)
-	}
-	r.Duration = time.Since(start)
-	return r
-}
-
-func runRestGuarded(v *restVariant, cfg runConfig) (r Result) {
-	defer func() {
-		if p := recover(); p != nil {
-			r = Result{Variant: v.Variant, Status: Failed, Reason: fmt.Sprintf("panic: %v", p),
-				Detail: strings.Split(strings.TrimSpace(string(debug.Stack())), "\n")}
+// job is the qtt.Job of one RQTT variant: qtt runs it as it runs QTT
+// variants (skipped or failed up front when it must be, otherwise on a
+// fresh driver with the timeout, a panic becoming a failure); the driver
+// must be a Driver.
+func (v *restVariant) job() qtt.Job {
+	return qtt.Job{Variant: v.Variant, Run: func(d qtt.Driver) qtt.Result {
+		rd, ok := d.(Driver)
+		if !ok {
+			return qtt.Failure(v.Variant, "the driver cannot run REST tests (in-memory engine only)")
 		}
-	}()
-	d, err := cfg.newDriver(variantProps(v.Variant, cfg.props))
-	if err != nil {
-		return failed(v.Variant, "cannot start driver: %v", err)
-	}
-	defer d.Close()
-	rd, ok := d.(RestDriver)
-	if !ok {
-		return failed(v.Variant, "the driver cannot run REST tests (in-memory engine only)")
-	}
-	return (&restRun{v: v, d: rd}).run()
+		return (&restRun{v: v, d: rd}).run()
+	}}
 }
 
 // restRun is the state of one RQTT variant's run.
 type restRun struct {
 	v         *restVariant
-	d         RestDriver
+	d         Driver
 	responses []actualResponse
 	produced  bool
 }
@@ -66,10 +40,10 @@ type restRun struct {
 // run follows ksqlDB's RQTT executor: the statements before the first
 // SELECT, then the inputs (or, with waitForQueryHeader, once the first
 // query's header is out), then each query; then outputs and responses.
-func (r *restRun) run() Result {
+func (r *restRun) run() qtt.Result {
 	admin, queries, err := splitRestStatements(r.v.Statements)
 	if err != nil {
-		return failed(r.v.Variant, "%v", err)
+		return qtt.Failure(r.v.Variant, "%v", err)
 	}
 	if res, done := r.runAdmin(admin); done {
 		return res
@@ -85,7 +59,7 @@ func (r *restRun) run() Result {
 		}
 	}
 	if r.v.Expect != nil {
-		return failed(r.v.Variant, "expected an error (%s), but every statement succeeded", expectedText(r.v.Expect))
+		return qtt.Failure(r.v.Variant, "expected an error (%s), but every statement succeeded", qtt.ExpectedText(r.v.Expect))
 	}
 	return r.check()
 }
@@ -111,7 +85,7 @@ func isSelect(s string) bool {
 	return len(f) > 0 && strings.EqualFold(f[0], "SELECT")
 }
 
-func (r *restRun) runAdmin(stmts []string) (Result, bool) {
+func (r *restRun) runAdmin(stmts []string) (qtt.Result, bool) {
 	for i, s := range stmts {
 		ents, err := r.d.ExecuteREST(s)
 		if err != nil {
@@ -119,44 +93,44 @@ func (r *restRun) runAdmin(stmts []string) (Result, bool) {
 		}
 		rs, err := adminResponses(ents)
 		if err != nil {
-			return failed(r.v.Variant, "statement %d: %v", i+1, err), true
+			return qtt.Failure(r.v.Variant, "statement %d: %v", i+1, err), true
 		}
 		for _, x := range rs {
 			r.responses = append(r.responses, actualResponse{Kind: "admin", Payload: x["admin"]})
 		}
 	}
-	return Result{}, false
+	return qtt.Result{}, false
 }
 
 // statementFailed is the outcome of statement i failing: a pass for a
 // negative test, a failure otherwise.
-func (r *restRun) statementFailed(i int, stmt string, err error) Result {
+func (r *restRun) statementFailed(i int, stmt string, err error) qtt.Result {
 	if r.v.Expect != nil {
-		return Result{Variant: r.v.Variant, Status: Passed, Reason: "failed as expected: " + oneLine(err)}
+		return qtt.Result{Variant: r.v.Variant, Status: qtt.Passed, Reason: "failed as expected: " + qtt.OneLine(err)}
 	}
-	res := failed(r.v.Variant, "statement %d failed: %s", i+1, oneLine(err))
-	res.Detail = statementDetail(stmt, err)
+	res := qtt.Failure(r.v.Variant, "statement %d failed: %s", i+1, qtt.OneLine(err))
+	res.Detail = qtt.StatementDetail(stmt, err)
 	return res
 }
 
 // produce feeds the inputs once.
-func (r *restRun) produce() (Result, bool) {
+func (r *restRun) produce() (qtt.Result, bool) {
 	if r.produced {
-		return Result{}, false
+		return qtt.Result{}, false
 	}
 	r.produced = true
-	err := produceInputs(r.v.Variant, r.d)
+	err := qtt.ProduceInputs(r.v.Variant, r.d)
 	if err == nil {
-		return Result{}, false
+		return qtt.Result{}, false
 	}
-	var pe *produceError
+	var pe *qtt.ProduceError
 	if r.v.Expect != nil && errors.As(err, &pe) {
-		return Result{Variant: r.v.Variant, Status: Passed, Reason: "input failed as expected: " + oneLine(err)}, true
+		return qtt.Result{Variant: r.v.Variant, Status: qtt.Passed, Reason: "input failed as expected: " + qtt.OneLine(err)}, true
 	}
-	return failed(r.v.Variant, "%v", err), true
+	return qtt.Failure(r.v.Variant, "%v", err), true
 }
 
-func (r *restRun) runQuery(i int, sql string) (Result, bool) {
+func (r *restRun) runQuery(i int, sql string) (qtt.Result, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), queryWait)
 	defer cancel()
 	rs, err := r.d.QueryREST(ctx, sql)
@@ -164,7 +138,7 @@ func (r *restRun) runQuery(i int, sql string) (Result, bool) {
 		return r.statementFailed(i, sql, err), true
 	}
 	defer rs.Close()
-	var early *Result
+	var early *qtt.Result
 	var after func() error
 	if r.v.WaitForHeader && !r.produced {
 		after = func() error {
@@ -185,34 +159,33 @@ func (r *restRun) runQuery(i int, sql string) (Result, bool) {
 
 // queryRead records a query's elements; a stream error other than the
 // read time running out fails the statement.
-func (r *restRun) queryRead(i int, sql string, pull bool, elems []any, err error) (Result, bool) {
+func (r *restRun) queryRead(i int, sql string, pull bool, elems []any, err error) (qtt.Result, bool) {
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return r.statementFailed(i, sql, err), true
 	}
 	r.responses = append(r.responses, actualResponse{Kind: "query", Payload: elems, Pull: pull})
-	return Result{}, false
+	return qtt.Result{}, false
 }
 
 // check compares output topics (when the test gives outputs) and the
 // responses.
-func (r *restRun) check() Result {
+func (r *restRun) check() qtt.Result {
 	var problems, diff []string
 	if len(r.v.Outputs) > 0 {
-		oc := checkOutputs(r.v.Outputs, r.outputRecords(), newSerdes(r.d.Sources(), true), len(r.v.Inputs) > 0)
-		problems, diff = oc.Problems, oc.Diff
+		problems, diff = qtt.CheckOutputs(r.v.Variant, r.outputRecords(), r.d.Sources())
 	}
 	problems = append(problems, compareResponses(r.v.Responses, r.responses)...)
-	res := Result{Variant: r.v.Variant, Status: Passed, Diff: diff}
+	res := qtt.Result{Variant: r.v.Variant, Status: qtt.Passed, Diff: diff}
 	if len(problems) > 0 {
-		res.Status, res.Reason, res.Detail = Failed, problems[0], problems
+		res.Status, res.Reason, res.Detail = qtt.Failed, problems[0], problems
 	}
 	return res
 }
 
 // outputRecords reads every topic the expected outputs name, from the
 // start, in the order the topics first appear.
-func (r *restRun) outputRecords() []Record {
-	var out []Record
+func (r *restRun) outputRecords() []qtt.Record {
+	var out []qtt.Record
 	seen := map[string]bool{}
 	for _, o := range r.v.Outputs {
 		if !seen[o.Topic] {

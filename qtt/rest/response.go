@@ -1,4 +1,4 @@
-package qtt
+package rest
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/sql/format"
 )
 
@@ -26,7 +27,7 @@ func adminResponses(ents []api.Entity) ([]restResponse, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot encode %s entity: %w", e.EntityType(), err)
 		}
-		v, err := jsonish(b)
+		v, err := qtt.DecodeJSON(b)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +72,7 @@ func rowJSON(h api.QueryHeader, row api.Row) map[string]any {
 		if i >= len(row.Values) {
 			break
 		}
-		v, err := jsonish(format.AppendRESTJSON(nil, row.Values[i], c.Type))
+		v, err := qtt.DecodeJSON(format.AppendRESTJSON(nil, row.Values[i], c.Type))
 		if err != nil {
 			v = fmt.Sprintf("<unrenderable %v: %v>", row.Values[i], err)
 		}

@@ -1,0 +1,54 @@
+package physical
+
+import (
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// filterOp forwards rows for which the predicate is true. On a table a
+// row that fails the predicate becomes a delete of its key (KTable
+// filter semantics); an evaluation error counts as false and is logged.
+type filterOp struct {
+	env   *TaskEnv
+	n     *planner.Filter
+	table bool
+	// dropFailing drops a table row that fails the condition instead of
+	// deleting it downstream (push queries on a source table).
+	dropFailing bool
+	next        Processor
+}
+
+func (op *filterOp) Process(row *types.Row) error {
+	if row.Tombstone {
+		if !op.table {
+			return nil
+		}
+		return op.next.Process(row)
+	}
+	v, err := op.n.Pred.Eval(row)
+	if err != nil {
+		op.env.log(ExpressionError, "value", fmt.Sprintf("Error evaluating WHERE %s: %v", ast.FormatExpr(op.n.Cond), err), nil)
+	}
+	if b, _ := v.(bool); b {
+		return op.next.Process(row)
+	}
+	if op.table && !op.dropFailing && (!row.HasOld || op.passes(row.Old)) {
+		row.Tombstone = true
+		return op.next.Process(row)
+	}
+	return nil
+}
+
+// passes reports whether a table row's previous value passed the filter:
+// only then does failing it now delete the row downstream.
+func (op *filterOp) passes(old []any) bool {
+	if old == nil {
+		return false
+	}
+	v, err := op.n.Pred.Eval(&types.Row{Values: old})
+	b, _ := v.(bool)
+	return err == nil && b
+}

@@ -1,0 +1,21 @@
+// Package rest runs ksqlDB's REST query-validation tests (RQTT:
+// ksql-rqtt/*.json) for `sqlstream test`. They are QTT tests plus
+// "responses", one per statement as the REST API answers; qtt.Main runs
+// them through Format, beside QTT files, on drivers that are also a
+// Driver (ExecuteREST, QueryREST, ReadTopic):
+//
+//	file has a test with "responses" ──Format.Detect──► parseRestFile ──► []*restVariant ──► []qtt.Job
+//	  statements before the first SELECT ──ExecuteREST──► {"admin": entity}…
+//	  inputs produced (after the first query's header instead with
+//	    inputConditions.waitForQueryHeader / waitForActivePushQuery)
+//	  each SELECT ──QueryREST──► {"query": [header, row…, finalMessage]}
+//	  outputs: the named topics read from the start (INSERT VALUES too)
+//	  compareResponses: expected fields a subset of actual, "f|starts_with",
+//	    numbers by value, header schemas with whitespace collapsed,
+//	    push rows in order, pull rows in any order, queryProto not compared
+//
+// RQTT variants join QTT ones in the same run, table and totals ("qtt: N
+// passed, M failed, K skipped"); --only-easy also skips tests expecting
+// PROTOBUF query responses. A negative test (expectedError) passes when
+// any statement or input fails, whatever the message.
+package rest
