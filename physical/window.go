@@ -458,10 +458,12 @@ func (op *windowAggOp) late(row *types.Row) {
 }
 
 // purge drops windows older than the retention, at most every tenth of
-// the retention of stream time.
+// the retention of stream time. (purged starts at the smallest time:
+// before-purged would overflow, purged+retention/10 cannot.)
 func (op *windowAggOp) purge() error {
-	before := op.streamTime - op.w.Retention
-	if before <= 0 || before-op.purged < op.w.Retention/10 {
+	retention := windowRetention(op.w)
+	before := op.streamTime - retention
+	if before <= 0 || before < op.purged+retention/10 {
 		return nil
 	}
 	op.purged = before
@@ -469,6 +471,14 @@ func (op *windowAggOp) purge() error {
 		return op.sessions.Purge(before)
 	}
 	return op.windows.Purge(before)
+}
+
+// windowRetention is how long the store keeps a window: the RETENTION
+// given, but never less than a window stays open (size + grace; for a
+// session gap + grace after its end), so no open window loses its
+// accumulators to a short RETENTION.
+func windowRetention(w *ast.WindowExpr) int64 {
+	return max(w.Retention, w.Size+w.Grace)
 }
 
 // advance moves stream time forward to ts (never back), publishes it
