@@ -98,3 +98,20 @@ func TestIdleClosingEmitsExpiredWindows(t *testing.T) {
 		t.Fatalf("final windows: %v, want %s", got, want)
 	}
 }
+
+// TestIdleClosingAfterRestart: a partition that stays quiet after a
+// restart still closes its windows by the wall clock (the restored task
+// counts as having just seen a record), and each is emitted once.
+func TestIdleClosingAfterRestart(t *testing.T) {
+	r := newRig(t)
+	r.exec(fmt.Sprintf(lessonFinal, "SET 'window.close.idle.ms'='5000';"))
+	base := (time.Now().UnixMilli() - 3600000) / 300000 * 300000
+	r.clicksAt(base, 0, "u1", 1, "u2", 4, "u1", 6, "u3", 3, "u2", 9, "u1")
+	r.consume("FINAL_PER_WINDOW", 1) // [0,5) closed by minute 9
+	r.restart()                      // usually well within the idle time
+	r.consume("FINAL_PER_WINDOW", 2) // [5,10) closed by the wall clock
+	want := `[0={"N":4} 5={"N":2}]`
+	if got := finalWindows(r.consumeAll("FINAL_PER_WINDOW"), base); fmt.Sprint(got) != want {
+		t.Fatalf("final windows: %v, want %s", got, want)
+	}
+}
