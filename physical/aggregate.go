@@ -63,7 +63,7 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	}
 	store := b.store(aggregateStore)
 	if n.Window != nil {
-		b.retainChangelog(store, n.Window.Retention)
+		b.retainChangelog(store, windowRetention(n.Window))
 	}
 	names := []string{store.Name}
 	if n.Window != nil && n.Window.Kind == ast.Sliding {

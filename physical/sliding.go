@@ -66,7 +66,9 @@ type rawRecord struct {
 // Process implements Processor for sliding windows.
 func (op *slidingOp) Process(row *types.Row) error {
 	op.lastRecord = nowFunc()
-	op.advance(row.Time)
+	if err := op.advance(row.Time); err != nil {
+		return err
+	}
 	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
 	if err != nil {
 		return err

@@ -27,6 +27,16 @@ const suppressStore = "Aggregate-Aggregate-Suppress"
 // update is forwarded; with EMIT FINAL updates go to a buffer store, and
 // each window's last result is forwarded once stream time passes its end
 // plus grace.
+//
+// EMIT FINAL emits every window that accepted a record exactly once,
+// however far stream time jumps: per record, stream time advances, the
+// record updates its open windows, every window closed by the new stream
+// time leaves the buffer (by window end, then key) and only then does the
+// store purge what fell out of its retention. The buffer holds whole
+// result rows apart from the window store, so retention never takes a
+// closed window from it (ksqlDB does lose such windows; see "Deliberate
+// deviations" in DESIGN.md). The buffer is changelogged and keeps the
+// stream time too, so a restart neither loses nor repeats a final result.
 type windowAggOp struct {
 	*aggregateOp
 	w          *ast.WindowExpr
@@ -40,9 +50,10 @@ type windowAggOp struct {
 	// open are the distinct window intervals still accepting records.
 	open map[types.Window]struct{}
 	// Reused per record: the downstream operators copy what they keep.
-	starts []int64
-	win    types.Window
-	vals   []any
+	starts  []int64
+	win     types.Window
+	vals    []any
+	timeBuf []byte
 }
 
 // opened records that a window received a record.
@@ -82,7 +93,9 @@ func (op *windowAggOp) idleClose(now int64) error {
 		return nil
 	}
 	if t := now - idle; t > op.streamTime {
-		op.advance(t)
+		if err := op.advance(t); err != nil {
+			return err
+		}
 		return op.emitClosed()
 	}
 	return nil
@@ -106,6 +119,9 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, next Proce
 		if op.buffer, err = env.store(suppressStore); err != nil {
 			return nil, err
 		}
+		if err := op.restoreStreamTime(); err != nil {
+			return nil, err
+		}
 		op.bufCodec, err = format.NewValueCodec(format.Spec{Name: format.JSON}, resultColumns(n))
 	}
 	return op, err
@@ -125,7 +141,9 @@ func (op *windowAggOp) Process(row *types.Row) error {
 	if op.env.IdleCloseMs > 0 {
 		op.lastRecord = nowFunc() // only idle closing needs the wall clock
 	}
-	op.advance(row.Time)
+	if err := op.advance(row.Time); err != nil {
+		return err
+	}
 	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
 	if err != nil {
 		return err
@@ -268,12 +286,21 @@ func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window) 
 	return op.next.Process(out)
 }
 
-// bufferKey orders the EMIT FINAL buffer by window end, then start, then
-// group key, so closed windows are a prefix of the store.
+// bufferKey orders the EMIT FINAL buffer by window end, then group key,
+// then start (sessions of one key may share an end), so closed windows
+// are a prefix of the store and leave it in that order:
+//
+//	<end, 8 bytes, sign flipped> <group key> <start, 8 bytes, sign flipped>
 func bufferKey(w types.Window, key []byte) []byte {
 	b := binary.BigEndian.AppendUint64(make([]byte, 0, 16+len(key)), uint64(w.End)^(1<<63))
-	b = binary.BigEndian.AppendUint64(b, uint64(w.Start)^(1<<63))
-	return append(b, key...)
+	b = append(b, key...)
+	return binary.BigEndian.AppendUint64(b, uint64(w.Start)^(1<<63))
+}
+
+// bufferWindow is the window of a buffer key.
+func bufferWindow(k []byte) *types.Window {
+	return &types.Window{End: int64(binary.BigEndian.Uint64(k[:8]) ^ (1 << 63)),
+		Start: int64(binary.BigEndian.Uint64(k[len(k)-8:]) ^ (1 << 63))}
 }
 
 // emitClosed forwards and forgets the buffered results of every window
@@ -298,10 +325,8 @@ func (op *windowAggOp) emitClosed() error {
 		return err
 	}
 	for _, e := range done {
-		if !op.expired(e.k) {
-			if err := op.emitBuffered(e.k, e.v); err != nil {
-				return err
-			}
+		if err := op.emitBuffered(e.k, e.v); err != nil {
+			return err
 		}
 		if err := op.buffer.Put(e.k, nil); err != nil {
 			return err
@@ -310,22 +335,8 @@ func (op *windowAggOp) emitClosed() error {
 	return nil
 }
 
-// expired reports whether a buffered time window fell out of the
-// retention before it could be emitted (Kafka Streams drops such windows
-// from its store; they are never emitted). A session's final result is
-// emitted whatever the retention: its buffer entry is the session's last
-// version, kept apart from the session store.
-func (op *windowAggOp) expired(k []byte) bool {
-	if op.sessions != nil {
-		return false
-	}
-	start := int64(binary.BigEndian.Uint64(k[8:16]) ^ (1 << 63))
-	return start < op.streamTime-op.w.Retention
-}
-
 func (op *windowAggOp) emitBuffered(k, v []byte) error {
-	w := &types.Window{End: int64(binary.BigEndian.Uint64(k[:8]) ^ (1 << 63)), Start: int64(binary.BigEndian.Uint64(k[8:16]) ^ (1 << 63))}
-	row := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: int64(binary.BigEndian.Uint64(v[:8])), Window: w}
+	row := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: int64(binary.BigEndian.Uint64(v[:8])), Window: bufferWindow(k)}
 	if err := op.bufCodec.Decode(v[8:], row.Values); err != nil {
 		return err
 	}
@@ -447,10 +458,12 @@ func (op *windowAggOp) late(row *types.Row) {
 }
 
 // purge drops windows older than the retention, at most every tenth of
-// the retention of stream time.
+// the retention of stream time. (purged starts at the smallest time:
+// before-purged would overflow, purged+retention/10 cannot.)
 func (op *windowAggOp) purge() error {
-	before := op.streamTime - op.w.Retention
-	if before <= 0 || before-op.purged < op.w.Retention/10 {
+	retention := windowRetention(op.w)
+	before := op.streamTime - retention
+	if before <= 0 || before < op.purged+retention/10 {
 		return nil
 	}
 	op.purged = before
@@ -460,10 +473,54 @@ func (op *windowAggOp) purge() error {
 	return op.windows.Purge(before)
 }
 
-// advance moves stream time forward to ts (never back) and publishes it.
-func (op *windowAggOp) advance(ts int64) {
-	op.streamTime = max(op.streamTime, ts)
+// windowRetention is how long the store keeps a window: the RETENTION
+// given, but never less than a window stays open (size + grace; for a
+// session gap + grace after its end), so no open window loses its
+// accumulators to a short RETENTION.
+func windowRetention(w *ast.WindowExpr) int64 {
+	return max(w.Retention, w.Size+w.Grace)
+}
+
+// advance moves stream time forward to ts (never back), publishes it
+// and, with EMIT FINAL, keeps it in the buffer store.
+func (op *windowAggOp) advance(ts int64) error {
+	if ts <= op.streamTime {
+		return nil
+	}
+	op.streamTime = ts
+	op.publishStreamTime()
+	if op.buffer == nil {
+		return nil
+	}
+	return op.buffer.Put([]byte(streamTimeKey), binary.BigEndian.AppendUint64(op.timeBuf[:0], uint64(ts)))
+}
+
+func (op *windowAggOp) publishStreamTime() {
 	if st := op.env.StreamTime; st != nil {
 		st.Store(op.streamTime)
 	}
+}
+
+// streamTimeKey holds a task's stream time in its EMIT FINAL buffer
+// (changelogged with it), so that after a restart a window emitted before
+// stays closed (a record for it is late, not a second final result) and a
+// window closed but not yet emitted is emitted once. It sorts after every
+// buffer key: no window ends at the largest time.
+const streamTimeKey = "\xff\xff\xff\xff\xff\xff\xff\xffstream-time"
+
+// restoreStreamTime continues from the stream time kept in the buffer.
+// With idle closing, a restored task counts as having just seen a
+// record, so a partition that stays quiet after the restart still closes
+// its windows.
+func (op *windowAggOp) restoreStreamTime() error {
+	b, err := op.buffer.Get([]byte(streamTimeKey))
+	if err != nil || len(b) != 8 {
+		return err
+	}
+	op.streamTime = int64(binary.BigEndian.Uint64(b))
+	op.publishStreamTime()
+	if op.env.IdleCloseMs > 0 {
+		op.lastRecord = nowFunc()
+	}
+	return nil
 }

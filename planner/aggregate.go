@@ -59,8 +59,8 @@ const (
 
 // windowDefaults returns w with grace and retention filled in. EMIT FINAL
 // follows ksqlDB's observed behaviour: no grace unless given, and windows
-// kept only for size + grace unless a retention is given (a window older
-// than that is dropped, never emitted).
+// kept only for size + grace unless a retention is given (a closed window
+// is still emitted before it expires, unlike in ksqlDB).
 func windowDefaults(w *ast.WindowExpr, final bool) *ast.WindowExpr {
 	c := *w
 	switch {

@@ -20,7 +20,12 @@
 //	      └─────────────────────────────────────────────────────────────┘
 //	                                            │
 //	                                            ▼
-//	      report: per-file table, failing variants, "qtt: N passed, M failed, K skipped"
+//	      markDeviations: variants on the deviation list (deviations.go)
+//	      become "deviated", with the list's reason
+//	                                            │
+//	                                            ▼
+//	      report: per-file table, failing variants, deviations,
+//	      "qtt: N passed, M failed, K skipped[, D deviations]"
 //	      (--json: machine-readable results)
 //
 // Files of another Format (qtt/rest's RQTT files) become Jobs that bring

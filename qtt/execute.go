@@ -14,14 +14,16 @@ import (
 // Status is the outcome of one variant.
 type Status uint8
 
-// The three outcomes.
+// The outcomes. Deviated is a variant on the deviation list
+// (deviations.go): run, but counted as neither passed nor failed.
 const (
 	Passed Status = iota
 	Failed
 	Skipped
+	Deviated
 )
 
-var statusNames = [...]string{Passed: "passed", Failed: "failed", Skipped: "skipped"}
+var statusNames = [...]string{Passed: "passed", Failed: "failed", Skipped: "skipped", Deviated: "deviated"}
 
 func (s Status) String() string { return statusNames[s] }
 

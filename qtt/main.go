@@ -139,7 +139,7 @@ func runQTTMode(o *options, cfg runConfig, formats []Format, stdout, stderr io.W
 		fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
 		return 2
 	}
-	results := runJobs(filterJobs(jobs, o.filter), cfg, o.parallel)
+	results := markDeviations(runJobs(filterJobs(jobs, o.filter), cfg, o.parallel))
 	WriteReport(stdout, results, o.verbose)
 	if o.jsonFile != "" {
 		if err := writeJSONFile(o.jsonFile, results); err != nil {

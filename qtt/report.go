@@ -14,6 +14,8 @@ type fileCount struct {
 	Passed  int    `json:"passed"`
 	Failed  int    `json:"failed"`
 	Skipped int    `json:"skipped"`
+	// Deviated counts variants on the deviation list (deviations.go).
+	Deviated int `json:"deviated,omitempty"`
 }
 
 func (c *fileCount) add(s Status) {
@@ -24,6 +26,8 @@ func (c *fileCount) add(s Status) {
 		c.Failed++
 	case Skipped:
 		c.Skipped++
+	case Deviated:
+		c.Deviated++
 	}
 }
 
@@ -48,7 +52,8 @@ func countByFile(results []Result) ([]fileCount, fileCount) {
 
 // WriteReport prints the human report: with verbose, one block per
 // variant first; then the per-file table, the failing variants with their
-// reasons, and the closing line "qtt: N passed, M failed, K skipped".
+// reasons, the deviations with theirs, and the closing line "qtt: N
+// passed, M failed, K skipped" (plus ", D deviations" when there are).
 func WriteReport(w io.Writer, results []Result, verbose bool) {
 	if verbose {
 		for _, r := range results {
@@ -57,9 +62,14 @@ func WriteReport(w io.Writer, results []Result, verbose bool) {
 		fmt.Fprintln(w)
 	}
 	rows, total := countByFile(results)
-	writeTable(w, rows)
+	writeTable(w, rows, total.Deviated > 0)
 	writeFailures(w, results)
-	fmt.Fprintf(w, "qtt: %d passed, %d failed, %d skipped\n", total.Passed, total.Failed, total.Skipped)
+	writeDeviations(w, results)
+	fmt.Fprintf(w, "qtt: %d passed, %d failed, %d skipped", total.Passed, total.Failed, total.Skipped)
+	if total.Deviated > 0 {
+		fmt.Fprintf(w, ", %d deviations", total.Deviated)
+	}
+	fmt.Fprintln(w)
 }
 
 // writeVariant prints one variant's status and, unless it passed, its
@@ -80,14 +90,24 @@ func writeVariant(w io.Writer, r Result) {
 	}
 }
 
-func writeTable(w io.Writer, rows []fileCount) {
+// writeTable prints the per-file counts; the deviated column only when
+// some variant deviated.
+func writeTable(w io.Writer, rows []fileCount, deviated bool) {
 	width := len("file")
 	for _, r := range rows {
 		width = max(width, len(r.File))
 	}
-	fmt.Fprintf(w, "%-*s  %6s  %6s  %7s\n", width, "file", "passed", "failed", "skipped")
+	fmt.Fprintf(w, "%-*s  %6s  %6s  %7s", width, "file", "passed", "failed", "skipped")
+	if deviated {
+		fmt.Fprintf(w, "  %8s", "deviated")
+	}
+	fmt.Fprintln(w)
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d\n", width, r.File, r.Passed, r.Failed, r.Skipped)
+		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d", width, r.File, r.Passed, r.Failed, r.Skipped)
+		if deviated {
+			fmt.Fprintf(w, "  %8d", r.Deviated)
+		}
+		fmt.Fprintln(w)
 	}
 }
 
@@ -110,6 +130,7 @@ type jsonReport struct {
 	Passed   int           `json:"passed"`
 	Failed   int           `json:"failed"`
 	Skipped  int           `json:"skipped"`
+	Deviated int           `json:"deviated,omitempty"`
 	Files    []fileCount   `json:"files"`
 	Variants []jsonVariant `json:"variants"`
 }
@@ -126,7 +147,7 @@ type jsonVariant struct {
 // WriteJSON writes the machine-readable results.
 func WriteJSON(w io.Writer, results []Result) error {
 	rows, total := countByFile(results)
-	rep := jsonReport{Passed: total.Passed, Failed: total.Failed, Skipped: total.Skipped, Files: rows,
+	rep := jsonReport{Passed: total.Passed, Failed: total.Failed, Skipped: total.Skipped, Deviated: total.Deviated, Files: rows,
 		Variants: make([]jsonVariant, len(results))}
 	if rep.Files == nil {
 		rep.Files = []fileCount{}

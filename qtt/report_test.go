@@ -48,6 +48,8 @@ func parseResults(t *testing.T, input string) []Result {
 			r.Status = Failed
 		case "skipped":
 			r.Status = Skipped
+		case "deviated":
+			r.Status = Deviated
 		default:
 			t.Fatalf("bad status %q", f[2])
 		}
