@@ -70,7 +70,7 @@ func (e *Engine) nextStatement(text string, s *session) (ast.Statement, string, 
 	if err != nil {
 		return nil, first, rest, err
 	}
-	stmts, err := parser.Parse(sub)
+	stmts, err := parser.Parse(sub, parser.WithTypes(e.cat.Types().Lookup))
 	if err != nil {
 		return nil, strings.TrimSpace(first), rest, err
 	}
@@ -143,6 +143,10 @@ func (e *Engine) execLocked(ctx context.Context, stmt ast.Statement, s *session,
 		return e.insertInto(ctx, st, s, cmd)
 	case *ast.Drop:
 		return e.drop(ctx, st, s, cmd)
+	case *ast.CreateType:
+		return e.createType(ctx, st, s, cmd)
+	case *ast.DropType:
+		return e.dropType(ctx, st, s, cmd)
 	case *ast.Terminate:
 		return e.terminate(ctx, st, s, cmd)
 	case *ast.Show:
