@@ -8,6 +8,7 @@ func registerBuiltins(r *Registry) {
 	registerMath(r)
 	registerDateTime(r)
 	registerMore(r)
+	r.MustAddScalar(asValueDef())
 	registerTableFunctions(r)
 	declareAggregates(r)
 }
