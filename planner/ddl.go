@@ -123,7 +123,7 @@ func (p *Planner) applyCommon(src *Source, w *withProps, from *Source) error {
 	if err := p.applyFormats(src, w, from); err != nil {
 		return err
 	}
-	if err := checkSchemaProps(src, w); err != nil {
+	if err := checkFormatProps(src, w); err != nil {
 		return err
 	}
 	if n, ok, err := w.integer("PARTITIONS"); err != nil {

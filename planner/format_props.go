@@ -12,11 +12,18 @@ var schemaInference = map[string]bool{"AVRO": true, "PROTOBUF": true, "JSON_SR":
 // so accept KEY_SCHEMA_FULL_NAME / VALUE_SCHEMA_FULL_NAME.
 var fullSchemaName = map[string]bool{"AVRO": true, "PROTOBUF": true, "PROTOBUF_NOSR": true, "JSON_SR": true}
 
-// checkSchemaProps rejects schema-registry properties given to a format
-// that has no use for them, with ksqlDB's messages.
-func checkSchemaProps(src *Source, w *withProps) error {
+// checkFormatProps rejects WITH properties given to a format that does
+// not support them, with ksqlDB's messages, at the property. (The codecs
+// check delimiters and wrapping again, without a position.)
+func checkFormatProps(src *Source, w *withProps) error {
+	if err := checkWrapping(src, w); err != nil {
+		return err
+	}
 	sides := []struct{ side, format string }{{"KEY", src.KeyFormat.Name}, {"VALUE", src.ValueFormat.Name}}
 	for _, s := range sides {
+		if _, pos, ok := w.str(s.side + "_DELIMITER"); ok && s.format != "DELIMITED" {
+			return sqlerr.New(sqlerr.Semantic, pos, "%s does not support the following configs: [delimiter]", s.format)
+		}
 		if _, pos, ok := w.str(s.side + "_SCHEMA_ID"); ok && !schemaInference[s.format] {
 			return sqlerr.New(sqlerr.Semantic, pos, "%s_FORMAT should support schema inference when %s_SCHEMA_ID is provided. Current format is %s.", s.side, s.side, s.format)
 		}
@@ -25,6 +32,23 @@ func checkSchemaProps(src *Source, w *withProps) error {
 				return sqlerr.New(sqlerr.Semantic, pos, "%s does not support the following configs: [fullSchemaName]", s.format)
 			}
 		}
+	}
+	return nil
+}
+
+// checkWrapping checks an explicit WRAP_SINGLE_VALUE: DELIMITED and
+// KAFKA cannot wrap, and any format needs exactly one value column.
+func checkWrapping(src *Source, w *withProps) error {
+	wrap, ok, err := w.boolean("WRAP_SINGLE_VALUE")
+	if err != nil || !ok {
+		return err
+	}
+	pos := posOf(w, "WRAP_SINGLE_VALUE")
+	if f := src.ValueFormat.Name; wrap && (f == "DELIMITED" || f == "KAFKA") {
+		return sqlerr.New(sqlerr.Semantic, pos, "Format '%s' does not support 'WRAP_SINGLE_VALUE' set to 'true'.", f)
+	}
+	if len(valueColumns(src.Schema)) != 1 {
+		return sqlerr.New(sqlerr.Semantic, pos, "'WRAP_SINGLE_VALUE' is only valid for single-field value schemas")
 	}
 	return nil
 }
