@@ -121,14 +121,17 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Unknown, ref.P, "%s does not exist.", ref.Name)
 	}
-	plan := &Plan{Kind: kind, Sources: []*Source{src}, Limit: q.Limit, Windowed: src.Windowed()}
+	// An aggregation re-keys its input, dropping a windowed source's
+	// window: its bounds are then unknown columns, as in ksqlDB.
+	windowed := src.Windowed() && len(q.GroupBy) == 0 && !p.hasAggregate(q.Items, q.Having)
+	plan := &Plan{Kind: kind, Sources: []*Source{src}, Limit: q.Limit, Windowed: windowed}
 	if kind == Pull {
 		if err := checkPull(q); err != nil {
 			return nil, err
 		}
 	}
 	var node Node = &Scan{Source: src, Alias: ref.Alias}
-	scope := expr.SchemaScope(src.Schema, aliases(ref), src.Windowed())
+	scope := expr.SchemaScope(src.Schema, aliases(ref), windowed)
 	if q.Where != nil {
 		f, err := p.filter(node, q.Where, scope)
 		if err != nil {
@@ -141,12 +144,15 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		if src.Kind == ast.Table {
 			return nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Unsupported PARTITION BY on a TABLE: only streams can be re-partitioned. Use GROUP BY to re-key a table.")
 		}
+		if err := checkWindowedRepartition(src, q.PartitionBy); err != nil {
+			return nil, err
+		}
 		pb, rewritten, err := p.partitionBy(node, q.PartitionBy, scope, items)
 		if err != nil {
 			return nil, err
 		}
 		node, items = pb, rewritten
-		scope = expr.SchemaScope(pb.Schema(), aliases(ref), src.Windowed())
+		scope = expr.SchemaScope(pb.Schema(), aliases(ref), windowed)
 	}
 	if len(q.GroupBy) > 0 || p.hasAggregate(items, q.Having) {
 		if len(q.GroupBy) == 0 && kind == Push {
@@ -165,7 +171,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		node, items = agg, rewritten
 		plan.Aggregated = true
-		plan.Windowed = src.Windowed() || agg.Window != nil
+		plan.Windowed = agg.Window != nil
 		if agg.Window != nil {
 			plan.Window = &WindowInfo{Kind: agg.Window.Kind, Size: agg.Window.Size}
 		}

@@ -41,6 +41,7 @@ func (s *Source) Windowed() bool { return s.Window != nil }
 // concurrent use; the engine serializes statement execution.
 type Catalog struct {
 	sources map[string]*Source
+	types   TypeRegistry
 }
 
 // NewCatalog returns an empty catalog.

@@ -123,6 +123,9 @@ func (p *Planner) applyCommon(src *Source, w *withProps, from *Source) error {
 	if err := p.applyFormats(src, w, from); err != nil {
 		return err
 	}
+	if err := checkFormatProps(src, w); err != nil {
+		return err
+	}
 	if n, ok, err := w.integer("PARTITIONS"); err != nil {
 		return err
 	} else if ok {
@@ -290,6 +293,9 @@ func (p *Planner) validateSource(src *Source, pos ast.Pos) error {
 	keys := src.Schema.Keys()
 	if src.Kind == ast.Table && len(keys) == 0 {
 		return sqlerr.New(sqlerr.Semantic, pos, "Tables require a PRIMARY KEY. Please define the PRIMARY KEY.\nUse a partial schema to define the primary key and still load the value columns from the Schema Registry, for example:\n   CREATE TABLE %s (ID INT PRIMARY KEY) WITH (...);", src.Name)
+	}
+	if src.Windowed() && len(keys) == 0 {
+		return sqlerr.New(sqlerr.Semantic, pos, "Windowed sources require a key column.")
 	}
 	if src.KeyFormat.Name == "NONE" && len(keys) > 0 {
 		return sqlerr.New(sqlerr.Semantic, pos, "The 'NONE' format can only be used when no columns are defined. Got: %s", keys[0].Name)

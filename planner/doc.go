@@ -15,4 +15,9 @@
 // ksqlDB's naming (alias, column or field name, KSQL_COL_n) and its rules
 // for persistent queries (every key selected, a value column left, no
 // system column names).
+//
+// The catalog also holds the custom types of CREATE TYPE (TypeRegistry,
+// safe for concurrent use): the parser resolves type names through it, so
+// sources and CASTs only ever see expanded types. An aggregation over a
+// windowed source drops the window, as ksqlDB's re-keying does.
 package planner

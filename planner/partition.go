@@ -77,6 +77,20 @@ func (p *Planner) partitionBy(in Node, exprs []ast.Expr, scope expr.Scope, items
 	return n, items, nil
 }
 
+// checkWindowedRepartition rejects a PARTITION BY that would re-key a
+// windowed source: ksqlDB allows only partitioning by its one key column.
+func checkWindowedRepartition(src *Source, exprs []ast.Expr) error {
+	if !src.Windowed() {
+		return nil
+	}
+	keys := src.Schema.Keys()
+	if ref, ok := exprs[0].(*ast.ColumnRef); ok && len(exprs) == 1 && len(keys) == 1 && ref.Name == keys[0].Name {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Semantic, exprs[0].Position(),
+		"Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
+}
+
 func partitionErr(err error, e ast.Expr) error {
 	if ref, ok := e.(*ast.ColumnRef); ok {
 		if se, isSQL := err.(*sqlerr.Error); isSQL && se.Code == sqlerr.Unknown {

@@ -339,7 +339,7 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 	switch {
 	case plan.Window != nil:
 		sink.Window = plan.Window
-	case from.Window != nil:
+	case from.Window != nil && !plan.Aggregated:
 		sink.Window = from.Window
 	}
 	if t, _, ok := w.str("KAFKA_TOPIC"); ok {

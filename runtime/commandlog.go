@@ -77,7 +77,7 @@ func (c *commandLog) apply(ctx context.Context, cmd *command) {
 	if cmd.Seq >= e.seq {
 		e.seq = cmd.Seq + 1
 	}
-	stmts, err := parser.Parse(cmd.SQL)
+	stmts, err := parser.Parse(cmd.SQL, parser.WithTypes(e.cat.Types().Lookup))
 	if err != nil || len(stmts) != 1 {
 		e.logger.Error("skipping unparsable command", "seq", cmd.Seq, "err", err)
 		return

@@ -46,7 +46,7 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 	}
 	var out []api.Entity
 	for _, st := range script.All(req.Ksql) {
-		stmt, err := parseStatement(st.Text, s)
+		stmt, err := e.parseStatement(st.Text, s)
 		if err != nil {
 			return out, statementError(err, st.Text, out)
 		}
@@ -64,12 +64,12 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 // parseStatement substitutes the session's variables in and parses one
 // statement; statements are parsed one at a time, so DEFINE affects the
 // statements after it.
-func parseStatement(text string, s *session) (ast.Statement, error) {
+func (e *Engine) parseStatement(text string, s *session) (ast.Statement, error) {
 	sub, err := parser.Substitute(text, s.vars)
 	if err != nil {
 		return nil, err
 	}
-	stmts, err := parser.Parse(sub)
+	stmts, err := parser.Parse(sub, parser.WithTypes(e.cat.Types().Lookup))
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +142,10 @@ func (e *Engine) execLocked(ctx context.Context, stmt ast.Statement, s *session,
 		return e.insertInto(ctx, st, s, cmd)
 	case *ast.Drop:
 		return e.drop(ctx, st, s, cmd)
+	case *ast.CreateType:
+		return e.createType(ctx, st, s, cmd)
+	case *ast.DropType:
+		return e.dropType(ctx, st, s, cmd)
 	case *ast.Terminate:
 		return e.terminate(ctx, st, s, cmd)
 	case *ast.Show:

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,9 +67,14 @@ func execText(eng *runtime.TestEngine, sql string) string {
 	ents, err := eng.ExecuteStatement(sql, nil)
 	var b strings.Builder
 	for _, e := range ents {
-		if cs, ok := e.(api.CommandStatusEntity); ok {
-			fmt.Fprintf(&b, "%s: %s\n", cs.CommandID, cs.CommandStatus.Message)
-		} else {
+		switch e := e.(type) {
+		case api.CommandStatusEntity:
+			fmt.Fprintf(&b, "%s: %s\n", e.CommandID, e.CommandStatus.Message)
+		case api.TypeList:
+			fmt.Fprintf(&b, "%s %s\n", e.EntityType(), typeListJSON(e))
+		case api.WarningEntity:
+			fmt.Fprintf(&b, "%s: %s\n", e.EntityType(), e.Message)
+		default:
 			fmt.Fprintf(&b, "%s\n", e.EntityType())
 		}
 	}
@@ -76,6 +82,15 @@ func execText(eng *runtime.TestEngine, sql string) string {
 		fmt.Fprintf(&b, "error: %v\n", err)
 	}
 	return b.String()
+}
+
+// typeListJSON prints SHOW TYPES' entity as the REST API sends it.
+func typeListJSON(l api.TypeList) string {
+	js, err := json.Marshal(l.Types)
+	if err != nil {
+		return err.Error()
+	}
+	return string(js)
 }
 
 func produceLines(t *testing.T, eng *runtime.TestEngine, topic, input string) string {

@@ -22,7 +22,7 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 		return nil, err
 	}
 	text := firstStatement(sql)
-	stmt, err := parseStatement(text, s)
+	stmt, err := e.parseStatement(text, s)
 	if err != nil {
 		return nil, statementError(err, text, nil)
 	}

@@ -30,7 +30,7 @@ func (e *Engine) show(ctx context.Context, st *ast.Show, s *session) (api.Entity
 	case ast.ShowVariables:
 		return e.showVariables(st, s), nil
 	case ast.ShowTypes:
-		return api.TypeList{StatementText: st.Text(), Types: map[string]api.SchemaInfo{}}, nil
+		return e.showTypes(st), nil
 	}
 	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "SHOW: not supported")
 }

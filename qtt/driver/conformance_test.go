@@ -18,7 +18,7 @@ var strictFiles = strings.Fields(`
 array array-remove array-set-functions arraycontains arrayjoin attr average average-udaf
 between binary-arithmetic binary-comparison bytes bytes-and-strings bytes-lpad-rpad
 case-expression cast chr collect-list collect-set comparison-expression complex-lambda
-concat convert-tz correlation-udaf count-distinct create-struct create_array create_map
+concat convert-tz correlation-udaf count-distinct create-struct create-type create_array create_map
 date dateadd datestring datesub decimal delimited drop_source earliest-offset-udaf
 elt-field encode filter floating-point format-date format-time formats from-days
 from-unixtime geodistance histogram in initcap instr json json_array_contains

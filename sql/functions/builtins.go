@@ -9,6 +9,7 @@ func registerBuiltins(r *Registry) {
 	registerMath(r)
 	registerDateTime(r)
 	registerScalarDefs(r)
+	r.MustAddScalar(asValueDef())
 	registerTableFunctions(r)
 	declareAggregates(r)
 }
