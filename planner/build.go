@@ -122,6 +122,9 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		return nil, sqlerr.New(sqlerr.Unknown, ref.P, "%s does not exist.", ref.Name)
 	}
 	plan := &Plan{Kind: kind, Sources: []*Source{src}, Limit: q.Limit, Windowed: src.Windowed()}
+	if err := p.checkTableFunctionClauses(q); err != nil {
+		return nil, err
+	}
 	if kind == Pull {
 		if err := checkPull(q); err != nil {
 			return nil, err
@@ -136,7 +139,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		node = f
 	}
-	items := q.Items
+	items := nameItems(q.Items, src.Schema)
 	if len(q.PartitionBy) > 0 {
 		if src.Kind == ast.Table {
 			return nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Unsupported PARTITION BY on a TABLE: only streams can be re-partitioned. Use GROUP BY to re-key a table.")
@@ -147,6 +150,14 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		node, items = pb, rewritten
 		scope = expr.SchemaScope(pb.Schema(), aliases(ref), src.Windowed())
+	}
+	fm, err := p.flatMap(node, q, items, scope, src, kind)
+	if err != nil {
+		return nil, err
+	}
+	if fm != nil {
+		node = fm
+		scope = expr.SchemaScope(fm.Schema(), aliases(ref), src.Windowed())
 	}
 	if len(q.GroupBy) > 0 || p.hasAggregate(items, q.Having) {
 		if len(q.GroupBy) == 0 && kind == Push {
