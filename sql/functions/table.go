@@ -157,3 +157,12 @@ func cubeCombo(cols []any, mask int) ([]any, bool) {
 	}
 	return combo, true
 }
+
+// LookupTable returns the table function named name (case-insensitive).
+func (r *Registry) LookupTable(name string) (*TableDef, bool) {
+	e, ok := r.tables[strings.ToUpper(name)]
+	if !ok {
+		return nil, false
+	}
+	return &e.def, true
+}
