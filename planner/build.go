@@ -151,7 +151,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		node, items = pb, rewritten
 		scope = expr.SchemaScope(pb.Schema(), aliases(ref), src.Windowed())
 	}
-	fm, err := p.flatMap(node, q, items, scope, src, kind)
+	fm, err := p.flatMap(node, q, items, scope, src)
 	if err != nil {
 		return nil, err
 	}

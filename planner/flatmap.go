@@ -55,17 +55,15 @@ func (n *FlatMap) rewrite(e ast.Expr) ast.Expr {
 
 // flatMap builds the FlatMap for the table function calls of items, or
 // returns nil when there are none. It enforces ksqlDB's rules: only on
-// a stream, not with aggregations, not nested, not inside CASE, not in a
-// pull query.
-func (p *Planner) flatMap(in Node, q *ast.Query, items []ast.SelectItem, scope expr.Scope, src *Source, kind QueryKind) (*FlatMap, error) {
+// a stream (so a pull query with table functions scans a stream), not
+// with aggregations, not nested, not inside CASE.
+func (p *Planner) flatMap(in Node, q *ast.Query, items []ast.SelectItem, scope expr.Scope, src *Source) (*FlatMap, error) {
 	calls, err := p.tableCalls(items)
 	if err != nil || len(calls) == 0 {
 		return nil, err
 	}
 	at := calls[0].P
 	switch {
-	case kind == Pull:
-		return nil, sqlerr.New(sqlerr.Unsupported, at, "Pull queries don't support table functions: %s", calls[0].Name)
 	case len(q.GroupBy) > 0 || p.hasAggregate(items, q.Having):
 		return nil, sqlerr.New(sqlerr.Semantic, at, "Table functions cannot be used with aggregations.")
 	case src.Kind == ast.Table:
