@@ -87,39 +87,46 @@ func (p *Planner) flatMap(in Node, q *ast.Query, items []ast.SelectItem, scope e
 // tableCalls returns the table function calls of the SELECT list in
 // order, rejecting nested ones and ones inside CASE.
 func (p *Planner) tableCalls(items []ast.SelectItem) ([]*ast.Call, error) {
-	var calls []*ast.Call
-	var err error
+	f := &tableCallFinder{p: p}
 	for _, it := range items {
-		expr.Walk(it.Expr, func(x ast.Expr) bool {
-			if err != nil {
-				return false
-			}
-			switch x := x.(type) {
-			case *ast.Case:
-				if c := p.firstTableCall(x); c != nil {
-					err = sqlerr.New(sqlerr.Semantic, c.P, "Table functions cannot be used in CASE: %s", ast.FormatExpr(x))
-				}
-				return false
-			case *ast.Call:
-				if !p.isTableFunction(x.Name) {
-					return true
-				}
-				for _, a := range x.Args {
-					if inner := p.firstTableCall(a); inner != nil {
-						err = sqlerr.New(sqlerr.Semantic, inner.P, "Table functions cannot be nested: %s(%s())", x.Name, inner.Name)
-						return false
-					}
-				}
-				calls = append(calls, x)
-				return false
-			}
-			return true
-		})
-		if err != nil {
-			return nil, err
+		expr.Walk(it.Expr, f.visit)
+		if f.err != nil {
+			return nil, f.err
 		}
 	}
-	return calls, nil
+	return f.calls, nil
+}
+
+// tableCallFinder collects table function calls during an expr.Walk.
+type tableCallFinder struct {
+	p     *Planner
+	calls []*ast.Call
+	err   error
+}
+
+func (f *tableCallFinder) visit(x ast.Expr) bool {
+	if f.err != nil {
+		return false
+	}
+	switch x := x.(type) {
+	case *ast.Case:
+		if c := f.p.firstTableCall(x); c != nil {
+			f.err = sqlerr.New(sqlerr.Semantic, c.P, "Table functions cannot be used in CASE: %s", ast.FormatExpr(x))
+		}
+		return false
+	case *ast.Call:
+		if !f.p.isTableFunction(x.Name) {
+			return true
+		}
+		for _, a := range x.Args {
+			if inner := f.p.firstTableCall(a); inner != nil && f.err == nil {
+				f.err = sqlerr.New(sqlerr.Semantic, inner.P, "Table functions cannot be nested: %s(%s())", x.Name, inner.Name)
+			}
+		}
+		f.calls = append(f.calls, x)
+		return false
+	}
+	return true
 }
 
 func (p *Planner) isTableFunction(name string) bool {
