@@ -4,9 +4,9 @@
 //	Plan ──► Build ──► Topology ──► SubTopology (source topics)
 //	                                   │ NewTask(partition)
 //	                                   ▼
-//	  InRecord ─► source ─► filter ─► project ─► sink ─► Emitter (OutRecord)
-//	              (deserialize,                  (serialize,
-//	               ROWTIME)                       windowed keys)
+//	  InRecord ─► source ─► filter ─► flatMap ─► project ─► sink ─► Emitter (OutRecord)
+//	              (deserialize,       (table                (serialize,
+//	               ROWTIME)            functions)            windowed keys)
 //	                 │ bad record                     └─► RowSink (push queries)
 //	                 └─► ProcessingLog
 //

@@ -212,6 +212,10 @@ func (b *builder) add(n planner.Node) error {
 		b.addStep(step{desc: NodeDesc{Name: "Project"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
 			return newProjectOp(env, n, next), nil
 		}})
+	case *planner.FlatMap:
+		b.addStep(step{desc: NodeDesc{Name: "FlatMap"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
+			return newFlatMapOp(env, n, next), nil
+		}})
 	case *planner.PartitionBy:
 		b.addStep(step{desc: NodeDesc{Name: "PartitionBy-SelectKey"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
 			return &partitionByOp{env: env, n: n, next: next}, nil

@@ -155,13 +155,14 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 
 // groupKeys compiles the GROUP BY expressions and names the key columns.
 func (a *aggregation) groupKeys(items []ast.SelectItem) error {
-	for i, g := range a.n.GroupBy {
+	names := newNamer(a.n.Input.Schema())
+	for _, g := range a.n.GroupBy {
 		c, err := expr.Compile(g, a.scope, a.p.Registry)
 		if err != nil {
 			return err
 		}
 		a.n.Keys = append(a.n.Keys, c)
-		a.keys[canonical(g)] = partitionKeyName(g, i, items)
+		a.keys[canonical(g)] = partitionKeyName(g, names, items)
 	}
 	return nil
 }

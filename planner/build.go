@@ -125,6 +125,9 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 	// window: its bounds are then unknown columns, as in ksqlDB.
 	windowed := src.Windowed() && len(q.GroupBy) == 0 && !p.hasAggregate(q.Items, q.Having)
 	plan := &Plan{Kind: kind, Sources: []*Source{src}, Limit: q.Limit, Windowed: windowed}
+	if err := p.checkTableFunctionClauses(q); err != nil {
+		return nil, err
+	}
 	if kind == Pull {
 		if err := checkPull(q); err != nil {
 			return nil, err
@@ -139,7 +142,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		node = f
 	}
-	items := q.Items
+	items := nameItems(q.Items, src.Schema)
 	if len(q.PartitionBy) > 0 {
 		if src.Kind == ast.Table {
 			return nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Unsupported PARTITION BY on a TABLE: only streams can be re-partitioned. Use GROUP BY to re-key a table.")
@@ -153,6 +156,14 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		node, items = pb, rewritten
 		scope = expr.SchemaScope(pb.Schema(), aliases(ref), windowed)
+	}
+	fm, err := p.flatMap(node, q, items, scope, src)
+	if err != nil {
+		return nil, err
+	}
+	if fm != nil {
+		node = fm
+		scope = expr.SchemaScope(fm.Schema(), aliases(ref), src.Windowed())
 	}
 	if len(q.GroupBy) > 0 || p.hasAggregate(items, q.Having) {
 		if len(q.GroupBy) == 0 && kind == Push {

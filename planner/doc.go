@@ -6,15 +6,17 @@
 //	                                            │
 //	SELECT / CSAS / CTAS / INSERT INTO ──► plan ─┴─► Plan{Root: Node}
 //
-//	   Sink ◄── Project ◄── Filter ◄── Scan(Source)
+//	   Sink ◄── Project ◄── [FlatMap] ◄── Filter ◄── Scan(Source)
 //
 // Plan nodes are plain data (the physical builder turns them into
 // processors, Explain prints them). Expressions are compiled here, once,
 // by sql/expr against each node's input schema; the projection decides
 // which output columns are keys (copies of input key columns) and applies
-// ksqlDB's naming (alias, column or field name, KSQL_COL_n) and its rules
-// for persistent queries (every key selected, a value column left, no
-// system column names).
+// ksqlDB's naming (alias, column or field name, KSQL_COL_n; naming.go)
+// and its rules for persistent queries (every key selected, a value
+// column left, no system column names). Table functions (EXPLODE,
+// CUBE_EXPLODE) run in a FlatMap below the projection, which reads their
+// synthesized columns.
 //
 // The catalog also holds the custom types of CREATE TYPE (TypeRegistry,
 // safe for concurrent use): the parser resolves type names through it, so

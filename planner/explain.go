@@ -48,6 +48,8 @@ func nodeKind(n Node) string {
 		return "PARTITION BY"
 	case *Aggregate:
 		return "AGGREGATE"
+	case *FlatMap:
+		return "FLAT_MAP"
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -73,6 +75,8 @@ func nodeDetail(n Node) string {
 		}
 		return "Key: " + strings.Join(keys, ", ")
 	case *Aggregate:
+		return n.String()
+	case *FlatMap:
 		return n.String()
 	}
 	return ""

@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strconv"
-
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -40,7 +38,8 @@ func (p *Planner) partitionBy(in Node, exprs []ast.Expr, scope expr.Scope, items
 	var keys []types.Column
 	moved := map[string]bool{}
 	items = append([]ast.SelectItem(nil), items...)
-	for i, e := range exprs {
+	names := newNamer(in.Schema())
+	for _, e := range exprs {
 		if isNullLiteral(e) {
 			if len(exprs) > 1 {
 				return nil, nil, sqlerr.New(sqlerr.Semantic, e.Position(), "PARTITION BY NULL cannot be combined with other expressions")
@@ -53,7 +52,7 @@ func (p *Planner) partitionBy(in Node, exprs []ast.Expr, scope expr.Scope, items
 		if err != nil {
 			return nil, nil, partitionErr(err, e)
 		}
-		name := partitionKeyName(e, i, items)
+		name := partitionKeyName(e, names, items)
 		if ref, ok := e.(*ast.ColumnRef); ok {
 			moved[ref.Name] = true
 		}
@@ -105,15 +104,18 @@ func isNullLiteral(e ast.Expr) bool {
 	return ok && l.Value == nil
 }
 
-// partitionKeyName names the new key column: the column or field name,
-// else the alias of a select item computing the same expression, else
-// KSQL_COL_<i>.
-func partitionKeyName(e ast.Expr, i int, items []ast.SelectItem) string {
-	switch e := e.(type) {
-	case *ast.ColumnRef:
-		return e.Name
-	case *ast.Dereference:
-		return e.Field
+// partitionKeyName names the new key column: the column name of a column
+// reference; else the name ksqlDB's generator gives the expression over
+// the input's columns (a field name, numbered past clashes, or the next
+// KSQL_COL_n), unless a select item computes the same expression: then
+// its name.
+func partitionKeyName(e ast.Expr, names *namer, items []ast.SelectItem) string {
+	if r, ok := e.(*ast.ColumnRef); ok {
+		return r.Name
+	}
+	generated := names.derived(e)
+	if _, ok := e.(*ast.Dereference); ok {
+		return generated
 	}
 	text := ast.FormatExpr(e)
 	for _, it := range items {
@@ -121,7 +123,7 @@ func partitionKeyName(e ast.Expr, i int, items []ast.SelectItem) string {
 			return it.Alias
 		}
 	}
-	return "KSQL_COL_" + strconv.Itoa(i)
+	return generated
 }
 
 // rewriteItems makes select items equal to a partition expression read

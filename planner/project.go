@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -14,18 +13,18 @@ import (
 // project expands the SELECT list into named projections and derives the
 // output schema: projections of input key columns become key columns.
 func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src *Source, ref *ast.TableRef, bounds bool) (*Project, error) {
-	exprs, err := expandItems(items, in.Schema(), ref, bounds)
+	exprs, err := expandItems(items, starColumns(in), ref, bounds)
 	if err != nil {
 		return nil, err
 	}
-	if exprs, err = p.expandStructStars(exprs, scope); err != nil {
+	if exprs, err = p.expandStructStars(in, exprs, scope); err != nil {
 		return nil, err
 	}
 	n := &Project{Input: in}
-	names := newNamer(in.Schema())
+	names := newNamer(src.Schema)
 	for _, it := range exprs {
 		e, asValue := unwrapAsValue(it.Expr)
-		c, err := expr.Compile(e, scope, p.Registry)
+		c, err := expr.Compile(readFlatMap(in, e), scope, p.Registry)
 		if err != nil {
 			return nil, err
 		}
@@ -80,14 +79,14 @@ func unwrapAsValue(e ast.Expr) (ast.Expr, bool) {
 }
 
 // expandStructStars replaces `s->*` by one `s->f` item per field of s.
-func (p *Planner) expandStructStars(items []ast.SelectItem, scope expr.Scope) ([]ast.SelectItem, error) {
+func (p *Planner) expandStructStars(in Node, items []ast.SelectItem, scope expr.Scope) ([]ast.SelectItem, error) {
 	var out []ast.SelectItem
 	for _, it := range items {
 		if !it.StructStar {
 			out = append(out, it)
 			continue
 		}
-		c, err := expr.Compile(it.Expr, scope, p.Registry)
+		c, err := expr.Compile(readFlatMap(in, it.Expr), scope, p.Registry)
 		if err != nil {
 			return nil, err
 		}
@@ -277,55 +276,6 @@ func qualify(e ast.Expr, n *Project) string {
 		r.Source = ""
 	}
 	return text
-}
-
-// namer assigns output column names as ksqlDB does: the alias, the column
-// or struct field name, or KSQL_COL_n; clashing derived names get _1, _2….
-type namer struct {
-	used   map[string]bool
-	source map[string]bool // input column names: struct field names avoid them
-	gen    int
-}
-
-func newNamer(in *types.Schema) *namer {
-	n := &namer{used: map[string]bool{}, source: map[string]bool{}}
-	for _, c := range in.Columns {
-		n.source[c.Name] = true
-	}
-	return n
-}
-
-func (n *namer) name(it ast.SelectItem) (string, error) {
-	if it.Alias != "" {
-		if n.used[it.Alias] {
-			return "", sqlerr.New(sqlerr.Semantic, it.P, "Duplicate value columns found in schema: `%s`", it.Alias)
-		}
-		n.used[it.Alias] = true
-		return it.Alias, nil
-	}
-	base := derivedName(it.Expr)
-	if base == "" {
-		base = "KSQL_COL_" + strconv.Itoa(n.gen)
-		n.gen++
-	}
-	_, isField := it.Expr.(*ast.Dereference)
-	taken := func(name string) bool { return n.used[name] || (isField && n.source[name]) }
-	name := base
-	for i := 1; taken(name); i++ {
-		name = base + "_" + strconv.Itoa(i)
-	}
-	n.used[name] = true
-	return name, nil
-}
-
-func derivedName(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.ColumnRef:
-		return e.Name
-	case *ast.Dereference:
-		return e.Field
-	}
-	return ""
 }
 
 // sinkSource builds the catalog entry for the target of CREATE … AS SELECT.

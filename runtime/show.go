@@ -177,6 +177,8 @@ func (e *Engine) describeFunction(st *ast.DescribeFunction) (api.Entity, error) 
 	}
 	if def, ok := e.reg.Lookup(name); ok {
 		out.Description = def.Description
+	} else if def, ok := e.reg.LookupTable(name); ok {
+		out.Description = def.Description
 	}
 	for _, o := range overloads {
 		out.Functions = append(out.Functions, functionInfo(o))

@@ -110,6 +110,7 @@ func registerTableFunctions(r *Registry) {
 	r.MustAddTable(TableDef{Name: "EXPLODE", Category: CatTable,
 		Description: "Explodes an array: one output row per element, in order.",
 		Overloads: []TableOverload{
+			{Sig: "EXPLODE(ARRAY<DECIMAL> input) DECIMAL", Return: arrayElement, Fn: explode},
 			{Sig: "EXPLODE(ARRAY<T> list) T", Fn: explode},
 		}})
 	r.MustAddTable(TableDef{Name: "CUBE_EXPLODE", Category: CatTable,
@@ -117,6 +118,15 @@ func registerTableFunctions(r *Registry) {
 		Overloads: []TableOverload{
 			{Sig: "CUBE_EXPLODE(ARRAY<T> columns) ARRAY<T>", Fn: cubeExplode},
 		}})
+}
+
+// arrayElement is the element type of the array argument (the precision
+// and scale of an ARRAY<DECIMAL(p, s)>).
+func arrayElement(args []*types.Type) (*types.Type, error) {
+	if args[0].Kind != types.KindArray {
+		return nil, fmt.Errorf("expected an array, got %s", args[0])
+	}
+	return args[0].Elem, nil
 }
 
 func explode(args []any) ([]any, error) {
@@ -156,4 +166,13 @@ func cubeCombo(cols []any, mask int) ([]any, bool) {
 		combo[i] = c
 	}
 	return combo, true
+}
+
+// LookupTable returns the table function named name (case-insensitive).
+func (r *Registry) LookupTable(name string) (*TableDef, bool) {
+	e, ok := r.tables[strings.ToUpper(name)]
+	if !ok {
+		return nil, false
+	}
+	return &e.def, true
 }
