@@ -23,7 +23,7 @@ func (e *Engine) newSession(props map[string]any, vars map[string]string) (*sess
 	over := map[string]string{}
 	for k, v := range props {
 		s := fmt.Sprint(v)
-		if err := validateOverride(k, s); err != nil {
+		if err := e.table.checkOverride(k, s); err != nil {
 			return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
 		}
 		over[k] = s
@@ -101,7 +101,7 @@ func statementError(err error, text string, done []api.Entity) error {
 func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
 	switch st := stmt.(type) {
 	case *ast.SetProperty:
-		if err := validateOverride(st.Name, st.Value); err != nil {
+		if err := e.table.checkOverride(st.Name, st.Value); err != nil {
 			return nil, err
 		}
 		s.props[NormalizeProperty(st.Name)] = st.Value
@@ -131,9 +131,18 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 	return e.execLocked(ctx, stmt, s, nil)
 }
 
-// execLocked runs a catalog-changing or informational statement. cmd is
-// non-nil when the statement is replayed from the command log.
+// execLocked runs a catalog-changing or informational statement and
+// remembers the command status it answers with. cmd is non-nil when the
+// statement is replayed from the command log.
 func (e *Engine) execLocked(ctx context.Context, stmt ast.Statement, s *session, cmd *command) (api.Entity, error) {
+	ent, err := e.dispatchLocked(ctx, stmt, s, cmd)
+	if cs, ok := ent.(api.CommandStatusEntity); ok && err == nil {
+		e.commands[cs.CommandID] = cs.CommandStatus
+	}
+	return ent, err
+}
+
+func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *session, cmd *command) (api.Entity, error) {
 	switch st := stmt.(type) {
 	case *ast.CreateSource:
 		return e.createSource(ctx, st, s, cmd)

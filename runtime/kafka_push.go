@@ -24,7 +24,7 @@ type kafkaPush struct {
 
 func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 	p := &kafkaPush{k: k, q: q, done: make(chan struct{})}
-	p.tasks = newTaskSet(q.topo, p.newEnv)
+	p.tasks = newTaskSet(q.topo, q.taskEnvs(p, p).build)
 	offsets, err := k.startOffsets(q)
 	if err != nil {
 		return nil, err
@@ -69,23 +69,12 @@ func (k *kafkaCluster) startOffsets(q *transient) (map[string]map[int32]kgo.Offs
 			out[o.Topic] = map[int32]kgo.Offset{}
 		}
 		off := kgo.NewOffset().At(o.Offset)
-		if internal[o.Topic] || q.props[PropOffsetReset] == "earliest" {
+		if internal[o.Topic] || q.cfg.fromEarliest {
 			off = kgo.NewOffset().AtStart()
 		}
 		out[o.Topic][o.Partition] = off
 	})
 	return out, nil
-}
-
-func (p *kafkaPush) newEnv(sub int, part int32) (*physical.TaskEnv, *taskStores) {
-	st := p.q.topo.SubTopologies[sub]
-	env := &physical.TaskEnv{Partition: part, Rows: p.q, Emit: p, Log: p.q.eng.procLog}
-	if len(st.Stores) == 0 {
-		return env, nil
-	}
-	stores := newTaskStores(p.q.eng.db, p.q.appID, part, st, p, 1<<20)
-	env.Stores = stores
-	return env, stores
 }
 
 // Emit implements physical.Emitter (repartition records).

@@ -55,14 +55,12 @@ type tp struct {
 }
 
 func (k *kafkaCluster) start(q *query) (runner, error) {
-	props := q.props
 	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
-		interval: time.Duration(props.Int(PropCommitInterval, 2000)) * time.Millisecond,
-		workers:  max(1, props.Int(PropNumThreads, 1)), done: make(chan struct{})}
-	r.tasks = newTaskSet(q.topo, r.newEnv)
+		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
+	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
 	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
 	reset := kgo.NewOffset().AtEnd()
-	if props[PropOffsetReset] == "earliest" {
+	if q.cfg.fromEarliest {
 		reset = kgo.NewOffset().AtStart()
 	}
 	cl, err := kgo.NewClient(
@@ -88,22 +86,6 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	r.cancel = cancel
 	go r.loop(ctx)
 	return r, nil
-}
-
-func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) {
-	st := r.q.topo.SubTopologies[sub]
-	var stores *taskStores
-	if len(st.Stores) > 0 {
-		stores = newTaskStores(r.q.eng.db, r.q.appID, p, st, r, r.q.cacheBytes())
-	}
-	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog(), LateTopic: r.q.props[PropLateTopic],
-		IdleCloseMs: int64(r.q.props.Int(PropIdleClose, 0)), ThrowOnInvalidTimestamp: r.q.props.Bool(PropThrowOnInvalidTS, false)}
-	if stores != nil {
-		env.Stores = stores
-	}
-	id := physical.TaskID{SubTopology: sub, Partition: p}
-	env.StreamTime, env.OpenWindows = r.q.streamTimes.forTask(id), r.q.streamTimes.openFor(id)
-	return env, stores
 }
 
 // assigned creates the tasks of newly assigned partitions, restoring their
@@ -394,7 +376,7 @@ func commitRespErr(resp *kmsg.OffsetCommitResponse) error {
 // punctuate gives every task the wall-clock time (between polls, so no
 // task is being processed), when window.close.idle.ms asks for it.
 func (r *kafkaRunner) punctuate() error {
-	if r.q.props.Int(PropIdleClose, 0) <= 0 {
+	if r.q.cfg.idleCloseMs <= 0 {
 		return nil
 	}
 	now := time.Now().UnixMilli()
