@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -22,7 +24,7 @@ type session struct {
 func (e *Engine) newSession(props map[string]any, vars map[string]string) (*session, error) {
 	over := map[string]string{}
 	for k, v := range props {
-		s := fmt.Sprint(v)
+		s := propertyText(v)
 		if err := e.table.checkOverride(k, s); err != nil {
 			return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
 		}
@@ -33,6 +35,15 @@ func (e *Engine) newSession(props map[string]any, vars map[string]string) (*sess
 		vs[k] = v
 	}
 	return &session{props: e.props.Merge(over), vars: vs}, nil
+}
+
+// propertyText is a streamsProperties value as a property string: JSON
+// numbers decoded as float64 print without an exponent.
+func propertyText(v any) string {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return fmt.Sprint(v)
 }
 
 // Execute runs the statements of a /ksql request in order and returns
@@ -107,6 +118,9 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		s.props[NormalizeProperty(st.Name)] = st.Value
 		return nil, nil
 	case *ast.UnsetProperty:
+		if _, err := e.table.lookup(st.Name); err != nil {
+			return nil, err
+		}
 		name := NormalizeProperty(st.Name)
 		if def, ok := e.props[name]; ok {
 			s.props[name] = def

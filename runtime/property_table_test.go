@@ -93,3 +93,17 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// TestStreamsPropertyNumbers: a number in streamsProperties decoded as a
+// float64 is the integer it spells, so it passes an integer property.
+func TestStreamsPropertyNumbers(t *testing.T) {
+	table := newPropertyTable()
+	for v, want := range map[any]string{float64(10485760): "10485760", float64(0.5): "0.5", "earliest": "earliest", true: "true"} {
+		if got := propertyText(v); got != want {
+			t.Errorf("propertyText(%v) = %q, want %q", v, got, want)
+		}
+	}
+	if err := table.checkOverride(PropCacheBytes, propertyText(float64(10485760))); err != nil {
+		t.Error(err)
+	}
+}

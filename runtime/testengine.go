@@ -23,6 +23,8 @@ type TestEngine struct {
 // props say otherwise, as in ksqlDB's test executor, so records inserted
 // before a query starts are seen and every update reaches the changelog
 // at once. A property the engine does not accept is an error naming it.
+// There is no wall clock here: window.close.idle.ms is parsed but windows
+// close only as stream time advances.
 func NewTestEngine(props map[string]string) (*TestEngine, error) {
 	mem := newMemCluster()
 	all := map[string]string{PropOffsetReset: "earliest", PropCacheBytes: "0"}
