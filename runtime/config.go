@@ -59,14 +59,6 @@ func (p Properties) Int(key string, def int) int {
 	return def
 }
 
-// Bool returns a boolean property or def.
-func (p Properties) Bool(key string, def bool) bool {
-	if v, err := strconv.ParseBool(p[key]); err == nil {
-		return v
-	}
-	return def
-}
-
 // Merge returns p overlaid with over (normalized names).
 func (p Properties) Merge(over map[string]string) Properties {
 	out := make(Properties, len(p)+len(over))
