@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"log/slog"
-	goruntime "runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,26 +37,12 @@ const (
 	PropCollectSetLimit = "ksql.functions.collect_set.limit"
 )
 
-// defaultProperties returns the engine's defaults, shown by SHOW PROPERTIES.
-func defaultProperties() map[string]string {
-	return map[string]string{
-		PropServiceID:        "default_",
-		PropNumThreads:       strconv.Itoa(goruntime.NumCPU()),
-		PropCommitInterval:   "2000",
-		PropOffsetReset:      "latest",
-		PropGuarantee:        "at_least_once",
-		PropKeyFormat:        "KAFKA",
-		PropValueFormat:      "",
-		PropFailOnDeserError: "false",
-		PropInternalReplicas: "1",
-	}
-}
-
 // NormalizeProperty maps the short names users SET ('auto.offset.reset')
 // to the full ksqlDB names ('ksql.streams.auto.offset.reset').
 func NormalizeProperty(name string) string {
 	name = strings.TrimSpace(name)
-	if strings.HasPrefix(name, "ksql.") || name == PropBootstrap || name == PropListeners || name == PropLateTopic || name == PropIdleClose {
+	if strings.HasPrefix(name, "ksql.") || strings.HasPrefix(name, "sqlstream.") ||
+		name == PropBootstrap || name == PropListeners || name == PropLateTopic || name == PropIdleClose {
 		return name
 	}
 	return "ksql.streams." + name
@@ -69,14 +54,6 @@ type Properties map[string]string
 // Int returns an integer property or def when unset or malformed.
 func (p Properties) Int(key string, def int) int {
 	if v, err := strconv.Atoi(p[key]); err == nil {
-		return v
-	}
-	return def
-}
-
-// Bool returns a boolean property or def.
-func (p Properties) Bool(key string, def bool) bool {
-	if v, err := strconv.ParseBool(p[key]); err == nil {
 		return v
 	}
 	return def
@@ -102,23 +79,6 @@ func (p Properties) Sorted() []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// validateOverride checks a per-request or SET override.
-func validateOverride(name, value string) error {
-	switch NormalizeProperty(name) {
-	case PropOffsetReset:
-		if value != "earliest" && value != "latest" {
-			return fmt.Errorf("Invalid value %s for configuration auto.offset.reset: String must be one of: latest, earliest, none", value)
-		}
-	case PropServiceID, PropBootstrap:
-		return fmt.Errorf("One or more properties overrides set locally are prohibited by the KSQL server (use UNSET to reset their default value): [%s]", name)
-	case PropGuarantee:
-		if value != "at_least_once" && value != "exactly_once_v2" && value != "exactly_once" {
-			return fmt.Errorf("Invalid value %s for configuration processing.guarantee: String must be one of: at_least_once, exactly_once_v2", value)
-		}
-	}
-	return nil
 }
 
 // Option configures an Engine.
@@ -159,9 +119,10 @@ func (o *options) validate() error {
 	if o.serviceID == "" {
 		return fmt.Errorf("runtime: empty service id")
 	}
-	for k, v := range o.props {
-		if NormalizeProperty(k) == PropOffsetReset && v != "earliest" && v != "latest" {
-			return fmt.Errorf("runtime: property %s: invalid value %q (earliest or latest)", k, v)
+	t := newPropertyTable()
+	for _, k := range Properties(o.props).Sorted() {
+		if err := t.check(k, o.props[k]); err != nil {
+			return fmt.Errorf("runtime: %w", err)
 		}
 	}
 	return nil

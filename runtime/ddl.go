@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
@@ -237,8 +236,10 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 			return fmt.Errorf("could not create %s %s: %w", PropLateTopic, t, err)
 		}
 	}
-	q := &query{eng: e, id: c.QueryID, appID: appID, sql: c.SQL,
-		plan: plan, topo: topo, props: props, created: time.Now()}
+	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, props)
+	if err != nil {
+		return err
+	}
 	if !replay && props[PropOffsetReset] != "earliest" {
 		if kc, ok := e.cluster.(*kafkaCluster); ok {
 			if err := kc.commitEnds(ctx, q.appID, topo.SubTopologies[0].Topics); err != nil {

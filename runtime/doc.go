@@ -22,4 +22,17 @@
 //
 //	PENDING ─► RUNNING ─► TERMINATED
 //	    └────► ERROR ◄───┘
+//
+// A fault a runner cannot get past (a store that cannot be restored, a
+// failing task, a record the broker refused, a store that cannot flush)
+// puts the query in ERROR with the reason (SHOW QUERIES, EXPLAIN, the log)
+// and stops its runner, which leaves the consumer group: a query never
+// keeps running while skipping records.
+//
+// Configuration: one property table (property_table.go: name, type,
+// default, doc) validates the server's configuration, SET and a request's
+// streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES;
+// each query parses its properties once into a queryConfig
+// (query_config.go), from which one builder (task_env.go) makes the
+// environment of every task, whichever cluster or query kind runs it.
 package runtime

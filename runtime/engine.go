@@ -28,6 +28,7 @@ type Engine struct {
 	opts    options
 	logger  *slog.Logger
 	props   Properties
+	table   propertyTable // every property the engine accepts
 	cluster cluster
 	reg     *functions.Registry
 	procLog *processingLog
@@ -44,6 +45,7 @@ type Engine struct {
 	queries    map[string]*query
 	seq        int64 // next command sequence number
 	statuses   map[string]string
+	commands   map[string]api.CommandStatus // full status of each command id, see CommandStatus
 	started    time.Time
 	tmu        sync.Mutex
 	transients map[string]*transient
@@ -92,12 +94,13 @@ func newEngine(o options) *Engine {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	props := Properties(defaultProperties()).Merge(o.props)
+	table := newPropertyTable()
+	props := table.defaults().Merge(o.props)
 	props[PropServiceID] = o.serviceID
 	reg := functions.NewRegistry()
 	cat := planner.NewCatalog()
-	e := &Engine{opts: o, logger: logger, props: props, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
-		queries: map[string]*query{}, statuses: map[string]string{}, transients: map[string]*transient{},
+	e := &Engine{opts: o, logger: logger, props: props, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
+		queries: map[string]*query{}, statuses: map[string]string{}, commands: map[string]api.CommandStatus{}, transients: map[string]*transient{},
 		started: time.Now()}
 	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat]}
 	if v, err := strconv.ParseBool(props[PropWrapSingle]); err == nil {

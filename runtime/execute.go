@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -23,8 +25,8 @@ type session struct {
 func (e *Engine) newSession(props map[string]any, vars map[string]string) (*session, error) {
 	over := map[string]string{}
 	for k, v := range props {
-		s := fmt.Sprint(v)
-		if err := validateOverride(k, s); err != nil {
+		s := propertyText(v)
+		if err := e.table.checkOverride(k, s); err != nil {
 			return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
 		}
 		over[k] = s
@@ -34,6 +36,15 @@ func (e *Engine) newSession(props map[string]any, vars map[string]string) (*sess
 		vs[k] = v
 	}
 	return &session{props: e.props.Merge(over), vars: vs}, nil
+}
+
+// propertyText is a streamsProperties value as a property string: JSON
+// numbers decoded as float64 print without an exponent.
+func propertyText(v any) string {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return fmt.Sprint(v)
 }
 
 // Execute runs the statements of a /ksql request in order and returns
@@ -100,12 +111,15 @@ func statementError(err error, text string, done []api.Entity) error {
 func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
 	switch st := stmt.(type) {
 	case *ast.SetProperty:
-		if err := validateOverride(st.Name, st.Value); err != nil {
+		if err := e.table.checkOverride(st.Name, st.Value); err != nil {
 			return nil, err
 		}
 		s.props[NormalizeProperty(st.Name)] = st.Value
 		return nil, nil
 	case *ast.UnsetProperty:
+		if _, err := e.table.lookup(st.Name); err != nil {
+			return nil, err
+		}
 		name := NormalizeProperty(st.Name)
 		if def, ok := e.props[name]; ok {
 			s.props[name] = def
@@ -130,9 +144,18 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 	return e.execLocked(ctx, stmt, s, nil)
 }
 
-// execLocked runs a catalog-changing or informational statement. cmd is
-// non-nil when the statement is replayed from the command log.
+// execLocked runs a catalog-changing or informational statement and
+// remembers the command status it answers with. cmd is non-nil when the
+// statement is replayed from the command log.
 func (e *Engine) execLocked(ctx context.Context, stmt ast.Statement, s *session, cmd *command) (api.Entity, error) {
+	ent, err := e.dispatchLocked(ctx, stmt, s, cmd)
+	if cs, ok := ent.(api.CommandStatusEntity); ok && err == nil {
+		e.commands[cs.CommandID] = cs.CommandStatus
+	}
+	return ent, err
+}
+
+func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *session, cmd *command) (api.Entity, error) {
 	switch st := stmt.(type) {
 	case *ast.CreateSource:
 		return e.createSource(ctx, st, s, cmd)

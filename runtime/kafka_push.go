@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -12,19 +14,23 @@ import (
 // topology's topics (source topics from auto.offset.reset, its own
 // internal topics from the start), tasks created per partition as records
 // arrive, rows handed to the query's RowSink. Its stores are local only
-// and dropped with the query.
+// and dropped with the query. A repartition or changelog record the
+// broker refuses ends the query with that error: the client sees it
+// rather than rows computed from an incomplete repartition topic.
 type kafkaPush struct {
-	k      *kafkaCluster
-	q      *transient
-	cl     *kgo.Client
-	tasks  *taskSet
-	cancel context.CancelFunc
-	done   chan struct{}
+	k        *kafkaCluster
+	q        *transient
+	cl       *kgo.Client
+	tasks    *taskSet
+	cancel   context.CancelFunc
+	done     chan struct{}
+	produced func(*kgo.Record, error) // the promise of every record written
 }
 
 func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 	p := &kafkaPush{k: k, q: q, done: make(chan struct{})}
-	p.tasks = newTaskSet(q.topo, p.newEnv)
+	p.produced = p.onProduced
+	p.tasks = newTaskSet(q.topo, q.taskEnvs(p, p).build)
 	offsets, err := k.startOffsets(q)
 	if err != nil {
 		return nil, err
@@ -39,6 +45,17 @@ func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 	p.cancel = cancel
 	go p.loop(ctx)
 	return p, nil
+}
+
+// onProduced ends the query on the first record the broker refused.
+func (p *kafkaPush) onProduced(r *kgo.Record, err error) {
+	if err == nil {
+		return
+	}
+	err = fmt.Errorf("push query %s could not write to %s: %w", p.q.id, r.Topic, err)
+	p.q.eng.logger.Error("push query failed", "query", p.q.id, "err", err)
+	p.q.finish(err)
+	p.cancel()
 }
 
 // startOffsets positions every partition: source topics at the end (or
@@ -69,7 +86,7 @@ func (k *kafkaCluster) startOffsets(q *transient) (map[string]map[int32]kgo.Offs
 			out[o.Topic] = map[int32]kgo.Offset{}
 		}
 		off := kgo.NewOffset().At(o.Offset)
-		if internal[o.Topic] || q.props[PropOffsetReset] == "earliest" {
+		if internal[o.Topic] || q.cfg.fromEarliest {
 			off = kgo.NewOffset().AtStart()
 		}
 		out[o.Topic][o.Partition] = off
@@ -77,32 +94,24 @@ func (k *kafkaCluster) startOffsets(q *transient) (map[string]map[int32]kgo.Offs
 	return out, nil
 }
 
-func (p *kafkaPush) newEnv(sub int, part int32) (*physical.TaskEnv, *taskStores) {
-	st := p.q.topo.SubTopologies[sub]
-	env := &physical.TaskEnv{Partition: part, Rows: p.q, Emit: p, Log: p.q.eng.procLog}
-	if len(st.Stores) == 0 {
-		return env, nil
-	}
-	stores := newTaskStores(p.q.eng.db, p.q.appID, part, st, p, 1<<20)
-	env.Stores = stores
-	return env, stores
-}
-
 // Emit implements physical.Emitter (repartition records).
 func (p *kafkaPush) Emit(rec *physical.OutRecord) {
-	p.cl.Produce(context.Background(), toKgo(rec), nil)
+	p.cl.Produce(context.Background(), toKgo(rec), p.produced)
 }
 
 // sendChangelog implements changelogSink.
 func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
-	p.cl.Produce(context.Background(), changelogRecord(topic, part, key, value), nil)
+	p.cl.Produce(context.Background(), changelogRecord(topic, part, key, value), p.produced)
 }
 
 func (p *kafkaPush) loop(ctx context.Context) {
 	defer close(p.done)
 	var in physical.InRecord
 	for ctx.Err() == nil {
-		fs := p.cl.PollFetches(ctx)
+		fs := p.poll(ctx)
+		if ctx.Err() != nil {
+			return
+		}
 		if err := fetchErr(fs); err != nil {
 			p.q.finish(err)
 			return
@@ -119,6 +128,9 @@ func (p *kafkaPush) loop(ctx context.Context) {
 			fromKgo(r, &in)
 			err = t.task.Process(&in)
 		})
+		if err == nil {
+			err = p.punctuate()
+		}
 		if err != nil {
 			if physical.IsStopped(err) {
 				err = nil
@@ -127,6 +139,32 @@ func (p *kafkaPush) loop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// poll waits for records; with window.close.idle.ms it returns at least
+// that often, so quiet windows can close by the wall clock.
+func (p *kafkaPush) poll(ctx context.Context) kgo.Fetches {
+	if p.q.cfg.idleCloseMs <= 0 {
+		return p.cl.PollFetches(ctx)
+	}
+	pctx, cancel := context.WithTimeout(ctx, time.Duration(p.q.cfg.idleCloseMs)*time.Millisecond)
+	defer cancel()
+	return p.cl.PollFetches(pctx)
+}
+
+// punctuate gives every task the wall-clock time, when
+// window.close.idle.ms asks for it.
+func (p *kafkaPush) punctuate() error {
+	if p.q.cfg.idleCloseMs <= 0 {
+		return nil
+	}
+	now := time.Now().UnixMilli()
+	for _, t := range p.tasks.all() {
+		if err := t.task.Punctuate(now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *kafkaPush) stop() error {

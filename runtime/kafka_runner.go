@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -24,6 +25,13 @@ import (
 // records are committed (at-least-once: outputs and changelogs are
 // acknowledged before the input offsets that produced them are committed).
 //
+// A fault the runner cannot get past (a store that cannot be restored, a
+// task that fails, an output or changelog write the broker refused, a
+// store that cannot be flushed) is fatal: the query goes to ERROR with the
+// reason, the poll loop ends and the client leaves the group, so the
+// partitions go to another member rather than stay with one that skips
+// their records.
+//
 //	poll ──► tasks (per partition, N workers) ──► produce (async)
 //	  ▲                                              │
 //	  └ commit offsets ◄ checkpoint ◄ flush ◄ every interval
@@ -42,11 +50,12 @@ type kafkaRunner struct {
 	emitted      func(*kgo.Record, error)
 	changelogged func(*kgo.Record, error)
 
-	mu        sync.Mutex   // guards the maps below and emitErr
+	mu        sync.Mutex   // guards the maps below, emitErr and failed
 	processed map[tp]int64 // next offset to commit
 	committed map[tp]int64 // last committed offset
 	produced  map[tp]int64 // next offset of each changelog partition written
 	emitErr   error
+	failed    error // the fatal error that ends the loop
 }
 
 type tp struct {
@@ -55,14 +64,12 @@ type tp struct {
 }
 
 func (k *kafkaCluster) start(q *query) (runner, error) {
-	props := q.props
 	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
-		interval: time.Duration(props.Int(PropCommitInterval, 2000)) * time.Millisecond,
-		workers:  max(1, props.Int(PropNumThreads, 1)), done: make(chan struct{})}
-	r.tasks = newTaskSet(q.topo, r.newEnv)
+		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
+	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
 	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
 	reset := kgo.NewOffset().AtEnd()
-	if props[PropOffsetReset] == "earliest" {
+	if q.cfg.fromEarliest {
 		reset = kgo.NewOffset().AtStart()
 	}
 	cl, err := kgo.NewClient(
@@ -90,42 +97,58 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	return r, nil
 }
 
-func (r *kafkaRunner) newEnv(sub int, p int32) (*physical.TaskEnv, *taskStores) {
-	st := r.q.topo.SubTopologies[sub]
-	var stores *taskStores
-	if len(st.Stores) > 0 {
-		stores = newTaskStores(r.q.eng.db, r.q.appID, p, st, r, r.q.cacheBytes())
-	}
-	env := &physical.TaskEnv{Partition: p, Emit: r, Log: r.q.procLog(), LateTopic: r.q.props[PropLateTopic],
-		IdleCloseMs: int64(r.q.props.Int(PropIdleClose, 0)), ThrowOnInvalidTimestamp: r.q.props.Bool(PropThrowOnInvalidTS, false)}
-	if stores != nil {
-		env.Stores = stores
-	}
-	id := physical.TaskID{SubTopology: sub, Partition: p}
-	env.StreamTime, env.OpenWindows = r.q.streamTimes.forTask(id), r.q.streamTimes.openFor(id)
-	return env, stores
-}
-
 // assigned creates the tasks of newly assigned partitions, restoring their
-// stores first.
+// stores first. A partition that cannot be restored is fatal: without its
+// task its records would be skipped.
 func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
 	for topic, ps := range parts {
 		for _, p := range ps {
 			if err := r.q.restore(ctx, r.k, r.tasks.subOf[topic], p); err != nil {
-				r.q.fail(err)
-				continue
+				r.fatal(err)
+				return
 			}
 			if _, err := r.tasks.get(topic, p); err != nil {
-				r.q.fail(err)
+				r.fatal(err)
+				return
 			}
 		}
 	}
-	r.q.setState(StateRunning, nil)
+	if r.failure() == nil {
+		r.q.setState(StateRunning, nil)
+	}
 }
 
+// revoked commits what the revoked partitions processed, unless the
+// runner failed (then nothing more is committed: the next owner
+// reprocesses from the last commit).
 func (r *kafkaRunner) revoked(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
-	r.commit(ctx)
+	if r.failure() == nil {
+		if err := r.commit(ctx); err != nil {
+			r.q.logger().Warn("commit before revocation failed; the next owner reprocesses from the last commit",
+				"query", r.q.id, "err", err)
+		}
+	}
 	r.drop(parts)
+}
+
+// fatal fails the query with err and ends the poll loop (first error
+// wins).
+func (r *kafkaRunner) fatal(err error) {
+	r.mu.Lock()
+	first := r.failed == nil
+	if first {
+		r.failed = err
+	}
+	r.mu.Unlock()
+	if first {
+		r.q.fail(err)
+	}
+}
+
+func (r *kafkaRunner) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
 }
 
 func (r *kafkaRunner) lost(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
@@ -193,37 +216,58 @@ func (r *kafkaRunner) onProduced(_ *kgo.Record, err error) {
 	}
 }
 
+// loop polls and processes until the runner stops or fails; either way it
+// closes the client, which leaves the group. A stopping runner commits
+// first; a failed one does not.
 func (r *kafkaRunner) loop(ctx context.Context) {
 	defer close(r.done)
+	defer r.cl.Close()
 	last := time.Now()
-	for ctx.Err() == nil {
-		pctx, cancel := context.WithTimeout(ctx, r.interval)
-		fs := r.cl.PollRecords(pctx, 10_000)
-		cancel()
-		if ctx.Err() != nil {
-			r.cl.AllowRebalance()
-			break
-		}
-		if err := fetchErr(fs); err != nil {
-			r.q.logger().Warn("fetch error", "query", r.q.id, "err", err)
-		}
-		if err := r.process(fs); err != nil {
-			r.cl.AllowRebalance()
-			r.q.fail(err)
+	for ctx.Err() == nil && r.failure() == nil {
+		due := time.Since(last) >= r.interval
+		err := r.round(ctx, due)
+		r.cl.AllowRebalance()
+		if err != nil {
+			r.fatal(err)
 			return
 		}
-		if err := r.punctuate(); err != nil {
-			r.cl.AllowRebalance()
-			r.q.fail(err)
-			return
-		}
-		if time.Since(last) >= r.interval {
-			r.commit(ctx)
+		if due {
 			last = time.Now()
 		}
-		r.cl.AllowRebalance()
 	}
-	r.commit(context.Background())
+	if r.failure() != nil {
+		return
+	}
+	if err := r.commit(context.Background()); err != nil {
+		r.fatal(err)
+	}
+}
+
+// round polls once and processes what came; commitDue adds a commit. It
+// returns a fatal error; a stopping runner (ctx ended) is not one.
+func (r *kafkaRunner) round(ctx context.Context, commitDue bool) error {
+	pctx, cancel := context.WithTimeout(ctx, r.interval)
+	fs := r.cl.PollRecords(pctx, 10_000)
+	cancel()
+	if ctx.Err() != nil || r.failure() != nil {
+		return nil
+	}
+	if err := fetchErr(fs); err != nil {
+		r.q.logger().Warn("fetch error", "query", r.q.id, "err", err)
+	}
+	if err := r.process(fs); err != nil {
+		return err
+	}
+	if err := r.punctuate(); err != nil {
+		return err
+	}
+	if !commitDue {
+		return nil
+	}
+	if err := r.commit(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
 }
 
 // process runs the fetched records through their tasks, one partition per
@@ -256,7 +300,10 @@ func (r *kafkaRunner) process(fs kgo.Fetches) error {
 func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 	t := r.tasks.lookup(p.Topic, p.Partition)
 	if t == nil {
-		return nil // revoked meanwhile
+		// Revoked meanwhile (its records were not marked processed, so
+		// the next owner reads them), or never created, which assigned
+		// made fatal.
+		return nil
 	}
 	var in physical.InRecord
 	for _, rec := range p.Records {
@@ -273,29 +320,30 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 }
 
 // commit flushes stores and outputs, checkpoints the stores and then
-// commits the processed input offsets.
-func (r *kafkaRunner) commit(ctx context.Context) {
+// commits the processed input offsets. An error means nothing was
+// committed: a store that could not flush, a producer flush cut short by
+// ctx, or a record the broker refused since the last commit.
+func (r *kafkaRunner) commit(ctx context.Context) error {
 	for _, t := range r.tasks.all() {
 		if t.stores == nil {
 			continue
 		}
 		if err := t.stores.flush(); err != nil {
-			r.q.fail(err)
-			return
+			return err
 		}
 	}
 	if err := r.cl.Flush(ctx); err != nil {
-		return
+		return fmt.Errorf("flushing the producer: %w", err)
 	}
 	r.mu.Lock()
-	if err := r.emitErr; err != nil {
-		r.mu.Unlock()
-		r.q.fail(err)
-		return
-	}
+	err := r.emitErr
 	r.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("writing an output or changelog record: %w", err)
+	}
 	r.checkpoint()
 	r.commitOffsets(ctx)
+	return nil
 }
 
 // commitOffsets commits the processed offsets not yet committed. Offsets
@@ -372,7 +420,6 @@ func (r *kafkaRunner) markCommitted(offsets map[string]map[int32]kgo.EpochOffset
 func (r *kafkaRunner) stop() error {
 	r.cancel()
 	<-r.done
-	r.cl.Close()
 	r.tasks.closeAll()
 	return nil
 }
@@ -394,7 +441,7 @@ func commitRespErr(resp *kmsg.OffsetCommitResponse) error {
 // punctuate gives every task the wall-clock time (between polls, so no
 // task is being processed), when window.close.idle.ms asks for it.
 func (r *kafkaRunner) punctuate() error {
-	if r.q.props.Int(PropIdleClose, 0) <= 0 {
+	if r.q.cfg.idleCloseMs <= 0 {
 		return nil
 	}
 	now := time.Now().UnixMilli()

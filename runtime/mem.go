@@ -266,18 +266,20 @@ func (m *memCluster) start(q *query) (runner, error) {
 		m.mu.Unlock()
 		q.fail(err)
 	}
+	envs := q.taskEnvs(m, m)
 	for i, st := range q.topo.SubTopologies {
 		newEnv := func(p int32) *physical.TaskEnv {
-			ts := newTaskStores(q.eng.db, q.appID, p, st, m, 0)
-			stores = append(stores, ts)
-			m.mu.Lock()
-			m.stores = append(m.stores, ts)
-			m.mu.Unlock()
-			return &physical.TaskEnv{Partition: p, Emit: m, Log: q.procLog(), Stores: ts, LateTopic: q.props[PropLateTopic],
-				ThrowOnInvalidTimestamp: q.props.Bool(PropThrowOnInvalidTS, false)}
+			env, ts := envs.build(st, p)
+			if ts != nil {
+				stores = append(stores, ts)
+				m.mu.Lock()
+				m.stores = append(m.stores, ts)
+				m.mu.Unlock()
+			}
+			return env
 		}
 		// Internal topics are always read from the start.
-		from := i > 0 || q.props[PropOffsetReset] == "earliest"
+		from := i > 0 || q.cfg.fromEarliest
 		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, from))
 	}
 	m.replay(subs)
@@ -339,13 +341,16 @@ func (m *memCluster) startTransient(q *transient) (runner, error) {
 		q.finish(err)
 		stop()
 	}
+	envs := q.taskEnvs(m, m)
 	for i, st := range q.topo.SubTopologies {
 		newEnv := func(p int32) *physical.TaskEnv {
-			ts := newTaskStores(q.eng.db, q.appID, p, st, m, 0)
-			stores = append(stores, ts)
-			return &physical.TaskEnv{Partition: p, Emit: m, Rows: q, Log: q.eng.procLog, Stores: ts}
+			env, ts := envs.build(st, p)
+			if ts != nil {
+				stores = append(stores, ts)
+			}
+			return env
 		}
-		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, i > 0 || q.props[PropOffsetReset] == "earliest"))
+		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, i > 0 || q.cfg.fromEarliest))
 	}
 	m.replay(subs)
 	return runnerFunc(func() error {

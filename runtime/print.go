@@ -28,14 +28,17 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 		return nil, sqlerr.New(sqlerr.Kafka, st.P, "Could not find topic '%s', or the KSQL user does not have permissions to list the topic. Topic names are case-sensitive.", st.Topic)
 	}
 	id := fmt.Sprintf("print_%s_%d", st.Topic, time.Now().UnixNano())
-	t := newTransient(e, id, st.Text(), nil, nil, s.props, st.Limit)
+	t, err := newTransient(e, id, st.Text(), nil, nil, s.props, st.Limit)
+	if err != nil {
+		return nil, err
+	}
 	t.header.Print = true
 	e.tmu.Lock()
 	e.transients[id] = t
 	e.tmu.Unlock()
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	from := st.FromBeginning || s.props[PropOffsetReset] == "earliest"
+	from := st.FromBeginning || t.cfg.fromEarliest
 	go func() {
 		defer close(done)
 		n := 0

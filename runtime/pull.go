@@ -67,7 +67,8 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 }
 
 func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, parts int32) error {
-	task, err := t.topo.NewTask(0, &physical.TaskEnv{Rows: t, Log: e.procLog})
+	env, _ := t.taskEnvs(nil, nil).build(t.topo.SubTopologies[0], 0)
+	task, err := t.topo.NewTask(0, env)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ type query struct {
 	plan    *planner.Plan
 	topo    *physical.Topology
 	props   Properties
+	cfg     queryConfig // parsed from props when the query starts
 	created time.Time
 
 	processed   atomic.Int64 // input records processed
@@ -35,10 +36,22 @@ type query struct {
 	restores map[state.StoreID]state.Restorer
 }
 
-// cacheBytes is the size of each store's write-back cache
-// (ksql.streams.cache.max.bytes.buffering, default 10 MiB per store).
-func (q *query) cacheBytes() int64 {
-	return int64(q.props.Int(PropCacheBytes, 10<<20))
+// newQuery prepares a persistent query; a property its configuration
+// cannot parse is an error naming it.
+func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physical.Topology, props Properties) (*query, error) {
+	cfg, err := newQueryConfig(e.table, props)
+	if err != nil {
+		return nil, err
+	}
+	return &query{eng: e, id: id, appID: appID, sql: sql, plan: plan, topo: topo, props: props, cfg: cfg,
+		created: time.Now()}, nil
+}
+
+// taskEnvs returns the builder of the environments of the query's tasks,
+// emitting through emit and writing changelogs to sink.
+func (q *query) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
+	return &taskEnvs{cfg: q.cfg, emit: emit, log: q.procLog(), db: q.eng.db, appID: q.appID, sink: sink,
+		times: &q.streamTimes}
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.

@@ -66,7 +66,10 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if err := e.createInternalTopics(context.Background(), plan, topo); err != nil {
 		return nil, err
 	}
-	t := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)
+	t, err := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)
+	if err != nil {
+		return nil, err
+	}
 	t.appID = appID
 	t.plan = plan
 	// Pull queries on tables mark key columns in their header; pull
@@ -107,11 +110,12 @@ func (e *Engine) startStreamScan(t *transient) (runner, error) {
 	go func() {
 		defer close(done)
 		tasks := map[int32]*physical.Task{}
+		envs := t.taskEnvs(nil, nil)
 		var ferr error
 		err := e.cluster.read(ctx, t.topo.SubTopologies[0].Topics[0], true, true, func(r *physical.InRecord) bool {
 			task := tasks[r.Partition]
 			if task == nil {
-				env := &physical.TaskEnv{Partition: r.Partition, Rows: t, Log: e.procLog}
+				env, _ := envs.build(t.topo.SubTopologies[0], r.Partition)
 				if task, ferr = t.topo.NewTask(0, env); ferr != nil {
 					return false
 				}

@@ -131,12 +131,12 @@ func runningQuery(q *query) api.RunningQuery {
 func (e *Engine) showProperties(st *ast.Show, s *session) api.Entity {
 	out := api.PropertiesList{StatementText: st.Text()}
 	for _, k := range s.props.Sorted() {
-		scope := "KSQL"
-		if strings.HasPrefix(k, "ksql.streams.") {
-			scope = "STREAMS"
+		scope, editable := "KSQL", true
+		if d, err := e.table.lookup(k); err == nil {
+			scope, editable = d.scope(), !d.fixed
 		}
 		out.Properties = append(out.Properties, api.Property{Name: k, Scope: scope, Value: s.props[k],
-			Editable: k != PropServiceID && k != PropBootstrap, Level: "SERVER"})
+			Editable: editable, Level: "SERVER"})
 		if s.props[k] != e.props[k] {
 			out.OverwrittenProperties = append(out.OverwrittenProperties, k)
 		}

@@ -23,13 +23,13 @@ type taskEntry struct {
 type taskSet struct {
 	topo   *physical.Topology
 	subOf  map[string]int // source topic → sub-topology
-	newEnv func(sub int, p int32) (*physical.TaskEnv, *taskStores)
+	newEnv func(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores)
 
 	mu    sync.Mutex
 	tasks map[taskKey]*taskEntry
 }
 
-func newTaskSet(topo *physical.Topology, newEnv func(sub int, p int32) (*physical.TaskEnv, *taskStores)) *taskSet {
+func newTaskSet(topo *physical.Topology, newEnv func(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores)) *taskSet {
 	ts := &taskSet{topo: topo, subOf: map[string]int{}, newEnv: newEnv, tasks: map[taskKey]*taskEntry{}}
 	for _, st := range topo.SubTopologies {
 		for _, t := range st.Topics {
@@ -56,7 +56,7 @@ func (ts *taskSet) get(topic string, p int32) (*taskEntry, error) {
 	if t := ts.tasks[k]; t != nil {
 		return t, nil
 	}
-	env, stores := ts.newEnv(k.sub, p)
+	env, stores := ts.newEnv(ts.topo.SubTopologies[k.sub], p)
 	task, err := ts.topo.NewTask(k.sub, env)
 	if err != nil {
 		if stores != nil {

@@ -19,16 +19,22 @@ type TestEngine struct {
 }
 
 // NewTestEngine returns a fresh engine with its own catalog and topics.
-// Queries read from the earliest offset unless props say otherwise, as
-// ksqlDB's test executor does, so records inserted before a query starts
-// are seen.
+// Queries read from the earliest offset and stores have no cache unless
+// props say otherwise, as in ksqlDB's test executor, so records inserted
+// before a query starts are seen and every update reaches the changelog
+// at once. A property the engine does not accept is an error naming it.
+// There is no wall clock here: window.close.idle.ms is parsed but windows
+// close only as stream time advances.
 func NewTestEngine(props map[string]string) (*TestEngine, error) {
 	mem := newMemCluster()
-	all := map[string]string{PropOffsetReset: "earliest"}
+	all := map[string]string{PropOffsetReset: "earliest", PropCacheBytes: "0"}
 	for k, v := range props {
 		all[NormalizeProperty(k)] = v
 	}
 	o := options{serviceID: "default_", props: all, cluster: mem}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	e := newEngine(o)
 	e.logger = discardLogger()
 	e.autoCreateTopics = true

@@ -23,6 +23,7 @@ type transient struct {
 	topo   *physical.Topology
 	plan   *planner.Plan
 	props  Properties
+	cfg    queryConfig // parsed from props
 	header api.QueryHeader
 	limit  int // -1: unlimited
 
@@ -39,10 +40,23 @@ type transient struct {
 	ended   chan struct{} // closed when the producer side is finished
 }
 
-func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []types.Column, props Properties, limit int) *transient {
-	return &transient{eng: e, id: id, sql: sql, topo: topo, props: props, limit: limit,
+// newTransient prepares a push or pull query or a PRINT; a property its
+// configuration cannot parse is an error naming it.
+func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []types.Column, props Properties, limit int) (*transient, error) {
+	cfg, err := newQueryConfig(e.table, props)
+	if err != nil {
+		return nil, err
+	}
+	return &transient{eng: e, id: id, sql: sql, topo: topo, props: props, cfg: cfg, limit: limit,
 		header: api.QueryHeader{QueryID: id, Columns: cols},
-		rows:   make(chan api.Row, 256), closed: make(chan struct{}), ended: make(chan struct{})}
+		rows:   make(chan api.Row, 256), closed: make(chan struct{}), ended: make(chan struct{})}, nil
+}
+
+// taskEnvs returns the builder of the environments of the query's tasks:
+// rows go to the client, records to emit, changelogs to sink (nil: no
+// stores, as for pull queries, which read committed state).
+func (t *transient) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
+	return &taskEnvs{cfg: t.cfg, emit: emit, rows: t, log: t.eng.procLog, db: t.eng.db, appID: t.appID, sink: sink}
 }
 
 // Row implements physical.RowSink: it blocks until the client takes the

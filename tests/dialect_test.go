@@ -47,6 +47,7 @@ func showTypes(t *testing.T, n *node) string {
 }
 
 func jsonText(t *testing.T, v any) string {
+	t.Helper()
 	js, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)

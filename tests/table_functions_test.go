@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -40,13 +38,4 @@ func TestExplodeThenGroupBy(t *testing.T) {
 	if !strings.Contains(show, `{"category":"TABLE","name":"CUBE_EXPLODE","type":"TABLE"}`) {
 		t.Errorf("SHOW FUNCTIONS lacks CUBE_EXPLODE as a TABLE function: %s", show)
 	}
-}
-
-func jsonText(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(fmt.Errorf("re-encode: %w", err))
-	}
-	return string(b)
 }

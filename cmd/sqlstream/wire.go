@@ -23,6 +23,10 @@ type wiring struct{}
 var (
 	_ cli.Services   = wiring{}
 	_ cli.TestRunner = wiring{}
+
+	// The engine answers GET /status/… and /is_valid_property/… itself.
+	_ server.CommandStatusLookup = (*runtime.Engine)(nil)
+	_ server.PropertyValidator   = (*runtime.Engine)(nil)
 )
 
 // StartStack starts the engine on bootstrap, then its HTTP server.

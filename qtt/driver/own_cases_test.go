@@ -16,7 +16,7 @@ func TestOwnCases(t *testing.T) {
 		t.Fatalf("no testdata/*.json: %v", err)
 	}
 	var out, errs bytes.Buffer
-	if code := qtt.Main(append([]string{"--strict"}, files...), &out, &errs, New); code != 0 {
+	if code := qtt.Main(append([]string{"--strict"}, files...), &out, &errs, New, nil); code != 0 {
 		t.Fatalf("sqlstream test exited %d:\n%s\n%s", code, out.String(), errs.String())
 	}
 }

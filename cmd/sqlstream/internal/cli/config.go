@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/runtime"
 )
 
 // configError is a bad flag, config file or value: the process exits 2
@@ -103,10 +105,11 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 			return err
 		}
 	}
-	checks := propertyChecks()
-	for _, key := range sortedKeys(checks) {
-		if v, ok := vals[key]; ok {
-			if err := check(v, checks[key]); err != nil {
+	// Every other key is checked against the engine's property table:
+	// an unknown or badly typed one is an error naming it.
+	for _, key := range sortedKeys(vals) {
+		if v := vals[key]; v.given && !sf.isOption(key) {
+			if err := check(v, func(s string) error { return runtime.CheckProperty(key, s) }); err != nil {
 				return err
 			}
 		}
@@ -116,6 +119,15 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 		return configErrorf("%s: the embedded broker does not run when bootstrap.servers is set", bl.origin)
 	}
 	return nil
+}
+
+func (sf *serverFlags) isOption(key string) bool {
+	for _, o := range sf.opts {
+		if o.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func check(v sourced, fn func(string) error) error {

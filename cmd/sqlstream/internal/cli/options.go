@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -36,16 +35,6 @@ func serverOptions() []option {
 			"service id: prefix of the command topic, internal topics and consumer groups", checkServiceID},
 		{"log-level", "sqlstream.log.level", "info", "LEVEL",
 			"minimum log level: debug, info, warn or error", checkLogLevel},
-	}
-}
-
-// propertyChecks validates ksqlDB properties that have no flag.
-func propertyChecks() map[string]func(string) error {
-	return map[string]func(string) error{
-		"ksql.streams.num.stream.threads":    checkIntAtLeast(1),
-		"ksql.streams.commit.interval.ms":    checkIntAtLeast(0),
-		"ksql.streams.auto.offset.reset":     checkOneOf("earliest", "latest", "none"),
-		"ksql.fail.on.deserialization.error": checkOneOf("true", "false"),
 	}
 }
 
@@ -141,23 +130,4 @@ func parseLogLevel(v string) (slog.Level, error) {
 func checkLogLevel(v string) error {
 	_, err := parseLogLevel(v)
 	return err
-}
-
-func checkIntAtLeast(min int) func(string) error {
-	return func(v string) error {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < min {
-			return fmt.Errorf("%q is not an integer >= %d", v, min)
-		}
-		return nil
-	}
-}
-
-func checkOneOf(allowed ...string) func(string) error {
-	return func(v string) error {
-		if !slices.Contains(allowed, strings.ToLower(strings.TrimSpace(v))) {
-			return fmt.Errorf("%q is not one of %s", v, strings.Join(allowed, ", "))
-		}
-		return nil
-	}
 }

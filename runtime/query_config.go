@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// queryConfig is what a running query reads from its properties, parsed
+// once when the query starts. Every path (persistent queries on Kafka or
+// the in-memory cluster, push and pull queries) builds its tasks from it;
+// the defaults are the property table's.
+type queryConfig struct {
+	commitInterval time.Duration // ksql.streams.commit.interval.ms
+	threads        int           // ksql.streams.num.stream.threads
+	fromEarliest   bool          // ksql.streams.auto.offset.reset=earliest
+	cacheBytes     int64         // ksql.streams.cache.max.bytes.buffering, per store
+	idleCloseMs    int64         // window.close.idle.ms (0: off)
+	lateTopic      string        // late.records.topic ("" for none)
+	throwOnInvalid bool          // ksql.timestamp.throw.on.invalid
+}
+
+// newQueryConfig parses props over the table's defaults. The error, a
+// *PropertyError, names the first bad property.
+func newQueryConfig(t propertyTable, props Properties) (queryConfig, error) {
+	p := configParser{t: t, props: props}
+	c := queryConfig{
+		commitInterval: time.Duration(p.int(PropCommitInterval)) * time.Millisecond,
+		threads:        int(p.int(PropNumThreads)),
+		fromEarliest:   p.str(PropOffsetReset) == "earliest",
+		cacheBytes:     p.int(PropCacheBytes),
+		idleCloseMs:    p.int(PropIdleClose),
+		lateTopic:      p.str(PropLateTopic),
+		throwOnInvalid: p.bool(PropThrowOnInvalidTS),
+	}
+	return c, p.err
+}
+
+// configParser reads typed values, keeping the first error.
+type configParser struct {
+	t     propertyTable
+	props Properties
+	err   error
+}
+
+// str returns the property's value, or its default when unset, after
+// checking it against the table.
+func (p *configParser) str(name string) string {
+	v, ok := p.props[name]
+	if !ok {
+		v = p.t[name].def
+	}
+	if err := p.t.check(name, v); err != nil && p.err == nil && v != "" {
+		p.err = err
+	}
+	if p.t[name].kind == kindEnum {
+		v = strings.ToLower(strings.TrimSpace(v))
+	}
+	return v
+}
+
+func (p *configParser) int(name string) int64 {
+	n, err := strconv.ParseInt(p.str(name), 10, 64)
+	if err != nil {
+		n, _ = strconv.ParseInt(p.t[name].def, 10, 64)
+	}
+	return n
+}
+
+func (p *configParser) bool(name string) bool {
+	b, _ := strconv.ParseBool(p.str(name))
+	return b
+}

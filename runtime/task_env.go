@@ -1,0 +1,44 @@
+package runtime
+
+import (
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/state"
+)
+
+// taskEnvs builds the environment of every task of one query, whatever
+// runs it (the Kafka runner, a Kafka push query, the in-memory cluster, a
+// pull query): the one place a physical.TaskEnv is filled, from the
+// query's parsed configuration.
+type taskEnvs struct {
+	cfg  queryConfig
+	emit physical.Emitter       // output and repartition records (nil for pull queries)
+	rows physical.RowSink       // a transient query's rows (nil for persistent queries)
+	log  physical.ProcessingLog // where bad records are reported
+	// db, appID and sink give a stateful task its stores; with a nil
+	// sink no stores are opened (pull queries read committed state).
+	db    *state.DB
+	appID string
+	sink  changelogSink
+	// times, when set, receives each task's stream time and open windows.
+	times *streamTimes
+}
+
+// build returns the environment of the task of sub for partition p, and
+// its stores (nil for a stateless task).
+func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores) {
+	env := &physical.TaskEnv{Partition: p, Emit: b.emit, Rows: b.rows, Log: b.log,
+		ThrowOnInvalidTimestamp: b.cfg.throwOnInvalid, IdleCloseMs: b.cfg.idleCloseMs}
+	if b.emit != nil {
+		env.LateTopic = b.cfg.lateTopic
+	}
+	if b.times != nil {
+		id := physical.TaskID{SubTopology: sub.ID, Partition: p}
+		env.StreamTime, env.OpenWindows = b.times.forTask(id), b.times.openFor(id)
+	}
+	if b.sink == nil || len(sub.Stores) == 0 {
+		return env, nil
+	}
+	stores := newTaskStores(b.db, b.appID, p, sub, b.sink, b.cfg.cacheBytes)
+	env.Stores = stores
+	return env, stores
+}
