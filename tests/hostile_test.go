@@ -1,0 +1,40 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNulValueIsNoTombstone is issue 9's "silent tombstones": on a table, a
+// JSON value that starts with a NUL byte (what a schema-registry serializer
+// writes: magic byte 0, then a schema id) or that has bytes after its JSON
+// must not delete the row. Each is a deserialization error in the
+// processing log, with its offset, and the row keeps its last good value.
+func TestNulValueIsNoTombstone(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE TABLE accounts (id VARCHAR PRIMARY KEY, a INT)
+	  WITH (KAFKA_TOPIC='accounts', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE TABLE accounts_copy AS SELECT * FROM accounts EMIT CHANGES;`)
+	produce(t, n.Kafka, "accounts", "k1", `{"A":1}`, "k2", `{"A":2}`)
+	eventually(t, "rows before the bad records", func() error {
+		return same(counts(t, n, "SELECT * FROM accounts_copy;"), map[string]string{"k1": "1", "k2": "2"})
+	})
+
+	produce(t, n.Kafka, "accounts",
+		"k1", "\x00\x00\x00\x00\x01{\"A\":99}", // schema-registry framing
+		"k2", "{\"A\":22}\x00junk", // trailing bytes
+		"k3", `{"A":3}`) // a good record after them still arrives
+	eventually(t, "rows after the bad records", func() error {
+		return same(counts(t, n, "SELECT * FROM accounts_copy;"), map[string]string{"k1": "1", "k2": "2", "k3": "3"})
+	})
+
+	logged := strings.Join(consume(t, n.Kafka, "default_ksql_processing_log", 2), "\n")
+	for _, want := range []string{`"RECORDOFFSET":2`, `"RECORDOFFSET":3`} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("processing log lacks %s: %s", want, logged)
+		}
+	}
+	if c := strings.Count(logged, "Failed to deserialize value"); c != 2 {
+		t.Errorf("processing log has %d value deserialization errors, want 2: %s", c, logged)
+	}
+}
