@@ -1,8 +1,13 @@
 package tests
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // TestNulValueIsNoTombstone is issue 9's "silent tombstones": on a table, a
@@ -37,4 +42,27 @@ func TestNulValueIsNoTombstone(t *testing.T) {
 	if c := strings.Count(logged, "Failed to deserialize value"); c != 2 {
 		t.Errorf("processing log has %d value deserialization errors, want 2: %s", c, logged)
 	}
+}
+
+// TestIllegalTopicNameRejected is issue 9's "unbootable data directory": a
+// KAFKA_TOPIC too long for the broker to store as a directory is refused
+// at CREATE with its position, a Kafka client asking the embedded broker
+// for it is refused too, and the server restarts on its data directory.
+func TestIllegalTopicNameRejected(t *testing.T) {
+	n := startNode(t)
+	long := strings.Repeat("t", 260)
+	status, body := n.ksql("CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='"+long+"', VALUE_FORMAT='JSON', PARTITIONS=1);", nil)
+	if status != 400 || !strings.Contains(fmt.Sprint(body), "260 characters long, the maximum is 249") {
+		t.Fatalf("CREATE with a 260-character topic: %d %v", status, body)
+	}
+	resp, err := kadm.NewClient(kafkaClient(t, n.Kafka)).CreateTopic(timeoutCtx(t), 1, 1, nil, long)
+	if err == nil {
+		err = resp.Err
+	}
+	if !errors.Is(err, kerr.InvalidTopicException) {
+		t.Fatalf("embedded broker created a 260-character topic: %v", err)
+	}
+	n.mustKsql("CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='fine', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	n.restart()
+	n.mustKsql("DESCRIBE s;")
 }
