@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -65,4 +67,35 @@ func TestIllegalTopicNameRejected(t *testing.T) {
 	n.mustKsql("CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='fine', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	n.restart()
 	n.mustKsql("DESCRIBE s;")
+}
+
+// TestCrossSiteRequestRefused is issue 9.12 through the binary: a page on
+// another origin, or a text/plain form, cannot run statements; an origin
+// on access.control.allow.origin can; the server keeps answering.
+func TestCrossSiteRequestRefused(t *testing.T) {
+	n := startNode(t, "--config", writeConfig(t, "access.control.allow.origin=https://ui.example\n"))
+	send := func(origin, ctype string) int {
+		req := n.newRequest(context.Background(), "/ksql", "application/json",
+			map[string]any{"ksql": "CREATE STREAM cs (a INT) WITH (KAFKA_TOPIC='cs', VALUE_FORMAT='JSON', PARTITIONS=1);"})
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		req.Header.Set("Content-Type", ctype)
+		resp, err := httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := send("https://evil.example", "application/json"); got != http.StatusForbidden {
+		t.Errorf("foreign origin: status %d, want 403", got)
+	}
+	if got := send("", "text/plain"); got != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain body: status %d, want 415", got)
+	}
+	if got := send("https://ui.example", "application/json"); got != http.StatusOK {
+		t.Errorf("allowed origin: status %d, want 200", got)
+	}
+	n.mustKsql("DESCRIBE cs;")
 }
