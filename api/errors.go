@@ -17,6 +17,7 @@ const (
 	CodeUnauthorized                = 40100
 	CodeForbidden                   = 40300
 	CodeForbiddenKafkaAccess        = 40301
+	CodeUnsupportedMediaType        = 41500 // a body type other than JSON
 	CodeNotFound                    = 40400 // e.g. unknown command id
 	CodeAssertionFailed             = 41700 // ASSERT TOPIC/SCHEMA failed
 	CodeSchemaRegistryNotConfigured = 42801

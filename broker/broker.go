@@ -39,11 +39,17 @@ func Start(opts ...Option) (*Broker, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if cfg.dataDir != "" {
+		if err := skipUnloadableTopics(cfg.dataDir, cfg.logger); err != nil {
+			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
+		}
+	}
 	shutdown := &shutdownErrors{}
 	cluster, err := kfake.NewCluster(kfakeOptions(cfg, shutdown)...)
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
+	guardTopicNames(cluster)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
 	if err != nil {
 		cluster.Close()

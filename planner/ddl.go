@@ -49,8 +49,8 @@ func (p *Planner) CreateSource(s *ast.CreateSource) (*Source, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Missing required property \"KAFKA_TOPIC\" which has no default value")
 	}
-	if topic == "" {
-		return nil, sqlerr.New(sqlerr.Semantic, pos, "KAFKA_TOPIC may not be empty")
+	if err := validTopic(topic, pos); err != nil {
+		return nil, err
 	}
 	src.Topic = topic
 	if err := p.applyCommon(src, w, nil); err != nil {

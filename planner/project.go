@@ -292,8 +292,12 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 	case from.Window != nil && !plan.Aggregated:
 		sink.Window = from.Window
 	}
-	if t, _, ok := w.str("KAFKA_TOPIC"); ok {
-		sink.Topic = t
+	topicPos := s.P
+	if t, pos, ok := w.str("KAFKA_TOPIC"); ok {
+		sink.Topic, topicPos = t, pos
+	}
+	if err := validTopic(sink.Topic, topicPos); err != nil {
+		return nil, err
 	}
 	if err := p.applyCommon(sink, w, from); err != nil {
 		return nil, err

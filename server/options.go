@@ -13,8 +13,9 @@ type Option interface {
 }
 
 type config struct {
-	listen string
-	logger *slog.Logger
+	listen         string
+	logger         *slog.Logger
+	allowedOrigins []string
 }
 
 type optionFunc func(*config)
@@ -31,6 +32,13 @@ func WithListen(addr string) Option {
 // Default: a logger that discards everything.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(c *config) { c.logger = l })
+}
+
+// WithAllowedOrigins lists the web origins ("https://ui.example.com", or
+// "*" for any) whose pages may POST to the API besides the server's own.
+// Default: none (ksqlDB's access.control.allow.origin).
+func WithAllowedOrigins(origins ...string) Option {
+	return optionFunc(func(c *config) { c.allowedOrigins = origins })
 }
 
 func defaultConfig() config {

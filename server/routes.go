@@ -7,10 +7,10 @@ import (
 )
 
 // routes builds the router: ksqlDB's route table (ServerVerticle) plus the
-// recover and logging middleware.
+// recover, logging and same-site middleware.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, s.logRequests)
+	r.Use(s.recoverer, s.logRequests, s.sameSite)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(methodNotAllowed)
 

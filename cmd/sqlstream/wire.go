@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
 	"github.com/sqlstream/sqlstream/qtt"
@@ -41,7 +42,8 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 	if err != nil {
 		return nil, err
 	}
-	srv := server.New(eng, server.WithListen(s.Listen), server.WithLogger(log.With("component", "server")))
+	srv := server.New(eng, server.WithListen(s.Listen), server.WithLogger(log.With("component", "server")),
+		server.WithAllowedOrigins(splitOrigins(s.Properties["access.control.allow.origin"])...))
 	if err := srv.Start(); err != nil {
 		return nil, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close())
 	}
@@ -76,4 +78,16 @@ func (st stack) Addr() string { return st.srv.Addr() }
 // Shutdown stops the HTTP server (ending running queries), then the engine.
 func (st stack) Shutdown(ctx context.Context) error {
 	return errors.Join(st.srv.Shutdown(ctx), st.eng.Close())
+}
+
+// splitOrigins parses access.control.allow.origin: origins separated by
+// commas, blanks ignored.
+func splitOrigins(v string) []string {
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -40,14 +40,24 @@ func (s *scanner) ws() {
 	}
 }
 
-// peek returns the next non-space byte, or 0 at the end.
+// peek returns the next non-space byte, or 0 at the end. A NUL byte in
+// the data is returned as nulByte, so that it is never taken for the end:
+// a value that starts with one (a schema-registry serializer's magic byte)
+// or that has one after its JSON is invalid, not a null or complete record.
 func (s *scanner) peek() byte {
 	s.ws()
 	if s.pos >= len(s.data) {
 		return 0
 	}
-	return s.data[s.pos]
+	if c := s.data[s.pos]; c != 0 {
+		return c
+	}
+	return nulByte
 }
+
+// nulByte stands for a NUL byte of the data in peek's answers; like NUL it
+// starts no JSON token.
+const nulByte = 0x01
 
 // token returns the text of the value just consumed from start, bounded.
 func (s *scanner) token(start int) string {
