@@ -21,6 +21,7 @@ const (
 	PropInternalReplicas = "ksql.internal.topic.replicas"
 	PropBootstrap        = "bootstrap.servers"
 	PropListeners        = "listeners"
+	PropAllowOrigin      = "access.control.allow.origin" // web origins whose pages may POST to the API
 	PropStateDir         = "ksql.streams.state.dir"
 	PropWrapSingle       = "ksql.persistence.wrap.single.values"
 	PropCacheBytes       = "ksql.streams.cache.max.bytes.buffering"
@@ -42,7 +43,7 @@ const (
 func NormalizeProperty(name string) string {
 	name = strings.TrimSpace(name)
 	if strings.HasPrefix(name, "ksql.") || strings.HasPrefix(name, "sqlstream.") ||
-		name == PropBootstrap || name == PropListeners || name == PropLateTopic || name == PropIdleClose {
+		name == PropBootstrap || name == PropListeners || name == PropAllowOrigin || name == PropLateTopic || name == PropIdleClose {
 		return name
 	}
 	return "ksql.streams." + name

@@ -71,6 +71,8 @@ func propertyDefs() []*propertyDef {
 		{name: PropStateDir, kind: kindString, fixed: true, doc: "directory of the state stores"},
 		{name: "sqlstream.broker.listen", kind: kindString, fixed: true, doc: "embedded broker address"},
 		{name: "sqlstream.data.dir", kind: kindString, fixed: true, doc: "data directory of the process"},
+		{name: PropAllowOrigin, kind: kindString, fixed: true,
+			doc: "web origins (comma separated, * for any) whose pages may POST to the HTTP API besides its own"},
 		{name: "sqlstream.log.level", kind: kindEnum, values: []string{"debug", "info", "warn", "error"}, fixed: true,
 			doc: "minimum log level"},
 		{name: PropNumThreads, kind: kindInt, min: 1, def: strconv.Itoa(goruntime.NumCPU()),

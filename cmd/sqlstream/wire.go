@@ -43,7 +43,7 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 		return nil, err
 	}
 	srv := server.New(eng, server.WithListen(s.Listen), server.WithLogger(log.With("component", "server")),
-		server.WithAllowedOrigins(splitOrigins(s.Properties["access.control.allow.origin"])...))
+		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...))
 	if err := srv.Start(); err != nil {
 		return nil, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close())
 	}
