@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -155,7 +156,7 @@ func toDecimalConverter(from, to *types.Type) converter {
 		return func(v any) (any, error) {
 			f := v.(float64)
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("cannot convert %s to %s", formatJavaDouble(f), to)
+				return nil, fmt.Errorf("cannot convert %s to %s", functions.FormatJavaDouble(f), to)
 			}
 			return asValue(roundDecimal(toDecimal(f), to))
 		}
@@ -187,39 +188,6 @@ func roundDecimal(d *apd.Decimal, t *types.Type) (*apd.Decimal, error) {
 	return out, nil
 }
 
-// formatJavaDouble renders f like Java's Double.toString: plain notation
-// with at least one fraction digit for 1e-3 <= |f| < 1e7, otherwise
-// computerized scientific notation ("1.0E10").
-func formatJavaDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, 64)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
-}
-
 // JavaString renders a non-NULL value the way ksqlDB's CAST(x AS STRING)
 // does (Java toString of its runtime objects): "[1, 2]" for arrays,
 // "{k=v}" for maps, "Struct{F=1}" for structs (NULL fields omitted).
@@ -242,7 +210,7 @@ func writeJava(b *strings.Builder, v any) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
-		b.WriteString(formatJavaDouble(x))
+		b.WriteString(functions.FormatJavaDouble(x))
 	case *apd.Decimal:
 		b.WriteString(x.String())
 	case types.Timestamp:

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -19,8 +20,8 @@ func TestFormatJavaDouble(t *testing.T) {
 		{math.Inf(-1), "-Infinity"}, {13.219999999999999, "13.219999999999999"}, {1e-300, "1.0E-300"},
 	}
 	for _, c := range cases {
-		if got := formatJavaDouble(c.in); got != c.want {
-			t.Errorf("formatJavaDouble(%v) = %q, want %q", c.in, got, c.want)
+		if got := functions.FormatJavaDouble(c.in); got != c.want {
+			t.Errorf("FormatJavaDouble(%v) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

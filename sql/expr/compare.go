@@ -339,7 +339,7 @@ func toDecimal(v any) *apd.Decimal {
 	case int64:
 		return apd.New(x, 0)
 	case float64:
-		d, _, _ := apd.NewFromString(formatJavaDouble(x))
+		d, _, _ := apd.NewFromString(functions.FormatJavaDouble(x))
 		return d
 	}
 	return apd.New(0, 0)
