@@ -9,8 +9,11 @@ import (
 )
 
 // filterOp forwards rows for which the predicate is true. On a table a
-// row that fails the predicate becomes a delete of its key (KTable
-// filter semantics); an evaluation error counts as false and is logged.
+// row that fails the predicate becomes a delete of its key, unless its
+// known old value failed too, and a delete passes only when its known old
+// value passed (KTable filter semantics with old values: nothing is
+// deleted downstream that was never there); an evaluation error counts
+// as false and is logged.
 type filterOp struct {
 	env   *TaskEnv
 	n     *planner.Filter
@@ -23,8 +26,8 @@ type filterOp struct {
 
 func (op *filterOp) Process(row *types.Row) error {
 	if row.Tombstone {
-		if !op.table {
-			return nil
+		if !op.table || (row.HasOld && !op.passes(row.Old)) {
+			return nil // nothing downstream to delete
 		}
 		return op.next.Process(row)
 	}

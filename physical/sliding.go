@@ -177,7 +177,8 @@ func (op *slidingOp) emitSliding(key []byte, row *types.Row, w types.Window, rec
 		}
 		ts = max(ts, r.ts)
 	}
-	return op.result(key, row, ts, w)
+	// The window's previous result is not kept: a failing one is deleted.
+	return op.result(key, row, ts, w, oldResult{})
 }
 
 // purgeRaw drops the group's records no open window can hold any more.

@@ -224,6 +224,7 @@ func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) 
 	if err != nil {
 		return err
 	}
+	old := knownOld(op.oldResults(b != nil, row))
 	if err := op.apply(row); err != nil {
 		op.env.log(ExpressionError, "value", err.Error(), nil)
 		return nil
@@ -236,7 +237,7 @@ func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) 
 	if err := op.windows.Put(key, w.Start, v); err != nil {
 		return err
 	}
-	return op.result(key, row, ts, w)
+	return op.result(key, row, ts, w, old)
 }
 
 // decode loads accumulators from a stored value (initial ones for nil).
@@ -262,13 +263,24 @@ func (op *aggregateOp) encode(ts int64) ([]byte, error) {
 	return buf, err
 }
 
+// oldResult is a window's previous result, when the operator knows it:
+// a table filter above (HAVING) turns a failing row into a delete only
+// when the previous one passed, so a window that never passed is never
+// deleted (Kafka Streams' KTable filter with old values).
+type oldResult struct {
+	vals  []any // nil: the window had no result
+	known bool
+}
+
+func knownOld(vals []any) oldResult { return oldResult{vals: vals, known: true} }
+
 // result forwards (EMIT CHANGES) or buffers (EMIT FINAL) a window's new
-// result.
-func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Window) error {
+// result; old is its previous one.
+func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Window, old oldResult) error {
 	op.opened(w)
 	if op.buffer == nil {
 		op.win = w
-		return op.forwardWindow(row, ts, &op.win)
+		return op.forwardWindow(row, ts, &op.win, old)
 	}
 	vals := op.results(row)
 	b := binary.BigEndian.AppendUint64(nil, uint64(ts))
@@ -279,10 +291,11 @@ func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Wind
 	return op.buffer.Put(bufferKey(w, key), b)
 }
 
-func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window) error {
+func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, old oldResult) error {
 	out := &op.out
 	op.vals = op.resultsInto(op.vals[:0], row)
-	*out = types.Row{Values: op.vals, Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w}
+	*out = types.Row{Values: op.vals, Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w,
+		Old: old.vals, HasOld: old.known}
 	return op.next.Process(out)
 }
 
@@ -380,7 +393,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 		if err := op.sessions.Remove(key, o.start, o.end); err != nil {
 			return err
 		}
-		if err := op.retractSession(key, row, t, types.Window{Start: o.start, End: o.end}); err != nil {
+		if err := op.retractSession(key, row, t, types.Window{Start: o.start, End: o.end}, o.value); err != nil {
 			return err
 		}
 	}
@@ -396,7 +409,26 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 	if err := op.sessions.Put(key, win.Start, win.End, v); err != nil {
 		return err
 	}
-	return op.result(key, row, accTs, win)
+	// The merged session is a new windowed key: it had no result.
+	return op.result(key, row, accTs, win, knownOld(nil))
+}
+
+// storedResults returns the group key and results of the stored
+// accumulators b, leaving the current accumulators as they were.
+func (op *windowAggOp) storedResults(row *types.Row, b []byte) ([]any, error) {
+	accs := make([]any, len(op.accs))
+	if len(b) < 8 {
+		return nil, fmt.Errorf("%s: corrupt state", aggregateStore)
+	}
+	if err := op.state.Decode(b[8:], accs); err != nil {
+		return nil, err
+	}
+	out := append(make([]any, 0, op.nkeys+len(accs)), row.Values[:op.nkeys]...)
+	for i, c := range op.n.Calls {
+		v, _ := c.Agg.Result(accs[i])
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // freshAccumulators resets the accumulators to their initial values and
@@ -432,13 +464,18 @@ func (op *windowAggOp) mergeInto(b []byte) (int64, error) {
 }
 
 // retractSession deletes a merged-away session downstream (a tombstone for
-// its windowed key), or drops it from the EMIT FINAL buffer.
-func (op *windowAggOp) retractSession(key []byte, row *types.Row, ts int64, w types.Window) error {
+// its windowed key, carrying its stored result b as the old value), or
+// drops it from the EMIT FINAL buffer.
+func (op *windowAggOp) retractSession(key []byte, row *types.Row, ts int64, w types.Window, b []byte) error {
 	if op.buffer != nil {
 		return op.buffer.Put(bufferKey(w, key), nil)
 	}
+	old, err := op.storedResults(row, b)
+	if err != nil {
+		return err
+	}
 	out := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: ts, Partition: row.Partition,
-		Offset: row.Offset, Window: &w, Tombstone: true}
+		Offset: row.Offset, Window: &w, Tombstone: true, Old: old, HasOld: true}
 	copy(out.Values, row.Values[:op.nkeys])
 	return op.next.Process(out)
 }

@@ -132,6 +132,9 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		if err := checkPull(q); err != nil {
 			return nil, err
 		}
+		if err := p.checkPullTableFunctions(q.Items); err != nil {
+			return nil, err
+		}
 	}
 	var node Node = &Scan{Source: src, Alias: ref.Alias}
 	scope := expr.SchemaScope(src.Schema, aliases(ref), windowed)

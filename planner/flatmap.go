@@ -55,8 +55,8 @@ func (n *FlatMap) rewrite(e ast.Expr) ast.Expr {
 
 // flatMap builds the FlatMap for the table function calls of items, or
 // returns nil when there are none. It enforces ksqlDB's rules: only on
-// a stream (so a pull query with table functions scans a stream), not
-// with aggregations, not nested, not inside CASE.
+// a stream, not with aggregations, not nested, not inside CASE (pull
+// queries reject them earlier, see checkPullTableFunctions).
 func (p *Planner) flatMap(in Node, q *ast.Query, items []ast.SelectItem, scope expr.Scope, src *Source) (*FlatMap, error) {
 	calls, err := p.tableCalls(items)
 	if err != nil || len(calls) == 0 {
@@ -152,6 +152,18 @@ func (p *Planner) checkNoTableFunction(clause string, exprs ...ast.Expr) error {
 	for _, e := range exprs {
 		if c := p.firstTableCall(e); c != nil {
 			return sqlerr.New(sqlerr.Semantic, c.P, "Table function '%s' is not allowed in %s: table functions are only allowed in the SELECT list", c.Name, clause)
+		}
+	}
+	return nil
+}
+
+// checkPullTableFunctions rejects a table function anywhere in the
+// SELECT list of a pull query, over a stream as over a table: a pull
+// query returns the rows it reads, so it has no FlatMap.
+func (p *Planner) checkPullTableFunctions(items []ast.SelectItem) error {
+	for _, it := range items {
+		if c := p.firstTableCall(it.Expr); c != nil {
+			return sqlerr.New(sqlerr.Unsupported, c.P, "Pull queries don't support table functions: %s.", c.Name)
 		}
 	}
 	return nil

@@ -33,8 +33,8 @@
 // skipping, the timeout and the report.
 //
 // Record conversion follows each topic's source: JSON values are written
-// exactly as the test gives them (they may deliberately not match the
-// schema), DELIMITED as the text given, KAFKA through sql/format's codec,
+// exactly as the test gives them, object keys in the file's order (they
+// may deliberately not match the schema), DELIMITED as the text given, KAFKA through sql/format's codec,
 // windowed keys with the Kafka Streams window suffix; topics no source
 // references carry raw JSON. Comparison is per topic and in order: object
 // field names case-insensitive, DOUBLE within 1e-6, DECIMAL exact (scale

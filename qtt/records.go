@@ -95,7 +95,7 @@ func (s *topicSerde) toRecord(r RecordSpec) (Record, error) {
 		return rec, fmt.Errorf("key: %w", err)
 	}
 	if r.Value != nil {
-		if rec.Value, err = s.value.encode(r.Value); err != nil {
+		if rec.Value, err = s.encodeValue(r); err != nil {
 			return rec, fmt.Errorf("value: %w", err)
 		}
 		if rec.Value == nil {
@@ -104,6 +104,15 @@ func (s *topicSerde) toRecord(r RecordSpec) (Record, error) {
 	}
 	rec.Headers, err = decodeHeaders(r.Headers)
 	return rec, err
+}
+
+// encodeValue writes the value's text as the test gives it when the side
+// takes JSON text, otherwise the encoded value.
+func (s *topicSerde) encodeValue(r RecordSpec) ([]byte, error) {
+	if w, ok := s.value.(textWriter); ok && len(r.ValueText) > 0 {
+		return w.encodeText(r.ValueText)
+	}
+	return s.value.encode(r.Value)
 }
 
 func (s *topicSerde) encodeKey(r RecordSpec) ([]byte, error) {

@@ -3,6 +3,7 @@ package qtt
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/sql/format"
@@ -47,8 +48,8 @@ func TestRecordConversion(t *testing.T) {
 		key, val  string // expected bytes; "hex:…" for binary, "<nil>" for nil
 		roundTrip bool   // decoding gives back the spec's key and value
 	}{
-		{"json value as given", `{"topic":"json_topic","key":"a","value":{"id":1,"extra":[1.50]}}`,
-			"a", `{"extra":[1.50],"id":1}`, true},
+		{"json value as given", `{"topic":"json_topic","key":"a","value":{"id":1, "extra":[1.50], "b":"<&>"}}`,
+			"a", `{"id":1,"extra":[1.50],"b":"<&>"}`, true},
 		{"json value not matching schema", `{"topic":"json_topic","key":"a","value":"oops"}`, "a", `"oops"`, true},
 		{"tombstone and null key", `{"topic":"json_topic","value":null}`, "<nil>", "<nil>", true},
 		{"delimited text as given", `{"topic":"delim_topic","key":"1","value":"1,x"}`, "1", "1,x", true},
@@ -65,9 +66,16 @@ func TestRecordConversion(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var spec RecordSpec
+			var text valueText
 			if err := DecodeStrict("record", []byte(tc.spec), &spec); err != nil {
 				t.Fatal(err)
 			}
+			if err := json.Unmarshal([]byte(tc.spec), &text); err != nil {
+				t.Fatal(err)
+			}
+			specs := []RecordSpec{spec}
+			keepValueTexts(specs, []valueText{text})
+			spec = specs[0]
 			spec.Timestamp = &ts
 			in, err := newSerdes(testSources(), false).forTopic(spec.Topic)
 			if err != nil {

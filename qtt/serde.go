@@ -1,6 +1,7 @@
 package qtt
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -21,6 +22,24 @@ type side interface {
 	// normalize brings an expected value into the form decode returns
 	// (DELIMITED text for a number given in the test, for example).
 	normalize(expected any) any
+}
+
+// textWriter is a side that writes a value's JSON text as given (object
+// keys in the test's order) rather than re-encoding the decoded value.
+type textWriter interface {
+	encodeText(text json.RawMessage) ([]byte, error)
+}
+
+var (
+	_ textWriter = jsonSide{}
+	_ textWriter = rawSide{}
+)
+
+// compactText is JSON text without insignificant white space.
+func compactText(text json.RawMessage) ([]byte, error) {
+	var b bytes.Buffer
+	err := json.Compact(&b, text)
+	return b.Bytes(), err
 }
 
 // newSide picks the converter for a format: JSON is written as the test
@@ -59,6 +78,8 @@ type jsonSide struct {
 }
 
 func (s jsonSide) encode(v any) ([]byte, error) { return json.Marshal(v) }
+
+func (jsonSide) encodeText(text json.RawMessage) ([]byte, error) { return compactText(text) }
 
 func (s jsonSide) decode(b []byte) (any, error) {
 	v, err := DecodeJSON(b)
@@ -122,6 +143,8 @@ func (noneSide) normalize(v any) any        { return v }
 type rawSide struct{}
 
 func (rawSide) encode(v any) ([]byte, error) { return json.Marshal(v) }
+
+func (rawSide) encodeText(text json.RawMessage) ([]byte, error) { return compactText(text) }
 
 func (rawSide) decode(b []byte) (any, error) {
 	if v, err := DecodeJSON(b); err == nil {

@@ -42,6 +42,25 @@ type RecordSpec struct {
 	Timestamp *int64       `json:"timestamp"`
 	Window    *WindowSpec  `json:"window"`
 	Headers   []HeaderSpec `json:"headers"` // none given: none expected
+	// ValueText is Value's JSON text as the file gives it, object keys in
+	// document order (Value's maps lose it); empty for a null value or a
+	// record built in code.
+	ValueText json.RawMessage `json:"-"`
+}
+
+// valueText captures a record's value as JSON text.
+type valueText struct {
+	Value json.RawMessage `json:"value"`
+}
+
+// keepValueTexts sets each record's ValueText from texts, the same records
+// decoded again as text (a JSON null stays empty).
+func keepValueTexts(records []RecordSpec, texts []valueText) {
+	for i := range min(len(records), len(texts)) {
+		if t := texts[i].Value; len(t) > 0 && string(t) != "null" {
+			records[i].ValueText = t
+		}
+	}
 }
 
 // WindowSpec is a record's window: type "time" (tumbling, hopping) or
@@ -140,6 +159,17 @@ func ParseFile(name string, src []byte) (*File, error) {
 	}
 	if err := DecodeStrict(name, src, &doc); err != nil {
 		return nil, err
+	}
+	var texts struct {
+		Tests []struct {
+			Inputs []valueText `json:"inputs"`
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal(StripComments(src), &texts); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for i := range min(len(doc.Tests), len(texts.Tests)) {
+		keepValueTexts(doc.Tests[i].Inputs, texts.Tests[i].Inputs)
 	}
 	return &File{Path: name, Tests: doc.Tests}, nil
 }

@@ -18,6 +18,23 @@ func TestParseFileErrorPosition(t *testing.T) {
 	}
 }
 
+func TestParseFileKeepsValueText(t *testing.T) {
+	f, err := ParseFile("t.json", []byte(`{"tests": [{"name": "x", "inputs": [
+	  // object keys in the file's order, not sorted
+	  {"topic": "t", "value": {"b": 1, "a": {"d": 2.50, "c": null}}},
+	  {"topic": "t", "value": null}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := f.Tests[0].Inputs
+	if got := string(in[0].ValueText); got != `{"b": 1, "a": {"d": 2.50, "c": null}}` {
+		t.Errorf("value text %s", got)
+	}
+	if in[1].ValueText != nil || in[1].Value != nil {
+		t.Errorf("tombstone: text %q value %v", in[1].ValueText, in[1].Value)
+	}
+}
+
 // conformanceDir is ksqlDB's QTT data, kept outside the project tree.
 const conformanceDir = "../../shared/conformance/ksql-qtt"
 

@@ -1,6 +1,7 @@
 package qtt
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -35,9 +36,13 @@ func ReadRunnerTest(sqlFile, inputFile, outputFile string) (*RunnerTest, error) 
 		var in struct {
 			Inputs []RecordSpec `json:"inputs"`
 		}
-		if err := readJSON(inputFile, &in); err != nil {
+		var texts struct {
+			Inputs []valueText `json:"inputs"`
+		}
+		if err := readJSON(inputFile, &in, &texts); err != nil {
 			return nil, err
 		}
+		keepValueTexts(in.Inputs, texts.Inputs)
 		t.Inputs = in.Inputs
 	}
 	var out struct {
@@ -50,12 +55,22 @@ func ReadRunnerTest(sqlFile, inputFile, outputFile string) (*RunnerTest, error) 
 	return t, nil
 }
 
-func readJSON(path string, v any) error {
+// readJSON decodes the file at path into v (see DecodeStrict) and then,
+// when given, into texts (a view of the same document as JSON text).
+func readJSON(path string, v any, texts ...any) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	return DecodeStrict(filepath.Base(path), src, v)
+	if err := DecodeStrict(filepath.Base(path), src, v); err != nil {
+		return err
+	}
+	for _, t := range texts {
+		if err := json.Unmarshal(StripComments(src), t); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(path), err)
+		}
+	}
+	return nil
 }
 
 // Variant turns the test into a runnable variant named after the SQL file.

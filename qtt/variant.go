@@ -99,8 +99,21 @@ var (
 	hardFormatRe = regexp.MustCompile(`(?i)\b(AVRO|PROTOBUF_NOSR|PROTOBUF|JSON_SR)\b`)
 	formatPropRe = regexp.MustCompile(`(?i)\b(VALUE_|KEY_)?FORMAT\s*=\s*'([A-Z_]+)'`)
 	schemaIDRe   = regexp.MustCompile(`(?i)\b(KEY|VALUE)_SCHEMA_(ID|FULL_NAME)\b`)
-	jarUDFRe     = regexp.MustCompile(`(?i)\b(TEST_UDF|TEST_UDAF|TEST_UDTF|BAD_UDF|VAR_ARG|GENERIC_VAR_ARG|MID_VAR_ARG|MULTI_ARG|FOUR_ARG|FIVE_ARG|OBJ_COL_ARG|SUM_LIST|WHENCONDITION|WHENRESULT)\s*\(`)
+	jarUDFRe     = regexp.MustCompile(`(?i)\b(` + strings.Join(testJarUDFs, "|") + `)\s*\(`)
 )
+
+// testJarUDFs are the functions QTT files call that are not ksqlDB
+// built-ins but come from jars its test suite loads: the test UDFs,
+// UDAFs and UDTFs of ksqldb-engine's tests (TEST_UDF … WHENRESULT) and
+// udf-example.jar, the example extension jar of the functional tests
+// (TOSTRUCT). A variant calling one needs those jars, so --only-easy
+// skips it; the engine does not fake them.
+var testJarUDFs = []string{
+	"TEST_UDF", "TEST_UDAF", "TEST_UDTF", "BAD_UDF",
+	"VAR_ARG", "GENERIC_VAR_ARG", "MID_VAR_ARG", "MULTI_ARG", "FOUR_ARG", "FIVE_ARG",
+	"OBJ_COL_ARG", "SUM_LIST", "WHENCONDITION", "WHENRESULT",
+	"TOSTRUCT",
+}
 
 // hardReasons lists, sorted and deduplicated, what keeps v from being easy.
 func hardReasons(v *Variant) []string {

@@ -52,7 +52,7 @@ func appendJSONPrimitive(buf []byte, v any, t *types.Type) ([]byte, error) {
 		}
 	case *apd.Decimal:
 		if t.Kind == types.KindDecimal {
-			return appendDecimal(buf, x, t)
+			return appendJSONDecimal(buf, x, t)
 		}
 	case []byte:
 		if t.Kind == types.KindBytes {

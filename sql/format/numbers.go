@@ -120,6 +120,26 @@ func appendDecimal(buf []byte, d *apd.Decimal, t *types.Type) ([]byte, error) {
 	return d.Append(buf, 'f'), nil
 }
 
+// appendJSONDecimal appends d as ksqlDB's JSON serializer writes a
+// BigDecimal: at its own scale when that fits t (GREATEST(DECIMAL(9,2),
+// DECIMAL(7,6)) is a DECIMAL(13,6) whose value 1234567.89 keeps scale 2),
+// otherwise rescaled to t's (see appendDecimal).
+func appendJSONDecimal(buf []byte, d *apd.Decimal, t *types.Type) ([]byte, error) {
+	if fitsAsIs(d, t) {
+		return d.Append(buf, 'f'), nil
+	}
+	return appendDecimal(buf, d, t)
+}
+
+// fitsAsIs reports whether the finite d has at most t's scale and
+// t.Precision-t.Scale integer digits.
+func fitsAsIs(d *apd.Decimal, t *types.Type) bool {
+	if t.Precision == 0 || d.Form != apd.Finite || d.Exponent > 0 || -d.Exponent > int32(t.Scale) {
+		return false
+	}
+	return d.NumDigits()+int64(d.Exponent) <= int64(t.Precision-t.Scale)
+}
+
 // appendJavaDouble appends f as Java's Double.toString prints it (and so
 // as ksqlDB writes DOUBLE in JSON and DELIMITED): the shortest digits that
 // round-trip, plain between 10^-3 and 10^7 with at least one fractional

@@ -115,3 +115,24 @@ func TestAppendDecimalRescales(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendJSONDecimalKeepsFittingScale(t *testing.T) {
+	for _, tc := range []struct {
+		in, typ, want string // want "" means an error
+	}{
+		{"1234567.89", "DECIMAL(13,6)", "1234567.89"},
+		{"1.5", "DECIMAL(4,2)", "1.5"},
+		{"10", "DECIMAL(4,1)", "10"},
+		{"1.505", "DECIMAL(4,2)", "1.51"},
+		{"123.4", "DECIMAL(4,2)", ""},
+		{"1E+2", "DECIMAL(5,1)", "100.0"},
+	} {
+		got, err := appendJSONDecimal(nil, mustDecimal(t, tc.in), mustType(t, tc.typ))
+		switch {
+		case tc.want == "" && err == nil:
+			t.Errorf("appendJSONDecimal(%s, %s) = %s, want an error", tc.in, tc.typ, got)
+		case tc.want != "" && (err != nil || string(got) != tc.want):
+			t.Errorf("appendJSONDecimal(%s, %s) = %s, %v; want %s", tc.in, tc.typ, got, err, tc.want)
+		}
+	}
+}
