@@ -153,7 +153,11 @@ func fromKgo(r *kgo.Record, dst *physical.InRecord) {
 	}
 }
 
-// read consumes topic directly (no group).
+// read consumes topic directly (no group), read_committed: records of
+// open transactions wait for their end, aborted ones are never seen.
+// untilEnd stops at the end offsets (high watermarks) at the start; the
+// client keeps control records (not passed to fn) so that an end that is
+// a transaction marker is reached too.
 func (k *kafkaCluster) read(ctx context.Context, topic string, fromBeginning, untilEnd bool, fn func(*physical.InRecord) bool) error {
 	var ends map[int32]int64
 	if untilEnd {
@@ -175,7 +179,8 @@ func (k *kafkaCluster) read(ctx context.Context, topic string, fromBeginning, un
 	if fromBeginning {
 		reset = kgo.NewOffset().AtStart()
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(reset))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(reset),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	if err != nil {
 		return err
 	}
@@ -206,6 +211,9 @@ func readLoop(ctx context.Context, cl *kgo.Client, ends map[int32]int64, fn func
 				if r.Offset == end-1 {
 					delete(ends, r.Partition)
 				}
+			}
+			if r.Attrs.IsControl() {
+				return
 			}
 			fromKgo(r, &in)
 			stop = !fn(&in)
