@@ -53,7 +53,8 @@
 // compacts late (it is not lost, only larger); retention runs every tick.
 //
 // kfake also has its own compaction timer, run from its request loop
-// without this check. It is started with log.cleaner.backoff.ms and kept
+// without this check; it and Compact are the only callers of kfake's
+// compaction. It is started with log.cleaner.backoff.ms and kept
 // at 100 years; kfake reads the value only when it starts that timer, and
 // the broker refuses any client request that would change it (an
 // IncrementalAlterConfigs of it, or an AlterConfigs of the broker, which
