@@ -22,11 +22,15 @@ type Broker struct {
 	// segmentBytes is log.segment.bytes, the segment size of topics that
 	// set none: a partition no larger is all active segment.
 	segmentBytes int64
-	shutdown     *shutdownErrors
-	stop         chan struct{}
-	done         sync.WaitGroup
-	once         sync.Once
-	closeErr     error
+	// gate holds back transactional produce while the cleaner compacts;
+	// quietWait is how long a tick waits for no open transaction.
+	gate      *txnGate
+	quietWait time.Duration
+	shutdown  *shutdownErrors
+	stop      chan struct{}
+	done      sync.WaitGroup
+	once      sync.Once
+	closeErr  error
 }
 
 // Start starts a broker configured by opts and returns once it accepts
@@ -50,13 +54,16 @@ func Start(opts ...Option) (*Broker, error) {
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
 	guardTopicNames(cluster)
+	guardCleanerBackoff(cluster)
+	gate := &txnGate{}
+	gate.install(cluster)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
 	if err != nil {
 		cluster.Close()
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
 	b := &Broker{cluster: cluster, adm: kadm.NewClient(cl), segmentBytes: cfg.segmentBytes,
-		shutdown: shutdown, stop: make(chan struct{})}
+		gate: gate, quietWait: min(cfg.compaction, time.Second), shutdown: shutdown, stop: make(chan struct{})}
 	b.done.Add(1)
 	go b.clean(cfg.compaction)
 	cfg.logger.Info("embedded kafka broker started", "addr", b.Addrs()[0], "data_dir", cfg.dataDir)
@@ -72,8 +79,8 @@ func kfakeOptions(cfg config, shutdown *shutdownErrors) []kfake.Opt {
 		kfake.WithLogger(slogAdapter{l: cfg.logger, shutdown: shutdown}),
 		kfake.BrokerConfigs(map[string]string{
 			// kfake's own compaction timer stays (practically) off: the
-			// broker's cleaner decides when to compact.
-			"log.cleaner.backoff.ms":     strconv.FormatInt((100 * 365 * 24 * time.Hour).Milliseconds(), 10),
+			// broker's cleaner decides when to compact (see doc.go).
+			"log.cleaner.backoff.ms":     cleanerBackoffMs,
 			"log.retention.ms":           retentionMs(cfg.retention),
 			"log.segment.bytes":          strconv.FormatInt(cfg.segmentBytes, 10),
 			"default.replication.factor": "1",
@@ -133,20 +140,31 @@ func (b *Broker) clean(interval time.Duration) {
 		case <-b.stop:
 			return
 		case <-t.C:
-			if b.dirty(cleaned) {
-				b.cluster.Compact() // also enforces retention
-				b.record(cleaned)
-			} else {
-				b.cluster.ApplyRetention()
-			}
+			b.cleanOnce(cleaned)
 		}
 	}
 }
 
+// cleanOnce is one tick of the cleaner: compaction when some compacted
+// partition is cleanable and none has an open transaction (which defers
+// it to a later tick), else retention only.
+func (b *Broker) cleanOnce(cleaned map[string]int64) {
+	if b.dirty(cleaned) && b.compactStable() {
+		b.record(cleaned)
+		return
+	}
+	b.cluster.ApplyRetention()
+}
+
 // compactedPartitions calls fn for every partition of every topic whose
-// cleanup.policy includes compact, with the topic's segment size.
-func (b *Broker) compactedPartitions(fn func(key string, p *kfake.PartitionInfo, segment int64)) {
-	for _, topic := range b.topics() {
+// cleanup.policy includes compact, with the topic's segment size. It
+// fails when the topics cannot be listed.
+func (b *Broker) compactedPartitions(fn func(key string, p *kfake.PartitionInfo, segment int64)) error {
+	topics, err := b.topics()
+	if err != nil {
+		return err
+	}
+	for _, topic := range topics {
 		ti := b.cluster.TopicInfo(topic)
 		if ti == nil || !isCompacted(ti.Configs["cleanup.policy"]) {
 			continue
@@ -161,38 +179,38 @@ func (b *Broker) compactedPartitions(fn func(key string, p *kfake.PartitionInfo,
 			fn(topic+"/"+strconv.Itoa(int(p.Partition)), p, segment)
 		}
 	}
+	return nil
 }
 
 // dirty reports whether some compacted partition is cleanable: more than
 // one segment, and at least twice its size after its last compaction.
 func (b *Broker) dirty(cleaned map[string]int64) bool {
 	dirty := false
-	b.compactedPartitions(func(key string, p *kfake.PartitionInfo, segment int64) {
+	err := b.compactedPartitions(func(key string, p *kfake.PartitionInfo, segment int64) {
 		if p.NumBytes > segment && p.NumBytes-min(cleaned[key], p.NumBytes) >= p.NumBytes/2 {
 			dirty = true
 		}
 	})
-	return dirty
+	return err == nil && dirty
 }
 
 // record remembers the size of every compacted partition after a
 // compaction.
 func (b *Broker) record(cleaned map[string]int64) {
 	clear(cleaned)
-	b.compactedPartitions(func(key string, p *kfake.PartitionInfo, _ int64) { cleaned[key] = p.NumBytes })
+	_ = b.compactedPartitions(func(key string, p *kfake.PartitionInfo, _ int64) { cleaned[key] = p.NumBytes })
 }
 
 // topics lists the broker's topics through its own Kafka API (kfake has
-// no in-process listing); nil when that fails, so the tick only enforces
-// retention.
-func (b *Broker) topics() []string {
+// no in-process listing).
+func (b *Broker) topics() ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	td, err := b.adm.ListTopics(ctx)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return td.Names()
+	return td.Names(), nil
 }
 
 func isCompacted(policy *string) bool {

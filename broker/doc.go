@@ -24,6 +24,45 @@
 // record timestamp on every batch, so Kafka's 7-day default would delete
 // records with old timestamps (common in tests and backfills) at once.
 //
+// # Compaction and transactions
+//
+// A committed record must never be lost to an open or aborted
+// transaction. kfake's compaction (Cluster.Compact, the only way in)
+// cleans every batch but the last and lets a record of a still-open
+// transaction supersede a committed record of the same key; if that
+// transaction then aborts, the committed value is gone. Kafka never
+// cleans past the last stable offset (LSO). Records aborted before a
+// compaction are handled correctly: kfake skips them when deciding what
+// supersedes what, and drops them.
+//
+// kfake cannot be told to stop at the LSO, compacts all topics at once,
+// and its exported API offers no way to rewrite a log ourselves
+// (DeleteRecords only cuts a prefix), so the cleaner compacts only at an
+// instant when no compacted partition has an open transaction: every
+// one's LastStableOffset (PartitionInfo) equals its high watermark. Then
+// the whole cleanable range is below the LSO, which is what Kafka
+// guarantees. To make the check and the compaction one step, a gate
+// (stable.go) holds back transactional Produce requests and config
+// changes (which could make a partition with an open transaction
+// compacted) with kfake's SleepControl while the cleaner re-checks and
+// runs Compact; kfake serves requests one at a time, so nothing can open
+// a transaction in between. Plain produce, fetch and transaction ends
+// are never held. A tick that finds an open transaction polls for up to
+// a second for a quiet instant and otherwise leaves compaction to a
+// later tick, so a compacted topic under constant transactional writes
+// compacts late (it is not lost, only larger); retention runs every tick.
+//
+// kfake also has its own compaction timer, run from its request loop
+// without this check; it and Compact are the only callers of kfake's
+// compaction. It is started with log.cleaner.backoff.ms and kept
+// at 100 years; kfake reads the value only when it starts that timer, and
+// the broker refuses any client request that would change it (an
+// IncrementalAlterConfigs of it, or an AlterConfigs of the broker, which
+// replaces every broker config, that does not keep it), so it cannot fire
+// within the broker's lifetime. NewCluster options override configs
+// persisted in the data directory, so an older data directory cannot
+// bring another value back.
+//
 // Auto topic creation is off: sqlstream creates every topic it uses
 // through the admin API, as ksqlDB does.
 package broker

@@ -153,20 +153,18 @@ func fromKgo(r *kgo.Record, dst *physical.InRecord) {
 	}
 }
 
-// read consumes topic directly (no group).
+// read consumes topic directly (no group), read_committed: records of
+// open transactions wait for their end, aborted ones are never seen.
+// untilEnd stops at the end offsets (high watermarks) at the start; the
+// client keeps control records (not passed to fn) so that an end that is
+// a transaction marker is reached too.
 func (k *kafkaCluster) read(ctx context.Context, topic string, fromBeginning, untilEnd bool, fn func(*physical.InRecord) bool) error {
 	var ends map[int32]int64
 	if untilEnd {
-		listed, err := k.adm.ListEndOffsets(ctx, topic)
-		if err != nil {
+		var err error
+		if ends, err = k.nonEmptyEnds(ctx, topic); err != nil {
 			return err
 		}
-		ends = map[int32]int64{}
-		listed.Each(func(o kadm.ListedOffset) {
-			if o.Offset > 0 {
-				ends[o.Partition] = o.Offset
-			}
-		})
 		if len(ends) == 0 {
 			return nil
 		}
@@ -175,7 +173,8 @@ func (k *kafkaCluster) read(ctx context.Context, topic string, fromBeginning, un
 	if fromBeginning {
 		reset = kgo.NewOffset().AtStart()
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(reset))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(reset),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	if err != nil {
 		return err
 	}
@@ -183,6 +182,32 @@ func (k *kafkaCluster) read(ctx context.Context, topic string, fromBeginning, un
 	return readLoop(ctx, cl, ends, fn)
 }
 
+// nonEmptyEnds returns the end offset of every partition of topic that
+// holds records (its end is past its start: retention or DeleteRecords
+// can empty a partition whose end is not 0).
+func (k *kafkaCluster) nonEmptyEnds(ctx context.Context, topic string) (map[int32]int64, error) {
+	listedEnds, err := k.adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	starts, err := k.adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	ends := map[int32]int64{}
+	listedEnds.Each(func(o kadm.ListedOffset) {
+		if start, ok := starts.Lookup(topic, o.Partition); ok && o.Offset > start.Offset {
+			ends[o.Partition] = o.Offset
+		}
+	})
+	return ends, nil
+}
+
+// readLoop passes the records of cl's topic to fn until fn returns false,
+// ctx ends or, with ends, every partition reached its end: a record at or
+// past end-1 ends a partition (past it when the transaction whose record
+// was last at the start aborted: only its marker comes), and only records
+// before end are passed on.
 func readLoop(ctx context.Context, cl *kgo.Client, ends map[int32]int64, fn func(*physical.InRecord) bool) error {
 	var in physical.InRecord
 	for {
@@ -200,12 +225,18 @@ func readLoop(ctx context.Context, cl *kgo.Client, ends map[int32]int64, fn func
 			}
 			if ends != nil {
 				end, ok := ends[r.Partition]
-				if !ok || r.Offset >= end {
+				if !ok {
 					return
 				}
-				if r.Offset == end-1 {
+				if r.Offset >= end-1 {
 					delete(ends, r.Partition)
 				}
+				if r.Offset >= end {
+					return
+				}
+			}
+			if r.Attrs.IsControl() {
+				return
 			}
 			fromKgo(r, &in)
 			stop = !fn(&in)

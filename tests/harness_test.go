@@ -94,8 +94,9 @@ func runBinaryInput(t *testing.T, stdin string, args ...string) (int, string, st
 	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
 }
 
-// node is a `sqlstream server` process with its embedded broker, on free
-// ports and a data directory that survives restarts.
+// node is a `sqlstream server` process with its embedded broker, or a
+// `sqlstream broker` process, on free ports and a data directory that
+// survives restarts.
 type node struct {
 	t       *testing.T
 	dataDir string
@@ -128,6 +129,36 @@ func startNodeArgs(t *testing.T, dataDir string, args ...string) *node {
 	return n
 }
 
+// startBrokerProcess starts `sqlstream broker` with a temp data dir on a
+// free port and extra flags, and waits for its ready line. Restarts keep
+// the port, so servers started with --bootstrap-servers n.Kafka find it
+// again.
+func startBrokerProcess(t *testing.T, extra ...string) *node {
+	t.Helper()
+	dataDir := t.TempDir()
+	n := &node{t: t, dataDir: dataDir, args: append([]string{"broker", "--broker-listen", "127.0.0.1:0",
+		"--data-dir", dataDir, "--log-level", "debug"}, extra...)}
+	n.start()
+	t.Cleanup(n.kill)
+	n.args[2] = n.Kafka
+	return n
+}
+
+// startServerOn starts `sqlstream server` on external brokers (such as a
+// startBrokerProcess node's Kafka), with a temp data dir, a free HTTP port
+// and extra flags.
+func startServerOn(t *testing.T, kafka string, extra ...string) *node {
+	t.Helper()
+	dataDir := t.TempDir()
+	n := startNodeArgs(t, dataDir, append([]string{"--listen", "127.0.0.1:0",
+		"--bootstrap-servers", kafka, "--data-dir", dataDir, "--log-level", "debug"}, extra...)...)
+	n.Kafka = kafka
+	return n
+}
+
+// isBroker reports whether n runs `sqlstream broker`.
+func (n *node) isBroker() bool { return n.args[0] == "broker" }
+
 func (n *node) start() {
 	n.t.Helper()
 	n.logs = &lockedBuffer{}
@@ -139,7 +170,9 @@ func (n *node) start() {
 	}
 	go func(cmd *exec.Cmd, exited chan<- error) { exited <- cmd.Wait() }(n.cmd, n.exited)
 	n.waitReady()
-	n.waitHealthy()
+	if !n.isBroker() {
+		n.waitHealthy()
+	}
 }
 
 // readyLine is what `sqlstream server` logs once it serves.
@@ -147,11 +180,21 @@ func readyLine() *regexp.Regexp {
 	return regexp.MustCompile(`msg="sqlstream ready" url=(\S+) kafka=(\S+)`)
 }
 
+// brokerReadyLine is what `sqlstream broker` logs once it serves.
+func brokerReadyLine() *regexp.Regexp {
+	return regexp.MustCompile(`msg="sqlstream broker ready" kafka=(\S+)`)
+}
+
 func (n *node) waitReady() {
 	n.t.Helper()
 	deadline := time.After(startTimeout)
 	for {
-		if m := readyLine().FindStringSubmatch(n.logs.String()); m != nil {
+		if n.isBroker() {
+			if m := brokerReadyLine().FindStringSubmatch(n.logs.String()); m != nil {
+				n.Kafka = m[1]
+				return
+			}
+		} else if m := readyLine().FindStringSubmatch(n.logs.String()); m != nil {
 			n.URL, n.Kafka = m[1], m[2]
 			return
 		}

@@ -33,10 +33,16 @@ func counts(t *testing.T, n *node, sql string) map[string]string {
 	return out
 }
 
-// eventually retries check until it passes or the time is up.
+// eventually retries check until it passes or 30 s are up.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	eventuallyWithin(t, what, 30*time.Second, check)
+}
+
+// eventuallyWithin retries check until it passes or d is up.
+func eventuallyWithin(t *testing.T, what string, d time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for {
 		err := check()
 		if err == nil {

@@ -22,15 +22,18 @@ func configErrorf(format string, args ...any) error {
 	return configError{fmt.Errorf(format, args...)}
 }
 
-// serverFlags binds the server options and --config to a flag set.
+// serverFlags binds a command's options (the server's, or the broker's)
+// and --config to a flag set.
 type serverFlags struct {
 	fs     *flag.FlagSet
 	opts   []option
 	config *string
 }
 
-func newServerFlags(fs *flag.FlagSet) *serverFlags {
-	sf := &serverFlags{fs: fs, opts: serverOptions()}
+func newServerFlags(fs *flag.FlagSet) *serverFlags { return newOptionFlags(fs, serverOptions()) }
+
+func newOptionFlags(fs *flag.FlagSet, opts []option) *serverFlags {
+	sf := &serverFlags{fs: fs, opts: opts}
 	for _, o := range sf.opts {
 		fs.String(o.flag, o.def, o.usage)
 	}
@@ -115,7 +118,7 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 		}
 	}
 	bl := vals["sqlstream.broker.listen"]
-	if vals["bootstrap.servers"].value != "" && bl.given {
+	if sf.isOption("bootstrap.servers") && vals["bootstrap.servers"].value != "" && bl.given {
 		return configErrorf("%s: the embedded broker does not run when bootstrap.servers is set", bl.origin)
 	}
 	return nil

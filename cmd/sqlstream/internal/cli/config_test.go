@@ -13,10 +13,16 @@ import (
 )
 
 // TestConfig pins how flags and a config file (the test input, when not
-// empty, passed as --config app.properties) resolve into Settings.
+// empty, passed as --config app.properties) resolve into Settings, for
+// the server (resolve) and for `sqlstream broker` (resolve-broker).
 func TestConfig(t *testing.T) {
 	datadriven.RunTest(t, "testdata/config", func(t *testing.T, d *datadriven.TestData) string {
-		if d.Cmd != "resolve" {
+		opts, render := serverOptions(), renderSettings
+		switch d.Cmd {
+		case "resolve":
+		case "resolve-broker":
+			opts, render = brokerOptions(), renderBrokerSettings
+		default:
 			d.Fatalf(t, "unknown command %s", d.Cmd)
 		}
 		dir := t.TempDir()
@@ -31,15 +37,15 @@ func TestConfig(t *testing.T) {
 			}
 			args = append([]string{"--config", path}, args...)
 		}
-		out := resolveArgs(args)
+		out := resolveArgs(args, opts, render)
 		return strings.ReplaceAll(out, dir+string(filepath.Separator), "")
 	})
 }
 
-func resolveArgs(args []string) string {
+func resolveArgs(args []string, opts []option, render func(Settings) string) string {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	sf := newServerFlags(fs)
+	sf := newOptionFlags(fs, opts)
 	if err := fs.Parse(args); err != nil {
 		return "error: " + err.Error() + "\n"
 	}
@@ -47,7 +53,12 @@ func resolveArgs(args []string) string {
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
-	return renderSettings(s)
+	return render(s)
+}
+
+func renderBrokerSettings(s Settings) string {
+	return fmt.Sprintf("broker-listen: %s\ndata-dir: %s\nbroker-dir: %s\nlog-level: %s\n",
+		s.BrokerListen, s.DataDir, s.BrokerDir(), s.LogLevel)
 }
 
 func renderSettings(s Settings) string {

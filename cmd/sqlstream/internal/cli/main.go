@@ -19,6 +19,7 @@ import (
 //	sqlstream [flags]           server + REPL in one process
 //	sqlstream server [flags]    server only
 //	sqlstream repl [flags]      REPL against a running server
+//	sqlstream broker [flags]    embedded broker only
 //	sqlstream test [args]       test runner (when Services implement TestRunner)
 //	sqlstream version
 func Main(args []string, stdio Stdio, svc Services) int {
@@ -30,6 +31,8 @@ func Main(args []string, stdio Stdio, svc Services) int {
 		return exitCode(stdio, serveCommand(rest, stdio, svc, false))
 	case "repl":
 		return exitCode(stdio, replCommand(rest, stdio, svc))
+	case "broker":
+		return exitCode(stdio, brokerCommand(rest, stdio))
 	case "version":
 		fmt.Fprintln(stdio.Out, versionString())
 		return 0

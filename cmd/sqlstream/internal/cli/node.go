@@ -58,16 +58,22 @@ func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) 
 }
 
 func (n *node) startBroker(s Settings, log *slog.Logger) error {
-	b, err := broker.Start(
-		broker.WithListen(s.BrokerListen),
-		broker.WithDataDir(s.BrokerDir()),
-		broker.WithLogger(log.With("component", "broker")),
-	)
+	b, err := startBroker(s, log)
 	if err != nil {
 		return err
 	}
 	n.broker, n.bootstrap = b, b.Addrs()
 	return nil
+}
+
+// startBroker starts the embedded broker on s.BrokerListen with its data
+// in s.BrokerDir().
+func startBroker(s Settings, log *slog.Logger) (*broker.Broker, error) {
+	return broker.Start(
+		broker.WithListen(s.BrokerListen),
+		broker.WithDataDir(s.BrokerDir()),
+		broker.WithLogger(log.With("component", "broker")),
+	)
 }
 
 // shutdown stops the HTTP server and engine, then the broker, and

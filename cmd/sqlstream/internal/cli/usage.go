@@ -13,6 +13,7 @@ Usage:
   sqlstream [flags]              HTTP API server and REPL in one process
   sqlstream server [flags]       HTTP API server only
   sqlstream repl [flags]         REPL against a running server
+  sqlstream broker [flags]       embedded Kafka broker only, for several servers
 `)
 	if _, ok := svc.(TestRunner); ok {
 		fmt.Fprint(w, "  sqlstream test [args]          run query translation tests (see sqlstream test --help)\n")
@@ -20,7 +21,8 @@ Usage:
 	fmt.Fprint(w, `  sqlstream version              print the version
   sqlstream help                 print this help
 
-Run "sqlstream server --help" or "sqlstream repl --help" for their flags.
+Run "sqlstream server --help", "sqlstream repl --help" or
+"sqlstream broker --help" for their flags.
 `)
 }
 
@@ -31,7 +33,7 @@ func printServeUsage(w io.Writer, fs *flag.FlagSet, svc Services, combined bool)
 		fmt.Fprint(w, "Usage: sqlstream server [flags]\n\nRuns the HTTP API server (and the embedded broker unless --bootstrap-servers is set).\n")
 	}
 	fmt.Fprint(w, "\nFlags:\n")
-	printFlags(w, fs, serverFlagArgs(), serverFlagKeys())
+	printFlags(w, fs, flagArgs(serverOptions()), flagKeys(serverOptions()))
 	fmt.Fprint(w, `
 Without --bootstrap-servers an embedded Kafka broker runs on --broker-listen
 with its data in <data-dir>/broker. The engine's state is in <data-dir>/state.
@@ -44,17 +46,29 @@ func printREPLUsage(w io.Writer, fs *flag.FlagSet) {
 	printFlags(w, fs, map[string]string{"server": "URL", "history": "FILE"}, nil)
 }
 
-func serverFlagArgs() map[string]string {
+func printBrokerUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `Usage: sqlstream broker [flags]
+
+Runs only the embedded Kafka broker, with its data in <data-dir>/broker,
+until SIGINT or SIGTERM. Several servers, each with its own --data-dir,
+share it with --bootstrap-servers, and it outlives their crashes.
+
+Flags:
+`)
+	printFlags(w, fs, flagArgs(brokerOptions()), flagKeys(brokerOptions()))
+}
+
+func flagArgs(opts []option) map[string]string {
 	args := map[string]string{"config": "FILE"}
-	for _, o := range serverOptions() {
+	for _, o := range opts {
 		args[o.flag] = o.arg
 	}
 	return args
 }
 
-func serverFlagKeys() map[string]string {
+func flagKeys(opts []option) map[string]string {
 	keys := map[string]string{}
-	for _, o := range serverOptions() {
+	for _, o := range opts {
 		keys[o.flag] = o.key
 	}
 	return keys
