@@ -24,6 +24,14 @@ type Deviation struct {
 // "Deliberate deviations from ksqlDB").
 const finalLosesWindows = "EMIT FINAL emits every window that accepted a record; ksqlDB loses windows that close and expire in one advance of stream time"
 
+// mapOrder is why a REDUCE over a MAP whose result depends on the order
+// of its entries can differ: a MAP has no defined order. sqlstream visits
+// entries in java.util.HashMap's bucket order, as ksqlDB does, but orders
+// keys that share a bucket by key, where Java keeps the order in which
+// the JSON decoder inserted them (the document's): our maps do not record
+// insertion order (DESIGN.md, "Deliberate deviations from ksqlDB").
+const mapOrder = "REDUCE over a MAP follows HashMap bucket order, colliding keys by key; ksqlDB orders colliding keys as the JSON document does"
+
 // deviations is the one list of deliberate deviations, by file and test.
 func deviations() []Deviation {
 	final := func(test string) Deviation {
@@ -38,6 +46,7 @@ func deviations() []Deviation {
 		final("should handle null values"),
 		final("should suppress multiple keys"),
 		final("should suppress after a filter WHERE clause"),
+		{File: "reduce-map.json", Test: "reduce map with double", Reason: mapOrder},
 	}
 }
 
