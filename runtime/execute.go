@@ -140,7 +140,7 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		return nil, e.insertValues(ctx, st)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.unlock()
 	return e.execLocked(ctx, stmt, s, nil)
 }
 

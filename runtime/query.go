@@ -132,25 +132,6 @@ func (q *query) start() error {
 	return nil
 }
 
-// terminate stops the query for good and removes its internal topics and
-// local state.
-func (q *query) terminate() error {
-	q.mu.Lock()
-	r := q.runner
-	q.runner = nil
-	q.mu.Unlock()
-	var err error
-	if r != nil {
-		err = r.stop()
-	}
-	q.setState(StateTerminated, nil)
-	if len(q.topo.Internal) > 0 {
-		q.eng.deleteInternalTopics(q.topo)
-		q.eng.wipeStores(q.appID)
-	}
-	return err
-}
-
 // stop stops the query's runner without terminating it (server shutdown).
 func (q *query) stop() error {
 	q.mu.Lock()

@@ -79,9 +79,13 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 		t.finishWith(nil, t.limitMessage()) // LIMIT 0: nothing to read
 		return t, nil
 	}
-	e.tmu.Lock()
-	e.transients[id] = t
-	e.tmu.Unlock()
+	t.push = plan.Kind != planner.Pull
+	if err := e.register(t); err != nil {
+		if len(topo.Internal) > 0 {
+			e.deleteInternalTopics(topo)
+		}
+		return nil, err
+	}
 	var r runner
 	switch {
 	case plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table:
