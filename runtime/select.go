@@ -21,7 +21,10 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 	if err != nil {
 		return nil, err
 	}
-	text := firstStatement(sql)
+	text, err := onlyStatement(sql)
+	if err != nil {
+		return nil, err
+	}
 	stmt, err := e.parseStatement(text, s)
 	if err != nil {
 		return nil, statementError(err, text, nil)
@@ -41,13 +44,16 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 	return rs, nil
 }
 
-// firstStatement is the text of the first statement of sql ("" if there
-// is none): /query runs one statement and ignores the rest, as ksqlDB.
-func firstStatement(sql string) string {
-	if stmts := script.All(sql); len(stmts) > 0 {
-		return stmts[0].Text
+// onlyStatement is the text of the one statement of sql: /query and
+// /query-stream run exactly one, and more (or none) is an error rather
+// than a silent drop of the rest, as in ksqlDB.
+func onlyStatement(sql string) (string, error) {
+	stmts := script.All(sql)
+	if len(stmts) == 1 {
+		return stmts[0].Text, nil
 	}
-	return ""
+	return "", &api.StatementError{ErrorCode: api.CodeBadStatement, StatementText: sql, Entities: []api.Entity{},
+		Message: fmt.Sprintf("Expected exactly one KSQL statement; found %d instead", len(stmts))}
 }
 
 func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {

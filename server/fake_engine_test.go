@@ -46,12 +46,23 @@ func (f *fakeEngine) Execute(_ context.Context, req api.KsqlRequest) ([]api.Enti
 			StatementText: "DROP STREAM X;", Entities: []api.Entity{&api.StreamsList{StatementText: "SHOW STREAMS;"}}}
 	case "SELEC 1;":
 		return nil, &sqlerr.Error{Code: sqlerr.Syntax, Pos: ast.Pos{Line: 1, Col: 1}, Near: "SELEC", Msg: "mismatched input"}
+	case "SHOW STREAMS; select * from pageviews emit changes;":
+		return nil, queryEndpointError("select * from pageviews emit changes;")
+	case "/* c */ PRINT 'pageviews';":
+		return nil, queryEndpointError("PRINT 'pageviews';")
 	case "BOOM;":
 		return nil, errors.New("disk on fire")
 	case "PANIC;":
 		panic("engine bug")
 	}
 	return nil, &api.StatementError{ErrorCode: api.CodeBadStatement, Message: "unexpected " + req.Ksql, StatementText: req.Ksql}
+}
+
+// queryEndpointError is the engine's 40002 for a SELECT or PRINT sent to
+// /ksql.
+func queryEndpointError(stmt string) error {
+	return &api.StatementError{ErrorCode: api.CodeQueryEndpoint, StatementText: stmt, Entities: []api.Entity{},
+		Message: "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"}
 }
 
 func propsOf(m map[string]any) []api.Property {

@@ -4,12 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sqlstream/sqlstream/api"
-	"github.com/sqlstream/sqlstream/sql/script"
 )
-
-// queryEndpointMessage is ksqlDB's answer to a SELECT or PRINT sent to
-// /ksql (error 40002).
-const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
 
 // handleKsql runs the statements of a KsqlRequest and answers with one
 // entity per statement that produced output.
@@ -22,10 +17,6 @@ func (s *Server) handleKsql(w http.ResponseWriter, r *http.Request) {
 	req, bad := decodeKsqlRequest(w, r)
 	if bad != nil {
 		writeErrorBody(w, bad)
-		return
-	}
-	if se := rejectQueries(req.Ksql); se != nil {
-		writeErrorBody(w, se)
 		return
 	}
 	entities, err := s.engine.Execute(r.Context(), *req)
@@ -52,16 +43,4 @@ func decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest
 	}
 	req.KsqlRequest.Ksql = *req.Ksql
 	return &req.KsqlRequest, nil
-}
-
-// rejectQueries returns ksqlDB's 40002 statement_error for the first
-// SELECT or PRINT among the statements, which belong on /query.
-func rejectQueries(ksql string) *api.StatementError {
-	for _, st := range script.All(ksql) {
-		if w := script.FirstWord(st.Text); w == "SELECT" || w == "PRINT" {
-			return &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage,
-				StatementText: st.Text, Entities: []api.Entity{}}
-		}
-	}
-	return nil
 }
