@@ -14,7 +14,7 @@ func (s *Server) handleKsql(w http.ResponseWriter, r *http.Request) {
 		writeNotAcceptable(w, mediaKsqlV1, mediaJSON)
 		return
 	}
-	req, bad := decodeKsqlRequest(w, r)
+	req, bad := s.decodeKsqlRequest(w, r)
 	if bad != nil {
 		writeErrorBody(w, bad)
 		return
@@ -30,17 +30,11 @@ func (s *Server) handleKsql(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, media, entities)
 }
 
-func decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest, *api.ErrorMessage) {
-	var req struct {
-		api.KsqlRequest
-		Ksql *string `json:"ksql"`
-	}
-	if bad := decodeBody(w, r, &req); bad != nil {
+// decodeKsqlRequest reads and decodes the body of /ksql and /query.
+func (s *Server) decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest, *api.ErrorMessage) {
+	body, bad := s.readBody(w, r)
+	if bad != nil {
 		return nil, bad
 	}
-	if bad := requireField(req.Ksql != nil, "ksql"); bad != nil {
-		return nil, bad
-	}
-	req.KsqlRequest.Ksql = *req.Ksql
-	return &req.KsqlRequest, nil
+	return parseKsqlRequest(body)
 }
