@@ -19,7 +19,8 @@ const queryEndpointMessage = "The following statement types should be issued to 
 // neither does a SELECT or PRINT anywhere in the request (they belong on
 // /query; a malformed one is a syntax error like any other). Statements
 // see the variables and custom types they would see when run: a DEFINE,
-// UNDEFINE or CREATE TYPE takes effect for the statements after it.
+// UNDEFINE, CREATE TYPE or DROP TYPE takes effect for the statements
+// after it.
 func (e *Engine) parseBatch(ksql string, vars map[string]string) ([]ast.Statement, error) {
 	b := &batchScope{e: e, vars: maps.Clone(vars), types: map[string]*types.Type{}}
 	if b.vars == nil {
@@ -69,15 +70,17 @@ func (b *batchScope) parse(text string) (ast.Statement, error) {
 		delete(b.vars, st.Name)
 	case *ast.CreateType:
 		b.types[st.Name] = st.Type
+	case *ast.DropType:
+		b.types[st.Name] = nil
 	}
 	return stmt, nil
 }
 
-// lookupType resolves a custom type created earlier in the request, then
-// in the catalog.
+// lookupType resolves a custom type created (or dropped: nil) earlier in
+// the request, then in the catalog.
 func (b *batchScope) lookupType(name string) (*types.Type, bool) {
 	if t, ok := b.types[name]; ok {
-		return t, true
+		return t, t != nil
 	}
 	return b.e.cat.Types().Lookup(name)
 }

@@ -55,6 +55,10 @@ func TestBatchScopes(t *testing.T) {
 	if d := fmt.Sprint(ents[0]); !strings.Contains(d, "from_var") || !strings.Contains(d, "STRUCT [{X {INTEGER") {
 		t.Fatalf("DESCRIBE s after the batch: %s", d)
 	}
+	_, err = te.ExecuteStatement("DROP TYPE pt; CREATE STREAM v (p pt) WITH (KAFKA_TOPIC='v', VALUE_FORMAT='JSON', PARTITIONS=1);", nil)
+	if se := statementErr(t, err); !strings.Contains(se.Message, "unknown type PT") || len(se.Entities) != 0 {
+		t.Errorf("a type used after DROP TYPE in the same request: %+v", se)
+	}
 	_, err = te.ExecuteStatement("DEFINE a = 'x'; UNDEFINE a; CREATE STREAM u (v INT) WITH (KAFKA_TOPIC='${a}', VALUE_FORMAT='JSON', PARTITIONS=1);", nil)
 	if se := statementErr(t, err); len(se.Entities) != 0 {
 		t.Errorf("a variable used after UNDEFINE: %+v", se)

@@ -34,8 +34,8 @@ func TestMaxPushQueries(t *testing.T) {
 	}
 	pull.Close()
 	_, err = push()
-	var se *api.StatementError
-	if !errors.As(err, &se) || se.ErrorCode != api.CodeMaxPushQueries || se.Message != maxPushQueriesMessage {
+	var em *api.ErrorMessage
+	if !errors.As(err, &em) || em.ErrorCode != api.CodeMaxPushQueries || em.Message != maxPushQueriesMessage {
 		t.Fatalf("third push query with a limit of 2: %v, want 40003 %q", err, maxPushQueriesMessage)
 	}
 	first.Close()

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -38,7 +39,11 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 	default:
 		err = &api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: "Only SELECT and PRINT statements can be run on this endpoint; use /ksql for: " + firstWords(stmt.Text())}
 	}
-	if err != nil {
+	var limit *api.ErrorMessage
+	switch {
+	case errors.As(err, &limit) && limit.ErrorCode == api.CodeMaxPushQueries:
+		return nil, limit // about the server, not the statement: ksqlDB's generic_error
+	case err != nil:
 		return nil, statementError(err, stmt.Text(), nil)
 	}
 	return rs, nil
