@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -139,4 +140,25 @@ func TestStalledReaderIsDropped(t *testing.T) {
 		t.Fatal("a client that does not read kept its push query running")
 	}
 	expectInfo(t, s)
+}
+
+// TestValueLimiterBoundsEachRow: each JSON value of a streamed body may
+// hold up to the limit, counted afresh per value, and a bigger one fails
+// as a 413.
+func TestValueLimiterBoundsEachRow(t *testing.T) {
+	body := &valueLimiter{r: strings.NewReader(`{"A":1}` + "\n" + `{"A":2}` + "\n" + `{"A":"` + strings.Repeat("x", 100) + `"}`), max: 40}
+	dec := json.NewDecoder(body)
+	for i := 0; i < 2; i++ {
+		body.reset()
+		var row map[string]any
+		if err := dec.Decode(&row); err != nil {
+			t.Fatalf("row %d under the limit: %v", i, err)
+		}
+	}
+	body.reset()
+	var row map[string]any
+	err := dec.Decode(&row)
+	if !isLimitError(err) || limitError(err).ErrorCode != codePayloadTooLarge {
+		t.Fatalf("a row over the limit: %v", err)
+	}
 }
