@@ -132,8 +132,8 @@ func (e *Engine) open(ctx context.Context) error {
 	return nil
 }
 
-// Close stops all queries (keeping their committed offsets) and the
-// cluster connection.
+// Close stops all queries (keeping their committed offsets), waiting at
+// most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	e.tmu.Lock()
@@ -144,9 +144,17 @@ func (e *Engine) Close() error {
 	for _, q := range e.queries {
 		e.deferStop(q.id, q.stop)
 	}
-	e.unlock()
+	jobs := e.stops
+	e.stops = nil
+	e.mu.Unlock()
+	stopped := e.runStops(jobs)
 	e.procLog.close()
 	e.cluster.close()
+	if !stopped {
+		// Tasks still running may still write to the local state: leave
+		// it open (its write-ahead log makes the next start recover).
+		return fmt.Errorf("queries did not stop within %v; local state left open", e.stopTimeout())
+	}
 	return e.db.Close()
 }
 

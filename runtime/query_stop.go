@@ -42,10 +42,10 @@ func (e *Engine) unlock() {
 }
 
 // runStops runs jobs concurrently and waits for them at most the shutdown
-// timeout.
-func (e *Engine) runStops(jobs []stopJob) {
+// timeout; it reports whether they all finished.
+func (e *Engine) runStops(jobs []stopJob) bool {
 	if len(jobs) == 0 {
-		return
+		return true
 	}
 	var wg sync.WaitGroup
 	for _, j := range jobs {
@@ -62,9 +62,11 @@ func (e *Engine) runStops(jobs []stopJob) {
 	timeout := e.stopTimeout()
 	select {
 	case <-done:
+		return true
 	case <-time.After(timeout):
 		e.logger.Warn("queries did not stop in time; they keep stopping in the background",
 			"queries", len(jobs), "timeout", timeout)
+		return false
 	}
 }
 

@@ -146,3 +146,25 @@ func TestTerminateTransientKeepsCase(t *testing.T) {
 		t.Errorf("the push query still runs after TERMINATE: %v", err)
 	}
 }
+
+// TestCloseWithStuckQuery: shutdown waits for a query that does not stop
+// only up to the bound, and says so instead of closing state under it.
+func TestCloseWithStuckQuery(t *testing.T) {
+	te, err := NewTestEngine(map[string]string{PropShutdownTimeout: "100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	te.cluster = &stuckStopCluster{cluster: te.mem, release: release}
+	mustRun(t, te, `CREATE STREAM s (id INT KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
+		CREATE STREAM c AS SELECT * FROM s;`)
+	start := time.Now()
+	err = te.Close()
+	if err == nil || !strings.Contains(err.Error(), "did not stop within 100ms") {
+		t.Errorf("Close with a stuck query: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %v with a 100ms bound", d)
+	}
+}
