@@ -32,6 +32,7 @@ run: build
 test:
 	$(GO) vet ./...
 	@$(MAKE) --no-print-directory test-race test-invariants test-plain test-e2e
+	$(GO) test -run '^$$' -fuzz '^FuzzRequestDecoders$$' -fuzztime 5s ./server/
 
 test-race:
 	@pkgs="$$($(GO) list ./... | grep -E '$(RACE_RE)' | grep -Ev '$(E2E_RE)' || true)"; \

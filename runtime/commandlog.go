@@ -65,7 +65,7 @@ func (c *commandLog) replay(ctx context.Context) error {
 		return err
 	}
 	c.e.mu.Lock()
-	defer c.e.mu.Unlock()
+	defer c.e.unlock()
 	for _, cmd := range cmds {
 		c.apply(ctx, cmd)
 	}

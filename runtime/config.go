@@ -36,6 +36,11 @@ const (
 	// partition close anyway (default 0: off, as in ksqlDB).
 	PropIdleClose       = "window.close.idle.ms"
 	PropCollectSetLimit = "ksql.functions.collect_set.limit"
+	// PropShutdownTimeout bounds the wait for a query to stop (TERMINATE,
+	// DROP, server shutdown); see query_stop.go.
+	PropShutdownTimeout = "ksql.streams.shutdown.timeout.ms"
+	// PropMaxPushQueries caps the push queries running at once.
+	PropMaxPushQueries = "ksql.max.push.queries"
 )
 
 // NormalizeProperty maps the short names users SET ('auto.offset.reset')

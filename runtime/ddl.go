@@ -276,8 +276,7 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 		return nil, err
 	}
 	if owner != nil {
-		owner.terminate()
-		delete(e.queries, owner.id)
+		e.retire(owner)
 	}
 	e.cat.Delete(src.Name)
 	if st.DeleteTopic {
@@ -342,8 +341,8 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate, s *session, c
 	} else {
 		q, ok := e.queries[strings.ToUpper(st.QueryID)]
 		if !ok {
-			if e.terminateTransient(st.QueryID) {
-				return api.TerminateQueryEntity{StatementText: st.Text(), QueryID: st.QueryID, WasTerminated: true}, nil
+			if id, ok := e.terminateTransient(st.QueryID); ok {
+				return api.TerminateQueryEntity{StatementText: st.Text(), QueryID: id, WasTerminated: true}, nil
 			}
 			return nil, sqlerr.New(sqlerr.Unknown, st.P, "Unknown queryId: %s", st.QueryID)
 		}
@@ -354,8 +353,7 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate, s *session, c
 		return nil, err
 	}
 	for _, q := range targets {
-		q.terminate()
-		delete(e.queries, q.id)
+		e.retire(q)
 	}
 	id := "terminate/" + strings.ToUpper(st.QueryID) + "/execute"
 	if st.All {
@@ -365,14 +363,27 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate, s *session, c
 	return commandStatus(st, id, "Query terminated.", c.Seq, ""), nil
 }
 
-func (e *Engine) terminateTransient(id string) bool {
+// terminateTransient queues the end of the transient query id and returns
+// its exact id. Transient ids are case-sensitive ("transient_S_123"), but
+// the parser upper-cases an unquoted TERMINATE target, so a target that
+// matches no id exactly matches one ignoring case (the random suffix
+// keeps that unambiguous). e.mu is held.
+func (e *Engine) terminateTransient(target string) (string, bool) {
 	e.tmu.Lock()
-	t, ok := e.transients[id]
-	e.tmu.Unlock()
-	if ok {
-		t.Close()
+	t, ok := e.transients[target]
+	if !ok {
+		for id, tr := range e.transients {
+			if strings.EqualFold(id, target) {
+				t, ok = tr, true
+			}
+		}
 	}
-	return ok
+	e.tmu.Unlock()
+	if !ok {
+		return "", false
+	}
+	e.deferStop(t.id, t.Close)
+	return t.id, true
 }
 
 // createInternalTopics creates a topology's repartition and changelog

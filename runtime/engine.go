@@ -47,6 +47,8 @@ type Engine struct {
 	statuses   map[string]string
 	commands   map[string]api.CommandStatus // full status of each command id, see CommandStatus
 	started    time.Time
+	stops      []stopJob     // query shutdowns waiting for mu to be released, see unlock
+	healthWait time.Duration // how long /healthcheck waits for mu before calling the engine wedged
 	tmu        sync.Mutex
 	transients map[string]*transient
 }
@@ -101,7 +103,7 @@ func newEngine(o options) *Engine {
 	cat := planner.NewCatalog()
 	e := &Engine{opts: o, logger: logger, props: props, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
 		queries: map[string]*query{}, statuses: map[string]string{}, commands: map[string]api.CommandStatus{}, transients: map[string]*transient{},
-		started: time.Now()}
+		started: time.Now(), healthWait: defaultHealthWait}
 	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat]}
 	if v, err := strconv.ParseBool(props[PropWrapSingle]); err == nil {
 		d.WrapSingle = &v
@@ -130,25 +132,29 @@ func (e *Engine) open(ctx context.Context) error {
 	return nil
 }
 
-// Close stops all queries (keeping their committed offsets) and the
-// cluster connection.
+// Close stops all queries (keeping their committed offsets), waiting at
+// most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
+	e.mu.Lock()
 	e.tmu.Lock()
-	ts := make([]*transient, 0, len(e.transients))
 	for _, t := range e.transients {
-		ts = append(ts, t)
+		e.deferStop(t.id, t.Close)
 	}
 	e.tmu.Unlock()
-	for _, t := range ts {
-		t.Close()
-	}
-	e.mu.Lock()
 	for _, q := range e.queries {
-		q.stop()
+		e.deferStop(q.id, q.stop)
 	}
+	jobs := e.stops
+	e.stops = nil
 	e.mu.Unlock()
+	stopped := e.runStops(jobs)
 	e.procLog.close()
 	e.cluster.close()
+	if !stopped {
+		// Tasks still running may still write to the local state: leave
+		// it open (its write-ahead log makes the next start recover).
+		return fmt.Errorf("queries did not stop within %v; local state left open", e.stopTimeout())
+	}
 	return e.db.Close()
 }
 
@@ -158,23 +164,6 @@ func (e *Engine) Registry() *functions.Registry { return e.reg }
 // Info implements the server's /info.
 func (e *Engine) Info() api.ServerInfo {
 	return api.ServerInfo{Version: Version, KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
-}
-
-// Health implements the server's /healthcheck.
-func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
-	kafkaOK := true
-	if kc, ok := e.cluster.(*kafkaCluster); ok {
-		kafkaOK = kc.ping(ctx) == nil
-	}
-	return api.HealthCheckResponse{
-		IsHealthy: kafkaOK,
-		Details: api.HealthDetails{
-			Metastore:     api.HealthCheck{IsHealthy: true},
-			Kafka:         api.HealthCheck{IsHealthy: kafkaOK},
-			CommandRunner: api.HealthCheck{IsHealthy: true},
-		},
-		ServerState: api.ServerReady,
-	}
 }
 
 // CommandStatuses implements the server's /status.

@@ -11,8 +11,8 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
-	"github.com/sqlstream/sqlstream/sql/script"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // session is the per-request state of statement execution: property
@@ -48,19 +48,20 @@ func propertyText(v any) string {
 }
 
 // Execute runs the statements of a /ksql request in order and returns
-// their entities. On failure the error is an *api.StatementError that
+// their entities. Every statement is parsed before the first runs (see
+// parseBatch). On failure the error is an *api.StatementError that
 // carries the entities of the statements that did run.
 func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity, error) {
 	s, err := e.newSession(req.StreamsProperties, req.SessionVariables)
 	if err != nil {
 		return nil, err
 	}
+	stmts, err := e.parseBatch(req.Ksql, s.vars)
+	if err != nil {
+		return nil, err
+	}
 	var out []api.Entity
-	for _, st := range script.All(req.Ksql) {
-		stmt, err := e.parseStatement(st.Text, s)
-		if err != nil {
-			return out, statementError(err, st.Text, out)
-		}
+	for _, stmt := range stmts {
 		ent, err := e.executeOne(ctx, stmt, s)
 		if err != nil {
 			return out, statementError(err, stmt.Text(), out)
@@ -73,14 +74,18 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 }
 
 // parseStatement substitutes the session's variables in and parses one
-// statement; statements are parsed one at a time, so DEFINE affects the
-// statements after it.
+// statement.
 func (e *Engine) parseStatement(text string, s *session) (ast.Statement, error) {
 	sub, err := parser.Substitute(text, s.vars)
 	if err != nil {
 		return nil, err
 	}
-	stmts, err := parser.Parse(sub, parser.WithTypes(e.cat.Types().Lookup))
+	return parseSingle(sub, e.cat.Types().Lookup)
+}
+
+// parseSingle parses text, which must hold exactly one statement.
+func parseSingle(text string, lookup func(string) (*types.Type, bool)) (ast.Statement, error) {
+	stmts, err := parser.Parse(text, parser.WithTypes(lookup))
 	if err != nil {
 		return nil, err
 	}
@@ -134,13 +139,12 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		delete(s.vars, st.Name)
 		return nil, nil
 	case *ast.Query, *ast.Print:
-		return nil, &api.ErrorMessage{ErrorCode: api.CodeQueryEndpoint,
-			Message: "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"}
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage}
 	case *ast.InsertValues:
 		return nil, e.insertValues(ctx, st)
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer e.unlock()
 	return e.execLocked(ctx, stmt, s, nil)
 }
 

@@ -70,26 +70,31 @@ func (q *query) State() QueryState {
 }
 
 // setState moves the query to state to, recording err when not nil.
-// Illegal transitions are logged and ignored (a terminated query stays
-// terminated).
+// Staying in a state is no transition (a retry that fails again keeps the
+// query in ERROR and records the new error). Illegal transitions are
+// logged and ignored (a terminated query stays terminated).
 func (q *query) setState(to QueryState, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.state == to && err == nil {
-		return
-	}
-	if terr := transition(q.state, to); terr != nil {
-		if q.state != StateTerminated {
-			q.logger().Error("query state", "query", q.id, "err", terr)
+	if q.state != to {
+		if terr := transition(q.state, to); terr != nil {
+			if q.state != StateTerminated {
+				q.logger().Error("query state", "query", q.id, "err", terr)
+			}
+			return
 		}
-		return
+		q.state = to
 	}
-	q.state = to
 	if err != nil {
-		q.errs = append(q.errs, queryError{at: time.Now(), msg: err.Error()})
-		if len(q.errs) > 10 {
-			q.errs = q.errs[1:]
-		}
+		q.recordError(err)
+	}
+}
+
+// recordError keeps the last ten errors for EXPLAIN; q.mu is held.
+func (q *query) recordError(err error) {
+	q.errs = append(q.errs, queryError{at: time.Now(), msg: err.Error()})
+	if len(q.errs) > 10 {
+		q.errs = q.errs[1:]
 	}
 }
 
@@ -125,25 +130,6 @@ func (q *query) start() error {
 	q.runner = r
 	q.mu.Unlock()
 	return nil
-}
-
-// terminate stops the query for good and removes its internal topics and
-// local state.
-func (q *query) terminate() error {
-	q.mu.Lock()
-	r := q.runner
-	q.runner = nil
-	q.mu.Unlock()
-	var err error
-	if r != nil {
-		err = r.stop()
-	}
-	q.setState(StateTerminated, nil)
-	if len(q.topo.Internal) > 0 {
-		q.eng.deleteInternalTopics(q.topo)
-		q.eng.wipeStores(q.appID)
-	}
-	return err
 }
 
 // stop stops the query's runner without terminating it (server shutdown).

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -21,7 +22,10 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 	if err != nil {
 		return nil, err
 	}
-	text := firstStatement(sql)
+	text, err := onlyStatement(sql)
+	if err != nil {
+		return nil, err
+	}
 	stmt, err := e.parseStatement(text, s)
 	if err != nil {
 		return nil, statementError(err, text, nil)
@@ -35,19 +39,26 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 	default:
 		err = &api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: "Only SELECT and PRINT statements can be run on this endpoint; use /ksql for: " + firstWords(stmt.Text())}
 	}
-	if err != nil {
+	var limit *api.ErrorMessage
+	switch {
+	case errors.As(err, &limit) && limit.ErrorCode == api.CodeMaxPushQueries:
+		return nil, limit // about the server, not the statement: ksqlDB's generic_error
+	case err != nil:
 		return nil, statementError(err, stmt.Text(), nil)
 	}
 	return rs, nil
 }
 
-// firstStatement is the text of the first statement of sql ("" if there
-// is none): /query runs one statement and ignores the rest, as ksqlDB.
-func firstStatement(sql string) string {
-	if stmts := script.All(sql); len(stmts) > 0 {
-		return stmts[0].Text
+// onlyStatement is the text of the one statement of sql: /query and
+// /query-stream run exactly one, and more (or none) is an error rather
+// than a silent drop of the rest, as in ksqlDB.
+func onlyStatement(sql string) (string, error) {
+	stmts := script.All(sql)
+	if len(stmts) == 1 {
+		return stmts[0].Text, nil
 	}
-	return ""
+	return "", &api.StatementError{ErrorCode: api.CodeBadStatement, StatementText: sql, Entities: []api.Entity{},
+		Message: fmt.Sprintf("Expected exactly one KSQL statement; found %d instead", len(stmts))}
 }
 
 func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
@@ -79,9 +90,13 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 		t.finishWith(nil, t.limitMessage()) // LIMIT 0: nothing to read
 		return t, nil
 	}
-	e.tmu.Lock()
-	e.transients[id] = t
-	e.tmu.Unlock()
+	t.push = plan.Kind != planner.Pull
+	if err := e.register(t); err != nil {
+		if len(topo.Internal) > 0 {
+			e.deleteInternalTopics(topo)
+		}
+		return nil, err
+	}
 	var r runner
 	switch {
 	case plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table:

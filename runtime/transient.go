@@ -25,7 +25,8 @@ type transient struct {
 	props  Properties
 	cfg    queryConfig // parsed from props
 	header api.QueryHeader
-	limit  int // -1: unlimited
+	limit  int  // -1: unlimited
+	push   bool // counts against ksql.max.push.queries
 
 	rows   chan api.Row
 	closed chan struct{} // closed by Close: the client is gone

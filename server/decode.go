@@ -6,22 +6,58 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/sqlstream/sqlstream/api"
 )
 
-// maxBodyBytes bounds request bodies of the non-streaming endpoints.
-const maxBodyBytes = 32 << 20
+// The request decoders turn a body already read (see readBody) into an
+// endpoint's arguments: one JSON object, numbers as json.Number, required
+// fields present. Their errors name the problem and its byte offset. They
+// take bytes, not requests, so that FuzzRequestDecoders can drive them.
 
-// decodeBody decodes the request body (one JSON object, numbers as
-// json.Number) into v. The error names the problem and its byte offset.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) *api.ErrorMessage {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		return badRequest("Reading the request body failed: " + err.Error())
+// parseKsqlRequest decodes the body of /ksql and /query.
+func parseKsqlRequest(body []byte) (*api.KsqlRequest, *api.ErrorMessage) {
+	var req struct {
+		api.KsqlRequest
+		Ksql *string `json:"ksql"`
 	}
-	return decodeJSON(body, v)
+	if bad := decodeJSON(body, &req); bad != nil {
+		return nil, bad
+	}
+	if bad := requireField(req.Ksql != nil, "ksql"); bad != nil {
+		return nil, bad
+	}
+	req.KsqlRequest.Ksql = *req.Ksql
+	return &req.KsqlRequest, nil
+}
+
+// parseQueryStreamArgs decodes the body of /query-stream.
+func parseQueryStreamArgs(body []byte) (*api.QueryStreamArgs, string, *api.ErrorMessage) {
+	var args struct {
+		api.QueryStreamArgs
+		SQL *string `json:"sql"`
+	}
+	if bad := decodeJSON(body, &args); bad != nil {
+		return nil, "", bad
+	}
+	if bad := requireField(args.SQL != nil, "sql"); bad != nil {
+		return nil, "", bad
+	}
+	return &args.QueryStreamArgs, *args.SQL, nil
+}
+
+// parseCloseQuery decodes the body of /close-query: the query id.
+func parseCloseQuery(body []byte) (string, *api.ErrorMessage) {
+	var args struct {
+		QueryID *string `json:"queryId"`
+	}
+	if bad := decodeJSON(body, &args); bad != nil {
+		return "", bad
+	}
+	if bad := requireField(args.QueryID != nil, "queryId"); bad != nil {
+		return "", bad
+	}
+	return *args.QueryID, nil
 }
 
 // decodeJSON decodes exactly one JSON object from data into v.

@@ -19,6 +19,10 @@
 // queries write and flush each row as it arrives; a client that goes away
 // cancels the request context, which ends and closes the RowStream.
 //
+// Limits (limits.go): request bodies must arrive within a deadline (408)
+// and fit in 32 MiB (413); a push query whose client stops reading is
+// back-pressured, then dropped once one write stalls past a timeout.
+//
 // Extensions to ksqlDB: /inserts-stream also accepts HTTP/1.1 with a
 // chunked request body (full duplex), for curl and kcat users; ksqlDB
 // answers that with error 40004. POST /query without an Accept header (or

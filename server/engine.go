@@ -13,12 +13,14 @@ import (
 // status = ErrorCode/100); a *sqlerr.Error becomes a statement_error with
 // code 40001; anything else is a 500 (code 50000).
 type Engine interface {
-	// Execute runs the statements of a POST /ksql request (never SELECT or
-	// PRINT: the server rejects those first). On failure the error is an
+	// Execute runs the statements of a POST /ksql request. It parses them
+	// all first: a syntax error, or a SELECT or PRINT (ksqlDB's 40002),
+	// anywhere in the request runs nothing. On failure the error is an
 	// *api.StatementError carrying the entities of statements that did run.
 	Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity, error)
-	// Query starts a SELECT (push or pull) or PRINT. ctx is the request's
-	// context and is canceled when the client goes away.
+	// Query starts a SELECT (push or pull) or PRINT; sql holding more than
+	// one statement is an error. ctx is the request's context and is
+	// canceled when the client goes away.
 	Query(ctx context.Context, sql string, props map[string]any, vars map[string]string) (api.RowStream, error)
 	// CloseQuery ends a push query started through /query-stream.
 	CloseQuery(id string) error

@@ -46,12 +46,23 @@ func (f *fakeEngine) Execute(_ context.Context, req api.KsqlRequest) ([]api.Enti
 			StatementText: "DROP STREAM X;", Entities: []api.Entity{&api.StreamsList{StatementText: "SHOW STREAMS;"}}}
 	case "SELEC 1;":
 		return nil, &sqlerr.Error{Code: sqlerr.Syntax, Pos: ast.Pos{Line: 1, Col: 1}, Near: "SELEC", Msg: "mismatched input"}
+	case "SHOW STREAMS; select * from pageviews emit changes;":
+		return nil, queryEndpointError("select * from pageviews emit changes;")
+	case "/* c */ PRINT 'pageviews';":
+		return nil, queryEndpointError("PRINT 'pageviews';")
 	case "BOOM;":
 		return nil, errors.New("disk on fire")
 	case "PANIC;":
 		panic("engine bug")
 	}
 	return nil, &api.StatementError{ErrorCode: api.CodeBadStatement, Message: "unexpected " + req.Ksql, StatementText: req.Ksql}
+}
+
+// queryEndpointError is the engine's 40002 for a SELECT or PRINT sent to
+// /ksql.
+func queryEndpointError(stmt string) error {
+	return &api.StatementError{ErrorCode: api.CodeQueryEndpoint, StatementText: stmt, Entities: []api.Entity{},
+		Message: "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"}
 }
 
 func propsOf(m map[string]any) []api.Property {
@@ -109,6 +120,9 @@ func (f *fakeEngine) Query(ctx context.Context, sql string, props map[string]any
 			{Line: "rowtime: 2022/12/02 17:22:02.556 Z, key: 18, value: {\"a\":1}, partition: 0"},
 			{Line: "rowtime: 2022/12/02 17:22:03.000 Z, key: 19, value: {\"a\":2}, partition: 0"},
 		}}, nil
+	case "SELECT * FROM FIREHOSE EMIT CHANGES;":
+		return &firehoseStream{f: f, header: api.QueryHeader{QueryID: "transient_FIREHOSE_8", Columns: pageviewColumns(false)},
+			row: row1}, nil
 	case "SELECT * FROM PAGEVIEWS EMIT CHANGES;":
 		f.pushOpen <- struct{}{}
 		return &blockingStream{f: f, header: api.QueryHeader{QueryID: "transient_PAGEVIEWS_7", Columns: pageviewColumns(false)},
@@ -200,5 +214,22 @@ func (b *blockingStream) Next(ctx context.Context) (api.Row, error) {
 
 func (b *blockingStream) Close() error {
 	b.f.pushDone <- b.header.QueryID
+	return nil
+}
+
+// firehoseStream returns the same row forever, like a push query on a busy
+// topic.
+type firehoseStream struct {
+	f      *fakeEngine
+	header api.QueryHeader
+	row    api.Row
+}
+
+func (h *firehoseStream) Header() api.QueryHeader               { return h.header }
+func (h *firehoseStream) FinalMessage() string                  { return "" }
+func (h *firehoseStream) Next(context.Context) (api.Row, error) { return h.row, nil }
+
+func (h *firehoseStream) Close() error {
+	h.f.pushDone <- h.header.QueryID
 	return nil
 }

@@ -72,18 +72,17 @@ func (s *Server) handleIsValidProperty(w http.ResponseWriter, r *http.Request) {
 // handleCloseQuery serves POST /close-query {"queryId":…}: 200 with an
 // empty body, or 400 for an unknown query.
 func (s *Server) handleCloseQuery(w http.ResponseWriter, r *http.Request) {
-	var args struct {
-		QueryID *string `json:"queryId"`
-	}
-	if bad := decodeBody(w, r, &args); bad != nil {
+	body, bad := s.readBody(w, r)
+	if bad != nil {
 		writeErrorBody(w, bad)
 		return
 	}
-	if bad := requireField(args.QueryID != nil, "queryId"); bad != nil {
+	id, bad := parseCloseQuery(body)
+	if bad != nil {
 		writeErrorBody(w, bad)
 		return
 	}
-	if err := s.engine.CloseQuery(*args.QueryID); err != nil {
+	if err := s.engine.CloseQuery(id); err != nil {
 		writeErrorBody(w, userError(err))
 		return
 	}

@@ -32,9 +32,11 @@ func (s *Server) handleInsertsStream(w http.ResponseWriter, r *http.Request) {
 			s.cfg.logger.Debug("inserts-stream: no full duplex", "err", err)
 		}
 	}
-	dec := json.NewDecoder(r.Body)
+	body := &valueLimiter{r: r.Body, max: maxBodyBytes}
+	body.reset()
+	dec := json.NewDecoder(body)
 	dec.UseNumber()
-	target, bad := decodeInsertsArgs(dec)
+	target, bad := s.readInsertsArgs(w, dec)
 	if bad != nil {
 		writeErrorBody(w, bad)
 		return
@@ -42,8 +44,23 @@ func (s *Server) handleInsertsStream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", contentType(media))
 	w.WriteHeader(http.StatusOK)
 	acks := newAckWriter(w, media == mediaJSON)
-	s.insertRows(r, dec, target, acks)
+	acks.guard = s.newStallGuard(w)
+	defer acks.guard.release()
+	s.insertRows(r, dec, body, target, acks)
 	acks.end()
+}
+
+// readInsertsArgs decodes the first line of /inserts-stream under the
+// body read deadline.
+func (s *Server) readInsertsArgs(w http.ResponseWriter, dec *json.Decoder) (string, *api.ErrorMessage) {
+	lift := s.bodyDeadline(w)
+	target, bad := decodeInsertsArgs(dec)
+	if bad == nil {
+		lift()
+	} else {
+		w.Header().Set("Connection", "close")
+	}
+	return target, bad
 }
 
 func decodeInsertsArgs(dec *json.Decoder) (string, *api.ErrorMessage) {
@@ -51,8 +68,11 @@ func decodeInsertsArgs(dec *json.Decoder) (string, *api.ErrorMessage) {
 		Target *string `json:"target"`
 	}
 	if err := dec.Decode(&args); err != nil {
-		if errors.Is(err, io.EOF) {
+		switch {
+		case errors.Is(err, io.EOF):
 			return "", badRequest(`Invalid JSON in request: the body is empty, expected {"target": …}`)
+		case isLimitError(err):
+			return "", limitError(err)
 		}
 		return "", badRequest(describeJSONError(err, dec.InputOffset()))
 	}
@@ -63,12 +83,17 @@ func decodeInsertsArgs(dec *json.Decoder) (string, *api.ErrorMessage) {
 }
 
 // insertRows inserts rows until the body ends or a row fails.
-func (s *Server) insertRows(r *http.Request, dec *json.Decoder, target string, acks *ackWriter) {
+// Each row may hold up to maxBodyBytes.
+func (s *Server) insertRows(r *http.Request, dec *json.Decoder, body *valueLimiter, target string, acks *ackWriter) {
 	for seq := int64(0); ; seq++ {
+		body.reset()
 		var row map[string]any
 		err := dec.Decode(&row)
 		switch {
 		case errors.Is(err, io.EOF):
+			return
+		case isLimitError(err):
+			acks.fail(seq, limitError(err))
 			return
 		case err != nil || row == nil:
 			acks.fail(seq, badRequest(invalidInsertJSON))
@@ -87,6 +112,7 @@ func (s *Server) insertRows(r *http.Request, dec *json.Decoder, target string, a
 // ackWriter writes insert acknowledgements, one per line (delimited) or
 // as a JSON array, flushing each.
 type ackWriter struct {
+	guard   *stallGuard // nil: no deadline
 	w       io.Writer
 	flush   func()
 	jsonArr bool
@@ -107,6 +133,9 @@ func (a *ackWriter) fail(seq int64, e *api.ErrorMessage) {
 
 // item writes one element and reports whether the client still listens.
 func (a *ackWriter) item(b []byte) bool {
+	if a.guard != nil {
+		a.guard.arm()
+	}
 	var err error
 	switch {
 	case !a.jsonArr:

@@ -4,12 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sqlstream/sqlstream/api"
-	"github.com/sqlstream/sqlstream/sql/script"
 )
-
-// queryEndpointMessage is ksqlDB's answer to a SELECT or PRINT sent to
-// /ksql (error 40002).
-const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
 
 // handleKsql runs the statements of a KsqlRequest and answers with one
 // entity per statement that produced output.
@@ -19,13 +14,9 @@ func (s *Server) handleKsql(w http.ResponseWriter, r *http.Request) {
 		writeNotAcceptable(w, mediaKsqlV1, mediaJSON)
 		return
 	}
-	req, bad := decodeKsqlRequest(w, r)
+	req, bad := s.decodeKsqlRequest(w, r)
 	if bad != nil {
 		writeErrorBody(w, bad)
-		return
-	}
-	if se := rejectQueries(req.Ksql); se != nil {
-		writeErrorBody(w, se)
 		return
 	}
 	entities, err := s.engine.Execute(r.Context(), *req)
@@ -39,29 +30,11 @@ func (s *Server) handleKsql(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, media, entities)
 }
 
-func decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest, *api.ErrorMessage) {
-	var req struct {
-		api.KsqlRequest
-		Ksql *string `json:"ksql"`
-	}
-	if bad := decodeBody(w, r, &req); bad != nil {
+// decodeKsqlRequest reads and decodes the body of /ksql and /query.
+func (s *Server) decodeKsqlRequest(w http.ResponseWriter, r *http.Request) (*api.KsqlRequest, *api.ErrorMessage) {
+	body, bad := s.readBody(w, r)
+	if bad != nil {
 		return nil, bad
 	}
-	if bad := requireField(req.Ksql != nil, "ksql"); bad != nil {
-		return nil, bad
-	}
-	req.KsqlRequest.Ksql = *req.Ksql
-	return &req.KsqlRequest, nil
-}
-
-// rejectQueries returns ksqlDB's 40002 statement_error for the first
-// SELECT or PRINT among the statements, which belong on /query.
-func rejectQueries(ksql string) *api.StatementError {
-	for _, st := range script.All(ksql) {
-		if w := script.FirstWord(st.Text); w == "SELECT" || w == "PRINT" {
-			return &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage,
-				StatementText: st.Text, Entities: []api.Entity{}}
-		}
-	}
-	return nil
+	return parseKsqlRequest(body)
 }

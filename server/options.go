@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"time"
 )
 
 // Option configures a Server.
@@ -13,9 +14,11 @@ type Option interface {
 }
 
 type config struct {
-	listen         string
-	logger         *slog.Logger
-	allowedOrigins []string
+	listen              string
+	logger              *slog.Logger
+	allowedOrigins      []string
+	bodyReadTimeout     time.Duration
+	stalledWriteTimeout time.Duration
 }
 
 type optionFunc func(*config)
@@ -41,16 +44,36 @@ func WithAllowedOrigins(origins ...string) Option {
 	return optionFunc(func(c *config) { c.allowedOrigins = origins })
 }
 
+// WithBodyReadTimeout bounds the time a client may take to send the body
+// of a non-streaming request (and the first line of /inserts-stream);
+// slower is a 408. Default: 30s.
+func WithBodyReadTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.bodyReadTimeout = d })
+}
+
+// WithStalledWriteTimeout bounds the time one write of a streaming
+// response (a push query row, an insert acknowledgement) may block on a
+// client that does not read; the client is then dropped and its query
+// closed. 0 waits forever. Default: 60s.
+func WithStalledWriteTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.stalledWriteTimeout = d })
+}
+
 func defaultConfig() config {
 	return config{
-		listen: "127.0.0.1:8088",
-		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		listen:              "127.0.0.1:8088",
+		logger:              slog.New(slog.NewTextHandler(io.Discard, nil)),
+		bodyReadTimeout:     30 * time.Second,
+		stalledWriteTimeout: 60 * time.Second,
 	}
 }
 
 func (c *config) validate() error {
 	if c.logger == nil {
 		return errors.New("server: WithLogger(nil)")
+	}
+	if c.bodyReadTimeout <= 0 || c.stalledWriteTimeout < 0 {
+		return errors.New("server: the body read timeout must be positive and the stalled write timeout not negative")
 	}
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return errors.New("server: listen address " + c.listen + ": " + err.Error())

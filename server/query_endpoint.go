@@ -38,7 +38,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 		writeNotAcceptable(w, offers...)
 		return
 	}
-	req, bad := decodeKsqlRequest(w, r)
+	req, bad := s.decodeKsqlRequest(w, r)
 	if bad != nil {
 		writeErrorBody(w, bad)
 		return
@@ -60,23 +60,21 @@ func (s *Server) handleQueryStream(w http.ResponseWriter, r *http.Request) {
 		writeNotAcceptable(w, offers...)
 		return
 	}
-	var args struct {
-		api.QueryStreamArgs
-		SQL *string `json:"sql"`
-	}
-	if bad := decodeBody(w, r, &args); bad != nil {
+	body, bad := s.readBody(w, r)
+	if bad != nil {
 		writeErrorBody(w, bad)
 		return
 	}
-	if bad := requireField(args.SQL != nil, "sql"); bad != nil {
+	args, sql, bad := parseQueryStreamArgs(body)
+	if bad != nil {
 		writeErrorBody(w, bad)
 		return
 	}
-	if script.FirstWord(*args.SQL) == "PRINT" && media != mediaDelimited {
+	if script.FirstWord(sql) == "PRINT" && media != mediaDelimited {
 		writeNotAcceptable(w, mediaDelimited) // ksqlDB prints topics in the delimited format only
 		return
 	}
-	s.serveQuery(w, r, queryRequest{sql: *args.SQL, props: args.Properties, vars: args.SessionVariables,
+	s.serveQuery(w, r, queryRequest{sql: sql, props: args.Properties, vars: args.SessionVariables,
 		media: media, form: queryStreamForm(media)})
 }
 
@@ -109,7 +107,9 @@ func (s *Server) serveQuery(w http.ResponseWriter, r *http.Request, q queryReque
 	h := stream.Header()
 	w.Header().Set("Content-Type", contentType(q.media))
 	w.WriteHeader(http.StatusOK)
-	p := pump{ctx: ctx, stream: stream, header: h, out: newRowWriter(q.form, h, w), flush: flusher(w, !h.Pull)}
+	guard := s.newStallGuard(w)
+	defer guard.release()
+	p := pump{ctx: ctx, stream: stream, header: h, out: newRowWriter(q.form, h, w), flush: flusher(w, !h.Pull), guard: guard}
 	if err := p.run(); err != nil && ctx.Err() == nil {
 		s.cfg.logger.Debug("query response ended early", "query", h.QueryID, "err", err)
 	}
@@ -155,11 +155,13 @@ type pump struct {
 	header api.QueryHeader
 	out    rowWriter
 	flush  func()
+	guard  *stallGuard // bounds each row's write
 }
 
 // run writes the header and every row until the stream ends, fails or the
 // client goes away (ctx done, or a write error).
 func (p *pump) run() error {
+	p.guard.arm()
 	if err := p.out.header(p.header); err != nil {
 		return err
 	}
@@ -169,6 +171,7 @@ func (p *pump) run() error {
 		if err != nil {
 			return p.end(err)
 		}
+		p.guard.arm()
 		if err := p.out.row(p.header, row); err != nil {
 			return err
 		}
@@ -178,6 +181,7 @@ func (p *pump) run() error {
 
 // end finishes the response after Next returned err.
 func (p *pump) end(err error) error {
+	p.guard.arm()
 	defer p.flush()
 	switch {
 	case errors.Is(err, io.EOF):

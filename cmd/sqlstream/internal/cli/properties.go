@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,11 +29,14 @@ func (e *PropertiesError) Unwrap() error { return e.Err }
 // `key: value` or `key value` entries, `#` and `!` comment lines, trailing
 // backslash continuation, and \t \n \r \f \\ \uXXXX escapes. Unlike Java, a
 // line with a key and no separator, or with an empty key, is an error that
-// names the line. Later entries for a key replace earlier ones.
+// names the line, and so is a physical line over maxPropertyLine bytes.
+// Later entries for a key replace earlier ones.
 func ParseProperties(r io.Reader) ([]Property, error) {
 	var props []Property
 	sc := bufio.NewScanner(r)
-	for line := 0; ; {
+	sc.Buffer(nil, maxPropertyLine)
+	line := 0
+	for {
 		text, start, ok := logicalLine(sc, &line)
 		if !ok {
 			break
@@ -48,9 +52,21 @@ func ParseProperties(r io.Reader) ([]Property, error) {
 		props = append(props, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, scanError(err, line+1)
 	}
 	return props, nil
+}
+
+// maxPropertyLine is the longest physical line of a properties file
+// (bufio.Scanner's default token limit, 64 KiB).
+const maxPropertyLine = bufio.MaxScanTokenSize
+
+// scanError names the physical line the scanner stopped on.
+func scanError(err error, line int) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		err = fmt.Errorf("line longer than %d bytes", maxPropertyLine)
+	}
+	return &PropertiesError{Line: line, Err: err}
 }
 
 // logicalLine joins physical lines ending in an odd number of backslashes

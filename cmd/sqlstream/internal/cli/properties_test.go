@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -25,4 +26,18 @@ func TestProperties(t *testing.T) {
 		}
 		return b.String()
 	})
+}
+
+// TestPropertiesLongLine: a value over the line limit is an error naming
+// its line, not bufio's bare "token too long".
+func TestPropertiesLongLine(t *testing.T) {
+	in := "a=1\nb=" + strings.Repeat("x", maxPropertyLine) + "\nc=3\n"
+	_, err := ParseProperties(strings.NewReader(in))
+	var pe *PropertiesError
+	if !errors.As(err, &pe) || pe.Line != 2 {
+		t.Fatalf("ParseProperties with a %d-byte line 2: %v, want a PropertiesError on line 2", maxPropertyLine, err)
+	}
+	if !strings.Contains(err.Error(), "line 2: line longer than 65536 bytes") {
+		t.Errorf("error %q does not name the line and the limit", err)
+	}
 }

@@ -1,0 +1,86 @@
+package runtime
+
+import (
+	"maps"
+
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/sqlstream/sqlstream/sql/script"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// queryEndpointMessage is ksqlDB's answer (error 40002) to a SELECT or
+// PRINT sent to /ksql.
+const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
+
+// parseBatch parses every statement of a /ksql request before any of them
+// runs, as ksqlDB does: a syntax error in statement N runs nothing, and
+// neither does a SELECT or PRINT anywhere in the request (they belong on
+// /query; a malformed one is a syntax error like any other). Statements
+// see the variables and custom types they would see when run: a DEFINE,
+// UNDEFINE, CREATE TYPE or DROP TYPE takes effect for the statements
+// after it.
+func (e *Engine) parseBatch(ksql string, vars map[string]string) ([]ast.Statement, error) {
+	b := &batchScope{e: e, vars: maps.Clone(vars), types: map[string]*types.Type{}}
+	if b.vars == nil {
+		b.vars = map[string]string{}
+	}
+	var out []ast.Statement
+	for _, st := range script.All(ksql) {
+		stmt, err := b.parse(st.Text)
+		if err != nil {
+			return nil, statementError(err, st.Text, nil)
+		}
+		out = append(out, stmt)
+	}
+	for _, stmt := range out {
+		switch stmt.(type) {
+		case *ast.Query, *ast.Print:
+			return nil, &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage,
+				StatementText: stmt.Text(), Entities: []api.Entity{}}
+		}
+	}
+	return out, nil
+}
+
+// batchScope is what the statements of one request parsed so far define:
+// variables and custom types.
+type batchScope struct {
+	e     *Engine
+	vars  map[string]string
+	types map[string]*types.Type
+}
+
+// parse substitutes and parses one statement, then applies what it
+// defines to the scope of the statements after it.
+func (b *batchScope) parse(text string) (ast.Statement, error) {
+	sub, err := parser.Substitute(text, b.vars)
+	if err != nil {
+		return nil, err
+	}
+	stmt, err := parseSingle(sub, b.lookupType)
+	if err != nil {
+		return nil, err
+	}
+	switch st := stmt.(type) {
+	case *ast.Define:
+		b.vars[st.Name] = st.Value
+	case *ast.Undefine:
+		delete(b.vars, st.Name)
+	case *ast.CreateType:
+		b.types[st.Name] = st.Type
+	case *ast.DropType:
+		b.types[st.Name] = nil
+	}
+	return stmt, nil
+}
+
+// lookupType resolves a custom type created (or dropped: nil) earlier in
+// the request, then in the catalog.
+func (b *batchScope) lookupType(name string) (*types.Type, bool) {
+	if t, ok := b.types[name]; ok {
+		return t, t != nil
+	}
+	return b.e.cat.Types().Lookup(name)
+}
