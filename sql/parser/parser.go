@@ -103,6 +103,7 @@ type parser struct {
 	toks  []token
 	i     int
 	match []int // closing bracket of each opening one, see matching
+	depth int   // nesting of the type being parsed, see enter
 }
 
 func (p *parser) peek() token       { return p.toks[p.i] }

@@ -51,6 +51,7 @@ type rewriter struct {
 	typs    []*types.Type
 	params  [][]string
 	offsets []int // start offset of each piece, filled by text()
+	depth   int   // nesting of expr calls, see enter
 }
 
 func (w *rewriter) emit(s string, tok int) { w.pieces = append(w.pieces, piece{s, tok}) }
@@ -99,6 +100,11 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 
 // expr rewrites the tokens [a, b).
 func (w *rewriter) expr(a, b int) error {
+	leave, err := enter(&w.depth, w.p.s.src, w.p.toks[a])
+	if err != nil {
+		return err
+	}
+	defer leave()
 	opens, closes := w.concatGroups(a, b)
 	distinctNext, afterOperand := false, false
 	for i := a; i < b; {

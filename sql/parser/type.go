@@ -32,6 +32,11 @@ func ParseType(text string, opts ...Option) (*types.Type, error) {
 // typ parses a type at the cursor.
 func (p *parser) typ() (*types.Type, error) {
 	t := p.peek()
+	leave, err := enter(&p.depth, p.s.src, t)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if t.Kind == tQuoted {
 		return p.namedType(t)
 	}
