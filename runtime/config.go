@@ -36,6 +36,10 @@ const (
 	// partition close anyway (default 0: off, as in ksqlDB).
 	PropIdleClose       = "window.close.idle.ms"
 	PropCollectSetLimit = "ksql.functions.collect_set.limit"
+	// PropMaxWindowsPerRecord and PropMaxResultBytes are sqlstream's own
+	// bounds on the work one record causes (see the property table).
+	PropMaxWindowsPerRecord = "sqlstream.window.max.per.record"
+	PropMaxResultBytes      = "sqlstream.function.max.result.bytes"
 )
 
 // NormalizeProperty maps the short names users SET ('auto.offset.reset')
