@@ -34,6 +34,9 @@ type Registry struct {
 	// volatile names functions whose result changes between calls with
 	// the same arguments (RANDOM, UUID, …); they are never constant-folded.
 	volatile map[string]bool
+	// maxResult is the largest value LPAD, CONCAT, … build, see
+	// WithMaxResultBytes.
+	maxResult int
 }
 
 type scalarEntry struct {
@@ -47,9 +50,12 @@ type otherEntry struct {
 }
 
 // NewRegistry returns a registry with every built-in function registered.
-func NewRegistry() *Registry {
+func NewRegistry(opts ...RegistryOption) *Registry {
 	r := &Registry{scalars: map[string]*scalarEntry{}, others: map[string]otherEntry{},
-		tables: map[string]*tableEntry{}, volatile: map[string]bool{}}
+		tables: map[string]*tableEntry{}, volatile: map[string]bool{}, maxResult: DefaultMaxResultBytes}
+	for _, o := range opts {
+		o(r)
+	}
 	registerBuiltins(r)
 	return r
 }
