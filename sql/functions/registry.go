@@ -234,6 +234,9 @@ type Resolved struct {
 	Return    *types.Type
 	Fn        func([]any) (any, error)
 	NullAware bool
+	// Patterns are the overload's regular-expression arguments, see
+	// Overload.Patterns.
+	Patterns []int
 	// LambdaParams holds, for each argument that is a lambda, the types of
 	// the lambda's parameters (nil for other arguments). Params holds the
 	// lambda's result type at that index.
@@ -289,7 +292,7 @@ func (r *Registry) ResolveArgs(name string, args []Arg, typer LambdaTyper) (*Res
 		}
 		res.Return = ret
 	}
-	res.Name, res.Fn, res.NullAware = up, o.Fn, o.NullAware
+	res.Name, res.Fn, res.NullAware, res.Patterns = up, o.Fn, o.NullAware, o.Patterns
 	return res, nil
 }
 
