@@ -194,6 +194,9 @@ func (p *parser) name(what string) (string, token, error) {
 	t := p.peek()
 	switch t.Kind {
 	case tIdent, tQuoted:
+		if err := p.checkNotReserved(t); err != nil {
+			return "", t, err
+		}
 		p.i++
 		return t.Val, t, nil
 	case tVariable:
