@@ -16,6 +16,7 @@ import (
 type regexCache struct {
 	mu       sync.Mutex
 	patterns map[string]*java.Regex
+	reg      *Registry // for the result size limit; nil: the default
 }
 
 const regexCacheSize = 64
@@ -45,8 +46,8 @@ func CheckPattern(javaPattern string) error {
 }
 
 // regexDefs are the REGULAR EXPRESSION functions.
-func regexDefs() []ScalarDef {
-	c := &regexCache{}
+func regexDefs(r *Registry) []ScalarDef {
+	c := &regexCache{reg: r}
 	return []ScalarDef{
 		{Name: "REGEXP_EXTRACT", Category: CatRegex,
 			Description: "Extract the first substring matched by a regex pattern (or its capturing group).",
@@ -138,6 +139,9 @@ func (c *regexCache) replace(args []any) (any, error) {
 			return nil, err
 		}
 		last = m[1]
+		if err := c.reg.CheckResult("REGEXP_REPLACE", int64(out.Len()+len(str)-last)); err != nil {
+			return nil, err
+		}
 	}
 	out.WriteString(str[last:])
 	return out.String(), nil
