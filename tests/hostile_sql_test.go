@@ -25,6 +25,10 @@ func TestHostileStatementsRefused(t *testing.T) {
 		{"retention below size + grace (9.19)", `CREATE TABLE ret AS SELECT id, COUNT(*) AS c FROM hs
 		  WINDOW TUMBLING (SIZE 1 HOUR, RETENTION 1 HOUR, GRACE PERIOD 1 MINUTE) GROUP BY id;`,
 			"must be no smaller than its window size plus the grace period. Got size=[3600000], grace=[60000], retention=[3600000]"},
+		{"reserved word as a name (9.18)", "CREATE STREAM table (size INT) WITH (KAFKA_TOPIC='rw', VALUE_FORMAT='JSON', PARTITIONS=1);",
+			"line 1:15: TABLE is a reserved word: quote it (`table`) to use it as a name"},
+		{"reserved word as a column (9.18)", "CREATE STREAM rwc AS SELECT size FROM hs;",
+			"line 1:29: SIZE is a reserved word"},
 		{"invalid regular expression (9.21)", "CREATE STREAM re AS SELECT REGEXP_EXTRACT('(a', a) AS x FROM hs;",
 			"line 1:43: REGEXP_EXTRACT: invalid regular expression pattern"},
 	} {
@@ -36,6 +40,7 @@ func TestHostileStatementsRefused(t *testing.T) {
 			n.mustKsql("SHOW STREAMS;")
 		})
 	}
+	n.mustKsql("CREATE STREAM `TABLE` (`SIZE` INT) WITH (KAFKA_TOPIC='rw', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	for _, tc := range []struct{ name, sql, want string }{
 		{"transient nested select (9.1)", "SELECT " + deep + " FROM hs EMIT CHANGES;",
 			"line 1:508: expression nested too deeply: more than 500 levels"},
