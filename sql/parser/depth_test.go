@@ -54,3 +54,18 @@ func TestDepthAtLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomTypeDepth: a custom type counts with its whole depth where it
+// is used, so types built from custom types stay within the limit.
+func TestCustomTypeDepth(t *testing.T) {
+	half := sqlerr.MaxDepth / 2
+	deep := "CREATE TYPE T1 AS " + strings.Repeat("ARRAY<", half) + "INT" + strings.Repeat(">", half) + ";"
+	if _, err := Parse(deep + "CREATE TYPE T2 AS " + strings.Repeat("ARRAY<", half-2) + "T1" + strings.Repeat(">", half-2) + ";"); err != nil {
+		t.Fatalf("within the limit: %v", err)
+	}
+	_, err := Parse(deep + "CREATE TYPE T2 AS " + strings.Repeat("ARRAY<", half+1) + "T1" + strings.Repeat(">", half+1) + ";")
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Near != "T1" || !strings.Contains(se.Msg, "nested too deeply") {
+		t.Fatalf("past the limit: %v", err)
+	}
+}
