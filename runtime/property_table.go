@@ -99,7 +99,7 @@ func propertyDefs() []*propertyDef {
 		{name: PropMaxWindowsPerRecord, kind: kindInt, min: 1, def: strconv.Itoa(planner.DefaultMaxWindowsPerRecord), fixed: true,
 			doc: "most windows one record may fall into (HOPPING SIZE / ADVANCE BY); a query past it is refused"},
 		{name: PropMaxResultBytes, kind: kindInt, min: 1, def: strconv.Itoa(functions.DefaultMaxResultBytes), fixed: true,
-			doc: "largest value LPAD, RPAD, REPLACE, REGEXP_REPLACE, CONCAT, CONCAT_WS and || build; past it the call is NULL and logged"},
+			doc: "largest value LPAD, RPAD, REPLACE, REGEXP_REPLACE, CONCAT, CONCAT_WS, JSON_CONCAT and || build; past it the call is NULL and logged"},
 		{name: PropThrowOnInvalidTS, kind: kindEnum, values: onOff, def: "false",
 			doc: "an invalid TIMESTAMP column fails the query instead of skipping the record"},
 		{name: PropLateTopic, kind: kindString, doc: "topic receiving the records a windowed aggregation dropped as late"},

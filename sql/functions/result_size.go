@@ -7,8 +7,8 @@ import (
 )
 
 // DefaultMaxResultBytes is sqlstream.function.max.result.bytes' default:
-// the largest STRING or BYTES value LPAD, RPAD, REPLACE, REGEXP_REPLACE, CONCAT, CONCAT_WS
-// and `||` build. It is ten times Kafka's default largest record (1 MB),
+// the largest STRING or BYTES value LPAD, RPAD, REPLACE, REGEXP_REPLACE,
+// CONCAT, CONCAT_WS, JSON_CONCAT and `||` build. It is ten times Kafka's default largest record (1 MB),
 // so no value a record can carry is refused, while one call cannot
 // allocate gigabytes (LPAD(s, 2147483647, 'x') would ask for 2 GB of
 // characters, a REDUCE doubling a string would grow it without end).

@@ -15,5 +15,5 @@ func registerScalarDefs(r *Registry) {
 // scalarDefs returns the definitions registerScalarDefs registers in r
 // (nil: with the default limits).
 func scalarDefs(r *Registry) []ScalarDef {
-	return slices.Concat(urlDefs(), jsonDefs(), arrayDefs(), mapDefs(), regexDefs(r), bytesDefs(), geoDefs(), lambdaDefs())
+	return slices.Concat(urlDefs(), jsonDefs(r), arrayDefs(), mapDefs(), regexDefs(r), bytesDefs(), geoDefs(), lambdaDefs())
 }
