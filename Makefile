@@ -12,12 +12,12 @@ TIMEOUT   ?= 12m
 RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt)(/|$$)
 E2E_RE    := /tests(/|$$)
 
-.PHONY: help build run test test-race test-invariants test-plain test-e2e bench conformance rewrite fmt lint clean
+.PHONY: help build run test test-race test-invariants test-plain test-e2e test-fuzz bench conformance rewrite fmt lint clean
 
 help:
 	@echo "make build        build $(BIN) (static, CGO_ENABLED=0)"
 	@echo "make run          build, then run server + REPL"
-	@echo "make test         go vet, then unit tests (-race where concurrent, state also with -tags invariants) and end-to-end tests"
+	@echo "make test         go vet, then unit tests (-race where concurrent, state also with -tags invariants), short fuzzing and end-to-end tests"
 	@echo "make bench        run the benchmarks once each"
 	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
 	@echo "make rewrite      regenerate datadriven golden files"
@@ -31,8 +31,7 @@ run: build
 
 test:
 	$(GO) vet ./...
-	@$(MAKE) --no-print-directory test-race test-invariants test-plain test-e2e
-	$(GO) test -run '^$$' -fuzz '^FuzzRequestDecoders$$' -fuzztime 5s ./server/
+	@$(MAKE) --no-print-directory test-race test-invariants test-plain test-fuzz test-e2e
 
 test-race:
 	@pkgs="$$($(GO) list ./... | grep -E '$(RACE_RE)' | grep -Ev '$(E2E_RE)' || true)"; \
@@ -47,6 +46,16 @@ test-plain:
 	@pkgs="$$($(GO) list ./... | grep -Ev '$(RACE_RE)' | grep -Ev '$(E2E_RE)' || true)"; \
 	if [ -n "$$pkgs" ]; then echo "go test $$(echo $$pkgs | wc -w) packages"; \
 	$(GO) test -timeout $(TIMEOUT) $$pkgs; fi
+
+# A few seconds of fuzzing each for the parsers of user input (statement
+# text, JSON and DELIMITED records); the seed corpora are checked in under
+# testdata/fuzz/ and every crash they found is one of them.
+FUZZTIME  ?= 5s
+test-fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./sql/parser/
+	$(GO) test -run '^$$' -fuzz '^FuzzJSONDecode$$' -fuzztime $(FUZZTIME) ./sql/format/
+	$(GO) test -run '^$$' -fuzz '^FuzzDelimitedDecode$$' -fuzztime $(FUZZTIME) ./sql/format/
+	$(GO) test -run '^$$' -fuzz '^FuzzRequestDecoders$$' -fuzztime $(FUZZTIME) ./server/
 
 test-e2e:
 	$(GO) test -count=1 -timeout $(TIMEOUT) ./tests/...

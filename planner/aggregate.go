@@ -144,6 +144,9 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW clause can only be used with a STREAM source: windowing a TABLE is not supported.")
 		}
 		a.n.Window = windowDefaults(q.Window, q.Emit == ast.EmitFinal)
+		if err := checkWindow(a.n.Window, a.p.Defaults.MaxWindowsPerRecord); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if a.n.Final && a.n.Window == nil {
 		return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations.")

@@ -14,6 +14,9 @@ type Defaults struct {
 	// WrapSingle is ksql.persistence.wrap.single.values (nil: formats'
 	// own default, wrapped).
 	WrapSingle *bool
+	// MaxWindowsPerRecord is sqlstream.window.max.per.record: how many
+	// windows one record may fall into (0: DefaultMaxWindowsPerRecord).
+	MaxWindowsPerRecord int
 	// Aggregates configure the aggregate functions (collect limits).
 	Aggregates []functions.AggregatesOption
 }

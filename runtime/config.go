@@ -41,6 +41,10 @@ const (
 	PropShutdownTimeout = "ksql.streams.shutdown.timeout.ms"
 	// PropMaxPushQueries caps the push queries running at once.
 	PropMaxPushQueries = "ksql.max.push.queries"
+	// PropMaxWindowsPerRecord and PropMaxResultBytes are sqlstream's own
+	// bounds on the work one record causes (see the property table).
+	PropMaxWindowsPerRecord = "sqlstream.window.max.per.record"
+	PropMaxResultBytes      = "sqlstream.function.max.result.bytes"
 )
 
 // NormalizeProperty maps the short names users SET ('auto.offset.reset')

@@ -99,12 +99,13 @@ func newEngine(o options) *Engine {
 	table := newPropertyTable()
 	props := table.defaults().Merge(o.props)
 	props[PropServiceID] = o.serviceID
-	reg := functions.NewRegistry()
+	reg := functions.NewRegistry(functions.WithMaxResultBytes(props.Int(PropMaxResultBytes, 0)))
 	cat := planner.NewCatalog()
 	e := &Engine{opts: o, logger: logger, props: props, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
 		queries: map[string]*query{}, statuses: map[string]string{}, commands: map[string]api.CommandStatus{}, transients: map[string]*transient{},
 		started: time.Now(), healthWait: defaultHealthWait}
-	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat]}
+	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat],
+		MaxWindowsPerRecord: props.Int(PropMaxWindowsPerRecord, 0)}
 	if v, err := strconv.ParseBool(props[PropWrapSingle]); err == nil {
 		d.WrapSingle = &v
 	}

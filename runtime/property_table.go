@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/functions"
 )
 
 // propKind is the type of a property's value.
@@ -97,6 +100,10 @@ func propertyDefs() []*propertyDef {
 		{name: PropInternalReplicas, kind: kindInt, min: 1, def: "1", doc: "replication factor of internal topics"},
 		{name: PropCollectListLimit, kind: kindInt, min: 0, doc: "largest list COLLECT_LIST builds"},
 		{name: PropCollectSetLimit, kind: kindInt, min: 0, doc: "largest array COLLECT_SET builds"},
+		{name: PropMaxWindowsPerRecord, kind: kindInt, min: 1, def: strconv.Itoa(planner.DefaultMaxWindowsPerRecord), fixed: true,
+			doc: "most windows one record may fall into (HOPPING SIZE / ADVANCE BY); a query past it is refused"},
+		{name: PropMaxResultBytes, kind: kindInt, min: 1, def: strconv.Itoa(functions.DefaultMaxResultBytes), fixed: true,
+			doc: "largest value LPAD, RPAD, REPLACE, REGEXP_REPLACE, CONCAT, CONCAT_WS, JSON_CONCAT and || build; past it the call is NULL and logged"},
 		{name: PropThrowOnInvalidTS, kind: kindEnum, values: onOff, def: "false",
 			doc: "an invalid TIMESTAMP column fails the query instead of skipping the record"},
 		{name: PropLateTopic, kind: kindString, doc: "topic receiving the records a windowed aggregation dropped as late"},

@@ -7,18 +7,33 @@ import (
 	"github.com/cockroachdb/apd/v3"
 )
 
-// reservedWords are the words that must be backticked when used as names
-// so the text parses back to the same tree (ksqlDB's reserved words plus
-// the parser's clause and operator keywords).
-const reservedWords = " AND OR NOT IS IN LIKE BETWEEN CASE WHEN THEN ELSE END ESCAPE AS DISTINCT" +
-	" FROM TRUE FALSE NULL SELECT WHERE GROUP PARTITION HAVING EMIT LIMIT WINDOW JOIN INNER LEFT" +
-	" RIGHT FULL OUTER ON WITHIN GRACE CAST ARRAY MAP STRUCT AT BY CREATE INSERT INTO VALUES WITH" +
-	" TABLE STREAM DROP "
+// ReservedWords are ksqlDB's reserved keywords, space separated: the
+// keywords of its grammar (SqlBase.g4) that are not in its nonReserved
+// rule. Unquoted, they cannot be names; backticked or double-quoted they
+// can. Words ksqlDB leaves non-reserved (KEY, DAY, HOUR, DATE, TIMESTAMP,
+// STRUCT, MAP, ARRAY, SESSION, EMIT, CHANGES, FINAL, GRACE, PERIOD,
+// PARTITION, …) stay usable.
+const ReservedWords = " SELECT FROM AS ALL DISTINCT WHERE WITHIN WINDOW GROUP BY HAVING LIMIT AT" +
+	" OR AND IN NOT EXISTS BETWEEN LIKE IS NULL TRUE FALSE" +
+	" MILLISECOND YEARS MONTHS DAYS HOURS MINUTES SECONDS MILLISECONDS" +
+	" TUMBLING HOPPING SIZE ADVANCE RETENTION CASE WHEN THEN ELSE END" +
+	" JOIN FULL OUTER INNER LEFT RIGHT ON WITH VALUES CREATE TABLE TOPIC STREAM STREAMS" +
+	" INSERT DELETE INTO DESCRIBE EXTENDED PRINT CAST LIST TOPICS QUERY QUERIES TERMINATE" +
+	" LOAD DROP TO RENAME SAMPLE EXPORT CATALOG PROPERTIES BEGINNING UNSET RUN SCRIPT" +
+	" DECIMAL CONNECTOR CONNECTORS NAMESPACE MATERIALIZED VIEW "
+
+// IsReserved reports whether an unquoted word is one of ReservedWords.
+func IsReserved(word string) bool { return strings.Contains(ReservedWords, " "+word+" ") }
+
+// quotedWords are the words QuoteName backticks so the text parses back
+// to the same tree: the reserved words and the parser's clause and
+// operator keywords that ksqlDB leaves non-reserved.
+const quotedWords = ReservedWords + "ESCAPE PARTITION EMIT GRACE ARRAY MAP STRUCT "
 
 // QuoteName returns name as it must be written in SQL: bare when it is an
 // upper-case identifier that is not reserved, backticked otherwise.
 func QuoteName(name string) string {
-	if isPlainName(name) && !strings.Contains(reservedWords, " "+name+" ") {
+	if isPlainName(name) && !strings.Contains(quotedWords, " "+name+" ") {
 		return name
 	}
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"

@@ -36,11 +36,32 @@ func (c *compiler) call(e *ast.Call) (*node, error) {
 	if err := c.bindArgs(e, res, args); err != nil {
 		return nil, err
 	}
+	if err := checkPatterns(e, res, args); err != nil {
+		return nil, err
+	}
 	n := callNode(res, args)
 	if c.reg.IsVolatile(e.Name) {
 		return n, nil
 	}
 	return fold(n, args...), nil
+}
+
+// checkPatterns compiles the constant regular-expression arguments of a
+// call, so that an invalid pattern fails the statement at its position.
+func checkPatterns(e *ast.Call, res *functions.Resolved, args []*node) error {
+	for _, i := range res.Patterns {
+		if i >= len(args) || args[i] == nil || !args[i].isConst {
+			continue
+		}
+		p, ok := args[i].value.(string)
+		if !ok {
+			continue
+		}
+		if err := functions.CheckPattern(p); err != nil {
+			return errAt(sqlerr.Semantic, e.Args[i], "%s: %v", e.Name, err)
+		}
+	}
+	return nil
 }
 
 func (c *compiler) checkScalar(e *ast.Call) error {

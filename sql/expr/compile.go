@@ -146,6 +146,7 @@ type compiler struct {
 	// lambdaVars are the parameters of the enclosing lambdas, outermost
 	// first; a parameter's index is its position in the vars slice.
 	lambdaVars []lambdaVar
+	depth      int // nesting of compile calls, at most sqlerr.MaxDepth
 }
 
 type lambdaVar struct {
@@ -154,6 +155,11 @@ type lambdaVar struct {
 }
 
 func (c *compiler) compile(e ast.Expr) (*node, error) {
+	if c.depth >= sqlerr.MaxDepth && e != nil {
+		return nil, sqlerr.TooDeep(e.Position())
+	}
+	c.depth++
+	defer func() { c.depth-- }()
 	n, err := c.compileNode(e)
 	if err != nil {
 		return nil, err

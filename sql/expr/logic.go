@@ -177,7 +177,7 @@ func (c *compiler) concat(e *ast.Binary, l, r *node) (*node, error) {
 		}
 	}
 	javaPlus := e.Op == ast.OpAdd
-	le, re := l.eval, r.eval
+	le, re, reg := l.eval, r.eval, c.reg
 	n := &node{typ: types.StringType, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		a, err := le(row, env)
 		if err != nil || a == nil && !javaPlus {
@@ -187,7 +187,11 @@ func (c *compiler) concat(e *ast.Binary, l, r *node) (*node, error) {
 		if err != nil || b == nil && !javaPlus {
 			return nil, err
 		}
-		return javaText(a) + javaText(b), nil
+		x, y := javaText(a), javaText(b)
+		if err := reg.CheckResult("||", int64(len(x))+int64(len(y))); err != nil {
+			return nil, err
+		}
+		return x + y, nil
 	}}
 	return fold(n, l, r), nil
 }

@@ -242,7 +242,7 @@ func (n *jsonNode) decodeString(s *scanner, c byte) (any, error) {
 		if err := s.skip(); err != nil {
 			return nil, err
 		}
-		return string(compactJSON(nil, s.data[start:s.pos])), nil
+		return string(validUTF8(compactJSON(nil, s.data[start:s.pos]))), nil
 	case 't', 'f':
 		if err := s.skip(); err != nil {
 			return nil, err

@@ -162,6 +162,11 @@ func arrayConcat(args []any) (any, error) {
 	if !lok && !rok {
 		return nil, nil
 	}
+	if n := len(left) + len(right); n > maxSeriesLength {
+		// A REDUCE concatenating its accumulator with itself doubles it
+		// per element; stop it before it takes the server's memory.
+		return nil, fmt.Errorf("ARRAY_CONCAT would return %d elements, more than the limit of %d", n, maxSeriesLength)
+	}
 	return slices.Concat([]any{}, left, right), nil
 }
 
@@ -294,8 +299,9 @@ func arraySlice(args []any) (any, error) {
 	return slices.Clone(in[start:end]), nil
 }
 
-// maxSeriesLength bounds GENERATE_SERIES so that a typo cannot exhaust
-// the server's memory.
+// maxSeriesLength bounds the arrays GENERATE_SERIES and ARRAY_CONCAT
+// build so that a typo (or a doubling REDUCE) cannot exhaust the server's
+// memory.
 const maxSeriesLength = 1 << 22
 
 func generateSeriesInt(args []any) (any, error) {

@@ -58,6 +58,11 @@ type Overload struct {
 	Return    func(args []*types.Type) (*types.Type, error)
 	Fn        func(args []any) (any, error)
 	NullAware bool
+	// Patterns are the indexes of the arguments that are regular
+	// expressions: a constant one is compiled with the statement, and an
+	// invalid or unsupported pattern is an error there (CheckPattern)
+	// rather than a NULL per record.
+	Patterns []int
 	// Description overrides the function's description for this overload
 	// in DESCRIBE FUNCTION.
 	Description string

@@ -11,7 +11,7 @@ import (
 // jsonDefs are the JSON functions. Those that take a JSON document parse
 // it with java.ParseJSON: invalid JSON is a runtime error (the result is NULL
 // and the processing log says why), an empty document is "missing".
-func jsonDefs() []ScalarDef {
+func jsonDefs(r *Registry) []ScalarDef {
 	return []ScalarDef{
 		{Name: "EXTRACTJSONFIELD", Category: CatJSON,
 			Description: "Given a STRING that contains JSON data, extract the value at the specified " +
@@ -32,7 +32,7 @@ func jsonDefs() []ScalarDef {
 				"concatenation, following PostgreSQL's || operator: objects are merged (later keys win), " +
 				"otherwise non-array values become single-element arrays and the arrays are concatenated. " +
 				"Returns NULL if any input is NULL or not JSON.",
-			Overloads: []Overload{{Sig: "JSON_CONCAT(STRING... jsonStrings) STRING", Fn: jsonConcat}}},
+			Overloads: []Overload{{Sig: "JSON_CONCAT(STRING... jsonStrings) STRING", Fn: r.capped("JSON_CONCAT", concatSize, jsonConcat)}}},
 		{Name: "JSON_KEYS", Category: CatJSON,
 			Description: "Given a string, parses it as a JSON object and returns an array of strings representing " +
 				"the top-level keys. Returns NULL if the string can't be interpreted as a JSON object.",

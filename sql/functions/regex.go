@@ -16,6 +16,7 @@ import (
 type regexCache struct {
 	mu       sync.Mutex
 	patterns map[string]*java.Regex
+	reg      *Registry // for the result size limit; nil: the default
 }
 
 const regexCacheSize = 64
@@ -37,37 +38,44 @@ func (c *regexCache) compile(javaPattern string) (*java.Regex, error) {
 	return re, nil
 }
 
+// CheckPattern compiles a java.util.regex pattern as the regular
+// expression functions do, for a constant pattern at compile time.
+func CheckPattern(javaPattern string) error {
+	_, err := java.CompileRegex(javaPattern)
+	return err
+}
+
 // regexDefs are the REGULAR EXPRESSION functions.
-func regexDefs() []ScalarDef {
-	c := &regexCache{}
+func regexDefs(r *Registry) []ScalarDef {
+	c := &regexCache{reg: r}
 	return []ScalarDef{
 		{Name: "REGEXP_EXTRACT", Category: CatRegex,
 			Description: "Extract the first substring matched by a regex pattern (or its capturing group).",
 			Overloads: []Overload{
-				{Sig: "REGEXP_EXTRACT(STRING pattern, STRING input) STRING", Fn: c.extract,
+				{Sig: "REGEXP_EXTRACT(STRING pattern, STRING input) STRING", Fn: c.extract, Patterns: []int{0},
 					Description: "Returns first substring of the input that matches the given regex pattern."},
-				{Sig: "REGEXP_EXTRACT(STRING pattern, STRING input, INTEGER group) STRING", Fn: c.extract,
+				{Sig: "REGEXP_EXTRACT(STRING pattern, STRING input, INTEGER group) STRING", Fn: c.extract, Patterns: []int{0},
 					Description: "Returns the first substring of the input that matches the regex pattern and the capturing group number specified."},
 			}},
 		{Name: "REGEXP_EXTRACT_ALL", Category: CatRegex,
 			Description: "Extracts all substrings matched by a regex pattern (or its capturing group).",
 			Overloads: []Overload{
-				{Sig: "REGEXP_EXTRACT_ALL(STRING pattern, STRING input) ARRAY<STRING>", Fn: c.extractAll,
+				{Sig: "REGEXP_EXTRACT_ALL(STRING pattern, STRING input) ARRAY<STRING>", Fn: c.extractAll, Patterns: []int{0},
 					Description: "Returns all substrings of the input that matches the given regex pattern."},
-				{Sig: "REGEXP_EXTRACT_ALL(STRING pattern, STRING input, INTEGER group) ARRAY<STRING>", Fn: c.extractAll,
+				{Sig: "REGEXP_EXTRACT_ALL(STRING pattern, STRING input, INTEGER group) ARRAY<STRING>", Fn: c.extractAll, Patterns: []int{0},
 					Description: "Returns all substrings of the input that matches the regex pattern and the capturing group number specified."},
 			}},
 		{Name: "REGEXP_REPLACE", Category: CatRegex,
 			Description: "Replaces all matches of a regexp in a string with a new substring " +
 				"($n and ${name} refer to groups, a backslash escapes the next character).",
-			Overloads: []Overload{{Sig: "REGEXP_REPLACE(STRING str, STRING regexp, STRING newStr) STRING", Fn: c.replace}}},
+			Overloads: []Overload{{Sig: "REGEXP_REPLACE(STRING str, STRING regexp, STRING newStr) STRING", Fn: c.replace, Patterns: []int{1}}}},
 		{Name: "REGEXP_SPLIT_TO_ARRAY", Category: CatRegex,
 			Description: "Splits a string into an array of substrings based on a regexp. If the regexp is found at " +
 				"the beginning of the string, end of the string, or there are contiguous matches in the string, " +
 				"then empty strings are added to the array. If the regexp is not found, then the original string " +
 				"is returned as the only element in the array. If the regexp is empty, then all characters in the " +
 				"string are split.",
-			Overloads: []Overload{{Sig: "REGEXP_SPLIT_TO_ARRAY(STRING string, STRING regexp) ARRAY<STRING>", Fn: c.split}}},
+			Overloads: []Overload{{Sig: "REGEXP_SPLIT_TO_ARRAY(STRING string, STRING regexp) ARRAY<STRING>", Fn: c.split, Patterns: []int{1}}}},
 	}
 }
 
@@ -131,6 +139,9 @@ func (c *regexCache) replace(args []any) (any, error) {
 			return nil, err
 		}
 		last = m[1]
+		if err := c.reg.CheckResult("REGEXP_REPLACE", int64(out.Len()+len(str)-last)); err != nil {
+			return nil, err
+		}
 	}
 	out.WriteString(str[last:])
 	return out.String(), nil

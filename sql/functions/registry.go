@@ -34,6 +34,9 @@ type Registry struct {
 	// volatile names functions whose result changes between calls with
 	// the same arguments (RANDOM, UUID, …); they are never constant-folded.
 	volatile map[string]bool
+	// maxResult is the largest value LPAD, CONCAT, … build, see
+	// WithMaxResultBytes.
+	maxResult int
 }
 
 type scalarEntry struct {
@@ -47,9 +50,12 @@ type otherEntry struct {
 }
 
 // NewRegistry returns a registry with every built-in function registered.
-func NewRegistry() *Registry {
+func NewRegistry(opts ...RegistryOption) *Registry {
 	r := &Registry{scalars: map[string]*scalarEntry{}, others: map[string]otherEntry{},
-		tables: map[string]*tableEntry{}, volatile: map[string]bool{}}
+		tables: map[string]*tableEntry{}, volatile: map[string]bool{}, maxResult: DefaultMaxResultBytes}
+	for _, o := range opts {
+		o(r)
+	}
 	registerBuiltins(r)
 	return r
 }
@@ -228,6 +234,9 @@ type Resolved struct {
 	Return    *types.Type
 	Fn        func([]any) (any, error)
 	NullAware bool
+	// Patterns are the overload's regular-expression arguments, see
+	// Overload.Patterns.
+	Patterns []int
 	// LambdaParams holds, for each argument that is a lambda, the types of
 	// the lambda's parameters (nil for other arguments). Params holds the
 	// lambda's result type at that index.
@@ -283,7 +292,7 @@ func (r *Registry) ResolveArgs(name string, args []Arg, typer LambdaTyper) (*Res
 		}
 		res.Return = ret
 	}
-	res.Name, res.Fn, res.NullAware = up, o.Fn, o.NullAware
+	res.Name, res.Fn, res.NullAware, res.Patterns = up, o.Fn, o.NullAware, o.Patterns
 	return res, nil
 }
 

@@ -10,7 +10,7 @@ import (
 // scalarDefs and resolves typical calls to the right return types.
 func TestResolveScalarDefs(t *testing.T) {
 	r := NewRegistry()
-	for _, d := range scalarDefs() {
+	for _, d := range scalarDefs(nil) {
 		if _, ok := r.Lookup(d.Name); !ok {
 			t.Errorf("%s is not registered", d.Name)
 		}

@@ -7,12 +7,13 @@ import "slices"
 // tables (url.go, json.go, array.go, map.go, regex.go, bytes.go, geo.go,
 // higher_order.go).
 func registerScalarDefs(r *Registry) {
-	for _, d := range scalarDefs() {
+	for _, d := range scalarDefs(r) {
 		r.MustAddScalar(d)
 	}
 }
 
-// scalarDefs returns the definitions registerScalarDefs registers.
-func scalarDefs() []ScalarDef {
-	return slices.Concat(urlDefs(), jsonDefs(), arrayDefs(), mapDefs(), regexDefs(), bytesDefs(), geoDefs(), lambdaDefs())
+// scalarDefs returns the definitions registerScalarDefs registers in r
+// (nil: with the default limits).
+func scalarDefs(r *Registry) []ScalarDef {
+	return slices.Concat(urlDefs(), jsonDefs(r), arrayDefs(), mapDefs(), regexDefs(r), bytesDefs(), geoDefs(), lambdaDefs())
 }

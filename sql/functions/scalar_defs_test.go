@@ -48,7 +48,7 @@ func TestScalarDefsGolden(t *testing.T) {
 
 // callDef calls the function name with args as the registry would.
 func callDef(name string, args ...any) (any, error) {
-	for _, d := range scalarDefs() {
+	for _, d := range scalarDefs(nil) {
 		if d.Name != name {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 func registerString(r *Registry) {
-	for _, d := range stringDefs() {
+	for _, d := range stringDefs(r) {
 		r.MustAddScalar(d)
 	}
 	registerStringPadding(r)
@@ -15,17 +15,17 @@ func registerString(r *Registry) {
 	registerMask(r)
 }
 
-func stringDefs() []ScalarDef {
+func stringDefs(r *Registry) []ScalarDef {
 	return []ScalarDef{
 		{Name: "CONCAT", Category: CatString, Description: "Concatenates its arguments; NULL arguments are skipped.",
 			Overloads: []Overload{
-				{Sig: "CONCAT(STRING inputs...) STRING", NullAware: true, Fn: concatStrings},
-				{Sig: "CONCAT(BYTES inputs...) BYTES", NullAware: true, Fn: concatBytes},
+				{Sig: "CONCAT(STRING inputs...) STRING", NullAware: true, Fn: r.capped("CONCAT", concatSize, concatStrings)},
+				{Sig: "CONCAT(BYTES inputs...) BYTES", NullAware: true, Fn: r.capped("CONCAT", concatSize, concatBytes)},
 			}},
 		{Name: "CONCAT_WS", Category: CatString, Description: "Concatenates its arguments with a separator; NULL arguments are skipped, a NULL separator gives NULL.",
 			Overloads: []Overload{
-				{Sig: "CONCAT_WS(STRING separator, STRING inputs...) STRING", NullAware: true, Fn: concatWSStrings},
-				{Sig: "CONCAT_WS(BYTES separator, BYTES inputs...) BYTES", NullAware: true, Fn: concatWSBytes},
+				{Sig: "CONCAT_WS(STRING separator, STRING inputs...) STRING", NullAware: true, Fn: r.capped("CONCAT_WS", concatWSSize, concatWSStrings)},
+				{Sig: "CONCAT_WS(BYTES separator, BYTES inputs...) BYTES", NullAware: true, Fn: r.capped("CONCAT_WS", concatWSSize, concatWSBytes)},
 			}},
 		{Name: "UCASE", Category: CatString, Description: "Converts a string to upper case.",
 			Overloads: []Overload{{Sig: "UCASE(STRING input) STRING", Fn: pure(javaUpper)}}},
@@ -50,7 +50,7 @@ func stringDefs() []ScalarDef {
 		{Name: "RTRIM", Category: CatString, Description: "Removes trailing whitespace.",
 			Overloads: []Overload{{Sig: "RTRIM(STRING input) STRING", Fn: pure(func(s string) string { return strings.TrimRightFunc(s, javaSpace) })}}},
 		{Name: "REPLACE", Category: CatString, Description: "Replaces every occurrence of a substring with another string.",
-			Overloads: []Overload{{Sig: "REPLACE(STRING str, STRING substring, STRING replacement) STRING", Fn: pure3(strings.ReplaceAll)}}},
+			Overloads: []Overload{{Sig: "REPLACE(STRING str, STRING substring, STRING replacement) STRING", Fn: r.capped("REPLACE", func(a []any) int64 { return replaceSize(a[0].(string), a[1].(string), a[2].(string)) }, pure3(strings.ReplaceAll))}}},
 		{Name: "INSTR", Category: CatString, Description: "Returns the 1-based position of the occurrence-th match of substring, searching from position (backwards when negative); 0 when not found.",
 			Overloads: []Overload{
 				{Sig: "INSTR(STRING str, STRING substring) INTEGER", Fn: pure2(func(s, sub string) int32 { return instr(s, sub, 1, 1) })},

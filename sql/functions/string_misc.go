@@ -11,18 +11,26 @@ import (
 )
 
 func registerStringPadding(r *Registry) {
-	r.MustAddScalar(ScalarDef{Name: "LPAD", Category: CatString,
-		Description: "Pads the input on the left with padding up to length characters (or bytes), truncating longer input.",
-		Overloads: []Overload{
-			{Sig: "LPAD(STRING input, INTEGER length, STRING padding) STRING", Fn: call3(func(s string, n int32, p string) (any, error) { return padString(s, n, p, true), nil })},
-			{Sig: "LPAD(BYTES input, INTEGER length, BYTES padding) BYTES", Fn: call3(func(s []byte, n int32, p []byte) (any, error) { return padBytes(s, n, p, true), nil })},
-		}})
-	r.MustAddScalar(ScalarDef{Name: "RPAD", Category: CatString,
-		Description: "Pads the input on the right with padding up to length characters (or bytes), truncating longer input.",
-		Overloads: []Overload{
-			{Sig: "RPAD(STRING input, INTEGER length, STRING padding) STRING", Fn: call3(func(s string, n int32, p string) (any, error) { return padString(s, n, p, false), nil })},
-			{Sig: "RPAD(BYTES input, INTEGER length, BYTES padding) BYTES", Fn: call3(func(s []byte, n int32, p []byte) (any, error) { return padBytes(s, n, p, false), nil })},
-		}})
+	for _, name := range []string{"LPAD", "RPAD"} {
+		left := name == "LPAD"
+		side := map[bool]string{true: "left", false: "right"}[left]
+		r.MustAddScalar(ScalarDef{Name: name, Category: CatString,
+			Description: "Pads the input on the " + side + " with padding up to length characters (or bytes), truncating longer input.",
+			Overloads: []Overload{
+				{Sig: name + "(STRING input, INTEGER length, STRING padding) STRING", Fn: r.capped(name, padSize,
+					call3(func(s string, n int32, p string) (any, error) { return padString(s, n, p, left), nil }))},
+				{Sig: name + "(BYTES input, INTEGER length, BYTES padding) BYTES", Fn: r.capped(name, padSize,
+					call3(func(s []byte, n int32, p []byte) (any, error) { return padBytes(s, n, p, left), nil }))},
+			}})
+	}
+}
+
+// padSize is the size in bytes of LPAD/RPAD's result.
+func padSize(args []any) int64 {
+	if s, ok := args[0].(string); ok {
+		return padStringSize(s, args[1].(int32), args[2].(string))
+	}
+	return max(int64(args[1].(int32)), 0)
 }
 
 // padString is ksqlDB's LPAD/RPAD: NULL for an empty padding or a

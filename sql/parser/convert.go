@@ -15,6 +15,7 @@ type converter struct {
 	p        *parser
 	w        *rewriter
 	distinct map[ast.Expr]bool // right operands marked IS DISTINCT FROM
+	depth    int               // nesting of expr calls, see enter
 }
 
 func newConverter(p *parser, w *rewriter) *converter {
@@ -32,6 +33,11 @@ func (c *converter) fail(n tast.Node, code sqlerr.Code, format string, args ...a
 
 // expr converts one expression.
 func (c *converter) expr(n tast.ExprNode) (ast.Expr, error) {
+	if c.depth >= sqlerr.MaxDepth {
+		return nil, tooDeep(c.p.s.src, c.tok(n))
+	}
+	c.depth++
+	defer func() { c.depth-- }()
 	switch n := n.(type) {
 	case *tast.ColumnNameExpr:
 		if n.Name.Schema.O != "" {

@@ -143,6 +143,10 @@ func (rc *relConverter) join(n *tast.Join) (ast.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rc.joins >= len(rc.qs.joins) {
+		// A join the pre-pass did not see: TiDB read a comma (cross join).
+		return nil, rc.c.p.errAt(rc.qs.tables[0], sqlerr.Syntax, "only one source or JOIN … ON is allowed here, not a comma-separated list")
+	}
 	info := rc.qs.joins[rc.joins]
 	rc.joins++
 	right, err := rc.relation(n.Right)

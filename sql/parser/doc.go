@@ -50,6 +50,15 @@
 // literal's value: literals always come from our own tokens. A panic inside
 // TiDB is turned into a syntax error.
 //
+// Hostile input: brackets nested more than sqlerr.MaxDepth levels are
+// refused by the lexer before anything else sees the text; the rewriter,
+// the converter (whose trees TiDB may build deep from operator chains such
+// as 1+1+…) and the type parser each count their own recursion against the
+// same limit. The trees they return are therefore at most that deep, which
+// is what bounds the later recursive walks (ast.Map/Walk, the formatter,
+// sql/expr's compiler, which also counts its own). ksqlDB's reserved
+// words (ast.ReservedWords) are refused as unquoted names.
+//
 // Every error is a *sqlerr.Error pointing into the user's original text.
 // `${var}` references are replaced by the caller with Substitute before
 // parsing.

@@ -49,12 +49,16 @@ type lexer struct {
 func tokenize(src string) ([]token, error) {
 	lx := &lexer{src: src, line: 1, col: 1}
 	toks := make([]token, 0, len(src)/4)
+	depth := 0
 	for {
 		if err := lx.skipSpace(); err != nil {
 			return nil, err
 		}
 		t, err := lx.next()
 		if err != nil {
+			return nil, err
+		}
+		if err := nest(&depth, src, t); err != nil {
 			return nil, err
 		}
 		toks = append(toks, t)

@@ -103,6 +103,7 @@ type parser struct {
 	toks  []token
 	i     int
 	match []int // closing bracket of each opening one, see matching
+	depth int   // nesting of the type being parsed, see enter
 }
 
 func (p *parser) peek() token       { return p.toks[p.i] }
@@ -193,6 +194,9 @@ func (p *parser) name(what string) (string, token, error) {
 	t := p.peek()
 	switch t.Kind {
 	case tIdent, tQuoted:
+		if err := p.checkNotReserved(t); err != nil {
+			return "", t, err
+		}
 		p.i++
 		return t.Val, t, nil
 	case tVariable:

@@ -51,6 +51,7 @@ type rewriter struct {
 	typs    []*types.Type
 	params  [][]string
 	offsets []int // start offset of each piece, filled by text()
+	depth   int   // nesting of expr calls, see enter
 }
 
 func (w *rewriter) emit(s string, tok int) { w.pieces = append(w.pieces, piece{s, tok}) }
@@ -99,6 +100,11 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 
 // expr rewrites the tokens [a, b).
 func (w *rewriter) expr(a, b int) error {
+	leave, err := enter(&w.depth, w.p.s.src, w.p.toks[a])
+	if err != nil {
+		return err
+	}
+	defer leave()
 	opens, closes := w.concatGroups(a, b)
 	distinctNext, afterOperand := false, false
 	for i := a; i < b; {
@@ -226,26 +232,47 @@ func (w *rewriter) primary(i, b int) (int, error) {
 	case next.isPunct("("):
 		return w.call(i, b)
 	}
-	return w.column(i), nil
+	return w.column(i)
 }
 
-// column rewrites NAME, SRC.NAME or SRC.* and returns the index after it.
-func (w *rewriter) column(i int) int {
+// column rewrites NAME, SRC.NAME or SRC.* (also a select item's alias)
+// and returns the index after it. Reserved words are refused as names.
+func (w *rewriter) column(i int) (int, error) {
 	toks := w.p.toks
+	if !w.timeUnitArg(i) {
+		if err := w.p.checkNotReserved(toks[i]); err != nil {
+			return 0, err
+		}
+	}
 	w.emit(" "+quoteIdent(toks[i].Val), i)
 	if !toks[i+1].isPunct(".") {
-		return i + 1
+		return i + 1, nil
 	}
 	switch n := toks[i+2]; {
 	case n.Kind == tIdent || n.Kind == tQuoted:
+		if err := w.p.checkNotReserved(n); err != nil {
+			return 0, err
+		}
 		w.emit(".", i+1)
 		w.emit(quoteIdent(n.Val), i+2)
-		return i + 3
+		return i + 3, nil
 	case n.isPunct("*"):
 		w.emit(".*", i+1)
-		return i + 3
+		return i + 3, nil
 	}
-	return i + 1
+	return i + 1, nil
+}
+
+// timeUnitArg reports whether the word at i is a whole function argument
+// naming a time unit, as in TIMESTAMPADD(MILLISECONDS, 5, ts): ksqlDB's
+// grammar reads those units (reserved words otherwise) as windowUnit.
+func (w *rewriter) timeUnitArg(i int) bool {
+	toks := w.p.toks
+	if i == 0 || !(toks[i-1].isPunct("(") || toks[i-1].isPunct(",")) || !(toks[i+1].isPunct(",") || toks[i+1].isPunct(")")) {
+		return false
+	}
+	_, ok := unitMillis(toks[i].Val)
+	return ok
 }
 
 // closing returns the index of the bracket closing the one at i, within b.

@@ -54,7 +54,9 @@ func (p *parser) tidbError(w *rewriter, text string, err error) error {
 		tok = p.toks[len(p.toks)-1]
 		rest := msg[k+len(`near "`):]
 		for off := 0; off < len(text); off++ {
-			if strings.HasPrefix(rest, text[off:]+`"`) {
+			// rest starts with text[off:] and a quote (no concatenation:
+			// that would copy the text once per offset).
+			if tail := text[off:]; strings.HasPrefix(rest, tail) && strings.HasPrefix(rest[len(tail):], `"`) {
 				tok = p.toks[w.tokenAt(off)]
 				break
 			}

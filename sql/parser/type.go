@@ -32,6 +32,11 @@ func ParseType(text string, opts ...Option) (*types.Type, error) {
 // typ parses a type at the cursor.
 func (p *parser) typ() (*types.Type, error) {
 	t := p.peek()
+	leave, err := enter(&p.depth, p.s.src, t)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if t.Kind == tQuoted {
 		return p.namedType(t)
 	}
@@ -62,6 +67,11 @@ func (p *parser) typ() (*types.Type, error) {
 // namedType resolves a custom type created with CREATE TYPE.
 func (p *parser) namedType(t token) (*types.Type, error) {
 	if typ, ok := p.s.customType(t.Val); ok {
+		// The name expands to its whole type: custom types built from
+		// custom types must not nest past the limit either.
+		if p.depth+typeDepth(typ) > sqlerr.MaxDepth+1 {
+			return nil, tooDeep(p.s.src, t)
+		}
 		p.i++
 		return typ, nil
 	}
@@ -192,4 +202,20 @@ func (p *parser) structType() (*types.Type, error) {
 		fields = append(fields, types.Field{Name: name, Type: ft})
 	}
 	return types.StructOf(fields...), nil
+}
+
+// typeDepth is how deeply t nests (1 for a primitive). Every type it is
+// called on was itself parsed within the limit, so the recursion is
+// bounded.
+func typeDepth(t *types.Type) int {
+	d := 0
+	for _, c := range []*types.Type{t.Elem, t.Key} {
+		if c != nil {
+			d = max(d, typeDepth(c))
+		}
+	}
+	for _, f := range t.Fields {
+		d = max(d, typeDepth(f.Type))
+	}
+	return d + 1
 }

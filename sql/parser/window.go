@@ -40,9 +40,16 @@ func (p *parser) duration() (int64, error) {
 	if u.Kind != tIdent || !ok {
 		return 0, p.expected("a time unit (MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS)")
 	}
+	if n > maxDuration/ms {
+		return 0, p.errAt(t, sqlerr.Syntax, "duration out of range: at most %d milliseconds", int64(maxDuration))
+	}
 	p.next()
 	return n * ms, nil
 }
+
+// maxDuration bounds a duration (about 36 million years) so that sums of a
+// few durations, such as size + grace, cannot overflow.
+const maxDuration = 1 << 60
 
 // window parses TUMBLING|HOPPING|SESSION|SLIDING (…) after WINDOW.
 func (p *parser) window() (*ast.WindowExpr, error) {
