@@ -36,7 +36,16 @@ const (
 	// partition close anyway (default 0: off, as in ksqlDB).
 	PropIdleClose       = "window.close.idle.ms"
 	PropCollectSetLimit = "ksql.functions.collect_set.limit"
+	// PropMaxPartitions is sqlstream's own: the largest partition count
+	// CREATE may give a new topic (and the embedded broker accepts).
+	PropMaxPartitions = "sqlstream.topic.partitions.max"
 )
+
+// defaultMaxPartitions is PropMaxPartitions' default: one push query over
+// a million partitions took 5 GB (about 5 KB a partition), so 1000 keeps a
+// query's per-partition cost to megabytes, and is still above the
+// partition count a single Kafka broker serves well.
+const defaultMaxPartitions = 1000
 
 // NormalizeProperty maps the short names users SET ('auto.offset.reset')
 // to the full ksqlDB names ('ksql.streams.auto.offset.reset').

@@ -73,6 +73,8 @@ func propertyDefs() []*propertyDef {
 		{name: "sqlstream.data.dir", kind: kindString, fixed: true, doc: "data directory of the process"},
 		{name: PropAllowOrigin, kind: kindString, fixed: true,
 			doc: "web origins (comma separated, * for any) whose pages may POST to the HTTP API besides its own"},
+		{name: PropMaxPartitions, kind: kindInt, min: 1, def: strconv.Itoa(defaultMaxPartitions), fixed: true,
+			doc: "largest partition count of a topic CREATE makes (and the embedded broker accepts)"},
 		{name: "sqlstream.log.level", kind: kindEnum, values: []string{"debug", "info", "warn", "error"}, fixed: true,
 			doc: "minimum log level"},
 		{name: PropNumThreads, kind: kindInt, min: 1, def: strconv.Itoa(goruntime.NumCPU()),

@@ -149,8 +149,10 @@ func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 		LogLevel:     level,
 		Properties:   map[string]string{},
 	}
+	// The command line's own sqlstream.* options are Settings fields;
+	// every other property goes to the engine.
 	for k, v := range vals {
-		if !strings.HasPrefix(k, "sqlstream.") && v.value != "" {
+		if !(strings.HasPrefix(k, "sqlstream.") && sf.isOption(k)) && v.value != "" {
 			s.Properties[k] = v.value
 		}
 	}

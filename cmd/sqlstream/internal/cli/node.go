@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/sqlstream/sqlstream/broker"
@@ -62,12 +63,23 @@ func (n *node) startBroker(s Settings, log *slog.Logger) error {
 		broker.WithListen(s.BrokerListen),
 		broker.WithDataDir(s.BrokerDir()),
 		broker.WithLogger(log.With("component", "broker")),
+		broker.WithMaxPartitions(maxPartitions(s.Properties)),
 	)
 	if err != nil {
 		return err
 	}
 	n.broker, n.bootstrap = b, b.Addrs()
 	return nil
+}
+
+// maxPartitions is the broker's partition limit: the engine's property
+// (checked when the configuration was read), or the broker's default.
+func maxPartitions(props map[string]string) int32 {
+	n, err := strconv.ParseInt(props[broker.MaxPartitionsProperty], 10, 32)
+	if err != nil || n <= 0 {
+		return broker.DefaultMaxPartitions
+	}
+	return int32(n)
 }
 
 // shutdown stops the HTTP server and engine, then the broker, and

@@ -1,0 +1,52 @@
+package tests
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sqlstream/sqlstream/broker"
+	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// TestPartitionLimit is issue 9.6: CREATE refuses a topic of more
+// partitions than sqlstream.topic.partitions.max (default 1000), naming
+// the property; the embedded broker refuses such a topic from any Kafka
+// client; the server keeps answering.
+func TestPartitionLimit(t *testing.T) {
+	if runtime.PropMaxPartitions != broker.MaxPartitionsProperty {
+		t.Fatalf("engine property %s, broker names %s", runtime.PropMaxPartitions, broker.MaxPartitionsProperty)
+	}
+	n := startNode(t)
+	status, body := n.ksql("CREATE STREAM huge (a INT) WITH (KAFKA_TOPIC='huge', VALUE_FORMAT='JSON', PARTITIONS=1000000);", nil)
+	if status != 400 || !strings.Contains(fmt.Sprint(body), "at most 1000 partitions (server property sqlstream.topic.partitions.max)") {
+		t.Fatalf("PARTITIONS=1000000 with the default limit: %d %v", status, body)
+	}
+	n.stop()
+
+	n = startNode(t, "--config", writeConfig(t, "sqlstream.topic.partitions.max=4\n"))
+	status, body = n.ksql("CREATE STREAM five (a INT) WITH (KAFKA_TOPIC='five', VALUE_FORMAT='JSON', PARTITIONS=5);", nil)
+	if status != 400 || !strings.Contains(fmt.Sprint(body), "at most 4 partitions") {
+		t.Fatalf("PARTITIONS=5 with a limit of 4: %d %v", status, body)
+	}
+	n.mustKsql("CREATE STREAM four (a INT) WITH (KAFKA_TOPIC='four', VALUE_FORMAT='JSON', PARTITIONS=4);")
+	status, body = n.ksql("CREATE STREAM copy WITH (PARTITIONS=5) AS SELECT * FROM four;", nil)
+	if status != 400 || !strings.Contains(fmt.Sprint(body), "at most 4 partitions") {
+		t.Fatalf("CREATE AS SELECT with PARTITIONS=5: %d %v", status, body)
+	}
+	resp, err := kadm.NewClient(kafkaClient(t, n.Kafka)).CreateTopic(timeoutCtx(t), 5, 1, nil, "direct")
+	if err == nil {
+		err = resp.Err
+	}
+	if !errors.Is(err, kerr.InvalidPartitions) {
+		t.Fatalf("embedded broker created a 5-partition topic: %v", err)
+	}
+	status, body = n.ksql("SET 'sqlstream.topic.partitions.max'='100';", nil)
+	if status == 200 {
+		t.Fatalf("a client raised the server's partition limit: %v", body)
+	}
+	n.mustKsql("DESCRIBE four;")
+}
