@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +53,8 @@ const defaultMaxPartitions = 1000
 func NormalizeProperty(name string) string {
 	name = strings.TrimSpace(name)
 	if strings.HasPrefix(name, "ksql.") || strings.HasPrefix(name, "sqlstream.") ||
-		name == PropBootstrap || name == PropListeners || name == PropAllowOrigin || name == PropLateTopic || name == PropIdleClose {
+		name == PropBootstrap || name == PropListeners || name == PropAllowOrigin || name == PropLateTopic || name == PropIdleClose ||
+		slices.Contains(topLevelProperties[:], name) {
 		return name
 	}
 	return "ksql.streams." + name

@@ -55,7 +55,7 @@ type propertyTable map[string]*propertyDef
 // (num.stream.threads) are filled in here.
 func newPropertyTable() propertyTable {
 	t := propertyTable{}
-	for _, d := range propertyDefs() {
+	for _, d := range append(propertyDefs(), securityPropertyDefs()...) {
 		t[d.name] = d
 	}
 	return t
@@ -217,7 +217,7 @@ func (e *PropertyError) Error() string {
 		return fmt.Sprintf("One or more properties overrides set locally are prohibited by the KSQL server (use UNSET to reset their default value): [%s]", e.Name)
 	}
 	short := strings.TrimPrefix(NormalizeProperty(e.Name), "ksql.streams.")
-	return fmt.Sprintf("Invalid value %s for configuration %s: %s", e.Value, short, e.Reason)
+	return fmt.Sprintf("Invalid value %s for configuration %s: %s", shownValue(e.Name, e.Value), short, e.Reason)
 }
 
 // CheckProperty validates one property of a server configuration (a

@@ -50,3 +50,27 @@ func TestPartitionLimit(t *testing.T) {
 	}
 	n.mustKsql("DESCRIBE four;")
 }
+
+// TestSecretsHidden is issue 9.10: SHOW PROPERTIES prints the values of
+// passwords and SASL credentials as ksqlDB does, [hidden], and neither
+// the answer nor the log holds them.
+func TestSecretsHidden(t *testing.T) {
+	n := startNode(t, "--config", writeConfig(t, strings.Join([]string{
+		"ssl.keystore.password=hunter2-keystore",
+		"ksql.streams.ssl.key.password=hunter2-key",
+		`sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="hunter2-sasl";`,
+		"ssl.keystore.location=/nonexistent/unused.pem",
+	}, "\n")+"\n"))
+	body := fmt.Sprint(n.mustKsql("SHOW PROPERTIES;"))
+	for _, name := range []string{"ksql.streams.ssl.keystore.password", "ksql.streams.ssl.key.password", "ksql.streams.sasl.jaas.config"} {
+		if !strings.Contains(body, "name:"+name+" scope:STREAMS value:[hidden]") {
+			t.Errorf("SHOW PROPERTIES does not hide %s: %s", name, body)
+		}
+	}
+	if !strings.Contains(body, "value:/nonexistent/unused.pem") {
+		t.Errorf("SHOW PROPERTIES hides a location, which is no secret: %s", body)
+	}
+	if strings.Contains(body+n.Logs(), "hunter2") {
+		t.Errorf("a secret is printed:\n%s\n%s", body, n.Logs())
+	}
+}
