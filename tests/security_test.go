@@ -74,3 +74,19 @@ func TestSecretsHidden(t *testing.T) {
 		t.Errorf("a secret is printed:\n%s\n%s", body, n.Logs())
 	}
 }
+
+// TestReplaceMayNotDropColumns is issue 9.20: CREATE OR REPLACE of a
+// source that drops a column is refused with ksqlDB's message and the
+// source keeps its columns; adding one at the end is accepted.
+func TestReplaceMayNotDropColumns(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql("CREATE STREAM r (k VARCHAR KEY, a INT, b VARCHAR) WITH (KAFKA_TOPIC='r', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	status, body := n.ksql("CREATE OR REPLACE STREAM r (k VARCHAR KEY, a INT) WITH (KAFKA_TOPIC='r', VALUE_FORMAT='JSON');", nil)
+	if status != 400 || !strings.Contains(fmt.Sprint(body), "The following columns are changed, missing or reordered: [`B` STRING]") {
+		t.Fatalf("dropping column B: %d %v", status, body)
+	}
+	if d := fmt.Sprint(n.mustKsql("DESCRIBE r;")); !strings.Contains(d, "name:B") {
+		t.Fatalf("r lost column B after a refused replace: %s", d)
+	}
+	n.mustKsql("CREATE OR REPLACE STREAM r (k VARCHAR KEY, a INT, b VARCHAR, c INT) WITH (KAFKA_TOPIC='r', VALUE_FORMAT='JSON');")
+}
