@@ -56,5 +56,6 @@ func securityPropertyDefs() []*propertyDef {
 		str(PropEndpointIdent, "https (default) checks Kafka brokers' host names; empty does not"),
 		str(PropCertLocation, "certificate chain (PEM) of the HTTPS listener"),
 		str(PropCertKey, "private key (PEM) of the HTTPS listener"),
+		str(PropCommandSecret, "HMAC key of the command topic's records; the same on every server sharing a service id (default: a random key in the data directory)"),
 	}
 }

@@ -3,6 +3,9 @@ package tests
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,4 +92,42 @@ func TestReplaceMayNotDropColumns(t *testing.T) {
 		t.Fatalf("r lost column B after a refused replace: %s", d)
 	}
 	n.mustKsql("CREATE OR REPLACE STREAM r (k VARCHAR KEY, a INT, b VARCHAR, c INT) WITH (KAFKA_TOPIC='r', VALUE_FORMAT='JSON');")
+}
+
+// TestForeignCommandsRejected is issue 9.13: a statement another Kafka
+// client writes into the command topic does not run on restart (it is
+// logged); commands of a topic that predates signing run once the data
+// directory's marker says so; the key file is private.
+func TestForeignCommandsRejected(t *testing.T) {
+	const topic = "_default__command_topic"
+	n := startNode(t)
+	produce(t, n.Kafka, topic, "0", `{"seq":0,"statement":"CREATE STREAM legacy (a INT) WITH (KAFKA_TOPIC='legacy', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)
+	n.stop()
+	// As if the data directory predated signing: no marker yet.
+	if err := os.Remove(filepath.Join(n.dataDir, "command-topic.signed-from")); err != nil {
+		t.Fatal(err)
+	}
+	n.start()
+	n.mustKsql("DESCRIBE legacy;")
+	if !strings.Contains(n.Logs(), "predates command signing") {
+		t.Errorf("no warning about the unsigned legacy command:\n%s", n.Logs())
+	}
+
+	produce(t, n.Kafka, topic, "7", `{"seq":7,"statement":"CREATE STREAM evil (a INT) WITH (KAFKA_TOPIC='evil', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)
+	n.mustKsql("CREATE STREAM good (a INT) WITH (KAFKA_TOPIC='good', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	n.restart()
+	n.mustKsql("DESCRIBE legacy; DESCRIBE good;")
+	if status, body := n.ksql("DESCRIBE evil;", nil); status == 200 {
+		t.Errorf("a foreign command ran on restart: %v", body)
+	}
+	if !regexp.MustCompile(`rejecting a command record the engine did not write.*offset=1 `).MatchString(n.Logs()) {
+		t.Errorf("the foreign command is not logged:\n%s", n.Logs())
+	}
+	fi, err := os.Stat(filepath.Join(n.dataDir, "command-topic.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("key file mode %v, want 0600", fi.Mode().Perm())
+	}
 }
