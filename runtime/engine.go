@@ -66,7 +66,11 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	}
 	e := newEngine(o)
 	if o.cluster == nil {
-		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props })
+		security, err := kafkaSecurity(e.props)
+		if err != nil {
+			return nil, fmt.Errorf("kafka security: %w", err)
+		}
+		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props }, security)
 		if err != nil {
 			return nil, err
 		}
