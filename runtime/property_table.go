@@ -220,6 +220,12 @@ func (e *PropertyError) Error() string {
 	return fmt.Sprintf("Invalid value %s for configuration %s: %s", shownValue(e.Name, e.Value), short, e.Reason)
 }
 
+// ServerProperties returns the defaults of the property table overlaid
+// with given (a server configuration), with normalized names.
+func ServerProperties(given map[string]string) Properties {
+	return newPropertyTable().defaults().Merge(given)
+}
+
 // CheckProperty validates one property of a server configuration (a
 // --config file key): the error names the property.
 func CheckProperty(name, value string) error {

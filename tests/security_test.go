@@ -1,8 +1,10 @@
 package tests
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -129,5 +131,59 @@ func TestForeignCommandsRejected(t *testing.T) {
 	}
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("key file mode %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+// TestBasicAuthentication is issue 9.11 through the binary: with
+// authentication.method=BASIC, a request without credentials or with a
+// wrong password gets 401 and ksqlDB's body, a user of the users file is
+// served, and the REPL passes credentials from --user/--password or the
+// URL's userinfo. Listening beyond loopback without authentication logs a
+// warning.
+func TestBasicAuthentication(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\nbob: builder,guest\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, "--config", writeConfig(t, "authentication.method=BASIC\nauthentication.roles=admin\nsqlstream.authentication.users.file="+users+"\n"))
+	send := func(user, pass string) (int, string) {
+		req := n.newRequest(context.Background(), "/ksql", "application/json", map[string]any{"ksql": "SHOW STREAMS;"})
+		if user != "" {
+			req.SetBasicAuth(user, pass)
+		}
+		resp, err := httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range [][2]string{{"", ""}, {"alice", "nope"}, {"bob", "builder"}} {
+		status, body := send(c[0], c[1])
+		if status != 401 || !strings.Contains(body, `"error_code":40100,"message":"Unauthorized"`) {
+			t.Errorf("user %q password %q: %d %s, want 401", c[0], c[1], status, body)
+		}
+	}
+	if status, body := send("alice", "wonderland"); status != 200 {
+		t.Errorf("alice: %d %s", status, body)
+	}
+	u := strings.Replace(n.URL, "://", "://alice:wonderland@", 1)
+	for _, args := range [][]string{{"--server", u}, {"--server", n.URL, "--user", "alice", "--password", "wonderland"}} {
+		code, out, errOut := runBinaryInput(t, "SHOW STREAMS;\n", append([]string{"repl", "--history", filepath.Join(t.TempDir(), "h")}, args...)...)
+		if code != 0 || strings.Contains(out+errOut, "Unauthorized") || strings.Contains(out+errOut, "wonderland") {
+			t.Errorf("repl %v: exit %d\n%s\n%s", args, code, out, errOut)
+		}
+	}
+	_, out, errOut := runBinaryInput(t, "SHOW STREAMS;\n", "repl", "--history", filepath.Join(t.TempDir(), "h"), "--server", n.URL)
+	if !strings.Contains(out+errOut, "Unauthorized") {
+		t.Errorf("repl without credentials:\n%s\n%s", out, errOut)
+	}
+	if strings.Contains(n.Logs(), "beyond loopback") {
+		t.Errorf("warning on a loopback listener")
+	}
+	open := startNode(t, "--listen", "0.0.0.0:0")
+	if !strings.Contains(open.Logs(), "the HTTP API listens beyond loopback without authentication") {
+		t.Errorf("no warning listening on 0.0.0.0 without authentication:\n%s", open.Logs())
 	}
 }

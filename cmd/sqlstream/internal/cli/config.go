@@ -156,7 +156,7 @@ func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 			s.Properties[k] = v.value
 		}
 	}
-	s.Properties["listeners"] = "http://" + listen
+	s.Properties["listeners"] = listenScheme(vals["listeners"].value) + "://" + listen
 	if !s.Embedded() {
 		s.Properties["bootstrap.servers"] = strings.Join(s.Bootstrap, ",")
 	}

@@ -27,6 +27,7 @@ type node struct {
 	bootstrap []string
 	stack     Stack
 	cancel    context.CancelFunc // ends the stack's context after Shutdown
+	scheme    string             // of the HTTP API: http or https
 }
 
 // startNode starts the broker (if embedded) and the stack. A signal during
@@ -40,7 +41,7 @@ func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) 
 	if err := os.MkdirAll(s.StateDir(), 0o755); err != nil {
 		return nil, errors.Join(fmt.Errorf("creating data directory: %w", err), lock.release())
 	}
-	n := &node{lock: lock, bootstrap: s.Bootstrap}
+	n := &node{lock: lock, bootstrap: s.Bootstrap, scheme: listenScheme(s.Properties["listeners"])}
 	if s.Embedded() {
 		if err := n.startBroker(s, log); err != nil {
 			return nil, errors.Join(err, lock.release())
@@ -104,10 +105,10 @@ func (n *node) closeBroker() error {
 func (n *node) serverURL() string {
 	host, port, err := net.SplitHostPort(n.stack.Addr())
 	if err != nil {
-		return "http://" + n.stack.Addr()
+		return n.scheme + "://" + n.stack.Addr()
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, port)
+	return n.scheme + "://" + net.JoinHostPort(host, port)
 }
