@@ -116,6 +116,9 @@ func TestOpenListenerWarning(t *testing.T) {
 		if got := strings.Contains(logs.String(), "beyond loopback without authentication"); got == auth {
 			t.Errorf("authentication %v: warning logged %v:\n%s", auth, got, logs.String())
 		}
+		if got := strings.Contains(logs.String(), "passwords cross the network in clear"); got != auth {
+			t.Errorf("authentication %v over HTTP: clear-text warning logged %v:\n%s", auth, got, logs.String())
+		}
 	}
 }
 

@@ -86,8 +86,13 @@ func (s *Server) Start() error {
 // warnIfOpen warns when the API is reachable beyond loopback and anyone
 // reaching it may run statements.
 func (s *Server) warnIfOpen() {
-	if s.cfg.auth == nil && !s.loopbackOnly() {
+	switch {
+	case s.loopbackOnly():
+	case s.cfg.auth == nil:
 		s.cfg.logger.Warn("the HTTP API listens beyond loopback without authentication: anyone who reaches it can run statements (set authentication.method=BASIC)",
+			"listen", s.cfg.listen)
+	case s.cfg.tls == nil:
+		s.cfg.logger.Warn("basic authentication over plain HTTP beyond loopback: passwords cross the network in clear (use an https:// listener)",
 			"listen", s.cfg.listen)
 	}
 }
