@@ -55,6 +55,9 @@ type commandSigner struct {
 // secret when it is set, else by dir's key file (created if missing).
 func loadCommandSigner(dir, secret string) (*commandSigner, error) {
 	if secret != "" {
+		if len(secret) < 16 {
+			return nil, fmt.Errorf("%s must be at least 16 characters long", PropCommandSecret)
+		}
 		return &commandSigner{key: []byte(secret), dir: dir}, nil
 	}
 	key, err := readOrCreateKey(filepath.Join(dir, keyFile))

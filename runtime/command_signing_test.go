@@ -31,9 +31,24 @@ func TestCommandSigner(t *testing.T) {
 	if err := s.verify(in(`{"seq":4}`, 5, out.Headers), 0); err == nil {
 		t.Errorf("altered record verified")
 	}
-	other, _ := loadCommandSigner(t.TempDir(), "shared secret")
+	other, _ := loadCommandSigner(t.TempDir(), "a shared secret of servers")
 	if err := other.verify(in(`{"seq":3}`, 5, out.Headers), 0); err == nil {
 		t.Errorf("record of another key verified")
+	}
+	// Two servers (two data directories) with the same secret verify
+	// each other's records; no key file is made.
+	peerDir := t.TempDir()
+	peer, _ := loadCommandSigner(peerDir, "a shared secret of servers")
+	shared := &physical.OutRecord{Topic: out.Topic, Key: out.Key, Value: out.Value}
+	other.sign(shared)
+	if err := peer.verify(in(`{"seq":3}`, 5, shared.Headers), 0); err != nil {
+		t.Errorf("record of a server with the same secret: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(peerDir, keyFile)); err == nil {
+		t.Errorf("a key file was made although the secret is configured")
+	}
+	if _, err := loadCommandSigner(t.TempDir(), "short"); err == nil {
+		t.Errorf("a 5-character secret was accepted")
 	}
 	if err := s.verify(in(`{}`, 5, nil), 5); !errors.Is(err, errUnsigned) {
 		t.Errorf("unsigned at the fence: %v", err)
