@@ -280,3 +280,14 @@ func writeTestCertificates(t *testing.T, dir string) (ca, cert, key string) {
 	}
 	return write("ca.pem", "CERTIFICATE", caDER), write("cert.pem", "CERTIFICATE", der), write("key.pem", "PRIVATE KEY", keyDER)
 }
+
+// TestKafkaSecurityNeedsExternalKafka: SASL/TLS settings with the
+// embedded broker (PLAINTEXT only) fail at start with a clear message.
+func TestKafkaSecurityNeedsExternalKafka(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runBinary(t, "server", "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0", "--data-dir", dir,
+		"--config", writeConfig(t, "security.protocol=SASL_SSL\n"))
+	if code == 0 || !strings.Contains(errOut, "needs an external Kafka") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -34,6 +34,16 @@ func serverSecurity(p runtime.Properties) ([]server.Option, error) {
 	return opts, nil
 }
 
+// checkKafkaSecurity refuses Kafka client security with the embedded
+// broker, which speaks PLAINTEXT on loopback only: the engine would not
+// reach it.
+func checkKafkaSecurity(embedded bool, p runtime.Properties) error {
+	if proto := strings.ToUpper(p[runtime.PropSecProtocol]); embedded && proto != "" && proto != "PLAINTEXT" {
+		return fmt.Errorf("security.protocol=%s needs an external Kafka (bootstrap.servers): the embedded broker speaks PLAINTEXT only", proto)
+	}
+	return nil
+}
+
 func basicAuth(p runtime.Properties) (server.Option, error) {
 	path := p[runtime.PropAuthUsersFile]
 	if path == "" {

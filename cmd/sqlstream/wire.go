@@ -32,6 +32,9 @@ var (
 
 // StartStack starts the engine on bootstrap, then its HTTP server.
 func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (cli.Stack, error) {
+	if err := checkKafkaSecurity(s.Embedded(), runtime.ServerProperties(s.Properties)); err != nil {
+		return nil, err
+	}
 	eng, err := runtime.New(ctx,
 		runtime.WithBootstrap(bootstrap),
 		runtime.WithServiceID(s.ServiceID),
