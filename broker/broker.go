@@ -53,7 +53,8 @@ func Start(opts ...Option) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
-	guardTopicNames(cluster)
+	guardTopicNames(cluster, cfg.maxPartitions)
+	guardPartitions(cluster, cfg.maxPartitions)
 	guardCleanerBackoff(cluster)
 	gate := &txnGate{}
 	gate.install(cluster)

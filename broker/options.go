@@ -23,6 +23,8 @@ type config struct {
 	retention  time.Duration
 	// segmentBytes is log.segment.bytes.
 	segmentBytes int64
+	// maxPartitions: see WithMaxPartitions.
+	maxPartitions int32
 }
 
 func defaultConfig() config {
@@ -32,7 +34,8 @@ func defaultConfig() config {
 		compaction: 15 * time.Second,
 		retention:  -1,
 		// kfake's default; Kafka's is 1 GiB.
-		segmentBytes: 100 << 20,
+		segmentBytes:  100 << 20,
+		maxPartitions: DefaultMaxPartitions,
 	}
 }
 
@@ -95,6 +98,9 @@ func (c *config) validate() error {
 	}
 	if c.segmentBytes <= 0 {
 		return fmt.Errorf("broker segment size %d must be positive", c.segmentBytes)
+	}
+	if c.maxPartitions <= 0 {
+		return fmt.Errorf("broker partition limit %d must be positive", c.maxPartitions)
 	}
 	if c.compaction <= 0 {
 		return fmt.Errorf("broker compaction interval %v must be positive", c.compaction)

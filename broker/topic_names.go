@@ -18,10 +18,11 @@ import (
 
 // guardTopicNames makes the broker refuse CreateTopics for names Kafka
 // rejects (kfake accepts any name, and one too long for a directory name
-// breaks the data directory at shutdown). A request with an illegal name
-// creates nothing: each illegal topic gets INVALID_TOPIC_EXCEPTION with
+// breaks the data directory at shutdown) and for more than maxPartitions
+// partitions. A request with an illegal topic creates nothing: each
+// illegal topic gets INVALID_TOPIC_EXCEPTION or INVALID_PARTITIONS with
 // the rule it breaks, the others INVALID_REQUEST saying why.
-func guardTopicNames(c *kfake.Cluster) {
+func guardTopicNames(c *kfake.Cluster, maxPartitions int32) {
 	c.ControlKey(int16(kmsg.CreateTopics), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
 		creq := req.(*kmsg.CreateTopicsRequest)
@@ -29,6 +30,8 @@ func guardTopicNames(c *kfake.Cluster) {
 		for i, t := range creq.Topics {
 			if err := topicname.Validate(t.Topic); err != nil {
 				bad[i] = err
+			} else if err := checkPartitions(requestedPartitions(t), maxPartitions); err != nil {
+				bad[i] = partitionsError{err}
 			}
 		}
 		if len(bad) == 0 {
@@ -38,15 +41,21 @@ func guardTopicNames(c *kfake.Cluster) {
 	})
 }
 
+// partitionsError marks a topic refused for its partition count.
+type partitionsError struct{ error }
+
 func rejectCreateTopics(req *kmsg.CreateTopicsRequest, bad map[int]error) *kmsg.CreateTopicsResponse {
 	resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
 	for i, t := range req.Topics {
 		rt := kmsg.NewCreateTopicsResponseTopic()
 		rt.Topic = t.Topic
-		msg := "not created: another topic of this request has an illegal name"
+		msg := "not created: another topic of this request is illegal"
 		rt.ErrorCode = kerr.InvalidRequest.Code
 		if err, ok := bad[i]; ok {
 			msg, rt.ErrorCode = err.Error(), kerr.InvalidTopicException.Code
+			if _, ok := err.(partitionsError); ok {
+				rt.ErrorCode = kerr.InvalidPartitions.Code
+			}
 		}
 		rt.ErrorMessage = &msg
 		resp.Topics = append(resp.Topics, rt)

@@ -56,7 +56,13 @@ func (p *Planner) CreateSource(s *ast.CreateSource) (*Source, error) {
 	if err := p.applyCommon(src, w, nil); err != nil {
 		return nil, err
 	}
-	return src, p.validateSource(src, s.P)
+	if err := p.validateSource(src, s.P); err != nil {
+		return nil, err
+	}
+	if exists && s.OrReplace {
+		return src, checkUpgrade(old, src, s.P)
+	}
+	return src, nil
 }
 
 func columnSchema(s *ast.CreateSource) (*types.Schema, error) {

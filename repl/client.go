@@ -17,12 +17,14 @@ const mediaKsqlV1 = "application/vnd.ksql.v1+json"
 
 // client talks to the server's REST API.
 type client struct {
-	base string // without trailing slash
-	http *http.Client
+	base  string // without trailing slash and userinfo
+	http  *http.Client
+	creds credentials
 }
 
-func newClient(base string, hc *http.Client) *client {
-	return &client{base: strings.TrimSuffix(base, "/"), http: hc}
+func newClient(cfg *Config) *client {
+	base, creds := cfg.splitCredentials()
+	return &client{base: strings.TrimSuffix(base, "/"), http: cfg.HTTPClient, creds: creds}
 }
 
 // execute sends statements to POST /ksql.
@@ -75,6 +77,7 @@ func (c *client) get(ctx context.Context, path string, out any) error {
 		return err
 	}
 	req.Header.Set("Accept", mediaKsqlV1)
+	c.creds.apply(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return fmt.Errorf("cannot reach the server at %s: %w", c.base, err)
@@ -101,6 +104,7 @@ func (c *client) post(ctx context.Context, path string, body any) (*http.Respons
 	}
 	req.Header.Set("Content-Type", mediaKsqlV1)
 	req.Header.Set("Accept", mediaKsqlV1)
+	c.creds.apply(req)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the server at %s: %w", c.base, err)

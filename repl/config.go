@@ -27,8 +27,14 @@ type Config struct {
 	// terminal's width, or 80 when Stdout is not a terminal.
 	Width int
 	// HTTPClient sends the requests. Default: a client without timeouts
-	// (push queries run until stopped).
+	// (push queries run until stopped), trusting CAFile when set.
 	HTTPClient *http.Client
+	// User and Password are sent as HTTP basic authentication with every
+	// request. Default: the userinfo of ServerURL, if any; else none.
+	User, Password string
+	// CAFile is a PEM file of CA certificates to trust for an https
+	// server besides the system's. Default: none.
+	CAFile string
 	// Interrupt, when set, replaces SIGINT as the "Ctrl-C" that stops a
 	// running query (tests send on it).
 	Interrupt <-chan struct{}
@@ -44,7 +50,7 @@ func (c *Config) withDefaults() {
 	if c.Stderr == nil {
 		c.Stderr = os.Stderr
 	}
-	if c.HTTPClient == nil {
+	if c.HTTPClient == nil && c.CAFile == "" {
 		c.HTTPClient = &http.Client{}
 	}
 }
@@ -59,6 +65,13 @@ func (c *Config) validate() error {
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return errors.New("repl: server URL " + c.ServerURL + " must start with http:// or https://")
+	}
+	if c.HTTPClient == nil {
+		hc, err := trustingClient(c.CAFile)
+		if err != nil {
+			return err
+		}
+		c.HTTPClient = hc
 	}
 	if c.Width < 0 {
 		return errors.New("repl: Config.Width must not be negative")

@@ -49,7 +49,7 @@ func Run(ctx context.Context, cfg Config) error {
 func newSession(cfg *Config) *session {
 	interactive := isTerminal(cfg.Stdin)
 	return &session{
-		client: newClient(cfg.ServerURL, cfg.HTTPClient),
+		client: newClient(cfg),
 		con: &console{out: cfg.Stdout, errOut: cfg.Stderr, width: outputWidth(cfg), wrap: true,
 			clipTables: cfg.Width > 0 || isTerminal(cfg.Stdout)},
 		interactive: interactive,

@@ -27,49 +27,87 @@ type command struct {
 // commandLog is the command topic `_<service-id>_command_topic`: one
 // partition, infinite retention.
 type commandLog struct {
-	e     *Engine
-	topic string
+	e      *Engine
+	topic  string
+	signer *commandSigner
 }
 
-func newCommandLog(e *Engine, topic string) *commandLog { return &commandLog{e: e, topic: topic} }
+func newCommandLog(e *Engine, topic string, signer *commandSigner) *commandLog {
+	return &commandLog{e: e, topic: topic, signer: signer}
+}
 
 func (c *commandLog) append(ctx context.Context, cmd *command) error {
 	b, err := json.Marshal(cmd)
 	if err != nil {
 		return err
 	}
-	return c.e.cluster.produce(ctx, &physical.OutRecord{Topic: c.topic, Partition: 0,
-		Key: []byte(strconv.FormatInt(cmd.Seq, 10)), Value: b, Timestamp: nowMillis()})
+	r := &physical.OutRecord{Topic: c.topic, Partition: 0,
+		Key: []byte(strconv.FormatInt(cmd.Seq, 10)), Value: b, Timestamp: nowMillis()}
+	c.signer.sign(r)
+	return c.e.cluster.produce(ctx, r)
 }
 
-// replay creates the topic if needed and re-executes every command in it.
-// A command that fails on replay (e.g. its topic was deleted outside
-// sqlstream) is logged and skipped; the server still starts.
+// replay creates the topic if needed and re-executes every command in it
+// that the engine wrote (see commandSigner). A command that fails on
+// replay (e.g. its topic was deleted outside sqlstream) is logged and
+// skipped; the server still starts.
 func (c *commandLog) replay(ctx context.Context) error {
 	err := c.e.cluster.createTopic(ctx, topicSpec{name: c.topic, partitions: 1, replicas: 1,
 		configs: map[string]string{"retention.ms": "-1", "cleanup.policy": "delete"}})
 	if err != nil {
 		return err
 	}
-	var cmds []*command
-	err = c.e.cluster.read(ctx, c.topic, true, true, func(r *physical.InRecord) bool {
-		var cmd command
-		if err := json.Unmarshal(r.Value, &cmd); err != nil {
-			c.e.logger.Error("skipping unreadable command", "offset", r.Offset, "err", err)
-			return true
-		}
-		cmds = append(cmds, &cmd)
-		return true
-	})
+	recs, err := c.records(ctx)
 	if err != nil {
 		return err
 	}
+	fence, err := c.signer.fence(recs, c.e.logger)
+	if err != nil {
+		return fmt.Errorf("command topic signing marker: %w", err)
+	}
+	cmds := c.verified(recs, fence)
 	c.e.mu.Lock()
 	defer c.e.unlock()
 	for _, cmd := range cmds {
 		c.apply(ctx, cmd)
 	}
 	return nil
+}
+
+// records reads the whole command topic.
+func (c *commandLog) records(ctx context.Context) ([]*physical.InRecord, error) {
+	var recs []*physical.InRecord
+	err := c.e.cluster.read(ctx, c.topic, true, true, func(r *physical.InRecord) bool {
+		cp := *r
+		cp.Key, cp.Value = append([]byte(nil), r.Key...), append([]byte(nil), r.Value...)
+		cp.Headers = append([]physical.Header(nil), r.Headers...)
+		recs = append(recs, &cp)
+		return true
+	})
+	return recs, err
+}
+
+// verified decodes the records the engine wrote; the others are logged
+// and skipped.
+func (c *commandLog) verified(recs []*physical.InRecord, fence int64) []*command {
+	var cmds []*command
+	for _, r := range recs {
+		if err := c.signer.verify(r, fence); err != nil {
+			c.e.logger.Error("rejecting a command record the engine did not write; it is not executed",
+				"topic", c.topic, "offset", r.Offset, "reason", err)
+			continue
+		}
+		if r.Offset < fence {
+			c.e.logger.Warn("running an unsigned command that predates command signing", "offset", r.Offset)
+		}
+		var cmd command
+		if err := json.Unmarshal(r.Value, &cmd); err != nil {
+			c.e.logger.Error("skipping unreadable command", "offset", r.Offset, "err", err)
+			continue
+		}
+		cmds = append(cmds, &cmd)
+	}
+	return cmds
 }
 
 func (c *commandLog) apply(ctx context.Context, cmd *command) {

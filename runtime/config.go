@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,14 +46,24 @@ const (
 	// bounds on the work one record causes (see the property table).
 	PropMaxWindowsPerRecord = "sqlstream.window.max.per.record"
 	PropMaxResultBytes      = "sqlstream.function.max.result.bytes"
+	// PropMaxPartitions is sqlstream's own: the largest partition count
+	// CREATE may give a new topic (and the embedded broker accepts).
+	PropMaxPartitions = "sqlstream.topic.partitions.max"
 )
+
+// defaultMaxPartitions is PropMaxPartitions' default: one push query over
+// a million partitions took 5 GB (about 5 KB a partition), so 1000 keeps a
+// query's per-partition cost to megabytes, and is still above the
+// partition count a single Kafka broker serves well.
+const defaultMaxPartitions = 1000
 
 // NormalizeProperty maps the short names users SET ('auto.offset.reset')
 // to the full ksqlDB names ('ksql.streams.auto.offset.reset').
 func NormalizeProperty(name string) string {
 	name = strings.TrimSpace(name)
 	if strings.HasPrefix(name, "ksql.") || strings.HasPrefix(name, "sqlstream.") ||
-		name == PropBootstrap || name == PropListeners || name == PropAllowOrigin || name == PropLateTopic || name == PropIdleClose {
+		name == PropBootstrap || name == PropListeners || name == PropAllowOrigin || name == PropLateTopic || name == PropIdleClose ||
+		slices.Contains(topLevelProperties[:], name) {
 		return name
 	}
 	return "ksql.streams." + name

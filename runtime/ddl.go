@@ -122,6 +122,9 @@ func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos
 	case src.Partitions == 0:
 		return sqlerr.New(sqlerr.Kafka, pos, "Kafka topic does not exist: %s", src.Topic)
 	}
+	if err := e.checkPartitions(src.Partitions, pos); err != nil {
+		return err
+	}
 	return e.cluster.createTopic(ctx, topicSpec{name: src.Topic, partitions: src.Partitions, replicas: src.Replicas})
 }
 
@@ -140,7 +143,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.ensureSinkTopic(ctx, plan.Sink); err != nil {
+	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
 		return nil, err
 	}
 	prefix := "CSAS_"
@@ -178,7 +181,7 @@ func (e *Engine) checkSourcesReadable(plan *planner.Plan, pos ast.Pos) error {
 
 // ensureSinkTopic creates the sink topic of a CREATE … AS SELECT with the
 // source's partition count (or PARTITIONS) when it does not exist.
-func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source) error {
+func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source, pos ast.Pos) error {
 	n, exists, err := e.cluster.partitions(ctx, sink.Topic)
 	if err != nil {
 		return err
@@ -190,11 +193,25 @@ func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source) erro
 	if sink.Partitions <= 0 {
 		sink.Partitions = 1
 	}
+	if err := e.checkPartitions(sink.Partitions, pos); err != nil {
+		return err
+	}
 	spec := topicSpec{name: sink.Topic, partitions: sink.Partitions, replicas: sink.Replicas}
 	if sink.Kind == ast.Table {
 		spec.configs = map[string]string{"cleanup.policy": "compact"}
 	}
 	return e.cluster.createTopic(ctx, spec)
+}
+
+// checkPartitions refuses to create a topic of more than
+// PropMaxPartitions partitions: each costs memory in every query reading
+// the topic.
+func (e *Engine) checkPartitions(n int32, pos ast.Pos) error {
+	limit := e.props.Int(PropMaxPartitions, defaultMaxPartitions)
+	if int(n) <= limit {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Kafka, pos, "Invalid value %d for PARTITIONS: a topic may have at most %d partitions (server property %s)", n, limit, PropMaxPartitions)
 }
 
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -67,7 +68,11 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	}
 	e := newEngine(o)
 	if o.cluster == nil {
-		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props })
+		security, err := kafkaSecurity(e.props)
+		if err != nil {
+			return nil, fmt.Errorf("kafka security: %w", err)
+		}
+		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props }, security)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +81,14 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, fmt.Errorf("cannot reach Kafka at %v: %w", o.bootstrap, err)
 		}
 		e.cluster = kc
-		e.cmdLog = newCommandLog(e, "_"+o.serviceID+"_command_topic")
+		// Beside the state directory, not in it: state lost and rebuilt
+		// from changelogs must not lose the key of the command topic.
+		signer, err := loadCommandSigner(filepath.Dir(filepath.Clean(o.dataDir)), e.props[PropCommandSecret])
+		if err != nil {
+			kc.close()
+			return nil, err
+		}
+		e.cmdLog = newCommandLog(e, "_"+o.serviceID+"_command_topic", signer)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {
 			kc.close()

@@ -22,13 +22,13 @@ import (
 // rig is an embedded broker with an engine on it; restart keeps the
 // broker's data directory.
 type rig struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	b   *broker.Broker
 	e   *runtime.Engine
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	r := &rig{t: t, dir: t.TempDir()}
 	r.startBroker()
 	r.startEngine()

@@ -19,7 +19,7 @@ func (e *Engine) queryDescription(q *query) api.QueryDescription {
 	d.OverriddenProperties = map[string]any{}
 	for k, v := range q.props {
 		if e.props[k] != v {
-			d.OverriddenProperties[k] = v
+			d.OverriddenProperties[k] = shownValue(k, v)
 		}
 	}
 	q.mu.Lock()

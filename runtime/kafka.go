@@ -22,18 +22,28 @@ type kafkaCluster struct {
 	adm    *kadm.Client
 	logger *slog.Logger
 	props  func() Properties
+	// base are the options of every client: the seeds and kafkaSecurity's.
+	base []kgo.Opt
 }
 
-func newKafkaCluster(seeds []string, logger *slog.Logger, props func() Properties) (*kafkaCluster, error) {
+func newKafkaCluster(seeds []string, logger *slog.Logger, props func() Properties, security []kgo.Opt) (*kafkaCluster, error) {
+	k := &kafkaCluster{seeds: seeds, logger: logger, props: props,
+		base: append([]kgo.Opt{kgo.SeedBrokers(seeds...)}, security...)}
 	// A short metadata min age: kgo caches metadata answers (including
 	// "unknown topic") for admin requests that long, and statements check
 	// topics right after creating them.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0),
-		kgo.RecordPartitioner(partitioner()), kgo.MetadataMinAge(10*time.Millisecond))
+	cl, err := k.client(kgo.ProducerLinger(0), kgo.RecordPartitioner(partitioner()), kgo.MetadataMinAge(10*time.Millisecond))
 	if err != nil {
 		return nil, fmt.Errorf("kafka client: %w", err)
 	}
-	return &kafkaCluster{seeds: seeds, cl: cl, adm: kadm.NewClient(cl), logger: logger, props: props}, nil
+	k.cl, k.adm = cl, kadm.NewClient(cl)
+	return k, nil
+}
+
+// client makes a Kafka client with the cluster's seeds and security and
+// opts: every client of the engine is made here.
+func (k *kafkaCluster) client(opts ...kgo.Opt) (*kgo.Client, error) {
+	return kgo.NewClient(append(append([]kgo.Opt{}, k.base...), opts...)...)
 }
 
 // ping checks that the cluster answers, for start-up and /healthcheck.
@@ -173,7 +183,7 @@ func (k *kafkaCluster) read(ctx context.Context, topic string, fromBeginning, un
 	if fromBeginning {
 		reset = kgo.NewOffset().AtStart()
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(reset),
+	cl, err := k.client(kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(reset),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	if err != nil {
 		return err

@@ -35,7 +35,7 @@ func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...), kgo.ConsumePartitions(offsets),
+	cl, err := k.client(kgo.ConsumePartitions(offsets),
 		kgo.RecordPartitioner(partitioner()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
 		return nil, err

@@ -72,8 +72,7 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	if q.cfg.fromEarliest {
 		reset = kgo.NewOffset().AtStart()
 	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(k.seeds...),
+	cl, err := k.client(
 		kgo.ConsumerGroup(q.appID),
 		kgo.ConsumeTopics(r.tasks.topics()...),
 		kgo.ConsumeResetOffset(reset),

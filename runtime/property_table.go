@@ -58,7 +58,7 @@ type propertyTable map[string]*propertyDef
 // (num.stream.threads) are filled in here.
 func newPropertyTable() propertyTable {
 	t := propertyTable{}
-	for _, d := range propertyDefs() {
+	for _, d := range append(propertyDefs(), securityPropertyDefs()...) {
 		t[d.name] = d
 	}
 	return t
@@ -76,6 +76,8 @@ func propertyDefs() []*propertyDef {
 		{name: "sqlstream.data.dir", kind: kindString, fixed: true, doc: "data directory of the process"},
 		{name: PropAllowOrigin, kind: kindString, fixed: true,
 			doc: "web origins (comma separated, * for any) whose pages may POST to the HTTP API besides its own"},
+		{name: PropMaxPartitions, kind: kindInt, min: 1, def: strconv.Itoa(defaultMaxPartitions), fixed: true,
+			doc: "largest partition count of a topic CREATE makes (and the embedded broker accepts)"},
 		{name: "sqlstream.log.level", kind: kindEnum, values: []string{"debug", "info", "warn", "error"}, fixed: true,
 			doc: "minimum log level"},
 		{name: PropNumThreads, kind: kindInt, min: 1, def: strconv.Itoa(goruntime.NumCPU()),
@@ -226,7 +228,13 @@ func (e *PropertyError) Error() string {
 		return fmt.Sprintf("One or more properties overrides set locally are prohibited by the KSQL server (use UNSET to reset their default value): [%s]", e.Name)
 	}
 	short := strings.TrimPrefix(NormalizeProperty(e.Name), "ksql.streams.")
-	return fmt.Sprintf("Invalid value %s for configuration %s: %s", e.Value, short, e.Reason)
+	return fmt.Sprintf("Invalid value %s for configuration %s: %s", shownValue(e.Name, e.Value), short, e.Reason)
+}
+
+// ServerProperties returns the defaults of the property table overlaid
+// with given (a server configuration), with normalized names.
+func ServerProperties(given map[string]string) Properties {
+	return newPropertyTable().defaults().Merge(given)
 }
 
 // CheckProperty validates one property of a server configuration (a

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
@@ -72,8 +74,8 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 	if err != nil {
 		return err
 	}
-	if key, ok := e.lookupKey(t, m); ok {
-		return e.lookup(task, q, m, parts, key)
+	if keys, ok := lookupKeys(t, m); ok {
+		return e.lookup(task, q, m, parts, keys)
 	}
 	for p := int32(0); p < parts; p++ {
 		var ferr error
@@ -100,32 +102,71 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 	return nil
 }
 
-// lookupKey returns the store key of a pull query whose WHERE is an
-// equality on the single key column (`WHERE k = literal`), the common key
-// lookup, so it reads one entry per partition instead of scanning.
-func (e *Engine) lookupKey(t *transient, m *physical.Materialization) ([]byte, bool) {
+// lookupKeys returns the sorted, distinct store keys of a pull query
+// whose WHERE names them: an equality on the single key column
+// (`WHERE k = literal`) or an IN list of literals (`WHERE k IN (…)`), so
+// that it reads those entries instead of scanning the store.
+func lookupKeys(t *transient, m *physical.Materialization) ([][]byte, bool) {
 	f, ok := t.plan.Filter()
-	if !ok || m.Windowed() {
+	keyCols := t.plan.Sources[0].Schema.Keys()
+	if !ok || m.Windowed() || len(keyCols) != 1 {
 		return nil, false
 	}
-	b, ok := f.Cond.(*ast.Binary)
-	if !ok || b.Op != ast.OpEQ {
+	ref, lits := keyLiterals(f.Cond)
+	if ref == nil || ref.Name != keyCols[0].Name {
 		return nil, false
 	}
-	ref, lit := asRefLiteral(b.L, b.R)
-	if ref == nil {
-		ref, lit = asRefLiteral(b.R, b.L)
+	keys := make([][]byte, 0, len(lits))
+	for _, lit := range lits {
+		if lit.Value == nil {
+			continue // NULL matches no key
+		}
+		v, err := expr.Coerce(lit.Value, lit.Type, keyCols[0].Type)
+		if err != nil {
+			return nil, false
+		}
+		k, err := m.Key([]any{v})
+		if err != nil {
+			return nil, false
+		}
+		keys = append(keys, k)
 	}
-	keys := t.plan.Sources[0].Schema.Keys()
-	if ref == nil || len(keys) != 1 || ref.Name != keys[0].Name {
-		return nil, false
+	slices.SortFunc(keys, bytes.Compare)
+	return slices.CompactFunc(keys, bytes.Equal), true
+}
+
+// keyLiterals returns the column and literals of `col = literal` or
+// `col IN (literal, …)`, or nil.
+func keyLiterals(cond ast.Expr) (*ast.ColumnRef, []*ast.Literal) {
+	switch c := cond.(type) {
+	case *ast.Binary:
+		if c.Op != ast.OpEQ {
+			return nil, nil
+		}
+		ref, lit := asRefLiteral(c.L, c.R)
+		if ref == nil {
+			ref, lit = asRefLiteral(c.R, c.L)
+		}
+		if ref == nil {
+			return nil, nil
+		}
+		return ref, []*ast.Literal{lit}
+	case *ast.In:
+		ref, ok := c.X.(*ast.ColumnRef)
+		if !ok || c.Not {
+			return nil, nil
+		}
+		lits := make([]*ast.Literal, 0, len(c.List))
+		for _, x := range c.List {
+			lit, ok := x.(*ast.Literal)
+			if !ok {
+				return nil, nil
+			}
+			lits = append(lits, lit)
+		}
+		return ref, lits
 	}
-	v, err := expr.Coerce(lit.Value, lit.Type, keys[0].Type)
-	if err != nil {
-		return nil, false
-	}
-	k, err := m.Key([]any{v})
-	return k, err == nil
+	return nil, nil
 }
 
 func asRefLiteral(a, b ast.Expr) (*ast.ColumnRef, *ast.Literal) {
@@ -137,25 +178,30 @@ func asRefLiteral(a, b ast.Expr) (*ast.ColumnRef, *ast.Literal) {
 	return r, l
 }
 
-// lookup reads one key from every partition of the store (it lives in
-// one of them).
-func (e *Engine) lookup(task *physical.Task, q *query, m *physical.Materialization, parts int32, key []byte) error {
-	for p := int32(0); p < parts; p++ {
-		v, err := e.db.GetCommitted(state.StoreID{App: q.appID, Name: m.Store, Partition: p}, key)
-		if err != nil || v == nil {
-			if err != nil {
-				return err
+// lookup reads keys (sorted) from every partition of the store (each
+// lives in one of them): one pass per partition, one iterator seeking
+// from key to key.
+func (e *Engine) lookup(task *physical.Task, q *query, m *physical.Materialization, parts int32, keys [][]byte) error {
+	for p := int32(0); p < parts && len(keys) > 0; p++ {
+		var ferr error
+		err := e.db.GetManyCommitted(state.StoreID{App: q.appID, Name: m.Store, Partition: p}, keys, func(k, v []byte) bool {
+			row, ok, err := m.Row(k, v)
+			if err != nil || !ok {
+				ferr = err
+				return err == nil
 			}
-			continue
+			ferr = task.ProcessRow(row)
+			return ferr == nil
+		})
+		if physical.IsStopped(ferr) {
+			return nil
 		}
-		row, ok, err := m.Row(key, v)
-		if err != nil || !ok {
+		if err == nil {
+			err = ferr
+		}
+		if err != nil {
 			return err
 		}
-		if err := task.ProcessRow(row); err != nil && !physical.IsStopped(err) {
-			return err
-		}
-		return nil
 	}
 	return nil
 }

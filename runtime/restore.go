@@ -103,8 +103,7 @@ func (k *kafkaCluster) endOffset(ctx context.Context, topic string, p int32) (in
 // readRange reads offsets [from, end) of one partition (records deleted by
 // compaction are skipped).
 func (k *kafkaCluster) readRange(ctx context.Context, topic string, p int32, from, end int64, fn func(*kgo.Record) error) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(k.seeds...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
+	cl, err := k.client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
 		return err

@@ -135,7 +135,7 @@ func (e *Engine) showProperties(st *ast.Show, s *session) api.Entity {
 		if d, err := e.table.lookup(k); err == nil {
 			scope, editable = d.scope(), !d.fixed
 		}
-		out.Properties = append(out.Properties, api.Property{Name: k, Scope: scope, Value: s.props[k],
+		out.Properties = append(out.Properties, api.Property{Name: k, Scope: scope, Value: shownValue(k, s.props[k]),
 			Editable: editable, Level: "SERVER"})
 		if s.props[k] != e.props[k] {
 			out.OverwrittenProperties = append(out.OverwrittenProperties, k)

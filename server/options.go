@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
@@ -19,6 +20,8 @@ type config struct {
 	allowedOrigins      []string
 	bodyReadTimeout     time.Duration
 	stalledWriteTimeout time.Duration
+	auth                *basicAuth  // nil: no authentication
+	tls                 *tls.Config // nil: plain HTTP
 }
 
 type optionFunc func(*config)
@@ -59,6 +62,20 @@ func WithStalledWriteTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.stalledWriteTimeout = d })
 }
 
+// WithBasicAuth requires HTTP basic authentication (ksqlDB's
+// authentication.method=BASIC) of a user of users with one of roles ("*":
+// any role, ksqlDB's default), answering 401 in realm otherwise. Default:
+// no authentication.
+func WithBasicAuth(realm string, roles []string, users Users) Option {
+	return optionFunc(func(c *config) { c.auth = &basicAuth{realm: realm, roles: roles, users: users} })
+}
+
+// WithTLS serves HTTPS with cfg (its certificates) instead of HTTP.
+// Default: plain HTTP.
+func WithTLS(cfg *tls.Config) Option {
+	return optionFunc(func(c *config) { c.tls = cfg })
+}
+
 func defaultConfig() config {
 	return config{
 		listen:              "127.0.0.1:8088",
@@ -77,6 +94,12 @@ func (c *config) validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.listen); err != nil {
 		return errors.New("server: listen address " + c.listen + ": " + err.Error())
+	}
+	if c.auth != nil && len(c.auth.users) == 0 {
+		return errors.New("server: basic authentication without users")
+	}
+	if c.tls != nil && len(c.tls.Certificates) == 0 && c.tls.GetCertificate == nil {
+		return errors.New("server: TLS without a certificate")
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 // recover, logging and same-site middleware.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, s.logRequests, s.sameSite)
+	r.Use(s.recoverer, s.logRequests, s.authenticate, s.sameSite)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(methodNotAllowed)
 

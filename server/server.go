@@ -46,6 +46,7 @@ func (s *Server) newHTTPServer() *http.Server {
 	p := new(http.Protocols)
 	p.SetHTTP1(true)
 	p.SetUnencryptedHTTP2(true) // h2c with prior knowledge on the same port
+	p.SetHTTP2(true)            // h2 when serving TLS
 	return &http.Server{
 		Handler:           s.handler,
 		Protocols:         p,
@@ -72,8 +73,28 @@ func (s *Server) Start() error {
 	s.mu.Lock()
 	s.ln, s.serveCh = ln, make(chan error, 1)
 	s.mu.Unlock()
+	s.warnIfOpen()
+	if s.cfg.tls != nil {
+		s.http.TLSConfig = s.cfg.tls
+		go func() { s.serveCh <- s.http.ServeTLS(ln, "", "") }()
+		return nil
+	}
 	go func() { s.serveCh <- s.http.Serve(ln) }()
 	return nil
+}
+
+// warnIfOpen warns when the API is reachable beyond loopback and anyone
+// reaching it may run statements.
+func (s *Server) warnIfOpen() {
+	switch {
+	case s.loopbackOnly():
+	case s.cfg.auth == nil:
+		s.cfg.logger.Warn("the HTTP API listens beyond loopback without authentication: anyone who reaches it can run statements (set authentication.method=BASIC)",
+			"listen", s.cfg.listen)
+	case s.cfg.tls == nil:
+		s.cfg.logger.Warn("basic authentication over plain HTTP beyond loopback: passwords cross the network in clear (use an https:// listener)",
+			"listen", s.cfg.listen)
+	}
 }
 
 // Addr returns the address the server listens on (host:port), or "" before

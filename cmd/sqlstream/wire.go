@@ -32,6 +32,9 @@ var (
 
 // StartStack starts the engine on bootstrap, then its HTTP server.
 func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (cli.Stack, error) {
+	if err := checkKafkaSecurity(s.Embedded(), runtime.ServerProperties(s.Properties)); err != nil {
+		return nil, err
+	}
 	eng, err := runtime.New(ctx,
 		runtime.WithBootstrap(bootstrap),
 		runtime.WithServiceID(s.ServiceID),
@@ -42,8 +45,12 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 	if err != nil {
 		return nil, err
 	}
-	srv := server.New(eng, server.WithListen(s.Listen), server.WithLogger(log.With("component", "server")),
-		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...))
+	security, err := serverSecurity(runtime.ServerProperties(s.Properties))
+	if err != nil {
+		return nil, errors.Join(err, eng.Close())
+	}
+	srv := server.New(eng, append(security, server.WithListen(s.Listen), server.WithLogger(log.With("component", "server")),
+		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...))...)
 	if err := srv.Start(); err != nil {
 		return nil, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close())
 	}
@@ -58,6 +65,9 @@ func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
 		Stdin:       c.Stdio.In,
 		Stdout:      c.Stdio.Out,
 		Stderr:      c.Stdio.Err,
+		User:        c.User,
+		Password:    c.Password,
+		CAFile:      c.CAFile,
 	})
 }
 

@@ -34,7 +34,7 @@ func (c *compiler) in(e *ast.In) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return inNode(ns[0], cmps, e.Not), nil
+	return inNode(ns[0], cmps, newInSet(ns), e.Not), nil
 }
 
 func (c *compiler) inComparators(e *ast.In, ns []*node) ([]cmpFn, error) {
@@ -53,12 +53,18 @@ func (c *compiler) inComparators(e *ast.In, ns []*node) ([]cmpFn, error) {
 	return cmps, nil
 }
 
-func inNode(x *node, cmps []cmpFn, not bool) *node {
+func inNode(x *node, cmps []cmpFn, set *inSet, not bool) *node {
 	xe := x.eval
 	return &node{typ: types.BooleanType, eval: func(row *types.Row, env *evalEnv) (any, error) {
-		if v, err := xe(row, env); v == nil || err != nil {
+		v, err := xe(row, env)
+		if v == nil || err != nil {
 			// ksqlDB: a NULL never matches, and NOT IN negates that.
 			return not && err == nil, err
+		}
+		if set != nil {
+			if in, ok := set.match(v); ok {
+				return in != not, nil
+			}
 		}
 		for _, cmp := range cmps {
 			c, ok, err := cmp(row, env)

@@ -152,12 +152,14 @@ func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 		LogLevel:     level,
 		Properties:   map[string]string{},
 	}
+	// The command line's own sqlstream.* options are Settings fields;
+	// every other property goes to the engine.
 	for k, v := range vals {
-		if !strings.HasPrefix(k, "sqlstream.") && v.value != "" {
+		if !(strings.HasPrefix(k, "sqlstream.") && sf.isOption(k)) && v.value != "" {
 			s.Properties[k] = v.value
 		}
 	}
-	s.Properties["listeners"] = "http://" + listen
+	s.Properties["listeners"] = listenScheme(vals["listeners"].value) + "://" + listen
 	if !s.Embedded() {
 		s.Properties["bootstrap.servers"] = strings.Join(s.Bootstrap, ",")
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/sqlstream/sqlstream/broker"
@@ -26,6 +27,7 @@ type node struct {
 	bootstrap []string
 	stack     Stack
 	cancel    context.CancelFunc // ends the stack's context after Shutdown
+	scheme    string             // of the HTTP API: http or https
 }
 
 // startNode starts the broker (if embedded) and the stack. A signal during
@@ -39,7 +41,7 @@ func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) 
 	if err := os.MkdirAll(s.StateDir(), 0o755); err != nil {
 		return nil, errors.Join(fmt.Errorf("creating data directory: %w", err), lock.release())
 	}
-	n := &node{lock: lock, bootstrap: s.Bootstrap}
+	n := &node{lock: lock, bootstrap: s.Bootstrap, scheme: listenScheme(s.Properties["listeners"])}
 	if s.Embedded() {
 		if err := n.startBroker(s, log); err != nil {
 			return nil, errors.Join(err, lock.release())
@@ -73,7 +75,18 @@ func startBroker(s Settings, log *slog.Logger) (*broker.Broker, error) {
 		broker.WithListen(s.BrokerListen),
 		broker.WithDataDir(s.BrokerDir()),
 		broker.WithLogger(log.With("component", "broker")),
+		broker.WithMaxPartitions(maxPartitions(s.Properties)),
 	)
+}
+
+// maxPartitions is the broker's partition limit: the engine's property
+// (checked when the configuration was read), or the broker's default.
+func maxPartitions(props map[string]string) int32 {
+	n, err := strconv.ParseInt(props[broker.MaxPartitionsProperty], 10, 32)
+	if err != nil || n <= 0 {
+		return broker.DefaultMaxPartitions
+	}
+	return int32(n)
 }
 
 // shutdown stops the HTTP server and engine, then the broker, and
@@ -98,10 +111,10 @@ func (n *node) closeBroker() error {
 func (n *node) serverURL() string {
 	host, port, err := net.SplitHostPort(n.stack.Addr())
 	if err != nil {
-		return "http://" + n.stack.Addr()
+		return n.scheme + "://" + n.stack.Addr()
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, port)
+	return n.scheme + "://" + net.JoinHostPort(host, port)
 }

@@ -57,8 +57,8 @@ func listenAddr(v string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q is not a URL: %v", first, err)
 	}
-	if u.Scheme != "http" {
-		return "", fmt.Errorf("%q: only http listeners are supported", first)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%q: only http and https listeners are supported", first)
 	}
 	return u.Host, checkHostPort(u.Host)
 }
@@ -130,4 +130,13 @@ func parseLogLevel(v string) (slog.Level, error) {
 func checkLogLevel(v string) error {
 	_, err := parseLogLevel(v)
 	return err
+}
+
+// listenScheme is https when the first listener is an https:// URL, else
+// http.
+func listenScheme(v string) string {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(v)), "https://") {
+		return "https"
+	}
+	return "http"
 }

@@ -10,7 +10,8 @@ import (
 
 // replSettings are the flags of `sqlstream repl`.
 type replSettings struct {
-	server, history string
+	server, history    string
+	user, password, ca string
 }
 
 func replCommand(args []string, stdio Stdio, svc Services) error {
@@ -18,6 +19,9 @@ func replCommand(args []string, stdio Stdio, svc Services) error {
 	var rs replSettings
 	fs.StringVar(&rs.server, "server", "http://127.0.0.1:8088", "URL of a running sqlstream server")
 	fs.StringVar(&rs.history, "history", filepath.Join("sqlstream-data", "history"), "REPL history file")
+	fs.StringVar(&rs.user, "user", "", "user of HTTP basic authentication (or http://user:password@host:port in --server)")
+	fs.StringVar(&rs.password, "password", "", "password of --user (default: $SQLSTREAM_PASSWORD)")
+	fs.StringVar(&rs.ca, "ca-file", "", "PEM file of CA certificates to trust for an https server")
 	fs.Usage = func() { printREPLUsage(fs.Output(), fs) }
 	rs, err := parseAndResolve(fs, args, stdio, func() (replSettings, error) { return rs.validate() })
 	if err != nil {
@@ -28,7 +32,11 @@ func replCommand(args []string, stdio Stdio, svc Services) error {
 	}
 	ctx, stop := signalContext(true)
 	defer stop()
-	return svc.RunREPL(ctx, REPLConfig{ServerURL: rs.server, HistoryFile: rs.history, Stdio: stdio})
+	if rs.user != "" && rs.password == "" {
+		rs.password = os.Getenv("SQLSTREAM_PASSWORD")
+	}
+	return svc.RunREPL(ctx, REPLConfig{ServerURL: rs.server, HistoryFile: rs.history, Stdio: stdio,
+		User: rs.user, Password: rs.password, CAFile: rs.ca})
 }
 
 func (rs replSettings) validate() (replSettings, error) {

@@ -37,6 +37,9 @@ type REPLConfig struct {
 	ServerURL   string
 	HistoryFile string
 	Stdio       Stdio
+	// User and Password are sent as basic authentication; CAFile is a
+	// PEM file of CAs to trust. All optional.
+	User, Password, CAFile string
 }
 
 // Stdio are the process's standard streams.

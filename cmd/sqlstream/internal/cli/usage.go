@@ -43,7 +43,7 @@ Every key of the --config file is also handed to the engine as a property.
 
 func printREPLUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, "Usage: sqlstream repl [flags]\n\nRuns the interactive shell against a running sqlstream server.\n\nFlags:\n")
-	printFlags(w, fs, map[string]string{"server": "URL", "history": "FILE"}, nil)
+	printFlags(w, fs, map[string]string{"server": "URL", "history": "FILE", "user": "USER", "password": "PASSWORD", "ca-file": "FILE"}, nil)
 }
 
 func printBrokerUsage(w io.Writer, fs *flag.FlagSet) {

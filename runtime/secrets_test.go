@@ -1,0 +1,28 @@
+package runtime
+
+import "testing"
+
+// TestIsSecretProperty pins which properties SHOW PROPERTIES and EXPLAIN
+// print as [hidden].
+func TestIsSecretProperty(t *testing.T) {
+	for name, want := range map[string]bool{
+		"ssl.keystore.password":                     true,
+		"ksql.streams.ssl.key.password":             true,
+		"sasl.jaas.config":                          true,
+		"ksql.streams.producer.sasl.jaas.config":    true,
+		"ksql.schema.registry.basic.auth.user.info": true,
+		"ssl.keystore.key":                          true,
+		"sqlstream.command.topic.secret":            true,
+		"ssl.keystore.location":                     false,
+		"security.protocol":                         false,
+		"sasl.mechanism":                            false,
+		"authentication.method":                     false,
+	} {
+		if got := IsSecretProperty(name); got != want {
+			t.Errorf("IsSecretProperty(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if v := shownValue("ssl.truststore.password", "changeit"); v != HiddenValue {
+		t.Errorf("truststore password shown as %q", v)
+	}
+}
