@@ -56,6 +56,8 @@ type kafkaRunner struct {
 	produced  map[tp]int64 // next offset of each changelog partition written
 	emitErr   error
 	failed    error // the fatal error that ends the loop
+
+	eos *eosSession // under exactly_once_v2, nil otherwise
 }
 
 type tp struct {
@@ -64,29 +66,15 @@ type tp struct {
 }
 
 func (k *kafkaCluster) start(q *query) (runner, error) {
-	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
-		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
-	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
-	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
-	reset := kgo.NewOffset().AtEnd()
-	if q.cfg.fromEarliest {
-		reset = kgo.NewOffset().AtStart()
+	if q.cfg.guarantee == exactlyOnce {
+		return k.startEOS(q)
 	}
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(k.seeds...),
-		kgo.ConsumerGroup(q.appID),
-		kgo.ConsumeTopics(r.tasks.topics()...),
-		kgo.ConsumeResetOffset(reset),
-		kgo.Balancers(kgo.RangeBalancer()),
-		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
+	r := newKafkaRunner(k, q)
+	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
+	cl, err := kgo.NewClient(append(r.clientOpts(),
 		kgo.OnPartitionsAssigned(r.assigned),
 		kgo.OnPartitionsRevoked(r.revoked),
-		kgo.OnPartitionsLost(r.lost),
-		kgo.RecordPartitioner(partitioner()),
-		kgo.ProducerLinger(5*time.Millisecond),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-	)
+		kgo.OnPartitionsLost(r.lost))...)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +83,34 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	r.cancel = cancel
 	go r.loop(ctx)
 	return r, nil
+}
+
+func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
+	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
+		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
+	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
+	return r
+}
+
+// clientOpts are the options of the query's client under either
+// guarantee, rebalance callbacks aside.
+func (r *kafkaRunner) clientOpts() []kgo.Opt {
+	reset := kgo.NewOffset().AtEnd()
+	if r.q.cfg.fromEarliest {
+		reset = kgo.NewOffset().AtStart()
+	}
+	return []kgo.Opt{
+		kgo.SeedBrokers(r.k.seeds...),
+		kgo.ConsumerGroup(r.q.appID),
+		kgo.ConsumeTopics(r.tasks.topics()...),
+		kgo.ConsumeResetOffset(reset),
+		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.RecordPartitioner(partitioner()),
+		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	}
 }
 
 // assigned creates the tasks of newly assigned partitions, restoring their

@@ -50,7 +50,11 @@ func (ts *taskSet) topics() []string {
 
 // get returns the task for a topic partition, creating it if needed.
 func (ts *taskSet) get(topic string, p int32) (*taskEntry, error) {
-	k := taskKey{sub: ts.subOf[topic], partition: p}
+	return ts.getKey(taskKey{sub: ts.subOf[topic], partition: p})
+}
+
+func (ts *taskSet) getKey(k taskKey) (*taskEntry, error) {
+	p := k.partition
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if t := ts.tasks[k]; t != nil {
@@ -109,4 +113,36 @@ func (ts *taskSet) closeAll() {
 	ts.mu.Lock()
 	ts.tasks = map[taskKey]*taskEntry{}
 	ts.mu.Unlock()
+}
+
+// rebuild replaces every task by a new one over its stores as committed
+// (an aborted transaction: the stores drop their pending writes as they
+// close, and the new operators start from committed state).
+func (ts *taskSet) rebuild() error {
+	ts.mu.Lock()
+	old := ts.tasks
+	ts.tasks = map[taskKey]*taskEntry{}
+	ts.mu.Unlock()
+	for _, t := range old {
+		if t.stores != nil {
+			t.stores.close()
+		}
+	}
+	for k := range old {
+		if _, err := ts.getKey(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keys returns the keys of the current tasks.
+func (ts *taskSet) keys() []taskKey {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	out := make([]taskKey, 0, len(ts.tasks))
+	for k := range ts.tasks {
+		out = append(out, k)
+	}
+	return out
 }

@@ -145,3 +145,23 @@ func TestTransactionPurgeAborted(t *testing.T) {
 		t.Fatalf("windows after an aborted purge: %v, want both", starts)
 	}
 }
+
+// TestProcessIDKept: the process id is made once and survives a reopen.
+func TestProcessIDKept(t *testing.T) {
+	fs := vfs.NewMem()
+	db, err := Open("data", WithFS(fs))
+	must(t, err)
+	id, err := db.ProcessID()
+	must(t, err)
+	again, err := db.ProcessID()
+	must(t, err)
+	must(t, db.Close())
+	db, err = Open("data", WithFS(fs))
+	must(t, err)
+	defer db.Close()
+	reopened, err := db.ProcessID()
+	must(t, err)
+	if len(id) != 32 || again != id || reopened != id {
+		t.Fatalf("process ids %q %q %q, want one 32-digit id", id, again, reopened)
+	}
+}
