@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -387,4 +388,139 @@ func TestEOSAbortOnRefusedOffsets(t *testing.T) {
 			return resp
 		})
 	})
+}
+
+// TestEOSFencedSessionIsReplaced: another producer takes the query's
+// transactional id (what a new instance does to a zombie): the runner's
+// session is fenced, its open transaction aborted, and it makes a new
+// session that fences the intruder in turn; no record is lost or counted
+// twice.
+func TestEOSFencedSessionIsReplaced(t *testing.T) {
+	eosFaultRun(t, func(f *faultRig) *atomic.Int64 {
+		ctx := context.Background()
+		txns, err := f.adm.ListTransactions(ctx, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fenced atomic.Int64
+		for _, id := range txns.TransactionalIDs() {
+			if !strings.Contains(id, "query_CTAS_COUNTS_1-") {
+				continue
+			}
+			req := kmsg.NewPtrInitProducerIDRequest()
+			req.TransactionalID = &id
+			req.TransactionTimeoutMillis = 10000
+			resp, err := req.RequestWith(ctx, f.cl)
+			if err != nil || resp.ErrorCode != 0 {
+				t.Fatalf("fencing %s: %v %v", id, err, kerr.ErrorForCode(resp.ErrorCode))
+			}
+			fenced.Add(1)
+		}
+		return &fenced
+	})
+}
+
+// TestEOSFailingTaskAbortsTransaction: records processed before a task
+// fails, in the same transaction, are never visible read_committed (the
+// output and the changelog hold them only aborted), and the query goes to
+// ERROR.
+func TestEOSFailingTaskAbortsTransaction(t *testing.T) {
+	f := newEOSRig(t)
+	f.exec(`CREATE STREAM s (k VARCHAR KEY, ts VARCHAR) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1,
+	    TIMESTAMP='ts', TIMESTAMP_FORMAT='yyyy-MM-dd');
+	  SET 'auto.offset.reset'='earliest';
+	  SET 'ksql.timestamp.throw.on.invalid'='true';
+	  SET 'processing.guarantee'='exactly_once_v2';
+	  SET 'cache.max.bytes.buffering'='0';
+	  SET 'commit.interval.ms'='1500';
+	  CREATE TABLE counts WITH (KAFKA_TOPIC='counts') AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;`)
+	good := func(n int) []*kgo.Record {
+		var recs []*kgo.Record
+		for range n {
+			recs = append(recs, &kgo.Record{Topic: "s", Key: []byte("a"), Value: []byte(`{"TS":"2024-01-01"}`)})
+		}
+		return recs
+	}
+	if err := f.cl.ProduceSync(context.Background(), good(10)...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	f.awaitCounts("counts", map[string]int{"a": 10})
+	// Within one transaction (the interval is 1.5 s): 5 good records,
+	// whose outputs reach the broker, then one that fails the task.
+	if err := f.cl.ProduceSync(context.Background(), good(5)...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(countsOf(t, f.readTopic("counts", false))["a"]) < 15 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	bad := &kgo.Record{Topic: "s", Key: []byte("a"), Value: []byte(`{"TS":"not a date"}`)}
+	if err := f.cl.ProduceSync(context.Background(), bad).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	f.awaitError("CTAS_COUNTS_1")
+	if got := countsOf(t, f.readTopic("counts", true))["a"]; len(got) != 10 || got[9] != 10 {
+		t.Errorf("read_committed counts %v, want 1..10 only", got)
+	}
+	if got := countsOf(t, f.readTopic("counts", false))["a"]; len(got) <= 10 {
+		t.Errorf("read_uncommitted counts %v: the failed transaction wrote nothing, so the test shows nothing", got)
+	}
+	changelog := "_confluent-ksql-default_query_CTAS_COUNTS_1-Aggregate-Aggregate-Materialize-changelog"
+	if topics, _ := f.adm.ListTopics(context.Background()); !topics.Has(changelog) {
+		changelog = ""
+		for _, n := range topics.Names() {
+			if strings.HasSuffix(n, "-changelog") {
+				changelog = n
+			}
+		}
+	}
+	if n := len(f.readTopic(changelog, true)); n != 10 {
+		t.Errorf("%s: %d records read_committed, want 10", changelog, n)
+	}
+}
+
+// TestEOSStreamTimeSurvivesRestart: stream time travels with the committed
+// offsets, so after a restart on an empty data directory (stores restored
+// from their changelogs, operators new) a record for a window that closed
+// before the restart is dropped as late, exactly as without the restart.
+func TestEOSStreamTimeSurvivesRestart(t *testing.T) {
+	f := newEOSRig(t)
+	f.exec(`CREATE STREAM clicks (u VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1);
+	  SET 'auto.offset.reset'='earliest';
+	  SET 'processing.guarantee'='exactly_once_v2';
+	  SET 'cache.max.bytes.buffering'='0';
+	  CREATE TABLE per_window WITH (KAFKA_TOPIC='per_window') AS SELECT u, COUNT(*) AS n FROM clicks
+	  WINDOW TUMBLING (SIZE 10 SECONDS, GRACE PERIOD 0 SECONDS) GROUP BY u;`)
+	at := func(ts int64) {
+		t.Helper()
+		rec := &kgo.Record{Topic: "clicks", Key: []byte("a"), Value: []byte(`{"V":1}`), Timestamp: time.UnixMilli(ts)}
+		if err := f.cl.ProduceSync(context.Background(), rec).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	awaitOutputs := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for len(f.readTopic("per_window", true)) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d outputs, want %d", len(f.readTopic("per_window", true)), n)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	at(100_000)
+	at(1_000) // late: stream time is 100 s, the window [0, 10 s) closed
+	at(100_500)
+	awaitOutputs(2)
+	f.restartEngine(t.TempDir())
+	at(2_000) // late again, now for a task made after the restart
+	at(101_000)
+	awaitOutputs(3)
+	var got []int
+	for _, ns := range countsOf(t, f.readTopic("per_window", true)) {
+		got = append(got, ns...)
+	}
+	if fmt.Sprint(got) != "[1 2 3]" {
+		t.Errorf("window counts %v, want [1 2 3] (only the 100 s window; the late records dropped)", got)
+	}
 }
