@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -226,6 +227,18 @@ func TestEOSCountEqualsAtLeastOnce(t *testing.T) {
 		t.Errorf("SHOW QUERIES guarantees: %v", got)
 	}
 	f.assertPull("eos_counts", want)
+	rec := httptest.NewRecorder()
+	f.e.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	var txn []string
+	for _, l := range strings.Split(rec.Body.String(), "\n") {
+		if strings.HasPrefix(l, "sqlstream_query_transaction_end") {
+			txn = append(txn, l)
+		}
+	}
+	if len(txn) == 0 || !strings.Contains(strings.Join(txn, " "), "CTAS_EOS_COUNTS_1") {
+		t.Errorf("no transaction metrics for the exactly_once_v2 query: %q", txn)
+	}
+	t.Logf("transaction ends: %s", strings.Join(txn, "; "))
 	if f.markers("eos_counts") == 0 || f.markers("alos_counts") != 0 {
 		t.Errorf("transaction markers: %d in the exactly_once_v2 sink, %d in the at_least_once one",
 			f.markers("eos_counts"), f.markers("alos_counts"))

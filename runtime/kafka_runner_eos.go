@@ -260,6 +260,7 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 // and commits, unless asked not to or a produce failed; then commits the
 // stores to Pebble, or rebuilds every task from Pebble after an abort.
 func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
+	start := time.Now()
 	if commit {
 		commit = r.prepareCommit(ctx)
 	}
@@ -267,7 +268,6 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 	if commit {
 		try = kgo.TryCommit
 	}
-	start := time.Now()
 	committed, err := r.eos.sess.End(kgo.PreTxnCommitFnContext(ctx, r.withStreamTimes), try)
 	r.eos.inTxn = false
 	r.mu.Lock()
