@@ -36,7 +36,10 @@ import (
 // The transactional id is <app id>-<process id>, the process id kept in
 // the data directory: a restarted process fences (and so aborts) its dead
 // predecessor's open transaction before it restores, rather than waiting
-// for the transaction timeout. A session whose End fails (fenced, or a
+// for the transaction timeout. It is also the member's static group
+// instance id, so a restart after a crash takes the dead member's place at
+// once instead of waiting out its session timeout; a runner that stops
+// leaves the group explicitly (a static member's Close does not). A session whose End fails (fenced, or a
 // fatal producer error) is closed and made anew; the new member restores
 // its tasks from the checkpoints and the committed changelog tail.
 type eosSession struct {
@@ -88,6 +91,7 @@ func (r *kafkaRunner) newSession(ctx context.Context) error {
 	}
 	sess, err := kgo.NewGroupTransactSession(append(r.clientOpts(),
 		kgo.TransactionalID(r.eos.txnID),
+		kgo.InstanceID(r.eos.txnID),
 		kgo.TransactionTimeout(eosTxnTimeout),
 		kgo.OnPartitionsAssigned(r.assignedEOS),
 		kgo.OnPartitionsRevoked(r.droppedEOS),
@@ -199,7 +203,7 @@ func (r *kafkaRunner) withStreamTimes(req *kmsg.TxnOffsetCommitRequest) error {
 // one) or fails (aborting it).
 func (r *kafkaRunner) loopEOS(ctx context.Context) {
 	defer close(r.done)
-	defer func() { r.eos.sess.CloseAllowingRebalance() }()
+	defer r.leaveGroup()
 	for ctx.Err() == nil && r.failure() == nil {
 		if err := r.roundEOS(ctx); err != nil {
 			if r.eos.inTxn {
@@ -213,6 +217,29 @@ func (r *kafkaRunner) loopEOS(ctx context.Context) {
 		if _, err := r.endTxn(context.Background(), r.failure() == nil); err != nil && r.failure() == nil {
 			r.fatal(err)
 		}
+	}
+}
+
+// leaveGroup closes the session and takes the static member out of the
+// group, so its partitions go to other members now.
+func (r *kafkaRunner) leaveGroup() {
+	r.eos.sess.CloseAllowingRebalance()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = r.q.appID
+	m := kmsg.NewLeaveGroupRequestMember()
+	m.InstanceID = &r.eos.txnID
+	req.Members = append(req.Members, m)
+	resp, err := req.RequestWith(ctx, r.k.cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+		for _, m := range resp.Members {
+			err = errors.Join(err, kerr.ErrorForCode(m.ErrorCode))
+		}
+	}
+	if err != nil && !errors.Is(err, kerr.UnknownMemberID) {
+		r.q.logger().Warn("could not leave the group", "query", r.q.id, "err", err)
 	}
 }
 
