@@ -227,6 +227,9 @@ func TestEOSCountEqualsAtLeastOnce(t *testing.T) {
 		t.Errorf("SHOW QUERIES guarantees: %v", got)
 	}
 	f.assertPull("eos_counts", want)
+	if d := f.exec("EXPLAIN CTAS_EOS_COUNTS_1;")[0].(api.QueryDescriptionEntity).QueryDescription; d.ProcessingGuarantee != "exactly_once_v2" {
+		t.Errorf("EXPLAIN: processing guarantee %q", d.ProcessingGuarantee)
+	}
 	rec := httptest.NewRecorder()
 	f.e.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	var txn []string
@@ -333,6 +336,10 @@ func eosFaultRun(t *testing.T, arm func(f *faultRig) *atomic.Int64) {
 	}
 	f.assertPull("counts", want)
 	f.restartEngine(t.TempDir())
+	// The guarantee SET before CREATE came back with the command.
+	if q := f.exec("SHOW QUERIES;")[0].(api.QueriesList).Queries; len(q) != 1 || q[0].ProcessingGuarantee != "exactly_once_v2" {
+		t.Fatalf("after the restart: %+v", q)
+	}
 	f.produceEvents(100, 20)
 	want = f.countsSoFar(620, 20)
 	f.awaitCounts("counts", want)

@@ -32,6 +32,9 @@ import (
 // partitions go to another member rather than stay with one that skips
 // their records.
 //
+// That is at_least_once; under exactly_once_v2 the same tasks run inside
+// Kafka transactions instead (kafka_runner_eos.go).
+//
 //	poll ──► tasks (per partition, N workers) ──► produce (async)
 //	  ▲                                              │
 //	  └ commit offsets ◄ checkpoint ◄ flush ◄ every interval
