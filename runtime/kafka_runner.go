@@ -117,16 +117,12 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 }
 
 // assigned creates the tasks of newly assigned partitions, restoring their
-// stores first. A partition that cannot be restored is fatal: without its
-// task its records would be skipped.
+// stores first (created → restoring → running). A partition that cannot
+// be restored is fatal: without its task its records would be skipped.
 func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
 	for topic, ps := range parts {
 		for _, p := range ps {
-			if err := r.q.restore(ctx, r.k, r.tasks.subOf[topic], p); err != nil {
-				r.fatal(err)
-				return
-			}
-			if _, err := r.tasks.get(topic, p); err != nil {
+			if err := r.startTask(ctx, topic, p); err != nil {
 				r.fatal(err)
 				return
 			}
@@ -135,6 +131,25 @@ func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[str
 	if r.failure() == nil {
 		r.q.setState(StateRunning, nil)
 	}
+}
+
+// startTask restores and creates the task of a newly assigned topic
+// partition, unless another topic of its sub-topology brought it already.
+func (r *kafkaRunner) startTask(ctx context.Context, topic string, p int32) error {
+	k := r.tasks.keyOf(topic, p)
+	if r.tasks.state(k) == taskRunning {
+		return nil
+	}
+	if err := errors.Join(r.tasks.move(k, taskCreated), r.tasks.move(k, taskRestoring)); err != nil {
+		return err
+	}
+	if err := r.q.restore(ctx, r.k, k.sub, p); err != nil {
+		return errors.Join(err, r.tasks.move(k, taskError))
+	}
+	if _, err := r.tasks.get(topic, p); err != nil {
+		return errors.Join(err, r.tasks.move(k, taskError))
+	}
+	return r.tasks.move(k, taskRunning)
 }
 
 // revoked commits what the revoked partitions processed, unless the
@@ -328,7 +343,7 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 	for _, rec := range p.Records {
 		fromKgo(rec, &in)
 		if err := t.task.Process(&in); err != nil {
-			return err
+			return errors.Join(err, r.tasks.move(r.tasks.keyOf(p.Topic, p.Partition), taskError))
 		}
 		r.q.processed.Add(1)
 	}
