@@ -206,9 +206,7 @@ func (r *kafkaRunner) loopEOS(ctx context.Context) {
 	defer r.leaveGroup()
 	for ctx.Err() == nil && r.failure() == nil {
 		if err := r.roundEOS(ctx); err != nil {
-			if r.eos.inTxn {
-				_, _ = r.endTxn(context.Background(), false)
-			}
+			r.abortFailed()
 			r.fatal(err)
 			return
 		}
@@ -305,6 +303,19 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 		return true, r.commitStores()
 	}
 	return false, errors.Join(err, r.tasks.rebuild())
+}
+
+// abortFailed aborts the open transaction of a failing runner, so that
+// read_committed readers need not wait for it to time out. The tasks stay
+// as they are (stop closes them, dropping their pending writes).
+func (r *kafkaRunner) abortFailed() {
+	if !r.eos.inTxn {
+		return
+	}
+	r.eos.inTxn = false
+	if _, err := r.eos.sess.End(context.Background(), kgo.TryAbort); err != nil {
+		r.q.logger().Warn("could not abort the transaction of the failed query; it times out", "query", r.q.id, "err", err)
+	}
 }
 
 // prepareCommit flushes the caches (their changelog records and outputs
