@@ -557,3 +557,66 @@ func TestEOSStreamTimeSurvivesRestart(t *testing.T) {
 		t.Errorf("window counts %v, want [1 2 3] (only the 100 s window; the late records dropped)", got)
 	}
 }
+
+// TestEOSRestoreWaitsForOpenTransaction: a restore that meets an open
+// transaction on the changelog waits until it ends instead of stopping
+// at the last stable offset, and skips its records once it aborted.
+func TestEOSRestoreWaitsForOpenTransaction(t *testing.T) {
+	f := newEOSRig(t)
+	f.eosCounts("counts", "exactly_once_v2", 1)
+	f.produceEvents(20, 5)
+	want := f.countsSoFar(20, 5)
+	f.awaitCounts("counts", want)
+	var changelog string
+	topics, err := f.adm.ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range topics.Names() {
+		if strings.HasSuffix(n, "-changelog") {
+			changelog = n
+		}
+	}
+	f.e.Close()
+	f.e = nil
+	other, err := kgo.NewClient(kgo.SeedBrokers(f.c.ListenAddrs()...), kgo.TransactionalID("intruder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	bogus := &kgo.Record{Topic: changelog, Partition: 0, Key: []byte("k000"), Value: []byte("bogus")}
+	if err := other.ProduceSync(context.Background(), bogus).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(3 * time.Second)
+		ended <- time.Now()
+		if err := other.EndTransaction(context.Background(), kgo.TryAbort); err != nil {
+			t.Error(err)
+		}
+	}()
+	f.restartEngine(t.TempDir()) // restores from the changelog's start
+	deadline := time.Now().Add(30 * time.Second)
+	for f.exec("SHOW QUERIES;")[0].(api.QueriesList).Queries[0].State != "RUNNING" {
+		if time.Now().After(deadline) {
+			t.Fatal("the query never ran")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	select {
+	case <-ended:
+	default:
+		t.Fatal("the query ran before the open transaction on its changelog ended")
+	}
+	f.produceEvents(20, 5)
+	want = map[string]int{}
+	for k, n := range f.countsSoFar(20, 5) {
+		want[k] = 2 * n
+	}
+	f.awaitCounts("counts", want)
+	f.assertPull("counts", want)
+}
