@@ -47,6 +47,9 @@ type RunningQuery struct {
 	StatusCount     StatusCount `json:"statusCount"` // hosts per state, e.g. {"RUNNING":1}
 	QueryType       string      `json:"queryType"`   // PERSISTENT or PUSH
 	State           string      `json:"state"`       // aggregate state, e.g. RUNNING
+	// ProcessingGuarantee is sqlstream's: at_least_once or exactly_once_v2
+	// for a persistent query, absent for a push query.
+	ProcessingGuarantee string `json:"processingGuarantee,omitempty"`
 }
 
 // MarshalJSON encodes the query with [] for empty lists.
@@ -163,6 +166,9 @@ type QueryDescription struct {
 	TasksMetadata       []TaskMetadata    `json:"tasksMetadata"`
 	ConsumerGroupID     string            `json:"consumerGroupId"`
 	State               *string           `json:"state"` // null for push queries without a host status
+	// ProcessingGuarantee is sqlstream's: the guarantee a persistent query
+	// runs with (at_least_once or exactly_once_v2).
+	ProcessingGuarantee string `json:"processingGuarantee,omitempty"`
 }
 
 // MarshalJSON encodes the description with [] and {} for empty values.

@@ -59,6 +59,12 @@ type TaskEnv struct {
 	// StreamTime, when set, receives the task's stream time (the largest
 	// event time a windowed operator has seen) for metrics.
 	StreamTime *atomic.Int64
+	// InitialStreamTime, when set, is the stream time a windowed operator
+	// continues from instead of the beginning of time: the runtime keeps
+	// it with the committed input offsets under exactly_once_v2, so after
+	// an aborted transaction or a crash windows close and late records
+	// drop exactly as in a run without either.
+	InitialStreamTime *int64
 	// OpenWindows, when set, receives how many distinct windows (time
 	// intervals, whatever the key) the task's windowed operator still
 	// accepts records for.

@@ -107,6 +107,10 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, next Proce
 		return nil, err
 	}
 	op := &windowAggOp{aggregateOp: base, w: n.Window, streamTime: -1 << 63, purged: -1 << 63}
+	if t := env.InitialStreamTime; t != nil {
+		op.streamTime = *t
+		op.publishStreamTime()
+	}
 	if env.IdleCloseMs > 0 && n.Final {
 		env.onPunctuate(op.idleClose)
 	}
@@ -554,7 +558,7 @@ func (op *windowAggOp) restoreStreamTime() error {
 	if err != nil || len(b) != 8 {
 		return err
 	}
-	op.streamTime = int64(binary.BigEndian.Uint64(b))
+	op.streamTime = max(op.streamTime, int64(binary.BigEndian.Uint64(b)))
 	op.publishStreamTime()
 	if op.env.IdleCloseMs > 0 {
 		op.lastRecord = nowFunc()

@@ -13,6 +13,7 @@ func (e *Engine) queryDescription(q *query) api.QueryDescription {
 	d.ID = q.id
 	d.QueryType = api.QueryPersistent
 	d.ConsumerGroupID = q.appID
+	d.ProcessingGuarantee = q.cfg.guarantee.String()
 	state := q.State().String()
 	d.State = &state
 	d.KsqlHostQueryStatus = map[string]string{"local": state}

@@ -32,6 +32,9 @@ import (
 // partitions go to another member rather than stay with one that skips
 // their records.
 //
+// That is at_least_once; under exactly_once_v2 the same tasks run inside
+// Kafka transactions instead (kafka_runner_eos.go).
+//
 //	poll ──► tasks (per partition, N workers) ──► produce (async)
 //	  ▲                                              │
 //	  └ commit offsets ◄ checkpoint ◄ flush ◄ every interval
@@ -56,6 +59,8 @@ type kafkaRunner struct {
 	produced  map[tp]int64 // next offset of each changelog partition written
 	emitErr   error
 	failed    error // the fatal error that ends the loop
+
+	eos *eosSession // under exactly_once_v2, nil otherwise
 }
 
 type tp struct {
@@ -64,28 +69,15 @@ type tp struct {
 }
 
 func (k *kafkaCluster) start(q *query) (runner, error) {
-	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
-		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
-	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
-	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
-	reset := kgo.NewOffset().AtEnd()
-	if q.cfg.fromEarliest {
-		reset = kgo.NewOffset().AtStart()
+	if q.cfg.guarantee == exactlyOnce {
+		return k.startEOS(q)
 	}
-	cl, err := k.client(
-		kgo.ConsumerGroup(q.appID),
-		kgo.ConsumeTopics(r.tasks.topics()...),
-		kgo.ConsumeResetOffset(reset),
-		kgo.Balancers(kgo.RangeBalancer()),
-		kgo.DisableAutoCommit(),
-		kgo.BlockRebalanceOnPoll(),
+	r := newKafkaRunner(k, q)
+	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
+	cl, err := r.k.client(append(r.clientOpts(),
 		kgo.OnPartitionsAssigned(r.assigned),
 		kgo.OnPartitionsRevoked(r.revoked),
-		kgo.OnPartitionsLost(r.lost),
-		kgo.RecordPartitioner(partitioner()),
-		kgo.ProducerLinger(5*time.Millisecond),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-	)
+		kgo.OnPartitionsLost(r.lost))...)
 	if err != nil {
 		return nil, err
 	}
@@ -96,17 +88,41 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	return r, nil
 }
 
+func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
+	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
+		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
+	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
+	return r
+}
+
+// clientOpts are the options of the query's client under either
+// guarantee, rebalance callbacks aside; the cluster's base options (seed
+// brokers, security) come first, as kafkaCluster.client adds them.
+func (r *kafkaRunner) clientOpts() []kgo.Opt {
+	reset := kgo.NewOffset().AtEnd()
+	if r.q.cfg.fromEarliest {
+		reset = kgo.NewOffset().AtStart()
+	}
+	return append(append([]kgo.Opt{}, r.k.base...),
+		kgo.ConsumerGroup(r.q.appID),
+		kgo.ConsumeTopics(r.tasks.topics()...),
+		kgo.ConsumeResetOffset(reset),
+		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.RecordPartitioner(partitioner()),
+		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	)
+}
+
 // assigned creates the tasks of newly assigned partitions, restoring their
-// stores first. A partition that cannot be restored is fatal: without its
-// task its records would be skipped.
+// stores first (created → restoring → running). A partition that cannot
+// be restored is fatal: without its task its records would be skipped.
 func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
 	for topic, ps := range parts {
 		for _, p := range ps {
-			if err := r.q.restore(ctx, r.k, r.tasks.subOf[topic], p); err != nil {
-				r.fatal(err)
-				return
-			}
-			if _, err := r.tasks.get(topic, p); err != nil {
+			if err := r.startTask(ctx, topic, p); err != nil {
 				r.fatal(err)
 				return
 			}
@@ -115,6 +131,25 @@ func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[str
 	if r.failure() == nil {
 		r.q.setState(StateRunning, nil)
 	}
+}
+
+// startTask restores and creates the task of a newly assigned topic
+// partition, unless another topic of its sub-topology brought it already.
+func (r *kafkaRunner) startTask(ctx context.Context, topic string, p int32) error {
+	k := r.tasks.keyOf(topic, p)
+	if r.tasks.state(k) == taskRunning {
+		return nil
+	}
+	if err := errors.Join(r.tasks.move(k, taskCreated), r.tasks.move(k, taskRestoring)); err != nil {
+		return err
+	}
+	if err := r.q.restore(ctx, r.k, k.sub, p); err != nil {
+		return errors.Join(err, r.tasks.move(k, taskError))
+	}
+	if _, err := r.tasks.get(topic, p); err != nil {
+		return errors.Join(err, r.tasks.move(k, taskError))
+	}
+	return r.tasks.move(k, taskRunning)
 }
 
 // revoked commits what the revoked partitions processed, unless the
@@ -308,7 +343,7 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 	for _, rec := range p.Records {
 		fromKgo(rec, &in)
 		if err := t.task.Process(&in); err != nil {
-			return err
+			return errors.Join(err, r.tasks.move(r.tasks.keyOf(p.Topic, p.Partition), taskError))
 		}
 		r.q.processed.Add(1)
 	}

@@ -83,6 +83,7 @@ type metricsCollector struct {
 	e                               *Engine
 	processed, logged, late, stream *prometheus.Desc
 	open, queries                   *prometheus.Desc
+	txnEnd, txnEndMax               *prometheus.Desc
 }
 
 func newMetricsCollector(e *Engine) *metricsCollector {
@@ -94,12 +95,15 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 		stream:    prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
 		open:      prometheus.NewDesc("sqlstream_task_open_windows", "Distinct windows a windowed task still accepts records for.", []string{"query", "task"}, nil),
 		queries:   prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
+		txnEnd: prometheus.NewDesc("sqlstream_query_transaction_end_seconds",
+			"Time an exactly_once_v2 query took to end its transactions (cache and producer flush, offsets, EndTxn).", q, nil),
+		txnEndMax: prometheus.NewDesc("sqlstream_query_transaction_end_max_seconds", "Longest transaction end of an exactly_once_v2 query.", q, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.stream, m.open, m.queries} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
 		ch <- d
 	}
 }
@@ -120,6 +124,10 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for task, n := range q.streamTimes.openSnapshot() {
 			ch <- prometheus.MustNewConstMetric(m.open, prometheus.GaugeValue, float64(n), q.id, task)
+		}
+		if n, mean, longest := q.txnEnds.snapshot(); n > 0 {
+			ch <- prometheus.MustNewConstSummary(m.txnEnd, uint64(n), mean.Seconds()*float64(n), nil, q.id)
+			ch <- prometheus.MustNewConstMetric(m.txnEndMax, prometheus.GaugeValue, longest.Seconds(), q.id)
 		}
 	}
 	for _, s := range stateNames {

@@ -28,6 +28,7 @@ type query struct {
 	logged      atomic.Int64 // processing-log entries
 	late        atomic.Int64 // records dropped for arriving after their window closed
 	streamTimes streamTimes
+	txnEnds     latencies // how long ending each transaction took (exactly_once_v2)
 
 	mu       sync.Mutex
 	state    QueryState

@@ -18,7 +18,30 @@ type queryConfig struct {
 	idleCloseMs    int64         // window.close.idle.ms (0: off)
 	lateTopic      string        // late.records.topic ("" for none)
 	throwOnInvalid bool          // ksql.timestamp.throw.on.invalid
+	guarantee      guarantee     // ksql.streams.processing.guarantee
 }
+
+// guarantee is a query's processing guarantee.
+type guarantee uint8
+
+const (
+	atLeastOnce guarantee = iota // outputs and changelogs acknowledged before the offsets are committed
+	exactlyOnce                  // outputs, changelogs and offsets in one Kafka transaction
+)
+
+// String is the guarantee's property value, as SHOW QUERIES and EXPLAIN
+// print it.
+func (g guarantee) String() string {
+	if g == exactlyOnce {
+		return "exactly_once_v2"
+	}
+	return "at_least_once"
+}
+
+// eosCommitInterval is the commit interval under exactly_once_v2 when
+// commit.interval.ms is left at its default: Kafka Streams' default (its
+// transactions stay short, so read_committed readers see outputs soon).
+const eosCommitInterval = 100 * time.Millisecond
 
 // newQueryConfig parses props over the table's defaults. The error, a
 // *PropertyError, names the first bad property.
@@ -32,6 +55,16 @@ func newQueryConfig(t propertyTable, props Properties) (queryConfig, error) {
 		idleCloseMs:    p.int(PropIdleClose),
 		lateTopic:      p.str(PropLateTopic),
 		throwOnInvalid: p.bool(PropThrowOnInvalidTS),
+	}
+	// exactly_once is ksqlDB's (and Kafka Streams' deprecated) name of the
+	// same setting; both run as exactly_once_v2.
+	if g := p.str(PropGuarantee); g == "exactly_once_v2" || g == "exactly_once" {
+		c.guarantee = exactlyOnce
+		// The property set is merged over the table's defaults, so a
+		// value equal to the default counts as unset.
+		if v, ok := props[PropCommitInterval]; !ok || v == p.t[PropCommitInterval].def {
+			c.commitInterval = eosCommitInterval
+		}
 	}
 	return c, p.err
 }

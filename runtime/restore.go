@@ -100,18 +100,22 @@ func (k *kafkaCluster) endOffset(ctx context.Context, topic string, p int32) (in
 	return o.Offset, nil
 }
 
-// readRange reads offsets [from, end) of one partition (records deleted by
-// compaction are skipped).
+// readRange reads offsets [from, end) of one partition read_committed:
+// records deleted by compaction and records of aborted transactions are
+// skipped. Control records (transaction markers) are read too, so the
+// position reaches end even when the range ends with a marker. A poll that
+// stays empty ends the read only once the last stable offset has reached
+// end (the rest was compacted away); until then a transaction is still
+// open over the range, and the read waits for it to commit or abort
+// rather than stop short of records it may commit.
 func (k *kafkaCluster) readRange(ctx context.Context, topic string, p int32, from, end int64, fn func(*kgo.Record) error) error {
 	cl, err := k.client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	for {
-		// A poll that stays empty for a while means the rest of the range is
-		// gone (compacted, or transaction markers at the end).
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		fs := cl.PollFetches(pctx)
 		cancel()
@@ -122,7 +126,10 @@ func (k *kafkaCluster) readRange(ctx context.Context, topic string, p int32, fro
 			return err
 		}
 		if fs.NumRecords() == 0 {
-			return nil
+			if stable, err := k.stableReached(ctx, topic, p, end); err != nil || stable {
+				return err
+			}
+			continue
 		}
 		var ferr error
 		done := false
@@ -131,11 +138,34 @@ func (k *kafkaCluster) readRange(ctx context.Context, topic string, p int32, fro
 				done = true
 				return
 			}
-			ferr = fn(rec)
+			if !rec.Attrs.IsControl() {
+				ferr = fn(rec)
+			}
 			done = done || rec.Offset >= end-1
 		})
 		if ferr != nil || done {
 			return ferr
 		}
 	}
+}
+
+// stableReached reports whether the last stable offset of a partition
+// (the read_committed end) is at least end.
+func (k *kafkaCluster) stableReached(ctx context.Context, topic string, p int32, end int64) (bool, error) {
+	lso, err := k.adm.ListCommittedOffsets(ctx, topic)
+	if err != nil {
+		return false, err
+	}
+	o, ok := lso.Lookup(topic, p)
+	if !ok {
+		return false, fmt.Errorf("no partition %d", p)
+	}
+	if o.Err != nil {
+		return false, o.Err
+	}
+	if o.Offset < end {
+		k.logger.Info("restore waits for an open transaction", "topic", topic, "partition", p,
+			"last stable offset", o.Offset, "end", end)
+	}
+	return o.Offset >= end, nil
 }

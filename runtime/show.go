@@ -120,7 +120,7 @@ func (e *Engine) showQueries(st *ast.Show) api.Entity {
 func runningQuery(q *query) api.RunningQuery {
 	state := q.State().String()
 	rq := api.RunningQuery{QueryString: q.sql, ID: q.id, StatusCount: api.StatusCount{state: 1},
-		QueryType: api.QueryPersistent, State: state}
+		QueryType: api.QueryPersistent, State: state, ProcessingGuarantee: q.cfg.guarantee.String()}
 	if q.plan.Sink != nil {
 		rq.Sinks = []string{q.plan.Sink.Name}
 		rq.SinkKafkaTopics = []string{q.plan.Sink.Topic}

@@ -25,6 +25,9 @@ type taskStores struct {
 	specs     map[string]physical.StoreSpec
 	sink      changelogSink
 	cache     int64
+	// transactional stores commit with the runner's Kafka transaction
+	// (commitTransaction), not at flush.
+	transactional bool
 
 	mu   sync.Mutex
 	open []*openStore
@@ -52,7 +55,11 @@ func (t *taskStores) Store(name string) (physical.Store, error) {
 	}
 	id := t.id(name)
 	log := changelogFunc(func(k, v []byte) { t.sink.sendChangelog(spec.Changelog, t.partition, k, v) })
-	s, err := t.db.Store(id, state.WithChangelog(log), state.WithCache(t.cache))
+	opts := []state.StoreOption{state.WithChangelog(log), state.WithCache(t.cache)}
+	if t.transactional {
+		opts = append(opts, state.Transactional())
+	}
+	s, err := t.db.Store(id, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +96,24 @@ func (t *taskStores) checkpoint(next func(topic string, p int32) (int64, bool)) 
 			if err := t.db.Checkpoint(s.id, off); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// commitTransaction commits the writes of transactional stores, once the
+// Kafka transaction carrying their changelog records committed, each with
+// its checkpoint at how far its changelog partition has been written.
+func (t *taskStores) commitTransaction(next func(topic string, p int32) (int64, bool)) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range t.open {
+		off, ok := next(s.changelog, t.partition)
+		if !ok {
+			off = -1
+		}
+		if err := t.db.CommitTransaction(s.id, off); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -21,6 +21,13 @@ type taskEnvs struct {
 	sink  changelogSink
 	// times, when set, receives each task's stream time and open windows.
 	times *streamTimes
+	// transactional opens the stores for exactly_once_v2 (state.
+	// Transactional): their writes reach Pebble only when the runner
+	// commits them with its Kafka transaction.
+	transactional bool
+	// startTime, when set, gives the stream time a task continues from
+	// (nil: from the beginning).
+	startTime func(physical.TaskID) *int64
 }
 
 // build returns the environment of the task of sub for partition p, and
@@ -35,10 +42,14 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 		id := physical.TaskID{SubTopology: sub.ID, Partition: p}
 		env.StreamTime, env.OpenWindows = b.times.forTask(id), b.times.openFor(id)
 	}
+	if b.startTime != nil {
+		env.InitialStreamTime = b.startTime(physical.TaskID{SubTopology: sub.ID, Partition: p})
+	}
 	if b.sink == nil || len(sub.Stores) == 0 {
 		return env, nil
 	}
 	stores := newTaskStores(b.db, b.appID, p, sub, b.sink, b.cfg.cacheBytes)
+	stores.transactional = b.transactional
 	env.Stores = stores
 	return env, stores
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/sqlstream/sqlstream/physical"
@@ -25,12 +26,13 @@ type taskSet struct {
 	subOf  map[string]int // source topic → sub-topology
 	newEnv func(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores)
 
-	mu    sync.Mutex
-	tasks map[taskKey]*taskEntry
+	mu     sync.Mutex
+	tasks  map[taskKey]*taskEntry
+	states map[taskKey]taskState // tasks assigned here and not closed (see taskState)
 }
 
 func newTaskSet(topo *physical.Topology, newEnv func(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores)) *taskSet {
-	ts := &taskSet{topo: topo, subOf: map[string]int{}, newEnv: newEnv, tasks: map[taskKey]*taskEntry{}}
+	ts := &taskSet{topo: topo, subOf: map[string]int{}, newEnv: newEnv, tasks: map[taskKey]*taskEntry{}, states: map[taskKey]taskState{}}
 	for _, st := range topo.SubTopologies {
 		for _, t := range st.Topics {
 			ts.subOf[t] = st.ID
@@ -50,7 +52,11 @@ func (ts *taskSet) topics() []string {
 
 // get returns the task for a topic partition, creating it if needed.
 func (ts *taskSet) get(topic string, p int32) (*taskEntry, error) {
-	k := taskKey{sub: ts.subOf[topic], partition: p}
+	return ts.getKey(taskKey{sub: ts.subOf[topic], partition: p})
+}
+
+func (ts *taskSet) getKey(k taskKey) (*taskEntry, error) {
+	p := k.partition
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if t := ts.tasks[k]; t != nil {
@@ -76,12 +82,57 @@ func (ts *taskSet) lookup(topic string, p int32) *taskEntry {
 	return ts.tasks[taskKey{sub: ts.subOf[topic], partition: p}]
 }
 
+// keyOf is the task of a topic partition.
+func (ts *taskSet) keyOf(topic string, p int32) taskKey {
+	return taskKey{sub: ts.subOf[topic], partition: p}
+}
+
+// move takes task k to state to, checking the transition; a task not
+// assigned here (or closed) can only be created.
+func (ts *taskSet) move(k taskKey, to taskState) error {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.moveLocked(k, to)
+}
+
+func (ts *taskSet) moveLocked(k taskKey, to taskState) error {
+	from, ok := ts.states[k]
+	switch {
+	case !ok && to == taskCreated:
+	case !ok:
+		return &errTaskTransition{task: k, from: taskClosed, to: to}
+	default:
+		if err := checkTaskTransition(k, from, to); err != nil {
+			return err
+		}
+	}
+	if to == taskClosed {
+		delete(ts.states, k)
+	} else {
+		ts.states[k] = to
+	}
+	return nil
+}
+
+// state returns task k's state (closed when not assigned here).
+func (ts *taskSet) state(k taskKey) taskState {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if s, ok := ts.states[k]; ok {
+		return s
+	}
+	return taskClosed
+}
+
 // drop closes the task of a topic partition (revoked or lost).
 func (ts *taskSet) drop(topic string, p int32) {
 	k := taskKey{sub: ts.subOf[topic], partition: p}
 	ts.mu.Lock()
 	t := ts.tasks[k]
 	delete(ts.tasks, k)
+	if _, ok := ts.states[k]; ok {
+		_ = ts.moveLocked(k, taskClosed) // legal from every state
+	}
 	ts.mu.Unlock()
 	if t != nil && t.stores != nil {
 		t.stores.close()
@@ -108,5 +159,49 @@ func (ts *taskSet) closeAll() {
 	}
 	ts.mu.Lock()
 	ts.tasks = map[taskKey]*taskEntry{}
+	ts.states = map[taskKey]taskState{} // every task closed
 	ts.mu.Unlock()
+}
+
+// rebuild replaces every task by a new one over its stores as committed
+// (an aborted transaction: the stores drop their pending writes as they
+// close, and the new operators start from committed state). Each task is
+// suspended meanwhile and running again after.
+func (ts *taskSet) rebuild() error {
+	ts.mu.Lock()
+	old := ts.tasks
+	ts.tasks = map[taskKey]*taskEntry{}
+	var err error
+	for k := range old {
+		err = errors.Join(err, ts.moveLocked(k, taskSuspended))
+	}
+	ts.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, t := range old {
+		if t.stores != nil {
+			t.stores.close()
+		}
+	}
+	for k := range old {
+		if _, err := ts.getKey(k); err != nil {
+			return errors.Join(err, ts.move(k, taskError))
+		}
+		if err := ts.move(k, taskRunning); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keys returns the keys of the current tasks.
+func (ts *taskSet) keys() []taskKey {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	out := make([]taskKey, 0, len(ts.tasks))
+	for k := range ts.tasks {
+		out = append(out, k)
+	}
+	return out
 }

@@ -29,6 +29,7 @@
 //	window:   WindowStore  key ‖ start(8) ‖ seq(4)      window_store.go
 //	session:  SessionStore key ‖ end(8) ‖ start(8)      session_store.go
 //	commit:   Store.Flush ─► producer flush ─► DB.Checkpoint(id, next offset)
+//	eos:      Store.Flush ─► Kafka commit ─► DB.CommitTransaction(id, next offset)
 //
 // # One DB per data directory
 //
@@ -56,6 +57,16 @@
 // not flushed is gone after a crash or Close, as an uncommitted
 // transaction is; its changelog record may already be out, which is fine:
 // restoring replays the changelog and the last write per key wins.
+//
+// A Transactional store (exactly_once_v2) inverts this: Pebble only ever
+// holds committed state. Its batch is indexed, so a Range merges it instead
+// of committing early; nothing is committed early for size; Flush writes
+// the cache down (the changelog records join the Kafka transaction) but
+// commits nothing. Once the transaction commits, CommitTransaction(id,
+// offset) commits data, key count and checkpoint in one batch; an abort is
+// a Close, which drops the batch and the cache (transaction.go). A crash
+// between the two leaves the previous commit and its checkpoint: the
+// restart replays the committed changelog tail from there, never a wipe.
 //
 // Checkpoint(id, offset) records that local state holds the changelog
 // below offset. The runtime calls it after Flush with the offset its

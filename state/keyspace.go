@@ -34,6 +34,7 @@ func (id StoreID) validate() error {
 // Key space of the one Pebble DB:
 //
 //	0x00 'n'                           → next prefix number (4 bytes)
+//	0x00 'p'                           → process id (ProcessID)
 //	0x00 'r' <app> <name> <partition>  → prefix number (4 bytes)   registry
 //	0x00 'c' <prefix>                  → checkpoint offset (8 bytes)
 //	0x00 'k' <prefix>                  → committed key count (8 bytes)
@@ -49,6 +50,7 @@ const (
 	registryTag byte = 'r'
 	ckptTag     byte = 'c'
 	countTag    byte = 'k'
+	processTag  byte = 'p'
 )
 
 // prefix is the number behind a store partition's key space.
@@ -76,6 +78,8 @@ func (p prefix) dataKey(key []byte) []byte {
 }
 
 func nextKey() []byte { return []byte{metaTag, nextTag} }
+
+func processKey() []byte { return []byte{metaTag, processTag} }
 
 func registryPrefix() []byte { return []byte{metaTag, registryTag} }
 

@@ -24,10 +24,13 @@ func (s *changeloggingStore) flushing(on bool) {
 	}
 }
 
+// flushing has no effect on a transactional store: its batch outlives the
+// cache flush, and a clean cache entry evicted before the commit must
+// still be read back from the batch.
 func (s *pebbleStore) flushing(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.untracked = on
+	s.untracked = on && !s.txn
 }
 
 // putDown writes through inner, passing what is known about the key.

@@ -91,6 +91,7 @@ type storeConfig struct {
 	listener         FlushListener
 	metrics          *Metrics
 	retainDuplicates bool
+	transactional    bool
 }
 
 func defaultStoreConfig() storeConfig {
@@ -136,4 +137,16 @@ func WithMetrics(m *Metrics) StoreOption {
 // Ignored by other stores.
 func RetainDuplicates() StoreOption {
 	return storeOption(func(c *storeConfig) { c.retainDuplicates = true })
+}
+
+// Transactional makes the store hold every write until
+// DB.CommitTransaction, for exactly-once processing: Pebble then only ever
+// holds state whose changelog records were committed. Flush writes the
+// cache down (its changelog records go out) but commits nothing, a Range
+// reads the pending writes through an indexed batch instead of committing
+// them early, and no batch is committed early for its size. Close, or a
+// crash, discards everything since the last CommitTransaction: the abort.
+// Default false (at-least-once: Flush commits).
+func Transactional() StoreOption {
+	return storeOption(func(c *storeConfig) { c.transactional = true })
 }

@@ -33,9 +33,12 @@ type pebbleStore struct {
 	// untracked is set during a cache flush: its writes stay out of
 	// pending (see flushWriter).
 	untracked bool
-	delta     int64 // key count change in batch
-	ckpt      []byte
-	closed    bool
+	// txn: a transactional store (Transactional): the batch is indexed
+	// and committed only by commitTransaction.
+	txn    bool
+	delta  int64 // key count change in batch
+	ckpt   []byte
+	closed bool
 }
 
 var (
@@ -89,16 +92,14 @@ func (s *pebbleStore) Put(key, value []byte) error {
 	if err := s.write(s.part.prefix.dataKey(key), value); err != nil {
 		return fmt.Errorf("state: put %s: %w", s.part.id, err)
 	}
-	if s.batch.Len() > maxBatchBytes {
+	if !s.txn && s.batch.Len() > maxBatchBytes {
 		return s.commit(pebble.NoSync)
 	}
 	return nil
 }
 
 func (s *pebbleStore) write(k, value []byte) error {
-	if s.batch == nil {
-		s.batch = s.db.pdb.NewBatch()
-	}
+	s.ensureBatch()
 	existed, err := s.exists(k)
 	if err != nil {
 		return err
@@ -109,9 +110,7 @@ func (s *pebbleStore) write(k, value []byte) error {
 // writeKnown writes k into the batch given whether it exists, keeping the
 // key count.
 func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
-	if s.batch == nil {
-		s.batch = s.db.pdb.NewBatch()
-	}
+	s.ensureBatch()
 	if s.pending == nil {
 		s.pending = map[string][]byte{}
 	}
@@ -142,6 +141,18 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	return op.Finish()
 }
 
+// ensureBatch starts the pending batch, indexed for a transactional
+// store so that a Range sees it.
+func (s *pebbleStore) ensureBatch() {
+	switch {
+	case s.batch != nil:
+	case s.txn:
+		s.batch = s.db.pdb.NewIndexedBatch()
+	default:
+		s.batch = s.db.pdb.NewBatch()
+	}
+}
+
 func (s *pebbleStore) exists(k []byte) (bool, error) {
 	if v, ok := s.pending[string(k)]; ok {
 		return v != nil, nil
@@ -166,15 +177,7 @@ func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error 
 	if s.closed {
 		return errStoreClosed
 	}
-	// The batch is not indexed (point reads go through pending instead),
-	// so a scan commits it first, without sync: data ahead of its
-	// checkpoint, as with an early commit past maxBatchBytes.
-	if s.batch != nil && !s.batch.Empty() {
-		if err := s.commit(pebble.NoSync); err != nil {
-			return err
-		}
-	}
-	it, err := s.db.pdb.NewIter(s.bounds(start, end))
+	it, err := s.rangeIter(start, end)
 	if err != nil {
 		return err
 	}
@@ -187,6 +190,24 @@ func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error 
 	return errors.Join(it.Error(), it.Close())
 }
 
+// rangeIter iterates [start, end) of the committed data and the pending
+// batch. A transactional store's batch is indexed, so the iterator merges
+// it; otherwise (point reads go through pending instead) the batch is
+// committed first, without sync: data ahead of its checkpoint, as with an
+// early commit past maxBatchBytes. s.mu is held.
+func (s *pebbleStore) rangeIter(start, end []byte) (*pebble.Iterator, error) {
+	if s.batch == nil || s.batch.Empty() {
+		return s.db.pdb.NewIter(s.bounds(start, end))
+	}
+	if s.txn {
+		return s.batch.NewIter(s.bounds(start, end))
+	}
+	if err := s.commit(pebble.NoSync); err != nil {
+		return nil, err
+	}
+	return s.db.pdb.NewIter(s.bounds(start, end))
+}
+
 func (s *pebbleStore) bounds(start, end []byte) *pebble.IterOptions {
 	o := &pebble.IterOptions{LowerBound: s.part.prefix.dataKey(start), UpperBound: s.part.prefix.dataEnd()}
 	if end != nil {
@@ -195,12 +216,16 @@ func (s *pebbleStore) bounds(start, end []byte) *pebble.IterOptions {
 	return o
 }
 
-// Flush commits the pending batch.
+// Flush commits the pending batch, unless the store is transactional
+// (then commitTransaction does).
 func (s *pebbleStore) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return errStoreClosed
+	}
+	if s.txn {
+		return nil
 	}
 	return s.commit(s.db.wopt)
 }

@@ -68,6 +68,7 @@ func (d *DB) openStack(id StoreID, opts []StoreOption) (*meteredStore, storeConf
 
 // stack builds the wrappers over the Pebble layer.
 func stack(ps *pebbleStore, cfg storeConfig) *meteredStore {
+	ps.txn = cfg.transactional
 	var s Store = ps
 	if cfg.changelog != nil {
 		s = newChangeloggingStore(s, cfg.changelog)

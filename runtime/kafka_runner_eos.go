@@ -1,0 +1,415 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Under processing.guarantee=exactly_once_v2 the runner is one
+// transactional session (kgo.GroupTransactSession) per query and process,
+// Kafka Streams' EOS v2: every record polled is processed inside one
+// transaction that carries the outputs and repartition records, the
+// changelog writes of every task and the input offsets, with each task's
+// stream time in the offsets' metadata. Stores are transactional
+// (state.Transactional): Pebble receives a transaction's writes, with the
+// checkpoints, only once Kafka committed it.
+//
+//	Begin ─► poll ─► tasks ─► … every commit.interval.ms:
+//	  flush caches (their changelog records join the transaction)
+//	  ─► flush producer ─► End(TryCommit, or TryAbort after a failed produce)
+//	     committed: commit stores + checkpoints to Pebble
+//	     aborted:   the session rewound the consumer; rebuild every task
+//	                from Pebble (the last committed state)
+//	  ─► AllowRebalance (revocations happen between transactions)
+//
+// The transactional id is <app id>-<process id>, the process id kept in
+// the data directory: a restarted process fences (and so aborts) its dead
+// predecessor's open transaction before it restores, rather than waiting
+// for the transaction timeout. It is also the member's static group
+// instance id, so a restart after a crash takes the dead member's place at
+// once instead of waiting out its session timeout; a runner that stops
+// leaves the group explicitly (a static member's Close does not). A session whose End fails (fenced, or a
+// fatal producer error) is closed and made anew; the new member restores
+// its tasks from the checkpoints and the committed changelog tail.
+type eosSession struct {
+	txnID string
+	sess  *kgo.GroupTransactSession
+	inTxn bool
+	began time.Time
+	fails int // consecutive failed Ends
+
+	mu        sync.Mutex
+	committed map[taskKey]int64 // each task's stream time as of the last commit
+}
+
+// eosTxnTimeout is Kafka Streams' transaction.timeout.ms under EOS: an
+// open transaction of a dead member stalls read_committed readers at most
+// this long.
+const eosTxnTimeout = 10 * time.Second
+
+// eosMaxFails is how many Ends in a row may fail (each followed by a new
+// session) before the query fails.
+const eosMaxFails = 5
+
+func (k *kafkaCluster) startEOS(q *query) (runner, error) {
+	pid, err := q.eng.db.ProcessID()
+	if err != nil {
+		return nil, err
+	}
+	r := newKafkaRunner(k, q)
+	r.eos = &eosSession{txnID: q.appID + "-" + pid, committed: map[taskKey]int64{}}
+	envs := q.taskEnvs(r, r)
+	envs.transactional, envs.startTime = true, r.startTime
+	r.tasks = newTaskSet(q.topo, envs.build)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	if err := r.newSession(ctx); err != nil {
+		cancel()
+		return nil, err
+	}
+	go r.loopEOS(ctx)
+	return r, nil
+}
+
+// newSession fences the transactional id (aborting a transaction a dead
+// predecessor left open) and joins the group with a new session.
+func (r *kafkaRunner) newSession(ctx context.Context) error {
+	if err := r.k.fence(ctx, r.eos.txnID); err != nil {
+		r.q.logger().Warn("could not fence the transactional id; an open transaction of a previous run times out instead",
+			"query", r.q.id, "transactional.id", r.eos.txnID, "err", err)
+	}
+	sess, err := kgo.NewGroupTransactSession(append(r.clientOpts(),
+		kgo.TransactionalID(r.eos.txnID),
+		kgo.InstanceID(r.eos.txnID),
+		kgo.TransactionTimeout(eosTxnTimeout),
+		kgo.OnPartitionsAssigned(r.assignedEOS),
+		kgo.OnPartitionsRevoked(r.droppedEOS),
+		kgo.OnPartitionsLost(r.droppedEOS))...)
+	if err != nil {
+		return err
+	}
+	r.eos.sess, r.cl = sess, sess.Client()
+	return nil
+}
+
+// fence aborts any open transaction of txnID by initializing a producer
+// id for it (the broker bumps the epoch and aborts, KIP-360).
+func (k *kafkaCluster) fence(ctx context.Context, txnID string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.TransactionalID = &txnID
+	req.TransactionTimeoutMillis = int32(eosTxnTimeout / time.Millisecond)
+	resp, err := req.RequestWith(ctx, k.cl)
+	if err != nil {
+		return err
+	}
+	return kerr.ErrorForCode(resp.ErrorCode)
+}
+
+// assignedEOS loads the stream times committed with the new partitions'
+// offsets, then restores and creates their tasks.
+func (r *kafkaRunner) assignedEOS(ctx context.Context, cl *kgo.Client, parts map[string][]int32) {
+	if err := r.loadStreamTimes(ctx); err != nil {
+		r.fatal(fmt.Errorf("reading committed stream times: %w", err))
+		return
+	}
+	r.assigned(ctx, cl, parts)
+}
+
+// droppedEOS closes the tasks of revoked or lost partitions. They hold no
+// pending work: revocations come between transactions (after End, at
+// AllowRebalance), and a transaction that saw one aborts anyway.
+func (r *kafkaRunner) droppedEOS(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+	r.drop(parts)
+}
+
+// loadStreamTimes reads the group's committed offsets' metadata.
+func (r *kafkaRunner) loadStreamTimes(ctx context.Context) error {
+	offs, err := r.k.adm.FetchOffsets(ctx, r.q.appID)
+	if err != nil {
+		return err
+	}
+	r.eos.mu.Lock()
+	defer r.eos.mu.Unlock()
+	offs.Each(func(o kadm.OffsetResponse) {
+		if t, ok := parseStreamTime(o.Metadata); ok {
+			k := taskKey{sub: r.tasks.subOf[o.Topic], partition: o.Partition}
+			if old, seen := r.eos.committed[k]; !seen || t > old {
+				r.eos.committed[k] = t
+			}
+		}
+	})
+	return nil
+}
+
+const streamTimeMeta = "st="
+
+func parseStreamTime(meta string) (int64, bool) {
+	v, ok := strings.CutPrefix(meta, streamTimeMeta)
+	if !ok {
+		return 0, false
+	}
+	t, err := strconv.ParseInt(v, 10, 64)
+	return t, err == nil
+}
+
+// startTime gives a new task the stream time committed for it, and resets
+// its published stream time to it (an aborted transaction may have moved
+// it on).
+func (r *kafkaRunner) startTime(id physical.TaskID) *int64 {
+	cell := r.q.streamTimes.forTask(id)
+	r.eos.mu.Lock()
+	t, ok := r.eos.committed[taskKey{sub: id.SubTopology, partition: id.Partition}]
+	r.eos.mu.Unlock()
+	if !ok {
+		cell.Store(-1)
+		return nil
+	}
+	cell.Store(t)
+	return &t
+}
+
+// withStreamTimes puts each task's stream time into the metadata of its
+// partitions' offsets. It runs under the client's transaction lock: no
+// blocking.
+func (r *kafkaRunner) withStreamTimes(req *kmsg.TxnOffsetCommitRequest) error {
+	for i := range req.Topics {
+		t := &req.Topics[i]
+		for j := range t.Partitions {
+			p := &t.Partitions[j]
+			id := physical.TaskID{SubTopology: r.tasks.subOf[t.Topic], Partition: p.Partition}
+			if v := r.q.streamTimes.forTask(id).Load(); v >= 0 {
+				meta := streamTimeMeta + strconv.FormatInt(v, 10)
+				p.Metadata = &meta
+			}
+		}
+	}
+	return nil
+}
+
+// loopEOS runs transactions until the runner stops (committing the open
+// one) or fails (aborting it).
+func (r *kafkaRunner) loopEOS(ctx context.Context) {
+	defer close(r.done)
+	defer r.leaveGroup()
+	for ctx.Err() == nil && r.failure() == nil {
+		if err := r.roundEOS(ctx); err != nil {
+			r.abortFailed()
+			r.fatal(err)
+			return
+		}
+	}
+	if r.eos.inTxn {
+		if _, err := r.endTxn(context.Background(), r.failure() == nil); err != nil && r.failure() == nil {
+			r.fatal(err)
+		}
+	}
+}
+
+// leaveGroup closes the session and takes the static member out of the
+// group, so its partitions go to other members now.
+func (r *kafkaRunner) leaveGroup() {
+	r.eos.sess.CloseAllowingRebalance()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrLeaveGroupRequest()
+	req.Group = r.q.appID
+	m := kmsg.NewLeaveGroupRequestMember()
+	m.InstanceID = &r.eos.txnID
+	req.Members = append(req.Members, m)
+	resp, err := req.RequestWith(ctx, r.k.cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.ErrorCode)
+		for _, m := range resp.Members {
+			err = errors.Join(err, kerr.ErrorForCode(m.ErrorCode))
+		}
+	}
+	if err != nil && !errors.Is(err, kerr.UnknownMemberID) {
+		r.q.logger().Warn("could not leave the group", "query", r.q.id, "err", err)
+	}
+}
+
+// roundEOS polls once and processes everything polled (the session
+// commits the offsets of all polled records), then ends the transaction
+// when the commit interval has passed.
+func (r *kafkaRunner) roundEOS(ctx context.Context) error {
+	if !r.eos.inTxn {
+		if err := r.eos.sess.Begin(); err != nil {
+			return r.sessionFailed(ctx, fmt.Errorf("beginning a transaction: %w", err))
+		}
+		r.eos.inTxn, r.eos.began = true, time.Now()
+	}
+	pctx, cancel := context.WithTimeout(ctx, r.interval)
+	fs := r.eos.sess.PollRecords(pctx, 10_000)
+	cancel()
+	if err := fetchErr(fs); err != nil && ctx.Err() == nil {
+		r.q.logger().Warn("fetch error", "query", r.q.id, "err", err)
+	}
+	if r.failure() != nil {
+		return r.failure()
+	}
+	if err := r.process(fs); err != nil {
+		return err
+	}
+	if err := r.punctuate(); err != nil {
+		return err
+	}
+	if ctx.Err() != nil || time.Since(r.eos.began) < r.interval {
+		return nil
+	}
+	committed, err := r.endTxn(ctx, true)
+	if err != nil {
+		return r.sessionFailed(ctx, err)
+	}
+	r.eos.fails = 0
+	if !committed {
+		r.q.logger().Info("transaction aborted; its records are processed again", "query", r.q.id)
+	}
+	r.eos.sess.AllowRebalance()
+	return nil
+}
+
+// endTxn ends the open transaction: flushes the caches and the producer
+// and commits, unless asked not to or a produce failed; then commits the
+// stores to Pebble, or rebuilds every task from Pebble after an abort.
+func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
+	start := time.Now()
+	if commit {
+		commit = r.prepareCommit(ctx)
+	}
+	try := kgo.TryAbort
+	if commit {
+		try = kgo.TryCommit
+	}
+	committed, err := r.eos.sess.End(kgo.PreTxnCommitFnContext(ctx, r.withStreamTimes), try)
+	r.eos.inTxn = false
+	r.mu.Lock()
+	r.emitErr = nil // the failed records were aborted with the transaction
+	r.mu.Unlock()
+	r.q.txnEnds.observe(time.Since(start))
+	if committed {
+		return true, r.commitStores()
+	}
+	return false, errors.Join(err, r.tasks.rebuild())
+}
+
+// abortFailed aborts the open transaction of a failing runner, so that
+// read_committed readers need not wait for it to time out. The tasks stay
+// as they are (stop closes them, dropping their pending writes).
+func (r *kafkaRunner) abortFailed() {
+	if !r.eos.inTxn {
+		return
+	}
+	r.eos.inTxn = false
+	if _, err := r.eos.sess.End(context.Background(), kgo.TryAbort); err != nil {
+		r.q.logger().Warn("could not abort the transaction of the failed query; it times out", "query", r.q.id, "err", err)
+	}
+}
+
+// prepareCommit flushes the caches (their changelog records and outputs
+// join the transaction) and the producer; false means the transaction
+// must abort.
+func (r *kafkaRunner) prepareCommit(ctx context.Context) bool {
+	for _, t := range r.tasks.all() {
+		if t.stores == nil {
+			continue
+		}
+		if err := t.stores.flush(); err != nil {
+			r.q.logger().Warn("aborting the transaction: a store could not flush", "query", r.q.id, "err", err)
+			return false
+		}
+	}
+	if err := r.cl.Flush(ctx); err != nil {
+		return false
+	}
+	r.mu.Lock()
+	err := r.emitErr
+	r.mu.Unlock()
+	if err != nil {
+		r.q.logger().Warn("aborting the transaction: an output or changelog record failed", "query", r.q.id, "err", err)
+		return false
+	}
+	return true
+}
+
+// commitStores writes the committed transaction's store writes and
+// checkpoints to Pebble and remembers the tasks' stream times. A failure
+// leaves local state behind its changelog: fatal, and the restart
+// restores the tail.
+func (r *kafkaRunner) commitStores() error {
+	next := func(topic string, p int32) (int64, bool) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		off, ok := r.produced[tp{topic, p}]
+		return off, ok
+	}
+	for _, t := range r.tasks.all() {
+		if t.stores != nil {
+			if err := t.stores.commitTransaction(next); err != nil {
+				return fmt.Errorf("committing local state after the Kafka commit: %w", err)
+			}
+		}
+	}
+	r.eos.mu.Lock()
+	defer r.eos.mu.Unlock()
+	for _, k := range r.tasks.keys() {
+		if v := r.q.streamTimes.forTask(physical.TaskID{SubTopology: k.sub, Partition: k.partition}).Load(); v >= 0 {
+			r.eos.committed[k] = v
+		}
+	}
+	return nil
+}
+
+// sessionFailed replaces a session whose transaction could not begin or
+// end (fenced, or a producer error no retry gets past), up to
+// eosMaxFails times in a row; the tasks go with the old session's
+// partitions and come back, restored, with the new one's.
+func (r *kafkaRunner) sessionFailed(ctx context.Context, err error) error {
+	r.eos.fails++
+	if r.eos.fails > eosMaxFails || ctx.Err() != nil {
+		return err
+	}
+	r.q.logger().Warn("transactional session failed; starting a new one", "query", r.q.id, "err", err)
+	r.eos.inTxn = false
+	r.eos.sess.CloseAllowingRebalance()
+	r.tasks.closeAll()
+	return r.newSession(ctx)
+}
+
+// latencies keeps the count, total and maximum of a duration (the time
+// transactions take to end, for the query's metrics).
+type latencies struct {
+	mu         sync.Mutex
+	n          int64
+	total, max time.Duration
+}
+
+func (l *latencies) observe(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	l.total += d
+	l.max = max(l.max, d)
+}
+
+// snapshot returns the count, mean and maximum.
+func (l *latencies) snapshot() (n int64, mean, maxD time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n > 0 {
+		mean = l.total / time.Duration(l.n)
+	}
+	return l.n, mean, l.max
+}
