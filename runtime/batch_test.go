@@ -47,10 +47,10 @@ func TestBatchScopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer te.Close()
-	mustRun(t, te, `DEFINE topic = 'from_var';
+	mustRun(t, te, `DEFINE topic_name = 'from_var';
 		CREATE TYPE pt AS STRUCT<x INT, y INT>;
-		CREATE STREAM s (p pt) WITH (KAFKA_TOPIC='${topic}', VALUE_FORMAT='JSON', PARTITIONS=1);
-		UNDEFINE topic;`)
+		CREATE STREAM s (p pt) WITH (KAFKA_TOPIC='${topic_name}', VALUE_FORMAT='JSON', PARTITIONS=1);
+		UNDEFINE topic_name;`)
 	ents := mustRun(t, te, "DESCRIBE s;")
 	if d := fmt.Sprint(ents[0]); !strings.Contains(d, "from_var") || !strings.Contains(d, "STRUCT [{X {INTEGER") {
 		t.Fatalf("DESCRIBE s after the batch: %s", d)

@@ -111,7 +111,7 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.RecordPartitioner(partitioner()),
-		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.ProducerLinger(5*time.Millisecond),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 	)
 }
