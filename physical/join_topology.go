@@ -1,0 +1,87 @@
+package physical
+
+import (
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+)
+
+// startJoin starts the sub-topology of a join: both sides' topics feed one
+// task per partition (they are co-partitioned, checked when the query
+// starts). A table side is kept in a changelogged store; the stream side
+// of a stream–table join is not stored, its rows trigger lookups.
+//
+//	Source-L ──────────────────────────────► Join ──► (project, sink…)
+//	Source-R ──► Join-Right-Materialize ──┘        (stream–table: R only updates)
+//
+// Later steps plug in here: a re-keyed stream side reads its
+// `Join-left-repartition` topic from a sub-topology of its own; a
+// stream–stream join stores both sides in window stores.
+func (b *builder) startJoin(n *planner.Join) {
+	b.table = n.Shape == planner.TableTable
+	seg := &segment{topics: []string{n.Left.Source.Topic, n.Right.Source.Topic}}
+	b.cur = seg
+	var stores [2]StoreSpec
+	if n.Shape == planner.TableTable {
+		stores[0] = b.store(joinStoreName(planner.JoinLeft))
+	}
+	stores[1] = b.store(joinStoreName(planner.JoinRight))
+	seg.joinDescs = joinDescs(n, stores)
+	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
+		return b.newJoinHead(env, n, next)
+	}
+}
+
+// newJoinHead makes a task's join operators and the two source operators
+// feeding them.
+func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, next Processor) (rawProcessor, error) {
+	right, err := openSideStore(env, joinStoreName(planner.JoinRight), n.Right.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	var lp, rp Processor
+	j := joiner{n: n}
+	if n.Shape == planner.TableTable {
+		left, err := openSideStore(env, joinStoreName(planner.JoinLeft), n.Left.Source.Schema)
+		if err != nil {
+			return nil, err
+		}
+		lp = &tableTableJoin{joiner: j, side: planner.JoinLeft, this: left, other: right, next: next}
+		rp = &tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}
+	} else {
+		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, next: next}
+		rp = &tableSide{table: right}
+	}
+	head := &joinHead{byTopic: map[string]rawProcessor{}}
+	for _, side := range []struct {
+		src  *planner.Source
+		next Processor
+	}{{n.Left.Source, lp}, {n.Right.Source, rp}} {
+		op, err := newSourceOp(env, side.src, side.next, b.timestampParser(side.src))
+		if err != nil {
+			return nil, err
+		}
+		head.byTopic[side.src.Topic] = op
+	}
+	return head, nil
+}
+
+// joinDescs describes the nodes of a join below the operators above it;
+// the last one ("Join") is where the segment's steps attach.
+func joinDescs(n *planner.Join, stores [2]StoreSpec) []*NodeDesc {
+	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: n.Left.Source.Topic}
+	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
+	join := &NodeDesc{Kind: "Processor", Name: "Join"}
+	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}
+	rs.Next = []string{rm.Name}
+	if n.Shape != planner.TableTable {
+		ls.Next, join.Prev = []string{join.Name}, []string{ls.Name}
+		join.Stores = []string{stores[1].Name}
+		return []*NodeDesc{ls, rs, rm, join}
+	}
+	lm := &NodeDesc{Kind: "Processor", Name: "Join-Left-Materialize", Stores: []string{stores[0].Name}, Prev: []string{ls.Name}, Next: []string{join.Name}}
+	ls.Next = []string{lm.Name}
+	rm.Next = []string{join.Name}
+	join.Prev = []string{lm.Name, rm.Name}
+	join.Stores = []string{stores[0].Name, stores[1].Name}
+	return []*NodeDesc{ls, rs, lm, rm, join}
+}
