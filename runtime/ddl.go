@@ -140,6 +140,9 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
 		return nil, err
 	}
+	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
 	if err := e.ensureSinkTopic(ctx, plan.Sink); err != nil {
 		return nil, err
 	}
@@ -203,6 +206,9 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 		return nil, err
 	}
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
 	c, err := e.record(ctx, st, s, cmd, func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", seq) })

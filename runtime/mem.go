@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -46,7 +48,7 @@ type memTopic struct {
 // memSub is a running query's set of tasks for one topic of one
 // sub-topology.
 type memSub struct {
-	topic  string
+	topics []string // a join's sub-topology reads two
 	sub    int
 	tasks  map[int32]*physical.Task
 	newEnv func(p int32) *physical.TaskEnv
@@ -184,7 +186,7 @@ func (t *memTopic) partitionFor(key []byte) int32 {
 func (m *memCluster) subsFor(topic string) []*memSub {
 	var out []*memSub
 	for _, s := range m.subs {
-		if s.topic == topic && !s.closed {
+		if slices.Contains(s.topics, topic) && !s.closed {
 			out = append(out, s)
 		}
 	}
@@ -211,13 +213,20 @@ func (s *memSub) deliver(in *physical.InRecord) {
 // once every sub-topology of the query is subscribed (so records a replay
 // sends through a repartition topic reach the next sub-topology).
 func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromBeginning bool) *memSub {
-	s := &memSub{topic: topo.SubTopologies[sub].Topics[0], sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
+	s := &memSub{topics: topo.SubTopologies[sub].Topics, sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
 	m.mu.Lock()
 	m.subs = append(m.subs, s)
-	if t, ok := m.topics[s.topic]; ok && fromBeginning {
-		for _, p := range t.parts {
-			s.backlog = append(s.backlog, p...)
+	for _, topic := range s.topics {
+		if t, ok := m.topics[topic]; ok && fromBeginning {
+			for _, p := range t.parts {
+				s.backlog = append(s.backlog, p...)
+			}
 		}
+	}
+	if len(s.topics) > 1 {
+		// a join replays both sides in time order, as Kafka Streams picks
+		// the next record across a task's partitions by timestamp
+		slices.SortStableFunc(s.backlog, func(a, b physical.InRecord) int { return cmp.Compare(a.Timestamp, b.Timestamp) })
 	}
 	m.mu.Unlock()
 	return s
