@@ -90,8 +90,9 @@ func (s *joinScope) rewriteRef(r *ast.ColumnRef) (ast.Expr, error) {
 }
 
 // rewriteItems rewrites the SELECT list: `x.*` becomes x's columns, and
-// an unqualified column keeps its own name as its alias (ksqlDB names
-// only qualified references ALIAS_COL).
+// a column reference keeps its own name as its alias, unless both sides
+// have a column of that name: then `x.col` is named X_COL (ksqlDB's
+// AstSanitizer).
 func (s *joinScope) rewriteItems(items []ast.SelectItem) ([]ast.SelectItem, error) {
 	var out []ast.SelectItem
 	for _, it := range items {
@@ -106,7 +107,7 @@ func (s *joinScope) rewriteItems(items []ast.SelectItem) ([]ast.SelectItem, erro
 			continue
 		}
 		if it.Expr != nil {
-			if r, ok := it.Expr.(*ast.ColumnRef); ok && r.Source == "" && it.Alias == "" {
+			if r, ok := it.Expr.(*ast.ColumnRef); ok && it.Alias == "" && !s.common(r.Name) {
 				it.Alias = r.Name
 			}
 			e, err := s.rewrite(it.Expr)
@@ -137,4 +138,9 @@ func (s *joinScope) knows(source string) bool {
 		}
 	}
 	return source == ""
+}
+
+// common reports whether both sides have a column called name.
+func (s *joinScope) common(name string) bool {
+	return s.sides[0].Source.Schema.Find(name) >= 0 && s.sides[1].Source.Schema.Find(name) >= 0
 }
