@@ -52,14 +52,24 @@ type streamTableJoin struct {
 	joiner
 	table *sideStore
 	left  bool // LEFT JOIN: emit (S, null) when the table has no row
-	next  Processor
+	// rekeyed: rows come from the repartition topic as [key, values…]
+	rekeyed bool
+	next    Processor
+}
+
+// split returns the join key and the stream side's columns of row.
+func (op *streamTableJoin) split(row *types.Row) (any, []any) {
+	if op.rekeyed {
+		return row.Values[0], row.Values[1:]
+	}
+	return row.Values[op.n.Left.KeyIndex], row.Values
 }
 
 func (op *streamTableJoin) Process(row *types.Row) error {
 	if row.Tombstone || (row.NullKey && !op.left) {
 		return nil // null values (and null keys of an inner join) never join
 	}
-	key := row.Values[op.n.Left.KeyIndex]
+	key, vals := op.split(row)
 	var right []any
 	if !row.NullKey {
 		k, err := op.table.encodeKey([]any{key})
@@ -77,7 +87,7 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 	if right == nil && !op.left {
 		return nil
 	}
-	out := &types.Row{Values: op.join(key, row.Values, right), Time: row.Time, Partition: row.Partition,
+	out := &types.Row{Values: op.join(key, vals, right), Time: row.Time, Partition: row.Partition,
 		Offset: row.Offset, NullKey: row.NullKey}
 	return op.next.Process(out)
 }

@@ -13,27 +13,33 @@ import (
 //	Source-L ──────────────────────────────► Join ──► (project, sink…)
 //	Source-R ──► Join-Right-Materialize ──┘        (stream–table: R only updates)
 //
-// Later steps plug in here: a re-keyed stream side reads its
-// `Join-left-repartition` topic from a sub-topology of its own; a
-// stream–stream join stores both sides in window stores.
+// A stream side joined on anything but its key is re-keyed by a
+// sub-topology of its own into `Join-repartition`, which the join's
+// sub-topology reads instead of the stream's topic. A stream–stream join
+// will plug in here too: both sides in window stores (and re-keyed into
+// `Join-left-repartition` / `Join-right-repartition`).
 func (b *builder) startJoin(n *planner.Join) {
+	leftTopic := n.Left.Source.Topic
+	if n.Left.Rekey != nil {
+		leftTopic = b.rekeyLeft(n)
+	}
 	b.table = n.Shape == planner.TableTable
-	seg := &segment{topics: []string{n.Left.Source.Topic, n.Right.Source.Topic}}
+	seg := &segment{topics: []string{leftTopic, n.Right.Source.Topic}}
 	b.cur = seg
 	var stores [2]StoreSpec
 	if n.Shape == planner.TableTable {
 		stores[0] = b.store(joinStoreName(planner.JoinLeft))
 	}
 	stores[1] = b.store(joinStoreName(planner.JoinRight))
-	seg.joinDescs = joinDescs(n, stores)
+	seg.joinDescs = joinDescs(n, stores, leftTopic)
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		return b.newJoinHead(env, n, next)
+		return b.newJoinHead(env, n, leftTopic, next)
 	}
 }
 
 // newJoinHead makes a task's join operators and the two source operators
 // feeding them.
-func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, next Processor) (rawProcessor, error) {
+func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, leftTopic string, next Processor) (rawProcessor, error) {
 	right, err := openSideStore(env, joinStoreName(planner.JoinRight), n.Right.Source.Schema)
 	if err != nil {
 		return nil, err
@@ -48,27 +54,38 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, next Processor) (ra
 		lp = &tableTableJoin{joiner: j, side: planner.JoinLeft, this: left, other: right, next: next}
 		rp = &tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}
 	} else {
-		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, next: next}
+		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, next: next}
 		rp = &tableSide{table: right}
 	}
 	head := &joinHead{byTopic: map[string]rawProcessor{}}
-	for _, side := range []struct {
-		src  *planner.Source
-		next Processor
-	}{{n.Left.Source, lp}, {n.Right.Source, rp}} {
-		op, err := newSourceOp(env, side.src, side.next, b.timestampParser(side.src))
+	if n.Left.Rekey != nil {
+		src, err := newJoinRepartitionSource(env, n, lp)
 		if err != nil {
 			return nil, err
 		}
-		head.byTopic[side.src.Topic] = op
+		head.byTopic[leftTopic] = src
+	} else if err := b.addSourceOp(env, head, n.Left.Source, lp); err != nil {
+		return nil, err
 	}
-	return head, nil
+	return head, b.addSourceOp(env, head, n.Right.Source, rp)
+}
+
+func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source, next Processor) error {
+	op, err := newSourceOp(env, src, next, b.timestampParser(src))
+	if err != nil {
+		return err
+	}
+	head.byTopic[src.Topic] = op
+	return nil
 }
 
 // joinDescs describes the nodes of a join below the operators above it;
 // the last one ("Join") is where the segment's steps attach.
-func joinDescs(n *planner.Join, stores [2]StoreSpec) []*NodeDesc {
-	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: n.Left.Source.Topic}
+func joinDescs(n *planner.Join, stores [2]StoreSpec, leftTopic string) []*NodeDesc {
+	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: leftTopic}
+	if n.Left.Rekey != nil {
+		ls.Name = joinRepartitionName + "-source"
+	}
 	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
 	join := &NodeDesc{Kind: "Processor", Name: "Join"}
 	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}

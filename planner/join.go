@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -49,8 +50,36 @@ type JoinInput struct {
 	// Alias qualifies the side's columns: X in `FROM s x`, else the name.
 	Alias string
 	// KeyIndex is the index of the column the side is joined on in its
-	// schema (always its key column today).
+	// schema: its key column, or -1 when the side is re-keyed.
 	KeyIndex int
+	// Rekey, for a stream joined on anything but its key, computes the
+	// join key: the side is written to a repartition topic keyed by it
+	// (Kafka Streams' implicit repartition before a join).
+	Rekey     *expr.Compiled
+	RekeyExpr ast.Expr
+}
+
+// keyName is the qualified name of the side's join column ("" when it
+// joins on an expression).
+func (in *JoinInput) keyName() string {
+	if in.Rekey == nil {
+		return qualified(in.Alias, in.Source.Schema.Columns[in.KeyIndex].Name)
+	}
+	if c, ok := in.RekeyExpr.(*ast.ColumnRef); ok {
+		return qualified(in.Alias, c.Name)
+	}
+	return ""
+}
+
+// keyRef is the join column as written in ksqlDB's messages (X.COL).
+func (in *JoinInput) keyRef() string {
+	if in.Rekey == nil {
+		return in.Alias + "." + in.Source.Schema.Columns[in.KeyIndex].Name
+	}
+	if c, ok := in.RekeyExpr.(*ast.ColumnRef); ok {
+		return in.Alias + "." + c.Name
+	}
+	return ""
 }
 
 // Join combines two inputs on an equality of their keys. Its output
@@ -169,7 +198,8 @@ func checkJoinSources(j *ast.Join, l, r JoinInput) error {
 		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins of windowed sources are not supported yet")
 	}
 	for _, s := range []*Source{l.Source, r.Source} {
-		if s.Schema.NumKeys() != 1 {
+		// a keyless stream may still join: it is re-keyed
+		if n := s.Schema.NumKeys(); n > 1 || (n == 0 && (s.Kind == ast.Table || s != l.Source)) {
 			return sqlerr.New(sqlerr.Unsupported, j.P, "JOINs are not supported with multiple key columns")
 		}
 	}

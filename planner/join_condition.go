@@ -42,6 +42,9 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 	if err := p.checkJoinTypes(s, l, r, ls, rs, j.On.Position()); err != nil {
 		return nil, err
 	}
+	if err := p.rekey(s.sides[0], le); err != nil {
+		return nil, err
+	}
 	return whole, nil
 }
 
@@ -115,14 +118,36 @@ func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, 
 		return sqlerr.New(sqlerr.Semantic, j.On.Position(), "Invalid join condition: %s. Got %s.", what, got)
 	}
 	lk, ok := keyColumn(le, l)
-	if !ok {
-		if shape == TableTable {
-			return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Foreign-key table-table joins are not supported yet. Got %s.", got)
-		}
-		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Joining a stream on anything but its key (a repartition) is not supported yet. Got %s.", got)
+	if !ok && shape == TableTable {
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Foreign-key table-table joins are not supported yet. Got %s.", got)
 	}
 	l.KeyIndex, r.KeyIndex = lk, rk
 	return nil
+}
+
+// rekey compiles the stream side's join expression when it is not the
+// side's key: the side is re-keyed through a repartition topic.
+func (p *Planner) rekey(l *JoinInput, le ast.Expr) error {
+	if l.KeyIndex >= 0 {
+		return nil
+	}
+	scope := expr.SchemaScope(l.Source.Schema, []string{l.Alias, l.Source.Name}, false)
+	c, err := expr.Compile(le, scope, p.Registry)
+	if err != nil {
+		return err
+	}
+	l.Rekey, l.RekeyExpr = c, unqualify(le)
+	return nil
+}
+
+// unqualify drops the qualifiers of a side's expression.
+func unqualify(e ast.Expr) ast.Expr {
+	return ast.Rewrite(e, func(x ast.Expr) (ast.Expr, bool) {
+		if r, ok := x.(*ast.ColumnRef); ok {
+			return &ast.ColumnRef{P: r.P, Name: r.Name}, true
+		}
+		return nil, false
+	})
 }
 
 // keyColumn reports whether e is the side's (single) key column.
@@ -132,7 +157,10 @@ func keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
 		return -1, false
 	}
 	i := in.Source.Schema.Find(c.Name)
-	return i, i >= 0 && in.Source.Schema.Columns[i].NS == types.KeyNS
+	if i < 0 || in.Source.Schema.Columns[i].NS != types.KeyNS {
+		return -1, false
+	}
+	return i, true
 }
 
 // checkJoinTypes requires both operands to have the same type.

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,25 +96,28 @@ func joinKeyName(items []ast.SelectItem, n *Join) string {
 		if it.Star {
 			return cands[0]
 		}
-		if c, ok := it.Expr.(*ast.ColumnRef); ok && (c.Name == cands[0] || c.Name == cands[1]) {
+		if c, ok := it.Expr.(*ast.ColumnRef); ok && slices.Contains(cands, c.Name) {
 			return c.Name
 		}
 	}
 	return cands[0]
 }
 
-// keyCandidates are the qualified names of the two join columns.
-func (n *Join) keyCandidates() [2]string {
-	lc := n.Left.Source.Schema.Columns[n.Left.KeyIndex].Name
-	rc := n.Right.Source.Schema.Columns[n.Right.KeyIndex].Name
-	return [2]string{qualified(n.Left.Alias, lc), qualified(n.Right.Alias, rc)}
+// keyCandidates are the qualified names of the join columns (a side
+// joined on an expression has none).
+func (n *Join) keyCandidates() []string {
+	var out []string
+	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+		if k := in.keyName(); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Synthetic reports whether the join's key is synthesised (ROWKEY).
 func (n *Join) Synthetic() bool {
-	c := n.keyCandidates()
-	k := n.schema.Columns[0].Name
-	return k != c[0] && k != c[1]
+	return !slices.Contains(n.keyCandidates(), n.schema.Columns[0].Name)
 }
 
 // KeyMissingError is ksqlDB's error for a persistent join query whose
@@ -124,8 +128,13 @@ func (n *Join) KeyMissingError(sink string) error {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).\n%s was added as a synthetic key column because the join criteria did not match any source column. This expression must be included in the projection and may be aliased.", sink, k, k, k)
 	}
 	var refs []string
-	for _, in := range []JoinInput{n.Left, n.Right} {
-		refs = append(refs, in.Alias+"."+in.Source.Schema.Columns[in.KeyIndex].Name)
+	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+		if r := in.keyRef(); r != "" {
+			refs = append(refs, r)
+		}
+	}
+	if len(refs) == 1 {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).", sink, refs[0], refs[0])
 	}
 	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the join expressions %s in its projection (eg, SELECT %s...).", sink, strings.Join(refs, " or "), refs[0])
 }
@@ -141,7 +150,7 @@ func syntheticKey(n *Join) string {
 // layout builds the output schema: the key, then each side's columns
 // qualified (the key column itself only once).
 func (n *Join) layout(key string) {
-	kt := n.Left.Source.Schema.Columns[n.Left.KeyIndex].Type
+	kt := n.Right.Source.Schema.Columns[n.Right.KeyIndex].Type
 	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
 	n.Columns = []JoinColumn{{Side: JoinKey}}
 	for _, side := range []struct {
