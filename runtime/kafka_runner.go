@@ -103,6 +103,9 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
 	for topic, ps := range parts {
 		for _, p := range ps {
+			if r.tasks.lookup(topic, p) != nil {
+				continue // a join's task owns partition p of both its topics
+			}
 			if err := r.q.restore(ctx, r.k, r.tasks.subOf[topic], p); err != nil {
 				r.fatal(err)
 				return
