@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestOrdersJoinCustomers runs the orders ⋈ customers enrichment through
@@ -30,7 +29,9 @@ func TestOrdersJoinCustomers(t *testing.T) {
 		t.Fatalf("left join before the customer exists: got %v, want %s", got, early)
 	}
 	produce(t, n.Kafka, "customers", "c1", `{"NAME":"ada"}`)
-	time.Sleep(2 * time.Second) // the customer reaches the join's store before the next order
+	// the customer is in both joins' stores (their changelogs have it) before the next order
+	consume(t, n.Kafka, "default_query_CSAS_ENRICHED_2-KafkaTopic_Right-Reduce-changelog", 1)
+	consume(t, n.Kafka, "default_query_CSAS_ENRICHED_ALL_3-KafkaTopic_Right-Reduce-changelog", 1)
 	produce(t, n.Kafka, "orders", "o2", `{"CUSTOMER_ID":"c1","TOTAL":7}`)
 
 	joined := `c1={"NAME":"ada","ORDER_ID":"o2","TOTAL":7}`
