@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -19,16 +20,29 @@ const joinRepartitionName = "Join-repartition"
 // key. It returns the topic, which the join's sub-topology reads.
 func (b *builder) rekeyLeft(n *planner.Join) string {
 	src := n.Left.Source
-	topic := b.internalName(joinRepartitionName)
+	name := repartitionNameOf(n)
+	topic := b.internalName(name)
 	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
 	b.startSource(&planner.Scan{Source: src, Alias: n.Left.Alias})
 	b.addStep(step{desc: NodeDesc{Name: "Join-SelectKey"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
 		return &rekeyOp{env: env, n: n, next: next}, nil
 	}})
-	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: joinRepartitionName + "-sink", Topic: topic},
+	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
 		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newJoinRepartitionSink(env, n, topic) }})
 	b.finish()
 	return topic
+}
+
+// repartitionNameOf names the left side's repartition topic: the SQL left
+// side of a RIGHT stream–stream join is Kafka Streams' "other" side.
+func repartitionNameOf(n *planner.Join) string {
+	switch {
+	case n.Shape != planner.StreamStream:
+		return joinRepartitionName
+	case n.Type == ast.RightJoin:
+		return "Join-right-repartition"
+	}
+	return "Join-left-repartition"
 }
 
 // rekeyOp prepends the join key to a stream row: [key, row values…].

@@ -26,6 +26,10 @@ func (b *builder) startJoin(n *planner.Join) {
 	b.table = n.Shape == planner.TableTable
 	seg := &segment{topics: []string{leftTopic, n.Right.Source.Topic}}
 	b.cur = seg
+	if n.Shape == planner.StreamStream {
+		b.startStreamJoin(n, seg, leftTopic)
+		return
+	}
 	var stores [2]StoreSpec
 	if n.Shape == planner.TableTable {
 		stores[0] = b.store(joinStoreName(planner.JoinLeft))
@@ -57,6 +61,12 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, leftTopic string, n
 		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, next: next}
 		rp = &tableSide{table: right}
 	}
+	return b.joinSources(env, n, leftTopic, lp, rp)
+}
+
+// joinSources makes the join's head: each side's source operator (the
+// repartition topic's for a re-keyed left side) feeding lp and rp.
+func (b *builder) joinSources(env *TaskEnv, n *planner.Join, leftTopic string, lp, rp Processor) (rawProcessor, error) {
 	head := &joinHead{byTopic: map[string]rawProcessor{}}
 	if n.Left.Rekey != nil {
 		src, err := newJoinRepartitionSource(env, n, lp)
@@ -84,7 +94,7 @@ func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source,
 func joinDescs(n *planner.Join, stores [2]StoreSpec, leftTopic string) []*NodeDesc {
 	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: leftTopic}
 	if n.Left.Rekey != nil {
-		ls.Name = joinRepartitionName + "-source"
+		ls.Name = repartitionNameOf(n) + "-source"
 	}
 	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
 	join := &NodeDesc{Kind: "Processor", Name: "Join"}
@@ -101,4 +111,48 @@ func joinDescs(n *planner.Join, stores [2]StoreSpec, leftTopic string) []*NodeDe
 	join.Prev = []string{lm.Name, rm.Name}
 	join.Stores = []string{stores[0].Name, stores[1].Name}
 	return []*NodeDesc{ls, rs, lm, rm, join}
+}
+
+// startStreamJoin makes a windowed stream–stream join: both sides in
+// window stores (retention before + after + grace, changelogs
+// compact,delete), each side's rows joining the other's.
+func (b *builder) startStreamJoin(n *planner.Join, seg *segment, leftTopic string) {
+	w := n.Within
+	retention := w.Before + w.After + joinGrace(w)
+	ln, rn := streamJoinStores(n)
+	ls, rs := b.store(ln), b.store(rn)
+	b.retainChangelog(ls, retention)
+	b.retainChangelog(rs, retention)
+	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, leftTopic)
+	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.Right.Source, retention)
+		if err != nil {
+			return nil, err
+		}
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.Right.Source, retention)
+		if err != nil {
+			return nil, err
+		}
+		j := joiner{n: n}
+		full := n.Type == ast.FullJoin
+		lp := &streamStreamJoin{joiner: j, side: planner.JoinLeft, this: lw, other: rw, before: w.Before, after: w.After,
+			outer: full || n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, otherCols: len(n.Right.Source.Schema.Columns), next: next}
+		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
+			outer: full || n.Type == ast.RightJoin, otherCols: len(n.Left.Source.Schema.Columns), next: next}
+		return b.joinSources(env, n, leftTopic, lp, rp)
+	}
+}
+
+// streamJoinDescs describes a stream–stream join's nodes below its steps.
+func streamJoinDescs(n *planner.Join, lstore, rstore, leftTopic string) []*NodeDesc {
+	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: leftTopic}
+	if n.Left.Rekey != nil {
+		ls.Name = repartitionNameOf(n) + "-source"
+	}
+	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
+	this := &NodeDesc{Kind: "Processor", Name: "Join-this-join", Stores: []string{rstore}, Prev: []string{ls.Name}, Next: []string{"Join-merge"}}
+	other := &NodeDesc{Kind: "Processor", Name: "Join-other-join", Stores: []string{lstore}, Prev: []string{rs.Name}, Next: []string{"Join-merge"}}
+	ls.Next, rs.Next = []string{this.Name}, []string{other.Name}
+	merge := &NodeDesc{Kind: "Processor", Name: "Join-merge", Prev: []string{this.Name, other.Name}}
+	return []*NodeDesc{ls, rs, this, other, merge}
 }

@@ -110,6 +110,9 @@ func exprSide(orig, q, whole ast.Expr, s *joinScope) (int, error) {
 func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, got string) error {
 	r, l := s.sides[1], s.sides[0]
 	rk, ok := keyColumn(re, r)
+	if !ok && shape == StreamStream {
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Re-keying the right stream of a stream-stream join is not supported yet. Got %s.", got)
+	}
 	if !ok {
 		what := "stream-table joins require to join on the table's primary key"
 		if shape == TableTable {

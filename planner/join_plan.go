@@ -41,7 +41,7 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, On: on}
+	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, On: on, Within: j.Within}
 	n.layout(joinKeyName(items, n))
 	plan := &Plan{Kind: kind, Sources: []*Source{l.Source, r.Source}, Limit: q.Limit, Join: n}
 	return p.planAboveJoin(plan, q, n, items, scope)
