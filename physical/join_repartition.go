@@ -10,45 +10,57 @@ import (
 )
 
 // joinRepartitionName is the repartition topic of a stream side re-keyed
-// for a stream–table join (ksqlDB's `Join-repartition`; stream–stream
-// joins will use `Join-left-repartition` / `Join-right-repartition`).
+// for a stream–table join (ksqlDB's `Join-repartition`); stream–stream
+// joins use `Join-left-repartition` / `Join-right-repartition`.
 const joinRepartitionName = "Join-repartition"
 
-// rekeyLeft adds the sub-topology that re-keys the stream side by its
-// join expression and writes it to the repartition topic, keyed in the
-// table's key format so each row lands in the partition of its table
-// key. It returns the topic, which the join's sub-topology reads.
-func (b *builder) rekeyLeft(n *planner.Join) string {
-	src := n.Left.Source
-	name := repartitionNameOf(n)
+// rekeySide adds the sub-topology that re-keys a stream side by its join
+// expression and writes it to the repartition topic, keyed in the other
+// side's key format (when that side keeps its key) so each row lands in
+// the partition of its key there. It returns the topic, which the join's
+// sub-topology reads.
+func (b *builder) rekeySide(n *planner.Join, side planner.JoinSide) string {
+	in := joinInput(n, side)
+	name := repartitionNameOf(n, side)
 	topic := b.internalName(name)
 	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
-	b.startSource(&planner.Scan{Source: src, Alias: n.Left.Alias})
-	b.addStep(step{desc: NodeDesc{Name: "Join-SelectKey"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
-		return &rekeyOp{env: env, n: n, next: next}, nil
+	b.startSource(&planner.Scan{Source: in.Source, Alias: in.Alias})
+	prefix := "Left"
+	if side == planner.JoinRight {
+		prefix = "Right"
+	}
+	b.addStep(step{desc: NodeDesc{Name: prefix + "SourceKeyed-SelectKey"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
+		return &rekeyOp{env: env, in: in, next: next}, nil
 	}})
 	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
-		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newJoinRepartitionSink(env, n, topic) }})
+		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newJoinRepartitionSink(env, n, side, topic) }})
 	b.finish()
 	return topic
 }
 
-// repartitionNameOf names the left side's repartition topic: the SQL left
-// side of a RIGHT stream–stream join is Kafka Streams' "other" side.
-func repartitionNameOf(n *planner.Join) string {
-	switch {
-	case n.Shape != planner.StreamStream:
-		return joinRepartitionName
-	case n.Type == ast.RightJoin:
-		return "Join-right-repartition"
+func joinInput(n *planner.Join, side planner.JoinSide) *planner.JoinInput {
+	if side == planner.JoinLeft {
+		return &n.Left
 	}
-	return "Join-left-repartition"
+	return &n.Right
+}
+
+// repartitionNameOf names a side's repartition topic: the SQL left side of
+// a RIGHT stream–stream join is Kafka Streams' "other" side.
+func repartitionNameOf(n *planner.Join, side planner.JoinSide) string {
+	if n.Shape != planner.StreamStream {
+		return joinRepartitionName
+	}
+	if (side == planner.JoinLeft) != (n.Type == ast.RightJoin) {
+		return "Join-left-repartition"
+	}
+	return "Join-right-repartition"
 }
 
 // rekeyOp prepends the join key to a stream row: [key, row values…].
 type rekeyOp struct {
 	env  *TaskEnv
-	n    *planner.Join
+	in   *planner.JoinInput
 	next Processor
 }
 
@@ -56,9 +68,9 @@ func (op *rekeyOp) Process(row *types.Row) error {
 	if row.Tombstone {
 		return nil // a null value never joins
 	}
-	k, err := op.n.Left.Rekey.Eval(row)
+	k, err := op.in.Rekey.Eval(row)
 	if err != nil {
-		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %v: %v", op.n.Left.RekeyExpr, err), nil)
+		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.in.RekeyExpr), err), nil)
 		k = nil
 	}
 	out := *row
@@ -67,15 +79,21 @@ func (op *rekeyOp) Process(row *types.Row) error {
 	return op.next.Process(&out)
 }
 
-// joinRepartitionCodecs: the key in the table's key format, the value
-// every column of the stream side as JSON.
-func joinRepartitionCodecs(n *planner.Join) (format.Codec, format.Codec, error) {
-	key, err := format.NewKeyCodec(n.Right.Source.KeyFormat, n.Right.Source.Schema.Keys())
+// joinRepartitionCodecs: the key in the key format of the side that keeps
+// its key (the table of a stream–table join), the value every column of
+// the re-keyed side as JSON.
+func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (format.Codec, format.Codec, error) {
+	kf := n.Left.Source.KeyFormat
+	if n.Right.Rekey == nil {
+		kf = n.Right.Source.KeyFormat
+	}
+	key, err := format.NewKeyCodec(kf, []types.Column{{Name: "K", Type: n.KeyType(), NS: types.KeyNS}})
 	if err != nil {
 		return nil, nil, err
 	}
-	cols := make([]types.Column, len(n.Left.Source.Schema.Columns))
-	for i, c := range n.Left.Source.Schema.Columns {
+	src := joinInput(n, side).Source
+	cols := make([]types.Column, len(src.Schema.Columns))
+	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
 	}
 	value, err := format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
@@ -90,8 +108,8 @@ type joinRepartitionSink struct {
 	key, value format.Codec
 }
 
-func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, topic string) (*joinRepartitionSink, error) {
-	key, value, err := joinRepartitionCodecs(n)
+func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, side planner.JoinSide, topic string) (*joinRepartitionSink, error) {
+	key, value, err := joinRepartitionCodecs(n, side)
 	return &joinRepartitionSink{env: env, topic: topic, key: key, value: value}, err
 }
 
@@ -125,9 +143,9 @@ type joinRepartitionSource struct {
 	next       Processor
 }
 
-func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, next Processor) (*joinRepartitionSource, error) {
-	key, value, err := joinRepartitionCodecs(n)
-	return &joinRepartitionSource{env: env, n: len(n.Left.Source.Schema.Columns), key: key, value: value, next: next}, err
+func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, side planner.JoinSide, next Processor) (*joinRepartitionSource, error) {
+	key, value, err := joinRepartitionCodecs(n, side)
+	return &joinRepartitionSource{env: env, n: len(joinInput(n, side).Source.Schema.Columns), key: key, value: value, next: next}, err
 }
 
 func (s *joinRepartitionSource) ProcessRaw(r *InRecord) error {

@@ -25,8 +25,10 @@ func joinGrace(w *ast.JoinWindow) int64 {
 // SQL left side, but the right one of a RIGHT join (a swapped LEFT join).
 func streamJoinStores(n *planner.Join) (left, right string) {
 	base := 8
-	if n.Left.Rekey != nil {
-		base = 12
+	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
+		if in.Rekey != nil {
+			base += 4
+		}
 	}
 	this, other := "JOINTHIS", "OUTEROTHER"
 	switch n.Type {
@@ -55,9 +57,9 @@ type streamWindow struct {
 	retention int64
 }
 
-// openStreamWindow opens one side's store; keys are encoded with the
-// right side's key type (both sides' join keys have that type).
-func openStreamWindow(env *TaskEnv, name string, src, keySrc *planner.Source, retention int64) (*streamWindow, error) {
+// openStreamWindow opens one side's store; keys are encoded as the join
+// key's type.
+func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyType *types.Type, retention int64) (*streamWindow, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
@@ -71,7 +73,7 @@ func openStreamWindow(env *TaskEnv, name string, src, keySrc *planner.Source, re
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
 	}
-	keyCol := []types.Column{{Name: "K", Type: keySrc.Schema.Keys()[0].Type, NS: types.KeyNS}}
+	keyCol := []types.Column{{Name: "K", Type: keyType, NS: types.KeyNS}}
 	if sw.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, keyCol); err != nil {
 		return nil, err
 	}

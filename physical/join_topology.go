@@ -14,20 +14,23 @@ import (
 //	Source-R ──► Join-Right-Materialize ──┘        (stream–table: R only updates)
 //
 // A stream side joined on anything but its key is re-keyed by a
-// sub-topology of its own into `Join-repartition`, which the join's
+// sub-topology of its own into `Join-repartition` (stream–stream:
+// `Join-left-repartition` / `Join-right-repartition`), which the join's
 // sub-topology reads instead of the stream's topic. A stream–stream join
-// will plug in here too: both sides in window stores (and re-keyed into
-// `Join-left-repartition` / `Join-right-repartition`).
+// keeps both sides in window stores (startStreamJoin).
 func (b *builder) startJoin(n *planner.Join) {
-	leftTopic := n.Left.Source.Topic
+	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
 	if n.Left.Rekey != nil {
-		leftTopic = b.rekeyLeft(n)
+		t.left = b.rekeySide(n, planner.JoinLeft)
+	}
+	if n.Right.Rekey != nil {
+		t.right = b.rekeySide(n, planner.JoinRight)
 	}
 	b.table = n.Shape == planner.TableTable
-	seg := &segment{topics: []string{leftTopic, n.Right.Source.Topic}}
+	seg := &segment{topics: []string{t.left, t.right}}
 	b.cur = seg
 	if n.Shape == planner.StreamStream {
-		b.startStreamJoin(n, seg, leftTopic)
+		b.startStreamJoin(n, seg, t)
 		return
 	}
 	var stores [2]StoreSpec
@@ -35,15 +38,15 @@ func (b *builder) startJoin(n *planner.Join) {
 		stores[0] = b.store(joinStoreName(planner.JoinLeft))
 	}
 	stores[1] = b.store(joinStoreName(planner.JoinRight))
-	seg.joinDescs = joinDescs(n, stores, leftTopic)
+	seg.joinDescs = joinDescs(n, stores, t)
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		return b.newJoinHead(env, n, leftTopic, next)
+		return b.newJoinHead(env, n, t, next)
 	}
 }
 
 // newJoinHead makes a task's join operators and the two source operators
 // feeding them.
-func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, leftTopic string, next Processor) (rawProcessor, error) {
+func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next Processor) (rawProcessor, error) {
 	right, err := openSideStore(env, joinStoreName(planner.JoinRight), n.Right.Source.Schema)
 	if err != nil {
 		return nil, err
@@ -61,23 +64,36 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, leftTopic string, n
 		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, next: next}
 		rp = &tableSide{table: right}
 	}
-	return b.joinSources(env, n, leftTopic, lp, rp)
+	return b.joinSources(env, n, t, lp, rp)
 }
+
+// joinTopics are the topics a join's sub-topology reads for each side:
+// the source's, or the repartition topic of a re-keyed side.
+type joinTopics struct{ left, right string }
 
 // joinSources makes the join's head: each side's source operator (the
 // repartition topic's for a re-keyed left side) feeding lp and rp.
-func (b *builder) joinSources(env *TaskEnv, n *planner.Join, leftTopic string, lp, rp Processor) (rawProcessor, error) {
+func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, rp Processor) (rawProcessor, error) {
 	head := &joinHead{byTopic: map[string]rawProcessor{}}
-	if n.Left.Rekey != nil {
-		src, err := newJoinRepartitionSource(env, n, lp)
+	for _, side := range []struct {
+		side  planner.JoinSide
+		topic string
+		next  Processor
+	}{{planner.JoinLeft, t.left, lp}, {planner.JoinRight, t.right, rp}} {
+		in := joinInput(n, side.side)
+		if in.Rekey == nil {
+			if err := b.addSourceOp(env, head, in.Source, side.next); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		src, err := newJoinRepartitionSource(env, n, side.side, side.next)
 		if err != nil {
 			return nil, err
 		}
-		head.byTopic[leftTopic] = src
-	} else if err := b.addSourceOp(env, head, n.Left.Source, lp); err != nil {
-		return nil, err
+		head.byTopic[side.topic] = src
 	}
-	return head, b.addSourceOp(env, head, n.Right.Source, rp)
+	return head, nil
 }
 
 func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source, next Processor) error {
@@ -91,12 +107,8 @@ func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source,
 
 // joinDescs describes the nodes of a join below the operators above it;
 // the last one ("Join") is where the segment's steps attach.
-func joinDescs(n *planner.Join, stores [2]StoreSpec, leftTopic string) []*NodeDesc {
-	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: leftTopic}
-	if n.Left.Rekey != nil {
-		ls.Name = repartitionNameOf(n) + "-source"
-	}
-	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
+func joinDescs(n *planner.Join, stores [2]StoreSpec, t joinTopics) []*NodeDesc {
+	ls, rs := sourceDescs(n, t)
 	join := &NodeDesc{Kind: "Processor", Name: "Join"}
 	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}
 	rs.Next = []string{rm.Name}
@@ -116,20 +128,20 @@ func joinDescs(n *planner.Join, stores [2]StoreSpec, leftTopic string) []*NodeDe
 // startStreamJoin makes a windowed stream–stream join: both sides in
 // window stores (retention before + after + grace, changelogs
 // compact,delete), each side's rows joining the other's.
-func (b *builder) startStreamJoin(n *planner.Join, seg *segment, leftTopic string) {
+func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	w := n.Within
 	retention := w.Before + w.After + joinGrace(w)
 	ln, rn := streamJoinStores(n)
 	ls, rs := b.store(ln), b.store(rn)
 	b.retainChangelog(ls, retention)
 	b.retainChangelog(rs, retention)
-	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, leftTopic)
+	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, t)
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.Right.Source, retention)
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyType(), retention)
 		if err != nil {
 			return nil, err
 		}
-		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.Right.Source, retention)
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.KeyType(), retention)
 		if err != nil {
 			return nil, err
 		}
@@ -138,21 +150,32 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, leftTopic strin
 		lp := &streamStreamJoin{joiner: j, side: planner.JoinLeft, this: lw, other: rw, before: w.Before, after: w.After,
 			outer: full || n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, otherCols: len(n.Right.Source.Schema.Columns), next: next}
 		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
-			outer: full || n.Type == ast.RightJoin, otherCols: len(n.Left.Source.Schema.Columns), next: next}
-		return b.joinSources(env, n, leftTopic, lp, rp)
+			outer: full || n.Type == ast.RightJoin, rekeyed: n.Right.Rekey != nil, otherCols: len(n.Left.Source.Schema.Columns), next: next}
+		return b.joinSources(env, n, t, lp, rp)
 	}
 }
 
 // streamJoinDescs describes a stream–stream join's nodes below its steps.
-func streamJoinDescs(n *planner.Join, lstore, rstore, leftTopic string) []*NodeDesc {
-	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: leftTopic}
-	if n.Left.Rekey != nil {
-		ls.Name = repartitionNameOf(n) + "-source"
-	}
-	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
+func streamJoinDescs(n *planner.Join, lstore, rstore string, t joinTopics) []*NodeDesc {
+	ls, rs := sourceDescs(n, t)
 	this := &NodeDesc{Kind: "Processor", Name: "Join-this-join", Stores: []string{rstore}, Prev: []string{ls.Name}, Next: []string{"Join-merge"}}
 	other := &NodeDesc{Kind: "Processor", Name: "Join-other-join", Stores: []string{lstore}, Prev: []string{rs.Name}, Next: []string{"Join-merge"}}
 	ls.Next, rs.Next = []string{this.Name}, []string{other.Name}
 	merge := &NodeDesc{Kind: "Processor", Name: "Join-merge", Prev: []string{this.Name, other.Name}}
 	return []*NodeDesc{ls, rs, this, other, merge}
+}
+
+// sourceDescs describes the join's two sources (a re-keyed side's
+// repartition topic).
+func sourceDescs(n *planner.Join, t joinTopics) (*NodeDesc, *NodeDesc) {
+	var out [2]*NodeDesc
+	for i, side := range []planner.JoinSide{planner.JoinLeft, planner.JoinRight} {
+		in := joinInput(n, side)
+		topic := []string{t.left, t.right}[i]
+		out[i] = &NodeDesc{Kind: "Source", Name: "Source-" + in.Source.Name, Topic: topic}
+		if in.Rekey != nil {
+			out[i].Name = repartitionNameOf(n, side) + "-source"
+		}
+	}
+	return out[0], out[1]
 }

@@ -203,7 +203,7 @@ func checkJoinSources(j *ast.Join, l, r JoinInput) error {
 	}
 	for _, s := range []*Source{l.Source, r.Source} {
 		// a keyless stream may still join: it is re-keyed
-		if n := s.Schema.NumKeys(); n > 1 || (n == 0 && (s.Kind == ast.Table || s != l.Source)) {
+		if n := s.Schema.NumKeys(); n > 1 || (n == 0 && s.Kind == ast.Table) {
 			return sqlerr.New(sqlerr.Unsupported, j.P, "JOINs are not supported with multiple key columns")
 		}
 	}

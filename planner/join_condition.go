@@ -45,6 +45,9 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 	if err := p.rekey(s.sides[0], le); err != nil {
 		return nil, err
 	}
+	if err := p.rekey(s.sides[1], re); err != nil {
+		return nil, err
+	}
 	return whole, nil
 }
 
@@ -110,10 +113,7 @@ func exprSide(orig, q, whole ast.Expr, s *joinScope) (int, error) {
 func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, got string) error {
 	r, l := s.sides[1], s.sides[0]
 	rk, ok := keyColumn(re, r)
-	if !ok && shape == StreamStream {
-		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Re-keying the right stream of a stream-stream join is not supported yet. Got %s.", got)
-	}
-	if !ok {
+	if !ok && shape != StreamStream {
 		what := "stream-table joins require to join on the table's primary key"
 		if shape == TableTable {
 			what = "table-table joins require to join on the primary key of the right input table"

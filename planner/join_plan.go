@@ -88,10 +88,10 @@ func checkJoinClauses(q *ast.Query) error {
 // otherwise the first join column (either side's, qualified) the
 // projection selects, the left one for `*`, the left one by default.
 func joinKeyName(items []ast.SelectItem, n *Join) string {
-	if n.Type == ast.FullJoin {
+	cands := n.keyCandidates()
+	if n.Type == ast.FullJoin || len(cands) == 0 {
 		return syntheticKey(n)
 	}
-	cands := n.keyCandidates()
 	for _, it := range items {
 		if it.Star {
 			return cands[0]
@@ -150,7 +150,7 @@ func syntheticKey(n *Join) string {
 // layout builds the output schema: the key, then each side's columns
 // qualified (the key column itself only once).
 func (n *Join) layout(key string) {
-	kt := n.Right.Source.Schema.Columns[n.Right.KeyIndex].Type
+	kt := n.KeyType()
 	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
 	n.Columns = []JoinColumn{{Side: JoinKey}}
 	for _, side := range []struct {
@@ -180,4 +180,13 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 		}
 	}
 	return plan.Join.KeyMissingError(sink)
+}
+
+// KeyType is the type of the join key (both sides' join expressions have
+// it).
+func (n *Join) KeyType() *types.Type {
+	if n.Right.Rekey != nil {
+		return n.Right.Rekey.Type()
+	}
+	return n.Right.Source.Schema.Columns[n.Right.KeyIndex].Type
 }
