@@ -87,6 +87,9 @@ func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (format.Codec
 	if n.Right.Rekey == nil {
 		kf = n.Right.Source.KeyFormat
 	}
+	if kf.Name == format.None {
+		kf = format.Spec{Name: format.Kafka} // both sides keyless: ksqlDB's default key format
+	}
 	key, err := format.NewKeyCodec(kf, []types.Column{{Name: "K", Type: n.KeyType(), NS: types.KeyNS}})
 	if err != nil {
 		return nil, nil, err

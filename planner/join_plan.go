@@ -85,19 +85,25 @@ func checkJoinClauses(q *ast.Query) error {
 
 // joinKeyName picks the result's key column as ksqlDB does: a FULL OUTER
 // join gets the synthetic ROWKEY (ROWKEY_1, … past source columns);
-// otherwise the first join column (either side's, qualified) the
-// projection selects, the left one for `*`, the left one by default.
+// otherwise the left join column (qualified) if the projection selects
+// it, else the right one if selected, the left one by default.
 func joinKeyName(items []ast.SelectItem, n *Join) string {
 	cands := n.keyCandidates()
 	if n.Type == ast.FullJoin || len(cands) == 0 {
 		return syntheticKey(n)
 	}
+	selected := map[string]bool{}
 	for _, it := range items {
 		if it.Star {
 			return cands[0]
 		}
-		if c, ok := it.Expr.(*ast.ColumnRef); ok && slices.Contains(cands, c.Name) {
-			return c.Name
+		if c, ok := it.Expr.(*ast.ColumnRef); ok {
+			selected[c.Name] = true
+		}
+	}
+	for _, c := range cands {
+		if selected[c] {
+			return c
 		}
 	}
 	return cands[0]
