@@ -24,12 +24,7 @@ func joinGrace(w *ast.JoinWindow) int64 {
 // -OUTEROTHER-N+1, N = 8, or 12 when a side is re-keyed). "This" is the
 // SQL left side, but the right one of a RIGHT join (a swapped LEFT join).
 func streamJoinStores(n *planner.Join) (left, right string) {
-	base := 8
-	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
-		if in.Rekey != nil {
-			base += 4
-		}
-	}
+	base := streamJoinBase(n)
 	this, other := "JOINTHIS", "OUTEROTHER"
 	switch n.Type {
 	case ast.InnerJoin:
@@ -43,6 +38,24 @@ func streamJoinStores(n *planner.Join) (left, right string) {
 		return otherName, thisName
 	}
 	return thisName, otherName
+}
+
+// sharedStoreName is the outer join's shared store,
+// KSTREAM-OUTERSHARED-N-store with N the "this" side's index.
+func sharedStoreName(n *planner.Join) string {
+	return fmt.Sprintf("KSTREAM-OUTERSHARED-%010d-store", streamJoinBase(n))
+}
+
+// streamJoinBase is Kafka Streams' node index of the "this" side's store:
+// 8, plus 4 for each re-keyed side.
+func streamJoinBase(n *planner.Join) int {
+	base := 8
+	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
+		if in.Rekey != nil {
+			base += 4
+		}
+	}
+	return base
 }
 
 // streamWindow is one side's window store of a stream–stream join: key →
@@ -128,7 +141,12 @@ type streamStreamJoin struct {
 	outer       bool
 	rekeyed     bool
 	otherCols   int
-	next        Processor
+	// shared holds unmatched rows of outer joins with a GRACE PERIOD
+	// until their window closes (nil: emit them at once); streamTime is
+	// the task's, shared by both sides.
+	shared     *outerStore
+	streamTime *int64
+	next       Processor
 }
 
 func (op *streamStreamJoin) Process(row *types.Row) error {
@@ -138,6 +156,12 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 			return op.emit(nil, vals, nil, row.Time, row) // KIP-962
 		}
 		return nil
+	}
+	*op.streamTime = max(*op.streamTime, row.Time)
+	if op.shared != nil && row.Time == *op.streamTime {
+		if err := op.sweep(row); err != nil {
+			return err
+		}
 	}
 	k, err := op.this.key.Encode(nil, []any{keyVal})
 	if err != nil {
@@ -151,13 +175,27 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		if err := op.emit(keyVal, vals, m.values, max(row.Time, m.time), row); err != nil {
 			return err
 		}
+		if op.shared != nil {
+			if err := op.shared.drop(m.time, 1-sideIndex(op.side), k); err != nil {
+				return err
+			}
+		}
 	}
 	if len(matches) == 0 && op.outer {
-		if err := op.emit(keyVal, vals, nil, row.Time, row); err != nil {
+		if err := op.unmatched(k, keyVal, vals, row); err != nil {
 			return err
 		}
 	}
 	return op.this.put(k, vals, row.Time)
+}
+
+// unmatched emits a preserved side's row with nulls now (no GRACE, or its
+// window already closed) or keeps it in the shared store until it closes.
+func (op *streamStreamJoin) unmatched(k []byte, keyVal any, vals []any, row *types.Row) error {
+	if op.shared == nil || row.Time+op.after < *op.streamTime {
+		return op.emit(keyVal, vals, nil, row.Time, row)
+	}
+	return op.shared.put(row.Time, sideIndex(op.side), k, vals)
 }
 
 // split returns the join key and this side's columns of row.

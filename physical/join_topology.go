@@ -135,7 +135,12 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	ls, rs := b.store(ln), b.store(rn)
 	b.retainChangelog(ls, retention)
 	b.retainChangelog(rs, retention)
-	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, t)
+	var shared StoreSpec
+	if w.Grace >= 0 && n.Type != ast.InnerJoin {
+		shared = b.store(sharedStoreName(n))
+	}
+	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
+
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
 		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyType(), retention)
 		if err != nil {
@@ -151,15 +156,40 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 			outer: full || n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, otherCols: len(n.Right.Source.Schema.Columns), next: next}
 		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
 			outer: full || n.Type == ast.RightJoin, rekeyed: n.Right.Rekey != nil, otherCols: len(n.Left.Source.Schema.Columns), next: next}
+		if shared.Name != "" {
+			o, err := openOuterStore(env, shared.Name, n, lw, rw)
+			if err != nil {
+				return nil, err
+			}
+			lp.shared, rp.shared = o, o
+		}
+		var streamTime int64 = -1
+		lp.streamTime, rp.streamTime = &streamTime, &streamTime
 		return b.joinSources(env, n, t, lp, rp)
 	}
 }
 
+// openOuterStore opens a task's shared outer-join store.
+func openOuterStore(env *TaskEnv, name string, n *planner.Join, lw, rw *streamWindow) (*outerStore, error) {
+	s, err := env.store(name)
+	if err != nil {
+		return nil, err
+	}
+	w := n.Within
+	return &outerStore{store: s, codec: [2]*streamWindow{lw, rw}, grace: w.Grace,
+		cols:     [2]int{len(n.Left.Source.Schema.Columns), len(n.Right.Source.Schema.Columns)},
+		lookBack: [2]int64{w.After, w.Before}}, nil
+}
+
 // streamJoinDescs describes a stream–stream join's nodes below its steps.
-func streamJoinDescs(n *planner.Join, lstore, rstore string, t joinTopics) []*NodeDesc {
+func streamJoinDescs(n *planner.Join, lstore, rstore, shared string, t joinTopics) []*NodeDesc {
 	ls, rs := sourceDescs(n, t)
-	this := &NodeDesc{Kind: "Processor", Name: "Join-this-join", Stores: []string{rstore}, Prev: []string{ls.Name}, Next: []string{"Join-merge"}}
-	other := &NodeDesc{Kind: "Processor", Name: "Join-other-join", Stores: []string{lstore}, Prev: []string{rs.Name}, Next: []string{"Join-merge"}}
+	lstores, rstores := []string{rstore}, []string{lstore}
+	if shared != "" {
+		lstores, rstores = append(lstores, shared), append(rstores, shared)
+	}
+	this := &NodeDesc{Kind: "Processor", Name: "Join-this-join", Stores: lstores, Prev: []string{ls.Name}, Next: []string{"Join-merge"}}
+	other := &NodeDesc{Kind: "Processor", Name: "Join-other-join", Stores: rstores, Prev: []string{rs.Name}, Next: []string{"Join-merge"}}
 	ls.Next, rs.Next = []string{this.Name}, []string{other.Name}
 	merge := &NodeDesc{Kind: "Processor", Name: "Join-merge", Prev: []string{this.Name, other.Name}}
 	return []*NodeDesc{ls, rs, this, other, merge}

@@ -163,9 +163,6 @@ func joinShape(j *ast.Join, l, r JoinInput) (JoinShape, error) {
 		if j.Within == nil {
 			return 0, sqlerr.New(sqlerr.Semantic, j.P, "Stream-Stream joins must have a WITHIN clause specified. None was provided. To learn about how to specify a WITHIN clause with a stream-stream join, please visit: https://docs.confluent.io/current/ksql/docs/syntax-reference.html#create-stream-as-select")
 		}
-		if j.Within.Grace >= 0 && j.Type != ast.InnerJoin {
-			return 0, sqlerr.New(sqlerr.Unsupported, j.P, "Outer stream-stream joins with a GRACE PERIOD are not supported yet")
-		}
 		return StreamStream, nil
 	case lk == ast.Stream && j.Type == ast.FullJoin:
 		return 0, sqlerr.New(sqlerr.Semantic, j.P, "Invalid join type: full-outer join not supported for stream-table join. Got %s.", got)
