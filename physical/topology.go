@@ -32,6 +32,25 @@ type InternalTopic struct {
 	RetentionMs int64
 }
 
+// SourceTopics returns the topics the topology reads that it does not own
+// (a join's sub-topology reads a source topic too, not only the first
+// sub-topology).
+func (t *Topology) SourceTopics() []string {
+	internal := map[string]bool{}
+	for _, it := range t.Internal {
+		internal[it.Name] = true
+	}
+	var out []string
+	for _, st := range t.SubTopologies {
+		for _, topic := range st.Topics {
+			if !internal[topic] {
+				out = append(out, topic)
+			}
+		}
+	}
+	return out
+}
+
 // SubTopology is a connected group of processors fed by source topics.
 // The runtime creates one task per partition of its source topics.
 type SubTopology struct {

@@ -248,7 +248,7 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 	}
 	if !replay && props[PropOffsetReset] != "earliest" {
 		if kc, ok := e.cluster.(*kafkaCluster); ok {
-			if err := kc.commitEnds(ctx, q.appID, topo.SubTopologies[0].Topics); err != nil {
+			if err := kc.commitEnds(ctx, q.appID, topo.SourceTopics()); err != nil {
 				return fmt.Errorf("could not initialize offsets of %s: %w", q.id, err)
 			}
 		}

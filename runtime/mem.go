@@ -208,16 +208,23 @@ func (s *memSub) deliver(in *physical.InRecord) {
 	}
 }
 
-// subscribe registers a sub-topology's tasks on its source topic. With
-// fromBeginning the records already in the topic are replayed by replay,
+// subscribe registers a sub-topology's tasks on its topics. The records
+// already in its internal topics (and with fromEarliest in its source
+// topics) are replayed by replay,
 // once every sub-topology of the query is subscribed (so records a replay
 // sends through a repartition topic reach the next sub-topology).
-func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromBeginning bool) *memSub {
+func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromEarliest bool) *memSub {
+	internal := map[string]bool{}
+	for _, it := range topo.Internal {
+		internal[it.Name] = true
+	}
 	s := &memSub{topics: topo.SubTopologies[sub].Topics, sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
 	m.mu.Lock()
 	m.subs = append(m.subs, s)
 	for _, topic := range s.topics {
-		if t, ok := m.topics[topic]; ok && fromBeginning {
+		// internal topics are always read from the start, source topics
+		// (a join's sub-topology reads one too) only with earliest
+		if t, ok := m.topics[topic]; ok && (internal[topic] || fromEarliest) {
 			for _, p := range t.parts {
 				s.backlog = append(s.backlog, p...)
 			}
@@ -287,9 +294,7 @@ func (m *memCluster) start(q *query) (runner, error) {
 			}
 			return env
 		}
-		// Internal topics are always read from the start.
-		from := i > 0 || q.cfg.fromEarliest
-		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, from))
+		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, q.cfg.fromEarliest))
 	}
 	m.replay(subs)
 	q.setState(StateRunning, nil)
@@ -359,7 +364,7 @@ func (m *memCluster) startTransient(q *transient) (runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, i > 0 || q.cfg.fromEarliest))
+		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, q.cfg.fromEarliest))
 	}
 	m.replay(subs)
 	return runnerFunc(func() error {
