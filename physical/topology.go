@@ -32,6 +32,25 @@ type InternalTopic struct {
 	RetentionMs int64
 }
 
+// SourceTopics returns the topics the topology reads that it does not own
+// (a join's sub-topology reads a source topic too, not only the first
+// sub-topology).
+func (t *Topology) SourceTopics() []string {
+	internal := map[string]bool{}
+	for _, it := range t.Internal {
+		internal[it.Name] = true
+	}
+	var out []string
+	for _, st := range t.SubTopologies {
+		for _, topic := range st.Topics {
+			if !internal[topic] {
+				out = append(out, topic)
+			}
+		}
+	}
+	return out
+}
+
 // SubTopology is a connected group of processors fed by source topics.
 // The runtime creates one task per partition of its source topics.
 type SubTopology struct {
@@ -78,13 +97,17 @@ type Options struct {
 
 // Build turns a logical plan into a topology.
 func Build(plan *planner.Plan, opts Options) (*Topology, error) {
-	chain, scan, err := linearize(plan.Root)
+	chain, bottom, err := linearize(plan.Root)
 	if err != nil {
 		return nil, err
 	}
 	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
 		push: plan.Kind == planner.Push}
-	b.startSource(scan)
+	if j, ok := bottom.(*planner.Join); ok {
+		b.startJoin(j)
+	} else {
+		b.startSource(bottom.(*planner.Scan))
+	}
 	if plan.Kind == planner.Pull {
 		b.table = false // a pull query's rows are a snapshot: filters drop, never delete
 	}
@@ -106,13 +129,16 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	return b.topo, nil
 }
 
-// linearize walks a single-input plan from the root down to its scan and
-// returns the nodes above the scan in data-flow order.
-func linearize(root planner.Node) ([]planner.Node, *planner.Scan, error) {
+// linearize walks a plan from the root down to its scan (or the join of
+// its two scans) and returns the nodes above it in data-flow order.
+func linearize(root planner.Node) ([]planner.Node, planner.Node, error) {
 	var chain []planner.Node
 	n := root
 	for {
-		if s, ok := n.(*planner.Scan); ok {
+		_, scan := n.(*planner.Scan)
+		_, join := n.(*planner.Join)
+		if scan || join {
+			s := n
 			for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 				chain[i], chain[j] = chain[j], chain[i]
 			}
@@ -147,6 +173,9 @@ type segment struct {
 	head     func(env *TaskEnv, next Processor) (rawProcessor, error)
 	steps    []step
 	stores   []StoreSpec
+	// joinDescs replace headDesc in a join's segment: its sources and
+	// join nodes, the last one being where steps attach.
+	joinDescs []*NodeDesc
 }
 
 // builder assembles segments while walking the plan.
@@ -168,18 +197,23 @@ type builder struct {
 func (b *builder) startSource(scan *planner.Scan) {
 	src := scan.Source
 	b.table = src.Kind == ast.Table
-	parse := func(v any) (int64, error) {
+	parse := b.timestampParser(src)
+	b.cur = &segment{topics: []string{src.Topic},
+		headDesc: NodeDesc{Kind: "Source", Name: "Source-" + src.Name, Topic: src.Topic},
+		head: func(env *TaskEnv, next Processor) (rawProcessor, error) {
+			return newSourceOp(env, src, next, parse)
+		}}
+}
+
+// timestampParser parses src's string TIMESTAMP column.
+func (b *builder) timestampParser(src *planner.Source) func(v any) (int64, error) {
+	return func(v any) (int64, error) {
 		s, ok := v.(string)
 		if !ok || b.opts.ParseTimestamp == nil {
 			return 0, fmt.Errorf("cannot use %v (%T) as a timestamp", v, v)
 		}
 		return b.opts.ParseTimestamp(s, src.TimestampFormat)
 	}
-	b.cur = &segment{topics: []string{src.Topic},
-		headDesc: NodeDesc{Kind: "Source", Name: "Source-" + src.Name, Topic: src.Topic},
-		head: func(env *TaskEnv, next Processor) (rawProcessor, error) {
-			return newSourceOp(env, src, next, parse)
-		}}
 }
 
 func (b *builder) addStep(s step) {
@@ -261,6 +295,11 @@ func (b *builder) finish() {
 
 func describeSegment(seg *segment) []*NodeDesc {
 	nodes := []*NodeDesc{cloneDesc(seg.headDesc)}
+	var below []*NodeDesc
+	if seg.joinDescs != nil {
+		below = seg.joinDescs[:len(seg.joinDescs)-1]
+		nodes = []*NodeDesc{seg.joinDescs[len(seg.joinDescs)-1]}
+	}
 	for _, s := range seg.steps {
 		nodes = append(nodes, cloneDesc(s.desc))
 	}
@@ -272,7 +311,7 @@ func describeSegment(seg *segment) []*NodeDesc {
 			d.Next = []string{nodes[i+1].Name}
 		}
 	}
-	return nodes
+	return append(below, nodes...)
 }
 
 func cloneDesc(d NodeDesc) *NodeDesc { return &d }

@@ -39,6 +39,9 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	if s.Kind == ast.Table && plan.outputKind() == ast.Stream {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
 	}
+	if err := checkPersistentJoin(plan, s.Name); err != nil {
+		return nil, err
+	}
 	if err := checkPersistent(plan.project(), s.Name, plan.Windowed); err != nil {
 		return nil, err
 	}
@@ -97,6 +100,9 @@ func sameSchema(a, b *types.Schema) error {
 }
 
 func (p *Plan) outputKind() ast.SourceKind {
+	if p.Join != nil {
+		return p.Join.Result()
+	}
 	if p.Aggregated {
 		return ast.Table
 	}
@@ -114,8 +120,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 	}
 	ref, ok := q.From.(*ast.TableRef)
 	if !ok {
-		j := q.From.(*ast.Join)
-		return nil, sqlerr.New(sqlerr.Unsupported, j.P, "JOIN is not supported yet")
+		return p.planJoin(q, kind)
 	}
 	src, ok := p.Catalog.Get(ref.Name)
 	if !ok {

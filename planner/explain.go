@@ -50,6 +50,8 @@ func nodeKind(n Node) string {
 		return "AGGREGATE"
 	case *FlatMap:
 		return "FLAT_MAP"
+	case *Join:
+		return "JOIN"
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -77,6 +79,8 @@ func nodeDetail(n Node) string {
 	case *Aggregate:
 		return n.String()
 	case *FlatMap:
+		return n.String()
+	case *Join:
 		return n.String()
 	}
 	return ""

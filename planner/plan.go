@@ -116,6 +116,8 @@ type Plan struct {
 	Aggregated bool
 	// Window describes the windows of a windowed aggregation's result.
 	Window *WindowInfo
+	// Join is the query's join, if it reads two sources.
+	Join *Join
 }
 
 // Filter returns the WHERE filter directly above the plan's scan, if any

@@ -143,6 +143,9 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
 		return nil, err
 	}
+	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
 	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
 		return nil, err
 	}
@@ -222,6 +225,9 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
 		return nil, err
 	}
+	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
 	c, err := e.record(ctx, st, s, cmd, func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", seq) })
 	if err != nil {
 		return nil, err
@@ -259,7 +265,7 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 	}
 	if !replay && props[PropOffsetReset] != "earliest" {
 		if kc, ok := e.cluster.(*kafkaCluster); ok {
-			if err := kc.commitEnds(ctx, q.appID, topo.SubTopologies[0].Topics); err != nil {
+			if err := kc.commitEnds(ctx, q.appID, topo.SourceTopics()); err != nil {
 				return fmt.Errorf("could not initialize offsets of %s: %w", q.id, err)
 			}
 		}

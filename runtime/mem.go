@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -46,7 +48,7 @@ type memTopic struct {
 // memSub is a running query's set of tasks for one topic of one
 // sub-topology.
 type memSub struct {
-	topic  string
+	topics []string // a join's sub-topology reads two
 	sub    int
 	tasks  map[int32]*physical.Task
 	newEnv func(p int32) *physical.TaskEnv
@@ -184,7 +186,7 @@ func (t *memTopic) partitionFor(key []byte) int32 {
 func (m *memCluster) subsFor(topic string) []*memSub {
 	var out []*memSub
 	for _, s := range m.subs {
-		if s.topic == topic && !s.closed {
+		if slices.Contains(s.topics, topic) && !s.closed {
 			out = append(out, s)
 		}
 	}
@@ -206,18 +208,32 @@ func (s *memSub) deliver(in *physical.InRecord) {
 	}
 }
 
-// subscribe registers a sub-topology's tasks on its source topic. With
-// fromBeginning the records already in the topic are replayed by replay,
+// subscribe registers a sub-topology's tasks on its topics. The records
+// already in its internal topics (and with fromEarliest in its source
+// topics) are replayed by replay,
 // once every sub-topology of the query is subscribed (so records a replay
 // sends through a repartition topic reach the next sub-topology).
-func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromBeginning bool) *memSub {
-	s := &memSub{topic: topo.SubTopologies[sub].Topics[0], sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
+func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromEarliest bool) *memSub {
+	internal := map[string]bool{}
+	for _, it := range topo.Internal {
+		internal[it.Name] = true
+	}
+	s := &memSub{topics: topo.SubTopologies[sub].Topics, sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
 	m.mu.Lock()
 	m.subs = append(m.subs, s)
-	if t, ok := m.topics[s.topic]; ok && fromBeginning {
-		for _, p := range t.parts {
-			s.backlog = append(s.backlog, p...)
+	for _, topic := range s.topics {
+		// internal topics are always read from the start, source topics
+		// (a join's sub-topology reads one too) only with earliest
+		if t, ok := m.topics[topic]; ok && (internal[topic] || fromEarliest) {
+			for _, p := range t.parts {
+				s.backlog = append(s.backlog, p...)
+			}
 		}
+	}
+	if len(s.topics) > 1 {
+		// a join replays both sides in time order, as Kafka Streams picks
+		// the next record across a task's partitions by timestamp
+		slices.SortStableFunc(s.backlog, func(a, b physical.InRecord) int { return cmp.Compare(a.Timestamp, b.Timestamp) })
 	}
 	m.mu.Unlock()
 	return s
@@ -278,9 +294,7 @@ func (m *memCluster) start(q *query) (runner, error) {
 			}
 			return env
 		}
-		// Internal topics are always read from the start.
-		from := i > 0 || q.cfg.fromEarliest
-		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, from))
+		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, q.cfg.fromEarliest))
 	}
 	m.replay(subs)
 	q.setState(StateRunning, nil)
@@ -350,7 +364,7 @@ func (m *memCluster) startTransient(q *transient) (runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, i > 0 || q.cfg.fromEarliest))
+		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, q.cfg.fromEarliest))
 	}
 	m.replay(subs)
 	return runnerFunc(func() error {

@@ -50,7 +50,7 @@ func (e *Engine) caughtUp(ctx context.Context, kc *kafkaCluster) (bool, error) {
 	for _, q := range e.queries {
 		if q.State() == StateRunning || q.State() == StatePending {
 			groups = append(groups, q.appID)
-			topics[q.appID] = q.topo.SubTopologies[0].Topics
+			topics[q.appID] = q.topo.SourceTopics()
 		}
 	}
 	e.mu.Unlock()

@@ -68,6 +68,9 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkCopartitioned(context.Background(), plan, st.P); err != nil {
+		return nil, err
+	}
 	id := fmt.Sprintf("transient_%s_%d", plan.Sources[0].Name, rand.Int64N(1<<62))
 	appID := e.opts.serviceID + id
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})

@@ -1,0 +1,174 @@
+package physical
+
+import (
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// joinRepartitionName is the repartition topic of a stream side re-keyed
+// for a stream–table join (ksqlDB's `Join-repartition`); stream–stream
+// joins use `Join-left-repartition` / `Join-right-repartition`.
+const joinRepartitionName = "Join-repartition"
+
+// rekeySide adds the sub-topology that re-keys a stream side by its join
+// expression and writes it to the repartition topic, keyed in the other
+// side's key format (when that side keeps its key) so each row lands in
+// the partition of its key there. It returns the topic, which the join's
+// sub-topology reads.
+func (b *builder) rekeySide(n *planner.Join, side planner.JoinSide) string {
+	in := joinInput(n, side)
+	name := repartitionNameOf(n, side)
+	topic := b.internalName(name)
+	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
+	b.startSource(&planner.Scan{Source: in.Source, Alias: in.Alias})
+	prefix := "Left"
+	if side == planner.JoinRight {
+		prefix = "Right"
+	}
+	b.addStep(step{desc: NodeDesc{Name: prefix + "SourceKeyed-SelectKey"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
+		return &rekeyOp{env: env, in: in, next: next}, nil
+	}})
+	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
+		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newJoinRepartitionSink(env, n, side, topic) }})
+	b.finish()
+	return topic
+}
+
+func joinInput(n *planner.Join, side planner.JoinSide) *planner.JoinInput {
+	if side == planner.JoinLeft {
+		return &n.Left
+	}
+	return &n.Right
+}
+
+// repartitionNameOf names a side's repartition topic: the SQL left side of
+// a RIGHT stream–stream join is Kafka Streams' "other" side.
+func repartitionNameOf(n *planner.Join, side planner.JoinSide) string {
+	if n.Shape != planner.StreamStream {
+		return joinRepartitionName
+	}
+	if (side == planner.JoinLeft) != (n.Type == ast.RightJoin) {
+		return "Join-left-repartition"
+	}
+	return "Join-right-repartition"
+}
+
+// rekeyOp prepends the join key to a stream row: [key, row values…].
+type rekeyOp struct {
+	env  *TaskEnv
+	in   *planner.JoinInput
+	next Processor
+}
+
+func (op *rekeyOp) Process(row *types.Row) error {
+	if row.Tombstone {
+		return nil // a null value never joins
+	}
+	k, err := op.in.Rekey.Eval(row)
+	if err != nil {
+		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.in.RekeyExpr), err), nil)
+		k = nil
+	}
+	out := *row
+	out.Values = append([]any{k}, row.Values...)
+	out.NullKey = k == nil
+	return op.next.Process(&out)
+}
+
+// joinRepartitionCodecs: the key in the key format of the side that keeps
+// its key (the table of a stream–table join), the value every column of
+// the re-keyed side as JSON.
+func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (format.Codec, format.Codec, error) {
+	kf := n.Left.Source.KeyFormat
+	if n.Right.Rekey == nil {
+		kf = n.Right.Source.KeyFormat
+	}
+	if kf.Name == format.None {
+		kf = format.Spec{Name: format.Kafka} // both sides keyless: ksqlDB's default key format
+	}
+	key, err := format.NewKeyCodec(kf, []types.Column{{Name: "K", Type: n.KeyType(), NS: types.KeyNS}})
+	if err != nil {
+		return nil, nil, err
+	}
+	src := joinInput(n, side).Source
+	cols := make([]types.Column, len(src.Schema.Columns))
+	for i, c := range src.Schema.Columns {
+		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
+	}
+	value, err := format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	return key, value, err
+}
+
+// joinRepartitionSink writes re-keyed rows; a null join key is written
+// as a null record key.
+type joinRepartitionSink struct {
+	env        *TaskEnv
+	topic      string
+	key, value format.Codec
+}
+
+func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, side planner.JoinSide, topic string) (*joinRepartitionSink, error) {
+	key, value, err := joinRepartitionCodecs(n, side)
+	return &joinRepartitionSink{env: env, topic: topic, key: key, value: value}, err
+}
+
+func (s *joinRepartitionSink) Process(row *types.Row) error {
+	var k []byte
+	if !row.NullKey {
+		var err error
+		if k, err = s.key.Encode(nil, row.Values[:1]); err != nil {
+			s.env.log(SerializationError, "key", err.Error(), nil)
+			return nil
+		}
+	}
+	v, err := s.value.Encode(nil, row.Values[1:])
+	if err != nil {
+		s.env.log(SerializationError, "value", err.Error(), nil)
+		return nil
+	}
+	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
+	if cur := s.env.current; cur != nil {
+		rec.Headers = append(userHeaders(cur.Headers), Header{Key: originHeader, Value: originOf(cur)})
+	}
+	s.env.Emit.Emit(rec)
+	return nil
+}
+
+// joinRepartitionSource reads re-keyed rows back: [key, row values…].
+type joinRepartitionSource struct {
+	env        *TaskEnv
+	n          int
+	key, value format.Codec
+	next       Processor
+}
+
+func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, side planner.JoinSide, next Processor) (*joinRepartitionSource, error) {
+	key, value, err := joinRepartitionCodecs(n, side)
+	return &joinRepartitionSource{env: env, n: len(joinInput(n, side).Source.Schema.Columns), key: key, value: value, next: next}, err
+}
+
+func (s *joinRepartitionSource) ProcessRaw(r *InRecord) error {
+	s.env.current = r
+	row := types.Row{Values: make([]any, 1+s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	if r.Key == nil {
+		row.NullKey = true
+	} else if err := s.key.Decode(r.Key, row.Values[:1]); err != nil {
+		s.env.log(DeserializationError, "key", err.Error(), r.Key)
+		return nil
+	}
+	if err := s.value.Decode(r.Value, row.Values[1:]); err != nil {
+		s.env.log(DeserializationError, "value", err.Error(), r.Value)
+		return nil
+	}
+	return s.next.Process(&row)
+}
+
+var (
+	_ Processor    = (*rekeyOp)(nil)
+	_ Processor    = (*joinRepartitionSink)(nil)
+	_ rawProcessor = (*joinRepartitionSource)(nil)
+)

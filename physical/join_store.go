@@ -1,0 +1,121 @@
+package physical
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// joinStoreName is the store keeping a table side of a join, named as
+// ksqlDB names it (KafkaTopic_Left-Reduce / KafkaTopic_Right-Reduce); its
+// changelog is `<app id>-<store>-changelog`.
+func joinStoreName(side planner.JoinSide) string {
+	if side == planner.JoinLeft {
+		return "KafkaTopic_Left-Reduce"
+	}
+	return "KafkaTopic_Right-Reduce"
+}
+
+// sideStore keeps the latest row per key of one table side of a join:
+// key → 8-byte big-endian timestamp ‖ the row's non-key columns (JSON).
+type sideStore struct {
+	store  Store
+	schema *types.Schema
+	key    format.Codec
+	value  format.Codec
+	keys   []int
+	vals   []int
+}
+
+// sideRow is a stored table row (all columns of its side) and its time.
+type sideRow struct {
+	values []any
+	time   int64
+}
+
+func openSideStore(env *TaskEnv, name string, schema *types.Schema) (*sideStore, error) {
+	s, err := env.store(name)
+	if err != nil {
+		return nil, err
+	}
+	st := &sideStore{store: s, schema: schema}
+	var vals []types.Column
+	for i, c := range schema.Columns {
+		if c.NS == types.KeyNS {
+			st.keys = append(st.keys, i)
+			continue
+		}
+		st.vals = append(st.vals, i)
+		vals = append(vals, types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS})
+	}
+	if st.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, schema.Keys()); err != nil {
+		return nil, err
+	}
+	st.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, vals)
+	return st, err
+}
+
+func (s *sideStore) encodeKey(row []any) ([]byte, error) {
+	k := make([]any, len(s.keys))
+	for i, idx := range s.keys {
+		k[i] = row[idx]
+	}
+	return s.key.Encode(nil, k)
+}
+
+// get returns the stored row with the key of row (nil: none).
+func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
+	b, err := s.store.Get(key)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	if len(b) < 8 {
+		return nil, fmt.Errorf("corrupt join store entry")
+	}
+	out := &sideRow{values: make([]any, len(s.schema.Columns)), time: int64(binary.BigEndian.Uint64(b))}
+	vals := make([]any, len(s.vals))
+	if err := s.value.Decode(b[8:], vals); err != nil {
+		return nil, err
+	}
+	for i, idx := range s.keys {
+		out.values[idx] = keyVals[i]
+	}
+	for i, idx := range s.vals {
+		out.values[idx] = vals[i]
+	}
+	return out, nil
+}
+
+// update applies a table change (a tombstone deletes) and returns the
+// previous row (nil: none).
+func (s *sideStore) update(row *types.Row) (old *sideRow, key []byte, err error) {
+	if key, err = s.encodeKey(row.Values); err != nil {
+		return nil, nil, err
+	}
+	if old, err = s.get(key, s.keyValues(row.Values)); err != nil {
+		return nil, nil, err
+	}
+	if row.Tombstone {
+		return old, key, s.store.Put(key, nil)
+	}
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(row.Time))
+	vals := make([]any, len(s.vals))
+	for i, idx := range s.vals {
+		vals[i] = row.Values[idx]
+	}
+	if v, err = s.value.Encode(v, vals); err != nil {
+		return nil, nil, err
+	}
+	return old, key, s.store.Put(key, v)
+}
+
+func (s *sideStore) keyValues(row []any) []any {
+	k := make([]any, len(s.keys))
+	for i, idx := range s.keys {
+		k[i] = row[idx]
+	}
+	return k
+}

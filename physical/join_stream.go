@@ -1,0 +1,221 @@
+package physical
+
+import (
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+	"github.com/sqlstream/sqlstream/state"
+)
+
+// joinGrace is Kafka Streams' grace of the deprecated
+// JoinWindows.of(d) ksqlDB uses without GRACE PERIOD: max(24h − 2d, 0).
+func joinGrace(w *ast.JoinWindow) int64 {
+	if w.Grace >= 0 {
+		return w.Grace
+	}
+	return max(24*60*60*1000-2*w.Before, 0)
+}
+
+// streamJoinStores names the two window stores as Kafka Streams does for
+// ksqlDB's joins (KSTREAM-JOINTHIS-N / -OUTERTHIS-N, -JOINOTHER-N+1 /
+// -OUTEROTHER-N+1, N = 8, or 12 when a side is re-keyed). "This" is the
+// SQL left side, but the right one of a RIGHT join (a swapped LEFT join).
+func streamJoinStores(n *planner.Join) (left, right string) {
+	base := streamJoinBase(n)
+	this, other := "JOINTHIS", "OUTEROTHER"
+	switch n.Type {
+	case ast.InnerJoin:
+		other = "JOINOTHER"
+	case ast.FullJoin:
+		this = "OUTERTHIS"
+	}
+	thisName := fmt.Sprintf("KSTREAM-%s-%010d-store", this, base)
+	otherName := fmt.Sprintf("KSTREAM-%s-%010d-store", other, base+1)
+	if n.Type == ast.RightJoin {
+		return otherName, thisName
+	}
+	return thisName, otherName
+}
+
+// sharedStoreName is the outer join's shared store,
+// KSTREAM-OUTERSHARED-N-store with N the "this" side's index.
+func sharedStoreName(n *planner.Join) string {
+	return fmt.Sprintf("KSTREAM-OUTERSHARED-%010d-store", streamJoinBase(n))
+}
+
+// streamJoinBase is Kafka Streams' node index of the "this" side's store:
+// 8, plus 4 for each re-keyed side.
+func streamJoinBase(n *planner.Join) int {
+	base := 8
+	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
+		if in.Rekey != nil {
+			base += 4
+		}
+	}
+	return base
+}
+
+// streamWindow is one side's window store of a stream–stream join: key →
+// every row of the side by time (duplicates kept), and the largest time
+// put, below which minus the retention nothing is returned (Kafka
+// Streams' store-local expiry).
+type streamWindow struct {
+	w         *state.WindowStore
+	key       format.Codec
+	value     format.Codec
+	observed  int64
+	retention int64
+}
+
+// openStreamWindow opens one side's store; keys are encoded as the join
+// key's type.
+func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyType *types.Type, retention int64) (*streamWindow, error) {
+	s, err := env.store(name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := state.NewDuplicatesWindowStore(s)
+	if err != nil {
+		return nil, err
+	}
+	sw := &streamWindow{w: w, observed: -1, retention: retention}
+	cols := make([]types.Column, len(src.Schema.Columns))
+	for i, c := range src.Schema.Columns {
+		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
+	}
+	keyCol := []types.Column{{Name: "K", Type: keyType, NS: types.KeyNS}}
+	if sw.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, keyCol); err != nil {
+		return nil, err
+	}
+	sw.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	return sw, err
+}
+
+// streamMatch is one row of the other side within the window.
+type streamMatch struct {
+	values []any
+	time   int64
+}
+
+func (sw *streamWindow) put(key []byte, vals []any, ts int64) error {
+	v, err := sw.value.Encode(nil, vals)
+	if err != nil {
+		return err
+	}
+	sw.observed = max(sw.observed, ts)
+	return sw.w.Put(key, ts, v)
+}
+
+func (sw *streamWindow) fetch(key []byte, from, to int64, n int) ([]streamMatch, error) {
+	from = max(from, sw.observed-sw.retention+1)
+	var out []streamMatch
+	var derr error
+	err := sw.w.Fetch(key, from, to, func(ts int64, v []byte) bool {
+		vals := make([]any, n)
+		if derr = sw.value.Decode(v, vals); derr != nil {
+			return false
+		}
+		out = append(out, streamMatch{values: vals, time: ts})
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return out, err
+}
+
+// streamStreamJoin is one side of a windowed stream–stream join (Kafka
+// Streams' KStreamKStreamJoin without the spurious-result fix, as ksqlDB
+// runs joins without GRACE PERIOD): a row joins every row of the other
+// side with the same key whose time is within the window, then is stored;
+// an unmatched row of a preserved side is emitted at once with nulls.
+type streamStreamJoin struct {
+	joiner
+	side        planner.JoinSide
+	this, other *streamWindow
+	before      int64 // other.ts >= ts - before
+	after       int64 // other.ts <= ts + after
+	outer       bool
+	rekeyed     bool
+	otherCols   int
+	// shared holds unmatched rows of outer joins with a GRACE PERIOD
+	// until their window closes (nil: emit them at once); streamTime is
+	// the task's, shared by both sides.
+	shared     *outerStore
+	streamTime *int64
+	next       Processor
+}
+
+func (op *streamStreamJoin) Process(row *types.Row) error {
+	keyVal, vals := op.split(row)
+	if row.Tombstone || row.NullKey {
+		if !row.Tombstone && op.outer {
+			return op.emit(nil, vals, nil, row.Time, row) // KIP-962
+		}
+		return nil
+	}
+	*op.streamTime = max(*op.streamTime, row.Time)
+	if op.shared != nil && row.Time == *op.streamTime {
+		if err := op.sweep(row); err != nil {
+			return err
+		}
+	}
+	k, err := op.this.key.Encode(nil, []any{keyVal})
+	if err != nil {
+		return err
+	}
+	matches, err := op.other.fetch(k, row.Time-op.before, row.Time+op.after, op.otherCols)
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if err := op.emit(keyVal, vals, m.values, max(row.Time, m.time), row); err != nil {
+			return err
+		}
+		if op.shared != nil {
+			if err := op.shared.drop(m.time, 1-sideIndex(op.side), k); err != nil {
+				return err
+			}
+		}
+	}
+	if len(matches) == 0 && op.outer {
+		if err := op.unmatched(k, keyVal, vals, row); err != nil {
+			return err
+		}
+	}
+	return op.this.put(k, vals, row.Time)
+}
+
+// unmatched emits a preserved side's row with nulls now (no GRACE, or its
+// window already closed) or keeps it in the shared store until it closes.
+func (op *streamStreamJoin) unmatched(k []byte, keyVal any, vals []any, row *types.Row) error {
+	if op.shared == nil || row.Time+op.after < *op.streamTime {
+		return op.emit(keyVal, vals, nil, row.Time, row)
+	}
+	return op.shared.put(row.Time, sideIndex(op.side), k, vals)
+}
+
+// split returns the join key and this side's columns of row.
+func (op *streamStreamJoin) split(row *types.Row) (any, []any) {
+	if op.rekeyed {
+		return row.Values[0], row.Values[1:]
+	}
+	if op.side == planner.JoinLeft {
+		return row.Values[op.n.Left.KeyIndex], row.Values
+	}
+	return row.Values[op.n.Right.KeyIndex], row.Values
+}
+
+func (op *streamStreamJoin) emit(key any, this, other []any, ts int64, in *types.Row) error {
+	l, r := this, other
+	if op.side == planner.JoinRight {
+		l, r = other, this
+	}
+	out := &types.Row{Values: op.join(key, l, r), Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil}
+	return op.next.Process(out)
+}
+
+var _ Processor = (*streamStreamJoin)(nil)

@@ -1,0 +1,211 @@
+package physical
+
+import (
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+)
+
+// startJoin starts the sub-topology of a join: both sides' topics feed one
+// task per partition (they are co-partitioned, checked when the query
+// starts). A table side is kept in a changelogged store; the stream side
+// of a stream–table join is not stored, its rows trigger lookups.
+//
+//	Source-L ──────────────────────────────► Join ──► (project, sink…)
+//	Source-R ──► Join-Right-Materialize ──┘        (stream–table: R only updates)
+//
+// A stream side joined on anything but its key is re-keyed by a
+// sub-topology of its own into `Join-repartition` (stream–stream:
+// `Join-left-repartition` / `Join-right-repartition`), which the join's
+// sub-topology reads instead of the stream's topic. A stream–stream join
+// keeps both sides in window stores (startStreamJoin).
+func (b *builder) startJoin(n *planner.Join) {
+	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
+	if n.Left.Rekey != nil {
+		t.left = b.rekeySide(n, planner.JoinLeft)
+	}
+	if n.Right.Rekey != nil {
+		t.right = b.rekeySide(n, planner.JoinRight)
+	}
+	b.table = n.Shape == planner.TableTable
+	seg := &segment{topics: []string{t.left, t.right}}
+	b.cur = seg
+	if n.Shape == planner.StreamStream {
+		b.startStreamJoin(n, seg, t)
+		return
+	}
+	var stores [2]StoreSpec
+	if n.Shape == planner.TableTable {
+		stores[0] = b.store(joinStoreName(planner.JoinLeft))
+	}
+	stores[1] = b.store(joinStoreName(planner.JoinRight))
+	seg.joinDescs = joinDescs(n, stores, t)
+	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
+		return b.newJoinHead(env, n, t, next)
+	}
+}
+
+// newJoinHead makes a task's join operators and the two source operators
+// feeding them.
+func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next Processor) (rawProcessor, error) {
+	right, err := openSideStore(env, joinStoreName(planner.JoinRight), n.Right.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	var lp, rp Processor
+	j := joiner{n: n}
+	if n.Shape == planner.TableTable {
+		left, err := openSideStore(env, joinStoreName(planner.JoinLeft), n.Left.Source.Schema)
+		if err != nil {
+			return nil, err
+		}
+		lp = &tableTableJoin{joiner: j, side: planner.JoinLeft, this: left, other: right, next: next}
+		rp = &tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}
+	} else {
+		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, next: next}
+		rp = &tableSide{table: right}
+	}
+	return b.joinSources(env, n, t, lp, rp)
+}
+
+// joinTopics are the topics a join's sub-topology reads for each side:
+// the source's, or the repartition topic of a re-keyed side.
+type joinTopics struct{ left, right string }
+
+// joinSources makes the join's head: each side's source operator (the
+// repartition topic's for a re-keyed left side) feeding lp and rp.
+func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, rp Processor) (rawProcessor, error) {
+	head := &joinHead{byTopic: map[string]rawProcessor{}}
+	for _, side := range []struct {
+		side  planner.JoinSide
+		topic string
+		next  Processor
+	}{{planner.JoinLeft, t.left, lp}, {planner.JoinRight, t.right, rp}} {
+		in := joinInput(n, side.side)
+		if in.Rekey == nil {
+			if err := b.addSourceOp(env, head, in.Source, side.next); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		src, err := newJoinRepartitionSource(env, n, side.side, side.next)
+		if err != nil {
+			return nil, err
+		}
+		head.byTopic[side.topic] = src
+	}
+	return head, nil
+}
+
+func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source, next Processor) error {
+	op, err := newSourceOp(env, src, next, b.timestampParser(src))
+	if err != nil {
+		return err
+	}
+	head.byTopic[src.Topic] = op
+	return nil
+}
+
+// joinDescs describes the nodes of a join below the operators above it;
+// the last one ("Join") is where the segment's steps attach.
+func joinDescs(n *planner.Join, stores [2]StoreSpec, t joinTopics) []*NodeDesc {
+	ls, rs := sourceDescs(n, t)
+	join := &NodeDesc{Kind: "Processor", Name: "Join"}
+	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}
+	rs.Next = []string{rm.Name}
+	if n.Shape != planner.TableTable {
+		ls.Next, join.Prev = []string{join.Name}, []string{ls.Name}
+		join.Stores = []string{stores[1].Name}
+		return []*NodeDesc{ls, rs, rm, join}
+	}
+	lm := &NodeDesc{Kind: "Processor", Name: "Join-Left-Materialize", Stores: []string{stores[0].Name}, Prev: []string{ls.Name}, Next: []string{join.Name}}
+	ls.Next = []string{lm.Name}
+	rm.Next = []string{join.Name}
+	join.Prev = []string{lm.Name, rm.Name}
+	join.Stores = []string{stores[0].Name, stores[1].Name}
+	return []*NodeDesc{ls, rs, lm, rm, join}
+}
+
+// startStreamJoin makes a windowed stream–stream join: both sides in
+// window stores (retention before + after + grace, changelogs
+// compact,delete), each side's rows joining the other's.
+func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
+	w := n.Within
+	retention := w.Before + w.After + joinGrace(w)
+	ln, rn := streamJoinStores(n)
+	ls, rs := b.store(ln), b.store(rn)
+	b.retainChangelog(ls, retention)
+	b.retainChangelog(rs, retention)
+	var shared StoreSpec
+	if w.Grace >= 0 && n.Type != ast.InnerJoin {
+		shared = b.store(sharedStoreName(n))
+	}
+	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
+
+	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyType(), retention)
+		if err != nil {
+			return nil, err
+		}
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.KeyType(), retention)
+		if err != nil {
+			return nil, err
+		}
+		j := joiner{n: n}
+		full := n.Type == ast.FullJoin
+		lp := &streamStreamJoin{joiner: j, side: planner.JoinLeft, this: lw, other: rw, before: w.Before, after: w.After,
+			outer: full || n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, otherCols: len(n.Right.Source.Schema.Columns), next: next}
+		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
+			outer: full || n.Type == ast.RightJoin, rekeyed: n.Right.Rekey != nil, otherCols: len(n.Left.Source.Schema.Columns), next: next}
+		if shared.Name != "" {
+			o, err := openOuterStore(env, shared.Name, n, lw, rw)
+			if err != nil {
+				return nil, err
+			}
+			lp.shared, rp.shared = o, o
+		}
+		var streamTime int64 = -1
+		lp.streamTime, rp.streamTime = &streamTime, &streamTime
+		return b.joinSources(env, n, t, lp, rp)
+	}
+}
+
+// openOuterStore opens a task's shared outer-join store.
+func openOuterStore(env *TaskEnv, name string, n *planner.Join, lw, rw *streamWindow) (*outerStore, error) {
+	s, err := env.store(name)
+	if err != nil {
+		return nil, err
+	}
+	w := n.Within
+	return &outerStore{store: s, codec: [2]*streamWindow{lw, rw}, grace: w.Grace,
+		cols:     [2]int{len(n.Left.Source.Schema.Columns), len(n.Right.Source.Schema.Columns)},
+		lookBack: [2]int64{w.After, w.Before}}, nil
+}
+
+// streamJoinDescs describes a stream–stream join's nodes below its steps.
+func streamJoinDescs(n *planner.Join, lstore, rstore, shared string, t joinTopics) []*NodeDesc {
+	ls, rs := sourceDescs(n, t)
+	lstores, rstores := []string{rstore}, []string{lstore}
+	if shared != "" {
+		lstores, rstores = append(lstores, shared), append(rstores, shared)
+	}
+	this := &NodeDesc{Kind: "Processor", Name: "Join-this-join", Stores: lstores, Prev: []string{ls.Name}, Next: []string{"Join-merge"}}
+	other := &NodeDesc{Kind: "Processor", Name: "Join-other-join", Stores: rstores, Prev: []string{rs.Name}, Next: []string{"Join-merge"}}
+	ls.Next, rs.Next = []string{this.Name}, []string{other.Name}
+	merge := &NodeDesc{Kind: "Processor", Name: "Join-merge", Prev: []string{this.Name, other.Name}}
+	return []*NodeDesc{ls, rs, this, other, merge}
+}
+
+// sourceDescs describes the join's two sources (a re-keyed side's
+// repartition topic).
+func sourceDescs(n *planner.Join, t joinTopics) (*NodeDesc, *NodeDesc) {
+	var out [2]*NodeDesc
+	for i, side := range []planner.JoinSide{planner.JoinLeft, planner.JoinRight} {
+		in := joinInput(n, side)
+		topic := []string{t.left, t.right}[i]
+		out[i] = &NodeDesc{Kind: "Source", Name: "Source-" + in.Source.Name, Topic: topic}
+		if in.Rekey != nil {
+			out[i].Name = repartitionNameOf(n, side) + "-source"
+		}
+	}
+	return out[0], out[1]
+}

@@ -1,0 +1,215 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// JoinShape says which kinds of sources a join combines.
+type JoinShape uint8
+
+// Join shapes. Table–stream is no shape: ksqlDB rejects it.
+const (
+	StreamTable JoinShape = iota
+	TableTable
+	StreamStream
+)
+
+var shapeNames = [...]string{StreamTable: "Stream-Table", TableTable: "Table-Table", StreamStream: "Stream-Stream"}
+
+// String names the shape as ksqlDB's messages do.
+func (s JoinShape) String() string { return shapeNames[s] }
+
+// JoinSide says where a column of a join's output comes from.
+type JoinSide uint8
+
+// Join sides. JoinKey is the join key itself (the matched value).
+const (
+	JoinKey JoinSide = iota
+	JoinLeft
+	JoinRight
+)
+
+// JoinColumn locates one output column of a join in its input rows.
+type JoinColumn struct {
+	Side  JoinSide
+	Index int // column index in that side's schema (JoinKey: unused)
+}
+
+// JoinInput is one side of a join: a source read by its alias. Later
+// steps (re-keying for a join on a non-key column, a nested join of an
+// n-way join) become nodes under Node.
+type JoinInput struct {
+	Node   Node
+	Source *Source
+	// Alias qualifies the side's columns: X in `FROM s x`, else the name.
+	Alias string
+	// KeyIndex is the index of the column the side is joined on in its
+	// schema: its key column, or -1 when the side is re-keyed.
+	KeyIndex int
+	// Rekey, for a stream joined on anything but its key, computes the
+	// join key: the side is written to a repartition topic keyed by it
+	// (Kafka Streams' implicit repartition before a join).
+	Rekey     *expr.Compiled
+	RekeyExpr ast.Expr
+}
+
+// keyName is the qualified name of the side's join column ("" when it
+// joins on an expression).
+func (in *JoinInput) keyName() string {
+	if in.Rekey == nil {
+		return qualified(in.Alias, in.Source.Schema.Columns[in.KeyIndex].Name)
+	}
+	if c, ok := in.RekeyExpr.(*ast.ColumnRef); ok {
+		return qualified(in.Alias, c.Name)
+	}
+	return ""
+}
+
+// keyRef is the join column as written in ksqlDB's messages (X.COL).
+func (in *JoinInput) keyRef() string {
+	if in.Rekey == nil {
+		return in.Alias + "." + in.Source.Schema.Columns[in.KeyIndex].Name
+	}
+	if c, ok := in.RekeyExpr.(*ast.ColumnRef); ok {
+		return in.Alias + "." + c.Name
+	}
+	return ""
+}
+
+// Join combines two inputs on an equality of their keys. Its output
+// schema is the join key (named as ksqlDB picks it) then every column of
+// the left input and of the right input qualified as ALIAS_COL; Columns
+// says where each output column's value comes from.
+type Join struct {
+	Type        ast.JoinType
+	Shape       JoinShape
+	Left, Right JoinInput
+	On          ast.Expr
+	Within      *ast.JoinWindow // stream–stream joins only
+	Columns     []JoinColumn
+	schema      *types.Schema
+}
+
+// Schema implements Node.
+func (n *Join) Schema() *types.Schema { return n.schema }
+
+// Inputs implements Node.
+func (n *Join) Inputs() []Node { return []Node{n.Left.Node, n.Right.Node} }
+
+var _ Node = (*Join)(nil)
+
+// Result is the kind of rows the join produces: a stream–table join is a
+// stream, a table–table join a table.
+func (n *Join) Result() ast.SourceKind {
+	if n.Shape == TableTable {
+		return ast.Table
+	}
+	return ast.Stream
+}
+
+// String is the join's EXPLAIN detail.
+func (n *Join) String() string {
+	return "Type: " + joinTypeNames[n.Type] + " | " + n.Shape.String() + " | On: " + ast.FormatExpr(n.On)
+}
+
+var joinTypeNames = [...]string{ast.InnerJoin: "INNER", ast.LeftJoin: "LEFT", ast.RightJoin: "RIGHT", ast.FullJoin: "FULL"}
+
+// joinTypeText is how ksqlDB spells a join type in its messages.
+var joinTypeText = [...]string{ast.InnerJoin: "[INNER] JOIN", ast.LeftJoin: "LEFT [OUTER] JOIN",
+	ast.RightJoin: "RIGHT [OUTER] JOIN", ast.FullJoin: "[FULL] OUTER JOIN"}
+
+// qualified is the name of a side's column in the join output.
+func qualified(alias, col string) string { return alias + "_" + col }
+
+// joinInputs resolves the two sources of a join.
+func (p *Planner) joinInputs(j *ast.Join) (JoinInput, JoinInput, error) {
+	if _, nested := j.Left.(*ast.Join); nested {
+		return JoinInput{}, JoinInput{}, sqlerr.New(sqlerr.Unsupported, j.P, "N-way joins (more than two sources) are not supported yet")
+	}
+	var sides [2]JoinInput
+	for i, rel := range []ast.Relation{j.Left, j.Right} {
+		ref := rel.(*ast.TableRef)
+		src, ok := p.Catalog.Get(ref.Name)
+		if !ok {
+			return JoinInput{}, JoinInput{}, sqlerr.New(sqlerr.Unknown, ref.P, "%s does not exist.", ref.Name)
+		}
+		alias := ref.Alias
+		if alias == "" {
+			alias = ref.Name
+		}
+		sides[i] = JoinInput{Node: &Scan{Source: src, Alias: ref.Alias}, Source: src, Alias: alias}
+	}
+	l, r := sides[0], sides[1]
+	if l.Source.Name == r.Source.Name {
+		return l, r, sqlerr.New(sqlerr.Unsupported, j.P, "Can not join '%s' to '%s': self joins are not yet supported.", l.Source.Name, r.Source.Name)
+	}
+	return l, r, nil
+}
+
+// joinShape classifies the join and rejects the kinds ksqlDB rejects.
+func joinShape(j *ast.Join, l, r JoinInput) (JoinShape, error) {
+	lk, rk := l.Source.Kind, r.Source.Kind
+	got := l.Alias + " " + joinTypeText[j.Type] + " " + r.Alias
+	switch {
+	case lk == ast.Table && rk == ast.Stream:
+		return 0, sqlerr.New(sqlerr.Semantic, j.P, "Invalid join order: table-stream joins are not supported; only stream-table joins. Got %s.", got)
+	case lk == ast.Stream && rk == ast.Stream:
+		if j.Within == nil {
+			return 0, sqlerr.New(sqlerr.Semantic, j.P, "Stream-Stream joins must have a WITHIN clause specified. None was provided. To learn about how to specify a WITHIN clause with a stream-stream join, please visit: https://docs.confluent.io/current/ksql/docs/syntax-reference.html#create-stream-as-select")
+		}
+		return StreamStream, nil
+	case lk == ast.Stream && j.Type == ast.FullJoin:
+		return 0, sqlerr.New(sqlerr.Semantic, j.P, "Invalid join type: full-outer join not supported for stream-table join. Got %s.", got)
+	case lk == ast.Stream && j.Type == ast.RightJoin:
+		return 0, sqlerr.New(sqlerr.Semantic, j.P, "Invalid join type encountered: %s", joinTypeText[j.Type])
+	}
+	shape := StreamTable
+	if lk == ast.Table {
+		shape = TableTable
+	}
+	if j.Within != nil {
+		return 0, sqlerr.New(sqlerr.Semantic, j.P, "A window definition was provided for a %s join. These joins are not windowed. Please drop the window definition (ie. the WITHIN clause) and try to submit your query again.", shape)
+	}
+	return shape, nil
+}
+
+// checkJoinSources rejects sources a join cannot read: KAFKA values,
+// windowed sources and multi-column keys.
+func checkJoinSources(j *ast.Join, l, r JoinInput) error {
+	var kafka []string
+	for _, s := range []*Source{l.Source, r.Source} {
+		if s.ValueFormat.Name == format.Kafka {
+			kafka = append(kafka, s.Name)
+		}
+	}
+	if len(kafka) > 0 {
+		return sqlerr.New(sqlerr.Unsupported, j.P, "Source(s) %s are using the 'KAFKA' value format. This format does not yet support JOIN.", strings.Join(kafka, ", "))
+	}
+	if l.Source.Windowed() != r.Source.Windowed() {
+		return sqlerr.New(sqlerr.Semantic, j.P, "Can not join windowed source to non-windowed source.\n`%s` is %s\n`%s` is %s",
+			l.Source.Name, windowedText(l.Source), r.Source.Name, windowedText(r.Source))
+	}
+	if l.Source.Windowed() {
+		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins of windowed sources are not supported yet")
+	}
+	for _, s := range []*Source{l.Source, r.Source} {
+		// a keyless stream may still join: it is re-keyed
+		if n := s.Schema.NumKeys(); n > 1 || (n == 0 && s.Kind == ast.Table) {
+			return sqlerr.New(sqlerr.Unsupported, j.P, "JOINs are not supported with multiple key columns")
+		}
+	}
+	return nil
+}
+
+func windowedText(s *Source) string {
+	if !s.Windowed() {
+		return "not windowed"
+	}
+	return [...]string{ast.Tumbling: "TUMBLING", ast.Hopping: "HOPPING", ast.Session: "SESSION", ast.Sliding: "SLIDING"}[s.Window.Kind] + " windowed"
+}

@@ -1,0 +1,193 @@
+package planner
+
+import (
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// joinCondition checks the ON clause, an equality of one expression per
+// side (ksqlDB's rules and messages), and sets each side's KeyIndex.
+// Today both expressions must be the sides' key columns: the table side's
+// primary key always, the stream side's key until streams are re-keyed
+// through a repartition topic. It returns ON with qualified references.
+func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast.Expr, error) {
+	b, err := equality(j.On)
+	if err != nil {
+		return nil, err
+	}
+	l, r := qualifyJoin(b.L, s), qualifyJoin(b.R, s)
+	whole := &ast.Binary{P: b.P, Op: ast.OpEQ, L: l, R: r}
+	ls, err := exprSide(b.L, l, whole, s)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := exprSide(b.R, r, whole, s)
+	if err != nil {
+		return nil, err
+	}
+	if ls == rs {
+		return nil, sqlerr.New(sqlerr.Semantic, j.On.Position(), "Each side of the join must reference exactly one source and not the same source. Left side references `%s` and right references `%s`",
+			s.sides[ls].Alias, s.sides[rs].Alias)
+	}
+	got := ast.FormatExpr(l) + " = " + ast.FormatExpr(r)
+	le, re := l, r
+	if ls == 1 {
+		le, re = r, l
+	}
+	if err := checkJoinKeys(j, shape, s, le, re, got); err != nil {
+		return nil, err
+	}
+	if err := p.checkJoinTypes(s, l, r, ls, rs, j.On.Position()); err != nil {
+		return nil, err
+	}
+	if err := p.rekey(s.sides[0], le); err != nil {
+		return nil, err
+	}
+	if err := p.rekey(s.sides[1], re); err != nil {
+		return nil, err
+	}
+	return whole, nil
+}
+
+// equality returns ON as an `=` comparison or ksqlDB's error for it.
+func equality(on ast.Expr) (*ast.Binary, error) {
+	b, ok := on.(*ast.Binary)
+	switch {
+	case ok && b.Op == ast.OpEQ:
+		return b, nil
+	case ok && b.Op == ast.OpAnd:
+		return nil, sqlerr.New(sqlerr.Unsupported, on.Position(), "Invalid join condition: joins on multiple conditions are not yet supported. Got %s.", ast.FormatExpr(on))
+	case ok && b.Op >= ast.OpNE && b.Op <= ast.OpGE:
+		return nil, sqlerr.New(sqlerr.Unsupported, on.Position(), "Only equality join criteria is supported.")
+	}
+	return nil, sqlerr.New(sqlerr.Unsupported, on.Position(), "Unsupported join expression: %s", ast.FormatExpr(on))
+}
+
+// qualifyJoin gives every unqualified reference its side's alias (for
+// messages); unresolvable references are left as written.
+func qualifyJoin(e ast.Expr, s *joinScope) ast.Expr {
+	return ast.Rewrite(e, func(x ast.Expr) (ast.Expr, bool) {
+		r, ok := x.(*ast.ColumnRef)
+		if !ok {
+			return nil, false
+		}
+		i, err := s.side(r)
+		if err != nil || i < 0 {
+			return r, true
+		}
+		return &ast.ColumnRef{P: r.P, Source: s.sides[i].Alias, Name: r.Name}, true
+	})
+}
+
+// exprSide returns the one side an ON operand references.
+func exprSide(orig, q, whole ast.Expr, s *joinScope) (int, error) {
+	side := -1
+	for _, r := range expr.ColumnRefs(orig) {
+		i, err := s.side(r)
+		if err != nil {
+			if r.Source != "" {
+				return -1, sqlerr.New(sqlerr.Unknown, r.P, "JOIN ON column '%s.%s' cannot be resolved.", r.Source, r.Name)
+			}
+			return -1, err
+		}
+		if i < 0 {
+			return -1, sqlerr.New(sqlerr.Unknown, r.P, "JOIN ON column '%s' cannot be resolved.", r.Name)
+		}
+		if side >= 0 && side != i {
+			side = -2
+		} else if side != -2 {
+			side = i
+		}
+	}
+	if side < 0 {
+		return -1, sqlerr.New(sqlerr.Semantic, orig.Position(), "Invalid comparison expression '%s' in join '%s'. Each side of the join comparision must contain references from exactly one source.",
+			ast.FormatExpr(q), ast.FormatExpr(whole))
+	}
+	return side, nil
+}
+
+// checkJoinKeys requires each side to be joined on its key column and
+// records the columns. le is the left side's operand, re the right's.
+func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, got string) error {
+	r, l := s.sides[1], s.sides[0]
+	rk, ok := keyColumn(re, r)
+	if !ok && shape != StreamStream {
+		what := "stream-table joins require to join on the table's primary key"
+		if shape == TableTable {
+			what = "table-table joins require to join on the primary key of the right input table"
+		}
+		return sqlerr.New(sqlerr.Semantic, j.On.Position(), "Invalid join condition: %s. Got %s.", what, got)
+	}
+	lk, ok := keyColumn(le, l)
+	if !ok && shape == TableTable {
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Foreign-key table-table joins are not supported yet. Got %s.", got)
+	}
+	l.KeyIndex, r.KeyIndex = lk, rk
+	return nil
+}
+
+// rekey compiles the stream side's join expression when it is not the
+// side's key: the side is re-keyed through a repartition topic.
+func (p *Planner) rekey(l *JoinInput, le ast.Expr) error {
+	if l.KeyIndex >= 0 {
+		return nil
+	}
+	scope := expr.SchemaScope(l.Source.Schema, []string{l.Alias, l.Source.Name}, false)
+	c, err := expr.Compile(le, scope, p.Registry)
+	if err != nil {
+		return err
+	}
+	l.Rekey, l.RekeyExpr = c, unqualify(le)
+	return nil
+}
+
+// unqualify drops the qualifiers of a side's expression.
+func unqualify(e ast.Expr) ast.Expr {
+	return ast.Rewrite(e, func(x ast.Expr) (ast.Expr, bool) {
+		if r, ok := x.(*ast.ColumnRef); ok {
+			return &ast.ColumnRef{P: r.P, Name: r.Name}, true
+		}
+		return nil, false
+	})
+}
+
+// keyColumn reports whether e is the side's (single) key column.
+func keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
+	c, ok := e.(*ast.ColumnRef)
+	if !ok {
+		return -1, false
+	}
+	i := in.Source.Schema.Find(c.Name)
+	if i < 0 || in.Source.Schema.Columns[i].NS != types.KeyNS {
+		return -1, false
+	}
+	return i, true
+}
+
+// checkJoinTypes requires both operands to have the same type.
+func (p *Planner) checkJoinTypes(s *joinScope, l, r ast.Expr, ls, rs int, at ast.Pos) error {
+	lt, err := p.sideType(l, s.sides[ls])
+	if err != nil {
+		return err
+	}
+	rt, err := p.sideType(r, s.sides[rs])
+	if err != nil {
+		return err
+	}
+	if !lt.Equal(rt) {
+		return sqlerr.New(sqlerr.Type, at, "Invalid join condition: types don't match. Got %s{%s} = %s{%s}.",
+			ast.FormatExpr(l), lt, ast.FormatExpr(r), rt)
+	}
+	return nil
+}
+
+func (p *Planner) sideType(e ast.Expr, in *JoinInput) (*types.Type, error) {
+	scope := expr.SchemaScope(in.Source.Schema, []string{in.Alias, in.Source.Name}, false)
+	c, err := expr.Compile(e, scope, p.Registry)
+	if err != nil {
+		return nil, err
+	}
+	return c.Type(), nil
+}

@@ -1,0 +1,198 @@
+package planner
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// planJoin plans `FROM a [x] <type> JOIN b [y] ON …`: a Join node over the
+// two scans, then WHERE and the projection over the join's flat schema.
+func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
+	j := q.From.(*ast.Join)
+	if kind == Pull {
+		return nil, sqlerr.New(sqlerr.Unsupported, j.P, "Pull queries don't support JOIN clauses.")
+	}
+	if err := checkJoinClauses(q); err != nil {
+		return nil, err
+	}
+	l, r, err := p.joinInputs(j)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := joinShape(j, l, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkJoinSources(j, l, r); err != nil {
+		return nil, err
+	}
+	scope := &joinScope{sides: [2]*JoinInput{&l, &r}}
+	on, err := p.joinCondition(j, shape, scope)
+	if err != nil {
+		return nil, err
+	}
+	items, err := scope.rewriteItems(q.Items)
+	if err != nil {
+		return nil, err
+	}
+	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, On: on, Within: j.Within}
+	n.layout(joinKeyName(items, n))
+	plan := &Plan{Kind: kind, Sources: []*Source{l.Source, r.Source}, Limit: q.Limit, Join: n}
+	return p.planAboveJoin(plan, q, n, items, scope)
+}
+
+// planAboveJoin adds WHERE and the projection above the join.
+func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.SelectItem, js *joinScope) (*Plan, error) {
+	var node Node = n
+	scope := expr.SchemaScope(n.schema, nil, false)
+	if q.Where != nil {
+		where, err := js.rewrite(q.Where)
+		if err != nil {
+			return nil, err
+		}
+		if node, err = p.filter(node, where, scope); err != nil {
+			return nil, err
+		}
+	}
+	items = nameItems(items, n.schema)
+	proj, err := p.project(node, items, scope, &Source{Schema: n.schema}, &ast.TableRef{}, false)
+	if err != nil {
+		return nil, err
+	}
+	if plan.Kind != Persistent {
+		proj.schema = selectOrder(proj.Columns, proj.schema)
+	}
+	plan.Root = proj
+	return plan, nil
+}
+
+// checkJoinClauses rejects what cannot follow a join yet.
+func checkJoinClauses(q *ast.Query) error {
+	switch {
+	case len(q.GroupBy) > 0:
+		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "GROUP BY on a join is not supported yet")
+	case len(q.PartitionBy) > 0:
+		return sqlerr.New(sqlerr.Unsupported, q.PartitionBy[0].Position(), "PARTITION BY on a join is not supported yet")
+	}
+	return nil
+}
+
+// joinKeyName picks the result's key column as ksqlDB does: a FULL OUTER
+// join gets the synthetic ROWKEY (ROWKEY_1, … past source columns);
+// otherwise the left join column (qualified) if the projection selects
+// it, else the right one if selected, the left one by default.
+func joinKeyName(items []ast.SelectItem, n *Join) string {
+	cands := n.keyCandidates()
+	if n.Type == ast.FullJoin || len(cands) == 0 {
+		return syntheticKey(n)
+	}
+	selected := map[string]bool{}
+	for _, it := range items {
+		if it.Star {
+			return cands[0]
+		}
+		if c, ok := it.Expr.(*ast.ColumnRef); ok {
+			selected[c.Name] = true
+		}
+	}
+	for _, c := range cands {
+		if selected[c] {
+			return c
+		}
+	}
+	return cands[0]
+}
+
+// keyCandidates are the qualified names of the join columns (a side
+// joined on an expression has none).
+func (n *Join) keyCandidates() []string {
+	var out []string
+	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+		if k := in.keyName(); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Synthetic reports whether the join's key is synthesised (ROWKEY).
+func (n *Join) Synthetic() bool {
+	return !slices.Contains(n.keyCandidates(), n.schema.Columns[0].Name)
+}
+
+// KeyMissingError is ksqlDB's error for a persistent join query whose
+// projection lacks the join key.
+func (n *Join) KeyMissingError(sink string) error {
+	k := n.schema.Columns[0].Name
+	if n.Synthetic() {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).\n%s was added as a synthetic key column because the join criteria did not match any source column. This expression must be included in the projection and may be aliased.", sink, k, k, k)
+	}
+	var refs []string
+	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+		if r := in.keyRef(); r != "" {
+			refs = append(refs, r)
+		}
+	}
+	if len(refs) == 1 {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).", sink, refs[0], refs[0])
+	}
+	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the join expressions %s in its projection (eg, SELECT %s...).", sink, strings.Join(refs, " or "), refs[0])
+}
+
+func syntheticKey(n *Join) string {
+	name := "ROWKEY"
+	for i := 1; n.Left.Source.Schema.Find(name) >= 0 || n.Right.Source.Schema.Find(name) >= 0; i++ {
+		name = "ROWKEY_" + strconv.Itoa(i)
+	}
+	return name
+}
+
+// layout builds the output schema: the key, then each side's columns
+// qualified (the key column itself only once).
+func (n *Join) layout(key string) {
+	kt := n.KeyType()
+	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
+	n.Columns = []JoinColumn{{Side: JoinKey}}
+	for _, side := range []struct {
+		in   JoinInput
+		side JoinSide
+	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
+		for i, c := range side.in.Source.Schema.Columns {
+			name := qualified(side.in.Alias, c.Name)
+			if name == key {
+				continue
+			}
+			n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
+			n.Columns = append(n.Columns, JoinColumn{Side: side.side, Index: i})
+		}
+	}
+}
+
+// checkPersistentJoin requires a persistent join query to select the join
+// key (ksqlDB's message names the join expressions).
+func checkPersistentJoin(plan *Plan, sink string) error {
+	if plan.Join == nil {
+		return nil
+	}
+	for _, c := range plan.project().Columns {
+		if c.Key {
+			return nil
+		}
+	}
+	return plan.Join.KeyMissingError(sink)
+}
+
+// KeyType is the type of the join key (both sides' join expressions have
+// it).
+func (n *Join) KeyType() *types.Type {
+	if n.Right.Rekey != nil {
+		return n.Right.Rekey.Type()
+	}
+	return n.Right.Source.Schema.Columns[n.Right.KeyIndex].Type
+}
