@@ -19,6 +19,10 @@ import (
 // sub-topology reads instead of the stream's topic. A stream–stream join
 // keeps both sides in window stores (startStreamJoin).
 func (b *builder) startJoin(n *planner.Join) {
+	if n.Foreign() {
+		b.startForeignJoin(n)
+		return
+	}
 	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
 	if n.Left.Rekey != nil {
 		t.left = b.rekeySide(n, planner.JoinLeft)

@@ -57,6 +57,11 @@ type JoinInput struct {
 	// (Kafka Streams' implicit repartition before a join).
 	Rekey     *expr.Compiled
 	RekeyExpr ast.Expr
+	// ForeignKey, on the left table of a foreign-key table–table join,
+	// computes the right table's key from a left row (KeyIndex is then the
+	// left's primary key, the result's key).
+	ForeignKey     *expr.Compiled
+	ForeignKeyExpr ast.Expr
 }
 
 // keyName is the qualified name of the side's join column ("" when it
@@ -104,6 +109,9 @@ func (n *Join) Inputs() []Node { return []Node{n.Left.Node, n.Right.Node} }
 
 var _ Node = (*Join)(nil)
 
+// Foreign reports whether the join is a foreign-key table–table join.
+func (n *Join) Foreign() bool { return n.Left.ForeignKey != nil }
+
 // Result is the kind of rows the join produces: a stream–table join is a
 // stream, a table–table join a table.
 func (n *Join) Result() ast.SourceKind {
@@ -115,7 +123,11 @@ func (n *Join) Result() ast.SourceKind {
 
 // String is the join's EXPLAIN detail.
 func (n *Join) String() string {
-	return "Type: " + joinTypeNames[n.Type] + " | " + n.Shape.String() + " | On: " + ast.FormatExpr(n.On)
+	shape := n.Shape.String()
+	if n.Foreign() {
+		shape += " (foreign key)"
+	}
+	return "Type: " + joinTypeNames[n.Type] + " | " + shape + " | On: " + ast.FormatExpr(n.On)
 }
 
 var joinTypeNames = [...]string{ast.InnerJoin: "INNER", ast.LeftJoin: "LEFT", ast.RightJoin: "RIGHT", ast.FullJoin: "FULL"}

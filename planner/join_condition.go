@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -36,7 +38,7 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 	if ls == 1 {
 		le, re = r, l
 	}
-	if err := checkJoinKeys(j, shape, s, le, re, got); err != nil {
+	if err := p.checkJoinKeys(j, shape, s, le, re, got); err != nil {
 		return nil, err
 	}
 	if err := p.checkJoinTypes(s, l, r, ls, rs, j.On.Position()); err != nil {
@@ -110,7 +112,7 @@ func exprSide(orig, q, whole ast.Expr, s *joinScope) (int, error) {
 
 // checkJoinKeys requires each side to be joined on its key column and
 // records the columns. le is the left side's operand, re the right's.
-func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, got string) error {
+func (p *Planner) checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, got string) error {
 	r, l := s.sides[1], s.sides[0]
 	rk, ok := keyColumn(re, r)
 	if !ok && shape != StreamStream {
@@ -122,9 +124,31 @@ func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, 
 	}
 	lk, ok := keyColumn(le, l)
 	if !ok && shape == TableTable {
-		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Foreign-key table-table joins are not supported yet. Got %s.", got)
+		r.KeyIndex = rk
+		return p.foreignKey(j, l, le)
 	}
 	l.KeyIndex, r.KeyIndex = lk, rk
+	return nil
+}
+
+// foreignKey makes a table–table join whose left side is joined on a
+// non-key expression a foreign-key join (INNER and LEFT only, as
+// ksqlDB): the left keeps its primary key, the result's key, and le is
+// compiled to compute the right table's key from a left row.
+func (p *Planner) foreignKey(j *ast.Join, l *JoinInput, le ast.Expr) error {
+	switch j.Type {
+	case ast.RightJoin:
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "RIGHT OUTER JOIN on a foreign key is not supported")
+	case ast.FullJoin:
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "FULL OUTER JOIN on a foreign key is not supported")
+	}
+	l.KeyIndex = slices.IndexFunc(l.Source.Schema.Columns, func(c types.Column) bool { return c.NS == types.KeyNS })
+	scope := expr.SchemaScope(l.Source.Schema, []string{l.Alias, l.Source.Name}, false)
+	c, err := expr.Compile(le, scope, p.Registry)
+	if err != nil {
+		return err
+	}
+	l.ForeignKey, l.ForeignKeyExpr = c, unqualify(le)
 	return nil
 }
 

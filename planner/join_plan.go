@@ -113,7 +113,11 @@ func joinKeyName(items []ast.SelectItem, n *Join) string {
 // joined on an expression has none).
 func (n *Join) keyCandidates() []string {
 	var out []string
-	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+	sides := []*JoinInput{&n.Left, &n.Right}
+	if n.Foreign() {
+		sides = sides[:1] // the result is keyed by the left's primary key
+	}
+	for _, in := range sides {
 		if k := in.keyName(); k != "" {
 			out = append(out, k)
 		}
@@ -130,6 +134,10 @@ func (n *Join) Synthetic() bool {
 // projection lacks the join key.
 func (n *Join) KeyMissingError(sink string) error {
 	k := n.schema.Columns[0].Name
+	if n.Foreign() {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Primary key column missing in projection. For foreign-key table-table joins, the projection must include all primary key columns from the left input table (`%s`). Missing column: `%s`.",
+			n.Left.Source.Name, n.Left.Source.Schema.Columns[n.Left.KeyIndex].Name)
+	}
 	if n.Synthetic() {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).\n%s was added as a synthetic key column because the join criteria did not match any source column. This expression must be included in the projection and may be aliased.", sink, k, k, k)
 	}
@@ -189,8 +197,11 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 }
 
 // KeyType is the type of the join key (both sides' join expressions have
-// it).
+// it; a foreign-key join's is the left primary key).
 func (n *Join) KeyType() *types.Type {
+	if n.Foreign() {
+		return n.Left.Source.Schema.Columns[n.Left.KeyIndex].Type
+	}
 	if n.Right.Rekey != nil {
 		return n.Right.Rekey.Type()
 	}

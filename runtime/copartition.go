@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -13,8 +14,8 @@ import (
 // assignment with "Topics not co-partitioned"). It runs before anything
 // is created or recorded, so a mismatch leaves nothing behind.
 func (e *Engine) checkCopartitioned(ctx context.Context, plan *planner.Plan, pos ast.Pos) error {
-	if plan.Join == nil {
-		return nil
+	if plan.Join == nil || plan.Join.Foreign() {
+		return nil // a foreign-key join re-partitions through its own topics
 	}
 	l, r := plan.Join.Left.Source, plan.Join.Right.Source
 	ln, err := e.sourcePartitions(ctx, l)
@@ -40,4 +41,19 @@ func (e *Engine) sourcePartitions(ctx context.Context, src *planner.Source) (int
 		return max(src.Partitions, 1), err
 	}
 	return n, nil
+}
+
+// internalPartitions is the partition count of an internal topic: that of
+// the source topic it follows (a foreign-key join's subscription topic
+// and right-side stores follow the right table), else def.
+func (e *Engine) internalPartitions(ctx context.Context, plan *planner.Plan, t physical.InternalTopic, def int32) (int32, error) {
+	if t.PartitionsOf == "" {
+		return def, nil
+	}
+	for _, s := range plan.Sources {
+		if s.Topic == t.PartitionsOf {
+			return e.sourcePartitions(ctx, s)
+		}
+	}
+	return def, nil
 }
