@@ -35,7 +35,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 	b.table = true
 	rseg := &segment{topics: []string{reg, rightTopic}}
 	b.cur = rseg
-	rstore, sstore := b.store(joinStoreName(planner.JoinRight)), b.store(fkSubscriptionName)
+	rstore, sstore := b.store(joinStoreName(n, planner.JoinRight)), b.store(fkSubscriptionName)
 	for i := len(b.topo.Internal) - 2; i < len(b.topo.Internal); i++ {
 		b.topo.Internal[i].PartitionsOf = rightTopic
 	}
@@ -45,7 +45,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 
 	lseg := &segment{topics: []string{n.Left.Source.Topic, resp}}
 	b.cur = lseg
-	lstore := b.store(joinStoreName(planner.JoinLeft))
+	lstore := b.store(joinStoreName(n, planner.JoinLeft))
 	lseg.joinDescs = fkLeftDescs(n, reg, resp, lstore.Name)
 	lseg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
 		return b.newForeignLeft(env, n, reg, resp, next)
@@ -55,7 +55,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 // newForeignRight makes the right sub-topology's head: subscriptions and
 // right-table changes answered on the response topic.
 func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp string) (rawProcessor, error) {
-	right, err := openSideStore(env, joinStoreName(planner.JoinRight), n.Right.Source.Schema)
+	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp strin
 // newForeignLeft makes the left sub-topology's head: left changes send
 // subscriptions, responses are joined with the current left row.
 func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string, next Processor) (rawProcessor, error) {
-	left, err := openSideStore(env, joinStoreName(planner.JoinLeft), n.Left.Source.Schema)
+	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema)
 	if err != nil {
 		return nil, err
 	}

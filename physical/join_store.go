@@ -13,11 +13,12 @@ import (
 // joinStoreName is the store keeping a table side of a join, named as
 // ksqlDB names it (KafkaTopic_Left-Reduce / KafkaTopic_Right-Reduce); its
 // changelog is `<app id>-<store>-changelog`.
-func joinStoreName(side planner.JoinSide) string {
+// A nested step of an n-way join prefixes it (L_KafkaTopic_Right-Reduce).
+func joinStoreName(n *planner.Join, side planner.JoinSide) string {
 	if side == planner.JoinLeft {
-		return "KafkaTopic_Left-Reduce"
+		return n.Prefix + "KafkaTopic_Left-Reduce"
 	}
-	return "KafkaTopic_Right-Reduce"
+	return n.Prefix + "KafkaTopic_Right-Reduce"
 }
 
 // sideStore keeps the latest row per key of one table side of a join:

@@ -48,8 +48,14 @@ func sharedStoreName(n *planner.Join) string {
 
 // streamJoinBase is Kafka Streams' node index of the "this" side's store:
 // 8, plus 4 for each re-keyed side.
+//
+// Each nested step below adds 20 (an n-way join's second step is
+// KSTREAM-JOINTHIS-0000000028).
 func streamJoinBase(n *planner.Join) int {
 	base := 8
+	for in := &n.Left; in.Nested(); in = &in.Node.(*planner.Join).Left {
+		base += 20
+	}
 	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
 		if in.Rekey != nil {
 			base += 4

@@ -21,19 +21,7 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if err := checkJoinClauses(q); err != nil {
 		return nil, err
 	}
-	l, r, err := p.joinInputs(j)
-	if err != nil {
-		return nil, err
-	}
-	shape, err := joinShape(j, l, r)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkJoinSources(j, l, r); err != nil {
-		return nil, err
-	}
-	scope := &joinScope{sides: [2]*JoinInput{&l, &r}}
-	on, err := p.joinCondition(j, shape, scope)
+	n, scope, err := p.joinNode(j, q.Items, "")
 	if err != nil {
 		return nil, err
 	}
@@ -41,10 +29,32 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, On: on, Within: j.Within}
 	n.layout(joinKeyName(items, n))
-	plan := &Plan{Kind: kind, Sources: []*Source{l.Source, r.Source}, Limit: q.Limit, Join: n}
+	plan := &Plan{Kind: kind, Sources: n.Sources(), Limit: q.Limit, Join: n}
 	return p.planAboveJoin(plan, q, n, items, scope)
+}
+
+// joinNode plans one join step (its nested left step first) up to its
+// layout, which depends on the key the SELECT list picks.
+func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (*Join, *joinScope, error) {
+	l, r, err := p.joinInputs(j, items, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	shape, err := joinShape(j, l, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkJoinSources(j, l, r); err != nil {
+		return nil, nil, err
+	}
+	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, Within: j.Within, Prefix: prefix}
+	scope := newJoinScope(&n.Left, &n.Right)
+	if n.On, err = p.joinCondition(j, shape, scope); err != nil {
+		return nil, nil, err
+	}
+	n.leaves = scope.leaves
+	return n, scope, nil
 }
 
 // planAboveJoin adds WHERE and the projection above the join.
@@ -88,18 +98,25 @@ func checkJoinClauses(q *ast.Query) error {
 // otherwise the left join column (qualified) if the projection selects
 // it, else the right one if selected, the left one by default.
 func joinKeyName(items []ast.SelectItem, n *Join) string {
+	selected, star := map[string]bool{}, false
+	for _, it := range items {
+		star = star || it.Star
+		if c, ok := it.Expr.(*ast.ColumnRef); ok {
+			selected[c.Name] = true
+		}
+	}
+	return pickJoinKey(selected, star, n)
+}
+
+// pickJoinKey picks the key among the join columns the SELECT list
+// names (selected: their output names).
+func pickJoinKey(selected map[string]bool, star bool, n *Join) string {
 	cands := n.keyCandidates()
 	if n.Type == ast.FullJoin || len(cands) == 0 {
 		return syntheticKey(n)
 	}
-	selected := map[string]bool{}
-	for _, it := range items {
-		if it.Star {
-			return cands[0]
-		}
-		if c, ok := it.Expr.(*ast.ColumnRef); ok {
-			selected[c.Name] = true
-		}
+	if star {
+		return cands[0]
 	}
 	for _, c := range cands {
 		if selected[c] {
@@ -110,15 +127,19 @@ func joinKeyName(items []ast.SelectItem, n *Join) string {
 }
 
 // keyCandidates are the qualified names of the join columns (a side
-// joined on an expression has none).
+// joined on an expression has none); a nested step's own join columns
+// come first: they hold the same value (ksqlDB's equivalence set).
 func (n *Join) keyCandidates() []string {
 	var out []string
+	if inner, ok := n.Left.Node.(*Join); ok && !inner.Synthetic() && n.Left.KeyIndex == 0 {
+		out = append(out, inner.keyCandidates()...)
+	}
 	sides := []*JoinInput{&n.Left, &n.Right}
 	if n.Foreign() {
 		sides = sides[:1] // the result is keyed by the left's primary key
 	}
 	for _, in := range sides {
-		if k := in.keyName(); k != "" {
+		if k := in.keyName(); k != "" && !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
@@ -173,6 +194,9 @@ func (n *Join) layout(key string) {
 	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
 		for i, c := range side.in.Source.Schema.Columns {
 			name := qualified(side.in.Alias, c.Name)
+			if side.in.Nested() {
+				name = c.Name
+			}
 			if name == key {
 				continue
 			}

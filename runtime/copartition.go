@@ -14,10 +14,26 @@ import (
 // assignment with "Topics not co-partitioned"). It runs before anything
 // is created or recorded, so a mismatch leaves nothing behind.
 func (e *Engine) checkCopartitioned(ctx context.Context, plan *planner.Plan, pos ast.Pos) error {
-	if plan.Join == nil || plan.Join.Foreign() {
+	if plan.Join == nil {
+		return nil
+	}
+	return e.checkJoinStep(ctx, plan.Join, pos)
+}
+
+// checkJoinStep checks one step of a join tree (a nested step first): its
+// right source against the leftmost source of its left input, whose
+// partitions a nested result keeps (a foreign-key join's result is in
+// its left table's partitions).
+func (e *Engine) checkJoinStep(ctx context.Context, n *planner.Join, pos ast.Pos) error {
+	if inner, ok := n.Left.Node.(*planner.Join); ok {
+		if err := e.checkJoinStep(ctx, inner, pos); err != nil {
+			return err
+		}
+	}
+	if n.Foreign() {
 		return nil // a foreign-key join re-partitions through its own topics
 	}
-	l, r := plan.Join.Left.Source, plan.Join.Right.Source
+	l, r := n.Sources()[0], n.Right.Source
 	ln, err := e.sourcePartitions(ctx, l)
 	if err != nil {
 		return err
