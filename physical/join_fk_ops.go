@@ -145,7 +145,7 @@ func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte,
 // emit forwards a result of the left row alone (vals nil: a delete).
 func (op *fkLeftSide) emit(row *types.Row, vals []any) error {
 	key := row.Values[op.n.Left.KeyIndex]
-	out := &types.Row{Time: row.Time, Partition: row.Partition, Offset: row.Offset, Values: op.join(key, vals, nil), Tombstone: vals == nil}
+	out := &types.Row{Time: row.Time, Partition: row.Partition, Offset: row.Offset, Values: op.join(key, withTime(vals, row.Time), nil), Tombstone: vals == nil}
 	return op.next.Process(out)
 }
 
@@ -302,9 +302,9 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 		if err != nil {
 			return err
 		}
-		out.Values = op.join(key, cur.values, right)
+		out.Values = op.join(key, withTime(cur.values, cur.time), withTime(right.values, right.time))
 	case cur != nil && op.n.Type == ast.LeftJoin:
-		out.Values = op.join(key, cur.values, nil)
+		out.Values = op.join(key, withTime(cur.values, cur.time), nil)
 	default:
 		out.Tombstone, out.Values = true, op.join(key, nil, nil)
 	}
@@ -312,16 +312,12 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 }
 
 // rightRow decodes the right entry; its key is the left row's FK.
-func (op *fkResponseJoin) rightRow(cur *sideRow, entry []byte) ([]any, error) {
+func (op *fkResponseJoin) rightRow(cur *sideRow, entry []byte) (*sideRow, error) {
 	fk, err := op.n.Left.ForeignKey.Eval(&types.Row{Values: cur.values})
 	if err != nil {
 		return nil, err
 	}
-	r, err := op.right.decode(entry, []any{fk})
-	if err != nil {
-		return nil, err
-	}
-	return r.values, nil
+	return op.right.decode(entry, []any{fk})
 }
 
 var (

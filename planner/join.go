@@ -121,6 +121,23 @@ type Join struct {
 	Prefix string
 	schema *types.Schema
 	leaves []joinLeaf // the sources of the join tree, for references
+	// hidden are the output columns `*` does not select: each source's
+	// row time, ALIAS_ROWTIME (what `alias.ROWTIME` reads).
+	hidden map[string]bool
+}
+
+// rowTimeColumn is the pseudo column a qualified `x.ROWTIME` reads.
+const rowTimeColumn = "ROWTIME"
+
+// Visible are the output columns `SELECT *` selects.
+func (n *Join) Visible() []types.Column {
+	var out []types.Column
+	for _, c := range n.schema.Columns {
+		if !n.hidden[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Schema implements Node.

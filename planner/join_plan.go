@@ -70,7 +70,7 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 			return nil, err
 		}
 	}
-	items = nameItems(items, n.schema)
+	items = nameItems(expandJoinStar(items, n), n.schema)
 	proj, err := p.project(node, items, scope, &Source{Schema: n.schema}, &ast.TableRef{}, false)
 	if err != nil {
 		return nil, err
@@ -80,6 +80,22 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 	}
 	plan.Root = proj
 	return plan, nil
+}
+
+// expandJoinStar replaces `*` by the join's visible columns (not the
+// sources' row times).
+func expandJoinStar(items []ast.SelectItem, n *Join) []ast.SelectItem {
+	var out []ast.SelectItem
+	for _, it := range items {
+		if !it.Star || it.Source != "" {
+			out = append(out, it)
+			continue
+		}
+		for _, c := range n.Visible() {
+			out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: c.Name}})
+		}
+	}
+	return out
 }
 
 // checkJoinClauses rejects what cannot follow a join yet.
@@ -188,6 +204,7 @@ func (n *Join) layout(key string) {
 	kt := n.KeyType()
 	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
 	n.Columns = []JoinColumn{{Side: JoinKey}}
+	n.hidden = map[string]bool{}
 	for _, side := range []struct {
 		in   JoinInput
 		side JoinSide
@@ -203,6 +220,29 @@ func (n *Join) layout(key string) {
 			n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
 			n.Columns = append(n.Columns, JoinColumn{Side: side.side, Index: i})
 		}
+	}
+	n.layoutRowTimes()
+}
+
+// layoutRowTimes appends each source's row time as a hidden column: a
+// source side's is one past its columns (the operators pass each side's
+// values followed by its row's time), a nested side's is already in its
+// schema.
+func (n *Join) layoutRowTimes() {
+	for _, side := range []struct {
+		in   JoinInput
+		side JoinSide
+	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
+		if inner, ok := side.in.Node.(*Join); ok {
+			for name := range inner.hidden {
+				n.hidden[name] = true
+			}
+			continue
+		}
+		name := qualified(side.in.Alias, rowTimeColumn)
+		n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: types.BigintType, NS: types.ValueNS})
+		n.Columns = append(n.Columns, JoinColumn{Side: side.side, Index: len(side.in.Source.Schema.Columns)})
+		n.hidden[name] = true
 	}
 }
 

@@ -128,6 +128,9 @@ func (s *joinScope) rewrite(e ast.Expr) (ast.Expr, error) {
 }
 
 func (s *joinScope) rewriteRef(r *ast.ColumnRef) (ast.Expr, error) {
+	if name, ok := s.rowTime(r); ok {
+		return &ast.ColumnRef{P: r.P, Name: name}, nil
+	}
 	if _, pseudo := expr.PseudoRef(r.Name, false); pseudo && s.knows(r.Source) {
 		return &ast.ColumnRef{P: r.P, Name: r.Name}, nil
 	}
@@ -139,6 +142,20 @@ func (s *joinScope) rewriteRef(r *ast.ColumnRef) (ast.Expr, error) {
 		return r, err
 	}
 	return &ast.ColumnRef{P: r.P, Name: qualified(lf.alias, r.Name)}, nil
+}
+
+// rowTime resolves `x.ROWTIME` (unless x has a column so called) to the
+// hidden column of x's row time, X_ROWTIME.
+func (s *joinScope) rowTime(r *ast.ColumnRef) (string, bool) {
+	if r.Source == "" || r.Name != rowTimeColumn {
+		return "", false
+	}
+	for _, lf := range s.leaves {
+		if (r.Source == lf.alias || r.Source == lf.src.Name) && lf.src.Schema.Find(r.Name) < 0 {
+			return qualified(lf.alias, rowTimeColumn), true
+		}
+	}
+	return "", false
 }
 
 // rewriteItems rewrites the SELECT list: `x.*` becomes x's columns, and
@@ -159,7 +176,7 @@ func (s *joinScope) rewriteItems(items []ast.SelectItem) ([]ast.SelectItem, erro
 			continue
 		}
 		if it.Expr != nil {
-			if r, ok := it.Expr.(*ast.ColumnRef); ok && it.Alias == "" && !s.common(r.Name) {
+			if r, ok := it.Expr.(*ast.ColumnRef); ok && it.Alias == "" && !s.common(r.Name) && !s.isRowTime(r) {
 				it.Alias = r.Name
 			}
 			e, err := s.rewrite(it.Expr)
@@ -180,6 +197,11 @@ func (s *joinScope) starLeaf(it ast.SelectItem) (*joinLeaf, error) {
 		}
 	}
 	return nil, sqlerr.New(sqlerr.Unknown, it.P, "Source %s does not exist in the FROM clause", it.Source)
+}
+
+func (s *joinScope) isRowTime(r *ast.ColumnRef) bool {
+	_, ok := s.rowTime(r)
+	return ok
 }
 
 // knows reports whether source is "" or names a source of the join.
