@@ -125,7 +125,7 @@ func (p *Planner) checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, 
 	lk, ok := s.keyColumn(le, l)
 	if !ok && shape == TableTable {
 		r.KeyIndex = rk
-		return p.foreignKey(j, s, l, le)
+		return p.foreignKey(j, s, l, le, got)
 	}
 	l.KeyIndex, r.KeyIndex = lk, rk
 	return nil
@@ -135,7 +135,7 @@ func (p *Planner) checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, 
 // non-key expression a foreign-key join (INNER and LEFT only, as
 // ksqlDB): the left keeps its primary key, the result's key, and le is
 // compiled to compute the right table's key from a left row.
-func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Expr) error {
+func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Expr, got string) error {
 	switch j.Type {
 	case ast.RightJoin:
 		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "RIGHT OUTER JOIN on a foreign key is not supported")
@@ -143,7 +143,7 @@ func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Exp
 		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "FULL OUTER JOIN on a foreign key is not supported")
 	}
 	if l.Nested() {
-		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "A foreign-key join is only supported as the first step of an n-way join")
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", got)
 	}
 	l.KeyIndex = slices.IndexFunc(l.Source.Schema.Columns, func(c types.Column) bool { return c.NS == types.KeyNS })
 	c, e, err := p.compileSide(s, l, le)
@@ -196,18 +196,17 @@ func unqualify(e ast.Expr) ast.Expr {
 }
 
 // keyColumn reports whether e is the side's (single) key column; of a
-// nested join, its key or a column of its join (the same value) unless
-// it is a FULL join (whose sides' columns may be null).
+// nested join, its key, a column of its join or its own ON expression
+// (the same value) unless it is a FULL join (whose sides may be null).
 func (s *joinScope) keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
-	c, ok := e.(*ast.ColumnRef)
-	if !ok {
-		return -1, false
-	}
 	if inner, ok := in.Node.(*Join); ok {
-		name := s.flatName(c)
-		if name == inner.schema.Columns[0].Name || (inner.Type != ast.FullJoin && slices.Contains(inner.keyCandidates(), name)) {
+		if s.nestedKey(e, inner) {
 			return 0, true
 		}
+		return -1, false
+	}
+	c, ok := e.(*ast.ColumnRef)
+	if !ok {
 		return -1, false
 	}
 	i := in.Source.Schema.Find(c.Name)
@@ -215,6 +214,20 @@ func (s *joinScope) keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
 		return -1, false
 	}
 	return i, true
+}
+
+// nestedKey reports whether e (qualified by alias) is the nested join's key.
+func (s *joinScope) nestedKey(e ast.Expr, inner *Join) bool {
+	if c, ok := e.(*ast.ColumnRef); ok && s.flatName(c) == inner.schema.Columns[0].Name {
+		return true
+	}
+	if inner.Type == ast.FullJoin || inner.Foreign() {
+		return false // a FK result is keyed by its left's primary key only
+	}
+	if c, ok := e.(*ast.ColumnRef); ok && slices.Contains(inner.keyCandidates(), s.flatName(c)) {
+		return true
+	}
+	return inner.joinsOn(flatten(e))
 }
 
 // checkJoinTypes requires both operands to have the same type.

@@ -147,7 +147,7 @@ func pickJoinKey(selected map[string]bool, star bool, n *Join) string {
 // come first: they hold the same value (ksqlDB's equivalence set).
 func (n *Join) keyCandidates() []string {
 	var out []string
-	if inner, ok := n.Left.Node.(*Join); ok && !inner.Synthetic() && n.Left.KeyIndex == 0 {
+	if inner, ok := n.Left.Node.(*Join); ok && !inner.Synthetic() && (n.Left.KeyIndex == 0 || inner.joinsOn(n.Left.RekeyExpr)) {
 		out = append(out, inner.keyCandidates()...)
 	}
 	sides := []*JoinInput{&n.Left, &n.Right}
@@ -160,6 +160,28 @@ func (n *Join) keyCandidates() []string {
 		}
 	}
 	return out
+}
+
+// joinsOn reports whether e (in output names) is one of the join's own
+// ON expressions: a later step joined on it joins on this step's key
+// too (ksqlDB merges the two equivalence sets).
+func (n *Join) joinsOn(e ast.Expr) bool {
+	b, ok := n.On.(*ast.Binary)
+	if e == nil || !ok {
+		return false
+	}
+	want := ast.FormatExpr(e)
+	return ast.FormatExpr(flatten(b.L)) == want || ast.FormatExpr(flatten(b.R)) == want
+}
+
+// flatten names qualified references by their output names (X_COL).
+func flatten(e ast.Expr) ast.Expr {
+	return ast.Rewrite(e, func(x ast.Expr) (ast.Expr, bool) {
+		if r, ok := x.(*ast.ColumnRef); ok && r.Source != "" {
+			return &ast.ColumnRef{P: r.P, Name: qualified(r.Source, r.Name)}, true
+		}
+		return nil, false
+	})
 }
 
 // Synthetic reports whether the join's key is synthesised (ROWKEY).
@@ -190,9 +212,19 @@ func (n *Join) KeyMissingError(sink string) error {
 	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the join expressions %s in its projection (eg, SELECT %s...).", sink, strings.Join(refs, " or "), refs[0])
 }
 
+// syntheticKey is ROWKEY, or ROWKEY_n when a source has such a column (a
+// nested step's own synthetic key does not count: it is not carried).
 func syntheticKey(n *Join) string {
 	name := "ROWKEY"
-	for i := 1; n.Left.Source.Schema.Find(name) >= 0 || n.Right.Source.Schema.Find(name) >= 0; i++ {
+	taken := func(name string) bool {
+		for _, lf := range n.leaves {
+			if lf.src.Schema.Find(name) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 1; taken(name); i++ {
 		name = "ROWKEY_" + strconv.Itoa(i)
 	}
 	return name
@@ -211,8 +243,11 @@ func (n *Join) layout(key string) {
 	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
 		for i, c := range side.in.Source.Schema.Columns {
 			name := qualified(side.in.Alias, c.Name)
-			if side.in.Nested() {
+			if inner, ok := side.in.Node.(*Join); ok {
 				name = c.Name
+				if i == 0 && inner.Synthetic() {
+					continue // a nested step's synthetic key is not carried
+				}
 			}
 			if name == key {
 				continue
