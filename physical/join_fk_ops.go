@@ -142,10 +142,15 @@ func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte,
 	op.env.Emit.Emit(&OutRecord{Topic: op.topic, Partition: -1, Key: fk, Value: v, Timestamp: row.Time})
 }
 
-// emit forwards a result of the left row alone (vals nil: a delete).
+// emit forwards a result of the left row alone (vals nil: a delete, which
+// still carries the whole left key).
 func (op *fkLeftSide) emit(row *types.Row, vals []any) error {
 	key := row.Values[op.n.Left.KeyIndex]
-	out := &types.Row{Time: row.Time, Partition: row.Partition, Offset: row.Offset, Values: op.join(key, withTime(vals, row.Time), nil), Tombstone: vals == nil}
+	left := withTime(vals, row.Time)
+	if vals == nil {
+		left = op.left.keysOnly(op.left.keyValues(row.Values))
+	}
+	out := &types.Row{Time: row.Time, Partition: row.Partition, Offset: row.Offset, Values: op.join(key, left, nil), Tombstone: vals == nil}
 	return op.next.Process(out)
 }
 
@@ -306,7 +311,7 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 	case cur != nil && op.n.Type == ast.LeftJoin:
 		out.Values = op.join(key, withTime(cur.values, cur.time), nil)
 	default:
-		out.Tombstone, out.Values = true, op.join(key, nil, nil)
+		out.Tombstone, out.Values = true, op.join(key, op.left.keysOnly(keyVals), nil)
 	}
 	return op.next.Process(out)
 }

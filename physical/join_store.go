@@ -143,6 +143,16 @@ func (s *sideStore) hash(row []any) ([]byte, error) {
 	return h.Sum(nil), nil
 }
 
+// keysOnly is a row of the side with only its key columns set (a
+// delete's), with the slot of its row time (see withTime) left null.
+func (s *sideStore) keysOnly(keyVals []any) []any {
+	row := make([]any, len(s.schema.Columns)+1)
+	for i, idx := range s.keys {
+		row[idx] = keyVals[i]
+	}
+	return row
+}
+
 func (s *sideStore) keyValues(row []any) []any {
 	k := make([]any, len(s.keys))
 	for i, idx := range s.keys {

@@ -298,8 +298,10 @@ func checkJoinSources(j *ast.Join, l, r JoinInput) error {
 		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins of windowed sources are not supported yet")
 	}
 	for _, s := range []*Source{l.Source, r.Source} {
-		// a keyless stream may still join: it is re-keyed
-		if n := s.Schema.NumKeys(); n > 1 || (n == 0 && s.Kind == ast.Table) {
+		// a keyless stream may still join: it is re-keyed; a left table
+		// with several key columns only in a foreign-key join
+		fk := s == l.Source && l.Source.Kind == ast.Table && r.Source.Kind == ast.Table
+		if n := s.Schema.NumKeys(); (n > 1 && !fk) || (n == 0 && s.Kind == ast.Table) {
 			return sqlerr.New(sqlerr.Unsupported, j.P, "JOINs are not supported with multiple key columns")
 		}
 	}

@@ -206,7 +206,7 @@ func (s *joinScope) keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
 		return -1, false
 	}
 	c, ok := e.(*ast.ColumnRef)
-	if !ok {
+	if !ok || in.Source.Schema.NumKeys() != 1 {
 		return -1, false
 	}
 	i := in.Source.Schema.Find(c.Name)

@@ -193,10 +193,6 @@ func (n *Join) Synthetic() bool {
 // projection lacks the join key.
 func (n *Join) KeyMissingError(sink string) error {
 	k := n.schema.Columns[0].Name
-	if n.Foreign() {
-		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Primary key column missing in projection. For foreign-key table-table joins, the projection must include all primary key columns from the left input table (`%s`). Missing column: `%s`.",
-			n.Left.Source.Name, n.Left.Source.Schema.Columns[n.Left.KeyIndex].Name)
-	}
 	if n.Synthetic() {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).\n%s was added as a synthetic key column because the join criteria did not match any source column. This expression must be included in the projection and may be aliased.", sink, k, k, k)
 	}
@@ -237,6 +233,7 @@ func (n *Join) layout(key string) {
 	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
 	n.Columns = []JoinColumn{{Side: JoinKey}}
 	n.hidden = map[string]bool{}
+	n.layoutForeignKeys()
 	for _, side := range []struct {
 		in   JoinInput
 		side JoinSide
@@ -249,7 +246,7 @@ func (n *Join) layout(key string) {
 					continue // a nested step's synthetic key is not carried
 				}
 			}
-			if name == key {
+			if name == key || (n.Foreign() && side.side == JoinLeft && c.NS == types.KeyNS) {
 				continue
 			}
 			n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
@@ -257,6 +254,20 @@ func (n *Join) layout(key string) {
 		}
 	}
 	n.layoutRowTimes()
+}
+
+// layoutForeignKeys adds the left's other primary key columns to a
+// foreign-key join's key (its result is keyed by the whole left key).
+func (n *Join) layoutForeignKeys() {
+	if !n.Foreign() {
+		return
+	}
+	for i, c := range n.Left.Source.Schema.Columns {
+		if c.NS == types.KeyNS && i != n.Left.KeyIndex {
+			n.schema.Columns = append(n.schema.Columns, types.Column{Name: qualified(n.Left.Alias, c.Name), Type: c.Type, NS: types.KeyNS})
+			n.Columns = append(n.Columns, JoinColumn{Side: JoinLeft, Index: i})
+		}
+	}
 }
 
 // layoutRowTimes appends each source's row time as a hidden column: a
@@ -287,12 +298,39 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 	if plan.Join == nil {
 		return nil
 	}
+	if plan.Join.Foreign() {
+		return plan.Join.checkForeignKeys(plan.project().Columns)
+	}
 	for _, c := range plan.project().Columns {
 		if c.Key {
 			return nil
 		}
 	}
 	return plan.Join.KeyMissingError(sink)
+}
+
+// checkForeignKeys requires a foreign-key join's projection to select
+// every left primary key column (ksqlDB's message).
+func (n *Join) checkForeignKeys(cols []Projection) error {
+	selected := map[string]bool{}
+	for _, c := range cols {
+		if r, ok := c.Expr.(*ast.ColumnRef); ok && c.Key {
+			selected[r.Name] = true
+		}
+	}
+	var missing []string
+	for _, c := range n.Left.Source.Schema.Columns {
+		if c.NS == types.KeyNS && !selected[qualified(n.Left.Alias, c.Name)] {
+			missing = append(missing, "`"+c.Name+"`")
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Primary key column missing in projection. For foreign-key table-table joins, the projection must include all primary key columns from the left input table (`%s`). Missing column: %s.", n.Left.Source.Name, missing[0])
+	}
+	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Primary key columns missing in projection. For foreign-key table-table joins, the projection must include all primary key columns from the left input table (`%s`). Missing columns: %s.", n.Left.Source.Name, strings.Join(missing, ", "))
 }
 
 // KeyType is the type of the join key (both sides' join expressions have
