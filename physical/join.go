@@ -28,7 +28,8 @@ type joiner struct {
 }
 
 // join lays out the output values; l or r is nil for a missing side.
-// key is the value the sides matched on.
+// key is the value the sides matched on. Each side's values are followed
+// by its row's time (withTime): a source's hidden ALIAS_ROWTIME column.
 func (j joiner) join(key any, l, r []any) []any {
 	out := make([]any, len(j.n.Columns))
 	for i, c := range j.n.Columns {
@@ -42,6 +43,15 @@ func (j joiner) join(key any, l, r []any) []any {
 		}
 	}
 	return out
+}
+
+// withTime returns a side's values followed by its row's time (a copy;
+// nil stays nil: a missing side).
+func withTime(vals []any, ts int64) []any {
+	if vals == nil {
+		return nil
+	}
+	return append(vals[:len(vals):len(vals)], ts)
 }
 
 // streamTableJoin is the stream side of a stream–table join: each stream
@@ -81,13 +91,13 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 			return err
 		}
 		if t != nil {
-			right = t.values
+			right = withTime(t.values, t.time)
 		}
 	}
 	if right == nil && !op.left {
 		return nil
 	}
-	out := &types.Row{Values: op.join(key, vals, right), Time: row.Time, Partition: row.Partition,
+	out := &types.Row{Values: op.join(key, withTime(vals, row.Time), right), Time: row.Time, Partition: row.Partition,
 		Offset: row.Offset, NullKey: row.NullKey}
 	return op.next.Process(out)
 }

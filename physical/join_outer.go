@@ -137,9 +137,9 @@ func (op *streamStreamJoin) sweep(in *types.Row) error {
 
 // emitSide emits a pending row of side (0 left, 1 right) with nulls.
 func (op *streamStreamJoin) emitSide(side int, key any, vals []any, ts int64, in *types.Row) error {
-	l, r := vals, []any(nil)
+	l, r := withTime(vals, ts), []any(nil)
 	if side == 1 {
-		l, r = nil, vals
+		l, r = nil, l
 	}
 	out := &types.Row{Values: op.join(key, l, r), Time: ts, Partition: in.Partition, Offset: in.Offset}
 	return op.next.Process(out)

@@ -24,10 +24,14 @@ func (b *builder) rekeySide(n *planner.Join, side planner.JoinSide) string {
 	name := repartitionNameOf(n, side)
 	topic := b.internalName(name)
 	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
-	b.startSource(&planner.Scan{Source: in.Source, Alias: in.Alias})
-	prefix := "Left"
+	if inner, ok := in.Node.(*planner.Join); ok {
+		b.startJoin(inner) // an n-way join's nested step, re-keyed for the next
+	} else {
+		b.startSource(&planner.Scan{Source: in.Source, Alias: in.Alias})
+	}
+	prefix := n.Prefix + "Left"
 	if side == planner.JoinRight {
-		prefix = "Right"
+		prefix = n.Prefix + "Right"
 	}
 	b.addStep(step{desc: NodeDesc{Name: prefix + "SourceKeyed-SelectKey"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
 		return &rekeyOp{env: env, in: in, next: next}, nil
@@ -49,12 +53,12 @@ func joinInput(n *planner.Join, side planner.JoinSide) *planner.JoinInput {
 // a RIGHT stream–stream join is Kafka Streams' "other" side.
 func repartitionNameOf(n *planner.Join, side planner.JoinSide) string {
 	if n.Shape != planner.StreamStream {
-		return joinRepartitionName
+		return n.Prefix + joinRepartitionName
 	}
 	if (side == planner.JoinLeft) != (n.Type == ast.RightJoin) {
-		return "Join-left-repartition"
+		return n.Prefix + "Join-left-repartition"
 	}
-	return "Join-right-repartition"
+	return n.Prefix + "Join-right-repartition"
 }
 
 // rekeyOp prepends the join key to a stream row: [key, row values…].

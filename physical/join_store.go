@@ -3,6 +3,7 @@ package physical
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/format"
@@ -12,11 +13,12 @@ import (
 // joinStoreName is the store keeping a table side of a join, named as
 // ksqlDB names it (KafkaTopic_Left-Reduce / KafkaTopic_Right-Reduce); its
 // changelog is `<app id>-<store>-changelog`.
-func joinStoreName(side planner.JoinSide) string {
+// A nested step of an n-way join prefixes it (L_KafkaTopic_Right-Reduce).
+func joinStoreName(n *planner.Join, side planner.JoinSide) string {
 	if side == planner.JoinLeft {
-		return "KafkaTopic_Left-Reduce"
+		return n.Prefix + "KafkaTopic_Left-Reduce"
 	}
-	return "KafkaTopic_Right-Reduce"
+	return n.Prefix + "KafkaTopic_Right-Reduce"
 }
 
 // sideStore keeps the latest row per key of one table side of a join:
@@ -41,6 +43,13 @@ func openSideStore(env *TaskEnv, name string, schema *types.Schema) (*sideStore,
 	if err != nil {
 		return nil, err
 	}
+	return newSideStore(s, schema)
+}
+
+// newSideStore makes a side store over s (nil: only its codecs, to
+// decode entries another task sent).
+func newSideStore(s Store, schema *types.Schema) (*sideStore, error) {
+	var err error
 	st := &sideStore{store: s, schema: schema}
 	var vals []types.Column
 	for i, c := range schema.Columns {
@@ -72,6 +81,12 @@ func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
 	if err != nil || b == nil {
 		return nil, err
 	}
+	return s.decode(b, keyVals)
+}
+
+// decode reads a stored entry (ts ‖ non-key columns) of the row with key
+// values keyVals.
+func (s *sideStore) decode(b []byte, keyVals []any) (*sideRow, error) {
 	if len(b) < 8 {
 		return nil, fmt.Errorf("corrupt join store entry")
 	}
@@ -110,6 +125,32 @@ func (s *sideStore) update(row *types.Row) (old *sideRow, key []byte, err error)
 		return nil, nil, err
 	}
 	return old, key, s.store.Put(key, v)
+}
+
+// hash digests a row's non-key columns as stored (FNV-128a): what a
+// foreign-key join's subscription carries to recognise stale responses.
+func (s *sideStore) hash(row []any) ([]byte, error) {
+	vals := make([]any, len(s.vals))
+	for i, idx := range s.vals {
+		vals[i] = row[idx]
+	}
+	b, err := s.value.Encode(nil, vals)
+	if err != nil {
+		return nil, err
+	}
+	h := fnv.New128a()
+	h.Write(b)
+	return h.Sum(nil), nil
+}
+
+// keysOnly is a row of the side with only its key columns set (a
+// delete's), with the slot of its row time (see withTime) left null.
+func (s *sideStore) keysOnly(keyVals []any) []any {
+	row := make([]any, len(s.schema.Columns)+1)
+	for i, idx := range s.keys {
+		row[idx] = keyVals[i]
+	}
+	return row
 }
 
 func (s *sideStore) keyValues(row []any) []any {

@@ -48,8 +48,14 @@ func sharedStoreName(n *planner.Join) string {
 
 // streamJoinBase is Kafka Streams' node index of the "this" side's store:
 // 8, plus 4 for each re-keyed side.
+//
+// Each nested step below adds 20 (an n-way join's second step is
+// KSTREAM-JOINTHIS-0000000028).
 func streamJoinBase(n *planner.Join) int {
 	base := 8
+	for in := &n.Left; in.Nested(); in = &in.Node.(*planner.Join).Left {
+		base += 20
+	}
 	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
 		if in.Rekey != nil {
 			base += 4
@@ -172,7 +178,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		return err
 	}
 	for _, m := range matches {
-		if err := op.emit(keyVal, vals, m.values, max(row.Time, m.time), row); err != nil {
+		if err := op.emit(keyVal, withTime(vals, row.Time), withTime(m.values, m.time), max(row.Time, m.time), row); err != nil {
 			return err
 		}
 		if op.shared != nil {
@@ -193,7 +199,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 // window already closed) or keeps it in the shared store until it closes.
 func (op *streamStreamJoin) unmatched(k []byte, keyVal any, vals []any, row *types.Row) error {
 	if op.shared == nil || row.Time+op.after < *op.streamTime {
-		return op.emit(keyVal, vals, nil, row.Time, row)
+		return op.emit(keyVal, withTime(vals, row.Time), nil, row.Time, row)
 	}
 	return op.shared.put(row.Time, sideIndex(op.side), k, vals)
 }

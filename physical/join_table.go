@@ -85,15 +85,15 @@ type joinChange struct {
 func (op *tableTableJoin) change(row *types.Row, old, other *sideRow) (joinChange, bool) {
 	var c joinChange
 	if other != nil {
-		c.otherVal = other.values
+		c.otherVal = withTime(other.values, other.time)
 	}
-	newVals := row.Values
+	newVals := withTime(row.Values, row.Time)
 	if row.Tombstone {
 		newVals = nil
 	}
 	var oldVals []any
 	if old != nil {
-		oldVals = old.values
+		oldVals = withTime(old.values, old.time)
 	}
 	switch {
 	case other == nil && !op.outer():

@@ -1,6 +1,9 @@
 package physical
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 )
@@ -19,6 +22,10 @@ import (
 // sub-topology reads instead of the stream's topic. A stream–stream join
 // keeps both sides in window stores (startStreamJoin).
 func (b *builder) startJoin(n *planner.Join) {
+	if n.Foreign() {
+		b.startForeignJoin(n)
+		return
+	}
 	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
 	if n.Left.Rekey != nil {
 		t.left = b.rekeySide(n, planner.JoinLeft)
@@ -26,35 +33,77 @@ func (b *builder) startJoin(n *planner.Join) {
 	if n.Right.Rekey != nil {
 		t.right = b.rekeySide(n, planner.JoinRight)
 	}
+	seg := b.joinSegment(n, &t)
 	b.table = n.Shape == planner.TableTable
-	seg := &segment{topics: []string{t.left, t.right}}
-	b.cur = seg
+	defer b.linkNested(seg, t)
 	if n.Shape == planner.StreamStream {
 		b.startStreamJoin(n, seg, t)
 		return
 	}
 	var stores [2]StoreSpec
 	if n.Shape == planner.TableTable {
-		stores[0] = b.store(joinStoreName(planner.JoinLeft))
+		stores[0] = b.store(joinStoreName(n, planner.JoinLeft))
 	}
-	stores[1] = b.store(joinStoreName(planner.JoinRight))
+	stores[1] = b.store(joinStoreName(n, planner.JoinRight))
 	seg.joinDescs = joinDescs(n, stores, t)
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
 		return b.newJoinHead(env, n, t, next)
 	}
 }
 
+// joinSegment starts the join's segment. The nested step of an n-way
+// join that is joined on its key runs in the same sub-topology: its
+// segment is continued, its output rows feeding this join's left side.
+func (b *builder) joinSegment(n *planner.Join, t *joinTopics) *segment {
+	inner, ok := n.Left.Node.(*planner.Join)
+	if !ok || n.Left.Rekey != nil {
+		b.cur = &segment{topics: []string{t.left, t.right}}
+		return b.cur
+	}
+	b.startJoin(inner)
+	seg := b.cur
+	part := &nestedJoin{head: seg.head, descs: seg.joinDescs}
+	t.nested = part
+	seg.topics = append(slices.Clone(seg.topics), t.right)
+	return seg
+}
+
+// nestedJoin is a nested join step running in its parent's sub-topology:
+// its head (given the parent's left operator) and its node descriptions.
+type nestedJoin struct {
+	head  func(env *TaskEnv, next Processor) (rawProcessor, error)
+	descs []*NodeDesc
+}
+
+// last is the nested step's output node.
+func (p *nestedJoin) last() *NodeDesc { return p.descs[len(p.descs)-1] }
+
+// linkNested puts a nested step's nodes before the join's own (which
+// name its output node as their left source).
+func (b *builder) linkNested(seg *segment, t joinTopics) {
+	if t.nested == nil {
+		return
+	}
+	out := slices.Clone(t.nested.descs)
+	for _, d := range seg.joinDescs {
+		if d != t.nested.last() {
+			out = append(out, d)
+		}
+	}
+	seg.joinDescs = out
+}
+
 // newJoinHead makes a task's join operators and the two source operators
 // feeding them.
 func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next Processor) (rawProcessor, error) {
-	right, err := openSideStore(env, joinStoreName(planner.JoinRight), n.Right.Source.Schema)
+	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema)
 	if err != nil {
 		return nil, err
 	}
 	var lp, rp Processor
 	j := joiner{n: n}
 	if n.Shape == planner.TableTable {
-		left, err := openSideStore(env, joinStoreName(planner.JoinLeft), n.Left.Source.Schema)
+		left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema)
 		if err != nil {
 			return nil, err
 		}
@@ -68,8 +117,12 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next 
 }
 
 // joinTopics are the topics a join's sub-topology reads for each side:
-// the source's, or the repartition topic of a re-keyed side.
-type joinTopics struct{ left, right string }
+// the source's, or the repartition topic of a re-keyed side; or, for a
+// nested step joined on its key, none: nested runs it in the same task.
+type joinTopics struct {
+	left, right string
+	nested      *nestedJoin
+}
 
 // joinSources makes the join's head: each side's source operator (the
 // repartition topic's for a re-keyed left side) feeding lp and rp.
@@ -81,6 +134,12 @@ func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, r
 		next  Processor
 	}{{planner.JoinLeft, t.left, lp}, {planner.JoinRight, t.right, rp}} {
 		in := joinInput(n, side.side)
+		if in.Nested() && in.Rekey == nil {
+			if err := addNestedHead(env, head, t.nested, side.next); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if in.Rekey == nil {
 			if err := b.addSourceOp(env, head, in.Source, side.next); err != nil {
 				return nil, err
@@ -96,6 +155,23 @@ func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, r
 	return head, nil
 }
 
+// addNestedHead makes a nested step's operators, feeding next, and reads
+// its topics in head.
+func addNestedHead(env *TaskEnv, head *joinHead, nested *nestedJoin, next Processor) error {
+	p, err := nested.head(env, next)
+	if err != nil {
+		return err
+	}
+	inner, ok := p.(*joinHead)
+	if !ok {
+		return fmt.Errorf("nested join step has no join head")
+	}
+	for topic, op := range inner.byTopic {
+		head.byTopic[topic] = op
+	}
+	return nil
+}
+
 func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source, next Processor) error {
 	op, err := newSourceOp(env, src, next, b.timestampParser(src))
 	if err != nil {
@@ -109,15 +185,15 @@ func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source,
 // the last one ("Join") is where the segment's steps attach.
 func joinDescs(n *planner.Join, stores [2]StoreSpec, t joinTopics) []*NodeDesc {
 	ls, rs := sourceDescs(n, t)
-	join := &NodeDesc{Kind: "Processor", Name: "Join"}
-	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}
+	join := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join"}
+	rm := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-Right-Materialize", Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}
 	rs.Next = []string{rm.Name}
 	if n.Shape != planner.TableTable {
 		ls.Next, join.Prev = []string{join.Name}, []string{ls.Name}
 		join.Stores = []string{stores[1].Name}
 		return []*NodeDesc{ls, rs, rm, join}
 	}
-	lm := &NodeDesc{Kind: "Processor", Name: "Join-Left-Materialize", Stores: []string{stores[0].Name}, Prev: []string{ls.Name}, Next: []string{join.Name}}
+	lm := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-Left-Materialize", Stores: []string{stores[0].Name}, Prev: []string{ls.Name}, Next: []string{join.Name}}
 	ls.Next = []string{lm.Name}
 	rm.Next = []string{join.Name}
 	join.Prev = []string{lm.Name, rm.Name}
@@ -188,10 +264,10 @@ func streamJoinDescs(n *planner.Join, lstore, rstore, shared string, t joinTopic
 	if shared != "" {
 		lstores, rstores = append(lstores, shared), append(rstores, shared)
 	}
-	this := &NodeDesc{Kind: "Processor", Name: "Join-this-join", Stores: lstores, Prev: []string{ls.Name}, Next: []string{"Join-merge"}}
-	other := &NodeDesc{Kind: "Processor", Name: "Join-other-join", Stores: rstores, Prev: []string{rs.Name}, Next: []string{"Join-merge"}}
+	this := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-this-join", Stores: lstores, Prev: []string{ls.Name}, Next: []string{n.Prefix + "Join-merge"}}
+	other := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-other-join", Stores: rstores, Prev: []string{rs.Name}, Next: []string{n.Prefix + "Join-merge"}}
 	ls.Next, rs.Next = []string{this.Name}, []string{other.Name}
-	merge := &NodeDesc{Kind: "Processor", Name: "Join-merge", Prev: []string{this.Name, other.Name}}
+	merge := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-merge", Prev: []string{this.Name, other.Name}}
 	return []*NodeDesc{ls, rs, this, other, merge}
 }
 
@@ -201,6 +277,10 @@ func sourceDescs(n *planner.Join, t joinTopics) (*NodeDesc, *NodeDesc) {
 	var out [2]*NodeDesc
 	for i, side := range []planner.JoinSide{planner.JoinLeft, planner.JoinRight} {
 		in := joinInput(n, side)
+		if in.Nested() && in.Rekey == nil {
+			out[i] = t.nested.last()
+			continue
+		}
 		topic := []string{t.left, t.right}[i]
 		out[i] = &NodeDesc{Kind: "Source", Name: "Source-" + in.Source.Name, Topic: topic}
 		if in.Rekey != nil {

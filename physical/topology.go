@@ -30,6 +30,10 @@ type InternalTopic struct {
 	// (cleanup.policy=compact,delete): changelogs of windowed stores stop
 	// carrying windows past their retention.
 	RetentionMs int64
+	// PartitionsOf, when set, is the source topic whose partition count
+	// the topic takes (the right table's for a foreign-key join's
+	// subscription topic and stores); else the query's first source's.
+	PartitionsOf string
 }
 
 // SourceTopics returns the topics the topology reads that it does not own
@@ -361,6 +365,9 @@ func (t *Topology) describeInternal(b *strings.Builder) {
 		what := "repartition"
 		if d, ok := store[it.Name]; ok {
 			what = d
+		}
+		if it.PartitionsOf != "" {
+			what += ", partitions of " + it.PartitionsOf
 		}
 		fmt.Fprintf(b, "   %s: %s\n", it.Name, what)
 	}

@@ -57,22 +57,44 @@ type JoinInput struct {
 	// (Kafka Streams' implicit repartition before a join).
 	Rekey     *expr.Compiled
 	RekeyExpr ast.Expr
+	// ForeignKey, on the left table of a foreign-key table–table join,
+	// computes the right table's key from a left row (KeyIndex is then the
+	// left's primary key, the result's key).
+	ForeignKey     *expr.Compiled
+	ForeignKeyExpr ast.Expr
+}
+
+// Nested reports whether the side is itself a join (the left input of
+// an n-way join): its Source is then that join's output, named after
+// the flat schema, with no topic.
+func (in *JoinInput) Nested() bool {
+	_, ok := in.Node.(*Join)
+	return ok
 }
 
 // keyName is the qualified name of the side's join column ("" when it
 // joins on an expression).
 func (in *JoinInput) keyName() string {
+	q := func(col string) string {
+		if in.Nested() {
+			return col // already ALIAS_COL
+		}
+		return qualified(in.Alias, col)
+	}
 	if in.Rekey == nil {
-		return qualified(in.Alias, in.Source.Schema.Columns[in.KeyIndex].Name)
+		return q(in.Source.Schema.Columns[in.KeyIndex].Name)
 	}
 	if c, ok := in.RekeyExpr.(*ast.ColumnRef); ok {
-		return qualified(in.Alias, c.Name)
+		return q(c.Name)
 	}
 	return ""
 }
 
 // keyRef is the join column as written in ksqlDB's messages (X.COL).
 func (in *JoinInput) keyRef() string {
+	if inner, ok := in.Node.(*Join); ok {
+		return inner.sourceRef(in.keyName())
+	}
 	if in.Rekey == nil {
 		return in.Alias + "." + in.Source.Schema.Columns[in.KeyIndex].Name
 	}
@@ -93,7 +115,29 @@ type Join struct {
 	On          ast.Expr
 	Within      *ast.JoinWindow // stream–stream joins only
 	Columns     []JoinColumn
-	schema      *types.Schema
+	// Prefix starts the internal names (stores, topics, nodes) of an
+	// n-way join's nested steps: "L_" for the first nested one, as
+	// ksqlDB's query context stacker names them.
+	Prefix string
+	schema *types.Schema
+	leaves []joinLeaf // the sources of the join tree, for references
+	// hidden are the output columns `*` does not select: each source's
+	// row time, ALIAS_ROWTIME (what `alias.ROWTIME` reads).
+	hidden map[string]bool
+}
+
+// rowTimeColumn is the pseudo column a qualified `x.ROWTIME` reads.
+const rowTimeColumn = "ROWTIME"
+
+// Visible are the output columns `SELECT *` selects.
+func (n *Join) Visible() []types.Column {
+	var out []types.Column
+	for _, c := range n.schema.Columns {
+		if !n.hidden[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Schema implements Node.
@@ -103,6 +147,9 @@ func (n *Join) Schema() *types.Schema { return n.schema }
 func (n *Join) Inputs() []Node { return []Node{n.Left.Node, n.Right.Node} }
 
 var _ Node = (*Join)(nil)
+
+// Foreign reports whether the join is a foreign-key table–table join.
+func (n *Join) Foreign() bool { return n.Left.ForeignKey != nil }
 
 // Result is the kind of rows the join produces: a stream–table join is a
 // stream, a table–table join a table.
@@ -115,7 +162,11 @@ func (n *Join) Result() ast.SourceKind {
 
 // String is the join's EXPLAIN detail.
 func (n *Join) String() string {
-	return "Type: " + joinTypeNames[n.Type] + " | " + n.Shape.String() + " | On: " + ast.FormatExpr(n.On)
+	shape := n.Shape.String()
+	if n.Foreign() {
+		shape += " (foreign key)"
+	}
+	return "Type: " + joinTypeNames[n.Type] + " | " + shape + " | On: " + ast.FormatExpr(n.On)
 }
 
 var joinTypeNames = [...]string{ast.InnerJoin: "INNER", ast.LeftJoin: "LEFT", ast.RightJoin: "RIGHT", ast.FullJoin: "FULL"}
@@ -127,14 +178,25 @@ var joinTypeText = [...]string{ast.InnerJoin: "[INNER] JOIN", ast.LeftJoin: "LEF
 // qualified is the name of a side's column in the join output.
 func qualified(alias, col string) string { return alias + "_" + col }
 
-// joinInputs resolves the two sources of a join.
-func (p *Planner) joinInputs(j *ast.Join) (JoinInput, JoinInput, error) {
-	if _, nested := j.Left.(*ast.Join); nested {
-		return JoinInput{}, JoinInput{}, sqlerr.New(sqlerr.Unsupported, j.P, "N-way joins (more than two sources) are not supported yet")
-	}
+// joinInputs resolves the two inputs of a join. A left input that is
+// itself a join (FROM a JOIN b … JOIN c …: a left-deep tree) is planned
+// first, with its key picked from the query's SELECT list as if it were
+// the whole query, then read by its flat output schema.
+func (p *Planner) joinInputs(j *ast.Join, items []ast.SelectItem, prefix string) (JoinInput, JoinInput, error) {
 	var sides [2]JoinInput
 	for i, rel := range []ast.Relation{j.Left, j.Right} {
-		ref := rel.(*ast.TableRef)
+		if nested, ok := rel.(*ast.Join); ok {
+			in, err := p.nestedInput(nested, items, prefix+"L_")
+			if err != nil {
+				return JoinInput{}, JoinInput{}, err
+			}
+			sides[i] = in
+			continue
+		}
+		ref, ok := rel.(*ast.TableRef)
+		if !ok {
+			return JoinInput{}, JoinInput{}, sqlerr.New(sqlerr.Unsupported, j.P, "Only a join's left input may be a join")
+		}
 		src, ok := p.Catalog.Get(ref.Name)
 		if !ok {
 			return JoinInput{}, JoinInput{}, sqlerr.New(sqlerr.Unknown, ref.P, "%s does not exist.", ref.Name)
@@ -146,10 +208,47 @@ func (p *Planner) joinInputs(j *ast.Join) (JoinInput, JoinInput, error) {
 		sides[i] = JoinInput{Node: &Scan{Source: src, Alias: ref.Alias}, Source: src, Alias: alias}
 	}
 	l, r := sides[0], sides[1]
-	if l.Source.Name == r.Source.Name {
-		return l, r, sqlerr.New(sqlerr.Unsupported, j.P, "Can not join '%s' to '%s': self joins are not yet supported.", l.Source.Name, r.Source.Name)
+	for _, lf := range newJoinScope(&l, &r).leaves {
+		if lf.side == 0 && lf.src.Name == r.Source.Name {
+			return l, r, sqlerr.New(sqlerr.Unsupported, j.P, "Can not join '%s' to '%s': self joins are not yet supported.", lf.src.Name, r.Source.Name)
+		}
 	}
 	return l, r, nil
+}
+
+// nestedInput plans a nested join step as the input of the next one.
+func (p *Planner) nestedInput(j *ast.Join, items []ast.SelectItem, prefix string) (JoinInput, error) {
+	n, scope, err := p.joinNode(j, items, prefix)
+	if err != nil {
+		return JoinInput{}, err
+	}
+	names, star := scope.selected(items)
+	n.layout(pickJoinKey(names, star, n))
+	src := &Source{Kind: n.Result(), Schema: n.schema, KeyFormat: n.leaves[0].src.KeyFormat, ValueFormat: n.leaves[0].src.ValueFormat,
+		Partitions: n.leaves[0].src.Partitions}
+	return JoinInput{Node: n, Source: src, Alias: n.leaves[0].alias}, nil
+}
+
+// sourceRef spells an output column of the join as its source's column
+// (X.COL), or as it is when it is no source's.
+func (n *Join) sourceRef(name string) string {
+	for _, lf := range n.leaves {
+		for _, c := range lf.src.Schema.Columns {
+			if qualified(lf.alias, c.Name) == name {
+				return lf.alias + "." + c.Name
+			}
+		}
+	}
+	return name
+}
+
+// Sources are the sources of the join tree, leftmost first.
+func (n *Join) Sources() []*Source {
+	out := make([]*Source, len(n.leaves))
+	for i, lf := range n.leaves {
+		out[i] = lf.src
+	}
+	return out
 }
 
 // joinShape classifies the join and rejects the kinds ksqlDB rejects.
@@ -199,8 +298,10 @@ func checkJoinSources(j *ast.Join, l, r JoinInput) error {
 		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins of windowed sources are not supported yet")
 	}
 	for _, s := range []*Source{l.Source, r.Source} {
-		// a keyless stream may still join: it is re-keyed
-		if n := s.Schema.NumKeys(); n > 1 || (n == 0 && s.Kind == ast.Table) {
+		// a keyless stream may still join: it is re-keyed; a left table
+		// with several key columns only in a foreign-key join
+		fk := s == l.Source && l.Source.Kind == ast.Table && r.Source.Kind == ast.Table
+		if n := s.Schema.NumKeys(); (n > 1 && !fk) || (n == 0 && s.Kind == ast.Table) {
 			return sqlerr.New(sqlerr.Unsupported, j.P, "JOINs are not supported with multiple key columns")
 		}
 	}

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -36,16 +38,16 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 	if ls == 1 {
 		le, re = r, l
 	}
-	if err := checkJoinKeys(j, shape, s, le, re, got); err != nil {
+	if err := p.checkJoinKeys(j, shape, s, le, re, got); err != nil {
 		return nil, err
 	}
 	if err := p.checkJoinTypes(s, l, r, ls, rs, j.On.Position()); err != nil {
 		return nil, err
 	}
-	if err := p.rekey(s.sides[0], le); err != nil {
+	if err := p.rekey(s, s.sides[0], le); err != nil {
 		return nil, err
 	}
-	if err := p.rekey(s.sides[1], re); err != nil {
+	if err := p.rekey(s, s.sides[1], re); err != nil {
 		return nil, err
 	}
 	return whole, nil
@@ -73,11 +75,11 @@ func qualifyJoin(e ast.Expr, s *joinScope) ast.Expr {
 		if !ok {
 			return nil, false
 		}
-		i, err := s.side(r)
-		if err != nil || i < 0 {
+		lf, err := s.leaf(r)
+		if err != nil || lf == nil {
 			return r, true
 		}
-		return &ast.ColumnRef{P: r.P, Source: s.sides[i].Alias, Name: r.Name}, true
+		return &ast.ColumnRef{P: r.P, Source: lf.alias, Name: r.Name}, true
 	})
 }
 
@@ -110,9 +112,9 @@ func exprSide(orig, q, whole ast.Expr, s *joinScope) (int, error) {
 
 // checkJoinKeys requires each side to be joined on its key column and
 // records the columns. le is the left side's operand, re the right's.
-func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, got string) error {
+func (p *Planner) checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, got string) error {
 	r, l := s.sides[1], s.sides[0]
-	rk, ok := keyColumn(re, r)
+	rk, ok := s.keyColumn(re, r)
 	if !ok && shape != StreamStream {
 		what := "stream-table joins require to join on the table's primary key"
 		if shape == TableTable {
@@ -120,27 +122,67 @@ func checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, re ast.Expr, 
 		}
 		return sqlerr.New(sqlerr.Semantic, j.On.Position(), "Invalid join condition: %s. Got %s.", what, got)
 	}
-	lk, ok := keyColumn(le, l)
+	lk, ok := s.keyColumn(le, l)
 	if !ok && shape == TableTable {
-		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Foreign-key table-table joins are not supported yet. Got %s.", got)
+		r.KeyIndex = rk
+		return p.foreignKey(j, s, l, le, got)
 	}
 	l.KeyIndex, r.KeyIndex = lk, rk
 	return nil
 }
 
-// rekey compiles the stream side's join expression when it is not the
-// side's key: the side is re-keyed through a repartition topic.
-func (p *Planner) rekey(l *JoinInput, le ast.Expr) error {
-	if l.KeyIndex >= 0 {
-		return nil
+// foreignKey makes a table–table join whose left side is joined on a
+// non-key expression a foreign-key join (INNER and LEFT only, as
+// ksqlDB): the left keeps its primary key, the result's key, and le is
+// compiled to compute the right table's key from a left row.
+func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Expr, got string) error {
+	switch j.Type {
+	case ast.RightJoin:
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "RIGHT OUTER JOIN on a foreign key is not supported")
+	case ast.FullJoin:
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "FULL OUTER JOIN on a foreign key is not supported")
 	}
-	scope := expr.SchemaScope(l.Source.Schema, []string{l.Alias, l.Source.Name}, false)
-	c, err := expr.Compile(le, scope, p.Registry)
+	if l.Nested() {
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", got)
+	}
+	l.KeyIndex = slices.IndexFunc(l.Source.Schema.Columns, func(c types.Column) bool { return c.NS == types.KeyNS })
+	c, e, err := p.compileSide(s, l, le)
 	if err != nil {
 		return err
 	}
-	l.Rekey, l.RekeyExpr = c, unqualify(le)
+	l.ForeignKey, l.ForeignKeyExpr = c, e
 	return nil
+}
+
+// rekey compiles the stream side's join expression when it is not the
+// side's key: the side is re-keyed through a repartition topic.
+func (p *Planner) rekey(s *joinScope, l *JoinInput, le ast.Expr) error {
+	if l.KeyIndex >= 0 {
+		return nil
+	}
+	c, e, err := p.compileSide(s, l, le)
+	if err != nil {
+		return err
+	}
+	l.Rekey, l.RekeyExpr = c, e
+	return nil
+}
+
+// compileSide compiles an expression of one side over that side's rows:
+// a source's columns by their names, a nested join's by its flat names.
+// It returns the expression as compiled (unqualified).
+func (p *Planner) compileSide(s *joinScope, in *JoinInput, e ast.Expr) (*expr.Compiled, ast.Expr, error) {
+	if in.Nested() {
+		flat, err := s.rewrite(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := expr.Compile(flat, expr.SchemaScope(in.Source.Schema, nil, false), p.Registry)
+		return c, flat, err
+	}
+	scope := expr.SchemaScope(in.Source.Schema, []string{in.Alias, in.Source.Name}, false)
+	c, err := expr.Compile(e, scope, p.Registry)
+	return c, unqualify(e), err
 }
 
 // unqualify drops the qualifiers of a side's expression.
@@ -153,10 +195,18 @@ func unqualify(e ast.Expr) ast.Expr {
 	})
 }
 
-// keyColumn reports whether e is the side's (single) key column.
-func keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
+// keyColumn reports whether e is the side's (single) key column; of a
+// nested join, its key, a column of its join or its own ON expression
+// (the same value) unless it is a FULL join (whose sides may be null).
+func (s *joinScope) keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
+	if inner, ok := in.Node.(*Join); ok {
+		if s.nestedKey(e, inner) {
+			return 0, true
+		}
+		return -1, false
+	}
 	c, ok := e.(*ast.ColumnRef)
-	if !ok {
+	if !ok || in.Source.Schema.NumKeys() != 1 {
 		return -1, false
 	}
 	i := in.Source.Schema.Find(c.Name)
@@ -166,13 +216,27 @@ func keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
 	return i, true
 }
 
+// nestedKey reports whether e (qualified by alias) is the nested join's key.
+func (s *joinScope) nestedKey(e ast.Expr, inner *Join) bool {
+	if c, ok := e.(*ast.ColumnRef); ok && s.flatName(c) == inner.schema.Columns[0].Name {
+		return true
+	}
+	if inner.Type == ast.FullJoin || inner.Foreign() {
+		return false // a FK result is keyed by its left's primary key only
+	}
+	if c, ok := e.(*ast.ColumnRef); ok && slices.Contains(inner.keyCandidates(), s.flatName(c)) {
+		return true
+	}
+	return inner.joinsOn(flatten(e))
+}
+
 // checkJoinTypes requires both operands to have the same type.
 func (p *Planner) checkJoinTypes(s *joinScope, l, r ast.Expr, ls, rs int, at ast.Pos) error {
-	lt, err := p.sideType(l, s.sides[ls])
+	lt, err := p.sideType(s, l, s.sides[ls])
 	if err != nil {
 		return err
 	}
-	rt, err := p.sideType(r, s.sides[rs])
+	rt, err := p.sideType(s, r, s.sides[rs])
 	if err != nil {
 		return err
 	}
@@ -183,9 +247,8 @@ func (p *Planner) checkJoinTypes(s *joinScope, l, r ast.Expr, ls, rs int, at ast
 	return nil
 }
 
-func (p *Planner) sideType(e ast.Expr, in *JoinInput) (*types.Type, error) {
-	scope := expr.SchemaScope(in.Source.Schema, []string{in.Alias, in.Source.Name}, false)
-	c, err := expr.Compile(e, scope, p.Registry)
+func (p *Planner) sideType(s *joinScope, e ast.Expr, in *JoinInput) (*types.Type, error) {
+	c, _, err := p.compileSide(s, in, e)
 	if err != nil {
 		return nil, err
 	}

@@ -21,19 +21,7 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if err := checkJoinClauses(q); err != nil {
 		return nil, err
 	}
-	l, r, err := p.joinInputs(j)
-	if err != nil {
-		return nil, err
-	}
-	shape, err := joinShape(j, l, r)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkJoinSources(j, l, r); err != nil {
-		return nil, err
-	}
-	scope := &joinScope{sides: [2]*JoinInput{&l, &r}}
-	on, err := p.joinCondition(j, shape, scope)
+	n, scope, err := p.joinNode(j, q.Items, "")
 	if err != nil {
 		return nil, err
 	}
@@ -41,10 +29,32 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, On: on, Within: j.Within}
 	n.layout(joinKeyName(items, n))
-	plan := &Plan{Kind: kind, Sources: []*Source{l.Source, r.Source}, Limit: q.Limit, Join: n}
+	plan := &Plan{Kind: kind, Sources: n.Sources(), Limit: q.Limit, Join: n}
 	return p.planAboveJoin(plan, q, n, items, scope)
+}
+
+// joinNode plans one join step (its nested left step first) up to its
+// layout, which depends on the key the SELECT list picks.
+func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (*Join, *joinScope, error) {
+	l, r, err := p.joinInputs(j, items, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	shape, err := joinShape(j, l, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkJoinSources(j, l, r); err != nil {
+		return nil, nil, err
+	}
+	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, Within: j.Within, Prefix: prefix}
+	scope := newJoinScope(&n.Left, &n.Right)
+	if n.On, err = p.joinCondition(j, shape, scope); err != nil {
+		return nil, nil, err
+	}
+	n.leaves = scope.leaves
+	return n, scope, nil
 }
 
 // planAboveJoin adds WHERE and the projection above the join.
@@ -60,7 +70,7 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 			return nil, err
 		}
 	}
-	items = nameItems(items, n.schema)
+	items = nameItems(expandJoinStar(items, n), n.schema)
 	proj, err := p.project(node, items, scope, &Source{Schema: n.schema}, &ast.TableRef{}, false)
 	if err != nil {
 		return nil, err
@@ -70,6 +80,22 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 	}
 	plan.Root = proj
 	return plan, nil
+}
+
+// expandJoinStar replaces `*` by the join's visible columns (not the
+// sources' row times).
+func expandJoinStar(items []ast.SelectItem, n *Join) []ast.SelectItem {
+	var out []ast.SelectItem
+	for _, it := range items {
+		if !it.Star || it.Source != "" {
+			out = append(out, it)
+			continue
+		}
+		for _, c := range n.Visible() {
+			out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: c.Name}})
+		}
+	}
+	return out
 }
 
 // checkJoinClauses rejects what cannot follow a join yet.
@@ -88,18 +114,25 @@ func checkJoinClauses(q *ast.Query) error {
 // otherwise the left join column (qualified) if the projection selects
 // it, else the right one if selected, the left one by default.
 func joinKeyName(items []ast.SelectItem, n *Join) string {
+	selected, star := map[string]bool{}, false
+	for _, it := range items {
+		star = star || it.Star
+		if c, ok := it.Expr.(*ast.ColumnRef); ok {
+			selected[c.Name] = true
+		}
+	}
+	return pickJoinKey(selected, star, n)
+}
+
+// pickJoinKey picks the key among the join columns the SELECT list
+// names (selected: their output names).
+func pickJoinKey(selected map[string]bool, star bool, n *Join) string {
 	cands := n.keyCandidates()
 	if n.Type == ast.FullJoin || len(cands) == 0 {
 		return syntheticKey(n)
 	}
-	selected := map[string]bool{}
-	for _, it := range items {
-		if it.Star {
-			return cands[0]
-		}
-		if c, ok := it.Expr.(*ast.ColumnRef); ok {
-			selected[c.Name] = true
-		}
+	if star {
+		return cands[0]
 	}
 	for _, c := range cands {
 		if selected[c] {
@@ -110,15 +143,45 @@ func joinKeyName(items []ast.SelectItem, n *Join) string {
 }
 
 // keyCandidates are the qualified names of the join columns (a side
-// joined on an expression has none).
+// joined on an expression has none); a nested step's own join columns
+// come first: they hold the same value (ksqlDB's equivalence set).
 func (n *Join) keyCandidates() []string {
 	var out []string
-	for _, in := range []*JoinInput{&n.Left, &n.Right} {
-		if k := in.keyName(); k != "" {
+	if inner, ok := n.Left.Node.(*Join); ok && !inner.Synthetic() && (n.Left.KeyIndex == 0 || inner.joinsOn(n.Left.RekeyExpr)) {
+		out = append(out, inner.keyCandidates()...)
+	}
+	sides := []*JoinInput{&n.Left, &n.Right}
+	if n.Foreign() {
+		sides = sides[:1] // the result is keyed by the left's primary key
+	}
+	for _, in := range sides {
+		if k := in.keyName(); k != "" && !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// joinsOn reports whether e (in output names) is one of the join's own
+// ON expressions: a later step joined on it joins on this step's key
+// too (ksqlDB merges the two equivalence sets).
+func (n *Join) joinsOn(e ast.Expr) bool {
+	b, ok := n.On.(*ast.Binary)
+	if e == nil || !ok {
+		return false
+	}
+	want := ast.FormatExpr(e)
+	return ast.FormatExpr(flatten(b.L)) == want || ast.FormatExpr(flatten(b.R)) == want
+}
+
+// flatten names qualified references by their output names (X_COL).
+func flatten(e ast.Expr) ast.Expr {
+	return ast.Rewrite(e, func(x ast.Expr) (ast.Expr, bool) {
+		if r, ok := x.(*ast.ColumnRef); ok && r.Source != "" {
+			return &ast.ColumnRef{P: r.P, Name: qualified(r.Source, r.Name)}, true
+		}
+		return nil, false
+	})
 }
 
 // Synthetic reports whether the join's key is synthesised (ROWKEY).
@@ -145,9 +208,19 @@ func (n *Join) KeyMissingError(sink string) error {
 	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the join expressions %s in its projection (eg, SELECT %s...).", sink, strings.Join(refs, " or "), refs[0])
 }
 
+// syntheticKey is ROWKEY, or ROWKEY_n when a source has such a column (a
+// nested step's own synthetic key does not count: it is not carried).
 func syntheticKey(n *Join) string {
 	name := "ROWKEY"
-	for i := 1; n.Left.Source.Schema.Find(name) >= 0 || n.Right.Source.Schema.Find(name) >= 0; i++ {
+	taken := func(name string) bool {
+		for _, lf := range n.leaves {
+			if lf.src.Schema.Find(name) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 1; taken(name); i++ {
 		name = "ROWKEY_" + strconv.Itoa(i)
 	}
 	return name
@@ -159,18 +232,63 @@ func (n *Join) layout(key string) {
 	kt := n.KeyType()
 	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
 	n.Columns = []JoinColumn{{Side: JoinKey}}
+	n.hidden = map[string]bool{}
+	n.layoutForeignKeys()
 	for _, side := range []struct {
 		in   JoinInput
 		side JoinSide
 	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
 		for i, c := range side.in.Source.Schema.Columns {
 			name := qualified(side.in.Alias, c.Name)
-			if name == key {
+			if inner, ok := side.in.Node.(*Join); ok {
+				name = c.Name
+				if i == 0 && inner.Synthetic() {
+					continue // a nested step's synthetic key is not carried
+				}
+			}
+			if name == key || (n.Foreign() && side.side == JoinLeft && c.NS == types.KeyNS) {
 				continue
 			}
 			n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
 			n.Columns = append(n.Columns, JoinColumn{Side: side.side, Index: i})
 		}
+	}
+	n.layoutRowTimes()
+}
+
+// layoutForeignKeys adds the left's other primary key columns to a
+// foreign-key join's key (its result is keyed by the whole left key).
+func (n *Join) layoutForeignKeys() {
+	if !n.Foreign() {
+		return
+	}
+	for i, c := range n.Left.Source.Schema.Columns {
+		if c.NS == types.KeyNS && i != n.Left.KeyIndex {
+			n.schema.Columns = append(n.schema.Columns, types.Column{Name: qualified(n.Left.Alias, c.Name), Type: c.Type, NS: types.KeyNS})
+			n.Columns = append(n.Columns, JoinColumn{Side: JoinLeft, Index: i})
+		}
+	}
+}
+
+// layoutRowTimes appends each source's row time as a hidden column: a
+// source side's is one past its columns (the operators pass each side's
+// values followed by its row's time), a nested side's is already in its
+// schema.
+func (n *Join) layoutRowTimes() {
+	for _, side := range []struct {
+		in   JoinInput
+		side JoinSide
+	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
+		if inner, ok := side.in.Node.(*Join); ok {
+			for name := range inner.hidden {
+				n.hidden[name] = true
+			}
+			continue
+		}
+		name := qualified(side.in.Alias, rowTimeColumn)
+		n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: types.BigintType, NS: types.ValueNS})
+		n.Columns = append(n.Columns, JoinColumn{Side: side.side, Index: len(side.in.Source.Schema.Columns)})
+		n.hidden[name] = true
 	}
 }
 
@@ -180,6 +298,9 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 	if plan.Join == nil {
 		return nil
 	}
+	if plan.Join.Foreign() {
+		return plan.Join.checkForeignKeys(plan.project().Columns)
+	}
 	for _, c := range plan.project().Columns {
 		if c.Key {
 			return nil
@@ -188,9 +309,36 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 	return plan.Join.KeyMissingError(sink)
 }
 
+// checkForeignKeys requires a foreign-key join's projection to select
+// every left primary key column (ksqlDB's message).
+func (n *Join) checkForeignKeys(cols []Projection) error {
+	selected := map[string]bool{}
+	for _, c := range cols {
+		if r, ok := c.Expr.(*ast.ColumnRef); ok && c.Key {
+			selected[r.Name] = true
+		}
+	}
+	var missing []string
+	for _, c := range n.Left.Source.Schema.Columns {
+		if c.NS == types.KeyNS && !selected[qualified(n.Left.Alias, c.Name)] {
+			missing = append(missing, "`"+c.Name+"`")
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Primary key column missing in projection. For foreign-key table-table joins, the projection must include all primary key columns from the left input table (`%s`). Missing column: %s.", n.Left.Source.Name, missing[0])
+	}
+	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Primary key columns missing in projection. For foreign-key table-table joins, the projection must include all primary key columns from the left input table (`%s`). Missing columns: %s.", n.Left.Source.Name, strings.Join(missing, ", "))
+}
+
 // KeyType is the type of the join key (both sides' join expressions have
-// it).
+// it; a foreign-key join's is the left primary key).
 func (n *Join) KeyType() *types.Type {
+	if n.Foreign() {
+		return n.Left.Source.Schema.Columns[n.Left.KeyIndex].Type
+	}
 	if n.Right.Rekey != nil {
 		return n.Right.Rekey.Type()
 	}

@@ -7,35 +7,84 @@ import (
 )
 
 // joinScope resolves column references over the two sides of a join:
-// `x.col` names col of the side aliased x, an unqualified name the one
-// side that has it. Resolved references are rewritten to the join
-// output's column ALIAS_COL, so the operators above a join see one flat
-// schema (ksqlDB's join schema).
+// `x.col` names col of the source aliased x, an unqualified name the one
+// source that has it. The sources are the join's leaves: a side that is
+// itself a join (an n-way join's left input) brings all of its own.
+// Resolved references are rewritten to the join output's column
+// ALIAS_COL, so the operators above a join see one flat schema (ksqlDB's
+// join schema); a nested join's output already has those names.
 type joinScope struct {
-	sides [2]*JoinInput
+	sides  [2]*JoinInput
+	leaves []joinLeaf
+}
+
+// joinLeaf is one source of a join tree and the side it is on.
+type joinLeaf struct {
+	alias string
+	src   *Source
+	side  int
+}
+
+func newJoinScope(l, r *JoinInput) *joinScope {
+	s := &joinScope{sides: [2]*JoinInput{l, r}}
+	for i, in := range s.sides {
+		if inner, ok := in.Node.(*Join); ok {
+			for _, lf := range inner.leaves {
+				s.leaves = append(s.leaves, joinLeaf{alias: lf.alias, src: lf.src, side: i})
+			}
+			continue
+		}
+		s.leaves = append(s.leaves, joinLeaf{alias: in.Alias, src: in.Source, side: i})
+	}
+	return s
 }
 
 // side returns the side a reference names (-1: none) or an error.
 func (s *joinScope) side(r *ast.ColumnRef) (int, error) {
+	lf, err := s.leaf(r)
+	if err != nil || lf == nil {
+		if err == nil && r.Source == "" {
+			return s.flatSide(r.Name), nil
+		}
+		return -1, err
+	}
+	return lf.side, nil
+}
+
+// flatSide is the nested side whose output has a column name that is no
+// source's (a nested FULL join's ROWKEY), or -1.
+func (s *joinScope) flatSide(name string) int {
+	for i, in := range s.sides {
+		if in.Nested() && in.Source.Schema.Find(name) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// leaf returns the source a reference names (nil: none) or an error.
+func (s *joinScope) leaf(r *ast.ColumnRef) (*joinLeaf, error) {
 	if r.Source != "" {
-		for i, in := range s.sides {
-			if r.Source == in.Alias || r.Source == in.Source.Name {
-				if in.Source.Schema.Find(r.Name) < 0 {
-					return -1, sqlerr.New(sqlerr.Unknown, r.P, "column '%s.%s' cannot be resolved", r.Source, r.Name)
+		for i := range s.leaves {
+			lf := &s.leaves[i]
+			if r.Source == lf.alias || r.Source == lf.src.Name {
+				if lf.src.Schema.Find(r.Name) < 0 {
+					return nil, sqlerr.New(sqlerr.Unknown, r.P, "column '%s.%s' cannot be resolved", r.Source, r.Name)
 				}
-				return i, nil
+				return lf, nil
 			}
 		}
-		return -1, sqlerr.New(sqlerr.Unknown, r.P, "'%s' is not a valid stream/table name or alias.", r.Source)
+		return nil, sqlerr.New(sqlerr.Unknown, r.P, "'%s' is not a valid stream/table name or alias.", r.Source)
 	}
-	found := -1
-	for i, in := range s.sides {
-		if in.Source.Schema.Find(r.Name) >= 0 {
-			if found >= 0 {
-				return -1, sqlerr.New(sqlerr.Semantic, r.P, "Column '%s' is ambiguous. Could be %s.%s or %s.%s.",
-					r.Name, s.sides[0].Alias, r.Name, s.sides[1].Alias, r.Name)
+	var found *joinLeaf
+	for i := range s.leaves {
+		lf := &s.leaves[i]
+		if lf.src.Schema.Find(r.Name) >= 0 {
+			if found != nil {
+				return nil, sqlerr.New(sqlerr.Semantic, r.P, "Column '%s' is ambiguous. Could be %s.%s or %s.%s.",
+					r.Name, found.alias, r.Name, lf.alias, r.Name)
 			}
-			found = i
+			found = lf
 		}
 	}
 	return found, nil
@@ -79,14 +128,34 @@ func (s *joinScope) rewrite(e ast.Expr) (ast.Expr, error) {
 }
 
 func (s *joinScope) rewriteRef(r *ast.ColumnRef) (ast.Expr, error) {
+	if name, ok := s.rowTime(r); ok {
+		return &ast.ColumnRef{P: r.P, Name: name}, nil
+	}
 	if _, pseudo := expr.PseudoRef(r.Name, false); pseudo && s.knows(r.Source) {
 		return &ast.ColumnRef{P: r.P, Name: r.Name}, nil
 	}
-	i, err := s.side(r)
-	if err != nil || i < 0 {
+	lf, err := s.leaf(r)
+	if err != nil || lf == nil {
+		if err == nil && r.Source == "" && s.flatSide(r.Name) >= 0 {
+			return &ast.ColumnRef{P: r.P, Name: r.Name}, nil
+		}
 		return r, err
 	}
-	return &ast.ColumnRef{P: r.P, Name: qualified(s.sides[i].Alias, r.Name)}, nil
+	return &ast.ColumnRef{P: r.P, Name: qualified(lf.alias, r.Name)}, nil
+}
+
+// rowTime resolves `x.ROWTIME` (unless x has a column so called) to the
+// hidden column of x's row time, X_ROWTIME.
+func (s *joinScope) rowTime(r *ast.ColumnRef) (string, bool) {
+	if r.Source == "" || r.Name != rowTimeColumn {
+		return "", false
+	}
+	for _, lf := range s.leaves {
+		if (r.Source == lf.alias || r.Source == lf.src.Name) && lf.src.Schema.Find(r.Name) < 0 {
+			return qualified(lf.alias, rowTimeColumn), true
+		}
+	}
+	return "", false
 }
 
 // rewriteItems rewrites the SELECT list: `x.*` becomes x's columns, and
@@ -97,17 +166,17 @@ func (s *joinScope) rewriteItems(items []ast.SelectItem) ([]ast.SelectItem, erro
 	var out []ast.SelectItem
 	for _, it := range items {
 		if it.Star && it.Source != "" {
-			side, err := s.starSide(it)
+			lf, err := s.starLeaf(it)
 			if err != nil {
 				return nil, err
 			}
-			for _, c := range side.Source.Schema.Columns {
-				out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: qualified(side.Alias, c.Name)}})
+			for _, c := range lf.src.Schema.Columns {
+				out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: qualified(lf.alias, c.Name)}})
 			}
 			continue
 		}
 		if it.Expr != nil {
-			if r, ok := it.Expr.(*ast.ColumnRef); ok && it.Alias == "" && !s.common(r.Name) {
+			if r, ok := it.Expr.(*ast.ColumnRef); ok && it.Alias == "" && !s.common(r.Name) && !s.isRowTime(r) {
 				it.Alias = r.Name
 			}
 			e, err := s.rewrite(it.Expr)
@@ -121,26 +190,68 @@ func (s *joinScope) rewriteItems(items []ast.SelectItem) ([]ast.SelectItem, erro
 	return out, nil
 }
 
-func (s *joinScope) starSide(it ast.SelectItem) (*JoinInput, error) {
-	for _, in := range s.sides {
-		if it.Source == in.Alias || it.Source == in.Source.Name {
-			return in, nil
+func (s *joinScope) starLeaf(it ast.SelectItem) (*joinLeaf, error) {
+	for i := range s.leaves {
+		if lf := &s.leaves[i]; it.Source == lf.alias || it.Source == lf.src.Name {
+			return lf, nil
 		}
 	}
 	return nil, sqlerr.New(sqlerr.Unknown, it.P, "Source %s does not exist in the FROM clause", it.Source)
 }
 
-// knows reports whether source is "" or names a side.
+func (s *joinScope) isRowTime(r *ast.ColumnRef) bool {
+	_, ok := s.rowTime(r)
+	return ok
+}
+
+// knows reports whether source is "" or names a source of the join.
 func (s *joinScope) knows(source string) bool {
-	for _, in := range s.sides {
-		if source == in.Alias || source == in.Source.Name {
+	for _, lf := range s.leaves {
+		if source == lf.alias || source == lf.src.Name {
 			return true
 		}
 	}
 	return source == ""
 }
 
-// common reports whether both sides have a column called name.
+// common reports whether more than one source has a column called name.
 func (s *joinScope) common(name string) bool {
-	return s.sides[0].Source.Schema.Find(name) >= 0 && s.sides[1].Source.Schema.Find(name) >= 0
+	n := 0
+	for _, lf := range s.leaves {
+		if lf.src.Schema.Find(name) >= 0 {
+			n++
+		}
+	}
+	return n > 1
+}
+
+// flatName is the join output's name of a resolved reference ("" when
+// it resolves to no source).
+func (s *joinScope) flatName(r *ast.ColumnRef) string {
+	lf, err := s.leaf(r)
+	if err != nil || lf == nil {
+		if r.Source == "" && s.flatSide(r.Name) >= 0 {
+			return r.Name
+		}
+		return ""
+	}
+	return qualified(lf.alias, r.Name)
+}
+
+// selected returns the output names of the column references the SELECT
+// list names, ignoring what does not resolve here (an n-way join's inner
+// step picks its key before the outer sources are known).
+func (s *joinScope) selected(items []ast.SelectItem) (names map[string]bool, star bool) {
+	names = map[string]bool{}
+	for _, it := range items {
+		if it.Star && it.Source == "" {
+			star = true
+		}
+		if r, ok := it.Expr.(*ast.ColumnRef); ok {
+			if n := s.flatName(r); n != "" {
+				names[n] = true
+			}
+		}
+	}
+	return names, star
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -16,7 +17,23 @@ func (e *Engine) checkCopartitioned(ctx context.Context, plan *planner.Plan, pos
 	if plan.Join == nil {
 		return nil
 	}
-	l, r := plan.Join.Left.Source, plan.Join.Right.Source
+	return e.checkJoinStep(ctx, plan.Join, pos)
+}
+
+// checkJoinStep checks one step of a join tree (a nested step first): its
+// right source against the leftmost source of its left input, whose
+// partitions a nested result keeps (a foreign-key join's result is in
+// its left table's partitions).
+func (e *Engine) checkJoinStep(ctx context.Context, n *planner.Join, pos ast.Pos) error {
+	if inner, ok := n.Left.Node.(*planner.Join); ok {
+		if err := e.checkJoinStep(ctx, inner, pos); err != nil {
+			return err
+		}
+	}
+	if n.Foreign() {
+		return nil // a foreign-key join re-partitions through its own topics
+	}
+	l, r := n.Sources()[0], n.Right.Source
 	ln, err := e.sourcePartitions(ctx, l)
 	if err != nil {
 		return err
@@ -40,4 +57,19 @@ func (e *Engine) sourcePartitions(ctx context.Context, src *planner.Source) (int
 		return max(src.Partitions, 1), err
 	}
 	return n, nil
+}
+
+// internalPartitions is the partition count of an internal topic: that of
+// the source topic it follows (a foreign-key join's subscription topic
+// and right-side stores follow the right table), else def.
+func (e *Engine) internalPartitions(ctx context.Context, plan *planner.Plan, t physical.InternalTopic, def int32) (int32, error) {
+	if t.PartitionsOf == "" {
+		return def, nil
+	}
+	for _, s := range plan.Sources {
+		if s.Topic == t.PartitionsOf {
+			return e.sourcePartitions(ctx, s)
+		}
+	}
+	return def, nil
 }

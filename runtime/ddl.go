@@ -420,6 +420,10 @@ func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, t
 		}
 	}
 	for _, t := range topo.Internal {
+		n, err := e.internalPartitions(ctx, plan, t, n)
+		if err != nil {
+			return err
+		}
 		spec := topicSpec{name: t.Name, partitions: max(n, 1), replicas: int16(e.props.Int(PropInternalReplicas, 1))}
 		switch {
 		case t.Compact && t.RetentionMs > 0:

@@ -186,7 +186,7 @@ func queryText(eng *runtime.TestEngine, sql string) string {
 func filterInternal(recs []*physical.OutRecord, internal bool) []*physical.OutRecord {
 	var out []*physical.OutRecord
 	for _, r := range recs {
-		isInternal := strings.HasSuffix(r.Topic, "-changelog") || strings.HasSuffix(r.Topic, "-repartition")
+		isInternal := strings.HasSuffix(r.Topic, "-changelog") || strings.HasSuffix(r.Topic, "-repartition") || strings.HasSuffix(r.Topic, "-topic")
 		switch {
 		case !isInternal:
 			out = append(out, r)

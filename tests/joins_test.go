@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,43 @@ func TestOrdersJoinCustomers(t *testing.T) {
 	want := []string{joined, early} // consume sorts
 	if got := consume(t, n.Kafka, "ENRICHED_ALL", 2); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("left join: got %v, want %v", got, want)
+	}
+}
+
+// TestOrdersForeignKeyJoin runs a foreign-key table–table join through
+// the binary and the embedded broker: orders (2 partitions) join
+// customers (3 partitions) on customer_id, through the query's
+// subscription and response topics. A customer change updates every
+// order subscribed to it; moving an order to another customer replaces
+// its result, and the old customer's later changes no longer reach it.
+func TestOrdersForeignKeyJoin(t *testing.T) {
+	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
+	n.mustKsql(`CREATE TABLE orders (id VARCHAR PRIMARY KEY, customer_id VARCHAR, total INT)
+	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=2);
+	CREATE TABLE customers (id VARCHAR PRIMARY KEY, name VARCHAR)
+	  WITH (KAFKA_TOPIC='customers', VALUE_FORMAT='JSON', PARTITIONS=3);
+	CREATE TABLE order_names AS SELECT o.id, c.name, o.total
+	  FROM orders o LEFT JOIN customers c ON o.customer_id = c.id;`)
+
+	produce(t, n.Kafka, "customers", "c1", `{"NAME":"ada"}`)
+	produce(t, n.Kafka, "customers", "c2", `{"NAME":"bob"}`)
+	consume(t, n.Kafka, "default_query_CTAS_ORDER_NAMES_2-KafkaTopic_Right-Reduce-changelog", 2)
+	produce(t, n.Kafka, "orders", "o1", `{"CUSTOMER_ID":"c1","TOTAL":5}`)
+	produce(t, n.Kafka, "orders", "o2", `{"CUSTOMER_ID":"c1","TOTAL":6}`)
+	want := []string{`o1={"NAME":"ada","TOTAL":5}`, `o2={"NAME":"ada","TOTAL":6}`}
+	if got := consume(t, n.Kafka, "ORDER_NAMES", 2); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("orders joined with their customer: got %v, want %v", got, want)
+	}
+	produce(t, n.Kafka, "orders", "o1", `{"CUSTOMER_ID":"c2","TOTAL":5}`)
+	want = append(want, `o1={"NAME":"bob","TOTAL":5}`)
+	sort.Strings(want)
+	if got := consume(t, n.Kafka, "ORDER_NAMES", 3); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("o1 moved to c2: got %v, want %v", got, want)
+	}
+	produce(t, n.Kafka, "customers", "c1", `{"NAME":"ada2"}`)
+	want = append(want, `o2={"NAME":"ada2","TOTAL":6}`)
+	sort.Strings(want)
+	if got := consume(t, n.Kafka, "ORDER_NAMES", 4); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("c1 changed (o1 no longer on it): got %v, want %v", got, want)
 	}
 }

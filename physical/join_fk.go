@@ -1,0 +1,124 @@
+package physical
+
+import (
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
+)
+
+// The internal names of a foreign-key join, as Kafka Streams generates
+// them for ksqlDB's two-table FK topology (KTableImpl's
+// KTABLE-FK-JOIN-* names and node numbers; ksqlDB passes no TableJoined
+// name).
+const (
+	fkRegistrationName = "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000012-topic"
+	fkSubscriptionName = "KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000016"
+	fkResponseName     = "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000020-topic"
+)
+
+// startForeignJoin plans a foreign-key table–table join (KIP-213) as two
+// sub-topologies linked by two topics:
+//
+//	left ──► Left-Reduce ──► subscription (keyed by FK) ──► registration topic
+//	registration topic ──► subscription store ──► response (keyed by PK) ──► response topic
+//	right ──► Right-Reduce ──► prefix scan of the subscriptions ──┘
+//	response topic ──► hash check against Left-Reduce ──► Join
+//
+// The registration topic is keyed in the right table's key format (it is
+// co-partitioned with the right table, and has its partition count); a
+// response goes back to the partition its left row came from. The two
+// sources need not be co-partitioned.
+func (b *builder) startForeignJoin(n *planner.Join) {
+	reg, resp := b.internalName(fkRegistrationName), b.internalName(fkResponseName)
+	rightTopic := n.Right.Source.Topic
+	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: reg, PartitionsOf: rightTopic}, InternalTopic{Name: resp})
+
+	b.table = true
+	rseg := &segment{topics: []string{reg, rightTopic}}
+	b.cur = rseg
+	rstore, sstore := b.store(joinStoreName(n, planner.JoinRight)), b.store(fkSubscriptionName)
+	for i := len(b.topo.Internal) - 2; i < len(b.topo.Internal); i++ {
+		b.topo.Internal[i].PartitionsOf = rightTopic
+	}
+	rseg.joinDescs = fkRightDescs(n, reg, resp, rstore.Name, sstore.Name)
+	rseg.head = func(env *TaskEnv, _ Processor) (rawProcessor, error) { return b.newForeignRight(env, n, reg, resp) }
+	b.finish()
+
+	lseg := &segment{topics: []string{n.Left.Source.Topic, resp}}
+	b.cur = lseg
+	lstore := b.store(joinStoreName(n, planner.JoinLeft))
+	lseg.joinDescs = fkLeftDescs(n, reg, resp, lstore.Name)
+	lseg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
+		return b.newForeignLeft(env, n, reg, resp, next)
+	}
+}
+
+// newForeignRight makes the right sub-topology's head: subscriptions and
+// right-table changes answered on the response topic.
+func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp string) (rawProcessor, error) {
+	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := env.store(fkSubscriptionName)
+	if err != nil {
+		return nil, err
+	}
+	fk, err := format.NewKeyCodec(n.Right.Source.KeyFormat, n.Right.Source.Schema.Keys())
+	if err != nil {
+		return nil, err
+	}
+	r := &fkResponder{env: env, right: right, subs: subs, topic: resp}
+	head := &joinHead{byTopic: map[string]rawProcessor{reg: &fkSubscriptionSource{env: env, fk: fk, r: r}}}
+	if err := b.addSourceOp(env, head, n.Right.Source, &fkRightSide{r: r}); err != nil {
+		return nil, err
+	}
+	return head, nil
+}
+
+// newForeignLeft makes the left sub-topology's head: left changes send
+// subscriptions, responses are joined with the current left row.
+func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string, next Processor) (rawProcessor, error) {
+	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	fk, err := format.NewKeyCodec(n.Right.Source.KeyFormat, n.Right.Source.Schema.Keys())
+	if err != nil {
+		return nil, err
+	}
+	right, err := newSideStore(nil, n.Right.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	j := joiner{n: n}
+	head := &joinHead{byTopic: map[string]rawProcessor{resp: &fkResponseJoin{joiner: j, env: env, left: left, right: right, next: next}}}
+	lp := &fkLeftSide{joiner: j, env: env, left: left, fk: fk, topic: reg, next: next}
+	if err := b.addSourceOp(env, head, n.Left.Source, lp); err != nil {
+		return nil, err
+	}
+	return head, nil
+}
+
+// fkRightDescs describes the right sub-topology of a foreign-key join.
+func fkRightDescs(n *planner.Join, reg, resp, rstore, sstore string) []*NodeDesc {
+	regSrc := &NodeDesc{Kind: "Source", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-source", Topic: reg}
+	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
+	recv := &NodeDesc{Kind: "Processor", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR", Stores: []string{sstore, rstore}, Prev: []string{regSrc.Name}}
+	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{rstore, sstore}, Prev: []string{rs.Name}}
+	sink := &NodeDesc{Kind: "Sink", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-sink", Topic: resp, Prev: []string{recv.Name, rm.Name}}
+	regSrc.Next, rs.Next = []string{recv.Name}, []string{rm.Name}
+	recv.Next, rm.Next = []string{sink.Name}, []string{sink.Name}
+	return []*NodeDesc{regSrc, rs, recv, rm, sink}
+}
+
+// fkLeftDescs describes the left sub-topology; the last node ("Join") is
+// where the steps above the join attach.
+func fkLeftDescs(n *planner.Join, reg, resp, lstore string) []*NodeDesc {
+	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: n.Left.Source.Topic}
+	lm := &NodeDesc{Kind: "Processor", Name: "Join-Left-Materialize", Stores: []string{lstore}, Prev: []string{ls.Name}}
+	sink := &NodeDesc{Kind: "Sink", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-sink", Topic: reg, Prev: []string{lm.Name}}
+	respSrc := &NodeDesc{Kind: "Source", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-source", Topic: resp}
+	join := &NodeDesc{Kind: "Processor", Name: "Join", Stores: []string{lstore}, Prev: []string{respSrc.Name, lm.Name}}
+	ls.Next, lm.Next, respSrc.Next = []string{lm.Name}, []string{sink.Name, join.Name}, []string{join.Name}
+	return []*NodeDesc{ls, lm, sink, respSrc, join}
+}

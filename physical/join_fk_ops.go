@@ -1,0 +1,333 @@
+package physical
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// fkInstruction says what the right side does with a subscription
+// (Kafka Streams' SubscriptionWrapper.Instruction).
+type fkInstruction byte
+
+const (
+	// fkDeleteNoPropagate: the left row's FK changed, drop the old
+	// subscription silently.
+	fkDeleteNoPropagate fkInstruction = iota
+	// fkDeleteAndPropagate: the left row is gone, answer with a delete.
+	fkDeleteAndPropagate
+	// fkPropagateNull: answer with the right row or with null.
+	fkPropagateNull
+	// fkPropagateOnly: answer only if the right row exists (a new left
+	// row of an inner join).
+	fkPropagateOnly
+)
+
+// Wire formats (internal topics and store, big-endian):
+//
+//	subscription value: instruction ‖ hash len ‖ hash ‖ partition (4) ‖ left key (JSON)
+//	subscription store: len(fk) (4) ‖ fk (JSON) ‖ left key → hash len ‖ hash ‖ partition
+//	response value:     hash len ‖ hash ‖ found (1) ‖ right entry (ts ‖ JSON)
+func appendHash(b, hash []byte) []byte { return append(append(b, byte(len(hash))), hash...) }
+
+func readHash(b []byte) (hash, rest []byte, err error) {
+	if len(b) < 1 || len(b) < 1+int(b[0]) {
+		return nil, nil, fmt.Errorf("corrupt foreign-key join record")
+	}
+	return b[1 : 1+int(b[0])], b[1+int(b[0]):], nil
+}
+
+func subscriptionPrefix(fk []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(fk))), fk...)
+}
+
+// prefixEnd is the first key after every key starting with p.
+func prefixEnd(p []byte) []byte {
+	end := bytes.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// fkLeftSide is the left table of a foreign-key join: a change updates
+// the left store and (re)subscribes the row to its FK's right row; an
+// FK change unsubscribes the old one, so its result is replaced by the
+// new FK's answer (Kafka Streams' SubscriptionSendProcessorSupplier). A
+// null FK joins nothing: a LEFT join emits the row with nulls at once.
+type fkLeftSide struct {
+	joiner
+	env   *TaskEnv
+	left  *sideStore
+	fk    format.Codec // the FK in the right table's key format
+	topic string       // the registration topic
+	next  Processor
+}
+
+func (op *fkLeftSide) Process(row *types.Row) error {
+	old, pk, err := op.left.update(row)
+	if err != nil {
+		return err
+	}
+	var newFK, oldFK []byte
+	if !row.Tombstone {
+		newFK = op.foreignKey(row.Values)
+	}
+	if old != nil {
+		oldFK = op.foreignKey(old.values)
+	}
+	if oldFK != nil && (row.Tombstone || !bytes.Equal(oldFK, newFK)) {
+		instr := fkDeleteNoPropagate
+		if row.Tombstone {
+			instr = fkDeleteAndPropagate
+		}
+		op.subscribe(oldFK, instr, nil, pk, row)
+	}
+	switch {
+	case row.Tombstone && old != nil && oldFK == nil && op.n.Type == ast.LeftJoin:
+		return op.emit(row, nil) // retract the null-FK row emitted directly
+	case row.Tombstone:
+		return nil
+	case newFK == nil && op.n.Type == ast.LeftJoin:
+		return op.emit(row, row.Values)
+	case newFK == nil:
+		if oldFK != nil {
+			return op.emit(row, nil)
+		}
+		return nil
+	}
+	hash, err := op.left.hash(row.Values)
+	if err != nil {
+		return err
+	}
+	instr := fkPropagateOnly
+	if op.n.Type == ast.LeftJoin || old != nil {
+		instr = fkPropagateNull
+	}
+	op.subscribe(newFK, instr, hash, pk, row)
+	return nil
+}
+
+// foreignKey computes a left row's FK in the right key format (nil: the
+// FK is null or cannot be computed).
+func (op *fkLeftSide) foreignKey(vals []any) []byte {
+	v, err := op.n.Left.ForeignKey.Eval(&types.Row{Values: vals})
+	if err != nil {
+		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.n.Left.ForeignKeyExpr), err), nil)
+		return nil
+	}
+	if v == nil {
+		return nil
+	}
+	k, err := op.fk.Encode(nil, []any{v})
+	if err != nil {
+		op.env.log(SerializationError, "key", err.Error(), nil)
+		return nil
+	}
+	return k
+}
+
+func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte, row *types.Row) {
+	v := appendHash([]byte{byte(instr)}, hash)
+	v = binary.BigEndian.AppendUint32(v, uint32(row.Partition))
+	v = append(v, pk...)
+	op.env.Emit.Emit(&OutRecord{Topic: op.topic, Partition: -1, Key: fk, Value: v, Timestamp: row.Time})
+}
+
+// emit forwards a result of the left row alone (vals nil: a delete, which
+// still carries the whole left key).
+func (op *fkLeftSide) emit(row *types.Row, vals []any) error {
+	key := row.Values[op.n.Left.KeyIndex]
+	left := withTime(vals, row.Time)
+	if vals == nil {
+		left = op.left.keysOnly(op.left.keyValues(row.Values))
+	}
+	out := &types.Row{Time: row.Time, Partition: row.Partition, Offset: row.Offset, Values: op.join(key, left, nil), Tombstone: vals == nil}
+	return op.next.Process(out)
+}
+
+// fkResponder answers subscriptions on the response topic, to the
+// partition the subscribing left row came from.
+type fkResponder struct {
+	env   *TaskEnv
+	right *sideStore
+	subs  Store
+	topic string
+}
+
+func (r *fkResponder) respond(pk, hash []byte, partition int32, entry []byte, ts int64) {
+	v := appendHash(nil, hash)
+	if entry != nil {
+		v = append(append(v, 1), entry...)
+	} else {
+		v = append(v, 0)
+	}
+	r.env.Emit.Emit(&OutRecord{Topic: r.topic, Partition: partition, Key: bytes.Clone(pk), Value: v, Timestamp: ts})
+}
+
+// fkSubscriptionSource keeps the subscriptions (FK ‖ left key → hash,
+// partition) and answers them with the right row of their FK (Kafka
+// Streams' SubscriptionReceive and SubscriptionJoin processors).
+type fkSubscriptionSource struct {
+	env *TaskEnv
+	fk  format.Codec
+	r   *fkResponder
+}
+
+func (s *fkSubscriptionSource) ProcessRaw(rec *InRecord) error {
+	s.env.current = rec
+	fkv := make([]any, 1)
+	if err := s.fk.Decode(rec.Key, fkv); err != nil {
+		s.env.log(DeserializationError, "key", err.Error(), rec.Key)
+		return nil
+	}
+	fk, err := s.r.right.key.Encode(nil, fkv)
+	if err != nil || len(rec.Value) < 1 {
+		return fmt.Errorf("corrupt foreign-key subscription: %v", err)
+	}
+	instr := fkInstruction(rec.Value[0])
+	hash, rest, err := readHash(rec.Value[1:])
+	if err != nil || len(rest) < 4 {
+		return fmt.Errorf("corrupt foreign-key subscription")
+	}
+	part, pk := int32(binary.BigEndian.Uint32(rest)), rest[4:]
+	key := append(subscriptionPrefix(fk), pk...)
+	if instr == fkDeleteNoPropagate || instr == fkDeleteAndPropagate {
+		if err := s.r.subs.Put(key, nil); err != nil {
+			return err
+		}
+		if instr == fkDeleteAndPropagate {
+			s.r.respond(pk, nil, part, nil, rec.Timestamp)
+		}
+		return nil
+	}
+	if err := s.r.subs.Put(key, binary.BigEndian.AppendUint32(appendHash(nil, hash), uint32(part))); err != nil {
+		return err
+	}
+	entry, err := s.r.right.store.Get(fk)
+	if err != nil || (entry == nil && instr == fkPropagateOnly) {
+		return err
+	}
+	s.r.respond(pk, hash, part, entry, rec.Timestamp)
+	return nil
+}
+
+// fkRightSide is the right table of a foreign-key join: a change updates
+// its store and answers every subscription to its key (Kafka Streams'
+// ForeignTableJoinProcessorSupplier), at the change's time.
+type fkRightSide struct {
+	r *fkResponder
+}
+
+type fkSubscription struct {
+	pk, hash  []byte
+	partition int32
+}
+
+func (op *fkRightSide) Process(row *types.Row) error {
+	_, fk, err := op.r.right.update(row)
+	if err != nil {
+		return err
+	}
+	var entry []byte
+	if !row.Tombstone {
+		if entry, err = op.r.right.store.Get(fk); err != nil {
+			return err
+		}
+	}
+	prefix := subscriptionPrefix(fk)
+	var subs []fkSubscription
+	var bad error
+	err = op.r.subs.Range(prefix, prefixEnd(prefix), func(k, v []byte) bool {
+		hash, rest, err := readHash(v)
+		if err != nil || len(rest) < 4 {
+			bad = fmt.Errorf("corrupt foreign-key subscription store entry")
+			return false
+		}
+		subs = append(subs, fkSubscription{pk: bytes.Clone(k[len(prefix):]), hash: bytes.Clone(hash), partition: int32(binary.BigEndian.Uint32(rest))})
+		return true
+	})
+	if err := errors.Join(err, bad); err != nil {
+		return err
+	}
+	for _, s := range subs {
+		op.r.respond(s.pk, s.hash, s.partition, entry, row.Time)
+	}
+	return nil
+}
+
+// fkResponseJoin joins a response with the current left row. A response
+// whose hash is not the current left row's was sent for an older version
+// of it and is dropped (Kafka Streams' ResponseJoinProcessorSupplier);
+// a missing right row is a delete for an inner join, nulls for LEFT.
+type fkResponseJoin struct {
+	joiner
+	env   *TaskEnv
+	left  *sideStore
+	right *sideStore // codecs only: decodes the right entry
+	next  Processor
+}
+
+func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
+	op.env.current = rec
+	hash, rest, err := readHash(rec.Value)
+	if err != nil || len(rest) < 1 {
+		return fmt.Errorf("corrupt foreign-key response")
+	}
+	keyVals := make([]any, len(op.left.keys))
+	if err := op.left.key.Decode(rec.Key, keyVals); err != nil {
+		return err
+	}
+	cur, err := op.left.get(rec.Key, keyVals)
+	if err != nil {
+		return err
+	}
+	var curHash []byte
+	if cur != nil {
+		if curHash, err = op.left.hash(cur.values); err != nil {
+			return err
+		}
+	}
+	if !bytes.Equal(curHash, hash) {
+		return nil // stale: the left row changed since it subscribed
+	}
+	out := &types.Row{Time: rec.Timestamp, Partition: rec.Partition, Offset: rec.Offset}
+	key := keyVals[0]
+	switch {
+	case cur != nil && rest[0] == 1:
+		right, err := op.rightRow(cur, rest[1:])
+		if err != nil {
+			return err
+		}
+		out.Values = op.join(key, withTime(cur.values, cur.time), withTime(right.values, right.time))
+	case cur != nil && op.n.Type == ast.LeftJoin:
+		out.Values = op.join(key, withTime(cur.values, cur.time), nil)
+	default:
+		out.Tombstone, out.Values = true, op.join(key, op.left.keysOnly(keyVals), nil)
+	}
+	return op.next.Process(out)
+}
+
+// rightRow decodes the right entry; its key is the left row's FK.
+func (op *fkResponseJoin) rightRow(cur *sideRow, entry []byte) (*sideRow, error) {
+	fk, err := op.n.Left.ForeignKey.Eval(&types.Row{Values: cur.values})
+	if err != nil {
+		return nil, err
+	}
+	return op.right.decode(entry, []any{fk})
+}
+
+var (
+	_ Processor    = (*fkLeftSide)(nil)
+	_ Processor    = (*fkRightSide)(nil)
+	_ rawProcessor = (*fkSubscriptionSource)(nil)
+	_ rawProcessor = (*fkResponseJoin)(nil)
+)
