@@ -1,0 +1,242 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// pair is two engines of one service id (sharing the command-topic
+// secret) on one embedded broker, each with its own data directory.
+type pair struct {
+	*rig
+	a, b *runtime.Engine
+}
+
+func newPair(t *testing.T) *pair {
+	r := &rig{t: t, dir: t.TempDir()}
+	r.startBroker()
+	p := &pair{rig: r}
+	p.a = p.engine("a")
+	p.b = p.engine("b")
+	t.Cleanup(func() {
+		p.a.Close()
+		p.b.Close()
+		r.b.Close()
+	})
+	return p
+}
+
+func (p *pair) engine(name string) *runtime.Engine {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e, err := runtime.New(ctx, runtime.WithBootstrap(p.rig.b.Addrs()), runtime.WithDataDir(p.dir+"/"+name+"/state"),
+		runtime.WithServiceID("scale_"),
+		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100",
+			runtime.PropCommandSecret: "a-shared-secret-of-the-service"}),
+		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return e
+}
+
+func execOn(t *testing.T, e *runtime.Engine, sql string, seq *int64) []api.Entity {
+	t.Helper()
+	out, err := e.Execute(context.Background(), api.KsqlRequest{Ksql: sql, CommandSequenceNumber: seq})
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return out
+}
+
+func lastSeq(t *testing.T, ents []api.Entity) *int64 {
+	t.Helper()
+	for i := len(ents) - 1; i >= 0; i-- {
+		if cs, ok := ents[i].(api.CommandStatusEntity); ok {
+			return &cs.CommandSequenceNumber
+		}
+	}
+	t.Fatalf("no command status in %v", ents)
+	return nil
+}
+
+func sourceNames(e *runtime.Engine) []string {
+	srcs, _ := e.Catalog()
+	var names []string
+	for _, s := range srcs {
+		names = append(names, s.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func queryIDs(t *testing.T, e *runtime.Engine) []string {
+	t.Helper()
+	var ids []string
+	for _, ent := range execOn(t, e, "SHOW QUERIES;", nil) {
+		if qs, ok := ent.(api.QueriesList); ok {
+			for _, q := range qs.Queries {
+				ids = append(ids, q.ID)
+			}
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A statement posted to one server takes effect on the other: a CREATE
+// on A is in B's catalog once B reached its sequence number, B runs A's
+// query, and a TERMINATE on B stops it on A.
+func TestSharedCatalogAcrossServers(t *testing.T) {
+	p := newPair(t)
+	out := execOn(t, p.a, "CREATE STREAM S (K STRING KEY, V INT) WITH (KAFKA_TOPIC='s', PARTITIONS=2, VALUE_FORMAT='JSON');", nil)
+	seq := lastSeq(t, out)
+	execOn(t, p.b, "SHOW STREAMS;", seq)
+	if got := sourceNames(p.b); !contains(got, "S") {
+		t.Fatalf("B's catalog after A's CREATE (seq %d): %v", *seq, got)
+	}
+	out = execOn(t, p.b, "CREATE STREAM T AS SELECT K, V * 2 AS W FROM S;", nil)
+	if *lastSeq(t, out) <= *seq {
+		t.Fatalf("B's command got sequence number %d, not after A's %d", *lastSeq(t, out), *seq)
+	}
+	ids := queryIDs(t, p.b)
+	if len(ids) != 1 {
+		t.Fatalf("queries on B: %v", ids)
+	}
+	eventually(t, "A runs B's query", func() bool { return strings.Join(queryIDs(t, p.a), ",") == ids[0] })
+	execOn(t, p.b, "TERMINATE "+ids[0]+";", nil)
+	eventually(t, "A stops the query terminated on B", func() bool { return len(queryIDs(t, p.a)) == 0 })
+}
+
+// Two servers racing CREATEs of one name: one succeeds, the other gets
+// the clean "already exists" error, and both catalogs agree.
+func TestRacingCreatesAcrossServers(t *testing.T) {
+	p := newPair(t)
+	for round := 0; round < 3; round++ {
+		name := fmt.Sprintf("R%d", round)
+		sql := "CREATE STREAM " + name + " (V INT) WITH (KAFKA_TOPIC='" + strings.ToLower(name) + "', PARTITIONS=1, VALUE_FORMAT='JSON');"
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, e := range []*runtime.Engine{p.a, p.b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = e.Execute(context.Background(), api.KsqlRequest{Ksql: sql})
+			}()
+		}
+		wg.Wait()
+		var failed []error
+		for _, err := range errs {
+			if err != nil {
+				failed = append(failed, err)
+			}
+		}
+		if len(failed) != 1 || !strings.Contains(failed[0].Error(), "already exists") {
+			t.Fatalf("round %d: want one success and one \"already exists\" error, got %v", round, errs)
+		}
+	}
+	const all = "KSQL_PROCESSING_LOG,R0,R1,R2"
+	eventually(t, "both catalogs hold R0..R2", func() bool {
+		return strings.Join(sourceNames(p.a), ",") == all && strings.Join(sourceNames(p.b), ",") == all
+	})
+	if cmds := p.committed("_scale__command_topic"); len(cmds) != 3 {
+		t.Fatalf("the command topic holds %d committed commands, want one per name:\n%s", len(cmds), strings.Join(cmds, "\n"))
+	}
+}
+
+// Both servers run a query and split its tasks (the partitions of its
+// source) through the query's consumer group; together they write each
+// output record once, the output one server alone writes.
+func TestQueryTasksSplitAcrossServers(t *testing.T) {
+	p := newPair(t)
+	execOn(t, p.a, "CREATE STREAM S (K STRING KEY, V INT) WITH (KAFKA_TOPIC='s', PARTITIONS=4, VALUE_FORMAT='JSON');", nil)
+	out := execOn(t, p.a, "CREATE STREAM T WITH (KAFKA_TOPIC='t') AS SELECT K, V * 2 AS W FROM S;", nil)
+	cs := out[len(out)-1].(api.CommandStatusEntity)
+	group := "scale_query_" + *cs.CommandStatus.QueryID
+	adm := kadm.NewClient(p.rig.clientOrFatal())
+	eventually(t, "both servers own partitions of "+group, func() bool {
+		gs, err := adm.DescribeGroups(context.Background(), group)
+		if err != nil {
+			return false
+		}
+		g := gs[group]
+		if g.State != "Stable" || len(g.Members) != 2 {
+			return false
+		}
+		for _, m := range g.Members {
+			a, ok := m.Assigned.AsConsumer()
+			if !ok || len(a.Topics) == 0 || len(a.Topics[0].Partitions) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	const n = 200
+	var want []string
+	for i := 0; i < n; i++ {
+		k := fmt.Sprintf("k%d", i)
+		p.produce("s", k, fmt.Sprintf(`{"V":%d}`, i))
+		want = append(want, fmt.Sprintf(`%s={"W":%d}`, k, 2*i))
+	}
+	got := values(p.consume("t", n))
+	time.Sleep(500 * time.Millisecond) // a duplicate would come now
+	got = values(p.consumeAll("t"))
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("output of two servers (%d records) is not the single-server output (%d records)", len(got), len(want))
+	}
+}
+
+func (r *rig) clientOrFatal() *kgo.Client {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(cl.Close)
+	return cl
+}
+
+// committed returns the values of topic's committed records, read until
+// a second passes without one.
+func (r *rig) committed(topic string) []string {
+	r.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer cl.Close()
+	var out []string
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		if fs.NumRecords() == 0 {
+			return out
+		}
+		fs.EachRecord(func(rec *kgo.Record) { out = append(out, string(rec.Value)) })
+	}
+}
