@@ -167,42 +167,55 @@ func TestRacingCreatesAcrossServers(t *testing.T) {
 }
 
 // Both servers run a query and split its tasks (the partitions of its
-// source) through the query's consumer group; together they write each
-// output record once, the output one server alone writes.
+// source) through the query's consumer group and its task balancer;
+// together they write each output record once, the output one server
+// alone writes, under either guarantee.
 func TestQueryTasksSplitAcrossServers(t *testing.T) {
+	for _, guarantee := range []string{"at_least_once", "exactly_once_v2"} {
+		t.Run(guarantee, func(t *testing.T) { testTasksSplit(t, guarantee) })
+	}
+}
+
+func testTasksSplit(t *testing.T, guarantee string) {
 	p := newPair(t)
 	execOn(t, p.a, "CREATE STREAM S (K STRING KEY, V INT) WITH (KAFKA_TOPIC='s', PARTITIONS=4, VALUE_FORMAT='JSON');", nil)
-	out := execOn(t, p.a, "CREATE STREAM T WITH (KAFKA_TOPIC='t') AS SELECT K, V * 2 AS W FROM S;", nil)
+	out := execOn(t, p.a, "SET 'processing.guarantee'='"+guarantee+"'; CREATE STREAM T WITH (KAFKA_TOPIC='t') AS SELECT K, V * 2 AS W FROM S;", nil)
 	cs := out[len(out)-1].(api.CommandStatusEntity)
 	group := "scale_query_" + *cs.CommandStatus.QueryID
 	adm := kadm.NewClient(p.rig.clientOrFatal())
+	var g kadm.DescribedGroup
 	eventually(t, "both servers own partitions of "+group, func() bool {
 		gs, err := adm.DescribeGroups(context.Background(), group)
 		if err != nil {
 			return false
 		}
-		g := gs[group]
+		g = gs[group]
 		if g.State != "Stable" || len(g.Members) != 2 {
 			return false
 		}
 		for _, m := range g.Members {
 			a, ok := m.Assigned.AsConsumer()
-			if !ok || len(a.Topics) == 0 || len(a.Topics[0].Partitions) == 0 {
+			if !ok || len(a.Topics) == 0 || len(a.Topics[0].Partitions) != 2 {
 				return false
 			}
 		}
 		return true
 	})
+	if g.Protocol != "sqlstream-tasks-v1" {
+		t.Fatalf("group %s balanced by %q", group, g.Protocol)
+	}
 	const n = 200
 	var want []string
 	for i := 0; i < n; i++ {
 		k := fmt.Sprintf("k%d", i)
 		p.produce("s", k, fmt.Sprintf(`{"V":%d}`, i))
-		want = append(want, fmt.Sprintf(`%s={"W":%d}`, k, 2*i))
+		want = append(want, fmt.Sprintf(`{"W":%d}`, 2*i))
 	}
-	got := values(p.consume("t", n))
-	time.Sleep(500 * time.Millisecond) // a duplicate would come now
-	got = values(p.consumeAll("t"))
+	var got []string
+	eventually(t, "the output of both servers", func() bool {
+		got = p.committed("t")
+		return len(got) >= n
+	})
 	sort.Strings(got)
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
