@@ -3,6 +3,7 @@ package runtime
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -17,13 +18,20 @@ import (
 // co-partitioned inputs (a join's two sides) meet on one member. Tasks
 // are spread over members in proportion to their num.stream.threads
 // (each member's subscription user data carries its thread count),
-// members keep the tasks they own (sticky), moves are cooperative (a
+// members keep the tasks they own (sticky), a task no member owns goes
+// preferably to a member holding local state of it (the user data
+// carries each member's offset sums of its checkpointed stores per task,
+// as Kafka Streams' taskOffsetSums: a restarted server gets its tasks
+// back without restoring them from scratch), moves are cooperative (a
 // task is revoked in one rebalance and assigned in the next), and the
 // result depends only on the members and their subscriptions
 // (deterministic: every leader computes the same plan).
 type taskBalancer struct {
 	subOf   map[string]int // source topic → sub-topology
 	threads int            // this member's num.stream.threads
+	// offsetSums returns the checkpointed changelog offsets of the
+	// local stores, summed per task (nil: no local state).
+	offsetSums func() map[taskKey]int64
 }
 
 // taskBalancerName is the protocol name in JoinGroup.
@@ -32,10 +40,42 @@ const taskBalancerName = "sqlstream-tasks-v1"
 // taskUserData is a member's subscription user data.
 type taskUserData struct {
 	Threads int `json:"threads"`
+	// OffsetSums is keyed by "<sub-topology>_<partition>".
+	OffsetSums map[string]int64 `json:"offsetSums,omitempty"`
 }
 
-func newTaskBalancer(ts *taskSet, threads int) *taskBalancer {
-	return &taskBalancer{subOf: ts.subOf, threads: max(threads, 1)}
+func newTaskBalancer(ts *taskSet, threads int, offsetSums func() map[taskKey]int64) *taskBalancer {
+	return &taskBalancer{subOf: ts.subOf, threads: max(threads, 1), offsetSums: offsetSums}
+}
+
+// taskOffsetSums sums the checkpointed offsets of the query's local
+// store partitions per task.
+func (q *query) taskOffsetSums() map[taskKey]int64 {
+	subOf := map[string]int{}
+	for _, st := range q.topo.SubTopologies {
+		for _, spec := range st.Stores {
+			subOf[spec.Name] = st.ID
+		}
+	}
+	out := map[taskKey]int64{}
+	for _, id := range q.eng.db.Stores() {
+		sub, ok := subOf[id.Name]
+		if id.App != q.appID || !ok {
+			continue
+		}
+		if off, ok := q.eng.db.Checkpointed(id); ok {
+			out[taskKey{sub: sub, partition: id.Partition}] += off
+		}
+	}
+	return out
+}
+
+func taskName(k taskKey) string { return fmt.Sprintf("%d_%d", k.sub, k.partition) }
+
+func parseTaskName(s string) (taskKey, bool) {
+	var k taskKey
+	_, err := fmt.Sscanf(s, "%d_%d", &k.sub, &k.partition)
+	return k, err == nil
 }
 
 var _ kgo.GroupBalancer = (*taskBalancer)(nil)
@@ -48,7 +88,16 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 	meta.Version = 3
 	meta.Topics = topics
 	meta.Generation = generation
-	ud, _ := json.Marshal(taskUserData{Threads: b.threads})
+	data := taskUserData{Threads: b.threads}
+	if b.offsetSums != nil {
+		for k, sum := range b.offsetSums() {
+			if data.OffsetSums == nil {
+				data.OffsetSums = map[string]int64{}
+			}
+			data.OffsetSums[taskName(k)] = sum
+		}
+	}
+	ud, _ := json.Marshal(data) // sorted keys: the same state gives the same metadata
 	meta.UserData = ud
 	for _, t := range slices.Sorted(maps.Keys(owned)) {
 		op := kmsg.NewConsumerMemberMetadataOwnedPartition()
@@ -118,6 +167,14 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 	if json.Unmarshal(meta.UserData, &ud) == nil && ud.Threads > 0 {
 		m.threads = ud.Threads
 	}
+	for name, sum := range ud.OffsetSums {
+		if k, ok := parseTaskName(name); ok && sum > 0 {
+			if m.offsets == nil {
+				m.offsets = map[taskKey]int64{}
+			}
+			m.offsets[k] = sum
+		}
+	}
 	seen := map[taskKey]bool{}
 	for _, op := range meta.OwnedPartitions {
 		s, ok := b.subOf[op.Topic]
@@ -140,6 +197,7 @@ type taskMember struct {
 	id      string
 	threads int
 	owned   []taskKey
+	offsets map[taskKey]int64 // local state per task: checkpointed offset sums
 }
 
 // assignTasks gives every task to exactly one member. Each member's
@@ -147,10 +205,11 @@ type taskMember struct {
 // each, to the members with the largest fractional share, ties by id);
 // members first keep the tasks they own up to their quota, by partition
 // then sub-topology (a task two members claim stays with the first by
-// id), then the rest go, in task
-// order, to the member with room that has the fewest tasks of that
-// sub-topology per thread, then the lowest load per thread, then the
-// lowest id.
+// id), then the rest go (first those some member has local state of,
+// each part in task order) to the member with room that has the most
+// local state of the task (largest offset sum), then the fewest tasks of
+// that sub-topology per thread, then the lowest load per thread, then
+// the lowest id.
 func assignTasks(tasks []taskKey, members []taskMember) map[string][]taskKey {
 	out := map[string][]taskKey{}
 	if len(members) == 0 {
@@ -176,16 +235,13 @@ func assignTasks(tasks []taskKey, members []taskMember) map[string][]taskKey {
 			}
 		}
 	}
-	for _, k := range tasks {
-		if taken[k] {
-			continue
-		}
+	for _, k := range placementOrder(tasks, taken, members) {
 		best := -1
 		for i, m := range members {
 			if len(out[m.id]) >= quota[i] {
 				continue
 			}
-			if best < 0 || lessLoaded(out[m.id], m, out[members[best].id], members[best], k.sub) {
+			if best < 0 || betterHome(k, out[m.id], m, out[members[best].id], members[best]) {
 				best = i
 			}
 		}
@@ -195,6 +251,22 @@ func assignTasks(tasks []taskKey, members []taskMember) map[string][]taskKey {
 		slices.SortFunc(out[id], compareTasks)
 	}
 	return out
+}
+
+// placementOrder lists the tasks not taken, those with local state on
+// some member first (so they find room there), each part in task order.
+func placementOrder(tasks []taskKey, taken map[taskKey]bool, members []taskMember) []taskKey {
+	var withState, rest []taskKey
+	for _, k := range tasks {
+		switch {
+		case taken[k]:
+		case slices.ContainsFunc(members, func(m taskMember) bool { return m.offsets[k] > 0 }):
+			withState = append(withState, k)
+		default:
+			rest = append(rest, k)
+		}
+	}
+	return append(withState, rest...)
 }
 
 // quotas returns each member's number of tasks: n split in proportion
@@ -223,9 +295,13 @@ func quotas(n int, members []taskMember) []int {
 	return q
 }
 
-// lessLoaded reports whether member a (holding as) is a better home for
-// a task of sub-topology sub than member b (holding bs).
-func lessLoaded(as []taskKey, a taskMember, bs []taskKey, b taskMember, sub int) bool {
+// betterHome reports whether member a (holding as) is a better home for
+// task k than member b (holding bs).
+func betterHome(k taskKey, as []taskKey, a taskMember, bs []taskKey, b taskMember) bool {
+	if oa, ob := a.offsets[k], b.offsets[k]; oa != ob {
+		return oa > ob
+	}
+	sub := k.sub
 	// Per thread, as the load below.
 	if sa, sb := countSub(as, sub)*b.threads, countSub(bs, sub)*a.threads; sa != sb {
 		return sa < sb

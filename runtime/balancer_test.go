@@ -65,6 +65,16 @@ func TestAssignTasks(t *testing.T) {
 		{name: "owned tasks that no longer exist are dropped", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1}},
 			want:    "a: 0_0\nb: 0_1"},
+		{name: "an unowned task goes to the member with its local state", tasks: tasksOf(4),
+			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1, offsets: map[taskKey]int64{{0, 2}: 10, {0, 3}: 5}}},
+			want:    "a: 0_0 0_1\nb: 0_2 0_3"},
+		{name: "the most local state wins, within quotas", tasks: tasksOf(4),
+			members: []taskMember{{id: "a", threads: 1, offsets: map[taskKey]int64{{0, 0}: 1, {0, 1}: 1, {0, 2}: 9}},
+				{id: "b", threads: 1, offsets: map[taskKey]int64{{0, 0}: 7, {0, 1}: 7, {0, 2}: 7, {0, 3}: 7}}},
+			want: "a: 0_2 0_3\nb: 0_0 0_1"},
+		{name: "owning beats local state elsewhere", tasks: tasksOf(2),
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(1)}, {id: "b", threads: 1, offsets: map[taskKey]int64{{0, 0}: 99}}},
+			want:    "a: 0_0\nb: 0_1"},
 		{name: "more members than tasks", tasks: tasksOf(1),
 			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1}},
 			want:    "a: 0_0"},
@@ -184,5 +194,25 @@ func TestTaskBalancerGroup(t *testing.T) {
 	// Stable: the same subscriptions give the same plan.
 	if again := balanceGroup(t, map[string]map[string][]int32{"a": third["a"], "b": third["b"]}, parts); fmt.Sprint(again) != fmt.Sprint(third) {
 		t.Fatalf("rebalance without change moved tasks: %v → %v", third, again)
+	}
+}
+
+// The subscription carries threads, owned tasks (from owned partitions:
+// a half-owned task counts whole) and local offset sums.
+func TestTaskBalancerSubscription(t *testing.T) {
+	b := joinBalancer(3)
+	b.offsetSums = func() map[taskKey]int64 { return map[taskKey]int64{{0, 1}: 42, {1, 0}: 0} }
+	raw := b.JoinGroupMetadata([]string{"l", "r", "x"}, map[string][]int32{"l": {1}, "x": {0, 2}}, 5)
+	if again := b.JoinGroupMetadata([]string{"l", "r", "x"}, map[string][]int32{"x": {0, 2}, "l": {1}}, 5); string(again) != string(raw) {
+		t.Fatal("the same state encoded two ways: needless rebalances")
+	}
+	meta := kmsg.NewConsumerMemberMetadata()
+	if err := meta.ReadFrom(raw); err != nil {
+		t.Fatal(err)
+	}
+	m := b.member("m", &meta)
+	got := fmt.Sprintf("threads=%d owned=%v offsets=%v", m.threads, m.owned, m.offsets)
+	if want := "threads=3 owned=[{0 1} {1 0} {1 2}] offsets=map[{0 1}:42]"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
 	}
 }

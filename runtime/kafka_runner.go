@@ -109,7 +109,7 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.ConsumeResetOffset(reset),
 		// Range only while a member of an older version, which knows
 		// no task balancer, is in the group.
-		kgo.Balancers(newTaskBalancer(r.tasks, r.q.cfg.threads), kgo.RangeBalancer()),
+		kgo.Balancers(newTaskBalancer(r.tasks, r.q.cfg.threads, r.q.taskOffsetSums), kgo.RangeBalancer()),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.RecordPartitioner(partitioner()),

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // scaleoutConfig is the configuration both servers of one service id
@@ -118,4 +121,57 @@ func listed(t *testing.T, raw []byte, key, field string) []string {
 		}
 	}
 	return out
+}
+
+// TestServersSplitQueryTasks runs one query on two server processes of
+// one service id: its group's tasks (the four partitions of its source)
+// are split two and two by the task balancer, and the output of both
+// servers together is what one server alone writes: each input record
+// once, transformed.
+func TestServersSplitQueryTasks(t *testing.T) {
+	br := startBrokerProcess(t)
+	cfg := writeConfig(t, scaleoutConfig)
+	a := startServerOn(t, br.Kafka, "--config", cfg)
+	b := startServerOn(t, br.Kafka, "--config", cfg)
+	a.mustKsql(`CREATE STREAM nums (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='nums', VALUE_FORMAT='JSON', PARTITIONS=4);`)
+	a.mustKsql(`CREATE STREAM doubled WITH (KAFKA_TOPIC='doubled') AS SELECT k, v * 2 AS w FROM nums;`)
+	_, raw := b.post("/ksql", "application/vnd.ksql.v1+json", map[string]any{"ksql": "SHOW QUERIES;"})
+	ids := listed(t, raw, "queries", "id")
+	if len(ids) != 1 {
+		t.Fatalf("queries on B: %s", raw)
+	}
+	group := "default_query_" + ids[0]
+	adm := kadm.NewClient(kafkaClient(t, br.Kafka))
+	eventually(t, "A and B own two tasks each of "+group, func() error {
+		gs, err := adm.DescribeGroups(timeoutCtx(t), group)
+		if err != nil {
+			return err
+		}
+		g := gs[group]
+		var owned []int
+		for _, m := range g.Members {
+			if a, ok := m.Assigned.AsConsumer(); ok && len(a.Topics) == 1 {
+				owned = append(owned, len(a.Topics[0].Partitions))
+			}
+		}
+		if g.State != "Stable" || g.Protocol != "sqlstream-tasks-v1" || fmt.Sprint(owned) != "[2 2]" {
+			return fmt.Errorf("group %s: state %s, protocol %s, partitions per member %v", group, g.State, g.Protocol, owned)
+		}
+		return nil
+	})
+	var kvs, want []string
+	for i := 0; i < 100; i++ {
+		k := fmt.Sprintf("k%d", i)
+		kvs = append(kvs, k, fmt.Sprintf(`{"V":%d}`, i))
+		want = append(want, fmt.Sprintf(`%s={"W":%d}`, k, 2*i))
+	}
+	produce(t, br.Kafka, "nums", kvs...)
+	slices.Sort(want)
+	consume(t, br.Kafka, "doubled", len(want))
+	time.Sleep(time.Second) // a duplicate would arrive now
+	got := consumeAvailable(t, br.Kafka, "doubled")
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("two servers wrote %d records, want the %d one server writes:\n%v", len(got), len(want), got)
+	}
 }
