@@ -253,3 +253,35 @@ func (r *rig) committed(topic string) []string {
 		fs.EachRecord(func(rec *kgo.Record) { out = append(out, string(rec.Value)) })
 	}
 }
+
+// A server that dies in the middle of an append (its transaction on the
+// command topic open) leaves no half command: the next append, on any
+// server, fences its transactional id (the service id) and aborts the
+// open transaction at once, rather than waiting out its timeout, and
+// the dead server's record is never readable.
+func TestAppendFencesADeadServersOpenAppend(t *testing.T) {
+	p := newPair(t)
+	dead, err := kgo.NewClient(kgo.SeedBrokers(p.rig.b.Addrs()...), kgo.TransactionalID("scale_"),
+		kgo.TransactionTimeout(time.Minute), kgo.DefaultProduceTopic("_scale__command_topic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.Close()
+	if err := dead.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	half := `{"seq":0,"statement":"CREATE STREAM HALF (V INT) WITH (KAFKA_TOPIC='half', PARTITIONS=1, VALUE_FORMAT='JSON');"}`
+	if err := dead.ProduceSync(context.Background(), &kgo.Record{Value: []byte(half)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	execOn(t, p.b, "CREATE STREAM WHOLE (V INT) WITH (KAFKA_TOPIC='whole', PARTITIONS=1, VALUE_FORMAT='JSON');", nil)
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("the append waited %v for the dead server's transaction", d)
+	}
+	cmds := p.committed("_scale__command_topic")
+	if len(cmds) != 1 || !strings.Contains(cmds[0], "WHOLE") {
+		t.Fatalf("committed commands: %v", cmds)
+	}
+	eventually(t, "A applied WHOLE", func() bool { return contains(sourceNames(p.a), "WHOLE") })
+}
