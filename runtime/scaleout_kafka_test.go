@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -284,4 +285,17 @@ func TestAppendFencesADeadServersOpenAppend(t *testing.T) {
 		t.Fatalf("committed commands: %v", cmds)
 	}
 	eventually(t, "A applied WHOLE", func() bool { return contains(sourceNames(p.a), "WHOLE") })
+}
+
+// A request naming a commandSequenceNumber the server has not reached
+// fails with ksqlDB's catch-up timeout (HTTP 503) rather than running
+// against an older catalog.
+func TestCommandSequenceNumberNotReached(t *testing.T) {
+	p := newPair(t)
+	ahead := int64(1000)
+	_, err := p.b.Execute(context.Background(), api.KsqlRequest{Ksql: "SHOW STREAMS;", CommandSequenceNumber: &ahead})
+	var ae *api.ErrorMessage
+	if !errors.As(err, &ae) || ae.ErrorCode != api.CodeCommandQueueCatchupTimeout || ae.HTTPStatus() != 503 {
+		t.Fatalf("got %v, want the catch-up timeout", err)
+	}
 }
