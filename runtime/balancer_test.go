@@ -191,6 +191,10 @@ func TestTaskBalancerGroup(t *testing.T) {
 			t.Fatalf("%s holds l%v but r%v: a join task split", id, m["l"], m["r"])
 		}
 	}
+	// b leaves: a takes b's tasks at once (nobody has to revoke them).
+	if got := fmt.Sprint(balanceGroup(t, map[string]map[string][]int32{"a": third["a"]}, parts)); got != fmt.Sprint(first) {
+		t.Fatalf("b left: %s", got)
+	}
 	// Stable: the same subscriptions give the same plan.
 	if again := balanceGroup(t, map[string]map[string][]int32{"a": third["a"], "b": third["b"]}, parts); fmt.Sprint(again) != fmt.Sprint(third) {
 		t.Fatalf("rebalance without change moved tasks: %v → %v", third, again)

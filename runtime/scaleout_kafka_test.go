@@ -21,7 +21,8 @@ import (
 // secret) on one embedded broker, each with its own data directory.
 type pair struct {
 	*rig
-	a, b *runtime.Engine
+	a, b    *runtime.Engine
+	bClosed bool
 }
 
 func newPair(t *testing.T) *pair {
@@ -32,7 +33,9 @@ func newPair(t *testing.T) *pair {
 	p.b = p.engine("b")
 	t.Cleanup(func() {
 		p.a.Close()
-		p.b.Close()
+		if !p.bClosed {
+			p.b.Close()
+		}
 		r.b.Close()
 	})
 	return p
@@ -179,6 +182,14 @@ func TestQueryTasksSplitAcrossServers(t *testing.T) {
 
 func testTasksSplit(t *testing.T, guarantee string) {
 	p := newPair(t)
+	p.splitQuery(t, guarantee)
+	p.checkDoubled(t, 0, 200)
+}
+
+// splitQuery creates S (four partitions) and T doubling it on A and waits
+// until A and B own two tasks each of T's query.
+func (p *pair) splitQuery(t *testing.T, guarantee string) {
+	t.Helper()
 	execOn(t, p.a, "CREATE STREAM S (K STRING KEY, V INT) WITH (KAFKA_TOPIC='s', PARTITIONS=4, VALUE_FORMAT='JSON');", nil)
 	out := execOn(t, p.a, "SET 'processing.guarantee'='"+guarantee+"'; CREATE STREAM T WITH (KAFKA_TOPIC='t') AS SELECT K, V * 2 AS W FROM S;", nil)
 	cs := out[len(out)-1].(api.CommandStatusEntity)
@@ -205,9 +216,17 @@ func testTasksSplit(t *testing.T, guarantee string) {
 	if g.Protocol != "sqlstream-tasks-v1" {
 		t.Fatalf("group %s balanced by %q", group, g.Protocol)
 	}
-	const n = 200
+}
+
+// checkDoubled writes values from..from+n-1 to S and checks that T then
+// holds each doubled value once, for every value written so far.
+func (p *pair) checkDoubled(t *testing.T, from, n int) {
+	t.Helper()
 	var want []string
-	for i := 0; i < n; i++ {
+	for i := 0; i < from; i++ {
+		want = append(want, fmt.Sprintf(`{"W":%d}`, 2*i))
+	}
+	for i := from; i < from+n; i++ {
 		k := fmt.Sprintf("k%d", i)
 		p.produce("s", k, fmt.Sprintf(`{"V":%d}`, i))
 		want = append(want, fmt.Sprintf(`{"W":%d}`, 2*i))
@@ -215,13 +234,26 @@ func testTasksSplit(t *testing.T, guarantee string) {
 	var got []string
 	eventually(t, "the output of both servers", func() bool {
 		got = p.committed("t")
-		return len(got) >= n
+		return len(got) >= len(want)
 	})
 	sort.Strings(got)
 	sort.Strings(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("output of two servers (%d records) is not the single-server output (%d records)", len(got), len(want))
 	}
+}
+
+// When one server stops, the other takes over its tasks and the output
+// stays exactly the single-server output.
+func TestSurvivingServerTakesOverTasks(t *testing.T) {
+	p := newPair(t)
+	p.splitQuery(t, "at_least_once")
+	p.checkDoubled(t, 0, 100)
+	p.bClosed = true
+	if err := p.b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.checkDoubled(t, 100, 100)
 }
 
 func (r *rig) clientOrFatal() *kgo.Client {
