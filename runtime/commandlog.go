@@ -26,17 +26,35 @@ type command struct {
 
 // commandLog is the command topic `_<service-id>_command_topic`: one
 // partition, infinite retention.
+//
+// Every server of the service id follows it (see command_follower.go).
 type commandLog struct {
 	e      *Engine
+	kc     *kafkaCluster
 	topic  string
 	signer *commandSigner
+
+	// Under e.mu:
+	next    int64         // offset of the next record to apply
+	fence   int64         // signatures are required from here (see commandSigner.fence)
+	txn     *commandTxn   // the serialized append in progress, if any
+	applied chan struct{} // closed (and replaced) when commands were applied
+
+	stopFollow context.CancelFunc
+	followDone chan struct{}
 }
 
-func newCommandLog(e *Engine, topic string, signer *commandSigner) *commandLog {
-	return &commandLog{e: e, topic: topic, signer: signer}
+func newCommandLog(e *Engine, kc *kafkaCluster, topic string, signer *commandSigner) *commandLog {
+	return &commandLog{e: e, kc: kc, topic: topic, signer: signer, applied: make(chan struct{})}
 }
 
+// append writes cmd through the serialized append in progress (see
+// execSerialized) and moves next past it: this server applies its own
+// command itself. e.mu is held.
 func (c *commandLog) append(ctx context.Context, cmd *command) error {
+	if c.txn == nil {
+		return errors.New("command append outside a serialized append")
+	}
 	b, err := json.Marshal(cmd)
 	if err != nil {
 		return err
@@ -44,7 +62,12 @@ func (c *commandLog) append(ctx context.Context, cmd *command) error {
 	r := &physical.OutRecord{Topic: c.topic, Partition: 0,
 		Key: []byte(strconv.FormatInt(cmd.Seq, 10)), Value: b, Timestamp: nowMillis()}
 	c.signer.sign(r)
-	return c.e.cluster.produce(ctx, r)
+	off, err := c.appendTxn(ctx, r)
+	if err != nil {
+		return err
+	}
+	c.next = off + 1
+	return nil
 }
 
 // replay creates the topic if needed and re-executes every command in it
@@ -65,12 +88,10 @@ func (c *commandLog) replay(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("command topic signing marker: %w", err)
 	}
-	cmds := c.verified(recs, fence)
 	c.e.mu.Lock()
 	defer c.e.unlock()
-	for _, cmd := range cmds {
-		c.apply(ctx, cmd)
-	}
+	c.fence = fence
+	c.applyRecords(ctx, recs)
 	return nil
 }
 

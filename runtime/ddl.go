@@ -100,7 +100,7 @@ func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, c *
 			cst.Props[k] = v
 		}
 	}
-	return cst.QueryID, e.startQuery(ctx, &cst, plan, s, true)
+	return cst.QueryID, e.startQuery(ctx, &cst, plan, s)
 }
 
 // ensureSourceTopic checks the topic of a CREATE STREAM/TABLE: it must
@@ -153,12 +153,16 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if st.Kind == ast.Table {
 		prefix = "CTAS_"
 	}
-	c, err := e.record(ctx, st, s, cmd, func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, seq) })
+	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, seq) }
+	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
+		return nil, err
+	}
+	c, err := e.record(ctx, st, s, cmd, queryID)
 	if err != nil {
 		return nil, err
 	}
 	e.cat.Put(plan.Sink)
-	if err := e.startQuery(ctx, c, plan, s, cmd != nil); err != nil {
+	if err := e.startQuery(ctx, c, plan, s); err != nil {
 		if cmd == nil {
 			// The statement is in the command topic and the catalog, so
 			// a restart retries the query; say so rather than pretend
@@ -228,11 +232,15 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
-	c, err := e.record(ctx, st, s, cmd, func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", seq) })
+	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", seq) }
+	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
+		return nil, err
+	}
+	c, err := e.record(ctx, st, s, cmd, queryID)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.startQuery(ctx, c, plan, s, cmd != nil); err != nil {
+	if err := e.startQuery(ctx, c, plan, s); err != nil {
 		return nil, err
 	}
 	id := "stream/" + st.Target + "/create"
@@ -240,11 +248,35 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 	return commandStatus(st, id, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
 }
 
-// startQuery builds and starts a persistent query. For a new query whose
-// offset reset is "latest", the current end offsets are committed for its
-// group first, so records written right after the statement returns are
-// never skipped.
-func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session, replay bool) error {
+// initOffsets commits, for a new query (cmd is nil) whose offset reset is
+// "latest", the current end offsets of its source topics for its group,
+// so records written right after the statement returns are never
+// skipped. It runs before the command is appended: from then on the
+// other servers of the service id start the query too, and the group,
+// once it has members, refuses a commit from outside it.
+func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID func(seq int64) string, s *session, cmd *command) error {
+	kc, ok := e.cluster.(*kafkaCluster)
+	if cmd != nil || !ok || s.props[PropOffsetReset] == "earliest" {
+		return nil
+	}
+	id := queryID(e.seq) // the id record gives the command
+	appID := e.opts.serviceID + "query_" + id
+	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
+	if err != nil {
+		return err
+	}
+	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
+		return err
+	}
+	if err := kc.commitEnds(ctx, appID, topo.SourceTopics()); err != nil {
+		return fmt.Errorf("could not initialize offsets of %s: %w", id, err)
+	}
+	return nil
+}
+
+// startQuery builds and starts a persistent query (its offsets are
+// initialized by initOffsets).
+func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session) error {
 	appID := e.opts.serviceID + "query_" + c.QueryID
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
@@ -262,13 +294,6 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, props)
 	if err != nil {
 		return err
-	}
-	if !replay && props[PropOffsetReset] != "earliest" {
-		if kc, ok := e.cluster.(*kafkaCluster); ok {
-			if err := kc.commitEnds(ctx, q.appID, topo.SourceTopics()); err != nil {
-				return fmt.Errorf("could not initialize offsets of %s: %w", q.id, err)
-			}
-		}
 	}
 	e.queries[q.id] = q
 	return q.start()

@@ -12,6 +12,13 @@
 //	                                                  partition, flush then
 //	                                                  commit every interval
 //
+// Several servers of one service id form one cluster: each follows the
+// command topic continuously and applies every command in topic order
+// (command_follower.go; appends are serialized by a transactional
+// producer fencing on the service id), and each runs every persistent
+// query, its consumer group splitting the query's tasks between them
+// (balancer.go: whole tasks, sticky, cooperative, by num.stream.threads).
+//
 // The cluster interface has two implementations: kafkaCluster (franz-go,
 // for the server) and memCluster (in memory and synchronous, for
 // `sqlstream test`, in the manner of Kafka Streams' TopologyTestDriver).

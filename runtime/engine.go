@@ -88,7 +88,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			kc.close()
 			return nil, err
 		}
-		e.cmdLog = newCommandLog(e, "_"+o.serviceID+"_command_topic", signer)
+		e.cmdLog = newCommandLog(e, kc, "_"+o.serviceID+"_command_topic", signer)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {
 			kc.close()
@@ -141,6 +141,7 @@ func (e *Engine) open(ctx context.Context) error {
 		if err := e.cmdLog.replay(ctx); err != nil {
 			return fmt.Errorf("command topic: %w", err)
 		}
+		e.cmdLog.startFollowing()
 	}
 	return nil
 }
@@ -148,6 +149,9 @@ func (e *Engine) open(ctx context.Context) error {
 // Close stops all queries (keeping their committed offsets), waiting at
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
+	if e.cmdLog != nil {
+		e.cmdLog.stopFollowing()
+	}
 	e.mu.Lock()
 	e.tmu.Lock()
 	for _, t := range e.transients {

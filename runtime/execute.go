@@ -56,6 +56,11 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 	if err != nil {
 		return nil, err
 	}
+	if req.CommandSequenceNumber != nil {
+		if err := e.waitForSeq(ctx, *req.CommandSequenceNumber); err != nil {
+			return nil, err
+		}
+	}
 	stmts, err := e.parseBatch(req.Ksql, s.vars)
 	if err != nil {
 		return nil, err
@@ -145,6 +150,9 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 	}
 	e.mu.Lock()
 	defer e.unlock()
+	if e.cmdLog != nil && recordsCommand(stmt) {
+		return e.remember(e.execSerialized(ctx, stmt, s))
+	}
 	return e.execLocked(ctx, stmt, s, nil)
 }
 
@@ -152,7 +160,11 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 // remembers the command status it answers with. cmd is non-nil when the
 // statement is replayed from the command log.
 func (e *Engine) execLocked(ctx context.Context, stmt ast.Statement, s *session, cmd *command) (api.Entity, error) {
-	ent, err := e.dispatchLocked(ctx, stmt, s, cmd)
+	return e.remember(e.dispatchLocked(ctx, stmt, s, cmd))
+}
+
+// remember keeps the command status a statement answers with.
+func (e *Engine) remember(ent api.Entity, err error) (api.Entity, error) {
 	if cs, ok := ent.(api.CommandStatusEntity); ok && err == nil {
 		e.commands[cs.CommandID] = cs.CommandStatus
 	}

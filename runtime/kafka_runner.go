@@ -107,7 +107,9 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.ConsumerGroup(r.q.appID),
 		kgo.ConsumeTopics(r.tasks.topics()...),
 		kgo.ConsumeResetOffset(reset),
-		kgo.Balancers(kgo.RangeBalancer()),
+		// Range only while a member of an older version, which knows
+		// no task balancer, is in the group.
+		kgo.Balancers(newTaskBalancer(r.tasks, r.q.cfg.threads, r.q.taskOffsetSums), kgo.RangeBalancer()),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.RecordPartitioner(partitioner()),

@@ -1,0 +1,334 @@
+package runtime
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// taskBalancer is the group balancer of a query's consumer group: it
+// assigns tasks, not partitions. A task (sub-topology s, partition p)
+// is partition p of every source topic of s, moved whole so that its
+// co-partitioned inputs (a join's two sides) meet on one member. Tasks
+// are spread over members in proportion to their num.stream.threads
+// (each member's subscription user data carries its thread count),
+// members keep the tasks they own (sticky), a task no member owns goes
+// preferably to a member holding local state of it (the user data
+// carries each member's offset sums of its checkpointed stores per task,
+// as Kafka Streams' taskOffsetSums: a restarted server gets its tasks
+// back without restoring them from scratch), moves are cooperative (a
+// task is revoked in one rebalance and assigned in the next), and the
+// result depends only on the members and their subscriptions
+// (deterministic: every leader computes the same plan).
+type taskBalancer struct {
+	subOf   map[string]int // source topic → sub-topology
+	threads int            // this member's num.stream.threads
+	// offsetSums returns the checkpointed changelog offsets of the
+	// local stores, summed per task (nil: no local state).
+	offsetSums func() map[taskKey]int64
+}
+
+// taskBalancerName is the protocol name in JoinGroup.
+const taskBalancerName = "sqlstream-tasks-v1"
+
+// taskUserData is a member's subscription user data.
+type taskUserData struct {
+	Threads int `json:"threads"`
+	// OffsetSums is keyed by "<sub-topology>_<partition>".
+	OffsetSums map[string]int64 `json:"offsetSums,omitempty"`
+}
+
+func newTaskBalancer(ts *taskSet, threads int, offsetSums func() map[taskKey]int64) *taskBalancer {
+	return &taskBalancer{subOf: ts.subOf, threads: max(threads, 1), offsetSums: offsetSums}
+}
+
+// taskOffsetSums sums the checkpointed offsets of the query's local
+// store partitions per task.
+func (q *query) taskOffsetSums() map[taskKey]int64 {
+	subOf := map[string]int{}
+	for _, st := range q.topo.SubTopologies {
+		for _, spec := range st.Stores {
+			subOf[spec.Name] = st.ID
+		}
+	}
+	out := map[taskKey]int64{}
+	for _, id := range q.eng.db.Stores() {
+		sub, ok := subOf[id.Name]
+		if id.App != q.appID || !ok {
+			continue
+		}
+		if off, ok := q.eng.db.Checkpointed(id); ok {
+			out[taskKey{sub: sub, partition: id.Partition}] += off
+		}
+	}
+	return out
+}
+
+func taskName(k taskKey) string { return fmt.Sprintf("%d_%d", k.sub, k.partition) }
+
+func parseTaskName(s string) (taskKey, bool) {
+	var k taskKey
+	_, err := fmt.Sscanf(s, "%d_%d", &k.sub, &k.partition)
+	return k, err == nil
+}
+
+var _ kgo.GroupBalancer = (*taskBalancer)(nil)
+
+func (*taskBalancer) ProtocolName() string { return taskBalancerName }
+func (*taskBalancer) IsCooperative() bool  { return true }
+
+func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int32, generation int32) []byte {
+	meta := kmsg.NewConsumerMemberMetadata()
+	meta.Version = 3
+	meta.Topics = topics
+	meta.Generation = generation
+	data := taskUserData{Threads: b.threads}
+	if b.offsetSums != nil {
+		for k, sum := range b.offsetSums() {
+			if data.OffsetSums == nil {
+				data.OffsetSums = map[string]int64{}
+			}
+			data.OffsetSums[taskName(k)] = sum
+		}
+	}
+	ud, _ := json.Marshal(data) // sorted keys: the same state gives the same metadata
+	meta.UserData = ud
+	for _, t := range slices.Sorted(maps.Keys(owned)) {
+		op := kmsg.NewConsumerMemberMetadataOwnedPartition()
+		op.Topic, op.Partitions = t, owned[t]
+		meta.OwnedPartitions = append(meta.OwnedPartitions, op)
+	}
+	return meta.AppendTo(nil)
+}
+
+func (*taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
+	return kgo.ParseConsumerSyncAssignment(assignment)
+}
+
+func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.GroupMemberBalancer, map[string]struct{}, error) {
+	cb, err := kgo.NewConsumerBalancer(b, members)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cb, cb.MemberTopics(), nil
+}
+
+// Balance turns the members' subscriptions into tasks, assigns them
+// (assignTasks) and gives each member the partitions of its tasks.
+func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]int32) kgo.IntoSyncAssignment {
+	topicsOf := map[int][]string{}
+	for _, t := range slices.Sorted(maps.Keys(partitions)) {
+		if s, ok := b.subOf[t]; ok {
+			topicsOf[s] = append(topicsOf[s], t)
+		}
+	}
+	var tasks []taskKey
+	for s, ts := range topicsOf {
+		n := int32(0)
+		for _, t := range ts {
+			n = max(n, partitions[t])
+		}
+		for p := int32(0); p < n; p++ {
+			tasks = append(tasks, taskKey{sub: s, partition: p})
+		}
+	}
+	var members []taskMember
+	byID := map[string]*kmsg.JoinGroupResponseMember{}
+	cb.EachMember(func(m *kmsg.JoinGroupResponseMember, meta *kmsg.ConsumerMemberMetadata) {
+		byID[m.MemberID] = m
+		members = append(members, b.member(m.MemberID, meta))
+	})
+	plan := cb.NewPlan()
+	for id, ts := range assignTasks(tasks, members) {
+		for _, k := range ts {
+			for _, t := range topicsOf[k.sub] {
+				if k.partition < partitions[t] {
+					plan.AddPartition(byID[id], t, k.partition)
+				}
+			}
+		}
+	}
+	plan.AdjustCooperative(cb)
+	return plan
+}
+
+// member reads a member's subscription: its threads and the tasks whose
+// partitions it owns (a task counts as owned when any of its partitions
+// is, so a half-owned task goes back whole).
+func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) taskMember {
+	m := taskMember{id: id, threads: 1}
+	var ud taskUserData
+	if json.Unmarshal(meta.UserData, &ud) == nil && ud.Threads > 0 {
+		m.threads = ud.Threads
+	}
+	for name, sum := range ud.OffsetSums {
+		if k, ok := parseTaskName(name); ok && sum > 0 {
+			if m.offsets == nil {
+				m.offsets = map[taskKey]int64{}
+			}
+			m.offsets[k] = sum
+		}
+	}
+	seen := map[taskKey]bool{}
+	for _, op := range meta.OwnedPartitions {
+		s, ok := b.subOf[op.Topic]
+		if !ok {
+			continue
+		}
+		for _, p := range op.Partitions {
+			k := taskKey{sub: s, partition: p}
+			if !seen[k] {
+				seen[k] = true
+				m.owned = append(m.owned, k)
+			}
+		}
+	}
+	return m
+}
+
+// taskMember is one group member as the assignment sees it.
+type taskMember struct {
+	id      string
+	threads int
+	owned   []taskKey
+	offsets map[taskKey]int64 // local state per task: checkpointed offset sums
+}
+
+// assignTasks gives every task to exactly one member. Each member's
+// quota is its share of the tasks by threads (the remainder goes, one
+// each, to the members with the largest fractional share, ties by id);
+// members first keep the tasks they own up to their quota, by partition
+// then sub-topology (a task two members claim stays with the first by
+// id), then the rest go (first those some member has local state of,
+// each part in task order) to the member with room that has the most
+// local state of the task (largest offset sum), then the fewest tasks of
+// that sub-topology per thread, then the lowest load per thread, then
+// the lowest id.
+func assignTasks(tasks []taskKey, members []taskMember) map[string][]taskKey {
+	out := map[string][]taskKey{}
+	if len(members) == 0 {
+		return out
+	}
+	members = slices.Clone(members)
+	sort.Slice(members, func(i, j int) bool { return members[i].id < members[j].id })
+	tasks = slices.Clone(tasks)
+	slices.SortFunc(tasks, compareTasks)
+	quota := quotas(len(tasks), members)
+	exists := map[taskKey]bool{}
+	for _, k := range tasks {
+		exists[k] = true
+	}
+	taken := map[taskKey]bool{}
+	for i, m := range members {
+		owned := slices.Clone(m.owned)
+		slices.SortFunc(owned, comparePartitionFirst)
+		for _, k := range owned {
+			if exists[k] && !taken[k] && len(out[m.id]) < quota[i] {
+				taken[k] = true
+				out[m.id] = append(out[m.id], k)
+			}
+		}
+	}
+	for _, k := range placementOrder(tasks, taken, members) {
+		best := -1
+		for i, m := range members {
+			if len(out[m.id]) >= quota[i] {
+				continue
+			}
+			if best < 0 || betterHome(k, out[m.id], m, out[members[best].id], members[best]) {
+				best = i
+			}
+		}
+		out[members[best].id] = append(out[members[best].id], k)
+	}
+	for id := range out {
+		slices.SortFunc(out[id], compareTasks)
+	}
+	return out
+}
+
+// placementOrder lists the tasks not taken, those with local state on
+// some member first (so they find room there), each part in task order.
+func placementOrder(tasks []taskKey, taken map[taskKey]bool, members []taskMember) []taskKey {
+	var withState, rest []taskKey
+	for _, k := range tasks {
+		switch {
+		case taken[k]:
+		case slices.ContainsFunc(members, func(m taskMember) bool { return m.offsets[k] > 0 }):
+			withState = append(withState, k)
+		default:
+			rest = append(rest, k)
+		}
+	}
+	return append(withState, rest...)
+}
+
+// quotas returns each member's number of tasks: n split in proportion
+// to threads, summing to n.
+func quotas(n int, members []taskMember) []int {
+	total := 0
+	for _, m := range members {
+		total += m.threads
+	}
+	q := make([]int, len(members))
+	rem := make([]int, len(members)) // numerator of the fractional share
+	left := n
+	for i, m := range members {
+		q[i] = n * m.threads / total
+		rem[i] = n * m.threads % total
+		left -= q[i]
+	}
+	order := make([]int, len(members))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rem[order[a]] > rem[order[b]] })
+	for _, i := range order[:left] {
+		q[i]++
+	}
+	return q
+}
+
+// betterHome reports whether member a (holding as) is a better home for
+// task k than member b (holding bs).
+func betterHome(k taskKey, as []taskKey, a taskMember, bs []taskKey, b taskMember) bool {
+	if oa, ob := a.offsets[k], b.offsets[k]; oa != ob {
+		return oa > ob
+	}
+	sub := k.sub
+	// Per thread, as the load below.
+	if sa, sb := countSub(as, sub)*b.threads, countSub(bs, sub)*a.threads; sa != sb {
+		return sa < sb
+	}
+	// len(as)/a.threads < len(bs)/b.threads, without division.
+	if la, lb := len(as)*b.threads, len(bs)*a.threads; la != lb {
+		return la < lb
+	}
+	return a.id < b.id
+}
+
+func countSub(ts []taskKey, sub int) int {
+	n := 0
+	for _, k := range ts {
+		if k.sub == sub {
+			n++
+		}
+	}
+	return n
+}
+
+func compareTasks(a, b taskKey) int {
+	return cmp.Or(cmp.Compare(a.sub, b.sub), cmp.Compare(a.partition, b.partition))
+}
+
+// comparePartitionFirst orders tasks by partition, then sub-topology: a
+// member over its quota keeps tasks of every sub-topology.
+func comparePartitionFirst(a, b taskKey) int {
+	return cmp.Or(cmp.Compare(a.partition, b.partition), cmp.Compare(a.sub, b.sub))
+}
