@@ -282,6 +282,36 @@ func (s crashSinks) diff(w crashWant) []string {
 	return bad
 }
 
+// tally counts the records lost and duplicated in the sinks, by kind.
+func (s crashSinks) tally(w crashWant) (lost, dup map[string]int) {
+	lost, dup = map[string]int{}, map[string]int{}
+	for kv, n := range w.values {
+		if d := s.values[kv] - n; d > 0 {
+			dup["copy"] += d
+		} else {
+			lost["copy"] -= d
+		}
+	}
+	for win := range w.windows {
+		if n := len(s.windows[win]); n > 1 {
+			dup["window"] += n - 1
+		} else if n == 0 {
+			lost["window"]++
+		}
+	}
+	for k, c := range s.counts {
+		for i := 1; i < len(c); i++ {
+			if c[i] <= c[i-1] {
+				dup["count"]++
+			}
+		}
+		if len(c) > 0 && c[len(c)-1] > w.counts[k] {
+			dup["count"]++
+		}
+	}
+	return lost, dup
+}
+
 // settle waits until engine i's sinks are complete (or 3 minutes passed)
 // and returns them.
 func (r *crashRun) settle(i int, w crashWant) crashSinks {
@@ -311,7 +341,10 @@ func (r *crashRun) pullCounts(i int, keys int) map[string]int {
 func (r *crashRun) check(w crashWant) []string {
 	var bad []string
 	for i := range r.engines {
-		for _, d := range r.settle(i, w).diff(w) {
+		s := r.settle(i, w)
+		lost, dup := s.tally(w)
+		r.t.Logf("engine %d: lost %v, duplicated %v", i, lost, dup)
+		for _, d := range s.diff(w) {
 			bad = append(bad, fmt.Sprintf("engine %d: %s", i, d))
 		}
 	}
