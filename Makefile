@@ -65,7 +65,7 @@ test-e2e:
 # engine processes, 1M events and 100 seeded SIGKILLs; SQLSTREAM_CRASH_SEED
 # replays another schedule.
 test-crash:
-	SQLSTREAM_CRASH_LONG=1 $(GO) test -count=1 -timeout 40m -run '^TestEOSCrashLong$$' -v ./tests/
+	SQLSTREAM_CRASH_LONG=1 $(GO) test -count=1 -timeout 90m -run '^TestEOSCrashLong$$' -v ./tests/
 
 bench:
 	@if [ -d tests/bench ]; then \
