@@ -289,7 +289,7 @@ func (s crashSinks) tally(w crashWant) (lost, dup map[string]int) {
 	for kv, n := range w.values {
 		if d := s.values[kv] - n; d > 0 {
 			dup["copy"] += d
-		} else {
+		} else if d < 0 {
 			lost["copy"] -= d
 		}
 	}
