@@ -12,12 +12,13 @@ TIMEOUT   ?= 12m
 RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt)(/|$$)
 E2E_RE    := /tests(/|$$)
 
-.PHONY: help build run test test-race test-invariants test-plain test-e2e test-fuzz bench conformance rewrite fmt lint clean
+.PHONY: help build run test test-race test-invariants test-plain test-e2e test-crash test-fuzz bench conformance rewrite fmt lint clean
 
 help:
 	@echo "make build        build $(BIN) (static, CGO_ENABLED=0)"
 	@echo "make run          build, then run server + REPL"
 	@echo "make test         go vet, then unit tests (-race where concurrent, state also with -tags invariants), short fuzzing and end-to-end tests"
+	@echo "make test-crash   the long kill -9 run: 1M events, 100 SIGKILLs over three engines under exactly_once_v2 (not in make test)"
 	@echo "make bench        run the benchmarks once each"
 	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
 	@echo "make rewrite      regenerate datadriven golden files"
@@ -59,6 +60,12 @@ test-fuzz:
 
 test-e2e:
 	$(GO) test -count=1 -timeout $(TIMEOUT) ./tests/...
+
+# The long kill -9 run (tests/eos_crash_test.go): a broker process, three
+# engine processes, 1M events and 100 seeded SIGKILLs; SQLSTREAM_CRASH_SEED
+# replays another schedule.
+test-crash:
+	SQLSTREAM_CRASH_LONG=1 $(GO) test -count=1 -timeout 90m -run '^TestEOSCrashLong$$' -v ./tests/
 
 bench:
 	@if [ -d tests/bench ]; then \

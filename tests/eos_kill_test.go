@@ -195,21 +195,21 @@ func TestEOSKillNine(t *testing.T) {
 	if fmt.Sprint(table) != fmt.Sprint(want) {
 		t.Errorf("pull query after kill -9: %d keys, want %d (seed %d)", len(table), len(want), seed)
 	}
-	r.logTransactionEnds()
+	logTransactionEnds(t, r.node)
 }
 
-// logTransactionEnds logs the server's transaction end latency (since its
+// logTransactionEnds logs a server's transaction end latency (since its
 // last restart).
-func (r *killRun) logTransactionEnds() {
-	resp, err := httpClient().Get(r.node.URL + "/metrics")
+func logTransactionEnds(t *testing.T, n *node) {
+	resp, err := httpClient().Get(n.URL + "/metrics")
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	for _, l := range strings.Split(string(body), "\n") {
 		if strings.HasPrefix(l, "sqlstream_query_transaction_end") {
-			r.t.Log(l)
+			t.Log(l)
 		}
 	}
 }
