@@ -78,24 +78,11 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 		return e.lookup(task, q, m, parts, keys)
 	}
 	for p := int32(0); p < parts; p++ {
-		var ferr error
 		id := state.StoreID{App: q.appID, Name: m.Store, Partition: p}
-		err := e.db.ReadCommitted(id, nil, nil, func(k, v []byte) bool {
-			row, ok, err := m.Row(k, v)
-			if err != nil || !ok {
-				ferr = err
-				return err == nil
-			}
-			ferr = task.ProcessRow(row)
-			return ferr == nil
+		done, err := feedRows(task, m, func(visit func(k, v []byte) bool) error {
+			return e.db.ReadCommitted(id, nil, nil, visit)
 		})
-		if physical.IsStopped(ferr) {
-			return nil
-		}
-		if err == nil {
-			err = ferr
-		}
-		if err != nil {
+		if done || err != nil {
 			return err
 		}
 	}
@@ -183,25 +170,36 @@ func asRefLiteral(a, b ast.Expr) (*ast.ColumnRef, *ast.Literal) {
 // from key to key.
 func (e *Engine) lookup(task *physical.Task, q *query, m *physical.Materialization, parts int32, keys [][]byte) error {
 	for p := int32(0); p < parts && len(keys) > 0; p++ {
-		var ferr error
-		err := e.db.GetManyCommitted(state.StoreID{App: q.appID, Name: m.Store, Partition: p}, keys, func(k, v []byte) bool {
-			row, ok, err := m.Row(k, v)
-			if err != nil || !ok {
-				ferr = err
-				return err == nil
-			}
-			ferr = task.ProcessRow(row)
-			return ferr == nil
+		id := state.StoreID{App: q.appID, Name: m.Store, Partition: p}
+		done, err := feedRows(task, m, func(visit func(k, v []byte) bool) error {
+			return e.db.GetManyCommitted(id, keys, visit)
 		})
-		if physical.IsStopped(ferr) {
-			return nil
-		}
-		if err == nil {
-			err = ferr
-		}
-		if err != nil {
+		if done || err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// feedRows passes the store entries read visits (one partition) to the
+// pull query's task as rows; done reports that the task stopped (its
+// LIMIT was reached), which ends the read without an error.
+func feedRows(task *physical.Task, m *physical.Materialization, read func(visit func(k, v []byte) bool) error) (done bool, err error) {
+	var ferr error
+	err = read(func(k, v []byte) bool {
+		row, ok, err := m.Row(k, v)
+		if err != nil || !ok {
+			ferr = err
+			return err == nil
+		}
+		ferr = task.ProcessRow(row)
+		return ferr == nil
+	})
+	if physical.IsStopped(ferr) {
+		return true, nil
+	}
+	if err == nil {
+		err = ferr
+	}
+	return false, err
 }
