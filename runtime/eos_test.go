@@ -325,21 +325,7 @@ func (f *faultRig) refuseProduceTimes(topic string, n int) *atomic.Int64 {
 		}
 		return false
 	}, func(req kmsg.Request) kmsg.Response {
-		pr := req.(*kmsg.ProduceRequest)
-		resp := pr.ResponseKind().(*kmsg.ProduceResponse)
-		resp.Version = pr.Version
-		for _, t := range pr.Topics {
-			rt := kmsg.NewProduceResponseTopic()
-			rt.Topic, rt.TopicID = t.Topic, t.TopicID
-			for _, p := range t.Partitions {
-				rp := kmsg.NewProduceResponseTopicPartition()
-				rp.Partition = p.Partition
-				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			resp.Topics = append(resp.Topics, rt)
-		}
-		return resp
+		return refusedProduce(req.(*kmsg.ProduceRequest))
 	})
 }
 

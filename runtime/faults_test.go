@@ -94,20 +94,7 @@ func (f *faultRig) refuseProduce(part string) {
 		}) {
 			return nil, nil, false
 		}
-		resp := pr.ResponseKind().(*kmsg.ProduceResponse)
-		resp.Version = pr.Version
-		for _, t := range pr.Topics {
-			rt := kmsg.NewProduceResponseTopic()
-			rt.Topic, rt.TopicID = t.Topic, t.TopicID
-			for _, p := range t.Partitions {
-				rp := kmsg.NewProduceResponseTopicPartition()
-				rp.Partition = p.Partition
-				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			resp.Topics = append(resp.Topics, rt)
-		}
-		return resp, nil, true
+		return refusedProduce(pr), nil, true
 	})
 }
 
@@ -276,4 +263,23 @@ func TestRefusedRepartitionEndsPushQuery(t *testing.T) {
 	if !errors.Is(err, kerr.TopicAuthorizationFailed) || !strings.Contains(err.Error(), "-repartition") {
 		t.Fatalf("push query: row %v, error %v; want the refused repartition write", row, err)
 	}
+}
+
+// refusedProduce answers every partition of pr with
+// TOPIC_AUTHORIZATION_FAILED: the broker refuses the records.
+func refusedProduce(pr *kmsg.ProduceRequest) *kmsg.ProduceResponse {
+	resp := pr.ResponseKind().(*kmsg.ProduceResponse)
+	resp.Version = pr.Version
+	for _, t := range pr.Topics {
+		rt := kmsg.NewProduceResponseTopic()
+		rt.Topic, rt.TopicID = t.Topic, t.TopicID
+		for _, p := range t.Partitions {
+			rp := kmsg.NewProduceResponseTopicPartition()
+			rp.Partition = p.Partition
+			rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp
 }
