@@ -135,11 +135,15 @@ func TestServersSplitQueryTasks(t *testing.T) {
 	b := startServerOn(t, br.Kafka, "--config", cfg)
 	a.mustKsql(`CREATE STREAM nums (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='nums', VALUE_FORMAT='JSON', PARTITIONS=4);`)
 	a.mustKsql(`CREATE STREAM doubled WITH (KAFKA_TOPIC='doubled') AS SELECT k, v * 2 AS w FROM nums;`)
-	_, raw := b.post("/ksql", "application/vnd.ksql.v1+json", map[string]any{"ksql": "SHOW QUERIES;"})
-	ids := listed(t, raw, "queries", "id")
-	if len(ids) != 1 {
-		t.Fatalf("queries on B: %s", raw)
-	}
+	// B applies A's commands as its follower reads them: a moment later.
+	var ids []string
+	eventually(t, "B runs the query created on A", func() error {
+		_, raw := b.post("/ksql", "application/vnd.ksql.v1+json", map[string]any{"ksql": "SHOW QUERIES;"})
+		if ids = listed(t, raw, "queries", "id"); len(ids) != 1 {
+			return fmt.Errorf("queries on B: %s", raw)
+		}
+		return nil
+	})
 	group := "default_query_" + ids[0]
 	adm := kadm.NewClient(kafkaClient(t, br.Kafka))
 	eventually(t, "A and B own two tasks each of "+group, func() error {
