@@ -186,7 +186,7 @@ func formatRelation(b *strings.Builder, r Relation) {
 	case *Join:
 		formatRelation(b, r.Left)
 		b.WriteString(joinText[r.Type])
-		formatRelation(b, r.Right)
+		formatRight(b, r)
 		if r.Within != nil {
 			b.WriteString(" " + formatJoinWindow(r.Within))
 		}

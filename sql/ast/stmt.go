@@ -178,6 +178,16 @@ type Join struct {
 	Right  Relation
 	On     Expr
 	Within *JoinWindow // nil when absent
+	AsOf   *AsOf       // FOR SYSTEM_TIME AS OF on the right side; nil when absent
+}
+
+// AsOf is `Right FOR SYSTEM_TIME AS OF Time [GRACE PERIOD g]`: an as-of
+// join reads the right table's version valid at the left row's Time.
+// Grace is -1 when absent.
+type AsOf struct {
+	P     Pos
+	Time  *ColumnRef
+	Grace int64
 }
 
 // JoinWindow is WITHIN n unit | WITHIN (before, after) [GRACE PERIOD g].

@@ -153,7 +153,7 @@ func (rc *relConverter) join(n *tast.Join) (ast.Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &ast.Join{P: info.p, Type: info.typ, Left: left, Right: right, Within: info.within}
+	j := &ast.Join{P: info.p, Type: info.typ, Left: left, Right: right, Within: info.within, AsOf: info.asOf}
 	if n.On != nil {
 		j.On, err = rc.c.expr(n.On.Expr)
 	}

@@ -144,6 +144,9 @@ func (d *dumper) relation(r ast.Relation) {
 		if r.Within != nil {
 			w = fmt.Sprintf("%d/%d grace=%d", r.Within.Before, r.Within.After, r.Within.Grace)
 		}
+		if r.AsOf != nil {
+			w += fmt.Sprintf(" as-of@%s=%s grace=%d", pos(r.AsOf.P), ast.FormatExpr(r.AsOf.Time), r.AsOf.Grace)
+		}
 		d.line("join@%s type=%d within=%s", pos(r.P), r.Type, w)
 		d.depth++
 		d.relation(r.Left)

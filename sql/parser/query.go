@@ -16,6 +16,7 @@ const (
 type joinInfo struct {
 	typ    ast.JoinType
 	within *ast.JoinWindow
+	asOf   *ast.AsOf
 	p      ast.Pos
 }
 
@@ -26,6 +27,8 @@ type queryState struct {
 	q      *ast.Query
 	tables []token // FROM/JOIN source name tokens, in order
 	joins  []joinInfo
+	inJoin bool      // tableRef is parsing a JOIN's source
+	asOf   *ast.AsOf // what tableRef lifted from the JOIN's source
 }
 
 // query parses SELECT … at token start up to the end of the statement.
@@ -209,6 +212,9 @@ func (p *parser) tableRef(qs *queryState) error {
 	}
 	qs.tables = append(qs.tables, t)
 	qs.w.emit(quoteIdent(name), p.i-1)
+	if err := p.maybeAsOf(qs); err != nil {
+		return err
+	}
 	explicit := p.accept("AS")
 	n := p.peek()
 	if !explicit && n.Kind != tQuoted && (n.Kind != tIdent || keywordSet(queryStops+joinStops+" OUTER ", n.Val)) {
@@ -223,6 +229,7 @@ func (p *parser) tableRef(qs *queryState) error {
 }
 
 // join parses [INNER|LEFT [OUTER]|RIGHT [OUTER]|FULL [OUTER]] JOIN source
+// [FOR SYSTEM_TIME AS OF col [[AS] alias] [GRACE PERIOD …]]
 // [WITHIN …] [GRACE PERIOD …] ON expr.
 func (p *parser) join(qs *queryState) error {
 	info := joinInfo{typ: ast.InnerJoin, p: p.peek().P}
@@ -245,14 +252,20 @@ func (p *parser) join(qs *queryState) error {
 		}
 	}
 	qs.w.emit(kw, p.i-1)
-	if err := p.tableRef(qs); err != nil {
-		return err
-	}
-	within, err := p.joinWindow()
+	qs.inJoin = true
+	err := p.tableRef(qs)
+	qs.inJoin = false
 	if err != nil {
 		return err
 	}
-	info.within = within
+	if info.asOf, qs.asOf = qs.asOf, nil; info.asOf != nil {
+		err = p.asOfGrace(info.asOf)
+	} else {
+		info.within, err = p.joinWindow()
+	}
+	if err != nil {
+		return err
+	}
 	qs.joins = append(qs.joins, info)
 	if err := p.expect("ON"); err != nil {
 		return err
