@@ -22,6 +22,9 @@ type Source struct {
 	Window          *WindowInfo
 	Partitions      int32
 	Replicas        int16
+	// HistoryRetention (ms) is how far back an as-of join can read a
+	// table's versions (HISTORY_RETENTION); 0: DefaultHistoryRetention.
+	HistoryRetention int64
 	// ReadOnly is set for CREATE SOURCE STREAM|TABLE.
 	ReadOnly bool
 	// SQL is the statement that created the source.

@@ -148,6 +148,9 @@ func (p *Planner) applyCommon(src *Source, w *withProps, from *Source) error {
 	if err := p.applyWindowType(src, w); err != nil {
 		return err
 	}
+	if err := applyHistoryRetention(src, w); err != nil {
+		return err
+	}
 	return p.applyTimestamp(src, w)
 }
 

@@ -114,6 +114,7 @@ type Join struct {
 	Left, Right JoinInput
 	On          ast.Expr
 	Within      *ast.JoinWindow // stream–stream joins only
+	AsOf        *AsOfJoin       // as-of stream–table joins only
 	Columns     []JoinColumn
 	// Prefix starts the internal names (stores, topics, nodes) of an
 	// n-way join's nested steps: "L_" for the first nested one, as
@@ -166,7 +167,11 @@ func (n *Join) String() string {
 	if n.Foreign() {
 		shape += " (foreign key)"
 	}
-	return "Type: " + joinTypeNames[n.Type] + " | " + shape + " | On: " + ast.FormatExpr(n.On)
+	s := "Type: " + joinTypeNames[n.Type] + " | " + shape + " | On: " + ast.FormatExpr(n.On)
+	if n.AsOf != nil {
+		s += n.AsOf.String()
+	}
+	return s
 }
 
 var joinTypeNames = [...]string{ast.InnerJoin: "INNER", ast.LeftJoin: "LEFT", ast.RightJoin: "RIGHT", ast.FullJoin: "FULL"}

@@ -41,6 +41,9 @@ func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkAsOfSources(j, l, r, prefix); err != nil {
+		return nil, nil, err
+	}
 	shape, err := joinShape(j, l, r)
 	if err != nil {
 		return nil, nil, err
@@ -50,6 +53,9 @@ func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (
 	}
 	n := &Join{Type: j.Type, Shape: shape, Left: l, Right: r, Within: j.Within, Prefix: prefix}
 	scope := newJoinScope(&n.Left, &n.Right)
+	if n.AsOf, err = asOfJoin(j, l, r, scope); err != nil {
+		return nil, nil, err
+	}
 	if n.On, err = p.joinCondition(j, shape, scope); err != nil {
 		return nil, nil, err
 	}

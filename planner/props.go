@@ -25,6 +25,7 @@ var createProps = map[string]bool{
 	"SOURCE_CONNECTOR": true, "KEY_SCHEMA_ID": true, "VALUE_SCHEMA_ID": true,
 	"KEY_SCHEMA_FULL_NAME": true, "VALUE_SCHEMA_FULL_NAME": true,
 	"VALUE_AVRO_SCHEMA_FULL_NAME": true, "QUERY_ID": true,
+	"HISTORY_RETENTION": true,
 }
 
 func newWithProps(ps ast.Properties) (*withProps, error) {
