@@ -57,11 +57,14 @@ func withTime(vals []any, ts int64) []any {
 // streamTableJoin is the stream side of a stream–table join: each stream
 // row looks up the table's current row by key (Kafka Streams'
 // KStreamKTableJoinProcessor). Only stream rows trigger; the output keeps
-// the stream row's time, partition and offset.
+// the stream row's time, partition and offset. An as-of join looks up the
+// version valid at the row's time instead, after its grace buffer
+// (join_asof.go).
 type streamTableJoin struct {
 	joiner
 	table *sideStore
-	left  bool // LEFT JOIN: emit (S, null) when the table has no row
+	asOf  *asOfLookup // as-of joins: the versioned table and the buffer
+	left  bool        // LEFT JOIN: emit (S, null) when the table has no row
 	// rekeyed: rows come from the repartition topic as [key, values…]
 	rekeyed bool
 	next    Processor
@@ -79,6 +82,14 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 	if row.Tombstone || (row.NullKey && !op.left) {
 		return nil // null values (and null keys of an inner join) never join
 	}
+	if op.asOf != nil && op.asOf.buffer != nil {
+		return op.asOf.buffer.process(row, op.joinRow)
+	}
+	return op.joinRow(row)
+}
+
+// joinRow joins one stream row with its table row and forwards the result.
+func (op *streamTableJoin) joinRow(row *types.Row) error {
 	key, vals := op.split(row)
 	var right []any
 	if !row.NullKey {
@@ -86,7 +97,7 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 		if err != nil {
 			return err
 		}
-		t, err := op.table.get(k, []any{key})
+		t, err := op.lookup(k, key, row)
 		if err != nil {
 			return err
 		}
@@ -100,6 +111,15 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 	out := &types.Row{Values: op.join(key, withTime(vals, row.Time), right), Time: row.Time, Partition: row.Partition,
 		Offset: row.Offset, NullKey: row.NullKey}
 	return op.next.Process(out)
+}
+
+// lookup returns the table row a stream row joins (nil: none): the
+// current one, or for an as-of join the version valid at its time.
+func (op *streamTableJoin) lookup(k []byte, key any, row *types.Row) (*sideRow, error) {
+	if op.asOf == nil {
+		return op.table.get(k, []any{key})
+	}
+	return op.asOf.get(k, key, row, op.rekeyed)
 }
 
 // tableSide is the table side of a stream–table join: its changes only

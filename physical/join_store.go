@@ -90,9 +90,15 @@ func (s *sideStore) decode(b []byte, keyVals []any) (*sideRow, error) {
 	if len(b) < 8 {
 		return nil, fmt.Errorf("corrupt join store entry")
 	}
-	out := &sideRow{values: make([]any, len(s.schema.Columns)), time: int64(binary.BigEndian.Uint64(b))}
+	return s.decodeValues(b[8:], keyVals, int64(binary.BigEndian.Uint64(b)))
+}
+
+// decodeValues reads the non-key columns vals (JSON) of the row with key
+// values keyVals and time ts.
+func (s *sideStore) decodeValues(b []byte, keyVals []any, ts int64) (*sideRow, error) {
+	out := &sideRow{values: make([]any, len(s.schema.Columns)), time: ts}
 	vals := make([]any, len(s.vals))
-	if err := s.value.Decode(b[8:], vals); err != nil {
+	if err := s.value.Decode(b, vals); err != nil {
 		return nil, err
 	}
 	for i, idx := range s.keys {
@@ -116,15 +122,20 @@ func (s *sideStore) update(row *types.Row) (old *sideRow, key []byte, err error)
 	if row.Tombstone {
 		return old, key, s.store.Put(key, nil)
 	}
-	v := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(row.Time))
-	vals := make([]any, len(s.vals))
-	for i, idx := range s.vals {
-		vals[i] = row.Values[idx]
-	}
-	if v, err = s.value.Encode(v, vals); err != nil {
+	v, err := s.appendValues(binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(row.Time)), row.Values)
+	if err != nil {
 		return nil, nil, err
 	}
 	return old, key, s.store.Put(key, v)
+}
+
+// appendValues appends the non-key columns of row, encoded as stored.
+func (s *sideStore) appendValues(b []byte, row []any) ([]byte, error) {
+	vals := make([]any, len(s.vals))
+	for i, idx := range s.vals {
+		vals[i] = row[idx]
+	}
+	return s.value.Encode(b, vals)
 }
 
 // hash digests a row's non-key columns as stored (FNV-128a): what a

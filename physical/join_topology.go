@@ -40,6 +40,10 @@ func (b *builder) startJoin(n *planner.Join) {
 		b.startStreamJoin(n, seg, t)
 		return
 	}
+	if n.AsOf != nil {
+		b.startAsOfJoin(n, seg, t)
+		return
+	}
 	var stores [2]StoreSpec
 	if n.Shape == planner.TableTable {
 		stores[0] = b.store(joinStoreName(n, planner.JoinLeft))
