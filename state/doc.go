@@ -28,6 +28,7 @@
 //	restore:  changelog ─► Restorer.Restore ─► pebble    restore.go
 //	window:   WindowStore  key ‖ start(8) ‖ seq(4)      window_store.go
 //	session:  SessionStore key ‖ end(8) ‖ start(8)      session_store.go
+//	versions: VersionedStore key ‖ valid-from(8)        versioned_store.go
 //	commit:   Store.Flush ─► producer flush ─► DB.Checkpoint(id, next offset)
 //	eos:      Store.Flush ─► Kafka commit ─► DB.CommitTransaction(id, next offset)
 //
