@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -68,17 +69,30 @@ func streamJoinBase(n *planner.Join) int {
 // every row of the side by time (duplicates kept), and the largest time
 // put, below which minus the retention nothing is returned (Kafka
 // Streams' store-local expiry).
+//
+// Its cache answers the lookups near stream time (join_window_cache.go).
 type streamWindow struct {
 	w         *state.WindowStore
 	key       format.Codec
 	value     format.Codec
+	cols      int
 	observed  int64
 	retention int64
+	cache     *windowCache
 }
 
-// openStreamWindow opens one side's store; keys are encoded as the join
-// key's type.
-func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyType *types.Type, retention int64) (*streamWindow, error) {
+// openStreamWindow opens one side's store of a join window w; keys are
+// encoded as the join key's type.
+func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyType *types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
+	sw, err := openWindowStore(env, name, src, keyType, retention)
+	if err != nil {
+		return nil, err
+	}
+	sw.cache = newWindowCache(w.Before, w.After, windowCacheBudget)
+	return sw, sw.warm()
+}
+
+func openWindowStore(env *TaskEnv, name string, src *planner.Source, keyType *types.Type, retention int64) (*streamWindow, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
@@ -87,7 +101,7 @@ func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyType *t
 	if err != nil {
 		return nil, err
 	}
-	sw := &streamWindow{w: w, observed: -1, retention: retention}
+	sw := &streamWindow{w: w, cols: len(src.Schema.Columns), observed: -1, retention: retention}
 	cols := make([]types.Column, len(src.Schema.Columns))
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
@@ -112,11 +126,24 @@ func (sw *streamWindow) put(key []byte, vals []any, ts int64) error {
 		return err
 	}
 	sw.observed = max(sw.observed, ts)
-	return sw.w.Put(key, ts, v)
+	dropped := sw.w.Dropped()
+	if err := sw.w.Put(key, ts, v); err != nil || sw.w.Dropped() != dropped {
+		return err
+	}
+	sw.cache.put(key, vals, ts)
+	return nil
 }
 
+// fetch returns key's rows in [from, to] (n columns each), from the cache
+// when it holds them all. Their values are shared: callers copy them.
 func (sw *streamWindow) fetch(key []byte, from, to int64, n int) ([]streamMatch, error) {
 	from = max(from, sw.observed-sw.retention+1)
+	if to < max(from, 0) {
+		return nil, nil // the store holds no negative times
+	}
+	if out, ok := sw.cache.fetch(key, from, to); ok {
+		return out, nil
+	}
 	var out []streamMatch
 	var derr error
 	err := sw.w.Fetch(key, from, to, func(ts int64, v []byte) bool {
@@ -131,6 +158,41 @@ func (sw *streamWindow) fetch(key []byte, from, to int64, n int) ([]streamMatch,
 		err = derr
 	}
 	return out, err
+}
+
+// warm fills the cache of a store that already holds rows (the task
+// restarted): its newest time, which store-local expiry counts from
+// too, and the rows the cache keeps behind it. An empty store costs one
+// seek.
+func (sw *streamWindow) warm() error {
+	empty := true
+	if err := sw.w.FetchAll(math.MinInt64, math.MaxInt64, func([]byte, int64, []byte) bool {
+		empty = false
+		return false
+	}); err != nil || empty {
+		return err
+	}
+	err := sw.w.FetchAll(math.MinInt64, math.MaxInt64, func(_ []byte, ts int64, _ []byte) bool {
+		sw.observed = max(sw.observed, ts)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	from := sw.cache.restart(sw.observed)
+	var derr error
+	err = sw.w.FetchAll(from, math.MaxInt64, func(key []byte, ts int64, v []byte) bool {
+		vals := make([]any, sw.cols)
+		if derr = sw.value.Decode(v, vals); derr != nil {
+			return false
+		}
+		sw.cache.put(key, vals, ts)
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return err
 }
 
 // streamStreamJoin is one side of a windowed stream–stream join (Kafka

@@ -222,11 +222,11 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
 
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyType(), retention)
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyType(), w, retention)
 		if err != nil {
 			return nil, err
 		}
-		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.KeyType(), retention)
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.KeyType(), w, retention)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -335,9 +336,10 @@ func (m *memCluster) fail(err error) {
 }
 
 // sendChangelog implements changelogSink: changelog records are records
-// of the in-memory topics like any other.
+// of the in-memory topics like any other. Key and value are copied: the
+// store may reuse them (a window store builds its keys in one buffer).
 func (m *memCluster) sendChangelog(topic string, p int32, key, value []byte) {
-	m.Emit(&physical.OutRecord{Topic: topic, Partition: p, Key: key, Value: value})
+	m.Emit(&physical.OutRecord{Topic: topic, Partition: p, Key: bytes.Clone(key), Value: bytes.Clone(value)})
 }
 
 func (m *memCluster) startTransient(q *transient) (runner, error) {

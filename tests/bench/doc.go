@@ -18,6 +18,10 @@
 //	                        peak RSS, restore rate from changelogs
 //	BenchmarkTumblingCount  CTAS … WINDOW TUMBLING (SIZE 60        issue 5
 //	                        SECONDS) COUNT(*) on event time
+//	BenchmarkStreamTableJoin   1M orders ⋈ 100k customers       issue 10
+//	                        (CSAS … JOIN), peak RSS
+//	BenchmarkStreamStreamJoin  1M clicks ⋈ 1M views WITHIN      issue 10
+//	                        1 MINUTE, peak RSS
 //
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.

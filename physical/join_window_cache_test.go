@@ -1,0 +1,108 @@
+package physical
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// modelRow is one row the reference model of a window store holds.
+type modelRow struct {
+	key  string
+	time int64
+	seq  int
+}
+
+// TestWindowCacheAgreesWithTheStore puts rows (mostly in time order,
+// some late, a few keys) into a windowCache with a small budget and a
+// plain list standing for the store, and checks every fetch the cache
+// answers returns exactly the store's rows, by time then put order; with
+// room enough, near-stream-time fetches are answered (the cache is of
+// use), and a small budget is kept.
+func TestWindowCacheAgreesWithTheStore(t *testing.T) {
+	for _, budget := range []int{1 << 30, 4 << 10} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(budget)))
+			c := newWindowCache(2000, 3000, budget)
+			var store []modelRow
+			var answered, near int
+			clock := int64(0)
+			for i := range 5000 {
+				clock += rng.Int64N(40)
+				ts := clock
+				if rng.IntN(10) == 0 {
+					ts = max(0, clock-rng.Int64N(30_000)) // late
+				}
+				key := fmt.Sprintf("k%d", rng.IntN(7))
+				store = append(store, modelRow{key: key, time: ts, seq: i})
+				c.put([]byte(key), []any{key, int64(i)}, ts)
+
+				from := clock - rng.Int64N(6000)
+				if rng.IntN(5) == 0 {
+					from = clock - rng.Int64N(60_000)
+				}
+				to := from + 5000
+				got, ok := c.fetch([]byte(key), from, to)
+				if from >= clock-6000 {
+					near++
+				}
+				if !ok {
+					continue
+				}
+				answered++
+				if want := modelFetch(store, key, from, to); !slices.Equal(seqs(got), want) {
+					t.Fatalf("put %d: fetch %s [%d, %d]: cache %v, store %v", i, key, from, to, seqs(got), want)
+				}
+			}
+			if budget > 1<<20 && answered < near/2 {
+				t.Fatalf("the cache answered %d of 5000 fetches (%d near stream time)", answered, near)
+			}
+			if budget < 1<<20 && c.bytes > budget {
+				t.Fatalf("cache holds %d bytes, budget %d", c.bytes, budget)
+			}
+		})
+	}
+}
+
+// TestWindowCacheRestart: after restart only rows from the returned time
+// on are cached, and fetches from before it go to the store.
+func TestWindowCacheRestart(t *testing.T) {
+	c := newWindowCache(1000, 1000, 1<<20)
+	from := c.restart(50_000)
+	if from != 50_000-c.span {
+		t.Fatalf("restart at 50000 refills from %d, want %d", from, 50_000-c.span)
+	}
+	c.put([]byte("k"), []any{"a"}, from-1) // older: not cached
+	c.put([]byte("k"), []any{"b"}, from)
+	if _, ok := c.fetch([]byte("k"), from-1, from); ok {
+		t.Fatalf("fetch from before the refill answered by the cache")
+	}
+	got, ok := c.fetch([]byte("k"), from, from+10)
+	if !ok || len(got) != 1 || got[0].values[0] != "b" {
+		t.Fatalf("fetch from the refill: %v, %v; want the row b", got, ok)
+	}
+}
+
+func modelFetch(store []modelRow, key string, from, to int64) []int {
+	var rows []modelRow
+	for _, r := range store {
+		if r.key == key && r.time >= max(from, 0) && r.time <= to {
+			rows = append(rows, r)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b modelRow) int { return int(a.time - b.time) })
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = r.seq
+	}
+	return out
+}
+
+func seqs(ms []streamMatch) []int {
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = int(m.values[1].(int64))
+	}
+	return out
+}
