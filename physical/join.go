@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -28,14 +29,15 @@ type joiner struct {
 }
 
 // join lays out the output values; l or r is nil for a missing side.
-// key is the value the sides matched on. Each side's values are followed
-// by its row's time (withTime): a source's hidden ALIAS_ROWTIME column.
-func (j joiner) join(key any, l, r []any) []any {
+// key holds the values the sides matched on, one per key column (nil: a
+// null key). Each side's values are followed by its row's time
+// (withTime): a source's hidden ALIAS_ROWTIME column.
+func (j joiner) join(key []any, l, r []any) []any {
 	out := make([]any, len(j.n.Columns))
 	for i, c := range j.n.Columns {
 		switch {
-		case c.Side == planner.JoinKey:
-			out[i] = key
+		case c.Side == planner.JoinKey && key != nil:
+			out[i] = key[c.Index]
 		case c.Side == planner.JoinLeft && l != nil:
 			out[i] = l[c.Index]
 		case c.Side == planner.JoinRight && r != nil:
@@ -43,6 +45,37 @@ func (j joiner) join(key any, l, r []any) []any {
 		}
 	}
 	return out
+}
+
+// accepts reports whether the join's residual condition (ON's conjuncts
+// besides the key equalities) holds for a joined row; a pair it rejects
+// is no match. An error or a null counts as false, as in a WHERE.
+func (j joiner) accepts(out []any) bool {
+	if j.n.Residual == nil {
+		return true
+	}
+	ok, err := j.n.Residual.EvalBool(&types.Row{Values: out})
+	return err == nil && ok
+}
+
+// joinKeyOf returns the join key of a side's row (one value per key
+// column) and the side's columns: a re-keyed row comes as [key…,
+// values…].
+func joinKeyOf(row *types.Row, in *planner.JoinInput, width int) ([]any, []any) {
+	if in.Rekeyed() {
+		return row.Values[:width], row.Values[width:]
+	}
+	key := make([]any, len(in.Keys))
+	for i, idx := range in.Keys {
+		key[i] = row.Values[idx]
+	}
+	return key, row.Values
+}
+
+// nullJoinKey reports whether a row's join key is null: a null record
+// key, or a null column of a composite key (never equal to anything).
+func nullJoinKey(row *types.Row, key []any) bool {
+	return row.NullKey || (len(key) > 1 && slices.Contains(key, nil))
 }
 
 // withTime returns a side's values followed by its row's time (a copy;
@@ -62,31 +95,21 @@ type streamTableJoin struct {
 	joiner
 	table *sideStore
 	left  bool // LEFT JOIN: emit (S, null) when the table has no row
-	// rekeyed: rows come from the repartition topic as [key, values…]
-	rekeyed bool
-	next    Processor
-}
-
-// split returns the join key and the stream side's columns of row.
-func (op *streamTableJoin) split(row *types.Row) (any, []any) {
-	if op.rekeyed {
-		return row.Values[0], row.Values[1:]
-	}
-	return row.Values[op.n.Left.KeyIndex], row.Values
+	next  Processor
 }
 
 func (op *streamTableJoin) Process(row *types.Row) error {
-	if row.Tombstone || (row.NullKey && !op.left) {
-		return nil // null values (and null keys of an inner join) never join
+	if row.Tombstone {
+		return nil // null values never join
 	}
-	key, vals := op.split(row)
+	key, vals := joinKeyOf(row, &op.n.Left, op.n.KeyWidth())
+	null := nullJoinKey(row, key)
+	if null && !op.left {
+		return nil // nor do null keys of an inner join
+	}
 	var right []any
-	if !row.NullKey {
-		k, err := op.table.encodeKey([]any{key})
-		if err != nil {
-			return err
-		}
-		t, err := op.table.get(k, []any{key})
+	if !null {
+		t, err := op.table.lookup(key, op.n.Right.Keys)
 		if err != nil {
 			return err
 		}
@@ -94,11 +117,15 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 			right = withTime(t.values, t.time)
 		}
 	}
+	left := withTime(vals, row.Time)
+	values := op.join(key, left, right)
+	if right != nil && !op.accepts(values) {
+		right, values = nil, op.join(key, left, nil)
+	}
 	if right == nil && !op.left {
 		return nil
 	}
-	out := &types.Row{Values: op.join(key, withTime(vals, row.Time), right), Time: row.Time, Partition: row.Partition,
-		Offset: row.Offset, NullKey: row.NullKey}
+	out := &types.Row{Values: values, Time: row.Time, Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey}
 	return op.next.Process(out)
 }
 

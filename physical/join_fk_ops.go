@@ -145,7 +145,7 @@ func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte,
 // emit forwards a result of the left row alone (vals nil: a delete, which
 // still carries the whole left key).
 func (op *fkLeftSide) emit(row *types.Row, vals []any) error {
-	key := row.Values[op.n.Left.KeyIndex]
+	key := []any{row.Values[op.n.Left.KeyIndex()]}
 	left := withTime(vals, row.Time)
 	if vals == nil {
 		left = op.left.keysOnly(op.left.keyValues(row.Values))
@@ -300,7 +300,7 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 		return nil // stale: the left row changed since it subscribed
 	}
 	out := &types.Row{Time: rec.Timestamp, Partition: rec.Partition, Offset: rec.Offset}
-	key := keyVals[0]
+	key := keyVals[:1]
 	switch {
 	case cur != nil && rest[0] == 1:
 		right, err := op.rightRow(cur, rest[1:])

@@ -121,11 +121,11 @@ func (op *streamStreamJoin) sweep(in *types.Row) error {
 		return err
 	}
 	for _, e := range entries {
-		var keyVal []any = make([]any, 1)
+		keyVal := make([]any, op.n.KeyWidth())
 		if err := op.this.key.Decode(e.key, keyVal); err != nil {
 			return err
 		}
-		if err := op.emitSide(e.side, keyVal[0], e.values, e.ts, in); err != nil {
+		if err := op.emitSide(e.side, keyVal, e.values, e.ts, in); err != nil {
 			return err
 		}
 		if err := op.shared.store.Put(e.storeKey, nil); err != nil {
@@ -136,7 +136,8 @@ func (op *streamStreamJoin) sweep(in *types.Row) error {
 }
 
 // emitSide emits a pending row of side (0 left, 1 right) with nulls.
-func (op *streamStreamJoin) emitSide(side int, key any, vals []any, ts int64, in *types.Row) error {
+func (op *streamStreamJoin) emitSide(side int, key []any, vals []any, ts int64, in *types.Row) error {
+
 	l, r := withTime(vals, ts), []any(nil)
 	if side == 1 {
 		l, r = nil, l

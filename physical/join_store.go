@@ -75,7 +75,22 @@ func (s *sideStore) encodeKey(row []any) ([]byte, error) {
 	return s.key.Encode(nil, k)
 }
 
+// lookup returns the stored row whose key columns cols (schema indexes)
+// hold the join key's values (nil: none).
+func (s *sideStore) lookup(key []any, cols []int) (*sideRow, error) {
+	row := make([]any, len(s.schema.Columns))
+	for i, idx := range cols {
+		row[idx] = key[i]
+	}
+	k, err := s.encodeKey(row)
+	if err != nil {
+		return nil, err
+	}
+	return s.get(k, s.keyValues(row))
+}
+
 // get returns the stored row with the key of row (nil: none).
+
 func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
 	b, err := s.store.Get(key)
 	if err != nil || b == nil {
