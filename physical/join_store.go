@@ -18,7 +18,11 @@ func joinStoreName(n *planner.Join, side planner.JoinSide) string {
 	if side == planner.JoinLeft {
 		return n.Prefix + "KafkaTopic_Left-Reduce"
 	}
+	if n.Right.Reformat {
+		return n.Prefix + reformatStoreName
+	}
 	return n.Prefix + "KafkaTopic_Right-Reduce"
+
 }
 
 // sideStore keeps the latest row per key of one table side of a join:

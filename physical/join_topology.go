@@ -32,6 +32,8 @@ func (b *builder) startJoin(n *planner.Join) {
 	}
 	if n.Right.Rekeyed() {
 		t.right = b.rekeySide(n, planner.JoinRight)
+	} else if n.Right.Reformat {
+		t.right = b.reformatTable(n)
 	}
 	seg := b.joinSegment(n, &t)
 	b.table = n.Shape == planner.TableTable
@@ -136,6 +138,12 @@ func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, r
 		in := joinInput(n, side.side)
 		if in.Nested() && !in.Rekeyed() {
 			if err := addNestedHead(env, head, t.nested, side.next); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if in.Reformat {
+			if err := b.addSourceOp(env, head, reformatted(n, side.topic), side.next); err != nil {
 				return nil, err
 			}
 			continue
@@ -283,6 +291,9 @@ func sourceDescs(n *planner.Join, t joinTopics) (*NodeDesc, *NodeDesc) {
 		}
 		topic := []string{t.left, t.right}[i]
 		out[i] = &NodeDesc{Kind: "Source", Name: "Source-" + in.Source.Name, Topic: topic}
+		if in.Reformat {
+			out[i].Name = n.Prefix + reformatName + "-source"
+		}
 		if in.Rekeyed() {
 			out[i].Name = repartitionNameOf(n, side) + "-source"
 

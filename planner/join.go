@@ -64,6 +64,10 @@ type JoinInput struct {
 	// left's primary key, the result's key).
 	ForeignKey     *expr.Compiled
 	ForeignKeyExpr ast.Expr
+	// Reformat, on a right table joined on its key whose key format is
+	// not the left's, sends the table through a repartition topic in the
+	// left's key format (alignKeyFormats).
+	Reformat bool
 }
 
 // KeyIndex is the index of the side's first join column (-1: re-keyed).
