@@ -109,7 +109,7 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 	}
 	var right []any
 	if !null {
-		t, err := op.table.lookup(key, op.n.Right.Keys)
+		t, err := op.table.lookup(key, op.n.Right.Keys, row.Window)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 	if right == nil && !op.left {
 		return nil
 	}
-	out := &types.Row{Values: values, Time: row.Time, Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey}
+	out := &types.Row{Values: values, Time: row.Time, Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey, Window: row.Window}
 	return op.next.Process(out)
 }
 

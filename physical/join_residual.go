@@ -32,7 +32,7 @@ func (op *tableTableJoin) residualChange(row *types.Row, old, other *sideRow, ke
 	if other != nil {
 		ts = max(ts, other.time)
 	}
-	out := &types.Row{Time: ts, Partition: row.Partition, Offset: row.Offset, HasOld: true, Values: newOut}
+	out := &types.Row{Time: ts, Partition: row.Partition, Offset: row.Offset, HasOld: true, Values: newOut, Window: row.Window}
 	if oldOK {
 		out.Old = oldOut
 	}

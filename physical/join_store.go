@@ -81,16 +81,18 @@ func (s *sideStore) encodeKey(row []any) ([]byte, error) {
 
 // lookup returns the stored row whose key columns cols (schema indexes)
 // hold the join key's values (nil: none).
-func (s *sideStore) lookup(key []any, cols []int) (*sideRow, error) {
+// A join of windowed sources looks up the row of the key and window w.
+func (s *sideStore) lookup(key []any, cols []int, w *types.Window) (*sideRow, error) {
 	row := make([]any, len(s.schema.Columns))
 	for i, idx := range cols {
 		row[idx] = key[i]
 	}
-	k, err := s.encodeKey(row)
+	kv := s.keyValues(row)
+	k, err := joinStoreKey(s.key, kv, w)
 	if err != nil {
 		return nil, err
 	}
-	return s.get(k, s.keyValues(row))
+	return s.get(k, kv)
 }
 
 // get returns the stored row with the key of row (nil: none).
@@ -126,9 +128,10 @@ func (s *sideStore) decode(b []byte, keyVals []any) (*sideRow, error) {
 // update applies a table change (a tombstone deletes) and returns the
 // previous row (nil: none).
 func (s *sideStore) update(row *types.Row) (old *sideRow, key []byte, err error) {
-	if key, err = s.encodeKey(row.Values); err != nil {
+	if key, err = joinStoreKey(s.key, s.keyValues(row.Values), row.Window); err != nil {
 		return nil, nil, err
 	}
+
 	if old, err = s.get(key, s.keyValues(row.Values)); err != nil {
 		return nil, nil, err
 	}

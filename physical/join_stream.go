@@ -167,7 +167,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 			return err
 		}
 	}
-	k, err := op.this.key.Encode(nil, keyVal)
+	k, err := joinStoreKey(op.this.key, keyVal, row.Window)
 	if err != nil {
 		return err
 	}
@@ -230,8 +230,9 @@ func (op *streamStreamJoin) emitMatch(key []any, this, other []any, ts int64, in
 	if l != nil && r != nil && !op.accepts(values) {
 		return false, nil
 	}
-	out := &types.Row{Values: values, Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil}
+	out := &types.Row{Values: values, Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil, Window: in.Window}
 	return true, op.next.Process(out)
+
 }
 
 // joinKeyColumns are the columns of a join key's store and topic codecs

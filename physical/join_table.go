@@ -56,7 +56,7 @@ func (op *tableTableJoin) Process(row *types.Row) error {
 		this, that = that, this
 	}
 	key, _ := joinKeyOf(row, this, op.n.KeyWidth())
-	other, err := op.other.lookup(key, that.Keys)
+	other, err := op.other.lookup(key, that.Keys, row.Window)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (op *tableTableJoin) forward(row *types.Row, other *sideRow, c joinChange) 
 	if other != nil && other.time > ts {
 		ts = other.time
 	}
-	out := &types.Row{Time: ts, Partition: row.Partition, Offset: row.Offset, HasOld: true}
+	out := &types.Row{Time: ts, Partition: row.Partition, Offset: row.Offset, HasOld: true, Window: row.Window}
 	if c.oldOK {
 		out.Old = op.pair(c.key, c.oldVals, c.otherVal)
 	}

@@ -334,9 +334,10 @@ func checkJoinSources(j *ast.Join, l, r JoinInput) error {
 		return sqlerr.New(sqlerr.Semantic, j.P, "Can not join windowed source to non-windowed source.\n`%s` is %s\n`%s` is %s",
 			l.Source.Name, windowedText(l.Source), r.Source.Name, windowedText(r.Source))
 	}
-	if l.Source.Windowed() {
-		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins of windowed sources are not supported yet")
+	if err := checkWindowedKinds(j, l, r); err != nil {
+		return err
 	}
+
 	for _, s := range []*Source{l.Source, r.Source} {
 		// a keyless stream may still join: it is re-keyed; a table with
 		// several key columns is joined on all of them (multiCondition)
@@ -353,5 +354,5 @@ func windowedText(s *Source) string {
 	if !s.Windowed() {
 		return "not windowed"
 	}
-	return [...]string{ast.Tumbling: "TUMBLING", ast.Hopping: "HOPPING", ast.Session: "SESSION", ast.Sliding: "SLIDING"}[s.Window.Kind] + " windowed"
+	return windowKindText(s) + " windowed"
 }

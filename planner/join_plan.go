@@ -56,6 +56,9 @@ func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (
 	if err := p.joinCondition(j, n, scope); err != nil {
 		return nil, nil, err
 	}
+	if err := checkWindowedJoin(j, n); err != nil {
+		return nil, nil, err
+	}
 	if err := p.alignKeyFormats(n, scope); err != nil {
 		return nil, nil, err
 	}
