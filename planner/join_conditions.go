@@ -25,22 +25,7 @@ func conjuncts(e ast.Expr) []ast.Expr {
 // side must be joined on exactly its primary key columns; a stream side
 // not joined on exactly its key columns is re-keyed by all of them.
 func (p *Planner) multiCondition(j *ast.Join, n *Join, s *joinScope, conj []ast.Expr) error {
-	var eqs []*ast.Binary
-	var rest []ast.Expr
-	var firstCross ast.Expr
-	for _, c := range conj {
-		eq, ok := s.crossEquality(c)
-		if ok && firstCross == nil {
-			firstCross = c
-		}
-		if ok && n.keyEquality(eq, eqs, s) {
-			eqs = append(eqs, eq)
-			continue
-		}
-		if !ok || !slices.ContainsFunc(eqs, func(e *ast.Binary) bool { return sameEquality(e, eq) }) {
-			rest = append(rest, qualifyJoin(c, s))
-		}
-	}
+	eqs, rest, firstCross := n.splitConditions(conj, s)
 	n.On = qualifyJoin(j.On, s)
 	switch {
 	case len(eqs) == 0 && firstCross != nil:
@@ -63,6 +48,26 @@ func (p *Planner) multiCondition(j *ast.Join, n *Join, s *joinScope, conj []ast.
 		}
 	}
 	return n.setResidual(j, rest)
+}
+
+// splitConditions sorts ON's conjuncts into the key equalities and the
+// residual (a repeated equality counts once); firstCross is the first
+// equality of the two sides, keying or not.
+func (n *Join) splitConditions(conj []ast.Expr, s *joinScope) (eqs []*ast.Binary, rest []ast.Expr, firstCross ast.Expr) {
+	for _, c := range conj {
+		eq, ok := s.crossEquality(c)
+		if ok && firstCross == nil {
+			firstCross = c
+		}
+		if ok && n.keyEquality(eq, eqs, s) {
+			eqs = append(eqs, eq)
+			continue
+		}
+		if !ok || !slices.ContainsFunc(eqs, func(e *ast.Binary) bool { return sameEquality(e, eq) }) {
+			rest = append(rest, qualifyJoin(c, s))
+		}
+	}
+	return eqs, rest, firstCross
 }
 
 // crossEquality returns c as (left operand, right operand) when it is an
