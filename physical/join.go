@@ -78,13 +78,19 @@ func nullJoinKey(row *types.Row, key []any) bool {
 	return row.NullKey || (len(key) > 1 && slices.Contains(key, nil))
 }
 
-// withTime returns a side's values followed by its row's time (a copy;
-// nil stays nil: a missing side).
-func withTime(vals []any, ts int64) []any {
+// withTime returns a side's values followed by its row's time and, for
+// a row of a windowed source, its window's start and end (the hidden
+// ALIAS_ROWTIME and the ALIAS_WINDOWSTART / ALIAS_WINDOWEND columns); a
+// copy, nil stays nil: a missing side.
+func withTime(vals []any, ts int64, w *types.Window) []any {
 	if vals == nil {
 		return nil
 	}
-	return append(vals[:len(vals):len(vals)], ts)
+	out := append(vals[:len(vals):len(vals)], ts)
+	if w != nil {
+		out = append(out, w.Start, w.End)
+	}
+	return out
 }
 
 // streamTableJoin is the stream side of a stream–table join: each stream
@@ -114,10 +120,10 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 			return err
 		}
 		if t != nil {
-			right = withTime(t.values, t.time)
+			right = withTime(t.values, t.time, row.Window)
 		}
 	}
-	left := withTime(vals, row.Time)
+	left := withTime(vals, row.Time, row.Window)
 	values := op.join(key, left, right)
 	if right != nil && !op.accepts(values) {
 		right, values = nil, op.join(key, left, nil)

@@ -146,7 +146,7 @@ func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte,
 // still carries the whole left key).
 func (op *fkLeftSide) emit(row *types.Row, vals []any) error {
 	key := []any{row.Values[op.n.Left.KeyIndex()]}
-	left := withTime(vals, row.Time)
+	left := withTime(vals, row.Time, nil)
 	if vals == nil {
 		left = op.left.keysOnly(op.left.keyValues(row.Values))
 	}
@@ -307,9 +307,9 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 		if err != nil {
 			return err
 		}
-		out.Values = op.join(key, withTime(cur.values, cur.time), withTime(right.values, right.time))
+		out.Values = op.join(key, withTime(cur.values, cur.time, nil), withTime(right.values, right.time, nil))
 	case cur != nil && op.n.Type == ast.LeftJoin:
-		out.Values = op.join(key, withTime(cur.values, cur.time), nil)
+		out.Values = op.join(key, withTime(cur.values, cur.time, nil), nil)
 	default:
 		out.Tombstone, out.Values = true, op.join(key, op.left.keysOnly(keyVals), nil)
 	}

@@ -138,7 +138,7 @@ func (op *streamStreamJoin) sweep(in *types.Row) error {
 
 // emitSide emits a pending row of side (0 left, 1 right) with nulls.
 func (op *streamStreamJoin) emitSide(side int, key []any, vals []any, ts int64, w *types.Window, in *types.Row) error {
-	l, r := withTime(vals, ts), []any(nil)
+	l, r := withTime(vals, ts, w), []any(nil)
 	if side == 1 {
 		l, r = nil, l
 	}

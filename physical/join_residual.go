@@ -14,12 +14,12 @@ import "github.com/sqlstream/sqlstream/sql/types"
 func (op *tableTableJoin) residualChange(row *types.Row, old, other *sideRow, key []any) error {
 	var otherVals, oldVals []any
 	if other != nil {
-		otherVals = withTime(other.values, other.time)
+		otherVals = withTime(other.values, other.time, row.Window)
 	}
 	if old != nil {
-		oldVals = withTime(old.values, old.time)
+		oldVals = withTime(old.values, old.time, row.Window)
 	}
-	newVals := withTime(row.Values, row.Time)
+	newVals := withTime(row.Values, row.Time, row.Window)
 	if row.Tombstone {
 		newVals = nil
 	}

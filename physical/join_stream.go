@@ -157,7 +157,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 	keyVal, vals := op.split(row)
 	if row.Tombstone || nullJoinKey(row, keyVal) {
 		if !row.Tombstone && op.outer {
-			return op.emit(nil, vals, nil, row.Time, row) // KIP-962
+			return op.emit(nil, withTime(vals, row.Time, row.Window), nil, row.Time, row) // KIP-962
 		}
 		return nil
 	}
@@ -177,7 +177,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 	}
 	matched := false
 	for _, m := range matches {
-		ok, err := op.emitMatch(keyVal, withTime(vals, row.Time), withTime(m.values, m.time), max(row.Time, m.time), row)
+		ok, err := op.emitMatch(keyVal, withTime(vals, row.Time, row.Window), withTime(m.values, m.time, row.Window), max(row.Time, m.time), row)
 		if err != nil || !ok {
 			if err != nil {
 				return err
@@ -203,7 +203,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 // window already closed) or keeps it in the shared store until it closes.
 func (op *streamStreamJoin) unmatched(k []byte, keyVal []any, vals []any, row *types.Row) error {
 	if op.shared == nil || row.Time+op.after < *op.streamTime {
-		return op.emit(keyVal, withTime(vals, row.Time), nil, row.Time, row)
+		return op.emit(keyVal, withTime(vals, row.Time, row.Window), nil, row.Time, row)
 	}
 	return op.shared.put(row.Time, sideIndex(op.side), k, vals)
 }

@@ -85,15 +85,15 @@ type joinChange struct {
 func (op *tableTableJoin) change(row *types.Row, old, other *sideRow) (joinChange, bool) {
 	var c joinChange
 	if other != nil {
-		c.otherVal = withTime(other.values, other.time)
+		c.otherVal = withTime(other.values, other.time, row.Window)
 	}
-	newVals := withTime(row.Values, row.Time)
+	newVals := withTime(row.Values, row.Time, row.Window)
 	if row.Tombstone {
 		newVals = nil
 	}
 	var oldVals []any
 	if old != nil {
-		oldVals = withTime(old.values, old.time)
+		oldVals = withTime(old.values, old.time, row.Window)
 	}
 	switch {
 	case other == nil && !op.outer():

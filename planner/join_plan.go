@@ -253,21 +253,44 @@ func (n *Join) layout(key string) {
 		side JoinSide
 	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
 		for i, c := range side.in.Source.Schema.Columns {
-			name := qualified(side.in.Alias, c.Name)
-			if inner, ok := side.in.Node.(*Join); ok {
-				name = c.Name
-				if i == 0 && inner.Synthetic() {
-					continue // a nested step's synthetic key is not carried
-				}
+			n.layoutColumn(side.in, side.side, i, c, names)
+			if i == side.in.Source.Schema.NumKeys()-1 {
+				n.layoutBounds(side.in, side.side)
 			}
-			if slices.Contains(names, name) || (n.Foreign() && side.side == JoinLeft && c.NS == types.KeyNS) {
-				continue
-			}
-			n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
-			n.Columns = append(n.Columns, JoinColumn{Side: side.side, Index: i})
 		}
 	}
 	n.layoutRowTimes()
+}
+
+// layoutColumn adds a side's column i as a value column (the join key's
+// columns are there once).
+func (n *Join) layoutColumn(in JoinInput, side JoinSide, i int, c types.Column, keys []string) {
+	name := qualified(in.Alias, c.Name)
+	if inner, ok := in.Node.(*Join); ok {
+		name = c.Name
+		if i == 0 && inner.Synthetic() {
+			return // a nested step's synthetic key is not carried
+		}
+	}
+	if slices.Contains(keys, name) || (n.Foreign() && side == JoinLeft && c.NS == types.KeyNS) {
+		return
+	}
+	n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
+	n.Columns = append(n.Columns, JoinColumn{Side: side, Index: i})
+}
+
+// layoutBounds adds a windowed source side's window bounds after its key
+// columns, ALIAS_WINDOWSTART and ALIAS_WINDOWEND (as ksqlDB's join
+// schema has them): the operators pass them after the side's row time
+// (withTime).
+func (n *Join) layoutBounds(in JoinInput, side JoinSide) {
+	if in.Nested() || !in.Source.Windowed() {
+		return
+	}
+	for k, b := range []string{"WINDOWSTART", "WINDOWEND"} {
+		n.schema.Columns = append(n.schema.Columns, types.Column{Name: qualified(in.Alias, b), Type: types.BigintType, NS: types.ValueNS})
+		n.Columns = append(n.Columns, JoinColumn{Side: side, Index: len(in.Source.Schema.Columns) + 1 + k})
+	}
 }
 
 // layoutForeignKeys adds the left's other primary key columns to a
