@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -28,14 +29,15 @@ type joiner struct {
 }
 
 // join lays out the output values; l or r is nil for a missing side.
-// key is the value the sides matched on. Each side's values are followed
-// by its row's time (withTime): a source's hidden ALIAS_ROWTIME column.
-func (j joiner) join(key any, l, r []any) []any {
+// key holds the values the sides matched on, one per key column (nil: a
+// null key). Each side's values are followed by its row's time
+// (withTime): a source's hidden ALIAS_ROWTIME column.
+func (j joiner) join(key []any, l, r []any) []any {
 	out := make([]any, len(j.n.Columns))
 	for i, c := range j.n.Columns {
 		switch {
-		case c.Side == planner.JoinKey:
-			out[i] = key
+		case c.Side == planner.JoinKey && key != nil:
+			out[i] = key[c.Index]
 		case c.Side == planner.JoinLeft && l != nil:
 			out[i] = l[c.Index]
 		case c.Side == planner.JoinRight && r != nil:
@@ -45,13 +47,50 @@ func (j joiner) join(key any, l, r []any) []any {
 	return out
 }
 
-// withTime returns a side's values followed by its row's time (a copy;
-// nil stays nil: a missing side).
-func withTime(vals []any, ts int64) []any {
+// accepts reports whether the join's residual condition (ON's conjuncts
+// besides the key equalities) holds for a joined row; a pair it rejects
+// is no match. An error or a null counts as false, as in a WHERE.
+func (j joiner) accepts(out []any) bool {
+	if j.n.Residual == nil {
+		return true
+	}
+	ok, err := j.n.Residual.EvalBool(&types.Row{Values: out})
+	return err == nil && ok
+}
+
+// joinKeyOf returns the join key of a side's row (one value per key
+// column) and the side's columns: a re-keyed row comes as [key…,
+// values…].
+func joinKeyOf(row *types.Row, in *planner.JoinInput, width int) ([]any, []any) {
+	if in.Rekeyed() {
+		return row.Values[:width], row.Values[width:]
+	}
+	key := make([]any, len(in.Keys))
+	for i, idx := range in.Keys {
+		key[i] = row.Values[idx]
+	}
+	return key, row.Values
+}
+
+// nullJoinKey reports whether a row's join key is null: a null record
+// key, or a null column of a composite key (never equal to anything).
+func nullJoinKey(row *types.Row, key []any) bool {
+	return row.NullKey || (len(key) > 1 && slices.Contains(key, nil))
+}
+
+// withTime returns a side's values followed by its row's time and, for
+// a row of a windowed source, its window's start and end (the hidden
+// ALIAS_ROWTIME and the ALIAS_WINDOWSTART / ALIAS_WINDOWEND columns); a
+// copy, nil stays nil: a missing side.
+func withTime(vals []any, ts int64, w *types.Window) []any {
 	if vals == nil {
 		return nil
 	}
-	return append(vals[:len(vals):len(vals)], ts)
+	out := append(vals[:len(vals):len(vals)], ts)
+	if w != nil {
+		out = append(out, w.Start, w.End)
+	}
+	return out
 }
 
 // streamTableJoin is the stream side of a stream–table join: each stream
@@ -65,22 +104,16 @@ type streamTableJoin struct {
 	table *sideStore
 	asOf  *asOfLookup // as-of joins: the versioned table and the buffer
 	left  bool        // LEFT JOIN: emit (S, null) when the table has no row
-	// rekeyed: rows come from the repartition topic as [key, values…]
-	rekeyed bool
-	next    Processor
-}
-
-// split returns the join key and the stream side's columns of row.
-func (op *streamTableJoin) split(row *types.Row) (any, []any) {
-	if op.rekeyed {
-		return row.Values[0], row.Values[1:]
-	}
-	return row.Values[op.n.Left.KeyIndex], row.Values
+	next  Processor
 }
 
 func (op *streamTableJoin) Process(row *types.Row) error {
-	if row.Tombstone || (row.NullKey && !op.left) {
-		return nil // null values (and null keys of an inner join) never join
+	if row.Tombstone {
+		return nil // null values never join
+	}
+	key, _ := joinKeyOf(row, &op.n.Left, op.n.KeyWidth())
+	if nullJoinKey(row, key) && !op.left {
+		return nil // nor do null keys of an inner join
 	}
 	if op.asOf != nil && op.asOf.buffer != nil {
 		return op.asOf.buffer.process(row, op.joinRow)
@@ -90,36 +123,36 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 
 // joinRow joins one stream row with its table row and forwards the result.
 func (op *streamTableJoin) joinRow(row *types.Row) error {
-	key, vals := op.split(row)
+	key, vals := joinKeyOf(row, &op.n.Left, op.n.KeyWidth())
 	var right []any
-	if !row.NullKey {
-		k, err := op.table.encodeKey([]any{key})
-		if err != nil {
-			return err
-		}
-		t, err := op.lookup(k, key, row)
+	if !nullJoinKey(row, key) {
+		t, err := op.lookup(key, vals, row)
 		if err != nil {
 			return err
 		}
 		if t != nil {
-			right = withTime(t.values, t.time)
+			right = withTime(t.values, t.time, row.Window)
 		}
+	}
+	left := withTime(vals, row.Time, row.Window)
+	values := op.join(key, left, right)
+	if right != nil && !op.accepts(values) {
+		right, values = nil, op.join(key, left, nil)
 	}
 	if right == nil && !op.left {
 		return nil
 	}
-	out := &types.Row{Values: op.join(key, withTime(vals, row.Time), right), Time: row.Time, Partition: row.Partition,
-		Offset: row.Offset, NullKey: row.NullKey}
+	out := &types.Row{Values: values, Time: row.Time, Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey, Window: row.Window}
 	return op.next.Process(out)
 }
 
 // lookup returns the table row a stream row joins (nil: none): the
 // current one, or for an as-of join the version valid at its time.
-func (op *streamTableJoin) lookup(k []byte, key any, row *types.Row) (*sideRow, error) {
+func (op *streamTableJoin) lookup(key, vals []any, row *types.Row) (*sideRow, error) {
 	if op.asOf == nil {
-		return op.table.get(k, []any{key})
+		return op.table.lookup(key, op.n.Right.Keys, row.Window)
 	}
-	return op.asOf.get(k, key, row, op.rekeyed)
+	return op.asOf.get(key, op.n.Right.Keys, vals, row)
 }
 
 // tableSide is the table side of a stream–table join: its changes only

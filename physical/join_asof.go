@@ -71,30 +71,31 @@ type asOfLookup struct {
 }
 
 // get returns the table version valid at the stream row's time (nil:
-// none, or the row has no time).
-func (a *asOfLookup) get(k []byte, key any, row *types.Row, rekeyed bool) (*sideRow, error) {
-	ts, ok := a.time(row, rekeyed)
+// none, or the row has no time); key is the join key, cols the table's
+// key columns, vals the stream side's columns.
+func (a *asOfLookup) get(key []any, cols []int, vals []any, row *types.Row) (*sideRow, error) {
+	ts, ok := a.time(vals, row)
 	if !ok {
 		return nil, nil
+	}
+	k, kv, err := a.table.codec.lookupKey(key, cols, nil)
+	if err != nil {
+		return nil, err
 	}
 	ver, err := a.table.store.GetAsOf(k, ts)
 	if err != nil || ver == nil {
 		return nil, err
 	}
-	return a.table.codec.decodeValues(ver.Value, []any{key}, ver.ValidFrom)
+	return a.table.codec.decodeValues(ver.Value, kv, ver.ValidFrom)
 }
 
 // time is the stream row's lookup time: its ROWTIME or the AS OF column
-// (a re-keyed row carries the key first).
-func (a *asOfLookup) time(row *types.Row, rekeyed bool) (int64, bool) {
+// of the stream side's columns vals.
+func (a *asOfLookup) time(vals []any, row *types.Row) (int64, bool) {
 	if a.timeIndex < 0 {
 		return row.Time, true
 	}
-	i := a.timeIndex
-	if rekeyed {
-		i++
-	}
-	switch v := row.Values[i].(type) {
+	switch v := vals[a.timeIndex].(type) {
 	case types.Timestamp:
 		return int64(v), true
 	case int64:
@@ -117,7 +118,7 @@ func newAsOfJoin(env *TaskEnv, n *planner.Join, next Processor) (lp, rp Processo
 		}
 	}
 	lp = &streamTableJoin{joiner: joiner{n: n}, table: table.codec, asOf: a, left: n.Type == ast.LeftJoin,
-		rekeyed: n.Left.Rekey != nil, next: next}
+		next: next}
 	return lp, table, nil
 }
 

@@ -35,15 +35,17 @@ type asOfBuffer struct {
 }
 
 // openAsOfBuffer opens a task's buffer; values are encoded with the
-// stream rows' columns ([key, …] for a re-keyed side).
+// stream rows' columns ([key…, …] for a re-keyed side).
 func openAsOfBuffer(env *TaskEnv, n *planner.Join) (*asOfBuffer, error) {
 	s, err := env.store(bufferStoreName(n))
 	if err != nil {
 		return nil, err
 	}
 	var cols []types.Column
-	if n.Left.Rekey != nil {
-		cols = append(cols, types.Column{Name: "K", Type: n.KeyType(), NS: types.ValueNS})
+	if n.Left.Rekeyed() {
+		for i, t := range n.KeyTypes() {
+			cols = append(cols, types.Column{Name: fmt.Sprintf("K%d", i), Type: t, NS: types.ValueNS})
+		}
 	}
 	for _, c := range n.Left.Source.Schema.Columns {
 		cols = append(cols, types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS})

@@ -145,8 +145,8 @@ func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte,
 // emit forwards a result of the left row alone (vals nil: a delete, which
 // still carries the whole left key).
 func (op *fkLeftSide) emit(row *types.Row, vals []any) error {
-	key := row.Values[op.n.Left.KeyIndex]
-	left := withTime(vals, row.Time)
+	key := []any{row.Values[op.n.Left.KeyIndex()]}
+	left := withTime(vals, row.Time, nil)
 	if vals == nil {
 		left = op.left.keysOnly(op.left.keyValues(row.Values))
 	}
@@ -300,16 +300,16 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 		return nil // stale: the left row changed since it subscribed
 	}
 	out := &types.Row{Time: rec.Timestamp, Partition: rec.Partition, Offset: rec.Offset}
-	key := keyVals[0]
+	key := keyVals[:1]
 	switch {
 	case cur != nil && rest[0] == 1:
 		right, err := op.rightRow(cur, rest[1:])
 		if err != nil {
 			return err
 		}
-		out.Values = op.join(key, withTime(cur.values, cur.time), withTime(right.values, right.time))
+		out.Values = op.join(key, withTime(cur.values, cur.time, nil), withTime(right.values, right.time, nil))
 	case cur != nil && op.n.Type == ast.LeftJoin:
-		out.Values = op.join(key, withTime(cur.values, cur.time), nil)
+		out.Values = op.join(key, withTime(cur.values, cur.time, nil), nil)
 	default:
 		out.Tombstone, out.Values = true, op.join(key, op.left.keysOnly(keyVals), nil)
 	}

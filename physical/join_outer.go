@@ -121,11 +121,12 @@ func (op *streamStreamJoin) sweep(in *types.Row) error {
 		return err
 	}
 	for _, e := range entries {
-		var keyVal []any = make([]any, 1)
-		if err := op.this.key.Decode(e.key, keyVal); err != nil {
+		keyVal := make([]any, op.n.KeyWidth())
+		w, err := splitJoinStoreKey(op.this.key, e.key, keyVal, op.n.Left.Source.Windowed())
+		if err != nil {
 			return err
 		}
-		if err := op.emitSide(e.side, keyVal[0], e.values, e.ts, in); err != nil {
+		if err := op.emitSide(e.side, keyVal, e.values, e.ts, w, in); err != nil {
 			return err
 		}
 		if err := op.shared.store.Put(e.storeKey, nil); err != nil {
@@ -136,11 +137,12 @@ func (op *streamStreamJoin) sweep(in *types.Row) error {
 }
 
 // emitSide emits a pending row of side (0 left, 1 right) with nulls.
-func (op *streamStreamJoin) emitSide(side int, key any, vals []any, ts int64, in *types.Row) error {
-	l, r := withTime(vals, ts), []any(nil)
+func (op *streamStreamJoin) emitSide(side int, key []any, vals []any, ts int64, w *types.Window, in *types.Row) error {
+	l, r := withTime(vals, ts, w), []any(nil)
 	if side == 1 {
 		l, r = nil, l
 	}
-	out := &types.Row{Values: op.join(key, l, r), Time: ts, Partition: in.Partition, Offset: in.Offset}
+	out := &types.Row{Values: op.join(key, l, r), Time: ts, Partition: in.Partition, Offset: in.Offset, Window: w}
+
 	return op.next.Process(out)
 }

@@ -61,7 +61,8 @@ func repartitionNameOf(n *planner.Join, side planner.JoinSide) string {
 	return n.Prefix + "Join-right-repartition"
 }
 
-// rekeyOp prepends the join key to a stream row: [key, row values…].
+// rekeyOp prepends the join key to a stream row: [key…, row values…]
+// (one value per key column; a null in any makes a null record key).
 type rekeyOp struct {
 	env  *TaskEnv
 	in   *planner.JoinInput
@@ -72,29 +73,27 @@ func (op *rekeyOp) Process(row *types.Row) error {
 	if row.Tombstone {
 		return nil // a null value never joins
 	}
-	k, err := op.in.Rekey.Eval(row)
-	if err != nil {
-		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.in.RekeyExpr), err), nil)
-		k = nil
-	}
 	out := *row
-	out.Values = append([]any{k}, row.Values...)
-	out.NullKey = k == nil
+	out.Values = make([]any, 0, len(op.in.Rekey)+len(row.Values))
+	out.NullKey = false
+	for i, c := range op.in.Rekey {
+		k, err := c.Eval(row)
+		if err != nil {
+			op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.in.RekeyExprs[i]), err), nil)
+			k = nil
+		}
+		out.Values = append(out.Values, k)
+		out.NullKey = out.NullKey || k == nil
+	}
+	out.Values = append(out.Values, row.Values...)
 	return op.next.Process(&out)
 }
 
 // joinRepartitionCodecs: the key in the key format of the side that keeps
 // its key (the table of a stream–table join), the value every column of
 // the re-keyed side as JSON.
-func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (format.Codec, format.Codec, error) {
-	kf := n.Left.Source.KeyFormat
-	if n.Right.Rekey == nil {
-		kf = n.Right.Source.KeyFormat
-	}
-	if kf.Name == format.None {
-		kf = format.Spec{Name: format.Kafka} // both sides keyless: ksqlDB's default key format
-	}
-	key, err := format.NewKeyCodec(kf, []types.Column{{Name: "K", Type: n.KeyType(), NS: types.KeyNS}})
+func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (*repartitionKey, format.Codec, error) {
+	key, err := newRepartitionKey(n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,9 +109,10 @@ func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (format.Codec
 // joinRepartitionSink writes re-keyed rows; a null join key is written
 // as a null record key.
 type joinRepartitionSink struct {
-	env        *TaskEnv
-	topic      string
-	key, value format.Codec
+	env   *TaskEnv
+	topic string
+	key   *repartitionKey
+	value format.Codec
 }
 
 func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, side planner.JoinSide, topic string) (*joinRepartitionSink, error) {
@@ -124,12 +124,12 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 	var k []byte
 	if !row.NullKey {
 		var err error
-		if k, err = s.key.Encode(nil, row.Values[:1]); err != nil {
+		if k, err = s.key.encode(row.Values[:s.key.width()]); err != nil {
 			s.env.log(SerializationError, "key", err.Error(), nil)
 			return nil
 		}
 	}
-	v, err := s.value.Encode(nil, row.Values[1:])
+	v, err := s.value.Encode(nil, row.Values[s.key.width():])
 	if err != nil {
 		s.env.log(SerializationError, "value", err.Error(), nil)
 		return nil
@@ -144,10 +144,11 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 
 // joinRepartitionSource reads re-keyed rows back: [key, row values…].
 type joinRepartitionSource struct {
-	env        *TaskEnv
-	n          int
-	key, value format.Codec
-	next       Processor
+	env   *TaskEnv
+	n     int
+	key   *repartitionKey
+	value format.Codec
+	next  Processor
 }
 
 func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, side planner.JoinSide, next Processor) (*joinRepartitionSource, error) {
@@ -157,14 +158,16 @@ func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, side planner.JoinSi
 
 func (s *joinRepartitionSource) ProcessRaw(r *InRecord) error {
 	s.env.current = r
-	row := types.Row{Values: make([]any, 1+s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	w := s.key.width()
+	row := types.Row{Values: make([]any, w+s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
 	if r.Key == nil {
 		row.NullKey = true
-	} else if err := s.key.Decode(r.Key, row.Values[:1]); err != nil {
+	} else if err := s.key.decode(r.Key, row.Values[:w]); err != nil {
 		s.env.log(DeserializationError, "key", err.Error(), r.Key)
 		return nil
 	}
-	if err := s.value.Decode(r.Value, row.Values[1:]); err != nil {
+	if err := s.value.Decode(r.Value, row.Values[w:]); err != nil {
+
 		s.env.log(DeserializationError, "value", err.Error(), r.Value)
 		return nil
 	}

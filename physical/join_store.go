@@ -18,7 +18,11 @@ func joinStoreName(n *planner.Join, side planner.JoinSide) string {
 	if side == planner.JoinLeft {
 		return n.Prefix + "KafkaTopic_Left-Reduce"
 	}
+	if n.Right.Reformat {
+		return n.Prefix + reformatStoreName
+	}
 	return n.Prefix + "KafkaTopic_Right-Reduce"
+
 }
 
 // sideStore keeps the latest row per key of one table side of a join:
@@ -75,7 +79,31 @@ func (s *sideStore) encodeKey(row []any) ([]byte, error) {
 	return s.key.Encode(nil, k)
 }
 
+// lookup returns the stored row whose key columns cols (schema indexes)
+// hold the join key's values (nil: none).
+// A join of windowed sources looks up the row of the key and window w.
+func (s *sideStore) lookup(key []any, cols []int, w *types.Window) (*sideRow, error) {
+	k, kv, err := s.lookupKey(key, cols, w)
+	if err != nil {
+		return nil, err
+	}
+	return s.get(k, kv)
+}
+
+// lookupKey encodes the store key of the row whose key columns cols hold
+// the join key's values, and returns it with the row's key values.
+func (s *sideStore) lookupKey(key []any, cols []int, w *types.Window) ([]byte, []any, error) {
+	row := make([]any, len(s.schema.Columns))
+	for i, idx := range cols {
+		row[idx] = key[i]
+	}
+	kv := s.keyValues(row)
+	k, err := joinStoreKey(s.key, kv, w)
+	return k, kv, err
+}
+
 // get returns the stored row with the key of row (nil: none).
+
 func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
 	b, err := s.store.Get(key)
 	if err != nil || b == nil {
@@ -113,9 +141,10 @@ func (s *sideStore) decodeValues(b []byte, keyVals []any, ts int64) (*sideRow, e
 // update applies a table change (a tombstone deletes) and returns the
 // previous row (nil: none).
 func (s *sideStore) update(row *types.Row) (old *sideRow, key []byte, err error) {
-	if key, err = s.encodeKey(row.Values); err != nil {
+	if key, err = joinStoreKey(s.key, s.keyValues(row.Values), row.Window); err != nil {
 		return nil, nil, err
 	}
+
 	if old, err = s.get(key, s.keyValues(row.Values)); err != nil {
 		return nil, nil, err
 	}

@@ -58,7 +58,7 @@ func streamJoinBase(n *planner.Join) int {
 		base += 20
 	}
 	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
-		if in.Rekey != nil {
+		if in.Rekeyed() {
 			base += 4
 		}
 	}
@@ -82,9 +82,9 @@ type streamWindow struct {
 }
 
 // openStreamWindow opens one side's store of a join window w; keys are
-// encoded as the join key's type.
-func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyType *types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
-	sw, err := openWindowStore(env, name, src, keyType, retention)
+// encoded as the join key's columns.
+func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyTypes []*types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
+	sw, err := openWindowStore(env, name, src, keyTypes, retention)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyType *t
 	return sw, sw.warm()
 }
 
-func openWindowStore(env *TaskEnv, name string, src *planner.Source, keyType *types.Type, retention int64) (*streamWindow, error) {
+func openWindowStore(env *TaskEnv, name string, src *planner.Source, keyTypes []*types.Type, retention int64) (*streamWindow, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
@@ -106,8 +106,7 @@ func openWindowStore(env *TaskEnv, name string, src *planner.Source, keyType *ty
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
 	}
-	keyCol := []types.Column{{Name: "K", Type: keyType, NS: types.KeyNS}}
-	if sw.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, keyCol); err != nil {
+	if sw.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, joinKeyColumns(keyTypes)); err != nil {
 		return nil, err
 	}
 	sw.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
@@ -207,7 +206,6 @@ type streamStreamJoin struct {
 	before      int64 // other.ts >= ts - before
 	after       int64 // other.ts <= ts + after
 	outer       bool
-	rekeyed     bool
 	otherCols   int
 	// shared holds unmatched rows of outer joins with a GRACE PERIOD
 	// until their window closes (nil: emit them at once); streamTime is
@@ -219,9 +217,9 @@ type streamStreamJoin struct {
 
 func (op *streamStreamJoin) Process(row *types.Row) error {
 	keyVal, vals := op.split(row)
-	if row.Tombstone || row.NullKey {
+	if row.Tombstone || nullJoinKey(row, keyVal) {
 		if !row.Tombstone && op.outer {
-			return op.emit(nil, vals, nil, row.Time, row) // KIP-962
+			return op.emit(nil, withTime(vals, row.Time, row.Window), nil, row.Time, row) // KIP-962
 		}
 		return nil
 	}
@@ -231,7 +229,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 			return err
 		}
 	}
-	k, err := op.this.key.Encode(nil, []any{keyVal})
+	k, err := joinStoreKey(op.this.key, keyVal, row.Window)
 	if err != nil {
 		return err
 	}
@@ -239,17 +237,23 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 	if err != nil {
 		return err
 	}
+	matched := false
 	for _, m := range matches {
-		if err := op.emit(keyVal, withTime(vals, row.Time), withTime(m.values, m.time), max(row.Time, m.time), row); err != nil {
-			return err
+		ok, err := op.emitMatch(keyVal, withTime(vals, row.Time, row.Window), withTime(m.values, m.time, row.Window), max(row.Time, m.time), row)
+		if err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			continue // the residual rejects the pair
 		}
+		matched = true
 		if op.shared != nil {
 			if err := op.shared.drop(m.time, 1-sideIndex(op.side), k); err != nil {
 				return err
 			}
 		}
 	}
-	if len(matches) == 0 && op.outer {
+	if !matched && op.outer {
 		if err := op.unmatched(k, keyVal, vals, row); err != nil {
 			return err
 		}
@@ -259,31 +263,51 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 
 // unmatched emits a preserved side's row with nulls now (no GRACE, or its
 // window already closed) or keeps it in the shared store until it closes.
-func (op *streamStreamJoin) unmatched(k []byte, keyVal any, vals []any, row *types.Row) error {
+func (op *streamStreamJoin) unmatched(k []byte, keyVal []any, vals []any, row *types.Row) error {
 	if op.shared == nil || row.Time+op.after < *op.streamTime {
-		return op.emit(keyVal, withTime(vals, row.Time), nil, row.Time, row)
+		return op.emit(keyVal, withTime(vals, row.Time, row.Window), nil, row.Time, row)
 	}
 	return op.shared.put(row.Time, sideIndex(op.side), k, vals)
 }
 
 // split returns the join key and this side's columns of row.
-func (op *streamStreamJoin) split(row *types.Row) (any, []any) {
-	if op.rekeyed {
-		return row.Values[0], row.Values[1:]
-	}
-	if op.side == planner.JoinLeft {
-		return row.Values[op.n.Left.KeyIndex], row.Values
-	}
-	return row.Values[op.n.Right.KeyIndex], row.Values
+func (op *streamStreamJoin) split(row *types.Row) ([]any, []any) {
+	return joinKeyOf(row, joinInput(op.n, op.side), op.n.KeyWidth())
 }
 
-func (op *streamStreamJoin) emit(key any, this, other []any, ts int64, in *types.Row) error {
+func (op *streamStreamJoin) emit(key []any, this, other []any, ts int64, in *types.Row) error {
+	_, err := op.emitMatch(key, this, other, ts, in)
+	return err
+}
+
+// emitMatch emits the joined row unless the join's residual condition
+// rejects the pair (a pair with a missing side is always emitted), and
+// reports whether it did.
+func (op *streamStreamJoin) emitMatch(key []any, this, other []any, ts int64, in *types.Row) (bool, error) {
 	l, r := this, other
 	if op.side == planner.JoinRight {
 		l, r = other, this
 	}
-	out := &types.Row{Values: op.join(key, l, r), Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil}
-	return op.next.Process(out)
+	values := op.join(key, l, r)
+	if l != nil && r != nil && !op.accepts(values) {
+		return false, nil
+	}
+	out := &types.Row{Values: values, Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil, Window: in.Window}
+	return true, op.next.Process(out)
+
+}
+
+// joinKeyColumns are the columns of a join key's store and topic codecs
+// (K, K2, … : only the types and the order matter).
+func joinKeyColumns(keyTypes []*types.Type) []types.Column {
+	cols := make([]types.Column, len(keyTypes))
+	for i, t := range keyTypes {
+		cols[i] = types.Column{Name: "K", Type: t, NS: types.KeyNS}
+		if i > 0 {
+			cols[i].Name = fmt.Sprintf("K%d", i+1)
+		}
+	}
+	return cols
 }
 
 var _ Processor = (*streamStreamJoin)(nil)

@@ -47,33 +47,33 @@ func (op *tableTableJoin) otherOuter() bool {
 }
 
 func (op *tableTableJoin) Process(row *types.Row) error {
-	old, k, err := op.this.update(row)
+	old, _, err := op.this.update(row)
 	if err != nil {
 		return err
 	}
-	keyVal := row.Values[op.keyIndex()]
-	other, err := op.other.get(k, []any{keyVal})
+	this, that := &op.n.Left, &op.n.Right
+	if op.side == planner.JoinRight {
+		this, that = that, this
+	}
+	key, _ := joinKeyOf(row, this, op.n.KeyWidth())
+	other, err := op.other.lookup(key, that.Keys, row.Window)
 	if err != nil {
 		return err
+	}
+	if op.n.Residual != nil {
+		return op.residualChange(row, old, other, key)
 	}
 	change, ok := op.change(row, old, other)
 	if !ok {
 		return nil
 	}
-	change.key = keyVal
+	change.key = key
 	return op.forward(row, other, change)
-}
-
-func (op *tableTableJoin) keyIndex() int {
-	if op.side == planner.JoinLeft {
-		return op.n.Left.KeyIndex
-	}
-	return op.n.Right.KeyIndex
 }
 
 // joinChange is the joined (new, old) pair; nil new is a delete.
 type joinChange struct {
-	key      any
+	key      []any
 	newVals  []any // this side's new row (nil: none in the result)
 	oldVals  []any // this side's old row
 	newOK    bool  // the result has a new row
@@ -85,15 +85,15 @@ type joinChange struct {
 func (op *tableTableJoin) change(row *types.Row, old, other *sideRow) (joinChange, bool) {
 	var c joinChange
 	if other != nil {
-		c.otherVal = withTime(other.values, other.time)
+		c.otherVal = withTime(other.values, other.time, row.Window)
 	}
-	newVals := withTime(row.Values, row.Time)
+	newVals := withTime(row.Values, row.Time, row.Window)
 	if row.Tombstone {
 		newVals = nil
 	}
 	var oldVals []any
 	if old != nil {
-		oldVals = withTime(old.values, old.time)
+		oldVals = withTime(old.values, old.time, row.Window)
 	}
 	switch {
 	case other == nil && !op.outer():
@@ -121,7 +121,7 @@ func (op *tableTableJoin) forward(row *types.Row, other *sideRow, c joinChange) 
 	if other != nil && other.time > ts {
 		ts = other.time
 	}
-	out := &types.Row{Time: ts, Partition: row.Partition, Offset: row.Offset, HasOld: true}
+	out := &types.Row{Time: ts, Partition: row.Partition, Offset: row.Offset, HasOld: true, Window: row.Window}
 	if c.oldOK {
 		out.Old = op.pair(c.key, c.oldVals, c.otherVal)
 	}
@@ -136,7 +136,8 @@ func (op *tableTableJoin) forward(row *types.Row, other *sideRow, c joinChange) 
 
 // pair joins this side's values with the other side's, in the join's
 // left/right order.
-func (op *tableTableJoin) pair(key any, this, other []any) []any {
+func (op *tableTableJoin) pair(key []any, this, other []any) []any {
+
 	if op.side == planner.JoinLeft {
 		return op.join(key, this, other)
 	}

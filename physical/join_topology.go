@@ -27,11 +27,13 @@ func (b *builder) startJoin(n *planner.Join) {
 		return
 	}
 	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
-	if n.Left.Rekey != nil {
+	if n.Left.Rekeyed() {
 		t.left = b.rekeySide(n, planner.JoinLeft)
 	}
-	if n.Right.Rekey != nil {
+	if n.Right.Rekeyed() {
 		t.right = b.rekeySide(n, planner.JoinRight)
+	} else if n.Right.Reformat {
+		t.right = b.reformatTable(n)
 	}
 	seg := b.joinSegment(n, &t)
 	b.table = n.Shape == planner.TableTable
@@ -60,7 +62,7 @@ func (b *builder) startJoin(n *planner.Join) {
 // segment is continued, its output rows feeding this join's left side.
 func (b *builder) joinSegment(n *planner.Join, t *joinTopics) *segment {
 	inner, ok := n.Left.Node.(*planner.Join)
-	if !ok || n.Left.Rekey != nil {
+	if !ok || n.Left.Rekeyed() {
 		b.cur = &segment{topics: []string{t.left, t.right}}
 		return b.cur
 	}
@@ -114,7 +116,7 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next 
 		lp = &tableTableJoin{joiner: j, side: planner.JoinLeft, this: left, other: right, next: next}
 		rp = &tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}
 	} else {
-		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, next: next}
+		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, next: next}
 		rp = &tableSide{table: right}
 	}
 	return b.joinSources(env, n, t, lp, rp)
@@ -138,13 +140,19 @@ func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, r
 		next  Processor
 	}{{planner.JoinLeft, t.left, lp}, {planner.JoinRight, t.right, rp}} {
 		in := joinInput(n, side.side)
-		if in.Nested() && in.Rekey == nil {
+		if in.Nested() && !in.Rekeyed() {
 			if err := addNestedHead(env, head, t.nested, side.next); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if in.Rekey == nil {
+		if in.Reformat {
+			if err := b.addSourceOp(env, head, reformatted(n, side.topic), side.next); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if !in.Rekeyed() {
 			if err := b.addSourceOp(env, head, in.Source, side.next); err != nil {
 				return nil, err
 			}
@@ -222,20 +230,20 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
 
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyType(), w, retention)
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyTypes(), w, retention)
 		if err != nil {
 			return nil, err
 		}
-		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.KeyType(), w, retention)
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.KeyTypes(), w, retention)
 		if err != nil {
 			return nil, err
 		}
 		j := joiner{n: n}
 		full := n.Type == ast.FullJoin
 		lp := &streamStreamJoin{joiner: j, side: planner.JoinLeft, this: lw, other: rw, before: w.Before, after: w.After,
-			outer: full || n.Type == ast.LeftJoin, rekeyed: n.Left.Rekey != nil, otherCols: len(n.Right.Source.Schema.Columns), next: next}
+			outer: full || n.Type == ast.LeftJoin, otherCols: len(n.Right.Source.Schema.Columns), next: next}
 		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
-			outer: full || n.Type == ast.RightJoin, rekeyed: n.Right.Rekey != nil, otherCols: len(n.Left.Source.Schema.Columns), next: next}
+			outer: full || n.Type == ast.RightJoin, otherCols: len(n.Left.Source.Schema.Columns), next: next}
 		if shared.Name != "" {
 			o, err := openOuterStore(env, shared.Name, n, lw, rw)
 			if err != nil {
@@ -281,14 +289,18 @@ func sourceDescs(n *planner.Join, t joinTopics) (*NodeDesc, *NodeDesc) {
 	var out [2]*NodeDesc
 	for i, side := range []planner.JoinSide{planner.JoinLeft, planner.JoinRight} {
 		in := joinInput(n, side)
-		if in.Nested() && in.Rekey == nil {
+		if in.Nested() && !in.Rekeyed() {
 			out[i] = t.nested.last()
 			continue
 		}
 		topic := []string{t.left, t.right}[i]
 		out[i] = &NodeDesc{Kind: "Source", Name: "Source-" + in.Source.Name, Topic: topic}
-		if in.Rekey != nil {
+		if in.Reformat {
+			out[i].Name = n.Prefix + reformatName + "-source"
+		}
+		if in.Rekeyed() {
 			out[i].Name = repartitionNameOf(n, side) + "-source"
+
 		}
 	}
 	return out[0], out[1]

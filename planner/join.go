@@ -49,19 +49,44 @@ type JoinInput struct {
 	Source *Source
 	// Alias qualifies the side's columns: X in `FROM s x`, else the name.
 	Alias string
-	// KeyIndex is the index of the column the side is joined on in its
-	// schema: its key column, or -1 when the side is re-keyed.
-	KeyIndex int
+	// Keys are the indexes in its schema of the key columns the side is
+	// joined on, one per equality of ON (a multi-column join has several,
+	// in ON's order); nil when the side is re-keyed.
+	Keys []int
 	// Rekey, for a stream joined on anything but its key, computes the
-	// join key: the side is written to a repartition topic keyed by it
-	// (Kafka Streams' implicit repartition before a join).
-	Rekey     *expr.Compiled
-	RekeyExpr ast.Expr
+	// join key, one expression per equality: the side is written to a
+	// repartition topic keyed by them (Kafka Streams' implicit
+	// repartition before a join).
+	Rekey      []*expr.Compiled
+	RekeyExprs []ast.Expr
 	// ForeignKey, on the left table of a foreign-key table–table join,
-	// computes the right table's key from a left row (KeyIndex is then the
+	// computes the right table's key from a left row (Keys is then the
 	// left's primary key, the result's key).
 	ForeignKey     *expr.Compiled
 	ForeignKeyExpr ast.Expr
+	// Reformat, on a right table joined on its key whose key format is
+	// not the left's, sends the table through a repartition topic in the
+	// left's key format (alignKeyFormats).
+	Reformat bool
+}
+
+// KeyIndex is the index of the side's first join column (-1: re-keyed).
+func (in *JoinInput) KeyIndex() int {
+	if len(in.Keys) == 0 {
+		return -1
+	}
+	return in.Keys[0]
+}
+
+// Rekeyed reports whether the side is re-keyed through a repartition topic.
+func (in *JoinInput) Rekeyed() bool { return len(in.Rekey) > 0 }
+
+// rekeyExpr is the side's first re-key expression (nil: not re-keyed).
+func (in *JoinInput) rekeyExpr() ast.Expr {
+	if !in.Rekeyed() {
+		return nil
+	}
+	return in.RekeyExprs[0]
 }
 
 // Nested reports whether the side is itself a join (the left input of
@@ -72,19 +97,22 @@ func (in *JoinInput) Nested() bool {
 	return ok
 }
 
-// keyName is the qualified name of the side's join column ("" when it
-// joins on an expression).
-func (in *JoinInput) keyName() string {
+// keyName is the qualified name of the side's first join column ("" when
+// it joins on an expression).
+func (in *JoinInput) keyName() string { return in.keyNameAt(0) }
+
+// keyNameAt is keyName of the side's i-th join column.
+func (in *JoinInput) keyNameAt(i int) string {
 	q := func(col string) string {
 		if in.Nested() {
 			return col // already ALIAS_COL
 		}
 		return qualified(in.Alias, col)
 	}
-	if in.Rekey == nil {
-		return q(in.Source.Schema.Columns[in.KeyIndex].Name)
+	if !in.Rekeyed() {
+		return q(in.Source.Schema.Columns[in.Keys[i]].Name)
 	}
-	if c, ok := in.RekeyExpr.(*ast.ColumnRef); ok {
+	if c, ok := in.RekeyExprs[i].(*ast.ColumnRef); ok {
 		return q(c.Name)
 	}
 	return ""
@@ -95,10 +123,10 @@ func (in *JoinInput) keyRef() string {
 	if inner, ok := in.Node.(*Join); ok {
 		return inner.sourceRef(in.keyName())
 	}
-	if in.Rekey == nil {
-		return in.Alias + "." + in.Source.Schema.Columns[in.KeyIndex].Name
+	if !in.Rekeyed() {
+		return in.Alias + "." + in.Source.Schema.Columns[in.KeyIndex()].Name
 	}
-	if c, ok := in.RekeyExpr.(*ast.ColumnRef); ok {
+	if c, ok := in.rekeyExpr().(*ast.ColumnRef); ok {
 		return in.Alias + "." + c.Name
 	}
 	return ""
@@ -112,10 +140,19 @@ type Join struct {
 	Type        ast.JoinType
 	Shape       JoinShape
 	Left, Right JoinInput
-	On          ast.Expr
-	Within      *ast.JoinWindow // stream–stream joins only
-	AsOf        *AsOfJoin       // as-of stream–table joins only
-	Columns     []JoinColumn
+	// On is the whole ON condition (qualified), Equalities its equi
+	// conjuncts as (left operand, right operand): the join key has one
+	// column per equality.
+	On         ast.Expr
+	Equalities []*ast.Binary
+	// Residual, when ON has conjuncts besides the equalities (`AND a.ts >
+	// b.ts`), filters the equi-join's matches: compiled over the join's
+	// output schema, a pair it does not accept counts as no match.
+	Residual     *expr.Compiled
+	ResidualExpr ast.Expr
+	Within       *ast.JoinWindow // stream–stream joins only
+	AsOf         *AsOfJoin       // as-of stream–table joins only
+	Columns      []JoinColumn
 	// Prefix starts the internal names (stores, topics, nodes) of an
 	// n-way join's nested steps: "L_" for the first nested one, as
 	// ksqlDB's query context stacker names them.
@@ -229,6 +266,9 @@ func (p *Planner) nestedInput(j *ast.Join, items []ast.SelectItem, prefix string
 	}
 	names, star := scope.selected(items)
 	n.layout(pickJoinKey(names, star, n))
+	if err := p.compileResidual(n, scope); err != nil {
+		return JoinInput{}, err
+	}
 	src := &Source{Kind: n.Result(), Schema: n.schema, KeyFormat: n.leaves[0].src.KeyFormat, ValueFormat: n.leaves[0].src.ValueFormat,
 		Partitions: n.leaves[0].src.Partitions}
 	return JoinInput{Node: n, Source: src, Alias: n.leaves[0].alias}, nil
@@ -299,23 +339,25 @@ func checkJoinSources(j *ast.Join, l, r JoinInput) error {
 		return sqlerr.New(sqlerr.Semantic, j.P, "Can not join windowed source to non-windowed source.\n`%s` is %s\n`%s` is %s",
 			l.Source.Name, windowedText(l.Source), r.Source.Name, windowedText(r.Source))
 	}
-	if l.Source.Windowed() {
-		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins of windowed sources are not supported yet")
+	if err := checkWindowedKinds(j, l, r); err != nil {
+		return err
 	}
+
 	for _, s := range []*Source{l.Source, r.Source} {
-		// a keyless stream may still join: it is re-keyed; a left table
-		// with several key columns only in a foreign-key join
-		fk := s == l.Source && l.Source.Kind == ast.Table && r.Source.Kind == ast.Table
-		if n := s.Schema.NumKeys(); (n > 1 && !fk) || (n == 0 && s.Kind == ast.Table) {
+		// a keyless stream may still join: it is re-keyed; a table with
+		// several key columns is joined on all of them (multiCondition)
+		// or, on the left, by foreign key
+		if s.Schema.NumKeys() == 0 && s.Kind == ast.Table {
 			return sqlerr.New(sqlerr.Unsupported, j.P, "JOINs are not supported with multiple key columns")
 		}
 	}
 	return nil
+
 }
 
 func windowedText(s *Source) string {
 	if !s.Windowed() {
 		return "not windowed"
 	}
-	return [...]string{ast.Tumbling: "TUMBLING", ast.Hopping: "HOPPING", ast.Session: "SESSION", ast.Sliding: "SLIDING"}[s.Window.Kind] + " windowed"
+	return windowKindText(s) + " windowed"
 }

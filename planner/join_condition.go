@@ -9,13 +9,29 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// joinCondition checks the ON clause, an equality of one expression per
-// side (ksqlDB's rules and messages), and sets each side's KeyIndex.
-// Today both expressions must be the sides' key columns: the table side's
-// primary key always, the stream side's key until streams are re-keyed
-// through a repartition topic. It returns ON with qualified references.
-func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast.Expr, error) {
-	b, err := equality(j.On)
+// joinCondition checks the ON clause and sets each side's join columns
+// and the join's On, Equalities and ResidualExpr. ON is one equality of
+// one expression per side (ksqlDB's rules and messages) or a conjunction
+// (multiCondition): equalities on a composite key and residual filters.
+func (p *Planner) joinCondition(j *ast.Join, n *Join, s *joinScope) error {
+	conj := conjuncts(j.On)
+	if len(conj) == 1 {
+		eq, err := p.singleCondition(j, j.On, n.Shape, s)
+		if err != nil {
+			return err
+		}
+		n.On, n.Equalities = qualifyJoin(j.On, s), []*ast.Binary{eq}
+		return nil
+	}
+	return p.multiCondition(j, n, s, conj)
+}
+
+// singleCondition checks one equality `on` as the whole join condition:
+// each side must be joined on its key column (the table side's primary
+// key always, a stream side is otherwise re-keyed). It returns the
+// equality as (left operand, right operand), qualified.
+func (p *Planner) singleCondition(j *ast.Join, on ast.Expr, shape JoinShape, s *joinScope) (*ast.Binary, error) {
+	b, err := equality(on)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +46,7 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 		return nil, err
 	}
 	if ls == rs {
-		return nil, sqlerr.New(sqlerr.Semantic, j.On.Position(), "Each side of the join must reference exactly one source and not the same source. Left side references `%s` and right references `%s`",
+		return nil, sqlerr.New(sqlerr.Semantic, on.Position(), "Each side of the join must reference exactly one source and not the same source. Left side references `%s` and right references `%s`",
 			s.sides[ls].Alias, s.sides[rs].Alias)
 	}
 	got := ast.FormatExpr(l) + " = " + ast.FormatExpr(r)
@@ -41,7 +57,7 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 	if err := p.checkJoinKeys(j, shape, s, le, re, got); err != nil {
 		return nil, err
 	}
-	if err := p.checkJoinTypes(s, l, r, ls, rs, j.On.Position()); err != nil {
+	if err := p.checkJoinTypes(s, l, r, ls, rs, on.Position()); err != nil {
 		return nil, err
 	}
 	if err := p.rekey(s, s.sides[0], le); err != nil {
@@ -50,7 +66,7 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 	if err := p.rekey(s, s.sides[1], re); err != nil {
 		return nil, err
 	}
-	return whole, nil
+	return &ast.Binary{P: b.P, Op: ast.OpEQ, L: le, R: re}, nil
 }
 
 // equality returns ON as an `=` comparison or ksqlDB's error for it.
@@ -59,8 +75,6 @@ func equality(on ast.Expr) (*ast.Binary, error) {
 	switch {
 	case ok && b.Op == ast.OpEQ:
 		return b, nil
-	case ok && b.Op == ast.OpAnd:
-		return nil, sqlerr.New(sqlerr.Unsupported, on.Position(), "Invalid join condition: joins on multiple conditions are not yet supported. Got %s.", ast.FormatExpr(on))
 	case ok && b.Op >= ast.OpNE && b.Op <= ast.OpGE:
 		return nil, sqlerr.New(sqlerr.Unsupported, on.Position(), "Only equality join criteria is supported.")
 	}
@@ -124,10 +138,10 @@ func (p *Planner) checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, 
 	}
 	lk, ok := s.keyColumn(le, l)
 	if !ok && shape == TableTable {
-		r.KeyIndex = rk
+		r.Keys = []int{rk}
 		return p.foreignKey(j, s, l, le, got)
 	}
-	l.KeyIndex, r.KeyIndex = lk, rk
+	l.Keys, r.Keys = keyList(lk), keyList(rk)
 	return nil
 }
 
@@ -145,7 +159,7 @@ func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Exp
 	if l.Nested() {
 		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", got)
 	}
-	l.KeyIndex = slices.IndexFunc(l.Source.Schema.Columns, func(c types.Column) bool { return c.NS == types.KeyNS })
+	l.Keys = []int{slices.IndexFunc(l.Source.Schema.Columns, func(c types.Column) bool { return c.NS == types.KeyNS })}
 	c, e, err := p.compileSide(s, l, le)
 	if err != nil {
 		return err
@@ -157,15 +171,23 @@ func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Exp
 // rekey compiles the stream side's join expression when it is not the
 // side's key: the side is re-keyed through a repartition topic.
 func (p *Planner) rekey(s *joinScope, l *JoinInput, le ast.Expr) error {
-	if l.KeyIndex >= 0 {
+	if len(l.Keys) > 0 {
 		return nil
 	}
 	c, e, err := p.compileSide(s, l, le)
 	if err != nil {
 		return err
 	}
-	l.Rekey, l.RekeyExpr = c, e
+	l.Rekey, l.RekeyExprs = append(l.Rekey, c), append(l.RekeyExprs, e)
 	return nil
+}
+
+// keyList is the Keys of a side joined on key column i (-1: none).
+func keyList(i int) []int {
+	if i < 0 {
+		return nil
+	}
+	return []int{i}
 }
 
 // compileSide compiles an expression of one side over that side's rows:
@@ -218,6 +240,9 @@ func (s *joinScope) keyColumn(e ast.Expr, in *JoinInput) (int, bool) {
 
 // nestedKey reports whether e (qualified by alias) is the nested join's key.
 func (s *joinScope) nestedKey(e ast.Expr, inner *Join) bool {
+	if len(inner.Equalities) > 1 {
+		return false // one column of a composite key is not the key
+	}
 	if c, ok := e.(*ast.ColumnRef); ok && s.flatName(c) == inner.schema.Columns[0].Name {
 		return true
 	}

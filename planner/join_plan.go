@@ -30,6 +30,9 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 		return nil, err
 	}
 	n.layout(joinKeyName(items, n))
+	if err := p.compileResidual(n, scope); err != nil {
+		return nil, err
+	}
 	plan := &Plan{Kind: kind, Sources: n.Sources(), Limit: q.Limit, Join: n}
 	return p.planAboveJoin(plan, q, n, items, scope)
 }
@@ -56,9 +59,16 @@ func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (
 	if n.AsOf, err = asOfJoin(j, l, r, scope); err != nil {
 		return nil, nil, err
 	}
-	if n.On, err = p.joinCondition(j, shape, scope); err != nil {
+	if err := p.joinCondition(j, n, scope); err != nil {
 		return nil, nil, err
 	}
+	if err := checkWindowedJoin(j, n); err != nil {
+		return nil, nil, err
+	}
+	if err := p.alignKeyFormats(n, scope); err != nil {
+		return nil, nil, err
+	}
+
 	n.leaves = scope.leaves
 	return n, scope, nil
 }
@@ -153,7 +163,7 @@ func pickJoinKey(selected map[string]bool, star bool, n *Join) string {
 // come first: they hold the same value (ksqlDB's equivalence set).
 func (n *Join) keyCandidates() []string {
 	var out []string
-	if inner, ok := n.Left.Node.(*Join); ok && !inner.Synthetic() && (n.Left.KeyIndex == 0 || inner.joinsOn(n.Left.RekeyExpr)) {
+	if inner, ok := n.Left.Node.(*Join); ok && !inner.Synthetic() && (n.Left.KeyIndex() == 0 || inner.joinsOn(n.Left.rekeyExpr())) {
 		out = append(out, inner.keyCandidates()...)
 	}
 	sides := []*JoinInput{&n.Left, &n.Right}
@@ -172,10 +182,10 @@ func (n *Join) keyCandidates() []string {
 // ON expressions: a later step joined on it joins on this step's key
 // too (ksqlDB merges the two equivalence sets).
 func (n *Join) joinsOn(e ast.Expr) bool {
-	b, ok := n.On.(*ast.Binary)
-	if e == nil || !ok {
-		return false
+	if e == nil || len(n.Equalities) != 1 {
+		return false // one column of a composite key is not the key
 	}
+	b := n.Equalities[0]
 	want := ast.FormatExpr(e)
 	return ast.FormatExpr(flatten(b.L)) == want || ast.FormatExpr(flatten(b.R)) == want
 }
@@ -235,9 +245,13 @@ func syntheticKey(n *Join) string {
 // layout builds the output schema: the key, then each side's columns
 // qualified (the key column itself only once).
 func (n *Join) layout(key string) {
-	kt := n.KeyType()
-	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
-	n.Columns = []JoinColumn{{Side: JoinKey}}
+	names := n.keyNames(key)
+	n.schema = &types.Schema{}
+	n.Columns = nil
+	for i, kt := range n.KeyTypes() {
+		n.schema.Columns = append(n.schema.Columns, types.Column{Name: names[i], Type: kt, NS: types.KeyNS})
+		n.Columns = append(n.Columns, JoinColumn{Side: JoinKey, Index: i})
+	}
 	n.hidden = map[string]bool{}
 	n.layoutForeignKeys()
 	for _, side := range []struct {
@@ -245,21 +259,44 @@ func (n *Join) layout(key string) {
 		side JoinSide
 	}{{n.Left, JoinLeft}, {n.Right, JoinRight}} {
 		for i, c := range side.in.Source.Schema.Columns {
-			name := qualified(side.in.Alias, c.Name)
-			if inner, ok := side.in.Node.(*Join); ok {
-				name = c.Name
-				if i == 0 && inner.Synthetic() {
-					continue // a nested step's synthetic key is not carried
-				}
+			n.layoutColumn(side.in, side.side, i, c, names)
+			if i == side.in.Source.Schema.NumKeys()-1 {
+				n.layoutBounds(side.in, side.side)
 			}
-			if name == key || (n.Foreign() && side.side == JoinLeft && c.NS == types.KeyNS) {
-				continue
-			}
-			n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
-			n.Columns = append(n.Columns, JoinColumn{Side: side.side, Index: i})
 		}
 	}
 	n.layoutRowTimes()
+}
+
+// layoutColumn adds a side's column i as a value column (the join key's
+// columns are there once).
+func (n *Join) layoutColumn(in JoinInput, side JoinSide, i int, c types.Column, keys []string) {
+	name := qualified(in.Alias, c.Name)
+	if inner, ok := in.Node.(*Join); ok {
+		name = c.Name
+		if i == 0 && inner.Synthetic() {
+			return // a nested step's synthetic key is not carried
+		}
+	}
+	if slices.Contains(keys, name) || (n.Foreign() && side == JoinLeft && c.NS == types.KeyNS) {
+		return
+	}
+	n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
+	n.Columns = append(n.Columns, JoinColumn{Side: side, Index: i})
+}
+
+// layoutBounds adds a windowed source side's window bounds after its key
+// columns, ALIAS_WINDOWSTART and ALIAS_WINDOWEND (as ksqlDB's join
+// schema has them): the operators pass them after the side's row time
+// (withTime).
+func (n *Join) layoutBounds(in JoinInput, side JoinSide) {
+	if in.Nested() || !in.Source.Windowed() {
+		return
+	}
+	for k, b := range []string{"WINDOWSTART", "WINDOWEND"} {
+		n.schema.Columns = append(n.schema.Columns, types.Column{Name: qualified(in.Alias, b), Type: types.BigintType, NS: types.ValueNS})
+		n.Columns = append(n.Columns, JoinColumn{Side: side, Index: len(in.Source.Schema.Columns) + 1 + k})
+	}
 }
 
 // layoutForeignKeys adds the left's other primary key columns to a
@@ -269,7 +306,7 @@ func (n *Join) layoutForeignKeys() {
 		return
 	}
 	for i, c := range n.Left.Source.Schema.Columns {
-		if c.NS == types.KeyNS && i != n.Left.KeyIndex {
+		if c.NS == types.KeyNS && i != n.Left.KeyIndex() {
 			n.schema.Columns = append(n.schema.Columns, types.Column{Name: qualified(n.Left.Alias, c.Name), Type: c.Type, NS: types.KeyNS})
 			n.Columns = append(n.Columns, JoinColumn{Side: JoinLeft, Index: i})
 		}
@@ -307,6 +344,10 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 	if plan.Join.Foreign() {
 		return plan.Join.checkForeignKeys(plan.project().Columns)
 	}
+	if err := plan.Join.checkCompositeKey(plan.project().Columns, sink); err != nil {
+		return err
+	}
+
 	for _, c := range plan.project().Columns {
 		if c.Key {
 			return nil
@@ -339,14 +380,29 @@ func (n *Join) checkForeignKeys(cols []Projection) error {
 	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Primary key columns missing in projection. For foreign-key table-table joins, the projection must include all primary key columns from the left input table (`%s`). Missing columns: %s.", n.Left.Source.Name, strings.Join(missing, ", "))
 }
 
-// KeyType is the type of the join key (both sides' join expressions have
-// it; a foreign-key join's is the left primary key).
-func (n *Join) KeyType() *types.Type {
+// KeyTypes are the types of the join key's columns, one per equality
+// (both sides' join expressions have them; a foreign-key join's is the
+// left primary key).
+func (n *Join) KeyTypes() []*types.Type {
 	if n.Foreign() {
-		return n.Left.Source.Schema.Columns[n.Left.KeyIndex].Type
+		return []*types.Type{n.Left.Source.Schema.Columns[n.Left.KeyIndex()].Type}
 	}
-	if n.Right.Rekey != nil {
-		return n.Right.Rekey.Type()
+	out := make([]*types.Type, len(n.Equalities))
+	for i := range out {
+		if n.Right.Rekeyed() {
+			out[i] = n.Right.Rekey[i].Type()
+		} else {
+			out[i] = n.Right.Source.Schema.Columns[n.Right.Keys[i]].Type
+		}
 	}
-	return n.Right.Source.Schema.Columns[n.Right.KeyIndex].Type
+	return out
+}
+
+// KeyWidth is the number of the join key's columns (several for ON
+// a.x = b.x AND a.y = b.y).
+func (n *Join) KeyWidth() int {
+	if n.Foreign() {
+		return 1
+	}
+	return len(n.Equalities)
 }

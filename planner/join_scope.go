@@ -145,14 +145,16 @@ func (s *joinScope) rewriteRef(r *ast.ColumnRef) (ast.Expr, error) {
 }
 
 // rowTime resolves `x.ROWTIME` (unless x has a column so called) to the
-// hidden column of x's row time, X_ROWTIME.
+// hidden column of x's row time, X_ROWTIME, and a windowed source's
+// `x.WINDOWSTART` / `x.WINDOWEND` to X_WINDOWSTART / X_WINDOWEND.
 func (s *joinScope) rowTime(r *ast.ColumnRef) (string, bool) {
-	if r.Source == "" || r.Name != rowTimeColumn {
+	bound := r.Name == "WINDOWSTART" || r.Name == "WINDOWEND"
+	if r.Source == "" || (r.Name != rowTimeColumn && !bound) {
 		return "", false
 	}
 	for _, lf := range s.leaves {
-		if (r.Source == lf.alias || r.Source == lf.src.Name) && lf.src.Schema.Find(r.Name) < 0 {
-			return qualified(lf.alias, rowTimeColumn), true
+		if (r.Source == lf.alias || r.Source == lf.src.Name) && lf.src.Schema.Find(r.Name) < 0 && (!bound || lf.src.Windowed()) {
+			return qualified(lf.alias, r.Name), true
 		}
 	}
 	return "", false

@@ -1,0 +1,43 @@
+package physical
+
+import (
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
+)
+
+// reformatName is the repartition topic of a right table whose key
+// format is not the left side's (ksqlDB's KLIP-33 names); the join keeps
+// the table in reformatStoreName instead of KafkaTopic_Right-Reduce.
+const (
+	reformatName      = "RightSourceKeyed-SelectKey-repartition"
+	reformatStoreName = "RightSourceKeyed-Materialize"
+)
+
+// reformatTable adds the sub-topology that copies a right table
+// (planner.JoinInput.Reformat) to its repartition topic with its key in
+// the left's key format, so that equal keys of both sides are equal
+// bytes and murmur2 puts them in one partition; deletes stay deletes.
+// It returns the topic, which the join's sub-topology reads.
+func (b *builder) reformatTable(n *planner.Join) string {
+	name := n.Prefix + reformatName
+	topic := b.internalName(name)
+	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
+	b.startSource(&planner.Scan{Source: n.Right.Source, Alias: n.Right.Alias})
+	via := reformatted(n, topic)
+	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
+		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newSinkOp(env, via, nil) }})
+	b.finish()
+	return topic
+}
+
+// reformatted describes the repartition topic as a source: the right
+// table's columns, the left's key format, the value columns as JSON; the
+// rows' times are already set (no TIMESTAMP column).
+func reformatted(n *planner.Join, topic string) *planner.Source {
+	src := *n.Right.Source
+	src.Topic = topic
+	src.KeyFormat = n.Left.Source.KeyFormat
+	src.ValueFormat = format.Spec{Name: format.JSON}
+	src.TimestampColumn = ""
+	return &src
+}

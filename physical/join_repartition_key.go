@@ -1,0 +1,84 @@
+package physical
+
+import (
+	"slices"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// repartitionKey is the record key of a join's repartition topic: the
+// join key (one value per key column, in ON's order) written exactly as
+// the side that keeps its key writes its own, so that murmur2 puts a
+// re-keyed row in the partition of its match. A composite key is written
+// in the kept side's key column order under its column names; with no
+// kept side (both re-keyed) as JSON columns K, K2, ….
+type repartitionKey struct {
+	codec format.Codec
+	perm  []int // perm[p] is the join key index written at position p
+}
+
+// newRepartitionKey makes the repartition key codec of join n.
+func newRepartitionKey(n *planner.Join) (*repartitionKey, error) {
+	kept := &n.Left
+	if !n.Right.Rekeyed() {
+		kept = &n.Right
+	}
+	kf := kept.Source.KeyFormat
+	if kf.Name == format.None {
+		kf = format.Spec{Name: format.Kafka} // both sides keyless: ksqlDB's default key format
+	}
+	cols := joinKeyColumns(n.KeyTypes())
+	perm := make([]int, len(cols))
+	for i := range perm {
+		perm[i] = i
+	}
+	if len(cols) > 1 {
+		if kf.Name == format.Kafka {
+			kf = format.Spec{Name: format.JSON} // KAFKA keys hold one column
+		}
+		if !kept.Rekeyed() {
+			cols, perm = keptKeyColumns(kept)
+		}
+	}
+	codec, err := format.NewKeyCodec(kf, cols)
+	return &repartitionKey{codec: codec, perm: perm}, err
+}
+
+// keptKeyColumns are the kept side's key columns in its schema order,
+// and for each the index of the join key column it holds.
+func keptKeyColumns(in *planner.JoinInput) ([]types.Column, []int) {
+	var cols []types.Column
+	var perm []int
+	for i, c := range in.Source.Schema.Columns {
+		if c.NS == types.KeyNS {
+			cols = append(cols, c)
+			perm = append(perm, slices.Index(in.Keys, i))
+		}
+	}
+	return cols, perm
+}
+
+func (k *repartitionKey) width() int { return len(k.perm) }
+
+// encode writes the join key key.
+func (k *repartitionKey) encode(key []any) ([]byte, error) {
+	vals := make([]any, len(k.perm))
+	for p, i := range k.perm {
+		vals[p] = key[i]
+	}
+	return k.codec.Encode(nil, vals)
+}
+
+// decode reads a record key into the join key key.
+func (k *repartitionKey) decode(b []byte, key []any) error {
+	vals := make([]any, len(k.perm))
+	if err := k.codec.Decode(b, vals); err != nil {
+		return err
+	}
+	for p, i := range k.perm {
+		key[i] = vals[p]
+	}
+	return nil
+}
