@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -50,7 +51,25 @@ func (p *Planner) joinCondition(j *ast.Join, shape JoinShape, s *joinScope) (ast
 	if err := p.rekey(s, s.sides[1], re); err != nil {
 		return nil, err
 	}
+	if shape == StreamStream && keyFormatsDiffer(s.sides[0], s.sides[1]) {
+		// ksqlDB re-keys the right stream into the left's key format.
+		s.sides[1].KeyIndex = -1
+		if err := p.rekey(s, s.sides[1], re); err != nil {
+			return nil, err
+		}
+	}
 	return whole, nil
+}
+
+// keyFormatsDiffer reports whether two sides joined on their keys have
+// keys in different formats (KAFKA and DELIMITED, say), which therefore
+// would not be co-partitioned byte for byte.
+func keyFormatsDiffer(l, r *JoinInput) bool {
+	if l.KeyIndex < 0 || r.KeyIndex < 0 || l.Nested() || r.Nested() {
+		return false
+	}
+	lf, rf := l.Source.KeyFormat.Name, r.Source.KeyFormat.Name
+	return lf != rf && lf != format.None && rf != format.None
 }
 
 // equality returns ON as an `=` comparison or ksqlDB's error for it.
