@@ -3,6 +3,7 @@ package physical
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -13,6 +14,14 @@ import (
 // an unmatched row of a preserved side waits here, keyed
 // ts ‖ side ‖ len(key) ‖ key ‖ seq, until stream time closes its window;
 // a later match deletes it. Rows are emitted in (ts, side, key) order.
+// The task's stream time is kept under streamTimeKey, after every entry
+// (see joinClock).
+//
+// The sweep has no wall-clock throttle (Kafka Streams sweeps at most once
+// per second, `__emit.interval.ms.kstreams.outer.join.spurious.results.fix__`):
+// what is emitted, and when, depends on the records only, not on how fast
+// or with which restarts they were processed. It is cheap when nothing
+// can be due: minTime (Kafka Streams' too) bounds the oldest pending row.
 type outerStore struct {
 	store Store
 	codec [2]*streamWindow // the sides' value codecs
@@ -22,6 +31,10 @@ type outerStore struct {
 	// lookBack per side: how long after its time a row may still match
 	// (the left side's `after`, the right side's `before`).
 	lookBack [2]int64
+	// minTime is at most the time of the oldest pending row (MaxInt64:
+	// none) once minKnown; unknown after opening, until the first sweep.
+	minTime  int64
+	minKnown bool
 }
 
 func sideIndex(s planner.JoinSide) int {
@@ -45,6 +58,7 @@ func (o *outerStore) put(ts int64, side int, key []byte, vals []any) error {
 		return err
 	}
 	o.seq++
+	o.minTime = min(o.minTime, ts)
 	return o.store.Put(binary.BigEndian.AppendUint32(outerPrefix(ts, side, key), o.seq), v)
 }
 
@@ -76,15 +90,24 @@ type outerEntry struct {
 // expired returns, in store order, the entries whose window plus grace
 // closed before streamTime.
 func (o *outerStore) expired(streamTime int64) ([]outerEntry, error) {
+	if o.minKnown && o.minTime >= streamTime-min(o.lookBack[0], o.lookBack[1])-o.grace {
+		return nil, nil
+	}
 	var out []outerEntry
 	var derr error
+	remaining := int64(math.MaxInt64)
 	err := o.store.Range(nil, nil, func(k, v []byte) bool {
+		if string(k) == streamTimeKey {
+			return false
+		}
 		ts := int64(binary.BigEndian.Uint64(k))
 		if ts >= streamTime {
+			remaining = min(remaining, ts)
 			return false
 		}
 		side := int(k[8])
 		if ts+o.lookBack[side]+o.grace >= streamTime {
+			remaining = min(remaining, ts)
 			return true
 		}
 		n := binary.BigEndian.Uint32(k[9:])
@@ -97,6 +120,9 @@ func (o *outerStore) expired(streamTime int64) ([]outerEntry, error) {
 	})
 	if err == nil {
 		err = derr
+	}
+	if err == nil {
+		o.minTime, o.minKnown = remaining, true
 	}
 	return out, err
 }
@@ -116,7 +142,7 @@ func keySuccessor(p []byte) []byte {
 // sweep emits (row, null) for every pending row whose window closed,
 // with the row's own time, and forgets it.
 func (op *streamStreamJoin) sweep(in *types.Row) error {
-	entries, err := op.shared.expired(*op.streamTime)
+	entries, err := op.shared.expired(op.clock.time)
 	if err != nil {
 		return err
 	}

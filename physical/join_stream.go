@@ -67,18 +67,21 @@ func streamJoinBase(n *planner.Join) int {
 
 // streamWindow is one side's window store of a stream–stream join: key →
 // every row of the side by time (duplicates kept), and the largest time
-// put, below which minus the retention nothing is returned (Kafka
-// Streams' store-local expiry).
+// put (the store's own stream time, found again in the store after a
+// restart), below which minus the retention nothing is returned or kept
+// (Kafka Streams' store-local expiry).
 //
 // Its cache answers the lookups near stream time (join_window_cache.go).
 type streamWindow struct {
 	w         *state.WindowStore
+	name      string
 	key       format.Codec
 	value     format.Codec
 	cols      int
 	observed  int64
 	retention int64
 	cache     *windowCache
+	purged    int64 // the last Purge bound
 }
 
 // openStreamWindow opens one side's store of a join window w; keys are
@@ -101,7 +104,7 @@ func openWindowStore(env *TaskEnv, name string, src *planner.Source, keyTypes []
 	if err != nil {
 		return nil, err
 	}
-	sw := &streamWindow{w: w, cols: len(src.Schema.Columns), observed: -1, retention: retention}
+	sw := &streamWindow{w: w, name: name, cols: len(src.Schema.Columns), observed: w.MaxStart(), retention: retention, purged: -1 << 63}
 	cols := make([]types.Column, len(src.Schema.Columns))
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
@@ -119,18 +122,40 @@ type streamMatch struct {
 	time   int64
 }
 
-func (sw *streamWindow) put(key []byte, vals []any, ts int64) error {
+// put stores a row, unless it is late: older than the store's stream
+// time minus its retention, so that no read would ever return it (Kafka
+// Streams drops a put into an expired segment). It reports whether the
+// row was stored.
+func (sw *streamWindow) put(key []byte, vals []any, ts int64) (bool, error) {
+	sw.observed = max(sw.observed, ts)
+	if ts < sw.observed-sw.retention {
+		return false, nil
+	}
 	v, err := sw.value.Encode(nil, vals)
 	if err != nil {
-		return err
+		return false, err
 	}
-	sw.observed = max(sw.observed, ts)
 	dropped := sw.w.Dropped()
 	if err := sw.w.Put(key, ts, v); err != nil || sw.w.Dropped() != dropped {
-		return err
+		return false, err
 	}
 	sw.cache.put(key, vals, ts)
-	return nil
+	return true, sw.purge()
+}
+
+// purge deletes the rows past the retention from the local store, at most
+// once per segment interval of the store's stream time (Kafka Streams'
+// join stores: max(retention / 2, 1 minute)). No changelog tombstones:
+// as for the window stores of aggregations, the changelog topic
+// (compact,delete, retention.ms = retention + 1 day) expires them, and
+// rows restored from it are skipped by reads and purged again.
+func (sw *streamWindow) purge() error {
+	before := sw.observed - sw.retention
+	if before <= 0 || before < sw.purged+max(sw.retention/2, 60000) {
+		return nil
+	}
+	sw.purged = before
+	return sw.w.Purge(before)
 }
 
 // fetch returns key's rows in [from, to] (n columns each), from the cache
@@ -160,27 +185,15 @@ func (sw *streamWindow) fetch(key []byte, from, to int64, n int) ([]streamMatch,
 }
 
 // warm fills the cache of a store that already holds rows (the task
-// restarted): its newest time, which store-local expiry counts from
-// too, and the rows the cache keeps behind it. An empty store costs one
-// seek.
+// restarted) with the rows the cache keeps behind its newest time
+// (MaxStart, which store-local expiry counts from too).
 func (sw *streamWindow) warm() error {
-	empty := true
-	if err := sw.w.FetchAll(math.MinInt64, math.MaxInt64, func([]byte, int64, []byte) bool {
-		empty = false
-		return false
-	}); err != nil || empty {
-		return err
-	}
-	err := sw.w.FetchAll(math.MinInt64, math.MaxInt64, func(_ []byte, ts int64, _ []byte) bool {
-		sw.observed = max(sw.observed, ts)
-		return true
-	})
-	if err != nil {
-		return err
+	if sw.observed < 0 {
+		return nil // an empty store (its stream time is MaxStart's)
 	}
 	from := sw.cache.restart(sw.observed)
 	var derr error
-	err = sw.w.FetchAll(from, math.MaxInt64, func(key []byte, ts int64, v []byte) bool {
+	err := sw.w.FetchAll(from, math.MaxInt64, func(key []byte, ts int64, v []byte) bool {
 		vals := make([]any, sw.cols)
 		if derr = sw.value.Decode(v, vals); derr != nil {
 			return false
@@ -208,11 +221,12 @@ type streamStreamJoin struct {
 	outer       bool
 	otherCols   int
 	// shared holds unmatched rows of outer joins with a GRACE PERIOD
-	// until their window closes (nil: emit them at once); streamTime is
-	// the task's, shared by both sides.
-	shared     *outerStore
-	streamTime *int64
-	next       Processor
+	// until their window closes (nil: emit them at once); clock is the
+	// task's stream time, shared by both sides.
+	shared *outerStore
+	clock  *joinClock
+	env    *TaskEnv
+	next   Processor
 }
 
 func (op *streamStreamJoin) Process(row *types.Row) error {
@@ -221,10 +235,13 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		if !row.Tombstone && op.outer {
 			return op.emit(nil, withTime(vals, row.Time, row.Window), nil, row.Time, row) // KIP-962
 		}
+		op.env.skip()
 		return nil
 	}
-	*op.streamTime = max(*op.streamTime, row.Time)
-	if op.shared != nil && row.Time == *op.streamTime {
+	if err := op.clock.advance(row.Time); err != nil {
+		return err
+	}
+	if op.shared != nil && row.Time == op.clock.time {
 		if err := op.sweep(row); err != nil {
 			return err
 		}
@@ -258,13 +275,18 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 			return err
 		}
 	}
-	return op.this.put(k, vals, row.Time)
+	stored, err := op.this.put(k, vals, row.Time)
+	if err == nil && !stored {
+		op.env.dropLate(fmt.Sprintf("Record with timestamp %d dropped from join store %s: older than its stream time %d minus the retention %d ms, it can join no later record",
+			row.Time, op.this.name, op.this.observed, op.this.retention))
+	}
+	return err
 }
 
 // unmatched emits a preserved side's row with nulls now (no GRACE, or its
 // window already closed) or keeps it in the shared store until it closes.
 func (op *streamStreamJoin) unmatched(k []byte, keyVal []any, vals []any, row *types.Row) error {
-	if op.shared == nil || row.Time+op.after < *op.streamTime {
+	if op.shared == nil || row.Time+op.after < op.clock.time {
 		return op.emit(keyVal, withTime(vals, row.Time, row.Window), nil, row.Time, row)
 	}
 	return op.shared.put(row.Time, sideIndex(op.side), k, vals)

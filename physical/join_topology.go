@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
@@ -244,15 +245,19 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 			outer: full || n.Type == ast.LeftJoin, otherCols: len(n.Right.Source.Schema.Columns), next: next}
 		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
 			outer: full || n.Type == ast.RightJoin, otherCols: len(n.Left.Source.Schema.Columns), next: next}
+		var kept Store
 		if shared.Name != "" {
 			o, err := openOuterStore(env, shared.Name, n, lw, rw)
 			if err != nil {
 				return nil, err
 			}
-			lp.shared, rp.shared = o, o
+			lp.shared, rp.shared, kept = o, o, o.store
 		}
-		var streamTime int64 = -1
-		lp.streamTime, rp.streamTime = &streamTime, &streamTime
+		clock, err := newJoinClock(env, kept)
+		if err != nil {
+			return nil, err
+		}
+		lp.clock, rp.clock, lp.env, rp.env = clock, clock, env, env
 		return b.joinSources(env, n, t, lp, rp)
 	}
 }
@@ -264,7 +269,7 @@ func openOuterStore(env *TaskEnv, name string, n *planner.Join, lw, rw *streamWi
 		return nil, err
 	}
 	w := n.Within
-	return &outerStore{store: s, codec: [2]*streamWindow{lw, rw}, grace: w.Grace,
+	return &outerStore{store: s, codec: [2]*streamWindow{lw, rw}, grace: w.Grace, minTime: math.MaxInt64,
 		cols:     [2]int{len(n.Left.Source.Schema.Columns), len(n.Right.Source.Schema.Columns)},
 		lookBack: [2]int64{w.After, w.Before}}, nil
 }

@@ -65,6 +65,9 @@ type TaskEnv struct {
 	// an aborted transaction or a crash windows close and late records
 	// drop exactly as in a run without either.
 	InitialStreamTime *int64
+	// Skipped, when set, counts the records skipped for a null key or
+	// value (see TaskEnv.skip).
+	Skipped *atomic.Int64
 	// OpenWindows, when set, receives how many distinct windows (time
 	// intervals, whatever the key) the task's windowed operator still
 	// accepts records for.

@@ -486,16 +486,8 @@ func (op *windowAggOp) retractSession(key []byte, row *types.Row, ts int64, w ty
 
 // late records a record dropped because its window closed.
 func (op *windowAggOp) late(row *types.Row) {
-	var raw []byte
-	if c := op.env.current; c != nil {
-		raw = c.Value
-	}
-	op.env.log(LateRecord, "value", fmt.Sprintf("Record with timestamp %d dropped: its window closed (stream time %d, grace %d ms)",
-		row.Time, op.streamTime, op.w.Grace), raw)
-	if op.env.LateTopic != "" && op.env.current != nil {
-		c := op.env.current
-		op.env.Emit.Emit(&OutRecord{Topic: op.env.LateTopic, Partition: -1, Key: c.Key, Value: c.Value, Timestamp: c.Timestamp, Headers: c.Headers})
-	}
+	op.env.dropLate(fmt.Sprintf("Record with timestamp %d dropped: its window closed (stream time %d, grace %d ms)",
+		row.Time, op.streamTime, op.w.Grace))
 }
 
 // purge drops windows older than the retention, at most every tenth of

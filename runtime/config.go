@@ -114,6 +114,9 @@ type options struct {
 	cluster   cluster
 	// createTopics: see WithCreateMissingTopics.
 	createTopics bool
+	// appPrefix and countQueries: see WithQTTNaming.
+	appPrefix    string
+	countQueries bool
 }
 
 // WithBootstrap sets the Kafka bootstrap servers. Required unless the

@@ -23,6 +23,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	c.Seq = e.seq
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
+		e.queryCount++
 	}
 	if e.cmdLog != nil {
 		if err := e.cmdLog.append(ctx, c); err != nil {
@@ -93,7 +94,8 @@ func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, c *
 		return "", err
 	}
 	cst := *c
-	cst.QueryID = fmt.Sprintf("CST_%s_%d", src.Name, c.Seq)
+	cst.QueryID = fmt.Sprintf("CST_%s_%d", src.Name, e.queryNumber(c.Seq))
+	e.queryCount++
 	cst.Props = map[string]string{PropOffsetReset: "earliest"} // a table is its whole topic
 	for k, v := range c.Props {
 		if k != PropOffsetReset {
@@ -153,7 +155,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if st.Kind == ast.Table {
 		prefix = "CTAS_"
 	}
-	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, seq) }
+	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, e.queryNumber(seq)) }
 	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
 		return nil, err
 	}
@@ -232,7 +234,7 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
-	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", seq) }
+	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
 	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
 		return nil, err
 	}
@@ -260,7 +262,7 @@ func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID fu
 		return nil
 	}
 	id := queryID(e.seq) // the id record gives the command
-	appID := e.opts.serviceID + "query_" + id
+	appID := e.queryAppID(id)
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return err
@@ -277,7 +279,7 @@ func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID fu
 // startQuery builds and starts a persistent query (its offsets are
 // initialized by initOffsets).
 func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session) error {
-	appID := e.opts.serviceID + "query_" + c.QueryID
+	appID := e.queryAppID(c.QueryID)
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return err

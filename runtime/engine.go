@@ -45,6 +45,7 @@ type Engine struct {
 	planner    *planner.Planner
 	queries    map[string]*query
 	seq        int64 // next command sequence number
+	queryCount int64 // persistent queries created (see WithQTTNaming)
 	statuses   map[string]string
 	commands   map[string]api.CommandStatus // full status of each command id, see CommandStatus
 	started    time.Time

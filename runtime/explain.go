@@ -33,7 +33,7 @@ func (e *Engine) queryDescription(q *query) api.QueryDescription {
 
 // describePlan describes a statement's plan for EXPLAIN <statement>.
 func (e *Engine) describePlan(plan *planner.Plan, sql string) (api.QueryDescription, error) {
-	topo, err := physical.Build(plan, physical.Options{AppID: e.opts.serviceID + "query_<id>", ParseTimestamp: e.parseTimestamp})
+	topo, err := physical.Build(plan, physical.Options{AppID: e.queryAppID("<id>"), ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return api.QueryDescription{}, err
 	}

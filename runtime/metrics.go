@@ -82,6 +82,7 @@ func (s *streamTimes) snapshot() map[string]int64 {
 type metricsCollector struct {
 	e                               *Engine
 	processed, logged, late, stream *prometheus.Desc
+	skipped                         *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
 }
@@ -92,6 +93,7 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 		processed: prometheus.NewDesc("sqlstream_query_records_processed_total", "Input records a persistent query processed.", q, nil),
 		logged:    prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
 		late:      prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
+		skipped:   prometheus.NewDesc("sqlstream_query_skipped_records_total", "Records a stream–stream join skipped for a null key or value.", q, nil),
 		stream:    prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
 		open:      prometheus.NewDesc("sqlstream_task_open_windows", "Distinct windows a windowed task still accepts records for.", []string{"query", "task"}, nil),
 		queries:   prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
@@ -103,7 +105,7 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 
 // Describe implements prometheus.Collector.
 func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
 		ch <- d
 	}
 }
@@ -119,6 +121,7 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.processed, prometheus.CounterValue, float64(q.processed.Load()), q.id)
 		ch <- prometheus.MustNewConstMetric(m.logged, prometheus.CounterValue, float64(q.logged.Load()), q.id)
 		ch <- prometheus.MustNewConstMetric(m.late, prometheus.CounterValue, float64(q.late.Load()), q.id)
+		ch <- prometheus.MustNewConstMetric(m.skipped, prometheus.CounterValue, float64(q.skipped.Load()), q.id)
 		for task, t := range q.streamTimes.snapshot() {
 			ch <- prometheus.MustNewConstMetric(m.stream, prometheus.GaugeValue, float64(t), q.id, task)
 		}

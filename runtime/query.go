@@ -27,6 +27,7 @@ type query struct {
 	processed   atomic.Int64 // input records processed
 	logged      atomic.Int64 // processing-log entries
 	late        atomic.Int64 // records dropped for arriving after their window closed
+	skipped     atomic.Int64 // records skipped for a null key or value (stream–stream joins)
 	streamTimes streamTimes
 	txnEnds     latencies // how long ending each transaction took (exactly_once_v2)
 
@@ -52,7 +53,7 @@ func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physi
 // emitting through emit and writing changelogs to sink.
 func (q *query) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
 	return &taskEnvs{cfg: q.cfg, emit: emit, log: q.procLog(), db: q.eng.db, appID: q.appID, sink: sink,
-		times: &q.streamTimes}
+		times: &q.streamTimes, skipped: &q.skipped}
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.

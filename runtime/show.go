@@ -243,13 +243,14 @@ func windowName(k ast.WindowKind) string {
 // sourceStats summarizes the queries reading or writing a source: records
 // processed and processing-log entries.
 func (e *Engine) sourceStats(src *planner.Source) (string, string) {
-	var processed, failed, late int64
+	var processed, failed, late, skipped int64
 	var restores []string
 	for _, q := range e.queries {
 		if q.reads(src.Name) || (q.plan.Sink != nil && q.plan.Sink.Name == src.Name) {
 			processed += q.processed.Load()
 			failed += q.logged.Load()
 			late += q.late.Load()
+			skipped += q.skipped.Load()
 			if st := q.restoreStatus(); st != "" {
 				restores = append(restores, st)
 			}
@@ -261,7 +262,7 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 	if len(restores) > 0 {
 		stats += "\nstate:\n" + strings.Join(restores, "\n")
 	}
-	return stats, fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d", failed, late)
+	return stats, fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d dropped-records (null key or value): %d", failed, late, skipped)
 }
 
 func (e *Engine) explain(st *ast.Explain, s *session) (api.Entity, error) {

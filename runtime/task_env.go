@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"sync/atomic"
+
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
 )
@@ -21,6 +23,8 @@ type taskEnvs struct {
 	sink  changelogSink
 	// times, when set, receives each task's stream time and open windows.
 	times *streamTimes
+	// skipped, when set, counts the records tasks skip (TaskEnv.Skipped).
+	skipped *atomic.Int64
 	// transactional opens the stores for exactly_once_v2 (state.
 	// Transactional): their writes reach Pebble only when the runner
 	// commits them with its Kafka transaction.
@@ -34,7 +38,7 @@ type taskEnvs struct {
 // its stores (nil for a stateless task).
 func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores) {
 	env := &physical.TaskEnv{Partition: p, Emit: b.emit, Rows: b.rows, Log: b.log,
-		ThrowOnInvalidTimestamp: b.cfg.throwOnInvalid, IdleCloseMs: b.cfg.idleCloseMs}
+		ThrowOnInvalidTimestamp: b.cfg.throwOnInvalid, IdleCloseMs: b.cfg.idleCloseMs, Skipped: b.skipped}
 	if b.emit != nil {
 		env.LateTopic = b.cfg.lateTopic
 	}

@@ -24,14 +24,19 @@ type TestEngine struct {
 // before a query starts are seen and every update reaches the changelog
 // at once. A property the engine does not accept is an error naming it.
 // There is no wall clock here: window.close.idle.ms is parsed but windows
-// close only as stream time advances.
-func NewTestEngine(props map[string]string) (*TestEngine, error) {
+// close only as stream time advances. Options may name the service and
+// its queries (WithServiceID, WithQTTNaming); the others do not apply.
+func NewTestEngine(props map[string]string, opts ...Option) (*TestEngine, error) {
 	mem := newMemCluster()
 	all := map[string]string{PropOffsetReset: "earliest", PropCacheBytes: "0"}
 	for k, v := range props {
 		all[NormalizeProperty(k)] = v
 	}
-	o := options{serviceID: "default_", props: all, cluster: mem}
+	o := options{serviceID: "default_"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	o.props, o.cluster = all, mem
 	if err := o.validate(); err != nil {
 		return nil, err
 	}

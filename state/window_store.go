@@ -49,6 +49,7 @@ type WindowStore struct {
 	seq        uint32
 	expired    int64 // puts of windows starting before this are dropped
 	dropped    int64
+	maxStart   int64 // see MaxStart
 	scratch    []byte
 }
 
@@ -59,7 +60,7 @@ func (d *DB) WindowStore(id StoreID, opts ...StoreOption) (*WindowStore, error) 
 	if err != nil {
 		return nil, err
 	}
-	w := &WindowStore{s: s, duplicates: cfg.retainDuplicates}
+	w := &WindowStore{s: s, duplicates: cfg.retainDuplicates, maxStart: -1}
 	if w.duplicates {
 		if err := w.loadSeq(); err != nil {
 			return nil, errors.Join(err, s.Close())
@@ -69,15 +70,23 @@ func (d *DB) WindowStore(id StoreID, opts ...StoreOption) (*WindowStore, error) 
 }
 
 // loadSeq continues after the highest sequence number in the store, so
-// duplicates written after a restart do not overwrite older ones.
+// duplicates written after a restart do not overwrite older ones, and
+// finds the latest window start (MaxStart) in the same scan.
 func (w *WindowStore) loadSeq() error {
 	return w.s.Range(nil, nil, func(k, _ []byte) bool {
-		if _, _, seq, err := SplitWindowKey(k); err == nil {
+		if _, start, seq, err := SplitWindowKey(k); err == nil {
 			w.seq = max(w.seq, seq)
+			w.maxStart = max(w.maxStart, start)
 		}
 		return true
 	})
 }
+
+// MaxStart is the latest window start put, or (with RetainDuplicates)
+// found in the store when it was opened; -1 when none. A stream–stream
+// join store's own stream time (Kafka Streams' observedStreamTime, which
+// a restore rebuilds from the restored records too).
+func (w *WindowStore) MaxStart() int64 { return w.maxStart }
 
 // Get returns the value of key's window at windowStart, nil when absent
 // (without RetainDuplicates).
@@ -105,6 +114,7 @@ func (w *WindowStore) Put(key []byte, windowStart int64, value []byte) error {
 		w.dropped++
 		return nil
 	}
+	w.maxStart = max(w.maxStart, windowStart)
 	if !w.duplicates {
 		return w.s.Put(w.key(key, windowStart, 0), value)
 	}

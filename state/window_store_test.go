@@ -151,17 +151,25 @@ func TestWindowKeyRoundTrip(t *testing.T) {
 }
 
 // TestWindowDuplicatesSurviveRestart: sequence numbers continue after the
-// highest stored one, so a reopened store does not overwrite duplicates.
+// highest stored one, so a reopened store does not overwrite duplicates,
+// and the latest window start is found again.
 func TestWindowDuplicatesSurviveRestart(t *testing.T) {
 	db := memDB(t)
 	w, err := db.WindowStore(testID, RetainDuplicates())
 	must(t, err)
+	if w.MaxStart() != -1 {
+		t.Fatalf("empty store: MaxStart %d, want -1", w.MaxStart())
+	}
 	must(t, w.Put([]byte("k"), 10, []byte("first")))
 	must(t, w.Put([]byte("k"), 10, []byte("second")))
+	must(t, w.Put([]byte("j"), 7, []byte("older")))
 	must(t, w.Flush())
 	must(t, w.Close())
 	w, err = db.WindowStore(testID, RetainDuplicates())
 	must(t, err)
+	if w.MaxStart() != 10 {
+		t.Fatalf("reopened store: MaxStart %d, want 10", w.MaxStart())
+	}
 	must(t, w.Put([]byte("k"), 10, []byte("third")))
 	var got []string
 	must(t, w.Fetch([]byte("k"), 10, 10, func(_ int64, v []byte) bool {

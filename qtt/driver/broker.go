@@ -50,7 +50,8 @@ func newBroker(props map[string]string, over map[string]any, engProps map[string
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps), runtime.WithDataDir(dir),
-		runtime.WithCreateMissingTopics(), runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		runtime.WithCreateMissingTopics(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithServiceID(ServiceID), runtime.WithQTTNaming())
 	if err != nil {
 		b.Close()
 		os.RemoveAll(dir)

@@ -23,7 +23,7 @@ date dateadd datestring datesub decimal delimited drop_source earliest-offset-ud
 elt-field encode filter fk-n-way-join floating-point format-date format-time formats from-days
 from-unixtime geodistance histogram in initcap instr join-with-custom-timestamp json json_array_contains
 json_array_length json_concat json_items json_records kafka latest-offset-udaf least len
-like literals magic-timestamp-conversion map md5 more-complex-struct null operators
+like literals magic-timestamp-conversion map md5 more-complex-struct multi-joins null operators
 parse-date parse-time project-filter reduce-array regex replace serdes session-windows
 source-stream source-table split split-to-map standarddeviation stream-table-join string
 string-lpad-rpad stringtimestamp substring sum system-columns table table-table-join

@@ -27,6 +27,10 @@ type Driver struct {
 
 var _ qtt.Driver = (*Driver)(nil)
 
+// ServiceID is the ksql.service.id of ksqlDB's test runner, which the
+// internal topic names of its tests carry.
+const ServiceID = "some.ksql.service.id"
+
 // New is a qtt.NewDriver: each call makes an isolated engine.
 func New(props map[string]string) (qtt.Driver, error) {
 	engProps := map[string]string{}
@@ -46,7 +50,7 @@ func New(props map[string]string) (qtt.Driver, error) {
 		}
 		return d, createTopics(props["qtt.topics"], d.(*brokerDriver).createTopic)
 	}
-	eng, err := runtime.NewTestEngine(engProps)
+	eng, err := runtime.NewTestEngine(engProps, runtime.WithServiceID(ServiceID), runtime.WithQTTNaming())
 	if err != nil {
 		return nil, err
 	}

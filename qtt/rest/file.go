@@ -96,6 +96,7 @@ func expandRestTest(file string, t *restTest) []*restVariant {
 	}
 	var out []*restVariant
 	for _, v := range qtt.ExpandTest(file, &t.Test) {
+		addInferredTopics(v)
 		rv := &restVariant{Variant: v, Responses: t.Responses}
 		if t.InputConditions != nil {
 			rv.WaitForHeader = t.InputConditions.WaitForQueryHeader || t.InputConditions.WaitForActivePushQuery

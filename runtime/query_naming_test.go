@@ -1,0 +1,55 @@
+package runtime_test
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime"
+)
+
+// TestQTTNaming: with WithQTTNaming query ids count the queries from 0
+// and internal topics carry ksqlDB's `_confluent-ksql-` prefix; without
+// it ids end with the command's sequence number and no prefix is added.
+func TestQTTNaming(t *testing.T) {
+	const sql = `CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE STREAM big AS SELECT * FROM s WHERE v > 1;
+	CREATE TABLE n AS SELECT v, COUNT(*) AS c FROM s GROUP BY v;`
+	for _, c := range []struct {
+		opts           []runtime.Option
+		ids, changelog string
+	}{
+		{nil, "[CSAS_BIG_1 CTAS_N_2]", "default_query_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
+		{[]runtime.Option{runtime.WithServiceID("svc."), runtime.WithQTTNaming()}, "[CSAS_BIG_0 CTAS_N_1]",
+			"_confluent-ksql-svc.query_CTAS_N_1-Aggregate-Aggregate-Materialize-changelog"},
+	} {
+		eng, err := runtime.NewTestEngine(nil, c.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents, err := eng.ExecuteStatement(sql, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, e := range ents {
+			if cs, ok := e.(api.CommandStatusEntity); ok && cs.CommandStatus.QueryID != nil {
+				ids = append(ids, *cs.CommandStatus.QueryID)
+			}
+		}
+		if fmt.Sprint(ids) != c.ids {
+			t.Errorf("query ids %v, want %s", ids, c.ids)
+		}
+		var topics []string
+		for name := range eng.Topics() {
+			topics = append(topics, name)
+		}
+		sort.Strings(topics)
+		if !strings.Contains(strings.Join(topics, " "), c.changelog) {
+			t.Errorf("topics %v lack %s", topics, c.changelog)
+		}
+		eng.Close()
+	}
+}
