@@ -62,6 +62,11 @@ type JoinInput struct {
 	// left's primary key, the result's key).
 	ForeignKey     *expr.Compiled
 	ForeignKeyExpr ast.Expr
+	// Lookup, on the stream side of a join with a global table, computes
+	// the table's key from a stream row (KeyIndex is then the stream's
+	// key, the result's).
+	Lookup     *expr.Compiled
+	LookupExpr ast.Expr
 }
 
 // Nested reports whether the side is itself a join (the left input of
@@ -165,6 +170,9 @@ func (n *Join) String() string {
 	shape := n.Shape.String()
 	if n.Foreign() {
 		shape += " (foreign key)"
+	}
+	if n.Global() {
+		shape += " (global)"
 	}
 	return "Type: " + joinTypeNames[n.Type] + " | " + shape + " | On: " + ast.FormatExpr(n.On)
 }

@@ -122,6 +122,10 @@ func (p *Planner) checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, 
 		}
 		return sqlerr.New(sqlerr.Semantic, j.On.Position(), "Invalid join condition: %s. Got %s.", what, got)
 	}
+	if r.Source.Global {
+		r.KeyIndex = rk
+		return p.globalLookup(s, l, le)
+	}
 	lk, ok := s.keyColumn(le, l)
 	if !ok && shape == TableTable {
 		r.KeyIndex = rk

@@ -25,6 +25,9 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNestedGlobal(n); err != nil {
+		return nil, err
+	}
 	items, err := scope.rewriteItems(q.Items)
 	if err != nil {
 		return nil, err
@@ -39,6 +42,9 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (*Join, *joinScope, error) {
 	l, r, err := p.joinInputs(j, items, prefix)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkGlobalJoin(j, l, r); err != nil {
 		return nil, nil, err
 	}
 	shape, err := joinShape(j, l, r)
@@ -151,8 +157,8 @@ func (n *Join) keyCandidates() []string {
 		out = append(out, inner.keyCandidates()...)
 	}
 	sides := []*JoinInput{&n.Left, &n.Right}
-	if n.Foreign() {
-		sides = sides[:1] // the result is keyed by the left's primary key
+	if n.Foreign() || n.Global() {
+		sides = sides[:1] // the result is keyed by the left's (stream's) key
 	}
 	for _, in := range sides {
 		if k := in.keyName(); k != "" && !slices.Contains(out, k) {
@@ -197,7 +203,11 @@ func (n *Join) KeyMissingError(sink string) error {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).\n%s was added as a synthetic key column because the join criteria did not match any source column. This expression must be included in the projection and may be aliased.", sink, k, k, k)
 	}
 	var refs []string
-	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+	sides := []*JoinInput{&n.Left, &n.Right}
+	if n.Global() {
+		sides = sides[:1] // the result keeps the stream's key
+	}
+	for _, in := range sides {
 		if r := in.keyRef(); r != "" {
 			refs = append(refs, r)
 		}
@@ -336,7 +346,7 @@ func (n *Join) checkForeignKeys(cols []Projection) error {
 // KeyType is the type of the join key (both sides' join expressions have
 // it; a foreign-key join's is the left primary key).
 func (n *Join) KeyType() *types.Type {
-	if n.Foreign() {
+	if n.Foreign() || n.Global() {
 		return n.Left.Source.Schema.Columns[n.Left.KeyIndex].Type
 	}
 	if n.Right.Rekey != nil {

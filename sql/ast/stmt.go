@@ -91,8 +91,11 @@ type CreateSource struct {
 	OrReplace   bool
 	IfNotExists bool
 	Source      bool // CREATE SOURCE STREAM|TABLE: read-only
-	Name        string
-	Columns     []ColumnDef
+	// Global is CREATE GLOBAL TABLE: every task of a query joining it
+	// reads the whole topic (Kafka Streams' GlobalKTable).
+	Global  bool
+	Name    string
+	Columns []ColumnDef
 	Props       Properties
 }
 

@@ -1,0 +1,64 @@
+package planner
+
+import (
+	"slices"
+
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// Global reports whether the join's right side is a global table (CREATE
+// GLOBAL TABLE): Kafka Streams' KStream–GlobalKTable join. Every task
+// reads the whole table; the stream is neither re-keyed nor
+// co-partitioned, Left.Lookup computes the table key from a stream row,
+// and the result keeps the stream's key (Left.KeyIndex).
+func (n *Join) Global() bool { return n.Right.Source.Global }
+
+// checkGlobalJoin applies Kafka Streams' rules to a join with a global
+// table: only a stream joins one (KStream#join/leftJoin(GlobalKTable)),
+// INNER or LEFT, as the right side.
+func checkGlobalJoin(j *ast.Join, l, r JoinInput) error {
+	got := l.Alias + " " + joinTypeText[j.Type] + " " + r.Alias
+	switch {
+	case l.Source.Global:
+		return sqlerr.New(sqlerr.Semantic, j.P, "Global table %s can only be joined as the right side of a stream-table join. Got %s.", l.Source.Name, got)
+	case !r.Source.Global:
+		return nil
+	case l.Source.Kind == ast.Table:
+		return sqlerr.New(sqlerr.Semantic, j.P, "Invalid join: table-table joins with global table %s are not supported; only a stream can join a global table. Got %s.", r.Source.Name, got)
+	case j.Type == ast.RightJoin || j.Type == ast.FullJoin:
+		return sqlerr.New(sqlerr.Semantic, j.P, "Invalid join type: %s is not supported with global table %s; only [INNER] JOIN and LEFT [OUTER] JOIN. Got %s.", joinTypeText[j.Type], r.Source.Name, got)
+	case l.Nested():
+		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins with global table %s are not supported as part of n-way joins yet. Got %s.", r.Source.Name, got)
+	case l.Source.Schema.NumKeys() == 0:
+		return sqlerr.New(sqlerr.Unsupported, j.P, "Stream %s has no key column: a join with global table %s keeps the stream's key, so the stream must have one.", l.Source.Name, r.Source.Name)
+	}
+	return nil
+}
+
+// checkNestedGlobal rejects a global join as the nested step of an n-way
+// join (its result would have to continue the stream's segment).
+func checkNestedGlobal(n *Join) error {
+	inner, ok := n.Left.Node.(*Join)
+	if !ok {
+		return nil
+	}
+	if inner.Global() {
+		return sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "Joins with global table %s are not supported as part of n-way joins yet.", inner.Right.Source.Name)
+	}
+	return checkNestedGlobal(inner)
+}
+
+// globalLookup makes the stream side of a global join: it keeps its key
+// (the result's) and le, any expression of its columns, is compiled to
+// compute the global table's key from a stream row.
+func (p *Planner) globalLookup(s *joinScope, l *JoinInput, le ast.Expr) error {
+	l.KeyIndex = slices.IndexFunc(l.Source.Schema.Columns, func(c types.Column) bool { return c.NS == types.KeyNS })
+	c, e, err := p.compileSide(s, l, le)
+	if err != nil {
+		return err
+	}
+	l.Lookup, l.LookupExpr = c, e
+	return nil
+}
