@@ -96,7 +96,7 @@ type CreateSource struct {
 	Global  bool
 	Name    string
 	Columns []ColumnDef
-	Props       Properties
+	Props   Properties
 }
 
 // CreateAsSelect is CREATE [OR REPLACE] STREAM|TABLE [IF NOT EXISTS] name
