@@ -29,6 +29,9 @@ type query struct {
 	late        atomic.Int64 // records dropped for arriving after their window closed
 	streamTimes streamTimes
 	txnEnds     latencies // how long ending each transaction took (exactly_once_v2)
+	// globals are the global-table stores of the current run, filled
+	// before its runner starts (nil: the query joins no global table).
+	globals *globalStores
 
 	mu       sync.Mutex
 	state    QueryState
@@ -52,7 +55,7 @@ func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physi
 // emitting through emit and writing changelogs to sink.
 func (q *query) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
 	return &taskEnvs{cfg: q.cfg, emit: emit, log: q.procLog(), db: q.eng.db, appID: q.appID, sink: sink,
-		times: &q.streamTimes}
+		times: &q.streamTimes, globals: q.globals}
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.
@@ -122,13 +125,20 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 
 // start runs the query on the cluster.
 func (q *query) start() error {
-	r, err := q.eng.cluster.start(q)
+	g, err := q.eng.startGlobals(q.topo, q.appID, q.procLog(), q.fail)
 	if err != nil {
 		q.fail(err)
 		return err
 	}
+	q.globals = g
+	r, err := q.eng.cluster.start(q)
+	if err != nil {
+		g.close()
+		q.fail(err)
+		return err
+	}
 	q.mu.Lock()
-	q.runner = r
+	q.runner = withGlobals(r, g)
 	q.mu.Unlock()
 	return nil
 }
