@@ -102,6 +102,8 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	}
 	var r runner
 	switch {
+	case plan.Kind == planner.Pull && plan.Sources[0].Global:
+		r, err = e.startGlobalPull(t, plan.Sources[0])
 	case plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table:
 		r, err = e.startTablePull(t, plan, st.P)
 	case plan.Kind == planner.Pull:
