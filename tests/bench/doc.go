@@ -18,6 +18,10 @@
 //	                        peak RSS, restore rate from changelogs
 //	BenchmarkTumblingCount  CTAS … WINDOW TUMBLING (SIZE 60        issue 5
 //	                        SECONDS) COUNT(*) on event time
+//	BenchmarkGlobalTableJoin  LEFT JOIN of the page views with     issue 10
+//	                        100k users: a GLOBAL table against the
+//	                        co-partitioned stream–table join (both
+//	                        engine figures, no hand loop)
 //
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.
