@@ -15,7 +15,7 @@ import (
 func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (runner, error) {
 	spec := physical.GlobalSpecOf(src, physical.Options{AppID: t.appID, ParseTimestamp: e.parseTimestamp})
 	g := &globalStores{stores: map[string]*globalStore{}}
-	if err := g.start(e, spec, t.appID, e.procLog, t.finish); err != nil {
+	if err := g.start(e, spec, t.appID, t.cfg.cacheBytes, e.procLog, t.finish); err != nil {
 		g.close()
 		return nil, err
 	}

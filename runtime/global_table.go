@@ -23,13 +23,15 @@ type globalStores struct {
 // startGlobals fills the topology's global stores and starts following
 // their topics; onErr gets a fault of a follower (the store could not be
 // written, the topic could not be read) after the start.
-func (e *Engine) startGlobals(topo *physical.Topology, appID string, log physical.ProcessingLog, onErr func(error)) (*globalStores, error) {
+// Each store caches cache bytes (the query's
+// ksql.streams.cache.max.bytes.buffering, as a task's store does).
+func (e *Engine) startGlobals(topo *physical.Topology, appID string, cache int64, log physical.ProcessingLog, onErr func(error)) (*globalStores, error) {
 	if len(topo.Globals) == 0 {
 		return nil, nil
 	}
 	g := &globalStores{stores: map[string]*globalStore{}}
 	for _, spec := range topo.Globals {
-		if err := g.start(e, spec, appID, log, onErr); err != nil {
+		if err := g.start(e, spec, appID, cache, log, onErr); err != nil {
 			g.close()
 			return nil, fmt.Errorf("global store %s: %w", spec.Name, err)
 		}
@@ -37,12 +39,12 @@ func (e *Engine) startGlobals(topo *physical.Topology, appID string, log physica
 	return g, nil
 }
 
-func (g *globalStores) start(e *Engine, spec physical.GlobalStoreSpec, appID string, log physical.ProcessingLog, onErr func(error)) error {
+func (g *globalStores) start(e *Engine, spec physical.GlobalStoreSpec, appID string, cache int64, log physical.ProcessingLog, onErr func(error)) error {
 	id := state.StoreID{App: appID, Name: spec.Name}
 	if err := e.db.Wipe(id); err != nil {
 		return err
 	}
-	s, err := e.db.Store(id)
+	s, err := e.db.Store(id, state.WithCache(cache))
 	if err != nil {
 		return err
 	}

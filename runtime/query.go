@@ -125,7 +125,7 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 
 // start runs the query on the cluster.
 func (q *query) start() error {
-	g, err := q.eng.startGlobals(q.topo, q.appID, q.procLog(), q.fail)
+	g, err := q.eng.startGlobals(q.topo, q.appID, q.cfg.cacheBytes, q.procLog(), q.globalFailed)
 	if err != nil {
 		q.fail(err)
 		return err
@@ -141,6 +141,15 @@ func (q *query) start() error {
 	q.runner = withGlobals(r, g)
 	q.mu.Unlock()
 	return nil
+}
+
+// globalFailed puts the query in ERROR when a global table's follower
+// fails after the start, and stops its runner (from another goroutine:
+// stopping waits for the follower): it does not keep joining with a
+// table that no longer follows its topic.
+func (q *query) globalFailed(err error) {
+	q.fail(err)
+	go q.stop()
 }
 
 // stop stops the query's runner without terminating it (server shutdown).
