@@ -75,6 +75,14 @@ func (b *builder) startGlobalJoin(n *planner.Join) {
 	g := GlobalStoreSpec{Name: globalStoreName(n), Topic: n.Right.Source.Topic, Source: n.Right.Source,
 		parse: b.timestampParser(n.Right.Source)}
 	b.topo.Globals = append(b.topo.Globals, g)
+	if inner, ok := n.Left.Node.(*planner.Join); ok {
+		// a star join: the earlier steps' rows, in their own segment,
+		// each look up the global table in one more step
+		b.startJoin(inner)
+		b.addStep(step{desc: NodeDesc{Name: n.Prefix + "Join", Stores: []string{g.Name}},
+			make: func(env *TaskEnv, next Processor) (Processor, error) { return newGlobalJoin(env, n, g, next) }})
+		return
+	}
 	seg := &segment{topics: []string{n.Left.Source.Topic}}
 	b.cur = seg
 	src := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: n.Left.Source.Topic}
@@ -82,18 +90,26 @@ func (b *builder) startGlobalJoin(n *planner.Join) {
 	src.Next = []string{join.Name}
 	seg.joinDescs = []*NodeDesc{src, join}
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		s, err := env.global(g.Name)
+		op, err := newGlobalJoin(env, n, g, next)
 		if err != nil {
 			return nil, err
 		}
-		table, err := newSideStore(s, n.Right.Source.Schema)
-		if err != nil {
-			return nil, err
-		}
-		op := &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next}
 		head := &joinHead{byTopic: map[string]rawProcessor{}}
 		return head, b.addSourceOp(env, head, n.Left.Source, op)
 	}
+}
+
+// newGlobalJoin makes a task's join operator over the query's store g.
+func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Processor) (*globalJoin, error) {
+	s, err := env.global(g.Name)
+	if err != nil {
+		return nil, err
+	}
+	table, err := newSideStore(s, n.Right.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	return &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next}, nil
 }
 
 // globalJoin is a stream's join with a global table (Kafka Streams'

@@ -29,25 +29,36 @@ func checkGlobalJoin(j *ast.Join, l, r JoinInput) error {
 		return sqlerr.New(sqlerr.Semantic, j.P, "Invalid join: table-table joins with global table %s are not supported; only a stream can join a global table. Got %s.", r.Source.Name, got)
 	case j.Type == ast.RightJoin || j.Type == ast.FullJoin:
 		return sqlerr.New(sqlerr.Semantic, j.P, "Invalid join type: %s is not supported with global table %s; only [INNER] JOIN and LEFT [OUTER] JOIN. Got %s.", joinTypeText[j.Type], r.Source.Name, got)
-	case l.Nested():
-		return sqlerr.New(sqlerr.Unsupported, j.P, "Joins with global table %s are not supported as part of n-way joins yet. Got %s.", r.Source.Name, got)
 	case l.Source.Schema.NumKeys() == 0:
 		return sqlerr.New(sqlerr.Unsupported, j.P, "Stream %s has no key column: a join with global table %s keeps the stream's key, so the stream must have one.", l.Source.Name, r.Source.Name)
 	}
 	return nil
 }
 
-// checkNestedGlobal rejects a global join as the nested step of an n-way
-// join (its result would have to continue the stream's segment).
+// checkNestedGlobal requires the global steps of an n-way join to come
+// last (a star join: FROM s JOIN t ON … JOIN g1 ON … JOIN g2 ON …): each
+// is one more lookup of the rows so far, which a later step joined on a
+// key could not continue.
 func checkNestedGlobal(n *Join) error {
 	inner, ok := n.Left.Node.(*Join)
 	if !ok {
 		return nil
 	}
-	if inner.Global() {
-		return sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "Joins with global table %s are not supported as part of n-way joins yet.", inner.Right.Source.Name)
+	if g := inner.global(); g != nil && !n.Global() {
+		return sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "Invalid n-way join: joins with global table %s must come after the joins with other sources.", g.Name)
 	}
 	return checkNestedGlobal(inner)
+}
+
+// global is the first global table of the join tree's steps (nil: none).
+func (n *Join) global() *Source {
+	if n.Global() {
+		return n.Right.Source
+	}
+	if inner, ok := n.Left.Node.(*Join); ok {
+		return inner.global()
+	}
+	return nil
 }
 
 // globalLookup makes the stream side of a global join: it keeps its key
