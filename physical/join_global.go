@@ -136,7 +136,11 @@ func (op *globalJoin) Process(row *types.Row) error {
 	if right == nil && !op.left {
 		return nil
 	}
-	out := &types.Row{Values: op.join(row.Values[op.n.Left.KeyIndex], withTime(row.Values, row.Time), right), Time: row.Time,
+	var key any // a keyless stream's result has no key
+	if op.n.Left.KeyIndex >= 0 {
+		key = row.Values[op.n.Left.KeyIndex]
+	}
+	out := &types.Row{Values: op.join(key, withTime(row.Values, row.Time), right), Time: row.Time,
 		Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey}
 	return op.next.Process(out)
 }

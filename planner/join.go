@@ -86,6 +86,9 @@ func (in *JoinInput) keyName() string {
 		}
 		return qualified(in.Alias, col)
 	}
+	if in.Rekey == nil && in.KeyIndex < 0 {
+		return "" // a keyless stream joined with a global table
+	}
 	if in.Rekey == nil {
 		return q(in.Source.Schema.Columns[in.KeyIndex].Name)
 	}
@@ -99,6 +102,9 @@ func (in *JoinInput) keyName() string {
 func (in *JoinInput) keyRef() string {
 	if inner, ok := in.Node.(*Join); ok {
 		return inner.sourceRef(in.keyName())
+	}
+	if in.Rekey == nil && in.KeyIndex < 0 {
+		return ""
 	}
 	if in.Rekey == nil {
 		return in.Alias + "." + in.Source.Schema.Columns[in.KeyIndex].Name

@@ -161,7 +161,7 @@ func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Exp
 // rekey compiles the stream side's join expression when it is not the
 // side's key: the side is re-keyed through a repartition topic.
 func (p *Planner) rekey(s *joinScope, l *JoinInput, le ast.Expr) error {
-	if l.KeyIndex >= 0 {
+	if l.KeyIndex >= 0 || l.Lookup != nil {
 		return nil
 	}
 	c, e, err := p.compileSide(s, l, le)

@@ -29,8 +29,6 @@ func checkGlobalJoin(j *ast.Join, l, r JoinInput) error {
 		return sqlerr.New(sqlerr.Semantic, j.P, "Invalid join: table-table joins with global table %s are not supported; only a stream can join a global table. Got %s.", r.Source.Name, got)
 	case j.Type == ast.RightJoin || j.Type == ast.FullJoin:
 		return sqlerr.New(sqlerr.Semantic, j.P, "Invalid join type: %s is not supported with global table %s; only [INNER] JOIN and LEFT [OUTER] JOIN. Got %s.", joinTypeText[j.Type], r.Source.Name, got)
-	case l.Source.Schema.NumKeys() == 0:
-		return sqlerr.New(sqlerr.Unsupported, j.P, "Stream %s has no key column: a join with global table %s keeps the stream's key, so the stream must have one.", l.Source.Name, r.Source.Name)
 	}
 	return nil
 }
@@ -61,9 +59,15 @@ func (n *Join) global() *Source {
 	return nil
 }
 
+// Keyless reports whether the join has no key column: a global join of a
+// keyless stream, whose result is keyless too (it keeps the stream's
+// key, none).
+func (n *Join) Keyless() bool { return n.Global() && n.Left.KeyIndex < 0 }
+
 // globalLookup makes the stream side of a global join: it keeps its key
-// (the result's) and le, any expression of its columns, is compiled to
-// compute the global table's key from a stream row.
+// (the result's; KeyIndex -1 for a keyless stream) and le, any
+// expression of its columns, is compiled to compute the global table's
+// key from a stream row.
 func (p *Planner) globalLookup(s *joinScope, l *JoinInput, le ast.Expr) error {
 	l.KeyIndex = slices.IndexFunc(l.Source.Schema.Columns, func(c types.Column) bool { return c.NS == types.KeyNS })
 	c, e, err := p.compileSide(s, l, le)

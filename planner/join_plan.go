@@ -192,6 +192,9 @@ func flatten(e ast.Expr) ast.Expr {
 
 // Synthetic reports whether the join's key is synthesised (ROWKEY).
 func (n *Join) Synthetic() bool {
+	if n.Keyless() {
+		return false
+	}
 	return !slices.Contains(n.keyCandidates(), n.schema.Columns[0].Name)
 }
 
@@ -239,9 +242,12 @@ func syntheticKey(n *Join) string {
 // layout builds the output schema: the key, then each side's columns
 // qualified (the key column itself only once).
 func (n *Join) layout(key string) {
-	kt := n.KeyType()
-	n.schema = &types.Schema{Columns: []types.Column{{Name: key, Type: kt, NS: types.KeyNS}}}
-	n.Columns = []JoinColumn{{Side: JoinKey}}
+	n.schema = &types.Schema{}
+	n.Columns = nil
+	if !n.Keyless() {
+		n.schema.Columns = []types.Column{{Name: key, Type: n.KeyType(), NS: types.KeyNS}}
+		n.Columns = []JoinColumn{{Side: JoinKey}}
+	}
 	n.hidden = map[string]bool{}
 	n.layoutForeignKeys()
 	for _, side := range []struct {
@@ -310,6 +316,9 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 	}
 	if plan.Join.Foreign() {
 		return plan.Join.checkForeignKeys(plan.project().Columns)
+	}
+	if plan.Join.Keyless() {
+		return nil // a keyless stream's global join: the result has no key
 	}
 	for _, c := range plan.project().Columns {
 		if c.Key {
