@@ -14,6 +14,9 @@ type SourceInfo struct {
 	KeyFormat   string `json:"keyFormat"`
 	ValueFormat string `json:"valueFormat"`
 	IsWindowed  bool   `json:"isWindowed"`
+	// IsGlobal is set for a GLOBAL table (sqlstream's; absent otherwise,
+	// so the entity is ksqlDB's for every other source).
+	IsGlobal bool `json:"isGlobal,omitempty"`
 }
 
 // StreamsList ("streams") is the result of SHOW STREAMS.
@@ -112,8 +115,10 @@ type SourceDescription struct {
 	ReadQueries  []RunningQuery `json:"readQueries"`
 	WriteQueries []RunningQuery `json:"writeQueries"`
 	Fields       []FieldInfo    `json:"fields"`
-	Type         string         `json:"type"`      // STREAM or TABLE
-	Timestamp    string         `json:"timestamp"` // TIMESTAMP column name or ""
+	Type         string         `json:"type"` // STREAM or TABLE
+	// IsGlobal is set for a GLOBAL table (absent otherwise, as in SourceInfo).
+	IsGlobal  bool   `json:"isGlobal,omitempty"`
+	Timestamp string `json:"timestamp"` // TIMESTAMP column name or ""
 	// Statistics and ErrorStats are free text (ksqlDB prefixes a
 	// deprecation note when non-empty; the engine supplies the full text).
 	Statistics    string          `json:"statistics"`

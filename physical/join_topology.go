@@ -27,6 +27,10 @@ func (b *builder) startJoin(n *planner.Join) {
 		b.startForeignJoin(n)
 		return
 	}
+	if n.Global() {
+		b.startGlobalJoin(n)
+		return
+	}
 	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
 	if n.Left.Rekeyed() {
 		t.left = b.rekeySide(n, planner.JoinLeft)

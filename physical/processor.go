@@ -45,6 +45,8 @@ type TaskEnv struct {
 	Rows RowSink
 	// Stores opens the task's state stores (nil for stateless tasks).
 	Stores StoreProvider
+	// Globals gives the query's global stores (joins with a GLOBAL table).
+	Globals GlobalStores
 	// LateTopic receives records dropped for arriving after their window
 	// closed (the query's late.records.topic; "" for none).
 	LateTopic string

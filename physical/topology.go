@@ -19,6 +19,9 @@ type Topology struct {
 	// Internal are the repartition and changelog topics the runtime must
 	// create (with the partition count of the query's source topic).
 	Internal []InternalTopic
+	// Globals are the global tables' stores the runtime fills for the
+	// query's tasks (a join with a GLOBAL table).
+	Globals []GlobalStoreSpec
 }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
@@ -345,6 +348,7 @@ func (t *Topology) Describe() string {
 		}
 		b.WriteString("\n")
 	}
+	t.describeGlobals(&b)
 	t.describeInternal(&b)
 	return b.String()
 }

@@ -27,6 +27,9 @@ type Source struct {
 	HistoryRetention int64
 	// ReadOnly is set for CREATE SOURCE STREAM|TABLE.
 	ReadOnly bool
+	// Global is set for CREATE GLOBAL TABLE: a join reads its whole topic
+	// into one store per query (Kafka Streams' GlobalKTable).
+	Global bool
 	// SQL is the statement that created the source.
 	SQL string
 }

@@ -44,7 +44,7 @@ func (p *Planner) CreateSource(s *ast.CreateSource) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{Name: s.Name, Kind: s.Kind, Schema: schema, ReadOnly: s.Source, SQL: s.Text()}
+	src := &Source{Name: s.Name, Kind: s.Kind, Schema: schema, ReadOnly: s.Source, Global: s.Global, SQL: s.Text()}
 	topic, pos, ok := w.str("KAFKA_TOPIC")
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "Missing required property \"KAFKA_TOPIC\" which has no default value")

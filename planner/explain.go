@@ -59,6 +59,9 @@ func nodeKind(n Node) string {
 func nodeDetail(n Node) string {
 	switch n := n.(type) {
 	case *Scan:
+		if n.Source.Global {
+			return "Topic: " + n.Source.Topic + " | Global (every task reads all partitions)"
+		}
 		return "Topic: " + n.Source.Topic
 	case *Filter:
 		return "Condition: " + ast.FormatExpr(n.Cond)

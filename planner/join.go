@@ -68,6 +68,11 @@ type JoinInput struct {
 	// not the left's, sends the table through a repartition topic in the
 	// left's key format (alignKeyFormats).
 	Reformat bool
+	// Lookup, on the stream side of a join with a global table, computes
+	// the table's key from a stream row (Keys is then the stream's
+	// key, the result's; none for a keyless stream).
+	Lookup     *expr.Compiled
+	LookupExpr ast.Expr
 }
 
 // KeyIndex is the index of the side's first join column (-1: re-keyed).
@@ -109,6 +114,9 @@ func (in *JoinInput) keyNameAt(i int) string {
 		}
 		return qualified(in.Alias, col)
 	}
+	if !in.Rekeyed() && len(in.Keys) == 0 {
+		return "" // a keyless stream joined with a global table
+	}
 	if !in.Rekeyed() {
 		return q(in.Source.Schema.Columns[in.Keys[i]].Name)
 	}
@@ -122,6 +130,9 @@ func (in *JoinInput) keyNameAt(i int) string {
 func (in *JoinInput) keyRef() string {
 	if inner, ok := in.Node.(*Join); ok {
 		return inner.sourceRef(in.keyName())
+	}
+	if !in.Rekeyed() && len(in.Keys) == 0 {
+		return ""
 	}
 	if !in.Rekeyed() {
 		return in.Alias + "." + in.Source.Schema.Columns[in.KeyIndex()].Name
@@ -203,6 +214,9 @@ func (n *Join) String() string {
 	shape := n.Shape.String()
 	if n.Foreign() {
 		shape += " (foreign key)"
+	}
+	if n.Global() {
+		shape += " (global)"
 	}
 	s := "Type: " + joinTypeNames[n.Type] + " | " + shape + " | On: " + ast.FormatExpr(n.On)
 	if n.AsOf != nil {

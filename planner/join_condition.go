@@ -136,6 +136,10 @@ func (p *Planner) checkJoinKeys(j *ast.Join, shape JoinShape, s *joinScope, le, 
 		}
 		return sqlerr.New(sqlerr.Semantic, j.On.Position(), "Invalid join condition: %s. Got %s.", what, got)
 	}
+	if r.Source.Global {
+		r.Keys = []int{rk}
+		return p.globalLookup(s, l, le)
+	}
 	lk, ok := s.keyColumn(le, l)
 	if !ok && shape == TableTable {
 		r.Keys = []int{rk}
@@ -171,7 +175,7 @@ func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Exp
 // rekey compiles the stream side's join expression when it is not the
 // side's key: the side is re-keyed through a repartition topic.
 func (p *Planner) rekey(s *joinScope, l *JoinInput, le ast.Expr) error {
-	if len(l.Keys) > 0 {
+	if len(l.Keys) > 0 || l.Lookup != nil {
 		return nil
 	}
 	c, e, err := p.compileSide(s, l, le)

@@ -25,6 +25,9 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNestedGlobal(n); err != nil {
+		return nil, err
+	}
 	items, err := scope.rewriteItems(q.Items)
 	if err != nil {
 		return nil, err
@@ -45,6 +48,9 @@ func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (
 		return nil, nil, err
 	}
 	if err := checkAsOfSources(j, l, r, prefix); err != nil {
+		return nil, nil, err
+	}
+	if err := checkGlobalJoin(j, l, r); err != nil {
 		return nil, nil, err
 	}
 	shape, err := joinShape(j, l, r)
@@ -167,8 +173,8 @@ func (n *Join) keyCandidates() []string {
 		out = append(out, inner.keyCandidates()...)
 	}
 	sides := []*JoinInput{&n.Left, &n.Right}
-	if n.Foreign() {
-		sides = sides[:1] // the result is keyed by the left's primary key
+	if n.Foreign() || n.Global() {
+		sides = sides[:1] // the result is keyed by the left's (stream's) key
 	}
 	for _, in := range sides {
 		if k := in.keyName(); k != "" && !slices.Contains(out, k) {
@@ -202,6 +208,9 @@ func flatten(e ast.Expr) ast.Expr {
 
 // Synthetic reports whether the join's key is synthesised (ROWKEY).
 func (n *Join) Synthetic() bool {
+	if n.Keyless() {
+		return false
+	}
 	return !slices.Contains(n.keyCandidates(), n.schema.Columns[0].Name)
 }
 
@@ -213,7 +222,11 @@ func (n *Join) KeyMissingError(sink string) error {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the join expression %s in its projection (eg, SELECT %s...).\n%s was added as a synthetic key column because the join criteria did not match any source column. This expression must be included in the projection and may be aliased.", sink, k, k, k)
 	}
 	var refs []string
-	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+	sides := []*JoinInput{&n.Left, &n.Right}
+	if n.Global() {
+		sides = sides[:1] // the result keeps the stream's key
+	}
+	for _, in := range sides {
 		if r := in.keyRef(); r != "" {
 			refs = append(refs, r)
 		}
@@ -344,6 +357,9 @@ func checkPersistentJoin(plan *Plan, sink string) error {
 	if plan.Join.Foreign() {
 		return plan.Join.checkForeignKeys(plan.project().Columns)
 	}
+	if plan.Join.Keyless() {
+		return nil // a keyless stream's global join: the result has no key
+	}
 	if err := plan.Join.checkCompositeKey(plan.project().Columns, sink); err != nil {
 		return err
 	}
@@ -384,7 +400,10 @@ func (n *Join) checkForeignKeys(cols []Projection) error {
 // (both sides' join expressions have them; a foreign-key join's is the
 // left primary key).
 func (n *Join) KeyTypes() []*types.Type {
-	if n.Foreign() {
+	if n.Global() && n.Keyless() {
+		return nil
+	}
+	if n.Foreign() || n.Global() {
 		return []*types.Type{n.Left.Source.Schema.Columns[n.Left.KeyIndex()].Type}
 	}
 	out := make([]*types.Type, len(n.Equalities))
@@ -401,8 +420,8 @@ func (n *Join) KeyTypes() []*types.Type {
 // KeyWidth is the number of the join key's columns (several for ON
 // a.x = b.x AND a.y = b.y).
 func (n *Join) KeyWidth() int {
-	if n.Foreign() {
-		return 1
+	if n.Foreign() || n.Global() {
+		return len(n.KeyTypes())
 	}
 	return len(n.Equalities)
 }

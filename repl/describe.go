@@ -14,6 +14,9 @@ import (
 func (c *console) printSourceDescription(d api.SourceDescription) {
 	isTable := strings.EqualFold(d.Type, api.SourceTable)
 	c.kv("Name", d.Name)
+	if d.IsGlobal {
+		c.kv("Global", "true (every query joining it reads the whole topic)")
+	}
 	if !d.Extended {
 		c.printSchema(d.WindowType, d.Fields, isTable)
 		c.println("For runtime statistics and query details run: DESCRIBE <Stream,Table> EXTENDED;")

@@ -3,6 +3,7 @@ package repl
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,8 +98,16 @@ func sourcesTable(nameHeading string, sources []api.SourceInfo) *table {
 	sorted := append([]api.SourceInfo(nil), sources...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	t := &table{headers: []string{nameHeading, "Kafka Topic", "Key Format", "Value Format", "Windowed"}}
+	global := slices.ContainsFunc(sorted, func(s api.SourceInfo) bool { return s.IsGlobal })
+	if global {
+		t.headers = append(t.headers, "Global") // only when a GLOBAL table is listed
+	}
 	for _, s := range sorted {
-		t.add(s.Name, s.Topic, s.KeyFormat, s.ValueFormat, strconv.FormatBool(s.IsWindowed))
+		cells := []string{s.Name, s.Topic, s.KeyFormat, s.ValueFormat, strconv.FormatBool(s.IsWindowed)}
+		if global {
+			cells = append(cells, strconv.FormatBool(s.IsGlobal))
+		}
+		t.add(cells...)
 	}
 	return t
 }

@@ -26,6 +26,10 @@ type cluster interface {
 	// command topic: fn is called per record until it returns false or
 	// ctx ends; untilEnd stops at the end offsets seen at the start.
 	read(ctx context.Context, topic string, fromBeginning, untilEnd bool, fn func(*physical.InRecord) bool) error
+	// follow loads every record of every partition of topic (a global
+	// table's) into load, returning once it is caught up with the end
+	// offsets at the call, and keeps loading later records until stop.
+	follow(topic string, load func(*physical.InRecord) error, onErr func(error)) (stop func(), err error)
 	close()
 }
 

@@ -30,8 +30,8 @@ func (e *Engine) checkJoinStep(ctx context.Context, n *planner.Join, pos ast.Pos
 			return err
 		}
 	}
-	if n.Foreign() {
-		return nil // a foreign-key join re-partitions through its own topics
+	if n.Foreign() || n.Global() {
+		return nil // a foreign-key join re-partitions through its own topics; a global table is read whole by every task
 	}
 	l, r := n.Sources()[0], n.Right.Source
 	ln, err := e.sourcePartitions(ctx, l)

@@ -58,6 +58,8 @@ type memSub struct {
 	closed bool
 	// backlog are the records to replay after subscribing.
 	backlog []physical.InRecord
+	// global, when set, is a global table's loader (follow), not tasks.
+	global func(*physical.InRecord) error
 }
 
 func newMemCluster() *memCluster { return &memCluster{topics: map[string]*memTopic{}} }
@@ -195,6 +197,12 @@ func (m *memCluster) subsFor(topic string) []*memSub {
 }
 
 func (s *memSub) deliver(in *physical.InRecord) {
+	if s.global != nil {
+		if err := s.global(in); err != nil {
+			s.onErr(err)
+		}
+		return
+	}
 	t := s.tasks[in.Partition]
 	if t == nil {
 		var err error
@@ -247,6 +255,9 @@ func (m *memCluster) replay(subs []*memSub) {
 		backlog := s.backlog
 		s.backlog = nil
 		for i := range backlog {
+			if m.closed(s) {
+				break // a push query that reached its LIMIT on another task
+			}
 			s.deliver(&backlog[i])
 		}
 	}
@@ -258,6 +269,12 @@ func (m *memCluster) replay(subs []*memSub) {
 	m.busy = true
 	m.mu.Unlock()
 	m.drain()
+}
+
+func (m *memCluster) closed(s *memSub) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return s.closed
 }
 
 func (m *memCluster) unsubscribe(s *memSub) {

@@ -30,6 +30,9 @@ type query struct {
 	skipped     atomic.Int64 // records skipped for a null key or value (stream–stream joins)
 	streamTimes streamTimes
 	txnEnds     latencies // how long ending each transaction took (exactly_once_v2)
+	// globals are the global-table stores of the current run, filled
+	// before its runner starts (nil: the query joins no global table).
+	globals *globalStores
 
 	mu       sync.Mutex
 	state    QueryState
@@ -53,7 +56,7 @@ func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physi
 // emitting through emit and writing changelogs to sink.
 func (q *query) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
 	return &taskEnvs{cfg: q.cfg, emit: emit, log: q.procLog(), db: q.eng.db, appID: q.appID, sink: sink,
-		times: &q.streamTimes, skipped: &q.skipped}
+		times: &q.streamTimes, skipped: &q.skipped, globals: q.globals}
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.
@@ -123,15 +126,31 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 
 // start runs the query on the cluster.
 func (q *query) start() error {
-	r, err := q.eng.cluster.start(q)
+	g, err := q.eng.startGlobals(q.topo, q.appID, q.cfg.cacheBytes, q.procLog(), q.globalFailed)
 	if err != nil {
 		q.fail(err)
 		return err
 	}
+	q.globals = g
+	r, err := q.eng.cluster.start(q)
+	if err != nil {
+		g.close()
+		q.fail(err)
+		return err
+	}
 	q.mu.Lock()
-	q.runner = r
+	q.runner = withGlobals(r, g)
 	q.mu.Unlock()
 	return nil
+}
+
+// globalFailed puts the query in ERROR when a global table's follower
+// fails after the start, and stops its runner (from another goroutine:
+// stopping waits for the follower): it does not keep joining with a
+// table that no longer follows its topic.
+func (q *query) globalFailed(err error) {
+	q.fail(err)
+	go q.stop()
 }
 
 // stop stops the query's runner without terminating it (server shutdown).

@@ -102,12 +102,14 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	}
 	var r runner
 	switch {
+	case plan.Kind == planner.Pull && plan.Sources[0].Global:
+		r, err = e.startGlobalPull(t, plan.Sources[0])
 	case plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table:
 		r, err = e.startTablePull(t, plan, st.P)
 	case plan.Kind == planner.Pull:
 		r, err = e.startStreamScan(t)
 	default:
-		r, err = e.cluster.startTransient(t)
+		r, err = e.startPush(t)
 	}
 	if err != nil {
 		e.forgetTransient(id)
@@ -117,6 +119,21 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	t.runner = r
 	t.mu.Unlock()
 	return t, nil
+}
+
+// startPush runs a push query, its global tables' stores filled first.
+func (e *Engine) startPush(t *transient) (runner, error) {
+	g, err := e.startGlobals(t.topo, t.appID, t.cfg.cacheBytes, e.procLog, t.finish)
+	if err != nil {
+		return nil, err
+	}
+	t.globals = g
+	r, err := e.cluster.startTransient(t)
+	if err != nil {
+		g.close()
+		return nil, err
+	}
+	return withGlobals(r, g), nil
 }
 
 // startStreamScan runs a pull query over a stream: the topic is read from

@@ -63,7 +63,7 @@ func (e *Engine) showSources(st *ast.Show) api.Entity {
 
 func sourceInfo(src *planner.Source) api.SourceInfo {
 	return api.SourceInfo{Type: src.Kind.String(), Name: src.Name, Topic: src.Topic,
-		KeyFormat: src.KeyFormat.Name, ValueFormat: src.ValueFormat.Name, IsWindowed: src.Windowed()}
+		KeyFormat: src.KeyFormat.Name, ValueFormat: src.ValueFormat.Name, IsWindowed: src.Windowed(), IsGlobal: src.Global}
 }
 
 func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, error) {
@@ -215,7 +215,7 @@ func (e *Engine) describe(ctx context.Context, st *ast.Describe) (api.Entity, er
 func (e *Engine) describeSource(ctx context.Context, src *planner.Source, extended bool) api.SourceDescription {
 	d := api.SourceDescription{Name: src.Name, Fields: api.FieldInfosOf(*src.Schema), Type: src.Kind.String(),
 		Timestamp: src.TimestampColumn, Extended: extended, KeyFormat: src.KeyFormat.Name,
-		ValueFormat: src.ValueFormat.Name, Topic: src.Topic, Statement: src.SQL}
+		ValueFormat: src.ValueFormat.Name, Topic: src.Topic, Statement: src.SQL, IsGlobal: src.Global}
 	if src.Window != nil {
 		w := windowName(src.Window.Kind)
 		d.WindowType = &w

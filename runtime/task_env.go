@@ -29,6 +29,8 @@ type taskEnvs struct {
 	// Transactional): their writes reach Pebble only when the runner
 	// commits them with its Kafka transaction.
 	transactional bool
+	// globals are the query's global-table stores (nil: none).
+	globals *globalStores
 	// startTime, when set, gives the stream time a task continues from
 	// (nil: from the beginning).
 	startTime func(physical.TaskID) *int64
@@ -45,6 +47,9 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	if b.times != nil {
 		id := physical.TaskID{SubTopology: sub.ID, Partition: p}
 		env.StreamTime, env.OpenWindows = b.times.forTask(id), b.times.openFor(id)
+	}
+	if b.globals != nil {
+		env.Globals = b.globals
 	}
 	if b.startTime != nil {
 		env.InitialStreamTime = b.startTime(physical.TaskID{SubTopology: sub.ID, Partition: p})

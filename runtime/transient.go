@@ -27,6 +27,8 @@ type transient struct {
 	header api.QueryHeader
 	limit  int  // -1: unlimited
 	push   bool // counts against ksql.max.push.queries
+	// globals are the global-table stores of a push query's join.
+	globals *globalStores
 
 	rows   chan api.Row
 	closed chan struct{} // closed by Close: the client is gone
@@ -57,7 +59,7 @@ func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []typ
 // rows go to the client, records to emit, changelogs to sink (nil: no
 // stores, as for pull queries, which read committed state).
 func (t *transient) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
-	return &taskEnvs{cfg: t.cfg, emit: emit, rows: t, log: t.eng.procLog, db: t.eng.db, appID: t.appID, sink: sink}
+	return &taskEnvs{cfg: t.cfg, emit: emit, rows: t, log: t.eng.procLog, db: t.eng.db, appID: t.appID, sink: sink, globals: t.globals}
 }
 
 // Row implements physical.RowSink: it blocks until the client takes the

@@ -44,6 +44,10 @@ func formatCreateHead(b *strings.Builder, orReplace, source bool, kind SourceKin
 	if source {
 		b.WriteString("SOURCE ")
 	}
+	formatKindName(b, kind, ifNotExists, name)
+}
+
+func formatKindName(b *strings.Builder, kind SourceKind, ifNotExists bool, name string) {
 	b.WriteString(kind.String() + " ")
 	if ifNotExists {
 		b.WriteString("IF NOT EXISTS ")
@@ -52,7 +56,12 @@ func formatCreateHead(b *strings.Builder, orReplace, source bool, kind SourceKin
 }
 
 func formatCreateSource(b *strings.Builder, s *CreateSource) {
-	formatCreateHead(b, s.OrReplace, s.Source, s.Kind, s.IfNotExists, s.Name)
+	if s.Global {
+		b.WriteString("CREATE GLOBAL ")
+		formatKindName(b, s.Kind, s.IfNotExists, s.Name)
+	} else {
+		formatCreateHead(b, s.OrReplace, s.Source, s.Kind, s.IfNotExists, s.Name)
+	}
 	if len(s.Columns) > 0 {
 		b.WriteString(" (")
 		for i, c := range s.Columns {

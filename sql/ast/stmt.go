@@ -91,9 +91,12 @@ type CreateSource struct {
 	OrReplace   bool
 	IfNotExists bool
 	Source      bool // CREATE SOURCE STREAM|TABLE: read-only
-	Name        string
-	Columns     []ColumnDef
-	Props       Properties
+	// Global is CREATE GLOBAL TABLE: every task of a query joining it
+	// reads the whole topic (Kafka Streams' GlobalKTable).
+	Global  bool
+	Name    string
+	Columns []ColumnDef
+	Props   Properties
 }
 
 // CreateAsSelect is CREATE [OR REPLACE] STREAM|TABLE [IF NOT EXISTS] name

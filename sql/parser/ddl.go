@@ -12,14 +12,18 @@ type createHead struct {
 	kind        ast.SourceKind
 	orReplace   bool
 	source      bool
+	global      bool
 	ifNotExists bool
 }
 
 // create parses CREATE [OR REPLACE] [SOURCE] STREAM|TABLE … with a column
-// list or AS SELECT.
+// list or AS SELECT, and CREATE GLOBAL TABLE … with a column list.
 func (p *parser) create() (ast.Statement, error) {
 	h := createHead{start: p.i}
 	p.next() // CREATE
+	if p.atKw("GLOBAL") {
+		return p.createGlobal(h)
+	}
 	if p.accept("OR") {
 		if err := p.expect("REPLACE"); err != nil {
 			return nil, err
@@ -39,6 +43,27 @@ func (p *parser) create() (ast.Statement, error) {
 	default:
 		p.i--
 		return nil, p.expected("STREAM or TABLE")
+	}
+	if p.accept("IF") {
+		if err := p.expect("NOT", "EXISTS"); err != nil {
+			return nil, err
+		}
+		h.ifNotExists = true
+	}
+	return p.createBody(h)
+}
+
+// createGlobal parses CREATE GLOBAL TABLE [IF NOT EXISTS] name (…) WITH
+// (…): a table over a topic only, as Kafka Streams' globalTable(topic).
+func (p *parser) createGlobal(h createHead) (ast.Statement, error) {
+	p.next() // GLOBAL
+	h.global, h.kind = true, ast.Table
+	if t := p.next(); !t.is("TABLE") {
+		if t.is("STREAM") {
+			return nil, p.errAt(t, sqlerr.Syntax, "Only tables can be GLOBAL: a global table is read whole by every task joining it; a stream is not")
+		}
+		p.i--
+		return nil, p.expected("TABLE")
 	}
 	if p.accept("IF") {
 		if err := p.expect("NOT", "EXISTS"); err != nil {
@@ -95,9 +120,12 @@ func (p *parser) createBody(h createHead) (ast.Statement, error) {
 	}
 	if !p.atKw("AS") {
 		return &ast.CreateSource{Base: p.base(h.start), Kind: h.kind, OrReplace: h.orReplace,
-			IfNotExists: h.ifNotExists, Source: h.source, Name: name, Columns: cols, Props: props}, nil
+			IfNotExists: h.ifNotExists, Source: h.source, Global: h.global, Name: name, Columns: cols, Props: props}, nil
 	}
 	asTok := p.next()
+	if h.global {
+		return nil, p.errAt(asTok, sqlerr.Syntax, "CREATE GLOBAL TABLE cannot be AS SELECT: a global table reads a topic (Kafka Streams' globalTable(topic))")
+	}
 	if cols != nil {
 		return nil, p.errAt(asTok, sqlerr.Syntax, "CREATE … AS SELECT cannot declare columns")
 	}

@@ -32,7 +32,7 @@ func pos(p ast.Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 func (d *dumper) stmt(s ast.Statement) {
 	switch s := s.(type) {
 	case *ast.CreateSource:
-		d.line("create-source@%s %s %q replace=%v source=%v if-not-exists=%v", pos(s.P), s.Kind, s.Name, s.OrReplace, s.Source, s.IfNotExists)
+		d.line("create-source@%s %s %q replace=%v source=%v if-not-exists=%v%s", pos(s.P), s.Kind, s.Name, s.OrReplace, s.Source, s.IfNotExists, map[bool]string{true: " global=true"}[s.Global])
 		d.depth++
 		for _, c := range s.Columns {
 			d.line("column@%s %q %s constraint=%d header=%q", pos(c.P), c.Name, c.Type, c.Constraint, c.HeaderKey)

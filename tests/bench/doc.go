@@ -22,6 +22,10 @@
 //	                        (CSAS … JOIN), peak RSS
 //	BenchmarkStreamStreamJoin  1M clicks ⋈ 1M views WITHIN      issue 10
 //	                        1 MINUTE, peak RSS
+//	BenchmarkGlobalTableJoin  LEFT JOIN of the page views with     issue 10
+//	                        100k users: a GLOBAL table against the
+//	                        co-partitioned stream–table join (both
+//	                        engine figures, no hand loop)
 //
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.

@@ -54,6 +54,13 @@ type env struct {
 }
 
 func setup(b *testing.B) *env {
+	e := setupBroker(b)
+	e.generate(b)
+	return e
+}
+
+// setupBroker starts the broker and creates the input topic, empty.
+func setupBroker(b *testing.B) *env {
 	br, err := broker.Start(broker.WithListen("127.0.0.1:0"), broker.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Fatal(err)
@@ -67,7 +74,6 @@ func setup(b *testing.B) *env {
 	if _, err := e.adm.CreateTopic(context.Background(), partitions, 1, nil, inputTopic); err != nil {
 		b.Fatal(err)
 	}
-	e.generate(b)
 	return e
 }
 

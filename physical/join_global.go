@@ -1,0 +1,176 @@
+package physical
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// GlobalStoreSpec is the store of a global table a join reads (Kafka
+// Streams' GlobalKTable): not a task's store but one per query, which the
+// runtime fills from every partition of Topic before the query's tasks
+// process anything, keeps current while it runs, and hands to every task
+// (TaskEnv.Globals). It has no changelog: the topic is its changelog.
+type GlobalStoreSpec struct {
+	Name   string // <TABLE>-GlobalStore
+	Topic  string
+	Source *planner.Source
+	parse  func(any) (int64, error)
+}
+
+// GlobalStores gives a task the query's global stores by name; the
+// store is shared by all tasks and safe for concurrent use.
+type GlobalStores interface {
+	Global(name string) (Store, error)
+}
+
+func (e *TaskEnv) global(name string) (Store, error) {
+	if e.Globals == nil {
+		return nil, fmt.Errorf("no global store %s available", name)
+	}
+	return e.Globals.Global(name)
+}
+
+// GlobalLoader applies records of a global table's topic to its store:
+// each is decoded as the table's source decodes it (bad records go to
+// the processing log) and upserts or, for a tombstone, deletes its key.
+type GlobalLoader struct {
+	src *sourceOp
+}
+
+// NewLoader makes a loader writing into store; log receives the records
+// that do not deserialize.
+func (g GlobalStoreSpec) NewLoader(store Store, log ProcessingLog) (*GlobalLoader, error) {
+	side, err := newSideStore(store, g.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	op, err := newSourceOp(&TaskEnv{Partition: -1, Log: log}, g.Source, &tableSide{table: side}, g.parse)
+	if err != nil {
+		return nil, err
+	}
+	return &GlobalLoader{src: op}, nil
+}
+
+// Load applies one record of the topic.
+func (l *GlobalLoader) Load(r *InRecord) error { return l.src.ProcessRaw(r) }
+
+// globalStoreName names a global table's store.
+func globalStoreName(n *planner.Join) string {
+	return n.Prefix + n.Right.Source.Name + "-GlobalStore"
+}
+
+// startGlobalJoin starts the sub-topology of a stream–global-table join:
+// only the stream's topic has tasks (no repartition, any partition
+// count); each stream row computes the table key with Left.Lookup and
+// reads the query's global store.
+//
+//	Source-S ──► Join ──► (project, sink…)
+//	               │ reads
+//	Source-G ──► G-GlobalStore   (every partition, no tasks)
+func (b *builder) startGlobalJoin(n *planner.Join) {
+	g := GlobalStoreSpec{Name: globalStoreName(n), Topic: n.Right.Source.Topic, Source: n.Right.Source,
+		parse: b.timestampParser(n.Right.Source)}
+	b.topo.Globals = append(b.topo.Globals, g)
+	if inner, ok := n.Left.Node.(*planner.Join); ok {
+		// a star join: the earlier steps' rows, in their own segment,
+		// each look up the global table in one more step
+		b.startJoin(inner)
+		b.addStep(step{desc: NodeDesc{Name: n.Prefix + "Join", Stores: []string{g.Name}},
+			make: func(env *TaskEnv, next Processor) (Processor, error) { return newGlobalJoin(env, n, g, next) }})
+		return
+	}
+	seg := &segment{topics: []string{n.Left.Source.Topic}}
+	b.cur = seg
+	src := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: n.Left.Source.Topic}
+	join := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join", Stores: []string{g.Name}, Prev: []string{src.Name}}
+	src.Next = []string{join.Name}
+	seg.joinDescs = []*NodeDesc{src, join}
+	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
+		op, err := newGlobalJoin(env, n, g, next)
+		if err != nil {
+			return nil, err
+		}
+		head := &joinHead{byTopic: map[string]rawProcessor{}}
+		return head, b.addSourceOp(env, head, n.Left.Source, op)
+	}
+}
+
+// newGlobalJoin makes a task's join operator over the query's store g.
+func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Processor) (*globalJoin, error) {
+	s, err := env.global(g.Name)
+	if err != nil {
+		return nil, err
+	}
+	table, err := newSideStore(s, n.Right.Source.Schema)
+	if err != nil {
+		return nil, err
+	}
+	return &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next}, nil
+}
+
+// globalJoin is a stream's join with a global table (Kafka Streams'
+// KStreamGlobalKTableJoin): each stream row looks up the table row whose
+// key its lookup expression computes; the result keeps the stream row's
+// key, time, partition and offset. A null or failing lookup key matches
+// nothing (LEFT emits the row with nulls).
+type globalJoin struct {
+	joiner
+	env   *TaskEnv
+	table *sideStore
+	left  bool
+	next  Processor
+}
+
+func (op *globalJoin) Process(row *types.Row) error {
+	if row.Tombstone {
+		return nil // a null value never joins
+	}
+	right, err := op.lookup(row)
+	if err != nil {
+		return err
+	}
+	if right == nil && !op.left {
+		return nil
+	}
+	var key []any // a keyless stream's result has no key
+	if ki := op.n.Left.KeyIndex(); ki >= 0 {
+		key = []any{row.Values[ki]}
+	}
+	out := &types.Row{Values: op.join(key, withTime(row.Values, row.Time, nil), right), Time: row.Time,
+		Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey}
+	return op.next.Process(out)
+}
+
+// lookup returns the table row the stream row joins (nil: none).
+func (op *globalJoin) lookup(row *types.Row) ([]any, error) {
+	k, err := op.n.Left.Lookup.Eval(row)
+	if err != nil {
+		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.n.Left.LookupExpr), err), nil)
+		return nil, nil
+	}
+	if k == nil {
+		return nil, nil
+	}
+	t, err := op.table.lookup([]any{k}, op.n.Right.Keys, nil)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	return withTime(t.values, t.time, nil), nil
+}
+
+// describeGlobals renders the global stores as Kafka Streams does: a
+// sub-topology each that generates no tasks.
+func (t *Topology) describeGlobals(b *strings.Builder) {
+	for i, g := range t.Globals {
+		src, mat := "Source-"+g.Source.Name, g.Name+"-Materialize"
+		fmt.Fprintf(b, "   Sub-topology: %d for global store (will not generate tasks)\n", len(t.SubTopologies)+i)
+		fmt.Fprintf(b, "    Source: %s (topics: [%s])\n      --> %s\n", src, g.Topic, mat)
+		fmt.Fprintf(b, "    Processor: %s (stores: [%s])\n      <-- %s\n\n", mat, g.Name, src)
+	}
+}
+
+var _ Processor = (*globalJoin)(nil)
