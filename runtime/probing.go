@@ -22,7 +22,7 @@ func (r *kafkaRunner) newBalancer() *taskBalancer {
 	b.endSums = r.changelogEndSums
 	b.probe = r.scheduleProbe
 	b.assigned = func(ma memberAssignment) {
-		if len(ma.standby)+len(ma.warmup) > 0 || r.standby.hasReplicas() {
+		if len(ma.standby)+len(ma.warmup) > 0 || r.standby.hadReplicas() {
 			r.q.logger().Info("replicas assigned", "query", r.q.id,
 				"standby", encodeTaskNames(ma.standby), "warmup", encodeTaskNames(ma.warmup))
 		}

@@ -29,9 +29,14 @@ import (
 type standbyFeeder struct {
 	r *kafkaRunner
 
-	mu     sync.Mutex
+	// wantMu guards want and nudged; the feed loop takes only it, never
+	// mu (apply waits for the loop while holding mu). Order: mu, then
+	// wantMu.
+	wantMu sync.Mutex
 	want   memberAssignment // from the last assignment
 	nudged bool             // a rebalance was asked for the current warmups
+
+	mu     sync.Mutex // guards the fields below
 	roles  map[taskKey]TaskRole
 	parts  map[tp]*standbyPart
 	cl     *kgo.Client
@@ -68,9 +73,9 @@ func newStandbyFeeder(r *kafkaRunner) *standbyFeeder {
 // (from the balancer, in the client's goroutine: no blocking); the runner
 // loop's next reconcile applies it.
 func (f *standbyFeeder) setAssignment(ma memberAssignment) {
-	f.mu.Lock()
+	f.wantMu.Lock()
 	f.want, f.nudged = ma, false
-	f.mu.Unlock()
+	f.wantMu.Unlock()
 }
 
 // reconcile makes the replicas those of the last assignment, less the
@@ -78,11 +83,14 @@ func (f *standbyFeeder) setAssignment(ma memberAssignment) {
 func (f *standbyFeeder) reconcile() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.wantMu.Lock()
+	want := f.want
+	f.wantMu.Unlock()
 	desired := map[taskKey]TaskRole{}
-	for _, k := range f.want.standby {
+	for _, k := range want.standby {
 		desired[k] = RoleStandby
 	}
-	for _, k := range f.want.warmup {
+	for _, k := range want.warmup {
 		desired[k] = RoleWarmup
 	}
 	for k := range desired {
@@ -136,14 +144,18 @@ func (f *standbyFeeder) apply(desired map[taskKey]TaskRole) {
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(desired), compareTasks) {
-		f.open(k)
+		if !f.open(k) {
+			delete(f.roles, k) // the next reconcile tries again
+		}
 	}
 	f.startLoop()
 }
 
 // open starts feeding the stores of task k from their checkpoints (from
-// the beginning, wiped, without one).
-func (f *standbyFeeder) open(k taskKey) {
+// the beginning, wiped, without one). It fails (false, the task's parts
+// closed again) while a store is still open, e.g. by the task that was
+// active here a moment ago.
+func (f *standbyFeeder) open(k taskKey) bool {
 	q := f.r.q
 	for _, spec := range q.topo.SubTopologies[k.sub].Stores {
 		key := tp{spec.Changelog, k.partition}
@@ -154,12 +166,17 @@ func (f *standbyFeeder) open(k taskKey) {
 		from, ok := q.eng.db.Checkpointed(id)
 		if !ok {
 			if err := q.eng.db.Wipe(id); err != nil {
-				q.logger().Warn("standby replica: cannot wipe the store", "query", q.id, "store", id.String(), "err", err)
-				continue
+				f.closeTask(k)
+				return false
 			}
 			from = 0
 		}
-		p := &standbyPart{id: id, task: k, rs: q.eng.db.Restorer(id)}
+		rs := q.eng.db.Restorer(id)
+		if err := rs.Commit(); err != nil { // the claim failed: the store is open
+			f.closeTask(k)
+			return false
+		}
+		p := &standbyPart{id: id, task: k, rs: rs}
 		p.next.Store(from)
 		p.end.Store(-1)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -168,6 +185,17 @@ func (f *standbyFeeder) open(k taskKey) {
 		}
 		cancel()
 		f.parts[key] = p
+	}
+	return true
+}
+
+// closeTask closes the parts of task k opened so far.
+func (f *standbyFeeder) closeTask(k taskKey) {
+	for key, p := range f.parts {
+		if p.task == k {
+			_ = p.rs.Done()
+			delete(f.parts, key)
+		}
 	}
 }
 
@@ -269,10 +297,10 @@ func (f *standbyFeeder) commit(parts map[tp]*standbyPart) {
 // warmup is within acceptable.recovery.lag: the new offset sums in this
 // member's subscription let the leader promote them.
 func (f *standbyFeeder) nudgeIfCaughtUp(parts map[tp]*standbyPart) {
-	f.mu.Lock()
+	f.wantMu.Lock()
 	warm := f.want.warmup
 	if f.nudged || len(warm) == 0 {
-		f.mu.Unlock()
+		f.wantMu.Unlock()
 		return
 	}
 	lag := map[taskKey]int64{}
@@ -285,12 +313,12 @@ func (f *standbyFeeder) nudgeIfCaughtUp(parts map[tp]*standbyPart) {
 	}
 	for _, k := range warm {
 		if l, ok := lag[k]; !ok || l < 0 || l > f.r.q.cfg.ha.acceptableLag {
-			f.mu.Unlock()
+			f.wantMu.Unlock()
 			return
 		}
 	}
 	f.nudged = true
-	f.mu.Unlock()
+	f.wantMu.Unlock()
 	f.r.q.logger().Info("warmup replicas caught up; asking for a rebalance", "query", f.r.q.id, "warmup", encodeTaskNames(warm))
 	f.r.forceRebalance()
 }
@@ -317,9 +345,9 @@ func (f *standbyFeeder) assignments() []TaskAssignment {
 	return out
 }
 
-// hasReplicas reports whether any replica is kept.
-func (f *standbyFeeder) hasReplicas() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.roles) > 0 || len(f.want.standby)+len(f.want.warmup) > 0
+// hadReplicas reports whether the last assignment gave replicas.
+func (f *standbyFeeder) hadReplicas() bool {
+	f.wantMu.Lock()
+	defer f.wantMu.Unlock()
+	return len(f.want.standby)+len(f.want.warmup) > 0
 }
