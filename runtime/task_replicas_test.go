@@ -219,3 +219,65 @@ func TestTaskBalancerReplicas(t *testing.T) {
 		t.Fatalf("got %s (probe %v), want %s and a probe", strings.Join(got, "|"), probed, want)
 	}
 }
+
+// Repeated probing rebalances converge: members joining an owner of
+// every task warm up at most max.warmup.replicas tasks per round, each
+// round's caught-up warmups are promoted, and the group ends balanced
+// with no probe pending and no task ever left without a caught-up
+// active.
+// Standbys catch up beside the warmups, so with one the moves take two
+// rounds; without, the warmup cap spreads them over four.
+func TestAssignReplicasConvergeUnderProbes(t *testing.T) {
+	for standbys, rounds := range []int{5, 2} {
+		t.Run(fmt.Sprintf("standbys=%d", standbys), func(t *testing.T) {
+			if got := probesToConverge(t, standbys); got != rounds {
+				t.Fatalf("balanced after %d rounds, want %d", got, rounds)
+			}
+		})
+	}
+}
+
+func probesToConverge(t *testing.T, standbys int) int {
+	tasks := tasksOf(12)
+	ends := sums(tasks, 1000)
+	in := haInput{stateful: map[int]bool{0: true}, endSums: ends}
+	cfg := haConfig{standbys: standbys, acceptableLag: 10, maxWarmups: 2}
+	members := []taskMember{{id: "a", threads: 1, owned: tasks, offsets: sums(tasks, 1000)}, {id: "b", threads: 1}, {id: "c", threads: 1}}
+	for round := 1; ; round++ {
+		p := assignReplicas(tasks, members, in, cfg)
+		checkExactlyOnce(t, tasks, p.active)
+		checkReplicasApart(t, p)
+		n := 0
+		for _, ws := range p.warmup {
+			n += len(ws)
+		}
+		if n > cfg.maxWarmups {
+			t.Fatalf("round %d: %d warmups, cap %d", round, n, cfg.maxWarmups)
+		}
+		for i := range members {
+			m := &members[i]
+			for _, k := range p.active[m.id] {
+				if !in.caughtUp(*m, k, cfg) {
+					t.Fatalf("round %d: task %s active on %s, which is not caught up", round, taskName(k), m.id)
+				}
+			}
+			// Until the next probe every replica catches up.
+			m.owned = p.active[m.id]
+			for _, k := range append(slices.Clone(p.standby[m.id]), p.warmup[m.id]...) {
+				if m.offsets == nil {
+					m.offsets = map[taskKey]int64{}
+				}
+				m.offsets[k] = ends[k]
+			}
+		}
+		if !p.probe {
+			if r := renderPlan(p); strings.Count(r, "active[0_") != 3 || len(p.active["a"]) != 4 || len(p.active["b"]) != 4 {
+				t.Fatalf("converged unbalanced after %d rounds:\n%s", round, r)
+			}
+			return round
+		}
+		if round > 10 {
+			t.Fatalf("no convergence after %d probes:\n%s", round, renderPlan(p))
+		}
+	}
+}
