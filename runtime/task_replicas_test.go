@@ -226,7 +226,8 @@ func TestTaskBalancerReplicas(t *testing.T) {
 // with no probe pending and no task ever left without a caught-up
 // active.
 // Standbys catch up beside the warmups, so with one the moves take two
-// rounds; without, the warmup cap spreads them over four.
+// rounds; without, the warmup cap (2) spreads the eight moves over four
+// probes, and the fifth rebalance finds nothing left to move.
 func TestAssignReplicasConvergeUnderProbes(t *testing.T) {
 	for standbys, rounds := range []int{5, 2} {
 		t.Run(fmt.Sprintf("standbys=%d", standbys), func(t *testing.T) {
