@@ -233,12 +233,48 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 	}
 	r.awaitOwners(2)
 	if addFourth {
+		stop := make(chan struct{})
+		gap := make(chan time.Duration, 1)
+		go func() { gap <- r.longestStall(stop) }()
 		d := r.addServer()
 		r.awaitOwners(3)
 		checkWarmupFirst(t, d)
+		time.Sleep(2 * time.Second) // the moved tasks run on the new server
+		close(stop)
+		stall := <-gap
+		t.Logf("while the fourth server joined, the longest pause of any partition's output was %v", stall.Round(10*time.Millisecond))
+		if stall > haSessionTimeout/2 {
+			t.Errorf("adding a server paused a partition's output for %v", stall)
+		}
 	}
 	wg.Wait()
 	r.verify(<-done)
+}
+
+// longestStall watches the read_committed ends of counts until stop and
+// returns the longest time any partition's end stood still.
+func (r *haRun) longestStall(stop <-chan struct{}) time.Duration {
+	last := map[int32]int64{}
+	since := map[int32]time.Time{}
+	var worst time.Duration
+	for {
+		select {
+		case <-stop:
+			return worst
+		case <-time.After(100 * time.Millisecond):
+		}
+		ends, err := r.adm.ListCommittedOffsets(context.Background(), "counts")
+		if err != nil {
+			continue
+		}
+		now := time.Now()
+		ends.Each(func(o kadm.ListedOffset) {
+			if o.Offset != last[o.Partition] || since[o.Partition].IsZero() {
+				last[o.Partition], since[o.Partition] = o.Offset, now
+			}
+			worst = max(worst, now.Sub(since[o.Partition]))
+		})
+	}
 }
 
 var (
@@ -292,12 +328,17 @@ func TestRollingRestartLosesNothing(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); r.produce(9_000, 300, done) }()
+	stop := make(chan struct{})
+	gap := make(chan time.Duration, 1)
+	go func() { gap <- r.longestStall(stop) }()
 	for i, s := range r.servers {
 		time.Sleep(2 * time.Second)
 		t.Logf("restarting server %d", i)
 		s.restart()
 		r.awaitOwners(3)
 	}
+	close(stop)
+	t.Logf("during the rolling restart the longest pause of any partition's output was %v", (<-gap).Round(10*time.Millisecond))
 	wg.Wait()
 	r.verify(<-done)
 }
