@@ -277,15 +277,12 @@ func (r *haRun) longestStall(stop <-chan struct{}) time.Duration {
 	}
 }
 
-var (
-	warmupLine   = regexp.MustCompile(`msg="replicas assigned".*warmup="?\[([^\]]+)\]`)
-	restoredLine = regexp.MustCompile(`msg="task restored"`)
-)
-
 // checkWarmupFirst requires a joining server's log to show warmup
 // replicas assigned before it restored (took over) any task.
 func checkWarmupFirst(t *testing.T, n *node) {
 	t.Helper()
+	warmupLine := regexp.MustCompile(`msg="replicas assigned".*warmup="?\[([^\]]+)\]`)
+	restoredLine := regexp.MustCompile(`msg="task restored"`)
 	var logs string
 	var w, a []int
 	eventually(t, "the new server restores its first task", func() error {
