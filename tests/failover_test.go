@@ -220,9 +220,14 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 		worst = max(worst, d)
 	}
 	t.Logf("failover with %d standbys: every partition's output moved again %v after the kill (per partition %v)", standbys, worst.Round(10*time.Millisecond), moved)
+	restoreFrom := regexp.MustCompile(`msg="restored store".* records=(\d+) from=(\d+) to=(\d+)`)
 	for i, s := range r.servers[:2] {
 		for _, l := range restoreLines(s, offs[i]) {
 			t.Logf("server %d: %s", i, l)
+			// A promoted standby restores from its own checkpoint.
+			if m := restoreFrom.FindStringSubmatch(l); m != nil && standbys > 0 && m[2] == "0" {
+				t.Errorf("a moved store was restored from the changelog's start despite its standby: %s", l)
+			}
 		}
 	}
 	if len(moved) < haPartitions {
