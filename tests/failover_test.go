@@ -3,9 +3,11 @@ package tests
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -205,6 +207,7 @@ func TestFailoverWithoutStandbys(t *testing.T) {
 
 func testFailover(t *testing.T, standbys int, addFourth bool) {
 	r := startHARun(t, 3, standbys)
+	preloaded := r.preload()
 	done := make(chan map[string]int, 1)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -253,7 +256,47 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 		}
 	}
 	wg.Wait()
-	r.verify(<-done)
+	want := <-done
+	maps.Copy(want, preloaded)
+	r.verify(want)
+}
+
+// preload writes SQLSTREAM_FAILOVER_PRELOAD events of distinct keys (none
+// by default) and waits until they are counted, so that the stores to
+// move are large: the larger variant, where restoring a moved store from
+// the changelog's start costs time a standby saves.
+func (r *haRun) preload() map[string]int {
+	n, _ := strconv.Atoi(os.Getenv("SQLSTREAM_FAILOVER_PRELOAD"))
+	want := map[string]int{}
+	if n <= 0 {
+		return want
+	}
+	cl := kafkaClient(r.t, r.br.Kafka)
+	for i := 0; i < n; i += 1000 {
+		var recs []*kgo.Record
+		for j := i; j < min(i+1000, n); j++ {
+			k := fmt.Sprintf("p%07d", j)
+			want[k] = 1
+			recs = append(recs, &kgo.Record{Topic: "ev", Key: []byte(k), Value: []byte(`{"V":0}`)})
+		}
+		if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	eventuallyWithin(r.t, "the preloaded keys counted", 10*time.Minute, func() error {
+		ends, err := r.adm.ListCommittedOffsets(context.Background(), "counts")
+		if err != nil {
+			return err
+		}
+		var sum int64
+		ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+		if sum < int64(n) {
+			return fmt.Errorf("%d of %d counted", sum, n)
+		}
+		return nil
+	})
+	r.t.Logf("preloaded %d keys", n)
+	return want
 }
 
 // longestStall watches the read_committed ends of counts until stop and
