@@ -32,6 +32,16 @@ type taskBalancer struct {
 	// offsetSums returns the checkpointed changelog offsets of the
 	// local stores, summed per task (nil: no local state).
 	offsetSums func() map[taskKey]int64
+
+	// Standbys and warmups (task_replicas.go): the leader reads the
+	// changelogs' end offsets per task (endSums, nil when unknown) to
+	// tell which members are caught up; probe asks for a probing
+	// rebalance; assigned hands a member its standbys and warmups.
+	ha       haConfig
+	stateful map[int]bool
+	endSums  func() map[taskKey]int64
+	probe    func()
+	assigned func(memberAssignment)
 }
 
 // taskBalancerName is the protocol name in JoinGroup.
@@ -107,8 +117,12 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 	return meta.AppendTo(nil)
 }
 
-func (*taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
-	return kgo.ParseConsumerSyncAssignment(assignment)
+func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
+	parts, ma, err := parseMemberAssignment(assignment)
+	if err == nil && b.assigned != nil {
+		b.assigned(ma)
+	}
+	return parts, err
 }
 
 func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.GroupMemberBalancer, map[string]struct{}, error) {
@@ -120,7 +134,9 @@ func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (k
 }
 
 // Balance turns the members' subscriptions into tasks, assigns them
-// (assignTasks) and gives each member the partitions of its tasks.
+// (assignReplicas: actives by assignTasks, then warmups and standbys)
+// and gives each member the partitions of its active tasks and, in the
+// assignment's user data, its standbys and warmups.
 func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]int32) kgo.IntoSyncAssignment {
 	topicsOf := map[int][]string{}
 	for _, t := range slices.Sorted(maps.Keys(partitions)) {
@@ -144,8 +160,13 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 		byID[m.MemberID] = m
 		members = append(members, b.member(m.MemberID, meta))
 	})
+	var ends map[taskKey]int64
+	if b.endSums != nil {
+		ends = b.endSums()
+	}
+	ha := assignReplicas(tasks, members, haInput{stateful: b.stateful, endSums: ends}, b.ha)
 	plan := cb.NewPlan()
-	for id, ts := range assignTasks(tasks, members) {
+	for id, ts := range ha.active {
 		for _, k := range ts {
 			for _, t := range topicsOf[k.sub] {
 				if k.partition < partitions[t] {
@@ -155,7 +176,10 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 		}
 	}
 	plan.AdjustCooperative(cb)
-	return plan
+	if ha.probe && b.probe != nil {
+		b.probe()
+	}
+	return replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha}
 }
 
 // member reads a member's subscription: its threads and the tasks whose

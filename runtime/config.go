@@ -49,7 +49,21 @@ const (
 	// PropMaxPartitions is sqlstream's own: the largest partition count
 	// CREATE may give a new topic (and the embedded broker accepts).
 	PropMaxPartitions = "sqlstream.topic.partitions.max"
+	// Scale-out (Kafka Streams' names under ksql.streams.): the group
+	// member's session timeout, and the standby and warmup replicas of
+	// the task balancer (task_assignment.go).
+	PropSessionTimeout  = "ksql.streams.session.timeout.ms"
+	PropStandbys        = "ksql.streams.num.standby.replicas"
+	PropRecoveryLag     = "ksql.streams.acceptable.recovery.lag"
+	PropMaxWarmups      = "ksql.streams.max.warmup.replicas"
+	PropProbingInterval = "ksql.streams.probing.rebalance.interval.ms"
 )
+
+// defaultSessionTimeoutMs is PropSessionTimeout's default: a dead
+// server's tasks move after 10 s (the Java consumer's 45 s made a
+// failover take most of a minute); the broker's
+// group.min.session.timeout.ms (6 s by default) is the floor.
+const defaultSessionTimeoutMs = 10_000
 
 // defaultMaxPartitions is PropMaxPartitions' default: one push query over
 // a million partitions took 5 GB (about 5 KB a partition), so 1000 keeps a

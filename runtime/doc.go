@@ -18,6 +18,13 @@
 // producer fencing on the service id), and each runs every persistent
 // query, its consumer group splitting the query's tasks between them
 // (balancer.go: whole tasks, sticky, cooperative, by num.stream.threads).
+// With num.standby.replicas the balancer also places standby replicas on
+// other servers, kept warm from the changelogs (standby.go), and moves a
+// task only to a caught-up server, warming the new one up first
+// (task_replicas.go, probing.go); Engine.TaskAssignments reports each
+// server's active, standby and warmup tasks and their lag
+// (task_assignment.go). Restores run beside processing, their task's
+// inputs paused (restore_async.go).
 //
 // The cluster interface has two implementations: kafkaCluster (franz-go,
 // for the server) and memCluster (in memory and synchronous, for

@@ -61,6 +61,10 @@ type kafkaRunner struct {
 	failed    error // the fatal error that ends the loop
 
 	eos *eosSession // under exactly_once_v2, nil otherwise
+
+	restoring map[taskKey]*pendingRestore // guarded by mu (restore_async.go)
+	standby   *standbyFeeder              // standby and warmup replicas (standby.go)
+	probe     *time.Timer                 // a pending probing rebalance, guarded by mu
 }
 
 type tp struct {
@@ -81,7 +85,7 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.cl = cl
+	r.setClient(cl)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go r.loop(ctx)
@@ -92,6 +96,7 @@ func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
 	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
 		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
 	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
+	r.standby = newStandbyFeeder(r)
 	return r
 }
 
@@ -109,7 +114,9 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.ConsumeResetOffset(reset),
 		// Range only while a member of an older version, which knows
 		// no task balancer, is in the group.
-		kgo.Balancers(newTaskBalancer(r.tasks, r.q.cfg.threads, r.q.taskOffsetSums), kgo.RangeBalancer()),
+		kgo.Balancers(r.newBalancer(), kgo.RangeBalancer()),
+		kgo.SessionTimeout(r.q.cfg.sessionTimeout),
+		kgo.HeartbeatInterval(min(3*time.Second, r.q.cfg.sessionTimeout/3)),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.RecordPartitioner(partitioner()),
@@ -118,46 +125,20 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 	)
 }
 
-// assigned creates the tasks of newly assigned partitions, restoring their
-// stores first (created → restoring → running). A partition that cannot
-// be restored is fatal: without its task its records would be skipped.
-func (r *kafkaRunner) assigned(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
-	for topic, ps := range parts {
-		for _, p := range ps {
-			if err := r.startTask(ctx, topic, p); err != nil {
-				r.fatal(err)
-				return
-			}
-		}
-	}
-	if r.failure() == nil {
-		r.q.setState(StateRunning, nil)
-	}
-}
-
-// startTask restores and creates the task of a newly assigned topic
-// partition, unless another topic of its sub-topology brought it already.
-func (r *kafkaRunner) startTask(ctx context.Context, topic string, p int32) error {
-	k := r.tasks.keyOf(topic, p)
-	if r.tasks.state(k) == taskRunning {
-		return nil
-	}
-	if err := errors.Join(r.tasks.move(k, taskCreated), r.tasks.move(k, taskRestoring)); err != nil {
-		return err
-	}
-	if err := r.q.restore(ctx, r.k, k.sub, p); err != nil {
-		return errors.Join(err, r.tasks.move(k, taskError))
-	}
-	if _, err := r.tasks.get(topic, p); err != nil {
-		return errors.Join(err, r.tasks.move(k, taskError))
-	}
-	return r.tasks.move(k, taskRunning)
+// assigned creates the tasks of newly assigned partitions (created →
+// restoring → running); their stores are restored in the background
+// while their inputs are paused (restore_async.go). A partition that
+// cannot be restored is fatal: without its task its records would be
+// skipped.
+func (r *kafkaRunner) assigned(_ context.Context, cl *kgo.Client, parts map[string][]int32) {
+	r.startRestores(cl, parts)
 }
 
 // revoked commits what the revoked partitions processed, unless the
 // runner failed (then nothing more is committed: the next owner
 // reprocesses from the last commit).
-func (r *kafkaRunner) revoked(ctx context.Context, _ *kgo.Client, parts map[string][]int32) {
+func (r *kafkaRunner) revoked(ctx context.Context, cl *kgo.Client, parts map[string][]int32) {
+	r.cancelRestores(cl, parts)
 	if r.failure() == nil {
 		if err := r.commit(ctx); err != nil {
 			r.q.logger().Warn("commit before revocation failed; the next owner reprocesses from the last commit",
@@ -187,7 +168,8 @@ func (r *kafkaRunner) failure() error {
 	return r.failed
 }
 
-func (r *kafkaRunner) lost(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+func (r *kafkaRunner) lost(_ context.Context, cl *kgo.Client, parts map[string][]int32) {
+	r.cancelRestores(cl, parts)
 	r.drop(parts)
 }
 
@@ -261,6 +243,7 @@ func (r *kafkaRunner) loop(ctx context.Context) {
 	last := time.Now()
 	for ctx.Err() == nil && r.failure() == nil {
 		due := time.Since(last) >= r.interval
+		r.standby.reconcile()
 		err := r.round(ctx, due)
 		r.cl.AllowRebalance()
 		if err != nil {
@@ -456,6 +439,9 @@ func (r *kafkaRunner) markCommitted(offsets map[string]map[int32]kgo.EpochOffset
 func (r *kafkaRunner) stop() error {
 	r.cancel()
 	<-r.done
+	r.cancelRestores(nil, nil)
+	r.stopProbe()
+	r.standby.close()
 	r.tasks.closeAll()
 	return nil
 }

@@ -99,7 +99,8 @@ func (r *kafkaRunner) newSession(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.eos.sess, r.cl = sess, sess.Client()
+	r.eos.sess = sess
+	r.setClient(sess.Client())
 	return nil
 }
 
@@ -131,7 +132,8 @@ func (r *kafkaRunner) assignedEOS(ctx context.Context, cl *kgo.Client, parts map
 // droppedEOS closes the tasks of revoked or lost partitions. They hold no
 // pending work: revocations come between transactions (after End, at
 // AllowRebalance), and a transaction that saw one aborts anyway.
-func (r *kafkaRunner) droppedEOS(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+func (r *kafkaRunner) droppedEOS(_ context.Context, cl *kgo.Client, parts map[string][]int32) {
+	r.cancelRestores(cl, parts)
 	r.drop(parts)
 }
 
@@ -205,6 +207,7 @@ func (r *kafkaRunner) loopEOS(ctx context.Context) {
 	defer close(r.done)
 	defer r.leaveGroup()
 	for ctx.Err() == nil && r.failure() == nil {
+		r.standby.reconcile()
 		if err := r.roundEOS(ctx); err != nil {
 			r.abortFailed()
 			r.fatal(err)

@@ -19,6 +19,8 @@ type queryConfig struct {
 	lateTopic      string        // late.records.topic ("" for none)
 	throwOnInvalid bool          // ksql.timestamp.throw.on.invalid
 	guarantee      guarantee     // ksql.streams.processing.guarantee
+	sessionTimeout time.Duration // ksql.streams.session.timeout.ms
+	ha             haConfig      // standbys and warmups
 }
 
 // guarantee is a query's processing guarantee.
@@ -55,6 +57,9 @@ func newQueryConfig(t propertyTable, props Properties) (queryConfig, error) {
 		idleCloseMs:    p.int(PropIdleClose),
 		lateTopic:      p.str(PropLateTopic),
 		throwOnInvalid: p.bool(PropThrowOnInvalidTS),
+		sessionTimeout: time.Duration(p.int(PropSessionTimeout)) * time.Millisecond,
+		ha: haConfig{standbys: int(p.int(PropStandbys)), acceptableLag: p.int(PropRecoveryLag),
+			maxWarmups: int(p.int(PropMaxWarmups)), probeInterval: time.Duration(p.int(PropProbingInterval)) * time.Millisecond},
 	}
 	// exactly_once is ksqlDB's (and Kafka Streams' deprecated) name of the
 	// same setting; both run as exactly_once_v2.

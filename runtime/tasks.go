@@ -56,9 +56,13 @@ func (ts *taskSet) get(topic string, p int32) (*taskEntry, error) {
 }
 
 func (ts *taskSet) getKey(k taskKey) (*taskEntry, error) {
-	p := k.partition
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
+	return ts.getKeyLocked(k)
+}
+
+func (ts *taskSet) getKeyLocked(k taskKey) (*taskEntry, error) {
+	p := k.partition
 	if t := ts.tasks[k]; t != nil {
 		return t, nil
 	}

@@ -22,6 +22,10 @@ type Restorer interface {
 	SetTotal(total int64)
 	// Progress reports records restored so far and the total.
 	Progress() (restored, total int64)
+	// Commit commits what was restored so far with a checkpoint after
+	// the last record, keeping the partition claimed (a standby replica
+	// that restores for as long as it is assigned).
+	Commit() error
 	// Done commits what is left with a checkpoint after the last record
 	// and releases the partition for a Store. Call it also after a failed
 	// Restore or an interrupted fetch: what was restored is kept.
@@ -77,6 +81,13 @@ func (r *restorer) commit() error {
 		r.ps.stageCheckpoint(r.next)
 	}
 	return r.ps.Flush()
+}
+
+func (r *restorer) Commit() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.commit()
 }
 
 func (r *restorer) SetTotal(total int64) { r.total.Store(total) }

@@ -74,3 +74,27 @@ func TestRestoreThenStore(t *testing.T) {
 		t.Errorf("restore sent %d changelog records", log.n)
 	}
 }
+
+// TestRestorerCommitKeepsClaim: Commit makes what was restored durable
+// with its checkpoint (a standby's progress) and keeps the partition
+// claimed, so no task opens it until Done.
+func TestRestorerCommitKeepsClaim(t *testing.T) {
+	db := memDB(t)
+	r := db.Restorer(testID)
+	must(t, r.Restore([]byte("a"), []byte("1"), 10))
+	must(t, r.Commit())
+	if off, ok := db.Checkpointed(testID); !ok || off != 11 {
+		t.Fatalf("checkpoint after Commit %d %v, want 11", off, ok)
+	}
+	if _, err := db.Store(testID); err == nil {
+		t.Fatal("a store opened while its restorer holds it")
+	}
+	must(t, r.Restore([]byte("b"), []byte("2"), 12))
+	must(t, r.Done())
+	if off, _ := db.Checkpointed(testID); off != 13 {
+		t.Fatalf("checkpoint after Done %d, want 13", off)
+	}
+	st, err := db.Store(testID)
+	must(t, err)
+	checkRange(t, st, map[string]string{"a": "1", "b": "2"}, "", "")
+}

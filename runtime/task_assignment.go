@@ -1,0 +1,192 @@
+package runtime
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// The task balancer's assignment user data (what the leader tells each
+// member besides its partitions), and the per-task view of this server's
+// share of each query: which tasks run here (ACTIVE), which are kept warm
+// (STANDBY, WARMUP), and how far each copy's stores lag their changelogs.
+// /clusterStatus and pull-query routing read it through
+// Engine.TaskAssignments.
+
+// assignmentUserData is the user data of one member's assignment.
+type assignmentUserData struct {
+	Standby []string `json:"standby,omitempty"` // task names, "<sub>_<partition>"
+	Warmup  []string `json:"warmup,omitempty"`
+}
+
+// memberAssignment is what a member learnt from its last assignment: its
+// standby and warmup tasks.
+type memberAssignment struct {
+	standby []taskKey
+	warmup  []taskKey
+}
+
+func encodeTaskNames(ts []taskKey) []string {
+	var out []string
+	for _, k := range ts {
+		out = append(out, taskName(k))
+	}
+	return out
+}
+
+func decodeTaskNames(names []string) []taskKey {
+	var out []taskKey
+	for _, n := range names {
+		if k, ok := parseTaskName(n); ok {
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, compareTasks)
+	return out
+}
+
+// replicaSyncAssignment is a balance plan whose members' assignments carry
+// their standbys and warmups in the user data.
+type replicaSyncAssignment struct {
+	partitions map[string]map[string][]int32 // member → topic → partitions
+	ha         haPlan
+}
+
+func (a replicaSyncAssignment) IntoSyncAssignment() []kmsg.SyncGroupRequestGroupAssignment {
+	var out []kmsg.SyncGroupRequestGroupAssignment
+	for _, member := range slices.Sorted(maps.Keys(a.partitions)) {
+		var ma kmsg.ConsumerMemberAssignment
+		topics := a.partitions[member]
+		for _, t := range slices.Sorted(maps.Keys(topics)) {
+			ps := slices.Clone(topics[t])
+			slices.Sort(ps)
+			at := kmsg.NewConsumerMemberAssignmentTopic()
+			at.Topic, at.Partitions = t, ps
+			ma.Topics = append(ma.Topics, at)
+		}
+		ud := assignmentUserData{Standby: encodeTaskNames(a.ha.standby[member]), Warmup: encodeTaskNames(a.ha.warmup[member])}
+		ma.UserData, _ = json.Marshal(ud)
+		sa := kmsg.NewSyncGroupRequestGroupAssignment()
+		sa.MemberID, sa.MemberAssignment = member, ma.AppendTo(nil)
+		out = append(out, sa)
+	}
+	return out
+}
+
+// parseMemberAssignment reads a member's partitions and its standbys and
+// warmups.
+func parseMemberAssignment(raw []byte) (map[string][]int32, memberAssignment, error) {
+	var ma kmsg.ConsumerMemberAssignment
+	if err := ma.ReadFrom(raw); err != nil {
+		return nil, memberAssignment{}, err
+	}
+	parts := make(map[string][]int32, len(ma.Topics))
+	for _, t := range ma.Topics {
+		parts[t.Topic] = t.Partitions
+	}
+	var ud assignmentUserData
+	if len(ma.UserData) > 0 && json.Unmarshal(ma.UserData, &ud) != nil {
+		ud = assignmentUserData{} // a range-balanced member's, or garbage: no replicas
+	}
+	return parts, memberAssignment{standby: decodeTaskNames(ud.Standby), warmup: decodeTaskNames(ud.Warmup)}, nil
+}
+
+// TaskRole is what a server does with a task.
+type TaskRole string
+
+const (
+	RoleActive  TaskRole = "ACTIVE"  // the task runs here
+	RoleStandby TaskRole = "STANDBY" // its stores are kept warm here from the changelogs
+	RoleWarmup  TaskRole = "WARMUP"  // a standby catching up before this server takes the task over
+)
+
+// TaskAssignment is one task of a query on this server.
+type TaskAssignment struct {
+	Task   string // "<sub-topology>_<partition>", Kafka Streams' task id
+	Role   TaskRole
+	State  string // an active task's state (RESTORING, RUNNING…); "" for a replica
+	Stores []StoreLag
+}
+
+// StoreLag is how far one local store partition lags its changelog. A
+// replica reports its position and the changelog end; an active task
+// only its restoration lag (Position and End 0).
+type StoreLag struct {
+	Store     string
+	Partition int32
+	Position  int64 // next changelog offset to apply here
+	End       int64 // the changelog's end as last seen (-1: not yet known)
+	Lag       int64 // max(End − Position, 0); -1 while End is unknown
+}
+
+// QueryTasks is this server's tasks of one persistent query.
+type QueryTasks struct {
+	QueryID string
+	Tasks   []TaskAssignment
+}
+
+// TaskAssignments lists, per persistent query running on Kafka, the tasks
+// assigned to this server as active, standby or warmup, with their stores'
+// lag (an active task lags only while it restores). Queries in task order
+// and by id.
+func (e *Engine) TaskAssignments() []QueryTasks {
+	e.mu.Lock()
+	queries := e.sortedQueries()
+	e.mu.Unlock()
+	var out []QueryTasks
+	for _, q := range queries {
+		q.mu.Lock()
+		r, _ := q.runner.(*kafkaRunner)
+		q.mu.Unlock()
+		if r == nil {
+			continue
+		}
+		out = append(out, QueryTasks{QueryID: q.id, Tasks: r.taskAssignments()})
+	}
+	return out
+}
+
+// taskAssignments is the runner's share of its query's tasks.
+func (r *kafkaRunner) taskAssignments() []TaskAssignment {
+	var out []TaskAssignment
+	r.tasks.mu.Lock()
+	active := map[taskKey]taskState{}
+	for k, s := range r.tasks.states {
+		active[k] = s
+	}
+	r.tasks.mu.Unlock()
+	for k, s := range active {
+		out = append(out, TaskAssignment{Task: taskName(k), Role: RoleActive, State: s.String(), Stores: r.activeLags(k)})
+	}
+	if r.standby != nil {
+		out = append(out, r.standby.assignments()...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := parseTaskName(out[i].Task)
+		b, _ := parseTaskName(out[j].Task)
+		return compareTasks(a, b) < 0
+	})
+	return out
+}
+
+// activeLags is an active task's stores' restoration lag (0 once
+// restored).
+func (r *kafkaRunner) activeLags(k taskKey) []StoreLag {
+	var out []StoreLag
+	for _, spec := range r.q.topo.SubTopologies[k.sub].Stores {
+		l := StoreLag{Store: spec.Name, Partition: k.partition}
+		r.q.mu.Lock()
+		for id, rs := range r.q.restores {
+			if id.Name == spec.Name && id.Partition == k.partition {
+				n, total := rs.Progress()
+				l.Lag = max(total-n, 0)
+			}
+		}
+		r.q.mu.Unlock()
+		out = append(out, l)
+	}
+	return out
+}

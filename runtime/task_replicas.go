@@ -1,0 +1,182 @@
+package runtime
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// haConfig is what the task balancer reads of Kafka Streams' high
+// availability settings (KIP-441).
+type haConfig struct {
+	standbys      int           // num.standby.replicas
+	acceptableLag int64         // acceptable.recovery.lag
+	maxWarmups    int           // max.warmup.replicas, group-wide
+	probeInterval time.Duration // probing.rebalance.interval.ms
+}
+
+// haPlan is one rebalance's placement: each member's active, standby and
+// warmup tasks, and whether a probing rebalance should follow (a task
+// stays on a caught-up member while its balanced home catches up).
+type haPlan struct {
+	active  map[string][]taskKey
+	standby map[string][]taskKey
+	warmup  map[string][]taskKey
+	probe   bool
+}
+
+// haInput is what the placement knows of the tasks: which sub-topologies
+// keep state (only their tasks get standbys and warmups), and the sum of
+// the end offsets of each task's changelog partitions (nil: unknown, then
+// every member counts as caught up and no warmup is made).
+type haInput struct {
+	stateful map[int]bool
+	endSums  map[taskKey]int64
+}
+
+// assignReplicas is the HighAvailabilityTaskAssignor's shape over
+// assignTasks: the balanced, sticky placement is the target; a task whose
+// target member is not caught up (its lag above acceptable.recovery.lag)
+// stays active on a caught-up member (its owner first) and the target
+// gets a warmup of it, at most cfg.maxWarmups in the group; a task no
+// member is caught up on goes to its target. Then each stateful task gets
+// cfg.standbys standbys on other members than its active (a warmup
+// counts as one), preferring the members with the most local state of
+// it, then the fewest replicas, then the lowest id.
+func assignReplicas(tasks []taskKey, members []taskMember, in haInput, cfg haConfig) haPlan {
+	plan := haPlan{active: assignTasks(tasks, members), standby: map[string][]taskKey{}, warmup: map[string][]taskKey{}}
+	members = slices.Clone(members)
+	sort.Slice(members, func(i, j int) bool { return members[i].id < members[j].id })
+	tasks = slices.Clone(tasks)
+	slices.SortFunc(tasks, compareTasks)
+	owner := map[taskKey]string{}
+	for id, ts := range plan.active {
+		for _, k := range ts {
+			owner[k] = id
+		}
+	}
+	warmups := cfg.maxWarmups
+	for _, k := range tasks {
+		target, ok := owner[k]
+		if !ok || in.caughtUp(memberByID(members, target), k, cfg) {
+			continue
+		}
+		src := caughtUpHome(k, members, target, in, cfg, plan.active)
+		if src == "" {
+			continue
+		}
+		plan.active[target] = slices.DeleteFunc(plan.active[target], func(t taskKey) bool { return t == k })
+		plan.active[src] = append(plan.active[src], k)
+		owner[k] = src
+		plan.probe = true
+		if warmups > 0 {
+			warmups--
+			plan.warmup[target] = append(plan.warmup[target], k)
+		}
+	}
+	plan.assignStandbys(tasks, members, owner, in, cfg)
+	for _, m := range []map[string][]taskKey{plan.active, plan.standby, plan.warmup} {
+		for id := range m {
+			slices.SortFunc(m[id], compareTasks)
+		}
+	}
+	return plan
+}
+
+func memberByID(members []taskMember, id string) taskMember {
+	i := slices.IndexFunc(members, func(m taskMember) bool { return m.id == id })
+	return members[i]
+}
+
+// lag is how many changelog records member m's copy of task k misses: 0
+// for the task's owner (it runs there) and a stateless task, the whole
+// changelog for a member without local state.
+func (in haInput) lag(m taskMember, k taskKey) int64 {
+	if !in.stateful[k.sub] || slices.Contains(m.owned, k) {
+		return 0
+	}
+	return max(in.endSums[k]-m.offsets[k], 0)
+}
+
+func (in haInput) caughtUp(m taskMember, k taskKey, cfg haConfig) bool {
+	return in.endSums == nil || in.lag(m, k) <= cfg.acceptableLag
+}
+
+// caughtUpHome picks the member other than target that keeps task k
+// while target warms up: its owner if caught up, else the caught-up
+// member with the least lag, then the fewest active tasks, then the
+// lowest id; "" when none is caught up.
+func caughtUpHome(k taskKey, members []taskMember, target string, in haInput, cfg haConfig, active map[string][]taskKey) string {
+	best := -1
+	for i, m := range members {
+		if m.id == target || !in.caughtUp(m, k, cfg) {
+			continue
+		}
+		if slices.Contains(m.owned, k) {
+			return m.id
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := members[best]
+		if la, lb := in.lag(m, k), in.lag(b, k); la != lb {
+			if la < lb {
+				best = i
+			}
+		} else if len(active[m.id]) < len(active[b.id]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return members[best].id
+}
+
+// assignStandbys gives each stateful task its standbys.
+func (p *haPlan) assignStandbys(tasks []taskKey, members []taskMember, owner map[taskKey]string, in haInput, cfg haConfig) {
+	if cfg.standbys <= 0 {
+		return
+	}
+	replicas := func(id string) int { return len(p.standby[id]) + len(p.warmup[id]) }
+	for _, k := range tasks {
+		if !in.stateful[k.sub] {
+			continue
+		}
+		holds := func(id string) bool {
+			return id == owner[k] || slices.Contains(p.standby[id], k) || slices.Contains(p.warmup[id], k)
+		}
+		have := 0
+		for _, m := range members {
+			if slices.Contains(p.warmup[m.id], k) {
+				have++
+			}
+		}
+		for ; have < cfg.standbys; have++ {
+			best := -1
+			for i, m := range members {
+				if holds(m.id) {
+					continue
+				}
+				if best < 0 {
+					best = i
+					continue
+				}
+				b := members[best]
+				if oa, ob := m.offsets[k], b.offsets[k]; oa != ob {
+					if oa > ob {
+						best = i
+					}
+				} else if replicas(m.id) < replicas(b.id) {
+					best = i
+				}
+			}
+			if best < 0 {
+				break
+			}
+			id := members[best].id
+			p.standby[id] = append(p.standby[id], k)
+		}
+	}
+}

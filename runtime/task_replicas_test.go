@@ -1,0 +1,284 @@
+package runtime
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func renderPlan(p haPlan) string {
+	ids := map[string]bool{}
+	for _, m := range []map[string][]taskKey{p.active, p.standby, p.warmup} {
+		for id := range m {
+			ids[id] = true
+		}
+	}
+	names := func(ts []taskKey) string { return strings.Join(encodeTaskNames(ts), " ") }
+	var lines []string
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		line := fmt.Sprintf("%s: active[%s] standby[%s] warmup[%s]", id, names(p.active[id]), names(p.standby[id]), names(p.warmup[id]))
+		lines = append(lines, line)
+	}
+	if p.probe {
+		lines = append(lines, "probe")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// sums gives every task of tasks the same offset sum.
+func sums(tasks []taskKey, v int64) map[taskKey]int64 {
+	out := map[taskKey]int64{}
+	for _, k := range tasks {
+		out[k] = v
+	}
+	return out
+}
+
+func TestAssignReplicas(t *testing.T) {
+	stateful := haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(4), 1000)}
+	cfg := haConfig{standbys: 1, acceptableLag: 100, maxWarmups: 2}
+	for _, tc := range []struct {
+		name    string
+		tasks   []taskKey
+		members []taskMember
+		in      haInput
+		cfg     haConfig
+		want    string
+	}{
+		{name: "balance: no state anywhere, actives even, one standby each elsewhere", tasks: tasksOf(4),
+			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1}},
+			in:      stateful, cfg: cfg,
+			want: "a: active[0_0 0_2] standby[0_1 0_3] warmup[]\nb: active[0_1 0_3] standby[0_0 0_2] warmup[]"},
+		{name: "stickiness: owners and standby holders keep their roles", tasks: tasksOf(4),
+			members: []taskMember{
+				{id: "a", threads: 1, owned: []taskKey{{0, 1}, {0, 3}}, offsets: sums([]taskKey{{0, 0}, {0, 2}}, 990)},
+				{id: "b", threads: 1, owned: []taskKey{{0, 0}, {0, 2}}, offsets: sums([]taskKey{{0, 1}, {0, 3}}, 990)}},
+			in: stateful, cfg: cfg,
+			want: "a: active[0_1 0_3] standby[0_0 0_2] warmup[]\nb: active[0_0 0_2] standby[0_1 0_3] warmup[]"},
+		{name: "caught-up preference: a new member gets warmups, the owner keeps the actives", tasks: tasksOf(4),
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1}},
+			in:      stateful, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			want: "a: active[0_0 0_1 0_2 0_3] standby[] warmup[]\nb: active[] standby[] warmup[0_2 0_3]\nprobe"},
+		{name: "a caught-up warmup is promoted (the move is then cooperative)", tasks: tasksOf(4),
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1, offsets: sums([]taskKey{{0, 2}, {0, 3}}, 950)}},
+			in:      stateful, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			want: "a: active[0_0 0_1] standby[] warmup[]\nb: active[0_2 0_3] standby[] warmup[]"},
+		{name: "warmup cap: the group gets at most max.warmup.replicas", tasks: tasksOf(6),
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(6)}, {id: "b", threads: 1}, {id: "c", threads: 1}},
+			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(6), 1000)}, cfg: haConfig{acceptableLag: 100, maxWarmups: 1},
+			want: "a: active[0_0 0_1 0_2 0_3 0_4 0_5] standby[] warmup[]\nb: active[] standby[] warmup[0_2]\nc: active[] standby[] warmup[]\nprobe"},
+		{name: "failover: a dead member's tasks go to their standby holder", tasks: tasksOf(4),
+			members: []taskMember{
+				{id: "a", threads: 1, owned: []taskKey{{0, 0}, {0, 2}}, offsets: sums([]taskKey{{0, 1}}, 995)},
+				{id: "b", threads: 1, owned: []taskKey{{0, 1}}, offsets: sums([]taskKey{{0, 3}}, 995)}},
+			in: stateful, cfg: cfg,
+			want: "a: active[0_0 0_2] standby[0_1 0_3] warmup[]\nb: active[0_1 0_3] standby[0_0 0_2] warmup[]"},
+		{name: "nobody caught up: the balanced target takes the task, no warmup", tasks: tasksOf(2),
+			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1}},
+			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(2), 1000)}, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
+		{name: "stateless tasks get no standbys and no warmups", tasks: tasksOf(2),
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
+			in:      haInput{stateful: map[int]bool{}, endSums: map[taskKey]int64{}}, cfg: cfg,
+			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
+		{name: "unknown end offsets: plain sticky placement", tasks: tasksOf(2),
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
+			in:      haInput{stateful: map[int]bool{0: true}}, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
+		{name: "a warmup counts as the task's standby", tasks: tasksOf(2),
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
+			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(2), 1000)}, cfg: haConfig{standbys: 1, acceptableLag: 100, maxWarmups: 2},
+			want: "a: active[0_0 0_1] standby[] warmup[]\nb: active[] standby[0_0] warmup[0_1]\nprobe"},
+		{name: "one member: no standby to place", tasks: tasksOf(2),
+			members: []taskMember{{id: "a", threads: 1}},
+			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(2), 1000)}, cfg: cfg,
+			want: "a: active[0_0 0_1] standby[] warmup[]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := assignReplicas(tc.tasks, tc.members, tc.in, tc.cfg)
+			if r := renderPlan(got); r != tc.want {
+				t.Fatalf("got\n%s\nwant\n%s", r, tc.want)
+			}
+			checkExactlyOnce(t, tc.tasks, got.active)
+			checkReplicasApart(t, got)
+			rev := slices.Clone(tc.members)
+			slices.Reverse(rev)
+			if r := renderPlan(assignReplicas(tc.tasks, rev, tc.in, tc.cfg)); r != tc.want {
+				t.Fatalf("with members reversed got\n%s\nwant\n%s", r, tc.want)
+			}
+		})
+	}
+}
+
+// checkReplicasApart: no member holds two copies of one task (active,
+// standby or warmup).
+func checkReplicasApart(t *testing.T, p haPlan) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, m := range []map[string][]taskKey{p.active, p.standby, p.warmup} {
+		for id := range m {
+			ids[id] = true
+		}
+	}
+	for id := range ids {
+		seen := map[taskKey]bool{}
+		for _, ts := range [][]taskKey{p.active[id], p.standby[id], p.warmup[id]} {
+			for _, k := range ts {
+				if seen[k] {
+					t.Fatalf("%s holds two copies of task %s: %s", id, taskName(k), renderPlan(p))
+				}
+				seen[k] = true
+			}
+		}
+	}
+}
+
+// Over many group sizes and standby counts: every task active once, its
+// standbys on distinct other members, as many as members allow.
+func TestAssignReplicasStandbysApart(t *testing.T) {
+	for n := 1; n <= 4; n++ {
+		for standbys := 0; standbys <= 3; standbys++ {
+			var ms []taskMember
+			for i := 0; i < n; i++ {
+				ms = append(ms, taskMember{id: fmt.Sprintf("m%d", i), threads: 1})
+			}
+			tasks := tasksOf(7, 3)
+			in := haInput{stateful: map[int]bool{0: true, 1: false}, endSums: map[taskKey]int64{}}
+			p := assignReplicas(tasks, ms, in, haConfig{standbys: standbys, maxWarmups: 2})
+			checkExactlyOnce(t, tasks, p.active)
+			checkReplicasApart(t, p)
+			count := map[taskKey]int{}
+			for _, ts := range p.standby {
+				for _, k := range ts {
+					count[k]++
+				}
+			}
+			for _, k := range tasks {
+				want := min(standbys, n-1)
+				if k.sub == 1 {
+					want = 0
+				}
+				if count[k] != want {
+					t.Fatalf("%d members, %d standbys: task %s has %d", n, standbys, taskName(k), count[k])
+				}
+			}
+		}
+	}
+}
+
+// Through kgo's group protocol with standbys: a join task's partitions
+// stay together, and each member's standbys and warmups reach it in the
+// assignment's user data.
+func TestTaskBalancerReplicas(t *testing.T) {
+	newB := func() *taskBalancer {
+		b := joinBalancer(1)
+		b.ha = haConfig{standbys: 1, acceptableLag: 10, maxWarmups: 2}
+		b.stateful = map[int]bool{0: true, 1: true}
+		b.endSums = func() map[taskKey]int64 { return sums(tasksOf(2, 2), 100) }
+		return b
+	}
+	owned := map[string]map[string][]int32{"a": {"l": {0, 1}, "r": {0, 1}, "x": {0, 1}}, "b": nil}
+	var members []kmsg.JoinGroupResponseMember
+	for _, id := range slices.Sorted(maps.Keys(owned)) {
+		members = append(members, kmsg.JoinGroupResponseMember{MemberID: id,
+			ProtocolMetadata: newB().JoinGroupMetadata([]string{"l", "r", "x"}, owned[id], 1)})
+	}
+	leader := newB()
+	probed := false
+	leader.probe = func() { probed = true }
+	gb, _, err := leader.MemberBalancer(members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gb.(kgo.GroupMemberBalancerOrError).BalanceOrError(map[string]int32{"l": 2, "r": 2, "x": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range res.IntoSyncAssignment() {
+		m := newB()
+		var ma memberAssignment
+		m.assigned = func(x memberAssignment) { ma = x }
+		parts, err := m.ParseSyncAssignment(a.MemberAssignment)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(parts["l"], parts["r"]) {
+			t.Fatalf("%s holds l%v but r%v: a join task split", a.MemberID, parts["l"], parts["r"])
+		}
+		got = append(got, fmt.Sprintf("%s: l%v x%v standby%v warmup%v", a.MemberID, parts["l"], parts["x"],
+			encodeTaskNames(ma.standby), encodeTaskNames(ma.warmup)))
+	}
+	want := "a: l[0 1] x[0 1] standby[] warmup[]|b: l[] x[] standby[0_0 1_0] warmup[0_1 1_1]"
+	if strings.Join(got, "|") != want || !probed {
+		t.Fatalf("got %s (probe %v), want %s and a probe", strings.Join(got, "|"), probed, want)
+	}
+}
+
+// Repeated probing rebalances converge: members joining an owner of
+// every task warm up at most max.warmup.replicas tasks per round, each
+// round's caught-up warmups are promoted, and the group ends balanced
+// with no probe pending and no task ever left without a caught-up
+// active.
+// Standbys catch up beside the warmups, so with one the moves take two
+// rounds; without, the warmup cap (2) spreads the eight moves over four
+// probes, and the fifth rebalance finds nothing left to move.
+func TestAssignReplicasConvergeUnderProbes(t *testing.T) {
+	for standbys, rounds := range []int{5, 2} {
+		t.Run(fmt.Sprintf("standbys=%d", standbys), func(t *testing.T) {
+			if got := probesToConverge(t, standbys); got != rounds {
+				t.Fatalf("balanced after %d rounds, want %d", got, rounds)
+			}
+		})
+	}
+}
+
+func probesToConverge(t *testing.T, standbys int) int {
+	tasks := tasksOf(12)
+	ends := sums(tasks, 1000)
+	in := haInput{stateful: map[int]bool{0: true}, endSums: ends}
+	cfg := haConfig{standbys: standbys, acceptableLag: 10, maxWarmups: 2}
+	members := []taskMember{{id: "a", threads: 1, owned: tasks, offsets: sums(tasks, 1000)}, {id: "b", threads: 1}, {id: "c", threads: 1}}
+	for round := 1; ; round++ {
+		p := assignReplicas(tasks, members, in, cfg)
+		checkExactlyOnce(t, tasks, p.active)
+		checkReplicasApart(t, p)
+		n := 0
+		for _, ws := range p.warmup {
+			n += len(ws)
+		}
+		if n > cfg.maxWarmups {
+			t.Fatalf("round %d: %d warmups, cap %d", round, n, cfg.maxWarmups)
+		}
+		for i := range members {
+			m := &members[i]
+			for _, k := range p.active[m.id] {
+				if !in.caughtUp(*m, k, cfg) {
+					t.Fatalf("round %d: task %s active on %s, which is not caught up", round, taskName(k), m.id)
+				}
+			}
+			// Until the next probe every replica catches up.
+			m.owned = p.active[m.id]
+			for _, k := range append(slices.Clone(p.standby[m.id]), p.warmup[m.id]...) {
+				if m.offsets == nil {
+					m.offsets = map[taskKey]int64{}
+				}
+				m.offsets[k] = ends[k]
+			}
+		}
+		if !p.probe {
+			if r := renderPlan(p); strings.Count(r, "active[0_") != 3 || len(p.active["a"]) != 4 || len(p.active["b"]) != 4 {
+				t.Fatalf("converged unbalanced after %d rounds:\n%s", round, r)
+			}
+			return round
+		}
+		if round > 10 {
+			t.Fatalf("no convergence after %d probes:\n%s", round, renderPlan(p))
+		}
+	}
+}
