@@ -32,6 +32,12 @@ type taskBalancer struct {
 	// offsetSums returns the checkpointed changelog offsets of the
 	// local stores, summed per task (nil: no local state).
 	offsetSums func() map[taskKey]int64
+	// endpoint returns this server's advertised URL ("" while unknown),
+	// sent to the group so that every member learns who runs what.
+	endpoint func() string
+	// onHosts receives the task → host map of each assignment (see
+	// task_hosts.go); nil to ignore it.
+	onHosts func(hostTasks)
 }
 
 // taskBalancerName is the protocol name in JoinGroup.
@@ -42,10 +48,19 @@ type taskUserData struct {
 	Threads int `json:"threads"`
 	// OffsetSums is keyed by "<sub-topology>_<partition>".
 	OffsetSums map[string]int64 `json:"offsetSums,omitempty"`
+	// Endpoint is the member's advertised URL (ksql.advertised.listener).
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 func newTaskBalancer(ts *taskSet, threads int, offsetSums func() map[taskKey]int64) *taskBalancer {
 	return &taskBalancer{subOf: ts.subOf, threads: max(threads, 1), offsetSums: offsetSums}
+}
+
+// withHosts makes the balancer advertise endpoint and report every
+// assignment's host map to onHosts.
+func (b *taskBalancer) withHosts(endpoint func() string, onHosts func(hostTasks)) *taskBalancer {
+	b.endpoint, b.onHosts = endpoint, onHosts
+	return b
 }
 
 // taskOffsetSums sums the checkpointed offsets of the query's local
@@ -89,6 +104,9 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 	meta.Topics = topics
 	meta.Generation = generation
 	data := taskUserData{Threads: b.threads}
+	if b.endpoint != nil {
+		data.Endpoint = b.endpoint()
+	}
 	if b.offsetSums != nil {
 		for k, sum := range b.offsetSums() {
 			if data.OffsetSums == nil {
@@ -107,8 +125,14 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 	return meta.AppendTo(nil)
 }
 
-func (*taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
-	return kgo.ParseConsumerSyncAssignment(assignment)
+// ParseSyncAssignment returns this member's partitions and hands the
+// host map the leader put in the user data to onHosts.
+func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
+	parts, err := kgo.ParseConsumerSyncAssignment(assignment)
+	if err == nil && b.onHosts != nil {
+		b.onHosts(decodeHostTasks(assignment))
+	}
+	return parts, err
 }
 
 func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.GroupMemberBalancer, map[string]struct{}, error) {
@@ -140,9 +164,12 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 	}
 	var members []taskMember
 	byID := map[string]*kmsg.JoinGroupResponseMember{}
+	endpoints := map[string]string{}
 	cb.EachMember(func(m *kmsg.JoinGroupResponseMember, meta *kmsg.ConsumerMemberMetadata) {
 		byID[m.MemberID] = m
-		members = append(members, b.member(m.MemberID, meta))
+		tm := b.member(m.MemberID, meta)
+		members = append(members, tm)
+		endpoints[m.MemberID] = tm.endpoint
 	})
 	plan := cb.NewPlan()
 	for id, ts := range assignTasks(tasks, members) {
@@ -155,7 +182,7 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 		}
 	}
 	plan.AdjustCooperative(cb)
-	return plan
+	return withHostTasks(plan, b.hostTasks(plan, endpoints))
 }
 
 // member reads a member's subscription: its threads and the tasks whose
@@ -167,6 +194,7 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 	if json.Unmarshal(meta.UserData, &ud) == nil && ud.Threads > 0 {
 		m.threads = ud.Threads
 	}
+	m.endpoint = ud.Endpoint
 	for name, sum := range ud.OffsetSums {
 		if k, ok := parseTaskName(name); ok && sum > 0 {
 			if m.offsets == nil {
@@ -194,10 +222,11 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 
 // taskMember is one group member as the assignment sees it.
 type taskMember struct {
-	id      string
-	threads int
-	owned   []taskKey
-	offsets map[taskKey]int64 // local state per task: checkpointed offset sums
+	id       string
+	threads  int
+	owned    []taskKey
+	offsets  map[taskKey]int64 // local state per task: checkpointed offset sums
+	endpoint string            // advertised URL, "" if unknown
 }
 
 // assignTasks gives every task to exactly one member. Each member's

@@ -114,7 +114,14 @@ type options struct {
 	cluster   cluster
 	// createTopics: see WithCreateMissingTopics.
 	createTopics bool
+	advertised   string // see WithAdvertisedListener
 }
+
+// WithAdvertisedListener sets the URL the other servers of the service id
+// reach this one at (ksql.advertised.listener; the caller resolves the
+// property against the bound address). Default none: this server then
+// neither routes pull queries to others nor receives them.
+func WithAdvertisedListener(u string) Option { return func(o *options) { o.advertised = u } }
 
 // WithBootstrap sets the Kafka bootstrap servers. Required unless the
 // engine runs on the in-memory test cluster.

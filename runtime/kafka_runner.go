@@ -109,7 +109,9 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.ConsumeResetOffset(reset),
 		// Range only while a member of an older version, which knows
 		// no task balancer, is in the group.
-		kgo.Balancers(newTaskBalancer(r.tasks, r.q.cfg.threads, r.q.taskOffsetSums), kgo.RangeBalancer()),
+		kgo.Balancers(newTaskBalancer(r.tasks, r.q.cfg.threads, r.q.taskOffsetSums).
+			withHosts(r.q.eng.peers.advertised, r.q.placed), kgo.RangeBalancer()),
+		kgo.SessionTimeout(time.Duration(r.q.props.Int(PropSessionTimeout, 45000))*time.Millisecond),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.RecordPartitioner(partitioner()),
@@ -456,6 +458,7 @@ func (r *kafkaRunner) markCommitted(offsets map[string]map[int32]kgo.EpochOffset
 func (r *kafkaRunner) stop() error {
 	r.cancel()
 	<-r.done
+	r.q.placed(nil)
 	r.tasks.closeAll()
 	return nil
 }

@@ -1,0 +1,310 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// routingConfig is the configuration the three servers share: the
+// command-topic secret (which also signs inter-node requests), a short
+// group session timeout so that a killed server's tasks move soon, and
+// frequent lag reports (they carry each server's query states).
+const routingConfig = scaleoutConfig + "ksql.streams.session.timeout.ms=6000\nksql.lag.reporting.send.interval.ms=300\n"
+
+// TestPullQueriesFromAnyServer runs `sqlstream broker` and three
+// `sqlstream server`s of one service id. A table's six partitions are
+// split over the three; a pull query (a scan, and a lookup of every key)
+// on any of them returns the whole table, routed to the servers running
+// each partition. /clusterStatus on each lists all three hosts alive with
+// their partitions, SHOW QUERIES counts the query RUNNING on three hosts,
+// and the inter-node endpoints refuse unsigned requests. After kill -9 of
+// one server it is marked dead within the heartbeat window (and its query
+// UNRESPONSIVE), and once its tasks moved the others answer with the
+// whole table again.
+func TestPullQueriesFromAnyServer(t *testing.T) {
+	br := startBrokerProcess(t)
+	cfg := writeConfig(t, routingConfig)
+	nodes := []*node{startServerOn(t, br.Kafka, "--config", cfg), startServerOn(t, br.Kafka, "--config", cfg),
+		startServerOn(t, br.Kafka, "--config", cfg)}
+	a := nodes[0]
+	a.mustKsql(`CREATE STREAM events (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='events', VALUE_FORMAT='JSON', PARTITIONS=6);`)
+	status, v := a.ksql(`CREATE TABLE counts AS SELECT k, COUNT(*) AS n FROM events GROUP BY k;`,
+		map[string]any{"ksql.streams.auto.offset.reset": "earliest"})
+	if status != http.StatusOK {
+		t.Fatalf("CTAS: %d %v", status, v)
+	}
+	want := map[string]int{}
+	var kvs []string
+	for i := 0; i < 30; i++ {
+		k := fmt.Sprintf("k%02d", i)
+		want[k] = i%3 + 1
+		for j := 0; j < want[k]; j++ {
+			kvs = append(kvs, k, fmt.Sprintf(`{"V":%d}`, j))
+		}
+	}
+	produce(t, br.Kafka, "events", kvs...)
+
+	eventually(t, "every server hosts two of the six partitions, all alive", func() error {
+		return checkClusterStatus(nodes, nodes, 6, 2)
+	})
+	for _, n := range nodes {
+		eventually(t, "a scan on "+n.URL+" returns the whole table", func() error { return scanMatches(n, want) })
+		if err := lookupsMatch(n, want); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "SHOW QUERIES on "+n.URL+" counts three RUNNING hosts", func() error {
+			return statusCountIs(n, map[string]float64{"RUNNING": 3})
+		})
+	}
+	refusesUnsignedPeers(t, a)
+
+	dead := nodes[2]
+	killed := time.Now()
+	dead.kill()
+	live := nodes[:2]
+	eventuallyWithin(t, "the killed server is marked dead", 5*time.Second, func() error {
+		for _, n := range live {
+			if alive, ok := hostAlive(n, dead); !ok || alive {
+				return fmt.Errorf("%s: killed host %s listed %v, alive %v", n.URL, dead.URL, ok, alive)
+			}
+		}
+		return nil
+	})
+	t.Logf("killed server marked dead %v after kill -9", time.Since(killed).Round(100*time.Millisecond))
+	for _, n := range live {
+		eventually(t, "SHOW QUERIES on "+n.URL+" counts the dead host UNRESPONSIVE", func() error {
+			return statusCountIs(n, map[string]float64{"RUNNING": 2, "UNRESPONSIVE": 1})
+		})
+	}
+	eventually(t, "the two live servers host three partitions each", func() error {
+		return checkClusterStatus(live, live, 6, 3)
+	})
+	t.Logf("tasks moved %v after kill -9", time.Since(killed).Round(100*time.Millisecond))
+	for _, n := range live {
+		eventually(t, "a scan on "+n.URL+" after the kill returns the whole table", func() error { return scanMatches(n, want) })
+		if err := lookupsMatch(n, want); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// pullRows runs a pull query on n (/query-stream, delimited) and returns
+// its rows, or the error the server answered with.
+func pullRows(n *node, sql string) ([][]any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	resp, err := httpClient().Do(n.newRequest(ctx, "/query-stream", "application/vnd.ksqlapi.delimited.v1", map[string]any{"sql": sql}))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %d %s", sql, resp.StatusCode, buf.String())
+	}
+	var rows [][]any
+	sc := bufio.NewScanner(&buf)
+	for i := 0; sc.Scan(); i++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if i == 0 || len(line) == 0 {
+			continue
+		}
+		if line[0] == '{' {
+			return nil, fmt.Errorf("%s: %s", sql, line)
+		}
+		var row []any
+		if err := json.Unmarshal(line, &row); err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// asCounts turns (K, N) rows into a map, failing on a duplicate key.
+func asCounts(rows [][]any) (map[string]int, error) {
+	got := map[string]int{}
+	for _, r := range rows {
+		k := fmt.Sprint(r[0])
+		if _, dup := got[k]; dup {
+			return nil, fmt.Errorf("key %s answered twice", k)
+		}
+		n, _ := r[1].(float64)
+		got[k] = int(n)
+	}
+	return got, nil
+}
+
+func scanMatches(n *node, want map[string]int) error {
+	rows, err := pullRows(n, "SELECT * FROM counts;")
+	if err != nil {
+		return err
+	}
+	got, err := asCounts(rows)
+	if err != nil {
+		return err
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("%s scanned %d rows %v, want %d %v", n.URL, len(got), got, len(want), want)
+	}
+	return nil
+}
+
+// lookupsMatch looks every key up on n, one by one and in one IN list.
+func lookupsMatch(n *node, want map[string]int) error {
+	var keys []string
+	for k, c := range want {
+		keys = append(keys, "'"+k+"'")
+		rows, err := pullRows(n, "SELECT k, n FROM counts WHERE k = '"+k+"';")
+		if err != nil {
+			return err
+		}
+		if got, err := asCounts(rows); err != nil || len(got) != 1 || got[k] != c {
+			return fmt.Errorf("%s: lookup of %s: %v (%v), want %d", n.URL, k, rows, err, c)
+		}
+	}
+	rows, err := pullRows(n, "SELECT k, n FROM counts WHERE k IN ("+strings.Join(keys, ", ")+");")
+	if err != nil {
+		return err
+	}
+	if got, err := asCounts(rows); err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("%s: IN lookup of every key: %v (%v)", n.URL, got, err)
+	}
+	return nil
+}
+
+// clusterStatus is GET /clusterStatus on n.
+type clusterStatus struct {
+	ClusterStatus map[string]struct {
+		HostAlive             bool `json:"hostAlive"`
+		ActiveStandbyPerQuery map[string]struct {
+			ActiveStores     []string `json:"activeStores"`
+			ActivePartitions []struct {
+				Topic     string `json:"topic"`
+				Partition int    `json:"partition"`
+			} `json:"activePartitions"`
+		} `json:"activeStandbyPerQuery"`
+	} `json:"clusterStatus"`
+}
+
+func getClusterStatus(n *node) (clusterStatus, error) {
+	var cs clusterStatus
+	resp, err := httpClient().Get(n.URL + "/clusterStatus")
+	if err != nil {
+		return cs, err
+	}
+	defer resp.Body.Close()
+	return cs, json.NewDecoder(resp.Body).Decode(&cs)
+}
+
+func hostOf(n *node) string {
+	u, _ := url.Parse(n.URL)
+	return u.Host
+}
+
+// checkClusterStatus checks /clusterStatus on every one of askers: each
+// of hosts is listed alive and runs per partitions of the source topic
+// (every one of total exactly once over the hosts).
+func checkClusterStatus(askers, hosts []*node, total, per int) error {
+	for _, n := range askers {
+		cs, err := getClusterStatus(n)
+		if err != nil {
+			return err
+		}
+		var all []int
+		for _, h := range hosts {
+			st, ok := cs.ClusterStatus[hostOf(h)]
+			if !ok || !st.HostAlive {
+				return fmt.Errorf("%s: host %s listed %v alive %v: %+v", n.URL, hostOf(h), ok, st.HostAlive, cs)
+			}
+			var mine []int
+			for _, q := range st.ActiveStandbyPerQuery {
+				for _, p := range q.ActivePartitions {
+					if p.Topic == "events" {
+						mine = append(mine, p.Partition)
+					}
+				}
+				if !slices.Contains(q.ActiveStores, "Aggregate-Aggregate-Materialize") {
+					return fmt.Errorf("%s: host %s stores %v", n.URL, hostOf(h), q.ActiveStores)
+				}
+			}
+			if len(mine) != per {
+				return fmt.Errorf("%s: host %s runs partitions %v, want %d of them", n.URL, hostOf(h), mine, per)
+			}
+			all = append(all, mine...)
+		}
+		slices.Sort(all)
+		if len(slices.Compact(all)) != total || len(all) != total {
+			return fmt.Errorf("%s: partitions over the hosts %v, want each of %d once", n.URL, all, total)
+		}
+	}
+	return nil
+}
+
+// hostAlive is h's hostAlive in n's /clusterStatus.
+func hostAlive(n, h *node) (alive, listed bool) {
+	cs, err := getClusterStatus(n)
+	if err != nil {
+		return false, false
+	}
+	st, ok := cs.ClusterStatus[hostOf(h)]
+	return st.HostAlive, ok
+}
+
+// statusCountIs checks the statusCount of the one query in SHOW QUERIES.
+func statusCountIs(n *node, want map[string]float64) error {
+	_, raw := n.post("/ksql", "application/vnd.ksql.v1+json", map[string]any{"ksql": "SHOW QUERIES;"})
+	var ents []struct {
+		Queries []struct {
+			StatusCount map[string]float64 `json:"statusCount"`
+		} `json:"queries"`
+	}
+	if err := json.Unmarshal(raw, &ents); err != nil || len(ents) != 1 || len(ents[0].Queries) != 1 {
+		return fmt.Errorf("SHOW QUERIES on %s: %s", n.URL, raw)
+	}
+	if got := ents[0].Queries[0].StatusCount; fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("SHOW QUERIES on %s: statusCount %v, want %v", n.URL, got, want)
+	}
+	return nil
+}
+
+// refusesUnsignedPeers checks that the inter-node endpoints refuse what
+// does not come from a peer: a heartbeat, a lag report and a forwarded
+// pull query without (or with a forged) signature.
+func refusesUnsignedPeers(t *testing.T, n *node) {
+	t.Helper()
+	for _, c := range []struct {
+		path, sig string
+		body      any
+	}{
+		{"/heartbeat", "", map[string]any{"hostInfo": map[string]any{"host": "127.0.0.1", "port": 1}, "timestamp": 1}},
+		{"/lag", "", map[string]any{"hostInfo": map[string]any{"host": "127.0.0.1", "port": 1}}},
+		{"/query-stream", fmt.Sprintf("%d:%s", time.Now().UnixMilli(), strings.Repeat("ab", 32)), map[string]any{"sql": "SELECT * FROM counts;",
+			"requestProperties": map[string]any{"request.ksql.query.pull.skip.forwarding": true, "request.ksql.query.pull.partitions": "0"}}},
+	} {
+		req := n.newRequest(context.Background(), c.path, "application/json", c.body)
+		if c.sig != "" {
+			req.Header.Set("X-Sqlstream-Peer", c.sig)
+		}
+		resp, err := httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(buf.String(), "40005") {
+			t.Errorf("POST %s without a peer's signature: %d %s", c.path, resp.StatusCode, buf.String())
+		}
+	}
+}
