@@ -48,8 +48,19 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	if err != nil {
 		return nil, err
 	}
+	keys, isLookup := lookupKeys(t, m)
+	needed := allPartitions(parts)
+	if isLookup {
+		needed = lookupPartitions(t, q, m, keys, parts)
+	}
+	// Routed before the answer starts: a partition no live server holds
+	// is an error response, not a truncated table.
+	route, err := e.routePull(t, q, m, needed)
+	if err != nil {
+		return nil, err
+	}
 	go func() {
-		t.finishWith(e.scanStore(t, q, m, parts), "")
+		t.finishWith(e.scanStore(t, q, m, route, keys, isLookup), "")
 	}()
 	return runnerFunc(func() error { return nil }), nil
 }
@@ -69,20 +80,12 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 }
 
 // scanStore reads the store partitions the pull query needs (those of
-// its keys for a key lookup, else all) where they live: this server's
-// own, then each other host's through forwarding (pull_route.go).
-func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, parts int32) error {
+// its keys for a key lookup, else all) where route says they live: this
+// server's own, then each other host's through forwarding
+// (pull_route.go).
+func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, route pullRoute, keys [][]byte, isLookup bool) error {
 	env, _ := t.taskEnvs(nil, nil).build(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
-	if err != nil {
-		return err
-	}
-	keys, isLookup := lookupKeys(t, m)
-	needed := allPartitions(parts)
-	if isLookup {
-		needed = lookupPartitions(t, q, m, keys, parts)
-	}
-	route, err := e.routePull(t, q, m, needed)
 	if err != nil {
 		return err
 	}

@@ -42,25 +42,31 @@ func TestPullQueriesFromAnyServer(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("CTAS: %d %v", status, v)
 	}
-	want := map[string]int{}
+	// Grouped by a value column: its store is keyed as its repartition
+	// topic, not as the source.
+	status, v = a.ksql(`CREATE TABLE by_v AS SELECT v, COUNT(*) AS n FROM events GROUP BY v;`,
+		map[string]any{"ksql.streams.auto.offset.reset": "earliest"})
+	if status != http.StatusOK {
+		t.Fatalf("CTAS: %d %v", status, v)
+	}
+	want, byV := map[string]int{}, map[string]int{}
 	var kvs []string
 	for i := 0; i < 30; i++ {
 		k := fmt.Sprintf("k%02d", i)
 		want[k] = i%3 + 1
 		for j := 0; j < want[k]; j++ {
 			kvs = append(kvs, k, fmt.Sprintf(`{"V":%d}`, j))
+			byV[fmt.Sprint(j)]++
 		}
 	}
+	tables := []pulledTable{{"COUNTS", "k", "'", want}, {"BY_V", "v", "", byV}}
 	produce(t, br.Kafka, "events", kvs...)
 
 	eventually(t, "every server hosts two of the six partitions, all alive", func() error {
 		return checkClusterStatus(nodes, nodes, 6, 2)
 	})
 	for _, n := range nodes {
-		eventually(t, "a scan on "+n.URL+" returns the whole table", func() error { return scanMatches(n, want) })
-		if err := lookupsMatch(n, want); err != nil {
-			t.Fatal(err)
-		}
+		checkPulls(t, n, tables)
 		eventually(t, "SHOW QUERIES on "+n.URL+" counts three RUNNING hosts", func() error {
 			return statusCountIs(n, map[string]float64{"RUNNING": 3})
 		})
@@ -80,6 +86,16 @@ func TestPullQueriesFromAnyServer(t *testing.T) {
 		return nil
 	})
 	t.Logf("killed server marked dead %v after kill -9", time.Since(killed).Round(100*time.Millisecond))
+	// Until the group moves its tasks (the session timeout), a scan
+	// needing them fails clearly rather than answering part of the table.
+	switch _, err := pullRows(live[0], "SELECT * FROM COUNTS;"); {
+	case err == nil:
+		t.Logf("the dead server's tasks had moved already")
+	case strings.Contains(err.Error(), "is not alive, and standby reads are off"), strings.Contains(err.Error(), "is being reassigned"):
+		t.Logf("scan while the dead server still owns partitions: %v", err)
+	default:
+		t.Fatalf("scan while the dead server still owns partitions: %v", err)
+	}
 	for _, n := range live {
 		eventually(t, "SHOW QUERIES on "+n.URL+" counts the dead host UNRESPONSIVE", func() error {
 			return statusCountIs(n, map[string]float64{"RUNNING": 2, "UNRESPONSIVE": 1})
@@ -90,10 +106,7 @@ func TestPullQueriesFromAnyServer(t *testing.T) {
 	})
 	t.Logf("tasks moved %v after kill -9", time.Since(killed).Round(100*time.Millisecond))
 	for _, n := range live {
-		eventually(t, "a scan on "+n.URL+" after the kill returns the whole table", func() error { return scanMatches(n, want) })
-		if err := lookupsMatch(n, want); err != nil {
-			t.Fatal(err)
-		}
+		checkPulls(t, n, tables)
 	}
 }
 
@@ -145,8 +158,29 @@ func asCounts(rows [][]any) (map[string]int, error) {
 	return got, nil
 }
 
-func scanMatches(n *node, want map[string]int) error {
-	rows, err := pullRows(n, "SELECT * FROM counts;")
+// pulledTable is a table the test pulls from: its key column, how its
+// key literals are quoted and its expected rows (key → count).
+type pulledTable struct {
+	name, key, quote string
+	want             map[string]int
+}
+
+// checkPulls checks that a scan of each table on n returns it whole
+// (waiting for the servers to process the input), then that looking
+// every key up returns its row.
+func checkPulls(t *testing.T, n *node, tables []pulledTable) {
+	t.Helper()
+	for _, tb := range tables {
+		eventually(t, "a scan of "+tb.name+" on "+n.URL+" returns the whole table", func() error { return scanMatches(n, tb) })
+		if err := lookupsMatch(n, tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func scanMatches(n *node, tb pulledTable) error {
+	want := tb.want
+	rows, err := pullRows(n, "SELECT * FROM "+tb.name+";")
 	if err != nil {
 		return err
 	}
@@ -161,11 +195,13 @@ func scanMatches(n *node, want map[string]int) error {
 }
 
 // lookupsMatch looks every key up on n, one by one and in one IN list.
-func lookupsMatch(n *node, want map[string]int) error {
+func lookupsMatch(n *node, tb pulledTable) error {
+	want := tb.want
 	var keys []string
 	for k, c := range want {
-		keys = append(keys, "'"+k+"'")
-		rows, err := pullRows(n, "SELECT k, n FROM counts WHERE k = '"+k+"';")
+		lit := tb.quote + k + tb.quote
+		keys = append(keys, lit)
+		rows, err := pullRows(n, fmt.Sprintf("SELECT %s, n FROM %s WHERE %s = %s;", tb.key, tb.name, tb.key, lit))
 		if err != nil {
 			return err
 		}
@@ -173,7 +209,7 @@ func lookupsMatch(n *node, want map[string]int) error {
 			return fmt.Errorf("%s: lookup of %s: %v (%v), want %d", n.URL, k, rows, err, c)
 		}
 	}
-	rows, err := pullRows(n, "SELECT k, n FROM counts WHERE k IN ("+strings.Join(keys, ", ")+");")
+	rows, err := pullRows(n, fmt.Sprintf("SELECT %s, n FROM %s WHERE %s IN (%s);", tb.key, tb.name, tb.key, strings.Join(keys, ", ")))
 	if err != nil {
 		return err
 	}
@@ -228,7 +264,10 @@ func checkClusterStatus(askers, hosts []*node, total, per int) error {
 				return fmt.Errorf("%s: host %s listed %v alive %v: %+v", n.URL, hostOf(h), ok, st.HostAlive, cs)
 			}
 			var mine []int
-			for _, q := range st.ActiveStandbyPerQuery {
+			for id, q := range st.ActiveStandbyPerQuery {
+				if !strings.HasPrefix(id, "CTAS_COUNTS_") {
+					continue
+				}
 				for _, p := range q.ActivePartitions {
 					if p.Topic == "events" {
 						mine = append(mine, p.Partition)
@@ -261,19 +300,22 @@ func hostAlive(n, h *node) (alive, listed bool) {
 	return st.HostAlive, ok
 }
 
-// statusCountIs checks the statusCount of the one query in SHOW QUERIES.
+// statusCountIs checks the statusCount of every query in SHOW QUERIES.
 func statusCountIs(n *node, want map[string]float64) error {
 	_, raw := n.post("/ksql", "application/vnd.ksql.v1+json", map[string]any{"ksql": "SHOW QUERIES;"})
 	var ents []struct {
 		Queries []struct {
+			ID          string             `json:"id"`
 			StatusCount map[string]float64 `json:"statusCount"`
 		} `json:"queries"`
 	}
-	if err := json.Unmarshal(raw, &ents); err != nil || len(ents) != 1 || len(ents[0].Queries) != 1 {
+	if err := json.Unmarshal(raw, &ents); err != nil || len(ents) != 1 || len(ents[0].Queries) != 2 {
 		return fmt.Errorf("SHOW QUERIES on %s: %s", n.URL, raw)
 	}
-	if got := ents[0].Queries[0].StatusCount; fmt.Sprint(got) != fmt.Sprint(want) {
-		return fmt.Errorf("SHOW QUERIES on %s: statusCount %v, want %v", n.URL, got, want)
+	for _, q := range ents[0].Queries {
+		if fmt.Sprint(q.StatusCount) != fmt.Sprint(want) {
+			return fmt.Errorf("SHOW QUERIES on %s: %s statusCount %v, want %v", n.URL, q.ID, q.StatusCount, want)
+		}
 	}
 	return nil
 }
@@ -289,7 +331,7 @@ func refusesUnsignedPeers(t *testing.T, n *node) {
 	}{
 		{"/heartbeat", "", map[string]any{"hostInfo": map[string]any{"host": "127.0.0.1", "port": 1}, "timestamp": 1}},
 		{"/lag", "", map[string]any{"hostInfo": map[string]any{"host": "127.0.0.1", "port": 1}}},
-		{"/query-stream", fmt.Sprintf("%d:%s", time.Now().UnixMilli(), strings.Repeat("ab", 32)), map[string]any{"sql": "SELECT * FROM counts;",
+		{"/query-stream", fmt.Sprintf("%d:%s", time.Now().UnixMilli(), strings.Repeat("ab", 32)), map[string]any{"sql": "SELECT * FROM COUNTS;",
 			"requestProperties": map[string]any{"request.ksql.query.pull.skip.forwarding": true, "request.ksql.query.pull.partitions": "0"}}},
 	} {
 		req := n.newRequest(context.Background(), c.path, "application/json", c.body)
