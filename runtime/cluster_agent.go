@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -25,6 +26,10 @@ type peerAgent struct {
 	lag    time.Duration // 0: no lag reports
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	mu       sync.Mutex
+	inflight map[string]bool // URLs with a request under way
+	sends    sync.WaitGroup
 }
 
 // startPeerAgent starts the agent if this server has an endpoint and the
@@ -34,14 +39,14 @@ func (e *Engine) startPeerAgent() {
 	if p == nil || p.self == "" || p.key == nil {
 		return
 	}
-	a := &peerAgent{e: e, done: make(chan struct{})}
+	a := &peerAgent{e: e, done: make(chan struct{}), inflight: map[string]bool{}}
 	if e.props[PropHeartbeatEnable] != "false" {
 		a.beat = time.Duration(e.props.Int(PropHeartbeatInterval, 100)) * time.Millisecond
 	}
 	if e.props[PropLagReportEnable] != "false" {
 		a.lag = time.Duration(e.props.Int(PropLagReportInterval, 5000)) * time.Millisecond
 	}
-	a.client = &http.Client{Timeout: max(p.window, time.Second)}
+	a.client = &http.Client{Timeout: max(p.window/2, 100*time.Millisecond)}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	e.agent = a
@@ -58,6 +63,7 @@ func (a *peerAgent) stop() {
 
 func (a *peerAgent) run(ctx context.Context) {
 	defer close(a.done)
+	defer a.sends.Wait()
 	beat, lag := ticker(a.beat), ticker(a.lag)
 	defer beat.Stop()
 	defer lag.Stop()
@@ -89,18 +95,35 @@ func (a *peerAgent) hostInfo() api.HostInfo {
 	return api.HostInfo{Host: host, Port: n}
 }
 
-// sendAll posts msg to path on every other server, one after the other;
-// an unreachable one is skipped (it is dead for as long as it does not
-// send heartbeats itself).
+// sendAll posts msg to path on every other server, each in its own
+// goroutine so that a server that does not answer delays no other; while
+// a request to one is under way, the next to it is skipped. An
+// unreachable server is dead for as long as it sends no heartbeats
+// itself.
 func (a *peerAgent) sendAll(ctx context.Context, path string, msg any) {
 	body, err := json.Marshal(msg)
 	if err != nil {
 		return
 	}
 	for _, u := range a.e.peers.targets() {
-		if err := a.post(ctx, u+path, body); err != nil && ctx.Err() == nil {
-			a.e.logger.Debug("inter-node request failed", "to", u+path, "err", err)
+		target := u + path
+		a.mu.Lock()
+		busy := a.inflight[target]
+		a.inflight[target] = true
+		a.mu.Unlock()
+		if busy {
+			continue
 		}
+		a.sends.Add(1)
+		go func() {
+			defer a.sends.Done()
+			if err := a.post(ctx, target, body); err != nil && ctx.Err() == nil {
+				a.e.logger.Debug("inter-node request failed", "to", target, "err", err)
+			}
+			a.mu.Lock()
+			delete(a.inflight, target)
+			a.mu.Unlock()
+		}()
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -112,10 +114,18 @@ func TestPullQueriesFromAnyServer(t *testing.T) {
 
 // pullRows runs a pull query on n (/query-stream, delimited) and returns
 // its rows, or the error the server answered with.
-func pullRows(n *node, sql string) ([][]any, error) {
+func pullRows(n *node, sql string) ([][]any, error) { return pullRowsAs(n, sql) }
+
+// pullRowsAs is pullRows with basic credentials (user, password) if
+// given.
+func pullRowsAs(n *node, sql string, cred ...string) ([][]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
-	resp, err := httpClient().Do(n.newRequest(ctx, "/query-stream", "application/vnd.ksqlapi.delimited.v1", map[string]any{"sql": sql}))
+	req := n.newRequest(ctx, "/query-stream", "application/vnd.ksqlapi.delimited.v1", map[string]any{"sql": sql})
+	if len(cred) == 2 {
+		req.SetBasicAuth(cred[0], cred[1])
+	}
+	resp, err := httpClient().Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -233,9 +243,16 @@ type clusterStatus struct {
 	} `json:"clusterStatus"`
 }
 
-func getClusterStatus(n *node) (clusterStatus, error) {
+func getClusterStatus(n *node, cred ...string) (clusterStatus, error) {
 	var cs clusterStatus
-	resp, err := httpClient().Get(n.URL + "/clusterStatus")
+	req, err := http.NewRequest(http.MethodGet, n.URL+"/clusterStatus", nil)
+	if err != nil {
+		return cs, err
+	}
+	if len(cred) == 2 {
+		req.SetBasicAuth(cred[0], cred[1])
+	}
+	resp, err := httpClient().Do(req)
 	if err != nil {
 		return cs, err
 	}
@@ -348,5 +365,74 @@ func refusesUnsignedPeers(t *testing.T, n *node) {
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(buf.String(), "40005") {
 			t.Errorf("POST %s without a peer's signature: %d %s", c.path, resp.StatusCode, buf.String())
 		}
+	}
+}
+
+// TestPullRoutingWithBasicAuth runs two servers with
+// authentication.method=BASIC: heartbeats pass between them without user
+// credentials (they are signed), both list each other alive, and a pull
+// query on either returns the whole table, the part forwarded to the
+// other server carrying the user's credentials.
+func TestPullRoutingWithBasicAuth(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	br := startBrokerProcess(t)
+	cfg := writeConfig(t, routingConfig+"authentication.method=BASIC\nsqlstream.authentication.users.file="+users+"\n")
+	nodes := []*node{startServerOn(t, br.Kafka, "--config", cfg), startServerOn(t, br.Kafka, "--config", cfg)}
+	ksql := func(sql string) {
+		req := nodes[0].newRequest(context.Background(), "/ksql", "application/json",
+			map[string]any{"ksql": sql, "streamsProperties": map[string]any{"ksql.streams.auto.offset.reset": "earliest"}})
+		req.SetBasicAuth("alice", "wonderland")
+		resp, err := httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", sql, resp.StatusCode, buf.String())
+		}
+	}
+	ksql(`CREATE STREAM events (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='events', VALUE_FORMAT='JSON', PARTITIONS=4);`)
+	ksql(`CREATE TABLE latest AS SELECT k, LATEST_BY_OFFSET(v) AS v FROM events GROUP BY k;`)
+	want := map[string]int{}
+	var kvs []string
+	for i := 0; i < 20; i++ {
+		k := fmt.Sprintf("k%02d", i)
+		want[k] = i
+		kvs = append(kvs, k, fmt.Sprintf(`{"V":%d}`, i))
+	}
+	produce(t, br.Kafka, "events", kvs...)
+	for _, n := range nodes {
+		eventually(t, "both servers alive on "+n.URL, func() error {
+			cs, err := getClusterStatus(n, "alice", "wonderland")
+			if err != nil {
+				return err
+			}
+			for _, h := range nodes {
+				st, ok := cs.ClusterStatus[hostOf(h)]
+				if !ok || !st.HostAlive || len(st.ActiveStandbyPerQuery) != 1 {
+					return fmt.Errorf("host %s in %+v", hostOf(h), cs)
+				}
+			}
+			return nil
+		})
+		eventually(t, "alice's scan on "+n.URL+" returns the whole table", func() error {
+			rows, err := pullRowsAs(n, "SELECT * FROM latest;", "alice", "wonderland")
+			if err != nil {
+				return err
+			}
+			got, err := asCounts(rows)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				return fmt.Errorf("%v (%v), want %v", got, err, want)
+			}
+			return nil
+		})
+	}
+	if _, err := pullRowsAs(nodes[1], "SELECT * FROM latest;"); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("a pull query without credentials: %v", err)
 	}
 }
