@@ -18,6 +18,8 @@
 //	                        peak RSS, restore rate from changelogs
 //	BenchmarkTumblingCount  CTAS … WINDOW TUMBLING (SIZE 60        issue 5
 //	                        SECONDS) COUNT(*) on event time
+//	BenchmarkScaleOutGroupBy CTAS … COUNT(*) GROUP BY on 1, 2, 3   issue 12
+//	                        `sqlstream server` processes
 //
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.
