@@ -23,11 +23,12 @@ import (
 // (the in-memory cluster, or a group balanced by range).
 type hostTasks map[string][]taskKey
 
-// assignmentUserData is the user data of every member's assignment.
-type assignmentUserData struct {
-	Version int `json:"version"`
+// hostMapUserData is the host map in the user data of every member's
+// assignment (other fields may join it there: unknown ones are ignored).
+type hostMapUserData struct {
+	Version int `json:"hostMapVersion"`
 	// Active maps endpoints to task names ("<sub-topology>_<partition>").
-	Active map[string][]string `json:"active"`
+	Active map[string][]string `json:"activeHosts"`
 }
 
 // hostTasks computes the host map of a plan: each member's tasks, under
@@ -66,7 +67,7 @@ type hostAssignment struct {
 }
 
 func withHostTasks(plan *kgo.BalancePlan, hosts hostTasks) kgo.IntoSyncAssignment {
-	ud := assignmentUserData{Version: 1, Active: map[string][]string{}}
+	ud := hostMapUserData{Version: 1, Active: map[string][]string{}}
 	for _, ep := range slices.Sorted(maps.Keys(hosts)) {
 		for _, k := range hosts[ep] {
 			ud.Active[ep] = append(ud.Active[ep], taskName(k))
@@ -96,7 +97,7 @@ func decodeHostTasks(assignment []byte) hostTasks {
 	if ma.ReadFrom(assignment) != nil || len(ma.UserData) == 0 {
 		return nil
 	}
-	var ud assignmentUserData
+	var ud hostMapUserData
 	if json.Unmarshal(ma.UserData, &ud) != nil || ud.Version != 1 {
 		return nil
 	}
