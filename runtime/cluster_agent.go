@@ -72,6 +72,7 @@ func (a *peerAgent) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-beat.C:
+			a.e.peers.prune(time.Now())
 			a.sendAll(ctx, "/heartbeat", api.HeartbeatMessage{HostInfo: a.hostInfo(), Timestamp: nowMillis()})
 		case <-lag.C:
 			a.sendAll(ctx, "/lag", a.e.lagReport(a.hostInfo()))

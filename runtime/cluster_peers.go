@@ -103,6 +103,33 @@ func (p *peerSet) placementOf(appID string) hostTasks {
 	return p.placement[appID]
 }
 
+// forgetAfter is how many heartbeat windows a server that no host map
+// names any more stays listed (dead) after it was last heard from.
+const forgetAfter = 30
+
+// prune forgets the servers that left: named by no query's host map and
+// not heard from for forgetAfter windows (a server restarted on another
+// port, or one that was shut down).
+func (p *peerSet) prune(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	placed := map[string]bool{}
+	for _, h := range p.placement {
+		for ep := range h {
+			placed[hostKey(ep)] = true
+		}
+	}
+	for k, h := range p.hosts {
+		last := h.heard
+		if last.IsZero() {
+			last = h.discovered
+		}
+		if !placed[k] && now.Sub(last) > forgetAfter*p.window {
+			delete(p.hosts, k)
+		}
+	}
+}
+
 // targets returns the URLs of the other servers.
 func (p *peerSet) targets() []string {
 	p.mu.Lock()

@@ -38,6 +38,22 @@ func TestPeerLiveness(t *testing.T) {
 	if !p.alive(self) {
 		t.Fatal("this server is dead to itself")
 	}
+	// Listed while a host map names it; forgotten forgetAfter windows
+	// after its last heartbeat once none does.
+	later := time.Now().Add(forgetAfter*window + time.Second)
+	p.prune(later)
+	if len(p.view()) != 1 {
+		t.Fatal("a placed server was forgotten")
+	}
+	p.place("app", hostTasks{self: {{0, 0}, {0, 1}}})
+	p.prune(time.Now())
+	if len(p.view()) != 1 {
+		t.Fatal("a server that just left was forgotten at once")
+	}
+	p.prune(later)
+	if v := p.view(); len(v) != 0 {
+		t.Fatalf("a server gone for %d windows is still listed: %+v", forgetAfter, v)
+	}
 	// Without an endpoint nothing is placed: pull queries read locally.
 	lone := newPeerSet("", nil, window)
 	lone.place("app", hostTasks{other: {{0, 0}}})
