@@ -82,7 +82,7 @@ func (p *peerSet) place(appID string, h hostTasks) {
 		delete(p.placement, appID)
 		return
 	}
-	p.placement[appID] = h
+	p.placement[appID] = carryMoving(p.placement[appID], h)
 	now := time.Now()
 	for ep := range h {
 		k := hostKey(ep)
@@ -91,6 +91,27 @@ func (p *peerSet) place(appID string, h hostTasks) {
 		}
 		p.hosts[k] = &peerHost{url: ep, discovered: now}
 	}
+}
+
+// carryMoving returns the new host map h with the tasks it leaves
+// unowned kept at their owner in the old map: a task moving
+// cooperatively is revoked in one round and assigned in the next, and in
+// between its old owner, which committed it on revocation and keeps its
+// stores, still answers pull queries for it.
+func carryMoving(old, h hostTasks) hostTasks {
+	out := hostTasks{}
+	for ep, ts := range h {
+		out[ep] = slices.Clone(ts)
+	}
+	for ep, ts := range old {
+		for _, k := range ts {
+			if h.owner(k) == "" {
+				out[ep] = append(out[ep], k)
+			}
+		}
+		slices.SortFunc(out[ep], compareTasks)
+	}
+	return out
 }
 
 // placementOf returns a query's host map, nil when unknown.

@@ -61,3 +61,22 @@ func TestPeerLiveness(t *testing.T) {
 		t.Fatalf("a server without an endpoint routes to %v", h)
 	}
 }
+
+// A task revoked in one round and assigned in the next stays at its old
+// owner in between; once assigned, it is the new owner's.
+func TestPlacementCarriesMovingTasks(t *testing.T) {
+	a, b := "http://127.0.0.1:1", "http://127.0.0.1:2"
+	p := newPeerSet(a, []byte("k"), time.Second)
+	p.place("app", hostTasks{a: {{0, 0}, {0, 1}}})
+	p.place("app", hostTasks{a: {{0, 0}}})
+	if got := p.placementOf("app").owner(taskKey{0, 1}); got != a {
+		t.Fatalf("a task being moved is owned by %q, want its old owner", got)
+	}
+	p.place("app", hostTasks{a: {{0, 0}}, b: {{0, 1}}})
+	if got := p.placementOf("app").owner(taskKey{0, 1}); got != b {
+		t.Fatalf("a moved task is owned by %q, want its new owner", got)
+	}
+	if got := p.placementOf("app")[a]; len(got) != 1 {
+		t.Fatalf("the old owner still lists %v", got)
+	}
+}
