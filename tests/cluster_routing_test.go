@@ -232,7 +232,10 @@ func lookupsMatch(n *node, tb pulledTable) error {
 // clusterStatus is GET /clusterStatus on n.
 type clusterStatus struct {
 	ClusterStatus map[string]struct {
-		HostAlive             bool `json:"hostAlive"`
+		HostAlive     bool `json:"hostAlive"`
+		HostStoreLags struct {
+			UpdateTimeMs int64 `json:"updateTimeMs"`
+		} `json:"hostStoreLags"`
 		ActiveStandbyPerQuery map[string]struct {
 			ActiveStores     []string `json:"activeStores"`
 			ActivePartitions []struct {
@@ -266,8 +269,9 @@ func hostOf(n *node) string {
 }
 
 // checkClusterStatus checks /clusterStatus on every one of askers: each
-// of hosts is listed alive and runs per partitions of the source topic
-// (every one of total exactly once over the hosts).
+// of hosts is listed alive, with store lags (its own, or from its lag
+// reports), and runs per partitions of the source topic (every one of
+// total exactly once over the hosts).
 func checkClusterStatus(askers, hosts []*node, total, per int) error {
 	for _, n := range askers {
 		cs, err := getClusterStatus(n)
@@ -277,8 +281,8 @@ func checkClusterStatus(askers, hosts []*node, total, per int) error {
 		var all []int
 		for _, h := range hosts {
 			st, ok := cs.ClusterStatus[hostOf(h)]
-			if !ok || !st.HostAlive {
-				return fmt.Errorf("%s: host %s listed %v alive %v: %+v", n.URL, hostOf(h), ok, st.HostAlive, cs)
+			if !ok || !st.HostAlive || st.HostStoreLags.UpdateTimeMs == 0 {
+				return fmt.Errorf("%s: host %s listed %v alive %v lags of %d: %+v", n.URL, hostOf(h), ok, st.HostAlive, st.HostStoreLags.UpdateTimeMs, cs)
 			}
 			var mine []int
 			for id, q := range st.ActiveStandbyPerQuery {
