@@ -1,8 +1,9 @@
 package api
 
-// ClusterStatusResponse is the body of GET /clusterStatus: per host (this
-// server only, until scale-out lands), whether it is alive, which stores
-// it hosts and how far their restoration from changelogs has come.
+// ClusterStatusResponse is the body of GET /clusterStatus: per host
+// ("host:port": this server and every peer it knows of), whether it is
+// alive, which stores and partitions it hosts and how far their
+// restoration from changelogs has come.
 type ClusterStatusResponse struct {
 	ClusterStatus map[string]HostStatus `json:"clusterStatus"`
 }
@@ -15,10 +16,39 @@ type HostStatus struct {
 	HostStoreLags         HostStoreLags            `json:"hostStoreLags"`
 }
 
-// ActiveStandby lists the stores a host runs actively for one query.
+// ActiveStandby lists the stores and source partitions a host runs, as
+// active or standby, for one query.
 type ActiveStandby struct {
-	ActiveStores  []string `json:"activeStores"`
-	StandByStores []string `json:"standByStores"`
+	ActiveStores      []string         `json:"activeStores"`
+	ActivePartitions  []TopicPartition `json:"activePartitions"`
+	StandByStores     []string         `json:"standByStores"`
+	StandByPartitions []TopicPartition `json:"standByPartitions"`
+}
+
+// HostInfo names a server in inter-node messages.
+type HostInfo struct {
+	Host string `json:"host"`
+	Port int    `json:"port"`
+}
+
+// HeartbeatMessage is the body of POST /heartbeat (inter-node).
+type HeartbeatMessage struct {
+	HostInfo  HostInfo `json:"hostInfo"`
+	Timestamp int64    `json:"timestamp"`
+}
+
+// LagReportingMessage is the body of POST /lag (inter-node): the
+// sender's store lags and, sqlstream's own, the state of each of its
+// persistent queries (SHOW QUERIES' per-host status).
+type LagReportingMessage struct {
+	HostInfo      HostInfo          `json:"hostInfo"`
+	HostStoreLags HostStoreLags     `json:"hostStoreLags"`
+	QueryStates   map[string]string `json:"queryStates,omitempty"`
+}
+
+// PeerResponse answers /heartbeat and /lag.
+type PeerResponse struct {
+	IsOk bool `json:"isOk"`
 }
 
 // HostStoreLags are a host's store restoration lags, per query.

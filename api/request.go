@@ -29,6 +29,9 @@ type QueryStreamArgs struct {
 	SQL              string         `json:"sql"`
 	Properties       map[string]any `json:"properties,omitempty"`
 	SessionVariables Variables      `json:"sessionVariables,omitempty"`
+	// RequestProperties are internal (ksqlDB's KsqlRequestConfig): set
+	// only on a pull query one server forwards to another.
+	RequestProperties map[string]any `json:"requestProperties,omitempty"`
 }
 
 // CloseQueryArgs is the body of POST /close-query.

@@ -42,6 +42,12 @@ type taskBalancer struct {
 	endSums  func() map[taskKey]int64
 	probe    func()
 	assigned func(memberAssignment)
+	// endpoint returns this server's advertised URL ("" while unknown),
+	// sent to the group so that every member learns who runs what.
+	endpoint func() string
+	// onHosts receives the task → host map of each assignment (see
+	// task_hosts.go); nil to ignore it.
+	onHosts func(hostTasks)
 }
 
 // taskBalancerName is the protocol name in JoinGroup.
@@ -52,10 +58,19 @@ type taskUserData struct {
 	Threads int `json:"threads"`
 	// OffsetSums is keyed by "<sub-topology>_<partition>".
 	OffsetSums map[string]int64 `json:"offsetSums,omitempty"`
+	// Endpoint is the member's advertised URL (ksql.advertised.listener).
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 func newTaskBalancer(ts *taskSet, threads int, offsetSums func() map[taskKey]int64) *taskBalancer {
 	return &taskBalancer{subOf: ts.subOf, threads: max(threads, 1), offsetSums: offsetSums}
+}
+
+// withHosts makes the balancer advertise endpoint and report every
+// assignment's host map to onHosts.
+func (b *taskBalancer) withHosts(endpoint func() string, onHosts func(hostTasks)) *taskBalancer {
+	b.endpoint, b.onHosts = endpoint, onHosts
+	return b
 }
 
 // taskOffsetSums sums the checkpointed offsets of the query's local
@@ -99,6 +114,9 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 	meta.Topics = topics
 	meta.Generation = generation
 	data := taskUserData{Threads: b.threads}
+	if b.endpoint != nil {
+		data.Endpoint = b.endpoint()
+	}
 	if b.offsetSums != nil {
 		for k, sum := range b.offsetSums() {
 			if data.OffsetSums == nil {
@@ -117,10 +135,15 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 	return meta.AppendTo(nil)
 }
 
+// ParseSyncAssignment returns this member's partitions, hands its
+// standbys and warmups to assigned and the leader's host map to onHosts.
 func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
 	parts, ma, err := parseMemberAssignment(assignment)
 	if err == nil && b.assigned != nil {
 		b.assigned(ma)
+	}
+	if err == nil && b.onHosts != nil {
+		b.onHosts(decodeHostTasks(assignment))
 	}
 	return parts, err
 }
@@ -156,9 +179,12 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 	}
 	var members []taskMember
 	byID := map[string]*kmsg.JoinGroupResponseMember{}
+	endpoints := map[string]string{}
 	cb.EachMember(func(m *kmsg.JoinGroupResponseMember, meta *kmsg.ConsumerMemberMetadata) {
 		byID[m.MemberID] = m
-		members = append(members, b.member(m.MemberID, meta))
+		tm := b.member(m.MemberID, meta)
+		members = append(members, tm)
+		endpoints[m.MemberID] = tm.endpoint
 	})
 	var ends map[taskKey]int64
 	if b.endSums != nil {
@@ -179,7 +205,7 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 	if ha.probe && b.probe != nil {
 		b.probe()
 	}
-	return replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha}
+	return replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha, hosts: encodeHostMap(b.hostTasks(plan, endpoints))}
 }
 
 // member reads a member's subscription: its threads and the tasks whose
@@ -191,6 +217,7 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 	if json.Unmarshal(meta.UserData, &ud) == nil && ud.Threads > 0 {
 		m.threads = ud.Threads
 	}
+	m.endpoint = ud.Endpoint
 	for name, sum := range ud.OffsetSums {
 		if k, ok := parseTaskName(name); ok && sum > 0 {
 			if m.offsets == nil {
@@ -218,10 +245,11 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 
 // taskMember is one group member as the assignment sees it.
 type taskMember struct {
-	id      string
-	threads int
-	owned   []taskKey
-	offsets map[taskKey]int64 // local state per task: checkpointed offset sums
+	id       string
+	threads  int
+	owned    []taskKey
+	offsets  map[taskKey]int64 // local state per task: checkpointed offset sums
+	endpoint string            // advertised URL, "" if unknown
 }
 
 // assignTasks gives every task to exactly one member. Each member's

@@ -131,7 +131,14 @@ type options struct {
 	// appPrefix and countQueries: see WithQTTNaming.
 	appPrefix    string
 	countQueries bool
+	advertised   string // see WithAdvertisedListener
 }
+
+// WithAdvertisedListener sets the URL the other servers of the service id
+// reach this one at (ksql.advertised.listener; the caller resolves the
+// property against the bound address). Default none: this server then
+// neither routes pull queries to others nor receives them.
+func WithAdvertisedListener(u string) Option { return func(o *options) { o.advertised = u } }
 
 // WithBootstrap sets the Kafka bootstrap servers. Required unless the
 // engine runs on the in-memory test cluster.

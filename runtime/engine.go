@@ -53,6 +53,8 @@ type Engine struct {
 	healthWait time.Duration // how long /healthcheck waits for mu before calling the engine wedged
 	tmu        sync.Mutex
 	transients map[string]*transient
+	peers      *peerSet   // the other servers of the service id; nil on the in-memory cluster
+	agent      *peerAgent // heartbeats and lag reports; nil when not sent
 }
 
 // New starts an engine on the Kafka cluster given by WithBootstrap: it
@@ -90,6 +92,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		e.cmdLog = newCommandLog(e, kc, "_"+o.serviceID+"_command_topic", signer)
+		e.peers = newPeerSet(o.advertised, peerKey(signer.key),
+			time.Duration(e.props.Int(PropHeartbeatWindow, 2000))*time.Millisecond)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {
 			kc.close()
@@ -101,6 +105,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.cluster.close()
 		return nil, err
 	}
+	e.startPeerAgent()
 	return e, nil
 }
 
@@ -150,6 +155,7 @@ func (e *Engine) open(ctx context.Context) error {
 // Close stops all queries (keeping their committed offsets), waiting at
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
+	e.agent.stop()
 	if e.cmdLog != nil {
 		e.cmdLog.stopFollowing()
 	}

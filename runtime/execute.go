@@ -20,6 +20,10 @@ import (
 type session struct {
 	props Properties
 	vars  map[string]string
+	// only is set for a pull query a peer forwarded: the partitions to
+	// read here, never forwarding again (pull_route.go).
+	only []int32
+	auth string // the request's Authorization header, for forwarding
 }
 
 func (e *Engine) newSession(props map[string]any, vars map[string]string) (*session, error) {

@@ -16,7 +16,7 @@ func (e *Engine) queryDescription(q *query) api.QueryDescription {
 	d.ProcessingGuarantee = q.cfg.guarantee.String()
 	state := q.State().String()
 	d.State = &state
-	d.KsqlHostQueryStatus = map[string]string{"local": state}
+	d.KsqlHostQueryStatus = q.hostStates()
 	d.OverriddenProperties = map[string]any{}
 	for k, v := range q.props {
 		if e.props[k] != v {

@@ -48,8 +48,19 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	if err != nil {
 		return nil, err
 	}
+	keys, isLookup := lookupKeys(t, m)
+	needed := allPartitions(parts)
+	if isLookup {
+		needed = lookupPartitions(t, q, m, keys, parts)
+	}
+	// Routed before the answer starts: a partition no live server holds
+	// is an error response, not a truncated table.
+	route, err := e.routePull(t, q, m, needed)
+	if err != nil {
+		return nil, err
+	}
 	go func() {
-		t.finishWith(e.scanStore(t, q, m, parts), "")
+		t.finishWith(e.scanStore(t, q, m, route, keys, isLookup), "")
 	}()
 	return runnerFunc(func() error { return nil }), nil
 }
@@ -68,25 +79,44 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 	return 0, fmt.Errorf("query %s has no store %s", q.id, m.Store)
 }
 
-func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, parts int32) error {
+// scanStore reads the store partitions the pull query needs (those of
+// its keys for a key lookup, else all) where route says they live: this
+// server's own, then each other host's through forwarding
+// (pull_route.go).
+func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, route pullRoute, keys [][]byte, isLookup bool) error {
 	env, _ := t.taskEnvs(nil, nil).build(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
 	if err != nil {
 		return err
 	}
-	if keys, ok := lookupKeys(t, m); ok {
-		return e.lookup(task, q, m, parts, keys)
+	var done bool
+	if isLookup {
+		done, err = e.lookup(task, q, m, route.local, keys)
+	} else {
+		done, err = e.scanLocal(task, q, m, route.local)
 	}
-	for p := int32(0); p < parts; p++ {
+	for _, ep := range route.endpoints() {
+		if done || err != nil {
+			break
+		}
+		done, err = e.forwardPull(t, ep, route.remote[ep])
+	}
+	return err
+}
+
+// scanLocal feeds every entry of the given local store partitions to the
+// pull query's task.
+func (e *Engine) scanLocal(task *physical.Task, q *query, m *physical.Materialization, parts []int32) (bool, error) {
+	for _, p := range parts {
 		id := state.StoreID{App: q.appID, Name: m.Store, Partition: p}
 		done, err := feedRows(task, m, func(visit func(k, v []byte) bool) error {
 			return e.db.ReadCommitted(id, nil, nil, visit)
 		})
 		if done || err != nil {
-			return err
+			return done, err
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // lookupKeys returns the sorted, distinct store keys of a pull query
@@ -165,20 +195,23 @@ func asRefLiteral(a, b ast.Expr) (*ast.ColumnRef, *ast.Literal) {
 	return r, l
 }
 
-// lookup reads keys (sorted) from every partition of the store (each
-// lives in one of them): one pass per partition, one iterator seeking
-// from key to key.
-func (e *Engine) lookup(task *physical.Task, q *query, m *physical.Materialization, parts int32, keys [][]byte) error {
-	for p := int32(0); p < parts && len(keys) > 0; p++ {
+// lookup reads keys (sorted) from the given local partitions of the
+// store (each key lives in one of them): one pass per partition, one
+// iterator seeking from key to key.
+func (e *Engine) lookup(task *physical.Task, q *query, m *physical.Materialization, parts []int32, keys [][]byte) (bool, error) {
+	for _, p := range parts {
+		if len(keys) == 0 {
+			break
+		}
 		id := state.StoreID{App: q.appID, Name: m.Store, Partition: p}
 		done, err := feedRows(task, m, func(visit func(k, v []byte) bool) error {
 			return e.db.GetManyCommitted(id, keys, visit)
 		})
 		if done || err != nil {
-			return err
+			return done, err
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // feedRows passes the store entries read visits (one partition) to the

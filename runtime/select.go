@@ -18,10 +18,26 @@ import (
 // Query runs a SELECT (push or pull) or PRINT for /query and
 // /query-stream and returns its row stream.
 func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, vars map[string]string) (api.RowStream, error) {
+	return e.query(ctx, sql, props, vars, nil)
+}
+
+// PeerQuery runs a pull query a peer forwarded (its signature checked by
+// the server): it reads only the given partitions of this server's own
+// state and forwards nothing.
+func (e *Engine) PeerQuery(ctx context.Context, sql string, props map[string]any, partitions string) (api.RowStream, error) {
+	only, err := parsePartitionList(partitions)
+	if err != nil {
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
+	}
+	return e.query(ctx, sql, props, nil, only)
+}
+
+func (e *Engine) query(ctx context.Context, sql string, props map[string]any, vars map[string]string, only []int32) (api.RowStream, error) {
 	s, err := e.newSession(props, vars)
 	if err != nil {
 		return nil, err
 	}
+	s.only, s.auth = only, api.AuthorizationFrom(ctx)
 	text, err := onlyStatement(sql)
 	if err != nil {
 		return nil, err
@@ -35,6 +51,9 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 	case *ast.Query:
 		rs, err = e.startSelect(st, s)
 	case *ast.Print:
+		if only != nil {
+			return nil, errForwardedPull()
+		}
 		rs, err = e.startPrint(ctx, st, s)
 	default:
 		err = &api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: "Only SELECT and PRINT statements can be run on this endpoint; use /ksql for: " + firstWords(stmt.Text())}
@@ -47,6 +66,12 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 		return nil, statementError(err, stmt.Text(), nil)
 	}
 	return rs, nil
+}
+
+// errForwardedPull refuses anything but a pull query on a table in a
+// forwarded request.
+func errForwardedPull() error {
+	return &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: "a forwarded request runs only a pull query on a table"}
 }
 
 // onlyStatement is the text of the one statement of sql: /query and
@@ -68,6 +93,9 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.only != nil && (plan.Kind != planner.Pull || plan.Sources[0].Kind != ast.Table) {
+		return nil, errForwardedPull()
+	}
 	if err := e.checkCopartitioned(context.Background(), plan, st.P); err != nil {
 		return nil, err
 	}
@@ -86,6 +114,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	}
 	t.appID = appID
 	t.plan = plan
+	t.only, t.auth = s.only, s.auth
 	// Pull queries on tables mark key columns in their header; pull
 	// queries on streams (topic scans) do not, as in ksqlDB.
 	t.header.Pull = plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table

@@ -119,7 +119,11 @@ func (e *Engine) showQueries(st *ast.Show) api.Entity {
 
 func runningQuery(q *query) api.RunningQuery {
 	state := q.State().String()
-	rq := api.RunningQuery{QueryString: q.sql, ID: q.id, StatusCount: api.StatusCount{state: 1},
+	counts := api.StatusCount{}
+	for _, st := range q.hostStates() {
+		counts[st]++
+	}
+	rq := api.RunningQuery{QueryString: q.sql, ID: q.id, StatusCount: counts,
 		QueryType: api.QueryPersistent, State: state, ProcessingGuarantee: q.cfg.guarantee.String()}
 	if q.plan.Sink != nil {
 		rq.Sinks = []string{q.plan.Sink.Name}

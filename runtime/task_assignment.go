@@ -20,6 +20,8 @@ import (
 type assignmentUserData struct {
 	Standby []string `json:"standby,omitempty"` // task names, "<sub>_<partition>"
 	Warmup  []string `json:"warmup,omitempty"`
+	// the host map, the same in every member's assignment (task_hosts.go)
+	hostMapUserData
 }
 
 // memberAssignment is what a member learnt from its last assignment: its
@@ -53,6 +55,7 @@ func decodeTaskNames(names []string) []taskKey {
 type replicaSyncAssignment struct {
 	partitions map[string]map[string][]int32 // member → topic → partitions
 	ha         haPlan
+	hosts      hostMapUserData
 }
 
 func (a replicaSyncAssignment) IntoSyncAssignment() []kmsg.SyncGroupRequestGroupAssignment {
@@ -67,7 +70,7 @@ func (a replicaSyncAssignment) IntoSyncAssignment() []kmsg.SyncGroupRequestGroup
 			at.Topic, at.Partitions = t, ps
 			ma.Topics = append(ma.Topics, at)
 		}
-		ud := assignmentUserData{Standby: encodeTaskNames(a.ha.standby[member]), Warmup: encodeTaskNames(a.ha.warmup[member])}
+		ud := assignmentUserData{Standby: encodeTaskNames(a.ha.standby[member]), Warmup: encodeTaskNames(a.ha.warmup[member]), hostMapUserData: a.hosts}
 		ma.UserData, _ = json.Marshal(ud)
 		sa := kmsg.NewSyncGroupRequestGroupAssignment()
 		sa.MemberID, sa.MemberAssignment = member, ma.AppendTo(nil)

@@ -25,8 +25,10 @@ type transient struct {
 	props  Properties
 	cfg    queryConfig // parsed from props
 	header api.QueryHeader
-	limit  int  // -1: unlimited
-	push   bool // counts against ksql.max.push.queries
+	limit  int     // -1: unlimited
+	push   bool    // counts against ksql.max.push.queries
+	only   []int32 // a forwarded pull query's partitions (see session.only)
+	auth   string  // the client's Authorization header, sent when forwarding
 	// globals are the global-table stores of a push query's join.
 	globals *globalStores
 

@@ -97,12 +97,15 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, password, ok := r.BasicAuth()
-		if r.URL.Path != "/healthcheck" && (!ok || !auth.allows(user, password)) {
+		// /heartbeat and /lag authenticate peers by signature (their
+		// handlers refuse anything else); peers hold no user password.
+		if r.URL.Path != "/healthcheck" && !isPeerPath(r.URL.Path) && (!ok || !auth.allows(user, password)) {
 			s.cfg.logger.Warn("refused a request without valid credentials", "path", r.URL.Path, "user", user, "remote", r.RemoteAddr)
 			w.Header().Set("WWW-Authenticate", `Basic realm="`+auth.realm+`", charset="UTF-8"`)
 			writeErrorBody(w, &api.ErrorMessage{ErrorCode: api.CodeUnauthorized, Message: "Unauthorized"})
 			return
 		}
-		next.ServeHTTP(w, r)
+		// A pull query forwarded to a peer carries the user's credentials.
+		next.ServeHTTP(w, r.WithContext(api.WithAuthorization(r.Context(), r.Header.Get("Authorization"))))
 	})
 }

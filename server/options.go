@@ -20,8 +20,9 @@ type config struct {
 	allowedOrigins      []string
 	bodyReadTimeout     time.Duration
 	stalledWriteTimeout time.Duration
-	auth                *basicAuth  // nil: no authentication
-	tls                 *tls.Config // nil: plain HTTP
+	auth                *basicAuth   // nil: no authentication
+	tls                 *tls.Config  // nil: plain HTTP
+	ln                  net.Listener // bound already (WithNetListener), or nil
 }
 
 type optionFunc func(*config)
@@ -32,6 +33,13 @@ func (f optionFunc) apply(c *config) { f(c) }
 // port (see Server.Addr). Default: 127.0.0.1:8088.
 func WithListen(addr string) Option {
 	return optionFunc(func(c *config) { c.listen = addr })
+}
+
+// WithNetListener serves on ln, bound by the caller (who needed its
+// address before the engine started, to advertise it), instead of
+// binding the listen address. The listen address becomes ln's.
+func WithNetListener(ln net.Listener) Option {
+	return optionFunc(func(c *config) { c.ln, c.listen = ln, ln.Addr().String() })
 }
 
 // WithLogger sets the logger for request failures and recovered panics.

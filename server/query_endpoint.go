@@ -70,6 +70,10 @@ func (s *Server) handleQueryStream(w http.ResponseWriter, r *http.Request) {
 		writeErrorBody(w, bad)
 		return
 	}
+	if parts, ok := forwardedPull(args); ok {
+		s.servePeerQuery(w, r, body, queryRequest{sql: sql, props: args.Properties, media: media, form: queryStreamForm(media)}, parts)
+		return
+	}
 	if script.FirstWord(sql) == "PRINT" && media != mediaDelimited {
 		writeNotAcceptable(w, mediaDelimited) // ksqlDB prints topics in the delimited format only
 		return
@@ -93,8 +97,25 @@ func queryStreamForm(media string) streamFormat {
 // header are ordinary error responses; later ones end the stream with an
 // error element.
 func (s *Server) serveQuery(w http.ResponseWriter, r *http.Request, q queryRequest) {
+	stream, err := s.engine.Query(r.Context(), q.sql, q.props, q.vars)
+	s.streamRows(w, r, q, stream, err)
+}
+
+// servePeerQuery runs a pull query a peer forwarded, once its signature
+// checks.
+func (s *Server) servePeerQuery(w http.ResponseWriter, r *http.Request, body []byte, q queryRequest, partitions string) {
+	p, bad := s.verifiedPeer(r, body)
+	if bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
+	stream, err := p.PeerQuery(r.Context(), q.sql, q.props, partitions)
+	s.streamRows(w, r, q, stream, err)
+}
+
+// streamRows answers with a started query's rows, or its error.
+func (s *Server) streamRows(w http.ResponseWriter, r *http.Request, q queryRequest, stream api.RowStream, err error) {
 	ctx := r.Context()
-	stream, err := s.engine.Query(ctx, q.sql, q.props, q.vars)
 	if err != nil {
 		writeErrorBody(w, apiError(err, q.sql))
 		return

@@ -27,6 +27,8 @@ func (s *Server) routes() http.Handler {
 	r.Get("/healthcheck", s.handleHealthcheck)
 	r.Get("/status", s.handleStatuses)
 	r.Get("/clusterStatus", s.handleClusterStatus)
+	r.Post("/heartbeat", s.handleHeartbeat)
+	r.Post("/lag", s.handleLag)
 	if m, ok := s.engine.(MetricsProvider); ok {
 		r.Method(http.MethodGet, "/metrics", m.MetricsHandler())
 	}

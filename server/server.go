@@ -66,9 +66,12 @@ func (s *Server) Start() error {
 	if s.cfgErr != nil {
 		return s.cfgErr
 	}
-	ln, err := net.Listen("tcp", s.cfg.listen)
-	if err != nil {
-		return err
+	ln := s.cfg.ln
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", s.cfg.listen); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	s.ln, s.serveCh = ln, make(chan error, 1)

@@ -69,9 +69,9 @@ func produceTombstone(t *testing.T, addr, topic, key string) {
 	}
 }
 
-// pullRows runs a pull query and returns its rows as key → the other
+// pullByKey runs a pull query and returns its rows as key → the other
 // columns, space-separated.
-func pullRows(t *testing.T, n *node, sql string) map[string]string {
+func pullByKey(t *testing.T, n *node, sql string) map[string]string {
 	t.Helper()
 	status, raw := n.post("/query-stream", "application/vnd.ksqlapi.delimited.v1", map[string]any{"sql": sql})
 	if status != http.StatusOK {
@@ -98,7 +98,7 @@ func pullRows(t *testing.T, n *node, sql string) map[string]string {
 // awaitPull retries a pull query until it returns want.
 func awaitPull(t *testing.T, n *node, sql string, want map[string]string) {
 	t.Helper()
-	eventually(t, sql, func() error { return same(pullRows(t, n, sql), want) })
+	eventually(t, sql, func() error { return same(pullByKey(t, n, sql), want) })
 }
 
 // eventBase is the event time of minute 0 of the stream–stream test.

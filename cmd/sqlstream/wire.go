@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
+	"os"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
@@ -28,14 +31,56 @@ var (
 	// The engine answers GET /status/… and /is_valid_property/… itself.
 	_ server.CommandStatusLookup = (*runtime.Engine)(nil)
 	_ server.PropertyValidator   = (*runtime.Engine)(nil)
+	_ server.Peering             = (*runtime.Engine)(nil)
 )
+
+// advertisedListener is ksql.advertised.listener, or the URL of the
+// bound address (scheme from listeners; an unspecified host becomes the
+// machine's name, with a warning).
+func advertisedListener(props map[string]string, bound string, log *slog.Logger) (string, error) {
+	if v := strings.TrimRight(props[runtime.PropAdvertisedListener], "/"); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "", fmt.Errorf("%s: want http(s)://host:port, got %q", runtime.PropAdvertisedListener, v)
+		}
+		return v, nil
+	}
+	scheme := "http"
+	if strings.HasPrefix(strings.TrimSpace(props[runtime.PropListeners]), "https://") {
+		scheme = "https"
+	}
+	host, port, err := net.SplitHostPort(bound)
+	if err != nil {
+		return "", err
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		name, err := os.Hostname()
+		if err != nil {
+			return "", fmt.Errorf("listening on %s: set %s (%v)", bound, runtime.PropAdvertisedListener, err)
+		}
+		log.Warn("listening on all interfaces without "+runtime.PropAdvertisedListener+"; the other servers are told to call this host by its name", "host", name)
+		host = name
+	}
+	return scheme + "://" + net.JoinHostPort(host, port), nil
+}
 
 // StartStack starts the engine on bootstrap, then its HTTP server.
 func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (cli.Stack, error) {
 	if err := checkKafkaSecurity(s.Embedded(), runtime.ServerProperties(s.Properties)); err != nil {
 		return nil, err
 	}
+	// Bound before the engine starts: its queries advertise the address
+	// to the other servers of the service id as they join their groups.
+	ln, err := net.Listen("tcp", s.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP server on %s: %w", s.Listen, err)
+	}
+	advertised, err := advertisedListener(runtime.ServerProperties(s.Properties), ln.Addr().String(), log)
+	if err != nil {
+		return nil, errors.Join(err, ln.Close())
+	}
 	eng, err := runtime.New(ctx,
+		runtime.WithAdvertisedListener(advertised),
 		runtime.WithBootstrap(bootstrap),
 		runtime.WithServiceID(s.ServiceID),
 		runtime.WithDataDir(s.StateDir()),
@@ -43,16 +88,16 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 		runtime.WithLogger(log.With("component", "engine")),
 	)
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, ln.Close())
 	}
 	security, err := serverSecurity(runtime.ServerProperties(s.Properties))
 	if err != nil {
-		return nil, errors.Join(err, eng.Close())
+		return nil, errors.Join(err, eng.Close(), ln.Close())
 	}
-	srv := server.New(eng, append(security, server.WithListen(s.Listen), server.WithLogger(log.With("component", "server")),
+	srv := server.New(eng, append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
 		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...))...)
 	if err := srv.Start(); err != nil {
-		return nil, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close())
+		return nil, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close(), ln.Close())
 	}
 	return stack{eng: eng, srv: srv}, nil
 }

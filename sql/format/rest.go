@@ -14,6 +14,9 @@ import (
 // order. A value whose Go type does not match t is written as
 // encoding/json would write it.
 func AppendRESTJSON(buf []byte, v any, t *types.Type) []byte {
+	if raw, ok := v.(json.RawMessage); ok {
+		return append(buf, raw...) // rendered already (a row a peer server sent)
+	}
 	out, err := appendJSON(buf, v, t, restStyle)
 	if err == nil {
 		return out

@@ -26,6 +26,8 @@
 //	                        100k users: a GLOBAL table against the
 //	                        co-partitioned stream–table join (both
 //	                        engine figures, no hand loop)
+//	BenchmarkScaleOutGroupBy CTAS … COUNT(*) GROUP BY on 1, 2, 3   issue 12
+//	                        `sqlstream server` processes
 //
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.

@@ -1,0 +1,81 @@
+package runtime
+
+import (
+	"slices"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/sql/expr"
+	"github.com/sqlstream/sqlstream/sql/format"
+)
+
+// lookupPartitions returns the store partitions holding the keys of a
+// key lookup: each key serialized as the records of the store's task
+// are keyed (the repartition topic's JSON key, which is the store key,
+// or, when the task reads the source topic itself, the source's key
+// format), then murmur2 as the producer partitioned them. Anything it
+// cannot compute gives every partition.
+func lookupPartitions(t *transient, q *query, m *physical.Materialization, storeKeys [][]byte, parts int32) []int32 {
+	encode, ok := partitionKeyEncoder(q, m)
+	if !ok {
+		return allPartitions(parts)
+	}
+	keyCol := t.plan.Sources[0].Schema.Keys()[0]
+	f, _ := t.plan.Filter()
+	_, lits := keyLiterals(f.Cond)
+	var out []int32
+	for _, lit := range lits {
+		if lit.Value == nil {
+			continue
+		}
+		v, err := expr.Coerce(lit.Value, lit.Type, keyCol.Type)
+		if err != nil {
+			return allPartitions(parts)
+		}
+		k, err := encode([]any{v})
+		if err != nil {
+			return allPartitions(parts)
+		}
+		out = append(out, DefaultPartition(k, parts))
+	}
+	if len(storeKeys) == 0 {
+		return nil
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// partitionKeyEncoder returns how the records of the store's task are
+// keyed: as the store key when the task reads an internal topic, with the
+// source's key codec when it reads the one source topic of a single-key
+// source; ok is false otherwise.
+func partitionKeyEncoder(q *query, m *physical.Materialization) (func([]any) ([]byte, error), bool) {
+	st := q.topo.SubTopologies[m.Sub]
+	internal := map[string]bool{}
+	for _, it := range q.topo.Internal {
+		internal[it.Name] = true
+	}
+	if slices.ContainsFunc(st.Topics, func(t string) bool { return internal[t] }) {
+		return m.Key, true
+	}
+	if len(q.plan.Sources) != 1 || len(st.Topics) != 1 || st.Topics[0] != q.plan.Sources[0].Topic {
+		return nil, false
+	}
+	src := q.plan.Sources[0]
+	keys := src.Schema.Keys()
+	if len(keys) != 1 {
+		return nil, false
+	}
+	c, err := format.NewKeyCodec(src.KeyFormat, keys)
+	if err != nil {
+		return nil, false
+	}
+	return func(vals []any) ([]byte, error) { return c.Encode(nil, vals) }, true
+}
+
+func allPartitions(parts int32) []int32 {
+	out := make([]int32, parts)
+	for p := range out {
+		out[p] = int32(p)
+	}
+	return out
+}

@@ -1,0 +1,166 @@
+package runtime
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/physical"
+)
+
+// Pull queries from anywhere. A table's store is split into partitions,
+// each held by the task (store sub-topology, partition) of the query
+// writing the table, and that task runs on one server of the service id
+// (the group's host map, task_hosts.go). A pull query reads the
+// partitions this server runs itself and forwards the others, grouped by
+// host, to the servers running them, with ksqlDB's request properties:
+// skip forwarding (the peer answers from its own state only) and the
+// partitions to read. A key lookup reads only the partitions of its keys
+// (murmur2 of the store key, which is the record key). The rows of every
+// host are merged into the one answer; LIMIT counts them all.
+//
+// Candidates for a partition are its active host, then (with
+// ksql.query.pull.enable.standby.reads) its standbys within
+// ksql.query.pull.max.allowed.offset.lag; hosts that are not alive
+// (heartbeats) are skipped. None left is an error naming the partition.
+const (
+	reqSkipForwarding = "request.ksql.query.pull.skip.forwarding"
+	reqPartitions     = "request.ksql.query.pull.partitions"
+)
+
+// taskHost is one server holding a task's state.
+type taskHost struct {
+	endpoint string
+	standby  bool
+	lag      int64 // changelog records behind (0 for the active)
+}
+
+// taskLocator says which servers hold a query's task: the active first,
+// then standbys. known is false when nothing is known (one server, or the
+// in-memory cluster): the state is then read locally.
+type taskLocator interface {
+	locate(appID string, k taskKey) (hosts []taskHost, known bool)
+}
+
+// standbySource lists a task's standby replicas and their lags. Standby
+// replicas plug in here; this branch has none (standbys is nil).
+type standbySource interface {
+	standbys(appID string, k taskKey) []taskHost
+}
+
+// groupLocator locates actives from the group's host maps and standbys
+// from a standbySource.
+type groupLocator struct {
+	peers    *peerSet
+	standbys standbySource
+}
+
+func (l groupLocator) locate(appID string, k taskKey) ([]taskHost, bool) {
+	h := l.peers.placementOf(appID)
+	if h == nil {
+		return nil, false
+	}
+	var out []taskHost
+	if ep := h.owner(k); ep != "" {
+		out = append(out, taskHost{endpoint: ep})
+	}
+	if l.standbys != nil {
+		out = append(out, l.standbys.standbys(appID, k)...)
+	}
+	return out, true
+}
+
+func (e *Engine) locator() taskLocator { return groupLocator{peers: e.peers} }
+
+// pullRoute is where a pull query reads each partition it needs.
+type pullRoute struct {
+	local  []int32
+	remote map[string][]int32 // endpoint → partitions
+}
+
+// routePull decides where each of parts is read. A forwarded query
+// (t.only set) reads here whatever it was sent for, provided this server
+// still holds it.
+func (e *Engine) routePull(t *transient, q *query, m *physical.Materialization, parts []int32) (pullRoute, error) {
+	r := pullRoute{remote: map[string][]int32{}}
+	loc := e.locator()
+	standby := t.props[PropStandbyReads] == "true"
+	maxLag := int64(t.props.Int(PropMaxOffsetLag, math.MaxInt))
+	for _, p := range parts {
+		if t.only != nil && !slices.Contains(t.only, p) {
+			continue
+		}
+		hosts, known := loc.locate(q.appID, taskKey{sub: m.Sub, partition: p})
+		if !known {
+			r.local = append(r.local, p)
+			continue
+		}
+		ep, err := e.pickHost(hosts, standby, maxLag, t.only != nil)
+		if err != nil {
+			return r, fmt.Errorf("Unable to execute pull query: partition %d of %s: %w", p, q.id, err)
+		}
+		if ep == e.peers.self {
+			r.local = append(r.local, p)
+		} else {
+			r.remote[ep] = append(r.remote[ep], p)
+		}
+	}
+	return r, nil
+}
+
+// pickHost returns the first usable host: the active, or a standby when
+// standby reads are on and its lag is within maxLag; dead hosts
+// are skipped. A forwarded query must find this server among them.
+func (e *Engine) pickHost(hosts []taskHost, standby bool, maxLag int64, forwarded bool) (string, error) {
+	var dead []string
+	for _, h := range hosts {
+		switch {
+		case h.standby && (!standby || h.lag > maxLag):
+		case forwarded && h.endpoint != e.peers.self:
+		case !e.peers.alive(h.endpoint):
+			dead = append(dead, h.endpoint)
+		default:
+			return h.endpoint, nil
+		}
+	}
+	switch {
+	case forwarded:
+		return "", fmt.Errorf("the partition is not held by this server (%s) any more", e.peers.self)
+	case len(hosts) == 0:
+		return "", fmt.Errorf("no server runs it at the moment (its task is being reassigned); retry")
+	case len(dead) > 0 && !standby:
+		return "", fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), PropStandbyReads)
+	}
+	return "", fmt.Errorf("all its hosts are dead or exceed the allowed lag (%s)", PropMaxOffsetLag)
+}
+
+// endpoints returns the route's remote endpoints in order.
+func (r pullRoute) endpoints() []string { return slices.Sorted(maps.Keys(r.remote)) }
+
+// partitionList renders partitions for reqPartitions.
+func partitionList(ps []int32) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, ",")
+}
+
+// parsePartitionList reads reqPartitions; the result is never nil.
+func parsePartitionList(s string) ([]int32, error) {
+	out := []int32{}
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(f, 10, 32)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad partition %q in %s", f, reqPartitions)
+		}
+		out = append(out, int32(n))
+	}
+	return out, nil
+}

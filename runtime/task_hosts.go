@@ -1,0 +1,103 @@
+package runtime
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Who runs which task. Every member of a query's group advertises its
+// endpoint in its subscription (taskUserData.Endpoint); the leader, which
+// sees every subscription and computes the whole plan, puts the full
+// task → host map in the user data of every member's assignment, as
+// Kafka Streams' AssignmentInfo carries partitionsByHost. Each server so
+// learns, at every rebalance, where each task of each query runs: pull
+// queries route by it (pull_route.go), heartbeats discover peers by it
+// and /clusterStatus lists it.
+
+// hostTasks maps an advertised endpoint (a URL) to the tasks it runs
+// actively. nil means unknown: no assignment with a host map was seen
+// (the in-memory cluster, or a group balanced by range).
+type hostTasks map[string][]taskKey
+
+// hostMapUserData is the host map in the user data of every member's
+// assignment (other fields may join it there: unknown ones are ignored).
+type hostMapUserData struct {
+	Version int `json:"hostMapVersion"`
+	// Active maps endpoints to task names ("<sub-topology>_<partition>").
+	Active map[string][]string `json:"activeHosts"`
+}
+
+// hostTasks computes the host map of a plan: each member's tasks, under
+// the endpoint it advertised (members that advertised none are left out).
+func (b *taskBalancer) hostTasks(plan *kgo.BalancePlan, endpoints map[string]string) hostTasks {
+	out := hostTasks{}
+	for member, topics := range plan.AsMemberIDMap() {
+		ep := endpoints[member]
+		if ep == "" {
+			continue
+		}
+		seen := map[taskKey]bool{}
+		for topic, ps := range topics {
+			sub, ok := b.subOf[topic]
+			if !ok {
+				continue
+			}
+			for _, p := range ps {
+				k := taskKey{sub: sub, partition: p}
+				if !seen[k] {
+					seen[k] = true
+					out[ep] = append(out[ep], k)
+				}
+			}
+		}
+		slices.SortFunc(out[ep], compareTasks)
+	}
+	return out
+}
+
+// encodeHostMap lays out the host map for the assignments' user data.
+func encodeHostMap(hosts hostTasks) hostMapUserData {
+	ud := hostMapUserData{Version: 1, Active: map[string][]string{}}
+	for _, ep := range slices.Sorted(maps.Keys(hosts)) {
+		for _, k := range hosts[ep] {
+			ud.Active[ep] = append(ud.Active[ep], taskName(k))
+		}
+	}
+	return ud
+}
+
+// decodeHostTasks reads the host map from a member's assignment; nil
+// when it carries none.
+func decodeHostTasks(assignment []byte) hostTasks {
+	var ma kmsg.ConsumerMemberAssignment
+	if ma.ReadFrom(assignment) != nil || len(ma.UserData) == 0 {
+		return nil
+	}
+	var ud hostMapUserData
+	if json.Unmarshal(ma.UserData, &ud) != nil || ud.Version != 1 {
+		return nil
+	}
+	out := hostTasks{}
+	for ep, names := range ud.Active {
+		for _, n := range names {
+			if k, ok := parseTaskName(n); ok {
+				out[ep] = append(out[ep], k)
+			}
+		}
+	}
+	return out
+}
+
+// owner returns the endpoint running task k, or "".
+func (h hostTasks) owner(k taskKey) string {
+	for ep, ts := range h {
+		if slices.Contains(ts, k) {
+			return ep
+		}
+	}
+	return ""
+}

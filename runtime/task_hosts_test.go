@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Through kgo's group protocol: each member advertises its endpoint,
+// and every member's assignment carries the whole task → host map of
+// what is assigned in this round (a task moving cooperatively belongs to
+// nobody until the next round).
+func TestTaskBalancerHostMap(t *testing.T) {
+	parts := map[string]int32{"l": 4, "r": 4, "x": 4}
+	endpoints := map[string]string{"a": "http://127.0.0.1:1", "b": "http://127.0.0.1:2"}
+	round := func(owned map[string]map[string][]int32) (map[string]map[string][]int32, map[string]hostTasks) {
+		var members []kmsg.JoinGroupResponseMember
+		for _, id := range slices.Sorted(maps.Keys(owned)) {
+			b := joinBalancer(1).withHosts(func() string { return endpoints[id] }, nil)
+			members = append(members, kmsg.JoinGroupResponseMember{MemberID: id,
+				ProtocolMetadata: b.JoinGroupMetadata([]string{"l", "r", "x"}, owned[id], 1)})
+		}
+		gb, _, err := joinBalancer(1).MemberBalancer(members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := gb.(kgo.GroupMemberBalancerOrError).BalanceOrError(parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assigned, seen := map[string]map[string][]int32{}, map[string]hostTasks{}
+		for _, a := range res.IntoSyncAssignment() {
+			b := joinBalancer(1).withHosts(nil, func(h hostTasks) { seen[a.MemberID] = h })
+			m, err := b.ParseSyncAssignment(a.MemberAssignment)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assigned[a.MemberID] = m
+		}
+		return assigned, seen
+	}
+	first, hosts := round(map[string]map[string][]int32{"a": nil})
+	if got := fmt.Sprint(hosts["a"]); got != "map[http://127.0.0.1:1:[{0 0} {0 1} {0 2} {0 3} {1 0} {1 1} {1 2} {1 3}]]" {
+		t.Fatalf("one member's host map: %s", got)
+	}
+	second, hosts := round(map[string]map[string][]int32{"a": first["a"], "b": nil})
+	if fmt.Sprint(hosts["a"]) != fmt.Sprint(hosts["b"]) {
+		t.Fatalf("members got different host maps: %v and %v", hosts["a"], hosts["b"])
+	}
+	if got := fmt.Sprint(hosts["b"]); got != "map[http://127.0.0.1:1:[{0 0} {0 1} {1 0} {1 1}]]" {
+		t.Fatalf("revocation round: %s", got)
+	}
+	if owner := hosts["b"].owner(taskKey{sub: 0, partition: 2}); owner != "" {
+		t.Fatalf("a task moving between members is owned by %q", owner)
+	}
+	_, hosts = round(map[string]map[string][]int32{"a": second["a"], "b": second["b"]})
+	if got := fmt.Sprint(hosts["a"]); got != "map[http://127.0.0.1:1:[{0 0} {0 1} {1 0} {1 1}] http://127.0.0.1:2:[{0 2} {0 3} {1 2} {1 3}]]" {
+		t.Fatalf("assignment round: %s", got)
+	}
+	if owner := hosts["a"].owner(taskKey{sub: 1, partition: 3}); owner != endpoints["b"] {
+		t.Fatalf("task 1_3 owned by %q, want b", owner)
+	}
+	// An assignment without user data (range, an older member) says
+	// nothing: the host map is unknown, not empty.
+	var plain kmsg.ConsumerMemberAssignment
+	if h := decodeHostTasks(plain.AppendTo(nil)); h != nil {
+		t.Fatalf("host map of a plain assignment: %v", h)
+	}
+}
