@@ -19,35 +19,58 @@ func TestJoinProcessesInputsInTimestampOrder(t *testing.T) {
 	for _, guarantee := range []string{"at_least_once", "exactly_once_v2"} {
 		t.Run(guarantee, func(t *testing.T) {
 			r := newRig(t)
-			r.exec(`CREATE STREAM orders (customer_id VARCHAR KEY, total INT)
-			  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=1);
-			CREATE TABLE customers (id VARCHAR PRIMARY KEY, name VARCHAR)
-			  WITH (KAFKA_TOPIC='customers', VALUE_FORMAT='JSON', PARTITIONS=1);`)
-			const n = 40
-			var customers, orders []*kgo.Record
-			var want []string
-			for i := range n {
-				key, base := fmt.Sprintf("c%02d", i), int64(1_000_000+1000*i)
-				customers = append(customers, at("customers", key, `{"NAME":"v1"}`, base),
-					at("customers", key, `{"NAME":"v2"}`, base+200))
-				orders = append(orders, at("orders", key, `{"TOTAL":1}`, base+100),
-					at("orders", key, `{"TOTAL":2}`, base+300))
-				want = append(want, key+`={"NAME":"v1","TOTAL":1}`, key+`={"NAME":"v2","TOTAL":2}`)
-			}
-			r.produceAll(customers...)
-			r.produceAll(orders...)
+			want, _ := fillOrdersAndCustomers(r, 40)
 			r.exec(`SET 'auto.offset.reset'='earliest';
 			SET 'processing.guarantee'='` + guarantee + `';
 			CREATE STREAM enriched AS SELECT o.customer_id, c.name, o.total
 			  FROM orders o JOIN customers c ON o.customer_id = c.id;`)
 			got := values(r.consume("ENRICHED", len(want)))
 			sort.Strings(got)
-			sort.Strings(want)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("ENRICHED:\n got %q\nwant %q", got, want)
 			}
 		})
 	}
+}
+
+// TestPushJoinProcessesInputsInTimestampOrder is the same through a
+// transient push query.
+func TestPushJoinProcessesInputsInTimestampOrder(t *testing.T) {
+	r := newRig(t)
+	_, want := fillOrdersAndCustomers(r, 40)
+	got := r.rows(fmt.Sprintf(`SELECT o.customer_id, c.name, o.total FROM orders o JOIN customers c
+	  ON o.customer_id = c.id EMIT CHANGES LIMIT %d;`, len(want)))
+	sort.Strings(got)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("push query:\n got %q\nwant %q", got, want)
+	}
+}
+
+// fillOrdersAndCustomers creates ORDERS and CUSTOMERS (one partition
+// each) and produces n customers twice (v1, then v2 200 ms later) and,
+// after them, each customer's two orders (100 ms after each version). It
+// returns the join's results as sink records and as push query rows,
+// sorted.
+func fillOrdersAndCustomers(r *rig, n int) (records, rows []string) {
+	r.exec(`CREATE STREAM orders (customer_id VARCHAR KEY, total INT)
+	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE TABLE customers (id VARCHAR PRIMARY KEY, name VARCHAR)
+	  WITH (KAFKA_TOPIC='customers', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	var customers, orders []*kgo.Record
+	for i := range n {
+		key, base := fmt.Sprintf("c%02d", i), int64(1_000_000+1000*i)
+		customers = append(customers, at("customers", key, `{"NAME":"v1"}`, base),
+			at("customers", key, `{"NAME":"v2"}`, base+200))
+		orders = append(orders, at("orders", key, `{"TOTAL":1}`, base+100),
+			at("orders", key, `{"TOTAL":2}`, base+300))
+		records = append(records, key+`={"NAME":"v1","TOTAL":1}`, key+`={"NAME":"v2","TOTAL":2}`)
+		rows = append(rows, "["+key+" v1 1]", "["+key+" v2 2]")
+	}
+	r.produceAll(customers...)
+	r.produceAll(orders...)
+	sort.Strings(records)
+	sort.Strings(rows)
+	return records, rows
 }
 
 // TestJoinWaitsMaxTaskIdle starts a join whose table is empty (caught

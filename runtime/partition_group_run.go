@@ -167,23 +167,33 @@ func (r *kafkaRunner) processGroup(k taskKey) error {
 		return nil
 	}
 	done := map[tp]int64{}
-	var err error
-	var in physical.InRecord
-	for rec := pg.next(time.Now()); rec != nil; rec = pg.next(time.Now()) {
-		fromKgo(rec, &in)
-		if err = t.task.Process(&in); err != nil {
-			err = errors.Join(err, r.tasks.move(k, taskError))
-			break
+	err := releaseInOrder(pg, func(rec *kgo.Record, in *physical.InRecord) error {
+		if err := t.task.Process(in); err != nil {
+			return errors.Join(err, r.tasks.move(k, taskError))
 		}
 		r.q.processed.Add(1)
 		done[tp{rec.Topic, rec.Partition}] = rec.Offset + 1
-	}
+		return nil
+	})
 	r.mu.Lock()
 	for p, off := range done {
 		r.processed[p] = off
 	}
 	r.mu.Unlock()
 	return err
+}
+
+// releaseInOrder passes fn the records pg releases now, in time order,
+// until fn fails.
+func releaseInOrder(pg *partitionGroup, fn func(*kgo.Record, *physical.InRecord) error) error {
+	var in physical.InRecord
+	for rec := pg.next(time.Now()); rec != nil; rec = pg.next(time.Now()) {
+		fromKgo(rec, &in)
+		if err := fn(rec, &in); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rewindQueued hands the records the groups still queue back to the
@@ -200,4 +210,43 @@ func (ts *taskSet) lookupKey(k taskKey) *taskEntry {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.tasks[k]
+}
+
+// processPush runs a push query's fetched records: single-input tasks'
+// in fetch order, multi-input tasks' through their partition groups.
+func (p *kafkaPush) processPush(fs kgo.Fetches) error {
+	var err error
+	var in physical.InRecord
+	fs.EachPartition(func(fp kgo.FetchTopicPartition) {
+		if err != nil {
+			return
+		}
+		multi := p.groups.multi[fp.Topic]
+		if !multi && len(fp.Records) == 0 {
+			return
+		}
+		var t *taskEntry
+		if t, err = p.tasks.get(fp.Topic, fp.Partition); err != nil {
+			return
+		}
+		if multi {
+			p.groups.add(p.tasks, fp)
+			return
+		}
+		for _, r := range fp.Records {
+			fromKgo(r, &in)
+			if err = t.task.Process(&in); err != nil {
+				return
+			}
+		}
+	})
+	for _, k := range p.groups.pending() {
+		if err != nil {
+			break
+		}
+		if t := p.tasks.lookupKey(k); t != nil {
+			err = releaseInOrder(p.groups.get(k), func(_ *kgo.Record, in *physical.InRecord) error { return t.task.Process(in) })
+		}
+	}
+	return err
 }
