@@ -124,18 +124,6 @@ func (g *taskGroups) pollTimeout(interval time.Duration, now time.Time) time.Dur
 	return d
 }
 
-// enforced is how many records all groups released while one of their
-// partitions was empty.
-func (g *taskGroups) enforced() int64 {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var n int64
-	for _, pg := range g.groups {
-		n += pg.enforced
-	}
-	return n
-}
-
 // workUnits splits a poll's records into independent units for the
 // workers: a single-input task's partition, or a multi-input task's
 // whole group (one task is never on two workers at once).
