@@ -25,12 +25,14 @@ type kafkaPush struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	produced func(*kgo.Record, error) // the promise of every record written
+	groups   *taskGroups              // multi-input tasks' records, released in time order
 }
 
 func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 	p := &kafkaPush{k: k, q: q, done: make(chan struct{})}
 	p.produced = p.onProduced
 	p.tasks = newTaskSet(q.topo, q.taskEnvs(p, p).build)
+	p.groups = newTaskGroups(q.topo, q.cfg.maxTaskIdle)
 	offsets, err := k.startOffsets(q)
 	if err != nil {
 		return nil, err
@@ -106,7 +108,6 @@ func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
 
 func (p *kafkaPush) loop(ctx context.Context) {
 	defer close(p.done)
-	var in physical.InRecord
 	for ctx.Err() == nil {
 		fs := p.poll(ctx)
 		if ctx.Err() != nil {
@@ -116,18 +117,7 @@ func (p *kafkaPush) loop(ctx context.Context) {
 			p.q.finish(err)
 			return
 		}
-		var err error
-		fs.EachRecord(func(r *kgo.Record) {
-			if err != nil {
-				return
-			}
-			var t *taskEntry
-			if t, err = p.tasks.get(r.Topic, r.Partition); err != nil {
-				return
-			}
-			fromKgo(r, &in)
-			err = t.task.Process(&in)
-		})
+		err := p.processPush(fs)
 		if err == nil {
 			err = p.punctuate()
 		}
@@ -144,10 +134,15 @@ func (p *kafkaPush) loop(ctx context.Context) {
 // poll waits for records; with window.close.idle.ms it returns at least
 // that often, so quiet windows can close by the wall clock.
 func (p *kafkaPush) poll(ctx context.Context) kgo.Fetches {
-	if p.q.cfg.idleCloseMs <= 0 {
+	wait := time.Duration(p.q.cfg.idleCloseMs) * time.Millisecond
+	if wait <= 0 {
+		wait = time.Hour
+	}
+	// a partition group waiting on an empty input wakes the poll too
+	if wait = p.groups.pollTimeout(wait, time.Now()); wait == time.Hour {
 		return p.cl.PollFetches(ctx)
 	}
-	pctx, cancel := context.WithTimeout(ctx, time.Duration(p.q.cfg.idleCloseMs)*time.Millisecond)
+	pctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	return p.cl.PollFetches(pctx)
 }

@@ -62,6 +62,8 @@ type kafkaRunner struct {
 
 	eos *eosSession // under exactly_once_v2, nil otherwise
 
+	groups *taskGroups // multi-input tasks' records, released in time order (partition_group.go)
+
 	restoring map[taskKey]*pendingRestore // guarded by mu (restore_async.go)
 	standby   *standbyFeeder              // standby and warmup replicas (standby.go)
 	probe     *time.Timer                 // a pending probing rebalance, guarded by mu
@@ -96,6 +98,7 @@ func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
 	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
 		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
 	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
+	r.groups = newTaskGroups(q.topo, q.cfg.maxTaskIdle)
 	r.standby = newStandbyFeeder(r)
 	return r
 }
@@ -177,6 +180,7 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 	for topic, ps := range parts {
 		for _, p := range ps {
 			r.tasks.drop(topic, p)
+			r.groups.drop(r.tasks.keyOf(topic, p))
 			r.mu.Lock()
 			delete(r.processed, tp{topic, p})
 			delete(r.committed, tp{topic, p})
@@ -265,7 +269,7 @@ func (r *kafkaRunner) loop(ctx context.Context) {
 // round polls once and processes what came; commitDue adds a commit. It
 // returns a fatal error; a stopping runner (ctx ended) is not one.
 func (r *kafkaRunner) round(ctx context.Context, commitDue bool) error {
-	pctx, cancel := context.WithTimeout(ctx, r.interval)
+	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
 	fs := r.cl.PollRecords(pctx, 10_000)
 	cancel()
 	if ctx.Err() != nil || r.failure() != nil {
@@ -289,27 +293,22 @@ func (r *kafkaRunner) round(ctx context.Context, commitDue bool) error {
 	return nil
 }
 
-// process runs the fetched records through their tasks, one partition per
-// worker at a time.
+// process runs the fetched records through their tasks, one task per
+// worker at a time (workUnits).
 func (r *kafkaRunner) process(fs kgo.Fetches) error {
-	var parts []kgo.FetchTopicPartition
-	fs.EachPartition(func(p kgo.FetchTopicPartition) {
-		if len(p.Records) > 0 {
-			parts = append(parts, p)
-		}
-	})
-	if len(parts) == 0 {
+	units := r.workUnits(fs)
+	if len(units) == 0 {
 		return nil
 	}
-	errs := make([]error, len(parts))
+	errs := make([]error, len(units))
 	sem := make(chan struct{}, r.workers)
 	var wg sync.WaitGroup
-	for i := range parts {
+	for i := range units {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = r.processPartition(parts[i])
+			errs[i] = units[i]()
 		}(i)
 	}
 	wg.Wait()

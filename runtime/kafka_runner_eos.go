@@ -254,7 +254,7 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 		}
 		r.eos.inTxn, r.eos.began = true, time.Now()
 	}
-	pctx, cancel := context.WithTimeout(ctx, r.interval)
+	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
 	fs := r.eos.sess.PollRecords(pctx, 10_000)
 	cancel()
 	if err := fetchErr(fs); err != nil && ctx.Err() == nil {
@@ -292,6 +292,7 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 	if commit {
 		commit = r.prepareCommit(ctx)
 	}
+	r.rewindQueued()
 	try := kgo.TryAbort
 	if commit {
 		try = kgo.TryCommit
@@ -388,6 +389,7 @@ func (r *kafkaRunner) sessionFailed(ctx context.Context, err error) error {
 	r.eos.inTxn = false
 	r.eos.sess.CloseAllowingRebalance()
 	r.tasks.closeAll()
+	r.groups.reset()
 	return r.newSession(ctx)
 }
 

@@ -119,6 +119,8 @@ func propertyDefs() []*propertyDef {
 		{name: PropThrowOnInvalidTS, kind: kindEnum, values: onOff, def: "false",
 			doc: "an invalid TIMESTAMP column fails the query instead of skipping the record"},
 		{name: PropLateTopic, kind: kindString, doc: "topic receiving the records a windowed aggregation dropped as late"},
+		{name: PropMaxTaskIdle, kind: kindLong, min: -1, def: "0",
+			doc: "milliseconds a join task waits for records on a caught-up empty input before processing its other inputs (0: only for fetched data; -1: never waits)"},
 		{name: PropIdleClose, kind: kindLong, min: 0, def: "0",
 			doc: "milliseconds without records after which the windows of a quiet partition close (0: off)"},
 		// Accepted as ksqlDB accepts them (the conformance tests set them).

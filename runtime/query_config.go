@@ -16,6 +16,7 @@ type queryConfig struct {
 	fromEarliest   bool          // ksql.streams.auto.offset.reset=earliest
 	cacheBytes     int64         // ksql.streams.cache.max.bytes.buffering, per store
 	idleCloseMs    int64         // window.close.idle.ms (0: off)
+	maxTaskIdle    time.Duration // ksql.streams.max.task.idle.ms (negative: never wait)
 	lateTopic      string        // late.records.topic ("" for none)
 	throwOnInvalid bool          // ksql.timestamp.throw.on.invalid
 	guarantee      guarantee     // ksql.streams.processing.guarantee
@@ -55,6 +56,7 @@ func newQueryConfig(t propertyTable, props Properties) (queryConfig, error) {
 		fromEarliest:   p.str(PropOffsetReset) == "earliest",
 		cacheBytes:     p.int(PropCacheBytes),
 		idleCloseMs:    p.int(PropIdleClose),
+		maxTaskIdle:    time.Duration(p.int(PropMaxTaskIdle)) * time.Millisecond,
 		lateTopic:      p.str(PropLateTopic),
 		throwOnInvalid: p.bool(PropThrowOnInvalidTS),
 		sessionTimeout: time.Duration(p.int(PropSessionTimeout)) * time.Millisecond,
