@@ -215,7 +215,12 @@ func (f *standbyFeeder) startLoop() {
 	}
 	cl, err := f.r.k.client(kgo.ConsumePartitions(offsets), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	if err != nil {
-		f.r.q.logger().Warn("standby replicas: no consumer", "query", f.r.q.id, "err", err)
+		f.feedErrs.record(err)
+		f.r.q.logger().Warn("standby replicas: no consumer; the next reconcile retries", "query", f.r.q.id, "err", err)
+		for k := range f.roles { // closed: the next reconcile opens them again
+			f.closeTask(k)
+		}
+		f.roles = map[taskKey]TaskRole{}
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
