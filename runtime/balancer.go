@@ -48,6 +48,8 @@ type taskBalancer struct {
 	// onHosts receives the task → host map of each assignment (see
 	// task_hosts.go); nil to ignore it.
 	onHosts func(hostTasks)
+	// onStandbys receives each assignment's task → standby host map.
+	onStandbys func(hostTasks)
 }
 
 // taskBalancerName is the protocol name in JoinGroup.
@@ -145,6 +147,9 @@ func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int3
 	if err == nil && b.onHosts != nil {
 		b.onHosts(decodeHostTasks(assignment))
 	}
+	if err == nil && b.onStandbys != nil {
+		b.onStandbys(decodeStandbyHosts(assignment))
+	}
 	return parts, err
 }
 
@@ -205,7 +210,9 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 	if ha.probe && b.probe != nil {
 		b.probe()
 	}
-	return replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha, hosts: encodeHostMap(b.hostTasks(plan, endpoints))}
+	hosts := encodeHostMap(b.hostTasks(plan, endpoints))
+	hosts.Standby = encodeStandbyHosts(ha, endpoints)
+	return replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha, hosts: hosts}
 }
 
 // member reads a member's subscription: its threads and the tasks whose

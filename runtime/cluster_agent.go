@@ -157,7 +157,7 @@ func (e *Engine) lagReport(host api.HostInfo) api.LagReportingMessage {
 	e.mu.Unlock()
 	for _, q := range queries {
 		msg.QueryStates[q.id] = q.State().String()
-		if lags, stores := q.storeLags(); len(stores) > 0 {
+		if lags := q.hostLags(); len(lags) > 0 {
 			msg.HostStoreLags.StateStoreLags[q.id] = api.QueryStoreLags{LagByPartition: lags}
 		}
 	}

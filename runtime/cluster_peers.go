@@ -26,6 +26,7 @@ type peerSet struct {
 
 	mu        sync.Mutex
 	placement map[string]hostTasks // application id → host map
+	standbys  map[string]hostTasks // application id → standby host map
 	hosts     map[string]*peerHost // host:port → what we know of it
 }
 
@@ -40,7 +41,7 @@ type peerHost struct {
 
 func newPeerSet(self string, key []byte, window time.Duration) *peerSet {
 	return &peerSet{self: self, key: key, window: window, started: time.Now(),
-		placement: map[string]hostTasks{}, hosts: map[string]*peerHost{}}
+		placement: map[string]hostTasks{}, standbys: map[string]hostTasks{}, hosts: map[string]*peerHost{}}
 }
 
 // advertised returns this server's advertised URL ("" without one); the

@@ -22,7 +22,7 @@ func (e *Engine) ClusterStatus() api.ClusterStatusResponse {
 		ActiveStandbyPerQuery: e.tasksOf(self, queries),
 		HostStoreLags:         api.HostStoreLags{StateStoreLags: map[string]api.QueryStoreLags{}, UpdateTimeMs: now}}
 	for _, q := range queries {
-		if lags, stores := q.storeLags(); len(stores) > 0 {
+		if lags := q.hostLags(); len(lags) > 0 {
 			host.HostStoreLags.StateStoreLags[q.id] = api.QueryStoreLags{LagByPartition: lags}
 		}
 	}
@@ -74,7 +74,8 @@ func (e *Engine) tasksOf(endpoint string, queries []*query) map[string]api.Activ
 			as.ActiveStores = append(as.ActiveStores, name)
 		}
 		sort.Strings(as.ActiveStores)
-		if len(as.ActiveStores) > 0 || len(as.ActivePartitions) > 0 {
+		e.addStandbys(&as, endpoint, q)
+		if len(as.ActiveStores)+len(as.ActivePartitions)+len(as.StandByStores) > 0 {
 			out[q.id] = as
 		}
 	}

@@ -132,6 +132,8 @@ type options struct {
 	appPrefix    string
 	countQueries bool
 	advertised   string // see WithAdvertisedListener
+	// replicaFault: see WithReplicaFault.
+	replicaFault func(store string, partition int32, offset int64) error
 }
 
 // WithAdvertisedListener sets the URL the other servers of the service id

@@ -117,7 +117,7 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.ConsumeResetOffset(reset),
 		// Range only while a member of an older version, which knows
 		// no task balancer, is in the group.
-		kgo.Balancers(r.newBalancer().withHosts(r.q.eng.peers.advertised, r.q.placed), kgo.RangeBalancer()),
+		kgo.Balancers(r.newBalancer().withHosts(r.q.eng.peers.advertised, r.q.placed).withStandbyHosts(r.q.placedStandbys), kgo.RangeBalancer()),
 		kgo.SessionTimeout(r.q.cfg.sessionTimeout),
 		kgo.HeartbeatInterval(min(3*time.Second, r.q.cfg.sessionTimeout/3)),
 		kgo.DisableAutoCommit(),
@@ -442,6 +442,7 @@ func (r *kafkaRunner) stop() error {
 	r.stopProbe()
 	r.standby.close()
 	r.q.placed(nil)
+	r.q.placedStandbys(nil)
 	r.tasks.closeAll()
 	return nil
 }

@@ -45,8 +45,9 @@ type taskLocator interface {
 	locate(appID string, k taskKey) (hosts []taskHost, known bool)
 }
 
-// standbySource lists a task's standby replicas and their lags. Standby
-// replicas plug in here; this branch has none (standbys is nil).
+// standbySource lists a task's standby replicas and their lags
+// (standby_hosts.go: the groups' standby host maps, with lags from this
+// server's replicas and the peers' lag reports).
 type standbySource interface {
 	standbys(appID string, k taskKey) []taskHost
 }
@@ -73,7 +74,9 @@ func (l groupLocator) locate(appID string, k taskKey) ([]taskHost, bool) {
 	return out, true
 }
 
-func (e *Engine) locator() taskLocator { return groupLocator{peers: e.peers} }
+func (e *Engine) locator() taskLocator {
+	return groupLocator{peers: e.peers, standbys: engineStandbys{e}}
+}
 
 // pullRoute is where a pull query reads each partition it needs.
 type pullRoute struct {
@@ -112,13 +115,16 @@ func (e *Engine) routePull(t *transient, q *query, m *physical.Materialization, 
 }
 
 // pickHost returns the first usable host: the active, or a standby when
-// standby reads are on and its lag is within maxLag; dead hosts
-// are skipped. A forwarded query must find this server among them.
+// standby reads are on and its lag is within maxLag (a standby of unknown
+// lag only without a limit); dead hosts are skipped. A forwarded query
+// must find this server among them.
 func (e *Engine) pickHost(hosts []taskHost, standby bool, maxLag int64, forwarded bool) (string, error) {
-	var dead []string
+	var dead, behind []string
 	for _, h := range hosts {
 		switch {
-		case h.standby && (!standby || h.lag > maxLag):
+		case h.standby && !standby:
+		case h.standby && (h.lag > maxLag || h.lag < 0 && maxLag < math.MaxInt):
+			behind = append(behind, fmt.Sprintf("standby %s lags %s", h.endpoint, lagText(h.lag)))
 		case forwarded && h.endpoint != e.peers.self:
 		case !e.peers.alive(h.endpoint):
 			dead = append(dead, h.endpoint)
@@ -133,8 +139,18 @@ func (e *Engine) pickHost(hosts []taskHost, standby bool, maxLag int64, forwarde
 		return "", fmt.Errorf("no server runs it at the moment (its task is being reassigned); retry")
 	case len(dead) > 0 && !standby:
 		return "", fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), PropStandbyReads)
+	case len(behind) > 0:
+		return "", fmt.Errorf("its hosts %s are not alive and no standby is within %s=%d (%s)", strings.Join(dead, ", "), PropMaxOffsetLag, maxLag, strings.Join(behind, ", "))
 	}
-	return "", fmt.Errorf("all its hosts are dead or exceed the allowed lag (%s)", PropMaxOffsetLag)
+	return "", fmt.Errorf("its hosts %s are not alive and it has no live standby", strings.Join(dead, ", "))
+}
+
+// lagText renders a replica's lag, -1 as unknown.
+func lagText(lag int64) string {
+	if lag < 0 {
+		return "an unknown number of records"
+	}
+	return fmt.Sprintf("%d records", lag)
 }
 
 // endpoints returns the route's remote endpoints in order.

@@ -41,14 +41,15 @@ func newPair(t *testing.T) *pair {
 	return p
 }
 
-func (p *pair) engine(name string) *runtime.Engine {
+func (p *pair) engine(name string, extra ...runtime.Option) *runtime.Engine {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := runtime.New(ctx, runtime.WithBootstrap(p.rig.b.Addrs()), runtime.WithDataDir(p.dir+"/"+name+"/state"),
+	opts := append([]runtime.Option{runtime.WithBootstrap(p.rig.b.Addrs()), runtime.WithDataDir(p.dir + "/" + name + "/state"),
 		runtime.WithServiceID("scale_"),
 		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100",
 			runtime.PropCommandSecret: "a-shared-secret-of-the-service"}),
-		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		runtime.WithLogger(slog.New(slog.DiscardHandler))}, extra...)
+	e, err := runtime.New(ctx, opts...)
 	if err != nil {
 		p.t.Fatal(err)
 	}

@@ -247,14 +247,18 @@ func windowName(k ast.WindowKind) string {
 // sourceStats summarizes the queries reading or writing a source: records
 // processed and processing-log entries.
 func (e *Engine) sourceStats(src *planner.Source) (string, string) {
-	var processed, failed, late, skipped int64
+	var processed, failed, late, skipped, feedErrs int64
 	var restores []string
+	var lastFeedErr string
 	for _, q := range e.queries {
 		if q.reads(src.Name) || (q.plan.Sink != nil && q.plan.Sink.Name == src.Name) {
 			processed += q.processed.Load()
 			failed += q.logged.Load()
 			late += q.late.Load()
 			skipped += q.skipped.Load()
+			if n, last := q.replicaErrors(); n > 0 {
+				feedErrs, lastFeedErr = feedErrs+n, last
+			}
 			if st := q.restoreStatus(); st != "" {
 				restores = append(restores, st)
 			}
@@ -266,7 +270,11 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 	if len(restores) > 0 {
 		stats += "\nstate:\n" + strings.Join(restores, "\n")
 	}
-	return stats, fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d dropped-records (null key or value): %d", failed, late, skipped)
+	errs := fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d dropped-records (null key or value): %d", failed, late, skipped)
+	if feedErrs > 0 {
+		errs += fmt.Sprintf(" standby-feed-errors: %d (last: %s)", feedErrs, lastFeedErr)
+	}
+	return stats, errs
 }
 
 func (e *Engine) explain(st *ast.Explain, s *session) (api.Entity, error) {

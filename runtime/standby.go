@@ -42,6 +42,8 @@ type standbyFeeder struct {
 	cl     *kgo.Client
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	feedErrs feedErrors // standby_retry.go
 }
 
 // standbyPart is one changelog partition fed into a local store.
@@ -213,7 +215,12 @@ func (f *standbyFeeder) startLoop() {
 	}
 	cl, err := f.r.k.client(kgo.ConsumePartitions(offsets), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
 	if err != nil {
-		f.r.q.logger().Warn("standby replicas: no consumer", "query", f.r.q.id, "err", err)
+		f.feedErrs.record(err)
+		f.r.q.logger().Warn("standby replicas: no consumer; the next reconcile retries", "query", f.r.q.id, "err", err)
+		for k := range f.roles { // closed: the next reconcile opens them again
+			f.closeTask(k)
+		}
+		f.roles = map[taskKey]TaskRole{}
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -235,6 +242,7 @@ func (f *standbyFeeder) stopLoop() {
 func (f *standbyFeeder) loop(ctx context.Context, cl *kgo.Client, parts map[tp]*standbyPart, done chan struct{}) {
 	defer close(done)
 	last := time.Now()
+	var retry feedBackoff
 	for ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		fs := cl.PollFetches(pctx)
@@ -243,12 +251,16 @@ func (f *standbyFeeder) loop(ctx context.Context, cl *kgo.Client, parts map[tp]*
 			break
 		}
 		if err := fetchErr(fs); err != nil {
+			f.feedErrs.record(err)
 			f.r.q.logger().Warn("standby replicas: fetch error", "query", f.r.q.id, "err", err)
 		}
-		if err := applyFetches(fs, parts); err != nil {
-			f.r.q.logger().Warn("standby replicas: stopped", "query", f.r.q.id, "err", err)
-			return
+		if err := applyFetches(fs, parts, f.r.q.eng.opts.replicaFault); err != nil {
+			if !f.retryAfter(ctx, cl, parts, &retry, err) {
+				break
+			}
+			continue
 		}
+		retry.reset()
 		if time.Since(last) >= standbyCommitEvery {
 			last = time.Now()
 			f.commit(parts)
@@ -258,8 +270,10 @@ func (f *standbyFeeder) loop(ctx context.Context, cl *kgo.Client, parts map[tp]*
 	f.commit(parts)
 }
 
-// applyFetches applies the fetched records to their stores.
-func applyFetches(fs kgo.Fetches, parts map[tp]*standbyPart) error {
+// applyFetches applies the fetched records to their stores, each after
+// the fault hook (WithReplicaFault) if any. A partition's position stops
+// at the record that failed.
+func applyFetches(fs kgo.Fetches, parts map[tp]*standbyPart, fault func(string, int32, int64) error) error {
 	var err error
 	fs.EachPartition(func(fp kgo.FetchTopicPartition) {
 		p := parts[tp{fp.Topic, fp.Partition}]
@@ -275,7 +289,13 @@ func applyFetches(fs kgo.Fetches, parts map[tp]*standbyPart) error {
 		}
 		for _, rec := range fp.Records {
 			if !rec.Attrs.IsControl() {
-				if err = p.rs.Restore(rec.Key, rec.Value, rec.Offset); err != nil {
+				if fault != nil {
+					err = fault(p.id.Name, p.id.Partition, rec.Offset)
+				}
+				if err == nil {
+					err = p.rs.Restore(rec.Key, rec.Value, rec.Offset)
+				}
+				if err != nil {
 					return
 				}
 			}

@@ -29,6 +29,9 @@ type hostMapUserData struct {
 	Version int `json:"hostMapVersion"`
 	// Active maps endpoints to task names ("<sub-topology>_<partition>").
 	Active map[string][]string `json:"activeHosts"`
+	// Standby maps endpoints to the tasks they keep replicas of, standby
+	// or warmup (standby_hosts.go).
+	Standby map[string][]string `json:"standbyHosts,omitempty"`
 }
 
 // hostTasks computes the host map of a plan: each member's tasks, under

@@ -31,10 +31,13 @@ const routingConfig = scaleoutConfig + "ksql.streams.session.timeout.ms=6000\nks
 // and the inter-node endpoints refuse unsigned requests. After kill -9 of
 // one server it is marked dead within the heartbeat window (and its query
 // UNRESPONSIVE), and once its tasks moved the others answer with the
-// whole table again.
+// whole table again. With one standby replica per task, /clusterStatus
+// lists each partition as a standby of one other host with its lag, and
+// between the kill and the move (the session timeout) pull queries with
+// standby reads on return the whole table from the standbys.
 func TestPullQueriesFromAnyServer(t *testing.T) {
 	br := startBrokerProcess(t)
-	cfg := writeConfig(t, routingConfig)
+	cfg := writeConfig(t, routingConfig+"ksql.streams.num.standby.replicas=1\n")
 	nodes := []*node{startServerOn(t, br.Kafka, "--config", cfg), startServerOn(t, br.Kafka, "--config", cfg),
 		startServerOn(t, br.Kafka, "--config", cfg)}
 	a := nodes[0]
@@ -66,6 +69,9 @@ func TestPullQueriesFromAnyServer(t *testing.T) {
 
 	eventually(t, "every server hosts two of the six partitions, all alive", func() error {
 		return checkClusterStatus(nodes, nodes, 6, 2)
+	})
+	eventually(t, "every partition has one caught-up standby on another server", func() error {
+		return checkStandbyStatus(nodes, nodes, 6)
 	})
 	for _, n := range nodes {
 		checkPulls(t, n, tables)
@@ -99,6 +105,15 @@ func TestPullQueriesFromAnyServer(t *testing.T) {
 		t.Fatalf("scan while the dead server still owns partitions: %v", err)
 	}
 	for _, n := range live {
+		if err := scanFromStandbys(n, tables); err != nil {
+			t.Fatalf("standby reads %s after kill -9: %v", sinceKill(killed), err)
+		}
+	}
+	if owns, err := stillOwns(live[0], dead); err != nil || !owns {
+		t.Fatalf("the tasks had moved (or /clusterStatus failed: %v) by the end of the standby reads, %s after kill -9: they did not test standbys", err, sinceKill(killed))
+	}
+	t.Logf("standby reads returned the whole tables on both live servers %s after kill -9, before the tasks moved", sinceKill(killed))
+	for _, n := range live {
 		eventually(t, "SHOW QUERIES on "+n.URL+" counts the dead host UNRESPONSIVE", func() error {
 			return statusCountIs(n, map[string]float64{"RUNNING": 2, "UNRESPONSIVE": 1})
 		})
@@ -119,9 +134,18 @@ func pullRows(n *node, sql string) ([][]any, error) { return pullRowsAs(n, sql) 
 // pullRowsAs is pullRows with basic credentials (user, password) if
 // given.
 func pullRowsAs(n *node, sql string, cred ...string) ([][]any, error) {
+	return pullRowsWith(n, sql, nil, cred...)
+}
+
+// pullRowsWith is pullRowsAs with request properties.
+func pullRowsWith(n *node, sql string, props map[string]any, cred ...string) ([][]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
-	req := n.newRequest(ctx, "/query-stream", "application/vnd.ksqlapi.delimited.v1", map[string]any{"sql": sql})
+	body := map[string]any{"sql": sql}
+	if props != nil {
+		body["properties"] = props
+	}
+	req := n.newRequest(ctx, "/query-stream", "application/vnd.ksqlapi.delimited.v1", body)
 	if len(cred) == 2 {
 		req.SetBasicAuth(cred[0], cred[1])
 	}

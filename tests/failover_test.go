@@ -188,7 +188,10 @@ func restoreLines(n *node, off int) []string {
 // tasks move to the servers holding their standbys and process again
 // within the session timeout plus 5 s. Then a fourth server joins: it
 // gets warmup replicas first and active tasks only once they caught up.
-// Every record is counted exactly once.
+// Every record is counted exactly once. Pull queries with standby reads
+// on the two survivors hold every key from the heartbeat window after the
+// kill until the tasks moved, and at the end a pull query on every
+// surviving server returns the whole table.
 func TestFailoverWithStandbys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("multi-process failover run")
@@ -217,6 +220,10 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 	offs := []int{len(r.servers[0].Logs()), len(r.servers[1].Logs())}
 	killed := time.Now()
 	victim.kill()
+	var watch *pullWatch
+	if standbys > 0 {
+		watch = r.watchPulls(r.servers[:2], killed, haKeys+len(preloaded))
+	}
 	moved := r.outputsSince(killed, haSessionTimeout+30*time.Second)
 	var worst time.Duration
 	for _, d := range moved {
@@ -240,6 +247,9 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 		t.Errorf("failover took %v, more than the session timeout + 5 s (%v)", worst, limit)
 	}
 	r.awaitOwners(2)
+	if watch != nil {
+		watch.finish(t)
+	}
 	if addFourth {
 		stop := make(chan struct{})
 		gap := make(chan time.Duration, 1)
@@ -259,6 +269,8 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 	want := <-done
 	maps.Copy(want, preloaded)
 	r.verify(want)
+	survivors := slices.Concat(r.servers[:2], r.servers[3:])
+	checkPullsEverywhere(t, survivors, want)
 }
 
 // preload writes SQLSTREAM_FAILOVER_PRELOAD events of distinct keys (none
