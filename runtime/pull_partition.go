@@ -47,8 +47,14 @@ func lookupPartitions(t *transient, q *query, m *physical.Materialization, store
 // partitionKeyEncoder returns how the records of the store's task are
 // keyed: as the store key when the task reads an internal topic, with the
 // source's key codec when it reads the one source topic of a single-key
-// source; ok is false otherwise.
+// source; ok is false otherwise. A join's task is partitioned as its
+// inputs are (a source topic's key format, a repartition topic in the
+// other side's format, an FK response sent to the left row's partition),
+// which is not the store key: its lookups ask every partition.
 func partitionKeyEncoder(q *query, m *physical.Materialization) (func([]any) ([]byte, error), bool) {
+	if q.plan.Join != nil {
+		return nil, false
+	}
 	st := q.topo.SubTopologies[m.Sub]
 	internal := map[string]bool{}
 	for _, it := range q.topo.Internal {
