@@ -206,13 +206,13 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 // Emit implements physical.Emitter: records are produced asynchronously;
 // the first failure fails the query at the next commit.
 func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
-	r.cl.Produce(context.Background(), toKgo(rec), r.emitted)
+	r.produce(toKgo(rec), r.emitted)
 }
 
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
-	r.cl.Produce(context.Background(), changelogRecord(topic, p, key, value), r.changelogged)
+	r.produce(changelogRecord(topic, p, key, value), r.changelogged)
 }
 
 // changelogRecord is a store write as a record for its changelog
