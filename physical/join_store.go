@@ -2,7 +2,7 @@ package physical
 
 import (
 	"encoding/binary"
-	"fmt"
+	"github.com/sqlstream/sqlstream/state"
 	"hash/fnv"
 
 	"github.com/sqlstream/sqlstream/planner"
@@ -88,7 +88,7 @@ func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
 // values keyVals.
 func (s *sideStore) decode(b []byte, keyVals []any) (*sideRow, error) {
 	if len(b) < 8 {
-		return nil, fmt.Errorf("corrupt join store entry")
+		return nil, &state.CorruptError{What: "join store entry"}
 	}
 	out := &sideRow{values: make([]any, len(s.schema.Columns)), time: int64(binary.BigEndian.Uint64(b))}
 	vals := make([]any, len(s.vals))

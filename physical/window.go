@@ -258,7 +258,7 @@ func (op *aggregateOp) decode(b []byte) (int64, error) {
 		return -1 << 63, nil
 	}
 	if len(b) < 8 {
-		return 0, fmt.Errorf("%s: corrupt state", aggregateStore)
+		return 0, &state.CorruptError{What: aggregateStore + " state"}
 	}
 	return int64(binary.BigEndian.Uint64(b)), op.state.Decode(b[8:], op.accs)
 }
@@ -434,7 +434,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 func (op *windowAggOp) storedResults(row *types.Row, b []byte) ([]any, error) {
 	accs := make([]any, len(op.accs))
 	if len(b) < 8 {
-		return nil, fmt.Errorf("%s: corrupt state", aggregateStore)
+		return nil, &state.CorruptError{What: aggregateStore + " state"}
 	}
 	if err := op.state.Decode(b[8:], accs); err != nil {
 		return nil, err
@@ -459,7 +459,7 @@ func (op *windowAggOp) freshAccumulators() int64 {
 // mergeInto merges a stored session's accumulators into the current ones.
 func (op *windowAggOp) mergeInto(b []byte) (int64, error) {
 	if len(b) < 8 {
-		return 0, fmt.Errorf("%s: corrupt session state", aggregateStore)
+		return 0, &state.CorruptError{What: aggregateStore + " session state"}
 	}
 	other := make([]any, len(op.n.Calls))
 	if err := op.state.Decode(b[8:], other); err != nil {

@@ -61,6 +61,9 @@ type kafkaRunner struct {
 	failed    error // the fatal error that ends the loop
 
 	eos *eosSession // under exactly_once_v2, nil otherwise
+	// recoveries counts the errors recovered from since the last
+	// commit (error_class.go).
+	recoveries int
 }
 
 type tp struct {
@@ -74,18 +77,26 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	}
 	r := newKafkaRunner(k, q)
 	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
+	if err := r.newClient(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go r.loop(ctx)
+	return r, nil
+}
+
+// newClient joins the group with a new at-least-once client.
+func (r *kafkaRunner) newClient() error {
 	cl, err := r.k.client(append(r.clientOpts(),
 		kgo.OnPartitionsAssigned(r.assigned),
 		kgo.OnPartitionsRevoked(r.revoked),
 		kgo.OnPartitionsLost(r.lost))...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.cl = cl
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	go r.loop(ctx)
-	return r, nil
+	return nil
 }
 
 func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
@@ -167,9 +178,10 @@ func (r *kafkaRunner) revoked(ctx context.Context, _ *kgo.Client, parts map[stri
 	r.drop(parts)
 }
 
-// fatal fails the query with err and ends the poll loop (first error
-// wins).
+// fatal fails the query with err, saying why and what to do
+// (error_class.go), and ends the poll loop (first error wins).
 func (r *kafkaRunner) fatal(err error) {
+	err = failure(r.q.id, err)
 	r.mu.Lock()
 	first := r.failed == nil
 	if first {
@@ -257,18 +269,21 @@ func (r *kafkaRunner) onProduced(_ *kgo.Record, err error) {
 // first; a failed one does not.
 func (r *kafkaRunner) loop(ctx context.Context) {
 	defer close(r.done)
-	defer r.cl.Close()
+	defer func() { r.cl.Close() }() // the last client (recoverFrom makes new ones)
 	last := time.Now()
 	for ctx.Err() == nil && r.failure() == nil {
 		due := time.Since(last) >= r.interval
 		err := r.round(ctx, due)
 		r.cl.AllowRebalance()
 		if err != nil {
-			r.fatal(err)
-			return
+			if err = r.recoverFrom(ctx, err); err != nil {
+				r.fatal(err)
+				return
+			}
+			continue
 		}
 		if due {
-			last = time.Now()
+			last, r.recoveries = time.Now(), 0
 		}
 	}
 	if r.failure() != nil {
@@ -345,7 +360,8 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 	for _, rec := range p.Records {
 		fromKgo(rec, &in)
 		if err := t.task.Process(&in); err != nil {
-			return errors.Join(err, r.tasks.move(r.tasks.keyOf(p.Topic, p.Partition), taskError))
+			k := r.tasks.keyOf(p.Topic, p.Partition)
+			return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
 		}
 		r.q.processed.Add(1)
 	}

@@ -46,7 +46,6 @@ import (
 type eosSession struct {
 	txnID string
 	sess  *kgo.GroupTransactSession
-	fails int // consecutive failed Ends
 
 	// A transaction begins when there is something to put in it: records
 	// polled, or a first record produced (a punctuation's). An idle
@@ -68,10 +67,6 @@ type eosSession struct {
 // open transaction of a dead member stalls read_committed readers at most
 // this long.
 const eosTxnTimeout = 10 * time.Second
-
-// eosMaxFails is how many Ends in a row may fail (each followed by a new
-// session) before the query fails.
-const eosMaxFails = 5
 
 func (k *kafkaCluster) startEOS(q *query) (runner, error) {
 	pid, err := q.eng.db.ProcessID()
@@ -219,9 +214,11 @@ func (r *kafkaRunner) loopEOS(ctx context.Context) {
 	defer r.leaveGroup()
 	for ctx.Err() == nil && r.failure() == nil {
 		if err := r.roundEOS(ctx); err != nil {
-			r.abortFailed()
-			r.fatal(err)
-			return
+			if err = r.recoverFrom(ctx, err); err != nil {
+				r.abortFailed()
+				r.fatal(err)
+				return
+			}
 		}
 	}
 	if r.eos.open.Load() {
@@ -271,7 +268,7 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	}
 	if fs.NumRecords() > 0 {
 		if err := r.eos.begin(); err != nil {
-			return r.sessionFailed(ctx, err)
+			return &sessionError{err}
 		}
 	}
 	if err := r.process(fs); err != nil {
@@ -282,7 +279,7 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	}
 	if !r.eos.open.Load() {
 		if err := r.takeEmitErr(); err != nil { // a punctuation's Begin failed
-			return r.sessionFailed(ctx, err)
+			return &sessionError{err}
 		}
 		r.allowRebalanceEOS(ctx)
 		return nil
@@ -292,10 +289,11 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	}
 	committed, err := r.endTxn(ctx, true)
 	if err != nil {
-		return r.sessionFailed(ctx, err)
+		return &sessionError{err}
 	}
-	r.eos.fails = 0
-	if !committed {
+	if committed {
+		r.recoveries = 0
+	} else {
 		r.q.logger().Info("transaction aborted; its records are processed again", "query", r.q.id)
 	}
 	r.allowRebalanceEOS(ctx)
@@ -454,23 +452,6 @@ func (r *kafkaRunner) commitStores() error {
 		}
 	}
 	return nil
-}
-
-// sessionFailed replaces a session whose transaction could not begin or
-// end (fenced, or a producer error no retry gets past), up to
-// eosMaxFails times in a row; the tasks go with the old session's
-// partitions and come back, restored, with the new one's.
-func (r *kafkaRunner) sessionFailed(ctx context.Context, err error) error {
-	r.eos.fails++
-	if r.eos.fails > eosMaxFails || ctx.Err() != nil {
-		return err
-	}
-	r.q.logger().Warn("transactional session failed; starting a new one", "query", r.q.id, "err", err)
-	r.eos.open.Store(false)
-	r.takeEmitErr() // the failed records go with the old session
-	r.eos.sess.CloseAllowingRebalance()
-	r.tasks.closeAll()
-	return r.newSession(ctx)
 }
 
 // latencies keeps the count, total and maximum of a duration (the time
