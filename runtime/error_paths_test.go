@@ -94,14 +94,21 @@ func TestMigratedTaskRejoins(t *testing.T) {
 
 // TestCorruptStoreIsWipedAndRestored: values of the count's store that
 // cannot be decoded (written behind the engine's back while it was down)
-// make the task fail with a corrupt state error; the runner wipes the
-// task's stores, rejoins, restores them from their changelog, and counts
-// on exactly.
+// make the task fail with a corrupt state error; the runner, under either
+// guarantee, wipes the task's stores, rejoins, restores them from their
+// changelog, and counts on exactly (the engine stopped cleanly, so no
+// record is reprocessed).
 func TestCorruptStoreIsWipedAndRestored(t *testing.T) {
+	for _, g := range []string{"at_least_once", "exactly_once_v2"} {
+		t.Run(g, func(t *testing.T) { testCorruptStore(t, g) })
+	}
+}
+
+func testCorruptStore(t *testing.T, guarantee string) {
 	f := newEOSRig(t)
 	dir := t.TempDir()
 	f.restartEngine(dir)
-	f.eosCounts("counts", "exactly_once_v2", 2)
+	f.eosCounts("counts", guarantee, 2)
 	want := f.produceEvents(200, 20)
 	f.awaitCounts("counts", want)
 	f.assertPull("counts", want)
