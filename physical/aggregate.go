@@ -3,6 +3,7 @@ package physical
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/sqlstream/sqlstream/state"
 	"strconv"
 	"strings"
 
@@ -387,9 +388,12 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 		return -1 << 63, false, nil
 	}
 	if len(b) < 8 {
-		return 0, false, fmt.Errorf("%s: corrupt state for key %q", aggregateStore, key)
+		return 0, false, &state.CorruptError{What: fmt.Sprintf("%s state for key %q", aggregateStore, key)}
 	}
-	return int64(binary.BigEndian.Uint64(b)), true, op.state.Decode(b[8:], op.accs)
+	if err := op.state.Decode(b[8:], op.accs); err != nil {
+		return 0, false, &state.CorruptError{What: fmt.Sprintf("%s state for key %q (%v)", aggregateStore, key, err)}
+	}
+	return int64(binary.BigEndian.Uint64(b)), true, nil
 }
 
 // results computes the group's current result row (before an update).

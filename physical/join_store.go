@@ -2,7 +2,7 @@ package physical
 
 import (
 	"encoding/binary"
-	"fmt"
+	"github.com/sqlstream/sqlstream/state"
 	"hash/fnv"
 
 	"github.com/sqlstream/sqlstream/planner"
@@ -116,7 +116,7 @@ func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
 // values keyVals.
 func (s *sideStore) decode(b []byte, keyVals []any) (*sideRow, error) {
 	if len(b) < 8 {
-		return nil, fmt.Errorf("corrupt join store entry")
+		return nil, &state.CorruptError{What: "join store entry"}
 	}
 	return s.decodeValues(b[8:], keyVals, int64(binary.BigEndian.Uint64(b)))
 }

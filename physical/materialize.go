@@ -98,7 +98,7 @@ func (m *Materialization) Row(key, value []byte) (*types.Row, bool, error) {
 		return nil, false, err
 	}
 	if len(value) < 8 {
-		return nil, false, fmt.Errorf("corrupt aggregate state")
+		return nil, false, &state.CorruptError{What: "aggregate state"}
 	}
 	row.Time = int64(binary.BigEndian.Uint64(value))
 	accs := make([]any, len(m.agg.Calls))

@@ -77,7 +77,8 @@ func (op *sourceOp) ProcessRaw(r *InRecord) error {
 	op.readHeaders(r, row)
 	if err := op.setTime(row); err != nil {
 		if op.env.ThrowOnInvalidTimestamp {
-			return fmt.Errorf("Fatal user code error in TimestampExtractor callback for record at %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err)
+			return &UserError{Err: fmt.Errorf("Fatal user code error in TimestampExtractor callback for record at %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err),
+				Remedy: "fix the record's timestamp, or SET 'ksql.timestamp.throw.on.invalid'='false' to log and skip records with invalid timestamps"}
 		}
 		op.env.log(ExpressionError, "value", err.Error(), nil)
 		return nil

@@ -39,11 +39,16 @@ const suppressStore = "Aggregate-Aggregate-Suppress"
 // stream time too, so a restart neither loses nor repeats a final result.
 type windowAggOp struct {
 	*aggregateOp
-	w          *ast.WindowExpr
-	windows    *state.WindowStore
-	sessions   *state.SessionStore
-	buffer     Store
-	bufCodec   format.Codec
+	w        *ast.WindowExpr
+	windows  *state.WindowStore
+	sessions *state.SessionStore
+	buffer   Store
+	bufCodec format.Codec
+	// bufferFrom is where the buffer's live keys start: every key below
+	// it was emitted and deleted (nil: not known yet). Closed windows
+	// never come back, so emitClosed scans from here, not over the
+	// deleted keys an LSM store keeps as tombstones for a while.
+	bufferFrom []byte
 	streamTime int64
 	purged     int64
 	lastRecord int64 // wall clock of the last record, for idle closing
@@ -253,7 +258,7 @@ func (op *aggregateOp) decode(b []byte) (int64, error) {
 		return -1 << 63, nil
 	}
 	if len(b) < 8 {
-		return 0, fmt.Errorf("%s: corrupt state", aggregateStore)
+		return 0, &state.CorruptError{What: aggregateStore + " state"}
 	}
 	return int64(binary.BigEndian.Uint64(b)), op.state.Decode(b[8:], op.accs)
 }
@@ -334,7 +339,7 @@ func (op *windowAggOp) emitClosed() error {
 		k, v []byte
 	}
 	var done []entry
-	err := op.buffer.Range(nil, bound, func(k, v []byte) bool {
+	err := op.buffer.Range(op.bufferFrom, bound, func(k, v []byte) bool {
 		done = append(done, entry{append([]byte(nil), k...), append([]byte(nil), v...)})
 		return true
 	})
@@ -348,6 +353,13 @@ func (op *windowAggOp) emitClosed() error {
 		if err := op.buffer.Put(e.k, nil); err != nil {
 			return err
 		}
+	}
+	op.bufferFrom = bound
+	if op.sessions != nil {
+		// A session ending exactly at the bound's last millisecond may
+		// still merge with a record (FindSessions keeps it), and the
+		// merged session keep its end: scan that end again.
+		op.bufferFrom = binary.BigEndian.AppendUint64(nil, uint64(op.streamTime-closeAfter)^(1<<63))
 	}
 	return nil
 }
@@ -422,7 +434,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 func (op *windowAggOp) storedResults(row *types.Row, b []byte) ([]any, error) {
 	accs := make([]any, len(op.accs))
 	if len(b) < 8 {
-		return nil, fmt.Errorf("%s: corrupt state", aggregateStore)
+		return nil, &state.CorruptError{What: aggregateStore + " state"}
 	}
 	if err := op.state.Decode(b[8:], accs); err != nil {
 		return nil, err
@@ -447,7 +459,7 @@ func (op *windowAggOp) freshAccumulators() int64 {
 // mergeInto merges a stored session's accumulators into the current ones.
 func (op *windowAggOp) mergeInto(b []byte) (int64, error) {
 	if len(b) < 8 {
-		return 0, fmt.Errorf("%s: corrupt session state", aggregateStore)
+		return 0, &state.CorruptError{What: aggregateStore + " session state"}
 	}
 	other := make([]any, len(op.n.Calls))
 	if err := op.state.Decode(b[8:], other); err != nil {

@@ -25,7 +25,7 @@ func (e *Engine) queryDescription(q *query) api.QueryDescription {
 	}
 	q.mu.Lock()
 	for _, qe := range q.errs {
-		d.QueryErrors = append(d.QueryErrors, api.QueryError{Timestamp: qe.at.UnixMilli(), ErrorMessage: qe.msg, Type: "SYSTEM"})
+		d.QueryErrors = append(d.QueryErrors, api.QueryError{Timestamp: qe.at.UnixMilli(), ErrorMessage: qe.msg, Type: qe.kind})
 	}
 	q.mu.Unlock()
 	return d

@@ -67,6 +67,9 @@ type kafkaRunner struct {
 	restoring map[taskKey]*pendingRestore // guarded by mu (restore_async.go)
 	standby   *standbyFeeder              // standby and warmup replicas (standby.go)
 	probe     *time.Timer                 // a pending probing rebalance, guarded by mu
+	// recoveries counts the errors recovered from since the last
+	// commit (error_class.go).
+	recoveries int
 }
 
 type tp struct {
@@ -80,18 +83,26 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 	}
 	r := newKafkaRunner(k, q)
 	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
+	if err := r.newClient(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go r.loop(ctx)
+	return r, nil
+}
+
+// newClient joins the group with a new at-least-once client.
+func (r *kafkaRunner) newClient() error {
 	cl, err := r.k.client(append(r.clientOpts(),
 		kgo.OnPartitionsAssigned(r.assigned),
 		kgo.OnPartitionsRevoked(r.revoked),
 		kgo.OnPartitionsLost(r.lost))...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.setClient(cl)
-	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
-	go r.loop(ctx)
-	return r, nil
+	return nil
 }
 
 func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
@@ -151,9 +162,10 @@ func (r *kafkaRunner) revoked(ctx context.Context, cl *kgo.Client, parts map[str
 	r.drop(parts)
 }
 
-// fatal fails the query with err and ends the poll loop (first error
-// wins).
+// fatal fails the query with err, saying why and what to do
+// (error_class.go), and ends the poll loop (first error wins).
 func (r *kafkaRunner) fatal(err error) {
+	err = failure(r.q.id, err)
 	r.mu.Lock()
 	first := r.failed == nil
 	if first {
@@ -192,13 +204,13 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 // Emit implements physical.Emitter: records are produced asynchronously;
 // the first failure fails the query at the next commit.
 func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
-	r.cl.Produce(context.Background(), toKgo(rec), r.emitted)
+	r.produce(toKgo(rec), r.emitted)
 }
 
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
-	r.cl.Produce(context.Background(), changelogRecord(topic, p, key, value), r.changelogged)
+	r.produce(changelogRecord(topic, p, key, value), r.changelogged)
 }
 
 // changelogRecord is a store write as a record for its changelog
@@ -243,7 +255,7 @@ func (r *kafkaRunner) onProduced(_ *kgo.Record, err error) {
 // first; a failed one does not.
 func (r *kafkaRunner) loop(ctx context.Context) {
 	defer close(r.done)
-	defer r.cl.Close()
+	defer func() { r.cl.Close() }() // the last client (recoverFrom makes new ones)
 	last := time.Now()
 	for ctx.Err() == nil && r.failure() == nil {
 		due := time.Since(last) >= r.interval
@@ -251,11 +263,14 @@ func (r *kafkaRunner) loop(ctx context.Context) {
 		err := r.round(ctx, due)
 		r.cl.AllowRebalance()
 		if err != nil {
-			r.fatal(err)
-			return
+			if err = r.recoverFrom(ctx, err); err != nil {
+				r.fatal(err)
+				return
+			}
+			continue
 		}
 		if due {
-			last = time.Now()
+			last, r.recoveries = time.Now(), 0
 		}
 	}
 	if r.failure() != nil {
@@ -327,7 +342,8 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 	for _, rec := range p.Records {
 		fromKgo(rec, &in)
 		if err := t.task.Process(&in); err != nil {
-			return errors.Join(err, r.tasks.move(r.tasks.keyOf(p.Topic, p.Partition), taskError))
+			k := r.tasks.keyOf(p.Topic, p.Partition)
+			return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
 		}
 		r.q.processed.Add(1)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
@@ -45,9 +46,18 @@ import (
 type eosSession struct {
 	txnID string
 	sess  *kgo.GroupTransactSession
-	inTxn bool
-	began time.Time
-	fails int // consecutive failed Ends
+
+	// A transaction begins when there is something to put in it: records
+	// polled, or a first record produced (a punctuation's). An idle
+	// query begins none, so it ends none: franz-go ends a transaction
+	// that committed no offsets only after a 500 ms pause (its pre-KIP-447
+	// path).
+	beginMu sync.Mutex
+	open    atomic.Bool
+	began   time.Time // guarded by beginMu
+	// dropped: partitions were revoked or lost at the last
+	// AllowRebalance, which leaves the session marked failed.
+	dropped atomic.Bool
 
 	mu        sync.Mutex
 	committed map[taskKey]int64 // each task's stream time as of the last commit
@@ -57,10 +67,6 @@ type eosSession struct {
 // open transaction of a dead member stalls read_committed readers at most
 // this long.
 const eosTxnTimeout = 10 * time.Second
-
-// eosMaxFails is how many Ends in a row may fail (each followed by a new
-// session) before the query fails.
-const eosMaxFails = 5
 
 func (k *kafkaCluster) startEOS(q *query) (runner, error) {
 	pid, err := q.eng.db.ProcessID()
@@ -101,6 +107,7 @@ func (r *kafkaRunner) newSession(ctx context.Context) error {
 	}
 	r.eos.sess = sess
 	r.setClient(sess.Client())
+	r.eos.dropped.Store(false) // the old session's
 	return nil
 }
 
@@ -133,6 +140,7 @@ func (r *kafkaRunner) assignedEOS(ctx context.Context, cl *kgo.Client, parts map
 // pending work: revocations come between transactions (after End, at
 // AllowRebalance), and a transaction that saw one aborts anyway.
 func (r *kafkaRunner) droppedEOS(_ context.Context, cl *kgo.Client, parts map[string][]int32) {
+	r.eos.dropped.Store(true)
 	r.cancelRestores(cl, parts)
 	r.drop(parts)
 }
@@ -209,12 +217,14 @@ func (r *kafkaRunner) loopEOS(ctx context.Context) {
 	for ctx.Err() == nil && r.failure() == nil {
 		r.standby.reconcile()
 		if err := r.roundEOS(ctx); err != nil {
-			r.abortFailed()
-			r.fatal(err)
-			return
+			if err = r.recoverFrom(ctx, err); err != nil {
+				r.abortFailed()
+				r.fatal(err)
+				return
+			}
 		}
 	}
-	if r.eos.inTxn {
+	if r.eos.open.Load() {
 		if _, err := r.endTxn(context.Background(), r.failure() == nil); err != nil && r.failure() == nil {
 			r.fatal(err)
 		}
@@ -245,15 +255,11 @@ func (r *kafkaRunner) leaveGroup() {
 }
 
 // roundEOS polls once and processes everything polled (the session
-// commits the offsets of all polled records), then ends the transaction
-// when the commit interval has passed.
+// commits the offsets of all polled records) in the open transaction,
+// begun if need be, then ends it when the commit interval has passed. A
+// round that polled and produced nothing has no transaction: it lets a
+// rebalance through and is done.
 func (r *kafkaRunner) roundEOS(ctx context.Context) error {
-	if !r.eos.inTxn {
-		if err := r.eos.sess.Begin(); err != nil {
-			return r.sessionFailed(ctx, fmt.Errorf("beginning a transaction: %w", err))
-		}
-		r.eos.inTxn, r.eos.began = true, time.Now()
-	}
 	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
 	fs := r.eos.sess.PollRecords(pctx, 10_000)
 	cancel()
@@ -263,25 +269,101 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	if r.failure() != nil {
 		return r.failure()
 	}
+	if fs.NumRecords() > 0 {
+		if err := r.eos.begin(); err != nil {
+			return &sessionError{err}
+		}
+	}
 	if err := r.process(fs); err != nil {
 		return err
 	}
 	if err := r.punctuate(); err != nil {
 		return err
 	}
-	if ctx.Err() != nil || time.Since(r.eos.began) < r.interval {
+	if !r.eos.open.Load() {
+		if err := r.takeEmitErr(); err != nil { // a punctuation's Begin failed
+			return &sessionError{err}
+		}
+		r.allowRebalanceEOS(ctx)
+		return nil
+	}
+	if ctx.Err() != nil || time.Since(r.eos.beganAt()) < r.interval {
 		return nil
 	}
 	committed, err := r.endTxn(ctx, true)
 	if err != nil {
-		return r.sessionFailed(ctx, err)
+		return &sessionError{err}
 	}
-	r.eos.fails = 0
-	if !committed {
+	if committed {
+		r.recoveries = 0
+	} else {
 		r.q.logger().Info("transaction aborted; its records are processed again", "query", r.q.id)
 	}
-	r.eos.sess.AllowRebalance()
+	r.allowRebalanceEOS(ctx)
 	return nil
+}
+
+// begin begins the transaction unless one is open. Safe from any
+// goroutine: produce calls it from the tasks' workers.
+func (s *eosSession) begin() error {
+	if s.open.Load() {
+		return nil
+	}
+	s.beginMu.Lock()
+	defer s.beginMu.Unlock()
+	if s.open.Load() {
+		return nil
+	}
+	if err := s.sess.Begin(); err != nil {
+		return fmt.Errorf("beginning a transaction: %w", err)
+	}
+	s.began = time.Now()
+	s.open.Store(true)
+	return nil
+}
+
+func (s *eosSession) beganAt() time.Time {
+	s.beginMu.Lock()
+	defer s.beginMu.Unlock()
+	return s.began
+}
+
+// produce sends a record (an output or a changelog write), inside the
+// transaction under exactly_once_v2, which it begins if none is open.
+func (r *kafkaRunner) produce(kr *kgo.Record, promise func(*kgo.Record, error)) {
+	if r.eos != nil {
+		if err := r.eos.begin(); err != nil {
+			promise(kr, err)
+			return
+		}
+	}
+	r.cl.Produce(context.Background(), kr, promise)
+}
+
+// takeEmitErr returns and clears the first failed produce.
+func (r *kafkaRunner) takeEmitErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.emitErr
+	r.emitErr = nil
+	return err
+}
+
+// allowRebalanceEOS lets a pending rebalance through, between
+// transactions. A revocation marks the session failed until its next End,
+// which would abort the next transaction for nothing: an End with no
+// transaction open clears the mark at once (no offsets, nothing to
+// abort; the consumer goes back to the committed offsets, where the new
+// assignment starts anyway).
+func (r *kafkaRunner) allowRebalanceEOS(ctx context.Context) {
+	r.eos.sess.AllowRebalance()
+	if !r.eos.dropped.Swap(false) || ctx.Err() != nil {
+		return
+	}
+	if _, err := r.eos.sess.End(ctx, kgo.TryAbort); err != nil {
+		r.q.logger().Warn("could not reset the transactional session after a rebalance; its next transaction aborts",
+			"query", r.q.id, "err", err)
+	}
 }
 
 // endTxn ends the open transaction: flushes the caches and the producer
@@ -298,7 +380,7 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 		try = kgo.TryCommit
 	}
 	committed, err := r.eos.sess.End(kgo.PreTxnCommitFnContext(ctx, r.withStreamTimes), try)
-	r.eos.inTxn = false
+	r.eos.open.Store(false)
 	r.mu.Lock()
 	r.emitErr = nil // the failed records were aborted with the transaction
 	r.mu.Unlock()
@@ -313,10 +395,10 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 // read_committed readers need not wait for it to time out. The tasks stay
 // as they are (stop closes them, dropping their pending writes).
 func (r *kafkaRunner) abortFailed() {
-	if !r.eos.inTxn {
+	if !r.eos.open.Load() {
 		return
 	}
-	r.eos.inTxn = false
+	r.eos.open.Store(false)
 	if _, err := r.eos.sess.End(context.Background(), kgo.TryAbort); err != nil {
 		r.q.logger().Warn("could not abort the transaction of the failed query; it times out", "query", r.q.id, "err", err)
 	}
@@ -374,23 +456,6 @@ func (r *kafkaRunner) commitStores() error {
 		}
 	}
 	return nil
-}
-
-// sessionFailed replaces a session whose transaction could not begin or
-// end (fenced, or a producer error no retry gets past), up to
-// eosMaxFails times in a row; the tasks go with the old session's
-// partitions and come back, restored, with the new one's.
-func (r *kafkaRunner) sessionFailed(ctx context.Context, err error) error {
-	r.eos.fails++
-	if r.eos.fails > eosMaxFails || ctx.Err() != nil {
-		return err
-	}
-	r.q.logger().Warn("transactional session failed; starting a new one", "query", r.q.id, "err", err)
-	r.eos.inTxn = false
-	r.eos.sess.CloseAllowingRebalance()
-	r.tasks.closeAll()
-	r.groups.reset()
-	return r.newSession(ctx)
 }
 
 // latencies keeps the count, total and maximum of a duration (the time

@@ -61,8 +61,9 @@ func (q *query) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.
 type queryError struct {
-	at  time.Time
-	msg string
+	at   time.Time
+	msg  string
+	kind string // ksqlDB's QueryError type: USER or SYSTEM
 }
 
 func (q *query) logger() *slog.Logger { return q.eng.logger }
@@ -97,10 +98,22 @@ func (q *query) setState(to QueryState, err error) {
 
 // recordError keeps the last ten errors for EXPLAIN; q.mu is held.
 func (q *query) recordError(err error) {
-	q.errs = append(q.errs, queryError{at: time.Now(), msg: err.Error()})
+	kind := "SYSTEM"
+	if classify(err) == classFatalUser {
+		kind = "USER"
+	}
+	q.errs = append(q.errs, queryError{at: time.Now(), msg: err.Error(), kind: kind})
 	if len(q.errs) > 10 {
 		q.errs = q.errs[1:]
 	}
+}
+
+// noteError keeps an error the runner recovered from for EXPLAIN; the
+// state stays as it is.
+func (q *query) noteError(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.recordError(err)
 }
 
 // fail moves the query to ERROR.

@@ -2,7 +2,9 @@ package state
 
 import (
 	"bytes"
-	"slices"
+	"strings"
+
+	"github.com/RaduBerinde/btreemap"
 )
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry (map
@@ -19,12 +21,18 @@ const entryOverhead = 64
 // Past the size bound the least recently written (or read-in) entries are
 // evicted, dirty ones written down first.
 type cachingStore struct {
-	inner    Store
-	max      int64
-	size     int64
-	entries  map[string]*cacheEntry
-	lru      cacheEntry // sentinel of the ring of entries: lru.next is the least recently written
-	sorted   []string   // keys of entries in order, nil when stale
+	inner   Store
+	max     int64
+	size    int64
+	entries map[string]*cacheEntry
+	lru     cacheEntry // sentinel of the ring of entries: lru.next is the least recently written
+	// ordered indexes the entries holding a value by key, for Range
+	// (cached deletes are not in it: a Range finds them in entries when
+	// the key comes from below, so deleted keys cost no walk in the
+	// cache). Built by the first Range (a store never scanned pays
+	// nothing for it), then kept up to date entry by entry.
+	ordered  *btreemap.BTreeMap[string, *cacheEntry]
+	inRange  []*cacheEntry // reused by Range
 	listener FlushListener
 	scratch  []byte // an entry's key as bytes for writeDown (layers below copy what they keep)
 	// missed is the key of the last Get that found nothing (valid while
@@ -128,20 +136,34 @@ func (s *cachingStore) Put(key, value []byte) error {
 func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
 	if e, ok := s.entries[string(key)]; ok {
 		s.size += int64(len(value) - len(e.value))
+		wasLive := e.value != nil
 		e.value = value
 		e.dirty = e.dirty || dirty
 		if dirty {
 			unlink(e)
 			s.pushBack(e)
 		}
+		s.index(e, wasLive)
 		return e
 	}
 	e := &cacheEntry{key: string(key), value: value, dirty: dirty}
 	s.entries[e.key] = e
 	s.pushBack(e)
 	s.size += e.bytes()
-	s.sorted = nil
+	s.index(e, false)
 	return e
+}
+
+// index keeps the ordered index up to date after e's value changed
+// (wasLive: it held a value before).
+func (s *cachingStore) index(e *cacheEntry, wasLive bool) {
+	switch live := e.value != nil; {
+	case s.ordered == nil || live == wasLive:
+	case live:
+		s.ordered.ReplaceOrInsert(e.key, e)
+	default:
+		s.ordered.Delete(e.key)
+	}
 }
 
 // evict writes el's entry down if it is dirty and drops it.
@@ -165,7 +187,9 @@ func (s *cachingStore) drop(e *cacheEntry) {
 	unlink(e)
 	delete(s.entries, e.key)
 	s.size -= e.bytes()
-	s.sorted = nil
+	if s.ordered != nil && e.value != nil {
+		s.ordered.Delete(e.key)
+	}
 }
 
 // writeDown tells the listener and writes to the lower layers, passing
@@ -183,27 +207,33 @@ func (s *cachingStore) writeDown(key, value []byte, below presence) error {
 }
 
 // Flush writes every dirty entry down, least recently written first,
-// keeps it clean, then flushes below.
+// keeps it clean, then flushes below. A delete, once written down, leaves
+// the cache: it would be a kept miss, and deleted keys (an EMIT FINAL
+// buffer's emitted windows) would pile up in every Range.
 func (s *cachingStore) Flush() error {
 	if fw, ok := s.inner.(flushWriter); ok {
 		fw.flushing(true)
 		defer fw.flushing(false)
 	}
-	for e := s.front(); e != nil; e = s.after(e) {
-		if !e.dirty {
-			continue
+	for e := s.front(); e != nil; {
+		next := s.after(e)
+		if e.dirty {
+			if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
+				return err
+			}
+			e.dirty, e.below = false, presenceOf(e.value)
+			if e.value == nil {
+				s.drop(e)
+			}
 		}
-		if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
-			return err
-		}
-		e.dirty, e.below = false, presenceOf(e.value)
+		e = next
 	}
 	return s.inner.Flush()
 }
 
 // Close discards the cache (unflushed writes) and closes below.
 func (s *cachingStore) Close() error {
-	s.entries, s.sorted, s.size = map[string]*cacheEntry{}, nil, 0
+	s.entries, s.ordered, s.size = map[string]*cacheEntry{}, nil, 0
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s.inner.Close()
 }
@@ -212,37 +242,42 @@ func (s *cachingStore) Close() error {
 // layers' iteration: a cached value replaces the stored one, a cached
 // delete hides it.
 func (s *cachingStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
-	m := &rangeMerge{s: s, dirty: s.dirtyIn(start, end), fn: fn}
+	m := &rangeMerge{s: s, cached: s.cachedIn(start, end), fn: fn}
+	defer clear(s.inRange)
 	if err := s.inner.Range(start, end, m.below); err != nil || m.stopped {
 		return err
 	}
-	m.dirtyBefore("", true)
+	m.cachedBefore("", true)
 	return nil
 }
 
-// rangeMerge walks the sorted cached keys alongside the keys from below.
+// rangeMerge walks the cached values in key order alongside the keys
+// from below.
 type rangeMerge struct {
 	s       *cachingStore
-	dirty   []string
+	cached  []*cacheEntry
 	fn      func(k, v []byte) bool
 	stopped bool
 }
 
-// below takes one key from below: cached keys before it go first, and a
-// cached version of it replaces it.
+// below takes one key from below: cached keys before it go first, a
+// cached value of it replaces it and a cached delete hides it.
 func (m *rangeMerge) below(k, v []byte) bool {
-	if !m.dirtyBefore(string(k), false) {
+	if !m.cachedBefore(string(k), false) {
 		return false
 	}
-	if len(m.dirty) > 0 && m.dirty[0] == string(k) {
+	if len(m.cached) > 0 && m.cached[0].key == string(k) {
 		return m.next()
+	}
+	if _, deleted := m.s.entries[string(k)]; deleted {
+		return true
 	}
 	return m.emit(k, v)
 }
 
-// dirtyBefore emits the cached keys below limit, or all of them.
-func (m *rangeMerge) dirtyBefore(limit string, all bool) bool {
-	for len(m.dirty) > 0 && (all || m.dirty[0] < limit) {
+// cachedBefore emits the cached keys below limit, or all of them.
+func (m *rangeMerge) cachedBefore(limit string, all bool) bool {
+	for len(m.cached) > 0 && (all || m.cached[0].key < limit) {
 		if !m.next() {
 			return false
 		}
@@ -250,13 +285,10 @@ func (m *rangeMerge) dirtyBefore(limit string, all bool) bool {
 	return true
 }
 
-// next emits the first cached key unless it is a delete.
+// next emits the first cached value.
 func (m *rangeMerge) next() bool {
-	e := m.s.entries[m.dirty[0]]
-	m.dirty = m.dirty[1:]
-	if e.value == nil {
-		return true
-	}
+	e := m.cached[0]
+	m.cached = m.cached[1:]
 	return m.emit([]byte(e.key), e.value)
 }
 
@@ -267,21 +299,29 @@ func (m *rangeMerge) emit(k, v []byte) bool {
 	return !m.stopped
 }
 
-// dirtyIn returns the sorted cached keys in [start, end).
-func (s *cachingStore) dirtyIn(start, end []byte) []string {
-	if s.sorted == nil {
-		s.sorted = make([]string, 0, len(s.entries))
-		for k := range s.entries {
-			s.sorted = append(s.sorted, k)
+// cachedIn returns the cached values in [start, end) in key order, in a
+// buffer reused by the next call (a Range callback may not call the
+// store, so no two Ranges overlap).
+func (s *cachingStore) cachedIn(start, end []byte) []*cacheEntry {
+	if s.ordered == nil {
+		s.ordered = btreemap.New[string, *cacheEntry](32, strings.Compare)
+		for k, e := range s.entries {
+			if e.value != nil {
+				s.ordered.ReplaceOrInsert(k, e)
+			}
 		}
-		slices.Sort(s.sorted)
 	}
-	lo, _ := slices.BinarySearch(s.sorted, string(start))
-	hi := len(s.sorted)
+	hi := btreemap.Max[string]()
 	if end != nil {
-		hi, _ = slices.BinarySearch(s.sorted, string(end))
+		hi = btreemap.LT(string(end))
 	}
-	return s.sorted[lo:max(lo, hi)]
+	out := s.inRange[:0]
+	s.ordered.AscendFunc(btreemap.GE(string(start)), hi, func(_ string, e *cacheEntry) bool {
+		out = append(out, e)
+		return true
+	})
+	s.inRange = out
+	return out
 }
 
 // purge drops matching cached entries unwritten, then purges below.

@@ -1,0 +1,109 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// txnEndStats is what /metrics says of one query's transaction ends.
+type txnEndStats struct {
+	n         int
+	sum, peak time.Duration
+}
+
+func (f *faultRig) txnEnds(query string) txnEndStats {
+	f.t.Helper()
+	rec := httptest.NewRecorder()
+	f.e.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	var s txnEndStats
+	for _, l := range strings.Split(rec.Body.String(), "\n") {
+		if !strings.HasPrefix(l, "sqlstream_query_transaction_end") || !strings.Contains(l, `"`+query+`"`) {
+			continue
+		}
+		name, val, _ := strings.Cut(l, " ")
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			f.t.Fatalf("metric line %q: %v", l, err)
+		}
+		d := time.Duration(v * float64(time.Second))
+		switch {
+		case strings.HasPrefix(name, "sqlstream_query_transaction_end_seconds_count"):
+			s.n = int(v)
+		case strings.HasPrefix(name, "sqlstream_query_transaction_end_seconds_sum"):
+			s.sum = d
+		case strings.HasPrefix(name, "sqlstream_query_transaction_end_max_seconds"):
+			s.peak = d
+		}
+	}
+	return s
+}
+
+// TestEOSIdleQueryOpensNoTransaction: an exactly_once_v2 query with
+// nothing to read begins no transaction, so none has to end (franz-go
+// ends one that committed no offsets only after a 500 ms pause, and an
+// idle query would spend its life in those); records that come after the
+// idle spell are processed as before, in transactions that end fast.
+func TestEOSIdleQueryOpensNoTransaction(t *testing.T) {
+	f := newEOSRig(t)
+	f.eosCounts("idle_counts", "exactly_once_v2", 2)
+	const q = "CTAS_IDLE_COUNTS_1"
+	time.Sleep(time.Second) // the query joins its group and polls nothing
+	if s := f.txnEnds(q); s.n != 0 {
+		t.Fatalf("%d transactions ended before any input (longest %v)", s.n, s.peak)
+	}
+	want := f.produceEvents(500, 20)
+	f.awaitCounts("idle_counts", want)
+	time.Sleep(300 * time.Millisecond) // a transaction ending now is no idle one
+	before := f.txnEnds(q)
+	time.Sleep(1500 * time.Millisecond) // 15 commit intervals
+	idle := f.txnEnds(q)
+	if idle.n != before.n {
+		t.Errorf("%d transactions ended while the query was idle (longest ever %v)", idle.n-before.n, idle.peak)
+	}
+	for k, n := range f.produceEvents(500, 20) {
+		want[k] += n
+	}
+	f.awaitCounts("idle_counts", want)
+	after := f.txnEnds(q)
+	if after.n == idle.n {
+		t.Fatal("records after the idle spell ended no transaction")
+	}
+	t.Logf("%d transaction ends, mean %v, longest %v", after.n, after.sum/time.Duration(after.n), after.peak)
+}
+
+// TestEOSIdleClosingBeginsTransaction: with window.close.idle.ms the
+// wall clock closes the last window of a quiet partition; under
+// exactly_once_v2 the punctuation's output begins a transaction of its
+// own (no record was polled for it), which commits: read_committed shows
+// every window exactly once.
+func TestEOSIdleClosingBeginsTransaction(t *testing.T) {
+	f := newEOSRig(t)
+	f.exec(fmt.Sprintf(lessonFinal, "SET 'processing.guarantee'='exactly_once_v2'; SET 'window.close.idle.ms'='1000';"))
+	base := (time.Now().UnixMilli() - 3600000) / 300000 * 300000
+	var recs []*kgo.Record
+	for _, m := range []int{0, 1, 4, 6, 3, 9, 12} {
+		recs = append(recs, &kgo.Record{Topic: "clicks", Key: []byte("u"), Value: fmt.Appendf(nil, `{"SITE":"s","TS":%d}`, base+int64(m)*60000)})
+	}
+	if err := f.cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	// Stream time (minute 12) closes [0,5) and [5,10); [10,15) waits for
+	// the wall clock.
+	want := `[0={"N":4} 5={"N":2} 10={"N":1}]`
+	var got []string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if got = finalWindows(f.readTopic("FINAL_PER_WINDOW", true), base); len(got) >= 3 {
+			break
+		}
+	}
+	if fmt.Sprint(got) != want {
+		t.Fatalf("final windows read_committed: %v, want %s", got, want)
+	}
+}
