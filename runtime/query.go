@@ -27,7 +27,7 @@ type query struct {
 	processed   atomic.Int64 // input records processed
 	logged      atomic.Int64 // processing-log entries
 	late        atomic.Int64 // records dropped for arriving after their window closed
-	skipped     atomic.Int64 // records skipped for a null key or value (stream–stream joins)
+	skipped     atomic.Int64 // records a join skipped for a null key or value
 	streamTimes streamTimes
 	txnEnds     latencies // how long ending each transaction took (exactly_once_v2)
 	// globals are the global-table stores of the current run, filled
