@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Property keys the engine reads (ksqlDB's names).
@@ -131,6 +132,10 @@ type options struct {
 	// appPrefix and countQueries: see WithQTTNaming.
 	appPrefix    string
 	countQueries bool
+	// globalHook and globalCheck: see WithGlobalLoadHook and
+	// WithGlobalPartitionCheck.
+	globalHook  func(topic string, partition int32, offset int64)
+	globalCheck time.Duration
 }
 
 // WithBootstrap sets the Kafka bootstrap servers. Required unless the

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,8 @@ type query struct {
 	// globals are the global-table stores of the current run, filled
 	// before its runner starts (nil: the query joins no global table).
 	globals *globalStores
+	// globalLoaded counts the records its global stores loaded.
+	globalLoaded atomic.Int64
 
 	mu       sync.Mutex
 	state    QueryState
@@ -124,9 +127,14 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 	l.q.eng.procLog.logFor(l.q.id, e)
 }
 
-// start runs the query on the cluster.
+// start runs the query on the cluster. A query joining a global table
+// on Kafka loads its stores in the background first (global_start.go).
 func (q *query) start() error {
-	g, err := q.eng.startGlobals(q.topo, q.appID, q.cfg.cacheBytes, q.procLog(), q.globalFailed)
+	if _, ok := q.eng.cluster.(*kafkaCluster); ok && len(q.topo.Globals) > 0 {
+		q.startLoadingGlobals()
+		return nil
+	}
+	g, err := q.eng.startGlobals(context.Background(), q.topo, q.globalEnv())
 	if err != nil {
 		q.fail(err)
 		return err
