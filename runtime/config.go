@@ -134,7 +134,7 @@ type options struct {
 	countQueries bool
 	// globalHook and globalCheck: see WithGlobalLoadHook and
 	// WithGlobalPartitionCheck.
-	globalHook  func(topic string, partition int32, offset int64)
+	globalHook  func(topic string, partition int32, offset int64) error
 	globalCheck time.Duration
 }
 

@@ -26,9 +26,12 @@ func (k *kafkaCluster) follow(ctx context.Context, topic string, s *globalStore,
 		cancel()
 		return nil, err
 	}
+	// a partition added later joins the next fetch: an idle fetch waits
+	// at most as long as the check for new partitions (kgo's default 5 s)
 	cl, err := k.client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
+		kgo.FetchMaxWait(min(k.globalCheckEvery(), 5*time.Second)))
 	if err != nil {
 		cancel()
 		return nil, err

@@ -97,29 +97,34 @@ func globalLoadError(q *query, err error) error {
 // after the start fails the query; loaded records are counted.
 func (q *query) globalEnv() globalEnv {
 	return globalEnv{appID: q.appID, cache: q.cfg.cacheBytes, log: q.procLog(), onErr: q.globalFailed,
-		onLoad: func(*physical.InRecord) { q.globalLoaded.Add(1) }}
+		count: func() { q.globalLoaded.Add(1) }}
 }
 
 // globalHook combines the engine's WithGlobalLoadHook (for topic) with
-// onLoad; nil when there is neither.
-func (e *Engine) globalHook(topic string, onLoad func(*physical.InRecord)) func(*physical.InRecord) {
+// the query's count; nil when there is neither.
+func (e *Engine) globalHook(topic string, count func()) func(*physical.InRecord) error {
 	hook := e.opts.globalHook
-	switch {
-	case hook == nil:
-		return onLoad
-	case onLoad == nil:
-		return func(r *physical.InRecord) { hook(topic, r.Partition, r.Offset) }
+	if hook == nil && count == nil {
+		return nil
 	}
-	return func(r *physical.InRecord) {
-		hook(topic, r.Partition, r.Offset)
-		onLoad(r)
+	return func(r *physical.InRecord) error {
+		if hook != nil {
+			if err := hook(topic, r.Partition, r.Offset); err != nil {
+				return fmt.Errorf("load hook: %w", err)
+			}
+		}
+		if count != nil {
+			count()
+		}
+		return nil
 	}
 }
 
 // WithGlobalLoadHook calls hook for every record a global table's store
 // loads (topic, partition, offset), before it is applied, on the loading
-// goroutine: a test observes (and may hold up) the load with it.
-func WithGlobalLoadHook(hook func(topic string, partition int32, offset int64)) Option {
+// goroutine: a test observes, holds up or (returning an error) fails the
+// load with it.
+func WithGlobalLoadHook(hook func(topic string, partition int32, offset int64) error) Option {
 	return func(o *options) { o.globalHook = hook }
 }
 

@@ -32,8 +32,9 @@ type globalStore struct {
 	next   map[int32]int64 // partition → next offset loaded, not yet written down
 	// loader applies a record to the store (set once the store is open).
 	loader *physical.GlobalLoader
-	// onLoad observes every record loaded (counts, test hooks); may be nil.
-	onLoad func(r *physical.InRecord)
+	// onLoad observes every record before it is loaded (counts, test
+	// hooks); an error fails the load. May be nil.
+	onLoad func(r *physical.InRecord) error
 }
 
 const (
@@ -55,7 +56,9 @@ func openGlobalStore(db *state.DB, id state.StoreID, cache int64) (*globalStore,
 // record only moves the offset).
 func (s *globalStore) load(r *physical.InRecord, control bool) error {
 	if s.onLoad != nil {
-		s.onLoad(r)
+		if err := s.onLoad(r); err != nil {
+			return err
+		}
 	}
 	if !control {
 		if err := s.loader.Load(r); err != nil {

@@ -28,8 +28,8 @@ type globalEnv struct {
 	cache int64 // bytes each store caches (ksql.streams.cache.max.bytes.buffering)
 	log   physical.ProcessingLog
 	onErr func(error) // a follower's fault after the start
-	// onLoad observes every record loaded (may be nil).
-	onLoad func(r *physical.InRecord)
+	// count counts every record loaded (may be nil).
+	count func()
 }
 
 // startGlobals fills the topology's global stores and starts following
@@ -58,7 +58,7 @@ func (g *globalStores) start(ctx context.Context, e *Engine, spec physical.Globa
 	if gs.loader, err = spec.NewLoader(gs, env.log); err != nil {
 		return err
 	}
-	gs.onLoad = e.globalHook(spec.Topic, env.onLoad)
+	gs.onLoad = e.globalHook(spec.Topic, env.count)
 	stop, err := e.cluster.follow(ctx, spec.Topic, gs, env.onErr)
 	if err != nil {
 		return err
