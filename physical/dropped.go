@@ -16,10 +16,11 @@ func (e *TaskEnv) dropLate(msg string) {
 	}
 }
 
-// skip counts a record skipped without an error: a stream–stream join's
-// row with a null key or value (Kafka Streams' dropped-records sensor).
+// skip counts a record skipped without an error: a stream row of a join
+// (stream–stream, stream–table, stream–global table) with a null key or
+// value (Kafka Streams' dropped-records sensor).
 func (e *TaskEnv) skip() {
-	if e.Skipped != nil {
+	if e != nil && e.Skipped != nil {
 		e.Skipped.Add(1)
 	}
 }

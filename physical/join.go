@@ -104,16 +104,19 @@ type streamTableJoin struct {
 	table *sideStore
 	asOf  *asOfLookup // as-of joins: the versioned table and the buffer
 	left  bool        // LEFT JOIN: emit (S, null) when the table has no row
+	env   *TaskEnv    // counts the rows skipped for a null key or value
 	next  Processor
 }
 
 func (op *streamTableJoin) Process(row *types.Row) error {
 	if row.Tombstone {
-		return nil // null values never join
+		op.env.skip() // null values never join
+		return nil
 	}
 	key, _ := joinKeyOf(row, &op.n.Left, op.n.KeyWidth())
 	if nullJoinKey(row, key) && !op.left {
-		return nil // nor do null keys of an inner join
+		op.env.skip() // nor do null keys of an inner join
+		return nil
 	}
 	if op.asOf != nil && op.asOf.buffer != nil {
 		return op.asOf.buffer.process(row, op.joinRow)

@@ -118,7 +118,7 @@ func newAsOfJoin(env *TaskEnv, n *planner.Join, next Processor) (lp, rp Processo
 		}
 	}
 	lp = &streamTableJoin{joiner: joiner{n: n}, table: table.codec, asOf: a, left: n.Type == ast.LeftJoin,
-		next: next}
+		env: env, next: next}
 	return lp, table, nil
 }
 

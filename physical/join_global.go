@@ -127,13 +127,17 @@ type globalJoin struct {
 
 func (op *globalJoin) Process(row *types.Row) error {
 	if row.Tombstone {
-		return nil // a null value never joins
+		op.env.skip() // a null value never joins
+		return nil
 	}
-	right, err := op.lookup(row)
+	right, null, err := op.lookup(row)
 	if err != nil {
 		return err
 	}
 	if right == nil && !op.left {
+		if null {
+			op.env.skip() // nor does a null lookup key of an inner join
+		}
 		return nil
 	}
 	var key []any // a keyless stream's result has no key
@@ -145,21 +149,22 @@ func (op *globalJoin) Process(row *types.Row) error {
 	return op.next.Process(out)
 }
 
-// lookup returns the table row the stream row joins (nil: none).
-func (op *globalJoin) lookup(row *types.Row) ([]any, error) {
+// lookup returns the table row the stream row joins (nil: none); null
+// says the lookup key was null (a failing one is logged instead).
+func (op *globalJoin) lookup(row *types.Row) (right []any, null bool, err error) {
 	k, err := op.n.Left.Lookup.Eval(row)
 	if err != nil {
 		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.n.Left.LookupExpr), err), nil)
-		return nil, nil
+		return nil, false, nil
 	}
 	if k == nil {
-		return nil, nil
+		return nil, true, nil
 	}
 	t, err := op.table.lookup([]any{k}, op.n.Right.Keys, nil)
 	if err != nil || t == nil {
-		return nil, err
+		return nil, false, err
 	}
-	return withTime(t.values, t.time, nil), nil
+	return withTime(t.values, t.time, nil), false, nil
 }
 
 // describeGlobals renders the global stores as Kafka Streams does: a

@@ -121,7 +121,7 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next 
 		lp = &tableTableJoin{joiner: j, side: planner.JoinLeft, this: left, other: right, next: next}
 		rp = &tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}
 	} else {
-		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, next: next}
+		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, env: env, next: next}
 		rp = &tableSide{table: right}
 	}
 	return b.joinSources(env, n, t, lp, rp)

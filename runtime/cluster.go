@@ -27,9 +27,10 @@ type cluster interface {
 	// ctx ends; untilEnd stops at the end offsets seen at the start.
 	read(ctx context.Context, topic string, fromBeginning, untilEnd bool, fn func(*physical.InRecord) bool) error
 	// follow loads every record of every partition of topic (a global
-	// table's) into load, returning once it is caught up with the end
-	// offsets at the call, and keeps loading later records until stop.
-	follow(topic string, load func(*physical.InRecord) error, onErr func(error)) (stop func(), err error)
+	// table's) into s from its checkpoint, returning once it is caught up
+	// with the end offsets at the call (or ctx ends), and keeps loading
+	// later records until stop.
+	follow(ctx context.Context, topic string, s *globalStore, onErr func(error)) (stop func(), err error)
 	close()
 }
 

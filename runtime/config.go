@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Property keys the engine reads (ksqlDB's names).
@@ -134,6 +135,10 @@ type options struct {
 	advertised   string // see WithAdvertisedListener
 	// replicaFault: see WithReplicaFault.
 	replicaFault func(store string, partition int32, offset int64) error
+	// globalHook and globalCheck: see WithGlobalLoadHook and
+	// WithGlobalPartitionCheck.
+	globalHook  func(topic string, partition int32, offset int64) error
+	globalCheck time.Duration
 }
 
 // WithAdvertisedListener sets the URL the other servers of the service id

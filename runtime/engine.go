@@ -83,6 +83,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			kc.close()
 			return nil, fmt.Errorf("cannot reach Kafka at %v: %w", o.bootstrap, err)
 		}
+		kc.globalCheck = o.globalCheck
 		e.cluster = kc
 		// Beside the state directory, not in it: state lost and rebuilt
 		// from changelogs must not lose the key of the command topic.

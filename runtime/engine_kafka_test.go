@@ -26,10 +26,12 @@ type rig struct {
 	dir string
 	b   *broker.Broker
 	e   *runtime.Engine
+	// opts are added to every engine the rig starts.
+	opts []runtime.Option
 }
 
-func newRig(t testing.TB) *rig {
-	r := &rig{t: t, dir: t.TempDir()}
+func newRig(t testing.TB, opts ...runtime.Option) *rig {
+	r := &rig{t: t, dir: t.TempDir(), opts: opts}
 	r.startBroker()
 	r.startEngine()
 	t.Cleanup(func() {
@@ -53,9 +55,9 @@ func (r *rig) startBroker() {
 func (r *rig) startEngine() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := runtime.New(ctx, runtime.WithBootstrap(r.b.Addrs()), runtime.WithDataDir(r.dir+"/state"),
+	e, err := runtime.New(ctx, append([]runtime.Option{runtime.WithBootstrap(r.b.Addrs()), runtime.WithDataDir(r.dir + "/state"),
 		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100"}),
-		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		runtime.WithLogger(slog.New(slog.DiscardHandler))}, r.opts...)...)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"context"
+
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 )
@@ -15,7 +17,8 @@ import (
 func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (runner, error) {
 	spec := physical.GlobalSpecOf(src, physical.Options{AppID: t.appID, ParseTimestamp: e.parseTimestamp})
 	g := &globalStores{stores: map[string]*globalStore{}}
-	if err := g.start(e, spec, t.appID, t.cfg.cacheBytes, e.procLog, t.finish); err != nil {
+	env := globalEnv{appID: t.appID, cache: t.cfg.cacheBytes, log: e.procLog, onErr: t.finish}
+	if err := g.start(context.Background(), e, spec, env); err != nil {
 		g.close()
 		return nil, err
 	}

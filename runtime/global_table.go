@@ -1,8 +1,8 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
-	"sync"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
@@ -12,26 +12,36 @@ import (
 // Kafka Streams' GlobalKTable): each is a Pebble store of its own, shared
 // by every task of the query, filled from every partition of the table's
 // topic before any task runs and kept current by the cluster's follower
-// until the query stops. A start (a restart too) wipes it and reads the
-// topic from the beginning again: the topic is its changelog, and no
-// offsets are kept locally, so the store cannot be stale.
+// until the query stops. The store keeps a local checkpoint of the
+// offsets it loaded (globalStore): a restart reads only the records after
+// it, and a checkpoint out of the topic's range (the topic was deleted
+// and re-created, retention removed records) wipes the store for a full
+// reload.
 type globalStores struct {
 	stores map[string]*globalStore
 	stops  []func()
 }
 
+// globalEnv is what a query's global stores are started with.
+type globalEnv struct {
+	appID string
+	cache int64 // bytes each store caches (ksql.streams.cache.max.bytes.buffering)
+	log   physical.ProcessingLog
+	onErr func(error) // a follower's fault after the start
+	// count counts every record loaded (may be nil).
+	count func()
+}
+
 // startGlobals fills the topology's global stores and starts following
-// their topics; onErr gets a fault of a follower (the store could not be
-// written, the topic could not be read) after the start.
-// Each store caches cache bytes (the query's
-// ksql.streams.cache.max.bytes.buffering, as a task's store does).
-func (e *Engine) startGlobals(topo *physical.Topology, appID string, cache int64, log physical.ProcessingLog, onErr func(error)) (*globalStores, error) {
+// their topics; it returns once every store holds its topic up to the end
+// offsets seen at the start, or ctx ends.
+func (e *Engine) startGlobals(ctx context.Context, topo *physical.Topology, env globalEnv) (*globalStores, error) {
 	if len(topo.Globals) == 0 {
 		return nil, nil
 	}
 	g := &globalStores{stores: map[string]*globalStore{}}
 	for _, spec := range topo.Globals {
-		if err := g.start(e, spec, appID, cache, log, onErr); err != nil {
+		if err := g.start(ctx, e, spec, env); err != nil {
 			g.close()
 			return nil, fmt.Errorf("global store %s: %w", spec.Name, err)
 		}
@@ -39,22 +49,17 @@ func (e *Engine) startGlobals(topo *physical.Topology, appID string, cache int64
 	return g, nil
 }
 
-func (g *globalStores) start(e *Engine, spec physical.GlobalStoreSpec, appID string, cache int64, log physical.ProcessingLog, onErr func(error)) error {
-	id := state.StoreID{App: appID, Name: spec.Name}
-	if err := e.db.Wipe(id); err != nil {
-		return err
-	}
-	s, err := e.db.Store(id, state.WithCache(cache))
+func (g *globalStores) start(ctx context.Context, e *Engine, spec physical.GlobalStoreSpec, env globalEnv) error {
+	gs, err := openGlobalStore(e.db, state.StoreID{App: env.appID, Name: spec.Name}, env.cache)
 	if err != nil {
 		return err
 	}
-	gs := &globalStore{store: s}
 	g.stores[spec.Name] = gs
-	loader, err := spec.NewLoader(gs, log)
-	if err != nil {
+	if gs.loader, err = spec.NewLoader(gs, env.log); err != nil {
 		return err
 	}
-	stop, err := e.cluster.follow(spec.Topic, loader.Load, onErr)
+	gs.onLoad = e.globalHook(spec.Topic, env.count)
+	stop, err := e.cluster.follow(ctx, spec.Topic, gs, env.onErr)
 	if err != nil {
 		return err
 	}
@@ -71,7 +76,8 @@ func (g *globalStores) Global(name string) (physical.Store, error) {
 	return s, nil
 }
 
-// close stops the followers, then closes the stores.
+// close stops the followers, then closes the stores (their rows and
+// checkpoints committed).
 func (g *globalStores) close() {
 	if g == nil {
 		return
@@ -83,54 +89,6 @@ func (g *globalStores) close() {
 		s.Flush()
 		s.Close()
 	}
-}
-
-// globalStore is a store written by one follower and read by every task:
-// a mutex makes it safe for concurrent use (state stores are not). Its
-// writes are committed every globalFlushEvery writes, to bound the batch;
-// reads see them before.
-type globalStore struct {
-	mu     sync.Mutex
-	store  state.Store
-	writes int
-}
-
-const globalFlushEvery = 4096
-
-func (s *globalStore) Get(key []byte) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.store.Get(key)
-}
-
-func (s *globalStore) Put(key, value []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.store.Put(key, value); err != nil {
-		return err
-	}
-	if s.writes++; s.writes%globalFlushEvery == 0 {
-		return s.store.Flush()
-	}
-	return nil
-}
-
-func (s *globalStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.store.Range(start, end, fn)
-}
-
-func (s *globalStore) Flush() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.store.Flush()
-}
-
-func (s *globalStore) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.store.Close()
 }
 
 // globalRunner stops a query's runner, then its global stores.

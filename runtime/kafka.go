@@ -24,6 +24,8 @@ type kafkaCluster struct {
 	props  func() Properties
 	// base are the options of every client: the seeds and kafkaSecurity's.
 	base []kgo.Opt
+	// globalCheck: see WithGlobalPartitionCheck.
+	globalCheck time.Duration
 }
 
 func newKafkaCluster(seeds []string, logger *slog.Logger, props func() Properties, security []kgo.Opt) (*kafkaCluster, error) {

@@ -82,7 +82,7 @@ func (s *streamTimes) snapshot() map[string]int64 {
 type metricsCollector struct {
 	e                               *Engine
 	processed, logged, late, stream *prometheus.Desc
-	skipped                         *prometheus.Desc
+	skipped, globalLoaded           *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
 }
@@ -93,10 +93,12 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 		processed: prometheus.NewDesc("sqlstream_query_records_processed_total", "Input records a persistent query processed.", q, nil),
 		logged:    prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
 		late:      prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
-		skipped:   prometheus.NewDesc("sqlstream_query_skipped_records_total", "Records a stream–stream join skipped for a null key or value.", q, nil),
+		skipped:   prometheus.NewDesc("sqlstream_query_skipped_records_total", "Records a join (stream–stream, stream–table, stream–global table) skipped for a null key or value.", q, nil),
 		stream:    prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
 		open:      prometheus.NewDesc("sqlstream_task_open_windows", "Distinct windows a windowed task still accepts records for.", []string{"query", "task"}, nil),
 		queries:   prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
+		globalLoaded: prometheus.NewDesc("sqlstream_query_global_records_loaded_total",
+			"Records a query's global-table stores read from their topics (a restart reads only those after the local checkpoint).", q, nil),
 		txnEnd: prometheus.NewDesc("sqlstream_query_transaction_end_seconds",
 			"Time an exactly_once_v2 query took to end its transactions (cache and producer flush, offsets, EndTxn).", q, nil),
 		txnEndMax: prometheus.NewDesc("sqlstream_query_transaction_end_max_seconds", "Longest transaction end of an exactly_once_v2 query.", q, nil),
@@ -105,7 +107,7 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 
 // Describe implements prometheus.Collector.
 func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
 		ch <- d
 	}
 }
@@ -122,6 +124,9 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.logged, prometheus.CounterValue, float64(q.logged.Load()), q.id)
 		ch <- prometheus.MustNewConstMetric(m.late, prometheus.CounterValue, float64(q.late.Load()), q.id)
 		ch <- prometheus.MustNewConstMetric(m.skipped, prometheus.CounterValue, float64(q.skipped.Load()), q.id)
+		if len(q.topo.Globals) > 0 {
+			ch <- prometheus.MustNewConstMetric(m.globalLoaded, prometheus.CounterValue, float64(q.globalLoaded.Load()), q.id)
+		}
 		for task, t := range q.streamTimes.snapshot() {
 			ch <- prometheus.MustNewConstMetric(m.stream, prometheus.GaugeValue, float64(t), q.id, task)
 		}

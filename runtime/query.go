@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -27,12 +28,14 @@ type query struct {
 	processed   atomic.Int64 // input records processed
 	logged      atomic.Int64 // processing-log entries
 	late        atomic.Int64 // records dropped for arriving after their window closed
-	skipped     atomic.Int64 // records skipped for a null key or value (stream–stream joins)
+	skipped     atomic.Int64 // records a join skipped for a null key or value
 	streamTimes streamTimes
 	txnEnds     latencies // how long ending each transaction took (exactly_once_v2)
 	// globals are the global-table stores of the current run, filled
 	// before its runner starts (nil: the query joins no global table).
 	globals *globalStores
+	// globalLoaded counts the records its global stores loaded.
+	globalLoaded atomic.Int64
 
 	mu       sync.Mutex
 	state    QueryState
@@ -137,9 +140,14 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 	l.q.eng.procLog.logFor(l.q.id, e)
 }
 
-// start runs the query on the cluster.
+// start runs the query on the cluster. A query joining a global table
+// on Kafka loads its stores in the background first (global_start.go).
 func (q *query) start() error {
-	g, err := q.eng.startGlobals(q.topo, q.appID, q.cfg.cacheBytes, q.procLog(), q.globalFailed)
+	if _, ok := q.eng.cluster.(*kafkaCluster); ok && len(q.topo.Globals) > 0 {
+		q.startLoadingGlobals()
+		return nil
+	}
+	g, err := q.eng.startGlobals(context.Background(), q.topo, q.globalEnv())
 	if err != nil {
 		q.fail(err)
 		return err

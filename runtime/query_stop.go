@@ -98,7 +98,7 @@ func (e *Engine) retire(q *query) {
 }
 
 // release stops r, then removes the query's internal topics and local
-// state.
+// state (its global tables' stores included).
 func (q *query) release(r runner) error {
 	var err error
 	if r != nil {
@@ -106,7 +106,9 @@ func (q *query) release(r runner) error {
 	}
 	if len(q.topo.Internal) > 0 {
 		q.eng.deleteInternalTopics(q.topo)
-		q.eng.wipeStores(q.appID)
+	}
+	if len(q.topo.Internal) > 0 || len(q.topo.Globals) > 0 {
+		q.eng.wipeStores(q.appID) // global stores and their checkpoints too
 	}
 	return err
 }

@@ -30,6 +30,8 @@ import (
 //	proclog         every processing-log entry so far
 //	query           a SELECT: its header and rows (pull queries end by
 //	                themselves; push queries need a LIMIT)
+//	errorstats source=S  DESCRIBE S EXTENDED's error statistics (the
+//	                records its queries failed on, dropped late, skipped)
 func TestRun(t *testing.T) {
 	datadriven.Walk(t, "testdata/run", func(t *testing.T, path string) {
 		eng, err := runtime.NewTestEngine(nil)
@@ -50,6 +52,10 @@ func TestRun(t *testing.T) {
 				return drainText(filterInternal(eng.Drain(), internal))
 			case "query":
 				return queryText(eng, d.Input)
+			case "errorstats":
+				var src string
+				d.ScanArgs(t, "source", &src)
+				return errorStatsText(eng, src)
 			case "proclog":
 				var recs []*physical.OutRecord
 				for _, r := range eng.Read(eng.ProcessingLogTopic()) {
@@ -61,6 +67,20 @@ func TestRun(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// errorStatsText prints the errorStats of DESCRIBE src EXTENDED.
+func errorStatsText(eng *runtime.TestEngine, src string) string {
+	ents, err := eng.ExecuteStatement("DESCRIBE "+src+" EXTENDED;", nil)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	for _, e := range ents {
+		if d, ok := e.(api.SourceDescriptionEntity); ok {
+			return d.SourceDescription.ErrorStats + "\n"
+		}
+	}
+	return "no source description\n"
 }
 
 func execText(eng *runtime.TestEngine, sql string) string {

@@ -142,7 +142,7 @@ func (e *Engine) TaskAssignments() []QueryTasks {
 	var out []QueryTasks
 	for _, q := range queries {
 		q.mu.Lock()
-		r, _ := q.runner.(*kafkaRunner)
+		r := kafkaRunnerOf(q.runner)
 		q.mu.Unlock()
 		if r == nil {
 			continue

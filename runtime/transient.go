@@ -161,7 +161,9 @@ func (t *transient) Close() error {
 	}
 	if t.topo != nil && len(t.topo.Internal) > 0 {
 		t.eng.deleteInternalTopics(t.topo)
-		t.eng.wipeStores(t.appID)
+	}
+	if t.topo != nil && (len(t.topo.Internal) > 0 || len(t.topo.Globals) > 0) {
+		t.eng.wipeStores(t.appID) // a push query's global stores too
 	}
 	return err
 }

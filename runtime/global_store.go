@@ -1,0 +1,166 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/state"
+)
+
+// globalStore is a global table's store, written by one follower and read
+// by every task of the query: a mutex makes it safe for concurrent use
+// (state stores are not). Beside the rows it keeps its local checkpoint,
+// as Kafka Streams' global state manager does: the next offset of every
+// partition of the topic it has loaded, in the same Pebble store, so
+// that the offsets commit in the same batch as the rows they cover:
+//
+//	0x01 ‖ row key               → row value
+//	0x02 ‖ partition (4 bytes)   → next offset (8 bytes)
+//
+// The offsets are written last before each commit (every
+// globalFlushEvery writes and at Flush), so a durable checkpoint never
+// runs ahead of durable rows; a restart reads only the records after it.
+type globalStore struct {
+	mu     sync.Mutex
+	db     *state.DB
+	id     state.StoreID
+	cache  int64
+	store  state.Store
+	writes int
+	next   map[int32]int64 // partition → next offset loaded, not yet written down
+	// loader applies a record to the store (set once the store is open).
+	loader *physical.GlobalLoader
+	// onLoad observes every record before it is loaded (counts, test
+	// hooks); an error fails the load. May be nil.
+	onLoad func(r *physical.InRecord) error
+}
+
+const (
+	globalFlushEvery      = 4096
+	globalRowTag     byte = 0x01
+	globalOffsetTag  byte = 0x02
+)
+
+// openGlobalStore opens the store of id, keeping what it holds.
+func openGlobalStore(db *state.DB, id state.StoreID, cache int64) (*globalStore, error) {
+	s, err := db.Store(id, state.WithCache(cache))
+	if err != nil {
+		return nil, err
+	}
+	return &globalStore{db: db, id: id, cache: cache, store: s, next: map[int32]int64{}}, nil
+}
+
+// load applies one record of the topic and notes its offset (a control
+// record only moves the offset).
+func (s *globalStore) load(r *physical.InRecord, control bool) error {
+	if s.onLoad != nil {
+		if err := s.onLoad(r); err != nil {
+			return err
+		}
+	}
+	if !control {
+		if err := s.loader.Load(r); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.next[r.Partition] = r.Offset + 1
+	s.mu.Unlock()
+	return nil
+}
+
+// checkpoint returns the durable next offsets by partition (empty: no
+// checkpoint, the store must be rebuilt from the start).
+func (s *globalStore) checkpoint() (map[int32]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[int32]int64{}
+	var bad error
+	err := s.store.Range([]byte{globalOffsetTag}, []byte{globalOffsetTag + 1}, func(k, v []byte) bool {
+		if len(k) != 5 || len(v) != 8 {
+			bad = fmt.Errorf("corrupt checkpoint entry %x", k)
+			return false
+		}
+		out[int32(binary.BigEndian.Uint32(k[1:]))] = int64(binary.BigEndian.Uint64(v))
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	return out, err
+}
+
+// reset wipes the store (rows and checkpoint) for a full reload.
+func (s *globalStore) reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.store.Close(); err != nil {
+		return err
+	}
+	if err := s.db.Wipe(s.id); err != nil {
+		return err
+	}
+	st, err := s.db.Store(s.id, state.WithCache(s.cache))
+	if err != nil {
+		return err
+	}
+	s.store, s.next, s.writes = st, map[int32]int64{}, 0
+	return nil
+}
+
+func rowKey(key []byte) []byte { return append([]byte{globalRowTag}, key...) }
+
+func (s *globalStore) Get(key []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.Get(rowKey(key))
+}
+
+func (s *globalStore) Put(key, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.store.Put(rowKey(key), value); err != nil {
+		return err
+	}
+	if s.writes++; s.writes%globalFlushEvery == 0 {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *globalStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hi := []byte{globalRowTag + 1}
+	if end != nil {
+		hi = rowKey(end)
+	}
+	return s.store.Range(rowKey(start), hi, func(k, v []byte) bool { return fn(k[1:], v) })
+}
+
+func (s *globalStore) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flush()
+}
+
+// flush writes the noted offsets down after the rows, then commits them
+// all in one batch; s.mu is held.
+func (s *globalStore) flush() error {
+	for p, off := range s.next {
+		k := binary.BigEndian.AppendUint32([]byte{globalOffsetTag}, uint32(p))
+		if err := s.store.Put(k, binary.BigEndian.AppendUint64(nil, uint64(off))); err != nil {
+			return err
+		}
+	}
+	clear(s.next)
+	return s.store.Flush()
+}
+
+func (s *globalStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.store.Close()
+}
