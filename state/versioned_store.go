@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 )
 
 // versionSuffix is the valid-from time (8 bytes) after the record key.
@@ -215,7 +217,8 @@ func (v *VersionedStore) expired(cutoff int64) ([][]byte, error) {
 		return true
 	})
 	var drop [][]byte
-	for _, vs := range byKey {
+	for _, key := range slices.Sorted(maps.Keys(byKey)) { // in key order: a deterministic changelog
+		vs := byKey[key]
 		last := len(vs) - 1 // the version valid at cutoff; the others are hidden
 		for i, sv := range vs {
 			if i < last || sv.tombstone {
