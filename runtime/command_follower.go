@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -32,8 +33,16 @@ import (
 // answers, and moves next past it, so the follower skips it.
 
 // maxAppendAttempts bounds the runs of a statement fenced by appends of
-// other servers.
-const maxAppendAttempts = 5
+// other servers. Between runs a fenced server waits a random, growing
+// pause (appendBackoff), so that two servers racing do not fence each
+// other in lockstep until both give up.
+const maxAppendAttempts = 8
+
+// appendBackoff is the pause before the run after attempt: uniform in
+// [0, 20 ms · 2^attempt), at most about 2.5 s.
+func appendBackoff(attempt int) time.Duration {
+	return time.Duration(rand.Int64N(int64(20*time.Millisecond) << min(attempt, 7)))
+}
 
 // seqWaitTimeout bounds how long a request with commandSequenceNumber
 // waits for the command log to reach it.
@@ -69,6 +78,11 @@ func (e *Engine) execSerialized(ctx context.Context, stmt ast.Statement, s *sess
 			return ent, err
 		}
 		e.logger.Info("command append fenced by another server; running the statement again", "attempt", attempt+1)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(appendBackoff(attempt)):
+		}
 	}
 	return nil, err
 }
