@@ -100,11 +100,11 @@ func sameSchema(a, b *types.Schema) error {
 }
 
 func (p *Plan) outputKind() ast.SourceKind {
-	if p.Join != nil {
-		return p.Join.Result()
-	}
 	if p.Aggregated {
 		return ast.Table
+	}
+	if p.Join != nil {
+		return p.Join.Result()
 	}
 	for _, s := range p.Sources {
 		if s.Kind == ast.Table {

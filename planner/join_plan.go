@@ -18,9 +18,6 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if kind == Pull {
 		return nil, sqlerr.New(sqlerr.Unsupported, j.P, "Pull queries don't support JOIN clauses.")
 	}
-	if err := checkJoinClauses(q); err != nil {
-		return nil, err
-	}
 	n, scope, err := p.joinNode(j, q.Items, "")
 	if err != nil {
 		return nil, err
@@ -79,7 +76,8 @@ func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (
 	return n, scope, nil
 }
 
-// planAboveJoin adds WHERE and the projection above the join.
+// planAboveJoin adds WHERE, PARTITION BY, GROUP BY and the projection
+// above the join.
 func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.SelectItem, js *joinScope) (*Plan, error) {
 	var node Node = n
 	scope := expr.SchemaScope(n.schema, nil, false)
@@ -93,6 +91,10 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 		}
 	}
 	items = nameItems(expandJoinStar(items, n), n.schema)
+	node, items, scope, err := p.regroupJoin(plan, q, node, items, js, scope)
+	if err != nil {
+		return nil, err
+	}
 	proj, err := p.project(node, items, scope, &Source{Schema: n.schema}, &ast.TableRef{}, false)
 	if err != nil {
 		return nil, err
@@ -118,17 +120,6 @@ func expandJoinStar(items []ast.SelectItem, n *Join) []ast.SelectItem {
 		}
 	}
 	return out
-}
-
-// checkJoinClauses rejects what cannot follow a join yet.
-func checkJoinClauses(q *ast.Query) error {
-	switch {
-	case len(q.GroupBy) > 0:
-		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "GROUP BY on a join is not supported yet")
-	case len(q.PartitionBy) > 0:
-		return sqlerr.New(sqlerr.Unsupported, q.PartitionBy[0].Position(), "PARTITION BY on a join is not supported yet")
-	}
-	return nil
 }
 
 // joinKeyName picks the result's key column as ksqlDB does: a FULL OUTER
@@ -351,8 +342,8 @@ func (n *Join) layoutRowTimes() {
 // checkPersistentJoin requires a persistent join query to select the join
 // key (ksqlDB's message names the join expressions).
 func checkPersistentJoin(plan *Plan, sink string) error {
-	if plan.Join == nil {
-		return nil
+	if plan.Join == nil || plan.Aggregated || plan.partitioned() {
+		return nil // the result is keyed by GROUP BY or PARTITION BY
 	}
 	if plan.Join.Foreign() {
 		return plan.Join.checkForeignKeys(plan.project().Columns)
@@ -424,4 +415,14 @@ func (n *Join) KeyWidth() int {
 		return len(n.KeyTypes())
 	}
 	return len(n.Equalities)
+}
+
+// partitioned reports whether the plan re-keys its rows (PARTITION BY).
+func (p *Plan) partitioned() bool {
+	for n := p.Root; len(n.Inputs()) == 1; n = n.Inputs()[0] {
+		if _, ok := n.(*PartitionBy); ok {
+			return true
+		}
+	}
+	return false
 }
