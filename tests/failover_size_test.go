@@ -58,6 +58,12 @@ func (s failoverSize) countingLimit() time.Duration {
 	return max(3*time.Minute, time.Duration(s.events)*time.Millisecond)
 }
 
+// sinkRead bounds one read of the counts topic: 30 s plus 50 µs an
+// event (1M events: 80 s).
+func (s failoverSize) sinkRead() time.Duration {
+	return 30*time.Second + time.Duration(s.events)*50*time.Microsecond
+}
+
 // batch is the records per produce request: 50, or a twentieth of the
 // rate if more, so a fast run sends 20 requests a second.
 func (s failoverSize) batch() int { return max(50, s.perSecond/20) }

@@ -142,12 +142,12 @@ func (r *haRun) outputsSince(since time.Time, limit time.Duration) map[int32]tim
 	return moved
 }
 
-// verify waits, at most limit, until every event is counted, then for
-// the sink to settle, and fails on any lost or duplicated record.
-func (r *haRun) verify(want map[string]int, limit time.Duration) {
+// verify waits until every event of size is counted, then for the sink
+// to settle, and fails on any lost or duplicated record.
+func (r *haRun) verify(want map[string]int, size failoverSize) {
 	r.t.Helper()
-	r.awaitCounted(limit)
-	k := &killRun{t: r.t, kafka: r.br.Kafka}
+	r.awaitCounted(size.countingLimit())
+	k := &killRun{t: r.t, kafka: r.br.Kafka, readFor: size.sinkRead()}
 	got := k.settle(want)
 	lost, dup := tally(got, want)
 	r.t.Logf("sink: %d records lost, %d duplicated", lost, dup)
@@ -251,7 +251,7 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 	wg.Wait()
 	want := <-done
 	maps.Copy(want, preloaded)
-	r.verify(want, size.countingLimit())
+	r.verify(want, size)
 	survivors := slices.Concat(r.servers[:2], r.servers[3:])
 	checkPullsEverywhere(t, survivors, want)
 }
@@ -410,5 +410,5 @@ func TestRollingRestartLosesNothing(t *testing.T) {
 	close(stop)
 	t.Logf("during the rolling restart the longest pause of any partition's output was %v", (<-gap).Round(10*time.Millisecond))
 	wg.Wait()
-	r.verify(<-done, size.countingLimit())
+	r.verify(<-done, size)
 }
