@@ -25,6 +25,8 @@ type killRun struct {
 	t     *testing.T
 	kafka string
 	node  *node
+	// readFor bounds one read of the sink (30 s if zero).
+	readFor time.Duration
 }
 
 const (
@@ -90,7 +92,7 @@ func (r *killRun) killRestart(kills int, seed uint64) map[string]int {
 // sink reads the count table's topic read_committed to its last stable
 // offsets: the count sequence of each key.
 func (r *killRun) sink() map[string][]int {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), max(30*time.Second, r.readFor))
 	defer cancel()
 	cl := kafkaClient(r.t, r.kafka, kgo.ConsumeTopics("counts"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
