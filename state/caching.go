@@ -39,6 +39,9 @@ type cachingStore struct {
 	// hasMissed): a Put of it right after knows it is absent below.
 	missed    []byte
 	hasMissed bool
+	// dirty counts the entries with dirty set, so a Flush walks only the
+	// LRU ring's tail that holds them (firstDirty).
+	dirty int
 }
 
 type cacheEntry struct {
@@ -138,6 +141,9 @@ func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
 		s.size += int64(len(value) - len(e.value))
 		wasLive := e.value != nil
 		e.value = value
+		if dirty && !e.dirty {
+			s.dirty++
+		}
 		e.dirty = e.dirty || dirty
 		if dirty {
 			unlink(e)
@@ -147,6 +153,9 @@ func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
 		return e
 	}
 	e := &cacheEntry{key: string(key), value: value, dirty: dirty}
+	if dirty {
+		s.dirty++
+	}
 	s.entries[e.key] = e
 	s.pushBack(e)
 	s.size += e.bytes()
@@ -184,6 +193,9 @@ func (s *cachingStore) keyBytes(e *cacheEntry) []byte {
 }
 
 func (s *cachingStore) drop(e *cacheEntry) {
+	if e.dirty {
+		s.dirty--
+	}
 	unlink(e)
 	delete(s.entries, e.key)
 	s.size -= e.bytes()
@@ -215,13 +227,14 @@ func (s *cachingStore) Flush() error {
 		fw.flushing(true)
 		defer fw.flushing(false)
 	}
-	for e := s.front(); e != nil; {
+	for e := s.firstDirty(); e != nil; {
 		next := s.after(e)
 		if e.dirty {
 			if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
 				return err
 			}
 			e.dirty, e.below = false, presenceOf(e.value)
+			s.dirty--
 			if e.value == nil {
 				s.drop(e)
 			}
@@ -231,9 +244,23 @@ func (s *cachingStore) Flush() error {
 	return s.inner.Flush()
 }
 
+// firstDirty is the least recently written dirty entry, nil when there
+// is none. A write moves its entry to the ring's end, so the dirty
+// entries are among the most recent: the walk back from the end stops
+// once it has seen them all, instead of visiting every clean entry.
+func (s *cachingStore) firstDirty() *cacheEntry {
+	var first *cacheEntry
+	for e, seen := s.lru.prev, 0; seen < s.dirty && e != &s.lru; e = e.prev {
+		if e.dirty {
+			first, seen = e, seen+1
+		}
+	}
+	return first
+}
+
 // Close discards the cache (unflushed writes) and closes below.
 func (s *cachingStore) Close() error {
-	s.entries, s.ordered, s.size = map[string]*cacheEntry{}, nil, 0
+	s.entries, s.ordered, s.size, s.dirty = map[string]*cacheEntry{}, nil, 0, 0
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s.inner.Close()
 }

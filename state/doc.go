@@ -60,8 +60,9 @@
 // restoring replays the changelog and the last write per key wins.
 //
 // A Transactional store (exactly_once_v2) inverts this: Pebble only ever
-// holds committed state. Its batch is indexed, so a Range merges it instead
-// of committing early; nothing is committed early for size; Flush writes
+// holds committed state. Its batch is indexed from the transaction's first
+// Range on (batch_index.go), so a Range merges it instead of committing
+// early; nothing is committed early for size; Flush writes
 // the cache down (the changelog records join the Kafka transaction) but
 // commits nothing. Once the transaction commits, CommitTransaction(id,
 // offset) commits data, key count and checkpoint in one batch; an abort is

@@ -30,12 +30,19 @@ type pebbleStore struct {
 	// point read that misses it goes straight to the DB's point lookup
 	// instead of a merged batch+DB iterator.
 	pending map[string][]byte
+	// pendingHint sizes the next pending map: the last one's size, so a
+	// transaction's flush does not rehash it as it grows.
+	pendingHint int
 	// untracked is set during a cache flush: its writes stay out of
 	// pending (see flushWriter).
 	untracked bool
-	// txn: a transactional store (Transactional): the batch is indexed
-	// and committed only by commitTransaction.
-	txn    bool
+	// txn: a transactional store (Transactional): the batch is committed
+	// only by commitTransaction, and indexed from its first Range on
+	// (indexedForRange).
+	txn bool
+	// spent holds the unindexed batches indexedForRange copied: pending
+	// points into their buffers until the batch is committed or dropped.
+	spent  []*pebble.Batch
 	delta  int64 // key count change in batch
 	ckpt   []byte
 	closed bool
@@ -112,7 +119,7 @@ func (s *pebbleStore) write(k, value []byte) error {
 func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	s.ensureBatch()
 	if s.pending == nil {
-		s.pending = map[string][]byte{}
+		s.pending = make(map[string][]byte, s.pendingHint)
 	}
 	switch {
 	case value == nil && existed:
@@ -141,14 +148,11 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	return op.Finish()
 }
 
-// ensureBatch starts the pending batch, indexed for a transactional
-// store so that a Range sees it.
+// ensureBatch starts the pending batch, unindexed: point reads go
+// through pending, and a transactional store indexes it only when a Range
+// needs to see it (indexedForRange).
 func (s *pebbleStore) ensureBatch() {
-	switch {
-	case s.batch != nil:
-	case s.txn:
-		s.batch = s.db.pdb.NewIndexedBatch()
-	default:
+	if s.batch == nil {
 		s.batch = s.db.pdb.NewBatch()
 	}
 }
@@ -200,6 +204,9 @@ func (s *pebbleStore) rangeIter(start, end []byte) (*pebble.Iterator, error) {
 		return s.db.pdb.NewIter(s.bounds(start, end))
 	}
 	if s.txn {
+		if err := s.indexedForRange(); err != nil {
+			return nil, err
+		}
 		return s.batch.NewIter(s.bounds(start, end))
 	}
 	if err := s.commit(pebble.NoSync); err != nil {
@@ -238,7 +245,9 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	}
 	b, delta := s.batch, s.delta
 	defer b.Close()
+	defer s.closeSpent()
 	s.addMeta(b)
+	s.pendingHint = len(s.pending)
 	s.batch, s.delta, s.ckpt, s.pending = nil, 0, nil, nil
 	if err := b.Commit(o); err != nil {
 		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
@@ -293,6 +302,7 @@ func (s *pebbleStore) abort() bool {
 		_ = s.batch.Close()
 		s.batch, s.pending = nil, nil
 	}
+	s.closeSpent()
 	return true
 }
 
