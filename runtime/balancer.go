@@ -145,10 +145,10 @@ func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int3
 		b.assigned(ma)
 	}
 	if err == nil && b.onHosts != nil {
-		b.onHosts(decodeHostTasks(assignment))
+		b.onHosts(ma.hosts)
 	}
 	if err == nil && b.onStandbys != nil {
-		b.onStandbys(decodeStandbyHosts(assignment))
+		b.onStandbys(ma.standbyHosts)
 	}
 	return parts, err
 }

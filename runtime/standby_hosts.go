@@ -1,13 +1,11 @@
 package runtime
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/sqlstream/sqlstream/api"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Where a task's replicas are. Next to the actives, the leader puts in
@@ -31,24 +29,6 @@ func encodeStandbyHosts(ha haPlan, endpoints map[string]string) map[string][]str
 	}
 	for ep := range out {
 		slices.Sort(out[ep])
-	}
-	return out
-}
-
-// decodeStandbyHosts reads the standby host map from a member's
-// assignment; nil when it carries no host map.
-func decodeStandbyHosts(assignment []byte) hostTasks {
-	var ma kmsg.ConsumerMemberAssignment
-	if ma.ReadFrom(assignment) != nil || len(ma.UserData) == 0 {
-		return nil
-	}
-	var ud hostMapUserData
-	if json.Unmarshal(ma.UserData, &ud) != nil || ud.Version != 1 {
-		return nil
-	}
-	out := hostTasks{}
-	for ep, names := range ud.Standby {
-		out[ep] = decodeTaskNames(names)
 	}
 	return out
 }

@@ -57,7 +57,7 @@ func TestTaskBalancerStandbyHosts(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
 	var plain kmsg.ConsumerMemberAssignment
-	if h := decodeStandbyHosts(plain.AppendTo(nil)); h != nil {
+	if h := hostsOf(t, plain.AppendTo(nil)).standbyHosts; h != nil {
 		t.Fatalf("standby host map of a plain assignment: %v", h)
 	}
 }

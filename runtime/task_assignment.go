@@ -25,10 +25,14 @@ type assignmentUserData struct {
 }
 
 // memberAssignment is what a member learnt from its last assignment: its
-// standby and warmup tasks.
+// standby and warmup tasks, and the leader's host maps of actives and
+// standbys (nil when the assignment carries none: a range-balanced or
+// older member's, which says nothing rather than "no host").
 type memberAssignment struct {
-	standby []taskKey
-	warmup  []taskKey
+	standby      []taskKey
+	warmup       []taskKey
+	hosts        hostTasks
+	standbyHosts hostTasks
 }
 
 func encodeTaskNames(ts []taskKey) []string {
@@ -94,7 +98,9 @@ func parseMemberAssignment(raw []byte) (map[string][]int32, memberAssignment, er
 	if len(ma.UserData) > 0 && json.Unmarshal(ma.UserData, &ud) != nil {
 		ud = assignmentUserData{} // a range-balanced member's, or garbage: no replicas
 	}
-	return parts, memberAssignment{standby: decodeTaskNames(ud.Standby), warmup: decodeTaskNames(ud.Warmup)}, nil
+	out := memberAssignment{standby: decodeTaskNames(ud.Standby), warmup: decodeTaskNames(ud.Warmup)}
+	out.hosts, out.standbyHosts = ud.hostMapUserData.decode()
+	return parts, out, nil
 }
 
 // TaskRole is what a server does with a task.

@@ -1,12 +1,10 @@
 package runtime
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Who runs which task. Every member of a query's group advertises its
@@ -73,26 +71,20 @@ func encodeHostMap(hosts hostTasks) hostMapUserData {
 	return ud
 }
 
-// decodeHostTasks reads the host map from a member's assignment; nil
-// when it carries none.
-func decodeHostTasks(assignment []byte) hostTasks {
-	var ma kmsg.ConsumerMemberAssignment
-	if ma.ReadFrom(assignment) != nil || len(ma.UserData) == 0 {
-		return nil
+// decode reads the host maps of actives and of standbys; both nil when
+// the user data carries no host map (no version).
+func (ud hostMapUserData) decode() (active, standby hostTasks) {
+	if ud.Version != 1 {
+		return nil, nil
 	}
-	var ud hostMapUserData
-	if json.Unmarshal(ma.UserData, &ud) != nil || ud.Version != 1 {
-		return nil
-	}
-	out := hostTasks{}
+	active, standby = hostTasks{}, hostTasks{}
 	for ep, names := range ud.Active {
-		for _, n := range names {
-			if k, ok := parseTaskName(n); ok {
-				out[ep] = append(out[ep], k)
-			}
-		}
+		active[ep] = decodeTaskNames(names)
 	}
-	return out
+	for ep, names := range ud.Standby {
+		standby[ep] = decodeTaskNames(names)
+	}
+	return active, standby
 }
 
 // owner returns the endpoint running task k, or "".

@@ -67,7 +67,17 @@ func TestTaskBalancerHostMap(t *testing.T) {
 	// An assignment without user data (range, an older member) says
 	// nothing: the host map is unknown, not empty.
 	var plain kmsg.ConsumerMemberAssignment
-	if h := decodeHostTasks(plain.AppendTo(nil)); h != nil {
+	if h := hostsOf(t, plain.AppendTo(nil)).hosts; h != nil {
 		t.Fatalf("host map of a plain assignment: %v", h)
 	}
+}
+
+// hostsOf parses a member's assignment as its balancer does.
+func hostsOf(t *testing.T, raw []byte) memberAssignment {
+	t.Helper()
+	_, ma, err := parseMemberAssignment(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ma
 }
