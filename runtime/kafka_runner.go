@@ -403,16 +403,19 @@ func (r *kafkaRunner) commitOffsets(ctx context.Context) {
 	})
 }
 
+// producedOffset is the offset of the last record produced to a
+// changelog partition (ok false: none yet), what a store checkpoints.
+func (r *kafkaRunner) producedOffset(topic string, p int32) (int64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	off, ok := r.produced[tp{topic, p}]
+	return off, ok
+}
+
 func (r *kafkaRunner) checkpoint() {
-	next := func(topic string, p int32) (int64, bool) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		off, ok := r.produced[tp{topic, p}]
-		return off, ok
-	}
 	for _, t := range r.tasks.all() {
 		if t.stores != nil {
-			if err := t.stores.checkpoint(next); err != nil {
+			if err := t.stores.checkpoint(r.producedOffset); err != nil {
 				r.q.logger().Warn("checkpoint failed", "query", r.q.id, "err", err)
 			}
 		}

@@ -435,15 +435,9 @@ func (r *kafkaRunner) prepareCommit(ctx context.Context) bool {
 // leaves local state behind its changelog: fatal, and the restart
 // restores the tail.
 func (r *kafkaRunner) commitStores() error {
-	next := func(topic string, p int32) (int64, bool) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		off, ok := r.produced[tp{topic, p}]
-		return off, ok
-	}
 	for _, t := range r.tasks.all() {
 		if t.stores != nil {
-			if err := t.stores.commitTransaction(next); err != nil {
+			if err := t.stores.commitTransaction(r.producedOffset); err != nil {
 				return fmt.Errorf("committing local state after the Kafka commit: %w", err)
 			}
 		}
