@@ -47,12 +47,15 @@ type partitionQueue struct {
 	// deadline is when an empty queue stops holding the group back; zero
 	// until the group first waits on it.
 	deadline time.Time
+	// done is the offset after the last record of the queue processed
+	// (-1: none since the last takeDone).
+	done int64
 }
 
 func newPartitionGroup(idle time.Duration, parts []tp) *partitionGroup {
 	g := &partitionGroup{idle: idle}
 	for _, p := range parts {
-		g.queues = append(g.queues, &partitionQueue{tp: p, lag: -1})
+		g.queues = append(g.queues, &partitionQueue{tp: p, lag: -1, done: -1})
 	}
 	return g
 }
@@ -113,6 +116,27 @@ func (g *partitionGroup) next(now time.Time) *kgo.Record {
 	head.recs[0] = nil
 	head.recs = head.recs[1:]
 	return rec
+}
+
+// markDone records that rec, released by next, was processed.
+func (g *partitionGroup) markDone(rec *kgo.Record) {
+	for _, q := range g.queues {
+		if q.tp.topic == rec.Topic && q.tp.partition == rec.Partition {
+			q.done = rec.Offset + 1
+			return
+		}
+	}
+}
+
+// takeDone calls fn with each partition's offset after its last processed
+// record since the previous call.
+func (g *partitionGroup) takeDone(fn func(p tp, next int64)) {
+	for _, q := range g.queues {
+		if q.done >= 0 {
+			fn(q.tp, q.done)
+			q.done = -1
+		}
+	}
 }
 
 // holds reports whether the empty queue q still holds the group back,

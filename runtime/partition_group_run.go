@@ -154,19 +154,16 @@ func (r *kafkaRunner) processGroup(k taskKey) error {
 	if pg == nil || t == nil {
 		return nil
 	}
-	done := map[tp]int64{}
 	err := releaseInOrder(pg, func(rec *kgo.Record, in *physical.InRecord) error {
 		if err := t.task.Process(in); err != nil {
 			return errors.Join(err, r.tasks.move(k, taskError))
 		}
 		r.q.processed.Add(1)
-		done[tp{rec.Topic, rec.Partition}] = rec.Offset + 1
+		pg.markDone(rec)
 		return nil
 	})
 	r.mu.Lock()
-	for p, off := range done {
-		r.processed[p] = off
-	}
+	pg.takeDone(func(p tp, next int64) { r.processed[p] = next })
 	r.mu.Unlock()
 	return err
 }
@@ -175,7 +172,8 @@ func (r *kafkaRunner) processGroup(k taskKey) error {
 // until fn fails.
 func releaseInOrder(pg *partitionGroup, fn func(*kgo.Record, *physical.InRecord) error) error {
 	var in physical.InRecord
-	for rec := pg.next(time.Now()); rec != nil; rec = pg.next(time.Now()) {
+	now := time.Now() // one clock reading per release: idle waits are coarse
+	for rec := pg.next(now); rec != nil; rec = pg.next(now) {
 		fromKgo(rec, &in)
 		if err := fn(rec, &in); err != nil {
 			return err
