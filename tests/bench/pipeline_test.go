@@ -80,9 +80,7 @@ func setupBroker(b *testing.B) *env {
 // generate produces the page views: ~110-byte JSON values, 100k keys,
 // half of them product pages.
 func (e *env) generate(b *testing.B) {
-	ctx := context.Background()
-	errs := make(chan error, 1)
-	for i := 0; i < numEvents; i++ {
+	e.produceN(b, inputTopic, numEvents, func(i int) *kgo.Record {
 		user := "user_" + strconv.Itoa(i%numKeys)
 		page := "/home"
 		if i%2 == 0 {
@@ -90,23 +88,8 @@ func (e *env) generate(b *testing.B) {
 			e.want++
 		}
 		v := fmt.Sprintf(`{"USER_ID":"%s","PAGE":"%s","MS":%d,"AGENT":"Mozilla/5.0 (X11; Linux)"}`, user, page, 1_700_000_000_000+int64(i))
-		e.cl.Produce(ctx, &kgo.Record{Topic: inputTopic, Key: []byte(user), Value: []byte(v)}, func(_ *kgo.Record, err error) {
-			if err != nil {
-				select {
-				case errs <- err:
-				default:
-				}
-			}
-		})
-	}
-	if err := e.cl.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
-	select {
-	case err := <-errs:
-		b.Fatal(err)
-	default:
-	}
+		return &kgo.Record{Key: []byte(user), Value: []byte(v)}
+	})
 }
 
 // waitFor waits until topic holds n records.
