@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -72,20 +71,8 @@ func produceTombstone(t *testing.T, addr, topic, key string) {
 // pullByKey runs a pull query and returns its rows as key → the other
 // columns, space-separated.
 func pullByKey(t *testing.T, n *node, sql string) map[string]string {
-	t.Helper()
-	status, raw := n.post("/query-stream", "application/vnd.ksqlapi.delimited.v1", map[string]any{"sql": sql})
-	if status != http.StatusOK {
-		t.Fatalf("%s: status %d: %s", sql, status, raw)
-	}
 	out := map[string]string{}
-	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		if i == 0 || line == "" {
-			continue // the header
-		}
-		var row []any
-		if err := json.Unmarshal([]byte(line), &row); err != nil {
-			t.Fatalf("%s: row %q: %v", sql, line, err)
-		}
+	for _, row := range mustPull(t, n, sql) {
 		rest := make([]string, len(row)-1)
 		for j, v := range row[1:] {
 			rest[j] = fmt.Sprint(v)

@@ -1,9 +1,7 @@
 package tests
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,23 +12,22 @@ import (
 // counts runs a pull query over /query-stream and returns its rows as
 // key → rest-of-row strings.
 func counts(t *testing.T, n *node, sql string) map[string]string {
-	t.Helper()
-	status, raw := n.post("/query-stream", "application/vnd.ksqlapi.delimited.v1", map[string]any{"sql": sql})
-	if status != http.StatusOK {
-		t.Fatalf("%s: status %d: %s", sql, status, raw)
-	}
 	out := map[string]string{}
-	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		if i == 0 || line == "" {
-			continue // the header
-		}
-		var row []any
-		if err := json.Unmarshal([]byte(line), &row); err != nil {
-			t.Fatalf("%s: row %q: %v", sql, line, err)
-		}
+	for _, row := range mustPull(t, n, sql) {
 		out[fmt.Sprint(row[0])] = fmt.Sprint(row[1:]...)
 	}
 	return out
+}
+
+// mustPull runs a pull query over /query-stream (pullRows) and returns
+// its rows, failing the test on an error.
+func mustPull(t *testing.T, n *node, sql string) [][]any {
+	t.Helper()
+	rows, err := pullRows(n, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // eventually retries check until it passes or 30 s are up.
