@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -93,12 +95,12 @@ func (r *rig) awaitKey(topic string, key []byte) {
 		r.t.Fatal(err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	for {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			r.t.Fatalf("no record with key %q in %s", key, topic)
+			r.t.Fatalf("no record with key %q in %s; %s", key, topic, r.diagnosis())
 		}
 		for _, rec := range fs.Records() {
 			if bytes.Equal(rec.Key, key) {
@@ -106,6 +108,29 @@ func (r *rig) awaitKey(topic string, key []byte) {
 			}
 		}
 	}
+}
+
+// diagnosis describes the engine's queries and the committed and end
+// offsets of every group and topic, for a test that waited in vain.
+func (r *rig) diagnosis() string {
+	var b strings.Builder
+	if r.e != nil {
+		out, err := r.e.Execute(context.Background(), api.KsqlRequest{Ksql: "SHOW QUERIES EXTENDED;"})
+		fmt.Fprintf(&b, "queries: %+v (err %v)\n", out, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	adm := r.admin()
+	if ends, err := adm.ListEndOffsets(ctx); err == nil {
+		ends.Each(func(o kadm.ListedOffset) { fmt.Fprintf(&b, "end %s/%d=%d\n", o.Topic, o.Partition, o.Offset) })
+	}
+	if groups, err := adm.ListGroups(ctx); err == nil {
+		for _, g := range groups.Groups() {
+			offs, err := adm.FetchOffsets(ctx, g)
+			fmt.Fprintf(&b, "group %s: %v (err %v)\n", g, offs.Offsets().Sorted(), err)
+		}
+	}
+	return b.String()
 }
 
 // versionKey is a versioned store's changelog key: the JSON key ‖ time.

@@ -57,11 +57,20 @@ func (r *rig) startEngine() {
 	defer cancel()
 	e, err := runtime.New(ctx, append([]runtime.Option{runtime.WithBootstrap(r.b.Addrs()), runtime.WithDataDir(r.dir + "/state"),
 		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100"}),
-		runtime.WithLogger(slog.New(slog.DiscardHandler))}, r.opts...)...)
+		runtime.WithLogger(testLogger())}, r.opts...)...)
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	r.e = e
+}
+
+// testLogger discards the engine's log unless SQLSTREAM_TEST_LOG is set
+// (then it goes to standard error at debug level, for a failing run).
+func testLogger() *slog.Logger {
+	if os.Getenv("SQLSTREAM_TEST_LOG") == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 func (r *rig) restart() {
