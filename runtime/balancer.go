@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -35,12 +36,14 @@ type taskBalancer struct {
 
 	// Standbys and warmups (task_replicas.go): the leader reads the
 	// changelogs' end offsets per task (endSums, nil when unknown) to
-	// tell which members are caught up; probe asks for a probing
-	// rebalance; assigned hands a member its standbys and warmups.
+	// tell which members are caught up, and sets the time of a probing
+	// rebalance in every member's assignment (now is its clock);
+	// assigned hands a member its standbys, warmups and rebalance
+	// schedule (rebalance_rounds.go).
 	ha       haConfig
 	stateful map[int]bool
 	endSums  func() map[taskKey]int64
-	probe    func()
+	now      func() time.Time
 	assigned func(memberAssignment)
 	// endpoint returns this server's advertised URL ("" while unknown),
 	// sent to the group so that every member learns who runs what.
@@ -207,12 +210,27 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 		}
 	}
 	plan.AdjustCooperative(cb)
-	if ha.probe && b.probe != nil {
-		b.probe()
-	}
 	hosts := encodeHostMap(b.hostTasks(plan, endpoints))
 	hosts.Standby = encodeStandbyHosts(ha, endpoints)
-	return replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha, hosts: hosts}
+	out := replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha, hosts: hosts, rejoin: revokes(members, ha.active)}
+	if ha.probe && b.now != nil {
+		out.probeAt = b.now().Add(b.ha.probeInterval)
+	}
+	return out
+}
+
+// revokes reports whether the plan takes a task from a member that owns
+// it: the cooperative protocol then revokes it in this round and assigns
+// it in the next.
+func revokes(members []taskMember, active map[string][]taskKey) bool {
+	for _, m := range members {
+		for _, k := range m.owned {
+			if !slices.Contains(active[m.id], k) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // member reads a member's subscription: its threads and the tasks whose

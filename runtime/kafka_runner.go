@@ -65,8 +65,12 @@ type kafkaRunner struct {
 	groups *taskGroups // multi-input tasks' records, released in time order (partition_group.go)
 
 	restoring map[taskKey]*pendingRestore // guarded by mu (restore_async.go)
-	standby   *standbyFeeder              // standby and warmup replicas (standby.go)
-	probe     *time.Timer                 // a pending probing rebalance, guarded by mu
+	// fresh holds the tasks started here whose first records are yet to
+	// be processed (under exactly_once_v2, their first transaction ends
+	// at once: restore_async.go); guarded by mu.
+	fresh   map[taskKey]bool
+	standby *standbyFeeder // standby and warmup replicas (standby.go)
+	probe   *time.Timer    // a pending probing rebalance, guarded by mu
 	// recoveries counts the errors recovered from since the last
 	// commit (error_class.go).
 	recoveries int
@@ -128,7 +132,8 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.ConsumeResetOffset(reset),
 		// Range only while a member of an older version, which knows
 		// no task balancer, is in the group.
-		kgo.Balancers(r.newBalancer().withHosts(r.q.eng.peers.advertised, r.q.placed).withStandbyHosts(r.q.placedStandbys), kgo.RangeBalancer()),
+		kgo.Balancers(r.newBalancer().withHosts(r.q.eng.peers.advertised, r.q.placed).withStandbyHosts(r.q.placedStandbys),
+			syncHook{kgo.RangeBalancer(), r.synced}),
 		kgo.SessionTimeout(r.q.cfg.sessionTimeout),
 		kgo.HeartbeatInterval(min(3*time.Second, r.q.cfg.sessionTimeout/3)),
 		kgo.DisableAutoCommit(),
@@ -194,6 +199,7 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 			r.tasks.drop(topic, p)
 			r.groups.drop(r.tasks.keyOf(topic, p))
 			r.mu.Lock()
+			delete(r.fresh, r.tasks.keyOf(topic, p))
 			delete(r.processed, tp{topic, p})
 			delete(r.committed, tp{topic, p})
 			r.mu.Unlock()
@@ -349,6 +355,9 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 	}
 	r.mu.Lock()
 	r.processed[tp{p.Topic, p.Partition}] = p.Records[len(p.Records)-1].Offset + 1
+	if len(r.fresh) > 0 {
+		r.firstRecords(r.tasks.keyOf(p.Topic, p.Partition))
+	}
 	r.mu.Unlock()
 	return nil
 }

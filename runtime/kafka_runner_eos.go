@@ -34,6 +34,12 @@ import (
 //	                from Pebble (the last committed state)
 //	  ─► AllowRebalance (revocations happen between transactions)
 //
+// A rebalance waiting for AllowRebalance, or a task that just started,
+// ends the open transaction at once instead of at the interval; a member
+// in a join holds its transaction open until the sync (kgo holds the
+// commit meanwhile); planned rebalances are joined by every member at
+// once (rebalance_rounds.go).
+//
 // The transactional id is <app id>-<process id>, the process id kept in
 // the data directory: a restarted process fences (and so aborts) its dead
 // predecessor's open transaction before it restores, rather than waiting
@@ -55,9 +61,23 @@ type eosSession struct {
 	beginMu sync.Mutex
 	open    atomic.Bool
 	began   time.Time // guarded by beginMu
-	// dropped: partitions were revoked or lost at the last
-	// AllowRebalance, which leaves the session marked failed.
+	// dropped: partitions were revoked or lost, which leaves the session
+	// marked failed until its next End.
 	dropped atomic.Bool
+	// release: end the open transaction now, not at the commit interval
+	// (a rebalance is due, or a task just started: rebalance_rounds.go).
+	release atomic.Bool
+	// blocked: a rebalance callback waits for AllowRebalance (kgo's
+	// OnPartitionsCallbackBlocked); it sets release and wakes the poll.
+	blocked atomic.Bool
+	wakeMu  sync.Mutex
+	wake    context.CancelFunc // cancels the poll in progress, if any
+	// joining is when the member's current join began (Unix nanoseconds,
+	// 0: not joining): from the revocation callback that ends a session
+	// (revokedEOS) to the sync's assignment (the balancer's
+	// ParseSyncAssignment; not OnPartitionsAssigned, which waits for
+	// AllowRebalance).
+	joining atomic.Int64
 
 	mu        sync.Mutex
 	committed map[taskKey]int64 // each task's stream time as of the last commit
@@ -100,8 +120,9 @@ func (r *kafkaRunner) newSession(ctx context.Context) error {
 		kgo.InstanceID(r.eos.txnID),
 		kgo.TransactionTimeout(eosTxnTimeout),
 		kgo.OnPartitionsAssigned(r.assignedEOS),
-		kgo.OnPartitionsRevoked(r.droppedEOS),
-		kgo.OnPartitionsLost(r.droppedEOS))...)
+		kgo.OnPartitionsRevoked(r.revokedEOS),
+		kgo.OnPartitionsLost(r.lostEOS),
+		kgo.OnPartitionsCallbackBlocked(r.rebalanceWaits))...)
 	if err != nil {
 		return err
 	}
@@ -129,6 +150,8 @@ func (k *kafkaCluster) fence(ctx context.Context, txnID string) error {
 // assignedEOS loads the stream times committed with the new partitions'
 // offsets, then restores and creates their tasks.
 func (r *kafkaRunner) assignedEOS(ctx context.Context, cl *kgo.Client, parts map[string][]int32) {
+	r.q.logger().Debug("partitions assigned", "query", r.q.id, "partitions", fmt.Sprint(parts))
+	r.eos.joining.Store(0)
 	if err := r.loadStreamTimes(ctx); err != nil {
 		r.fatal(fmt.Errorf("reading committed stream times: %w", err))
 		return
@@ -136,10 +159,29 @@ func (r *kafkaRunner) assignedEOS(ctx context.Context, cl *kgo.Client, parts map
 	r.assigned(ctx, cl, parts)
 }
 
-// droppedEOS closes the tasks of revoked or lost partitions. They hold no
+// revokedEOS closes the tasks of revoked partitions. They hold no
 // pending work: revocations come between transactions (after End, at
-// AllowRebalance), and a transaction that saw one aborts anyway.
-func (r *kafkaRunner) droppedEOS(_ context.Context, cl *kgo.Client, parts map[string][]int32) {
+// AllowRebalance). The session fails its next transaction only when
+// something was revoked (kgo's rule for a cooperative session). A
+// cooperative member revokes what it lost at the start of a session and
+// calls the callback with nothing at the end of one, just before it
+// joins: that empty call marks the member joining (rebalance_rounds.go).
+func (r *kafkaRunner) revokedEOS(_ context.Context, cl *kgo.Client, parts map[string][]int32) {
+	if len(parts) == 0 {
+		r.q.logger().Debug("group session ending; joining", "query", r.q.id)
+		r.eos.joining.CompareAndSwap(0, time.Now().UnixNano())
+		return
+	}
+	r.q.logger().Debug("partitions revoked", "query", r.q.id, "partitions", fmt.Sprint(parts))
+	r.eos.dropped.Store(true)
+	r.cancelRestores(cl, parts)
+	r.drop(parts)
+}
+
+// lostEOS closes the tasks of lost partitions; a transaction that saw
+// the loss aborts anyway.
+func (r *kafkaRunner) lostEOS(_ context.Context, cl *kgo.Client, parts map[string][]int32) {
+	r.q.logger().Debug("partitions lost", "query", r.q.id, "partitions", fmt.Sprint(parts))
 	r.eos.dropped.Store(true)
 	r.cancelRestores(cl, parts)
 	r.drop(parts)
@@ -261,13 +303,23 @@ func (r *kafkaRunner) leaveGroup() {
 // rebalance through and is done.
 func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
+	r.eos.setWake(cancel)
 	fs := r.eos.sess.PollRecords(pctx, 10_000)
+	r.eos.setWake(nil)
 	cancel()
 	if err := fetchErr(fs); err != nil && ctx.Err() == nil {
 		r.q.logger().Warn("fetch error", "query", r.q.id, "err", err)
 	}
 	if r.failure() != nil {
 		return r.failure()
+	}
+	if !r.eos.open.Load() && r.eos.dropped.Swap(false) {
+		// Revoked during the poll: a transaction begun now would abort.
+		// Reset the session first; it rewinds to the committed offsets,
+		// so what was polled is fetched again.
+		r.resetSession(ctx)
+		r.eos.sess.AllowRebalance()
+		return nil
 	}
 	if fs.NumRecords() > 0 {
 		if err := r.eos.begin(); err != nil {
@@ -287,7 +339,7 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 		r.allowRebalanceEOS(ctx)
 		return nil
 	}
-	if ctx.Err() != nil || time.Since(r.eos.beganAt()) < r.interval {
+	if ctx.Err() != nil || !r.eos.due(r.interval) {
 		return nil
 	}
 	committed, err := r.endTxn(ctx, true)
@@ -328,6 +380,22 @@ func (s *eosSession) beganAt() time.Time {
 	return s.began
 }
 
+// joinHold bounds how long the open transaction waits for a join to end.
+const joinHold = eosTxnTimeout / 2
+
+// due reports whether the open transaction should end now: the commit
+// interval passed since it began, or release asks for it at once;
+// either way not while the member is in a join (kgo holds the offset
+// commit until the sync and then sends it with the old generation,
+// which aborts the transaction), unless the join has lasted joinHold.
+func (s *eosSession) due(interval time.Duration) bool {
+	if !s.release.Load() && time.Since(s.beganAt()) < interval {
+		return false
+	}
+	j := s.joining.Load()
+	return j == 0 || time.Since(time.Unix(0, j)) >= joinHold
+}
+
 // produce sends a record (an output or a changelog write), inside the
 // transaction under exactly_once_v2, which it begins if none is open.
 func (r *kafkaRunner) produce(kr *kgo.Record, promise func(*kgo.Record, error)) {
@@ -355,9 +423,52 @@ func (r *kafkaRunner) takeEmitErr() error {
 // transaction open clears the mark at once (no offsets, nothing to
 // abort; the consumer goes back to the committed offsets, where the new
 // assignment starts anyway).
+//
+// A callback that was waiting runs now; a poll with a done context waits
+// for it and returns nothing, so a revocation is seen, and the session
+// reset, before more records are polled (they would be fetched again).
 func (r *kafkaRunner) allowRebalanceEOS(ctx context.Context) {
 	r.eos.sess.AllowRebalance()
-	if !r.eos.dropped.Swap(false) || ctx.Err() != nil {
+	if r.eos.blocked.Swap(false) {
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		r.eos.sess.PollRecords(done, 1)
+		r.eos.sess.AllowRebalance()
+	}
+	if r.eos.dropped.Swap(false) {
+		r.resetSession(ctx)
+	}
+}
+
+// rebalanceWaits is kgo's OnPartitionsCallbackBlocked: a rebalance waits
+// for this member to allow it. The open transaction ends at once rather
+// than at the commit interval, and a poll waiting for records returns.
+func (r *kafkaRunner) rebalanceWaits(context.Context, *kgo.Client) {
+	r.eos.blocked.Store(true)
+	r.eos.hurry()
+}
+
+// hurry makes the loop end the open transaction at its next round, and
+// wakes a poll waiting for records.
+func (s *eosSession) hurry() {
+	s.release.Store(true)
+	s.wakeMu.Lock()
+	defer s.wakeMu.Unlock()
+	if s.wake != nil {
+		s.wake()
+	}
+}
+
+func (s *eosSession) setWake(cancel context.CancelFunc) {
+	s.wakeMu.Lock()
+	s.wake = cancel
+	s.wakeMu.Unlock()
+}
+
+// resetSession clears the session's failed mark after a revocation with
+// no transaction open.
+func (r *kafkaRunner) resetSession(ctx context.Context) {
+	if ctx.Err() != nil {
 		return
 	}
 	if _, err := r.eos.sess.End(ctx, kgo.TryAbort); err != nil {
@@ -381,6 +492,7 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 	}
 	committed, err := r.eos.sess.End(kgo.PreTxnCommitFnContext(ctx, r.withStreamTimes), try)
 	r.eos.open.Store(false)
+	r.eos.release.Store(false)
 	r.mu.Lock()
 	r.emitErr = nil // the failed records were aborted with the transaction
 	r.mu.Unlock()

@@ -10,8 +10,9 @@ import (
 
 // newBalancer is the runner's task balancer: the query's threads, local
 // offset sums and high-availability settings; as leader it reads the
-// changelogs' end offsets and schedules probing rebalances, as member it
-// hands its standbys and warmups to the standby feeder.
+// changelogs' end offsets, as member it hands its standbys and warmups
+// to the standby feeder and follows the assignment's rebalance schedule
+// (rebalance_rounds.go).
 func (r *kafkaRunner) newBalancer() *taskBalancer {
 	b := newTaskBalancer(r.tasks, r.q.cfg.threads, r.q.taskOffsetSums)
 	b.ha = r.q.cfg.ha
@@ -20,13 +21,14 @@ func (r *kafkaRunner) newBalancer() *taskBalancer {
 		b.stateful[st.ID] = len(st.Stores) > 0
 	}
 	b.endSums = r.changelogEndSums
-	b.probe = r.scheduleProbe
+	b.now = time.Now
 	b.assigned = func(ma memberAssignment) {
 		if len(ma.standby)+len(ma.warmup) > 0 || r.standby.hadReplicas() {
 			r.q.logger().Info("replicas assigned", "query", r.q.id,
 				"standby", encodeTaskNames(ma.standby), "warmup", encodeTaskNames(ma.warmup))
 		}
 		r.standby.setAssignment(ma)
+		r.followSchedule(ma)
 	}
 	return b
 }
@@ -79,32 +81,5 @@ func (r *kafkaRunner) forceRebalance() {
 	r.mu.Unlock()
 	if cl != nil {
 		cl.ForceRebalance()
-	}
-}
-
-// scheduleProbe asks for a probing rebalance after
-// probing.rebalance.interval.ms, unless one is pending (the leader
-// balanced with tasks still waiting for their warmups).
-func (r *kafkaRunner) scheduleProbe() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.probe != nil {
-		return
-	}
-	r.probe = time.AfterFunc(r.q.cfg.ha.probeInterval, func() {
-		r.mu.Lock()
-		r.probe = nil
-		r.mu.Unlock()
-		r.q.logger().Info("probing rebalance", "query", r.q.id)
-		r.forceRebalance()
-	})
-}
-
-func (r *kafkaRunner) stopProbe() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.probe != nil {
-		r.probe.Stop()
-		r.probe = nil
 	}
 }

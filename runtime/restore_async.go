@@ -82,12 +82,30 @@ func (r *kafkaRunner) restoreTask(ctx context.Context, cl *kgo.Client, k taskKey
 	}
 	r.mu.Lock()
 	delete(r.restoring, k)
+	if r.eos != nil {
+		if r.fresh == nil {
+			r.fresh = map[taskKey]bool{}
+		}
+		r.fresh[k] = true
+	}
 	r.mu.Unlock()
 	cl.ResumeFetchPartitions(pr.parts)
 	if len(r.q.topo.SubTopologies[k.sub].Stores) > 0 {
 		r.q.logger().Info("task restored", "query", r.q.id, "task", taskName(k), "elapsed", time.Since(start).Round(time.Millisecond))
 	}
 	r.markRunning()
+}
+
+// firstRecords notes that task k processed records: if it just started,
+// its transaction ends at once rather than at the commit interval, so
+// that a task taken over (whose output paused while it moved) shows
+// output again as soon as it can. r.mu is held.
+func (r *kafkaRunner) firstRecords(k taskKey) {
+	if r.fresh[k] {
+		delete(r.fresh, k)
+		r.eos.release.Store(true) // the loop is processing: no poll to wake
+		r.q.logger().Debug("task processing its first records; its transaction ends at once", "query", r.q.id, "task", taskName(k))
+	}
 }
 
 // markRunning moves the query to RUNNING once no restore is pending.

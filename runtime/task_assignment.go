@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -20,6 +21,12 @@ import (
 type assignmentUserData struct {
 	Standby []string `json:"standby,omitempty"` // task names, "<sub>_<partition>"
 	Warmup  []string `json:"warmup,omitempty"`
+	// Rejoin: this rebalance revoked tasks, whose new owners get them
+	// in a second round that every member joins at once (rebalance_rounds.go).
+	Rejoin bool `json:"rejoin,omitempty"`
+	// ProbeAt is when every member rejoins for a probing rebalance
+	// (Unix milliseconds, 0: none pending).
+	ProbeAt int64 `json:"probeAt,omitempty"`
 	// the host map, the same in every member's assignment (task_hosts.go)
 	hostMapUserData
 }
@@ -33,6 +40,8 @@ type memberAssignment struct {
 	warmup       []taskKey
 	hosts        hostTasks
 	standbyHosts hostTasks
+	rejoin       bool      // a second round follows at once
+	probeAt      time.Time // a probing rebalance then (zero: none)
 }
 
 func encodeTaskNames(ts []taskKey) []string {
@@ -60,6 +69,8 @@ type replicaSyncAssignment struct {
 	partitions map[string]map[string][]int32 // member → topic → partitions
 	ha         haPlan
 	hosts      hostMapUserData
+	rejoin     bool      // every member's Rejoin
+	probeAt    time.Time // every member's ProbeAt
 }
 
 func (a replicaSyncAssignment) IntoSyncAssignment() []kmsg.SyncGroupRequestGroupAssignment {
@@ -74,7 +85,11 @@ func (a replicaSyncAssignment) IntoSyncAssignment() []kmsg.SyncGroupRequestGroup
 			at.Topic, at.Partitions = t, ps
 			ma.Topics = append(ma.Topics, at)
 		}
-		ud := assignmentUserData{Standby: encodeTaskNames(a.ha.standby[member]), Warmup: encodeTaskNames(a.ha.warmup[member]), hostMapUserData: a.hosts}
+		ud := assignmentUserData{Standby: encodeTaskNames(a.ha.standby[member]), Warmup: encodeTaskNames(a.ha.warmup[member]),
+			Rejoin: a.rejoin, hostMapUserData: a.hosts}
+		if !a.probeAt.IsZero() {
+			ud.ProbeAt = a.probeAt.UnixMilli()
+		}
 		ma.UserData, _ = json.Marshal(ud)
 		sa := kmsg.NewSyncGroupRequestGroupAssignment()
 		sa.MemberID, sa.MemberAssignment = member, ma.AppendTo(nil)
@@ -98,7 +113,10 @@ func parseMemberAssignment(raw []byte) (map[string][]int32, memberAssignment, er
 	if len(ma.UserData) > 0 && json.Unmarshal(ma.UserData, &ud) != nil {
 		ud = assignmentUserData{} // a range-balanced member's, or garbage: no replicas
 	}
-	out := memberAssignment{standby: decodeTaskNames(ud.Standby), warmup: decodeTaskNames(ud.Warmup)}
+	out := memberAssignment{standby: decodeTaskNames(ud.Standby), warmup: decodeTaskNames(ud.Warmup), rejoin: ud.Rejoin}
+	if ud.ProbeAt > 0 {
+		out.probeAt = time.UnixMilli(ud.ProbeAt)
+	}
 	out.hosts, out.standbyHosts = ud.hostMapUserData.decode()
 	return parts, out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -172,26 +173,79 @@ func TestAssignReplicasStandbysApart(t *testing.T) {
 }
 
 // Through kgo's group protocol with standbys: a join task's partitions
-// stay together, and each member's standbys and warmups reach it in the
-// assignment's user data.
+// stay together, each member's standbys and warmups reach it in the
+// assignment's user data, and so does the time of the probing rebalance
+// every member joins (the same in every assignment). Nothing was
+// revoked, so no member is asked to rejoin at once.
 func TestTaskBalancerReplicas(t *testing.T) {
+	now := time.UnixMilli(1_700_000_000_000)
 	newB := func() *taskBalancer {
 		b := joinBalancer(1)
-		b.ha = haConfig{standbys: 1, acceptableLag: 10, maxWarmups: 2}
+		b.ha = haConfig{standbys: 1, acceptableLag: 10, maxWarmups: 2, probeInterval: 3 * time.Second}
 		b.stateful = map[int]bool{0: true, 1: true}
 		b.endSums = func() map[taskKey]int64 { return sums(tasksOf(2, 2), 100) }
+		b.now = func() time.Time { return now }
 		return b
 	}
 	owned := map[string]map[string][]int32{"a": {"l": {0, 1}, "r": {0, 1}, "x": {0, 1}}, "b": nil}
+	var got []string
+	for id, ma := range syncAssignments(t, newB, owned) {
+		parts := ma.parts
+		if !slices.Equal(parts["l"], parts["r"]) {
+			t.Fatalf("%s holds l%v but r%v: a join task split", id, parts["l"], parts["r"])
+		}
+		if want := now.Add(3 * time.Second); !ma.probeAt.Equal(want) || ma.rejoin {
+			t.Fatalf("%s: probe at %v, rejoin %v; want a probe at %v and no rejoin", id, ma.probeAt, ma.rejoin, want)
+		}
+		got = append(got, fmt.Sprintf("%s: l%v x%v standby%v warmup%v", id, parts["l"], parts["x"],
+			encodeTaskNames(ma.standby), encodeTaskNames(ma.warmup)))
+	}
+	slices.Sort(got)
+	want := "a: l[0 1] x[0 1] standby[] warmup[]|b: l[] x[] standby[0_0 1_0] warmup[0_1 1_1]"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got %s, want %s", strings.Join(got, "|"), want)
+	}
+}
+
+// A plan that takes tasks from their owner (stateless tasks move at
+// once) asks every member, not only the one that revokes, to rejoin at
+// once for the round that assigns them; the round after, which revokes
+// nothing, does not. No warmup is pending: no probe.
+func TestTaskBalancerRejoinAfterRevoking(t *testing.T) {
+	newB := func() *taskBalancer { b := joinBalancer(1); b.now = time.Now; return b }
+	first := syncAssignments(t, newB, map[string]map[string][]int32{"a": {"l": {0, 1}, "r": {0, 1}, "x": {0, 1}}, "b": nil})
+	for id, ma := range first {
+		if !ma.rejoin || !ma.probeAt.IsZero() {
+			t.Fatalf("first round, %s: rejoin %v, probe at %v; want a rejoin and no probe", id, ma.rejoin, ma.probeAt)
+		}
+	}
+	second := syncAssignments(t, newB, map[string]map[string][]int32{"a": first["a"].parts, "b": first["b"].parts})
+	for id, ma := range second {
+		if ma.rejoin {
+			t.Fatalf("second round, %s: asked to rejoin again (owned a%v b%v)", id, first["a"].parts, first["b"].parts)
+		}
+	}
+	if len(second["b"].parts["x"]) == 0 {
+		t.Fatalf("second round: b got nothing: %v", second["b"].parts)
+	}
+}
+
+// parsedAssignment is one member's side of a balance.
+type parsedAssignment struct {
+	memberAssignment
+	parts map[string][]int32
+}
+
+// syncAssignments balances members (id → owned partitions of l, r and
+// x, two each) with newB's leader and parses each member's assignment.
+func syncAssignments(t *testing.T, newB func() *taskBalancer, owned map[string]map[string][]int32) map[string]parsedAssignment {
+	t.Helper()
 	var members []kmsg.JoinGroupResponseMember
 	for _, id := range slices.Sorted(maps.Keys(owned)) {
 		members = append(members, kmsg.JoinGroupResponseMember{MemberID: id,
 			ProtocolMetadata: newB().JoinGroupMetadata([]string{"l", "r", "x"}, owned[id], 1)})
 	}
-	leader := newB()
-	probed := false
-	leader.probe = func() { probed = true }
-	gb, _, err := leader.MemberBalancer(members)
+	gb, _, err := newB().MemberBalancer(members)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,25 +253,17 @@ func TestTaskBalancerReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	out := map[string]parsedAssignment{}
 	for _, a := range res.IntoSyncAssignment() {
 		m := newB()
-		var ma memberAssignment
-		m.assigned = func(x memberAssignment) { ma = x }
-		parts, err := m.ParseSyncAssignment(a.MemberAssignment)
-		if err != nil {
+		var pa parsedAssignment
+		m.assigned = func(x memberAssignment) { pa.memberAssignment = x }
+		if pa.parts, err = m.ParseSyncAssignment(a.MemberAssignment); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(parts["l"], parts["r"]) {
-			t.Fatalf("%s holds l%v but r%v: a join task split", a.MemberID, parts["l"], parts["r"])
-		}
-		got = append(got, fmt.Sprintf("%s: l%v x%v standby%v warmup%v", a.MemberID, parts["l"], parts["x"],
-			encodeTaskNames(ma.standby), encodeTaskNames(ma.warmup)))
+		out[a.MemberID] = pa
 	}
-	want := "a: l[0 1] x[0 1] standby[] warmup[]|b: l[] x[] standby[0_0 1_0] warmup[0_1 1_1]"
-	if strings.Join(got, "|") != want || !probed {
-		t.Fatalf("got %s (probe %v), want %s and a probe", strings.Join(got, "|"), probed, want)
-	}
+	return out
 }
 
 // Repeated probing rebalances converge: members joining an owner of
