@@ -242,11 +242,16 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 		t.Errorf("failover took %v, more than the session timeout + 5 s (%v)", worst, limit)
 	}
 	r.awaitOwners(2)
+	var out *outputWatch
+	watched := time.Now()
+	if addFourth {
+		out = watchOutput(r.adm, "counts", r.producedAll.Load)
+	}
 	if watch != nil {
 		watch.finish(t)
 	}
 	if addFourth {
-		r.addFourth()
+		r.addFourth(out, watched)
 	}
 	wg.Wait()
 	want := <-done
@@ -256,28 +261,59 @@ func testFailover(t *testing.T, standbys int, addFourth bool) {
 	checkPullsEverywhere(t, survivors, want)
 }
 
+// haCommitInterval is the servers' commit.interval.ms (scaleoutConfig).
+const haCommitInterval = 100 * time.Millisecond
+
+// haBaseline is how long the output's usual cadence is watched before
+// the fourth server joins.
+const haBaseline = 2 * time.Second
+
 // addFourth adds a fourth server, which must warm up before it takes
-// tasks over, and, if events still flow, fails on a long pause of any
-// partition's output while it joins.
-func (r *haRun) addFourth() {
+// tasks over, and, if events still flow, checks that no partition's
+// output pauses for longer than one commit interval while it joins.
+//
+// The pause of a partition is the time between two moves of its
+// read_committed end (its task's transactions committing), as w sees
+// them (to within the time between two polls, the granularity). Even
+// with no membership change a partition's end moves only every commit
+// interval or so, later when a commit is slow; so the criterion is that
+// the longest pause while the server joins — from its start until it
+// runs its tasks and 2 s more — exceeds the longest pause of the
+// baseline (the same partitions, watched the same way for haBaseline
+// before the join) by at most one commit interval plus the granularity.
+// The window covers every rebalance of the join: the one the new member
+// starts, the probing ones, the one its caught-up warmups ask for, and
+// the cooperative second round that hands it the moved tasks.
+func (r *haRun) addFourth(w *outputWatch, watched time.Time) {
 	t := r.t
-	stop := make(chan struct{})
-	gap := make(chan time.Duration, 1)
-	go func() { gap <- r.longestStall(stop) }()
+	if wait := haBaseline - time.Since(watched); wait > 0 {
+		time.Sleep(wait)
+	}
 	flowing := !r.producedAll.Load()
+	joined := time.Now()
 	d := r.addServer()
 	r.awaitOwners(3)
 	checkWarmupFirst(t, d)
 	time.Sleep(2 * time.Second) // the moved tasks run on the new server
-	close(stop)
-	stall := <-gap
-	if !flowing {
-		t.Logf("the production ended before the fourth server joined: its join's pauses are not measured")
+	end := w.finish()
+	if !flowing || r.producedAll.Load() {
+		t.Logf("the production ended before the fourth server's join was over: its pauses are not measured")
 		return
 	}
-	t.Logf("while the fourth server joined (and events flowed), the longest pause of any partition's output was %v", stall.Round(10*time.Millisecond))
-	if stall > haSessionTimeout/2 {
-		t.Errorf("adding a server paused a partition's output for %v", stall)
+	base, join := w.pauses(watched, joined), w.pauses(joined, end)
+	grain := max(w.granularity(watched, joined), w.granularity(joined, end))
+	worstBase, worstJoin := longest(base), longest(join)
+	bound := worstBase.length() + haCommitInterval + grain
+	t.Logf("output pauses over %v before the fourth server joined (baseline): longest %v; per partition: %s",
+		joined.Sub(watched).Round(10*time.Millisecond), worstBase, describePauses(base))
+	t.Logf("output pauses over the %v of its join: longest %v; per partition: %s",
+		end.Sub(joined).Round(10*time.Millisecond), worstJoin, describePauses(join))
+	t.Logf("longest pause while joining %v = baseline %v + %v (bound: + one commit interval %v + granularity %v = %v)",
+		worstJoin.length().Round(time.Millisecond), worstBase.length().Round(time.Millisecond),
+		(worstJoin.length() - worstBase.length()).Round(time.Millisecond), haCommitInterval, grain.Round(time.Millisecond), bound.Round(time.Millisecond))
+	if worstJoin.length() > bound {
+		t.Errorf("adding a server paused partition %d's output for %v, more than the baseline's longest pause plus one commit interval and the granularity (%v)",
+			worstJoin.partition, worstJoin.length().Round(time.Millisecond), bound.Round(time.Millisecond))
 	}
 }
 
@@ -317,36 +353,6 @@ func (r *haRun) preload() map[string]int {
 	})
 	r.t.Logf("preloaded %d keys", n)
 	return want
-}
-
-// longestStall watches the read_committed ends of counts until stop or
-// the production's end (no output is due after it) and returns the
-// longest time any partition's end stood still.
-func (r *haRun) longestStall(stop <-chan struct{}) time.Duration {
-	last := map[int32]int64{}
-	since := map[int32]time.Time{}
-	var worst time.Duration
-	for {
-		select {
-		case <-stop:
-			return worst
-		case <-time.After(100 * time.Millisecond):
-		}
-		if r.producedAll.Load() {
-			return worst
-		}
-		ends, err := r.adm.ListCommittedOffsets(context.Background(), "counts")
-		if err != nil {
-			continue
-		}
-		now := time.Now()
-		ends.Each(func(o kadm.ListedOffset) {
-			if o.Offset != last[o.Partition] || since[o.Partition].IsZero() {
-				last[o.Partition], since[o.Partition] = o.Offset, now
-			}
-			worst = max(worst, now.Sub(since[o.Partition]))
-		})
-	}
 }
 
 // checkWarmupFirst requires a joining server's log to show warmup
@@ -398,17 +404,16 @@ func TestRollingRestartLosesNothing(t *testing.T) {
 	wg.Add(1)
 	size := failoverSize{events: 9_000, perSecond: 300}
 	go func() { defer wg.Done(); r.produce(size, done) }()
-	stop := make(chan struct{})
-	gap := make(chan time.Duration, 1)
-	go func() { gap <- r.longestStall(stop) }()
+	w := watchOutput(r.adm, "counts", r.producedAll.Load)
+	from := time.Now()
 	for i, s := range r.servers {
 		time.Sleep(2 * time.Second)
 		t.Logf("restarting server %d", i)
 		s.restart()
 		r.awaitOwners(3)
 	}
-	close(stop)
-	t.Logf("during the rolling restart the longest pause of any partition's output was %v", (<-gap).Round(10*time.Millisecond))
+	end := w.finish()
+	t.Logf("during the rolling restart the longest pause of any partition's output was %v", longest(w.pauses(from, end)))
 	wg.Wait()
 	r.verify(<-done, size)
 }
