@@ -172,7 +172,9 @@ func restoreLines(n *node, off int) []string {
 // with num.standby.replicas=1. One is killed with SIGKILL mid-stream: its
 // tasks move to the servers holding their standbys and process again
 // within the session timeout plus 5 s. Then a fourth server joins: it
-// gets warmup replicas first and active tasks only once they caught up.
+// gets warmup replicas first and active tasks only once they caught up,
+// and no partition's output pauses for longer than one commit interval
+// beyond its usual cadence (addFourth).
 // Every record is counted exactly once. Pull queries with standby reads
 // on the two survivors hold every key from the heartbeat window after the
 // kill until the tasks moved, and at the end a pull query on every
