@@ -10,10 +10,10 @@ import (
 // not commit (kgo holds offset commits, transactional ones too, from
 // JoinGroup to SyncGroup), and the join lasts until the last member
 // joins; a member that learns of a rebalance only from its next
-// heartbeat (every few seconds) so pauses every other member's tasks
-// for up to a heartbeat interval. The rebalances the group plans are
-// therefore announced in the assignment, for every member to join on
-// its own at the same moment:
+// heartbeat (every few seconds) so holds up the commits of the members
+// that joined before it for up to a heartbeat interval. The rebalances
+// the group plans are therefore announced in the assignment, for every
+// member to join on its own at the same moment:
 //
 //   - the second round of a cooperative move (assignmentUserData.Rejoin):
 //     the leader's plan took tasks from their owners, who revoke them and
@@ -27,6 +27,10 @@ import (
 // revocations nor the group's join wait for a commit; and while it is
 // in a join it keeps its transaction open rather than end it into the
 // held commit (eosSession.joining).
+//
+// Unplanned rebalances are still learnt by heartbeat: a member that
+// joins, leaves or asks for a rebalance (its warmups caught up) waits in
+// the join, its own commits held, until the others' next heartbeats.
 
 // followSchedule acts on an assignment's rebalance schedule: a second
 // round at once, a probing rebalance at its time (or none). It runs in
