@@ -277,8 +277,10 @@ const haBaseline = 2 * time.Second
 // The pause of a partition is the time between two moves of its
 // read_committed end (its task's transactions committing), as w sees
 // them (to within the time between two polls, the granularity). Even
-// with no membership change a partition's end moves only every commit
-// interval or so, later when a commit is slow; so the criterion is that
+// with no membership change a partition's end moves only when a batch
+// of input came (produce sends one every 1/20 s or 50 events, every
+// ~167 ms at 300 a second) and its transaction committed (up to a commit
+// interval later, more when a commit is slow); so the criterion is that
 // the longest pause while the server joins — from its start until it
 // runs its tasks and 2 s more — exceeds the longest pause of the
 // baseline (the same partitions, watched the same way for haBaseline
