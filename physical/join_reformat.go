@@ -1,8 +1,11 @@
 package physical
 
 import (
+	"slices"
+
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // reformatName is the repartition topic of a right table whose key
@@ -35,9 +38,24 @@ func (b *builder) reformatTable(n *planner.Join) string {
 // rows' times are already set (no TIMESTAMP column).
 func reformatted(n *planner.Join, topic string) *planner.Source {
 	src := *n.Right.Source
+	src.Schema = valueRecordColumns(src.Schema) // the copy keeps the table's records'
 	src.Topic = topic
 	src.KeyFormat = n.Left.Source.KeyFormat
 	src.ValueFormat = format.Spec{Name: format.JSON}
 	src.TimestampColumn = ""
 	return &src
+}
+
+// valueRecordColumns is s with its record columns (types.RecordNS) as
+// value columns: a topic a join side is copied through carries them in
+// its values, so the rows keep their source records' partition and
+// offset.
+func valueRecordColumns(s *types.Schema) *types.Schema {
+	out := &types.Schema{Columns: slices.Clone(s.Columns)}
+	for i := range out.Columns {
+		if out.Columns[i].NS == types.RecordNS {
+			out.Columns[i].NS = types.ValueNS
+		}
+	}
+	return out
 }

@@ -21,6 +21,7 @@ type sourceOp struct {
 	nkeys    int
 	valIdx   []int // schema index of each value-codec column
 	hdrIdx   []int // schema index of each header column
+	recIdx   []int // schema index of each record-metadata column (types.RecordNS)
 	tsIdx    int   // schema index of the TIMESTAMP column, or -1
 	tsParse  func(v any) (int64, error)
 	next     Processor
@@ -40,6 +41,8 @@ func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func
 			op.valIdx = append(op.valIdx, i)
 		case types.HeaderNS:
 			op.hdrIdx = append(op.hdrIdx, i)
+		case types.RecordNS:
+			op.recIdx = append(op.recIdx, i)
 		}
 	}
 	var err error
@@ -75,6 +78,7 @@ func (op *sourceOp) ProcessRaw(r *InRecord) error {
 		row.Tombstone = true
 	}
 	op.readHeaders(r, row)
+	op.readRecordColumns(r, row)
 	if err := op.setTime(row); err != nil {
 		if op.env.ThrowOnInvalidTimestamp {
 			return &UserError{Err: fmt.Errorf("Fatal user code error in TimestampExtractor callback for record at %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, err),
@@ -150,6 +154,23 @@ func (op *sourceOp) readHeaders(r *InRecord, row *types.Row) {
 			arr[i] = &types.StructValue{Type: c.Type.Elem, Values: []any{h.Key, bytesOrNil(h.Value)}}
 		}
 		row.Values[idx] = arr
+	}
+}
+
+// readRecordColumns sets the columns a join side carries from the
+// record's metadata (planner's record columns): its partition and offset.
+// A tombstone keeps only its key.
+func (op *sourceOp) readRecordColumns(r *InRecord, row *types.Row) {
+	if row.Tombstone {
+		return
+	}
+	for _, idx := range op.recIdx {
+		switch op.src.Schema.Columns[idx].Name {
+		case planner.RowPartitionColumn:
+			row.Values[idx] = r.Partition
+		case planner.RowOffsetColumn:
+			row.Values[idx] = r.Offset
+		}
 	}
 }
 

@@ -32,6 +32,9 @@ type Source struct {
 	Global bool
 	// SQL is the statement that created the source.
 	SQL string
+	// origin, on a join side's copy with record columns
+	// (withRecordColumns), is the catalog's source.
+	origin *Source
 }
 
 // WindowInfo describes a source whose keys are windowed.

@@ -171,7 +171,9 @@ type Join struct {
 	schema *types.Schema
 	leaves []joinLeaf // the sources of the join tree, for references
 	// hidden are the output columns `*` does not select: each source's
-	// row time, ALIAS_ROWTIME (what `alias.ROWTIME` reads).
+	// row time, ALIAS_ROWTIME (what `alias.ROWTIME` reads), and the record
+	// columns of a side that carries them (ALIAS_ROWPARTITION,
+	// ALIAS_ROWOFFSET, join_record.go).
 	hidden map[string]bool
 }
 
@@ -238,11 +240,11 @@ func qualified(alias, col string) string { return alias + "_" + col }
 // itself a join (FROM a JOIN b … JOIN c …: a left-deep tree) is planned
 // first, with its key picked from the query's SELECT list as if it were
 // the whole query, then read by its flat output schema.
-func (p *Planner) joinInputs(j *ast.Join, items []ast.SelectItem, prefix string) (JoinInput, JoinInput, error) {
+func (p *Planner) joinInputs(j *ast.Join, items []ast.SelectItem, refs recordRefs, prefix string) (JoinInput, JoinInput, error) {
 	var sides [2]JoinInput
 	for i, rel := range []ast.Relation{j.Left, j.Right} {
 		if nested, ok := rel.(*ast.Join); ok {
-			in, err := p.nestedInput(nested, items, prefix+"L_")
+			in, err := p.nestedInput(nested, items, refs, prefix+"L_")
 			if err != nil {
 				return JoinInput{}, JoinInput{}, err
 			}
@@ -261,6 +263,9 @@ func (p *Planner) joinInputs(j *ast.Join, items []ast.SelectItem, prefix string)
 		if alias == "" {
 			alias = ref.Name
 		}
+		if refs.carries(ref, alias) {
+			src = withRecordColumns(src)
+		}
 		sides[i] = JoinInput{Node: &Scan{Source: src, Alias: ref.Alias}, Source: src, Alias: alias}
 	}
 	l, r := sides[0], sides[1]
@@ -273,8 +278,8 @@ func (p *Planner) joinInputs(j *ast.Join, items []ast.SelectItem, prefix string)
 }
 
 // nestedInput plans a nested join step as the input of the next one.
-func (p *Planner) nestedInput(j *ast.Join, items []ast.SelectItem, prefix string) (JoinInput, error) {
-	n, scope, err := p.joinNode(j, items, prefix)
+func (p *Planner) nestedInput(j *ast.Join, items []ast.SelectItem, refs recordRefs, prefix string) (JoinInput, error) {
+	n, scope, err := p.joinNode(j, items, refs, prefix)
 	if err != nil {
 		return JoinInput{}, err
 	}
@@ -305,7 +310,7 @@ func (n *Join) sourceRef(name string) string {
 func (n *Join) Sources() []*Source {
 	out := make([]*Source, len(n.leaves))
 	for i, lf := range n.leaves {
-		out[i] = lf.src
+		out[i] = catalogSource(lf.src)
 	}
 	return out
 }

@@ -18,7 +18,7 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 	if kind == Pull {
 		return nil, sqlerr.New(sqlerr.Unsupported, j.P, "Pull queries don't support JOIN clauses.")
 	}
-	n, scope, err := p.joinNode(j, q.Items, "")
+	n, scope, err := p.joinNode(j, q.Items, queryRecordRefs(q), "")
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +39,8 @@ func (p *Planner) planJoin(q *ast.Query, kind QueryKind) (*Plan, error) {
 
 // joinNode plans one join step (its nested left step first) up to its
 // layout, which depends on the key the SELECT list picks.
-func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, prefix string) (*Join, *joinScope, error) {
-	l, r, err := p.joinInputs(j, items, prefix)
+func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, refs recordRefs, prefix string) (*Join, *joinScope, error) {
+	l, r, err := p.joinInputs(j, items, refs, prefix)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,6 +89,9 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 		if node, err = p.filter(node, where, scope); err != nil {
 			return nil, err
 		}
+	}
+	if len(q.PartitionBy) > 0 {
+		items = expandPartitionedJoinStar(items, n)
 	}
 	items = nameItems(expandJoinStar(items, n), n.schema)
 	node, items, scope, err := p.regroupJoin(plan, q, node, items, js, scope)
@@ -287,6 +290,9 @@ func (n *Join) layoutColumn(in JoinInput, side JoinSide, i int, c types.Column, 
 	}
 	n.schema.Columns = append(n.schema.Columns, types.Column{Name: name, Type: c.Type, NS: types.ValueNS})
 	n.Columns = append(n.Columns, JoinColumn{Side: side, Index: i})
+	if isRecordColumn(c) {
+		n.hidden[name] = true // read by x.ROWPARTITION, not selected by *
+	}
 }
 
 // layoutBounds adds a windowed source side's window bounds after its key

@@ -79,7 +79,7 @@ func (s *joinScope) leaf(r *ast.ColumnRef) (*joinLeaf, error) {
 	var found *joinLeaf
 	for i := range s.leaves {
 		lf := &s.leaves[i]
-		if lf.src.Schema.Find(r.Name) >= 0 {
+		if hasColumn(lf.src, r.Name) {
 			if found != nil {
 				return nil, sqlerr.New(sqlerr.Semantic, r.P, "Column '%s' is ambiguous. Could be %s.%s or %s.%s.",
 					r.Name, found.alias, r.Name, lf.alias, r.Name)
@@ -145,19 +145,39 @@ func (s *joinScope) rewriteRef(r *ast.ColumnRef) (ast.Expr, error) {
 }
 
 // rowTime resolves `x.ROWTIME` (unless x has a column so called) to the
-// hidden column of x's row time, X_ROWTIME, and a windowed source's
-// `x.WINDOWSTART` / `x.WINDOWEND` to X_WINDOWSTART / X_WINDOWEND.
+// hidden column of x's row time, X_ROWTIME, a windowed source's
+// `x.WINDOWSTART` / `x.WINDOWEND` to X_WINDOWSTART / X_WINDOWEND, and
+// `x.ROWPARTITION` / `x.ROWOFFSET` of a side carrying its record columns
+// to X_ROWPARTITION / X_ROWOFFSET.
 func (s *joinScope) rowTime(r *ast.ColumnRef) (string, bool) {
 	bound := r.Name == "WINDOWSTART" || r.Name == "WINDOWEND"
-	if r.Source == "" || (r.Name != rowTimeColumn && !bound) {
+	record := r.Name == RowPartitionColumn || r.Name == RowOffsetColumn
+	if r.Source == "" || (r.Name != rowTimeColumn && !bound && !record) {
 		return "", false
 	}
 	for _, lf := range s.leaves {
-		if (r.Source == lf.alias || r.Source == lf.src.Name) && lf.src.Schema.Find(r.Name) < 0 && (!bound || lf.src.Windowed()) {
+		if r.Source != lf.alias && r.Source != lf.src.Name {
+			continue
+		}
+		if record {
+			if i := lf.src.Schema.Find(r.Name); i >= 0 && isRecordColumn(lf.src.Schema.Columns[i]) {
+				return qualified(lf.alias, r.Name), true
+			}
+			continue
+		}
+		if lf.src.Schema.Find(r.Name) < 0 && (!bound || lf.src.Windowed()) {
 			return qualified(lf.alias, r.Name), true
 		}
 	}
 	return "", false
+}
+
+// hasColumn reports whether src has a column called name that an
+// unqualified reference can name (not a record column: an unqualified
+// ROWPARTITION is the joined row's).
+func hasColumn(src *Source, name string) bool {
+	i := src.Schema.Find(name)
+	return i >= 0 && !isRecordColumn(src.Schema.Columns[i])
 }
 
 // rewriteItems rewrites the SELECT list: `x.*` becomes x's columns, and
@@ -173,7 +193,9 @@ func (s *joinScope) rewriteItems(items []ast.SelectItem) ([]ast.SelectItem, erro
 				return nil, err
 			}
 			for _, c := range lf.src.Schema.Columns {
-				out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: qualified(lf.alias, c.Name)}})
+				if !isRecordColumn(c) {
+					out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: qualified(lf.alias, c.Name)}})
+				}
 			}
 			continue
 		}
@@ -220,7 +242,7 @@ func (s *joinScope) knows(source string) bool {
 func (s *joinScope) common(name string) bool {
 	n := 0
 	for _, lf := range s.leaves {
-		if lf.src.Schema.Find(name) >= 0 {
+		if hasColumn(lf.src, name) {
 			n++
 		}
 	}

@@ -38,6 +38,23 @@ const mapOrder = "REDUCE over a MAP follows HashMap bucket order, colliding keys
 // (DESIGN.md, "Joins"; ksqlDB's issues #2344, #8574).
 const multiConditionJoins = "joins on several conditions are a feature of sqlstream (composite keys, residual conditions); ksqlDB rejects them"
 
+// harnessPartitions is why ksqlDB's tests whose outcome rests on its
+// test harness's partition counts differ: the harness creates every
+// topic a test names (sources and the output records' topics, before
+// any statement) with 4 partitions unless told otherwise, but runs them
+// all as one partition (TopologyTestDriver). sqlstream's runner creates
+// topics as the engine would (1 partition unless declared; a sink
+// copies its source's), so records keep one order in memory and on a
+// broker. Measured: with ksqlDB's counts for every topic, 16 more
+// in-memory variants fail (per-partition order, ROWPARTITION, stream
+// time); with them for the output records' topics only, some 300 more
+// --broker variants fail (records read back from 4 partitions lose their
+// order). With the counts the runner gives, the engine does what ksqlDB
+// does: a join of 4 and 1 partitions fails with ksqlDB's mismatch error,
+// an FK join of 1 and 2 runs and its sink takes the left's count
+// (DESIGN.md, "Deliberate deviations from ksqlDB").
+const harnessPartitions = "the test depends on ksqlDB's harness creating every topic with 4 partitions while running them as one; sqlstream's runner creates topics as the engine would (1 unless declared, a sink its source's) so that records keep one order"
+
 // deviations is the one list of deliberate deviations, by file and test.
 func deviations() []Deviation {
 	final := func(test string) Deviation {
@@ -55,6 +72,8 @@ func deviations() []Deviation {
 		{File: "reduce-map.json", Test: "reduce map with double", Reason: mapOrder},
 		{File: "joins.json", Test: "should not allow complex join conditions", Reason: multiConditionJoins},
 		{File: "multi-col-keys.json", Test: "join on multi-column key", Reason: multiConditionJoins},
+		{File: "joins.json", Test: "table join pipeline", Reason: harnessPartitions},
+		{File: "fk-join.json", Test: "Should allow partition count mismatch", Reason: harnessPartitions},
 	}
 }
 

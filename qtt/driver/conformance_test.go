@@ -18,21 +18,22 @@ var strictFiles = strings.Fields(`
 array array-remove array-set-functions arraycontains arrayjoin as_value attr average
 average-udaf between binary-arithmetic binary-comparison bytes bytes-and-strings
 bytes-lpad-rpad case-expression cast chr collect-list collect-set comparison-expression
-complex-lambda concat convert-tz correlation-udaf count-distinct create-struct create-type
-create_array create_map cube date dateadd datestring datesub decimal delimited drop_source
-earliest-offset-udaf elt-field encode explode filter fk-n-way-join floating-point format-date
-format-time formats from-days from-unixtime geodistance greatest group-by having headers
-histogram identifiers in initcap insert-into instr join-with-custom-timestamp json
-json_array_contains json_array_length json_concat json_items json_records kafka
-latest-offset-udaf least len like literals magic-timestamp-conversion map md5
-more-complex-struct multi-col-keys multi-joins none null operators parse-date parse-time
-project-filter quoted-identifiers reduce-array reduce-map regex replace select-struct-all
-serdes session-windows simple-struct source-stream source-table split split-to-map
+complex-lambda concat convert-tz correlation-udaf count-distinct create-struct
+create-type create_array create_map cube date dateadd datestring datesub decimal
+delimited drop_source earliest-offset-udaf elt-field encode explode filter fk-join
+fk-n-way-join floating-point format-date format-time formats from-days from-unixtime
+geodistance greatest group-by having headers histogram identifiers in initcap
+insert-into instr join-with-custom-timestamp joins json json_array_contains json_array_length
+json_concat json_items json_records kafka latest-offset-udaf least len like literals
+magic-timestamp-conversion map md5 more-complex-struct multi-col-keys multi-joins none
+null operators parse-date parse-time partition-by project-filter quoted-identifiers
+reduce-array reduce-map regex replace row-offset-and-partition select-struct-all serdes
+session-windows simple-struct source-stream source-table split split-to-map
 standarddeviation stream-table-join string string-lpad-rpad stringtimestamp struct-udfs
-substring sum suppress system-columns table table-table-join timestamp timestamp-extractor
-timestamp-to-string timestampadd timestampformat timestampsub timesub to_json_string
-topk-distinct topk-group-by tumbling-windows udaf udf unix-date unix-timestamp url where
-window-bounds`)
+substring sum suppress system-columns table table-table-join timestamp
+timestamp-extractor timestamp-to-string timestampadd timestampformat timestampsub
+timesub to_json_string topk-distinct topk-group-by tumbling-windows udaf udf unix-date
+unix-timestamp url where window-bounds`)
 
 // conformanceDir is ksqlDB's QTT folder beside the project (not part of
 // it; see ../shared/conformance/README.md).

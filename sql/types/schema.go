@@ -13,6 +13,10 @@ const (
 	// HeaderNS columns are read from record headers (all headers, or the
 	// one named by Column.HeaderKey).
 	HeaderNS
+	// RecordNS columns are read from the record's metadata: a join side
+	// that carries its source's ROWPARTITION and ROWOFFSET has them as
+	// columns so called, which its stores and repartition topics keep.
+	RecordNS
 )
 
 // Column is one named, typed column of a source or of an operator's output.
