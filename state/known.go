@@ -79,7 +79,7 @@ func (s *pebbleStore) putKnown(key, value []byte, existed bool) error {
 	if s.closed {
 		return errStoreClosed
 	}
-	if err := s.writeKnown(s.part.prefix.dataKey(key), value, existed); err != nil {
+	if err := s.writeKnown(s.fullKey(key), value, existed); err != nil {
 		return err
 	}
 	if s.batch.Len() > maxBatchBytes {

@@ -46,8 +46,11 @@ type pebbleStore struct {
 	txn bool
 	// spent holds the unindexed batches indexedForRange copied: pending
 	// points into their buffers until the batch is committed or dropped.
-	spent  []*pebble.Batch
-	delta  int64 // key count change in batch
+	spent []*pebble.Batch
+	delta int64 // key count change in batch
+	// keyBuf holds the full key of the call in progress (s.mu held): the
+	// layers below copy what they keep.
+	keyBuf []byte
 	ckpt   []byte
 	closed bool
 }
@@ -66,7 +69,14 @@ func (s *pebbleStore) Get(key []byte) ([]byte, error) {
 	if s.closed {
 		return nil, errStoreClosed
 	}
-	return s.get(s.part.prefix.dataKey(key))
+	return s.get(s.fullKey(key))
+}
+
+// fullKey is key in the partition's key space, in keyBuf: valid until the
+// next call, under s.mu.
+func (s *pebbleStore) fullKey(key []byte) []byte {
+	s.keyBuf = s.part.prefix.appendDataKey(s.keyBuf[:0], key)
+	return s.keyBuf
 }
 
 // get reads a full key: the batch's pending write if any, else the DB
@@ -103,7 +113,7 @@ func (s *pebbleStore) Put(key, value []byte) error {
 	if s.closed {
 		return errStoreClosed
 	}
-	if err := s.write(s.part.prefix.dataKey(key), value); err != nil {
+	if err := s.write(s.fullKey(key), value); err != nil {
 		return fmt.Errorf("state: put %s: %w", s.part.id, err)
 	}
 	if !s.txn && s.batch.Len() > maxBatchBytes {
