@@ -103,7 +103,7 @@ func (p *kafkaPush) Emit(rec *physical.OutRecord) {
 
 // sendChangelog implements changelogSink.
 func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
-	p.cl.Produce(context.Background(), changelogRecord(topic, part, key, value), p.produced)
+	p.cl.Produce(context.Background(), changelogRecord(new(kgo.Record), topic, part, key, value), p.produced)
 }
 
 func (p *kafkaPush) loop(ctx context.Context) {

@@ -52,6 +52,9 @@ type kafkaRunner struct {
 	// once rather than per record.
 	emitted      func(*kgo.Record, error)
 	changelogged func(*kgo.Record, error)
+	// changelogRecs recycles changelog records once acknowledged: an
+	// exactly-once commit flushes most cached keys, a record each.
+	changelogRecs sync.Pool
 
 	mu        sync.Mutex   // guards the maps below, emitErr and failed
 	processed map[tp]int64 // next offset to commit
@@ -216,16 +219,21 @@ func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
-	r.produce(changelogRecord(topic, p, key, value), r.changelogged)
+	kr, _ := r.changelogRecs.Get().(*kgo.Record)
+	if kr == nil {
+		kr = new(kgo.Record)
+	}
+	r.produce(changelogRecord(kr, topic, p, key, value), r.changelogged)
 }
 
-// changelogRecord is a store write as a record for its changelog
-// partition. Key and value are copied, into one allocation: the store may
-// reuse them. An empty key stays null, a nil value is a tombstone.
-func changelogRecord(topic string, p int32, key, value []byte) *kgo.Record {
+// changelogRecord fills kr, zero, with a store write as a record for its
+// changelog partition. Key and value are copied, into one allocation: the
+// store may reuse them. An empty key stays null, a nil value is a
+// tombstone.
+func changelogRecord(kr *kgo.Record, topic string, p int32, key, value []byte) *kgo.Record {
 	buf := make([]byte, len(key)+len(value))
 	copy(buf, key)
-	kr := &kgo.Record{Topic: topic, Partition: p, Context: manualCtx}
+	kr.Topic, kr.Partition, kr.Context = topic, p, manualCtx
 	if len(key) > 0 {
 		kr.Key = buf[:len(key):len(key)]
 	}
@@ -236,6 +244,8 @@ func changelogRecord(topic string, p int32, key, value []byte) *kgo.Record {
 	return kr
 }
 
+// onChangelogged notes how far the record's partition is written, then
+// recycles the record: the client is done with it once it calls back.
 func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
 	r.onProduced(kr, err)
 	if err == nil {
@@ -244,6 +254,8 @@ func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
 		r.produced[k] = max(r.produced[k], kr.Offset+1)
 		r.mu.Unlock()
 	}
+	*kr = kgo.Record{}
+	r.changelogRecs.Put(kr)
 }
 
 func (r *kafkaRunner) onProduced(_ *kgo.Record, err error) {

@@ -543,9 +543,9 @@ func (r *kafkaRunner) prepareCommit(ctx context.Context) bool {
 }
 
 // commitStores writes the committed transaction's store writes and
-// checkpoints to Pebble and remembers the tasks' stream times. A failure
-// leaves local state behind its changelog: fatal, and the restart
-// restores the tail.
+// checkpoints to Pebble, with one fsync for all the tasks, and remembers
+// the tasks' stream times. A failure leaves local state behind its
+// changelog: fatal, and the restart restores the tail.
 func (r *kafkaRunner) commitStores() error {
 	for _, t := range r.tasks.all() {
 		if t.stores != nil {
@@ -553,6 +553,9 @@ func (r *kafkaRunner) commitStores() error {
 				return fmt.Errorf("committing local state after the Kafka commit: %w", err)
 			}
 		}
+	}
+	if err := r.q.eng.db.SyncCommits(); err != nil {
+		return fmt.Errorf("committing local state after the Kafka commit: %w", err)
 	}
 	r.eos.mu.Lock()
 	defer r.eos.mu.Unlock()

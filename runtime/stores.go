@@ -103,7 +103,9 @@ func (t *taskStores) checkpoint(next func(topic string, p int32) (int64, bool)) 
 
 // commitTransaction commits the writes of transactional stores, once the
 // Kafka transaction carrying their changelog records committed, each with
-// its checkpoint at how far its changelog partition has been written.
+// its checkpoint at how far its changelog partition has been written. The
+// commits are not synced: the runner syncs once for all its tasks
+// (state.DB.SyncCommits).
 func (t *taskStores) commitTransaction(next func(topic string, p int32) (int64, bool)) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -112,7 +114,7 @@ func (t *taskStores) commitTransaction(next func(topic string, p int32) (int64, 
 		if !ok {
 			off = -1
 		}
-		if err := t.db.CommitTransaction(s.id, off); err != nil {
+		if err := t.db.CommitTransactionUnsynced(s.id, off); err != nil {
 			return err
 		}
 	}

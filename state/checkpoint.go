@@ -1,6 +1,10 @@
 package state
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
 
 // Checkpoint records that the local state of id holds every changelog
 // record before offset (Kafka's next-offset convention: a restart restores
@@ -12,6 +16,10 @@ import "fmt"
 // atomically with them at the next Flush; otherwise it is written at once.
 // Either way a durable checkpoint never runs ahead of durable data.
 func (d *DB) Checkpoint(id StoreID, offset int64) error {
+	return d.checkpoint(id, offset, d.wopt)
+}
+
+func (d *DB) checkpoint(id StoreID, offset int64, o *pebble.WriteOptions) error {
 	if offset < 0 {
 		return fmt.Errorf("state: checkpoint %s: offset %d must be >= 0", id, offset)
 	}
@@ -22,7 +30,7 @@ func (d *DB) Checkpoint(id StoreID, offset int64) error {
 	if err != nil {
 		return err
 	}
-	if err := d.pdb.Set(p.prefix.meta(ckptTag), encodeInt64(offset), d.wopt); err != nil {
+	if err := d.pdb.Set(p.prefix.meta(ckptTag), encodeInt64(offset), o); err != nil {
 		return fmt.Errorf("state: checkpoint %s: %w", id, err)
 	}
 	return nil

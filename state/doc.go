@@ -31,6 +31,7 @@
 //	versions: VersionedStore key ‖ valid-from(8)        versioned_store.go
 //	commit:   Store.Flush ─► producer flush ─► DB.Checkpoint(id, next offset)
 //	eos:      Store.Flush ─► Kafka commit ─► DB.CommitTransaction(id, next offset)
+//	          (or CommitTransactionUnsynced per store, then one SyncCommits)
 //
 // # One DB per data directory
 //
@@ -64,8 +65,12 @@
 // Range on (batch_index.go), so a Range merges it instead of committing
 // early; nothing is committed early for size; Flush writes
 // the cache down (the changelog records join the Kafka transaction) but
-// commits nothing. Once the transaction commits, CommitTransaction(id,
-// offset) commits data, key count and checkpoint in one batch; an abort is
+// commits nothing. The flush's writes stay out of the point-read map, so
+// a read before the commit goes through the batch, indexed on demand
+// (unmirrored.go): the runner reads nothing there. Once the transaction
+// commits, CommitTransaction(id, offset) commits data, key count and
+// checkpoint in one batch; a transaction over several stores commits each
+// unsynced and syncs the WAL once (SyncCommits). An abort is
 // a Close, which drops the batch and the cache (transaction.go). A crash
 // between the two leaves the previous commit and its checkpoint: the
 // restart replays the committed changelog tail from there, never a wipe.

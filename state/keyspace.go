@@ -73,8 +73,12 @@ func (p prefix) meta(tag byte) []byte {
 
 // dataKey appends key to the partition's data prefix.
 func (p prefix) dataKey(key []byte) []byte {
-	k := make([]byte, 0, 5+len(key))
-	return append(append(k, p.data()...), key...)
+	return p.appendDataKey(make([]byte, 0, 5+len(key)), key)
+}
+
+// appendDataKey appends the partition's full key of key to dst.
+func (p prefix) appendDataKey(dst, key []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(append(dst, dataTag), uint32(p)), key...)
 }
 
 func nextKey() []byte { return []byte{metaTag, nextTag} }

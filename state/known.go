@@ -24,13 +24,17 @@ func (s *changeloggingStore) flushing(on bool) {
 	}
 }
 
-// flushing has no effect on a transactional store: its batch outlives the
-// cache flush, and a clean cache entry evicted before the commit must
-// still be read back from the batch.
+// flushing applies to a transactional store too, though its batch
+// outlives the cache flush until CommitTransaction: a clean cache entry
+// evicted before the commit must still be read back from the batch, so
+// its untracked writes mark it unmirrored and point reads then go through
+// the batch itself. The exactly-once runner commits right after the flush
+// and reads nothing in between, so each flushed record saves a pending
+// map insert and the map's growth.
 func (s *pebbleStore) flushing(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.untracked = on && !s.txn
+	s.untracked = on
 }
 
 // putDown writes through inner, passing what is known about the key.
@@ -75,7 +79,7 @@ func (s *pebbleStore) putKnown(key, value []byte, existed bool) error {
 	if s.closed {
 		return errStoreClosed
 	}
-	if err := s.writeKnown(s.part.prefix.dataKey(key), value, existed); err != nil {
+	if err := s.writeKnown(s.fullKey(key), value, existed); err != nil {
 		return err
 	}
 	if s.batch.Len() > maxBatchBytes {

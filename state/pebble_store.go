@@ -36,14 +36,21 @@ type pebbleStore struct {
 	// untracked is set during a cache flush: its writes stay out of
 	// pending (see flushWriter).
 	untracked bool
+	// unmirrored: the uncommitted batch of a transactional store holds
+	// untracked writes, so pending no longer mirrors it and point reads
+	// go through the batch, indexed (see readsUnmirrored).
+	unmirrored bool
 	// txn: a transactional store (Transactional): the batch is committed
 	// only by commitTransaction, and indexed from its first Range on
 	// (indexedForRange).
 	txn bool
 	// spent holds the unindexed batches indexedForRange copied: pending
 	// points into their buffers until the batch is committed or dropped.
-	spent  []*pebble.Batch
-	delta  int64 // key count change in batch
+	spent []*pebble.Batch
+	delta int64 // key count change in batch
+	// keyBuf holds the full key of the call in progress (s.mu held): the
+	// layers below copy what they keep.
+	keyBuf []byte
 	ckpt   []byte
 	closed bool
 }
@@ -62,12 +69,22 @@ func (s *pebbleStore) Get(key []byte) ([]byte, error) {
 	if s.closed {
 		return nil, errStoreClosed
 	}
-	return s.get(s.part.prefix.dataKey(key))
+	return s.get(s.fullKey(key))
+}
+
+// fullKey is key in the partition's key space, in keyBuf: valid until the
+// next call, under s.mu.
+func (s *pebbleStore) fullKey(key []byte) []byte {
+	s.keyBuf = s.part.prefix.appendDataKey(s.keyBuf[:0], key)
+	return s.keyBuf
 }
 
 // get reads a full key: the batch's pending write if any, else the DB
 // unless the key was never written.
 func (s *pebbleStore) get(k []byte) ([]byte, error) {
+	if s.unmirrored {
+		return s.getUnmirrored(k)
+	}
 	if v, ok := s.pending[string(k)]; ok {
 		return bytes.Clone(v), nil
 	}
@@ -96,7 +113,7 @@ func (s *pebbleStore) Put(key, value []byte) error {
 	if s.closed {
 		return errStoreClosed
 	}
-	if err := s.write(s.part.prefix.dataKey(key), value); err != nil {
+	if err := s.write(s.fullKey(key), value); err != nil {
 		return fmt.Errorf("state: put %s: %w", s.part.id, err)
 	}
 	if !s.txn && s.batch.Len() > maxBatchBytes {
@@ -124,6 +141,7 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	switch {
 	case value == nil && existed:
 		s.delta--
+		s.unmirrored = s.unmirrored || s.untracked && s.txn
 		if !s.untracked {
 			s.pending[string(k)] = nil
 		}
@@ -133,7 +151,9 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	case !existed:
 		s.delta++
 	}
-	if f := s.part.filter; f != nil && !f.add(k) {
+	// A key that exists was added when it was first written (or by the
+	// scan that built the filter): only new keys need adding.
+	if f := s.part.filter; f != nil && !existed && !f.add(k) {
 		s.part.filter = nil // too many keys to be worth the memory
 	}
 	// The batch copies the value; pending keeps the batch's copy, which
@@ -142,6 +162,7 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	op := s.batch.SetDeferred(len(k), len(value))
 	copy(op.Key, k)
 	copy(op.Value, value)
+	s.unmirrored = s.unmirrored || s.untracked && s.txn
 	if !s.untracked {
 		s.pending[string(k)] = op.Value[:len(value):len(value)]
 	}
@@ -158,6 +179,10 @@ func (s *pebbleStore) ensureBatch() {
 }
 
 func (s *pebbleStore) exists(k []byte) (bool, error) {
+	if s.unmirrored {
+		v, err := s.getUnmirrored(k)
+		return v != nil, err
+	}
 	if v, ok := s.pending[string(k)]; ok {
 		return v != nil, nil
 	}
@@ -248,7 +273,7 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	defer s.closeSpent()
 	s.addMeta(b)
 	s.pendingHint = len(s.pending)
-	s.batch, s.delta, s.ckpt, s.pending = nil, 0, nil, nil
+	s.batch, s.delta, s.ckpt, s.pending, s.unmirrored = nil, 0, nil, nil, false
 	if err := b.Commit(o); err != nil {
 		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
 	}
@@ -300,7 +325,7 @@ func (s *pebbleStore) abort() bool {
 	s.closed = true
 	if s.batch != nil {
 		_ = s.batch.Close()
-		s.batch, s.pending = nil, nil
+		s.batch, s.pending, s.unmirrored = nil, nil, false
 	}
 	s.closeSpent()
 	return true
