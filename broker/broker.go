@@ -18,6 +18,7 @@ import (
 // and release its port.
 type Broker struct {
 	cluster *kfake.Cluster
+	dataDir string       // "" when in memory
 	adm     *kadm.Client // the cleaner's view of the topic list
 	// segmentBytes is log.segment.bytes, the segment size of topics that
 	// set none: a partition no larger is all active segment.
@@ -47,6 +48,13 @@ func Start(opts ...Option) (*Broker, error) {
 		if err := skipUnloadableTopics(cfg.dataDir, cfg.logger); err != nil {
 			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
 		}
+		if err := abortOpenTxns(cfg); err != nil {
+			return nil, fmt.Errorf("starting embedded broker: data directory %s: ending the transactions an unclean shutdown left open: %w "+
+				"(starting again retries it)", cfg.dataDir, err)
+		}
+		if err := markRunning(cfg.dataDir); err != nil {
+			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
+		}
 	}
 	shutdown := &shutdownErrors{}
 	cluster, err := kfake.NewCluster(kfakeOptions(cfg, shutdown)...)
@@ -63,7 +71,7 @@ func Start(opts ...Option) (*Broker, error) {
 		cluster.Close()
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
-	b := &Broker{cluster: cluster, adm: kadm.NewClient(cl), segmentBytes: cfg.segmentBytes,
+	b := &Broker{cluster: cluster, dataDir: cfg.dataDir, adm: kadm.NewClient(cl), segmentBytes: cfg.segmentBytes,
 		gate: gate, quietWait: min(cfg.compaction, time.Second), shutdown: shutdown, stop: make(chan struct{})}
 	b.done.Add(1)
 	go b.clean(cfg.compaction)
@@ -116,6 +124,12 @@ func (b *Broker) Close() error {
 		b.shutdown.begin()
 		b.cluster.Close()
 		b.closeErr = b.shutdown.err()
+		if b.closeErr == nil && b.dataDir != "" {
+			// Only a clean persistence counts as a clean shutdown.
+			if err := markStopped(b.dataDir); err != nil {
+				b.closeErr = fmt.Errorf("embedded broker shutdown: %w", err)
+			}
+		}
 	})
 	return b.closeErr
 }

@@ -63,6 +63,39 @@
 // persisted in the data directory, so an older data directory cannot
 // bring another value back.
 //
+// # Crashes and open transactions
+//
+// kfake persists records as they are produced but the state of open
+// transactions only when it closes. A broker killed (SIGKILL, power loss)
+// with transactions open leaves their records without a marker, and
+// kfake's reload (a replay of the segments) counts them as aborted only
+// in memory: it writes no abort marker. franz-go's read_committed filter
+// ends an aborted range only at its producer's abort marker, so it then
+// hides every later batch of that producer id in the same fetch — and a
+// restarted engine reopens its transactional id with the same producer
+// id, so its committed records (outputs, changelogs) become unreadable.
+// A second crash is worse: the replay takes the producer's next commit
+// marker for the end of the old transaction, and the aborted records
+// become committed. And a partition kfake reloads from its snapshot (a
+// transaction kept by a clean stop, then a crash before anything else
+// was written to it) does not count the transaction aborted at all.
+//
+// So Start marks the data directory as in use (crash_recovery.go) and
+// Close unmarks it once kfake has persisted its state. Finding the mark
+// (and no kfake session state, which proves a clean close) means the last
+// broker crashed: Start then reads the segments for transactional batches
+// with no marker after them (crash_scan.go), removes those partitions'
+// snapshots so that kfake replays them, starts kfake on a private
+// loopback port, writes an abort marker for each open transaction in
+// each of its partitions through the Kafka API (WriteTxnMarkers), moves
+// the log start offsets back to the snapshots' (DeleteRecords), and
+// stops it, persisting the result, before the broker proper starts and
+// any client can connect. The crashed producers' epochs are bumped by
+// kfake, so a producer still running is fenced. A data directory whose
+// aborted records were already followed by a commit of the same producer
+// after a crash of an older broker cannot be told apart from a commit of
+// them and stays as it is.
+//
 // Auto topic creation is off: sqlstream creates every topic it uses
 // through the admin API, as ksqlDB does.
 package broker
