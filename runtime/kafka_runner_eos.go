@@ -38,7 +38,11 @@ import (
 // ends the open transaction at once instead of at the interval; a member
 // in a join holds its transaction open until the sync (kgo holds the
 // commit meanwhile); planned rebalances are joined by every member at
-// once (rebalance_rounds.go).
+// once (rebalance_rounds.go). End never waits forever (eos_end.go): a
+// member the group lost would otherwise wait on a rebalance it holds
+// back itself; after endStall that rebalance is let through and the
+// transaction aborts, and an End past eosEndTimeout (outcome unknown) is
+// a session error, resolved by fencing, rejoining and restoring.
 //
 // The transactional id is <app id>-<process id>, the process id kept in
 // the data directory: a restarted process fences (and so aborts) its dead
@@ -480,6 +484,9 @@ func (r *kafkaRunner) resetSession(ctx context.Context) {
 // endTxn ends the open transaction: flushes the caches and the producer
 // and commits, unless asked not to or a produce failed; then commits the
 // stores to Pebble, or rebuilds every task from Pebble after an abort.
+// End is guarded against waiting forever on a rebalance the member holds
+// back, and bounded (eos_end.go): an End that failed, or timed out with
+// its outcome unknown, is a session error and the runner rejoins.
 func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 	start := time.Now()
 	if commit {
@@ -490,7 +497,7 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 	if commit {
 		try = kgo.TryCommit
 	}
-	committed, err := r.eos.sess.End(kgo.PreTxnCommitFnContext(ctx, r.withStreamTimes), try)
+	committed, err := r.endSession(ctx, try)
 	r.eos.open.Store(false)
 	r.eos.release.Store(false)
 	r.mu.Lock()
@@ -511,7 +518,7 @@ func (r *kafkaRunner) abortFailed() {
 		return
 	}
 	r.eos.open.Store(false)
-	if _, err := r.eos.sess.End(context.Background(), kgo.TryAbort); err != nil {
+	if _, err := r.endSession(context.Background(), kgo.TryAbort); err != nil {
 		r.q.logger().Warn("could not abort the transaction of the failed query; it times out", "query", r.q.id, "err", err)
 	}
 }
@@ -529,7 +536,12 @@ func (r *kafkaRunner) prepareCommit(ctx context.Context) bool {
 			return false
 		}
 	}
-	if err := r.cl.Flush(ctx); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, eosEndTimeout)
+	defer cancel()
+	if err := r.cl.Flush(fctx); err != nil {
+		if ctx.Err() == nil {
+			r.q.logger().Warn("aborting the transaction: its records could not be flushed", "query", r.q.id, "timeout", eosEndTimeout, "err", err)
+		}
 		return false
 	}
 	r.mu.Lock()
