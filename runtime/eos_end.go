@@ -21,10 +21,10 @@ import (
 //
 // Two guards, neither of which changes an outcome kgo would not reach:
 //
-//   - After endStall, if a rebalance waits for AllowRebalance (rebalanceWaits
-//     was called), End is let past it: AllowRebalance. The lost (or
-//     revoke) callback runs, closes the session's channel End waits on,
-//     and End aborts, exactly as for a rebalance that came before End
+//   - Once End has waited endStall while a rebalance has waited endStall
+//     for AllowRebalance (rebalanceWaits), End is let past it:
+//     AllowRebalance. The lost (or revoke) callback runs, closes the
+//     session's channel End waits on, and End aborts, exactly as for a rebalance that came before End
 //     (kgo's documented choice (b): allow the rebalance, abort the work).
 //     The aborted outcome is known, so the loop rebuilds its tasks from
 //     Pebble and carries on; the group manager rejoins and the new
@@ -66,23 +66,28 @@ func (r *kafkaRunner) endSession(ctx context.Context, try kgo.TransactionEndTry)
 	return committed, err
 }
 
-// unstickEnd lets a rebalance through once End has waited endStall while
-// that rebalance waits for AllowRebalance, checking again until End
-// returns (done closes).
+// unstickEnd lets a rebalance through once End has waited endStall
+// while that rebalance has waited endStall for AllowRebalance (a
+// rebalance that only just arrived, as one whose sync End's offset
+// commit was waiting for, is left to End's own AllowRebalance after it),
+// checking again until End returns (done closes).
 func (r *kafkaRunner) unstickEnd(done <-chan struct{}) {
-	t := time.NewTimer(endStall)
-	defer t.Stop()
+	tick := time.NewTicker(endStall / 4)
+	defer tick.Stop()
+	started := time.Now()
 	for {
 		select {
 		case <-done:
 			return
-		case <-t.C:
+		case <-tick.C:
 		}
-		if r.eos.blocked.Load() {
-			r.q.logger().Warn("ending the transaction waits on a rebalance this member holds back (the group coordinator likely lost the member); letting the rebalance through, so the transaction aborts and its records are processed again",
-				"query", r.q.id, "waited", endStall)
-			r.eos.sess.AllowRebalance()
+		at := r.eos.blockedAt.Load()
+		if at == 0 || time.Since(started) < endStall || time.Since(time.Unix(0, at)) < endStall {
+			continue
 		}
-		t.Reset(endStall)
+		r.q.logger().Warn("ending the transaction waits on a rebalance this member holds back (the group coordinator likely lost the member); letting the rebalance through, so the transaction aborts and its records are processed again",
+			"query", r.q.id, "waited", time.Since(started).Round(time.Millisecond))
+		r.eos.sess.AllowRebalance()
+		started = time.Now() // warn again only if End goes on waiting
 	}
 }

@@ -71,11 +71,12 @@ type eosSession struct {
 	// release: end the open transaction now, not at the commit interval
 	// (a rebalance is due, or a task just started: rebalance_rounds.go).
 	release atomic.Bool
-	// blocked: a rebalance callback waits for AllowRebalance (kgo's
-	// OnPartitionsCallbackBlocked); it sets release and wakes the poll.
-	blocked atomic.Bool
-	wakeMu  sync.Mutex
-	wake    context.CancelFunc // cancels the poll in progress, if any
+	// blockedAt: since when a rebalance callback waits for AllowRebalance
+	// (kgo's OnPartitionsCallbackBlocked; Unix nanoseconds, 0: none
+	// waits); it sets release and wakes the poll.
+	blockedAt atomic.Int64
+	wakeMu    sync.Mutex
+	wake      context.CancelFunc // cancels the poll in progress, if any
 	// joining is when the member's current join began (Unix nanoseconds,
 	// 0: not joining): from the revocation callback that ends a session
 	// (revokedEOS) to the sync's assignment (the balancer's
@@ -433,7 +434,7 @@ func (r *kafkaRunner) takeEmitErr() error {
 // reset, before more records are polled (they would be fetched again).
 func (r *kafkaRunner) allowRebalanceEOS(ctx context.Context) {
 	r.eos.sess.AllowRebalance()
-	if r.eos.blocked.Swap(false) {
+	if r.eos.blockedAt.Swap(0) != 0 {
 		done, cancel := context.WithCancel(ctx)
 		cancel()
 		r.eos.sess.PollRecords(done, 1)
@@ -448,7 +449,7 @@ func (r *kafkaRunner) allowRebalanceEOS(ctx context.Context) {
 // for this member to allow it. The open transaction ends at once rather
 // than at the commit interval, and a poll waiting for records returns.
 func (r *kafkaRunner) rebalanceWaits(context.Context, *kgo.Client) {
-	r.eos.blocked.Store(true)
+	r.eos.blockedAt.CompareAndSwap(0, time.Now().UnixNano())
 	r.eos.hurry()
 }
 
