@@ -90,10 +90,11 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 			return nil, err
 		}
 	}
+	star := visibleNames(n)
 	if len(q.PartitionBy) > 0 {
-		items = expandPartitionedJoinStar(items, n)
+		star = partitionedStarNames(n)
 	}
-	items = nameItems(expandJoinStar(items, n), n.schema)
+	items = nameItems(expandStar(items, star), n.schema)
 	node, items, scope, err := p.regroupJoin(plan, q, node, items, js, scope)
 	if err != nil {
 		return nil, err
@@ -109,20 +110,29 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 	return plan, nil
 }
 
-// expandJoinStar replaces `*` by the join's visible columns (not the
-// sources' row times).
-func expandJoinStar(items []ast.SelectItem, n *Join) []ast.SelectItem {
+// expandStar replaces an unqualified `*` by the named columns, in order.
+func expandStar(items []ast.SelectItem, names []string) []ast.SelectItem {
 	var out []ast.SelectItem
 	for _, it := range items {
 		if !it.Star || it.Source != "" {
 			out = append(out, it)
 			continue
 		}
-		for _, c := range n.Visible() {
-			out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: c.Name}})
+		for _, name := range names {
+			out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: name}})
 		}
 	}
 	return out
+}
+
+// visibleNames are what `*` selects from a join: its visible columns (not
+// the sources' row times).
+func visibleNames(n *Join) []string {
+	var names []string
+	for _, c := range n.Visible() {
+		names = append(names, c.Name)
+	}
+	return names
 }
 
 // joinKeyName picks the result's key column as ksqlDB does: a FULL OUTER

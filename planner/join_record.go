@@ -96,28 +96,12 @@ func (r recordRefs) carries(ref *ast.TableRef, alias string) bool {
 	return r.all || r.byName[alias] || r.byName[ref.Name]
 }
 
-// expandPartitionedJoinStar replaces `*` above a join re-keyed by
-// PARTITION BY by the columns ksqlDB's repartitioned join value has, in
-// its order: for each source, its value columns, its pseudo columns
-// (ROWTIME, ROWPARTITION, ROWOFFSET, window bounds) and its key
-// columns, each as ALIAS_COL; then any other column of the join (a
-// synthetic key). PARTITION BY then moves its key out of them.
-func expandPartitionedJoinStar(items []ast.SelectItem, n *Join) []ast.SelectItem {
-	var out []ast.SelectItem
-	for _, it := range items {
-		if !it.Star || it.Source != "" {
-			out = append(out, it)
-			continue
-		}
-		for _, name := range partitionedStarNames(n) {
-			out = append(out, ast.SelectItem{P: it.P, Expr: &ast.ColumnRef{P: it.P, Name: name}})
-		}
-	}
-	return out
-}
-
-// partitionedStarNames lists the join's columns in the order of
-// expandPartitionedJoinStar.
+// partitionedStarNames lists what `*` selects above a join re-keyed by
+// PARTITION BY: the columns ksqlDB's repartitioned join value has, in its
+// order: for each source, its value columns, its pseudo columns (ROWTIME,
+// ROWPARTITION, ROWOFFSET, window bounds) and its key columns, each as
+// ALIAS_COL; then any other column of the join (a synthetic key).
+// PARTITION BY then moves its key out of them.
 func partitionedStarNames(n *Join) []string {
 	var names []string
 	seen := map[string]bool{}
