@@ -21,19 +21,21 @@ type sourceOp struct {
 	nkeys    int
 	valIdx   []int // schema index of each value-codec column
 	hdrIdx   []int // schema index of each header column
-	recIdx   []int // schema index of each record-metadata column (types.RecordNS)
-	tsIdx    int   // schema index of the TIMESTAMP column, or -1
-	tsParse  func(v any) (int64, error)
-	next     Processor
-	row      types.Row
-	keyBuf   []any
-	valBuf   []any
+	// partIdx and offIdx are the schema indexes of the record-metadata
+	// columns (types.RecordNS) a join side carries, -1 if absent.
+	partIdx, offIdx int
+	tsIdx           int // schema index of the TIMESTAMP column, or -1
+	tsParse         func(v any) (int64, error)
+	next            Processor
+	row             types.Row
+	keyBuf          []any
+	valBuf          []any
 }
 
 func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func(any) (int64, error)) (*sourceOp, error) {
 	keys := src.Schema.Keys()
 	var vals []types.Column
-	op := &sourceOp{env: env, src: src, next: next, nkeys: len(keys), tsIdx: -1, tsParse: tsParse}
+	op := &sourceOp{env: env, src: src, next: next, nkeys: len(keys), tsIdx: -1, tsParse: tsParse, partIdx: -1, offIdx: -1}
 	for i, c := range src.Schema.Columns {
 		switch c.NS {
 		case types.ValueNS:
@@ -42,7 +44,7 @@ func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func
 		case types.HeaderNS:
 			op.hdrIdx = append(op.hdrIdx, i)
 		case types.RecordNS:
-			op.recIdx = append(op.recIdx, i)
+			op.setRecordColumn(c.Name, i)
 		}
 	}
 	var err error
@@ -164,13 +166,21 @@ func (op *sourceOp) readRecordColumns(r *InRecord, row *types.Row) {
 	if row.Tombstone {
 		return
 	}
-	for _, idx := range op.recIdx {
-		switch op.src.Schema.Columns[idx].Name {
-		case planner.RowPartitionColumn:
-			row.Values[idx] = r.Partition
-		case planner.RowOffsetColumn:
-			row.Values[idx] = r.Offset
-		}
+	if op.partIdx >= 0 {
+		row.Values[op.partIdx] = r.Partition
+	}
+	if op.offIdx >= 0 {
+		row.Values[op.offIdx] = r.Offset
+	}
+}
+
+// setRecordColumn notes where the record-metadata column name is.
+func (op *sourceOp) setRecordColumn(name string, idx int) {
+	switch name {
+	case planner.RowPartitionColumn:
+		op.partIdx = idx
+	case planner.RowOffsetColumn:
+		op.offIdx = idx
 	}
 }
 
