@@ -337,6 +337,22 @@ func anyRequest(kmsg.Request) bool { return true }
 // changelog (a second engine on a fresh data directory restores the store
 // from it and counts on).
 func eosFaultRun(t *testing.T, arm func(f *faultRig) *atomic.Int64) {
+	f := faultedCount(t, arm)
+	f.restartEngine(t.TempDir())
+	// The guarantee SET before CREATE came back with the command.
+	if q := f.exec("SHOW QUERIES;")[0].(api.QueriesList).Queries; len(q) != 1 || q[0].ProcessingGuarantee != "exactly_once_v2" {
+		t.Fatalf("after the restart: %+v", q)
+	}
+	f.produceEvents(100, 20)
+	want := f.countsSoFar(620, 20)
+	f.awaitCounts("counts", want)
+	f.assertPull("counts", want)
+}
+
+// faultedCount runs the exactly_once_v2 count over 2 partitions, arms a
+// fault once it counted, counts 500 more events and requires that the
+// fault hit and that the sink and a pull query hold every count exactly.
+func faultedCount(t *testing.T, arm func(f *faultRig) *atomic.Int64) *faultRig {
 	f := newEOSRig(t)
 	f.eosCounts("counts", "exactly_once_v2", 2)
 	f.produceEvents(20, 5)
@@ -349,15 +365,23 @@ func eosFaultRun(t *testing.T, arm func(f *faultRig) *atomic.Int64) {
 		t.Fatal("the fault never hit")
 	}
 	f.assertPull("counts", want)
-	f.restartEngine(t.TempDir())
-	// The guarantee SET before CREATE came back with the command.
-	if q := f.exec("SHOW QUERIES;")[0].(api.QueriesList).Queries; len(q) != 1 || q[0].ProcessingGuarantee != "exactly_once_v2" {
-		t.Fatalf("after the restart: %+v", q)
+	return f
+}
+
+// changelogTopic is the name of the one store changelog topic there is.
+func (f *faultRig) changelogTopic() string {
+	f.t.Helper()
+	topics, err := f.adm.ListTopics(context.Background())
+	if err != nil {
+		f.t.Fatal(err)
 	}
-	f.produceEvents(100, 20)
-	want = f.countsSoFar(620, 20)
-	f.awaitCounts("counts", want)
-	f.assertPull("counts", want)
+	var changelog string
+	for _, n := range topics.Names() {
+		if strings.HasSuffix(n, "-changelog") {
+			changelog = n
+		}
+	}
+	return changelog
 }
 
 // countsSoFar is what produceEvents batches of n events in total produced
@@ -568,16 +592,7 @@ func TestEOSRestoreWaitsForOpenTransaction(t *testing.T) {
 	f.produceEvents(20, 5)
 	want := f.countsSoFar(20, 5)
 	f.awaitCounts("counts", want)
-	var changelog string
-	topics, err := f.adm.ListTopics(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range topics.Names() {
-		if strings.HasSuffix(n, "-changelog") {
-			changelog = n
-		}
-	}
+	changelog := f.changelogTopic()
 	f.e.Close()
 	f.e = nil
 	other, err := kgo.NewClient(kgo.SeedBrokers(f.c.ListenAddrs()...), kgo.TransactionalID("intruder"))

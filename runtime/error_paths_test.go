@@ -37,19 +37,7 @@ func (f *faultRig) assertRecovered(id, want string) {
 // that the query recovered from it down the path of class (EXPLAIN lists
 // the error as recovered) with every count exact.
 func recoveryRun(t *testing.T, class string, arm func(f *faultRig) *atomic.Int64) {
-	f := newEOSRig(t)
-	f.eosCounts("counts", "exactly_once_v2", 2)
-	f.produceEvents(20, 5)
-	f.awaitCounts("counts", f.countsSoFar(20, 5))
-	hit := arm(f)
-	f.produceEvents(500, 20)
-	want := f.countsSoFar(520, 20)
-	f.awaitCounts("counts", want)
-	if hit.Load() == 0 {
-		t.Fatal("the fault never hit")
-	}
-	f.assertPull("counts", want)
-	f.assertRecovered("CTAS_COUNTS_1", class)
+	faultedCount(t, arm).assertRecovered("CTAS_COUNTS_1", class)
 }
 
 // offsetsAnswered answers the first n TxnOffsetCommits with code for

@@ -19,16 +19,7 @@ func TestLongRestoreStallsNeitherGroupNorOtherTasks(t *testing.T) {
 	f.eosCounts("counts", "at_least_once", 2)
 	want := f.produceEvents(40, 10)
 	f.awaitCounts("counts", want)
-	var changelog string
-	topics, err := f.adm.ListTopics(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range topics.Names() {
-		if strings.HasSuffix(n, "-changelog") {
-			changelog = n
-		}
-	}
+	changelog := f.changelogTopic()
 	f.e.Close()
 	f.e = nil
 	other, err := kgo.NewClient(kgo.SeedBrokers(f.c.ListenAddrs()...), kgo.TransactionalID("intruder"),
