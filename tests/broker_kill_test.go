@@ -141,25 +141,19 @@ func produceChunk(t *testing.T, kafka string, from, n int, want map[string]int) 
 // little more for its first records.
 func awaitOngoingTxn(t *testing.T, kafka string) {
 	t.Helper()
-	adm := kadm.NewClient(kafkaClient(t, kafka))
-	defer adm.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		txns, err := adm.ListTransactions(ctx, nil, []string{"Ongoing"})
-		if err == nil && len(txns) > 0 {
-			time.Sleep(20 * time.Millisecond)
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("no transaction of the server open within 10 s (last error %v)", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitOpenTxns(t, kafka, "no transaction of the server open", func(n int) bool { return n > 0 })
+	time.Sleep(20 * time.Millisecond)
 }
 
 // awaitNoTxn waits until the broker has no transaction open.
 func awaitNoTxn(t *testing.T, kafka string) {
+	t.Helper()
+	awaitOpenTxns(t, kafka, "a transaction still open of an idle query", func(n int) bool { return n == 0 })
+}
+
+// awaitOpenTxns waits at most 10 s until the number of transactions the
+// broker has open satisfies ok; failing, it says what.
+func awaitOpenTxns(t *testing.T, kafka, what string, ok func(int) bool) {
 	t.Helper()
 	adm := kadm.NewClient(kafkaClient(t, kafka))
 	defer adm.Close()
@@ -167,11 +161,11 @@ func awaitNoTxn(t *testing.T, kafka string) {
 	defer cancel()
 	for {
 		txns, err := adm.ListTransactions(ctx, nil, []string{"Ongoing"})
-		if err == nil && len(txns) == 0 {
+		if err == nil && ok(len(txns)) {
 			return
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("a transaction still open after 10 s of an idle query (%d open, last error %v)", len(txns), err)
+			t.Fatalf("%s after 10 s (%d open, last error %v)", what, len(txns), err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
