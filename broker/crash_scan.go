@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // openTxn is a transaction that a crash left open in one partition: its
@@ -128,19 +130,17 @@ func segmentBases(dir string) ([]int64, error) {
 	return bases, nil
 }
 
-// Record batch header layout (Kafka's RecordBatch v2, which kfake's
-// segment files hold back to back).
+// Where a record batch (Kafka's RecordBatch v2, which kfake's segment
+// files hold back to back) says its length and checksum, and what its
+// attributes flag; kmsg.RecordBatch decodes the rest.
 const (
 	batchHeaderLen    = 61 // through the record count
 	batchLengthEnd    = 12 // baseOffset(8) + batchLength(4)
 	batchCRCAt        = 17 // + partitionLeaderEpoch(4) + magic(1)
-	batchAttrsAt      = 21
-	batchProducerAt   = 43 // + attributes(2) lastOffsetDelta(4) baseTimestamp(8) maxTimestamp(8)
+	batchAttrsAt      = 21 // the checksum covers the batch from here
 	attrTransactional = 0x10
 	attrControl       = 0x20
 )
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // scanSegment reads the batches of one segment file and updates open:
 // a transactional data batch opens its producer's transaction (if not
@@ -153,6 +153,7 @@ func scanSegment(path string, open map[int64]openTxn) error {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	var batch []byte
 	for {
 		head, err := r.Peek(batchLengthEnd)
@@ -167,29 +168,25 @@ func scanSegment(path string, open map[int64]openTxn) error {
 		if _, err := io.ReadFull(r, batch); err != nil {
 			return nil // torn batch
 		}
-		if binary.BigEndian.Uint32(batch[batchCRCAt:batchAttrsAt]) != crc32.Checksum(batch[batchAttrsAt:], castagnoli) {
+		var b kmsg.RecordBatch
+		if binary.BigEndian.Uint32(batch[batchCRCAt:batchAttrsAt]) != crc32.Checksum(batch[batchAttrsAt:], castagnoli) ||
+			b.UnsafeReadFrom(batch) != nil {
 			return nil
 		}
-		applyBatch(batch, open)
+		applyBatch(&b, open)
 	}
 }
 
 // applyBatch updates open with one complete record batch.
-func applyBatch(batch []byte, open map[int64]openTxn) {
-	attrs := binary.BigEndian.Uint16(batch[batchAttrsAt:])
-	if attrs&attrTransactional == 0 {
+func applyBatch(b *kmsg.RecordBatch, open map[int64]openTxn) {
+	if b.Attributes&attrTransactional == 0 {
 		return
 	}
-	pid := int64(binary.BigEndian.Uint64(batch[batchProducerAt:]))
-	if attrs&attrControl != 0 {
-		delete(open, pid)
+	if b.Attributes&attrControl != 0 {
+		delete(open, b.ProducerID)
 		return
 	}
-	if _, ok := open[pid]; !ok {
-		open[pid] = openTxn{
-			producerID:  pid,
-			epoch:       int16(binary.BigEndian.Uint16(batch[batchProducerAt+8:])),
-			firstOffset: int64(binary.BigEndian.Uint64(batch)),
-		}
+	if _, ok := open[b.ProducerID]; !ok {
+		open[b.ProducerID] = openTxn{producerID: b.ProducerID, epoch: b.ProducerEpoch, firstOffset: b.FirstOffset}
 	}
 }
