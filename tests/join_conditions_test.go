@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"sort"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,33 @@ func TestCompositeKeyJoinWithResidual(t *testing.T) {
 	}
 	if got := consume(t, n.Kafka, "CHECKED", 4); strings.Join(got, "\n") != strings.Join(checked, "\n") {
 		t.Fatalf("left join: got %v, want %v", got, checked)
+	}
+}
+
+// TestJoinOnSidesRecordOffsets joins two streams through the binary and
+// the embedded broker on each side's own record offset (a.ROWOFFSET =
+// b.ROWOFFSET, as ksqlDB's row-offset-and-partition QTT case): each
+// side's ROWOFFSET and ROWPARTITION are its source record's, carried
+// through the repartition topics the re-keying on them needs, so the
+// n-th order meets the n-th shipment whatever their keys.
+func TestJoinOnSidesRecordOffsets(t *testing.T) {
+	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
+	n.mustKsql(`CREATE STREAM a (id INT KEY, foo VARCHAR)
+	  WITH (KAFKA_TOPIC='a', KEY_FORMAT='JSON', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE STREAM b (id INT KEY, bar VARCHAR)
+	  WITH (KAFKA_TOPIC='b', KEY_FORMAT='JSON', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE STREAM paired AS SELECT foo, bar, a.ROWOFFSET AS roa, b.ROWOFFSET AS rob, b.ROWPARTITION AS rpb
+	  FROM a JOIN b WITHIN 1 HOUR ON a.ROWOFFSET = b.ROWOFFSET;`)
+	produce(t, n.Kafka, "a", "1", `{"FOO":"a"}`, "2", `{"FOO":"b"}`, "3", `{"FOO":"c"}`)
+	produce(t, n.Kafka, "b", "4", `{"BAR":"d"}`, "5", `{"BAR":"e"}`, "6", `{"BAR":"f"}`)
+	want := []string{
+		`0={"FOO":"a","BAR":"d","ROB":0,"RPB":0}`,
+		`1={"FOO":"b","BAR":"e","ROB":1,"RPB":0}`,
+		`2={"FOO":"c","BAR":"f","ROB":2,"RPB":0}`,
+	}
+	got := consume(t, n.Kafka, "PAIRED", 3)
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("joined on record offsets: got %v, want %v", got, want)
 	}
 }
