@@ -64,15 +64,18 @@ func (r *reader) int(path string) (int32, error) {
 
 // bytes returns the next length-prefixed bytes, aliasing the payload.
 func (r *reader) bytes(path string) ([]byte, error) {
+	start := r.off
 	n, err := r.long(path)
 	if err != nil {
 		return nil, err
 	}
-	if n < 0 {
-		return nil, r.fail(path, "negative length %d", n)
-	}
-	if n > int64(len(r.b)-r.off) {
-		return nil, r.fail(path, "truncated: a length of %d with %d bytes left", n, len(r.b)-r.off)
+	if n < 0 || n > int64(len(r.b)-r.off) {
+		left := len(r.b) - r.off
+		r.off = start
+		if n < 0 {
+			return nil, r.fail(path, "negative length %d", n)
+		}
+		return nil, r.fail(path, "truncated: a length of %d with %d bytes left", n, left)
 	}
 	b := r.b[r.off : r.off+int(n)]
 	r.off += int(n)

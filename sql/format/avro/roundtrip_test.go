@@ -268,3 +268,5 @@ func sameValue(a, b any) bool {
 	}
 	return reflect.DeepEqual(a, b)
 }
+
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(7, 8)) }
