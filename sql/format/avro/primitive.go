@@ -167,7 +167,7 @@ func bytesDec(w *hamba.PrimitiveSchema, t *types.Type, path string) decFn {
 			if err != nil {
 				return nil, err
 			}
-			return string(b), nil
+			return r.str(b), nil
 		}
 	case types.KindBytes:
 		return func(r *reader) (any, error) {

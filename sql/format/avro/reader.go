@@ -4,12 +4,30 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
-// reader reads Avro binary encoding from b, at off.
+// reader reads Avro binary encoding from b, at off. Strings are copied
+// into slab, one allocation for all the strings of a record (sized by the
+// bytes left when the first string is read), and share it.
 type reader struct {
-	b   []byte
-	off int
+	b    []byte
+	off  int
+	slab []byte
+}
+
+// str copies b (just read from the payload) into the slab as a string.
+// The slab is only appended to, so the strings it holds never change.
+func (r *reader) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if cap(r.slab)-len(r.slab) < len(b) {
+		r.slab = make([]byte, 0, len(b)+len(r.b)-r.off)
+	}
+	start := len(r.slab)
+	r.slab = append(r.slab, b...)
+	return unsafe.String(&r.slab[start], len(b))
 }
 
 // DecodeError is a payload that does not match its schema: the column

@@ -28,6 +28,9 @@ import (
 func Schema(cols []types.Column, o Options) (string, error) {
 	p := &printer{}
 	full := o.fullName()
+	if err := checkFullName(full); err != nil {
+		return "", err
+	}
 	if o.Unwrapped {
 		if len(cols) != 1 {
 			return "", fmt.Errorf("an unwrapped Avro schema holds exactly one column, got %d", len(cols))
@@ -235,6 +238,16 @@ func checkName(name, path string) error {
 		return fmt.Errorf("Schema is not compatible with Avro: %s (column %s)", bad, path)
 	}
 	return fmt.Errorf("Schema is not compatible with Avro: %s", bad)
+}
+
+// checkFullName checks each dotted part of a schema's full name.
+func checkFullName(full string) error {
+	for _, part := range strings.Split(full, ".") {
+		if err := checkName(part, ""); err != nil {
+			return fmt.Errorf("schema full name %q: %w", full, err)
+		}
+	}
+	return nil
 }
 
 func nameStart(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
