@@ -28,6 +28,9 @@ type rowDecoder struct {
 	steps  []step
 	single decFn
 	ncols  int
+	// words and strs size the first chunks of a record's arenas (box.go):
+	// how many columns box an 8-byte value or a string.
+	words, strs int
 }
 
 var _ Decoder = (*rowDecoder)(nil)
@@ -53,7 +56,9 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 		if err != nil {
 			return nil, err
 		}
-		return &rowDecoder{single: fn, ncols: 1}, nil
+		d := &rowDecoder{single: fn, ncols: 1}
+		d.count(cols)
+		return d, nil
 	}
 	rec, ok := deref(s).(*hamba.RecordSchema)
 	if !ok {
@@ -67,7 +72,20 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 	if err != nil {
 		return nil, err
 	}
-	return &rowDecoder{steps: steps, ncols: len(cols)}, nil
+	d := &rowDecoder{steps: steps, ncols: len(cols)}
+	d.count(cols)
+	return d, nil
+}
+
+func (d *rowDecoder) count(cols []types.Column) {
+	for _, c := range cols {
+		switch c.Type.Kind {
+		case types.KindString:
+			d.strs++
+		case types.KindInteger, types.KindBigint, types.KindDouble, types.KindDate, types.KindTime, types.KindTimestamp:
+			d.words++
+		}
+	}
 }
 
 // Decode implements Decoder.
@@ -75,7 +93,7 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != d.ncols {
 		return fmt.Errorf("avro: decoding into %d slots for %d columns", len(dst), d.ncols)
 	}
-	r := reader{b: payload}
+	r := reader{b: payload, wordHint: d.words, strHint: d.strs}
 	if d.single != nil {
 		v, err := d.single(&r)
 		if err != nil {

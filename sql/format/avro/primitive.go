@@ -63,22 +63,27 @@ func intDec(logical hamba.LogicalType, t *types.Type, path string) decFn {
 		if err != nil {
 			return nil, err
 		}
-		return conv(v), nil
+		return conv(r, v), nil
 	}
 }
 
-func intConv(logical hamba.LogicalType, k types.Kind) func(int32) any {
+func intConv(logical hamba.LogicalType, k types.Kind) func(*reader, int32) any {
 	switch {
 	case k == types.KindInteger && logical == "":
-		return func(v int32) any { return v }
+		typ := typeWord(int32(0))
+		return func(r *reader, v int32) any { return box(r, typ, v) }
 	case k == types.KindBigint && logical == "":
-		return func(v int32) any { return int64(v) }
+		typ := typeWord(int64(0))
+		return func(r *reader, v int32) any { return box(r, typ, int64(v)) }
 	case k == types.KindDouble && logical == "":
-		return func(v int32) any { return float64(v) }
+		typ := typeWord(float64(0))
+		return func(r *reader, v int32) any { return box(r, typ, float64(v)) }
 	case k == types.KindDate && (logical == "" || logical == hamba.Date):
-		return func(v int32) any { return types.Date(v) }
+		typ := typeWord(types.Date(0))
+		return func(r *reader, v int32) any { return box(r, typ, types.Date(v)) }
 	case k == types.KindTime && (logical == "" || logical == hamba.TimeMillis):
-		return func(v int32) any { return types.Time(v) }
+		typ := typeWord(types.Time(0))
+		return func(r *reader, v int32) any { return box(r, typ, types.Time(v)) }
 	}
 	return nil
 }
@@ -95,24 +100,27 @@ func longDec(logical hamba.LogicalType, t *types.Type, path string) decFn {
 		if err != nil {
 			return nil, err
 		}
-		return conv(v), nil
+		return conv(r, v), nil
 	}
 }
 
-func longConv(logical hamba.LogicalType, k types.Kind) func(int64) any {
+func longConv(logical hamba.LogicalType, k types.Kind) func(*reader, int64) any {
 	micros := logical == hamba.TimestampMicros || logical == hamba.LocalTimestampMicros
 	millis := logical == "" || logical == hamba.TimestampMillis || logical == hamba.LocalTimestampMillis
+	ts, tm := typeWord(types.Timestamp(0)), typeWord(types.Time(0))
 	switch {
 	case k == types.KindBigint:
-		return func(v int64) any { return v }
+		typ := typeWord(int64(0))
+		return func(r *reader, v int64) any { return box(r, typ, v) }
 	case k == types.KindDouble && logical == "":
-		return func(v int64) any { return float64(v) }
+		typ := typeWord(float64(0))
+		return func(r *reader, v int64) any { return box(r, typ, float64(v)) }
 	case k == types.KindTimestamp && millis:
-		return func(v int64) any { return types.Timestamp(v) }
+		return func(r *reader, v int64) any { return box(r, ts, types.Timestamp(v)) }
 	case k == types.KindTimestamp && micros:
-		return func(v int64) any { return types.Timestamp(floorDiv(v, 1000)) }
+		return func(r *reader, v int64) any { return box(r, ts, types.Timestamp(floorDiv(v, 1000))) }
 	case k == types.KindTime && logical == hamba.TimeMicros:
-		return func(v int64) any { return types.Time(floorDiv(v, 1000)) }
+		return func(r *reader, v int64) any { return box(r, tm, types.Time(floorDiv(v, 1000))) }
 	}
 	return nil
 }
@@ -129,12 +137,13 @@ func floatDec(t *types.Type, path string) decFn {
 	if t.Kind != types.KindDouble {
 		return nil
 	}
+	typ := typeWord(float64(0))
 	return func(r *reader) (any, error) {
 		v, err := r.float(path)
 		if err != nil {
 			return nil, err
 		}
-		return float64(v), nil
+		return box(r, typ, float64(v)), nil
 	}
 }
 
@@ -142,12 +151,13 @@ func doubleDec(t *types.Type, path string) decFn {
 	if t.Kind != types.KindDouble {
 		return nil
 	}
+	typ := typeWord(float64(0))
 	return func(r *reader) (any, error) {
 		v, err := r.double(path)
 		if err != nil {
 			return nil, err
 		}
-		return v, nil
+		return box(r, typ, v), nil
 	}
 }
 
@@ -162,12 +172,13 @@ func bytesDec(w *hamba.PrimitiveSchema, t *types.Type, path string) decFn {
 	}
 	switch t.Kind {
 	case types.KindString:
+		typ := typeWord("")
 		return func(r *reader) (any, error) {
 			b, err := r.bytes(path)
 			if err != nil {
 				return nil, err
 			}
-			return r.str(b), nil
+			return boxString(r, typ, r.str(b)), nil
 		}
 	case types.KindBytes:
 		return func(r *reader) (any, error) {

@@ -14,6 +14,10 @@ type reader struct {
 	b    []byte
 	off  int
 	slab []byte
+	// The arenas of boxed values (box.go) and their first chunks' sizes.
+	words             []uint64
+	strs              []string
+	wordHint, strHint int
 }
 
 // str copies b (just read from the payload) into the slab as a string.
