@@ -65,4 +65,3 @@ func (r *reader) chunk(hint *int) int {
 	*hint = arenaChunk
 	return max(n, 1)
 }
-
