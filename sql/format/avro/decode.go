@@ -2,6 +2,7 @@ package avro
 
 import (
 	"fmt"
+	"strings"
 
 	hamba "github.com/hamba/avro/v2"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -177,10 +178,20 @@ func (c *compiler) steps(rec *hamba.RecordSchema, fields []types.Field, path str
 	return steps, nil
 }
 
-// fieldIndex finds name among fields, exactly, else ignoring case.
+// fieldIndex finds the Avro field name among fields, exactly, else
+// ignoring case, else as the Avro name of a qualified column (A.B is
+// written A_B; see Schema).
 func fieldIndex(fields []types.Field, name string) int {
 	t := types.Type{Fields: fields}
-	return t.Field(name)
+	if i := t.Field(name); i >= 0 {
+		return i
+	}
+	for i, f := range fields {
+		if strings.Contains(f.Name, ".") && strings.EqualFold(strings.ReplaceAll(f.Name, ".", "_"), name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // dec compiles a decoder of writer type w into reader type t.

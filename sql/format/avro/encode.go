@@ -164,6 +164,11 @@ func encNull(buf []byte, v any, path string) ([]byte, error) {
 // encUnion writes NULL as the null branch and a value as the first
 // branch that takes the column's type.
 func (c *compiler) encUnion(u *hamba.UnionSchema, t *types.Type, path string) (encFn, error) {
+	if len(nonNull(u)) > 1 && t.Kind == types.KindStruct {
+		if fn, err := c.encMembers(u, t, path); err == nil {
+			return fn, nil
+		}
+	}
 	null, branch := -1, -1
 	var fn encFn
 	for i, b := range u.Types() {
@@ -192,6 +197,45 @@ func (c *compiler) encUnion(u *hamba.UnionSchema, t *types.Type, path string) (e
 			return append(buf, nullIdx...), nil
 		}
 		return fn(append(buf, idx...), v)
+	}, nil
+}
+
+// encMembers writes a STRUCT of one field per union branch (the type
+// Columns infers for a union of several non-null types) as the branch of
+// its first non-null field; a struct of all nulls is the null branch.
+func (c *compiler) encMembers(u *hamba.UnionSchema, t *types.Type, path string) (encFn, error) {
+	null := -1
+	fields := make([]encFn, len(t.Fields))
+	index := make([][]byte, len(t.Fields))
+	for i, b := range u.Types() {
+		if b.Type() == hamba.Null {
+			null = i
+			continue
+		}
+		f := t.Field(branchName(b))
+		if f < 0 {
+			return nil, fmt.Errorf("column %s: the union branch %s has no field in %s", path, branchName(b), t)
+		}
+		fn, err := c.enc(b, t.Fields[f].Type, join(path, t.Fields[f].Name))
+		if err != nil {
+			return nil, err
+		}
+		fields[f], index[f] = fn, appendLong(nil, int64(i))
+	}
+	return func(buf []byte, v any) ([]byte, error) {
+		if sv, ok := v.(*types.StructValue); ok && len(sv.Values) == len(fields) {
+			for i, fv := range sv.Values {
+				if fv != nil && fields[i] != nil {
+					return fields[i](append(buf, index[i]...), fv)
+				}
+			}
+		} else if v != nil {
+			return buf, wrongValue(v, "a union's struct", path)
+		}
+		if null < 0 {
+			return buf, fmt.Errorf("avro: column %s has no value for any branch of its union, which has no null branch", path)
+		}
+		return appendLong(buf, int64(null)), nil
 	}, nil
 }
 

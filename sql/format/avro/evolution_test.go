@@ -184,3 +184,40 @@ func TestDecodeErrors(t *testing.T) {
 		t.Fatalf("recursive writer: %v", err)
 	}
 }
+
+// TestEncodeUnionStruct writes the STRUCT Columns infers for a union of
+// several types back as that union, and reads it again.
+func TestEncodeUnionStruct(t *testing.T) {
+	schema := `{"type":"record","name":"R","fields":[{"name":"u","type":["null","int","string"]},{"name":"Q_A","type":["null","int"]}]}`
+	cols, err := Columns(schema, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols[1].Name = "Q.A" // a qualified column is written as Q_A
+	enc, err := NewEncoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ut := cols[0].Type
+	for _, row := range [][]any{
+		{&types.StructValue{Type: ut, Values: []any{nil, "s"}}, int32(4)},
+		{&types.StructValue{Type: ut, Values: []any{int32(5), nil}}, nil},
+		{nil, int32(1)},
+	} {
+		b, err := enc.Encode(nil, row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]any, 2)
+		if err := dec.Decode(b, got); err != nil {
+			t.Fatal(err)
+		}
+		if !sameValue(got, row) {
+			t.Fatalf("got %#v, want %#v", got, row)
+		}
+	}
+}

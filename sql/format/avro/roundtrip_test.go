@@ -270,3 +270,44 @@ func sameValue(a, b any) bool {
 }
 
 func newRand() *rand.Rand { return rand.New(rand.NewPCG(7, 8)) }
+
+// TestConcurrentDecode: one compiled decoder and encoder serve many
+// goroutines at once (sql/format caches one per schema id).
+func TestConcurrentDecode(t *testing.T) {
+	cols := columns(t, roundTripCols)
+	text, err := Schema(cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, _ := NewEncoder(text, nil, cols, Options{})
+	dec, _ := NewDecoder(text, nil, cols, Options{})
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 100 {
+				row := make([]any, len(cols))
+				for j, c := range cols {
+					row[j] = randValue(rng, c.Type, 0)
+				}
+				b, err := enc.Encode(nil, row)
+				if err == nil {
+					got := make([]any, len(cols))
+					if err = dec.Decode(b, got); err == nil && !sameValue(got, row) {
+						err = fmt.Errorf("decoded %#v, want %#v", got, row)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
