@@ -511,6 +511,7 @@ func (c *compiler) encArray(s *hamba.ArraySchema, t *types.Type, path string) (e
 		}
 		if len(a) > 0 {
 			buf = appendLong(buf, int64(len(a)))
+			var err error
 			for _, e := range a {
 				if buf, err = elem(buf, e); err != nil {
 					return buf, err
