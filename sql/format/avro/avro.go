@@ -107,3 +107,19 @@ func parseRefs(refs Refs, cache *hamba.SchemaCache) error {
 	}
 	return nil
 }
+
+// rootRecord is the record a wrapped schema's columns are the fields of:
+// the schema itself, or the one record of a nullable root union
+// (["null", record], as some producers register), which nullable says.
+func rootRecord(s hamba.Schema) (rec *hamba.RecordSchema, nullable, ok bool) {
+	if u, isUnion := s.(*hamba.UnionSchema); isUnion {
+		b := nonNull(u)
+		if len(b) != 1 {
+			return nil, false, false
+		}
+		rec, ok = deref(b[0]).(*hamba.RecordSchema)
+		return rec, true, ok
+	}
+	rec, ok = deref(s).(*hamba.RecordSchema)
+	return rec, false, ok
+}

@@ -81,7 +81,7 @@ func BenchmarkAvroEncode(b *testing.B) {
 // generic codec into a map.
 func BenchmarkAvroDecodeHambaGeneric(b *testing.B) {
 	bn := newBench(b)
-	s := hamba.MustParse(bn.text)
+	s := mustParse(bn.text)
 	b.ReportAllocs()
 	for b.Loop() {
 		var m map[string]any

@@ -32,7 +32,7 @@ func Columns(schema string, refs Refs, o Options) ([]types.Column, error) {
 	if o.Key {
 		ns = types.KeyNS
 	}
-	rec, isRecord := deref(s).(*hamba.RecordSchema)
+	rec, _, isRecord := rootRecord(s)
 	if o.Unwrapped || !isRecord {
 		t, err := in.typ(s, o.single())
 		if err != nil {

@@ -29,6 +29,8 @@ type rowDecoder struct {
 	steps  []step
 	single decFn
 	ncols  int
+	// root, when set, reads a nullable root record instead of steps.
+	root func(*reader, []any) error
 	// words and strs size the first chunks of a record's arenas (box.go):
 	// how many columns box an 8-byte value or a string.
 	words, strs int
@@ -61,7 +63,7 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 		d.count(cols)
 		return d, nil
 	}
-	rec, ok := deref(s).(*hamba.RecordSchema)
+	rec, nullable, ok := rootRecord(s)
 	if !ok {
 		return nil, fmt.Errorf("the writer's Avro schema is a %s, not a record: declare the source with a single column and WRAP_SINGLE_VALUE=false", s.Type())
 	}
@@ -74,8 +76,30 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 		return nil, err
 	}
 	d := &rowDecoder{steps: steps, ncols: len(cols)}
+	if nullable {
+		d.steps, d.root = nil, c.nullableRoot(s.(*hamba.UnionSchema), steps, len(cols))
+	}
 	d.count(cols)
 	return d, nil
+}
+
+// nullableRoot reads a root union [null, record] into the row: the
+// record's fields, or all NULL for the null branch.
+func (c *compiler) nullableRoot(u *hamba.UnionSchema, steps []step, n int) func(*reader, []any) error {
+	null, _ := u.Indices()
+	return func(r *reader, dst []any) error {
+		i, err := r.long("")
+		if err != nil {
+			return err
+		}
+		if i < 0 || i >= int64(len(u.Types())) {
+			return r.fail("", "union branch %d out of range (the union has %d)", i, len(u.Types()))
+		}
+		if int(i) == null {
+			return nil
+		}
+		return runSteps(r, steps, dst)
+	}
 }
 
 func (d *rowDecoder) count(cols []types.Column) {
@@ -104,7 +128,11 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 		return r.end()
 	}
 	clear(dst)
-	if err := runSteps(&r, d.steps, dst); err != nil {
+	run := runSteps
+	if d.root != nil {
+		run = func(r *reader, _ []step, dst []any) error { return d.root(r, dst) }
+	}
+	if err := run(&r, d.steps, dst); err != nil {
 		return err
 	}
 	return r.end()

@@ -23,6 +23,7 @@ type put struct {
 }
 
 type rowEncoder struct {
+	prefix []byte // the record's branch of a nullable root union
 	puts   []put
 	single encFn
 	ncols  int
@@ -51,7 +52,7 @@ func NewEncoder(schema string, refs Refs, cols []types.Column, o Options) (Encod
 		}
 		return &rowEncoder{single: fn, ncols: 1}, nil
 	}
-	rec, ok := deref(s).(*hamba.RecordSchema)
+	rec, nullable, ok := rootRecord(s)
 	if !ok {
 		return nil, fmt.Errorf("the Avro schema is a %s, not a record: write a single column with WRAP_SINGLE_VALUE=false", s.Type())
 	}
@@ -63,7 +64,16 @@ func NewEncoder(schema string, refs Refs, cols []types.Column, o Options) (Encod
 	if err != nil {
 		return nil, err
 	}
-	return &rowEncoder{puts: puts, ncols: len(cols)}, nil
+	e := &rowEncoder{puts: puts, ncols: len(cols)}
+	if nullable {
+		// A row is never the null branch: a deleted row is a tombstone.
+		for i, b := range s.(*hamba.UnionSchema).Types() {
+			if b.Type() != hamba.Null {
+				e.prefix = appendLong(nil, int64(i))
+			}
+		}
+	}
+	return e, nil
 }
 
 // Encode implements Encoder.
@@ -74,7 +84,7 @@ func (e *rowEncoder) Encode(buf []byte, vals []any) ([]byte, error) {
 	if e.single != nil {
 		return e.single(buf, vals[0])
 	}
-	return runPuts(buf, e.puts, vals)
+	return runPuts(append(buf, e.prefix...), e.puts, vals)
 }
 
 func runPuts(buf []byte, puts []put, vals []any) ([]byte, error) {

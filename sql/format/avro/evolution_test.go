@@ -34,7 +34,7 @@ func TestDecodeEvolution(t *testing.T) {
 		"s": "str", "b": []byte("by"), "e": "B", "ts": int64(1_700_000_000_123_456),
 		"fx": big.NewRat(-500, 100), "skipped": "zz", "u": map[string]any{"string": "x"},
 	}
-	payload, err := hamba.Marshal(hamba.MustParse(writer), rec)
+	payload, err := hamba.Marshal(mustParse(writer), rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestEncodeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got map[string]any
-	if err := hamba.Unmarshal(hamba.MustParse(schema), b, &got); err != nil {
+	if err := hamba.Unmarshal(mustParse(schema), b, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got["A"] != 3 || got["EXTRA"] != "dflt" || got["N"] != nil || got["K"] != int64(42) {
@@ -219,5 +219,39 @@ func TestEncodeUnionStruct(t *testing.T) {
 		if !sameValue(got, row) {
 			t.Fatalf("got %#v, want %#v", got, row)
 		}
+	}
+}
+
+// TestNullableRoot: a schema registered as ["null", record] infers,
+// decodes and encodes as the record's columns.
+func TestNullableRoot(t *testing.T) {
+	schema := `["null",{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":["null","string"]}]}]`
+	cols, err := Columns(schema, nil, Options{})
+	if err != nil || len(cols) != 2 || cols[0].Name != "A" || cols[1].Name != "B" {
+		t.Fatalf("columns %v, %v", cols, err)
+	}
+	enc, err := NewEncoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := []any{int32(3), "x"}
+	b, err := enc.Encode(nil, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic map[string]any
+	if err := hamba.Unmarshal(mustParse(schema), b, &generic); err != nil || generic["R"].(map[string]any)["a"] != 3 {
+		t.Fatalf("hamba read %#v, %v", generic, err)
+	}
+	got := make([]any, 2)
+	if err := dec.Decode(b, got); err != nil || !sameValue(got, row) {
+		t.Fatalf("decoded %#v, %v", got, err)
+	}
+	if err := dec.Decode([]byte{0}, got); err != nil || got[0] != nil || got[1] != nil {
+		t.Fatalf("the null branch decoded %#v, %v", got, err)
 	}
 }

@@ -48,7 +48,7 @@ func TestRoundTripHamba(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema := hamba.MustParse(text)
+	schema := mustParse(text)
 	enc, err := NewEncoder(text, nil, cols, Options{})
 	if err != nil {
 		t.Fatal(err)

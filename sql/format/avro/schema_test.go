@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	hamba "github.com/hamba/avro/v2"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -100,4 +101,14 @@ func sameJSON(t *testing.T, a, b string) bool {
 	xs, _ := json.Marshal(x)
 	ys, _ := json.Marshal(y)
 	return string(xs) == string(ys)
+}
+
+// mustParse parses a schema with a cache of its own (hamba's default
+// cache is shared by every test).
+func mustParse(schema string) hamba.Schema {
+	s, err := parse(schema, nil)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
