@@ -311,3 +311,63 @@ func TestConcurrentDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestProjection decodes hamba-written records of the full round-trip
+// schema into random subsets of its columns, in random order and with
+// columns the writer lacks: each slot gets its column's value or NULL.
+func TestProjection(t *testing.T) {
+	cols := columns(t, roundTripCols)
+	text, err := Schema(cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := mustParse(text)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100 {
+		perm := rng.Perm(len(cols))[:1+rng.IntN(len(cols))]
+		reader := make([]types.Column, 0, len(perm)+1)
+		for _, i := range perm {
+			reader = append(reader, cols[i])
+		}
+		reader = append(reader, types.Column{Name: "NOT_WRITTEN", Type: types.StringType})
+		dec, err := NewDecoder(text, nil, reader, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := make([]any, len(cols))
+		for j, c := range cols {
+			row[j] = randValue(rng, c.Type, 0)
+		}
+		b, err := hamba.Marshal(schema, toHambaRow(cols, row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]any, len(reader))
+		if err := dec.Decode(b, got); err != nil {
+			t.Fatal(err)
+		}
+		for k, i := range perm {
+			if !sameValue(got[k], row[i]) {
+				t.Fatalf("column %s: got %#v, want %#v", cols[i].Name, got[k], row[i])
+			}
+		}
+		if got[len(perm)] != nil {
+			t.Fatalf("a column the writer lacks read %#v", got[len(perm)])
+		}
+	}
+}
+
+// TestEncodeWrongValue: a value of the wrong Go type is an error naming
+// the column, not a corrupt record.
+func TestEncodeWrongValue(t *testing.T) {
+	cols := columns(t, []string{"A INT", "S STRUCT<X ARRAY<BIGINT>>"})
+	text, _ := Schema(cols, Options{})
+	enc, err := NewEncoder(text, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := &types.StructValue{Type: cols[1].Type, Values: []any{[]any{"nope"}}}
+	if _, err := enc.Encode(nil, []any{int32(1), bad}); err == nil || err.Error() != "avro: column S.X[]: a string cannot be written as long" {
+		t.Fatalf("got %v", err)
+	}
+}
