@@ -82,13 +82,19 @@ func splitName(full string) (ns, name string) {
 }
 
 // root prints an unwrapped column's type: not a union, since the record
-// itself may be null only as a whole (a tombstone).
+// itself may be null only as a whole (a tombstone). ksqlDB rebuilds a
+// root primitive's Connect schema from its type, name and parameters
+// only (AvroSchemas.buildAvroCompatibleSchema), so a root logical type
+// has no connect.version.
 func (p *printer) root(t *types.Type, full string) error {
 	switch t.Kind {
 	case types.KindStruct:
 		return p.record(t.Fields, full, "")
 	case types.KindMap:
 		return p.mapType(t, full, "")
+	case types.KindDecimal, types.KindDate, types.KindTime, types.KindTimestamp:
+		p.logical(t, false)
+		return nil
 	}
 	return p.typ(t, full, "")
 }
@@ -156,14 +162,8 @@ func (p *printer) typ(t *types.Type, full, path string) error {
 		p.b.WriteString(`"string"`)
 	case types.KindBytes:
 		p.b.WriteString(`"bytes"`)
-	case types.KindDecimal:
-		p.decimal(t)
-	case types.KindDate:
-		p.b.WriteString(`{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}`)
-	case types.KindTime:
-		p.b.WriteString(`{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}`)
-	case types.KindTimestamp:
-		p.b.WriteString(`{"type":"long","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}`)
+	case types.KindDecimal, types.KindDate, types.KindTime, types.KindTimestamp:
+		p.logical(t, true)
 	case types.KindArray:
 		p.b.WriteString(`{"type":"array","items":["null",`)
 		if err := p.typ(t.Elem, full, path+"[]"); err != nil {
@@ -180,12 +180,31 @@ func (p *printer) typ(t *types.Type, full, path string) error {
 	return nil
 }
 
-func (p *printer) decimal(t *types.Type) {
+// logical prints a Connect logical type as AvroData does: the Avro type,
+// decimal's scale and precision, connect.version (when version),
+// connect.parameters, connect.name, then logicalType.
+func (p *printer) logical(t *types.Type, version bool) {
+	avroType, name, logical := "int", "Date", "date"
+	switch t.Kind {
+	case types.KindDecimal:
+		avroType, name, logical = "bytes", "Decimal", "decimal"
+	case types.KindTime:
+		name, logical = "Time", "time-millis"
+	case types.KindTimestamp:
+		avroType, name, logical = "long", "Timestamp", "timestamp-millis"
+	}
+	p.b.WriteString(`{"type":"` + avroType + `"`)
 	prec, scale := strconv.Itoa(t.Precision), strconv.Itoa(t.Scale)
-	p.b.WriteString(`{"type":"bytes","scale":` + scale + `,"precision":` + prec +
-		`,"connect.version":1,"connect.parameters":{"scale":"` + scale +
-		`","connect.decimal.precision":"` + prec +
-		`"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}`)
+	if t.Kind == types.KindDecimal {
+		p.b.WriteString(`,"scale":` + scale + `,"precision":` + prec)
+	}
+	if version {
+		p.b.WriteString(`,"connect.version":1`)
+	}
+	if t.Kind == types.KindDecimal {
+		p.b.WriteString(`,"connect.parameters":{"scale":"` + scale + `","connect.decimal.precision":"` + prec + `"}`)
+	}
+	p.b.WriteString(`,"connect.name":"org.apache.kafka.connect.data.` + name + `","logicalType":"` + logical + `"}`)
 }
 
 // mapType prints a MAP as Connect's AvroData does for a nullable string
