@@ -255,3 +255,38 @@ func TestNullableRoot(t *testing.T) {
 		t.Fatalf("the null branch decoded %#v, %v", got, err)
 	}
 }
+
+// TestBlocksWithSizes reads arrays and maps written in several blocks,
+// some with a negative count and a byte size (Avro's skippable blocks),
+// and skips them when no column wants them.
+func TestBlocksWithSizes(t *testing.T) {
+	schema := `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":"int"}},{"name":"m","type":{"type":"map","values":"string"}},{"name":"z","type":"int"}]}`
+	payload := []byte{
+		0x03, 0x04, 0x02, 0x04, // a: block of -2 items, 2 bytes: 1, 2
+		0x02, 0x06, 0x00, // block of 1 item: 3; end
+		0x01, 0x08, 0x02, 'k', 0x02, 'v', // m: block of -1 entry, 4 bytes: k → v
+		0x00, // end
+		0x0e, // z = 7
+	}
+	cols := columns(t, []string{"A ARRAY<INT>", "M MAP<STRING, STRING>", "Z INT"})
+	dec, err := NewDecoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]any, 3)
+	if err := dec.Decode(payload, got); err != nil {
+		t.Fatal(err)
+	}
+	want := []any{[]any{int32(1), int32(2), int32(3)}, map[string]any{"k": "v"}, int32(7)}
+	if !sameValue(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	skip, err := NewDecoder(schema, nil, cols[2:], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:1]
+	if err := skip.Decode(payload, got); err != nil || got[0] != int32(7) {
+		t.Fatalf("skipping: %#v, %v", got, err)
+	}
+}

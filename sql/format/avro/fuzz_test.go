@@ -16,6 +16,7 @@ func FuzzAvroDecode(f *testing.F) {
 		dec  Decoder
 	}
 	var targets []target
+	var firstSeeds [][]byte
 	t := &testing.T{}
 	for _, defs := range [][]string{roundTripCols, bidCols, {"ROWVAL MAP<STRING, ARRAY<DECIMAL(20, 2)>>"}} {
 		cols := columns(t, defs)
@@ -46,9 +47,24 @@ func FuzzAvroDecode(f *testing.F) {
 				f.Fatal(err)
 			}
 			f.Add(b)
+			if len(targets) == 0 {
+				firstSeeds = append(firstSeeds, b[1:])
+			}
 		}
 		targets = append(targets, target{cols, dec})
 	}
+	// A reader of other columns than the writer's: skipped fields,
+	// promotions, a missing column; its inputs are the first target's.
+	text, _ := Schema(columns(t, roundTripCols), Options{})
+	proj := columns(t, []string{"MS MAP<STRING, STRUCT<Z BOOLEAN>>", "I BIGINT", "S BYTES", "BY STRING", "NEW INT"})
+	dec, err := NewDecoder(text, nil, proj, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, b := range firstSeeds {
+		f.Add(append([]byte{byte(len(targets))}, b...))
+	}
+	targets = append(targets, target{proj, dec})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
