@@ -270,7 +270,9 @@ func (c *compiler) union(u *hamba.UnionSchema, t *types.Type, path string) (decF
 		var err error
 		if multi && b.Type() != hamba.Null {
 			fn, err = c.unionMember(b, t, path)
-		} else {
+		}
+		if fn == nil {
+			// Not the union's STRUCT: a branch read as the column itself.
 			fn, err = c.dec(b, t, path)
 		}
 		if err != nil {

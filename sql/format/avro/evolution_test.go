@@ -290,3 +290,31 @@ func TestBlocksWithSizes(t *testing.T) {
 		t.Fatalf("skipping: %#v, %v", got, err)
 	}
 }
+
+// TestUnionOfRecords reads a union of two records into a STRUCT column
+// shaped like one of them: that branch decodes; the other, sharing no
+// field with the column, reads as a struct of NULLs (Avro's resolution:
+// reader fields the writer lacks take their default).
+func TestUnionOfRecords(t *testing.T) {
+	schema := `{"type":"record","name":"R","fields":[{"name":"v","type":["null",
+		{"type":"record","name":"A","fields":[{"name":"x","type":"int"}]},
+		{"type":"record","name":"B","fields":[{"name":"y","type":"string"}]}]}]}`
+	cols := columns(t, []string{"V STRUCT<X INT>"})
+	dec, err := NewDecoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]any, 1)
+	if err := dec.Decode([]byte{0x02, 0x0e}, got); err != nil {
+		t.Fatal(err)
+	}
+	if want := (&types.StructValue{Type: cols[0].Type, Values: []any{int32(7)}}); !sameValue(got[0], want) {
+		t.Fatalf("got %#v", got[0])
+	}
+	if err := dec.Decode([]byte{0x04, 0x02, 'y'}, got); err != nil {
+		t.Fatal(err)
+	}
+	if want := (&types.StructValue{Type: cols[0].Type, Values: []any{nil}}); !sameValue(got[0], want) {
+		t.Fatalf("the other record's branch: %#v", got[0])
+	}
+}
