@@ -179,7 +179,7 @@ func (c *compiler) encUnion(u *hamba.UnionSchema, t *types.Type, path string) (e
 			return fn, nil
 		}
 	}
-	null, branch := -1, -1
+	null, branch, exact := -1, -1, false
 	var fn encFn
 	for i, b := range u.Types() {
 		if b.Type() == hamba.Null {
@@ -188,11 +188,13 @@ func (c *compiler) encUnion(u *hamba.UnionSchema, t *types.Type, path string) (e
 			}
 			continue
 		}
-		if branch >= 0 {
+		if exact {
 			continue
 		}
-		if f, err := c.enc(b, t, path); err == nil {
-			branch, fn = i, f
+		// The first branch of the column's own Avro type wins, else the
+		// first that takes it (a BIGINT into [int, long] is a long).
+		if f, err := c.enc(b, t, path); err == nil && (branch < 0 || sameKind(b, t)) {
+			branch, fn, exact = i, f, sameKind(b, t)
 		}
 	}
 	if branch < 0 {
@@ -247,6 +249,20 @@ func (c *compiler) encMembers(u *hamba.UnionSchema, t *types.Type, path string) 
 		}
 		return appendLong(buf, int64(null)), nil
 	}, nil
+}
+
+// sameKind reports whether b is the Avro type Schema prints for t.
+func sameKind(b hamba.Schema, t *types.Type) bool {
+	want := map[types.Kind]hamba.Type{
+		types.KindBoolean: hamba.Boolean, types.KindInteger: hamba.Int, types.KindBigint: hamba.Long,
+		types.KindDouble: hamba.Double, types.KindString: hamba.String, types.KindBytes: hamba.Bytes,
+		types.KindDecimal: hamba.Bytes, types.KindDate: hamba.Int, types.KindTime: hamba.Int,
+		types.KindTimestamp: hamba.Long, types.KindArray: hamba.Array, types.KindStruct: hamba.Record,
+	}[t.Kind]
+	if t.Kind == types.KindMap {
+		return b.Type() == hamba.Map || b.Type() == hamba.Array
+	}
+	return deref(b).Type() == want
 }
 
 func notNull(v any, path string) error {

@@ -318,3 +318,22 @@ func TestUnionOfRecords(t *testing.T) {
 		t.Fatalf("the other record's branch: %#v", got[0])
 	}
 }
+
+// TestEncodeUnionBranch: a value goes to the branch of its own Avro type
+// when the union has one, else to the first branch that takes it.
+func TestEncodeUnionBranch(t *testing.T) {
+	schema := `{"type":"record","name":"R","fields":[{"name":"s","type":["null","bytes","string"]},{"name":"l","type":["int","long"]},{"name":"d","type":["float","null"]}]}`
+	cols := columns(t, []string{"S STRING", "L BIGINT", "D DOUBLE"})
+	enc, err := NewEncoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := enc.Encode(nil, []any{"x", int64(1), nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// s: branch 2 (string) "x"; l: branch 1 (long) 1; d: branch 1 (null).
+	if want := []byte{0x04, 0x02, 'x', 0x02, 0x02, 0x02}; string(b) != string(want) {
+		t.Fatalf("encoded % x, want % x", b, want)
+	}
+}
