@@ -40,8 +40,11 @@ func checkQTTSchema(t *testing.T, file string, want expected) {
 		Name, Namespace string
 	}
 	_ = json.Unmarshal([]byte(want.schema), &named)
-	if named.Name != "" {
+	switch {
+	case named.Name != "" && named.Namespace != "":
 		o.FullName = named.Namespace + "." + named.Name
+	case named.Name != "":
+		o.FullName = named.Name
 	}
 	cols, err := Columns(want.schema, nil, o)
 	if err != nil {
@@ -73,9 +76,14 @@ func expectedAvroSchemas(t *testing.T, file string) []expected {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type topic struct {
+		KeyFormat, ValueFormat string
+		KeySchema, ValueSchema json.RawMessage
+	}
 	var doc struct {
 		Tests []struct {
-			Post struct {
+			Topics []topic
+			Post   struct {
 				Topics struct {
 					Topics []struct {
 						KeyFormat, ValueFormat struct {
@@ -93,6 +101,17 @@ func expectedAvroSchemas(t *testing.T, file string) []expected {
 	}
 	var out []expected
 	for _, tc := range doc.Tests {
+		// Input schemas written in ksqlDB's own shape (with connect.name)
+		// are expected schemas too.
+		for _, tp := range tc.Topics {
+			var root struct {
+				ConnectName string `json:"connect.name"`
+			}
+			_ = json.Unmarshal(tp.ValueSchema, &root)
+			if tp.ValueFormat == "AVRO" && root.ConnectName != "" {
+				out = append(out, expected{schema: string(tp.ValueSchema)})
+			}
+		}
 		for _, tp := range tc.Post.Topics.Topics {
 			if tp.KeyFormat.Format == "AVRO" && len(tp.KeySchema) > 0 {
 				out = append(out, expected{schema: string(tp.KeySchema), key: true, unwrapped: true})
