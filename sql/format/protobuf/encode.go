@@ -67,7 +67,8 @@ type fieldEnc struct {
 	wk       wk
 	sub      *msgEncoder // STRUCT, wrapper (one field), map entry (key, value)
 	enum     protoreflect.EnumDescriptor
-	fd       protoreflect.FieldDescriptor
+	fd       protoreflect.FieldDescriptor // the first member, for a oneof
+	oneof    bool                         // a oneof group: sub writes its members
 }
 
 func newMsgEncoder(md protoreflect.MessageDescriptor, fields []types.Field, path string, depth int) (*msgEncoder, error) {
@@ -79,7 +80,16 @@ func newMsgEncoder(md protoreflect.MessageDescriptor, fields []types.Field, path
 		p := joinPath(path, f.Name)
 		fd := fieldFor(md, f.Name)
 		if fd == nil {
-			return nil, schemaErr("column %s has no field in protobuf message %s", p, md.FullName())
+			od := oneofFor(md, f.Name)
+			if od == nil || f.Type.Kind != types.KindStruct {
+				return nil, schemaErr("column %s has no field in protobuf message %s", p, md.FullName())
+			}
+			fe, err := newOneofEnc(md, od, i, f, p, depth)
+			if err != nil {
+				return nil, err
+			}
+			m.fields = append(m.fields, fe)
+			continue
 		}
 		fe := &fieldEnc{idx: i, path: p, fd: fd, presence: fd.HasPresence()}
 		if err := fe.compile(fd, f.Type, depth); err != nil {
@@ -89,6 +99,22 @@ func newMsgEncoder(md protoreflect.MessageDescriptor, fields []types.Field, path
 	}
 	sort.Slice(m.fields, func(i, j int) bool { return m.fields[i].fd.Number() < m.fields[j].fd.Number() })
 	return m, nil
+}
+
+// newOneofEnc writes a STRUCT column read from a oneof (<oneof>_<index>)
+// back to its members: each non-NULL member is written (a reader keeps the
+// last, so a well-formed value has one).
+func newOneofEnc(md protoreflect.MessageDescriptor, od protoreflect.OneofDescriptor, i int, f types.Field, path string, depth int) (*fieldEnc, error) {
+	for _, member := range f.Type.Fields {
+		if fd := fieldFor(md, member.Name); fd == nil || fd.ContainingOneof() != od {
+			return nil, schemaErr("column %s has no member in oneof %s", joinPath(path, member.Name), od.FullName())
+		}
+	}
+	sub, err := newMsgEncoder(md, f.Type.Fields, path, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	return &fieldEnc{idx: i, path: path, fd: od.Fields().Get(0), oneof: true, sub: sub, target: f.Type}, nil
 }
 
 func (fe *fieldEnc) mismatch(t *types.Type) error {
@@ -194,6 +220,8 @@ func (m *msgEncoder) encode(buf []byte, vals []any) ([]byte, error) {
 			continue
 		}
 		switch {
+		case fe.oneof:
+			buf, err = fe.appendOneof(buf, v)
 		case fe.isMap:
 			buf, err = fe.appendMap(buf, v)
 		case fe.list:
@@ -210,6 +238,14 @@ func (m *msgEncoder) encode(buf []byte, vals []any) ([]byte, error) {
 
 func (fe *fieldEnc) errf(format string, args ...any) error {
 	return &EncodeError{Path: fe.path, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (fe *fieldEnc) appendOneof(buf []byte, v any) ([]byte, error) {
+	sv, ok := v.(*types.StructValue)
+	if !ok || len(sv.Values) != fe.sub.n {
+		return buf, fe.errf("want a STRUCT of %d fields, got %T", fe.sub.n, v)
+	}
+	return fe.sub.encode(buf, sv.Values)
 }
 
 // appendField writes tag and value, leaving out proto3 defaults of fields
