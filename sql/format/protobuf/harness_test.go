@@ -12,7 +12,7 @@ import (
 )
 
 // parseColumns reads "NAME TYPE" lines (TYPE in SQL syntax).
-func parseColumns(t *testing.T, text string) []types.Column {
+func parseColumns(t testing.TB, text string) []types.Column {
 	t.Helper()
 	var cols []types.Column
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
