@@ -12,7 +12,9 @@
 //	        ├──Columns──► []types.Column (ksqlDB's inference)
 //	        ├──MessageIndexes / MessageByIndexes (the header's index path)
 //	        ├──NewDecoder(writer, cols) ─► Decoder: payload ─► []any
-//	        └──NewEncoder(schema, cols) ─► Encoder: []any ─► payload
+//	        ├──NewEncoder(schema, cols) ─► Encoder: []any ─► payload
+//	        └──NewTextPrinter(schema, cols) ─► Java TextFormat text of a
+//	                          row (REST pull queries with protobuf output)
 //
 // Schemas compile with protocompile from memory: the schema itself,
 // its references (Refs, by import path), google/protobuf/*.proto, and
