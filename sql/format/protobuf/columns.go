@@ -99,7 +99,7 @@ func (in *inferrer) fieldType(fd protoreflect.FieldDescriptor) *types.Type {
 	}
 	if fd.IsList() {
 		if fd.Kind() == protoreflect.MessageKind {
-			if k, v, ok := entryFields(fd.Message()); ok {
+			if k, v, ok := entryFields(fd.Message(), false); ok {
 				return in.mapType(k, v)
 			}
 		}
@@ -113,7 +113,7 @@ func (in *inferrer) fieldType(fd protoreflect.FieldDescriptor) *types.Type {
 }
 
 func (in *inferrer) mapType(k, v protoreflect.FieldDescriptor) *types.Type {
-	if k.Kind() != protoreflect.StringKind {
+	if !isStringKey(k) {
 		return nil
 	}
 	vt := in.singular(v)
@@ -125,16 +125,28 @@ func (in *inferrer) mapType(k, v protoreflect.FieldDescriptor) *types.Type {
 
 // entryFields recognises the entry message ksqlDB prints for a MAP
 // (ConnectDefault2Entry { string key = 1; V value = 2; } without the
-// map_entry option).
-func entryFields(md protoreflect.MessageDescriptor) (k, v protoreflect.FieldDescriptor, ok bool) {
+// map_entry option), as Confluent's converter does: a name ending in
+// Entry, fields key and value, neither repeated. repeatedValue also
+// accepts a repeated value (what the converter writes for a MAP of
+// ARRAYs, though it reads that back as an ARRAY of STRUCTs).
+func entryFields(md protoreflect.MessageDescriptor, repeatedValue bool) (k, v protoreflect.FieldDescriptor, ok bool) {
 	if !strings.HasSuffix(string(md.Name()), "Entry") || md.Fields().Len() != 2 {
 		return nil, nil, false
 	}
-	k, v = md.Fields().ByNumber(1), md.Fields().ByNumber(2)
-	if k == nil || v == nil || k.Name() != "key" || v.Name() != "value" || k.IsList() || v.IsList() {
+	k, v = md.Fields().Get(0), md.Fields().Get(1)
+	if k.Name() != "key" || v.Name() != "value" || k.IsList() || (v.IsList() && !repeatedValue) {
 		return nil, nil, false
 	}
 	return k, v, true
+}
+
+// isStringKey reports whether a map key field holds a string (plain, or
+// wrapped as WRAPPER writes it).
+func isStringKey(k protoreflect.FieldDescriptor) bool {
+	if k.Kind() == protoreflect.MessageKind {
+		return k.Message().FullName() == "google.protobuf.StringValue"
+	}
+	return k.Kind() == protoreflect.StringKind
 }
 
 // singular is the SQL type of one value of fd (an element, for lists).

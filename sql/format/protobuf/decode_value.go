@@ -142,7 +142,8 @@ func (s *slot) readEntry(b []byte, typ protowire.Type, dst []any, at int) (int, 
 		m = map[string]any{}
 		dst[s.idx] = m
 	}
-	m[kv[0].(string)] = kv[1]
+	key, _ := kv[0].(string) // an absent wrapped key is the empty string
+	m[key] = kv[1]
 	return n, nil
 }
 

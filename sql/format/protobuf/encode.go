@@ -141,7 +141,7 @@ func (fe *fieldEnc) compileMap(fd protoreflect.FieldDescriptor, t *types.Type, d
 	if t.Kind != types.KindMap || t.Key.Kind != types.KindString {
 		return fe.mismatch(t)
 	}
-	if _, _, ok := entryFields(entry); !ok && !fd.IsMap() {
+	if _, _, ok := entryFields(entry, true); !ok && !fd.IsMap() {
 		return fe.mismatch(t)
 	}
 	fe.isMap, fe.target = true, t
@@ -350,24 +350,8 @@ func (fe *fieldEnc) appendMap(buf []byte, v any) ([]byte, error) {
 	for _, k := range keys {
 		kv[0], kv[1] = k, m[k]
 		buf = append(buf, fe.tag...)
-		buf, err = fe.withLength(buf, func(b []byte) ([]byte, error) { return fe.sub.encodeEntry(b, kv[:]) })
+		buf, err = fe.withLength(buf, func(b []byte) ([]byte, error) { return fe.sub.encode(b, kv[:]) })
 		if err != nil {
-			return buf, err
-		}
-	}
-	return buf, nil
-}
-
-// encodeEntry writes a map entry; unlike a plain message it always writes
-// the key, as protobuf's own map encoder does.
-func (m *msgEncoder) encodeEntry(buf []byte, kv []any) ([]byte, error) {
-	var err error
-	for _, fe := range m.fields {
-		if kv[fe.idx] == nil {
-			continue
-		}
-		buf = append(buf, fe.tag...)
-		if buf, err = fe.appendValue(buf, kv[fe.idx]); err != nil {
 			return buf, err
 		}
 	}

@@ -46,35 +46,39 @@ func toDynamic(t testing.TB, md protoreflect.MessageDescriptor, fields []types.F
 		if fd == nil {
 			t.Fatalf("no field %s in %s", f.Name, md.FullName())
 		}
-		if vals[i] == nil {
-			continue
-		}
-		switch {
-		case fd.IsMap():
-			mp := m.Mutable(fd).Map()
-			for k, v := range vals[i].(map[string]any) {
-				mp.Set(protoreflect.ValueOfString(k).MapKey(), toDynValue(t, m, fd.MapValue(), f.Type.Elem, v))
-			}
-		case fd.IsList() && f.Type.Kind == types.KindMap:
-			l := m.Mutable(fd).List()
-			mv := vals[i].(map[string]any)
-			for _, k := range slices.Sorted(maps.Keys(mv)) { // repeated entries keep their order
-				v := mv[k]
-				entry := dynamicpb.NewMessage(fd.Message())
-				entry.Set(fd.Message().Fields().ByNumber(1), protoreflect.ValueOfString(k))
-				entry.Set(fd.Message().Fields().ByNumber(2), toDynValue(t, entry, fd.Message().Fields().ByNumber(2), f.Type.Elem, v))
-				l.Append(protoreflect.ValueOfMessage(entry))
-			}
-		case fd.IsList():
-			l := m.Mutable(fd).List()
-			for _, v := range vals[i].([]any) {
-				l.Append(toDynValue(t, m, fd, f.Type.Elem, v))
-			}
-		default:
-			m.Set(fd, toDynValue(t, m, fd, f.Type, vals[i]))
+		if vals[i] != nil {
+			setDynamic(t, m, fd, f.Type, vals[i])
 		}
 	}
 	return m
+}
+
+func setDynamic(t testing.TB, m *dynamicpb.Message, fd protoreflect.FieldDescriptor, typ *types.Type, v any) {
+	switch {
+	case fd.IsMap():
+		mp := m.Mutable(fd).Map()
+		for k, e := range v.(map[string]any) {
+			mp.Set(protoreflect.ValueOfString(k).MapKey(), toDynValue(t, m, fd.MapValue(), typ.Elem, e))
+		}
+	case fd.IsList() && typ.Kind == types.KindMap:
+		l := m.Mutable(fd).List()
+		mv := v.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(mv)) { // repeated entries keep their order
+			entry := dynamicpb.NewMessage(fd.Message())
+			setDynamic(t, entry, fd.Message().Fields().ByNumber(1), types.StringType, k)
+			if mv[k] != nil {
+				setDynamic(t, entry, fd.Message().Fields().ByNumber(2), typ.Elem, mv[k])
+			}
+			l.Append(protoreflect.ValueOfMessage(entry))
+		}
+	case fd.IsList():
+		l := m.Mutable(fd).List()
+		for _, e := range v.([]any) {
+			l.Append(toDynValue(t, m, fd, typ.Elem, e))
+		}
+	default:
+		m.Set(fd, toDynValue(t, m, fd, typ, v))
+	}
 }
 
 func toDynValue(t testing.TB, parent *dynamicpb.Message, fd protoreflect.FieldDescriptor, typ *types.Type, v any) protoreflect.Value {
@@ -230,6 +234,9 @@ AST ARRAY<STRUCT<X INTEGER, Y STRING>>
 MS MAP<STRING, DOUBLE>
 MST MAP<STRING, STRUCT<Z BOOLEAN>>
 ST STRUCT<A INTEGER, B STRUCT<C STRING, D DECIMAL(4, 2)>, E ARRAY<INTEGER>>
+AD ARRAY<DECIMAL(5, 1)>
+MA MAP<STRING, ARRAY<STRING>>
+MM MAP<STRING, MAP<STRING, BIGINT>>
 `
 
 func TestDifferentialRoundTrip(t *testing.T) {

@@ -1,7 +1,7 @@
 package protobuf
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,17 +12,20 @@ import (
 
 // Schema is the proto3 schema ksqlDB registers for cols, printed as
 // Confluent's canonical text: one message (ConnectDefault1 unless
-// o.FullName names it) with a field per column numbered from 1, STRUCTs
-// and MAP entries as nested messages ConnectDefault2, ConnectDefault3Entry
-// … (depth first), DECIMAL as confluent.type.Decimal with its precision
-// and scale in (confluent.field_meta), TIMESTAMP, DATE and TIME as
-// google.protobuf.Timestamp, google.type.Date and google.type.TimeOfDay,
-// and nullable primitives as o.NullableRepresentation asks.
+// o.FullName names it, with its package) with a field per column numbered
+// from 1; STRUCTs and MAP entries as messages nested where they are used,
+// named ConnectDefault2, ConnectDefault3Entry … depth first (as Confluent's
+// converter names ksqlDB's unnamed schemas); DECIMAL as
+// confluent.type.Decimal with its precision and scale in
+// (confluent.field_meta); TIMESTAMP, DATE and TIME as
+// google.protobuf.Timestamp, google.type.Date and google.type.TimeOfDay;
+// imports in first-use order; nulls as o.NullableRepresentation asks
+// (see field).
 func Schema(cols []types.Column, o Options) (string, error) {
 	if err := o.validate(); err != nil {
 		return "", err
 	}
-	p := &printer{rep: o.representation(), imports: map[string]bool{}}
+	p := &printer{rep: o.representation()}
 	pkg, name := splitFullName(o.FullName)
 	if name == "" {
 		name = p.nextName("")
@@ -47,7 +50,7 @@ func splitFullName(full string) (pkg, name string) {
 
 type printer struct {
 	rep     string
-	imports map[string]bool
+	imports []string // in first-use order
 	counter int
 }
 
@@ -62,15 +65,10 @@ func (p *printer) file(pkg, body string) string {
 	if pkg != "" {
 		b.WriteString("package " + pkg + ";\n\n")
 	}
-	imports := make([]string, 0, len(p.imports))
-	for imp := range p.imports {
-		imports = append(imports, imp)
-	}
-	sort.Strings(imports)
-	for _, imp := range imports {
+	for _, imp := range p.imports {
 		b.WriteString("import \"" + imp + "\";\n")
 	}
-	if len(imports) > 0 {
+	if len(p.imports) > 0 {
 		b.WriteString("\n")
 	}
 	b.WriteString(body)
@@ -102,103 +100,104 @@ func (p *printer) message(name string, fields []types.Field, depth int) (string,
 }
 
 // field prints one field line and the nested messages its type needs.
+// As Confluent's converter does for ksqlDB's all-optional schemas, OPTIONAL
+// labels every field that is not repeated and WRAPPER wraps every
+// primitive, array elements and map keys and values included.
 func (p *printer) field(f types.Field, num, depth int) (string, []string, error) {
 	indent := strings.Repeat("  ", depth)
 	tail := " " + f.Name + " = " + strconv.Itoa(num)
-	switch f.Type.Kind {
+	label, t := "", f.Type
+	switch t.Kind {
 	case types.KindArray:
-		elem, msgs, err := p.elemType(f.Name, f.Type.Elem, depth)
-		if err != nil {
-			return "", nil, err
+		label, t = "repeated ", t.Elem
+		if t.Kind == types.KindArray || t.Kind == types.KindMap {
+			return "", nil, unsupported("PROTOBUF cannot write column %s: an ARRAY of %s has no protobuf type (repeated fields do not nest)", f.Name, t.Kind)
 		}
-		return indent + "repeated " + elem + tail + ";\n", msgs, nil
 	case types.KindMap:
-		entry, msg, err := p.mapEntry(f.Name, f.Type, depth)
-		if err != nil {
-			return "", nil, err
+		entry, msg, err := p.mapEntry(f.Name, t, depth)
+		return indent + "repeated " + entry + tail + ";\n", []string{msg}, err
+	default:
+		if p.rep == NullableOptional {
+			label = "optional "
 		}
-		return indent + "repeated " + entry + tail + ";\n", []string{msg}, nil
-	case types.KindStruct:
-		name := p.nextName("")
-		msg, err := p.message(name, f.Type.Fields, depth)
-		return indent + name + tail + ";\n", []string{msg}, err
 	}
-	typ, opts, err := p.scalar(f.Name, f.Type, true)
+	if t.Kind == types.KindStruct {
+		name := p.nextName("")
+		if name == f.Name {
+			name += "Message" // a message type may not share its field's name
+		}
+		msg, err := p.message(name, t.Fields, depth)
+		return indent + label + name + tail + ";\n", []string{msg}, err
+	}
+	typ, err := p.scalar(f.Name, t)
 	if err != nil {
 		return "", nil, err
 	}
-	label := ""
-	if p.rep == NullableOptional && isPrimitive(f.Type.Kind) {
-		label = "optional "
+	opts := ""
+	if t.Kind == types.KindDecimal {
+		opts = decimalOptions(t, indent)
 	}
 	return indent + label + typ + tail + opts + ";\n", nil, nil
 }
 
-// elemType is the type of a repeated field's elements.
-func (p *printer) elemType(name string, t *types.Type, depth int) (string, []string, error) {
-	switch t.Kind {
-	case types.KindArray, types.KindMap:
-		return "", nil, unsupported("PROTOBUF cannot write column %s: an ARRAY of %s has no protobuf type (repeated fields do not nest)", name, t.Kind)
-	case types.KindStruct:
-		msgName := p.nextName("")
-		msg, err := p.message(msgName, t.Fields, depth)
-		return msgName, []string{msg}, err
-	}
-	typ, opts, err := p.scalar(name, t, false)
-	if opts != "" {
-		return "", nil, unsupported("PROTOBUF cannot write column %s: an ARRAY of DECIMAL needs field options on each element", name)
-	}
-	return typ, nil, err
-}
-
-// mapEntry prints a MAP's entry message (string key = 1, value = 2).
+// mapEntry prints a MAP's entry message (key = 1, value = 2; not a
+// protobuf map_entry, as Confluent writes it).
 func (p *printer) mapEntry(name string, t *types.Type, depth int) (string, string, error) {
 	if t.Key.Kind != types.KindString {
 		return "", "", unsupported("PROTOBUF format only supports MAP types with STRING keys")
 	}
-	if k := t.Elem.Kind; k == types.KindArray || k == types.KindMap {
-		return "", "", unsupported("PROTOBUF cannot write column %s: a MAP of %s has no protobuf type", name, k)
-	}
 	entry := p.nextName("Entry")
-	value := types.Field{Name: "value", Type: t.Elem}
-	saved := p.rep
-	p.rep = NullableDefault // entry values are never wrapped
-	msg, err := p.message(entry, []types.Field{{Name: "key", Type: types.StringType}, value}, depth)
-	p.rep = saved
+	msg, err := p.message(entry, []types.Field{{Name: "key", Type: types.StringType}, {Name: "value", Type: t.Elem}}, depth)
 	return entry, msg, err
 }
 
-// scalar is the protobuf type of a non-container SQL type, and the field
-// options it needs. wrap says a nullable primitive may use a wrapper.
-func (p *printer) scalar(name string, t *types.Type, wrap bool) (string, string, error) {
-	if wrap && p.rep == NullableWrapper && isPrimitive(t.Kind) {
-		p.imports["google/protobuf/wrappers.proto"] = true
-		return "google.protobuf." + wrapperName(t.Kind), "", nil
+// scalar is the protobuf type of a non-container SQL type; it records
+// the imports the type needs.
+func (p *printer) scalar(name string, t *types.Type) (string, error) {
+	if p.rep == NullableWrapper && isPrimitive(t.Kind) {
+		p.addImport("google/protobuf/wrappers.proto")
+		return "google.protobuf." + wrapperName(t.Kind), nil
 	}
 	switch t.Kind {
 	case types.KindDecimal:
-		p.imports["confluent/meta.proto"] = true
-		p.imports["confluent/type/decimal.proto"] = true
-		return "confluent.type.Decimal", decimalOptions(t), nil
+		p.addImport("confluent/meta.proto")
+		p.addImport("confluent/type/decimal.proto")
+		return "confluent.type.Decimal", nil
 	case types.KindTimestamp:
-		p.imports["google/protobuf/timestamp.proto"] = true
-		return "google.protobuf.Timestamp", "", nil
+		p.addImport("google/protobuf/timestamp.proto")
+		return "google.protobuf.Timestamp", nil
 	case types.KindDate:
-		p.imports["google/type/date.proto"] = true
-		return "google.type.Date", "", nil
+		p.addImport("google/type/date.proto")
+		return "google.type.Date", nil
 	case types.KindTime:
-		p.imports["google/type/timeofday.proto"] = true
-		return "google.type.TimeOfDay", "", nil
+		p.addImport("google/type/timeofday.proto")
+		return "google.type.TimeOfDay", nil
 	}
 	if s, ok := scalarName(t.Kind); ok {
-		return s, "", nil
+		return s, nil
 	}
-	return "", "", unsupported("PROTOBUF cannot write column %s of type %s", name, t)
+	return "", unsupported("PROTOBUF cannot write column %s of type %s", name, t)
 }
 
-func decimalOptions(t *types.Type) string {
-	return ` [(confluent.field_meta) = { params: [{ key: "precision", value: "` + strconv.Itoa(t.Precision) +
-		`" }, { key: "scale", value: "` + strconv.Itoa(t.Scale) + `" }] }]`
+// addImport records an import once, in first-use order (the order
+// Confluent's schema builder adds dependencies in).
+func (p *printer) addImport(path string) {
+	if !slices.Contains(p.imports, path) {
+		p.imports = append(p.imports, path)
+	}
+}
+
+// decimalOptions is the (confluent.field_meta) option of a DECIMAL field,
+// laid out as Confluent's schema printer writes option values, indented
+// from the field's indent.
+func decimalOptions(t *types.Type, indent string) string {
+	param := func(key string, v int) string {
+		return indent + "    {\n" + indent + "      key: \"" + key + "\",\n" +
+			indent + "      value: \"" + strconv.Itoa(v) + "\"\n" + indent + "    }"
+	}
+	return " [(confluent.field_meta) = {\n" + indent + "  params: [\n" +
+		param("precision", t.Precision) + ",\n" + param("scale", t.Scale) + "\n" +
+		indent + "  ]\n" + indent + "}]"
 }
 
 func isPrimitive(k types.Kind) bool {

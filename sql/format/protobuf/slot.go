@@ -17,7 +17,7 @@ func (s *slot) compile(fd protoreflect.FieldDescriptor, depth int) error {
 		return s.compileMap(fd.MapKey(), fd.MapValue(), depth)
 	case fd.IsList():
 		if fd.Kind() == protoreflect.MessageKind && s.target.Kind == types.KindMap {
-			if k, v, ok := entryFields(fd.Message()); ok {
+			if k, v, ok := entryFields(fd.Message(), true); ok {
 				return s.compileMap(k, v, depth)
 			}
 		}
@@ -32,8 +32,8 @@ func (s *slot) compile(fd protoreflect.FieldDescriptor, depth int) error {
 }
 
 func (s *slot) compileMap(k, v protoreflect.FieldDescriptor, depth int) error {
-	if s.target.Kind != types.KindMap || k.Kind() != protoreflect.StringKind {
-		return s.mismatch(k.ContainingMessage().Fields().ByNumber(2))
+	if s.target.Kind != types.KindMap || !isStringKey(k) {
+		return s.mismatch(v)
 	}
 	s.shape = shapeMap
 	entry := []types.Field{{Name: "key", Type: types.StringType}, {Name: "value", Type: s.target.Elem}}
