@@ -53,21 +53,22 @@ func (in *inferrer) name(n string) string {
 	return strings.ToUpper(n)
 }
 
-// fields infers the fields of md in declaration order; a oneof becomes one
-// STRUCT at the position of its first member.
+// fields infers the fields of md: its oneofs first (each one STRUCT, as
+// Confluent's converter lists them), then the other fields in declaration
+// order.
 func (in *inferrer) fields(md protoreflect.MessageDescriptor) []types.Field {
 	in.open[md.FullName()] = true
 	defer delete(in.open, md.FullName())
 	var out []types.Field
-	done := map[protoreflect.OneofDescriptor]bool{}
+	for i := 0; i < md.Oneofs().Len(); i++ {
+		if od := md.Oneofs().Get(i); !od.IsSynthetic() {
+			out = append(out, in.oneof(od)...)
+		}
+	}
 	fs := md.Fields()
 	for i := 0; i < fs.Len(); i++ {
 		fd := fs.Get(i)
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
-			if !done[od] {
-				done[od] = true
-				out = append(out, in.oneof(od)...)
-			}
 			continue
 		}
 		if t := in.fieldType(fd); t != nil {

@@ -42,7 +42,8 @@ func wellKnown(md protoreflect.MessageDescriptor) wk {
 const fieldMetaNumber = 1088
 
 // decimalParams reads precision and scale from a Decimal field's
-// (confluent.field_meta) params. The options are read from their wire form,
+// (confluent.field_meta) params; a missing precision is ksqlDB's default
+// of 64 and a missing scale 0. The options are read from their wire form,
 // so it does not matter whether the compiler kept the extension typed or
 // as unknown fields.
 func decimalParams(fd protoreflect.FieldDescriptor) (precision, scale int, ok bool) {
@@ -61,16 +62,23 @@ func decimalParams(fd protoreflect.FieldDescriptor) (precision, scale int, ok bo
 			})
 		}
 	})
-	p, err1 := strconv.Atoi(params["precision"])
-	s, err2 := strconv.Atoi(params["scale"])
-	if err1 != nil || p <= 0 {
-		return 0, 0, false
+	precision, scale = defaultDecimalPrecision, 0
+	if p, ok := params["precision"]; ok {
+		if precision, err = strconv.Atoi(p); err != nil {
+			return 0, 0, false
+		}
 	}
-	if err2 != nil {
-		s = 0
+	if s, ok := params["scale"]; ok {
+		if scale, err = strconv.Atoi(s); err != nil {
+			return 0, 0, false
+		}
 	}
-	return p, s, s >= 0 && s <= p
+	return precision, scale, precision > 0 && scale >= 0 && scale <= precision
 }
+
+// defaultDecimalPrecision is ksqlDB's precision for a decimal schema that
+// does not state one.
+const defaultDecimalPrecision = 64
 
 // eachField calls fn with each length-delimited field of a message; it
 // stops at the first malformed byte.
