@@ -30,6 +30,9 @@ func Columns(schema string, refs Refs, o Options) ([]types.Column, error) {
 	}
 	in := inferrer{keepCase: o.KeepCase, open: map[protoreflect.FullName]bool{}}
 	fields := in.fields(md)
+	if in.dup != "" {
+		return nil, schemaErr("protobuf schema field names collide as columns: %s (ksqlDB names columns by upper-cased field names)", in.dup)
+	}
 	ns := types.ValueNS
 	if o.Key {
 		ns = types.KeyNS
@@ -44,6 +47,18 @@ func Columns(schema string, refs Refs, o Options) ([]types.Column, error) {
 type inferrer struct {
 	keepCase bool
 	open     map[protoreflect.FullName]bool // messages being inferred (cycle check)
+	dup      string                         // the first duplicate column or field name
+}
+
+// checkDup records the first name that two fields of one message share.
+func (in *inferrer) checkDup(fields []types.Field) {
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if seen[f.Name] && in.dup == "" {
+			in.dup = f.Name
+		}
+		seen[f.Name] = true
+	}
 }
 
 func (in *inferrer) name(n string) string {
@@ -75,6 +90,7 @@ func (in *inferrer) fields(md protoreflect.MessageDescriptor) []types.Field {
 			out = append(out, types.Field{Name: in.name(string(fd.Name())), Type: t})
 		}
 	}
+	in.checkDup(out)
 	return out
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // Decoder fills one Go value per reader column (sql/types/value.go) from a
-// protobuf payload (no Confluent header). It never keeps the payload.
+// protobuf payload (no Confluent header). It never keeps the payload and
+// holds no per-call state, so one Decoder may serve many goroutines.
 type Decoder interface {
 	Decode(payload []byte, dst []any) error
 }

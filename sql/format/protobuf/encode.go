@@ -11,6 +11,7 @@ import (
 )
 
 // Encoder appends the protobuf payload (no Confluent header) of one row.
+// It holds no per-call state, so one Encoder may serve many goroutines.
 type Encoder interface {
 	Encode(buf []byte, vals []any) ([]byte, error)
 }

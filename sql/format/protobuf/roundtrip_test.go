@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -289,5 +290,34 @@ func checkRow(t *testing.T, md protoreflect.MessageDescriptor, fields []types.Fi
 	}
 	if !proto.Equal(parsed, want) {
 		t.Fatalf("our encoding of %v\nparses as %v\nwant %v", row, parsed, want)
+	}
+}
+
+// TestCodecsConcurrent shares one decoder and encoder between goroutines
+// (run with -race): they keep no per-call state.
+func TestCodecsConcurrent(t *testing.T) {
+	cols := parseColumns(t, everyType)
+	fields := columnFields(cols)
+	schema, err := Schema(cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := compileMessage(t, schema, nil, "")
+	dec, err := NewDecoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := NewEncoder(schema, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := range 4 {
+		t.Run(strconv.Itoa(g), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(uint64(g), 3))
+			for range 50 {
+				checkRow(t, md, fields, dec, enc, randValue(r, types.StructOf(fields...), false).(*types.StructValue).Values)
+			}
+		})
 	}
 }
