@@ -56,7 +56,8 @@ func (d *decoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != len(d.m.slots) {
 		return fmt.Errorf("protobuf decoder: %d destination slots for %d columns (internal error)", len(dst), len(d.m.slots))
 	}
-	return d.m.decode(payload, dst, 0)
+	st := decodeState{payload: payload}
+	return d.m.decode(&st, payload, dst, 0)
 }
 
 // denseLimit bounds the field numbers looked up by slice index; higher

@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -15,8 +17,29 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
+// decodeState is what one Decode call shares between its slots: the
+// payload as a string, made on the first string field, so that strings
+// are substrings of it and a record costs one allocation for all of them
+// (as the JSON codec does).
+type decodeState struct {
+	payload []byte
+	text    string
+}
+
+// str returns the string field b found at byte at of the payload; invalid
+// UTF-8 is replaced by U+FFFD, as Java's ByteString.toStringUtf8 does.
+func (st *decodeState) str(b []byte, at int) string {
+	if !utf8.Valid(b) {
+		return strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+	if st.text == "" {
+		st.text = string(st.payload)
+	}
+	return st.text[at : at+len(b)]
+}
+
 // decode reads one message from b (at byte base of the payload) into dst.
-func (m *msgDecoder) decode(b []byte, dst []any, base int) error {
+func (m *msgDecoder) decode(st *decodeState, b []byte, dst []any, base int) error {
 	m.reset(dst)
 	for off := 0; off < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[off:])
@@ -32,7 +55,7 @@ func (m *msgDecoder) decode(b []byte, dst []any, base int) error {
 			off += n
 			continue
 		}
-		n, err := s.read(b[off:], typ, dst, base+off)
+		n, err := s.read(st, b[off:], typ, dst, base+off)
 		if err != nil {
 			return err
 		}
@@ -67,14 +90,14 @@ func (m *msgDecoder) finish(dst []any) {
 }
 
 // read consumes one field's value at b and stores it.
-func (s *slot) read(b []byte, typ protowire.Type, dst []any, at int) (int, error) {
+func (s *slot) read(st *decodeState, b []byte, typ protowire.Type, dst []any, at int) (int, error) {
 	switch s.shape {
 	case shapeList:
-		return s.readList(b, typ, dst, at)
+		return s.readList(st, b, typ, dst, at)
 	case shapeMap:
-		return s.readEntry(b, typ, dst, at)
+		return s.readEntry(st, b, typ, dst, at)
 	}
-	v, n, err := s.value(b, typ, at)
+	v, n, err := s.value(st, b, typ, at)
 	if err != nil {
 		return 0, err
 	}
@@ -100,10 +123,10 @@ func (s *slot) setMember(dst []any, v any) {
 	sv.Values[s.idx] = v
 }
 
-func (s *slot) readList(b []byte, typ protowire.Type, dst []any, at int) (int, error) {
+func (s *slot) readList(st *decodeState, b []byte, typ protowire.Type, dst []any, at int) (int, error) {
 	list, _ := dst[s.idx].([]any)
 	if typ != protowire.BytesType || !packable(s.kind) {
-		v, n, err := s.value(b, typ, at)
+		v, n, err := s.value(st, b, typ, at)
 		dst[s.idx] = append(list, v)
 		return n, err
 	}
@@ -114,7 +137,7 @@ func (s *slot) readList(b []byte, typ protowire.Type, dst []any, at int) (int, e
 	at += n - len(packed)
 	want := wireType(s.kind)
 	for len(packed) > 0 {
-		v, m, err := s.value(packed, want, at)
+		v, m, err := s.value(st, packed, want, at)
 		if err != nil {
 			return 0, err
 		}
@@ -125,7 +148,7 @@ func (s *slot) readList(b []byte, typ protowire.Type, dst []any, at int) (int, e
 	return n, nil
 }
 
-func (s *slot) readEntry(b []byte, typ protowire.Type, dst []any, at int) (int, error) {
+func (s *slot) readEntry(st *decodeState, b []byte, typ protowire.Type, dst []any, at int) (int, error) {
 	if typ != protowire.BytesType {
 		return 0, s.errAt(at, "map entry has wire type %d, want %d (length-delimited)", typ, protowire.BytesType)
 	}
@@ -134,7 +157,7 @@ func (s *slot) readEntry(b []byte, typ protowire.Type, dst []any, at int) (int, 
 		return 0, s.errAt(at, "truncated map entry: %v", protowire.ParseError(n))
 	}
 	var kv [2]any
-	if err := s.sub.decode(entry, kv[:], at+n-len(entry)); err != nil {
+	if err := s.sub.decode(st, entry, kv[:], at+n-len(entry)); err != nil {
 		return 0, err
 	}
 	m, _ := dst[s.idx].(map[string]any)
@@ -152,7 +175,7 @@ func (s *slot) errAt(at int, format string, args ...any) error {
 }
 
 // value decodes one value of the slot's kind.
-func (s *slot) value(b []byte, typ protowire.Type, at int) (any, int, error) {
+func (s *slot) value(st *decodeState, b []byte, typ protowire.Type, at int) (any, int, error) {
 	if want := wireType(s.kind); typ != want {
 		return nil, 0, s.errAt(at, "wire type %d, want %d for %s", typ, want, s.kind)
 	}
@@ -180,7 +203,7 @@ func (s *slot) value(b []byte, typ protowire.Type, at int) (any, int, error) {
 	default:
 		var x []byte
 		if x, n = protowire.ConsumeBytes(b); n >= 0 {
-			v, err = s.fromBytes(x, at+n-len(x))
+			v, err = s.fromBytes(st, x, at+n-len(x))
 		}
 	}
 	if n < 0 {
@@ -270,10 +293,10 @@ func (s *slot) enumValue(n int32) (any, error) {
 }
 
 // fromBytes decodes a length-delimited value starting at byte at.
-func (s *slot) fromBytes(b []byte, at int) (any, error) {
+func (s *slot) fromBytes(st *decodeState, b []byte, at int) (any, error) {
 	switch s.kind {
 	case protoreflect.StringKind:
-		return string(b), nil
+		return st.str(b, at), nil
 	case protoreflect.BytesKind:
 		return append([]byte{}, b...), nil
 	}
@@ -288,11 +311,11 @@ func (s *slot) fromBytes(b []byte, at int) (any, error) {
 		return s.decimal(b, at)
 	case wkWrapper:
 		var v [1]any
-		err := s.sub.decode(b, v[:], at)
+		err := s.sub.decode(st, b, v[:], at)
 		return v[0], err
 	}
 	vals := make([]any, len(s.sub.slots))
-	if err := s.sub.decode(b, vals, at); err != nil {
+	if err := s.sub.decode(st, b, vals, at); err != nil {
 		return nil, err
 	}
 	return &types.StructValue{Type: s.vt, Values: vals}, nil

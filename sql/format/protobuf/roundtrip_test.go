@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -319,5 +320,84 @@ func TestCodecsConcurrent(t *testing.T) {
 				checkRow(t, md, fields, dec, enc, randValue(r, types.StructOf(fields...), false).(*types.StructValue).Values)
 			}
 		})
+	}
+}
+
+// TestDifferentialEvolution reads rows written with every type through a
+// reader that reorders, drops and promotes columns and has one the
+// writer lacks: each column reads what the writer's field holds.
+func TestDifferentialEvolution(t *testing.T) {
+	wcols := parseColumns(t, everyType)
+	wfields := columnFields(wcols)
+	schema, err := Schema(wcols, Options{NullableRepresentation: NullableOptional})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := compileMessage(t, schema, nil, "")
+	// The reader: I promoted to BIGINT, the struct and map columns, TS,
+	// a column the writer lacks, in another order.
+	rcols := parseColumns(t, "ST STRUCT<E ARRAY<INTEGER>, A BIGINT>\nNEW STRING\nTS TIMESTAMP\nI BIGINT\nMS MAP<STRING, DOUBLE>")
+	from := map[string]int{}
+	for i, f := range wfields {
+		from[f.Name] = i
+	}
+	dec, err := NewDecoder(schema, nil, rcols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 200 {
+		row := randValue(r, types.StructOf(wfields...), false).(*types.StructValue).Values
+		wire, err := proto.Marshal(toDynamic(t, md, wfields, row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]any, len(rcols))
+		if err := dec.Decode(wire, got); err != nil {
+			t.Fatal(err)
+		}
+		if got[1] != nil {
+			t.Fatalf("column NEW, absent from the writer, read %v", got[1])
+		}
+		for _, i := range []int{2, 3, 4} {
+			c := rcols[i]
+			w := row[from[c.Name]]
+			want := toDynamic(t, md, []types.Field{{Name: c.Name, Type: wcols[from[c.Name]].Type}}, []any{w})
+			back := toDynamic(t, md, []types.Field{{Name: c.Name, Type: c.Type}}, []any{got[i]})
+			if !proto.Equal(want, back) {
+				t.Fatalf("column %s: wrote %v, read %v", c.Name, w, got[i])
+			}
+		}
+		checkStructProjection(t, row[from["ST"]], got[0])
+	}
+}
+
+// checkStructProjection compares the reader's STRUCT<E, A BIGINT> with
+// the writer's STRUCT<A INTEGER, B …, E>.
+func checkStructProjection(t *testing.T, wrote, read any) {
+	t.Helper()
+	if wrote == nil {
+		if read != nil {
+			t.Fatalf("ST: wrote NULL, read %v", read)
+		}
+		return
+	}
+	w, r := wrote.(*types.StructValue), read.(*types.StructValue)
+	wantE := w.Values[2]
+	if wantE == nil {
+		wantE = []any{}
+	}
+	if !reflect.DeepEqual(r.Values[0], wantE) {
+		t.Fatalf("ST.E: wrote %v, read %v", w.Values[2], r.Values[0])
+	}
+	switch a := w.Values[0].(type) {
+	case nil:
+		if r.Values[1] != nil {
+			t.Fatalf("ST.A: wrote NULL (optional), read %v", r.Values[1])
+		}
+	case int32:
+		if r.Values[1] != int64(a) {
+			t.Fatalf("ST.A: wrote %d, read %v", a, r.Values[1])
+		}
 	}
 }
