@@ -162,7 +162,7 @@ func (fe *fieldEnc) appendMessage(buf []byte, v any) ([]byte, error) {
 	case wkDecimal:
 		return fe.appendDecimal(buf, v)
 	case wkWrapper:
-		return fe.sub.encode(buf, []any{v})
+		return fe.sub.fields[0].appendField(buf, v) // the wrapper's one field
 	}
 	sv, ok := v.(*types.StructValue)
 	if !ok || len(sv.Values) != fe.sub.n {
@@ -204,12 +204,20 @@ func (fe *fieldEnc) appendDecimal(buf []byte, v any) ([]byte, error) {
 	if err != nil {
 		return buf, fe.errf("%v", err)
 	}
-	bi := d.Coeff.MathBigInt()
-	if d.Negative {
-		bi.Neg(bi)
-	}
 	buf = protowire.AppendTag(buf, 1, protowire.BytesType)
-	buf = protowire.AppendBytes(buf, twosComplement(bi))
+	if d.Coeff.IsInt64() {
+		v := d.Coeff.Int64()
+		if d.Negative {
+			v = -v
+		}
+		buf = appendInt64Bytes(buf, v)
+	} else {
+		bi := d.Coeff.MathBigInt()
+		if d.Negative {
+			bi.Neg(bi)
+		}
+		buf = protowire.AppendBytes(buf, twosComplement(bi))
+	}
 	if fe.target.Precision != 0 {
 		buf = protowire.AppendTag(buf, 2, protowire.VarintType)
 		buf = protowire.AppendVarint(buf, uint64(fe.target.Precision))
@@ -219,6 +227,20 @@ func (fe *fieldEnc) appendDecimal(buf []byte, v any) ([]byte, error) {
 		buf = protowire.AppendVarint(buf, uint64(int64(fe.target.Scale)))
 	}
 	return buf, nil
+}
+
+// appendInt64Bytes appends v as a length-delimited twosComplement, without
+// allocating.
+func appendInt64Bytes(buf []byte, v int64) []byte {
+	n := 1
+	for n < 8 && v>>(8*n-1) != 0 && v>>(8*n-1) != -1 {
+		n++
+	}
+	buf = protowire.AppendVarint(buf, uint64(n))
+	for i := n - 1; i >= 0; i-- {
+		buf = append(buf, byte(v>>(8*i)))
+	}
+	return buf
 }
 
 // twosComplement is Java's BigInteger.toByteArray: the shortest
