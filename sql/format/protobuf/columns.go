@@ -168,8 +168,11 @@ func isStringKey(k protoreflect.FieldDescriptor) bool {
 
 // singular is the SQL type of one value of fd (an element, for lists).
 func (in *inferrer) singular(fd protoreflect.FieldDescriptor) *types.Type {
-	if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
+	switch fd.Kind() {
+	case protoreflect.MessageKind:
 		return in.messageType(fd)
+	case protoreflect.GroupKind:
+		return nil // proto2 groups: ksqlDB has no type for them
 	}
 	return kindType(fd.Kind())
 }

@@ -21,8 +21,8 @@ type Decoder interface {
 // NewDecoder compiles, once per writer schema, a decoder from the message
 // o.FullName ("" = the first) of writer into cols: a table by field number
 // of slot decoders, matched to columns by name (exact, then ignoring case).
-// Absent fields read as proto3 defaults, except fields with presence
-// (messages, wrappers, proto3 optional, oneof members), which read as NULL;
+// Absent fields read as their defaults, except messages (wrappers
+// included), proto3 optional fields and oneof members, which read as NULL;
 // absent repeated fields read as an empty ARRAY or MAP. Unknown fields are
 // skipped; columns the writer lacks are NULL. A column whose type cannot
 // hold its field is an error here, not at decode time.

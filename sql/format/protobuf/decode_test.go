@@ -18,6 +18,7 @@ import (
 //	writer [name=M]      input: the writer's schema text
 //	reader               input: the reader's columns (NAME TYPE lines)
 //	decode               input: the payload in hex (spaces allowed)
+//	columns-of-writer    the columns Columns infers from the writer
 //	encode               input: the payload in hex; decode, then encode
 //	                     into the writer's schema and print that in hex
 func TestDecode(t *testing.T) {
@@ -39,6 +40,12 @@ func TestDecode(t *testing.T) {
 				return "error: " + err.Error() + "\n"
 			}
 			return "ok\n"
+		case "columns-of-writer":
+			cols, err := Columns(writer, nil, Options{FullName: name})
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			return formatColumns(cols)
 		case "decode", "encode":
 			payload, err := hex.DecodeString(strings.Join(strings.Fields(d.Input), ""))
 			if err != nil {

@@ -40,8 +40,11 @@
 // written as the field's default and read back as it; WRAPPER writes
 // nullable primitives as google.protobuf.*Value and OPTIONAL as proto3
 // optional fields, both read back as NULL when absent. Decoders follow
-// the writer's schema, so a field with presence (message, wrapper,
-// optional, oneof member) absent reads as NULL whatever the options.
+// the writer's schema as Confluent's converter reads it: an absent
+// message (wrappers included), proto3 optional field or oneof member is
+// NULL whatever the options; any other absent field is its default
+// (proto2's declared default included); an absent repeated field is an
+// empty ARRAY or MAP.
 //
 // Bad bytes give a *DecodeError with the column path and byte offset;
 // a column that its schema field cannot hold is an error when the codec is

@@ -1,6 +1,8 @@
 package protobuf
 
 import (
+	"strconv"
+
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -11,7 +13,10 @@ func (s *slot) num() protowire.Number { return protowire.Number(s.fd.Number()) }
 
 // compile prepares s to read fd into s.target.
 func (s *slot) compile(fd protoreflect.FieldDescriptor, depth int) error {
-	s.presence = fd.HasPresence()
+	// As Confluent's converter reads: an absent message, proto3 optional
+	// or oneof member is NULL; any other absent field is its default
+	// (proto2's [default = …] included).
+	s.presence = fd.ContainingOneof() != nil || fd.Kind() == protoreflect.MessageKind
 	switch {
 	case fd.IsMap():
 		return s.compileMap(fd.MapKey(), fd.MapValue(), depth)
@@ -126,26 +131,63 @@ func kindFits(k protoreflect.Kind, t types.Kind) bool {
 	return t == types.KindInteger || t == types.KindBigint || t == types.KindDouble
 }
 
-// zeroOf is the proto3 default of fd read as t.
+// zeroOf is the default of fd (proto3's zero, or proto2's declared
+// default) read as t.
 func zeroOf(fd protoreflect.FieldDescriptor, t *types.Type) any {
-	switch t.Kind {
-	case types.KindBoolean:
-		return false
-	case types.KindInteger:
-		return int32(0)
-	case types.KindBigint:
-		return int64(0)
-	case types.KindDouble:
-		return float64(0)
-	case types.KindBytes:
-		return []byte{}
+	d := fd.Default()
+	if !d.IsValid() { // repeated fields have no default; their elements' is zero
+		d = kindZero(fd)
 	}
-	if fd.Kind() == protoreflect.EnumKind {
-		if v := fd.Enum().Values().ByNumber(fd.Default().Enum()); v != nil {
-			return string(v.Name())
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return d.Bool()
+	case protoreflect.StringKind:
+		return d.String()
+	case protoreflect.BytesKind:
+		return append([]byte{}, d.Bytes()...)
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return d.Float()
+	case protoreflect.EnumKind:
+		if t.Kind == types.KindString {
+			if v := fd.Enum().Values().ByNumber(d.Enum()); v != nil {
+				return string(v.Name())
+			}
+			return strconv.Itoa(int(d.Enum()))
 		}
+		return intAs(int64(d.Enum()), t)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return intAs(int64(d.Uint()), t)
 	}
-	return ""
+	return intAs(d.Int(), t)
+}
+
+func kindZero(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(false)
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString("")
+	case protoreflect.BytesKind:
+		return protoreflect.ValueOfBytes(nil)
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(0)
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(fd.Enum().Values().Get(0).Number())
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(0)
+	}
+	return protoreflect.ValueOfInt64(0)
+}
+
+// intAs is an integer default as the column's type.
+func intAs(i int64, t *types.Type) any {
+	switch t.Kind {
+	case types.KindInteger:
+		return int32(i)
+	case types.KindDouble:
+		return float64(i)
+	}
+	return i
 }
 
 // wireType is the wire type a scalar kind is written with.
