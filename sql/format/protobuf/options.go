@@ -1,9 +1,6 @@
 package protobuf
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Options are the WITH-clause settings that shape a schema.
 type Options struct {
@@ -45,10 +42,10 @@ func (o Options) validate() error {
 	switch strings.ToUpper(o.NullableRepresentation) {
 	case NullableDefault, NullableWrapper, NullableOptional:
 	default:
-		return fmt.Errorf("protobuf: unknown nullable representation %q: use WRAPPER or OPTIONAL", o.NullableRepresentation)
+		return schemaErr("unknown PROTOBUF_NULLABLE_REPRESENTATION %q: use WRAPPER or OPTIONAL", o.NullableRepresentation)
 	}
 	if o.Unwrapped && !o.Key {
-		return fmt.Errorf("Format 'PROTOBUF' does not support 'WRAP_SINGLE_VALUE' set to 'false'.")
+		return unsupported("Format 'PROTOBUF' does not support 'WRAP_SINGLE_VALUE' set to 'false'.")
 	}
 	return nil
 }
