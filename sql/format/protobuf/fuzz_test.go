@@ -58,3 +58,34 @@ func FuzzProtobufDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzProtobufSchema feeds arbitrary schema text to inference: it must
+// never panic, and the columns it infers must be readable and writable
+// with that schema and printable as a schema of their own.
+func FuzzProtobufSchema(f *testing.F) {
+	for _, s := range []string{
+		`syntax = "proto3"; message M { int32 a = 1; repeated string b = 2; map<string, M> c = 3; }`,
+		`syntax = "proto3"; import "google/protobuf/wrappers.proto"; message M { google.protobuf.UInt32Value a = 1; oneof o { bytes b = 2; sint64 c = 3; } }`,
+		`syntax = "proto2"; message M { optional fixed32 a = 1 [default = 3]; enum E { X = 1; } repeated E e = 2 [packed = true]; }`,
+		`syntax = "proto3"; import "confluent/type/decimal.proto"; import "google/type/date.proto"; message M { confluent.type.Decimal d = 1; google.type.Date t = 2; message N { repeated N n = 1; double x = 2; } repeated N n = 3; }`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, schema string) {
+		cols, err := Columns(schema, nil, Options{KeepCase: true})
+		if err != nil || len(cols) == 0 {
+			return
+		}
+		if _, err := NewDecoder(schema, nil, cols, Options{}); err != nil {
+			t.Fatalf("inferred %v but cannot read them: %v", cols, err)
+		}
+		if _, err := NewEncoder(schema, nil, cols, Options{}); err != nil {
+			t.Fatalf("inferred %v but cannot write them: %v", cols, err)
+		}
+		if own, err := Schema(cols, Options{}); err == nil {
+			if _, err := compile(own, nil); err != nil {
+				t.Fatalf("the schema printed for %v does not compile: %v\n%s", cols, err, own)
+			}
+		}
+	})
+}

@@ -104,6 +104,9 @@ func (p *printer) message(name string, fields []types.Field, depth int) (string,
 // labels every field that is not repeated and WRAPPER wraps every
 // primitive, array elements and map keys and values included.
 func (p *printer) field(f types.Field, num, depth int) (string, []string, error) {
+	if !validName(f.Name) {
+		return "", nil, unsupported("PROTOBUF cannot name a field %q: protobuf names are letters, digits and '_', not starting with a digit", f.Name)
+	}
 	indent := strings.Repeat("  ", depth)
 	tail := " " + f.Name + " = " + strconv.Itoa(num)
 	label, t := "", f.Type
@@ -198,6 +201,16 @@ func decimalOptions(t *types.Type, indent string) string {
 	return " [(confluent.field_meta) = {\n" + indent + "  params: [\n" +
 		param("precision", t.Precision) + ",\n" + param("scale", t.Scale) + "\n" +
 		indent + "  ]\n" + indent + "}]"
+}
+
+func validName(name string) bool {
+	for i, c := range name {
+		letter := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return name != ""
 }
 
 func isPrimitive(k types.Kind) bool {
