@@ -26,6 +26,11 @@ func Schema(cols []types.Column, o Options) (string, error) {
 		return "", err
 	}
 	p := &printer{rep: o.representation()}
+	for _, part := range strings.Split(o.FullName, ".") {
+		if o.FullName != "" && !validName(part) {
+			return "", unsupported("PROTOBUF cannot name a message %q: each part of a full name is letters, digits and '_', not starting with a digit", o.FullName)
+		}
+	}
 	pkg, name := splitFullName(o.FullName)
 	if name == "" {
 		name = p.nextName("")
