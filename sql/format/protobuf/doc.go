@@ -46,6 +46,19 @@
 // (proto2's declared default included); an absent repeated field is an
 // empty ARRAY or MAP.
 //
+// Use from sql/format, per record of a PROTOBUF topic: the Confluent
+// header (franz-go sr.ConfluentHeader) gives the schema id and the
+// message-index path; the registry gives the schema text and its
+// references (Refs: every transitively referenced schema, keyed by the
+// import path its reference is named by); MessageByIndexes names the
+// message; NewDecoder(text, refs, cols, Options{FullName: name}) is
+// compiled once per (id, message) and cached. A sink registers
+// Schema(cols, o) and encodes with NewEncoder over the registered text,
+// writing MessageIndexes(text, refs, o.FullName) in the header.
+// PROTOBUF_NOSR is the same without registry or header: the schema is
+// Schema(cols, o) on both sides. Decoders and encoders are safe for
+// concurrent use.
+//
 // Bad bytes give a *DecodeError with the column path and byte offset;
 // a column that its schema field cannot hold is an error when the codec is
 // compiled.
