@@ -18,9 +18,9 @@
 //
 // Schemas compile with protocompile from memory: the schema itself,
 // its references (Refs, by import path), google/protobuf/*.proto, and
-// small built-in copies of Confluent's confluent/meta.proto and
-// confluent/type/decimal.proto and of google/type/date.proto and
-// timeofday.proto (compile.go).
+// small built-in copies of the files Confluent's serializers know without
+// references: confluent/meta.proto, confluent/type/decimal.proto and the
+// google/type files (builtin.go).
 //
 // The data path uses no dynamic messages: a decoder is a table by field
 // number of slot decoders over protowire (decode.go, slot.go,
