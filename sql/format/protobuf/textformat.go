@@ -111,9 +111,9 @@ func (fe *fieldEnc) textScalar(buf []byte, v any) ([]byte, error) {
 		return appendEscaped(buf, x), nil
 	case float64:
 		if fe.kind == protoreflect.FloatKind {
-			return appendJavaDouble(buf, float64(float32(x))), nil
+			return appendJavaFloat(buf, x, 32), nil
 		}
-		return appendJavaDouble(buf, x), nil
+		return appendJavaFloat(buf, x, 64), nil
 	}
 	i, ok := toInt(v)
 	if !ok {
@@ -252,10 +252,11 @@ func appendEscaped(buf, b []byte) []byte {
 	return append(buf, '"')
 }
 
-// appendJavaDouble writes f as Java's Double.toString: plain notation
-// with at least one fraction digit for 1e-3 <= |f| < 1e7, otherwise
-// d.dddE±n.
-func appendJavaDouble(buf []byte, f float64) []byte {
+// appendJavaFloat writes f as Java's Double.toString (bits 64) or
+// Float.toString (bits 32): the shortest digits that read back as the
+// value, in plain notation with at least one fraction digit for
+// 1e-3 <= |f| < 1e7, otherwise d.dddE±n.
+func appendJavaFloat(buf []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
 		return append(buf, "NaN"...)
@@ -270,13 +271,13 @@ func appendJavaDouble(buf []byte, f float64) []byte {
 		return append(buf, "0.0"...)
 	}
 	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
+		s := strconv.FormatFloat(f, 'f', -1, bits)
 		if !strings.Contains(s, ".") {
 			s += ".0"
 		}
 		return append(buf, s...)
 	}
-	s := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	s := strconv.FormatFloat(f, 'e', -1, bits) // d.ddde±XX
 	mant, exp, _ := strings.Cut(s, "e")
 	if !strings.Contains(mant, ".") {
 		mant += ".0"
