@@ -6,8 +6,8 @@ import (
 )
 
 // DecodeError is a payload that does not match its schema: the column
-// path (A, A.B, A[], A{}), the byte offset in the payload and what was
-// wrong. Callers add topic, partition and offset for the processing log.
+// path (A, or A.B for a field of a STRUCT, also inside an ARRAY or MAP),
+// the byte offset in the payload and what was wrong. Callers add topic, partition and offset for the processing log.
 type DecodeError struct {
 	Path   string // empty when the failure concerns the whole message
 	Offset int    // byte offset in the payload
