@@ -48,6 +48,9 @@ func Start(opts ...Option) (*Broker, error) {
 		if err := skipUnloadableTopics(cfg.dataDir, cfg.logger); err != nil {
 			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
 		}
+		if err := checkMissingData(cfg.dataDir, cfg.logger); err != nil {
+			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
+		}
 		if err := abortOpenTxns(cfg); err != nil {
 			return nil, fmt.Errorf("starting embedded broker: data directory %s: ending the transactions an unclean shutdown left open: %w "+
 				"(starting again retries it)", cfg.dataDir, err)

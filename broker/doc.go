@@ -96,6 +96,19 @@
 // after a crash of an older broker cannot be told apart from a commit of
 // them and stays as it is.
 //
+// # Deleted data
+//
+// kfake loads a partition whose directory is gone as empty from offset 0,
+// and a missing groups.log as no committed offsets, without a word: a
+// query reading that topic starts over and counts every record twice.
+// Start compares the data directory with topics.json first
+// (missing_data.go): after a clean shutdown every partition has a
+// directory and groups.log exists, so a missing one refuses the start,
+// naming it; recreating it empty (a directory, an empty file) is the
+// operator's way to accept the loss. After an unclean shutdown a
+// partition never written has no directory yet, so missing ones are
+// only logged.
+//
 // Auto topic creation is off: sqlstream creates every topic it uses
 // through the admin API, as ksqlDB does.
 package broker

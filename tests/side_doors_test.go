@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,4 +63,36 @@ func peerSignature(secret, method, path string, body []byte) string {
 	m := hmac.New(sha256.New, k.Sum(nil))
 	m.Write([]byte(method + "\n" + path + "\n" + at + "\n" + nonce + "\n" + hex.EncodeToString(sum[:])))
 	return at + ":" + nonce + ":" + hex.EncodeToString(m.Sum(nil))
+}
+
+// TestDeletedBrokerDataRefused is issue 16.13 through the binary: a
+// partition directory or the groups.log of the embedded broker deleted
+// while the server was stopped makes the next start fail naming it
+// (instead of loading the partition empty and the offsets reset, which
+// counts records twice); recreated empty, the server starts and answers.
+func TestDeletedBrokerDataRefused(t *testing.T) {
+	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
+	n.mustKsql(`CREATE STREAM lost (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='lost', VALUE_FORMAT='JSON', PARTITIONS=2);`)
+	n.mustKsql(`INSERT INTO lost (k, v) VALUES ('a', 1);`)
+	for _, gone := range []string{filepath.Join("partitions", "lost-1"), "groups.log"} {
+		n.stop()
+		path := filepath.Join(n.dataDir, "broker", gone)
+		if err := os.RemoveAll(path); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runBinary(t, n.args...)
+		if code == 0 || !strings.Contains(out+errOut, path) || !strings.Contains(out+errOut, "restore them from a backup") {
+			t.Fatalf("start with %s deleted: exit %d\n%s\n%s", gone, code, out, errOut)
+		}
+		if gone == "groups.log" {
+			err := os.WriteFile(path, nil, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Mkdir(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		n.start()
+		n.mustKsql("DESCRIBE lost;")
+	}
 }
