@@ -2,18 +2,30 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 // TestPeerReplayRefused is issue 16.11 through the binary: a heartbeat
@@ -95,4 +107,125 @@ func TestDeletedBrokerDataRefused(t *testing.T) {
 		n.start()
 		n.mustKsql("DESCRIBE lost;")
 	}
+}
+
+// TestBrokerSideDoorClosed is issue 16.4 through the binary: with
+// authentication.method=BASIC the embedded broker refuses an anonymous
+// Kafka client and a wrong password, serves an API user over SASL/PLAIN
+// (as `kcat -X sasl.mechanisms=PLAIN` would) and SCRAM, but that user can
+// neither write nor delete the command topic or a query's changelog;
+// the engine itself (its own internal user) runs the query, /healthcheck
+// stays green and the catalog survives a restart.
+func TestBrokerSideDoorClosed(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, "--config", writeConfig(t, "authentication.method=BASIC\nauthentication.roles=admin\n"+
+		"sqlstream.authentication.users.file="+users+"\nksql.streams.commit.interval.ms=100\n"))
+	ksql := func(sql string) {
+		t.Helper()
+		req := n.newRequest(context.Background(), "/ksql", "application/json", map[string]any{"ksql": sql})
+		req.SetBasicAuth("alice", "wonderland")
+		resp, err := httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", sql, resp.StatusCode, b)
+		}
+	}
+	ksql(`CREATE STREAM door (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='door', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE TABLE door_counts AS SELECT k, COUNT(*) AS n FROM door GROUP BY k;`)
+
+	listTopics := func(opts ...kgo.Opt) (kadm.TopicDetails, error) {
+		cl := kafkaClient(t, n.Kafka, append([]kgo.Opt{kgo.RequestRetries(0)}, opts...)...)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return kadm.NewClient(cl).ListTopics(ctx)
+	}
+	if _, err := listTopics(); err == nil {
+		t.Error("an anonymous Kafka client listed the topics")
+	}
+	if _, err := listTopics(kgo.SASL(plain.Auth{User: "alice", Pass: "nope"}.AsMechanism())); err == nil {
+		t.Error("a wrong password listed the topics")
+	}
+	alicePlain := kgo.SASL(plain.Auth{User: "alice", Pass: "wonderland"}.AsMechanism())
+	if _, err := listTopics(kgo.SASL(scram.Auth{User: "alice", Pass: "wonderland"}.AsSha512Mechanism())); err != nil {
+		t.Errorf("alice with SCRAM-SHA-512: %v", err)
+	}
+	topics, err := listTopics(alicePlain)
+	if err != nil {
+		t.Fatalf("alice with PLAIN: %v", err)
+	}
+	var changelog string
+	for name := range topics {
+		if strings.HasSuffix(name, "-changelog") {
+			changelog = name
+		}
+	}
+	if changelog == "" {
+		t.Fatalf("no changelog among %v", topics.Names())
+	}
+	alice := kafkaClient(t, n.Kafka, alicePlain, kgo.RequestRetries(0), kgo.RecordDeliveryTimeout(10*time.Second))
+	produceOne := func(topic string) error {
+		return alice.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: topic, Key: []byte("a"), Value: []byte(`{"V":1}`)}).FirstErr()
+	}
+	for _, topic := range []string{"_default__command_topic", changelog} {
+		if err := produceOne(topic); !errors.Is(err, kerr.TopicAuthorizationFailed) {
+			t.Errorf("alice writes %s: %v, want TOPIC_AUTHORIZATION_FAILED", topic, err)
+		}
+		resp, err := kadm.NewClient(alice).DeleteTopics(timeoutCtx(t), topic)
+		if err == nil {
+			err = resp[topic].Err
+		}
+		if err == nil {
+			t.Errorf("alice deleted %s", topic)
+		}
+	}
+	if err := produceOne("door"); err != nil {
+		t.Fatalf("alice writes her stream's topic: %v", err)
+	}
+	if kcat, err := exec.LookPath("kcat"); err == nil {
+		out, err := exec.Command(kcat, "-b", n.Kafka, "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=PLAIN",
+			"-X", "sasl.username=alice", "-X", "sasl.password=wonderland", "-L").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "door") {
+			t.Errorf("kcat -L as alice: %v\n%s", err, out)
+		}
+	}
+	eventually(t, "the count of alice's record", func() error {
+		rows, err := pullRowsAs(n, "SELECT * FROM door_counts;", "alice", "wonderland")
+		if err != nil {
+			return err
+		}
+		if fmt.Sprint(rows) != "[[a 1]]" {
+			return fmt.Errorf("door_counts holds %v, want [[a 1]]", rows)
+		}
+		return nil
+	})
+	n.restart()
+	ksql("DESCRIBE door_counts;")
+	if strings.Contains(n.Logs(), "beyond loopback without authentication") {
+		t.Errorf("warned of an unauthenticated broker with authentication on:\n%s", n.Logs())
+	}
+}
+
+// TestBrokerBeyondLoopbackWarns is issue 16.4's listener through the
+// binary: --broker-listen 0.0.0.0 without authentication logs an error
+// naming the address really bound (not the 127.0.0.1 it advertises).
+func TestBrokerBeyondLoopbackWarns(t *testing.T) {
+	dir := t.TempDir()
+	n := startNodeArgs(t, dir, "--listen", "127.0.0.1:0", "--broker-listen", "0.0.0.0:0", "--data-dir", dir)
+	_, port, err := net.SplitHostPort(n.Kafka)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Go binds 0.0.0.0 dual-stack and reports it as [::].
+	bound := regexp.MustCompile(`level=ERROR msg="the embedded kafka broker listens beyond loopback without authentication.*listen=(0\.0\.0\.0|\[::\]):` + port)
+	if !bound.MatchString(n.Logs()) {
+		t.Errorf("no error naming the address bound (all interfaces, port %s):\n%s", port, n.Logs())
+	}
+	n.mustKsql("SHOW STREAMS;")
 }
