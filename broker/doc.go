@@ -109,6 +109,25 @@
 // partition never written has no directory yet, so missing ones are
 // only logged.
 //
+// # Authentication
+//
+// Without WithUsers the broker serves anyone who reaches it (the loopback
+// default); a listener beyond loopback then logs an error naming the
+// address bound. With WithUsers (the binary passes the API's BASIC users)
+// kfake's SASL and ACLs are on (auth.go): a user authenticates with
+// SASL/PLAIN, checked against the users file's credential (plain or
+// MD5) by a control that hands kfake a per-run stand-in password, or with
+// SCRAM (plain credentials only, which kfake salts itself). Users may do
+// anything to topics, groups and transactional ids, except the topics of
+// WithProtectedTopics (the server's command topic and its service id's
+// internal topics), which only InternalUser, a superuser with a random
+// password per run that the engine of the same process gets through
+// InternalCredentials, may read, write or delete. Credentials and ACLs
+// kfake persists are removed at every start and close: the users file is
+// their only source. Whatever the authentication, no client may delete a
+// command topic or _schemas (internal_topics.go): no server deletes
+// them, and without them a restart comes up empty.
+//
 // Auto topic creation is off: sqlstream creates every topic it uses
 // through the admin API, as ksqlDB does.
 package broker
