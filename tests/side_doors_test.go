@@ -229,3 +229,53 @@ func TestBrokerBeyondLoopbackWarns(t *testing.T) {
 	}
 	n.mustKsql("SHOW STREAMS;")
 }
+
+// TestCommandTopicUndeletable is issue 16.4's default setup through the
+// binary: on the loopback broker without authentication a Kafka client
+// still cannot delete the command topic (which left /healthcheck green and
+// the next start empty); /healthcheck reports the command runner healthy
+// and a restart keeps the catalog.
+func TestCommandTopicUndeletable(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM keep (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='keep', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	resp, err := kadm.NewClient(kafkaClient(t, n.Kafka)).DeleteTopics(timeoutCtx(t), "_default__command_topic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resp["_default__command_topic"]; !errors.Is(r.Err, kerr.PolicyViolation) || !strings.Contains(r.ErrMessage, "command topic") {
+		t.Fatalf("deleting the command topic: %v %s, want POLICY_VIOLATION", r.Err, r.ErrMessage)
+	}
+	status, body := n.get("/healthcheck")
+	if status != http.StatusOK || !strings.Contains(string(body), `"commandRunner":{"isHealthy":true}`) {
+		t.Fatalf("/healthcheck: %d %s", status, body)
+	}
+	n.restart()
+	n.mustKsql("DESCRIBE keep;")
+}
+
+// TestBrokerProcessAuthenticates: `sqlstream broker` with
+// authentication.method=BASIC in its config takes SASL from those users
+// and refuses anonymous clients, and a server connecting as a user
+// (security.protocol=SASL_PLAINTEXT) runs statements on it.
+func TestBrokerProcessAuthenticates(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	br := startBrokerProcess(t, "--config", writeConfig(t, "authentication.method=BASIC\nsqlstream.authentication.users.file="+users+"\n"))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := kadm.NewClient(kafkaClient(t, br.Kafka, kgo.RequestRetries(0))).ListTopics(ctx); err == nil {
+		t.Error("an anonymous client listed the standalone broker's topics")
+	}
+	srv := startServerOn(t, br.Kafka, "--config", writeConfig(t, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"+
+		`sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="wonderland";`+"\n"))
+	srv.mustKsql(`CREATE STREAM far (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='far', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	srv.mustKsql(`INSERT INTO far (k, v) VALUES ('a', 1);`)
+	cl := kafkaClient(t, br.Kafka, kgo.SASL(plain.Auth{User: "alice", Pass: "wonderland"}.AsMechanism()),
+		kgo.ConsumeTopics("far"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	fetches := cl.PollRecords(timeoutCtx(t), 1)
+	if err := fetches.Err0(); err != nil || fetches.NumRecords() != 1 || string(fetches.Records()[0].Value) != `{"V":1}` {
+		t.Fatalf("far as alice: %v %v", err, fetches.Records())
+	}
+}
