@@ -102,7 +102,8 @@ func TestProtectedTopics(t *testing.T) {
 
 // TestCommandTopicUndeletableWithoutAuth: without authentication (the
 // loopback default) a client cannot delete a command topic or _schemas
-// either, by name or by topic id, while other topics go.
+// either, by name or by topic id, nor cut a command topic's records,
+// while other topics go.
 func TestCommandTopicUndeletableWithoutAuth(t *testing.T) {
 	b := startTest(t)
 	cl := newClient(t, b)
@@ -129,6 +130,19 @@ func TestCommandTopicUndeletableWithoutAuth(t *testing.T) {
 	}
 	if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != kerr.PolicyViolation.Code {
 		t.Errorf("delete _schemas by id: %+v, want POLICY_VIOLATION", resp.Topics)
+	}
+	produce(t, cl, "_default__command_topic", "k", "v")
+	cut, err := adm.DeleteRecords(testCtx(t), kadm.Offsets{"_default__command_topic": {0: {Topic: "_default__command_topic", At: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := cut.Lookup("_default__command_topic", 0); !ok || !errors.Is(r.Err, kerr.PolicyViolation) {
+		t.Errorf("DeleteRecords of the command topic: %+v, want POLICY_VIOLATION", r)
+	}
+	produce(t, cl, "plain", "k", "v")
+	cut, err = adm.DeleteRecords(testCtx(t), kadm.Offsets{"plain": {0: {Topic: "plain", At: 1}}})
+	if r, ok := cut.Lookup("plain", 0); err != nil || !ok || r.Err != nil || r.LowWatermark != 1 {
+		t.Errorf("DeleteRecords of plain: %+v %v, want the records cut to 1", r, err)
 	}
 	if err := deleteTopic(t, adm, "plain"); err != nil {
 		t.Errorf("delete plain: %v", err)

@@ -28,8 +28,10 @@ func undeletable(topic string) string {
 // guardInternalTopics makes the broker refuse a DeleteTopics naming (or
 // giving the id of) an undeletable topic, from any client: the topic gets
 // POLICY_VIOLATION saying why, the others of the request INVALID_REQUEST,
-// and nothing is deleted.
+// and nothing is deleted. A DeleteRecords of such a topic (which empties
+// it as well) is refused the same way.
 func guardInternalTopics(c *kfake.Cluster) {
+	guardDeleteRecords(c)
 	c.ControlKey(int16(kmsg.DeleteTopics), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
 		dreq := req.(*kmsg.DeleteTopicsRequest)
@@ -82,4 +84,37 @@ func rejectDeleteTopics(req *kmsg.DeleteTopicsRequest, names []string) *kmsg.Del
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp
+}
+
+// guardDeleteRecords refuses a DeleteRecords touching an undeletable
+// topic: its partitions get POLICY_VIOLATION, the others INVALID_REQUEST,
+// and no record is deleted.
+func guardDeleteRecords(c *kfake.Cluster) {
+	c.ControlKey(int16(kmsg.DeleteRecords), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		dreq := req.(*kmsg.DeleteRecordsRequest)
+		refused := false
+		for _, t := range dreq.Topics {
+			refused = refused || undeletable(t.Topic) != ""
+		}
+		if !refused {
+			return nil, nil, false
+		}
+		resp := dreq.ResponseKind().(*kmsg.DeleteRecordsResponse)
+		for _, t := range dreq.Topics {
+			rt := kmsg.NewDeleteRecordsResponseTopic()
+			rt.Topic = t.Topic
+			code := kerr.InvalidRequest.Code
+			if undeletable(t.Topic) != "" {
+				code = kerr.PolicyViolation.Code
+			}
+			for _, p := range t.Partitions {
+				rp := kmsg.NewDeleteRecordsResponseTopicPartition()
+				rp.Partition, rp.LowWatermark, rp.ErrorCode = p.Partition, -1, code
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp, nil, true
+	})
 }
