@@ -125,8 +125,8 @@
 // InternalCredentials, may read, write or delete. Credentials and ACLs
 // kfake persists are removed at every start and close: the users file is
 // their only source. Whatever the authentication, no client may delete a
-// command topic or _schemas, nor cut their records (internal_topics.go): no server deletes
-// them, and without them a restart comes up empty.
+// command topic or _schemas, nor cut their records (internal_topics.go):
+// no server does, and without them a restart comes up empty.
 //
 // Auto topic creation is off: sqlstream creates every topic it uses
 // through the admin API, as ksqlDB does.
