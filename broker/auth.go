@@ -28,8 +28,8 @@ const InternalUser = "__sqlstream"
 // password, or "MD5:" and the hex MD5 of it, which only PLAIN can check).
 // An anonymous client gets no answer but to its handshake. The users may
 // read, write, create and delete topics and use groups and transactional
-// ids, except the internal topics of WithProtectedTopics, which only the
-// broker's InternalUser may touch; no user may change ACLs or credentials.
+// ids, except what WithProtected names, which only the broker's
+// InternalUser may touch; no user may change ACLs or credentials.
 // The users' credentials are the users file's alone: the ACLs and SASL
 // credentials kfake would persist in the data directory are removed at
 // every start.
@@ -37,15 +37,29 @@ func WithUsers(users map[string]string) Option {
 	return optionFunc(func(c *config) { c.users = users })
 }
 
-// WithProtectedTopics names the topics (exact names) and topic-name
-// prefixes that, with WithUsers, only the broker's InternalUser may read,
-// write, alter or delete: the command topic, changelog and repartition
-// topics of one service id, overriding the default of none. Other users
-// still see them listed. Whatever the option says, the command topics
+// Protected is what, with WithUsers, only the broker's InternalUser may
+// use: one service id's command topic, internal topics, consumer groups
+// and transactional ids, so that no user can forge commands, read or
+// delete changelogs, join a query's group (and take its partitions) or
+// fence its transactions.
+type Protected struct {
+	// Topics are exact topic names (the command topic); users may not
+	// read, write, alter or delete them, but still see them listed.
+	Topics []string
+	// TransactionalIDs are exact transactional ids (the command topic's).
+	TransactionalIDs []string
+	// Prefixes protect every topic, group id and transactional id that
+	// starts with one (a service id's query and transient application
+	// ids).
+	Prefixes []string
+}
+
+// WithProtected sets what only InternalUser may use, overriding the
+// default of nothing. Whatever it says, the command topics
 // (`_<id>_command_topic`) and `_schemas` are never deleted (see
 // guardInternalTopics).
-func WithProtectedTopics(names, prefixes []string) Option {
-	return optionFunc(func(c *config) { c.protectedNames, c.protectedPrefixes = names, prefixes })
+func WithProtected(p Protected) Option {
+	return optionFunc(func(c *config) { c.protected = p })
 }
 
 // InternalCredentials returns the InternalUser's name and password for
@@ -80,7 +94,8 @@ func saslOptions(cfg config, internalPassword string) ([]kfake.Opt, map[string]s
 
 // userACLs are every user's ACLs: all on topics, groups and
 // transactional ids, what a client needs of the cluster, and a deny of
-// everything but Describe on the protected topics.
+// everything but Describe on the protected topics and of everything on
+// the protected groups and transactional ids.
 func userACLs(cfg config) []kfake.ACL {
 	allow := func(r kmsg.ACLResourceType, name string, op kmsg.ACLOperation) kfake.ACL {
 		return kfake.ACL{Resource: r, Name: name, Pattern: kmsg.ACLResourcePatternTypeLiteral, Operation: op, Allow: true}
@@ -94,17 +109,24 @@ func userACLs(cfg config) []kfake.ACL {
 		kmsg.ACLOperationDescribeConfigs, kmsg.ACLOperationIdempotentWrite} {
 		acls = append(acls, allow(kmsg.ACLResourceTypeCluster, "kafka-cluster", op))
 	}
-	deny := func(name string, pattern kmsg.ACLResourcePatternType) {
-		for _, op := range []kmsg.ACLOperation{kmsg.ACLOperationRead, kmsg.ACLOperationWrite, kmsg.ACLOperationDelete,
-			kmsg.ACLOperationAlter, kmsg.ACLOperationAlterConfigs} {
-			acls = append(acls, kfake.ACL{Resource: kmsg.ACLResourceTypeTopic, Name: name, Pattern: pattern, Operation: op})
+	deny := func(r kmsg.ACLResourceType, name string, pattern kmsg.ACLResourcePatternType, ops ...kmsg.ACLOperation) {
+		for _, op := range ops {
+			acls = append(acls, kfake.ACL{Resource: r, Name: name, Pattern: pattern, Operation: op})
 		}
 	}
-	for _, n := range append([]string{"_schemas"}, cfg.protectedNames...) {
-		deny(n, kmsg.ACLResourcePatternTypeLiteral)
+	topicOps := []kmsg.ACLOperation{kmsg.ACLOperationRead, kmsg.ACLOperationWrite, kmsg.ACLOperationDelete,
+		kmsg.ACLOperationAlter, kmsg.ACLOperationAlterConfigs}
+	p := cfg.protected
+	for _, n := range append([]string{"_schemas"}, p.Topics...) {
+		deny(kmsg.ACLResourceTypeTopic, n, kmsg.ACLResourcePatternTypeLiteral, topicOps...)
 	}
-	for _, p := range cfg.protectedPrefixes {
-		deny(p, kmsg.ACLResourcePatternTypePrefixed)
+	for _, id := range p.TransactionalIDs {
+		deny(kmsg.ACLResourceTypeTransactionalId, id, kmsg.ACLResourcePatternTypeLiteral, kmsg.ACLOperationAll)
+	}
+	for _, prefix := range p.Prefixes {
+		deny(kmsg.ACLResourceTypeTopic, prefix, kmsg.ACLResourcePatternTypePrefixed, topicOps...)
+		deny(kmsg.ACLResourceTypeGroup, prefix, kmsg.ACLResourcePatternTypePrefixed, kmsg.ACLOperationAll)
+		deny(kmsg.ACLResourceTypeTransactionalId, prefix, kmsg.ACLResourcePatternTypePrefixed, kmsg.ACLOperationAll)
 	}
 	return acls
 }

@@ -66,11 +66,12 @@ func TestUsersAuthenticate(t *testing.T) {
 }
 
 // TestProtectedTopics: a user may not read, write or delete a protected
-// topic (the internal user may, and the user still may its own topics),
-// and no client at all may delete a command topic or _schemas.
+// topic, nor commit for a protected group or open a protected
+// transactional id (the internal user may, and the user still may her
+// own), and no client at all may delete a command topic or _schemas.
 func TestProtectedTopics(t *testing.T) {
 	b := startTest(t, WithUsers(map[string]string{"alice": "wonderland"}),
-		WithProtectedTopics([]string{"_svc__command_topic"}, []string{"svc_query_"}))
+		WithProtected(Protected{Topics: []string{"_svc__command_topic"}, TransactionalIDs: []string{"svc_"}, Prefixes: []string{"svc_query_"}}))
 	internal := newClient(t, b, b.ClientOpts()[1:]...)
 	for _, topic := range []string{"_svc__command_topic", "svc_query_CTAS_1-agg-changelog", "users_topic"} {
 		createTopic(t, internal, topic, 1, nil)
@@ -88,6 +89,27 @@ func TestProtectedTopics(t *testing.T) {
 		}
 	}
 	produce(t, alice, "users_topic", "k", "v")
+	for group, want := range map[string]error{"svc_query_CTAS_1": kerr.GroupAuthorizationFailed, "alices_group": nil} {
+		resp, err := adm.CommitOffsets(testCtx(t), group, kadm.Offsets{"users_topic": {0: {Topic: "users_topic", At: 1}}})
+		if err == nil {
+			err = resp.Error()
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("alice commits for group %s: %v, want %v", group, err, want)
+		}
+	}
+	for id, want := range map[string]error{"svc_": kerr.TransactionalIDAuthorizationFailed,
+		"svc_query_CTAS_1-1": kerr.TransactionalIDAuthorizationFailed, "alices_txn": nil} {
+		req := kmsg.NewPtrInitProducerIDRequest()
+		req.TransactionalID, req.TransactionTimeoutMillis = kmsg.StringPtr(id), 10000
+		resp, err := req.RequestWith(testCtx(t), alice)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("alice opens transactional id %s: %v, want %v", id, err, want)
+		}
+	}
 	if err := deleteTopic(t, adm, "users_topic"); err != nil {
 		t.Errorf("alice deletes her own topic: %v", err)
 	}

@@ -118,11 +118,11 @@
 // SASL/PLAIN, checked against the users file's credential (plain or
 // MD5) by a control that hands kfake a per-run stand-in password, or with
 // SCRAM (plain credentials only, which kfake salts itself). Users may do
-// anything to topics, groups and transactional ids, except the topics of
-// WithProtectedTopics (the server's command topic and its service id's
-// internal topics), which only InternalUser, a superuser with a random
-// password per run that the engine of the same process gets through
-// InternalCredentials, may read, write or delete. Credentials and ACLs
+// anything to topics, groups and transactional ids, except what
+// WithProtected names (the server's command topic and its service id's
+// internal topics, consumer groups and transactional ids), which only
+// InternalUser, a superuser with a random password per run that the
+// engine of the same process gets through InternalCredentials, may use. Credentials and ACLs
 // kfake persists are removed at every start and close: the users file is
 // their only source. Whatever the authentication, no client may delete a
 // command topic or _schemas, nor cut their records (internal_topics.go):

@@ -14,7 +14,7 @@ import (
 // registry's `_schemas`. Deleting either loses every statement or schema
 // at the next start. Changelogs and repartition topics are deleted by the
 // engine itself (DROP … DELETE TOPIC, TERMINATE), so only
-// WithProtectedTopics' ACLs keep other clients from them.
+// WithProtected's ACLs keep other clients from them.
 func undeletable(topic string) string {
 	switch {
 	case topic == "_schemas":

@@ -27,8 +27,8 @@ type config struct {
 	maxPartitions int32
 	// users: see WithUsers (nil: no authentication).
 	users map[string]string
-	// protectedNames, protectedPrefixes: see WithProtectedTopics.
-	protectedNames, protectedPrefixes []string
+	// protected: see WithProtected.
+	protected Protected
 }
 
 func defaultConfig() config {

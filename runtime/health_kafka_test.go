@@ -56,7 +56,8 @@ func TestHealthCoversCommandTopic(t *testing.T) {
 // internal user, run statements and are healthy.
 func TestEngineAuthenticatesToBroker(t *testing.T) {
 	b, err := broker.Start(broker.WithListen("127.0.0.1:0"), broker.WithUsers(map[string]string{"alice": "wonderland"}),
-		broker.WithProtectedTopics([]string{"_default__command_topic"}, []string{"default_query_"}),
+		broker.WithProtected(broker.Protected{Topics: []string{"_default__command_topic"}, TransactionalIDs: []string{"default_"},
+			Prefixes: []string{"default_query_", "default_transient_"}}),
 		broker.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)

@@ -113,7 +113,8 @@ func TestDeletedBrokerDataRefused(t *testing.T) {
 // authentication.method=BASIC the embedded broker refuses an anonymous
 // Kafka client and a wrong password, serves an API user over SASL/PLAIN
 // (as `kcat -X sasl.mechanisms=PLAIN` would) and SCRAM, but that user can
-// neither write nor delete the command topic or a query's changelog;
+// neither write nor delete the command topic or a query's changelog, nor
+// commit for the query's consumer group;
 // the engine itself (its own internal user) runs the query, /healthcheck
 // stays green and the catalog survives a restart.
 func TestBrokerSideDoorClosed(t *testing.T) {
@@ -187,6 +188,14 @@ func TestBrokerSideDoorClosed(t *testing.T) {
 	}
 	if err := produceOne("door"); err != nil {
 		t.Fatalf("alice writes her stream's topic: %v", err)
+	}
+	group := strings.TrimSuffix(changelog, changelog[strings.Index(changelog, "-"):]) // the query's application id
+	commit, err := kadm.NewClient(alice).CommitOffsets(timeoutCtx(t), group, kadm.Offsets{"door": {0: {Topic: "door", At: 0}}})
+	if err == nil {
+		err = commit.Error()
+	}
+	if !errors.Is(err, kerr.GroupAuthorizationFailed) {
+		t.Errorf("alice commits for the query's group %s: %v, want GROUP_AUTHORIZATION_FAILED", group, err)
 	}
 	if kcat, err := exec.LookPath("kcat"); err == nil {
 		out, err := exec.Command(kcat, "-b", n.Kafka, "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=PLAIN",

@@ -86,7 +86,8 @@ func brokerUsers(svc Services, s Settings) (map[string]string, error) {
 // startBroker starts the embedded broker on s.BrokerListen with its data
 // in s.BrokerDir(). With users it takes SASL from them and, unless it is
 // standalone (`sqlstream broker`, whose servers connect as users), keeps
-// the command topic and the internal topics of s.ServiceID to the engine.
+// the command topic and the internal topics, groups and transactional ids
+// of s.ServiceID to the engine.
 func startBroker(s Settings, users map[string]string, standalone bool, log *slog.Logger) (*broker.Broker, error) {
 	opts := []broker.Option{
 		broker.WithListen(s.BrokerListen),
@@ -98,9 +99,11 @@ func startBroker(s Settings, users map[string]string, standalone bool, log *slog
 		opts = append(opts, broker.WithUsers(users))
 	}
 	if users != nil && !standalone {
-		opts = append(opts, broker.WithProtectedTopics(
-			[]string{"_" + s.ServiceID + "_command_topic"},
-			[]string{s.ServiceID + "query_", s.ServiceID + "transient_", "_confluent-ksql-" + s.ServiceID}))
+		opts = append(opts, broker.WithProtected(broker.Protected{
+			Topics:           []string{"_" + s.ServiceID + "_command_topic"},
+			TransactionalIDs: []string{s.ServiceID}, // the command topic's producer
+			Prefixes:         []string{s.ServiceID + "query_", s.ServiceID + "transient_", "_confluent-ksql-" + s.ServiceID},
+		}))
 	}
 	return broker.Start(opts...)
 }
