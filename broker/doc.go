@@ -107,7 +107,8 @@
 // naming it; recreating it empty (a directory, an empty file) is the
 // operator's way to accept the loss. After an unclean shutdown a
 // partition never written has no directory yet, so missing ones are
-// only logged.
+// only logged. A deleted topics.json beside partition directories (kfake
+// would start without any topic) always refuses the start.
 //
 // # Authentication
 //

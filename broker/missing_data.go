@@ -1,8 +1,11 @@
 package broker
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -16,8 +19,13 @@ import (
 // group), so a missing one was deleted: Start refuses, naming each and
 // saying how to go on. After an unclean shutdown a partition never
 // written and a groups.log never needed do not exist yet, so missing
-// ones are only warned about.
+// ones are only warned about. A missing topics.json beside partition
+// directories (kfake would start without any of those topics) refuses
+// the start whatever the shutdown.
 func checkMissingData(dataDir string, log *slog.Logger) error {
+	if err := checkTopicsJSON(dataDir); err != nil {
+		return err
+	}
 	topics, err := dataDirTopics(dataDir)
 	if err != nil || len(topics) == 0 {
 		return err
@@ -74,4 +82,32 @@ func missingDataError(missing []string) error {
 		"so queries would read their sources again and count records twice; restore them from a backup, "+
 		"or, to start without that data, create each missing partition as an empty directory and groups.log as an empty file",
 		strings.Join(shown, ", "), more)
+}
+
+// checkTopicsJSON refuses a data directory whose partitions/ holds
+// partition directories while its topics.json is gone.
+func checkTopicsJSON(dataDir string) error {
+	path := filepath.Join(dataDir, "topics.json")
+	if ok, err := exists(path); err != nil || ok {
+		return err
+	}
+	entries, err := os.ReadDir(filepath.Join(dataDir, "partitions"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	dirs := 0
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs++
+		}
+	}
+	if dirs == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is missing but %s holds %d partition directories: kfake would start without any of their topics; "+
+		"restore topics.json from a backup, or move the partitions directory away to start empty",
+		path, filepath.Join(dataDir, "partitions"), dirs)
 }

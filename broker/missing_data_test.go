@@ -14,9 +14,10 @@ import (
 // partition directory or groups.log stops Start with an error naming it
 // (kfake would load the partition empty from offset 0 and forget the
 // committed offsets); recreating it empty is the way to start without
-// that data, and the broker then serves the other partition's records.
+// that data, and the broker then serves the other partition's records. A
+// deleted topics.json beside partition directories is refused too.
 func TestMissingDataRefused(t *testing.T) {
-	for _, lost := range []string{"partitions/events-1", "groups.log"} {
+	for _, lost := range []string{"partitions/events-1", "groups.log", "topics.json"} {
 		t.Run(lost, func(t *testing.T) {
 			dir := t.TempDir()
 			b := startTest(t, WithDataDir(dir))
@@ -33,6 +34,9 @@ func TestMissingDataRefused(t *testing.T) {
 			}
 			if _, err := Start(WithListen("127.0.0.1:0"), WithDataDir(dir)); err == nil || !strings.Contains(err.Error(), path) {
 				t.Fatalf("Start with %s deleted: %v, want an error naming it", lost, err)
+			}
+			if lost == "topics.json" {
+				return // nothing but a backup brings its topics back
 			}
 			if lost == "groups.log" {
 				err := os.WriteFile(path, nil, 0o644)
