@@ -38,4 +38,7 @@ type HealthDetails struct {
 // HealthCheck is the result of one check.
 type HealthCheck struct {
 	IsHealthy bool `json:"isHealthy"`
+	// Error says why the check failed (not in ksqlDB's answer, which
+	// clients ignore).
+	Error string `json:"error,omitempty"`
 }

@@ -2,6 +2,8 @@ package broker
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 )
 
 // Broker is a running embedded Kafka broker. Close it to persist its state
@@ -28,10 +31,12 @@ type Broker struct {
 	gate      *txnGate
 	quietWait time.Duration
 	shutdown  *shutdownErrors
-	stop      chan struct{}
-	done      sync.WaitGroup
-	once      sync.Once
-	closeErr  error
+	// internalPassword is InternalUser's password ("" without WithUsers).
+	internalPassword string
+	stop             chan struct{}
+	done             sync.WaitGroup
+	once             sync.Once
+	closeErr         error
 }
 
 // Start starts a broker configured by opts and returns once it accepts
@@ -48,6 +53,9 @@ func Start(opts ...Option) (*Broker, error) {
 		if err := skipUnloadableTopics(cfg.dataDir, cfg.logger); err != nil {
 			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
 		}
+		if err := checkMissingData(cfg.dataDir, cfg.logger); err != nil {
+			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
+		}
 		if err := abortOpenTxns(cfg); err != nil {
 			return nil, fmt.Errorf("starting embedded broker: data directory %s: ending the transactions an unclean shutdown left open: %w "+
 				"(starting again retries it)", cfg.dataDir, err)
@@ -55,36 +63,87 @@ func Start(opts ...Option) (*Broker, error) {
 		if err := markRunning(cfg.dataDir); err != nil {
 			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
 		}
+		// After the crash recovery, whose own kfake persists credentials.
+		if err := forgetCredentials(cfg.dataDir); err != nil {
+			return nil, fmt.Errorf("starting embedded broker: data directory %s: removing persisted credentials: %w", cfg.dataDir, err)
+		}
 	}
 	shutdown := &shutdownErrors{}
-	cluster, err := kfake.NewCluster(kfakeOptions(cfg, shutdown)...)
+	var bound string
+	kopts := kfakeOptions(cfg, shutdown, &bound)
+	var standIns map[string]string
+	internalPassword := ""
+	if cfg.users != nil {
+		internalPassword = rand.Text()
+		var sasl []kfake.Opt
+		sasl, standIns = saslOptions(cfg, internalPassword)
+		kopts = append(kopts, sasl...)
+	}
+	cluster, err := kfake.NewCluster(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
+	if cfg.users != nil {
+		plainCheck(cluster, cfg.users, standIns)
+	}
 	guardTopicNames(cluster, cfg.maxPartitions)
 	guardPartitions(cluster, cfg.maxPartitions)
+	guardInternalTopics(cluster)
 	guardCleanerBackoff(cluster)
 	gate := &txnGate{}
 	gate.install(cluster)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
+	b := &Broker{cluster: cluster, dataDir: cfg.dataDir, segmentBytes: cfg.segmentBytes, internalPassword: internalPassword,
+		gate: gate, quietWait: min(cfg.compaction, time.Second), shutdown: shutdown, stop: make(chan struct{})}
+	cl, err := kgo.NewClient(b.ClientOpts()...)
 	if err != nil {
 		cluster.Close()
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
-	b := &Broker{cluster: cluster, dataDir: cfg.dataDir, adm: kadm.NewClient(cl), segmentBytes: cfg.segmentBytes,
-		gate: gate, quietWait: min(cfg.compaction, time.Second), shutdown: shutdown, stop: make(chan struct{})}
+	b.adm = kadm.NewClient(cl)
 	b.done.Add(1)
 	go b.clean(cfg.compaction)
-	cfg.logger.Info("embedded kafka broker started", "addr", b.Addrs()[0], "data_dir", cfg.dataDir)
+	logStarted(cfg, bound, b.Addrs()[0])
 	return b, nil
 }
 
-func kfakeOptions(cfg config, shutdown *shutdownErrors) []kfake.Opt {
+// logStarted logs the address bound and the one advertised, and an error
+// when the broker listens beyond loopback without authentication.
+func logStarted(cfg config, bound, advertised string) {
+	cfg.logger.Info("embedded kafka broker started", "listen", bound, "advertised", advertised,
+		"authentication", cfg.users != nil, "data_dir", cfg.dataDir)
+	if cfg.users == nil && !loopbackAddr(bound) {
+		cfg.logger.Error("the embedded kafka broker listens beyond loopback without authentication: anyone who reaches "+
+			bound+" reads, writes and deletes every topic; set authentication.method=BASIC (the broker then takes "+
+			"SASL/PLAIN or SCRAM with the API's users) or listen on 127.0.0.1", "listen", bound)
+	}
+}
+
+func loopbackAddr(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback())
+}
+
+// ClientOpts are the franz-go options a client of this process needs to
+// reach the broker: its address and, with WithUsers, SASL/PLAIN as
+// InternalUser.
+func (b *Broker) ClientOpts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.SeedBrokers(b.Addrs()...)}
+	if user, password := b.InternalCredentials(); user != "" {
+		opts = append(opts, kgo.SASL(plain.Auth{User: user, Pass: password}.AsMechanism()))
+	}
+	return opts
+}
+
+func kfakeOptions(cfg config, shutdown *shutdownErrors, bound *string) []kfake.Opt {
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
 		kfake.ClusterID("sqlstream"),
 		kfake.DefaultNumPartitions(1),
-		kfake.ListenFn(listenOn(cfg.listen)),
+		kfake.ListenFn(listenOn(cfg.listen, bound)),
 		kfake.WithLogger(slogAdapter{l: cfg.logger, shutdown: shutdown}),
 		kfake.BrokerConfigs(map[string]string{
 			// kfake's own compaction timer stays (practically) off: the
@@ -124,6 +183,10 @@ func (b *Broker) Close() error {
 		b.shutdown.begin()
 		b.cluster.Close()
 		b.closeErr = b.shutdown.err()
+		if b.dataDir != "" {
+			// The stand-in passwords kfake persisted die with this run.
+			b.closeErr = errors.Join(b.closeErr, forgetCredentials(b.dataDir))
+		}
 		if b.closeErr == nil && b.dataDir != "" {
 			// Only a clean persistence counts as a clean shutdown.
 			if err := markStopped(b.dataDir); err != nil {
@@ -241,13 +304,15 @@ func isCompacted(policy *string) bool {
 }
 
 // listenOn returns a kfake listen function that binds addr instead of the
-// loopback address kfake would choose.
-func listenOn(addr string) func(network, _ string) (net.Listener, error) {
+// loopback address kfake would choose, and sets bound to the address
+// bound (which advertise may hide from kfake).
+func listenOn(addr string, bound *string) func(network, _ string) (net.Listener, error) {
 	return func(network, _ string) (net.Listener, error) {
 		ln, err := net.Listen(network, addr)
 		if err != nil {
 			return nil, err
 		}
+		*bound = ln.Addr().String()
 		return advertise(ln), nil
 	}
 }

@@ -141,7 +141,8 @@ func writeAbortMarkers(cfg config, txns []openTxn, starts kadm.Offsets) error {
 	private := cfg
 	private.listen = "127.0.0.1:0"
 	shutdown := &shutdownErrors{}
-	cluster, err := kfake.NewCluster(kfakeOptions(private, shutdown)...)
+	var bound string
+	cluster, err := kfake.NewCluster(kfakeOptions(private, shutdown, &bound)...)
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,39 @@
 // after a crash of an older broker cannot be told apart from a commit of
 // them and stays as it is.
 //
+// # Deleted data
+//
+// kfake loads a partition whose directory is gone as empty from offset 0,
+// and a missing groups.log as no committed offsets, without a word: a
+// query reading that topic starts over and counts every record twice.
+// Start compares the data directory with topics.json first
+// (missing_data.go): after a clean shutdown every partition has a
+// directory and groups.log exists, so a missing one refuses the start,
+// naming it; recreating it empty (a directory, an empty file) is the
+// operator's way to accept the loss. After an unclean shutdown a
+// partition never written has no directory yet, so missing ones are
+// only logged. A deleted topics.json beside partition directories (kfake
+// would start without any topic) always refuses the start.
+//
+// # Authentication
+//
+// Without WithUsers the broker serves anyone who reaches it (the loopback
+// default); a listener beyond loopback then logs an error naming the
+// address bound. With WithUsers (the binary passes the API's BASIC users)
+// kfake's SASL and ACLs are on (auth.go): a user authenticates with
+// SASL/PLAIN, checked against the users file's credential (plain or
+// MD5) by a control that hands kfake a per-run stand-in password, or with
+// SCRAM (plain credentials only, which kfake salts itself). Users may do
+// anything to topics, groups and transactional ids, except what
+// WithProtected names (the server's command topic and its service id's
+// internal topics, consumer groups and transactional ids), which only
+// InternalUser, a superuser with a random password per run that the
+// engine of the same process gets through InternalCredentials, may use. Credentials and ACLs
+// kfake persists are removed at every start and close: the users file is
+// their only source. Whatever the authentication, no client may delete a
+// command topic or _schemas, nor cut their records (internal_topics.go):
+// no server does, and without them a restart comes up empty.
+//
 // Auto topic creation is off: sqlstream creates every topic it uses
 // through the admin API, as ksqlDB does.
 package broker

@@ -25,6 +25,10 @@ type config struct {
 	segmentBytes int64
 	// maxPartitions: see WithMaxPartitions.
 	maxPartitions int32
+	// users: see WithUsers (nil: no authentication).
+	users map[string]string
+	// protected: see WithProtected.
+	protected Protected
 }
 
 func defaultConfig() config {
@@ -42,7 +46,9 @@ func defaultConfig() config {
 // WithListen sets the host:port the broker listens on and advertises to
 // clients, overriding the default 127.0.0.1:9092. Port 0 picks a free port;
 // Addrs reports the one chosen. An unspecified host (0.0.0.0, ::) listens on
-// all interfaces and advertises 127.0.0.1.
+// all interfaces and advertises 127.0.0.1. A listener beyond loopback
+// without WithUsers serves anyone who reaches it: Start logs an error
+// saying so, with the address bound.
 func WithListen(addr string) Option {
 	return optionFunc(func(c *config) { c.listen = addr })
 }
@@ -105,5 +111,5 @@ func (c *config) validate() error {
 	if c.compaction <= 0 {
 		return fmt.Errorf("broker compaction interval %v must be positive", c.compaction)
 	}
-	return nil
+	return validateUsers(c.users)
 }

@@ -19,8 +19,9 @@ import (
 // Hosts are keyed by "host:port" (ksqlDB's /clusterStatus key) and
 // called at their advertised URL.
 type peerSet struct {
-	self    string // advertised URL of this server, "" when it has none
-	key     []byte // HMAC key of inter-node requests (peer_auth.go); nil refuses them
+	self    string       // advertised URL of this server, "" when it has none
+	key     []byte       // HMAC key of inter-node requests (peer_auth.go); nil refuses them
+	seen    seenPeerMACs // signatures accepted within peerClockSkew (replays are refused)
 	window  time.Duration
 	started time.Time
 

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/sasl"
 )
 
 // Property keys the engine reads (ksqlDB's names).
@@ -139,7 +141,15 @@ type options struct {
 	// WithGlobalPartitionCheck.
 	globalHook  func(topic string, partition int32, offset int64) error
 	globalCheck time.Duration
+	// kafkaSASL: see WithKafkaSASL.
+	kafkaSASL sasl.Mechanism
 }
+
+// WithKafkaSASL makes every Kafka client of the engine authenticate with
+// m, besides (and after) what the security properties configure; default
+// none. The binary gives it the embedded broker's internal user when the
+// broker takes SASL.
+func WithKafkaSASL(m sasl.Mechanism) Option { return func(o *options) { o.kafkaSASL = m } }
 
 // WithAdvertisedListener sets the URL the other servers of the service id
 // reach this one at (ksql.advertised.listener; the caller resolves the

@@ -13,6 +13,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Version is the server version reported by /info.
@@ -74,6 +75,9 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		security, err := kafkaSecurity(e.props)
 		if err != nil {
 			return nil, fmt.Errorf("kafka security: %w", err)
+		}
+		if o.kafkaSASL != nil {
+			security = append(security, kgo.SASL(o.kafkaSASL))
 		}
 		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props }, security)
 		if err != nil {

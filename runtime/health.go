@@ -2,37 +2,83 @@ package runtime
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // defaultHealthWait is how long /healthcheck waits for the engine lock: a
 // statement holding it longer than this has wedged statement execution.
 const defaultHealthWait = 5 * time.Second
 
-// Health implements the server's /healthcheck: Kafka answers a ping, and
-// the command runner (statement execution, which serializes on the engine
-// lock) is not wedged. An unhealthy engine still answers, with the failed
-// check false, in ksqlDB's shape.
+// Health implements the server's /healthcheck: Kafka answers a ping, the
+// command topic exists and is readable (without it the next start would
+// come up with an empty catalog), and the command runner (statement
+// execution, which serializes on the engine lock) is not wedged. An
+// unhealthy engine still answers, with the failed check false and its
+// error, in ksqlDB's shape.
 func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
-	kafkaOK := true
+	kafka := api.HealthCheck{IsHealthy: true}
 	if kc, ok := e.cluster.(*kafkaCluster); ok {
-		kafkaOK = kc.ping(ctx) == nil
+		if err := kc.ping(ctx); err != nil {
+			kafka = api.HealthCheck{Error: "Kafka does not answer: " + err.Error()}
+		}
 	}
-	runnerOK := e.lockWithin(ctx, e.healthWait)
-	if !runnerOK {
+	runner := api.HealthCheck{IsHealthy: true}
+	if err := e.commandTopicReadable(ctx); err != nil {
+		runner = api.HealthCheck{Error: err.Error()}
+		e.logger.Error("healthcheck: "+err.Error(), "topic", e.cmdLog.topic)
+	} else if !e.lockWithin(ctx, e.healthWait) {
+		runner = api.HealthCheck{Error: "statement execution is wedged: the engine lock was not free within " + e.healthWait.String()}
 		e.logger.Warn("healthcheck: statement execution is wedged; the engine lock was not free within the bound", "bound", e.healthWait)
 	}
 	return api.HealthCheckResponse{
-		IsHealthy: kafkaOK && runnerOK,
+		IsHealthy: kafka.IsHealthy && runner.IsHealthy,
 		Details: api.HealthDetails{
 			Metastore:     api.HealthCheck{IsHealthy: true},
-			Kafka:         api.HealthCheck{IsHealthy: kafkaOK},
-			CommandRunner: api.HealthCheck{IsHealthy: runnerOK},
+			Kafka:         kafka,
+			CommandRunner: runner,
 		},
 		ServerState: api.ServerReady,
 	}
+}
+
+// commandTopicReadable checks that the command topic exists and that the
+// offsets of each of its partitions can be listed (nil for an engine
+// without a command log).
+func (e *Engine) commandTopicReadable(ctx context.Context) error {
+	if e.cmdLog == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	topic, adm := e.cmdLog.topic, e.cmdLog.kc.adm
+	td, err := adm.ListTopics(ctx, topic)
+	if err == nil {
+		if d, ok := td[topic]; !ok {
+			err = kerr.UnknownTopicOrPartition
+		} else {
+			err = d.Err
+		}
+	}
+	if err == nil {
+		var ends kadm.ListedOffsets
+		if ends, err = adm.ListEndOffsets(ctx, topic); err == nil {
+			err = ends.Error()
+		}
+	}
+	switch {
+	case errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID):
+		return fmt.Errorf("the command topic %s does not exist (deleted?): the catalog lives in it, and a restart would "+
+			"come up without streams, tables and queries; restore the topic, or recreate them", topic)
+	case err != nil:
+		return fmt.Errorf("the command topic %s cannot be read: %w", topic, err)
+	}
+	return nil
 }
 
 // lockWithin reports whether the engine lock could be taken (and is

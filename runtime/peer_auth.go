@@ -2,22 +2,28 @@ package runtime
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Inter-node requests (heartbeats, lag reports, forwarded pull queries)
-// carry PeerHeader: "<unix millis>:<hex HMAC-SHA256>" over the method,
-// path, that time and the SHA-256 of the body, keyed by a key derived
-// from the command-topic key. Servers of one service id must share that
-// key anyway (sqlstream.command.topic.secret, see command_signing.go), so
-// holding it is what makes a server a peer; anything else is refused.
-// The time bounds replays to peerClockSkew either side.
+// carry PeerHeader: "<unix millis>:<nonce>:<hex HMAC-SHA256>" over the
+// method, path, that time, the nonce (128 random bits, crypto/rand.Text) and the
+// SHA-256 of the body, keyed by a key derived from the command-topic key.
+// Servers of one service id must share that key anyway
+// (sqlstream.command.topic.secret, see command_signing.go), so holding it
+// is what makes a server a peer; anything else is refused. The time
+// bounds a signature's life to peerClockSkew either side, and within that
+// window the receiver remembers every signature it accepted (seenPeerMACs),
+// so a captured request replayed is refused; the nonce makes two honest
+// requests of the same content in the same millisecond differ.
 const (
 	PeerHeader    = "X-Sqlstream-Peer"
 	peerClockSkew = 30 * time.Second
@@ -40,36 +46,78 @@ func peerKey(commandKey []byte) []byte {
 	return m.Sum(nil)
 }
 
-func peerMAC(key []byte, method, path string, at int64, body []byte) string {
+func peerMAC(key []byte, method, path string, at int64, nonce string, body []byte) string {
 	sum := sha256.Sum256(body)
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte(method + "\n" + path + "\n" + strconv.FormatInt(at, 10) + "\n" + hex.EncodeToString(sum[:])))
+	m.Write([]byte(method + "\n" + path + "\n" + strconv.FormatInt(at, 10) + "\n" + nonce + "\n" + hex.EncodeToString(sum[:])))
 	return hex.EncodeToString(m.Sum(nil))
 }
 
 // sign sets PeerHeader on an inter-node request whose body is body.
 func (p *peerSet) sign(req *http.Request, body []byte) {
 	at := time.Now().UnixMilli()
-	req.Header.Set(PeerHeader, strconv.FormatInt(at, 10)+":"+peerMAC(p.key, req.Method, req.URL.Path, at, body))
+	nonce := rand.Text()
+	req.Header.Set(PeerHeader, strconv.FormatInt(at, 10)+":"+nonce+":"+peerMAC(p.key, req.Method, req.URL.Path, at, nonce, body))
 }
 
-// verify checks a request's PeerHeader value.
+// verify checks a request's PeerHeader value, and that it was not
+// accepted before.
 func (p *peerSet) verify(method, path, header string, body []byte) error {
 	if p == nil || p.key == nil {
 		return errNotPeer()
 	}
-	ts, mac, ok := strings.Cut(header, ":")
-	at, err := strconv.ParseInt(ts, 10, 64)
-	if !ok || err != nil {
+	parts := strings.SplitN(header, ":", 3)
+	if len(parts) != 3 {
 		return errNotPeer()
 	}
-	if d := time.Since(time.UnixMilli(at)); d > peerClockSkew || d < -peerClockSkew {
+	at, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil {
 		return errNotPeer()
 	}
-	if !hmac.Equal([]byte(mac), []byte(peerMAC(p.key, method, path, at, body))) {
+	now := time.Now()
+	if d := now.Sub(time.UnixMilli(at)); d > peerClockSkew || d < -peerClockSkew {
 		return errNotPeer()
+	}
+	if !hmac.Equal([]byte(parts[2]), []byte(peerMAC(p.key, method, path, at, parts[1], body))) {
+		return errNotPeer()
+	}
+	if !p.seen.first(parts[2], time.UnixMilli(at).Add(peerClockSkew), now) {
+		return errors.New("this inter-node request was accepted before: a replayed request is refused")
 	}
 	return nil
+}
+
+// seenPeerMACs remembers the signatures of accepted inter-node requests
+// until they expire (their time plus peerClockSkew), after which verify
+// refuses them by their time anyway. Only valid signatures get in, so its
+// size is bounded by what the peers send within the window.
+type seenPeerMACs struct {
+	mu      sync.Mutex
+	expires map[string]time.Time // signature → when verify stops accepting its time
+	swept   time.Time
+}
+
+// first records mac, valid until expires, and reports whether it was not
+// recorded yet. Expired entries are dropped at most once a second.
+func (s *seenPeerMACs) first(mac string, expires, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.Sub(s.swept) >= time.Second {
+		for m, exp := range s.expires {
+			if now.After(exp) {
+				delete(s.expires, m)
+			}
+		}
+		s.swept = now
+	}
+	if _, ok := s.expires[mac]; ok {
+		return false
+	}
+	if s.expires == nil {
+		s.expires = map[string]time.Time{}
+	}
+	s.expires[mac] = expires
+	return true
 }
 
 // VerifyPeer implements the server's check of inter-node requests: nil

@@ -3,7 +3,9 @@ package runtime
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestPeerSignature: a request signed with the service's key verifies;
@@ -28,5 +30,46 @@ func TestPeerSignature(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestPeerReplayRefused is issue 16.11: a signed request verifies once;
+// the same header again (a replay within the clock-skew window) is
+// refused, while a new signature of the same content passes.
+func TestPeerReplayRefused(t *testing.T) {
+	p := newPeerSet("http://127.0.0.1:1", peerKey([]byte("shared-secret-of-this-service")), 0)
+	body := []byte(`{"timestamp":1}`)
+	header := func() string {
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:2/heartbeat", bytes.NewReader(body))
+		p.sign(req, body)
+		return req.Header.Get(PeerHeader)
+	}
+	h := header()
+	if err := p.verify(http.MethodPost, "/heartbeat", h, body); err != nil {
+		t.Fatalf("first use refused: %v", err)
+	}
+	if err := p.verify(http.MethodPost, "/heartbeat", h, body); err == nil || !strings.Contains(err.Error(), "replayed") {
+		t.Fatalf("replay: %v, want refused as replayed", err)
+	}
+	if err := p.verify(http.MethodPost, "/heartbeat", header(), body); err != nil {
+		t.Fatalf("a second request of the same content refused: %v", err)
+	}
+}
+
+// TestSeenPeerMACsExpire: the replay cache forgets a signature once its
+// time is past the window (verify refuses it by time from then on), so it
+// holds only the window's signatures.
+func TestSeenPeerMACsExpire(t *testing.T) {
+	var s seenPeerMACs
+	t0 := time.Unix(1000, 0)
+	if !s.first("a", t0.Add(peerClockSkew), t0) || s.first("a", t0.Add(peerClockSkew), t0.Add(time.Second)) {
+		t.Fatal("a signature must be new once, then seen")
+	}
+	later := t0.Add(peerClockSkew + 2*time.Second)
+	if !s.first("b", later.Add(peerClockSkew), later) {
+		t.Fatal("b is new")
+	}
+	if _, ok := s.expires["a"]; ok || len(s.expires) != 1 {
+		t.Fatalf("expired signature kept: %v", s.expires)
 	}
 }

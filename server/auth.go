@@ -54,6 +54,16 @@ func ParseUsers(r io.Reader) (Users, error) {
 	return users, sc.Err()
 }
 
+// Credentials returns each user's password as the file gives it (plain,
+// or "MD5:<hex>"), for the embedded broker's SASL (broker.WithUsers).
+func (u Users) Credentials() map[string]string {
+	creds := make(map[string]string, len(u))
+	for name, a := range u {
+		creds[name] = a.password
+	}
+	return creds
+}
+
 // check says whether password is the user's, in time independent of how
 // much of it matches.
 func (a account) check(password string) bool {

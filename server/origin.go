@@ -10,14 +10,15 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 )
 
-// sameSite guards the state-changing endpoints (every POST) against
-// requests a web page makes on a visitor's behalf:
+// sameSite guards the API against requests a web page makes on a
+// visitor's behalf:
 //
-//   - an Origin header (sent by browsers on cross-site POSTs) must be the
-//     server's own origin or on the allow-list (WithAllowedOrigins,
-//     access.control.allow.origin);
-//   - on a loopback listener the Host header must name a loopback host, so
-//     a DNS-rebound name cannot reach the API;
+//   - on a loopback listener the Host header of every request, whatever
+//     its method, must name a loopback host, so a DNS-rebound name can
+//     neither run statements nor read /info, /clusterStatus or /metrics;
+//   - on the state-changing endpoints (every POST) an Origin header (sent
+//     by browsers on cross-site POSTs) must be the server's own origin or
+//     on the allow-list (WithAllowedOrigins, access.control.allow.origin);
 //   - a declared body type must be JSON (or ksqlDB's delimited format),
 //     which a plain HTML form or a "simple" fetch cannot send without a
 //     CORS preflight that this server never grants; text/plain and form
@@ -27,13 +28,13 @@ import (
 // no Origin and a JSON content type, and pass.
 func (s *Server) sameSite(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if msg := s.crossSite(r); msg != "" {
+			s.cfg.logger.Warn("refused a cross-site request", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"),
+				"host", r.Host, "content_type", r.Header.Get("Content-Type"), "reason", msg)
+			writeErrorBody(w, &api.ErrorMessage{ErrorCode: api.CodeForbidden, Message: msg})
+			return
+		}
 		if r.Method == http.MethodPost {
-			if msg := s.crossSite(r); msg != "" {
-				s.cfg.logger.Warn("refused a cross-site request", "path", r.URL.Path, "origin", r.Header.Get("Origin"),
-					"host", r.Host, "content_type", r.Header.Get("Content-Type"), "reason", msg)
-				writeErrorBody(w, &api.ErrorMessage{ErrorCode: api.CodeForbidden, Message: msg})
-				return
-			}
 			if msg := jsonContent(r); msg != "" {
 				writeErrorBody(w, &api.ErrorMessage{ErrorCode: api.CodeUnsupportedMediaType, Message: msg})
 				return
@@ -43,13 +44,16 @@ func (s *Server) sameSite(next http.Handler) http.Handler {
 	})
 }
 
-// crossSite explains why r comes from a foreign site, or returns "".
+// crossSite explains why r comes from a foreign site, or returns "". The
+// Origin is checked on POSTs only: browsers send it on some same-site
+// GETs too, and a GET changes nothing.
 func (s *Server) crossSite(r *http.Request) string {
-	if o := r.Header.Get("Origin"); o != "" && !s.allowedOrigin(o, r.Host) {
+	if o := r.Header.Get("Origin"); r.Method == http.MethodPost && o != "" && !s.allowedOrigin(o, r.Host) {
 		return "Origin " + o + " may not send requests to this server: add it to access.control.allow.origin to allow it"
 	}
 	if s.loopbackOnly() && !loopbackHost(r.Host) {
-		return "Host " + r.Host + " is not this server's: it listens on loopback only"
+		return "Host " + r.Host + " is not this server's: it listens on loopback only (connect to localhost or 127.0.0.1, " +
+			"or set listeners to the address clients use)"
 	}
 	return ""
 }

@@ -62,3 +62,26 @@ func TestSameSiteOnAnyHost(t *testing.T) {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body.String())
 	}
 }
+
+// TestHostCheckedOnEveryMethod: on a loopback listener a DNS-rebound Host
+// reads nothing either (issue 16.12): GETs of /info, /status and
+// /healthcheck get 403 naming the Host, as a POST does; a loopback Host is
+// served.
+func TestHostCheckedOnEveryMethod(t *testing.T) {
+	s := New(newFakeEngine())
+	for _, path := range []string{"/info", "/status", "/healthcheck"} {
+		for _, host := range []string{"evil.example:8088", "127.0.0.1:8088"} {
+			req := httptest.NewRequest("GET", path, nil)
+			req.Host = host
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+			want := http.StatusOK
+			if host == "evil.example:8088" {
+				want = http.StatusForbidden
+			}
+			if rec.Code != want || (want == http.StatusForbidden && !strings.Contains(rec.Body.String(), "Host evil.example:8088")) {
+				t.Errorf("GET %s Host %s: status %d, want %d: %s", path, host, rec.Code, want, rec.Body.String())
+			}
+		}
+	}
+}

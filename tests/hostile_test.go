@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,4 +99,36 @@ func TestCrossSiteRequestRefused(t *testing.T) {
 		t.Errorf("allowed origin: status %d, want 200", got)
 	}
 	n.mustKsql("DESCRIBE cs;")
+}
+
+// TestDNSRebindingReadsNothing is issue 16.12 through the binary: on the
+// loopback listener a GET whose Host is a foreign name (a DNS-rebound
+// page) gets 403 on /info, /clusterStatus and /metrics, and the server
+// keeps answering a loopback Host.
+func TestDNSRebindingReadsNothing(t *testing.T) {
+	n := startNode(t)
+	get := func(path, host string) (int, string) {
+		req, err := http.NewRequest("GET", n.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, path := range []string{"/info", "/clusterStatus", "/metrics"} {
+		if status, body := get(path, "rebind.example:8088"); status != http.StatusForbidden || !strings.Contains(body, "Host rebind.example:8088") {
+			t.Errorf("GET %s with a foreign Host: %d %s, want 403", path, status, body)
+		}
+		if status, body := get(path, ""); status != http.StatusOK {
+			t.Errorf("GET %s: %d %s, want 200", path, status, body)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/server"
 )
@@ -35,8 +36,9 @@ func serverSecurity(p runtime.Properties) ([]server.Option, error) {
 }
 
 // checkKafkaSecurity refuses Kafka client security with the embedded
-// broker, which speaks PLAINTEXT on loopback only: the engine would not
-// reach it.
+// broker, which speaks PLAINTEXT (with SASL when the API has BASIC
+// users, which the engine's clients get without properties): the engine
+// would not reach it.
 func checkKafkaSecurity(embedded bool, p runtime.Properties) error {
 	if proto := strings.ToUpper(p[runtime.PropSecProtocol]); embedded && proto != "" && proto != "PLAINTEXT" {
 		return fmt.Errorf("security.protocol=%s needs an external Kafka (bootstrap.servers): the embedded broker speaks PLAINTEXT only", proto)
@@ -44,7 +46,37 @@ func checkKafkaSecurity(embedded bool, p runtime.Properties) error {
 	return nil
 }
 
+// BrokerUsers gives the embedded broker the API's users when
+// authentication.method=BASIC, so that Kafka clients authenticate as
+// they do to the API (cli.BrokerUsers).
+func (wiring) BrokerUsers(s cli.Settings) (map[string]string, error) {
+	p := runtime.ServerProperties(s.Properties)
+	if !strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
+		return nil, nil
+	}
+	users, err := readUsers(p)
+	if err != nil {
+		return nil, err
+	}
+	return users.Credentials(), nil
+}
+
 func basicAuth(p runtime.Properties) (server.Option, error) {
+	users, err := readUsers(p)
+	if err != nil {
+		return nil, err
+	}
+	var roles []string
+	for _, r := range strings.Split(p[runtime.PropAuthRoles], ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			roles = append(roles, r)
+		}
+	}
+	return server.WithBasicAuth(p[runtime.PropAuthRealm], roles, users), nil
+}
+
+// readUsers reads sqlstream.authentication.users.file.
+func readUsers(p runtime.Properties) (server.Users, error) {
 	path := p[runtime.PropAuthUsersFile]
 	if path == "" {
 		return nil, fmt.Errorf("%s=BASIC needs %s (lines of 'user: password[,role…]')", runtime.PropAuthMethod, runtime.PropAuthUsersFile)
@@ -61,13 +93,7 @@ func basicAuth(p runtime.Properties) (server.Option, error) {
 	if len(users) == 0 {
 		return nil, fmt.Errorf("%s %s has no users", runtime.PropAuthUsersFile, path)
 	}
-	var roles []string
-	for _, r := range strings.Split(p[runtime.PropAuthRoles], ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			roles = append(roles, r)
-		}
-	}
-	return server.WithBasicAuth(p[runtime.PropAuthRealm], roles, users), nil
+	return users, nil
 }
 
 func listenerCertificate(p runtime.Properties) (tls.Certificate, error) {

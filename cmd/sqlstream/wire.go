@@ -18,6 +18,7 @@ import (
 	"github.com/sqlstream/sqlstream/repl"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/server"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 )
 
 // wiring connects the command line to the engine, the HTTP server, the
@@ -79,14 +80,18 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 	if err != nil {
 		return nil, errors.Join(err, ln.Close())
 	}
-	eng, err := runtime.New(ctx,
+	opts := []runtime.Option{
 		runtime.WithAdvertisedListener(advertised),
 		runtime.WithBootstrap(bootstrap),
 		runtime.WithServiceID(s.ServiceID),
 		runtime.WithDataDir(s.StateDir()),
 		runtime.WithProperties(s.Properties),
 		runtime.WithLogger(log.With("component", "engine")),
-	)
+	}
+	if s.BrokerUser != "" {
+		opts = append(opts, runtime.WithKafkaSASL(plain.Auth{User: s.BrokerUser, Pass: s.BrokerPassword}.AsMechanism()))
+	}
+	eng, err := runtime.New(ctx, opts...)
 	if err != nil {
 		return nil, errors.Join(err, ln.Close())
 	}

@@ -32,7 +32,7 @@ func Main(args []string, stdio Stdio, svc Services) int {
 	case "repl":
 		return exitCode(stdio, replCommand(rest, stdio, svc))
 	case "broker":
-		return exitCode(stdio, brokerCommand(rest, stdio))
+		return exitCode(stdio, brokerCommand(rest, stdio, svc))
 	case "version":
 		fmt.Fprintln(stdio.Out, versionString())
 		return 0

@@ -43,9 +43,14 @@ func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) 
 	}
 	n := &node{lock: lock, bootstrap: s.Bootstrap, scheme: listenScheme(s.Properties["listeners"])}
 	if s.Embedded() {
-		if err := n.startBroker(s, log); err != nil {
+		users, err := brokerUsers(svc, s)
+		if err == nil {
+			err = n.startBroker(s, users, log)
+		}
+		if err != nil {
 			return nil, errors.Join(err, lock.release())
 		}
+		s.BrokerUser, s.BrokerPassword = n.broker.InternalCredentials()
 	}
 	stackCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	detach := context.AfterFunc(ctx, cancel)
@@ -59,8 +64,8 @@ func startNode(ctx context.Context, s Settings, svc Services, log *slog.Logger) 
 	return n, nil
 }
 
-func (n *node) startBroker(s Settings, log *slog.Logger) error {
-	b, err := startBroker(s, log)
+func (n *node) startBroker(s Settings, users map[string]string, log *slog.Logger) error {
+	b, err := startBroker(s, users, false, log)
 	if err != nil {
 		return err
 	}
@@ -68,15 +73,39 @@ func (n *node) startBroker(s Settings, log *slog.Logger) error {
 	return nil
 }
 
+// brokerUsers are the users the embedded broker authenticates: the API's,
+// when svc knows them; nil (no authentication) otherwise.
+func brokerUsers(svc Services, s Settings) (map[string]string, error) {
+	bu, ok := svc.(BrokerUsers)
+	if !ok {
+		return nil, nil
+	}
+	return bu.BrokerUsers(s)
+}
+
 // startBroker starts the embedded broker on s.BrokerListen with its data
-// in s.BrokerDir().
-func startBroker(s Settings, log *slog.Logger) (*broker.Broker, error) {
-	return broker.Start(
+// in s.BrokerDir(). With users it takes SASL from them and, unless it is
+// standalone (`sqlstream broker`, whose servers connect as users), keeps
+// the command topic and the internal topics, groups and transactional ids
+// of s.ServiceID to the engine.
+func startBroker(s Settings, users map[string]string, standalone bool, log *slog.Logger) (*broker.Broker, error) {
+	opts := []broker.Option{
 		broker.WithListen(s.BrokerListen),
 		broker.WithDataDir(s.BrokerDir()),
 		broker.WithLogger(log.With("component", "broker")),
 		broker.WithMaxPartitions(maxPartitions(s.Properties)),
-	)
+	}
+	if users != nil {
+		opts = append(opts, broker.WithUsers(users))
+	}
+	if users != nil && !standalone {
+		opts = append(opts, broker.WithProtected(broker.Protected{
+			Topics:           []string{"_" + s.ServiceID + "_command_topic"},
+			TransactionalIDs: []string{s.ServiceID}, // the command topic's producer
+			Prefixes:         []string{s.ServiceID + "query_", s.ServiceID + "transient_", "_confluent-ksql-" + s.ServiceID},
+		}))
+	}
+	return broker.Start(opts...)
 }
 
 // maxPartitions is the broker's partition limit: the engine's property

@@ -18,6 +18,15 @@ type Services interface {
 	RunREPL(ctx context.Context, c REPLConfig) error
 }
 
+// BrokerUsers is implemented by Services that know the HTTP API's users:
+// the embedded broker then takes SASL/PLAIN and SCRAM from them
+// (broker.WithUsers), and refuses anonymous clients.
+type BrokerUsers interface {
+	// BrokerUsers returns the users of the API's BASIC authentication
+	// (name → credential as in the users file), or nil when it is off.
+	BrokerUsers(s Settings) (map[string]string, error)
+}
+
 // TestRunner runs `sqlstream test` (query translation tests) and returns
 // its exit code.
 type TestRunner interface {

@@ -24,6 +24,10 @@ type Settings struct {
 	// of the config file plus listeners, bootstrap.servers and
 	// ksql.service.id as resolved.
 	Properties map[string]string
+	// BrokerUser and BrokerPassword are the embedded broker's internal
+	// user, set once it runs with authentication ("" without): the
+	// engine's clients authenticate as it.
+	BrokerUser, BrokerPassword string
 }
 
 // Embedded reports whether the process runs its own broker.

@@ -29,8 +29,13 @@ func brokerOptions() []option {
 // brokerCommand runs `sqlstream broker`: the embedded broker alone, so
 // that several engine processes can share one that survives them. The
 // other keys of a --config file are checked as for the server and
-// ignored, so servers and the broker can share one file.
-func brokerCommand(args []string, stdio Stdio) error {
+// ignored, so servers and the broker can share one file; with
+// authentication.method=BASIC the broker takes SASL from its users
+// (servers then connect as one of them with security.protocol=
+// SASL_PLAINTEXT), but, serving the servers of any service id as users,
+// it keeps no internal topic to itself beyond what every broker keeps
+// (command topics and _schemas are never deleted).
+func brokerCommand(args []string, stdio Stdio, svc Services) error {
 	fs := flag.NewFlagSet("sqlstream broker", flag.ContinueOnError)
 	sf := newOptionFlags(fs, brokerOptions())
 	fs.Usage = func() { printBrokerUsage(fs.Output(), fs) }
@@ -40,18 +45,22 @@ func brokerCommand(args []string, stdio Stdio) error {
 	}
 	ctx, stop := signalContext(false)
 	defer stop()
-	return runBroker(ctx, s, stdio)
+	users, err := brokerUsers(svc, s)
+	if err != nil {
+		return err
+	}
+	return runBroker(ctx, s, users, stdio)
 }
 
 // runBroker runs the broker until ctx ends (SIGINT or SIGTERM), then
 // closes it, which writes its state to the data directory.
-func runBroker(ctx context.Context, s Settings, stdio Stdio) error {
+func runBroker(ctx context.Context, s Settings, users map[string]string, stdio Stdio) error {
 	log := newLogger(stdio.Err, s.LogLevel)
 	lock, err := lockDataDir(s.DataDir)
 	if err != nil {
 		return err
 	}
-	b, err := startBroker(s, log)
+	b, err := startBroker(s, users, true, log)
 	if err != nil {
 		return errors.Join(err, lock.release())
 	}
