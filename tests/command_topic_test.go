@@ -2,7 +2,10 @@ package tests
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	be "encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -223,4 +226,45 @@ func TestCopiesOfOneServiceID(t *testing.T) {
 	first.mustKsql("CREATE STREAM s (v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	first.restart()
 	first.mustKsql("DESCRIBE s;")
+}
+
+// TestPreviousReleaseCommandTopic: a command topic the release before the
+// command chain wrote (records signed over topic, key and value only)
+// still runs, as the prefix before the chain start the first start
+// appends; a copy of one of its records appended after that is refused.
+func TestPreviousReleaseCommandTopic(t *testing.T) {
+	const topic, secret = "_old__command_topic", "the secret of the old service"
+	br := startBrokerProcess(t)
+	createTopic(t, br.Kafka, topic, 1)
+	old := formatOneRecord(topic, secret, "0", `{"seq":0,"statement":"CREATE STREAM old (v INT) WITH (KAFKA_TOPIC='old', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)
+	cl := kafkaClient(t, br.Kafka)
+	if err := cl.ProduceSync(timeoutCtx(t), old).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, "sqlstream.command.topic.secret="+secret+"\n")
+	n := startServerOn(t, br.Kafka, "--service-id", "old_", "--config", cfg)
+	n.mustKsql("DROP STREAM old;")
+	copied := formatOneRecord(topic, secret, "0", string(old.Value))
+	if err := cl.ProduceSync(timeoutCtx(t), copied).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	refused := regexp.MustCompile(fmt.Sprintf(`rejecting a command record: it is not executed.*offset=%d .*earlier release's format after the command chain started`, copied.Offset))
+	awaitLog(t, n, refused)
+	n.restart()
+	awaitLog(t, n, refused)
+	if status, body := n.ksql("DESCRIBE old;", nil); status == 200 {
+		t.Fatalf("the copied command of the earlier format ran: %v", body)
+	}
+}
+
+// formatOneRecord is a command record as the release before the chain
+// signed it: HMAC-SHA256 over topic, key and value, each prefixed by its
+// length, hex in the sqlstream-signature header.
+func formatOneRecord(topic, secret, key, value string) *kgo.Record {
+	m := hmac.New(sha256.New, []byte(secret))
+	for _, part := range []string{topic, key, value} {
+		fmt.Fprintf(m, "%d:%s", len(part), part)
+	}
+	return &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(value),
+		Headers: []kgo.RecordHeader{{Key: "sqlstream-signature", Value: []byte(hex.EncodeToString(m.Sum(nil)))}}}
 }
