@@ -88,11 +88,11 @@ func (c *commandLog) noKeyError(err error) error {
 
 // unverifiableError says what to do about a topic whose signed records
 // were all written with another key.
-func (c *commandLog) unverifiableError() error {
-	return fmt.Errorf("command topic %s holds %d signed records and none verifies with this server's key (%s): the servers that wrote them "+
+func (c *commandLog) unverifiableError(signed int) error {
+	return fmt.Errorf("%s holds %d signed records and none verifies with this server's key (%s): the servers that wrote them "+
 		"have another key. Set %s to the secret the servers of service id %q use (README: several servers), or restore the %s "+
 		"they were signed with. The server does not start rather than run without their streams and queries and sign a second history",
-		c.topic, c.chain.signed, c.signer.source, PropCommandSecret, c.e.opts.serviceID, keyFile)
+		c.topic, signed, c.signer.source, PropCommandSecret, c.e.opts.serviceID, keyFile)
 }
 
 // append writes cmd through the serialized append in progress (see
@@ -128,23 +128,24 @@ func (c *commandLog) appendRecord(ctx context.Context, r *physical.OutRecord) er
 // another key's is an error: the server must not start empty beside the
 // servers that wrote them.
 func (c *commandLog) replay(ctx context.Context) error {
-	fence, err := c.signer.fence(c.pending, c.e.logger)
+	c.e.mu.Lock()
+	defer c.e.unlock()
+	recs := c.pending
+	c.pending = nil
+	// Whether any signed record verifies does not depend on the fence:
+	// a server that refuses to start writes nothing.
+	dry := c.chain
+	for _, r := range recs {
+		_, _ = dry.check(c.signer, r, 0)
+	}
+	if dry.unverifiable() {
+		return c.unverifiableError(dry.signed)
+	}
+	fence, err := c.signer.fence(recs, c.e.logger)
 	if err != nil {
 		return fmt.Errorf("command topic signing marker: %w", err)
 	}
-	c.e.mu.Lock()
-	defer c.e.unlock()
 	c.fence = fence
-	recs := c.pending
-	c.pending = nil
-	dry := c.chain
-	for _, r := range recs {
-		_, _ = dry.check(c.signer, r, fence)
-	}
-	if dry.unverifiable() {
-		c.chain = dry
-		return c.unverifiableError()
-	}
 	c.applyRecords(ctx, recs)
 	if c.chain.started {
 		return nil
@@ -183,7 +184,7 @@ func (c *commandLog) tryStartChain(ctx context.Context) error {
 		return fmt.Errorf("could not read the command topic: %w", err)
 	}
 	if c.chain.unverifiable() {
-		return c.unverifiableError()
+		return c.unverifiableError(c.chain.signed)
 	}
 	if !c.chain.started {
 		if err := c.appendRecord(ctx, chainStartRecord(c.topic)); err != nil {
@@ -236,7 +237,7 @@ func (c *commandLog) stuckError(ctx context.Context, end int64, recs []*physical
 			lso = strconv.FormatInt(l.Offset, 10)
 		}
 	}
-	return fmt.Errorf("command topic %s: the read did not reach its end offset %d within %v (last record read: %s, last stable offset: %s). "+
+	return fmt.Errorf("the read of %s did not reach its end offset %d within %v (last record read: %s, last stable offset: %s). "+
 		"A transaction left open in the topic holds read_committed readers back until the broker aborts it (its producer's "+
 		"transaction.timeout.ms); start again after that, or raise %s", c.topic, end, c.timeout, at, lso, PropCommandReplayTimeout)
 }
