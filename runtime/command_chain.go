@@ -41,6 +41,10 @@ import (
 //
 // Not covered: a command topic deleted and created again starts a new
 // chain, and a copy of the old topic's first records would verify there.
+// And a client that can write the topic before a new service's first
+// start can stop that start with a record carrying any signature header
+// (the server finds signed records it cannot verify); as nothing of the
+// service is in such a topic yet, deleting it is the way out.
 const (
 	formatHeader   = "sqlstream-command-format"
 	previousHeader = "sqlstream-previous"
