@@ -172,7 +172,7 @@ func (c *commandLog) applyRecords(ctx context.Context, recs []*physical.InRecord
 			continue
 		}
 		c.next = r.Offset + 1
-		for _, cmd := range c.verified([]*physical.InRecord{r}, c.fence) {
+		if cmd := c.accept(r); cmd != nil {
 			c.apply(ctx, cmd)
 		}
 	}

@@ -18,24 +18,29 @@ import (
 )
 
 // Command signing: any Kafka client may write to the command topic, and
-// what it writes runs on the next restart. So every command the engine
-// appends carries an HMAC-SHA256 of its topic, key and value in the
-// header signatureHeader, and replay runs only records whose signature
-// checks; the others are logged and skipped.
+// what it writes would run on every server of the service id. So every
+// record the engine appends carries an HMAC-SHA256 in the header
+// signatureHeader, and only records whose signature checks run; the
+// others are logged and skipped. Since format 2 the signature also covers
+// the record's place in the topic (see command_chain.go), so that a
+// signed record appended again is refused too.
 //
 // The key is PropCommandSecret when set (shared configuration: servers
 // that share a service id share a command topic, and each must verify
 // what the others wrote), else a random key kept in the data directory
-// (keyFile, created on first start with mode 0600, beside the state
-// directory so that losing the state keeps it).
+// (keyFile, mode 0600, beside the state directory so that losing the
+// state keeps it). A key file is made only over a command topic that
+// holds no signed record, and written only once this server's first
+// record (the chain start) is in the topic: a server that lost its key,
+// or that has another one than the servers of its service id, refuses to
+// start rather than sign a second history beside theirs.
 //
-// Migration: a command topic written before signing holds unsigned
-// records. The first start that signs (no fenceFile yet) writes the fence,
-// the offset from which signatures are required: the topic's end when
-// none of its records is signed (all predate signing), else 0. Records
-// below the fence run unsigned, with a warning, on every restart (replay
-// rebuilds the catalog from them); nothing written later can get below
-// it.
+// Migration from before signing: a command topic written before signing
+// holds unsigned records. The first start that signs (no fenceFile yet)
+// writes the fence, the offset from which signatures are required: the
+// topic's end when none of its records is signed (all predate signing),
+// else 0. Records below the fence run unsigned, with a warning, on every
+// restart; nothing written later can get below it.
 const (
 	signatureHeader = "sqlstream-signature"
 	keyFile         = "command-topic.key"
@@ -47,89 +52,121 @@ const (
 
 // commandSigner signs and verifies command records.
 type commandSigner struct {
-	key []byte
-	dir string // where fenceFile lives
+	key    []byte
+	dir    string // where fenceFile (and keyFile) live
+	source string // where key comes from, for messages
+	// unsaved is a key made for a topic without signed records: saved
+	// to keyFile once this server's chain start is in the topic.
+	unsaved bool
 }
 
-// loadCommandSigner returns the signer of the data directory dir: keyed by
-// secret when it is set, else by dir's key file (created if missing).
-func loadCommandSigner(dir, secret string) (*commandSigner, error) {
+// errNoKey is a command topic with signed records and no key to verify
+// them: no secret and no key file.
+var errNoKey = errors.New("no key to verify the command topic")
+
+// loadCommandSigner returns the signer of the data directory dir: keyed
+// by secret when it is set, else by dir's key file. With neither, it
+// makes a new key (see commandSigner.unsaved) when signed is false, and
+// fails with errNoKey when the topic holds signed records.
+func loadCommandSigner(dir, secret string, signed bool) (*commandSigner, error) {
 	if secret != "" {
 		if len(secret) < 16 {
 			return nil, fmt.Errorf("%s must be at least 16 characters long", PropCommandSecret)
 		}
-		return &commandSigner{key: []byte(secret), dir: dir}, nil
+		return &commandSigner{key: []byte(secret), dir: dir, source: PropCommandSecret}, nil
 	}
-	key, err := readOrCreateKey(filepath.Join(dir, keyFile))
-	if err != nil {
-		return nil, fmt.Errorf("command topic key: %w", err)
-	}
-	return &commandSigner{key: key, dir: dir}, nil
-}
-
-func readOrCreateKey(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
+	path := filepath.Join(dir, keyFile)
+	key, err := readKey(path)
 	if err == nil {
-		key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
-		if err != nil || len(key) < 16 {
-			return nil, fmt.Errorf("%s is not a hex key of at least 16 bytes: restore it, or remove it and set %s", path, PropCommandSecret)
-		}
-		return key, nil
+		return &commandSigner{key: key, dir: dir, source: path}, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	key := make([]byte, 32)
+	if signed {
+		return nil, fmt.Errorf("%w: %s does not exist and %s is not set", errNoKey, path, PropCommandSecret)
+	}
+	key = make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return &commandSigner{key: key, dir: dir, source: path, unsaved: true}, nil
+}
+
+// readKey reads a key file. A damaged one is an error that says to
+// restore it: a new key would not verify the topic its key signed.
+func readKey(path string) ([]byte, error) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
-	return key, errors.Join(err, f.Close())
+	key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
+	if err != nil || len(key) < 16 {
+		return nil, fmt.Errorf("%s is not a hex key of at least 16 bytes: it is damaged. Restore it from a backup, "+
+			"or set %s to the key the command topic was signed with; a new key cannot verify the commands its key signed", path, PropCommandSecret)
+	}
+	return key, nil
 }
 
-// signature is the header value of a command record.
-func (s *commandSigner) signature(topic string, key, value []byte) []byte {
+// save writes an unsaved key to keyFile, private, never over an existing
+// file.
+func (s *commandSigner) save() error {
+	if !s.unsaved {
+		return nil
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(s.dir, keyFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(hex.EncodeToString(s.key) + "\n")
+	if err = errors.Join(err, f.Close()); err == nil {
+		s.unsaved = false
+	}
+	return err
+}
+
+// mac is the hex HMAC of parts, each prefixed by its length.
+func (s *commandSigner) mac(parts ...[]byte) []byte {
 	m := hmac.New(sha256.New, s.key)
-	for _, part := range [][]byte{[]byte(topic), key, value} {
+	for _, part := range parts {
 		m.Write([]byte(strconv.Itoa(len(part)) + ":"))
 		m.Write(part)
 	}
 	return []byte(hex.EncodeToString(m.Sum(nil)))
 }
 
-// sign adds the signature header to r.
-func (s *commandSigner) sign(r *physical.OutRecord) {
-	r.Headers = append(r.Headers, physical.Header{Key: signatureHeader, Value: s.signature(r.Topic, r.Key, r.Value)})
+// signatureV1 is the signature of format 1 (the release before the
+// chain): topic, key and value only.
+func (s *commandSigner) signatureV1(topic string, key, value []byte) []byte {
+	return s.mac([]byte(topic), key, value)
+}
+
+// signatureV2 is the signature of format 2: the format, topic, key, value
+// and the signature of the record before it in the chain (prev).
+func (s *commandSigner) signatureV2(topic string, key, value, prev []byte) []byte {
+	return s.mac([]byte(formatV2), []byte(topic), key, value, prev)
+}
+
+// sign adds the format 2 headers to r, chained after prev, and returns
+// its signature (the chain's head once r is in the topic).
+func (s *commandSigner) sign(r *physical.OutRecord, prev []byte) []byte {
+	sig := s.signatureV2(r.Topic, r.Key, r.Value, prev)
+	r.Headers = append(r.Headers,
+		physical.Header{Key: formatHeader, Value: []byte(formatV2)},
+		physical.Header{Key: previousHeader, Value: append([]byte(nil), prev...)},
+		physical.Header{Key: signatureHeader, Value: sig})
+	return sig
 }
 
 // errUnsigned is a record without a signature at or past the fence.
 var errUnsigned = errors.New("the record has no " + signatureHeader + " header: the engine did not write it")
 
-// verify says why r must not run; fence is from fence.
-func (s *commandSigner) verify(r *physical.InRecord, fence int64) error {
-	sig, ok := signatureOf(r)
-	if !ok {
-		if r.Offset < fence {
-			return nil
-		}
-		return errUnsigned
-	}
-	if !hmac.Equal(sig, s.signature(r.Topic, r.Key, r.Value)) {
-		return fmt.Errorf("bad signature: written by another key or altered (servers sharing a command topic need the same %s)", PropCommandSecret)
-	}
-	return nil
-}
-
-func signatureOf(r *physical.InRecord) ([]byte, bool) {
+func headerOf(r *physical.InRecord, key string) ([]byte, bool) {
 	for _, h := range r.Headers {
-		if h.Key == signatureHeader {
+		if h.Key == key {
 			return h.Value, true
 		}
 	}
@@ -154,12 +191,15 @@ func (s *commandSigner) fence(recs []*physical.InRecord, log *slog.Logger) (int6
 		log.Warn("the command topic predates command signing: its commands are accepted unsigned, later ones must be signed",
 			"commands", len(recs), "signed_from_offset", fence, "marker", path)
 	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return 0, err
+	}
 	return fence, os.WriteFile(path, []byte(strconv.FormatInt(fence, 10)+"\n"), 0o600)
 }
 
 func anySigned(recs []*physical.InRecord) bool {
 	for _, r := range recs {
-		if _, ok := signatureOf(r); ok {
+		if _, ok := headerOf(r, signatureHeader); ok {
 			return true
 		}
 	}

@@ -329,8 +329,13 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 		e.retire(owner)
 	}
 	e.cat.Delete(src.Name)
-	if st.DeleteTopic {
-		if err := e.cluster.deleteTopic(ctx, src.Topic); err != nil && cmd == nil {
+	// Only the server that runs the statement deletes the topic, as in
+	// ksqlDB (whose TopicDeleteInjector deletes it before the command is
+	// enqueued): a DROP … DELETE TOPIC applied from the command topic (by
+	// a follower, or replayed on a restart) must not delete the topic of
+	// a source of that name created again since.
+	if st.DeleteTopic && cmd == nil {
+		if err := e.cluster.deleteTopic(ctx, src.Topic); err != nil {
 			return nil, fmt.Errorf("source %s was dropped but its topic %s could not be deleted: %w", src.Name, src.Topic, err)
 		}
 	}

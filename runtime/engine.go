@@ -91,13 +91,13 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.cluster = kc
 		// Beside the state directory, not in it: state lost and rebuilt
 		// from changelogs must not lose the key of the command topic.
-		signer, err := loadCommandSigner(filepath.Dir(filepath.Clean(o.dataDir)), e.props[PropCommandSecret])
+		cmdLog, err := openCommandLog(ctx, e, kc, "_"+o.serviceID+"_command_topic", filepath.Dir(filepath.Clean(o.dataDir)))
 		if err != nil {
 			kc.close()
 			return nil, err
 		}
-		e.cmdLog = newCommandLog(e, kc, "_"+o.serviceID+"_command_topic", signer)
-		e.peers = newPeerSet(o.advertised, peerKey(signer.key),
+		e.cmdLog = cmdLog
+		e.peers = newPeerSet(o.advertised, peerKey(cmdLog.signer.key),
 			time.Duration(e.props.Int(PropHeartbeatWindow, 2000))*time.Millisecond)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {

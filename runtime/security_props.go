@@ -57,5 +57,7 @@ func securityPropertyDefs() []*propertyDef {
 		str(PropCertLocation, "certificate chain (PEM) of the HTTPS listener"),
 		str(PropCertKey, "private key (PEM) of the HTTPS listener"),
 		str(PropCommandSecret, "HMAC key of the command topic's records; the same on every server sharing a service id (default: a random key in the data directory)"),
+		{name: PropCommandReplayTimeout, kind: kindLong, min: 1000, def: "120000", fixed: true,
+			doc: "how long a start may take to read the command topic before it fails (a transaction left open there holds the read back)"},
 	}
 }

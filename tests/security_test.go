@@ -27,6 +27,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestPartitionLimit is issue 9.6: CREATE refuses a topic of more
@@ -109,32 +110,35 @@ func TestReplaceMayNotDropColumns(t *testing.T) {
 }
 
 // TestForeignCommandsRejected is issue 9.13: a statement another Kafka
-// client writes into the command topic does not run on restart (it is
-// logged); commands of a topic that predates signing run once the data
-// directory's marker says so; the key file is private.
+// client writes into the command topic does not run (it is logged, with
+// its offset); commands of a topic that predates signing run, as its
+// prefix; the key file is private.
 func TestForeignCommandsRejected(t *testing.T) {
 	const topic = "_default__command_topic"
-	n := startNode(t)
-	produce(t, n.Kafka, topic, "0", `{"seq":0,"statement":"CREATE STREAM legacy (a INT) WITH (KAFKA_TOPIC='legacy', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)
-	n.stop()
-	// As if the data directory predated signing: no marker yet.
-	if err := os.Remove(filepath.Join(n.dataDir, "command-topic.signed-from")); err != nil {
-		t.Fatal(err)
-	}
-	n.start()
+	br := startBrokerProcess(t)
+	createTopic(t, br.Kafka, topic, 1)
+	// Written before signing: the first start accepts it, and its chain
+	// start ends the unsigned prefix.
+	produce(t, br.Kafka, topic, "0", `{"seq":0,"statement":"CREATE STREAM legacy (a INT) WITH (KAFKA_TOPIC='legacy', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)
+	n := startServerOn(t, br.Kafka)
 	n.mustKsql("DESCRIBE legacy;")
 	if !strings.Contains(n.Logs(), "predates command signing") {
 		t.Errorf("no warning about the unsigned legacy command:\n%s", n.Logs())
 	}
 
-	produce(t, n.Kafka, topic, "7", `{"seq":7,"statement":"CREATE STREAM evil (a INT) WITH (KAFKA_TOPIC='evil', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)
+	cl := kafkaClient(t, br.Kafka)
+	evil := &kgo.Record{Topic: topic, Key: []byte("7"),
+		Value: []byte(`{"seq":7,"statement":"CREATE STREAM evil (a INT) WITH (KAFKA_TOPIC='evil', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)}
+	if err := cl.ProduceSync(timeoutCtx(t), evil).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
 	n.mustKsql("CREATE STREAM good (a INT) WITH (KAFKA_TOPIC='good', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	n.restart()
 	n.mustKsql("DESCRIBE legacy; DESCRIBE good;")
 	if status, body := n.ksql("DESCRIBE evil;", nil); status == 200 {
-		t.Errorf("a foreign command ran on restart: %v", body)
+		t.Errorf("a foreign command ran: %v", body)
 	}
-	if !regexp.MustCompile(`rejecting a command record the engine did not write.*offset=1 `).MatchString(n.Logs()) {
+	if !regexp.MustCompile(fmt.Sprintf(`rejecting a command record: it is not executed.*offset=%d .*no sqlstream-signature header`, evil.Offset)).MatchString(n.Logs()) {
 		t.Errorf("the foreign command is not logged:\n%s", n.Logs())
 	}
 	fi, err := os.Stat(filepath.Join(n.dataDir, "command-topic.key"))
