@@ -3,8 +3,12 @@ package broker
 import (
 	"context"
 	"crypto/md5"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"io"
+	"net"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -206,4 +210,69 @@ func deleteTopic(t *testing.T, adm *kadm.Client, topic string) error {
 		return errors.Join(r.Err, errors.New(r.ErrMessage))
 	}
 	return r.Err
+}
+
+// TestOldLibrdkafkaAuthenticates: ApiVersions up to v3 advertises
+// SaslHandshake from v0, so librdkafka before 2.10 (Debian's kcat) finds
+// a handshake and logs in as a user; v4 and up are kfake's own table.
+// With kcat installed, it lists the topics as alice.
+func TestOldLibrdkafkaAuthenticates(t *testing.T) {
+	b := startTest(t, WithUsers(map[string]string{"alice": "wonderland"}))
+	for _, v := range []int16{0, 3, 4} {
+		min := int16(-1)
+		for _, k := range rawAPIVersions(t, b.Addrs()[0], v).ApiKeys {
+			if k.ApiKey == int16(kmsg.SASLHandshake) {
+				min = k.MinVersion
+			}
+		}
+		if want := map[bool]int16{true: 0, false: 1}[v <= 3]; min != want {
+			t.Errorf("ApiVersions v%d: SaslHandshake from v%d, want v%d", v, min, want)
+		}
+	}
+	kcat, err := exec.LookPath("kcat")
+	if err != nil {
+		t.Log("kcat not installed: the librdkafka login is not exercised")
+		return
+	}
+	out, err := exec.Command(kcat, "-b", b.Addrs()[0], "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=PLAIN",
+		"-X", "sasl.username=alice", "-X", "sasl.password=wonderland", "-m", "10", "-L").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "broker") {
+		t.Errorf("kcat -L as alice: %v\n%s", err, out)
+	}
+	out, err = exec.Command(kcat, "-b", b.Addrs()[0], "-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.mechanisms=PLAIN",
+		"-X", "sasl.username=alice", "-X", "sasl.password=nope", "-m", "3", "-L").CombinedOutput()
+	if err == nil {
+		t.Errorf("kcat -L with a wrong password listed:\n%s", out)
+	}
+}
+
+// rawAPIVersions sends one ApiVersions request of version v on a new
+// connection (kgo answers its own ApiVersions from what it negotiated).
+func rawAPIVersions(t *testing.T, addr string, v int16) *kmsg.ApiVersionsResponse {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version, req.ClientSoftwareName, req.ClientSoftwareVersion = v, "test", "1"
+	client := "test"
+	if _, err := conn.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID(client)).AppendRequest(nil, req, 1)); err != nil {
+		t.Fatal(err)
+	}
+	var size [4]byte
+	if _, err := io.ReadFull(conn, size[:]); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, binary.BigEndian.Uint32(size[:]))
+	if _, err := io.ReadFull(conn, body); err != nil {
+		t.Fatal(err)
+	}
+	resp := req.ResponseKind().(*kmsg.ApiVersionsResponse)
+	if err := resp.ReadFrom(body[4:]); err != nil { // past the correlation id; ApiVersions responses have no tagged header
+		t.Fatalf("ApiVersions v%d response: %v", v, err)
+	}
+	return resp
 }

@@ -99,6 +99,13 @@ func Start(opts ...Option) (*Broker, error) {
 		cluster.Close()
 		return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
 	}
+	if cfg.users != nil {
+		if err := advertiseHandshakeV0(cluster, cl); err != nil {
+			cl.Close()
+			cluster.Close()
+			return nil, fmt.Errorf("starting embedded broker on %s: %w", cfg.listen, err)
+		}
+	}
 	b.adm = kadm.NewClient(cl)
 	b.done.Add(1)
 	go b.clean(cfg.compaction)
