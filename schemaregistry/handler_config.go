@@ -1,0 +1,179 @@
+package schemaregistry
+
+import (
+	"net/http"
+	"strings"
+)
+
+var modes = []string{"READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"}
+
+func (r *Registry) handleCompatibility(w http.ResponseWriter, req *http.Request) {
+	var body SchemaRequest
+	if aerr := readBody(req, &body); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	subject, only := subjectParam(req), 0
+	if req.URL.Path[len(req.URL.Path)-len("/versions"):] != "/versions" {
+		n, aerr := versionParam(req)
+		if aerr == nil {
+			var v *version
+			v, aerr = r.versionOf(req.Context(), subject, n, false)
+			if v != nil {
+				only = v.Version
+			}
+		}
+		if aerr != nil {
+			writeError(w, aerr)
+			return
+		}
+	} else if err := r.sync(req.Context()); err != nil {
+		writeError(w, errStore(err))
+		return
+	}
+	r.mu.Lock()
+	p, aerr := r.parseLocked(body)
+	var msgs []string
+	if aerr == nil {
+		level := r.st.compatibility(subject)
+		if only == 0 && level != "NONE" && !strings.HasSuffix(level, "_TRANSITIVE") {
+			level += "_TRANSITIVE" // against every version
+		}
+		msgs = r.checkLocked(subject, p, level, only)
+	}
+	r.mu.Unlock()
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	out := map[string]any{"is_compatible": len(msgs) == 0}
+	if boolParam(req, "verbose") {
+		out["messages"] = append([]string{}, msgs...)
+	}
+	writeJSON(w, out)
+}
+
+func (r *Registry) handleGetConfig(w http.ResponseWriter, req *http.Request) {
+	subject := subjectParam(req)
+	if err := r.sync(req.Context()); err != nil {
+		writeError(w, errStore(err))
+		return
+	}
+	r.mu.Lock()
+	level, set := r.st.configs[subject]
+	if subject == "" || boolParam(req, "defaultToGlobal") {
+		level, set = r.st.compatibility(subject), true
+	}
+	r.mu.Unlock()
+	if !set {
+		writeError(w, errorf(codeSubjectCompatNotSet, "Subject '%s' does not have subject-level compatibility configured", subject))
+		return
+	}
+	writeJSON(w, map[string]string{"compatibilityLevel": level})
+}
+
+func (r *Registry) handlePutConfig(w http.ResponseWriter, req *http.Request) {
+	var body struct {
+		Compatibility string `json:"compatibility"`
+	}
+	if aerr := readBody(req, &body); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	level := strings.ToUpper(body.Compatibility)
+	if !validLevel(level) {
+		writeError(w, errorf(codeInvalidCompatibility, "Invalid compatibility level. Valid values are none, backward, forward, full, backward_transitive, forward_transitive, and full_transitive"))
+		return
+	}
+	if aerr := r.setConfig(req.Context(), subjectParam(req), level); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	writeJSON(w, map[string]string{"compatibility": level})
+}
+
+func (r *Registry) handleDeleteConfig(w http.ResponseWriter, req *http.Request) {
+	subject := subjectParam(req)
+	if err := r.sync(req.Context()); err != nil {
+		writeError(w, errStore(err))
+		return
+	}
+	r.mu.Lock()
+	old, set := r.st.configs[subject]
+	if subject == "" {
+		old, set = r.st.compatibility(""), true
+	}
+	r.mu.Unlock()
+	if !set {
+		writeError(w, errSubjectNotFound(subject))
+		return
+	}
+	if aerr := r.setConfig(req.Context(), subject, ""); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	writeJSON(w, map[string]string{"compatibility": old})
+}
+
+func (r *Registry) handleGetMode(w http.ResponseWriter, req *http.Request) {
+	subject := subjectParam(req)
+	if err := r.sync(req.Context()); err != nil {
+		writeError(w, errStore(err))
+		return
+	}
+	r.mu.Lock()
+	mode, set := r.st.modes[subject]
+	if subject == "" || boolParam(req, "defaultToGlobal") {
+		mode, set = r.st.mode(subject), true
+	}
+	r.mu.Unlock()
+	if !set {
+		writeError(w, errorf(codeSubjectModeNotSet, "Subject '%s' does not have subject-level mode configured", subject))
+		return
+	}
+	writeJSON(w, map[string]string{"mode": mode})
+}
+
+func (r *Registry) handlePutMode(w http.ResponseWriter, req *http.Request) {
+	var body struct {
+		Mode string `json:"mode"`
+	}
+	if aerr := readBody(req, &body); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	mode := strings.ToUpper(body.Mode)
+	valid := false
+	for _, m := range modes {
+		valid = valid || m == mode
+	}
+	if !valid {
+		writeError(w, errorf(codeInvalidMode, "Invalid mode. Valid values are READWRITE, READONLY, READONLY_OVERRIDE and IMPORT."))
+		return
+	}
+	if aerr := r.setMode(req.Context(), subjectParam(req), mode); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	writeJSON(w, map[string]string{"mode": mode})
+}
+
+func (r *Registry) handleDeleteMode(w http.ResponseWriter, req *http.Request) {
+	subject := subjectParam(req)
+	if err := r.sync(req.Context()); err != nil {
+		writeError(w, errStore(err))
+		return
+	}
+	r.mu.Lock()
+	old, set := r.st.modes[subject]
+	r.mu.Unlock()
+	if !set {
+		writeError(w, errSubjectNotFound(subject))
+		return
+	}
+	if aerr := r.setMode(req.Context(), subject, ""); aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	writeJSON(w, map[string]string{"mode": old})
+}
