@@ -1,6 +1,7 @@
 package schemaregistry
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -50,6 +51,9 @@ func (c *jsonCmp) node(path string, r, w any, depth int) {
 	wm, wok := w.(map[string]any)
 	if r == true || (rok && len(rm) == 0) {
 		return // the reader accepts anything
+	}
+	if w == true {
+		w, wm, wok = map[string]any{}, map[string]any{}, true // the writer wrote anything
 	}
 	if !rok || !wok {
 		if r == false && w != false {
@@ -182,19 +186,31 @@ func (c *jsonCmp) enum(path string, r, w map[string]any) {
 
 func (c *jsonCmp) bounds(path string, r, w map[string]any) {
 	for _, k := range []string{"maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties"} {
-		if rv, ok := r[k].(float64); ok {
-			if wv, ok := w[k].(float64); !ok || rv < wv {
+		if rv, ok := num(r[k]); ok {
+			if wv, ok := num(w[k]); !ok || rv < wv {
 				c.bad(path, "%s_DECREASED: %s %v", strings.ToUpper(k), k, rv)
 			}
 		}
 	}
 	for _, k := range []string{"minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties"} {
-		if rv, ok := r[k].(float64); ok {
-			if wv, ok := w[k].(float64); !ok || rv > wv {
+		if rv, ok := num(r[k]); ok {
+			if wv, ok := num(w[k]); !ok || rv > wv {
 				c.bad(path, "%s_INCREASED: %s %v", strings.ToUpper(k), k, rv)
 			}
 		}
 	}
+}
+
+// num reads a JSON number (jsonschema.UnmarshalJSON keeps json.Number).
+func num(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }
 
 func closed(m map[string]any) bool { return m["additionalProperties"] == false }
@@ -230,9 +246,10 @@ func (c *jsonCmp) object(path string, r, w map[string]any, depth int) {
 			continue
 		}
 		if !closed(w) {
-			c.node(sub, rp[name], orTrue(w["additionalProperties"]), depth+1)
-			if n := len(c.msgs); n > 0 && !strings.HasPrefix(c.msgs[n-1], "PROPERTY_ADDED") {
-				c.msgs[n-1] = "PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL: property " + name + " (" + c.msgs[n-1] + ")"
+			added := jsonCmp{rroot: c.rroot, wroot: c.wroot}
+			added.node(sub, rp[name], orTrue(w["additionalProperties"]), depth+1)
+			if len(added.msgs) > 0 {
+				c.bad(sub, "PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL: property %q, which the writer's open model may have carried as anything (%s)", name, strings.Join(added.msgs, "; "))
 			}
 		}
 	}

@@ -63,7 +63,7 @@ func (r *Registry) usesOf(id int, deleted bool) []*version {
 	for _, subj := range r.st.sortedSubjects(deleted) {
 		for _, v := range r.st.versions(subj, deleted) {
 			if v.ID == id {
-				out = append(out, v)
+				out = append(out, v.copy())
 			}
 		}
 	}

@@ -63,7 +63,7 @@ func (r *Registry) tryRegister(ctx context.Context, subject string, req SchemaRe
 	}
 	if v := r.liveWithIdentityLocked(subject, p.identity); v != nil {
 		r.mu.Unlock()
-		return v, true, nil
+		return v.copy(), true, nil
 	}
 	if msgs := r.checkLocked(subject, p, r.st.compatibility(subject), 0); len(msgs) > 0 {
 		r.mu.Unlock()
@@ -134,7 +134,7 @@ func (r *Registry) lookup(ctx context.Context, subject string, req SchemaRequest
 	}
 	for _, v := range vs {
 		if v.identity == p.identity {
-			return v, nil
+			return v.copy(), nil
 		}
 	}
 	return nil, errSchemaNotFound()
@@ -224,13 +224,13 @@ func (r *Registry) versionOf(ctx context.Context, subject string, ver int, delet
 	}
 	if ver == -1 {
 		if live := r.st.versions(subject, false); len(live) > 0 {
-			return live[len(live)-1], nil
+			return live[len(live)-1].copy(), nil
 		}
 		return nil, errVersionNotFound(subject, ver)
 	}
 	for _, v := range vs {
 		if v.Version == ver {
-			return v, nil
+			return v.copy(), nil
 		}
 	}
 	return nil, errVersionNotFound(subject, ver)
@@ -239,7 +239,7 @@ func (r *Registry) versionOf(ctx context.Context, subject string, ver int, delet
 // schemaByID is the schema an id names.
 func (r *Registry) schemaByID(ctx context.Context, id int) (*version, *apiError) {
 	r.mu.Lock()
-	v := r.st.ids[id]
+	v := r.st.ids[id].copy()
 	r.mu.Unlock()
 	if v != nil {
 		return v, nil
@@ -250,7 +250,7 @@ func (r *Registry) schemaByID(ctx context.Context, id int) (*version, *apiError)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if v := r.st.ids[id]; v != nil {
-		return v, nil
+		return v.copy(), nil
 	}
 	return nil, errorf(codeSchemaNotFound, "Schema %d not found", id)
 }

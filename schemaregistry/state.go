@@ -11,6 +11,16 @@ type version struct {
 	identity string // parsed identity of the schema (see parsed.identity)
 }
 
+// copy is v as it is now, for use outside Registry.mu (a soft delete
+// updates the stored version in place).
+func (v *version) copy() *version {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
+}
+
 // state is what the _schemas log says, replayed in log order. It is
 // guarded by Registry.mu; apply is its only writer.
 type state struct {
@@ -86,6 +96,10 @@ func (s *state) applySchema(k recordKey, value []byte, identity func(schemaValue
 	}
 	if first := s.ids[v.ID]; first != nil && first.identity != id {
 		return conflict, nil
+	}
+	if old := s.subjects[subject][k.Version]; old != nil {
+		old.schemaValue, old.identity = v, id // the same id again: a soft delete or a reasserted winner
+		return applied, nil
 	}
 	entry := &version{schemaValue: v, identity: id}
 	if s.subjects[subject] == nil {
