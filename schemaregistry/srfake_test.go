@@ -88,7 +88,9 @@ func differentialScript() []func(context.Context, *sr.Client) string {
 		return func(ctx context.Context, cl *sr.Client) string { return answer(cl.DeleteSubject(ctx, subject, how)) }
 	}
 	delVersion := func(subject string, v int, how sr.DeleteHow) func(context.Context, *sr.Client) string {
-		return func(ctx context.Context, cl *sr.Client) string { return answer(nil, cl.DeleteSchema(ctx, subject, v, how)) }
+		return func(ctx context.Context, cl *sr.Client) string {
+			return answer(nil, cl.DeleteSchema(ctx, subject, v, how))
+		}
 	}
 	config := func(subject string) func(context.Context, *sr.Client) string {
 		return func(ctx context.Context, cl *sr.Client) string {

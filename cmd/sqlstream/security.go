@@ -45,21 +45,32 @@ func checkKafkaSecurity(embedded bool, p runtime.Properties) error {
 }
 
 func basicAuth(p runtime.Properties) (server.Option, error) {
+	users, roles, err := readUsers(p)
+	if err != nil {
+		return nil, err
+	}
+	return server.WithBasicAuth(p[runtime.PropAuthRealm], roles, users), nil
+}
+
+// readUsers reads sqlstream.authentication.users.file and the allowed
+// roles (authentication.roles), for the HTTP API and the embedded schema
+// registry alike.
+func readUsers(p runtime.Properties) (server.Users, []string, error) {
 	path := p[runtime.PropAuthUsersFile]
 	if path == "" {
-		return nil, fmt.Errorf("%s=BASIC needs %s (lines of 'user: password[,role…]')", runtime.PropAuthMethod, runtime.PropAuthUsersFile)
+		return nil, nil, fmt.Errorf("%s=BASIC needs %s (lines of 'user: password[,role…]')", runtime.PropAuthMethod, runtime.PropAuthUsersFile)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", runtime.PropAuthUsersFile, err)
+		return nil, nil, fmt.Errorf("%s: %w", runtime.PropAuthUsersFile, err)
 	}
 	defer f.Close()
 	users, err := server.ParseUsers(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", runtime.PropAuthUsersFile, path, err)
+		return nil, nil, fmt.Errorf("%s %s: %w", runtime.PropAuthUsersFile, path, err)
 	}
 	if len(users) == 0 {
-		return nil, fmt.Errorf("%s %s has no users", runtime.PropAuthUsersFile, path)
+		return nil, nil, fmt.Errorf("%s %s has no users", runtime.PropAuthUsersFile, path)
 	}
 	var roles []string
 	for _, r := range strings.Split(p[runtime.PropAuthRoles], ",") {
@@ -67,7 +78,7 @@ func basicAuth(p runtime.Properties) (server.Option, error) {
 			roles = append(roles, r)
 		}
 	}
-	return server.WithBasicAuth(p[runtime.PropAuthRealm], roles, users), nil
+	return users, roles, nil
 }
 
 func listenerCertificate(p runtime.Properties) (tls.Certificate, error) {
