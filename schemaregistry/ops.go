@@ -3,6 +3,7 @@ package schemaregistry
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -159,6 +160,9 @@ func (r *Registry) deleteSubject(ctx context.Context, subject string, permanent 
 	case permanent && len(live) > 0:
 		return nil, errorf(codeSubjectNotSoftDeleted, "Subject '%s' was not deleted first before being permanently deleted", subject)
 	}
+	if by := r.referrers(subject, 0); len(by) > 0 {
+		return nil, errorf(codeReferenceExists, "One or more references exist to the schema {subject=%s}: referenced by ids %v", subject, by)
+	}
 	nums := versionNumbers(all)
 	if !permanent {
 		nums = versionNumbers(live)
@@ -192,6 +196,9 @@ func (r *Registry) deleteVersion(ctx context.Context, subject string, ver int, p
 	v, aerr := r.versionOf(ctx, subject, ver, true)
 	if aerr != nil {
 		return 0, aerr
+	}
+	if by := r.referrers(subject, v.Version); len(by) > 0 {
+		return 0, errorf(codeReferenceExists, "One or more references exist to the schema {subject=%s,version=%d}: referenced by ids %v", subject, v.Version, by)
 	}
 	switch {
 	case !permanent && v.Deleted:
@@ -277,4 +284,23 @@ func (r *Registry) setMode(ctx context.Context, subject, mode string) *apiError 
 		return errStore(err)
 	}
 	return nil
+}
+
+// referrers lists the ids of live versions whose references name subject
+// (at version ver, or any version when ver is 0).
+func (r *Registry) referrers(subject string, ver int) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var ids []int
+	for _, subj := range r.st.sortedSubjects(false) {
+		for _, v := range r.st.versions(subj, false) {
+			for _, ref := range v.References {
+				if ref.Subject == subject && (ver == 0 || ref.Version == ver) && !slices.Contains(ids, v.ID) {
+					ids = append(ids, v.ID)
+				}
+			}
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/bufbuild/protocompile"
@@ -180,16 +181,29 @@ func (p *parsed) parseJSON(resolve resolver) error {
 	if err := jsonRefs(c, p.refs, resolve, 0); err != nil {
 		return err
 	}
-	const main = "sqlstream:///schema.json"
-	if err := c.AddResource(main, doc); err != nil {
+	if err := c.AddResource(jsonMain, doc); err != nil {
 		return err
 	}
-	if _, err := c.Compile(main); err != nil {
+	if _, err := c.Compile(jsonMain); err != nil {
 		return err
 	}
 	p.text = compactJSON(p.text)
 	p.json, p.identity = doc, p.text
 	return nil
+}
+
+// jsonMain is the URL the schema being registered compiles under; a
+// reference's name ("other.json", or an absolute URL) resolves against it
+// as the schema's $ref does.
+const jsonMain = "sqlstream:///schema.json"
+
+func jsonRefURL(name string) string {
+	base, _ := url.Parse(jsonMain)
+	ref, err := url.Parse(name)
+	if err != nil {
+		return name
+	}
+	return base.ResolveReference(ref).String()
 }
 
 func jsonRefs(c *jsonschema.Compiler, refs []Reference, resolve resolver, depth int) error {
@@ -205,7 +219,7 @@ func jsonRefs(c *jsonschema.Compiler, refs []Reference, resolve resolver, depth 
 		if err != nil {
 			return fmt.Errorf("reference %q: %w", r.Name, err)
 		}
-		if err := c.AddResource(r.Name, doc); err != nil {
+		if err := c.AddResource(jsonRefURL(r.Name), doc); err != nil {
 			return fmt.Errorf("reference %q: %w", r.Name, err)
 		}
 		if err := jsonRefs(c, src.refs, resolve, depth+1); err != nil {
