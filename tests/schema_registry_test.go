@@ -3,11 +3,14 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -171,5 +174,36 @@ func TestSchemaRegistryPortInUse(t *testing.T) {
 		"--schema-registry-listen", held.Addr().String(), "--data-dir", t.TempDir())
 	if code == 0 || !strings.Contains(errOut, "--schema-registry-listen "+held.Addr().String()) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// TestSchemaRegistryBasicAuth: with authentication.method=BASIC the
+// embedded registry takes the HTTP API's users and roles: no or wrong
+// credentials, or a user without an allowed role, get 401.
+func TestSchemaRegistryBasicAuth(t *testing.T) {
+	ctx := context.Background()
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\nbob: builder,guest\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, "--config", writeConfig(t, "authentication.method=BASIC\nauthentication.roles=admin\nsqlstream.authentication.users.file="+users+"\n"))
+	url := registryURL(t, n)
+	for _, c := range []struct {
+		user, pass string
+		ok         bool
+	}{{"", "", false}, {"alice", "nope", false}, {"bob", "builder", false}, {"alice", "wonderland", true}} {
+		opts := []sr.ClientOpt{sr.URLs(url)}
+		if c.user != "" {
+			opts = append(opts, sr.BasicAuth(c.user, c.pass))
+		}
+		cl, err := sr.NewClient(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cl.CreateSchema(ctx, "auth-value", sr.Schema{Schema: srAvro})
+		var re *sr.ResponseError
+		if c.ok != (err == nil) || (!c.ok && (!errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized)) {
+			t.Errorf("%s/%s: %v", c.user, c.pass, err)
+		}
 	}
 }
