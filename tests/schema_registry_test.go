@@ -19,12 +19,12 @@ import (
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
 
-// registryURL is the embedded schema registry's URL from n's log.
+// registryURL is the embedded schema registry's URL from n's ready line.
 func registryURL(t *testing.T, n *node) string {
 	t.Helper()
-	all := regexp.MustCompile(`msg="schema registry ready" url=(\S+)`).FindAllStringSubmatch(n.Logs(), -1)
+	all := regexp.MustCompile(`msg="sqlstream ready" .* schema_registry=(http\S+)`).FindAllStringSubmatch(n.Logs(), -1)
 	if len(all) == 0 {
-		t.Fatalf("no schema registry ready line:\n%s", n.Logs())
+		t.Fatalf("no schema registry in the ready line:\n%s", n.Logs())
 	}
 	return all[len(all)-1][1] // the latest start's
 }

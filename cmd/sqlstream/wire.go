@@ -25,8 +25,9 @@ import (
 type wiring struct{}
 
 var (
-	_ cli.Services   = wiring{}
-	_ cli.TestRunner = wiring{}
+	_ cli.Services      = wiring{}
+	_ cli.TestRunner    = wiring{}
+	_ cli.RegistryStack = stack{}
 
 	// The engine answers GET /status/… and /is_valid_property/… itself.
 	_ server.CommandStatusLookup = (*runtime.Engine)(nil)
@@ -148,6 +149,14 @@ type stack struct {
 }
 
 func (st stack) Addr() string { return st.srv.Addr() }
+
+// SchemaRegistryURL is the embedded registry's URL, or "" without one.
+func (st stack) SchemaRegistryURL() string {
+	if st.reg == nil {
+		return ""
+	}
+	return st.reg.url
+}
 
 // Shutdown stops the HTTP server (ending running queries), then the
 // engine, then the schema registry the engine may still have called.
