@@ -69,7 +69,8 @@
 //   - A schema is stored and served as submitted (JSON compacted), not
 //     re-printed in Confluent's canonical form; two submissions get one
 //     id when they parse to the same schema (Avro: hamba's full JSON form;
-//     protobuf: the text, trimmed; JSON Schema: the compacted text).
+//     protobuf: the compiled descriptor without comments and positions;
+//     JSON Schema: the compacted text).
 //   - Contexts, schema GUIDs, metadata and rule sets, normalize=true and
 //     IMPORT mode's explicit ids are not supported (IMPORT is stored as a
 //     mode and otherwise acts as READWRITE).

@@ -11,6 +11,8 @@ import (
 	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -151,7 +153,15 @@ func (p *parsed) parseProtobuf(resolve resolver) error {
 	if err != nil {
 		return err
 	}
-	p.proto, p.identity = out[0], strings.TrimSpace(p.text)
+	// Identity is the compiled descriptor without source positions and
+	// comments, so texts that differ only in layout get one id.
+	fdp := protodesc.ToFileDescriptorProto(out[0])
+	fdp.SourceCodeInfo = nil
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(fdp)
+	if err != nil {
+		return err
+	}
+	p.proto, p.identity = out[0], string(b)
 	return nil
 }
 

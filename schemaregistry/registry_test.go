@@ -91,16 +91,21 @@ func TestRegisterIdsAndVersions(t *testing.T) {
 	if err != nil || other.ID != 1 || other.Version != 1 {
 		t.Fatalf("same schema under another subject shares the id: %+v %v", other, err)
 	}
+	p1 := mustCreate(t, s, "p-value", sr.Schema{Schema: protoV1, Type: sr.TypeProtobuf})
+	laidOut := "// a comment\nsyntax = \"proto3\";\npackage p;\n\nmessage M {\n  int32 a = 1;\n  string s = 2;\n}\nmessage Other {\n  int32 x = 1;\n}\n"
+	if p2 := mustCreate(t, s, "p-value", sr.Schema{Schema: laidOut, Type: sr.TypeProtobuf}); p2.ID != p1.ID || p2.Version != 1 {
+		t.Fatalf("a protobuf schema laid out differently is the same schema: %+v, first %+v", p2, p1)
+	}
 	b, err := s.cl.CreateSchema(ctx, "t-value", avroSchema(avroV2))
-	if err != nil || b.ID != 2 || b.Version != 2 {
+	if err != nil || b.ID != 3 || b.Version != 2 {
 		t.Fatalf("second version: %+v %v", b, err)
 	}
-	got, err := s.cl.SchemaByID(ctx, 2)
+	got, err := s.cl.SchemaByID(ctx, 3)
 	if err != nil || got.Schema != avroV2 || got.Type != sr.TypeAvro {
 		t.Fatalf("by id: %+v %v", got, err)
 	}
 	latest, err := s.cl.SchemaByVersion(ctx, "t-value", -1)
-	if err != nil || latest.Version != 2 || latest.ID != 2 {
+	if err != nil || latest.Version != 2 || latest.ID != 3 {
 		t.Fatalf("latest: %+v %v", latest, err)
 	}
 	vs, err := s.cl.SubjectVersions(ctx, "t-value")
@@ -108,7 +113,7 @@ func TestRegisterIdsAndVersions(t *testing.T) {
 		t.Fatalf("versions: %v %v", vs, err)
 	}
 	subjects, err := s.cl.Subjects(ctx)
-	if err != nil || len(subjects) != 2 || subjects[0] != "t-value" || subjects[1] != "u-value" {
+	if err != nil || len(subjects) != 3 || subjects[0] != "p-value" || subjects[1] != "t-value" || subjects[2] != "u-value" {
 		t.Fatalf("subjects: %v %v", subjects, err)
 	}
 	found, err := s.cl.LookupSchema(ctx, "t-value", avroSchema(avroV1))
