@@ -113,7 +113,9 @@ func differentialScript() []func(context.Context, *sr.Client) string {
 		return func(ctx context.Context, cl *sr.Client) string { return answer(cl.SchemaTextByID(ctx, id)) }
 	}
 	rawVersion := func(subject string, v int) func(context.Context, *sr.Client) string {
-		return func(ctx context.Context, cl *sr.Client) string { return answer(cl.SchemaTextByVersion(ctx, subject, v)) }
+		return func(ctx context.Context, cl *sr.Client) string {
+			return answer(cl.SchemaTextByVersion(ctx, subject, v))
+		}
 	}
 	subjectsByID := func(id int) func(context.Context, *sr.Client) string {
 		return func(ctx context.Context, cl *sr.Client) string { return answer(cl.SubjectsByID(ctx, id)) }
