@@ -71,9 +71,9 @@
 //     id when they parse to the same schema (Avro: hamba's full JSON form;
 //     protobuf: the compiled descriptor without comments and positions;
 //     JSON Schema: the compacted text).
-//   - Contexts, schema GUIDs, metadata and rule sets, normalize=true and
-//     IMPORT mode's explicit ids are not supported (IMPORT is stored as a
-//     mode and otherwise acts as READWRITE).
+//   - Contexts, schema GUIDs, metadata and rule sets and normalize=true
+//     are not supported. IMPORT mode takes the ids and versions a request
+//     gives (and requires them), as Confluent's does.
 //   - JSON Schema compatibility checks the subset compat_json.go lists.
 //   - Writers never forward to a leader: every server writes, and races
 //     are settled in log order as above.

@@ -151,6 +151,22 @@ func (r *Registry) handlePutMode(w http.ResponseWriter, req *http.Request) {
 		writeError(w, errorf(codeInvalidMode, "Invalid mode. Valid values are READWRITE, READONLY, READONLY_OVERRIDE and IMPORT."))
 		return
 	}
+	if mode == "IMPORT" && !boolParam(req, "force") {
+		if err := r.sync(req.Context()); err != nil {
+			writeError(w, errStore(err))
+			return
+		}
+		r.mu.Lock()
+		n := len(r.st.versions(subjectParam(req), true))
+		if subjectParam(req) == "" {
+			n = len(r.st.subjects)
+		}
+		r.mu.Unlock()
+		if n > 0 {
+			writeError(w, errorf(codeOperationNotPermitted, "Cannot import since found existing subjects; set force=true to import anyway"))
+			return
+		}
+	}
 	if aerr := r.setMode(req.Context(), subjectParam(req), mode); aerr != nil {
 		writeError(w, aerr)
 		return

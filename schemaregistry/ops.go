@@ -12,6 +12,10 @@ type SchemaRequest struct {
 	Schema     string      `json:"schema"`
 	SchemaType string      `json:"schemaType,omitempty"`
 	References []Reference `json:"references,omitempty"`
+	// ID and Version are given only in IMPORT mode (a migration from
+	// another registry keeps its ids).
+	ID      int `json:"id,omitempty"`
+	Version int `json:"version,omitempty"`
 }
 
 func mustUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -62,21 +66,14 @@ func (r *Registry) tryRegister(ctx context.Context, subject string, req SchemaRe
 		r.mu.Unlock()
 		return nil, false, aerr
 	}
-	if v := r.liveWithIdentityLocked(subject, p.identity); v != nil {
+	if v := r.liveWithIdentityLocked(subject, p.identity); v != nil && (req.ID == 0 || v.ID == req.ID) {
 		r.mu.Unlock()
 		return v.copy(), true, nil
 	}
-	if msgs := r.checkLocked(subject, p, r.st.compatibility(subject), 0); len(msgs) > 0 {
+	val, aerr := r.allocateLocked(subject, p, req)
+	if aerr != nil {
 		r.mu.Unlock()
-		return nil, false, errorf(codeIncompatible, "Schema being registered is incompatible with an earlier schema for subject \"%s\", details: %s", subject, strings.Join(msgs, "; "))
-	}
-	id := r.st.idFor(p.identity)
-	if id == 0 {
-		id = r.st.maxID + 1
-	}
-	val := schemaValue{Subject: subject, Version: r.st.nextVersion(subject), ID: id, References: p.refs, Schema: p.text}
-	if p.typ != typeAvro {
-		val.SchemaType = p.typ
+		return nil, false, aerr
 	}
 	r.mu.Unlock()
 	res, err := r.write(ctx, schemaKey(subject, val.Version), mustJSON(val))
@@ -87,6 +84,47 @@ func (r *Registry) tryRegister(ctx context.Context, subject string, req SchemaRe
 		return &version{schemaValue: val, identity: p.identity}, true, nil
 	}
 	return nil, false, r.reassertWinner(ctx, subject, val.Version)
+}
+
+// allocateLocked picks the new version's id and number: the next free
+// ones after a compatibility check, or, in IMPORT mode, the ones the
+// request gives (no compatibility check, as in Confluent).
+func (r *Registry) allocateLocked(subject string, p *parsed, req SchemaRequest) (schemaValue, *apiError) {
+	val := schemaValue{Subject: subject, Version: r.st.nextVersion(subject), References: p.refs, Schema: p.text}
+	if p.typ != typeAvro {
+		val.SchemaType = p.typ
+	}
+	importing := r.st.mode(subject) == "IMPORT"
+	switch {
+	case importing && req.ID <= 0:
+		return val, errorf(codeOperationNotPermitted, "Subject %s is in import mode: a schema must be registered with its id", subject)
+	case !importing && (req.ID != 0 || req.Version != 0):
+		return val, errorf(codeOperationNotPermitted, "Subject %s is not in import mode: a schema id or version can be given only in IMPORT mode", subject)
+	case importing:
+		return r.importLocked(subject, p, req, val)
+	}
+	if msgs := r.checkLocked(subject, p, r.st.compatibility(subject), 0); len(msgs) > 0 {
+		return val, errorf(codeIncompatible, "Schema being registered is incompatible with an earlier schema for subject \"%s\", details: %s", subject, strings.Join(msgs, "; "))
+	}
+	val.ID = r.st.idFor(p.identity)
+	if val.ID == 0 {
+		val.ID = r.st.maxID + 1
+	}
+	return val, nil
+}
+
+func (r *Registry) importLocked(subject string, p *parsed, req SchemaRequest, val schemaValue) (schemaValue, *apiError) {
+	val.ID = req.ID
+	if req.Version > 0 {
+		val.Version = req.Version
+	}
+	if old := r.st.ids[req.ID]; old != nil && old.identity != p.identity {
+		return val, errorf(codeOperationNotPermitted, "Overwrite new schema with id %d is not permitted.", req.ID)
+	}
+	if old := r.st.subjects[subject][val.Version]; old != nil {
+		return val, errorf(codeOperationNotPermitted, "Overwrite new schema with version %d of subject %s is not permitted.", val.Version, subject)
+	}
+	return val, nil
 }
 
 // reassertWinner appends again the record that beat ours to a version,

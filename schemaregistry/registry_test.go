@@ -235,3 +235,40 @@ func TestConfigAndMode(t *testing.T) {
 		t.Fatalf("types: %v %v", types, err)
 	}
 }
+
+// TestImportMode: in IMPORT mode schemas keep the ids and versions a
+// migration gives them, without compatibility checks; ids allocated
+// afterwards continue above them.
+func TestImportMode(t *testing.T) {
+	ctx := context.Background()
+	s := newRig(t).start("")
+	if m := s.cl.SetMode(ctx, sr.ModeImport)[0]; m.Err != nil {
+		t.Fatal(m.Err)
+	}
+	got, err := s.cl.CreateSchemaWithIDAndVersion(ctx, "imp", avroSchema(avroV1), 100, 3)
+	if err != nil || got.ID != 100 || got.Version != 3 {
+		t.Fatalf("import with id and version: %+v %v", got, err)
+	}
+	if _, err := s.cl.CreateSchemaWithIDAndVersion(ctx, "imp", avroSchema(`"string"`), 101, 4); err != nil {
+		t.Fatalf("an incompatible schema imports: %v", err)
+	}
+	if _, err := s.cl.CreateSchemaWithIDAndVersion(ctx, "other", avroSchema(`"long"`), 100, 1); code(err) != codeOperationNotPermitted {
+		t.Fatalf("a taken id for another schema: %v", err)
+	}
+	if _, err := s.cl.CreateSchema(ctx, "imp", avroSchema(`"long"`)); code(err) != codeOperationNotPermitted {
+		t.Fatalf("no id in IMPORT mode: %v", err)
+	}
+	if m := s.cl.SetMode(ctx, sr.ModeReadWrite)[0]; m.Err != nil {
+		t.Fatal(m.Err)
+	}
+	if _, err := s.cl.CreateSchemaWithIDAndVersion(ctx, "imp", avroSchema(`"long"`), 7, 0); code(err) != codeOperationNotPermitted {
+		t.Fatalf("an id outside IMPORT mode: %v", err)
+	}
+	s.cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatNone}, "imp")
+	if next := mustCreate(t, s, "imp", avroSchema(`"long"`)); next.ID != 102 || next.Version != 5 {
+		t.Fatalf("after the import: %+v", next)
+	}
+	if m := s.cl.SetMode(ctx, sr.ModeImport)[0]; code(m.Err) != codeOperationNotPermitted {
+		t.Fatalf("IMPORT over existing subjects without force: %+v", m)
+	}
+}
