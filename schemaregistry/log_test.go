@@ -167,3 +167,43 @@ func TestPlainHTTP(t *testing.T) {
 		t.Fatalf("unknown subject: %d %v", resp.StatusCode, e)
 	}
 }
+
+// TestLostRaceRetries: B registers between A's choice of id and version
+// and A's append. A's record loses (B's is first in the log), A appends
+// B's record again so that compaction keeps B's, and retries with the
+// next id and version.
+func TestLostRaceRetries(t *testing.T) {
+	ctx := context.Background()
+	g := newRig(t)
+	a, b := g.start(""), g.start("")
+	a.cl.SetCompatibility(ctx, sr.SetCompatibility{Level: sr.CompatNone})
+	var fromB sr.SubjectSchema
+	a.reg.beforeAppend = func() {
+		a.reg.beforeAppend = nil
+		var err error
+		if fromB, err = b.cl.CreateSchema(ctx, "contested", avroSchema(`"string"`)); err != nil {
+			t.Error(err)
+		}
+	}
+	fromA, err := a.cl.CreateSchema(ctx, "contested", avroSchema(`"long"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromB.ID != 1 || fromB.Version != 1 || fromA.ID != 2 || fromA.Version != 2 {
+		t.Fatalf("B won id 1 version 1, A retried: B %+v, A %+v", fromB, fromA)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(g.cluster.ListenAddrs()...), kgo.ConsumeTopics(DefaultTopic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	last := map[string]string{}
+	// The global CONFIG, B's version 1, A's losing version 1, B's again, A's version 2.
+	for n := 0; n < 5; {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) { last[string(r.Key)] = string(r.Value); n++ })
+	}
+	var v schemaValue
+	if err := json.Unmarshal([]byte(last[string(schemaKey("contested", 1))]), &v); err != nil || v.ID != 1 || v.Schema != `"string"` {
+		t.Fatalf("the last record of version 1 (what compaction keeps) is not B's: %+v %v", v, err)
+	}
+}

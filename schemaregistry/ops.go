@@ -76,6 +76,9 @@ func (r *Registry) tryRegister(ctx context.Context, subject string, req SchemaRe
 		return nil, false, aerr
 	}
 	r.mu.Unlock()
+	if r.beforeAppend != nil {
+		r.beforeAppend()
+	}
 	res, err := r.write(ctx, schemaKey(subject, val.Version), mustJSON(val))
 	if err != nil {
 		return nil, false, errStore(err)

@@ -26,6 +26,11 @@ type Registry struct {
 	stopped error // set when the tail ends
 
 	writeMu sync.Mutex // one write at a time from this process
+
+	// beforeAppend, when set (by tests only), runs between choosing a
+	// registration's id and version and appending it: where another
+	// server's write can win the race.
+	beforeAppend func()
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
