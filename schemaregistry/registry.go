@@ -31,8 +31,8 @@ type Registry struct {
 	// registration's id and version and appending it: where another
 	// server's write can win the race.
 	beforeAppend func()
-	cancel  context.CancelFunc
-	done    chan struct{}
+	cancel       context.CancelFunc
+	done         chan struct{}
 }
 
 // New opens the log (creating the topic), replays it to its end and
@@ -188,7 +188,9 @@ func (r *Registry) outcomeLocked(key, value []byte) applyResult {
 	if mustUnmarshal(value, &v) != nil {
 		return applied
 	}
-	if cur := r.st.subjects[subjectOf(k)][k.Version]; cur == nil || cur.ID != v.ID {
+	// Ours won if the version now holds exactly what we wrote (a racer
+	// may have picked the same id and version for another schema).
+	if cur := r.st.subjects[subjectOf(k)][k.Version]; cur == nil || string(mustJSON(cur.schemaValue)) != string(mustJSON(v)) {
 		return conflict
 	}
 	return applied

@@ -91,7 +91,7 @@ func (s *state) applySchema(k recordKey, value []byte, identity func(schemaValue
 		v.SchemaType = ""
 	}
 	id := identity(v)
-	if old := s.subjects[subject][k.Version]; old != nil && old.ID != v.ID {
+	if old := s.subjects[subject][k.Version]; old != nil && (old.ID != v.ID || old.identity != id) {
 		return conflict, nil
 	}
 	if first := s.ids[v.ID]; first != nil && first.identity != id {

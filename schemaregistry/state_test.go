@@ -23,6 +23,9 @@ func TestFirstRecordWins(t *testing.T) {
 	if apply("s", 1, 2, `"long"`, false) != conflict {
 		t.Fatal("another id for a taken version")
 	}
+	if apply("s", 1, 1, `"long"`, false) != conflict || st.subjects["s"][1].Schema != `"int"` {
+		t.Fatal("the same id and version for another schema (two racers picked both)")
+	}
 	if apply("u", 1, 1, `"long"`, false) != conflict {
 		t.Fatal("a taken id for another schema")
 	}
