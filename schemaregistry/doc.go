@@ -21,7 +21,8 @@
 //
 // # REST surface
 //
-//	GET  /schemas/types, /schemas/ids/{id}[/schema|/subjects|/versions]
+//	GET  /schemas (?subjectPrefix, latestOnly, deleted), /schemas/types,
+//	     /schemas/ids/{id}[/schema|/subjects|/versions]
 //	GET  /subjects, /subjects/{s}/versions[/{v}[/schema|/referencedby]]
 //	POST /subjects/{s}/versions (register), /subjects/{s} (lookup)
 //	DELETE /subjects/{s}[?permanent=true], /subjects/{s}/versions/{v}[?permanent=true]

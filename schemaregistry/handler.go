@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -32,6 +33,7 @@ func (r *Registry) Handler() http.Handler {
 	m.Get("/schemas/types", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, []string{typeJSON, typeProtobuf, typeAvro})
 	})
+	m.Get("/schemas", r.handleSchemas)
 	m.Get("/schemas/ids/{id}", r.handleSchemaByID)
 	m.Get("/schemas/ids/{id}/schema", r.handleRawSchemaByID)
 	m.Get("/schemas/ids/{id}/subjects", r.handleSubjectsByID)
@@ -110,7 +112,15 @@ func boolParam(req *http.Request, name string) bool {
 	return v
 }
 
-func subjectParam(req *http.Request) string { return chi.URLParam(req, "subject") }
+// subjectParam is {subject}, unescaped (a subject may hold any character;
+// clients path-escape it).
+func subjectParam(req *http.Request) string {
+	raw := chi.URLParam(req, "subject")
+	if s, err := url.PathUnescape(raw); err == nil {
+		return s
+	}
+	return raw
+}
 
 // versionParam parses {version}: a positive number, or latest (-1).
 func versionParam(req *http.Request) (int, *apiError) {

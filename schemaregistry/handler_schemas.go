@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 )
 
 // schemaBody is GET /schemas/ids/{id}'s answer.
@@ -102,12 +103,41 @@ func (r *Registry) handleSubjects(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
-	subjects := r.st.sortedSubjects(boolParam(req, "deleted"))
+	all := r.st.sortedSubjects(boolParam(req, "deleted"))
 	r.mu.Unlock()
-	if subjects == nil {
-		subjects = []string{}
+	subjects := []string{}
+	for _, s := range all {
+		if strings.HasPrefix(s, req.URL.Query().Get("subjectPrefix")) {
+			subjects = append(subjects, s)
+		}
 	}
 	writeJSON(w, subjects)
+}
+
+// handleSchemas is GET /schemas: every version of every subject (with
+// subjectPrefix, deleted and latestOnly as Confluent takes them).
+func (r *Registry) handleSchemas(w http.ResponseWriter, req *http.Request) {
+	if err := r.sync(req.Context()); err != nil {
+		writeError(w, errStore(err))
+		return
+	}
+	deleted, prefix := boolParam(req, "deleted"), req.URL.Query().Get("subjectPrefix")
+	out := []versionBody{}
+	r.mu.Lock()
+	for _, subj := range r.st.sortedSubjects(deleted) {
+		if !strings.HasPrefix(subj, prefix) {
+			continue
+		}
+		vs := r.st.versions(subj, deleted)
+		if boolParam(req, "latestOnly") {
+			vs = vs[len(vs)-1:]
+		}
+		for _, v := range vs {
+			out = append(out, bodyOf(v))
+		}
+	}
+	r.mu.Unlock()
+	writeJSON(w, out)
 }
 
 func (r *Registry) handleVersions(w http.ResponseWriter, req *http.Request) {

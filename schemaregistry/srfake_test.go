@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/sr"
@@ -120,6 +121,19 @@ func differentialScript() []func(context.Context, *sr.Client) string {
 	subjectsByID := func(id int) func(context.Context, *sr.Client) string {
 		return func(ctx context.Context, cl *sr.Client) string { return answer(cl.SubjectsByID(ctx, id)) }
 	}
+	allSchemas := func(params ...sr.Param) func(context.Context, *sr.Client) string {
+		return func(ctx context.Context, cl *sr.Client) string {
+			ss, err := cl.AllSchemas(sr.WithParams(ctx, params...))
+			slices.SortFunc(ss, func(a, b sr.SubjectSchema) int {
+				return strings.Compare(fmt.Sprint(a.Subject, a.Version), fmt.Sprint(b.Subject, b.Version))
+			})
+			var out []string
+			for _, s := range ss {
+				out = append(out, fmt.Sprint(s.Subject, s.Version, s.ID))
+			}
+			return answer(out, err)
+		}
+	}
 	mode := func(ctx context.Context, cl *sr.Client) string {
 		m := cl.Mode(ctx)[0]
 		return answer(m.Mode, m.Err)
@@ -144,5 +158,7 @@ func differentialScript() []func(context.Context, *sr.Client) string {
 		mode,
 		rawByID(1), rawByID(4), rawByID(40), rawVersion("p-value", 1), rawVersion("p-value", 2),
 		subjectsByID(1), subjectsByID(40),
+		create("a/b-value", avroV1, sr.TypeAvro), version("a/b-value", 1), subjects,
+		allSchemas(), allSchemas(sr.LatestOnly), allSchemas(sr.SubjectPrefix("a")),
 	}
 }
