@@ -58,6 +58,9 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 			return nil, nil, err
 		}
 		opts = append(opts, schemaregistry.WithBasicAuth(p[runtime.PropAuthRealm], server.BasicAuthCheck(roles, users)))
+	} else if !isLoopback(s.SchemaRegistryListen) {
+		log.Warn("the schema registry listens beyond loopback without authentication: anyone who reaches it can change schemas (set authentication.method=BASIC)",
+			"listen", s.SchemaRegistryListen)
 	}
 	e, err := serveRegistry(ctx, s.SchemaRegistryListen, opts)
 	if err != nil {
@@ -83,6 +86,19 @@ func serveRegistry(ctx context.Context, addr string, opts []schemaregistry.Optio
 		srv: &http.Server{Handler: reg.Handler(), ReadHeaderTimeout: 10 * time.Second}}
 	go func() { _ = e.srv.Serve(ln) }() // returns ErrServerClosed on close
 	return e, nil
+}
+
+// isLoopback reports whether host:port names a loopback host.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // loopbackAddr turns an unspecified listen host into 127.0.0.1, the
