@@ -6,6 +6,10 @@ package schemaregistry
 // precision and scale in a confluent.field_meta option. Written from the
 // message and extension shapes those files define (field numbers and the
 // 1088 extension number are what serialized descriptors carry).
+// decimal.proto imports meta.proto publicly: ksqlDB writes
+// [(confluent.field_meta) = …] on a Decimal field importing only
+// decimal.proto (QTT protobuf.json), which Confluent's lenient parser
+// accepts and protocompile would refuse as an unknown extension.
 func confluentProtos() map[string]string {
 	return map[string]string{
 		"confluent/meta.proto": `syntax = "proto3";
@@ -39,6 +43,8 @@ extend google.protobuf.EnumValueOptions {
 `,
 		"confluent/type/decimal.proto": `syntax = "proto3";
 package confluent.type;
+
+import public "confluent/meta.proto";
 
 option java_package = "io.confluent.protobuf.type";
 
