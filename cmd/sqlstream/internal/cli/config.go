@@ -112,7 +112,7 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 	// an unknown or badly typed one is an error naming it.
 	for _, key := range sortedKeys(vals) {
 		if v := vals[key]; v.given && !sf.isOption(key) {
-			if err := check(v, func(s string) error { return runtime.CheckProperty(key, s) }); err != nil {
+			if err := check(v, otherKeyCheck(key)); err != nil {
 				return err
 			}
 		}
@@ -125,6 +125,19 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 		return configErrorf("%s: the embedded schema registry does not run when ksql.schema.registry.url is set", rl.origin)
 	}
 	return nil
+}
+
+// otherKeyCheck checks a config key that is not one of the command's
+// options: a server option's own check (a file shared by `sqlstream
+// broker` and the servers holds the servers' keys), else the engine's
+// property table.
+func otherKeyCheck(key string) func(string) error {
+	for _, o := range serverOptions() {
+		if o.key == key {
+			return o.check
+		}
+	}
+	return func(s string) error { return runtime.CheckProperty(key, s) }
 }
 
 func (sf *serverFlags) isOption(key string) bool {
