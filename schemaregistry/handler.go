@@ -33,6 +33,7 @@ func (r *Registry) Handler() http.Handler {
 	m.Get("/schemas/types", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, []string{typeJSON, typeProtobuf, typeAvro})
 	})
+	m.Get("/contexts", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, []string{"."}) }) // the default context only
 	m.Get("/schemas", r.handleSchemas)
 	m.Get("/schemas/ids/{id}", r.handleSchemaByID)
 	m.Get("/schemas/ids/{id}/schema", r.handleRawSchemaByID)

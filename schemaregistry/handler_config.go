@@ -14,7 +14,7 @@ func (r *Registry) handleCompatibility(w http.ResponseWriter, req *http.Request)
 		return
 	}
 	subject, only := subjectParam(req), 0
-	if req.URL.Path[len(req.URL.Path)-len("/versions"):] != "/versions" {
+	if !strings.HasSuffix(req.URL.Path, "/versions") {
 		n, aerr := versionParam(req)
 		if aerr == nil {
 			var v *version

@@ -160,5 +160,6 @@ func differentialScript() []func(context.Context, *sr.Client) string {
 		subjectsByID(1), subjectsByID(40),
 		create("a/b-value", avroV1, sr.TypeAvro), version("a/b-value", 1), subjects,
 		allSchemas(), allSchemas(sr.LatestOnly), allSchemas(sr.SubjectPrefix("a")),
+		func(ctx context.Context, cl *sr.Client) string { return answer(cl.Contexts(ctx)) },
 	}
 }
