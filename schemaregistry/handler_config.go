@@ -13,22 +13,10 @@ func (r *Registry) handleCompatibility(w http.ResponseWriter, req *http.Request)
 		writeError(w, aerr)
 		return
 	}
-	subject, only := subjectParam(req), 0
-	if !strings.HasSuffix(req.URL.Path, "/versions") {
-		n, aerr := versionParam(req)
-		if aerr == nil {
-			var v *version
-			v, aerr = r.versionOf(req.Context(), subject, n, false)
-			if v != nil {
-				only = v.Version
-			}
-		}
-		if aerr != nil {
-			writeError(w, aerr)
-			return
-		}
-	} else if err := r.sync(req.Context()); err != nil {
-		writeError(w, errStore(err))
+	subject := subjectParam(req)
+	only, aerr := r.compatibilityTarget(req, subject)
+	if aerr != nil {
+		writeError(w, aerr)
 		return
 	}
 	r.mu.Lock()
@@ -51,6 +39,26 @@ func (r *Registry) handleCompatibility(w http.ResponseWriter, req *http.Request)
 		out["messages"] = append([]string{}, msgs...)
 	}
 	writeJSON(w, out)
+}
+
+// compatibilityTarget is the version a compatibility check is against:
+// {version} (latest resolved), or 0 for every version (/versions).
+func (r *Registry) compatibilityTarget(req *http.Request, subject string) (int, *apiError) {
+	if strings.HasSuffix(req.URL.Path, "/versions") {
+		if err := r.sync(req.Context()); err != nil {
+			return 0, errStore(err)
+		}
+		return 0, nil
+	}
+	n, aerr := versionParam(req)
+	if aerr != nil {
+		return 0, aerr
+	}
+	v, aerr := r.versionOf(req.Context(), subject, n, false)
+	if aerr != nil {
+		return 0, aerr
+	}
+	return v.Version, nil
 }
 
 func (r *Registry) handleGetConfig(w http.ResponseWriter, req *http.Request) {
@@ -152,18 +160,8 @@ func (r *Registry) handlePutMode(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if mode == "IMPORT" && !boolParam(req, "force") {
-		if err := r.sync(req.Context()); err != nil {
-			writeError(w, errStore(err))
-			return
-		}
-		r.mu.Lock()
-		n := len(r.st.versions(subjectParam(req), true))
-		if subjectParam(req) == "" {
-			n = len(r.st.subjects)
-		}
-		r.mu.Unlock()
-		if n > 0 {
-			writeError(w, errorf(codeOperationNotPermitted, "Cannot import since found existing subjects; set force=true to import anyway"))
+		if aerr := r.emptyForImport(req); aerr != nil {
+			writeError(w, aerr)
 			return
 		}
 	}
@@ -192,4 +190,22 @@ func (r *Registry) handleDeleteMode(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	writeJSON(w, map[string]string{"mode": old})
+}
+
+// emptyForImport refuses IMPORT mode over existing subjects (the
+// subject's own versions, or any subject for the global mode).
+func (r *Registry) emptyForImport(req *http.Request) *apiError {
+	if err := r.sync(req.Context()); err != nil {
+		return errStore(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.st.versions(subjectParam(req), true))
+	if subjectParam(req) == "" {
+		n = len(r.st.subjects)
+	}
+	if n > 0 {
+		return errorf(codeOperationNotPermitted, "Cannot import since found existing subjects; set force=true to import anyway")
+	}
+	return nil
 }
