@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -63,6 +64,28 @@ func ensureTopic(ctx context.Context, adm *kadm.Client, topic string) error {
 	}
 	if n := len(t.Partitions); n != 1 {
 		return fmt.Errorf("schema registry: topic %s (kafkastore.topic) has %d partitions; it must have exactly 1: ids are allocated in its order", topic, n)
+	}
+	return checkCompacted(ctx, adm, topic)
+}
+
+// checkCompacted refuses a topic whose records may expire, as Confluent
+// does: schemas would be lost with their segments.
+func checkCompacted(ctx context.Context, adm *kadm.Client, topic string) error {
+	rcs, err := adm.DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("schema registry: reading the configuration of topic %s: %w", topic, err)
+	}
+	rc, err := rcs.On(topic, nil)
+	if err == nil {
+		err = rc.Err
+	}
+	if err != nil {
+		return fmt.Errorf("schema registry: reading the configuration of topic %s: %w", topic, err)
+	}
+	for _, c := range rc.Configs {
+		if c.Key == "cleanup.policy" && !strings.Contains(c.MaybeValue(), "compact") {
+			return fmt.Errorf("schema registry: topic %s (kafkastore.topic) has cleanup.policy=%s; it must be compact, or schemas are lost as its segments expire (kafka-configs --alter --add-config cleanup.policy=compact)", topic, c.MaybeValue())
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -206,4 +207,39 @@ func TestLostRaceRetries(t *testing.T) {
 	if err := json.Unmarshal([]byte(last[string(schemaKey("contested", 1))]), &v); err != nil || v.ID != 1 || v.Schema != `"string"` {
 		t.Fatalf("the last record of version 1 (what compaction keeps) is not B's: %+v %v", v, err)
 	}
+}
+
+// TestTopicChecks: a _schemas topic that would lose records (not
+// compacted) or order ids ambiguously (several partitions) is refused at
+// start, naming the topic and what to change.
+func TestTopicChecks(t *testing.T) {
+	ctx := context.Background()
+	g := newRig(t)
+	adm := kadm.NewClient(mustClient(t, kgo.SeedBrokers(g.cluster.ListenAddrs()...)))
+	del := "delete"
+	if _, err := adm.CreateTopic(ctx, 1, -1, map[string]*string{"cleanup.policy": &del}, "expiring"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.CreateTopic(ctx, 3, -1, nil, "spread"); err != nil {
+		t.Fatal(err)
+	}
+	for topic, want := range map[string]string{"expiring": "cleanup.policy=delete", "spread": "has 3 partitions"} {
+		_, err := New(ctx, WithKafka(kgo.SeedBrokers(g.cluster.ListenAddrs()...)), WithTopic(topic))
+		if err == nil || !strings.Contains(err.Error(), topic) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", topic, err)
+		}
+	}
+	if _, err := New(ctx, WithKafka(kgo.SeedBrokers(g.cluster.ListenAddrs()...)), WithTopic("")); err == nil {
+		t.Error("an empty topic name starts")
+	}
+}
+
+func mustClient(t *testing.T, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
 }
