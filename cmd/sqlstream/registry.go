@@ -62,6 +62,12 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 		log.Warn("the schema registry listens beyond loopback without authentication: anyone who reaches it can change schemas (set authentication.method=BASIC)",
 			"listen", s.SchemaRegistryListen)
 	}
+	if !isLoopback(s.SchemaRegistryListen) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(p[runtime.PropListeners])), "https://") {
+		// Deviation: the registry serves plain HTTP even beside an HTTPS
+		// API, so that the engine and local clients need no trust setup.
+		log.Warn("the schema registry serves plain HTTP beyond loopback although the HTTP API uses HTTPS: its credentials and schemas cross the network unencrypted",
+			"listen", s.SchemaRegistryListen)
+	}
 	e, err := serveRegistry(ctx, s.SchemaRegistryListen, opts)
 	if err != nil {
 		return nil, nil, err
