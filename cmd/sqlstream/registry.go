@@ -43,30 +43,9 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 		}
 		return nil, engineProperties(props, log), nil
 	}
-	p := runtime.ServerProperties(s.Properties)
-	if proto := strings.ToUpper(p[runtime.PropSecProtocol]); proto != "" && proto != "PLAINTEXT" {
-		return nil, nil, fmt.Errorf("the embedded schema registry reaches Kafka over PLAINTEXT only, not security.protocol=%s: set %s to an external registry", proto, propSchemaRegistryURL)
-	}
-	opts := []schemaregistry.Option{
-		schemaregistry.WithKafka(kgo.SeedBrokers(bootstrap...)),
-		schemaregistry.WithTopic(s.SchemaRegistryTopic),
-		schemaregistry.WithLogger(log.With("component", "schema-registry")),
-	}
-	if strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
-		users, roles, err := readUsers(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts = append(opts, schemaregistry.WithBasicAuth(p[runtime.PropAuthRealm], server.BasicAuthCheck(roles, users)))
-	} else if !isLoopback(s.SchemaRegistryListen) {
-		log.Warn("the schema registry listens beyond loopback without authentication: anyone who reaches it can change schemas (set authentication.method=BASIC)",
-			"listen", s.SchemaRegistryListen)
-	}
-	if !isLoopback(s.SchemaRegistryListen) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(p[runtime.PropListeners])), "https://") {
-		// Deviation: the registry serves plain HTTP even beside an HTTPS
-		// API, so that the engine and local clients need no trust setup.
-		log.Warn("the schema registry serves plain HTTP beyond loopback although the HTTP API uses HTTPS: its credentials and schemas cross the network unencrypted",
-			"listen", s.SchemaRegistryListen)
+	opts, err := registryOptions(s, bootstrap, log)
+	if err != nil {
+		return nil, nil, err
 	}
 	e, err := serveRegistry(ctx, s.SchemaRegistryListen, opts)
 	if err != nil {
@@ -75,6 +54,40 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 	props[propSchemaRegistryURL] = e.url
 	log.Info("schema registry ready", "url", e.url, "topic", s.SchemaRegistryTopic)
 	return e, engineProperties(props, log), nil
+}
+
+// registryOptions configures the registry from the server's properties:
+// the Kafka it keeps its topic in, and the HTTP API's BASIC users. It
+// warns about a registry reachable beyond loopback without
+// authentication, or in plain HTTP beside an HTTPS API.
+func registryOptions(s cli.Settings, bootstrap []string, log *slog.Logger) ([]schemaregistry.Option, error) {
+	p := runtime.ServerProperties(s.Properties)
+	if proto := strings.ToUpper(p[runtime.PropSecProtocol]); proto != "" && proto != "PLAINTEXT" {
+		return nil, fmt.Errorf("the embedded schema registry reaches Kafka over PLAINTEXT only, not security.protocol=%s: set %s to an external registry", proto, propSchemaRegistryURL)
+	}
+	opts := []schemaregistry.Option{
+		schemaregistry.WithKafka(kgo.SeedBrokers(bootstrap...)),
+		schemaregistry.WithTopic(s.SchemaRegistryTopic),
+		schemaregistry.WithLogger(log.With("component", "schema-registry")),
+	}
+	open := !isLoopback(s.SchemaRegistryListen)
+	if strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
+		users, roles, err := readUsers(p)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, schemaregistry.WithBasicAuth(p[runtime.PropAuthRealm], server.BasicAuthCheck(roles, users)))
+	} else if open {
+		log.Warn("the schema registry listens beyond loopback without authentication: anyone who reaches it can change schemas (set authentication.method=BASIC)",
+			"listen", s.SchemaRegistryListen)
+	}
+	if open && strings.HasPrefix(strings.ToLower(strings.TrimSpace(p[runtime.PropListeners])), "https://") {
+		// Deviation: the registry serves plain HTTP even beside an HTTPS
+		// API, so that the engine and local clients need no trust setup.
+		log.Warn("the schema registry serves plain HTTP beyond loopback although the HTTP API uses HTTPS: its credentials and schemas cross the network unencrypted",
+			"listen", s.SchemaRegistryListen)
+	}
+	return opts, nil
 }
 
 // serveRegistry binds addr first (a port in use is an error naming the
