@@ -9,7 +9,7 @@ TIMEOUT   ?= 12m
 # Packages with goroutines run under the race detector; the end-to-end
 # tests in tests/ run once more against the freshly built binary, never
 # from the test cache.
-RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt)(/|$$)
+RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt|schemaregistry)(/|$$)
 E2E_RE    := /tests(/|$$)
 
 .PHONY: help build run test test-race test-invariants test-plain test-e2e test-crash test-failover-long test-fuzz bench conformance rewrite fmt lint clean
@@ -58,6 +58,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzJSONDecode$$' -fuzztime $(FUZZTIME) ./sql/format/
 	$(GO) test -run '^$$' -fuzz '^FuzzDelimitedDecode$$' -fuzztime $(FUZZTIME) ./sql/format/
 	$(GO) test -run '^$$' -fuzz '^FuzzRequestDecoders$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSchema$$' -fuzztime $(FUZZTIME) ./schemaregistry/
 
 test-e2e:
 	$(GO) test -count=1 -timeout $(TIMEOUT) ./tests/...

@@ -25,6 +25,8 @@ func TestBinaryHelpListsEveryFlag(t *testing.T) {
 		"--listen ADDR", "(default 127.0.0.1:8088)",
 		"--bootstrap-servers HOSTS",
 		"--broker-listen ADDR", "(default 127.0.0.1:9092)",
+		"--schema-registry-listen ADDR", "(default 127.0.0.1:8081)",
+		"--schema-registry-url URL", "--schema-registry-topic TOPIC", "(default _schemas)",
 		"--data-dir DIR", "(default ./sqlstream-data)",
 		"--service-id ID", "(default default_)",
 		"--config FILE",
@@ -72,7 +74,7 @@ func TestCombinedModeRunsPipedScript(t *testing.T) {
 	dataDir := t.TempDir()
 	script := "CREATE STREAM s1 (id INT KEY, v VARCHAR) WITH (KAFKA_TOPIC='s1', VALUE_FORMAT='JSON', PARTITIONS=1);\nSHOW STREAMS;\n"
 	code, out, errOut := runBinaryInput(t, script,
-		"--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0", "--data-dir", dataDir)
+		"--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0", "--schema-registry-listen", "127.0.0.1:0", "--data-dir", dataDir)
 	if code != 0 || !strings.Contains(out, "S1") || !strings.Contains(out, "s1") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

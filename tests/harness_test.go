@@ -116,7 +116,8 @@ func startNode(t *testing.T, extra ...string) *node {
 	t.Helper()
 	dataDir := t.TempDir()
 	return startNodeArgs(t, dataDir, append([]string{"--listen", "127.0.0.1:0",
-		"--broker-listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "debug"}, extra...)...)
+		"--broker-listen", "127.0.0.1:0", "--schema-registry-listen", "127.0.0.1:0",
+		"--data-dir", dataDir, "--log-level", "debug"}, extra...)...)
 }
 
 // startNodeArgs starts `sqlstream server` with exactly args (dataDir is

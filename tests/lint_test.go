@@ -25,7 +25,8 @@ type importRule struct {
 }
 
 // importRules is the one-way import direction of DESIGN.md:
-// sql/... → planner → physical → runtime; state is a leaf; api (the REST
+// sql/... → planner → physical → runtime; state and schemaregistry (the
+// embedded schema registry) are leaves; api (the REST
 // entities) and broker (the embedded Kafka broker) sit beside them; qtt,
 // the conformance runner, drives runtime; only server, repl and cmd import
 // everything they need. server reaches the engine only through its own
@@ -48,6 +49,7 @@ func importRules() []importRule {
 		{"server", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "repl", "cmd"}},
 		{"repl", []string{"sql/ast", "sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/types", "planner", "physical", "runtime", "state", "broker", "qtt", "server", "cmd"}},
 		{"state", []string{""}},
+		{"schemaregistry", []string{""}},
 	}
 }
 

@@ -49,7 +49,7 @@ func TestCombinedModeStopsOnSIGTERM(t *testing.T) {
 func startOnTerminal(t *testing.T) (*exec.Cmd, *terminal, <-chan error) {
 	t.Helper()
 	cmd := exec.Command(binary(t), "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
-		"--data-dir", t.TempDir())
+		"--schema-registry-listen", "127.0.0.1:0", "--data-dir", t.TempDir())
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		t.Skipf("no pseudo terminal: %v", err)

@@ -212,7 +212,7 @@ func TestHTTPSListener(t *testing.T) {
 	ca, cert, key := writeTestCertificates(t, t.TempDir())
 	cfg := writeConfig(t, "sqlstream.ssl.certificate.location="+cert+"\nsqlstream.ssl.key.location="+key+"\n")
 	n := &node{t: t, dataDir: dir, args: []string{"server", "--listen", "https://127.0.0.1:0",
-		"--broker-listen", "127.0.0.1:0", "--data-dir", dir, "--config", cfg}}
+		"--broker-listen", "127.0.0.1:0", "--schema-registry-listen", "127.0.0.1:0", "--data-dir", dir, "--config", cfg}}
 	n.logs, n.exited = &lockedBuffer{}, make(chan error, 1)
 	n.cmd = exec.Command(binary(t), n.args...)
 	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
@@ -289,8 +289,8 @@ func writeTestCertificates(t *testing.T, dir string) (ca, cert, key string) {
 // embedded broker (PLAINTEXT only) fail at start with a clear message.
 func TestKafkaSecurityNeedsExternalKafka(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errOut := runBinary(t, "server", "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0", "--data-dir", dir,
-		"--config", writeConfig(t, "security.protocol=SASL_SSL\n"))
+	code, _, errOut := runBinary(t, "server", "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
+		"--schema-registry-listen", "127.0.0.1:0", "--data-dir", dir, "--config", writeConfig(t, "security.protocol=SASL_SSL\n"))
 	if code == 0 || !strings.Contains(errOut, "needs an external Kafka") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -54,7 +54,7 @@ func (wiring) BrokerUsers(s cli.Settings) (map[string]string, error) {
 	if !strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
 		return nil, nil
 	}
-	users, err := readUsers(p)
+	users, _, err := readUsers(p)
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +62,32 @@ func (wiring) BrokerUsers(s cli.Settings) (map[string]string, error) {
 }
 
 func basicAuth(p runtime.Properties) (server.Option, error) {
-	users, err := readUsers(p)
+	users, roles, err := readUsers(p)
 	if err != nil {
 		return nil, err
+	}
+	return server.WithBasicAuth(p[runtime.PropAuthRealm], roles, users), nil
+}
+
+// readUsers reads sqlstream.authentication.users.file and the allowed
+// roles (authentication.roles), for the HTTP API and the embedded schema
+// registry alike.
+func readUsers(p runtime.Properties) (server.Users, []string, error) {
+	path := p[runtime.PropAuthUsersFile]
+	if path == "" {
+		return nil, nil, fmt.Errorf("%s=BASIC needs %s (lines of 'user: password[,role…]')", runtime.PropAuthMethod, runtime.PropAuthUsersFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", runtime.PropAuthUsersFile, err)
+	}
+	defer f.Close()
+	users, err := server.ParseUsers(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", runtime.PropAuthUsersFile, path, err)
+	}
+	if len(users) == 0 {
+		return nil, nil, fmt.Errorf("%s %s has no users", runtime.PropAuthUsersFile, path)
 	}
 	var roles []string
 	for _, r := range strings.Split(p[runtime.PropAuthRoles], ",") {
@@ -72,28 +95,7 @@ func basicAuth(p runtime.Properties) (server.Option, error) {
 			roles = append(roles, r)
 		}
 	}
-	return server.WithBasicAuth(p[runtime.PropAuthRealm], roles, users), nil
-}
-
-// readUsers reads sqlstream.authentication.users.file.
-func readUsers(p runtime.Properties) (server.Users, error) {
-	path := p[runtime.PropAuthUsersFile]
-	if path == "" {
-		return nil, fmt.Errorf("%s=BASIC needs %s (lines of 'user: password[,role…]')", runtime.PropAuthMethod, runtime.PropAuthUsersFile)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", runtime.PropAuthUsersFile, err)
-	}
-	defer f.Close()
-	users, err := server.ParseUsers(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", runtime.PropAuthUsersFile, path, err)
-	}
-	if len(users) == 0 {
-		return nil, fmt.Errorf("%s %s has no users", runtime.PropAuthUsersFile, path)
-	}
-	return users, nil
+	return users, roles, nil
 }
 
 func listenerCertificate(p runtime.Properties) (tls.Certificate, error) {

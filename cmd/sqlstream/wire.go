@@ -26,8 +26,9 @@ import (
 type wiring struct{}
 
 var (
-	_ cli.Services   = wiring{}
-	_ cli.TestRunner = wiring{}
+	_ cli.Services      = wiring{}
+	_ cli.TestRunner    = wiring{}
+	_ cli.RegistryStack = stack{}
 
 	// The engine answers GET /status/… and /is_valid_property/… itself.
 	_ server.CommandStatusLookup = (*runtime.Engine)(nil)
@@ -65,20 +66,38 @@ func advertisedListener(props map[string]string, bound string, log *slog.Logger)
 	return scheme + "://" + net.JoinHostPort(host, port), nil
 }
 
-// StartStack starts the engine on bootstrap, then its HTTP server.
+// StartStack starts the embedded schema registry (when it runs here),
+// then the engine on bootstrap, then its HTTP server.
 func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (cli.Stack, error) {
 	if err := checkKafkaSecurity(s.Embedded(), runtime.ServerProperties(s.Properties)); err != nil {
 		return nil, err
 	}
+	// The embedded schema registry starts first: the engine is told its
+	// URL as ksql.schema.registry.url.
+	reg, props, err := startRegistry(ctx, s, bootstrap, log)
+	if err != nil {
+		return nil, err
+	}
+	s.Properties = props
+	st, err := startEngineAndServer(ctx, s, bootstrap, log)
+	if err != nil {
+		return nil, errors.Join(err, reg.close(context.Background()))
+	}
+	st.reg = reg
+	return st, nil
+}
+
+// startEngineAndServer starts the engine on bootstrap, then its HTTP server.
+func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (stack, error) {
 	// Bound before the engine starts: its queries advertise the address
 	// to the other servers of the service id as they join their groups.
 	ln, err := net.Listen("tcp", s.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("HTTP server on %s: %w", s.Listen, err)
+		return stack{}, fmt.Errorf("HTTP server on %s: %w", s.Listen, err)
 	}
 	advertised, err := advertisedListener(runtime.ServerProperties(s.Properties), ln.Addr().String(), log)
 	if err != nil {
-		return nil, errors.Join(err, ln.Close())
+		return stack{}, errors.Join(err, ln.Close())
 	}
 	opts := []runtime.Option{
 		runtime.WithAdvertisedListener(advertised),
@@ -93,16 +112,16 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 	}
 	eng, err := runtime.New(ctx, opts...)
 	if err != nil {
-		return nil, errors.Join(err, ln.Close())
+		return stack{}, errors.Join(err, ln.Close())
 	}
 	security, err := serverSecurity(runtime.ServerProperties(s.Properties))
 	if err != nil {
-		return nil, errors.Join(err, eng.Close(), ln.Close())
+		return stack{}, errors.Join(err, eng.Close(), ln.Close())
 	}
 	srv := server.New(eng, append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
 		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...))...)
 	if err := srv.Start(); err != nil {
-		return nil, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close(), ln.Close())
+		return stack{}, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close(), ln.Close())
 	}
 	return stack{eng: eng, srv: srv}, nil
 }
@@ -131,13 +150,23 @@ func (wiring) RunTests(args []string, stdout, stderr io.Writer) int {
 type stack struct {
 	eng *runtime.Engine
 	srv *server.Server
+	reg *embeddedRegistry // nil when none runs here
 }
 
 func (st stack) Addr() string { return st.srv.Addr() }
 
-// Shutdown stops the HTTP server (ending running queries), then the engine.
+// SchemaRegistryURL is the embedded registry's URL, or "" without one.
+func (st stack) SchemaRegistryURL() string {
+	if st.reg == nil {
+		return ""
+	}
+	return st.reg.url
+}
+
+// Shutdown stops the HTTP server (ending running queries), then the
+// engine, then the schema registry the engine may still have called.
 func (st stack) Shutdown(ctx context.Context) error {
-	return errors.Join(st.srv.Shutdown(ctx), st.eng.Close())
+	return errors.Join(st.srv.Shutdown(ctx), st.eng.Close(), st.reg.close(ctx))
 }
 
 // splitOrigins parses access.control.allow.origin: origins separated by

@@ -112,7 +112,7 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 	// an unknown or badly typed one is an error naming it.
 	for _, key := range sortedKeys(vals) {
 		if v := vals[key]; v.given && !sf.isOption(key) {
-			if err := check(v, func(s string) error { return runtime.CheckProperty(key, s) }); err != nil {
+			if err := check(v, otherKeyCheck(key)); err != nil {
 				return err
 			}
 		}
@@ -121,7 +121,23 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 	if sf.isOption("bootstrap.servers") && vals["bootstrap.servers"].value != "" && bl.given {
 		return configErrorf("%s: the embedded broker does not run when bootstrap.servers is set", bl.origin)
 	}
+	if rl := vals["sqlstream.schema.registry.listen"]; rl.given && vals["ksql.schema.registry.url"].value != "" {
+		return configErrorf("%s: the embedded schema registry does not run when ksql.schema.registry.url is set", rl.origin)
+	}
 	return nil
+}
+
+// otherKeyCheck checks a config key that is not one of the command's
+// options: a server option's own check (a file shared by `sqlstream
+// broker` and the servers holds the servers' keys), else the engine's
+// property table.
+func otherKeyCheck(key string) func(string) error {
+	for _, o := range serverOptions() {
+		if o.key == key {
+			return o.check
+		}
+	}
+	return func(s string) error { return runtime.CheckProperty(key, s) }
 }
 
 func (sf *serverFlags) isOption(key string) bool {
@@ -151,11 +167,14 @@ func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 		ServiceID:    vals["ksql.service.id"].value,
 		LogLevel:     level,
 		Properties:   map[string]string{},
+
+		SchemaRegistryListen: registryListen(vals),
+		SchemaRegistryTopic:  vals["kafkastore.topic"].value,
 	}
 	// The command line's own sqlstream.* options are Settings fields;
 	// every other property goes to the engine.
 	for k, v := range vals {
-		if !(strings.HasPrefix(k, "sqlstream.") && sf.isOption(k)) && v.value != "" {
+		if !(strings.HasPrefix(k, "sqlstream.") && sf.isOption(k)) && k != "kafkastore.topic" && v.value != "" {
 			s.Properties[k] = v.value
 		}
 	}
@@ -164,6 +183,20 @@ func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 		s.Properties["bootstrap.servers"] = strings.Join(s.Bootstrap, ",")
 	}
 	return s
+}
+
+// registryListen is where the embedded schema registry listens, or ""
+// when it does not run: an external registry is configured, or Kafka is
+// external and no address was given explicitly.
+func registryListen(vals map[string]sourced) string {
+	l := vals["sqlstream.schema.registry.listen"]
+	if vals["ksql.schema.registry.url"].value != "" {
+		return ""
+	}
+	if vals["bootstrap.servers"].value != "" && !l.given {
+		return ""
+	}
+	return l.value
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -69,6 +69,11 @@ func renderSettings(s Settings) string {
 	fmt.Fprintf(&b, "data-dir: %s\n", s.DataDir)
 	fmt.Fprintf(&b, "service-id: %s\n", s.ServiceID)
 	fmt.Fprintf(&b, "log-level: %s\n", s.LogLevel)
+	if s.SchemaRegistryListen == "" {
+		fmt.Fprintf(&b, "schema-registry: not embedded\n")
+	} else {
+		fmt.Fprintf(&b, "schema-registry: %s topic %s\n", s.SchemaRegistryListen, s.SchemaRegistryTopic)
+	}
 	for _, k := range sortedKeys(s.Properties) {
 		fmt.Fprintf(&b, "property %s=%s\n", k, s.Properties[k])
 	}

@@ -17,7 +17,7 @@ func runServer(ctx context.Context, s Settings, svc Services, stdio Stdio) error
 		return err
 	}
 	log.Info("sqlstream ready", "url", n.serverURL(), "kafka", strings.Join(n.bootstrap, ","),
-		"embedded_broker", s.Embedded(), "data_dir", s.DataDir)
+		"embedded_broker", s.Embedded(), "data_dir", s.DataDir, "schema_registry", registryURL(n.stack))
 	<-ctx.Done()
 	log.Info("shutting down")
 	return n.shutdown()
@@ -39,6 +39,9 @@ func runCombined(ctx context.Context, s Settings, svc Services, stdio Stdio) err
 	}
 	fmt.Fprintf(stdio.Err, "sqlstream: HTTP API at %s, Kafka at %s, logs in %s\n",
 		n.serverURL(), strings.Join(n.bootstrap, ","), s.LogFile())
+	if u := registryURL(n.stack); u != "" {
+		fmt.Fprintf(stdio.Err, "sqlstream: schema registry at %s\n", u)
+	}
 	repl := REPLConfig{ServerURL: n.serverURL(), HistoryFile: s.HistoryFile(), Stdio: stdio}
 	rerr := runREPLUntil(ctx, svc, repl, log)
 	log.Info("shutting down")

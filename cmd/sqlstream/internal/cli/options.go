@@ -29,6 +29,12 @@ func serverOptions() []option {
 			"external Kafka brokers, comma separated (default: run the embedded broker)", checkHostPorts},
 		{"broker-listen", "sqlstream.broker.listen", "127.0.0.1:9092", "ADDR",
 			"embedded broker address, host:port (port 0 picks a free port)", checkHostPort},
+		{"schema-registry-listen", "sqlstream.schema.registry.listen", "127.0.0.1:8081", "ADDR",
+			"embedded schema registry address, host:port (port 0 picks a free port); it runs with the embedded broker, or with bootstrap.servers when set explicitly", checkHostPort},
+		{"schema-registry-url", "ksql.schema.registry.url", "", "URL",
+			"an external schema registry, http(s)://host:port; the embedded one then does not start", checkRegistryURL},
+		{"schema-registry-topic", "kafkastore.topic", "_schemas", "TOPIC",
+			"the embedded schema registry's topic (Confluent's kafkastore.topic); servers sharing it share one registry", checkTopicName},
 		{"data-dir", "sqlstream.data.dir", "./sqlstream-data", "DIR",
 			"directory for broker data (broker/), engine state (state/), REPL history and the log", checkNonEmpty},
 		{"service-id", "ksql.service.id", "default_", "ID",
@@ -36,6 +42,26 @@ func serverOptions() []option {
 		{"log-level", "sqlstream.log.level", "info", "LEVEL",
 			"minimum log level: debug, info, warn or error", checkLogLevel},
 	}
+}
+
+// checkRegistryURL allows "" (none) or http(s) URLs, comma separated as
+// Confluent's clients take them.
+func checkRegistryURL(v string) error {
+	for _, u := range splitList(v) {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return fmt.Errorf("%q is not an http(s)://host:port URL", u)
+		}
+	}
+	return nil
+}
+
+// checkTopicName allows what Kafka allows in a topic name.
+func checkTopicName(v string) error {
+	if v == "" || len(v) > 249 || v == "." || v == ".." {
+		return fmt.Errorf("%q is not a valid topic name", v)
+	}
+	return checkServiceID(v)
 }
 
 func checkNonEmpty(v string) error {

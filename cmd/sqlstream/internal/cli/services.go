@@ -41,6 +41,20 @@ type Stack interface {
 	Shutdown(ctx context.Context) error
 }
 
+// RegistryStack is a Stack that may run the embedded schema registry;
+// SchemaRegistryURL is "" when it does not run there.
+type RegistryStack interface {
+	SchemaRegistryURL() string
+}
+
+// registryURL is st's embedded schema registry URL, or "".
+func registryURL(st Stack) string {
+	if r, ok := st.(RegistryStack); ok {
+		return r.SchemaRegistryURL()
+	}
+	return ""
+}
+
 // REPLConfig is what the REPL needs to run.
 type REPLConfig struct {
 	ServerURL   string

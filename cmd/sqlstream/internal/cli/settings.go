@@ -14,6 +14,12 @@ type Settings struct {
 	Bootstrap []string
 	// BrokerListen is the embedded broker's host:port.
 	BrokerListen string
+	// SchemaRegistryListen is the embedded schema registry's host:port;
+	// "" when it does not run (an external ksql.schema.registry.url is
+	// configured, or Kafka is external and the address was not given).
+	SchemaRegistryListen string
+	// SchemaRegistryTopic is the embedded registry's log topic.
+	SchemaRegistryTopic string
 	// DataDir holds broker data, engine state, REPL history and the log.
 	DataDir string
 	// ServiceID prefixes the command topic, internal topics and groups.

@@ -37,6 +37,10 @@ func printServeUsage(w io.Writer, fs *flag.FlagSet, svc Services, combined bool)
 	fmt.Fprint(w, `
 Without --bootstrap-servers an embedded Kafka broker runs on --broker-listen
 with its data in <data-dir>/broker. The engine's state is in <data-dir>/state.
+With the embedded broker a Confluent-compatible schema registry also runs, on
+--schema-registry-listen, its schemas in the --schema-registry-topic topic;
+the engine is given its URL as ksql.schema.registry.url. Set
+--schema-registry-url to use an external registry instead.
 Every key of the --config file is also handed to the engine as a property.
 `)
 }
