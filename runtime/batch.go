@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"maps"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -21,8 +22,8 @@ const queryEndpointMessage = "The following statement types should be issued to 
 // see the variables and custom types they would see when run: a DEFINE,
 // UNDEFINE, CREATE TYPE or DROP TYPE takes effect for the statements
 // after it.
-func (e *Engine) parseBatch(ksql string, vars map[string]string) ([]ast.Statement, error) {
-	b := &batchScope{e: e, vars: maps.Clone(vars), types: map[string]*types.Type{}}
+func (e *Engine) parseBatch(ctx context.Context, ksql string, vars map[string]string) ([]ast.Statement, error) {
+	b := &batchScope{e: e, ctx: ctx, vars: maps.Clone(vars), types: map[string]*types.Type{}}
 	if b.vars == nil {
 		b.vars = map[string]string{}
 	}
@@ -48,6 +49,7 @@ func (e *Engine) parseBatch(ksql string, vars map[string]string) ([]ast.Statemen
 // variables and custom types.
 type batchScope struct {
 	e     *Engine
+	ctx   context.Context // the request's: parsing stops when it is done
 	vars  map[string]string
 	types map[string]*types.Type
 }
@@ -59,7 +61,7 @@ func (b *batchScope) parse(text string) (ast.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := parseSingle(sub, b.lookupType)
+	stmt, err := parseSingle(b.ctx, sub, b.lookupType)
 	if err != nil {
 		return nil, err
 	}

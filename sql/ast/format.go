@@ -87,11 +87,7 @@ func formatExpr(b *strings.Builder, e Expr) {
 		formatExpr(b, e.Index)
 		b.WriteString("]")
 	case *Binary:
-		b.WriteString("(")
-		formatExpr(b, e.L)
-		b.WriteString(" " + e.Op.String() + " ")
-		formatExpr(b, e.R)
-		b.WriteString(")")
+		formatBinary(b, e)
 	case *Unary:
 		formatUnary(b, e)
 	default:
