@@ -25,3 +25,26 @@ func TestChainedSubscriptsRefused(t *testing.T) {
 		t.Errorf("SUMS: %v", out)
 	}
 }
+
+// TestBigBadRecordIsLogged is issue 16.8 through the binary: a bad
+// record of 900 kB (its entry would be too big for the broker whole) gets
+// a processing-log entry with its topic, partition and offset and the
+// first 64 KiB of it, and the query goes on with the next record.
+func TestBigBadRecordIsLogged(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM bigbad (id VARCHAR KEY, n INT)
+	  WITH (KAFKA_TOPIC='bigbad', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE STREAM bigout AS SELECT id, n FROM bigbad;`)
+	produce(t, n.Kafka, "bigbad", "k1", `{"N":"`+strings.Repeat("x", 900_000), "k2", `{"N":2}`)
+	if out := consume(t, n.Kafka, "BIGOUT", 1); !strings.Contains(out[0], `{"N":2}`) {
+		t.Errorf("BIGOUT: %v", out)
+	}
+	logged := strings.Join(consume(t, n.Kafka, "default_ksql_processing_log", 1), "\n")
+	for _, want := range []string{`"RECORDTOPIC":"bigbad"`, `"RECORDPARTITION":0`, `"RECORDOFFSET":0`,
+		"RECORDB64 holds the first 65536 of the record's 900006 bytes"} {
+		if !strings.Contains(logged, want) {
+			t.Errorf("processing log entry lacks %q: %.400s", want, logged)
+		}
+	}
+	n.mustKsql("SHOW QUERIES;")
+}
