@@ -48,3 +48,26 @@ func TestBigBadRecordIsLogged(t *testing.T) {
 	}
 	n.mustKsql("SHOW QUERIES;")
 }
+
+// TestLongDerivedTopicNameLeavesNothing is issue 16.9 through the binary:
+// a CREATE TABLE AS SELECT whose internal topic names would pass 249
+// characters is a 400 that leaves no table behind, before or after a
+// restart, and the server keeps answering.
+func TestLongDerivedTopicNameLeavesNothing(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM ln (id VARCHAR KEY, v INT)
+	  WITH (KAFKA_TOPIC='ln', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	long := "T" + strings.Repeat("X", 200)
+	status, body := n.ksql("CREATE TABLE "+long+" AS SELECT v, COUNT(*) AS c FROM ln GROUP BY v;", nil)
+	if status != 400 || !strings.Contains(fmt.Sprint(body), "the maximum is 249") {
+		t.Fatalf("long name: %d %.400v", status, body)
+	}
+	if tables := fmt.Sprint(n.mustKsql("SHOW TABLES;")); strings.Contains(tables, long) {
+		t.Fatalf("the refused table is listed: %.400s", tables)
+	}
+	n.restart()
+	if tables := fmt.Sprint(n.mustKsql("SHOW TABLES;")); strings.Contains(tables, long) {
+		t.Fatalf("the refused table is listed after a restart: %.400s", tables)
+	}
+	n.mustKsql("CREATE TABLE short AS SELECT v, COUNT(*) AS c FROM ln GROUP BY v;")
+}
