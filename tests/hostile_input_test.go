@@ -71,3 +71,23 @@ func TestLongDerivedTopicNameLeavesNothing(t *testing.T) {
 	}
 	n.mustKsql("CREATE TABLE short AS SELECT v, COUNT(*) AS c FROM ln GROUP BY v;")
 }
+
+// TestInvalidUTF8IsADeserializationError is issue 16.10 through the
+// binary: a JSON record with invalid UTF-8 in a string is skipped with a
+// processing-log entry naming the column and the byte, not written on
+// with U+FFFD in place of its bytes; the next record goes through.
+func TestInvalidUTF8IsADeserializationError(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM u8 (id VARCHAR KEY, s VARCHAR)
+	  WITH (KAFKA_TOPIC='u8', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE STREAM u8out AS SELECT id, s FROM u8;`)
+	produce(t, n.Kafka, "u8", "k1", "{\"S\":\"a\xffb\"}", "k2", `{"S":"ok"}`)
+	if out := consume(t, n.Kafka, "U8OUT", 1); !strings.Contains(out[0], `{"S":"ok"}`) {
+		t.Errorf("U8OUT: %v (the bad record must not be written)", out)
+	}
+	logged := strings.Join(consume(t, n.Kafka, "default_ksql_processing_log", 1), "\n")
+	if !strings.Contains(logged, "column `S`: invalid UTF-8 in JSON string") || !strings.Contains(logged, "at byte 7") {
+		t.Errorf("processing log: %.400s", logged)
+	}
+	n.mustKsql("SHOW QUERIES;")
+}
