@@ -223,6 +223,12 @@ func (lx *lexer) quoted(p ast.Pos, q byte, kind tokKind) (token, error) {
 			}
 			break
 		}
+		if c == 0 && kind == tQuoted {
+			// A NUL cannot name anything: topics, store directories and
+			// the C strings of other tools end at it.
+			lx.advance(i - start)
+			return token{}, lx.errorf(lx.pos(), `\x00`, "a quoted identifier cannot contain a NUL character")
+		}
 		b.WriteByte(c)
 		i++
 	}
