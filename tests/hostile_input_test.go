@@ -2,6 +2,8 @@ package tests
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -90,4 +92,57 @@ func TestInvalidUTF8IsADeserializationError(t *testing.T) {
 		t.Errorf("processing log: %.400s", logged)
 	}
 	n.mustKsql("SHOW QUERIES;")
+}
+
+// TestHostileInputRoundTwo is issue 16.14 through the binary: a NUL in a
+// quoted identifier is a 400 at the NUL, a request of more statements
+// than sqlstream.request.max.statements is a 400 naming the limit (and
+// one at the limit runs), and the server keeps answering after each.
+func TestHostileInputRoundTwo(t *testing.T) {
+	n := startNode(t, "--config", writeConfig(t, "sqlstream.request.max.statements=5\n"))
+	for _, tc := range []struct{ name, sql, want string }{
+		{"NUL in a quoted identifier", "CREATE STREAM `a\x00b` (v INT) WITH (KAFKA_TOPIC='nul', VALUE_FORMAT='JSON', PARTITIONS=1);",
+			"line 1:17: a quoted identifier cannot contain a NUL character"},
+		{"too many statements", strings.Repeat("SHOW STREAMS;", 6),
+			"The request holds 6 statements, more than the limit of 5 (server property sqlstream.request.max.statements)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := n.ksql(tc.sql, nil)
+			if status != 400 || !strings.Contains(fmt.Sprint(body), tc.want) {
+				t.Errorf("%d %.300v, want 400 with %q", status, body, tc.want)
+			}
+			n.mustKsql(strings.Repeat("SHOW STREAMS;", 5))
+		})
+	}
+}
+
+// TestEmptyPasswordStopsTheStart is issue 16.14's users file through the
+// binary: a user with an empty password stops the server at start with
+// the file and line, instead of letting anyone in under that name.
+func TestEmptyPasswordStopsTheStart(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\neve: ,admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runBinary(t, "server", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
+		"--config", writeConfig(t, "authentication.method=BASIC\nauthentication.roles=admin\nsqlstream.authentication.users.file="+users+"\n"))
+	if code == 0 || !strings.Contains(errOut, "line 2: user eve has an empty password") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestPartitionCapMessage is issue 16.14's CreateTopics message through
+// the binary: a server whose broker (a separate `sqlstream broker` with a
+// lower partition cap) refuses a topic says what the broker said, the
+// cap, not INVALID_PARTITIONS' "Number of partitions is below 1"; the
+// server keeps answering.
+func TestPartitionCapMessage(t *testing.T) {
+	b := startBrokerProcess(t, "--config", writeConfig(t, "sqlstream.topic.partitions.max=4\n"))
+	n := startServerOn(t, b.Kafka)
+	status, body := n.ksql("CREATE STREAM five (a INT) WITH (KAFKA_TOPIC='five', VALUE_FORMAT='JSON', PARTITIONS=5);", nil)
+	text := fmt.Sprint(body)
+	if status != 400 || !strings.Contains(text, "5 partitions requested, the broker allows at most 4 per topic") || strings.Contains(text, "below 1") {
+		t.Errorf("PARTITIONS=5 on a broker capped at 4: %d %.400s", status, text)
+	}
+	n.mustKsql("CREATE STREAM four (a INT) WITH (KAFKA_TOPIC='four', VALUE_FORMAT='JSON', PARTITIONS=4);")
 }
