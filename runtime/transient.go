@@ -55,7 +55,7 @@ func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []typ
 	}
 	return &transient{eng: e, id: id, sql: sql, topo: topo, props: props, cfg: cfg, limit: limit,
 		header: api.QueryHeader{QueryID: id, Columns: cols},
-		rows: make(chan queuedRow, 256), budget: newRowBudget(pushRowBytes),
+		rows:   make(chan queuedRow, 256), budget: newRowBudget(pushRowBytes),
 		closed: make(chan struct{}), ended: make(chan struct{})}, nil
 }
 
