@@ -1,11 +1,20 @@
 package tests
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestChainedSubscriptsRefused is issue 16.5 through the binary: 200,000
@@ -145,4 +154,86 @@ func TestPartitionCapMessage(t *testing.T) {
 		t.Errorf("PARTITIONS=5 on a broker capped at 4: %d %.400s", status, text)
 	}
 	n.mustKsql("CREATE STREAM four (a INT) WITH (KAFKA_TOPIC='four', VALUE_FORMAT='JSON', PARTITIONS=4);")
+}
+
+// TestStalledPushReadersBounded is issue 16.14's stalled push readers
+// through the binary: eight push queries whose clients read nothing (with
+// a 64 kB socket receive buffer, so the kernel does not take the rows in
+// their place), over rows of 200 kB, hold a few megabytes each in the
+// server, not the 256 rows (≈ 51 MB) each used to queue. The fact waited
+// on is a ninth reader, started after the stalled ones, that got every
+// row; the server's resident memory has then grown by far less than
+// 8 × 51 MB.
+func TestStalledPushReadersBounded(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM stall (id VARCHAR KEY, s VARCHAR)
+	  WITH (KAFKA_TOPIC='stall', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	const rows = 300
+	cl := kafkaClient(t, n.Kafka)
+	// Incompressible text: the fetch bound is on the bytes the broker
+	// sends, and a 1 MiB fetch of well-compressed records can decompress
+	// to many times that.
+	rnd := make([]byte, 150_000)
+	for i := range rows {
+		if _, err := rand.Read(rnd); err != nil {
+			t.Fatal(err)
+		}
+		big := base64.StdEncoding.EncodeToString(rnd)
+		r := &kgo.Record{Topic: "stall", Key: []byte(fmt.Sprint(i)), Value: []byte(`{"S":"` + big + `"}`)}
+		if err := cl.ProduceSync(timeoutCtx(t), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const sql = "SELECT id, s FROM stall EMIT CHANGES;"
+	earliest := map[string]any{"auto.offset.reset": "earliest"}
+	// A reader that takes every row first: the memory it leaves behind
+	// (decoded rows, garbage) is in the baseline.
+	n.queryStream(sql, earliest, rows)
+	base := rssBytes(t, n)
+	stalled := &http.Client{Transport: &http.Transport{DialContext: smallReceiveBuffer().DialContext}}
+	for range 8 {
+		resp, err := stalled.Do(n.newRequest(context.Background(), "/query-stream", "application/vnd.ksqlapi.delimited.v1",
+			map[string]any{"sql": sql, "properties": earliest}))
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("stalled reader: %v %v", resp, err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+	}
+	if got := n.queryStream(sql, earliest, rows); len(got.Rows) != rows {
+		t.Fatalf("the reader after the stalled ones got %d rows", len(got.Rows))
+	}
+	grown := rssBytes(t, n) - base
+	t.Logf("resident memory grew by %d MB with 8 stalled readers", grown>>20)
+	if grown > 150<<20 {
+		t.Errorf("8 stalled readers took %d MB, want well under 8 × 51 MB", grown>>20)
+	}
+	n.mustKsql("SHOW QUERIES;")
+}
+
+// smallReceiveBuffer dials with a 64 kB socket receive buffer, which
+// also turns off the kernel's growing of it.
+func smallReceiveBuffer() *net.Dialer {
+	return &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10) })
+		return errors.Join(err, serr)
+	}}
+}
+
+// rssBytes is the resident memory of n's process (Linux).
+func rssBytes(t *testing.T, n *node) int64 {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", n.cmd.Process.Pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmRSS in /proc/%d/status", n.cmd.Process.Pid)
+	return 0
 }
