@@ -57,8 +57,9 @@
 // one level per operator, and the rewriter builds it in one pass. The
 // left operand of a binary operator stays at its operator's level, so a
 // flat chain such as 1+1+… is one level; its links are bounded by
-// sqlerr.MaxChain instead (counted by the rewriter per level before TiDB
-// sees the text, and by the converter over the whole tree). The trees
+// sqlerr.MaxChain instead (counted by the converter over the whole
+// tree; the rewriter refuses more than a multiple of it in operators at
+// one level before TiDB sees the text). The trees
 // returned are therefore at most MaxDepth levels plus MaxChain links deep,
 // which is what bounds the later recursive walks (ast.Map/Walk, the
 // formatter, sql/expr's compiler, which counts both as the converter

@@ -111,10 +111,8 @@ func (w *rewriter) expr(a, b int) error {
 		if err := w.p.s.check(w.p.toks[i]); err != nil {
 			return err
 		}
-		if ops += binaryOpToken(w.p.toks[i]); ops > sqlerr.MaxChain {
-			e := sqlerr.TooLong(w.p.toks[i].P)
-			e.Near, e.SQL = w.p.toks[i].Raw, w.p.s.src
-			return e
+		if ops += binaryOpToken(w.p.toks[i]); ops > maxLevelOperators {
+			return w.p.errAt(w.p.toks[i], sqlerr.Syntax, "expression too long: more than %d operators at one level of nesting", maxLevelOperators)
 		}
 		for range opens[i] {
 			w.emit("(", i)
@@ -137,16 +135,25 @@ func (w *rewriter) expr(a, b int) error {
 	return nil
 }
 
-// binaryOps are the binary operators, whose chains at one level of an
-// expression are bounded by sqlerr.MaxChain.
+// maxLevelOperators bounds the binary operators at one level of an
+// expression, before TiDB sees the text (TiDB builds a node of some
+// hundred bytes per operator; a 32 MB request of 1+1+… would be gigabytes).
+// The converter counts the precise bound, sqlerr.MaxChain links of the
+// chains a walk goes down at once; an expression within it has at most a
+// few operators per link (x = 1 OR x = 2 OR …: two), so this early bound
+// is a multiple of it and refuses nothing the converter would accept in
+// practice.
+const maxLevelOperators = 8 * sqlerr.MaxChain
+
+// binaryPuncts and binaryKeywords are the binary operators, counted
+// against maxLevelOperators.
 const (
 	binaryPuncts   = " + - * / % = < > <= >= <> != || "
 	binaryKeywords = " AND OR "
 )
 
 // binaryOpToken is 1 if t is a binary operator, else 0. A - may be a
-// sign, which is counted too: the bound is on the text, before TiDB
-// builds the chain.
+// sign, which is counted too: the bound is on the text.
 func binaryOpToken(t token) int {
 	if t.Kind == tPunct && keywordSet(binaryPuncts, t.Val) || t.Kind == tIdent && keywordSet(binaryKeywords, t.Val) {
 		return 1
