@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"context"
+	"fmt"
 	"maps"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -20,14 +22,21 @@ const queryEndpointMessage = "The following statement types should be issued to 
 // /query; a malformed one is a syntax error like any other). Statements
 // see the variables and custom types they would see when run: a DEFINE,
 // UNDEFINE, CREATE TYPE or DROP TYPE takes effect for the statements
-// after it.
-func (e *Engine) parseBatch(ksql string, vars map[string]string) ([]ast.Statement, error) {
-	b := &batchScope{e: e, vars: maps.Clone(vars), types: map[string]*types.Type{}}
+// after it. A request of more than PropMaxStatements statements is refused
+// before any is parsed.
+func (e *Engine) parseBatch(ctx context.Context, ksql string, vars map[string]string) ([]ast.Statement, error) {
+	b := &batchScope{e: e, ctx: ctx, vars: maps.Clone(vars), types: map[string]*types.Type{}}
 	if b.vars == nil {
 		b.vars = map[string]string{}
 	}
+	all := script.All(ksql)
+	if limit := e.props.Int(PropMaxStatements, defaultMaxStatements); len(all) > limit {
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: fmt.Sprintf(
+			"The request holds %d statements, more than the limit of %d (server property %s): send them in several requests",
+			len(all), limit, PropMaxStatements)}
+	}
 	var out []ast.Statement
-	for _, st := range script.All(ksql) {
+	for _, st := range all {
 		stmt, err := b.parse(st.Text)
 		if err != nil {
 			return nil, statementError(err, st.Text, nil)
@@ -48,6 +57,7 @@ func (e *Engine) parseBatch(ksql string, vars map[string]string) ([]ast.Statemen
 // variables and custom types.
 type batchScope struct {
 	e     *Engine
+	ctx   context.Context // the request's: parsing stops when it is done
 	vars  map[string]string
 	types map[string]*types.Type
 }
@@ -59,7 +69,7 @@ func (b *batchScope) parse(text string) (ast.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := parseSingle(sub, b.lookupType)
+	stmt, err := parseSingle(b.ctx, sub, b.lookupType)
 	if err != nil {
 		return nil, err
 	}

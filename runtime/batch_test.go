@@ -103,3 +103,32 @@ func TestQueryRunsOneStatement(t *testing.T) {
 		t.Errorf("two statements on /query: %+v", se)
 	}
 }
+
+// TestBatchStatementLimit: a request of more statements than
+// sqlstream.request.max.statements (default 1000) is refused whole
+// before any is parsed, with a 40000 error naming the limit; one at the
+// limit runs.
+func TestBatchStatementLimit(t *testing.T) {
+	te, err := NewTestEngine(map[string]string{PropMaxStatements: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer te.Close()
+	_, err = te.ExecuteStatement(strings.Repeat("SHOW STREAMS;", 4), nil)
+	var em *api.ErrorMessage
+	if !errors.As(err, &em) || em.ErrorCode != api.CodeBadRequest ||
+		!strings.Contains(em.Message, "holds 4 statements, more than the limit of 3 (server property sqlstream.request.max.statements)") {
+		t.Fatalf("4 statements: %v", err)
+	}
+	if _, err := te.ExecuteStatement(strings.Repeat("SHOW STREAMS;", 3), nil); err != nil {
+		t.Fatalf("3 statements: %v", err)
+	}
+	def, err := NewTestEngine(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer def.Close()
+	if _, err := def.ExecuteStatement(strings.Repeat("SHOW STREAMS;", defaultMaxStatements+1), nil); !errors.As(err, &em) {
+		t.Fatalf("%d statements: %v", defaultMaxStatements+1, err)
+	}
+}

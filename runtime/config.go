@@ -52,6 +52,10 @@ const (
 	// PropMaxPartitions is sqlstream's own: the largest partition count
 	// CREATE may give a new topic (and the embedded broker accepts).
 	PropMaxPartitions = "sqlstream.topic.partitions.max"
+	// PropMaxStatements is sqlstream's own: the most statements one /ksql
+	// request may hold (ksqlDB has no limit; a request of 10,000 took
+	// 3 GB to parse, as every statement is parsed before the first runs).
+	PropMaxStatements = "sqlstream.request.max.statements"
 	// Scale-out (Kafka Streams' names under ksql.streams.): the group
 	// member's session timeout, and the standby and warmup replicas of
 	// the task balancer (task_assignment.go).
@@ -73,6 +77,11 @@ const defaultSessionTimeoutMs = 10_000
 // query's per-partition cost to megabytes, and is still above the
 // partition count a single Kafka broker serves well.
 const defaultMaxPartitions = 1000
+
+// defaultMaxStatements is PropMaxStatements' default: far above a
+// hand-written script (RUN SCRIPT sends a whole file in one request) and
+// a few hundred megabytes of parse trees at most.
+const defaultMaxStatements = 1000
 
 // NormalizeProperty maps the short names users SET ('auto.offset.reset')
 // to the full ksqlDB names ('ksql.streams.auto.offset.reset').

@@ -62,6 +62,16 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 	if err != nil {
 		return nil, err
 	}
+	var cst *planner.Plan // the plan of a SOURCE table's materialization
+	if st.Source && st.Kind == ast.Table {
+		if cst, err = e.planner.PlanMaterialization(src); err != nil {
+			return nil, err
+		}
+		id := func(seq int64) string { return cstID(src.Name, e.queryNumber(seq)) }
+		if err := e.checkNewQueryNames(cst, id, st.P, cmd); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.ensureSourceTopic(ctx, src, st.P, cmd != nil); err != nil {
 		return nil, err
 	}
@@ -77,8 +87,8 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 		msg = "Table created"
 	}
 	var queryID string
-	if st.Source && st.Kind == ast.Table {
-		if queryID, err = e.materializeSource(ctx, src, c, s); err != nil {
+	if cst != nil {
+		if queryID, err = e.materializeSource(ctx, src, cst, c, s); err != nil {
 			return nil, err
 		}
 		msg += " and materialized by query " + queryID
@@ -88,13 +98,9 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 
 // materializeSource starts the CST query that keeps a SOURCE table in a
 // store, so pull queries can read it.
-func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, c *command, s *session) (string, error) {
-	plan, err := e.planner.PlanMaterialization(src)
-	if err != nil {
-		return "", err
-	}
+func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, plan *planner.Plan, c *command, s *session) (string, error) {
 	cst := *c
-	cst.QueryID = fmt.Sprintf("CST_%s_%d", src.Name, e.queryNumber(c.Seq))
+	cst.QueryID = cstID(src.Name, e.queryNumber(c.Seq))
 	e.queryCount++
 	cst.Props = map[string]string{PropOffsetReset: "earliest"} // a table is its whole topic
 	for k, v := range c.Props {
@@ -103,6 +109,19 @@ func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, c *
 		}
 	}
 	return cst.QueryID, e.startQuery(ctx, &cst, plan, s)
+}
+
+// cstID is the id of the query materializing SOURCE table name.
+func cstID(name string, n int64) string { return fmt.Sprintf("CST_%s_%d", name, n) }
+
+// checkNewQueryNames runs checkDerivedNames for a new statement (cmd is
+// nil) with the id its query will get when recorded; a replayed one was
+// checked when it was accepted.
+func (e *Engine) checkNewQueryNames(plan *planner.Plan, queryID func(seq int64) string, pos ast.Pos, cmd *command) error {
+	if cmd != nil {
+		return nil
+	}
+	return e.checkDerivedNames(plan, queryID(e.seq), pos)
 }
 
 // ensureSourceTopic checks the topic of a CREATE STREAM/TABLE: it must
@@ -148,14 +167,17 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
-		return nil, err
-	}
 	prefix := "CSAS_"
 	if st.Kind == ast.Table {
 		prefix = "CTAS_"
 	}
 	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, e.queryNumber(seq)) }
+	if err := e.checkNewQueryNames(plan, queryID, st.P, cmd); err != nil {
+		return nil, err
+	}
+	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
+		return nil, err
+	}
 	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
 		return nil, err
 	}
@@ -235,6 +257,9 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 		return nil, err
 	}
 	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
+	if err := e.checkNewQueryNames(plan, queryID, st.P, cmd); err != nil {
+		return nil, err
+	}
 	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 			return nil, err
 		}
 	}
-	stmts, err := e.parseBatch(req.Ksql, s.vars)
+	stmts, err := e.parseBatch(ctx, req.Ksql, s.vars)
 	if err != nil {
 		return nil, err
 	}
@@ -83,18 +83,19 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 }
 
 // parseStatement substitutes the session's variables in and parses one
-// statement.
-func (e *Engine) parseStatement(text string, s *session) (ast.Statement, error) {
+// statement, stopping when ctx is done.
+func (e *Engine) parseStatement(ctx context.Context, text string, s *session) (ast.Statement, error) {
 	sub, err := parser.Substitute(text, s.vars)
 	if err != nil {
 		return nil, err
 	}
-	return parseSingle(sub, e.cat.Types().Lookup)
+	return parseSingle(ctx, sub, e.cat.Types().Lookup)
 }
 
-// parseSingle parses text, which must hold exactly one statement.
-func parseSingle(text string, lookup func(string) (*types.Type, bool)) (ast.Statement, error) {
-	stmts, err := parser.Parse(text, parser.WithTypes(lookup))
+// parseSingle parses text, which must hold exactly one statement; a
+// client that leaves (ctx done) stops the parse.
+func parseSingle(ctx context.Context, text string, lookup func(string) (*types.Type, bool)) (ast.Statement, error) {
+	stmts, err := parser.Parse(text, parser.WithTypes(lookup), parser.WithContext(ctx))
 	if err != nil {
 		return nil, err
 	}

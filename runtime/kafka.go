@@ -92,14 +92,44 @@ func (k *kafkaCluster) createTopic(ctx context.Context, t topicSpec) error {
 		replicas = -1
 	}
 	resp, err := k.adm.CreateTopic(ctx, t.partitions, replicas, configs, t.name)
-	if err == nil {
-		err = resp.Err
+	if resp.Err != nil {
+		// kadm returns the topic's error as err too, without its message.
+		err = brokerError(resp.Err, resp.ErrMessage)
 	}
 	if errors.Is(err, kerr.TopicAlreadyExists) {
 		return nil
 	}
 	return err
 }
+
+// brokerError is err (a Kafka error code) told with the broker's own
+// message when it sent one. The code's generic description can mislead:
+// INVALID_PARTITIONS reads "Number of partitions is below 1." even when
+// the broker refused a count above its limit and said so.
+func brokerError(err error, msg string) error {
+	if err == nil || msg == "" {
+		return err
+	}
+	return &kafkaError{code: err, msg: msg}
+}
+
+// kafkaError is a broker's refusal: its message, then the code's name;
+// errors.Is still matches the kerr code.
+type kafkaError struct {
+	code error
+	msg  string
+}
+
+func (e *kafkaError) Error() string {
+	name := e.code.Error()
+	var ke *kerr.Error
+	if errors.As(e.code, &ke) {
+		name = ke.Message
+	}
+	return e.msg + " (" + name + ")"
+}
+
+func (e *kafkaError) Unwrap() error { return e.code }
 
 func (k *kafkaCluster) deleteTopic(ctx context.Context, topic string) error {
 	resp, err := k.adm.DeleteTopics(ctx, topic)

@@ -38,7 +38,9 @@ func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 		return nil, err
 	}
 	cl, err := k.client(kgo.ConsumePartitions(offsets),
-		kgo.RecordPartitioner(partitioner()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		kgo.RecordPartitioner(partitioner()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// What a stalled reader holds fetched ahead (see pushFetchBytes).
+		kgo.FetchMaxBytes(pushFetchBytes), kgo.FetchMaxPartitionBytes(pushFetchBytes))
 	if err != nil {
 		return nil, err
 	}

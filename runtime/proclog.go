@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
@@ -99,19 +101,25 @@ type logMessage struct {
 	RecordB64    string `json:"RECORDB64,omitempty"`
 }
 
+// maxLoggedRecord and maxLoggedMessage bound what an entry copies of the
+// bad record and of its error message. An entry must fit the broker's
+// message.max.bytes (1 MiB by default) or it is refused and the failure
+// goes unrecorded; base64 grows the record by a third, so a record above
+// ≈ 750 kB used to lose its entry. 64 KiB of the record is plenty to see
+// what was wrong with it, and the entry keeps the topic, partition and
+// offset to fetch the whole record from.
+const (
+	maxLoggedRecord  = 64 << 10
+	maxLoggedMessage = 16 << 10
+)
+
 // logFor writes an entry on behalf of query id.
 func (l *processingLog) logFor(id string, e *physical.LogEntry) {
 	l.total.Add(1)
 	now := nowMillis()
-	v := logEntry{Logger: "processing." + id, Level: "ERROR", Time: now, Message: logMessage{
-		Type: e.Kind.String(), QueryID: id, Topic: e.Topic, Partition: e.Partition, Offset: e.Offset,
-		Target: e.Target, ErrorMessage: e.Message}}
-	if e.Record != nil {
-		v.Message.RecordB64 = base64.StdEncoding.EncodeToString(e.Record)
-	}
-	b, _ := json.Marshal(v)
+	b := entryValue(id, e, now)
 	l.e.logger.Warn("record skipped", "query", id, "kind", e.Kind.String(), "topic", e.Topic,
-		"partition", e.Partition, "offset", e.Offset, "err", e.Message)
+		"partition", e.Partition, "offset", e.Offset, "err", cutText(e.Message, maxLoggedMessage))
 	r := &physical.OutRecord{Topic: l.topic, Partition: 0, Value: b, Timestamp: now}
 	if l.sync {
 		_ = l.e.cluster.produce(context.Background(), r)
@@ -122,6 +130,40 @@ func (l *processingLog) logFor(id string, e *physical.LogEntry) {
 	default:
 		l.lost.Add(1)
 	}
+}
+
+// entryValue is the JSON value of the entry for e: the record is cut to
+// its first maxLoggedRecord bytes and the message to maxLoggedMessage,
+// and the message says when the record was cut and how long it was.
+func entryValue(id string, e *physical.LogEntry, now int64) []byte {
+	msg := cutText(e.Message, maxLoggedMessage)
+	rec := e.Record
+	if len(rec) > maxLoggedRecord {
+		rec = rec[:maxLoggedRecord]
+		msg += fmt.Sprintf(" (RECORDB64 holds the first %d of the record's %d bytes; the whole record is at %s partition %d offset %d)",
+			maxLoggedRecord, len(e.Record), e.Topic, e.Partition, e.Offset)
+	}
+	v := logEntry{Logger: "processing." + id, Level: "ERROR", Time: now, Message: logMessage{
+		Type: e.Kind.String(), QueryID: id, Topic: e.Topic, Partition: e.Partition, Offset: e.Offset,
+		Target: e.Target, ErrorMessage: msg}}
+	if rec != nil {
+		v.Message.RecordB64 = base64.StdEncoding.EncodeToString(rec)
+	}
+	b, _ := json.Marshal(v) // strings and numbers only: cannot fail
+	return b
+}
+
+// cutText is s cut to at most max bytes at a character boundary, with a
+// note of its full length when it was cut.
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (cut, %d bytes in all)", s[:cut], len(s))
 }
 
 // Log implements physical.ProcessingLog for transient queries.

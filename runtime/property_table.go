@@ -78,6 +78,8 @@ func propertyDefs() []*propertyDef {
 			doc: "web origins (comma separated, * for any) whose pages may POST to the HTTP API besides its own"},
 		{name: PropMaxPartitions, kind: kindInt, min: 1, def: strconv.Itoa(defaultMaxPartitions), fixed: true,
 			doc: "largest partition count of a topic CREATE makes (and the embedded broker accepts)"},
+		{name: PropMaxStatements, kind: kindInt, min: 1, def: strconv.Itoa(defaultMaxStatements), fixed: true,
+			doc: "most statements one /ksql request may hold (all are parsed before the first runs); split longer scripts"},
 		{name: "sqlstream.log.level", kind: kindEnum, values: []string{"debug", "info", "warn", "error"}, fixed: true,
 			doc: "minimum log level"},
 		{name: PropNumThreads, kind: kindInt, min: 1, def: strconv.Itoa(goruntime.NumCPU()),

@@ -53,3 +53,32 @@ func TestQTTNaming(t *testing.T) {
 		eng.Close()
 	}
 }
+
+// TestDerivedTopicNamesChecked: a CREATE TABLE AS SELECT whose internal
+// topic names would pass Kafka's 249 characters is refused before
+// anything is recorded: no table in the catalog, no topic, no command;
+// the same query under a short name then runs.
+func TestDerivedTopicNamesChecked(t *testing.T) {
+	eng := newTestEngine(t, nil)
+	if _, err := eng.ExecuteStatement("CREATE STREAM s (id VARCHAR KEY, v INT) WITH (kafka_topic='s', value_format='JSON', partitions=1);", nil); err != nil {
+		t.Fatal(err)
+	}
+	long := "T" + strings.Repeat("X", 200)
+	_, err := eng.ExecuteStatement("CREATE TABLE "+long+" AS SELECT v, COUNT(*) AS c FROM s GROUP BY v;", nil)
+	if err == nil || !strings.Contains(err.Error(), "topic name is") || !strings.Contains(err.Error(), "the maximum is 249") ||
+		!strings.Contains(err.Error(), "Choose a shorter name") {
+		t.Fatalf("long name: %v", err)
+	}
+	ents, err := eng.ExecuteStatement("SHOW TABLES;", nil)
+	if err != nil || len(ents[0].(api.TablesList).Tables) != 0 {
+		t.Fatalf("tables after the refusal: %+v %v", ents, err)
+	}
+	for topic := range eng.Topics() {
+		if strings.Contains(topic, long) {
+			t.Errorf("topic %s left behind", topic)
+		}
+	}
+	if _, err := eng.ExecuteStatement("CREATE TABLE t AS SELECT v, COUNT(*) AS c FROM s GROUP BY v;", nil); err != nil {
+		t.Fatalf("short name: %v", err)
+	}
+}

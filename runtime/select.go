@@ -42,7 +42,7 @@ func (e *Engine) query(ctx context.Context, sql string, props map[string]any, va
 	if err != nil {
 		return nil, err
 	}
-	stmt, err := e.parseStatement(text, s)
+	stmt, err := e.parseStatement(ctx, text, s)
 	if err != nil {
 		return nil, statementError(err, text, nil)
 	}

@@ -32,7 +32,8 @@ type transient struct {
 	// globals are the global-table stores of a push query's join.
 	globals *globalStores
 
-	rows   chan api.Row
+	rows   chan queuedRow
+	budget *rowBudget    // bytes of the rows in rows, at most pushRowBytes
 	closed chan struct{} // closed by Close: the client is gone
 
 	mu      sync.Mutex
@@ -54,7 +55,15 @@ func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []typ
 	}
 	return &transient{eng: e, id: id, sql: sql, topo: topo, props: props, cfg: cfg, limit: limit,
 		header: api.QueryHeader{QueryID: id, Columns: cols},
-		rows:   make(chan api.Row, 256), closed: make(chan struct{}), ended: make(chan struct{})}, nil
+		rows:   make(chan queuedRow, 256), budget: newRowBudget(pushRowBytes),
+		closed: make(chan struct{}), ended: make(chan struct{})}, nil
+}
+
+// queuedRow is a row waiting for the client, with the bytes it holds of
+// the query's rowBudget.
+type queuedRow struct {
+	row   api.Row
+	bytes int
 }
 
 // taskEnvs returns the builder of the environments of the query's tasks:
@@ -67,8 +76,12 @@ func (t *transient) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnv
 // Row implements physical.RowSink: it blocks until the client takes the
 // row or goes away, and returns false once LIMIT is reached.
 func (t *transient) Row(r *types.Row) bool {
+	n := rowBytes(r.Values)
+	if !t.budget.acquire(n, t.closed) {
+		return false
+	}
 	select {
-	case t.rows <- api.Row{Values: r.Values, Tombstone: r.Tombstone}:
+	case t.rows <- queuedRow{api.Row{Values: r.Values, Tombstone: r.Tombstone}, n}:
 	case <-t.closed:
 		return false
 	}
@@ -110,17 +123,17 @@ func (t *transient) Header() api.QueryHeader { return t.header }
 // Next implements api.RowStream.
 func (t *transient) Next(ctx context.Context) (api.Row, error) {
 	select {
-	case r := <-t.rows:
-		return r, nil
+	case q := <-t.rows:
+		return t.take(q), nil
 	default:
 	}
 	select {
-	case r := <-t.rows:
-		return r, nil
+	case q := <-t.rows:
+		return t.take(q), nil
 	case <-t.ended:
 		select {
-		case r := <-t.rows:
-			return r, nil
+		case q := <-t.rows:
+			return t.take(q), nil
 		default:
 		}
 		t.mu.Lock()
@@ -132,6 +145,12 @@ func (t *transient) Next(ctx context.Context) (api.Row, error) {
 	case <-ctx.Done():
 		return api.Row{}, ctx.Err()
 	}
+}
+
+// take hands a queued row to the client and frees its bytes.
+func (t *transient) take(q queuedRow) api.Row {
+	t.budget.release(q.bytes)
+	return q.row
 }
 
 // FinalMessage implements api.RowStream.

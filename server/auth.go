@@ -18,7 +18,9 @@ import (
 // format of Jetty's PropertyFileLoginModule (what ksqlDB's JAAS
 // configuration names): one "user: password[,role…]" a line, # comments.
 // A password is plain text, or "MD5:" and the hex MD5 of the password
-// (Jetty's MD5 credential); Jetty's CRYPT: and OBF: forms are refused.
+// (Jetty's MD5 credential); Jetty's CRYPT: and OBF: forms are refused,
+// and so is an empty password (Jetty accepts it: anyone knowing the user
+// name would be let in).
 type Users map[string]account
 
 type account struct {
@@ -43,6 +45,11 @@ func ParseUsers(r io.Reader) (Users, error) {
 		a := account{password: strings.TrimSpace(fields[0])}
 		if strings.HasPrefix(a.password, "CRYPT:") || strings.HasPrefix(a.password, "OBF:") {
 			return nil, fmt.Errorf("line %d: CRYPT: and OBF: passwords are not supported (use plain text or MD5:<hex>)", n)
+		}
+		if a.password == "" || a.password == "MD5:" {
+			// Jetty would let anyone in as this user with an empty
+			// password; an empty line after the colon is a mistake.
+			return nil, fmt.Errorf("line %d: user %s has an empty password: give one (plain text or MD5:<hex>)", n, strings.TrimSpace(name))
 		}
 		for _, role := range fields[1:] {
 			if role = strings.TrimSpace(role); role != "" {

@@ -76,6 +76,17 @@ func TestBasicAuth(t *testing.T) {
 	}
 }
 
+// TestEmptyPasswordRefused: a user whose password is empty (or an empty
+// MD5:) is refused with its line, whatever roles follow.
+func TestEmptyPasswordRefused(t *testing.T) {
+	for _, file := range []string{"alice: ok\neve:\n", "alice: ok\neve: ,admin\n", "alice: ok\neve: MD5:,admin\n"} {
+		_, err := ParseUsers(strings.NewReader(file))
+		if err == nil || !strings.Contains(err.Error(), "line 2: user eve has an empty password") {
+			t.Errorf("%q: %v", file, err)
+		}
+	}
+}
+
 // TestTLSRoundTrip: WithTLS serves HTTPS with a certificate a client
 // trusting its CA verifies.
 func TestTLSRoundTrip(t *testing.T) {

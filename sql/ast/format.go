@@ -59,8 +59,10 @@ func isPlainName(s string) bool {
 func QuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // FormatExpr returns the canonical SQL of e: binary and predicate
-// operators fully parenthesized, names quoted only when needed, keywords
-// upper case. Parsing the result gives the same tree.
+// operators fully parenthesized (a left-associative chain longer than
+// flatChain links in one pair, see format_chain.go), names quoted only
+// when needed, keywords upper case. Parsing the result gives the same
+// tree.
 func FormatExpr(e Expr) string {
 	var b strings.Builder
 	formatExpr(&b, e)
@@ -87,11 +89,7 @@ func formatExpr(b *strings.Builder, e Expr) {
 		formatExpr(b, e.Index)
 		b.WriteString("]")
 	case *Binary:
-		b.WriteString("(")
-		formatExpr(b, e.L)
-		b.WriteString(" " + e.Op.String() + " ")
-		formatExpr(b, e.R)
-		b.WriteString(")")
+		formatBinary(b, e)
 	case *Unary:
 		formatUnary(b, e)
 	default:

@@ -147,6 +147,7 @@ type compiler struct {
 	// first; a parameter's index is its position in the vars slice.
 	lambdaVars []lambdaVar
 	depth      int // nesting of compile calls, at most sqlerr.MaxDepth
+	chain      int // left operands being compiled, see left
 }
 
 type lambdaVar struct {

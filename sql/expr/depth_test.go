@@ -32,3 +32,28 @@ func TestCompileDepthLimit(t *testing.T) {
 		t.Fatalf("depth 200000: %v", err)
 	}
 }
+
+// TestCompileChains: a flat left-associative chain compiles at one
+// level of nesting however long, up to sqlerr.MaxChain links, and is a
+// typed error past it.
+func TestCompileChains(t *testing.T) {
+	chain := func(n int) ast.Expr {
+		one := func(col int) ast.Expr {
+			return &ast.Literal{P: ast.Pos{Line: 1, Col: col}, Type: types.IntegerType, Value: int32(1)}
+		}
+		e := one(1)
+		for i := 1; i <= n; i++ {
+			e = &ast.Binary{P: ast.Pos{Line: 1, Col: 2 * i}, Op: ast.OpAdd, L: e, R: one(2*i + 1)}
+		}
+		return e
+	}
+	scope := SchemaScope(&types.Schema{}, nil, false)
+	if _, err := Compile(chain(sqlerr.MaxDepth+1), scope, functions.NewRegistry()); err != nil {
+		t.Fatalf("%d links: %v", sqlerr.MaxDepth+1, err)
+	}
+	_, err := Compile(chain(sqlerr.MaxChain+1), scope, functions.NewRegistry())
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Code != sqlerr.Syntax || se.Pos.Col != 1 {
+		t.Fatalf("%d links: %v", sqlerr.MaxChain+1, err)
+	}
+}

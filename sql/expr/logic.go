@@ -8,7 +8,7 @@ import (
 )
 
 func (c *compiler) binary(e *ast.Binary) (*node, error) {
-	l, err := c.compile(e.L)
+	l, err := c.left(e.L)
 	if err != nil {
 		return nil, err
 	}
@@ -25,6 +25,20 @@ func (c *compiler) binary(e *ast.Binary) (*node, error) {
 		return c.distinct(e, l, r)
 	}
 	return c.arith(e, l, r)
+}
+
+// left compiles the left operand of a binary operator at the operator's
+// own level of nesting, so a left-associative chain (1+1+…) counts as
+// one level, as the parser counts it; it counts one link against
+// sqlerr.MaxChain instead, which bounds the recursion.
+func (c *compiler) left(e ast.Expr) (*node, error) {
+	if c.chain >= sqlerr.MaxChain {
+		return nil, sqlerr.TooLong(e.Position())
+	}
+	c.chain++
+	c.depth--
+	defer func() { c.chain--; c.depth++ }()
+	return c.compile(e)
 }
 
 // boolOperand checks that n is BOOLEAN (or an untyped NULL).

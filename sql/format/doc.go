@@ -12,7 +12,9 @@
 //	                (one Go value per column, see sql/types/value.go)
 //
 //	JSON       objects matched to columns by name (exact, then upper-cased);
-//	           hand-written scanner and appender, no reflection
+//	           hand-written scanner and appender, no reflection; invalid
+//	           UTF-8 in a string is a DecodeError at its first bad byte
+//	           (as ksqlDB's Jackson), never replaced
 //	DELIMITED  CSV (commons-csv DEFAULT rules): quotes, "" escapes, empty → NULL
 //	KAFKA      Kafka primitive serdes: 4/8-byte big-endian ints, IEEE doubles,
 //	           UTF-8 strings, raw bytes

@@ -97,7 +97,10 @@ func (s *scanner) literal(lit string) error {
 
 // str consumes a JSON string at s.pos (which holds '"') and returns its
 // content. Without escapes the result aliases s.data; otherwise it is
-// decoded into a new slice. Invalid UTF-8 becomes U+FFFD.
+// decoded into a new slice. Invalid UTF-8 is an error at its first bad
+// byte, as in ksqlDB (Jackson: "Invalid UTF-8 start byte"), never
+// replaced by U+FFFD: the replacement would lose the record's bytes
+// silently.
 func (s *scanner) str() ([]byte, error) {
 	b, _, err := s.strSpan()
 	return b, err
@@ -115,7 +118,7 @@ func (s *scanner) strSpan() ([]byte, int, error) {
 			s.pos = i + 1
 			raw := s.data[start:i]
 			if !ascii && !utf8.Valid(raw) {
-				return []byte(string([]rune(string(raw)))), -1, nil
+				return nil, -1, s.badUTF8(start)
 			}
 			return raw, start, nil
 		case c == '\\':
@@ -155,6 +158,9 @@ func (s *scanner) strSlow(start int) ([]byte, error) {
 			i++
 		default:
 			r, n := utf8.DecodeRune(s.data[i:])
+			if r == utf8.RuneError && n == 1 {
+				return nil, s.badUTF8(i)
+			}
 			out = utf8.AppendRune(out, r)
 			i += n
 		}
@@ -403,18 +409,17 @@ func compactJSON(buf, raw []byte) []byte {
 	return buf
 }
 
-// validUTF8 returns b with each invalid byte replaced by U+FFFD, as string
-// values are decoded (found by FuzzJSONDecode: an object read into a
-// STRING column kept invalid bytes that the encoder then replaced).
-func validUTF8(b []byte) []byte {
-	if utf8.Valid(b) {
-		return b
-	}
-	out := make([]byte, 0, len(b)+8)
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		out = utf8.AppendRune(out, r)
+// badUTF8 is the error of invalid UTF-8 in the string whose content
+// starts at start: it points at the first byte that is not UTF-8.
+func (s *scanner) badUTF8(start int) *DecodeError {
+	i := start
+	for i < len(s.data) {
+		r, n := utf8.DecodeRune(s.data[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
 		i += n
 	}
-	return out
+	s.pos = i
+	return s.fail("string", "invalid UTF-8 in JSON string")
 }

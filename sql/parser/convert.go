@@ -15,7 +15,8 @@ type converter struct {
 	p        *parser
 	w        *rewriter
 	distinct map[ast.Expr]bool // right operands marked IS DISTINCT FROM
-	depth    int               // nesting of expr calls, see enter
+	depth    int               // nesting of expr calls, at most sqlerr.MaxDepth
+	chain    int               // left operands being converted, see left
 }
 
 func newConverter(p *parser, w *rewriter) *converter {
@@ -35,6 +36,9 @@ func (c *converter) fail(n tast.Node, code sqlerr.Code, format string, args ...a
 func (c *converter) expr(n tast.ExprNode) (ast.Expr, error) {
 	if c.depth >= sqlerr.MaxDepth {
 		return nil, tooDeep(c.p.s.src, c.tok(n))
+	}
+	if err := c.p.s.check(c.tok(n)); err != nil {
+		return nil, err
 	}
 	c.depth++
 	defer func() { c.depth-- }()
@@ -149,7 +153,7 @@ func (c *converter) binary(n *tast.BinaryOperationExpr) (ast.Expr, error) {
 	if !ok {
 		return nil, c.fail(n, sqlerr.Syntax, "unsupported operator %s", n.Op)
 	}
-	l, err := c.expr(n.L)
+	l, err := c.left(n.L)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +165,22 @@ func (c *converter) binary(n *tast.BinaryOperationExpr) (ast.Expr, error) {
 		op = ast.OpIsDistinctFrom
 	}
 	return &ast.Binary{P: c.pos(n), Op: op, L: l, R: r}, nil
+}
+
+// left converts the left operand of a binary operator at the operator's
+// own level of nesting, so a left-associative chain (1+1+…) counts as
+// one level; it counts one link against sqlerr.MaxChain instead, which
+// bounds the recursion such chains take.
+func (c *converter) left(n tast.ExprNode) (ast.Expr, error) {
+	if c.chain >= sqlerr.MaxChain {
+		e := sqlerr.TooLong(c.pos(n))
+		e.Near, e.SQL = c.tok(n).Raw, c.p.s.src
+		return nil, e
+	}
+	c.chain++
+	c.depth--
+	defer func() { c.chain--; c.depth++ }()
+	return c.expr(n)
 }
 
 // leftmost returns the first operand of e in text order.

@@ -52,12 +52,21 @@
 //
 // Hostile input: brackets nested more than sqlerr.MaxDepth levels are
 // refused by the lexer before anything else sees the text; the rewriter,
-// the converter (whose trees TiDB may build deep from operator chains such
-// as 1+1+…) and the type parser each count their own recursion against the
-// same limit. The trees they return are therefore at most that deep, which
-// is what bounds the later recursive walks (ast.Map/Walk, the formatter,
-// sql/expr's compiler, which also counts its own). ksqlDB's reserved
-// words (ast.ReservedWords) are refused as unquoted names.
+// the converter and the type parser each count their own recursion
+// against the same limit. A chain of postfix operators (x[1][2]->f) counts
+// one level per operator, and the rewriter builds it in one pass. The
+// left operand of a binary operator stays at its operator's level, so a
+// flat chain such as 1+1+… is one level; its links are bounded by
+// sqlerr.MaxChain instead (counted by the converter over the whole
+// tree; the rewriter refuses more than a multiple of it in operators at
+// one level before TiDB sees the text). The trees
+// returned are therefore at most MaxDepth levels plus MaxChain links deep,
+// which is what bounds the later recursive walks (ast.Map/Walk, the
+// formatter, sql/expr's compiler, which counts both as the converter
+// does). WithContext lets the lexer, rewriter and converter stop when the
+// request's context is done, so a client that leaves stops its parse.
+// ksqlDB's reserved words (ast.ReservedWords) are refused as unquoted
+// names.
 //
 // Every error is a *sqlerr.Error pointing into the user's original text.
 // `${var}` references are replaced by the caller with Substitute before

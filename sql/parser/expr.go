@@ -8,13 +8,10 @@ import (
 // ParseExpr parses one expression, e.g. an INSERT VALUES value;
 // WithTypes resolves custom type names in CASTs.
 func ParseExpr(text string, opts ...Option) (ast.Expr, error) {
-	toks, err := tokenize(text)
+	s := newSession(text, opts)
+	toks, err := tokenize(text, s.check)
 	if err != nil {
 		return nil, err
-	}
-	s := &session{src: text}
-	for _, o := range opts {
-		o(s)
 	}
 	p := &parser{s: s, toks: toks}
 	end := len(toks) - 1

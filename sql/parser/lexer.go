@@ -45,8 +45,9 @@ type lexer struct {
 	col  int
 }
 
-// tokenize returns the tokens of src, ending with a tEOF token.
-func tokenize(src string) ([]token, error) {
+// tokenize returns the tokens of src, ending with a tEOF token. check is
+// called with each token and stops the scan when it returns an error.
+func tokenize(src string, check func(token) error) ([]token, error) {
 	lx := &lexer{src: src, line: 1, col: 1}
 	toks := make([]token, 0, len(src)/4)
 	depth := 0
@@ -59,6 +60,9 @@ func tokenize(src string) ([]token, error) {
 			return nil, err
 		}
 		if err := nest(&depth, src, t); err != nil {
+			return nil, err
+		}
+		if err := check(t); err != nil {
 			return nil, err
 		}
 		toks = append(toks, t)
@@ -218,6 +222,12 @@ func (lx *lexer) quoted(p ast.Pos, q byte, kind tokKind) (token, error) {
 				continue
 			}
 			break
+		}
+		if c == 0 && kind == tQuoted {
+			// A NUL cannot name anything: topics, store directories and
+			// the C strings of other tools end at it.
+			lx.advance(i - start)
+			return token{}, lx.errorf(lx.pos(), `\x00`, "a quoted identifier cannot contain a NUL character")
 		}
 		b.WriteByte(c)
 		i++

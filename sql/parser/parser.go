@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"context"
 	"strings"
 
 	tidb "github.com/pingcap/tidb/pkg/parser"
@@ -15,13 +16,10 @@ import (
 // semicolon) and start position. Errors are *sqlerr.Error whose position
 // points into text.
 func Parse(text string, opts ...Option) ([]ast.Statement, error) {
-	toks, err := tokenize(text)
+	s := newSession(text, opts)
+	toks, err := tokenize(text, s.check)
 	if err != nil {
 		return nil, err
-	}
-	s := &session{src: text}
-	for _, o := range opts {
-		o(s)
 	}
 	var out []ast.Statement
 	for _, stmt := range splitStatements(toks) {
@@ -61,6 +59,17 @@ type session struct {
 	tidb        *tidb.Parser
 	customTypes map[string]*types.Type // CREATE TYPE seen earlier in the text
 	lookupType  func(name string) (*types.Type, bool)
+	ctx         context.Context // see WithContext; nil: never done
+	steps       int             // steps counted by check
+}
+
+// newSession returns the session of text, configured by opts.
+func newSession(text string, opts []Option) *session {
+	s := &session{src: text}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Option configures Parse.

@@ -121,3 +121,19 @@ func renderErr(err error) string {
 	}
 	return fmt.Sprintf("code: %s\n%s", se.Code, se.Render())
 }
+
+// TestQuotedIdentifierNUL: a NUL inside a quoted identifier is a syntax
+// error at the NUL's own line and column; inside a string it is data.
+func TestQuotedIdentifierNUL(t *testing.T) {
+	for _, sql := range []string{"SELECT `a\x00b` FROM s;", "SELECT \"a\x00b\" FROM s;", "CREATE STREAM `s\x00` (a INT) WITH (KAFKA_TOPIC='t', VALUE_FORMAT='JSON');"} {
+		_, err := Parse(sql)
+		var se *sqlerr.Error
+		col := strings.IndexByte(sql, 0) + 1
+		if !errors.As(err, &se) || !strings.Contains(se.Msg, "cannot contain a NUL") || se.Pos.Line != 1 || se.Pos.Col != col {
+			t.Errorf("%q: %v, want an error at 1:%d", sql, err, col)
+		}
+	}
+	if _, err := Parse("SELECT 'a\x00b' FROM s;"); err != nil {
+		t.Errorf("NUL in a string: %v", err)
+	}
+}

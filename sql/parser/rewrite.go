@@ -106,8 +106,14 @@ func (w *rewriter) expr(a, b int) error {
 	}
 	defer leave()
 	opens, closes := w.concatGroups(a, b)
-	distinctNext, afterOperand := false, false
+	distinctNext, afterOperand, ops := false, false, 0
 	for i := a; i < b; {
+		if err := w.p.s.check(w.p.toks[i]); err != nil {
+			return err
+		}
+		if ops += binaryOpToken(w.p.toks[i]); ops > maxLevelOperators {
+			return w.p.errAt(w.p.toks[i], sqlerr.Syntax, "expression too long: more than %d operators at one level of nesting", maxLevelOperators)
+		}
 		for range opens[i] {
 			w.emit("(", i)
 		}
@@ -127,6 +133,32 @@ func (w *rewriter) expr(a, b int) error {
 		i = n
 	}
 	return nil
+}
+
+// maxLevelOperators bounds the binary operators at one level of an
+// expression, before TiDB sees the text (TiDB builds a node of some
+// hundred bytes per operator; a 32 MB request of 1+1+… would be gigabytes).
+// The converter counts the precise bound, sqlerr.MaxChain links of the
+// chains a walk goes down at once; an expression within it has at most a
+// few operators per link (x = 1 OR x = 2 OR …: two), so this early bound
+// is a multiple of it and refuses nothing the converter would accept in
+// practice.
+const maxLevelOperators = 8 * sqlerr.MaxChain
+
+// binaryPuncts and binaryKeywords are the binary operators, counted
+// against maxLevelOperators.
+const (
+	binaryPuncts   = " + - * / % = < > <= >= <> != || "
+	binaryKeywords = " AND OR "
+)
+
+// binaryOpToken is 1 if t is a binary operator, else 0. A - may be a
+// sign, which is counted too: the bound is on the text.
+func binaryOpToken(t token) int {
+	if t.Kind == tPunct && keywordSet(binaryPuncts, t.Val) || t.Kind == tIdent && keywordSet(binaryKeywords, t.Val) {
+		return 1
+	}
+	return 0
 }
 
 // element rewrites one operand (with its postfix operators) or one
@@ -298,57 +330,95 @@ func (w *rewriter) group(i, b int) (int, error) {
 }
 
 // postfix applies ->field, ->*, [index] and AT TIME ZONE to the operand
-// whose pieces start at start.
+// whose pieces start at start. It builds the chain in one pass: each
+// operator's closing text is emitted as it is met and the opening calls,
+// innermost last, are inserted at start once at the end (inserting each
+// one as it came would move the chain's pieces once per operator). Each
+// operator wraps the operand before it, so each counts one level of
+// nesting, also for the index expressions inside the chain.
 func (w *rewriter) postfix(start, i, b int) (int, error) {
-	toks := w.p.toks
-	for i < b {
-		t := toks[i]
-		switch {
-		case t.isPunct("->"):
-			n, err := w.deref(start, i)
-			if err != nil {
-				return 0, err
-			}
-			i = n
-		case t.isPunct("["):
-			j, err := w.closing(i, b)
-			if err != nil {
-				return 0, err
-			}
-			w.insert(start, fnSubscript+"(")
-			w.emit(", ", i)
-			if err := w.expr(i+1, j); err != nil {
-				return 0, err
-			}
-			w.emit(")", j)
-			i = j + 1
-		case t.is("AT") && toks[i+1].is("TIME") && toks[i+2].is("ZONE") && toks[i+3].Kind == tString:
-			w.insert(start, fnAtTimeZone+"(")
-			w.emit(", "+toks[i+3].Raw+")", i+3)
-			i += 4
-		default:
-			return i, nil
+	var opens []string // opening calls, innermost first
+	defer func(d int) { w.depth = d }(w.depth)
+	for {
+		open, n, err := w.postfixOp(i, b)
+		if err != nil {
+			return 0, err
 		}
+		if open == "" {
+			break
+		}
+		opens = append(opens, open)
+		i = n
+	}
+	if len(opens) > 0 {
+		slices.Reverse(opens)
+		w.insertAll(start, opens)
 	}
 	return i, nil
 }
 
-func (w *rewriter) deref(start, i int) (int, error) {
-	n := w.p.toks[i+1]
-	switch n.Kind {
-	case tIdent, tQuoted:
-		w.insert(start, fnDeref+"(")
-		w.emit(", "+w.addName(n.Val)+")", i+1)
-	case tPunct:
-		if !n.isPunct("*") {
-			return 0, w.p.errAt(n, sqlerr.Syntax, "expected a field name or * after ->")
-		}
-		w.insert(start, fnStructStar+"(")
-		w.emit(")", i+1)
-	default:
-		return 0, w.p.errAt(n, sqlerr.Syntax, "expected a field name or * after ->")
+// postfixOp rewrites the postfix operator at i and returns the call it
+// opens ("" when none is at i) and the index after it.
+func (w *rewriter) postfixOp(i, b int) (string, int, error) {
+	toks := w.p.toks
+	t := toks[i]
+	isOp := t.isPunct("->") || t.isPunct("[") ||
+		t.is("AT") && toks[i+1].is("TIME") && toks[i+2].is("ZONE") && toks[i+3].Kind == tString
+	if i >= b || !isOp {
+		return "", i, nil
 	}
-	return i + 2, nil
+	if _, err := enter(&w.depth, w.p.s.src, t); err != nil {
+		return "", 0, err
+	}
+	if err := w.p.s.check(t); err != nil {
+		return "", 0, err
+	}
+	switch {
+	case t.isPunct("->"):
+		return w.deref(i)
+	case t.isPunct("["):
+		return w.subscript(i, b)
+	}
+	w.emit(", "+toks[i+3].Raw+")", i+3)
+	return fnAtTimeZone + "(", i + 4, nil
+}
+
+// subscript rewrites [index] at i.
+func (w *rewriter) subscript(i, b int) (string, int, error) {
+	j, err := w.closing(i, b)
+	if err != nil {
+		return "", 0, err
+	}
+	w.emit(", ", i)
+	if err := w.expr(i+1, j); err != nil {
+		return "", 0, err
+	}
+	w.emit(")", j)
+	return fnSubscript + "(", j + 1, nil
+}
+
+func (w *rewriter) deref(i int) (string, int, error) {
+	n := w.p.toks[i+1]
+	switch {
+	case n.Kind == tIdent || n.Kind == tQuoted:
+		w.emit(", "+w.addName(n.Val)+")", i+1)
+		return fnDeref + "(", i + 2, nil
+	case n.isPunct("*"):
+		w.emit(")", i+1)
+		return fnStructStar + "(", i + 2, nil
+	}
+	return "", 0, w.p.errAt(n, sqlerr.Syntax, "expected a field name or * after ->")
+}
+
+// insertAll puts the texts ss before the piece at index at, in one move,
+// each mapped to that piece's token.
+func (w *rewriter) insertAll(at int, ss []string) {
+	tok := w.pieces[at].tok
+	add := make([]piece, len(ss))
+	for k, s := range ss {
+		add[k] = piece{s, tok}
+	}
+	w.pieces = slices.Insert(w.pieces, at, add...)
 }
 
 // splitCommas splits [a, b) at top-level commas.

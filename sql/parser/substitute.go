@@ -150,7 +150,7 @@ func singleToken(val string) (string, bool) {
 	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 		return "'" + strings.ReplaceAll(v[1:len(v)-1], "'", "''") + "'", true
 	}
-	toks, err := tokenize(v)
+	toks, err := tokenize(v, (&session{}).check)
 	if err != nil {
 		return "", false
 	}

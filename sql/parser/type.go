@@ -10,13 +10,10 @@ import (
 // ParseType parses a ksqlDB type such as `ARRAY<STRUCT<A INT>>` or
 // `DECIMAL(4, 2)`; WithTypes resolves custom type names.
 func ParseType(text string, opts ...Option) (*types.Type, error) {
-	toks, err := tokenize(text)
+	s := newSession(text, opts)
+	toks, err := tokenize(text, s.check)
 	if err != nil {
 		return nil, err
-	}
-	s := &session{src: text}
-	for _, o := range opts {
-		o(s)
 	}
 	p := &parser{s: s, toks: toks}
 	t, err := p.typ()

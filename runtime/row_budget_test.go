@@ -1,0 +1,76 @@
+package runtime
+
+import (
+	goruntime "runtime"
+	"strings"
+	"testing"
+
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// TestRowBudget: a row that would pass the budget waits until bytes are
+// released, one alone always goes through, and a closed client ends the
+// wait.
+func TestRowBudget(t *testing.T) {
+	b := newRowBudget(100)
+	if !b.acquire(60, nil) || !b.acquire(30, nil) {
+		t.Fatal("rows within the budget refused")
+	}
+	got := make(chan bool)
+	go func() { got <- b.acquire(50, nil) }()
+	b.mu.Lock()
+	if b.used != 90 { // 90+50 > 100: the goroutine cannot be in yet
+		t.Errorf("used %d while a row waits, want 90", b.used)
+	}
+	b.mu.Unlock()
+	b.release(60)
+	if !<-got {
+		t.Fatal("the waiting row was refused")
+	}
+	if b.used != 80 {
+		t.Errorf("used %d, want 80", b.used)
+	}
+	closed := make(chan struct{})
+	close(closed)
+	if b.acquire(50, closed) {
+		t.Error("a row past the budget went in for a closed client")
+	}
+	b.release(80)
+	if !b.acquire(1_000, nil) {
+		t.Error("a row bigger than the whole budget is stuck on an empty queue")
+	}
+}
+
+// TestTransientRowBytes: a push query's queue for its client holds about
+// pushRowBytes, not 256 rows of any size: with the client away, Row
+// blocks once the queued rows' bytes reach the budget, and Close ends it.
+func TestTransientRowBytes(t *testing.T) {
+	q := &transient{rows: make(chan queuedRow, 256), budget: newRowBudget(pushRowBytes),
+		closed: make(chan struct{}), ended: make(chan struct{}), limit: -1}
+	big := strings.Repeat("x", 100<<10)
+	row := &types.Row{Values: []any{big, []any{"a", int32(1)}, map[string]any{"k": big}}}
+	n := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for q.Row(row) {
+			n++
+		}
+	}()
+	// Rows of ≈ 200 KiB: the budget takes five, the sixth waits. Close
+	// is the client leaving; Row then returns false.
+	want := pushRowBytes / rowBytes(row.Values)
+	for len(q.rows) < want {
+		goruntime.Gosched() // the fact waited on: the producer queued its rows
+	}
+	q.budget.mu.Lock()
+	if used := q.budget.used; used != want*rowBytes(row.Values) || len(q.rows) != want {
+		t.Errorf("%d rows of %d bytes queued, want %d", len(q.rows), used, want)
+	}
+	q.budget.mu.Unlock()
+	close(q.closed)
+	<-done
+	if n != want {
+		t.Errorf("Row accepted %d rows, want %d", n, want)
+	}
+}
