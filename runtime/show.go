@@ -175,7 +175,7 @@ func (e *Engine) describeFunction(st *ast.DescribeFunction) (api.Entity, error) 
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Unknown, st.P, "Can't find any functions with the name '%s'", name)
 	}
-	out := api.FunctionDescriptionList{StatementText: st.Text(), Name: name, Author: "sqlstream", Version: Version, Path: "internal", Type: api.FunctionScalar}
+	out := api.FunctionDescriptionList{StatementText: st.Text(), Name: name, Author: "sqlstream", Version: Version(), Path: "internal", Type: api.FunctionScalar}
 	if k, ok := e.reg.Kind(name); ok {
 		out.Type = k.String()
 	}
