@@ -2,10 +2,10 @@ package runtime
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -21,8 +21,10 @@ const queryEndpointMessage = "The following statement types should be issued to 
 // see the variables and custom types they would see when run: a DEFINE,
 // UNDEFINE, CREATE TYPE or DROP TYPE takes effect for the statements
 // after it.
-func (e *Engine) parseBatch(ksql string, vars map[string]string) ([]ast.Statement, error) {
-	b := &batchScope{e: e, vars: maps.Clone(vars), types: map[string]*types.Type{}}
+// A SET of ksql.variable.substitution.enable applies the same way.
+func (e *Engine) parseBatch(ksql string, s *session) ([]ast.Statement, error) {
+	b := &batchScope{e: e, vars: maps.Clone(s.vars), types: map[string]*types.Type{},
+		noSubstitution: !s.substitutes()}
 	if b.vars == nil {
 		b.vars = map[string]string{}
 	}
@@ -50,12 +52,14 @@ type batchScope struct {
 	e     *Engine
 	vars  map[string]string
 	types map[string]*types.Type
+	// noSubstitution: ksql.variable.substitution.enable is false.
+	noSubstitution bool
 }
 
 // parse substitutes and parses one statement, then applies what it
 // defines to the scope of the statements after it.
 func (b *batchScope) parse(text string) (ast.Statement, error) {
-	sub, err := parser.Substitute(text, b.vars)
+	sub, err := substituteUnless(b.noSubstitution, text, b.vars)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +68,10 @@ func (b *batchScope) parse(text string) (ast.Statement, error) {
 		return nil, err
 	}
 	switch st := stmt.(type) {
+	case *ast.SetProperty:
+		if NormalizeProperty(st.Name) == PropVarSubstitution {
+			b.noSubstitution = strings.EqualFold(st.Value, "false")
+		}
 	case *ast.Define:
 		b.vars[st.Name] = st.Value
 	case *ast.Undefine:
