@@ -23,7 +23,7 @@ const (
 	PropInternalReplicas = "ksql.internal.topic.replicas"
 	// PropVarSubstitution turns ${name} substitution off ("false") for a
 	// session or request; ksqlDB's default is on.
-	PropVarSubstitution = "ksql.variable.substitution.enable"
+	PropVarSubstitution  = "ksql.variable.substitution.enable"
 	PropBootstrap        = "bootstrap.servers"
 	PropListeners        = "listeners"
 	PropAllowOrigin      = "access.control.allow.origin" // web origins whose pages may POST to the API
