@@ -264,7 +264,8 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 	for _, q := range e.queries {
 		if q.reads(src.Name) || (q.plan.Sink != nil && q.plan.Sink.Name == src.Name) {
 			processed += q.processed.Load()
-			failed += q.logged.Load()
+			// A late record is logged too, but counts as late only.
+			failed += q.logged.Load() - q.late.Load()
 			late += q.late.Load()
 			skipped += q.skipped.Load()
 			if n, last := q.replicaErrors(); n > 0 {
