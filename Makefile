@@ -5,6 +5,9 @@ BIN       := bin/sqlstream
 SHARED    ?= ../shared
 QTT_DIR   ?= $(SHARED)/conformance/ksql-qtt
 TIMEOUT   ?= 12m
+# The version /info and `sqlstream version` report (runtime.buildVersion).
+VERSION   ?= 0.1.0
+LDFLAGS   := -X github.com/sqlstream/sqlstream/runtime.buildVersion=$(VERSION)
 
 # Packages with goroutines run under the race detector; the end-to-end
 # tests in tests/ run once more against the freshly built binary, never
@@ -25,8 +28,17 @@ help:
 	@echo "make rewrite      regenerate datadriven golden files"
 	@echo "make fmt | lint   gofmt the tree | check gofmt and go vet"
 
+# go build -v names each package as it compiles it; the filter turns
+# those names into a progress line every 25 packages (a first build compiles
+# a few hundred), passes anything else (compiler errors) through, and keeps
+# go build's exit status.
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/sqlstream
+	@echo "building $(BIN) $(VERSION): the first build compiles every dependency, a minute or two"
+	@{ CGO_ENABLED=0 $(GO) build -v -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/sqlstream 2>&1; echo "go-build-exit $$?"; } | \
+	awk '/^go-build-exit [0-9]+$$/ { code = $$2; next } \
+	     /^[A-Za-z0-9._~\/-]+$$/ { n++; if (n % 25 == 0) printf "  compiled %d packages, now %s\n", n, $$0; next } \
+	     { print } \
+	     END { if (code == 0) printf "built %s (%d packages compiled)\n", "$(BIN)", n; exit code }'
 
 run: build
 	./$(BIN)

@@ -30,7 +30,7 @@ type options struct {
 // Files in one of formats (the REST runner's, qtt/rest.Format) run in the
 // same run and report. Usage errors exit 2.
 func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver, formats []Format) int {
-	opts, err := parseFlags(args, stderr)
+	opts, err := parseFlags(args, stdout)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -49,21 +49,52 @@ func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver, formats 
 	return runQTTMode(opts, cfg, formats, stdout, stderr)
 }
 
-const usage = `usage:
-  sqlstream test [flags] PATH…     run ksqlDB QTT files (and folders of them)
-  sqlstream test --sql-file F --output-file O [--input-file I]
-                                   run one ksql-test-runner test
-flags:
+const usage = `Usage: sqlstream test [flags] PATH…
+       sqlstream test --sql-file FILE --output-file FILE [--input-file FILE]
+
+Runs ksqlDB's query translation tests (QTT files, and folders of them) on
+in-memory engines and prints a table per file; or, with --sql-file, one
+ksql-test-runner test. Flags may follow the paths.
+
+Flags:
 `
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
+// flagArgs names the argument of each flag in --help (bools have none);
+// flagAliases are the one-letter spellings ksql-test-runner also accepts.
+var (
+	flagArgs    = map[string]string{"sql-file": "FILE", "input-file": "FILE", "output-file": "FILE", "filter": "REGEXP", "json": "FILE", "parallel": "N", "timeout": "DURATION"}
+	flagAliases = map[string]string{"s": "sql-file", "i": "input-file", "o": "output-file"}
+)
+
+// printUsage lists the flags as the other subcommands do: --name ARG, the
+// usage, and the default when it is not the zero value.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usage)
+	short := map[string]string{}
+	for a, long := range flagAliases {
+		short[long] = a
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, alias := flagAliases[f.Name]; alias {
+			return
+		}
+		fmt.Fprintf(w, "  --%s %s", f.Name, flagArgs[f.Name])
+		if a := short[f.Name]; a != "" {
+			fmt.Fprintf(w, " (or -%s %s)", a, flagArgs[f.Name])
+		}
+		fmt.Fprintf(w, "\n        %s", f.Usage)
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+func parseFlags(args []string, stdout io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("sqlstream test", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	for _, name := range []string{"sql-file", "s"} {
 		fs.StringVar(&o.sqlFile, name, "", "SQL statements of a ksql-test-runner test")
 	}
@@ -79,10 +110,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "print every variant, with details of failures")
 	fs.BoolVar(&o.strict, "strict", false, "exit 1 when any variant fails")
 	fs.BoolVar(&o.broker, "broker", false, `run end to end against a broker (passes qtt.mode=broker to the engine)`)
-	fs.IntVar(&o.parallel, "parallel", 0, "variants run at once; 0 means GOMAXPROCS")
+	fs.IntVar(&o.parallel, "parallel", 0, "variants run at once (default GOMAXPROCS)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit of one variant")
 	if err := parseInterspersed(fs, args, &o.paths); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout, fs)
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (see --help)", err)
 	}
 	return o, o.finish(*filter)
 }

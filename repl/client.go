@@ -27,6 +27,17 @@ func newClient(cfg *Config) *client {
 	return &client{base: strings.TrimSuffix(base, "/"), http: cfg.HTTPClient, creds: creds}
 }
 
+// setBase points the client at another server (the SERVER command); the
+// credentials stay unless the URL carries its own.
+func (c *client) setBase(raw string) {
+	cfg := Config{ServerURL: raw}
+	base, creds := cfg.splitCredentials()
+	c.base = strings.TrimSuffix(base, "/")
+	if creds != (credentials{}) {
+		c.creds = creds
+	}
+}
+
 // execute sends statements to POST /ksql.
 func (c *client) execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity, error) {
 	resp, err := c.post(ctx, "/ksql", req)

@@ -35,6 +35,9 @@ type Config struct {
 	// CAFile is a PEM file of CA certificates to trust for an https
 	// server besides the system's. Default: none.
 	CAFile string
+	// Version is the CLI's version, printed by the VERSION command.
+	// Default: the version the server reports in /info.
+	Version string
 	// Interrupt, when set, replaces SIGINT as the "Ctrl-C" that stops a
 	// running query (tests send on it).
 	Interrupt <-chan struct{}

@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -21,6 +22,41 @@ type console struct {
 	// Query row layout (SET CLI WRAP / SET CLI COLUMN-WIDTH).
 	wrap     bool
 	colWidth int // 0: width / columns
+	// spool, while SPOOL is on, gets a copy of out and errOut (and the
+	// input lines); termOut and termErr are the writers without it.
+	spool            *spoolFile
+	termOut, termErr io.Writer
+}
+
+// spoolTo starts copying the console's output to a new file at path.
+func (c *console) spoolTo(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	c.termOut, c.termErr = c.out, c.errOut
+	c.spool = &spoolFile{path: path, f: f}
+	c.out, c.errOut = io.MultiWriter(c.termOut, f), io.MultiWriter(c.termErr, f)
+	return nil
+}
+
+// spoolInput copies an input line to the spool file (not the terminal,
+// which shows it already).
+func (c *console) spoolInput(line string) {
+	if c.spool != nil {
+		fmt.Fprintln(c.spool.f, line)
+	}
+}
+
+// stopSpool closes the spool file and returns its path ("" when none was
+// open) and the error of closing it.
+func (c *console) stopSpool() (string, error) {
+	if c.spool == nil {
+		return "", nil
+	}
+	sp := c.spool
+	c.spool, c.out, c.errOut = nil, c.termOut, c.termErr
+	return sp.path, sp.f.Close()
 }
 
 func (c *console) println(a ...any) { fmt.Fprintln(c.out, a...) }

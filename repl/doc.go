@@ -11,6 +11,11 @@
 //	                                              │
 //	                            console ◄─────────┘  (stdout; errors on stderr)
 //
+// The ksql CLI's own commands (commands.go: HELP, VERSION, HISTORY,
+// SERVER [URL], CLEAR, OUTPUT, SPOOL, RUN SCRIPT, EXIT, SET CLI …) are
+// matched on a line of their own before it joins the statement buffer:
+// no semicolon needed, any case.
+//
 // Properties set with SET are kept in the session and sent with every
 // request, as the ksql CLI does; session variables likewise.
 // Ctrl-C while a query streams closes that request (the server then ends

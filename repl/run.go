@@ -43,6 +43,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer stop()
 		s.interrupt = interrupt
 	}
+	defer s.stopSpool()
 	return s.loop(ctx, reader)
 }
 
@@ -54,6 +55,7 @@ func newSession(cfg *Config) *session {
 			clipTables: cfg.Width > 0 || isTerminal(cfg.Stdout)},
 		interactive: interactive,
 		interrupt:   cfg.Interrupt,
+		version:     cfg.Version,
 		props:       map[string]string{},
 		vars:        map[string]string{},
 	}
@@ -117,8 +119,9 @@ func (s *session) loop(ctx context.Context, reader lineReader) error {
 		case err != nil:
 			return err
 		}
+		s.remember(line)
 		if buf.Len() == 0 {
-			if ok, err := s.cliCommand(line); ok {
+			if ok, err := s.cliCommand(ctx, line); ok {
 				if errors.Is(err, errExitREPL) {
 					return nil
 				}
@@ -153,8 +156,18 @@ func (s *session) runRest(ctx context.Context, rest string) {
 	if script.IsBlank(rest) {
 		return
 	}
-	if ok, _ := s.cliCommand(rest); ok {
+	if ok, _ := s.cliCommand(ctx, rest); ok {
 		return
 	}
 	s.handleStatements(ctx, []script.Statement{{Text: strings.TrimSpace(rest)}})
+}
+
+// remember records a line for HISTORY (blank lines are not kept) and, while
+// SPOOL is on, copies it to the spool file after the prompt.
+func (s *session) remember(line string) {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	s.history = append(s.history, line)
+	s.con.spoolInput(prompt + line)
 }

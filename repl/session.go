@@ -24,7 +24,6 @@ var (
 	cliWrapRE   = regexp.MustCompile(`(?i)^SET\s+CLI\s+WRAP\s+(ON|OFF)$`)
 	cliWidthRE  = regexp.MustCompile(`(?i)^SET\s+CLI\s+COLUMN-WIDTH\s+(\d+)$`)
 	cliExitRE   = regexp.MustCompile(`(?i)^(EXIT|QUIT)$`)
-	cliOutputRE = regexp.MustCompile(`(?i)^OUTPUT\s+(\S+)$`)
 	runScriptRE = regexp.MustCompile(`(?is)^\s*RUN\s+SCRIPT\s+'((?:[^']|'')*)'\s*;?\s*$`)
 	errExitREPL = errors.New("exit")
 )
@@ -39,6 +38,8 @@ type session struct {
 	props       map[string]string // SET values, sent as streamsProperties
 	vars        map[string]string // DEFINE values, sent as sessionVariables
 	names       *completer        // nil when not interactive
+	history     []string          // lines entered this session, for HISTORY
+	version     string            // Config.Version, for VERSION
 }
 
 // request builds a KsqlRequest carrying the session's properties and
@@ -60,10 +61,11 @@ func (s *session) request(ksql string) api.KsqlRequest {
 	return req
 }
 
-// cliCommand runs a CLI command typed on its own line (no ';' needed):
-// EXIT, QUIT, SET CLI WRAP, SET CLI COLUMN-WIDTH. It reports whether line
-// was one; errExitREPL asks to leave.
-func (s *session) cliCommand(line string) (bool, error) {
+// cliCommand runs a CLI command typed on its own line (no ';' needed, any
+// case): EXIT, QUIT, SET CLI WRAP, SET CLI COLUMN-WIDTH and the commands
+// of cliCommands (HELP, VERSION, HISTORY, SERVER, CLEAR, OUTPUT, SPOOL,
+// RUN SCRIPT). It reports whether line was one; errExitREPL asks to leave.
+func (s *session) cliCommand(ctx context.Context, line string) (bool, error) {
 	cmd := strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(line), ";")), " ")
 	switch {
 	case cliExitRE.MatchString(cmd):
@@ -75,11 +77,12 @@ func (s *session) cliCommand(line string) (bool, error) {
 		n, _ := strconv.Atoi(cliWidthRE.FindStringSubmatch(cmd)[1])
 		s.con.colWidth = n
 		return true, nil
-	case cliOutputRE.MatchString(cmd):
-		s.setOutput(cliOutputRE.FindStringSubmatch(cmd)[1])
-		return true, nil
 	}
-	return false, nil
+	c, args, ok := matchCLICommand(strings.Fields(cmd))
+	if !ok || c.run == nil {
+		return false, nil
+	}
+	return true, s.runCLICommand(ctx, c, args)
 }
 
 // handleStatements runs complete statements: consecutive server

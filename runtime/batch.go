@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -22,10 +22,12 @@ const queryEndpointMessage = "The following statement types should be issued to 
 // /query; a malformed one is a syntax error like any other). Statements
 // see the variables and custom types they would see when run: a DEFINE,
 // UNDEFINE, CREATE TYPE or DROP TYPE takes effect for the statements
-// after it. A request of more than PropMaxStatements statements is refused
+// after it. A SET of ksql.variable.substitution.enable applies the same
+// way. A request of more than PropMaxStatements statements is refused
 // before any is parsed.
-func (e *Engine) parseBatch(ctx context.Context, ksql string, vars map[string]string) ([]ast.Statement, error) {
-	b := &batchScope{e: e, ctx: ctx, vars: maps.Clone(vars), types: map[string]*types.Type{}}
+func (e *Engine) parseBatch(ctx context.Context, ksql string, s *session) ([]ast.Statement, error) {
+	b := &batchScope{e: e, ctx: ctx, vars: maps.Clone(s.vars), types: map[string]*types.Type{},
+		noSubstitution: !s.substitutes()}
 	if b.vars == nil {
 		b.vars = map[string]string{}
 	}
@@ -60,12 +62,14 @@ type batchScope struct {
 	ctx   context.Context // the request's: parsing stops when it is done
 	vars  map[string]string
 	types map[string]*types.Type
+	// noSubstitution: ksql.variable.substitution.enable is false.
+	noSubstitution bool
 }
 
 // parse substitutes and parses one statement, then applies what it
 // defines to the scope of the statements after it.
 func (b *batchScope) parse(text string) (ast.Statement, error) {
-	sub, err := parser.Substitute(text, b.vars)
+	sub, err := substituteUnless(b.noSubstitution, text, b.vars)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +78,10 @@ func (b *batchScope) parse(text string) (ast.Statement, error) {
 		return nil, err
 	}
 	switch st := stmt.(type) {
+	case *ast.SetProperty:
+		if NormalizeProperty(st.Name) == PropVarSubstitution {
+			b.noSubstitution = strings.EqualFold(st.Value, "false")
+		}
 	case *ast.Define:
 		b.vars[st.Name] = st.Value
 	case *ast.Undefine:

@@ -23,6 +23,9 @@ const (
 	PropValueFormat      = "ksql.persistence.default.format.value"
 	PropFailOnDeserError = "ksql.fail.on.deserialization.error"
 	PropInternalReplicas = "ksql.internal.topic.replicas"
+	// PropVarSubstitution turns ${name} substitution off ("false") for a
+	// session or request; ksqlDB's default is on.
+	PropVarSubstitution  = "ksql.variable.substitution.enable"
 	PropBootstrap        = "bootstrap.servers"
 	PropListeners        = "listeners"
 	PropAllowOrigin      = "access.control.allow.origin" // web origins whose pages may POST to the API

@@ -16,9 +16,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// Version is the server version reported by /info.
-const Version = "0.1.0"
-
 // Engine executes statements: it owns the catalog, the persistent and
 // transient queries, the command log that makes persistent queries
 // survive restarts, and the processing log.
@@ -192,7 +189,7 @@ func (e *Engine) Registry() *functions.Registry { return e.reg }
 
 // Info implements the server's /info.
 func (e *Engine) Info() api.ServerInfo {
-	return api.ServerInfo{Version: Version, KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
+	return api.ServerInfo{Version: Version(), KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
 }
 
 // CommandStatuses implements the server's /status.

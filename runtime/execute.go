@@ -65,7 +65,7 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 			return nil, err
 		}
 	}
-	stmts, err := e.parseBatch(ctx, req.Ksql, s.vars)
+	stmts, err := e.parseBatch(ctx, req.Ksql, s)
 	if err != nil {
 		return nil, err
 	}
@@ -85,11 +85,26 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 // parseStatement substitutes the session's variables in and parses one
 // statement, stopping when ctx is done.
 func (e *Engine) parseStatement(ctx context.Context, text string, s *session) (ast.Statement, error) {
-	sub, err := parser.Substitute(text, s.vars)
+	sub, err := substituteUnless(!s.substitutes(), text, s.vars)
 	if err != nil {
 		return nil, err
 	}
 	return parseSingle(ctx, sub, e.cat.Types().Lookup)
+}
+
+// substitutes reports whether ${name} substitution is on for the session
+// (ksql.variable.substitution.enable, default true).
+func (s *session) substitutes() bool {
+	return !strings.EqualFold(s.props[PropVarSubstitution], "false")
+}
+
+// substituteUnless substitutes vars into text unless off is set, when
+// ${name} stays as written (ksqlDB with substitution disabled).
+func substituteUnless(off bool, text string, vars map[string]string) (string, error) {
+	if off {
+		return text, nil
+	}
+	return parser.Substitute(text, vars)
 }
 
 // parseSingle parses text, which must hold exactly one statement; a

@@ -48,7 +48,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 		}
 		idx := src.Schema.Find(name)
 		if row[idx], err = expr.CoerceLiteral(v, t, src.Schema.Columns[idx].Type); err != nil {
-			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %v(%s)", src.Schema.Columns[idx].Type, name, v, t)
+			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t)
 		}
 	}
 	rec, err := encodeRow(src, row, ts)
@@ -227,5 +227,14 @@ func jsonInt(v any) (int64, error) {
 	case float64:
 		return int64(n), nil
 	}
-	return 0, fmt.Errorf("expected a number, got %v", v)
+	return 0, fmt.Errorf("expected a number, got %s", jsonText(v))
+}
+
+// jsonText shows a decoded JSON value as JSON, never as a Go value.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("a %T", v)
+	}
+	return string(b)
 }

@@ -47,7 +47,11 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 			if st.Interval > 1 && (n-1)%st.Interval != 0 {
 				return true
 			}
-			return t.Row(&types.Row{Values: []any{printLine(r)}})
+			line := printLine(r)
+			if n == 1 {
+				line = printHeader(r) + line
+			}
+			return t.Row(&types.Row{Values: []any{line}})
 		})
 		if err == context.Canceled {
 			err = nil
@@ -70,6 +74,32 @@ func (p *printStream) Next(ctx context.Context) (api.Row, error) {
 }
 
 func (p *printStream) FinalMessage() string { return "" }
+
+// printHeader is ksqlDB's "Key format: … / Value format: …" lines, put
+// in front of the first record PRINT shows (so LIMIT still counts
+// records): the formats the first record's bytes could be in.
+func printHeader(r *physical.InRecord) string {
+	return "Key format: " + printFormat(r.Key, true) + "\nValue format: " + printFormat(r.Value, false) + "\n"
+}
+
+// printFormat names the formats bytes could be, as renderBytes shows
+// them, in ksqlDB's words.
+func printFormat(b []byte, key bool) string {
+	switch {
+	case len(b) == 0:
+		return "¯\\_(ツ)_/¯ - no data processed"
+	case utf8.Valid(b) && printable(b):
+		if json.Valid(b) {
+			return "JSON or KAFKA_STRING"
+		}
+		return "KAFKA_STRING"
+	case key && len(b) == 4:
+		return "KAFKA_INT"
+	case key && len(b) == 8:
+		return "KAFKA_BIGINT or KAFKA_DOUBLE"
+	}
+	return "KAFKA_BYTES"
+}
 
 func printLine(r *physical.InRecord) string {
 	ts := time.UnixMilli(r.Timestamp).UTC().Format("2006/01/02 15:04:05.000 Z")

@@ -111,6 +111,8 @@ func propertyDefs() []*propertyDef {
 		{name: PropWrapSingle, kind: kindEnum, values: onOff, doc: "whether single-column values are wrapped in a record"},
 		{name: PropFailOnDeserError, kind: kindEnum, values: onOff, def: "false",
 			doc: "accepted for ksqlDB compatibility (bad records are logged and skipped)", inert: true},
+		{name: PropVarSubstitution, kind: kindEnum, values: onOff, def: "true",
+			doc: "whether ${name} in a statement is replaced by the variable's value (false: left as written)"},
 		{name: PropInternalReplicas, kind: kindInt, min: 1, def: "1", doc: "replication factor of internal topics"},
 		{name: PropCollectListLimit, kind: kindInt, min: 0, doc: "largest list COLLECT_LIST builds"},
 		{name: PropCollectSetLimit, kind: kindInt, min: 0, doc: "largest array COLLECT_SET builds"},

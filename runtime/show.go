@@ -73,7 +73,7 @@ func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, erro
 	}
 	out := api.KafkaTopicsList{StatementText: st.Text()}
 	for _, t := range ts {
-		if !st.All && (t.internal || strings.HasPrefix(t.name, "_")) {
+		if !st.All && e.hiddenTopic(t) {
 			continue
 		}
 		info := api.KafkaTopicInfo{Name: t.name}
@@ -83,6 +83,17 @@ func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, erro
 		out.Topics = append(out.Topics, info)
 	}
 	return out, nil
+}
+
+// hiddenTopic reports whether SHOW TOPICS leaves t out (SHOW ALL TOPICS
+// lists it), as ksqlDB's ksql.hidden.topics does by default: Kafka's own
+// topics, every name starting with '_' (the command topic, _schemas,
+// _confluent-…), and the changelog and repartition topics of persistent
+// queries (named after their application id). The processing log stays
+// visible, as in ksqlDB.
+func (e *Engine) hiddenTopic(t topicInfo) bool {
+	return t.internal || strings.HasPrefix(t.name, "_") ||
+		strings.HasPrefix(t.name, e.queryAppID(""))
 }
 
 func (e *Engine) sortedQueries() []*query {
@@ -175,7 +186,7 @@ func (e *Engine) describeFunction(st *ast.DescribeFunction) (api.Entity, error) 
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Unknown, st.P, "Can't find any functions with the name '%s'", name)
 	}
-	out := api.FunctionDescriptionList{StatementText: st.Text(), Name: name, Author: "sqlstream", Version: Version, Path: "internal", Type: api.FunctionScalar}
+	out := api.FunctionDescriptionList{StatementText: st.Text(), Name: name, Author: "sqlstream", Version: Version(), Path: "internal", Type: api.FunctionScalar}
 	if k, ok := e.reg.Kind(name); ok {
 		out.Type = k.String()
 	}
@@ -253,7 +264,8 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 	for _, q := range e.queries {
 		if q.reads(src.Name) || (q.plan.Sink != nil && q.plan.Sink.Name == src.Name) {
 			processed += q.processed.Load()
-			failed += q.logged.Load()
+			// A late record is logged too, but counts as late only.
+			failed += q.logged.Load() - q.late.Load()
 			late += q.late.Load()
 			skipped += q.skipped.Load()
 			if n, last := q.replicaErrors(); n > 0 {

@@ -137,6 +137,7 @@ func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
 		User:        c.User,
 		Password:    c.Password,
 		CAFile:      c.CAFile,
+		Version:     runtime.Version(),
 	})
 }
 

@@ -1,0 +1,84 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `sqlstream version` prints the version the server reports in /info.
+func TestVersionMatchesServerInfo(t *testing.T) {
+	code, out, errOut := runBinary(t, "version")
+	fields := strings.Fields(out)
+	if code != 0 || len(fields) < 2 || fields[0] != "sqlstream" {
+		t.Fatalf("version: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	n := startNode(t)
+	status, body := n.get("/info")
+	var info struct {
+		KsqlServerInfo struct{ Version string } `json:"KsqlServerInfo"`
+	}
+	if err := json.Unmarshal(body, &info); status != 200 || err != nil {
+		t.Fatalf("/info: %d %s (%v)", status, body, err)
+	}
+	if info.KsqlServerInfo.Version != fields[1] || strings.Contains(out, "(devel)") {
+		t.Fatalf("sqlstream version says %q, /info says %q", fields[1], info.KsqlServerInfo.Version)
+	}
+}
+
+// `sqlstream test --help` is in the other subcommands' style: usage on
+// stdout, "--name ARG" flags, exit 0; a bad flag points at --help.
+func TestTestHelpFlagStyle(t *testing.T) {
+	code, out, errOut := runBinary(t, "test", "--help")
+	for _, want := range []string{"Usage: sqlstream test [flags] PATH…", "\nFlags:\n", "\n  --sql-file FILE (or -s FILE)\n", "\n  --timeout DURATION\n        time limit of one variant (default 30s)\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("test --help: exit %d, stdout lacks %q:\n%s\nstderr: %s", code, want, out, errOut)
+		}
+	}
+	if strings.Contains(out, "\n  -sql-file string") || errOut != "" {
+		t.Fatalf("test --help is in the flag package's default style or wrote to stderr:\n%s\nstderr: %s", out, errOut)
+	}
+	code, _, errOut = runBinary(t, "test", "--bogus")
+	if code != 2 || !strings.Contains(errOut, "-bogus (see --help)") {
+		t.Fatalf("test --bogus: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The ksql CLI's own commands work on a terminal without a semicolon:
+// version, help, output, server, spool, run script, history, clear.
+func TestREPLCommandsOnATerminal(t *testing.T) {
+	_, out, _ := runBinary(t, "version")
+	dir := t.TempDir()
+	spool, script := filepath.Join(dir, "spool.txt"), filepath.Join(dir, "s.sql")
+	if err := os.WriteFile(script, []byte("SHOW STREAMS;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, term, exited := startOnTerminal(t)
+	term.expect(t, "ksql> ")
+	for _, step := range [][2]string{
+		{"version", "Version: " + strings.Fields(out)[1] + "\r\n"},
+		{"HELP", "\tShow this message."},
+		{"output JSON", "Output format set to JSON"},
+		{"output", "Output format: JSON"},
+		{"Output TABULAR", "Output format set to TABULAR"},
+		{"server", "\nhttp://127.0.0.1:"},
+		{"spool " + spool, "Session will be spooled to " + spool},
+		{"SHOW TOPICS;", "Kafka Topic"},
+		{"spool off", "Spool written to " + spool},
+		{"run script '" + script + "'", "KSQL_PROCESSING_LOG"},
+		{"history", "   1: version\r\n"},
+		{"clear", "\x1b[H\x1b[2J"},
+	} {
+		term.send(t, step[0]+"\r")
+		term.expect(t, step[1])
+		term.expect(t, "ksql> ")
+	}
+	term.send(t, "exit\r")
+	waitExit(t, exited, term)
+	b, err := os.ReadFile(spool)
+	if err != nil || !strings.Contains(string(b), "ksql> SHOW TOPICS;\n") || !strings.Contains(string(b), "Kafka Topic") {
+		t.Fatalf("spool file (%v):\n%s", err, b)
+	}
+}
