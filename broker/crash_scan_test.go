@@ -2,6 +2,7 @@ package broker
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -53,4 +54,42 @@ func TestScanFindsOpenTransactions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("open transactions %+v, want %+v", got, want)
 	}
+}
+
+// TestReplaysSegments mirrors kfake's choice between its snapshot and a
+// replay: a partition replays when a segment's size or base differs from
+// the snapshot's list, or the snapshot is missing or unreadable; it loads
+// from a matching snapshot, and a partition without segments loads
+// nothing.
+func TestReplaysSegments(t *testing.T) {
+	dir := t.TempDir()
+	check := func(what string, want bool) {
+		t.Helper()
+		got, err := replaysSegments(dir)
+		if err != nil || got != want {
+			t.Fatalf("%s: replays %v (%v), want %v", what, got, err, want)
+		}
+	}
+	check("no segment", false)
+	seg := segmentBatch(0, 1, 0, attrTransactional)
+	if err := os.WriteFile(filepath.Join(dir, "0.dat"), seg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("no snapshot", true)
+	snapshot := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "snapshot.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snapshot(fmt.Sprintf(`{"segments":[{"base_offset":0,"size":%d}]}`, len(seg)))
+	check("a matching snapshot", false)
+	if err := os.Truncate(filepath.Join(dir, "0.dat"), int64(len(seg)-1)); err != nil {
+		t.Fatal(err)
+	}
+	check("a torn tail", true)
+	snapshot(fmt.Sprintf(`{"segments":[{"base_offset":1,"size":%d}]}`, len(seg)-1))
+	check("another base", true)
+	snapshot(`{"segments":`)
+	check("an unreadable snapshot", true)
 }

@@ -96,6 +96,20 @@
 // after a crash of an older broker cannot be told apart from a commit of
 // them and stays as it is.
 //
+// A clean stop does not make the segments safe: a batch torn off the end
+// of a segment (a failing disk, a copy cut short) makes kfake truncate it
+// and, as its snapshot no longer matches the segments, replay the
+// partition, with the same in-memory aborts. A torn commit marker leaves
+// its transaction open in the log, and the next commit of the same
+// transactional id would be hidden from read_committed readers. So after
+// a clean stop Start scans the partitions kfake will replay (a segment
+// whose size or base differs from the snapshot's, or no snapshot) and
+// aborts what is open there the same way. Partitions whose snapshot
+// matches are not read (a few stats per partition), and the transactions
+// a clean stop keeps open (in kfake's session state) live in those. The
+// torn transaction itself ends aborted: its commit marker is gone, as in
+// Kafka after a log truncation.
+//
 // # Deleted data
 //
 // kfake loads a partition whose directory is gone as empty from offset 0,
