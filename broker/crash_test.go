@@ -367,6 +367,25 @@ func TestTornCommitMarker(t *testing.T) {
 	assertView(t, "after a crash", br.committedView("out"), "a=1", "c=3")
 }
 
+// TestTornCommitMarkerKeepsLiveTransaction: the recovery of a torn
+// commit marker (a private kfake run on the data directory) keeps a
+// transaction the clean stop kept open in another partition: its
+// producer goes on and commits it whole.
+func TestTornCommitMarkerKeepsLiveTransaction(t *testing.T) {
+	br := crashBroker(t)
+	createTopic(t, br.client(), "out", 1, nil)
+	createTopic(t, br.client(), "live", 1, nil)
+	br.txnWrite("t1", "out", true, "a", "1")
+	live := br.txnWrite("t2", "live", false, "b", "1")
+	br.stop()
+	tearLastBatch(t, partitionDir(br.dir, "out", 0))
+	br.start()
+	produce(t, live, "live", "b", "2")
+	endTxn(t, live, kgo.TryCommit)
+	assertView(t, "the live transaction", br.committedView("live"), "b=1", "b=2")
+	assertView(t, "the torn one", br.committedView("out"))
+}
+
 // tearLastBatch cuts the last record batch of the last segment of a
 // partition directory in half, as a crash in its write would.
 func tearLastBatch(t *testing.T, dir string) {
