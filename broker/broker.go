@@ -57,7 +57,7 @@ func Start(opts ...Option) (*Broker, error) {
 			return nil, fmt.Errorf("starting embedded broker: data directory %s: %w", cfg.dataDir, err)
 		}
 		if err := abortOpenTxns(cfg); err != nil {
-			return nil, fmt.Errorf("starting embedded broker: data directory %s: ending the transactions an unclean shutdown left open: %w "+
+			return nil, fmt.Errorf("starting embedded broker: data directory %s: ending the transactions an unclean shutdown or a torn segment left open: %w "+
 				"(starting again retries it)", cfg.dataDir, err)
 		}
 		if err := markRunning(cfg.dataDir); err != nil {

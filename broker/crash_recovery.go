@@ -64,24 +64,30 @@ func markStopped(dataDir string) error {
 	return err
 }
 
-// abortOpenTxns ends, after an unclean shutdown, every transaction the
-// dead broker left open: each gets an abort marker in each of its
-// partitions, before any client can connect. See the package
-// documentation for why kfake's own recovery is not enough.
+// abortOpenTxns ends every transaction kfake's load would count aborted
+// without a marker: each gets an abort marker in each of its partitions,
+// before any client can connect. After an unclean shutdown that is every
+// transaction open in the segments; after a clean one, those open in the
+// partitions kfake replays (replaysSegments), such as a transaction whose
+// marker was torn off the end of a segment. See the package documentation
+// for why kfake's own recovery is not enough.
 func abortOpenTxns(cfg config) error {
 	unclean, err := uncleanShutdown(cfg.dataDir)
-	if err != nil || !unclean {
+	if err != nil {
 		return err
 	}
-	txns, err := openTxns(cfg.dataDir)
+	scan, why := replayedBy(cfg.dataDir), "a segment no longer matches its snapshot (a torn or truncated tail, or a lost snapshot): aborting the transactions open in it"
+	if unclean {
+		scan, why = everyPartition, "the broker did not shut down cleanly: aborting the transactions it left open"
+	}
+	txns, err := openTxns(cfg.dataDir, scan)
 	if err != nil {
 		return fmt.Errorf("looking for open transactions: %w", err)
 	}
 	if len(txns) == 0 {
 		return nil
 	}
-	cfg.logger.Warn("the broker did not shut down cleanly: aborting the transactions it left open",
-		"data_dir", cfg.dataDir, "open_transactions", len(txns))
+	cfg.logger.Warn(why, "data_dir", cfg.dataDir, "open_transactions", len(txns))
 	starts, err := forceReplay(cfg.dataDir, txns)
 	if err != nil {
 		return err

@@ -32,8 +32,9 @@ type openTxn struct {
 }
 
 // openTxns lists the transactions left open in the partitions of the
-// topics of dataDir's topics.json, in topic, partition, producer order.
-func openTxns(dataDir string) ([]openTxn, error) {
+// topics of dataDir's topics.json for which scan reports true, in topic,
+// partition, producer order.
+func openTxns(dataDir string, scan func(topic string, p int32) (bool, error)) ([]openTxn, error) {
 	topics, err := dataDirTopics(dataDir)
 	if err != nil {
 		return nil, err
@@ -41,6 +42,12 @@ func openTxns(dataDir string) ([]openTxn, error) {
 	var all []openTxn
 	for _, t := range topics {
 		for p := range int32(t.Partitions) {
+			if ok, err := scan(t.Name, p); err != nil || !ok {
+				if err != nil {
+					return nil, fmt.Errorf("topic %s partition %d: %w", t.Name, p, err)
+				}
+				continue
+			}
 			txns, err := partitionOpenTxns(partitionDir(dataDir, t.Name, p))
 			if err != nil {
 				return nil, fmt.Errorf("topic %s partition %d: %w", t.Name, p, err)
@@ -104,6 +111,58 @@ func partitionOpenTxns(dir string) ([]openTxn, error) {
 	}
 	slices.SortFunc(txns, func(a, b openTxn) int { return cmp.Compare(a.producerID, b.producerID) })
 	return txns, nil
+}
+
+// everyPartition is the scan of openTxns after an unclean shutdown.
+func everyPartition(string, int32) (bool, error) { return true, nil }
+
+// replayedBy returns the scan of openTxns after a clean shutdown: the
+// partitions kfake will load by replaying their segments rather than
+// from their snapshot (see replaysSegments).
+func replayedBy(dataDir string) func(string, int32) (bool, error) {
+	return func(topic string, p int32) (bool, error) {
+		return replaysSegments(partitionDir(dataDir, topic, p))
+	}
+}
+
+// replaysSegments reports whether kfake will load the partition in dir by
+// replaying its segments: it has segments, and no snapshot.json whose
+// segment list (base offsets and sizes) matches the segment files, which
+// is kfake's test. After a clean stop that means a segment changed under
+// the snapshot (a torn or truncated tail, kfake cuts away) or the
+// snapshot is gone; the replay then counts every transaction it finds
+// open as aborted, in memory only.
+func replaysSegments(dir string) (bool, error) {
+	bases, err := segmentBases(dir)
+	if err != nil || len(bases) == 0 {
+		return false, err
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "snapshot.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var snap struct {
+		Segments []struct {
+			BaseOffset int64 `json:"base_offset"`
+			Size       int64 `json:"size"`
+		} `json:"segments"`
+	}
+	if json.Unmarshal(raw, &snap) != nil || len(snap.Segments) != len(bases) {
+		return true, nil
+	}
+	for i, s := range snap.Segments {
+		info, err := os.Stat(filepath.Join(dir, strconv.FormatInt(bases[i], 10)+".dat"))
+		if err != nil {
+			return false, err
+		}
+		if s.BaseOffset != bases[i] || s.Size != info.Size() {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // segmentBases returns the base offsets of the segment files (<base>.dat)

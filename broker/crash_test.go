@@ -2,11 +2,13 @@ package broker
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -337,4 +339,71 @@ func TestCrashRecoveryKeepsLogStart(t *testing.T) {
 		t.Fatalf("log start offset after the crash: %d, want 1", got)
 	}
 	assertView(t, "after the crash", br.committedView("out"), "b=2")
+}
+
+// TestTornCommitMarker: a commit marker torn off the end of a segment
+// after a clean stop leaves its transaction open in the log, which kfake's
+// replay counts aborted without a marker. The start must write the abort
+// marker, so that the next commit of the same transactional id (a new
+// epoch of the same producer id) is visible to read_committed readers,
+// and stays so after a restart.
+func TestTornCommitMarker(t *testing.T) {
+	br := crashBroker(t)
+	createTopic(t, br.client(), "out", 1, nil)
+	br.txnWrite("t1", "out", true, "a", "1")
+	br.txnWrite("t1", "out", true, "b", "2")
+	br.stop()
+	tearLastBatch(t, partitionDir(br.dir, "out", 0))
+	br.start()
+	assertView(t, "after the torn marker", br.committedView("out"), "a=1")
+
+	br.txnWrite("t1", "out", true, "c", "3")
+	assertView(t, "after a new commit", br.committedView("out"), "a=1", "c=3")
+	br.stop()
+	br.start()
+	assertView(t, "after a clean stop", br.committedView("out"), "a=1", "c=3")
+	br.kill()
+	br.start()
+	assertView(t, "after a crash", br.committedView("out"), "a=1", "c=3")
+}
+
+// TestTornCommitMarkerKeepsLiveTransaction: the recovery of a torn
+// commit marker (a private kfake run on the data directory) keeps a
+// transaction the clean stop kept open in another partition: its
+// producer goes on and commits it whole.
+func TestTornCommitMarkerKeepsLiveTransaction(t *testing.T) {
+	br := crashBroker(t)
+	createTopic(t, br.client(), "out", 1, nil)
+	createTopic(t, br.client(), "live", 1, nil)
+	br.txnWrite("t1", "out", true, "a", "1")
+	live := br.txnWrite("t2", "live", false, "b", "1")
+	br.stop()
+	tearLastBatch(t, partitionDir(br.dir, "out", 0))
+	br.start()
+	produce(t, live, "live", "b", "2")
+	endTxn(t, live, kgo.TryCommit)
+	assertView(t, "the live transaction", br.committedView("live"), "b=1", "b=2")
+	assertView(t, "the torn one", br.committedView("out"))
+}
+
+// tearLastBatch cuts the last record batch of the last segment of a
+// partition directory in half, as a crash in its write would.
+func tearLastBatch(t *testing.T, dir string) {
+	t.Helper()
+	bases, err := segmentBases(dir)
+	if err != nil || len(bases) == 0 {
+		t.Fatalf("no segment in %s: %v", dir, err)
+	}
+	seg := filepath.Join(dir, strconv.FormatInt(bases[len(bases)-1], 10)+".dat")
+	raw, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := 0
+	for p := 0; p+batchLengthEnd <= len(raw); p += batchLengthEnd + int(binary.BigEndian.Uint32(raw[p+8:p+batchLengthEnd])) {
+		last = p
+	}
+	if err := os.Truncate(seg, int64(last+(len(raw)-last)/2)); err != nil {
+		t.Fatal(err)
+	}
 }

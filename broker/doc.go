@@ -96,6 +96,23 @@
 // after a crash of an older broker cannot be told apart from a commit of
 // them and stays as it is.
 //
+// A clean stop does not make the segments safe: a batch torn off the end
+// of a segment (a failing disk, a copy cut short) makes kfake truncate it
+// and, as its snapshot no longer matches the segments, replay the
+// partition, with the same in-memory aborts. A torn commit marker leaves
+// its transaction open in the log, and the next commit of the same
+// transactional id would be hidden from read_committed readers. So after
+// a clean stop Start scans the partitions kfake will replay (a segment
+// whose size or base differs from the snapshot's, or no snapshot) and
+// aborts what is open there the same way (a transaction the clean stop
+// kept open is aborted too if its partition replays: kfake's replay
+// counts it aborted and fences its producer anyway). Partitions whose
+// snapshot matches are not read: a stat per segment and the snapshot,
+// about 0.1 ms for 256 MiB in 8 segments, where reading them all takes
+// about 0.12 s from the page cache and a disk's read time cold
+// (BenchmarkOpenTxnsScan). The torn transaction itself ends aborted: its
+// commit marker is gone, as in Kafka after a log truncation.
+//
 // # Deleted data
 //
 // kfake loads a partition whose directory is gone as empty from offset 0,

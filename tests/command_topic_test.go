@@ -96,7 +96,11 @@ func awaitLog(t *testing.T, n *node, re *regexp.Regexp) {
 // end offset is past the last record it serves) no longer hangs the
 // start: the read ends at an empty fetch once the last stable offset is
 // at that end, the server starts, /healthcheck answers (start waits for
-// it, within startTimeout) and it runs statements.
+// it, within startTimeout) and it runs statements. A statement run after
+// that start is kept: the broker ends the transaction whose marker was
+// torn with an abort marker before the server connects, so the server's
+// next commit (same transactional id) is not hidden from its next start,
+// whether that start follows a clean stop or a kill.
 func TestTornCommandRecord(t *testing.T) {
 	n := startNode(t)
 	n.mustKsql("CREATE STREAM a (v INT) WITH (KAFKA_TOPIC='a', VALUE_FORMAT='JSON', PARTITIONS=1);")
@@ -107,6 +111,15 @@ func TestTornCommandRecord(t *testing.T) {
 	n.mustKsql("DESCRIBE a;")
 	n.mustKsql("CREATE STREAM c (v INT) WITH (KAFKA_TOPIC='c', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	n.mustKsql("DESCRIBE c;")
+	n.stop()
+	n.start()
+	n.mustKsql("DESCRIBE a;")
+	n.mustKsql("DESCRIBE c;")
+	n.mustKsql("CREATE STREAM d (v INT) WITH (KAFKA_TOPIC='d', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	n.kill()
+	n.start()
+	n.mustKsql("DESCRIBE c;")
+	n.mustKsql("DESCRIBE d;")
 }
 
 // tearLastBatch cuts the last record batch of the last segment of a
