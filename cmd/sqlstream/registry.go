@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
 	"github.com/sqlstream/sqlstream/runtime"
@@ -69,6 +70,12 @@ func registryOptions(s cli.Settings, bootstrap []string, log *slog.Logger) ([]sc
 		schemaregistry.WithKafka(kgo.SeedBrokers(bootstrap...)),
 		schemaregistry.WithTopic(s.SchemaRegistryTopic),
 		schemaregistry.WithLogger(log.With("component", "schema-registry")),
+	}
+	if s.BrokerUser != "" {
+		// The embedded broker takes SASL (authentication.method=BASIC): the
+		// registry's _schemas topic is internal, so it logs in as the
+		// engine does, as the broker's internal user.
+		opts = append(opts, schemaregistry.WithKafka(kgo.SASL(plain.Auth{User: s.BrokerUser, Pass: s.BrokerPassword}.AsMechanism())))
 	}
 	open := !isLoopback(s.SchemaRegistryListen)
 	if strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
