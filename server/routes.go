@@ -25,6 +25,8 @@ func (s *Server) routes() http.Handler {
 	r.Post("/inserts-stream", s.handleInsertsStream)
 	r.Get("/info", s.handleInfo)
 	r.Get("/healthcheck", s.handleHealthcheck)
+	r.Get("/chc/live", s.handleLive)
+	r.Get("/chc/ready", s.handleReady)
 	r.Get("/status", s.handleStatuses)
 	r.Get("/clusterStatus", s.handleClusterStatus)
 	r.Post("/heartbeat", s.handleHeartbeat)
