@@ -33,6 +33,7 @@ var (
 	_ server.PropertyValidator   = (*runtime.Engine)(nil)
 	_ server.Peering             = (*runtime.Engine)(nil)
 	_ server.Readiness           = (*runtime.Engine)(nil)
+	_ server.MetricsProvider     = (*runtime.Engine)(nil)
 )
 
 // advertisedListener is ksql.advertised.listener, or the URL of the
