@@ -80,6 +80,8 @@ func propertyDefs() []*propertyDef {
 			doc: "largest partition count of a topic CREATE makes (and the embedded broker accepts)"},
 		{name: "sqlstream.log.level", kind: kindEnum, values: []string{"debug", "info", "warn", "error"}, fixed: true,
 			doc: "minimum log level"},
+		{name: "sqlstream.log.format", kind: kindEnum, values: []string{"text", "json"}, fixed: true,
+			doc: "log line format: text (key=value) or json (one object per line)"},
 		{name: PropNumThreads, kind: kindInt, min: 1, def: strconv.Itoa(goruntime.NumCPU()),
 			doc: "goroutines processing the tasks of one persistent query"},
 		{name: PropCommitInterval, kind: kindLong, min: 0, def: "2000",
