@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -49,6 +50,7 @@ type Engine struct {
 	started    time.Time
 	stops      []stopJob     // query shutdowns waiting for mu to be released, see unlock
 	healthWait time.Duration // how long /healthcheck waits for mu before calling the engine wedged
+	restored   atomic.Bool   // every query restored at startup has run (readiness.go)
 	tmu        sync.Mutex
 	transients map[string]*transient
 	peers      *peerSet   // the other servers of the service id; nil on the in-memory cluster

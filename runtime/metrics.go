@@ -143,11 +143,15 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// MetricsHandler serves the engine's metrics in Prometheus' text format
-// (the server mounts it at GET /metrics).
+// MetricsCollector is the engine's metrics, for the server's GET
+// /metrics registry.
+func (e *Engine) MetricsCollector() prometheus.Collector { return newMetricsCollector(e) }
+
+// MetricsHandler serves the engine's metrics alone in Prometheus' text
+// format (for tests and embedders without the server).
 func (e *Engine) MetricsHandler() http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(newMetricsCollector(e))
+	reg.MustRegister(e.MetricsCollector())
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 

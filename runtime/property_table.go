@@ -82,6 +82,8 @@ func propertyDefs() []*propertyDef {
 			doc: "most statements one /ksql request may hold (all are parsed before the first runs); split longer scripts"},
 		{name: "sqlstream.log.level", kind: kindEnum, values: []string{"debug", "info", "warn", "error"}, fixed: true,
 			doc: "minimum log level"},
+		{name: "sqlstream.log.format", kind: kindEnum, values: []string{"text", "json"}, fixed: true,
+			doc: "log line format: text (key=value) or json (one object per line)"},
 		{name: PropNumThreads, kind: kindInt, min: 1, def: strconv.Itoa(goruntime.NumCPU()),
 			doc: "goroutines processing the tasks of one persistent query"},
 		{name: PropCommitInterval, kind: kindLong, min: 0, def: "2000",
@@ -125,6 +127,8 @@ func propertyDefs() []*propertyDef {
 		{name: PropLateTopic, kind: kindString, doc: "topic receiving the records a windowed aggregation dropped as late"},
 		{name: PropMaxTaskIdle, kind: kindLong, min: -1, def: "0",
 			doc: "milliseconds a join task waits for records on a caught-up empty input before processing its other inputs (0: only for fetched data; -1: never waits)"},
+		{name: PropPullReadyWait, kind: kindLong, min: 0, def: strconv.Itoa(defaultPullReadyWaitMs),
+			doc: "milliseconds the first pull query on a table waits for the table's query to be RUNNING and caught up with its inputs; past it the answer is error 50302 (0: answer at once, as ksqlDB)"},
 		{name: PropIdleClose, kind: kindLong, min: 0, def: "0",
 			doc: "milliseconds without records after which the windows of a quiet partition close (0: off)"},
 		// Accepted as ksqlDB accepts them (the conformance tests set them).

@@ -44,6 +44,9 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	if m == nil {
 		return nil, sqlerr.New(sqlerr.Unsupported, pos, "The %s %s is not materialized: pull queries read tables created by CREATE TABLE ... AS SELECT. Use a push query (EMIT CHANGES) instead.", "table", src.Name)
 	}
+	if err := e.awaitCaughtUp(t, q); err != nil {
+		return nil, err
+	}
 	parts, err := e.storePartitions(q, m)
 	if err != nil {
 		return nil, err

@@ -36,6 +36,9 @@ type query struct {
 	globals *globalStores
 	// globalLoaded counts the records its global stores loaded.
 	globalLoaded atomic.Int64
+	// caughtUp is set once a pull query found the query caught up with
+	// its inputs (pull_ready.go): later pull queries do not wait.
+	caughtUp atomic.Bool
 
 	mu       sync.Mutex
 	state    QueryState

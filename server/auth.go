@@ -105,8 +105,8 @@ func (b *basicAuth) allows(user, password string) bool {
 
 // authenticate refuses requests without valid credentials when BASIC
 // authentication is on: 401 with ksqlDB's body and a WWW-Authenticate
-// challenge. /healthcheck stays open for liveness probes (it tells no
-// more than that the server is up).
+// challenge. /healthcheck, /chc/live and /chc/ready stay open for
+// probes (isProbePath).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	auth := s.cfg.auth
 	if auth == nil {
@@ -116,7 +116,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		user, password, ok := r.BasicAuth()
 		// /heartbeat and /lag authenticate peers by signature (their
 		// handlers refuse anything else); peers hold no user password.
-		if r.URL.Path != "/healthcheck" && !isPeerPath(r.URL.Path) && (!ok || !auth.allows(user, password)) {
+		if !isProbePath(r.URL.Path) && !isPeerPath(r.URL.Path) && (!ok || !auth.allows(user, password)) {
 			s.cfg.logger.Warn("refused a request without valid credentials", "path", r.URL.Path, "user", user, "remote", r.RemoteAddr)
 			w.Header().Set("WWW-Authenticate", `Basic realm="`+auth.realm+`", charset="UTF-8"`)
 			writeErrorBody(w, &api.ErrorMessage{ErrorCode: api.CodeUnauthorized, Message: "Unauthorized"})

@@ -25,7 +25,7 @@ import (
 // TestBasicAuth: with BASIC authentication, a request without
 // credentials, with a wrong password or without an allowed role gets 401
 // and ksqlDB's body; a user with an allowed role, plain or MD5 password,
-// passes; /healthcheck stays open.
+// passes; /healthcheck and the /chc probes stay open.
 func TestBasicAuth(t *testing.T) {
 	sum := md5.Sum([]byte("s3cret"))
 	users, err := ParseUsers(strings.NewReader("# users\nalice: wonderland,admin\nbob: MD5:" + hex.EncodeToString(sum[:]) + ",dev\ncarol: pw,guest\n"))
@@ -44,10 +44,12 @@ func TestBasicAuth(t *testing.T) {
 		{"plain password", "alice", "wonderland", "/ksql", http.StatusOK},
 		{"MD5 password", "bob", "s3cret", "/ksql", http.StatusOK},
 		{"healthcheck", "", "", "/healthcheck", http.StatusOK},
+		{"liveness probe", "", "", "/chc/live", http.StatusOK},
+		{"readiness probe", "", "", "/chc/ready", http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			method, body := "POST", io.Reader(strings.NewReader(`{"ksql":"SHOW STREAMS;"}`))
-			if tc.path == "/healthcheck" {
+			if isProbePath(tc.path) {
 				method, body = "GET", nil
 			}
 			req := httptest.NewRequest(method, tc.path, body)

@@ -9,6 +9,7 @@
 //	   POST /close-query     ──► Engine.CloseQuery
 //	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
+//	   GET  /chc/live /chc/ready (probes.go)  /metrics (http_metrics.go)
 //
 // HTTP/2 without TLS (h2c, prior knowledge) is served by net/http itself
 // (http.Server.Protocols with SetUnencryptedHTTP2), which replaces the

@@ -2,7 +2,7 @@ package server
 
 import (
 	"context"
-	"net/http"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sqlstream/sqlstream/api"
 )
@@ -58,8 +58,9 @@ type ClusterStatusReporter interface {
 	ClusterStatus() api.ClusterStatusResponse
 }
 
-// MetricsProvider is an optional Engine extension: the handler for GET
-// /metrics (Prometheus text format). Without it the route answers 404.
+// MetricsProvider is an optional Engine extension: the engine's own
+// figures on GET /metrics, beside the server's Go runtime, process and
+// HTTP metrics (http_metrics.go), which are there without it.
 type MetricsProvider interface {
-	MetricsHandler() http.Handler
+	MetricsCollector() prometheus.Collector
 }

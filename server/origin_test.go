@@ -1,6 +1,7 @@
 package server
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,8 +23,11 @@ func TestSameSite(t *testing.T) {
 		{"foreign origin allowed", "127.0.0.1:8088", "https://ui.example", "application/json", []string{"https://ui.example"}, http.StatusOK},
 		{"any origin allowed", "127.0.0.1:8088", "https://ui.example", "application/json", []string{"*"}, http.StatusOK},
 		{"DNS rebinding", "evil.example:8088", "", "application/json", nil, http.StatusForbidden},
-		{"form post", "127.0.0.1:8088", "", "application/x-www-form-urlencoded", nil, http.StatusUnsupportedMediaType},
-		{"text/plain", "[::1]:8088", "", "text/plain", nil, http.StatusUnsupportedMediaType},
+		{"curl -d", "127.0.0.1:8088", "", "application/x-www-form-urlencoded", nil, http.StatusOK},
+		{"text/plain", "[::1]:8088", "", "text/plain", nil, http.StatusOK},
+		{"foreign form post", "127.0.0.1:8088", "https://evil.example", "application/x-www-form-urlencoded", nil, http.StatusForbidden},
+		{"foreign text/plain", "127.0.0.1:8088", "null", "text/plain", nil, http.StatusForbidden},
+		{"allowed text/plain", "127.0.0.1:8088", "https://ui.example", "text/plain", []string{"https://ui.example"}, http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(newFakeEngine(), WithAllowedOrigins(tc.allowed...))
@@ -84,4 +88,31 @@ func TestHostCheckedOnEveryMethod(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSameSiteFetchMetadata: a browser that marks a POST cross-site but
+// sends no Origin (older form posts) is refused too; same-origin passes.
+func TestSameSiteFetchMetadata(t *testing.T) {
+	for site, status := range map[string]int{"cross-site": http.StatusForbidden, "same-site": http.StatusForbidden,
+		"same-origin": http.StatusOK, "none": http.StatusOK} {
+		s := New(newFakeEngine())
+		req := httptest.NewRequest("POST", "/ksql", strings.NewReader(`{"ksql":"SHOW STREAMS;"}`))
+		req.Host = "127.0.0.1:8088"
+		req.Header.Set("Content-Type", "text/plain")
+		req.Header.Set("Sec-Fetch-Site", site)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != status {
+			t.Errorf("Sec-Fetch-Site %s: status %d, want %d: %s", site, rec.Code, status, rec.Body.String())
+		}
+	}
+}
+
+// localRequest is httptest.NewRequest with a loopback Host, as a client
+// of a server listening on 127.0.0.1 sends (httptest's default Host,
+// example.com, is refused there: TestHostCheckedOnEveryMethod).
+func localRequest(method, target string, body io.Reader) *http.Request {
+	req := httptest.NewRequest(method, target, body)
+	req.Host = "127.0.0.1:8088"
+	return req
 }

@@ -7,10 +7,10 @@ import (
 )
 
 // routes builds the router: ksqlDB's route table (ServerVerticle) plus the
-// recover, logging and same-site middleware.
+// recover, logging, metrics and same-site middleware.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, s.logRequests, s.authenticate, s.sameSite)
+	r.Use(s.recoverer, s.logRequests, s.instrument, s.authenticate, s.sameSite)
 	r.NotFound(notFound)
 	r.MethodNotAllowed(methodNotAllowed)
 
@@ -25,13 +25,13 @@ func (s *Server) routes() http.Handler {
 	r.Post("/inserts-stream", s.handleInsertsStream)
 	r.Get("/info", s.handleInfo)
 	r.Get("/healthcheck", s.handleHealthcheck)
+	r.Get("/chc/live", s.handleLive)
+	r.Get("/chc/ready", s.handleReady)
 	r.Get("/status", s.handleStatuses)
 	r.Get("/clusterStatus", s.handleClusterStatus)
 	r.Post("/heartbeat", s.handleHeartbeat)
 	r.Post("/lag", s.handleLag)
-	if m, ok := s.engine.(MetricsProvider); ok {
-		r.Method(http.MethodGet, "/metrics", m.MetricsHandler())
-	}
+	r.Method(http.MethodGet, "/metrics", s.metricsHandler())
 	r.Get("/status/{type}/{entity}/{action}", s.handleStatus)
 	r.Get("/is_valid_property/{property}", s.handleIsValidProperty)
 	return r

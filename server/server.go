@@ -19,6 +19,7 @@ type Server struct {
 
 	handler http.Handler
 	http    *http.Server
+	metrics *httpMetrics
 	// base is the parent of every request context; Shutdown cancels it so
 	// that push queries end instead of holding their connections open.
 	base   context.Context
@@ -35,7 +36,7 @@ func New(e Engine, opts ...Option) *Server {
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	s := &Server{engine: e, cfg: cfg, cfgErr: cfg.validate()}
+	s := &Server{engine: e, cfg: cfg, cfgErr: cfg.validate(), metrics: newHTTPMetrics()}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.handler = s.routes()
 	s.http = s.newHTTPServer()

@@ -34,6 +34,8 @@ var (
 	_ server.CommandStatusLookup = (*runtime.Engine)(nil)
 	_ server.PropertyValidator   = (*runtime.Engine)(nil)
 	_ server.Peering             = (*runtime.Engine)(nil)
+	_ server.Readiness           = (*runtime.Engine)(nil)
+	_ server.MetricsProvider     = (*runtime.Engine)(nil)
 )
 
 // advertisedListener is ksql.advertised.listener, or the URL of the

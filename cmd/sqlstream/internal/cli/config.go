@@ -166,6 +166,7 @@ func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 		DataDir:      vals["sqlstream.data.dir"].value,
 		ServiceID:    vals["ksql.service.id"].value,
 		LogLevel:     level,
+		LogFormat:    vals["sqlstream.log.format"].value,
 		Properties:   map[string]string{},
 
 		SchemaRegistryListen: registryListen(vals),

@@ -57,8 +57,8 @@ func resolveArgs(args []string, opts []option, render func(Settings) string) str
 }
 
 func renderBrokerSettings(s Settings) string {
-	return fmt.Sprintf("broker-listen: %s\ndata-dir: %s\nbroker-dir: %s\nlog-level: %s\n",
-		s.BrokerListen, s.DataDir, s.BrokerDir(), s.LogLevel)
+	return fmt.Sprintf("broker-listen: %s\ndata-dir: %s\nbroker-dir: %s\nlog-level: %s\nlog-format: %s\n",
+		s.BrokerListen, s.DataDir, s.BrokerDir(), s.LogLevel, s.LogFormat)
 }
 
 func renderSettings(s Settings) string {
@@ -69,6 +69,7 @@ func renderSettings(s Settings) string {
 	fmt.Fprintf(&b, "data-dir: %s\n", s.DataDir)
 	fmt.Fprintf(&b, "service-id: %s\n", s.ServiceID)
 	fmt.Fprintf(&b, "log-level: %s\n", s.LogLevel)
+	fmt.Fprintf(&b, "log-format: %s\n", s.LogFormat)
 	if s.SchemaRegistryListen == "" {
 		fmt.Fprintf(&b, "schema-registry: not embedded\n")
 	} else {

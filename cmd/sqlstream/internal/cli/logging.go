@@ -8,8 +8,14 @@ import (
 	"path/filepath"
 )
 
-func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+// newLogger logs to w at s's level and in its format: slog's text
+// handler, or its JSON handler for sqlstream.log.format=json.
+func newLogger(w io.Writer, s Settings) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: s.LogLevel}
+	if s.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // openLogFile opens the combined mode's log file for appending, creating

@@ -11,7 +11,7 @@ import (
 
 // runServer serves until ctx ends (SIGINT or SIGTERM), logging to stderr.
 func runServer(ctx context.Context, s Settings, svc Services, stdio Stdio) error {
-	log := newLogger(stdio.Err, s.LogLevel)
+	log := newLogger(stdio.Err, s)
 	n, err := startNode(ctx, s, svc, log)
 	if err != nil {
 		return err
@@ -32,7 +32,7 @@ func runCombined(ctx context.Context, s Settings, svc Services, stdio Stdio) err
 		return err
 	}
 	defer f.Close()
-	log := newLogger(f, s.LogLevel)
+	log := newLogger(f, s)
 	n, err := startNode(ctx, s, svc, log)
 	if err != nil {
 		return err

@@ -41,6 +41,8 @@ func serverOptions() []option {
 			"service id: prefix of the command topic, internal topics and consumer groups", checkServiceID},
 		{"log-level", "sqlstream.log.level", "info", "LEVEL",
 			"minimum log level: debug, info, warn or error", checkLogLevel},
+		{"log-format", "sqlstream.log.format", "text", "FORMAT",
+			"log line format: text (key=value) or json (one object per line, for log shippers)", checkLogFormat},
 	}
 }
 
@@ -151,6 +153,13 @@ func parseLogLevel(v string) (slog.Level, error) {
 		return 0, fmt.Errorf("%q is not one of debug, info, warn, error", v)
 	}
 	return l, nil
+}
+
+func checkLogFormat(v string) error {
+	if v != "text" && v != "json" {
+		return fmt.Errorf("%q is not one of text, json", v)
+	}
+	return nil
 }
 
 func checkLogLevel(v string) error {

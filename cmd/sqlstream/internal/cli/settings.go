@@ -26,6 +26,8 @@ type Settings struct {
 	ServiceID string
 	// LogLevel is the minimum level logged.
 	LogLevel slog.Level
+	// LogFormat is "text" (slog's key=value lines) or "json".
+	LogFormat string
 	// Properties are the ksqlDB properties handed to the engine: every key
 	// of the config file plus listeners, bootstrap.servers and
 	// ksql.service.id as resolved.

@@ -17,7 +17,7 @@ func brokerOptions() []option {
 			o.usage = "broker address, host:port (port 0 picks a free port)"
 		case "data-dir":
 			o.usage = "directory for the broker's data (in broker/)"
-		case "log-level":
+		case "log-level", "log-format":
 		default:
 			continue
 		}
@@ -55,7 +55,7 @@ func brokerCommand(args []string, stdio Stdio, svc Services) error {
 // runBroker runs the broker until ctx ends (SIGINT or SIGTERM), then
 // closes it, which writes its state to the data directory.
 func runBroker(ctx context.Context, s Settings, users map[string]string, stdio Stdio) error {
-	log := newLogger(stdio.Err, s.LogLevel)
+	log := newLogger(stdio.Err, s)
 	lock, err := lockDataDir(s.DataDir)
 	if err != nil {
 		return err

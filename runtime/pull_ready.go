@@ -1,0 +1,160 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/sqlstream/sqlstream/api"
+)
+
+// PropPullReadyWait is sqlstream's own: how long the first pull query on
+// a table waits for the table's query to be RUNNING and caught up (0:
+// never waits, as ksqlDB).
+const PropPullReadyWait = "sqlstream.query.pull.ready.wait.ms"
+
+const defaultPullReadyWaitMs = 30000
+
+// pullReadyPoll is how often awaitCaughtUp looks at the query again.
+const pullReadyPoll = 50 * time.Millisecond
+
+// awaitCaughtUp makes the first pull query on a table created by CREATE
+// TABLE … AS SELECT wait until the query can answer it: its tasks RUNNING
+// (assigned, stores restored) and its committed offsets at the end
+// offsets its inputs had when the pull query came, one sub-topology after
+// the other (a repartition topic's end is taken once the sub-topology
+// feeding it has caught up). ksqlDB answers at once from whatever the
+// store holds, so a pull query right after the CTAS comes back empty;
+// sqlstream waits (bounded by PropPullReadyWait) and, past the bound,
+// answers error 50302 saying what the query still waits for. Once a query
+// has caught up, later pull queries never wait: they read the committed
+// state, as ksqlDB's do. When Kafka cannot answer the offset requests the
+// pull query is answered from the store (and a warning logged): the check
+// never makes a pull query fail that would have succeeded without it.
+//
+// A source partition read from latest (auto.offset.reset) without a
+// committed offset counts as caught up: the query started past the
+// records it holds. Internal topics are always read from their start.
+//
+// A partition whose last entry is a transaction marker ends one past the
+// offset its reader commits; the topics this engine's exactly_once_v2
+// queries write (sinks and internal topics) are allowed that one offset.
+// Other transactional producers' topics make the wait run to its bound
+// the first time; the query is then marked caught up all the same.
+func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
+	kc, ok := e.cluster.(*kafkaCluster)
+	wait := time.Duration(t.props.Int(PropPullReadyWait, defaultPullReadyWaitMs)) * time.Millisecond
+	if !ok || q.caughtUp.Load() || wait <= 0 || t.only != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	missing, err := e.waitCaughtUp(ctx, kc, q)
+	switch {
+	case err == nil:
+		q.caughtUp.Store(q.State() == StateRunning) // a failed query is waited for again once it runs
+		return nil
+	case ctx.Err() == nil:
+		// Kafka cannot tell the offsets now; the store can still answer,
+		// as it did before this check existed.
+		q.logger().Warn("pull query: cannot tell whether the table's query caught up; answering from its store", "query", q.id, "err", err)
+		return nil
+	}
+	if q.State() == StateRunning {
+		q.caughtUp.Store(true) // running, yet its offsets never line up: do not wait again
+	}
+	return &api.ErrorMessage{ErrorCode: api.CodeServerNotReady, Message: fmt.Sprintf(
+		"Table %s is not ready yet: its query %s %s after %v; try again (%s sets the wait)",
+		q.plan.Sink.Name, q.id, missing, wait, PropPullReadyWait)}
+}
+
+// waitCaughtUp polls until q is caught up (see awaitCaughtUp) or ctx
+// ends; missing says what it still waited for.
+func (e *Engine) waitCaughtUp(ctx context.Context, kc *kafkaCluster, q *query) (missing string, err error) {
+	missing = "is " + q.State().String()
+	for _, sub := range q.topo.SubTopologies {
+		if len(sub.Topics) == 0 {
+			continue // kadm would list every topic's ends
+		}
+		var ends kadm.ListedOffsets
+		for {
+			switch st := q.State(); st {
+			case StateError, StateTerminated:
+				return "is " + st.String(), nil // answer from the store as it is
+			case StateRunning:
+				if ends == nil {
+					if ends, err = kc.adm.ListEndOffsets(ctx, sub.Topics...); err != nil {
+						return missing, e.pullReadyErr(ctx, err)
+					}
+				}
+				committed, err := kc.adm.FetchOffsets(ctx, q.appID)
+				if err != nil {
+					return missing, e.pullReadyErr(ctx, err)
+				}
+				missing = e.behind(q, ends, committed)
+			default:
+				missing = "is " + st.String() + " (its tasks are being assigned or restored)"
+			}
+			if missing == "" {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return missing, ctx.Err()
+			case <-time.After(pullReadyPoll):
+			}
+		}
+	}
+	return "", nil
+}
+
+// pullReadyErr is a Kafka error while waiting; a deadline passes through
+// so that the caller answers "not ready".
+func (e *Engine) pullReadyErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("checking whether the table's query caught up: %w", err)
+}
+
+// behind describes the input partitions whose committed offset is short
+// of its end, or returns "" when none is.
+func (e *Engine) behind(q *query, ends kadm.ListedOffsets, committed kadm.OffsetResponses) string {
+	var lag []string
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil || o.Offset <= 0 {
+			return
+		}
+		at := int64(0)
+		c, ok := committed.Lookup(o.Topic, o.Partition)
+		switch {
+		case ok && c.Err == nil && c.At >= 0:
+			at = c.At
+		case !q.cfg.fromEarliest && !strings.HasPrefix(o.Topic, q.appID+"-"):
+			return // no commit yet on a source read from latest: the records before it started are not its to read
+		}
+		if slack := e.markerSlack(o.Topic); at < o.Offset-slack {
+			lag = append(lag, fmt.Sprintf("%s[%d] at %d of %d", o.Topic, o.Partition, at, o.Offset))
+		}
+	})
+	if len(lag) == 0 {
+		return ""
+	}
+	return "has not caught up with " + strings.Join(lag, ", ")
+}
+
+// markerSlack is 1 for a topic an exactly_once_v2 query of this engine
+// writes (its partitions may end with a transaction marker), else 0.
+func (e *Engine) markerSlack(topic string) int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, q := range e.queries {
+		if q.cfg.guarantee == exactlyOnce && (q.topo.SinkTopic == topic || strings.HasPrefix(topic, q.appID+"-")) {
+			return 1
+		}
+	}
+	return 0
+}
