@@ -30,6 +30,7 @@
 //	session:  SessionStore key ‖ end(8) ‖ start(8)      session_store.go
 //	versions: VersionedStore key ‖ valid-from(8)        versioned_store.go
 //	commit:   Store.Flush ─► producer flush ─► DB.Checkpoint(id, next offset)
+//	alos:     WriteCached ─► changelog + batch (no commit), then the task's outputs
 //	eos:      Store.Flush ─► Kafka commit ─► DB.CommitTransaction(id, next offset)
 //	          (or CommitTransactionUnsynced per store, then one SyncCommits)
 //
