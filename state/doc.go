@@ -91,6 +91,16 @@
 // each written key exists; that read is most of the cost of a write that
 // reaches Pebble, one more reason the cache absorbs hot keys.
 //
+// # A disk that refuses writes
+//
+// Pebble treats a commit it cannot log (a full disk) as fatal and panics
+// through its logger. Every write of the DB recovers that panic into a
+// *WriteError and keeps it: from then on writes fail at once with it
+// (DB.Failure), reads go on, and Close of the failed DB is bounded, so
+// the server reports the failure and stops instead of crashing or
+// hanging; reopening the DB (a restart) takes writes again
+// (write_failure.go).
+//
 // # Keys never written
 //
 // Aggregations read before they write, and most reads of a windowed
