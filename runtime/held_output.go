@@ -12,24 +12,29 @@ import (
 // heldOutput holds the records a stateful task emits under at_least_once
 // until its stores' cached writes are in the changelog producer's queue
 // ahead of them (taskStores.release), so a sink is never ahead of the
-// state a crash restores: the cache absorbs a hot key's writes and sends
-// its changelog record only at a flush, while the output of every update
-// would otherwise go out at once, and a kill -9 before the commit left
+// state a crash restores. Before, the cache absorbed a hot key's writes
+// and sent its changelog record only at the commit while the output of
+// every update went out at once, and a kill -9 before the commit left
 // the sink at 40 and the restored count at 1 (issue 16, point 6).
 //
-// Kafka Streams gets the same order from its cache, which forwards
-// records downstream only as it flushes them; here each update keeps its
-// output record, released after each batch of records the task processed
-// rather than at the commit, so output latency is unchanged, and the
-// cache still absorbs a batch's repeated writes to one key.
-// exactly_once_v2 needs none of it: outputs and changelogs commit in one
-// transaction.
+// The outputs follow the cache, as in Kafka Streams (whose cache
+// forwards downstream only what it flushes): they are released at the
+// commit, right before the stores flush, or earlier once they hold as
+// many bytes as the cache may (ksql.streams.cache.max.bytes.buffering),
+// when the cache is written down to the changelog first. So a ksqlDB
+// user sees what ksqlDB shows, outputs about every commit.interval.ms,
+// except that every update keeps its output record; with a cache of 0
+// each batch of records is released as it is processed (its changelog
+// records went out with each write). exactly_once_v2 needs none of it:
+// outputs and changelogs commit in one transaction.
 //
 // One task's holder is used by that task's goroutine only (the worker
 // processing it, or the poll loop between rounds).
 type heldOutput struct {
 	produce func(*kgo.Record)
 	recs    []*kgo.Record
+	bytes   int64
+	limit   int64 // release once bytes reach it; 0: after every batch
 }
 
 var _ physical.Emitter = (*heldOutput)(nil)
@@ -37,8 +42,17 @@ var _ physical.Emitter = (*heldOutput)(nil)
 // Emit implements physical.Emitter: the record is converted now (the
 // operator may reuse rec) and produced at the next release.
 func (h *heldOutput) Emit(rec *physical.OutRecord) {
-	h.recs = append(h.recs, toKgo(rec))
+	kr := toKgo(rec)
+	h.recs = append(h.recs, kr)
+	h.bytes += int64(len(kr.Key) + len(kr.Value) + recordOverhead)
 }
+
+// recordOverhead approximates a held record's bookkeeping bytes.
+const recordOverhead = 64
+
+// full reports whether the held records are to be released before the
+// commit.
+func (h *heldOutput) full() bool { return len(h.recs) > 0 && h.bytes >= h.limit }
 
 // flush produces the held records in the order they were emitted.
 func (h *heldOutput) flush() {
@@ -46,7 +60,7 @@ func (h *heldOutput) flush() {
 		h.produce(kr)
 		h.recs[i] = nil
 	}
-	h.recs = h.recs[:0]
+	h.recs, h.bytes = h.recs[:0], 0
 }
 
 // release writes the cached store writes down to the changelog (not
@@ -68,6 +82,15 @@ func (t *taskStores) release() error {
 	return nil
 }
 
+// releaseIfFull releases task k's held outputs after a batch of records
+// when they hold the cache's worth of bytes (heldOutput).
+func (r *kafkaRunner) releaseIfFull(k taskKey, t *taskEntry) error {
+	if t.stores == nil || t.stores.held == nil || !t.stores.held.full() {
+		return nil
+	}
+	return r.release(k, t)
+}
+
 // release releases task k's held outputs (taskStores.release); a store
 // that cannot write its cache down fails the task, as a failed Process
 // does, so a corrupt store is wiped and restored (error_class.go).
@@ -81,8 +104,8 @@ func (r *kafkaRunner) release(k taskKey, t *taskEntry) error {
 	return nil
 }
 
-// releaseOutputs releases the held outputs of every task (the poll loop,
-// no task being processed).
+// releaseOutputs releases the held outputs of every task (the poll loop
+// at the commit, no task being processed).
 func (r *kafkaRunner) releaseOutputs() error {
 	for _, k := range r.tasks.keys() {
 		if t := r.tasks.lookupKey(k); t != nil {

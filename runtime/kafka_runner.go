@@ -25,8 +25,9 @@ import (
 // records are committed (at-least-once: outputs and changelogs are
 // acknowledged before the input offsets that produced them are committed).
 // A stateful task's outputs are held until its cached store writes are
-// queued to their changelogs ahead of them (held_output.go), so a crash
-// never restores state older than its sink shows.
+// queued to their changelogs ahead of them, at the commit or once they
+// fill the cache's bound (held_output.go), so a crash never restores
+// state older than its sink shows.
 //
 // A fault the runner cannot get past (a store that cannot be restored, a
 // task that fails, an output or changelog write the broker refused, a
@@ -374,7 +375,7 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 		}
 		r.q.processed.Add(1)
 	}
-	if err := r.release(r.tasks.keyOf(p.Topic, p.Partition), t); err != nil {
+	if err := r.releaseIfFull(r.tasks.keyOf(p.Topic, p.Partition), t); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -528,5 +529,5 @@ func (r *kafkaRunner) punctuate() error {
 			return err
 		}
 	}
-	return r.releaseOutputs()
+	return nil
 }

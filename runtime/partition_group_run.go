@@ -163,7 +163,7 @@ func (r *kafkaRunner) processGroup(k taskKey) error {
 		return nil
 	})
 	if err == nil {
-		err = r.release(k, t)
+		err = r.releaseIfFull(k, t)
 	}
 	r.mu.Lock()
 	pg.takeDone(func(p tp, next int64) { r.processed[p] = next })

@@ -36,8 +36,9 @@ type taskEnvs struct {
 	// (nil: from the beginning).
 	startTime func(physical.TaskID) *int64
 	// hold, when set, produces a stateful task's output records once its
-	// cached store writes are in the changelog queue ahead of them
-	// (at_least_once in Kafka: heldOutput); nil emits them at once.
+	// cached store writes are in the changelog queue ahead of them, at
+	// the commit or once they fill the cache's bound (at_least_once in
+	// Kafka: heldOutput); nil emits them at once.
 	hold func(*kgo.Record)
 }
 
@@ -66,7 +67,7 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	stores.transactional = b.transactional
 	env.Stores = stores
 	if b.hold != nil && env.Emit != nil {
-		stores.held = &heldOutput{produce: b.hold}
+		stores.held = &heldOutput{produce: b.hold, limit: b.cfg.cacheBytes}
 		env.Emit = stores.held
 	}
 	return env, stores
