@@ -12,8 +12,11 @@ import (
 
 // alosCrashConfig is an at_least_once server that commits only when it
 // stops or loses partitions (a 10-minute interval), so a kill -9 lands
-// before the commit of everything since the last one.
+// before the commit of everything since the last one; its stores' 1 KiB
+// caches make it release outputs before the commit, once a batch's fill
+// them (held_output.go).
 const alosCrashConfig = "ksql.streams.processing.guarantee=at_least_once\nksql.streams.commit.interval.ms=600000\n" +
+	"ksql.streams.cache.max.bytes.buffering=1024\n" +
 	"ksql.streams.session.timeout.ms=6000\nsqlstream.command.topic.secret=shared-secret-of-this-service\n"
 
 const alosCrashKeys = 12
@@ -151,8 +154,8 @@ func TestALOSKillNineNeverGoesBackwards(t *testing.T) {
 	}
 	n.kill()
 	n.start()
-	r.produceEach(1)
-	last = r.awaitAtLeast(last, 1)
+	r.produceEach(40) // a batch that fills the caches again, released before the commit
+	last = r.awaitAtLeast(last, 40)
 	r.neverBackwards("kill -9 before the first commit")
 
 	n.stop() // commits
@@ -164,8 +167,8 @@ func TestALOSKillNineNeverGoesBackwards(t *testing.T) {
 	last = r.awaitAtLeast(last, 40)
 	n.kill()
 	n.start()
-	r.produceEach(1)
-	r.awaitAtLeast(last, 1)
+	r.produceEach(40)
+	r.awaitAtLeast(last, 40)
 	r.neverBackwards("kill -9 after a commit")
 	n.mustKsql("SHOW QUERIES;") // the server still answers
 }
@@ -183,8 +186,8 @@ func TestALOSFailoverNeverGoesBackwards(t *testing.T) {
 		t.Fatal("offsets committed already: the kill must land before the first commit")
 	}
 	ns[0].kill()
-	r.produceEach(1)
-	r.awaitAtLeast(last, 1)
+	r.produceEach(40)
+	r.awaitAtLeast(last, 40)
 	r.neverBackwards("failover after kill -9")
 	ns[1].mustKsql("SHOW QUERIES;")
 }
