@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
@@ -47,8 +48,9 @@ func (h *heldOutput) Emit(rec *physical.OutRecord) {
 	h.bytes += int64(len(kr.Key) + len(kr.Value) + recordOverhead)
 }
 
-// recordOverhead approximates a held record's bookkeeping bytes.
-const recordOverhead = 64
+// recordOverhead is a held record's bytes besides its key and value:
+// the kgo.Record and its slot in recs.
+const recordOverhead = int(unsafe.Sizeof(kgo.Record{})) + 8
 
 // full reports whether the held records are to be released before the
 // commit.
