@@ -183,7 +183,20 @@ func (e *Engine) Close() error {
 		// it open (its write-ahead log makes the next start recover).
 		return fmt.Errorf("queries did not stop within %v; local state left open", e.stopTimeout())
 	}
-	return e.db.Close()
+	return e.closeDB()
+}
+
+// closeDB closes the local state. A DB that failed a write (a full disk)
+// was reported when it failed (its queries in ERROR, StorageFailure);
+// closing it, within its bound, says so again and is logged rather than
+// failing the shutdown.
+func (e *Engine) closeDB() error {
+	err := e.db.Close()
+	if err != nil && e.db.Failure() != nil {
+		e.logger.Warn("closed the local state that had failed a write", "err", err)
+		return nil
+	}
+	return err
 }
 
 // Registry returns the function registry.

@@ -25,6 +25,9 @@ import (
 //	fatal user     the query as defined cannot go on (an invalid
 //	               timestamp it must throw on, a topic it may not write, a
 //	               record too large): ERROR, saying why and what to do.
+//	fatal storage  the data directory's disk refused a write (full): the
+//	               state DB fails every write from then on
+//	               (state.WriteError); ERROR, saying to free space.
 //	fatal internal anything else, a bug: ERROR, saying so.
 //
 // The first three are bounded: past maxRecoveries in a row without a
@@ -36,11 +39,12 @@ const (
 	classTaskMigrated
 	classCorrupted
 	classFatalUser
+	classFatalStorage
 	classFatalInternal
 )
 
 func (c errorClass) String() string {
-	return [...]string{"retriable", "task migrated", "corrupted", "fatal user", "fatal internal"}[c]
+	return [...]string{"retriable", "task migrated", "corrupted", "fatal user", "fatal storage", "fatal internal"}[c]
 }
 
 // fatal reports whether the class ends the query.
@@ -91,6 +95,8 @@ func classify(err error) errorClass {
 	switch {
 	case errors.As(err, &ue) || userKafkaError(err):
 		return classFatalUser
+	case state.IsWriteFailure(err):
+		return classFatalStorage
 	case state.IsCorrupt(err):
 		return classCorrupted
 	case migratedKafkaError(err):
@@ -144,6 +150,8 @@ func failure(id string, err error) *queryFailure {
 		f.remedy = ue.Remedy + "; then " + retry
 	case c == classFatalUser:
 		f.remedy = "the broker refused the query's records: check the topics' ACLs and max.message.bytes; then " + retry
+	case c == classFatalStorage:
+		f.remedy = "free space on the disk of the server's data directory, then restart the server: its local state is reopened and what is behind is restored from the changelogs (a state DB that failed a write takes none until then); " + retry
 	case c == classFatalInternal:
 		f.remedy = "this is a bug of sqlstream, please report it with the server log; " + retry
 	default:

@@ -24,6 +24,10 @@ import (
 // flushed, the stores are checkpointed and then the offsets of processed
 // records are committed (at-least-once: outputs and changelogs are
 // acknowledged before the input offsets that produced them are committed).
+// A stateful task's outputs are held until its cached store writes are
+// queued to their changelogs ahead of them, at the commit or once they
+// fill the cache's bound (held_output.go), so a crash never restores
+// state older than its sink shows.
 //
 // A fault the runner cannot get past (a store that cannot be restored, a
 // task that fails, an output or changelog write the broker refused, a
@@ -89,7 +93,9 @@ func (k *kafkaCluster) start(q *query) (runner, error) {
 		return k.startEOS(q)
 	}
 	r := newKafkaRunner(k, q)
-	r.tasks = newTaskSet(q.topo, q.taskEnvs(r, r).build)
+	envs := q.taskEnvs(r, r)
+	envs.hold = r.produceOutput
+	r.tasks = newTaskSet(q.topo, envs.build)
 	if err := r.newClient(); err != nil {
 		return nil, err
 	}
@@ -215,6 +221,10 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
 	r.produce(toKgo(rec), r.emitted)
 }
+
+// produceOutput produces an output record a stateful task held back
+// (heldOutput).
+func (r *kafkaRunner) produceOutput(kr *kgo.Record) { r.produce(kr, r.emitted) }
 
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints.
@@ -365,6 +375,9 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 		}
 		r.q.processed.Add(1)
 	}
+	if err := r.releaseIfFull(r.tasks.keyOf(p.Topic, p.Partition), t); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	r.processed[tp{p.Topic, p.Partition}] = p.Records[len(p.Records)-1].Offset + 1
 	if len(r.fresh) > 0 {
@@ -379,6 +392,9 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 // committed: a store that could not flush, a producer flush cut short by
 // ctx, or a record the broker refused since the last commit.
 func (r *kafkaRunner) commit(ctx context.Context) error {
+	if err := r.releaseOutputs(); err != nil {
+		return err
+	}
 	for _, t := range r.tasks.all() {
 		if t.stores == nil {
 			continue

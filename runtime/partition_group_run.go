@@ -162,6 +162,9 @@ func (r *kafkaRunner) processGroup(k taskKey) error {
 		pg.markDone(rec)
 		return nil
 	})
+	if err == nil {
+		err = r.releaseIfFull(k, t)
+	}
 	r.mu.Lock()
 	pg.takeDone(func(p tp, next int64) { r.processed[p] = next })
 	r.mu.Unlock()

@@ -62,8 +62,15 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	if err != nil {
 		return nil, err
 	}
+	// Likewise a host that does not answer (dead, its heartbeats not yet
+	// timed out): its partitions go to their next host (pull_failover.go).
+	remotes, fellBack, err := e.openRemotes(t, q, route)
+	if err != nil {
+		return nil, err
+	}
+	route.local = append(route.local, fellBack...)
 	go func() {
-		t.finishWith(e.scanStore(t, q, m, route, keys, isLookup), "")
+		t.finishWith(e.scanStore(t, q, m, route.local, remotes, keys, isLookup), "")
 	}()
 	return runnerFunc(func() error { return nil }), nil
 }
@@ -83,10 +90,11 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 }
 
 // scanStore reads the store partitions the pull query needs (those of
-// its keys for a key lookup, else all) where route says they live: this
-// server's own, then each other host's through forwarding
-// (pull_route.go).
-func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, route pullRoute, keys [][]byte, isLookup bool) error {
+// its keys for a key lookup, else all): this server's own (local), then
+// each other host's through its opened forward (pull_route.go,
+// pull_failover.go), whose bodies it closes.
+func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, local []int32, remotes []*forwarded, keys [][]byte, isLookup bool) error {
+	defer closeAll(remotes)
 	env, _ := t.taskEnvs(nil, nil).build(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
 	if err != nil {
@@ -94,15 +102,15 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 	}
 	var done bool
 	if isLookup {
-		done, err = e.lookup(task, q, m, route.local, keys)
+		done, err = e.lookup(task, q, m, local, keys)
 	} else {
-		done, err = e.scanLocal(task, q, m, route.local)
+		done, err = e.scanLocal(task, q, m, local)
 	}
-	for _, ep := range route.endpoints() {
+	for _, f := range remotes {
 		if done || err != nil {
 			break
 		}
-		done, err = e.forwardPull(t, ep, route.remote[ep])
+		done, err = readForwarded(t, f.endpoint, f.sc)
 	}
 	return err
 }

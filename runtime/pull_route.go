@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -82,13 +81,16 @@ func (e *Engine) locator() taskLocator {
 type pullRoute struct {
 	local  []int32
 	remote map[string][]int32 // endpoint → partitions
+	// alts are the other usable hosts of each remote partition, in the
+	// order tried should its host not answer (pull_failover.go).
+	alts map[int32][]string
 }
 
 // routePull decides where each of parts is read. A forwarded query
 // (t.only set) reads here whatever it was sent for, provided this server
 // still holds it.
 func (e *Engine) routePull(t *transient, q *query, m *physical.Materialization, parts []int32) (pullRoute, error) {
-	r := pullRoute{remote: map[string][]int32{}}
+	r := pullRoute{remote: map[string][]int32{}, alts: map[int32][]string{}}
 	loc := e.locator()
 	standby := t.props[PropStandbyReads] == "true"
 	maxLag := int64(t.props.Int(PropMaxOffsetLag, math.MaxInt))
@@ -101,25 +103,36 @@ func (e *Engine) routePull(t *transient, q *query, m *physical.Materialization, 
 			r.local = append(r.local, p)
 			continue
 		}
-		ep, err := e.pickHost(hosts, standby, maxLag, t.only != nil)
+		usable, err := e.usableHosts(hosts, standby, maxLag, t.only != nil)
 		if err != nil {
 			return r, fmt.Errorf("Unable to execute pull query: partition %d of %s: %w", p, q.id, err)
 		}
-		if ep == e.peers.self {
+		if ep := usable[0]; ep == e.peers.self {
 			r.local = append(r.local, p)
 		} else {
 			r.remote[ep] = append(r.remote[ep], p)
+			r.alts[p] = usable[1:]
 		}
 	}
 	return r, nil
 }
 
-// pickHost returns the first usable host: the active, or a standby when
-// standby reads are on and its lag is within maxLag (a standby of unknown
-// lag only without a limit); dead hosts are skipped. A forwarded query
-// must find this server among them.
+// pickHost returns the first usable host (usableHosts).
 func (e *Engine) pickHost(hosts []taskHost, standby bool, maxLag int64, forwarded bool) (string, error) {
-	var dead, behind []string
+	usable, err := e.usableHosts(hosts, standby, maxLag, forwarded)
+	if err != nil {
+		return "", err
+	}
+	return usable[0], nil
+}
+
+// usableHosts returns the usable hosts in the order to try them: the
+// active, then the standbys when standby reads are on and their lag is
+// within maxLag (a standby of unknown lag only without a limit); dead
+// hosts are skipped. A forwarded query must find this server among them.
+// None usable is an error saying why.
+func (e *Engine) usableHosts(hosts []taskHost, standby bool, maxLag int64, forwarded bool) ([]string, error) {
+	var dead, behind, usable []string
 	for _, h := range hosts {
 		switch {
 		case h.standby && !standby:
@@ -128,21 +141,29 @@ func (e *Engine) pickHost(hosts []taskHost, standby bool, maxLag int64, forwarde
 		case forwarded && h.endpoint != e.peers.self:
 		case !e.peers.alive(h.endpoint):
 			dead = append(dead, h.endpoint)
-		default:
-			return h.endpoint, nil
+		case !slices.Contains(usable, h.endpoint):
+			usable = append(usable, h.endpoint)
 		}
 	}
+	if len(usable) > 0 {
+		return usable, nil
+	}
+	return nil, e.noHost(hosts, dead, behind, standby, maxLag, forwarded)
+}
+
+// noHost says why none of a partition's hosts is usable.
+func (e *Engine) noHost(hosts []taskHost, dead, behind []string, standby bool, maxLag int64, forwarded bool) error {
 	switch {
 	case forwarded:
-		return "", fmt.Errorf("the partition is not held by this server (%s) any more", e.peers.self)
+		return fmt.Errorf("the partition is not held by this server (%s) any more", e.peers.self)
 	case len(hosts) == 0:
-		return "", fmt.Errorf("no server runs it at the moment (its task is being reassigned); retry")
+		return fmt.Errorf("no server runs it at the moment (its task is being reassigned); retry")
 	case len(dead) > 0 && !standby:
-		return "", fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), PropStandbyReads)
+		return fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), PropStandbyReads)
 	case len(behind) > 0:
-		return "", fmt.Errorf("its hosts %s are not alive and no standby is within %s=%d (%s)", strings.Join(dead, ", "), PropMaxOffsetLag, maxLag, strings.Join(behind, ", "))
+		return fmt.Errorf("its hosts %s are not alive and no standby is within %s=%d (%s)", strings.Join(dead, ", "), PropMaxOffsetLag, maxLag, strings.Join(behind, ", "))
 	}
-	return "", fmt.Errorf("its hosts %s are not alive and it has no live standby", strings.Join(dead, ", "))
+	return fmt.Errorf("its hosts %s are not alive and it has no live standby", strings.Join(dead, ", "))
 }
 
 // lagText renders a replica's lag, -1 as unknown.
@@ -152,9 +173,6 @@ func lagText(lag int64) string {
 	}
 	return fmt.Sprintf("%d records", lag)
 }
-
-// endpoints returns the route's remote endpoints in order.
-func (r pullRoute) endpoints() []string { return slices.Sorted(maps.Keys(r.remote)) }
 
 // partitionList renders partitions for reqPartitions.
 func partitionList(ps []int32) string {

@@ -52,16 +52,23 @@ type standbyPart struct {
 	task taskKey
 	rs   state.Restorer
 	next atomic.Int64 // next offset to apply
-	end  atomic.Int64 // the partition's last stable offset as last fetched (-1: unknown)
+	// committed is the next offset after what the store committed: what
+	// a pull query reading the replica sees (it reads committed state).
+	committed atomic.Int64
+	end       atomic.Int64 // the partition's last stable offset as last fetched (-1: unknown)
 }
 
-// lag is how many offsets the replica misses, -1 when unknown.
+// lag is how many offsets the replica misses, -1 when unknown: counted
+// from what it committed, not what it applied, since a standby read (and
+// a promotion) sees only that; a replica reported caught up while its
+// last second of records was applied but not committed answered pull
+// queries without them (issue 16, point 15).
 func (p *standbyPart) lag() int64 {
 	end := p.end.Load()
 	if end < 0 {
 		return -1
 	}
-	return max(end-p.next.Load(), 0)
+	return max(end-p.committed.Load(), 0)
 }
 
 // standbyCommitEvery is how often replicas commit what they applied.
@@ -180,6 +187,7 @@ func (f *standbyFeeder) open(k taskKey) bool {
 		}
 		p := &standbyPart{id: id, task: k, rs: rs}
 		p.next.Store(from)
+		p.committed.Store(from)
 		p.end.Store(-1)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if end, err := f.r.k.endOffset(ctx, spec.Changelog, k.partition); err == nil {
@@ -307,9 +315,12 @@ func applyFetches(fs kgo.Fetches, parts map[tp]*standbyPart, fault func(string, 
 
 func (f *standbyFeeder) commit(parts map[tp]*standbyPart) {
 	for _, p := range parts {
+		next := p.next.Load() // the loop's goroutine is the one applying
 		if err := p.rs.Commit(); err != nil {
 			f.r.q.logger().Warn("standby replica: commit failed", "query", f.r.q.id, "store", p.id.String(), "err", err)
+			continue
 		}
+		p.committed.Store(next)
 	}
 }
 
@@ -356,7 +367,7 @@ func (f *standbyFeeder) assignments() []TaskAssignment {
 		if a == nil {
 			continue
 		}
-		a.Stores = append(a.Stores, StoreLag{Store: p.id.Name, Partition: p.id.Partition, Position: p.next.Load(), End: p.end.Load(), Lag: p.lag()})
+		a.Stores = append(a.Stores, StoreLag{Store: p.id.Name, Partition: p.id.Partition, Position: p.committed.Load(), End: p.end.Load(), Lag: p.lag()})
 	}
 	var out []TaskAssignment
 	for _, k := range slices.SortedFunc(maps.Keys(byTask), compareTasks) {

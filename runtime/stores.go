@@ -28,6 +28,9 @@ type taskStores struct {
 	// transactional stores commit with the runner's Kafka transaction
 	// (commitTransaction), not at flush.
 	transactional bool
+	// held holds the task's output records until release (at_least_once
+	// in Kafka, heldOutput); nil when they go out at once.
+	held *heldOutput
 
 	mu   sync.Mutex
 	open []*openStore

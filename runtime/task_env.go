@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // taskEnvs builds the environment of every task of one query, whatever
@@ -34,6 +35,11 @@ type taskEnvs struct {
 	// startTime, when set, gives the stream time a task continues from
 	// (nil: from the beginning).
 	startTime func(physical.TaskID) *int64
+	// hold, when set, produces a stateful task's output records once its
+	// cached store writes are in the changelog queue ahead of them, at
+	// the commit or once they fill the cache's bound (at_least_once in
+	// Kafka: heldOutput); nil emits them at once.
+	hold func(*kgo.Record)
 }
 
 // build returns the environment of the task of sub for partition p, and
@@ -60,5 +66,9 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	stores := newTaskStores(b.db, b.appID, p, sub, b.sink, b.cfg.cacheBytes)
 	stores.transactional = b.transactional
 	env.Stores = stores
+	if b.hold != nil && env.Emit != nil {
+		stores.held = &heldOutput{produce: b.hold, limit: b.cfg.cacheBytes}
+		env.Emit = stores.held
+	}
 	return env, stores
 }

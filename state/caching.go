@@ -227,19 +227,8 @@ func (s *cachingStore) Flush() error {
 		fw.flushing(true)
 		defer fw.flushing(false)
 	}
-	for e := s.firstDirty(); e != nil; {
-		next := s.after(e)
-		if e.dirty {
-			if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
-				return err
-			}
-			e.dirty, e.below = false, presenceOf(e.value)
-			s.dirty--
-			if e.value == nil {
-				s.drop(e)
-			}
-		}
-		e = next
+	if err := s.writeCached(); err != nil {
+		return err
 	}
 	return s.inner.Flush()
 }

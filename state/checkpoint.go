@@ -30,7 +30,7 @@ func (d *DB) checkpoint(id StoreID, offset int64, o *pebble.WriteOptions) error 
 	if err != nil {
 		return err
 	}
-	if err := d.pdb.Set(p.prefix.meta(ckptTag), encodeInt64(offset), o); err != nil {
+	if err := d.write("checkpoint "+id.String(), func() error { return d.pdb.Set(p.prefix.meta(ckptTag), encodeInt64(offset), o) }); err != nil {
 		return fmt.Errorf("state: checkpoint %s: %w", id, err)
 	}
 	return nil

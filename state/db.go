@@ -25,6 +25,8 @@ type DB struct {
 	parts  map[StoreID]*partition
 	next   prefix
 	closed bool
+	// failed is the first write the disk refused (write_failure.go).
+	failed atomic.Pointer[WriteError]
 }
 
 // partition is the DB's record of one store partition.
@@ -60,7 +62,7 @@ func OpenMem(opts ...Option) (*DB, error) {
 func open(dir string, cfg dbConfig) (*DB, error) {
 	cache := pebble.NewCache(cfg.cacheBytes)
 	defer cache.Unref()
-	po := &pebble.Options{FS: cfg.fs, Cache: cache, Logger: cfg.logger, FormatMajorVersion: pebble.FormatNewest,
+	po := &pebble.Options{FS: cfg.fs, Cache: cache, Logger: fatalLogger{cfg.logger}, FormatMajorVersion: pebble.FormatNewest,
 		MemTableSize: uint64(cfg.memTable)}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
@@ -137,7 +139,7 @@ func (d *DB) Close() error {
 	for _, o := range owners {
 		o.abort()
 	}
-	return d.pdb.Close()
+	return d.closePebble()
 }
 
 var errClosed = errors.New("state: DB is closed")
@@ -166,7 +168,7 @@ func (d *DB) register(id StoreID) (*partition, error) {
 	defer b.Close()
 	_ = b.Set(nextKey(), binary.BigEndian.AppendUint32(nil, uint32(d.next+1)), nil)
 	_ = b.Set(registryKey(id), binary.BigEndian.AppendUint32(nil, uint32(p.prefix)), nil)
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := d.write("register "+id.String(), func() error { return b.Commit(pebble.Sync) }); err != nil {
 		return nil, fmt.Errorf("state: register %s: %w", id, err)
 	}
 	d.next++

@@ -30,6 +30,7 @@
 //	session:  SessionStore key ‖ end(8) ‖ start(8)      session_store.go
 //	versions: VersionedStore key ‖ valid-from(8)        versioned_store.go
 //	commit:   Store.Flush ─► producer flush ─► DB.Checkpoint(id, next offset)
+//	alos:     WriteCached ─► changelog + batch (no commit), then the task's outputs
 //	eos:      Store.Flush ─► Kafka commit ─► DB.CommitTransaction(id, next offset)
 //	          (or CommitTransactionUnsynced per store, then one SyncCommits)
 //
@@ -89,6 +90,16 @@
 // DESCRIBE EXTENDED, with EstimateDiskUsage for bytes) by checking whether
 // each written key exists; that read is most of the cost of a write that
 // reaches Pebble, one more reason the cache absorbs hot keys.
+//
+// # A disk that refuses writes
+//
+// Pebble treats a commit it cannot log (a full disk) as fatal and panics
+// through its logger. Every write of the DB recovers that panic into a
+// *WriteError and keeps it: from then on writes fail at once with it
+// (DB.Failure), reads go on, and Close of the failed DB is bounded, so
+// the server reports the failure and stops instead of crashing or
+// hanging; reopening the DB (a restart) takes writes again
+// (write_failure.go).
 //
 // # Keys never written
 //

@@ -274,7 +274,7 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	s.addMeta(b)
 	s.pendingHint = len(s.pending)
 	s.batch, s.delta, s.ckpt, s.pending, s.unmirrored = nil, 0, nil, nil, false
-	if err := b.Commit(o); err != nil {
+	if err := s.db.write("commit "+s.part.id.String(), func() error { return b.Commit(o) }); err != nil {
 		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
 	}
 	s.part.keys.Add(delta)

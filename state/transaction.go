@@ -35,7 +35,7 @@ func (d *DB) SyncCommits() error {
 	if !d.cfg.sync {
 		return nil
 	}
-	if err := d.pdb.LogData(nil, pebble.Sync); err != nil {
+	if err := d.write("sync commits", func() error { return d.pdb.LogData(nil, pebble.Sync) }); err != nil {
 		return fmt.Errorf("state: sync commits: %w (local state may be behind its changelog; restore it)", err)
 	}
 	return nil

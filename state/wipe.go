@@ -36,5 +36,5 @@ func (d *DB) dropPartition(p *partition) error {
 	_ = b.Delete(p.prefix.meta(ckptTag), nil)
 	_ = b.Delete(p.prefix.meta(countTag), nil)
 	_ = b.Delete(registryKey(p.id), nil)
-	return b.Commit(d.wopt)
+	return d.write("wipe "+p.id.String(), func() error { return b.Commit(d.wopt) })
 }
