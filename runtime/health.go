@@ -17,8 +17,9 @@ const defaultHealthWait = 5 * time.Second
 
 // Health implements the server's /healthcheck: Kafka answers a ping, the
 // command topic exists and is readable (without it the next start would
-// come up with an empty catalog), and the command runner (statement
-// execution, which serializes on the engine lock) is not wedged. An
+// come up with an empty catalog), the command runner (statement
+// execution, which serializes on the engine lock) is not wedged, and the
+// local state DB takes writes (the metastore check). An
 // unhealthy engine still answers, with the failed check false and its
 // error, in ksqlDB's shape.
 func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
@@ -36,10 +37,17 @@ func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
 		runner = api.HealthCheck{Error: "statement execution is wedged: the engine lock was not free within " + e.healthWait.String()}
 		e.logger.Warn("healthcheck: statement execution is wedged; the engine lock was not free within the bound", "bound", e.healthWait)
 	}
+	// ksqlDB's metastore check reads local state; here that is the state
+	// DB, which a full disk stops taking writes (storage_failure.go).
+	local := api.HealthCheck{IsHealthy: true}
+	if err := e.StorageFailure(); err != nil {
+		local = api.HealthCheck{Error: "local state takes no writes, so every query with state is in ERROR: " + err.Error() +
+			" (free space in the data directory, then restart the server)"}
+	}
 	return api.HealthCheckResponse{
-		IsHealthy: kafka.IsHealthy && runner.IsHealthy,
+		IsHealthy: kafka.IsHealthy && runner.IsHealthy && local.IsHealthy,
 		Details: api.HealthDetails{
-			Metastore:     api.HealthCheck{IsHealthy: true},
+			Metastore:     local,
 			Kafka:         kafka,
 			CommandRunner: runner,
 		},

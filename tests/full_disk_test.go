@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // mountSmallDisk mounts a tmpfs of size at dir (created), unmounted when
@@ -126,7 +129,11 @@ func TestFullDiskPutsQueryInError(t *testing.T) {
 		}
 	}
 	n.mustKsql("SHOW STREAMS;") // the server still answers
-	n.stop()                    // fails the test unless it exits cleanly in time
+	health := healthOf(t, n)
+	if health.IsHealthy || health.Details.Metastore.IsHealthy || !strings.Contains(health.Details.Metastore.Error, "free space") {
+		t.Fatalf("/healthcheck after the full disk: %+v, want unhealthy local state saying to free space", health)
+	}
+	n.stop() // fails the test unless it exits cleanly in time
 
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
@@ -142,4 +149,19 @@ func TestFullDiskPutsQueryInError(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// healthOf reads n's /healthcheck.
+func healthOf(t *testing.T, n *node) api.HealthCheckResponse {
+	t.Helper()
+	resp, err := http.Get(n.URL + "/healthcheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h api.HealthCheckResponse
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatalf("/healthcheck: %v", err)
+	}
+	return h
 }
