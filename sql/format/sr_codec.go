@@ -1,0 +1,206 @@
+package format
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// registryTimeout bounds one call a codec makes to the schema registry.
+const registryTimeout = 30 * time.Second
+
+// srPayload is one registry format's payload: the schema ksqlDB registers
+// for a list of columns and the codecs compiled from a registered schema.
+// The wire header (magic byte, schema id) is srCodec's.
+type srPayload interface {
+	schemaType() SchemaType
+	// schema is the schema registered for cols.
+	schema(cols []types.Column, spec Spec, unwrapped, key bool) (Schema, error)
+	// decoder compiles a decoder of records written with writer into cols.
+	decoder(writer RegisteredSchema, cols []types.Column, unwrapped bool) (Codec, error)
+	// encoder compiles an encoder of cols into the registered schema s.
+	encoder(s RegisteredSchema, cols []types.Column, unwrapped bool) (Codec, error)
+}
+
+// srCodec is a registry format's codec: Confluent's wire header (magic
+// byte 0, 4-byte big-endian schema id) and the payload. Decoders are
+// compiled once per writer schema id and cached; the encoder is compiled
+// once, from KEY_/VALUE_SCHEMA_ID's schema or from the schema the codec
+// registers for its columns (the registry returns the existing id when
+// the schema is already there, as Confluent serializers do with
+// auto.register.schemas). Safe for concurrent use.
+type srCodec struct {
+	spec      Spec
+	cols      []types.Column
+	payload   srPayload
+	unwrapped bool
+	key       bool
+	hdr       sr.ConfluentHeader
+
+	mu       sync.Mutex
+	decoders map[int]Codec
+	enc      Codec
+	encID    int
+}
+
+var _ Codec = (*srCodec)(nil)
+
+func newSRCodec(spec Spec, cols []types.Column, p srPayload, unwrapped, key bool) (*srCodec, error) {
+	return &srCodec{spec: spec, cols: cols, payload: p, unwrapped: unwrapped, key: key, decoders: map[int]Codec{}}, nil
+}
+
+// Decode strips the wire header, finds (or compiles) the decoder of the
+// record's schema id and decodes the payload into dst.
+func (c *srCodec) Decode(data []byte, dst []any) error {
+	id, payload, err := c.hdr.DecodeID(data)
+	if err != nil {
+		return &DecodeError{Format: c.spec.Name, Offset: 0, Text: excerpt(data, 0),
+			Msg: "the record does not start with the schema registry wire header (magic byte 0, then a 4-byte schema id)"}
+	}
+	dec, err := c.decoder(id)
+	if err != nil {
+		return &DecodeError{Format: c.spec.Name, Offset: 1, Text: excerpt(data, 1), Msg: err.Error()}
+	}
+	if err := dec.Decode(payload, dst); err != nil {
+		return c.payloadError(err)
+	}
+	return nil
+}
+
+// payloadError renames the payload codec's error to this format and
+// shifts its offset past the header.
+func (c *srCodec) payloadError(err error) error {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		de.Format = c.spec.Name
+		if de.Offset >= 0 {
+			de.Offset += 5
+		}
+	}
+	return err
+}
+
+func (c *srCodec) decoder(id int) (Codec, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.decoders[id]; ok {
+		return d, nil
+	}
+	rs, err := c.fetch(id)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.payload.decoder(rs, c.cols, c.unwrapped)
+	if err != nil {
+		return nil, fmt.Errorf("schema id %d cannot be read as %s: %w", id, columnList(c.cols), err)
+	}
+	c.decoders[id] = d
+	return d, nil
+}
+
+// fetch returns the schema of id, checking it is of this format's type.
+func (c *srCodec) fetch(id int) (RegisteredSchema, error) {
+	reg, err := c.registry()
+	if err != nil {
+		return RegisteredSchema{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
+	defer cancel()
+	rs, err := reg.SchemaByID(ctx, id)
+	if err != nil {
+		return rs, fmt.Errorf("schema id %d: %w", id, err)
+	}
+	if want := c.payload.schemaType(); rs.Type != want {
+		return rs, fmt.Errorf("schema id %d is a %s schema, not %s as format %s needs", id, rs.Type, want, c.spec.Name)
+	}
+	return rs, nil
+}
+
+func (c *srCodec) registry() (SchemaRegistry, error) {
+	if c.spec.Registry == nil {
+		return nil, fmt.Errorf("format %s needs a schema registry and none is configured (set 'ksql.schema.registry.url')", c.spec.Name)
+	}
+	return c.spec.Registry, nil
+}
+
+// Encode appends the wire header and the payload. A single unwrapped NULL
+// is a null record, as in JSON.
+func (c *srCodec) Encode(buf []byte, vals []any) ([]byte, error) {
+	if len(c.cols) == 0 || c.unwrapped && isNull(vals[0]) {
+		return nil, nil
+	}
+	enc, id, err := c.encoder()
+	if err != nil {
+		return buf, err
+	}
+	buf, _ = c.hdr.AppendEncode(buf, id, nil)
+	return enc.Encode(buf, vals)
+}
+
+func (c *srCodec) encoder() (Codec, int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.enc != nil {
+		return c.enc, c.encID, nil
+	}
+	rs, err := c.writerSchema()
+	if err != nil {
+		return nil, 0, err
+	}
+	enc, err := c.payload.encoder(rs, c.cols, c.unwrapped)
+	if err != nil {
+		return nil, 0, fmt.Errorf("cannot write %s with schema id %d: %w", columnList(c.cols), rs.ID, err)
+	}
+	c.enc, c.encID = enc, rs.ID
+	return enc, rs.ID, nil
+}
+
+// writerSchema is KEY_/VALUE_SCHEMA_ID's schema, or the columns' schema
+// registered under the subject.
+func (c *srCodec) writerSchema() (RegisteredSchema, error) {
+	if c.spec.SchemaID != 0 {
+		return c.fetch(c.spec.SchemaID)
+	}
+	reg, err := c.registry()
+	if err != nil {
+		return RegisteredSchema{}, err
+	}
+	s, err := c.payload.schema(c.cols, c.spec, c.unwrapped, c.key)
+	if err != nil {
+		return RegisteredSchema{}, err
+	}
+	if c.spec.Subject == "" {
+		return RegisteredSchema{}, fmt.Errorf("format %s: no subject to register the schema under", c.spec.Name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
+	defer cancel()
+	return reg.Register(ctx, c.spec.Subject, s)
+}
+
+// RegistrySchema returns the schema the codec of spec registers for cols
+// (the key side when key): what CREATE and CREATE … AS SELECT register
+// under the subject. The format must use a registry.
+func RegistrySchema(spec Spec, cols []types.Column, key bool) (Schema, error) {
+	p, ok := payloadOf(spec.Name)
+	if !ok {
+		return Schema{}, fmt.Errorf("format %s does not use a schema registry", spec.Name)
+	}
+	cols, _ = serializedColumns(cols)
+	unwrapped := len(cols) == 1 && (key || spec.unwrapped())
+	return p.schema(cols, spec, unwrapped, key)
+}
+
+// payloadOf returns a registry format's payload.
+func payloadOf(format string) (srPayload, bool) {
+	switch format {
+	case JSONSR:
+		return jsonSRPayload{}, true
+	}
+	return nil, false
+}
