@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"log/slog"
 	"slices"
 	"sort"
@@ -139,7 +140,15 @@ type options struct {
 	// WithGlobalPartitionCheck.
 	globalHook  func(topic string, partition int32, offset int64) error
 	globalCheck time.Duration
+	// registry: see WithSchemaRegistry.
+	registry format.SchemaRegistry
 }
+
+// WithSchemaRegistry sets the schema registry of AVRO, PROTOBUF and
+// JSON_SR, in place of the client ksql.schema.registry.url would build
+// (tests and the QTT runner serve one in process). Default: that client,
+// or none when the property is unset.
+func WithSchemaRegistry(r format.SchemaRegistry) Option { return func(o *options) { o.registry = r } }
 
 // WithAdvertisedListener sets the URL the other servers of the service id
 // reach this one at (ksql.advertised.listener; the caller resolves the

@@ -62,6 +62,11 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 	if err != nil {
 		return nil, err
 	}
+	if cmd == nil {
+		if err := e.registerSchemas(ctx, src, false, st.P); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.ensureSourceTopic(ctx, src, st.P, cmd != nil); err != nil {
 		return nil, err
 	}
@@ -147,6 +152,11 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	}
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
+	}
+	if cmd == nil {
+		if err := e.registerSchemas(ctx, plan.Sink, true, st.P); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
 		return nil, err
@@ -332,6 +342,10 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 	if st.DeleteTopic {
 		if err := e.cluster.deleteTopic(ctx, src.Topic); err != nil && cmd == nil {
 			return nil, fmt.Errorf("source %s was dropped but its topic %s could not be deleted: %w", src.Name, src.Topic, err)
+		}
+		// Subjects not on replay: a later CREATE may have registered them again.
+		if err := e.deleteSubjects(ctx, src, cmd != nil); err != nil {
+			return nil, fmt.Errorf("source %s and its topic %s were dropped but its schema registry subjects could not be deleted (delete them in the registry): %w", src.Name, src.Topic, err)
 		}
 	}
 	id := kind + "/" + st.Name + "/drop"
