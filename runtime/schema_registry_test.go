@@ -145,4 +145,3 @@ func TestJSONSRInsertAndPrint(t *testing.T) {
 		t.Errorf("processing log: %v", logged)
 	}
 }
-
