@@ -33,6 +33,7 @@ type importRule struct {
 // the statement splitter only).
 func importRules() []importRule {
 	return []importRule{
+		{"sql/format/avro", []string{"sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/script", "state", "topicname"}},
 		{"sql", []string{"planner", "physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
 		{"planner", []string{"physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
 		{"physical", []string{"runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},

@@ -1,0 +1,149 @@
+package avro
+
+import (
+	"testing"
+	"time"
+
+	hamba "github.com/hamba/avro/v2"
+	"github.com/sqlstream/sqlstream/sql/types"
+	twmb "github.com/twmb/avro"
+)
+
+// bidCols is a Nexmark Bid as ksqlDB registers it: 7 nullable fields,
+// one a timestamp-millis.
+var bidCols = []string{
+	"AUCTION BIGINT", "BIDDER BIGINT", "PRICE BIGINT", "CHANNEL STRING",
+	"URL STRING", "DATETIME TIMESTAMP", "EXTRA STRING",
+}
+
+var bidRow = []any{
+	int64(1007), int64(2001), int64(94562), "channel-4032",
+	"https://www.nexmark.com/apple/banana/item.htm?query=1&channel_id=1048576",
+	types.Timestamp(1_700_000_000_123), "extra-kgjbjxfnmoqyrmzkhpcrmtnzpcadwcgqqsoxwwqq",
+}
+
+type bench struct {
+	text    string
+	dec     Decoder
+	enc     Encoder
+	payload []byte
+}
+
+func newBench(b *testing.B) *bench {
+	cols := columns(&testing.T{}, bidCols)
+	text, err := Schema(cols, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dec, err := NewDecoder(text, nil, cols, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc, err := NewEncoder(text, nil, cols, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload, err := enc.Encode(nil, bidRow)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &bench{text: text, dec: dec, enc: enc, payload: payload}
+}
+
+// BenchmarkAvroDecode is our compiled decoder, payload → row slots.
+func BenchmarkAvroDecode(b *testing.B) {
+	bn := newBench(b)
+	dst := make([]any, len(bidCols))
+	b.SetBytes(int64(len(bn.payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := bn.dec.Decode(bn.payload, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAvroEncode is our compiled encoder, row → payload.
+func BenchmarkAvroEncode(b *testing.B) {
+	bn := newBench(b)
+	buf := make([]byte, 0, 256)
+	b.SetBytes(int64(len(bn.payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = bn.enc.Encode(buf[:0], bidRow); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAvroDecodeHambaGeneric decodes the same bytes with hamba's
+// generic codec into a map.
+func BenchmarkAvroDecodeHambaGeneric(b *testing.B) {
+	bn := newBench(b)
+	s := hamba.MustParse(bn.text)
+	b.ReportAllocs()
+	for b.Loop() {
+		var m map[string]any
+		if err := hamba.Unmarshal(s, bn.payload, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAvroDecodeTwmbGeneric decodes the same bytes with
+// twmb/avro into a generic value.
+func BenchmarkAvroDecodeTwmbGeneric(b *testing.B) {
+	bn := newBench(b)
+	s := twmb.MustParse(bn.text)
+	b.ReportAllocs()
+	for b.Loop() {
+		var v any
+		if _, err := s.Decode(bn.payload, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type twmbBid struct {
+	Auction  *int64     `avro:"AUCTION"`
+	Bidder   *int64     `avro:"BIDDER"`
+	Price    *int64     `avro:"PRICE"`
+	Channel  *string    `avro:"CHANNEL"`
+	URL      *string    `avro:"URL"`
+	DateTime *time.Time `avro:"DATETIME"`
+	Extra    *string    `avro:"EXTRA"`
+}
+
+// BenchmarkAvroDecodeTwmbStruct decodes the same bytes with twmb/avro
+// into a Go struct, as a hand-written franz-go consumer loop would.
+func BenchmarkAvroDecodeTwmbStruct(b *testing.B) {
+	bn := newBench(b)
+	s := twmb.MustParse(bn.text)
+	b.ReportAllocs()
+	for b.Loop() {
+		var v twmbBid
+		if _, err := s.Decode(bn.payload, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAvroEncodeTwmbStruct encodes the same record with twmb/avro
+// from a Go struct.
+func BenchmarkAvroEncodeTwmbStruct(b *testing.B) {
+	bn := newBench(b)
+	s := twmb.MustParse(bn.text)
+	var v twmbBid
+	if _, err := s.Decode(bn.payload, &v); err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = s.AppendEncode(buf[:0], &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
