@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/format/avro"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -68,6 +69,9 @@ func (p *Planner) bindRegistry(src *Source, pos ast.Pos) error {
 				src.Topic, side.spec.Name, PropSchemaRegistryURL)
 		}
 		side.spec.Subject, side.spec.Registry = side.subject, p.Defaults.SchemaRegistry
+	}
+	if src.KeyFormat.Name == format.Avro && src.KeyFormat.FullName == "" {
+		src.KeyFormat.FullName = avro.KeySchemaName(src.Name) // ksqlDB's <Source>Key record
 	}
 	return nil
 }

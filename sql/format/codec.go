@@ -87,11 +87,15 @@ func newCodec(spec Spec, cols []types.Column, unwrapped, key bool) (Codec, error
 	switch spec.Name {
 	case JSON:
 		return newJSONCodec(cols, unwrapped), nil
-	case JSONSR:
-		return newSRCodec(spec, cols, jsonSRPayload{}, unwrapped, key)
-	case Avro, Protobuf, ProtobufNoSR:
-		return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{},
-			"The '%s' format is not supported by this build of sqlstream yet (JSON_SR is); use JSON_SR, JSON or DELIMITED", spec.Name)
+	case JSONSR, Avro, Protobuf:
+		p, _ := payloadOf(spec.Name)
+		return newSRCodec(spec, cols, p, unwrapped, key)
+	case ProtobufNoSR:
+		c, err := newProtobufNoSRCodec(spec, cols, unwrapped, key)
+		if err != nil {
+			return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "%v", err)
+		}
+		return c, nil
 	case Delimited:
 		return newDelimitedCodec(cols, spec.delimiter()), nil
 	case Kafka:

@@ -22,13 +22,15 @@ func (jsonSRPayload) schema(cols []types.Column, _ Spec, unwrapped, _ bool) (Sch
 
 // decoder ignores the writer schema: the payload is self-describing JSON
 // matched to the columns by name.
-func (jsonSRPayload) decoder(_ RegisteredSchema, cols []types.Column, unwrapped bool) (Codec, error) {
+func (jsonSRPayload) decoder(_ RegisteredSchema, _ []int, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadDecoder, error) {
 	return newJSONCodec(cols, unwrapped), nil
 }
 
-func (jsonSRPayload) encoder(_ RegisteredSchema, cols []types.Column, unwrapped bool) (Codec, error) {
-	return newJSONCodec(cols, unwrapped), nil
+func (jsonSRPayload) encoder(_ RegisteredSchema, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadEncoder, []int, error) {
+	return newJSONCodec(cols, unwrapped), nil, nil
 }
+
+func (jsonSRPayload) hasIndexes() bool { return false }
 
 // JSONSchemaOf returns the JSON Schema ksqlDB registers for cols: an
 // object with one optional property per column (oneOf null), each with

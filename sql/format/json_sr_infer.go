@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/sql/format/avro"
+	"github.com/sqlstream/sqlstream/sql/format/protobuf"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -33,6 +35,10 @@ func InferColumns(format string, s RegisteredSchema, o InferOptions) ([]types.Co
 	switch format {
 	case JSONSR:
 		return inferJSONSchema(s.Text, o)
+	case Avro:
+		return avro.Columns(s.Text, nil, avro.Options{Unwrapped: o.Unwrapped || o.Key, Key: o.Key, OriginalNames: o.KeepCase})
+	case Protobuf:
+		return protobuf.Columns(s.Text, nil, protobuf.Options{Unwrapped: o.Unwrapped, Key: o.Key, KeepCase: o.KeepCase})
 	}
 	return nil, fmt.Errorf("format %s cannot infer columns from the schema registry in this build", format)
 }

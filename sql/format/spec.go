@@ -124,6 +124,10 @@ func (s Spec) validate() error {
 			return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "%s does not support schema ids", s.Name)
 		}
 	}
+	if s.WrapSingle != nil && !*s.WrapSingle && (s.Name == Protobuf || s.Name == ProtobufNoSR) {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{},
+			"Format '%s' does not support 'WRAP_SINGLE_VALUE' set to 'false'.", s.Name)
+	}
 	if s.WrapSingle != nil && *s.WrapSingle && (s.Name == Delimited || s.Name == Kafka) {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{},
 			"Format '%s' does not support 'WRAP_SINGLE_VALUE' set to 'true'.", s.Name)

@@ -2,7 +2,6 @@ package format
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -15,25 +14,42 @@ import (
 // registryTimeout bounds one call a codec makes to the schema registry.
 const registryTimeout = 30 * time.Second
 
+// payloadDecoder and payloadEncoder are a payload codec's halves (the
+// avro and protobuf packages' Decoder and Encoder).
+type (
+	payloadDecoder interface {
+		Decode(payload []byte, dst []any) error
+	}
+	payloadEncoder interface {
+		Encode(buf []byte, vals []any) ([]byte, error)
+	}
+)
+
 // srPayload is one registry format's payload: the schema ksqlDB registers
 // for a list of columns and the codecs compiled from a registered schema.
-// The wire header (magic byte, schema id) is srCodec's.
+// The wire header (magic byte, schema id, protobuf message indexes) is
+// srCodec's.
 type srPayload interface {
 	schemaType() SchemaType
 	// schema is the schema registered for cols.
 	schema(cols []types.Column, spec Spec, unwrapped, key bool) (Schema, error)
-	// decoder compiles a decoder of records written with writer into cols.
-	decoder(writer RegisteredSchema, cols []types.Column, unwrapped bool) (Codec, error)
-	// encoder compiles an encoder of cols into the registered schema s.
-	encoder(s RegisteredSchema, cols []types.Column, unwrapped bool) (Codec, error)
+	// decoder compiles a decoder of records written with writer (and, for
+	// protobuf, the message the header's indexes name) into cols.
+	decoder(writer RegisteredSchema, indexes []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error)
+	// encoder compiles an encoder of cols into the registered schema s,
+	// with the header's message indexes (nil but for protobuf).
+	encoder(s RegisteredSchema, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error)
+	// hasIndexes says the header carries protobuf message indexes.
+	hasIndexes() bool
 }
 
 // srCodec is a registry format's codec: Confluent's wire header (magic
-// byte 0, 4-byte big-endian schema id) and the payload. Decoders are
-// compiled once per writer schema id and cached; the encoder is compiled
-// once, from KEY_/VALUE_SCHEMA_ID's schema or from the schema the codec
-// registers for its columns (the registry returns the existing id when
-// the schema is already there, as Confluent serializers do with
+// byte 0, 4-byte big-endian schema id, for protobuf the message-index
+// path) and the payload. Decoders are compiled once per writer schema id
+// (and message) and cached; the encoder is compiled once, from
+// KEY_/VALUE_SCHEMA_ID's schema or from the schema the codec registers
+// for its columns (the registry returns the existing id when the schema
+// is already there, as Confluent serializers do with
 // auto.register.schemas). Safe for concurrent use.
 type srCodec struct {
 	spec      Spec
@@ -44,15 +60,22 @@ type srCodec struct {
 	hdr       sr.ConfluentHeader
 
 	mu       sync.Mutex
-	decoders map[int]Codec
-	enc      Codec
+	decoders map[decoderKey]payloadDecoder
+	enc      payloadEncoder
 	encID    int
+	encIdx   []int
+}
+
+// decoderKey is a writer schema id and the message its header names.
+type decoderKey struct {
+	id      int
+	indexes string
 }
 
 var _ Codec = (*srCodec)(nil)
 
 func newSRCodec(spec Spec, cols []types.Column, p srPayload, unwrapped, key bool) (*srCodec, error) {
-	return &srCodec{spec: spec, cols: cols, payload: p, unwrapped: unwrapped, key: key, decoders: map[int]Codec{}}, nil
+	return &srCodec{spec: spec, cols: cols, payload: p, unwrapped: unwrapped, key: key, decoders: map[decoderKey]payloadDecoder{}}, nil
 }
 
 // Decode strips the wire header, finds (or compiles) the decoder of the
@@ -63,44 +86,39 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 		return &DecodeError{Format: c.spec.Name, Offset: 0, Text: excerpt(data, 0),
 			Msg: "the record does not start with the schema registry wire header (magic byte 0, then a 4-byte schema id)"}
 	}
-	dec, err := c.decoder(id)
+	var indexes []int
+	if c.payload.hasIndexes() {
+		if indexes, payload, err = c.hdr.DecodeIndex(payload, 0); err != nil {
+			return &DecodeError{Format: c.spec.Name, Offset: 5, Text: excerpt(data, 5),
+				Msg: "the wire header's protobuf message indexes are malformed"}
+		}
+	}
+	dec, err := c.decoder(id, indexes)
 	if err != nil {
 		return &DecodeError{Format: c.spec.Name, Offset: 1, Text: excerpt(data, 1), Msg: err.Error()}
 	}
 	if err := dec.Decode(payload, dst); err != nil {
-		return c.payloadError(err)
+		return payloadError(c.spec.Name, err, len(data)-len(payload))
 	}
 	return nil
 }
 
-// payloadError renames the payload codec's error to this format and
-// shifts its offset past the header.
-func (c *srCodec) payloadError(err error) error {
-	var de *DecodeError
-	if errors.As(err, &de) {
-		de.Format = c.spec.Name
-		if de.Offset >= 0 {
-			de.Offset += 5
-		}
-	}
-	return err
-}
-
-func (c *srCodec) decoder(id int) (Codec, error) {
+func (c *srCodec) decoder(id int, indexes []int) (payloadDecoder, error) {
+	key := decoderKey{id: id, indexes: fmt.Sprint(indexes)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if d, ok := c.decoders[id]; ok {
+	if d, ok := c.decoders[key]; ok {
 		return d, nil
 	}
 	rs, err := c.fetch(id)
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.payload.decoder(rs, c.cols, c.unwrapped)
+	d, err := c.payload.decoder(rs, indexes, c.cols, c.spec, c.unwrapped, c.key)
 	if err != nil {
 		return nil, fmt.Errorf("schema id %d cannot be read as %s: %w", id, columnList(c.cols), err)
 	}
-	c.decoders[id] = d
+	c.decoders[key] = d
 	return d, nil
 }
 
@@ -135,30 +153,30 @@ func (c *srCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 	if len(c.cols) == 0 || c.unwrapped && isNull(vals[0]) {
 		return nil, nil
 	}
-	enc, id, err := c.encoder()
+	enc, id, indexes, err := c.encoder()
 	if err != nil {
 		return buf, err
 	}
-	buf, _ = c.hdr.AppendEncode(buf, id, nil)
+	buf, _ = c.hdr.AppendEncode(buf, id, indexes)
 	return enc.Encode(buf, vals)
 }
 
-func (c *srCodec) encoder() (Codec, int, error) {
+func (c *srCodec) encoder() (payloadEncoder, int, []int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.enc != nil {
-		return c.enc, c.encID, nil
+		return c.enc, c.encID, c.encIdx, nil
 	}
 	rs, err := c.writerSchema()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	enc, err := c.payload.encoder(rs, c.cols, c.unwrapped)
+	enc, indexes, err := c.payload.encoder(rs, c.cols, c.spec, c.unwrapped, c.key)
 	if err != nil {
-		return nil, 0, fmt.Errorf("cannot write %s with schema id %d: %w", columnList(c.cols), rs.ID, err)
+		return nil, 0, nil, fmt.Errorf("cannot write %s with schema id %d: %w", columnList(c.cols), rs.ID, err)
 	}
-	c.enc, c.encID = enc, rs.ID
-	return enc, rs.ID, nil
+	c.enc, c.encID, c.encIdx = enc, rs.ID, indexes
+	return enc, rs.ID, indexes, nil
 }
 
 // writerSchema is KEY_/VALUE_SCHEMA_ID's schema, or the columns' schema
@@ -201,6 +219,10 @@ func payloadOf(format string) (srPayload, bool) {
 	switch format {
 	case JSONSR:
 		return jsonSRPayload{}, true
+	case Avro:
+		return avroPayload{}, true
+	case Protobuf:
+		return protobufPayload{}, true
 	}
 	return nil, false
 }
