@@ -136,6 +136,10 @@ type TopicSpec struct {
 	KeySchema   json.RawMessage `json:"keySchema"`
 	ValueSchema json.RawMessage `json:"valueSchema"`
 	Schema      json.RawMessage `json:"schema"`
+	// KeySchemaID and ValueSchemaID are the ids the schemas are
+	// registered with (nil: the registry's next).
+	KeySchemaID   *int `json:"keySchemaId"`
+	ValueSchemaID *int `json:"valueSchemaId"`
 }
 
 // NeedsSchemaRegistry reports whether the topic declares registry schemas.
