@@ -148,9 +148,10 @@ func (c *srCodec) registry() (SchemaRegistry, error) {
 }
 
 // Encode appends the wire header and the payload. A single unwrapped NULL
-// is a null record, as in JSON.
+// is a null record, as in JSON, but for protobuf, whose single key column
+// is still a one-field message (NULL written as the default).
 func (c *srCodec) Encode(buf []byte, vals []any) ([]byte, error) {
-	if len(c.cols) == 0 || c.unwrapped && isNull(vals[0]) {
+	if len(c.cols) == 0 || c.unwrapped && isNull(vals[0]) && !c.payload.hasIndexes() {
 		return nil, nil
 	}
 	enc, id, indexes, err := c.encoder()
