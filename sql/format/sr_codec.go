@@ -3,7 +3,9 @@ package format
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
@@ -59,11 +61,27 @@ type srCodec struct {
 	key       bool
 	hdr       sr.ConfluentHeader
 
-	mu       sync.Mutex
+	// last is the decoder of the last record's schema (nearly every
+	// record of a topic has the same): the data path reads it without
+	// the lock or the map.
+	last atomic.Pointer[lastDecoder]
+	// writer is the compiled encoder, once there is one.
+	writer atomic.Pointer[compiledEncoder]
+
+	mu       sync.Mutex // guards decoders and compiling the encoder
 	decoders map[decoderKey]payloadDecoder
-	enc      payloadEncoder
-	encID    int
-	encIdx   []int
+}
+
+type lastDecoder struct {
+	id      int
+	indexes []int
+	dec     payloadDecoder
+}
+
+type compiledEncoder struct {
+	enc     payloadEncoder
+	id      int
+	indexes []int
 }
 
 // decoderKey is a writer schema id and the message its header names.
@@ -88,12 +106,12 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 	}
 	var indexes []int
 	if c.payload.hasIndexes() {
-		if indexes, payload, err = c.hdr.DecodeIndex(payload, 0); err != nil {
+		if indexes, payload, err = c.messageIndexes(payload); err != nil {
 			return &DecodeError{Format: c.spec.Name, Offset: 5, Text: excerpt(data, 5),
 				Msg: "the wire header's protobuf message indexes are malformed"}
 		}
 	}
-	dec, err := c.decoder(id, indexes)
+	dec, err := c.cachedDecoder(id, indexes)
 	if err != nil {
 		return &DecodeError{Format: c.spec.Name, Offset: 1, Text: excerpt(data, 1), Msg: err.Error()}
 	}
@@ -101,6 +119,30 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 		return payloadError(c.spec.Name, err, len(data)-len(payload))
 	}
 	return nil
+}
+
+// firstMessage is the index path of a header's 0 byte, the first message.
+var firstMessage = []int{0}
+
+// messageIndexes strips the protobuf message-index path; the common
+// single 0 byte (the first message) is read without allocating.
+func (c *srCodec) messageIndexes(b []byte) ([]int, []byte, error) {
+	if len(b) > 0 && b[0] == 0 {
+		return firstMessage, b[1:], nil
+	}
+	return c.hdr.DecodeIndex(b, 0)
+}
+
+// cachedDecoder is decoder behind the last-schema fast path.
+func (c *srCodec) cachedDecoder(id int, indexes []int) (payloadDecoder, error) {
+	if l := c.last.Load(); l != nil && l.id == id && slices.Equal(l.indexes, indexes) {
+		return l.dec, nil
+	}
+	dec, err := c.decoder(id, indexes)
+	if err == nil {
+		c.last.Store(&lastDecoder{id: id, indexes: slices.Clone(indexes), dec: dec})
+	}
+	return dec, err
 }
 
 func (c *srCodec) decoder(id int, indexes []int) (payloadDecoder, error) {
@@ -154,30 +196,36 @@ func (c *srCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 	if len(c.cols) == 0 || c.unwrapped && isNull(vals[0]) && !c.payload.hasIndexes() {
 		return nil, nil
 	}
-	enc, id, indexes, err := c.encoder()
-	if err != nil {
-		return buf, err
+	w := c.writer.Load()
+	if w == nil {
+		var err error
+		if w, err = c.encoder(); err != nil {
+			return buf, err
+		}
 	}
-	buf, _ = c.hdr.AppendEncode(buf, id, indexes)
-	return enc.Encode(buf, vals)
+	buf, _ = c.hdr.AppendEncode(buf, w.id, w.indexes)
+	return w.enc.Encode(buf, vals)
 }
 
-func (c *srCodec) encoder() (payloadEncoder, int, []int, error) {
+// encoder compiles the encoder once (a failure is retried on the next
+// record: the registry may have been unreachable).
+func (c *srCodec) encoder() (*compiledEncoder, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.enc != nil {
-		return c.enc, c.encID, c.encIdx, nil
+	if w := c.writer.Load(); w != nil {
+		return w, nil
 	}
 	rs, err := c.writerSchema()
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
 	enc, indexes, err := c.payload.encoder(rs, c.cols, c.spec, c.unwrapped, c.key)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("cannot write %s with schema id %d: %w", columnList(c.cols), rs.ID, err)
+		return nil, fmt.Errorf("cannot write %s with schema id %d: %w", columnList(c.cols), rs.ID, err)
 	}
-	c.enc, c.encID, c.encIdx = enc, rs.ID, indexes
-	return enc, rs.ID, indexes, nil
+	w := &compiledEncoder{enc: enc, id: rs.ID, indexes: indexes}
+	c.writer.Store(w)
+	return w, nil
 }
 
 // writerSchema is KEY_/VALUE_SCHEMA_ID's schema, or the columns' schema

@@ -16,7 +16,7 @@ import (
 
 // newFakeRegistry serves franz-go's srfake registry on loopback and
 // returns our client of it.
-func newFakeRegistry(t *testing.T) (*RegistryClient, *srfake.Registry) {
+func newFakeRegistry(t testing.TB) (*RegistryClient, *srfake.Registry) {
 	t.Helper()
 	fake := srfake.New()
 	t.Cleanup(fake.Close)
