@@ -108,6 +108,7 @@ func (p *Planner) inferColumns(src *Source, pos ast.Pos) error {
 	}
 	all := append(keys, src.Schema.Columns...)
 	src.Schema = &types.Schema{Columns: append(all, vals...)}
+	src.Inferred = true
 	return nil
 }
 

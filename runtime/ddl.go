@@ -70,7 +70,10 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 	if err := e.ensureSourceTopic(ctx, src, st.P, cmd != nil); err != nil {
 		return nil, err
 	}
-	c, err := e.record(ctx, st, s, cmd, nil)
+	recorded := *st // with the inferred columns written out, so replays do not infer again
+	recorded.SQL = planner.InferredStatement(st, src)
+	src.SQL = recorded.SQL
+	c, err := e.record(ctx, &recorded, s, cmd, nil)
 	if err != nil {
 		return nil, err
 	}
