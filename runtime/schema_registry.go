@@ -87,7 +87,8 @@ func registryTLS(p Properties) (*tls.Config, error) {
 // CREATE with columns only where the subject does not exist yet (always
 // false), CREATE … AS SELECT always, so the subject's compatibility rule
 // applies. A side whose columns came from the registry finds its subject
-// there; one that names a KEY_/VALUE_SCHEMA_ID registers nothing. It runs before any topic is
+// there; one that names a KEY_/VALUE_SCHEMA_ID registers that schema and
+// must get the same id back. It runs before any topic is
 // created, so a refused schema leaves nothing behind but the subjects
 // registered before it (the key's, when the value's is refused).
 func (e *Engine) registerSchemas(ctx context.Context, src *planner.Source, always bool, pos ast.Pos) error {
@@ -104,7 +105,13 @@ func (e *Engine) registerSchemas(ctx context.Context, src *planner.Source, alway
 		n    int
 	}{{src.KeyFormat, true, len(keys)}, {src.ValueFormat, false, len(vals)}}
 	for _, s := range sides {
-		if !s.spec.UsesRegistry() || s.spec.SchemaID != 0 || s.n == 0 {
+		if !s.spec.UsesRegistry() || s.n == 0 {
+			continue
+		}
+		if s.spec.SchemaID != 0 {
+			if err := e.registerSchemaID(ctx, src, s.spec, s.key, pos); err != nil {
+				return err
+			}
 			continue
 		}
 		cols := vals
@@ -139,6 +146,33 @@ func (e *Engine) registerSide(ctx context.Context, src *planner.Source, spec for
 		return sqlerr.New(sqlerr.Semantic, pos, "Could not register schema for topic: %s: %v", src.Topic, inc)
 	case err != nil:
 		return registryUnreachable(spec.Subject, err, pos)
+	}
+	return nil
+}
+
+// registerSchemaID registers the schema KEY_/VALUE_SCHEMA_ID names under
+// the side's subject, as ksqlDB does, and refuses the statement when the
+// registry gives it another id (the subject would then describe records
+// the statement does not write).
+func (e *Engine) registerSchemaID(ctx context.Context, src *planner.Source, spec format.Spec, key bool, pos ast.Pos) error {
+	rs, err := spec.Registry.SchemaByID(ctx, spec.SchemaID)
+	if err != nil {
+		return registryUnreachable(spec.Subject, err, pos)
+	}
+	got, err := spec.Registry.Register(ctx, spec.Subject, rs.Schema)
+	var inc *format.IncompatibleSchemaError
+	switch {
+	case errors.As(err, &inc):
+		return sqlerr.New(sqlerr.Semantic, pos, "Could not register schema for topic: %s: %v", src.Topic, inc)
+	case err != nil:
+		return registryUnreachable(spec.Subject, err, pos)
+	case got.ID != spec.SchemaID:
+		side := "VALUE"
+		if key {
+			side = "KEY"
+		}
+		return sqlerr.New(sqlerr.Semantic, pos, "Schema id registered is %d which is different from provided %s_SCHEMA_ID %d.\nTopic: %s\nSubject: %s\nSchema: %s",
+			got.ID, side, spec.SchemaID, src.Topic, spec.Subject, rs.Text)
 	}
 	return nil
 }

@@ -54,7 +54,13 @@ func (r *memRegistry) Register(_ context.Context, subject string, s format.Schem
 	if n := len(vs); n > 0 && strings.Count(s.Text, "connect.index") < strings.Count(vs[n-1].Text, "connect.index") {
 		return format.RegisteredSchema{}, &format.IncompatibleSchemaError{Subject: subject, Rule: "BACKWARD", Detail: "a field was removed"}
 	}
-	rs := format.RegisteredSchema{Schema: s, ID: len(r.byID) + 1, Version: len(vs) + 1, Subject: subject}
+	id := len(r.byID) + 1
+	for _, known := range r.byID {
+		if known.Text == s.Text {
+			id = known.ID // one id per schema across subjects, as Confluent's registry
+		}
+	}
+	rs := format.RegisteredSchema{Schema: s, ID: id, Version: len(vs) + 1, Subject: subject}
 	r.byID[rs.ID] = rs
 	r.subjects[subject] = append(vs, rs)
 	return rs, nil
@@ -143,5 +149,39 @@ func TestJSONSRInsertAndPrint(t *testing.T) {
 	logged := e.Read(e.ProcessingLogTopic())
 	if len(logged) != 1 || !strings.Contains(string(logged[0].Value), "schema id 4096") {
 		t.Errorf("processing log: %v", logged)
+	}
+}
+
+// TestSchemaIDRegistered: VALUE_SCHEMA_ID's schema is registered under the
+// sink's subject; the CSAS writes with that id, and the stream reads the
+// id's columns with their case kept.
+func TestSchemaIDRegistered(t *testing.T) {
+	reg := newMemRegistry()
+	rs, _ := reg.Register(context.Background(), "other", format.Schema{Type: format.JSONSchema,
+		Text: `{"type":"object","properties":{"id":{"type":"integer"},"Name":{"type":"string"}}}`})
+	e, err := NewTestEngine(nil, WithSchemaRegistry(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`CREATE STREAM src WITH (KAFKA_TOPIC='src', VALUE_FORMAT='JSON_SR', VALUE_SCHEMA_ID=1, PARTITIONS=1);`,
+		`CREATE STREAM out WITH (VALUE_SCHEMA_ID=1) AS SELECT * FROM src;`,
+		"INSERT INTO src (`id`, `Name`) VALUES (1, 'a');",
+	} {
+		if _, err := e.ExecuteStatement(sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	for _, subject := range []string{"src-value", "OUT-value"} {
+		if got, err := reg.Latest(context.Background(), subject); err != nil || got.ID != rs.ID {
+			t.Errorf("%s: %+v, %v; want id %d", subject, got, err, rs.ID)
+		}
+	}
+	out := e.Read("OUT")
+	if len(out) != 1 {
+		t.Fatalf("OUT holds %d records", len(out))
+	}
+	if id, payload, _ := format.SplitWireHeader(out[0].Value); id != rs.ID || string(payload) != `{"id":1,"Name":"a"}` {
+		t.Errorf("OUT record %q", out[0].Value)
 	}
 }
