@@ -139,7 +139,7 @@ func (p *Planner) inferSide(src *Source, spec format.Spec, key bool, pos ast.Pos
 			strings.ToUpper(strings.TrimSuffix(what, "s")), spec.SchemaID, spec.Name, rs.Type)
 	}
 	unwrapped := spec.WrapSingle != nil && !*spec.WrapSingle
-	cols, err := format.InferColumns(spec.Name, rs, format.InferOptions{Key: key, Unwrapped: unwrapped, KeepCase: spec.SchemaID != 0})
+	cols, err := format.InferColumns(spec.Name, rs, format.InferOptions{Key: key, Unwrapped: unwrapped, KeepCase: spec.SchemaID != 0, FullName: spec.FullName})
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.Semantic, pos, "Unable to infer the columns of %s from schema id %d: %v", spec.Subject, rs.ID, err)
 	}

@@ -23,6 +23,9 @@ type InferOptions struct {
 	// KeepCase keeps field names as the schema spells them
 	// (KEY_/VALUE_SCHEMA_ID); otherwise they are upper-cased.
 	KeepCase bool
+	// FullName is *_SCHEMA_FULL_NAME: the protobuf message to read ("":
+	// the first).
+	FullName string
 }
 
 // InferColumns returns the columns of a registered schema as ksqlDB
@@ -38,7 +41,7 @@ func InferColumns(format string, s RegisteredSchema, o InferOptions) ([]types.Co
 	case Avro:
 		return avro.Columns(s.Text, nil, avro.Options{Unwrapped: o.Unwrapped || o.Key, Key: o.Key, OriginalNames: o.KeepCase})
 	case Protobuf:
-		return protobuf.Columns(s.Text, nil, protobuf.Options{Unwrapped: o.Unwrapped, Key: o.Key, KeepCase: o.KeepCase})
+		return protobuf.Columns(s.Text, nil, protobuf.Options{Unwrapped: o.Unwrapped, Key: o.Key, KeepCase: o.KeepCase, FullName: o.FullName})
 	}
 	return nil, fmt.Errorf("format %s cannot infer columns from the schema registry in this build", format)
 }
