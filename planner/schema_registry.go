@@ -138,8 +138,12 @@ func (p *Planner) inferSide(src *Source, spec format.Spec, key bool, pos ast.Pos
 		return nil, sqlerr.New(sqlerr.Semantic, pos, "Format and fetched schema type using %s_SCHEMA_ID %d are different. Format: [%s], Fetched schema type: [%s].",
 			strings.ToUpper(strings.TrimSuffix(what, "s")), spec.SchemaID, spec.Name, rs.Type)
 	}
+	refs, err := format.ResolveReferences(ctx, spec.Registry, rs.Schema)
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.Semantic, pos, "Unable to infer the columns of %s from schema id %d: %v", spec.Subject, rs.ID, err)
+	}
 	unwrapped := spec.WrapSingle != nil && !*spec.WrapSingle
-	cols, err := format.InferColumns(spec.Name, rs, format.InferOptions{Key: key, Unwrapped: unwrapped, KeepCase: spec.SchemaID != 0, FullName: spec.FullName})
+	cols, err := format.InferColumns(spec.Name, rs, format.InferOptions{Key: key, Unwrapped: unwrapped, KeepCase: spec.SchemaID != 0, FullName: spec.FullName, Refs: refs})
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.Semantic, pos, "Unable to infer the columns of %s from schema id %d: %v", spec.Subject, rs.ID, err)
 	}

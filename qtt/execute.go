@@ -125,19 +125,21 @@ func variantProps(v *Variant, extra map[string]string) map[string]string {
 
 func topicsProp(ts []TopicSpec) string {
 	type topic struct {
-		Name          string          `json:"name"`
-		Partitions    *int32          `json:"partitions,omitempty"`
-		KeyFormat     string          `json:"keyFormat,omitempty"`
-		ValueFormat   string          `json:"valueFormat,omitempty"`
-		KeySchema     json.RawMessage `json:"keySchema,omitempty"`
-		ValueSchema   json.RawMessage `json:"valueSchema,omitempty"`
-		KeySchemaID   *int            `json:"keySchemaId,omitempty"`
-		ValueSchemaID *int            `json:"valueSchemaId,omitempty"`
+		Name          string                `json:"name"`
+		Partitions    *int32                `json:"partitions,omitempty"`
+		KeyFormat     string                `json:"keyFormat,omitempty"`
+		ValueFormat   string                `json:"valueFormat,omitempty"`
+		KeySchema     json.RawMessage       `json:"keySchema,omitempty"`
+		ValueSchema   json.RawMessage       `json:"valueSchema,omitempty"`
+		KeySchemaID   *int                  `json:"keySchemaId,omitempty"`
+		ValueSchemaID *int                  `json:"valueSchemaId,omitempty"`
+		KeyRefs       []SchemaReferenceSpec `json:"keySchemaReferences,omitempty"`
+		ValueRefs     []SchemaReferenceSpec `json:"valueSchemaReferences,omitempty"`
 	}
 	out := make([]topic, len(ts))
 	for i, t := range ts {
 		out[i] = topic{Name: t.Name, Partitions: t.Partitions, KeySchema: t.KeySchema, ValueSchema: t.ValueSchema,
-			KeySchemaID: t.KeySchemaID, ValueSchemaID: t.ValueSchemaID}
+			KeySchemaID: t.KeySchemaID, ValueSchemaID: t.ValueSchemaID, KeyRefs: t.KeySchemaReferences, ValueRefs: t.ValueSchemaReferences}
 		if len(t.Schema) > 0 && len(t.ValueSchema) == 0 {
 			out[i].ValueSchema = t.Schema
 		}

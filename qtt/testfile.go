@@ -140,6 +140,17 @@ type TopicSpec struct {
 	// registered with (nil: the registry's next).
 	KeySchemaID   *int `json:"keySchemaId"`
 	ValueSchemaID *int `json:"valueSchemaId"`
+	// KeySchemaReferences and ValueSchemaReferences are schemas the key
+	// or value schema imports, registered before it under their names.
+	KeySchemaReferences   []SchemaReferenceSpec `json:"keySchemaReferences"`
+	ValueSchemaReferences []SchemaReferenceSpec `json:"valueSchemaReferences"`
+}
+
+// SchemaReferenceSpec is one referenced schema of a topic's schema.
+type SchemaReferenceSpec struct {
+	Name   string          `json:"name"`
+	Format string          `json:"format"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // NeedsSchemaRegistry reports whether the topic declares registry schemas.

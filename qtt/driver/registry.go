@@ -96,23 +96,33 @@ type testTopic struct {
 	ValueSchema   json.RawMessage `json:"valueSchema"`
 	KeySchemaID   *int            `json:"keySchemaId"`
 	ValueSchemaID *int            `json:"valueSchemaId"`
+	KeyRefs       []testReference `json:"keySchemaReferences"`
+	ValueRefs     []testReference `json:"valueSchemaReferences"`
+}
+
+// testReference is a schema another one imports; it is registered under
+// its name as subject, as ksqlDB's test harness does.
+type testReference struct {
+	Name   string          `json:"name"`
+	Format string          `json:"format"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // registerTopics registers the schemas the test's topics declare under
 // <topic>-key / -value.
 func (r *registry) registerTopics(topics []testTopic) error {
 	for _, t := range topics {
-		if err := r.registerSide(format.KeySubject(t.Name), t.KeyFormat, t.KeySchema, t.KeySchemaID); err != nil {
+		if err := r.registerSide(format.KeySubject(t.Name), t.KeyFormat, t.KeySchema, t.KeySchemaID, t.KeyRefs); err != nil {
 			return err
 		}
-		if err := r.registerSide(format.ValueSubject(t.Name), t.ValueFormat, t.ValueSchema, t.ValueSchemaID); err != nil {
+		if err := r.registerSide(format.ValueSubject(t.Name), t.ValueFormat, t.ValueSchema, t.ValueSchemaID, t.ValueRefs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *registry) registerSide(subject, formatName string, schema json.RawMessage, id *int) error {
+func (r *registry) registerSide(subject, formatName string, schema json.RawMessage, id *int, refs []testReference) error {
 	if len(schema) == 0 || string(schema) == "null" {
 		return nil
 	}
@@ -120,6 +130,25 @@ func (r *registry) registerSide(subject, formatName string, schema json.RawMessa
 	if !ok {
 		return nil // a schema for a format without a registry: nothing to register
 	}
+	var references []format.SchemaReference
+	for _, ref := range refs {
+		if err := r.registerSide(ref.Name, ref.Format, ref.Schema, nil, nil); err != nil {
+			return err
+		}
+		references = append(references, format.SchemaReference{Name: ref.Name, Subject: ref.Name, Version: 1})
+	}
+	text := schemaText(schema)
+	want := 0
+	if id != nil {
+		want = *id
+	}
+	r.register(subject, format.Schema{Type: typ, Text: text, References: references}, want)
+	return nil
+}
+
+// schemaText is a test's schema as registry text: a string as is (a
+// protobuf schema), JSON compacted.
+func schemaText(schema json.RawMessage) string {
 	text := string(schema)
 	var s string
 	if json.Unmarshal(schema, &s) == nil {
@@ -127,12 +156,7 @@ func (r *registry) registerSide(subject, formatName string, schema json.RawMessa
 	} else if compact, err := compactJSON(schema); err == nil {
 		text = compact
 	}
-	want := 0
-	if id != nil {
-		want = *id
-	}
-	r.register(subject, format.Schema{Type: typ, Text: text}, want)
-	return nil
+	return text
 }
 
 func compactJSON(b json.RawMessage) (string, error) {

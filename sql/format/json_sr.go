@@ -22,11 +22,11 @@ func (jsonSRPayload) schema(cols []types.Column, _ Spec, unwrapped, _ bool) (Sch
 
 // decoder ignores the writer schema: the payload is self-describing JSON
 // matched to the columns by name.
-func (jsonSRPayload) decoder(_ RegisteredSchema, _ []int, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadDecoder, error) {
+func (jsonSRPayload) decoder(_ RegisteredSchema, _ map[string]string, _ []int, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadDecoder, error) {
 	return newJSONCodec(cols, unwrapped), nil
 }
 
-func (jsonSRPayload) encoder(_ RegisteredSchema, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadEncoder, []int, error) {
+func (jsonSRPayload) encoder(_ RegisteredSchema, _ map[string]string, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadEncoder, []int, error) {
 	return newJSONCodec(cols, unwrapped), nil, nil
 }
 

@@ -26,6 +26,8 @@ type InferOptions struct {
 	// FullName is *_SCHEMA_FULL_NAME: the protobuf message to read ("":
 	// the first).
 	FullName string
+	// Refs are the texts of the schemas s references (ResolveReferences).
+	Refs map[string]string
 }
 
 // InferColumns returns the columns of a registered schema as ksqlDB
@@ -39,9 +41,9 @@ func InferColumns(format string, s RegisteredSchema, o InferOptions) ([]types.Co
 	case JSONSR:
 		return inferJSONSchema(s.Text, o)
 	case Avro:
-		return avro.Columns(s.Text, nil, avro.Options{Unwrapped: o.Unwrapped || o.Key, Key: o.Key, OriginalNames: o.KeepCase})
+		return avro.Columns(s.Text, o.Refs, avro.Options{Unwrapped: o.Unwrapped || o.Key, Key: o.Key, OriginalNames: o.KeepCase})
 	case Protobuf:
-		return protobuf.Columns(s.Text, nil, protobuf.Options{Unwrapped: o.Unwrapped, Key: o.Key, KeepCase: o.KeepCase, FullName: o.FullName})
+		return protobuf.Columns(s.Text, o.Refs, protobuf.Options{Unwrapped: o.Unwrapped, Key: o.Key, KeepCase: o.KeepCase, FullName: o.FullName})
 	}
 	return nil, fmt.Errorf("format %s cannot infer columns from the schema registry in this build", format)
 }

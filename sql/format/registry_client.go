@@ -191,3 +191,14 @@ func fromSR(s sr.Schema) Schema {
 func fromSubjectSchema(ss sr.SubjectSchema) RegisteredSchema {
 	return RegisteredSchema{Schema: fromSR(ss.Schema), ID: ss.ID, Version: ss.Version, Subject: ss.Subject}
 }
+
+// SchemaByVersion returns subject's schema at version (SchemaVersionLookup).
+func (c *RegistryClient) SchemaByVersion(ctx context.Context, subject string, version int) (RegisteredSchema, error) {
+	ss, err := c.cl.SchemaByVersion(ctx, subject, version)
+	if err != nil {
+		return RegisteredSchema{}, registryError(err, fmt.Sprintf("subject %s version %d", subject, version))
+	}
+	return fromSubjectSchema(ss), nil
+}
+
+var _ SchemaVersionLookup = (*RegistryClient)(nil)

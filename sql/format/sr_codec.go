@@ -37,10 +37,10 @@ type srPayload interface {
 	schema(cols []types.Column, spec Spec, unwrapped, key bool) (Schema, error)
 	// decoder compiles a decoder of records written with writer (and, for
 	// protobuf, the message the header's indexes name) into cols.
-	decoder(writer RegisteredSchema, indexes []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error)
+	decoder(writer RegisteredSchema, refs map[string]string, indexes []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error)
 	// encoder compiles an encoder of cols into the registered schema s,
 	// with the header's message indexes (nil but for protobuf).
-	encoder(s RegisteredSchema, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error)
+	encoder(s RegisteredSchema, refs map[string]string, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error)
 	// hasIndexes says the header carries protobuf message indexes.
 	hasIndexes() bool
 }
@@ -156,7 +156,11 @@ func (c *srCodec) decoder(id int, indexes []int) (payloadDecoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.payload.decoder(rs, indexes, c.cols, c.spec, c.unwrapped, c.key)
+	refs, err := c.references(rs)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.payload.decoder(rs, refs, indexes, c.cols, c.spec, c.unwrapped, c.key)
 	if err != nil {
 		return nil, fmt.Errorf("schema id %d cannot be read as %s: %w", id, columnList(c.cols), err)
 	}
@@ -180,6 +184,16 @@ func (c *srCodec) fetch(id int) (RegisteredSchema, error) {
 		return rs, fmt.Errorf("schema id %d is a %s schema, not %s as format %s needs", id, rs.Type, want, c.spec.Name)
 	}
 	return rs, nil
+}
+
+// references resolves the schemas rs references.
+func (c *srCodec) references(rs RegisteredSchema) (map[string]string, error) {
+	if len(rs.References) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
+	defer cancel()
+	return ResolveReferences(ctx, c.spec.Registry, rs.Schema)
 }
 
 func (c *srCodec) registry() (SchemaRegistry, error) {
@@ -219,7 +233,11 @@ func (c *srCodec) encoder() (*compiledEncoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc, indexes, err := c.payload.encoder(rs, c.cols, c.spec, c.unwrapped, c.key)
+	refs, err := c.references(rs)
+	if err != nil {
+		return nil, err
+	}
+	enc, indexes, err := c.payload.encoder(rs, refs, c.cols, c.spec, c.unwrapped, c.key)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s with schema id %d: %w", columnList(c.cols), rs.ID, err)
 	}

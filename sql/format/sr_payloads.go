@@ -27,12 +27,12 @@ func (avroPayload) schema(cols []types.Column, spec Spec, unwrapped, key bool) (
 	return Schema{Type: AvroSchema, Text: text}, err
 }
 
-func (avroPayload) decoder(w RegisteredSchema, _ []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
-	return avro.NewDecoder(w.Text, nil, cols, avroOptions(spec, unwrapped, key))
+func (avroPayload) decoder(w RegisteredSchema, refs map[string]string, _ []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
+	return avro.NewDecoder(w.Text, refs, cols, avroOptions(spec, unwrapped, key))
 }
 
-func (avroPayload) encoder(s RegisteredSchema, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error) {
-	enc, err := avro.NewEncoder(s.Text, nil, cols, avroOptions(spec, unwrapped, key))
+func (avroPayload) encoder(s RegisteredSchema, refs map[string]string, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error) {
+	enc, err := avro.NewEncoder(s.Text, refs, cols, avroOptions(spec, unwrapped, key))
 	return enc, nil, err
 }
 
@@ -54,23 +54,23 @@ func (protobufPayload) schema(cols []types.Column, spec Spec, unwrapped, key boo
 	return Schema{Type: ProtobufSchema, Text: text}, err
 }
 
-func (protobufPayload) decoder(w RegisteredSchema, indexes []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
-	name, err := protobuf.MessageByIndexes(w.Text, nil, indexes)
+func (protobufPayload) decoder(w RegisteredSchema, refs map[string]string, indexes []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
+	name, err := protobuf.MessageByIndexes(w.Text, refs, indexes)
 	if err != nil {
 		return nil, err
 	}
 	o := protobufOptions(spec, unwrapped, key)
 	o.FullName = name
-	return protobuf.NewDecoder(w.Text, nil, cols, o)
+	return protobuf.NewDecoder(w.Text, refs, cols, o)
 }
 
-func (protobufPayload) encoder(s RegisteredSchema, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error) {
+func (protobufPayload) encoder(s RegisteredSchema, refs map[string]string, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error) {
 	o := protobufOptions(spec, unwrapped, key)
-	indexes, err := protobuf.MessageIndexes(s.Text, nil, spec.FullName)
+	indexes, err := protobuf.MessageIndexes(s.Text, refs, spec.FullName)
 	if err != nil {
 		return nil, nil, err
 	}
-	enc, err := protobuf.NewEncoder(s.Text, nil, cols, o)
+	enc, err := protobuf.NewEncoder(s.Text, refs, cols, o)
 	return enc, indexes, err
 }
 
