@@ -126,6 +126,9 @@ func (r *registry) registerSide(subject, formatName string, schema json.RawMessa
 	if len(schema) == 0 || string(schema) == "null" {
 		return nil
 	}
+	if formatName == "" {
+		formatName = guessFormat(schema)
+	}
 	typ, ok := format.SchemaTypeOf(strings.ToUpper(formatName))
 	if !ok {
 		return nil // a schema for a format without a registry: nothing to register
@@ -144,6 +147,17 @@ func (r *registry) registerSide(subject, formatName string, schema json.RawMessa
 	}
 	r.register(subject, format.Schema{Type: typ, Text: text, References: references}, want)
 	return nil
+}
+
+// guessFormat is the format of a topic's schema given without one, as
+// ksqlDB's harness reads it: protobuf text, else Avro (the registry's
+// default schema type).
+func guessFormat(schema json.RawMessage) string {
+	var s string
+	if json.Unmarshal(schema, &s) == nil {
+		return format.Protobuf
+	}
+	return format.Avro
 }
 
 // schemaText is a test's schema as registry text: a string as is (a

@@ -41,6 +41,8 @@ func InferColumns(format string, s RegisteredSchema, o InferOptions) ([]types.Co
 	case JSONSR:
 		return inferJSONSchema(s.Text, o)
 	case Avro:
+		// A key is the one column ROWKEY (of the record's STRUCT type for a
+		// record), as ksqlDB infers it.
 		return avro.Columns(s.Text, o.Refs, avro.Options{Unwrapped: o.Unwrapped || o.Key, Key: o.Key, OriginalNames: o.KeepCase})
 	case Protobuf:
 		return protobuf.Columns(s.Text, o.Refs, protobuf.Options{Unwrapped: o.Unwrapped, Key: o.Key, KeepCase: o.KeepCase, FullName: o.FullName})
