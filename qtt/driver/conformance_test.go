@@ -70,8 +70,8 @@ func TestConformanceStrict(t *testing.T) {
 var strictRegistryFiles = strings.Fields(`
 bytes cast chr collect-list collect-set complex-lambda date dateadd datesub decimal
 delimited filter formats headers histogram initcap join-with-custom-timestamp json_sr
-min-group-by multiple-avro-maps serdes simple-struct sink-partitions-replicas
-standarddeviation stream-table-join timestamp timestampadd timestampsub timesub
+min-group-by multi-col-keys multiple-avro-maps serdes simple-struct sink-partitions-replicas
+standarddeviation stream-table-join table timestamp timestampadd timestampsub timesub
 topk-distinct topk-group-by transform-map url`)
 
 // TestConformanceStrictRegistry runs strictRegistryFiles, every variant.
