@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -183,5 +184,39 @@ func TestSchemaIDRegistered(t *testing.T) {
 	}
 	if id, payload, _ := format.SplitWireHeader(out[0].Value); id != rs.ID || string(payload) != `{"id":1,"Name":"a"}` {
 		t.Errorf("OUT record %q", out[0].Value)
+	}
+}
+
+// downRegistry answers nothing but registration: the registry went away
+// after the stream was created.
+type downRegistry struct{ *memRegistry }
+
+func (downRegistry) SchemaByID(context.Context, int) (format.RegisteredSchema, error) {
+	return format.RegisteredSchema{}, errors.New("connection refused")
+}
+
+// TestRegistryUnavailableIsRetried: a record whose schema the registry
+// cannot serve (it is down, the record is fine) fails the task, a
+// retriable error, instead of going to the processing log and being
+// skipped.
+func TestRegistryUnavailableIsRetried(t *testing.T) {
+	e, err := NewTestEngine(nil, WithSchemaRegistry(downRegistry{newMemRegistry()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`CREATE STREAM src (a INT) WITH (KAFKA_TOPIC='src', VALUE_FORMAT='JSON_SR', PARTITIONS=1);`,
+		`CREATE STREAM out AS SELECT a FROM src;`,
+	} {
+		if _, err := e.ExecuteStatement(sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	err = e.Produce(&physical.OutRecord{Topic: "src", Partition: 0, Value: []byte("\x00\x00\x00\x00\x01{\"A\":1}")})
+	if err == nil || !strings.Contains(err.Error(), "schema registry is unavailable") || classify(err) != classRetriable {
+		t.Fatalf("Produce: %v (class %v), want a retriable registry error", err, classify(err))
+	}
+	if logged := e.Read(e.ProcessingLogTopic()); len(logged) != 0 {
+		t.Errorf("the record went to the processing log: %v", logged)
 	}
 }

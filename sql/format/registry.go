@@ -91,3 +91,14 @@ func SchemaTypeOf(format string) (SchemaType, bool) {
 	}
 	return "", false
 }
+
+// RegistryUnavailableError is a record that could not be decoded because
+// the schema registry did not answer (not because of its bytes): the
+// caller should retry the record later rather than log and skip it.
+type RegistryUnavailableError struct{ Err error }
+
+func (e *RegistryUnavailableError) Error() string {
+	return "the schema registry is unavailable: " + e.Err.Error()
+}
+
+func (e *RegistryUnavailableError) Unwrap() error { return e.Err }

@@ -2,6 +2,7 @@ package format
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -112,7 +113,11 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 		}
 	}
 	dec, err := c.cachedDecoder(id, indexes)
-	if err != nil {
+	var unavailable *RegistryUnavailableError
+	switch {
+	case errors.As(err, &unavailable):
+		return unavailable
+	case err != nil:
 		return &DecodeError{Format: c.spec.Name, Offset: 1, Text: excerpt(data, 1), Msg: err.Error()}
 	}
 	if err := dec.Decode(payload, dst); err != nil {
@@ -177,6 +182,9 @@ func (c *srCodec) fetch(id int) (RegisteredSchema, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
 	defer cancel()
 	rs, err := reg.SchemaByID(ctx, id)
+	if err != nil && !errors.Is(err, ErrSchemaNotFound) {
+		return rs, &RegistryUnavailableError{Err: fmt.Errorf("schema id %d: %w", id, err)}
+	}
 	if err != nil {
 		return rs, fmt.Errorf("schema id %d: %w", id, err)
 	}
