@@ -30,6 +30,10 @@ type sourceOp struct {
 	row             types.Row
 	keyBuf          []any
 	valBuf          []any
+	// unavailable is set when a record could not be decoded because the
+	// schema registry did not answer: ProcessRaw fails (the runner
+	// retries from the committed offsets) instead of skipping it.
+	unavailable error
 }
 
 func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func(any) (int64, error)) (*sourceOp, error) {
@@ -68,14 +72,14 @@ func (op *sourceOp) ProcessRaw(r *InRecord) error {
 	row := &op.row
 	*row = types.Row{Values: make([]any, len(op.src.Schema.Columns)), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
 	if !op.decodeKey(r, row) {
-		return nil
+		return op.takeUnavailable()
 	}
 	// A null value is a delete on a table and a "null row" on a stream:
 	// projections pass it on as a null value, filters drop it.
 	if r.Value == nil {
 		row.Tombstone = true
 	} else if null, ok := op.decodeValue(r, row); !ok {
-		return nil
+		return op.takeUnavailable()
 	} else if null {
 		row.Tombstone = true
 	}
@@ -120,6 +124,9 @@ func (op *sourceOp) decodeKeyBytes(b []byte, r *InRecord, row *types.Row) bool {
 		return true
 	}
 	if err := op.keyCodec.Decode(b, op.keyBuf); err != nil {
+		if op.registryUnavailable(err, r) {
+			return false
+		}
 		op.env.log(DeserializationError, "key", fmt.Sprintf("Failed to deserialize key from topic: %s. %v", r.Topic, err), r.Key)
 		return false
 	}
@@ -135,6 +142,9 @@ func (op *sourceOp) decodeValue(r *InRecord, row *types.Row) (null, ok bool) {
 		return true, true
 	}
 	if err != nil {
+		if op.registryUnavailable(err, r) {
+			return false, false
+		}
 		op.env.log(DeserializationError, "value", fmt.Sprintf("Failed to deserialize value from topic: %s. %v", r.Topic, err), r.Value)
 		return false, false
 	}
@@ -142,6 +152,25 @@ func (op *sourceOp) decodeValue(r *InRecord, row *types.Row) (null, ok bool) {
 		row.Values[idx] = op.valBuf[i]
 	}
 	return false, true
+}
+
+// registryUnavailable notes a decode that failed for want of the schema
+// registry (the record is not at fault).
+func (op *sourceOp) registryUnavailable(err error, r *InRecord) bool {
+	var ru *format.RegistryUnavailableError
+	if !errors.As(err, &ru) {
+		return false
+	}
+	op.unavailable = fmt.Errorf("record %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, ru)
+	return true
+}
+
+// takeUnavailable returns (and clears) the registry failure of the record
+// just read, nil when it was skipped for its own bytes.
+func (op *sourceOp) takeUnavailable() error {
+	err := op.unavailable
+	op.unavailable = nil
+	return err
 }
 
 func (op *sourceOp) readHeaders(r *InRecord, row *types.Row) {

@@ -11,6 +11,9 @@ import (
 // Source is a stream or table registered in the catalog: its schema, the
 // topic behind it and how its records are serialized.
 type Source struct {
+	// Inferred says CREATE took some columns from the schema registry
+	// (InferredStatement writes them into the recorded statement).
+	Inferred        bool
 	Name            string
 	Kind            ast.SourceKind
 	Schema          *types.Schema

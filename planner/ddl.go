@@ -56,6 +56,9 @@ func (p *Planner) CreateSource(s *ast.CreateSource) (*Source, error) {
 	if err := p.applyCommon(src, w, nil); err != nil {
 		return nil, err
 	}
+	if err := p.inferColumns(src, s.P); err != nil {
+		return nil, err
+	}
 	if err := p.validateSource(src, s.P); err != nil {
 		return nil, err
 	}
@@ -226,7 +229,7 @@ func formatSpec(name string, pos ast.Pos, w *withProps, delimProp string, wrap *
 	if !knownFormats[spec.Name] {
 		return spec, sqlerr.New(sqlerr.Semantic, pos, "Unknown format: %s", name)
 	}
-	return spec, nil
+	return spec, applySchemaProps(&spec, w, strings.TrimSuffix(delimProp, "_DELIMITER"))
 }
 
 func (p *Planner) applyTimestamp(src *Source, w *withProps) error {
@@ -299,6 +302,9 @@ func (p *Planner) applyWindowType(src *Source, w *withProps) error {
 }
 
 func (p *Planner) validateSource(src *Source, pos ast.Pos) error {
+	if err := p.bindRegistry(src, pos); err != nil {
+		return err
+	}
 	keys := src.Schema.Keys()
 	if src.Kind == ast.Table && len(keys) == 0 {
 		return sqlerr.New(sqlerr.Semantic, pos, "Tables require a PRIMARY KEY. Please define the PRIMARY KEY.\nUse a partial schema to define the primary key and still load the value columns from the Schema Registry, for example:\n   CREATE TABLE %s (ID INT PRIMARY KEY) WITH (...);", src.Name)

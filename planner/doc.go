@@ -22,4 +22,9 @@
 // safe for concurrent use): the parser resolves type names through it, so
 // sources and CASTs only ever see expanded types. An aggregation over a
 // windowed source drops the window, as ksqlDB's re-keying does.
+//
+// Schema-registry formats (schema_registry.go): the planner gives AVRO,
+// PROTOBUF and JSON_SR specs their subjects and the registry, refuses them
+// without one, and fills in the columns a CREATE leaves out from the
+// latest schema of <topic>-value / -key (or KEY_/VALUE_SCHEMA_ID's).
 package planner

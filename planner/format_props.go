@@ -52,7 +52,8 @@ func checkWrapping(src *Source, w *withProps) error {
 	if f := src.ValueFormat.Name; wrap && (f == "DELIMITED" || f == "KAFKA") {
 		return sqlerr.New(sqlerr.Semantic, pos, "Format '%s' does not support 'WRAP_SINGLE_VALUE' set to 'true'.", f)
 	}
-	if len(valueColumns(src.Schema)) != 1 && len(src.Schema.Columns) > 0 {
+	inferred := len(valueColumns(src.Schema)) == 0 && schemaInference(src.ValueFormat.Name)
+	if len(valueColumns(src.Schema)) != 1 && len(src.Schema.Columns) > 0 && !inferred {
 		return sqlerr.New(sqlerr.Semantic, pos, "'WRAP_SINGLE_VALUE' is only valid for single-field value schemas")
 	}
 	return nil

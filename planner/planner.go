@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/functions"
 )
 
@@ -17,6 +18,10 @@ type Defaults struct {
 	// MaxWindowsPerRecord is sqlstream.window.max.per.record: how many
 	// windows one record may fall into (0: DefaultMaxWindowsPerRecord).
 	MaxWindowsPerRecord int
+	// SchemaRegistry serves the schemas of AVRO, PROTOBUF and JSON_SR
+	// (ksql.schema.registry.url); nil: none configured, and those formats
+	// are refused.
+	SchemaRegistry format.SchemaRegistry
 	// Aggregates configure the aggregate functions (collect limits).
 	Aggregates []functions.AggregatesOption
 }

@@ -40,4 +40,9 @@
 // field names case-insensitive, DOUBLE within 1e-6, DECIMAL exact (scale
 // included), timestamps and windows when the test gives them, headers
 // always (none given: none expected), tombstones as null values.
+// AVRO, PROTOBUF, PROTOBUF_NOSR and JSON_SR go through the engine's own
+// codecs (registry_side.go): each variant has an in-memory registry
+// holding the schemas its topics declare (with their ids), inputs are
+// written with the schema the engine registered, outputs read by each
+// record's schema id.
 package qtt

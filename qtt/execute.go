@@ -125,12 +125,33 @@ func variantProps(v *Variant, extra map[string]string) map[string]string {
 
 func topicsProp(ts []TopicSpec) string {
 	type topic struct {
-		Name       string `json:"name"`
-		Partitions *int32 `json:"partitions,omitempty"`
+		Name          string                `json:"name"`
+		Partitions    *int32                `json:"partitions,omitempty"`
+		KeyFormat     string                `json:"keyFormat,omitempty"`
+		ValueFormat   string                `json:"valueFormat,omitempty"`
+		KeySchema     json.RawMessage       `json:"keySchema,omitempty"`
+		ValueSchema   json.RawMessage       `json:"valueSchema,omitempty"`
+		KeySchemaID   *int                  `json:"keySchemaId,omitempty"`
+		ValueSchemaID *int                  `json:"valueSchemaId,omitempty"`
+		KeyRefs       []SchemaReferenceSpec `json:"keySchemaReferences,omitempty"`
+		ValueRefs     []SchemaReferenceSpec `json:"valueSchemaReferences,omitempty"`
 	}
 	out := make([]topic, len(ts))
 	for i, t := range ts {
-		out[i] = topic{Name: t.Name, Partitions: t.Partitions}
+		out[i] = topic{Name: t.Name, Partitions: t.Partitions, KeySchema: t.KeySchema, ValueSchema: t.ValueSchema,
+			KeySchemaID: t.KeySchemaID, ValueSchemaID: t.ValueSchemaID, KeyRefs: t.KeySchemaReferences, ValueRefs: t.ValueSchemaReferences}
+		if len(t.Schema) > 0 && len(t.ValueSchema) == 0 {
+			out[i].ValueSchema = t.Schema
+		}
+		if t.Format != nil {
+			out[i].KeyFormat, out[i].ValueFormat = t.Format.Format, t.Format.Format
+		}
+		if t.KeyFormat != nil {
+			out[i].KeyFormat = t.KeyFormat.Format
+		}
+		if t.ValueFormat != nil {
+			out[i].ValueFormat = t.ValueFormat.Format
+		}
 	}
 	b, _ := json.Marshal(out)
 	return string(b)

@@ -59,7 +59,7 @@ func TestNegativeTests(t *testing.T) {
 			"statement 1 of 2 failed, but the exception was expected from the last one"},
 		{"a record fails", []string{"SOURCE S s KAFKA JSON A:INTEGER"}, []RecordSpec{bad}, Passed, "input failed as expected"},
 		{"the runner cannot serialize", []string{"SOURCE S s KAFKA AVRO A:INTEGER"}, []RecordSpec{{Topic: "s", Value: "x"}},
-			Failed, "cannot serialize input 0: topic s: value of S: format AVRO is not supported"},
+			Failed, "cannot serialize input 0 (topic s): value: \"x\" does not fit STRUCT<`A` INTEGER>"},
 		{"nothing fails", []string{"SOURCE S s KAFKA JSON A:INTEGER"}, nil, Failed, "expected an exception (KsqlException: boom)"},
 	}
 	for _, tc := range tests {

@@ -126,7 +126,10 @@ func checkTopic1(want TopicSpec, sources []SourceInfo, topics []TopicInfo) strin
 	if f := want.ValueFormat; f != nil && f.Format != "" && !strings.EqualFold(f.Format, src.ValueFormat.Name) {
 		return fmt.Sprintf("value format: expected %s, got %s", f.Format, src.ValueFormat.Name)
 	}
-	return ""
+	if why := checkRegisteredSchema("key", want.KeySchema, src.KeyFormat); why != "" {
+		return why
+	}
+	return checkRegisteredSchema("value", want.ValueSchema, src.ValueFormat)
 }
 
 // RenderSchema prints a schema the way ksqlDB's post.sources lists it:

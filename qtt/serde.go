@@ -59,6 +59,8 @@ func newSide(spec format.Spec, cols []types.Column, key bool) (side, error) {
 		return noneSide{}, nil
 	case format.Kafka:
 		return newCodecSide(spec, cols, key)
+	case format.Avro, format.Protobuf, format.ProtobufNoSR, format.JSONSR:
+		return newRegistrySide(spec, cols, key)
 	}
 	return nil, fmt.Errorf("format %s is not supported by the test runner", spec.Name)
 }

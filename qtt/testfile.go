@@ -136,6 +136,21 @@ type TopicSpec struct {
 	KeySchema   json.RawMessage `json:"keySchema"`
 	ValueSchema json.RawMessage `json:"valueSchema"`
 	Schema      json.RawMessage `json:"schema"`
+	// KeySchemaID and ValueSchemaID are the ids the schemas are
+	// registered with (nil: the registry's next).
+	KeySchemaID   *int `json:"keySchemaId"`
+	ValueSchemaID *int `json:"valueSchemaId"`
+	// KeySchemaReferences and ValueSchemaReferences are schemas the key
+	// or value schema imports, registered before it under their names.
+	KeySchemaReferences   []SchemaReferenceSpec `json:"keySchemaReferences"`
+	ValueSchemaReferences []SchemaReferenceSpec `json:"valueSchemaReferences"`
+}
+
+// SchemaReferenceSpec is one referenced schema of a topic's schema.
+type SchemaReferenceSpec struct {
+	Name   string          `json:"name"`
+	Format string          `json:"format"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // NeedsSchemaRegistry reports whether the topic declares registry schemas.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"log/slog"
 	"slices"
 	"sort"
@@ -155,6 +156,8 @@ type options struct {
 	globalCheck time.Duration
 	// kafkaSASL: see WithKafkaSASL.
 	kafkaSASL sasl.Mechanism
+	// registry: see WithSchemaRegistry.
+	registry format.SchemaRegistry
 }
 
 // WithKafkaSASL makes every Kafka client of the engine authenticate with
@@ -162,6 +165,12 @@ type options struct {
 // none. The binary gives it the embedded broker's internal user when the
 // broker takes SASL.
 func WithKafkaSASL(m sasl.Mechanism) Option { return func(o *options) { o.kafkaSASL = m } }
+
+// WithSchemaRegistry sets the schema registry of AVRO, PROTOBUF and
+// JSON_SR, in place of the client ksql.schema.registry.url would build
+// (tests and the QTT runner serve one in process). Default: that client,
+// or none when the property is unset.
+func WithSchemaRegistry(r format.SchemaRegistry) Option { return func(o *options) { o.registry = r } }
 
 // WithAdvertisedListener sets the URL the other servers of the service id
 // reach this one at (ksql.advertised.listener; the caller resolves the

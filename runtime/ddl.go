@@ -72,10 +72,18 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 			return nil, err
 		}
 	}
+	if cmd == nil {
+		if err := e.registerSchemas(ctx, src, false, st.P); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.ensureSourceTopic(ctx, src, st.P, cmd != nil); err != nil {
 		return nil, err
 	}
-	c, err := e.record(ctx, st, s, cmd, nil)
+	recorded := *st // with the inferred columns written out, so replays do not infer again
+	recorded.SQL = planner.InferredStatement(st, src)
+	src.SQL = recorded.SQL
+	c, err := e.record(ctx, &recorded, s, cmd, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +182,11 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, e.queryNumber(seq)) }
 	if err := e.checkNewQueryNames(plan, queryID, st.P, cmd); err != nil {
 		return nil, err
+	}
+	if cmd == nil {
+		if err := e.registerSchemas(ctx, plan.Sink, true, st.P); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
 		return nil, err
@@ -362,6 +375,10 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 	if st.DeleteTopic && cmd == nil {
 		if err := e.cluster.deleteTopic(ctx, src.Topic); err != nil {
 			return nil, fmt.Errorf("source %s was dropped but its topic %s could not be deleted: %w", src.Name, src.Topic, err)
+		}
+		// Subjects not on replay: a later CREATE may have registered them again.
+		if err := e.deleteSubjects(ctx, src, cmd != nil); err != nil {
+			return nil, fmt.Errorf("source %s and its topic %s were dropped but its schema registry subjects could not be deleted (delete them in the registry): %w", src.Name, src.Topic, err)
 		}
 	}
 	id := kind + "/" + st.Name + "/drop"

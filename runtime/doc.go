@@ -52,4 +52,11 @@
 // each query parses its properties once into a queryConfig
 // (query_config.go), from which one builder (task_env.go) makes the
 // environment of every task, whichever cluster or query kind runs it.
+//
+// Schema registry (schema_registry.go): ksql.schema.registry.url (with
+// basic auth and PEM TLS) builds the registry client the planner and the
+// registry formats' codecs use (WithSchemaRegistry replaces it in tests).
+// CREATE registers its key and value schemas when the subjects do not
+// exist, CREATE … AS SELECT always, both before any topic is created and
+// never on replay; DROP … DELETE TOPIC deletes the subjects.
 package runtime

@@ -69,7 +69,10 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	e := newEngine(o)
+	e, err := newEngine(o)
+	if err != nil {
+		return nil, err
+	}
 	if o.cluster == nil {
 		security, err := kafkaSecurity(e.props)
 		if err != nil {
@@ -113,7 +116,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-func newEngine(o options) *Engine {
+func newEngine(o options) (*Engine, error) {
 	logger := o.logger
 	if logger == nil {
 		logger = slog.Default()
@@ -137,8 +140,15 @@ func newEngine(o options) *Engine {
 	if n, err := strconv.Atoi(props[PropCollectSetLimit]); err == nil {
 		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(n))
 	}
+	if d.SchemaRegistry = o.registry; d.SchemaRegistry == nil {
+		sr, err := schemaRegistry(props)
+		if err != nil {
+			return nil, err
+		}
+		d.SchemaRegistry = sr
+	}
 	e.planner = planner.New(cat, reg, d)
-	return e
+	return e, nil
 }
 
 // open prepares internal topics and replays the command log.

@@ -7,6 +7,7 @@ import (
 	"net"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -101,7 +102,7 @@ func classify(err error) errorClass {
 		return classCorrupted
 	case migratedKafkaError(err):
 		return classTaskMigrated
-	case kerr.IsRetriable(err) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne):
+	case kerr.IsRetriable(err) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) || registryUnavailable(err):
 		return classRetriable
 	}
 	var se *sessionError
@@ -109,6 +110,13 @@ func classify(err error) errorClass {
 		return classTaskMigrated
 	}
 	return classFatalInternal
+}
+
+// registryUnavailable reports a record a registry format could not decode
+// because the schema registry did not answer: retried, never skipped.
+func registryUnavailable(err error) bool {
+	var ru *format.RegistryUnavailableError
+	return errors.As(err, &ru)
 }
 
 func isAny(err error, targets ...error) bool {

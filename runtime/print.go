@@ -13,6 +13,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -47,7 +48,7 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 			if st.Interval > 1 && (n-1)%st.Interval != 0 {
 				return true
 			}
-			line := printLine(r)
+			line := e.printLine(rctx, r)
 			if n == 1 {
 				line = printHeader(r) + line
 			}
@@ -101,9 +102,19 @@ func printFormat(b []byte, key bool) string {
 	return "KAFKA_BYTES"
 }
 
-func printLine(r *physical.InRecord) string {
+func (e *Engine) printLine(ctx context.Context, r *physical.InRecord) string {
 	ts := time.UnixMilli(r.Timestamp).UTC().Format("2006/01/02 15:04:05.000 Z")
-	return fmt.Sprintf("rowtime: %s, key: %s, value: %s, partition: %d", ts, renderBytes(r.Key, true), renderBytes(r.Value, false), r.Partition)
+	return fmt.Sprintf("rowtime: %s, key: %s, value: %s, partition: %d", ts, e.renderRecord(ctx, r.Key, true), e.renderRecord(ctx, r.Value, false), r.Partition)
+}
+
+// renderRecord renders bytes in the schema registry's wire format by
+// their schema (when a registry is configured and knows the id), others
+// as renderBytes guesses.
+func (e *Engine) renderRecord(ctx context.Context, b []byte, key bool) string {
+	if s, ok := format.RenderRegistryRecord(ctx, e.planner.Defaults.SchemaRegistry, b); ok {
+		return s
+	}
+	return renderBytes(b, key)
 }
 
 // renderBytes guesses how to show raw bytes: JSON or text as is, 4- and

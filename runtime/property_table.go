@@ -58,7 +58,7 @@ type propertyTable map[string]*propertyDef
 // (num.stream.threads) are filled in here.
 func newPropertyTable() propertyTable {
 	t := propertyTable{}
-	for _, d := range append(append(propertyDefs(), securityPropertyDefs()...), clusterPropertyDefs()...) {
+	for _, d := range append(append(append(propertyDefs(), securityPropertyDefs()...), clusterPropertyDefs()...), schemaRegistryPropertyDefs()...) {
 		t[d.name] = d
 	}
 	return t

@@ -14,7 +14,10 @@ import (
 // never; an exactly_once_v2 query's own topics may end one marker past
 // the commit.
 func TestPullReadyBehind(t *testing.T) {
-	e := newEngine(options{})
+	e, err := newEngine(options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	q := &query{id: "CTAS_T_1", appID: "app", topo: &physical.Topology{SinkTopic: "t"}}
 	e.queries[q.id] = q
 	ends := func(topic string, end int64) kadm.ListedOffsets {

@@ -10,10 +10,13 @@ import (
 // the PENDING queries until every one has left PENDING; then it latches,
 // so a query that fails later does not make the server unready.
 func TestReadyWaitsForPendingQueries(t *testing.T) {
-	e := newEngine(options{})
+	e, err := newEngine(options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	q := &query{id: "CTAS_T_1"}
 	e.queries[q.id] = q
-	err := e.Ready(context.Background())
+	err = e.Ready(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "CTAS_T_1") {
 		t.Fatalf("Ready with a PENDING query: %v", err)
 	}
@@ -31,7 +34,10 @@ func TestReadyWaitsForPendingQueries(t *testing.T) {
 // TestReadyGivesUpOnABusyLock: a probe does not queue behind a statement
 // holding the engine lock; it answers not ready when its context ends.
 func TestReadyGivesUpOnABusyLock(t *testing.T) {
-	e := newEngine(options{})
+	e, err := newEngine(options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())

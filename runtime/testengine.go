@@ -40,7 +40,10 @@ func NewTestEngine(props map[string]string, opts ...Option) (*TestEngine, error)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	e := newEngine(o)
+	e, err := newEngine(o)
+	if err != nil {
+		return nil, err
+	}
 	e.logger = discardLogger()
 	e.autoCreateTopics = true
 	db, err := state.OpenMem(state.WithLogger(pebbleLogger{e.logger}))

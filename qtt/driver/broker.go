@@ -49,9 +49,15 @@ func newBroker(props map[string]string, over map[string]any, engProps map[string
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	reg := newRegistry()
+	if err := reg.registerTopics(parseTopics(props["qtt.topics"])); err != nil {
+		b.Close()
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps), runtime.WithDataDir(dir),
 		runtime.WithCreateMissingTopics(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithServiceID(ServiceID), runtime.WithQTTNaming())
+		runtime.WithServiceID(ServiceID), runtime.WithQTTNaming(), runtime.WithSchemaRegistry(reg))
 	if err != nil {
 		b.Close()
 		os.RemoveAll(dir)

@@ -63,3 +63,28 @@ func TestConformanceStrict(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	t.Log(lines[len(lines)-1])
 }
+
+// strictRegistryFiles are the QTT files that pass completely with their
+// schema-registry variants (AVRO, PROTOBUF, PROTOBUF_NOSR, JSON_SR) too:
+// run without --only-easy.
+var strictRegistryFiles = strings.Fields(`
+bytes cast chr collect-list collect-set complex-lambda date dateadd datesub decimal
+delimited filter formats headers histogram initcap join-with-custom-timestamp json_sr
+min-group-by multi-col-keys multiple-avro-maps serdes simple-struct sink-partitions-replicas
+standarddeviation stream-table-join table timestamp timestampadd timestampsub timesub
+topk-distinct topk-group-by transform-map url`)
+
+// TestConformanceStrictRegistry runs strictRegistryFiles, every variant.
+func TestConformanceStrictRegistry(t *testing.T) {
+	dir := conformanceDir(t)
+	args := []string{"--strict"}
+	for _, f := range strictRegistryFiles {
+		args = append(args, filepath.Join(dir, f+".json"))
+	}
+	var out, errs bytes.Buffer
+	if code := qtt.Main(args, &out, &errs, New, []qtt.Format{rest.Format{}}); code != 0 {
+		t.Fatalf("sqlstream test exited %d:\n%s\n%s", code, out.String(), errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	t.Log(lines[len(lines)-1])
+}

@@ -50,12 +50,25 @@ func New(props map[string]string) (qtt.Driver, error) {
 		}
 		return d, createTopics(props["qtt.topics"], d.(*brokerDriver).createTopic)
 	}
-	eng, err := runtime.NewTestEngine(engProps, runtime.WithServiceID(ServiceID), runtime.WithQTTNaming())
+	reg := newRegistry()
+	if err := reg.registerTopics(parseTopics(props["qtt.topics"])); err != nil {
+		return nil, err
+	}
+	eng, err := runtime.NewTestEngine(engProps, runtime.WithServiceID(ServiceID), runtime.WithQTTNaming(), runtime.WithSchemaRegistry(reg))
 	if err != nil {
 		return nil, err
 	}
 	d := &Driver{eng: eng, props: over, internal: map[string]bool{eng.ProcessingLogTopic(): true}}
 	return d, createTopics(props["qtt.topics"], d.eng.CreateTopic)
+}
+
+// parseTopics reads qtt.topics; createTopics reports a malformed one.
+func parseTopics(spec string) []testTopic {
+	var topics []testTopic
+	if spec != "" {
+		_ = json.Unmarshal([]byte(spec), &topics)
+	}
+	return topics
 }
 
 // createTopics creates the topics a test declares (a JSON array of

@@ -49,7 +49,7 @@ func NewKeyCodec(spec Spec, cols []types.Column) (Codec, error) {
 	if len(cols) == 0 {
 		return noneCodec{}, nil
 	}
-	return newCodec(spec, cols, len(cols) == 1)
+	return newCodec(spec, cols, len(cols) == 1, true)
 }
 
 // NewValueCodec returns the codec for the value columns cols.
@@ -80,13 +80,22 @@ func newValueCodec(spec Spec, cols []types.Column) (Codec, error) {
 	if spec.Name == None || spec.Name == Kafka && len(cols) == 0 {
 		return noneCodec{}, nil
 	}
-	return newCodec(spec, cols, len(cols) == 1 && spec.unwrapped())
+	return newCodec(spec, cols, len(cols) == 1 && spec.unwrapped(), false)
 }
 
-func newCodec(spec Spec, cols []types.Column, unwrapped bool) (Codec, error) {
+func newCodec(spec Spec, cols []types.Column, unwrapped, key bool) (Codec, error) {
 	switch spec.Name {
 	case JSON:
 		return newJSONCodec(cols, unwrapped), nil
+	case JSONSR, Avro, Protobuf:
+		p, _ := payloadOf(spec.Name)
+		return newSRCodec(spec, cols, p, unwrapped, key)
+	case ProtobufNoSR:
+		c, err := newProtobufNoSRCodec(spec, cols, unwrapped, key)
+		if err != nil {
+			return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "%v", err)
+		}
+		return c, nil
 	case Delimited:
 		return newDelimitedCodec(cols, spec.delimiter()), nil
 	case Kafka:
@@ -128,7 +137,7 @@ func unsupported(format string, t *types.Type) string {
 		case types.KindArray, types.KindMap, types.KindStruct:
 			return "The 'DELIMITED' format does not support type '" + t.Kind.String() + "'"
 		}
-	case JSON:
+	case JSON, JSONSR:
 		return jsonUnsupported(t)
 	}
 	return ""

@@ -19,6 +19,24 @@
 //	KAFKA      Kafka primitive serdes: 4/8-byte big-endian ints, IEEE doubles,
 //	           UTF-8 strings, raw bytes
 //	NONE       no key columns: decodes nothing, encodes nil
+//	AVRO, PROTOBUF, JSON_SR
+//	           Confluent's wire format: magic byte 0, 4-byte schema id
+//	           (PROTOBUF: then the message-index path), then the payload
+//	           (sql/format/avro, sql/format/protobuf, or the JSON codec).
+//	           Decoders are compiled once per writer schema id (srCodec's
+//	           cache); the encoder writes with KEY_/VALUE_SCHEMA_ID's
+//	           schema or registers the columns' schema under Spec.Subject
+//	           (<topic>-key / -value) and writes with that id.
+//	PROTOBUF_NOSR
+//	           bare protobuf, the schema derived from the columns
+//
+// The registry formats reach a Confluent-compatible registry through the
+// SchemaRegistry interface (registry.go); RegistryClient implements it
+// over franz-go's sr.Client (ksql.schema.registry.url). RegistrySchema is
+// the schema CREATE and CREATE … AS SELECT register; InferColumns turns a
+// registered schema into columns for CREATE without columns; JSONSchemaOf
+// prints JSON_SR's schema in the shape Kafka Connect gives ksqlDB's
+// columns (oneOf null, connect.index, connect.type).
 //
 // Value codecs skip header columns (HEADERS, HEADER('k')), so callers may
 // pass Schema.Values() as is. Numbers are written as ksqlDB (Jackson, Java)

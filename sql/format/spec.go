@@ -14,6 +14,13 @@ const (
 	Delimited = "DELIMITED"
 	Kafka     = "KAFKA"
 	None      = "NONE"
+	// The schema-registry formats (see registry.go): AVRO, PROTOBUF and
+	// JSON_SR carry Confluent's wire header; PROTOBUF_NOSR is bare
+	// protobuf with the schema derived from the columns.
+	Avro         = "AVRO"
+	Protobuf     = "PROTOBUF"
+	ProtobufNoSR = "PROTOBUF_NOSR"
+	JSONSR       = "JSON_SR"
 )
 
 // Spec describes the serialization of one side (key or value) of a record.
@@ -29,13 +36,30 @@ type Spec struct {
 	// for single-column value schemas: an explicit setting on a multi-column
 	// schema is an error.
 	WrapSingle *bool
+
+	// SchemaID is KEY_SCHEMA_ID / VALUE_SCHEMA_ID: the registered schema
+	// the columns came from and sinks serialize with (0: none; the codec
+	// registers the schema it derives from the columns).
+	SchemaID int
+	// FullName is KEY_SCHEMA_FULL_NAME / VALUE_SCHEMA_FULL_NAME ("": the
+	// format's default name).
+	FullName string
+	// NullableRepresentation is *_PROTOBUF_NULLABLE_REPRESENTATION: "",
+	// WRAPPER or OPTIONAL.
+	NullableRepresentation string
+	// Subject is the registry subject of this side (<topic>-key or
+	// <topic>-value); the planner sets it for registry formats.
+	Subject string
+	// Registry serves the schemas of AVRO, PROTOBUF and JSON_SR; nil when
+	// no registry is configured (the planner refuses those formats then).
+	Registry SchemaRegistry
 }
 
 // ParseFormat returns the canonical (upper-case) name of a format named
 // case-insensitively, or an sqlerr.Unknown error "Unknown format: FOO".
 func ParseFormat(name string) (string, error) {
 	switch up := strings.ToUpper(strings.TrimSpace(name)); up {
-	case JSON, Delimited, Kafka, None:
+	case JSON, Delimited, Kafka, None, Avro, Protobuf, ProtobufNoSR, JSONSR:
 		return up, nil
 	}
 	return "", sqlerr.New(sqlerr.Unknown, ast.Pos{}, "Unknown format: %s", name)
@@ -95,6 +119,15 @@ func (s Spec) validate() error {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{},
 			"%s does not support the following configs: [delimiter]", s.Name)
 	}
+	if s.SchemaID != 0 {
+		if _, ok := SchemaTypeOf(s.Name); !ok {
+			return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "%s does not support schema ids", s.Name)
+		}
+	}
+	if s.WrapSingle != nil && !*s.WrapSingle && (s.Name == Protobuf || s.Name == ProtobufNoSR) {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{},
+			"Format '%s' does not support 'WRAP_SINGLE_VALUE' set to 'false'.", s.Name)
+	}
 	if s.WrapSingle != nil && *s.WrapSingle && (s.Name == Delimited || s.Name == Kafka) {
 		return sqlerr.New(sqlerr.Semantic, ast.Pos{},
 			"Format '%s' does not support 'WRAP_SINGLE_VALUE' set to 'true'.", s.Name)
@@ -115,5 +148,12 @@ func (s Spec) unwrapped() bool {
 	if s.WrapSingle != nil {
 		return !*s.WrapSingle
 	}
-	return s.Name != JSON
+	return s.Name != JSON && s.Name != JSONSR && s.Name != Avro && s.Name != Protobuf && s.Name != ProtobufNoSR
+}
+
+// UsesRegistry reports whether the format reads and writes schemas in a
+// schema registry (AVRO, PROTOBUF, JSON_SR).
+func (s Spec) UsesRegistry() bool {
+	_, ok := SchemaTypeOf(s.Name)
+	return ok
 }

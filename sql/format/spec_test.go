@@ -65,7 +65,8 @@ func TestParseSpec(t *testing.T) {
 	}{
 		{"json", &pipe, nil, "JSON does not support the following configs: [delimiter]"},
 		{"kafka", nil, &wrapTrue, "Format 'KAFKA' does not support 'WRAP_SINGLE_VALUE' set to 'true'."},
-		{"avro", nil, nil, "Unknown format: avro"},
+		{"avro2", nil, nil, "Unknown format: avro2"},
+		{"json_sr", &pipe, nil, "JSON_SR does not support the following configs: [delimiter]"},
 	} {
 		if _, err := ParseSpec(tc.name, tc.delim, "VALUE_DELIMITER", tc.wrap); err == nil || err.Error() != tc.want {
 			t.Errorf("ParseSpec(%s) = %v, want %q", tc.name, err, tc.want)

@@ -1,0 +1,128 @@
+package planner_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// subjects is a registry of one schema per subject that counts lookups.
+type subjects struct {
+	schemas map[string]format.RegisteredSchema
+	lookups int
+}
+
+func (r *subjects) SchemaByID(_ context.Context, id int) (format.RegisteredSchema, error) {
+	r.lookups++
+	for _, s := range r.schemas {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return format.RegisteredSchema{}, format.ErrSchemaNotFound
+}
+
+func (r *subjects) Latest(_ context.Context, subject string) (format.RegisteredSchema, error) {
+	r.lookups++
+	if s, ok := r.schemas[subject]; ok {
+		return s, nil
+	}
+	return format.RegisteredSchema{}, format.ErrSchemaNotFound
+}
+
+func (r *subjects) Register(context.Context, string, format.Schema) (format.RegisteredSchema, error) {
+	return format.RegisteredSchema{}, nil
+}
+
+func (r *subjects) DeleteSubject(context.Context, string, bool) error { return nil }
+
+func renderColumns(s *types.Schema) string {
+	var parts []string
+	for _, c := range s.Columns {
+		part := "`" + c.Name + "` " + c.Type.String()
+		if c.NS == types.KeyNS {
+			part += " KEY"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func createSource(t *testing.T, p *planner.Planner, sql string) (*ast.CreateSource, *planner.Source, error) {
+	t.Helper()
+	stmts, err := parser.Parse(sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	st := stmts[0].(*ast.CreateSource)
+	src, err := p.CreateSource(st)
+	return st, src, err
+}
+
+// TestInferColumns: CREATE without value columns reads them from the
+// latest schema of <topic>-value (and the key from <topic>-key), and
+// InferredStatement writes them into a statement that a planner creates
+// again without asking the registry.
+func TestInferColumns(t *testing.T) {
+	reg := &subjects{schemas: map[string]format.RegisteredSchema{
+		"t-value": {ID: 1, Schema: format.Schema{Type: format.AvroSchema, Text: `{"type":"record","name":"R","fields":[
+			{"name":"name","type":["null","string"]},{"name":"price","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}},
+			{"name":"tags","type":{"type":"array","items":"string"}},{"name":"at","type":{"type":"long","logicalType":"timestamp-millis"}}]}`}},
+		"t-key": {ID: 2, Schema: format.Schema{Type: format.JSONSchema, Text: `{"type":"integer","connect.type":"int32"}`}},
+	}}
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	st, src, err := createSource(t, p, `CREATE TABLE t WITH (KAFKA_TOPIC='t', KEY_FORMAT='JSON_SR', VALUE_FORMAT='AVRO');`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "`ROWKEY` INTEGER KEY, `NAME` STRING, `PRICE` DECIMAL(4, 2), `TAGS` ARRAY<STRING>, `AT` TIMESTAMP"
+	if got := renderColumns(src.Schema); got != want {
+		t.Fatalf("inferred %s\nwant     %s", got, want)
+	}
+	text := planner.InferredStatement(st, src)
+	if !strings.Contains(text, "`ROWKEY` INTEGER PRIMARY KEY") {
+		t.Errorf("recorded statement %s", text)
+	}
+	reg.lookups = 0
+	again := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	_, src2, err := createSource(t, again, text)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	if got := renderColumns(src2.Schema); got != want || reg.lookups != 0 {
+		t.Errorf("replayed %s with %d registry lookups", got, reg.lookups)
+	}
+}
+
+// TestInferColumnsErrors: a missing subject, a schema id of another type
+// and a missing registry are statement errors with ksqlDB's messages.
+func TestInferColumnsErrors(t *testing.T) {
+	reg := &subjects{schemas: map[string]format.RegisteredSchema{
+		"a-value": {ID: 7, Schema: format.Schema{Type: format.AvroSchema, Text: `"int"`}},
+	}}
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	none := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	for _, tc := range []struct {
+		p    *planner.Planner
+		sql  string
+		want string
+	}{
+		{p, `CREATE STREAM s WITH (KAFKA_TOPIC='nope', VALUE_FORMAT='JSON_SR');`,
+			"Schema for message values on topic 'nope' does not exist in the Schema Registry.Subject: nope-value"},
+		{p, `CREATE STREAM s WITH (KAFKA_TOPIC='a', VALUE_FORMAT='PROTOBUF', VALUE_SCHEMA_ID=7);`,
+			"Format and fetched schema type using VALUE_SCHEMA_ID 7 are different. Format: [PROTOBUF], Fetched schema type: [AVRO]."},
+		{none, `CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='a', VALUE_FORMAT='AVRO');`,
+			"Cannot create topic 'a' with format AVRO without configuring 'ksql.schema.registry.url'"},
+	} {
+		if _, _, err := createSource(t, tc.p, tc.sql); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.sql, err, tc.want)
+		}
+	}
+}

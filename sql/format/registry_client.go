@@ -1,0 +1,204 @@
+package format
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// RegistryConfig is how to reach a Confluent-compatible schema registry:
+// ksql.schema.registry.url and its basic.auth.user.info and ssl settings.
+type RegistryConfig struct {
+	// URLs are the registry's base URLs (comma separated in the property).
+	URLs []string
+	// UserInfo is "user:password" for HTTP basic authentication ("": none).
+	UserInfo string
+	// TLS configures https:// URLs (nil: the system's roots).
+	TLS *tls.Config
+}
+
+// RegistryClient is a SchemaRegistry over franz-go's sr.Client. Schemas by
+// id never change, so it keeps them; it also remembers what it registered
+// (the registry would answer the same id again).
+type RegistryClient struct {
+	cl *sr.Client
+
+	mu         sync.Mutex
+	byID       map[int]RegisteredSchema
+	registered map[string]RegisteredSchema // subject + "\x00" + text
+}
+
+var _ SchemaRegistry = (*RegistryClient)(nil)
+
+// NewRegistryClient returns a client of the registry cfg names. It does
+// not contact the registry.
+func NewRegistryClient(cfg RegistryConfig) (*RegistryClient, error) {
+	if len(cfg.URLs) == 0 {
+		return nil, errors.New("schema registry: no URL given (ksql.schema.registry.url)")
+	}
+	opts := []sr.ClientOpt{sr.URLs(cfg.URLs...), sr.UserAgent("sqlstream"),
+		sr.HTTPClient(&http.Client{Timeout: registryTimeout, Transport: &http.Transport{TLSClientConfig: cfg.TLS}})}
+	if cfg.UserInfo != "" {
+		user, pass, ok := strings.Cut(cfg.UserInfo, ":")
+		if !ok {
+			return nil, errors.New("schema registry: basic.auth.user.info must be user:password")
+		}
+		opts = append(opts, sr.BasicAuth(user, pass))
+	}
+	cl, err := sr.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("schema registry: %w", err)
+	}
+	return &RegistryClient{cl: cl, byID: map[int]RegisteredSchema{}, registered: map[string]RegisteredSchema{}}, nil
+}
+
+// SchemaByID returns the schema of id.
+func (c *RegistryClient) SchemaByID(ctx context.Context, id int) (RegisteredSchema, error) {
+	c.mu.Lock()
+	rs, ok := c.byID[id]
+	c.mu.Unlock()
+	if ok {
+		return rs, nil
+	}
+	s, err := c.cl.SchemaByID(ctx, id)
+	if err != nil {
+		return RegisteredSchema{}, registryError(err, fmt.Sprintf("schema id %d", id))
+	}
+	rs = RegisteredSchema{Schema: fromSR(s), ID: id}
+	c.mu.Lock()
+	c.byID[id] = rs
+	c.mu.Unlock()
+	return rs, nil
+}
+
+// Latest returns the latest version of subject.
+func (c *RegistryClient) Latest(ctx context.Context, subject string) (RegisteredSchema, error) {
+	ss, err := c.cl.SchemaByVersion(ctx, subject, -1)
+	if err != nil {
+		return RegisteredSchema{}, registryError(err, "subject "+subject)
+	}
+	return fromSubjectSchema(ss), nil
+}
+
+// Register registers s under subject.
+func (c *RegistryClient) Register(ctx context.Context, subject string, s Schema) (RegisteredSchema, error) {
+	key := subject + "\x00" + s.Text
+	c.mu.Lock()
+	rs, ok := c.registered[key]
+	c.mu.Unlock()
+	if ok {
+		return rs, nil
+	}
+	ss, err := c.cl.CreateSchema(ctx, subject, toSR(s))
+	if err != nil {
+		return RegisteredSchema{}, c.registerError(ctx, subject, err)
+	}
+	rs = fromSubjectSchema(ss)
+	if rs.Subject == "" {
+		rs.Subject = subject
+	}
+	c.mu.Lock()
+	c.registered[key] = rs
+	c.mu.Unlock()
+	return rs, nil
+}
+
+// DeleteSubject soft-deletes subject, then, when permanent, hard-deletes
+// it (a registry refuses a hard delete of a live subject). A subject that
+// does not exist is not an error.
+func (c *RegistryClient) DeleteSubject(ctx context.Context, subject string, permanent bool) error {
+	if _, err := c.cl.DeleteSubject(ctx, subject, sr.SoftDelete); err != nil && !notFound(err) {
+		return registryError(err, "subject "+subject)
+	}
+	if permanent {
+		if _, err := c.cl.DeleteSubject(ctx, subject, sr.HardDelete); err != nil && !notFound(err) {
+			return registryError(err, "subject "+subject)
+		}
+	}
+	c.mu.Lock()
+	for k := range c.registered {
+		if strings.HasPrefix(k, subject+"\x00") {
+			delete(c.registered, k)
+		}
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// registerError turns a refused registration into IncompatibleSchemaError
+// (with the subject's compatibility level) or a plain error.
+func (c *RegistryClient) registerError(ctx context.Context, subject string, err error) error {
+	var re *sr.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusConflict {
+		return registryError(err, "registering under subject "+subject)
+	}
+	rule := ""
+	if res := c.cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal), subject); len(res) == 1 && res[0].Err == nil {
+		rule = res[0].Level.String()
+	}
+	return &IncompatibleSchemaError{Subject: subject, Rule: rule, Detail: re.Error()}
+}
+
+func notFound(err error) bool {
+	var re *sr.ResponseError
+	return errors.As(err, &re) && (re.StatusCode == http.StatusNotFound || sr.IsNotFoundError(re.ErrorCode))
+}
+
+// registryError says what was asked; a 404 also wraps ErrSchemaNotFound.
+func registryError(err error, what string) error {
+	if notFound(err) {
+		return fmt.Errorf("%s: %w (%v)", what, ErrSchemaNotFound, err)
+	}
+	return fmt.Errorf("schema registry: %s: %w", what, err)
+}
+
+func toSR(s Schema) sr.Schema {
+	out := sr.Schema{Schema: s.Text}
+	switch s.Type {
+	case ProtobufSchema:
+		out.Type = sr.TypeProtobuf
+	case JSONSchema:
+		out.Type = sr.TypeJSON
+	default:
+		out.Type = sr.TypeAvro
+	}
+	for _, r := range s.References {
+		out.References = append(out.References, sr.SchemaReference{Name: r.Name, Subject: r.Subject, Version: r.Version})
+	}
+	return out
+}
+
+func fromSR(s sr.Schema) Schema {
+	out := Schema{Text: s.Schema, Type: AvroSchema}
+	switch s.Type {
+	case sr.TypeProtobuf:
+		out.Type = ProtobufSchema
+	case sr.TypeJSON:
+		out.Type = JSONSchema
+	}
+	for _, r := range s.References {
+		out.References = append(out.References, SchemaReference{Name: r.Name, Subject: r.Subject, Version: r.Version})
+	}
+	return out
+}
+
+func fromSubjectSchema(ss sr.SubjectSchema) RegisteredSchema {
+	return RegisteredSchema{Schema: fromSR(ss.Schema), ID: ss.ID, Version: ss.Version, Subject: ss.Subject}
+}
+
+// SchemaByVersion returns subject's schema at version (SchemaVersionLookup).
+func (c *RegistryClient) SchemaByVersion(ctx context.Context, subject string, version int) (RegisteredSchema, error) {
+	ss, err := c.cl.SchemaByVersion(ctx, subject, version)
+	if err != nil {
+		return RegisteredSchema{}, registryError(err, fmt.Sprintf("subject %s version %d", subject, version))
+	}
+	return fromSubjectSchema(ss), nil
+}
+
+var _ SchemaVersionLookup = (*RegistryClient)(nil)
