@@ -24,7 +24,12 @@ type PropertyDoc struct {
 // PropertyDocs lists every property of the engine's table, by name.
 func PropertyDocs() []PropertyDoc {
 	var out []PropertyDoc
-	for _, d := range propertyDefs() {
+	seen := map[string]bool{}
+	for _, d := range allPropertyDefs() {
+		if seen[d.name] {
+			continue
+		}
+		seen[d.name] = true
 		p := PropertyDoc{Name: d.name, Default: d.def, Doc: d.doc, Type: kindNames[d.kind], Fixed: d.fixed, Inert: d.inert}
 		if d.kind == kindEnum {
 			p.Type += " (" + strings.Join(d.values, ", ") + ")"

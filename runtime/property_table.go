@@ -58,10 +58,16 @@ type propertyTable map[string]*propertyDef
 // (num.stream.threads) are filled in here.
 func newPropertyTable() propertyTable {
 	t := propertyTable{}
-	for _, d := range append(append(append(propertyDefs(), securityPropertyDefs()...), clusterPropertyDefs()...), schemaRegistryPropertyDefs()...) {
+	for _, d := range allPropertyDefs() {
 		t[d.name] = d
 	}
 	return t
+}
+
+// allPropertyDefs is every property the engine knows: the table's own,
+// the Kafka security settings, the cluster's and the schema registry's.
+func allPropertyDefs() []*propertyDef {
+	return append(append(append(propertyDefs(), securityPropertyDefs()...), clusterPropertyDefs()...), schemaRegistryPropertyDefs()...)
 }
 
 func propertyDefs() []*propertyDef {
