@@ -120,6 +120,17 @@ func startNode(t *testing.T, extra ...string) *node {
 		"--data-dir", dataDir, "--log-level", "debug"}, extra...)...)
 }
 
+// startNodeExternalRegistry is startNode for a server configured (in
+// extra, e.g. a --config file) with an external ksql.schema.registry.url:
+// the embedded registry does not run, and naming its listener would be
+// an error.
+func startNodeExternalRegistry(t *testing.T, extra ...string) *node {
+	t.Helper()
+	dataDir := t.TempDir()
+	return startNodeArgs(t, dataDir, append([]string{"--listen", "127.0.0.1:0",
+		"--broker-listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "debug"}, extra...)...)
+}
+
 // startNodeArgs starts `sqlstream server` with exactly args (dataDir is
 // the --data-dir they name) and waits until it is healthy.
 func startNodeArgs(t *testing.T, dataDir string, args ...string) *node {

@@ -15,7 +15,7 @@ import (
 func TestRegistryBasicAuth(t *testing.T) {
 	fake := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte("reg-user:s3cr3t-pw"))))
 	t.Cleanup(fake.Close)
-	n := startNode(t, "--config", writeConfig(t, "ksql.schema.registry.url="+fake.URL()+
+	n := startNodeExternalRegistry(t, "--config", writeConfig(t, "ksql.schema.registry.url="+fake.URL()+
 		"\nksql.schema.registry.basic.auth.user.info=reg-user:s3cr3t-pw\n"))
 	n.mustKsql(`CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON_SR', PARTITIONS=1);`)
 	if !fake.SubjectExists("s-value") {

@@ -19,7 +19,7 @@ func externalRegistry(t *testing.T) (*srfake.Registry, *node) {
 	t.Helper()
 	fake := srfake.New()
 	t.Cleanup(fake.Close)
-	n := startNode(t, "--config", writeConfig(t, "ksql.schema.registry.url="+fake.URL()+"\n"))
+	n := startNodeExternalRegistry(t, "--config", writeConfig(t, "ksql.schema.registry.url="+fake.URL()+"\n"))
 	return fake, n
 }
 
@@ -177,14 +177,65 @@ func TestJSONSRExternalRegistry(t *testing.T) {
 }
 
 // TestJSONSRWithoutRegistry: an SR format without a configured registry
-// is a statement error naming the property, and nothing is created.
+// is a statement error naming the property, and nothing is created. (With
+// the embedded broker the embedded registry always runs: this server uses
+// a separate broker and names no registry.)
 func TestJSONSRWithoutRegistry(t *testing.T) {
-	n := startNode(t)
+	br := startBrokerProcess(t)
+	n := startServerOn(t, br.Kafka)
 	status, body := n.ksql(`CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON_SR', PARTITIONS=1);`, nil)
 	if status != 400 || !strings.Contains(fmt.Sprint(body), "Cannot create topic 's' with format JSON_SR without configuring 'ksql.schema.registry.url'") {
 		t.Fatalf("JSON_SR without a registry: %d %v", status, body)
 	}
 	if out := fmt.Sprint(n.mustKsql(`SHOW STREAMS;`)); strings.Contains(out, "\"S\"") {
 		t.Errorf("stream S exists after a refused CREATE: %s", out)
+	}
+}
+
+// TestAvroEmbeddedRegistry: with no registry configured, the embedded one
+// (on by default beside the embedded broker) serves the engine: CREATE
+// STREAM with columns registers pv-value, INSERT VALUES writes the
+// Confluent wire format, a CTAS registers its sink's subject and answers
+// pull queries, and a restart of the binary keeps ids, subjects and
+// counts.
+func TestAvroEmbeddedRegistry(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM pv (usr STRING KEY, page STRING) WITH (KAFKA_TOPIC='pv', VALUE_FORMAT='AVRO', PARTITIONS=1);`)
+	n.mustKsql(`INSERT INTO pv (usr, page) VALUES ('ann', 'home');`)
+	n.mustKsql(`INSERT INTO pv (usr, page) VALUES ('ann', 'about');`)
+	n.mustKsql(`SET 'auto.offset.reset'='earliest';
+		CREATE TABLE visits WITH (VALUE_FORMAT='AVRO') AS SELECT usr, COUNT(*) AS n FROM pv GROUP BY usr;`)
+	subjects := func() []string { // the registry's port is new at every start
+		got, err := registryClient(t, registryURL(t, n)).Subjects(timeoutCtx(t))
+		if err != nil {
+			t.Fatalf("subjects of the embedded registry: %v", err)
+		}
+		sort.Strings(got)
+		return got
+	}
+	before := subjects()
+	if fmt.Sprint(before) != "[VISITS-value pv-value]" {
+		t.Fatalf("embedded registry subjects %v, want [VISITS-value pv-value]", before)
+	}
+	count := func(want int) func() error {
+		return func() error {
+			rows, err := pullRows(n, "SELECT * FROM visits WHERE usr = 'ann';")
+			if err != nil {
+				return err
+			}
+			if fmt.Sprint(rows) != fmt.Sprintf("[[ann %d]]", want) {
+				return fmt.Errorf("visits holds %v, want [[ann %d]]", rows, want)
+			}
+			return nil
+		}
+	}
+	eventually(t, "ann's two visits", count(2))
+	n.stop()
+	n.start()
+	eventually(t, "ann's two visits after a restart", count(2))
+	n.mustKsql(`INSERT INTO pv (usr, page) VALUES ('ann', 'contact');`) // read by the restarted query
+	eventually(t, "ann's third visit, after the restart", count(3))
+	if after := subjects(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("subjects after a restart %v, want %v", after, before)
 	}
 }
