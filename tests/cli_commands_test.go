@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,26 @@ func TestREPLCommandsOnATerminal(t *testing.T) {
 	b, err := os.ReadFile(spool)
 	if err != nil || !strings.Contains(string(b), "ksql> SHOW TOPICS;\n") || !strings.Contains(string(b), "Kafka Topic") {
 		t.Fatalf("spool file (%v):\n%s", err, b)
+	}
+}
+
+// `make build` (what `make run` does first) says what it is doing: a
+// first line before the compiler starts, a line per 25 packages compiled
+// on a cold cache, and a last line naming the binary; a failing build
+// exits non-zero with go's message shown, not swallowed by the filter.
+func TestMakeBuildShowsProgress(t *testing.T) {
+	binary(t)
+	out := sqlstreamBinary.out
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "building ") ||
+		!strings.HasPrefix(lines[len(lines)-1], "built "+sqlstreamBinary.path+" (") {
+		t.Fatalf("make build printed:\n%s", out)
+	}
+	cmd := exec.Command("make", "--no-print-directory", "build", "BIN="+filepath.Join(t.TempDir(), "never"))
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "GOFLAGS=-bogus-flag")
+	failed, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(failed), "bogus-flag") || strings.Contains(string(failed), "built ") {
+		t.Fatalf("make build with a bad flag: %v\n%s", err, failed)
 	}
 }

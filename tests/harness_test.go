@@ -33,6 +33,8 @@ type binaryCache struct {
 	dir  string
 	path string
 	err  error
+	// out is what `make build` printed while building it.
+	out string
 }
 
 // sqlstreamBinary is shared by every test of the package: building the
@@ -56,11 +58,14 @@ func binary(t *testing.T) string {
 			return
 		}
 		c.path = filepath.Join(c.dir, "sqlstream")
-		cmd := exec.Command("go", "build", "-o", c.path, "./cmd/sqlstream")
+		// Built as users build it (make build: static, version stamped,
+		// progress shown), so TestMakeBuildShowsProgress reads its output.
+		cmd := exec.Command("make", "--no-print-directory", "build", "BIN="+c.path)
 		cmd.Dir = repoRoot(t)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			c.err = fmt.Errorf("go build ./cmd/sqlstream: %v\n%s", err, out)
+		out, err := cmd.CombinedOutput()
+		c.out = string(out)
+		if err != nil {
+			c.err = fmt.Errorf("make build: %v\n%s", err, out)
 		}
 	})
 	if c.err != nil {
