@@ -119,8 +119,16 @@ func (t topicInfo) replicaInfo() []int {
 // queries (named after their application id). The processing log stays
 // visible, as in ksqlDB.
 func (e *Engine) hiddenTopic(t topicInfo) bool {
-	return t.internal || strings.HasPrefix(t.name, "_") ||
-		strings.HasPrefix(t.name, e.queryAppID(""))
+	if t.internal || strings.HasPrefix(t.name, "_") || strings.HasPrefix(t.name, e.queryAppPrefix()) ||
+		strings.HasPrefix(t.name, e.opts.serviceID+legacyPersistentPrefix) {
+		return true
+	}
+	for _, q := range e.queries {
+		if strings.HasPrefix(t.name, q.appID+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) sortedQueries() []*query {
