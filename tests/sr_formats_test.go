@@ -181,9 +181,11 @@ func TestJSONSRExternalRegistry(t *testing.T) {
 }
 
 // TestJSONSRWithoutRegistry: an SR format without a configured registry
-// is a statement error naming the property, and nothing is created.
+// is a statement error naming the property, and nothing is created. (The
+// server runs on an external broker: beside the embedded one, the
+// embedded registry always runs.)
 func TestJSONSRWithoutRegistry(t *testing.T) {
-	n := startNode(t)
+	n := startServerOn(t, startBrokerProcess(t).Kafka)
 	status, body := n.ksql(`CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON_SR', PARTITIONS=1);`, nil)
 	if status != 400 || !strings.Contains(fmt.Sprint(body), "Cannot create topic 's' with format JSON_SR without configuring 'ksql.schema.registry.url'") {
 		t.Fatalf("JSON_SR without a registry: %d %v", status, body)
