@@ -16,6 +16,9 @@ type cluster interface {
 	createTopic(ctx context.Context, t topicSpec) error
 	deleteTopic(ctx context.Context, topic string) error
 	listTopics(ctx context.Context) ([]topicInfo, error)
+	// topicConsumers counts, per topic, what SHOW TOPICS EXTENDED shows
+	// (topics no group member consumes are absent).
+	topicConsumers(ctx context.Context) (map[string]topicConsumers, error)
 	// produce writes records and waits until they are acknowledged.
 	produce(ctx context.Context, recs ...*physical.OutRecord) error
 	// start runs a persistent query's topology until the runner is stopped.
@@ -47,6 +50,17 @@ type topicSpec struct {
 	partitions int32
 	replicas   int16
 	configs    map[string]string
+}
+
+// topicConsumers is a topic's consumers as ksqlDB's SHOW TOPICS EXTENDED
+// counts them: consumers is the number of (group member, partition)
+// assignments of the topic over all consumer groups (a member assigned
+// three partitions counts three), groups the number of groups with such
+// a member. Only members' current assignments count: a group without
+// members (a stopped query) counts nothing, however many offsets it has
+// committed.
+type topicConsumers struct {
+	consumers, groups int
 }
 
 // topicInfo is one topic of SHOW TOPICS.

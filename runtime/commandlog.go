@@ -23,6 +23,10 @@ type command struct {
 	SQL     string            `json:"statement"`
 	Props   map[string]string `json:"streamsProperties,omitempty"`
 	QueryID string            `json:"queryId,omitempty"`
+	// AppPrefix is what the application ids of the queries this command
+	// starts begin with (queryAppPrefix when it was recorded); empty in
+	// commands recorded before it was (see commandAppID).
+	AppPrefix string `json:"appIdPrefix,omitempty"`
 }
 
 // commandLog is the command topic `_<service-id>_command_topic`: one

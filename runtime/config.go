@@ -56,6 +56,13 @@ const (
 	// PropMaxPartitions is sqlstream's own: the largest partition count
 	// CREATE may give a new topic (and the embedded broker accepts).
 	PropMaxPartitions = "sqlstream.topic.partitions.max"
+	// PropTopicNaming is sqlstream's own: "sqlstream" (the default:
+	// application ids <service id>query_<query id>) or "ksqldb" (ksqlDB's
+	// _confluent-ksql-<service id>query_<query id>); see queryAppPrefix.
+	PropTopicNaming = "sqlstream.internal.topic.naming"
+	// PropPersistentPrefix is ksqlDB's ksql.persistent.prefix, "query_":
+	// what a persistent query's application id puts before its id.
+	PropPersistentPrefix = "ksql.persistent.prefix"
 	// PropMaxStatements is sqlstream's own: the most statements one /ksql
 	// request may hold (ksqlDB has no limit; a request of 10,000 took
 	// 3 GB to parse, as every statement is parsed before the first runs).

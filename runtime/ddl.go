@@ -19,7 +19,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props)}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix()}
 	c.Seq = e.seq
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
@@ -317,7 +317,7 @@ func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID fu
 // startQuery builds and starts a persistent query (its offsets are
 // initialized by initOffsets).
 func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session) error {
-	appID := e.queryAppID(c.QueryID)
+	appID := e.commandAppID(c)
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return err

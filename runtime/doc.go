@@ -46,6 +46,12 @@
 // and stops its runner, which leaves the consumer group: a query never
 // keeps running while skipping records.
 //
+// Naming (query_naming.go): a persistent query's application id (its
+// consumer group, the prefix of its internal topics and store ids) is
+// [_confluent-ksql-]<service id><ksql.persistent.prefix><query id>, the
+// ksqlDB prefix under sqlstream.internal.topic.naming=ksqldb; the command
+// that creates a query records the prefix, so a query never changes names.
+//
 // Configuration: one property table (property_table.go: name, type,
 // default, doc) validates the server's configuration, SET and a request's
 // streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES;

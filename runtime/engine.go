@@ -124,6 +124,11 @@ func newEngine(o options) (*Engine, error) {
 	table := newPropertyTable()
 	props := table.defaults().Merge(o.props)
 	props[PropServiceID] = o.serviceID
+	prefix, err := namingPrefix(o, props)
+	if err != nil {
+		return nil, err
+	}
+	o.appPrefix = prefix
 	reg := functions.NewRegistry(functions.WithMaxResultBytes(props.Int(PropMaxResultBytes, 0)))
 	cat := planner.NewCatalog()
 	e := &Engine{opts: o, logger: logger, props: props, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,

@@ -51,6 +51,10 @@ type memTopic struct {
 type memSub struct {
 	topics []string // a join's sub-topology reads two
 	sub    int
+	// group is the consumer group a Kafka cluster would run the tasks
+	// in: a persistent query's application id, "" for a push query
+	// (which reads without a group on Kafka too).
+	group  string
 	tasks  map[int32]*physical.Task
 	newEnv func(p int32) *physical.TaskEnv
 	topo   *physical.Topology
@@ -222,12 +226,12 @@ func (s *memSub) deliver(in *physical.InRecord) {
 // topics) are replayed by replay,
 // once every sub-topology of the query is subscribed (so records a replay
 // sends through a repartition topic reach the next sub-topology).
-func (m *memCluster) subscribe(topo *physical.Topology, sub int, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromEarliest bool) *memSub {
+func (m *memCluster) subscribe(topo *physical.Topology, sub int, group string, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromEarliest bool) *memSub {
 	internal := map[string]bool{}
 	for _, it := range topo.Internal {
 		internal[it.Name] = true
 	}
-	s := &memSub{topics: topo.SubTopologies[sub].Topics, sub: sub, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
+	s := &memSub{topics: topo.SubTopologies[sub].Topics, sub: sub, group: group, tasks: map[int32]*physical.Task{}, newEnv: newEnv, topo: topo, onErr: onErr}
 	m.mu.Lock()
 	m.subs = append(m.subs, s)
 	for _, topic := range s.topics {
@@ -312,7 +316,7 @@ func (m *memCluster) start(q *query) (runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, q.cfg.fromEarliest))
+		subs = append(subs, m.subscribe(q.topo, i, q.appID, newEnv, onErr, q.cfg.fromEarliest))
 	}
 	m.replay(subs)
 	q.setState(StateRunning, nil)
@@ -383,7 +387,7 @@ func (m *memCluster) startTransient(q *transient) (runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.topo, i, newEnv, onErr, q.cfg.fromEarliest))
+		subs = append(subs, m.subscribe(q.topo, i, "", newEnv, onErr, q.cfg.fromEarliest))
 	}
 	m.replay(subs)
 	return runnerFunc(func() error {

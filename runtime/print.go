@@ -19,7 +19,8 @@ import (
 )
 
 // startPrint runs PRINT topic: raw records rendered as ksqlDB prints them,
-// with the key and value formats guessed from the bytes.
+// with the key and value formats found by the registry (wire-format
+// bytes) or guessed from the bytes.
 func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api.RowStream, error) {
 	_, exists, err := e.cluster.partitions(ctx, st.Topic)
 	if err != nil {
@@ -50,7 +51,7 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 			}
 			line := e.printLine(rctx, r)
 			if n == 1 {
-				line = printHeader(r) + line
+				line = e.printHeader(rctx, r) + line
 			}
 			return t.Row(&types.Row{Values: []any{line}})
 		})
@@ -79,8 +80,48 @@ func (p *printStream) FinalMessage() string { return "" }
 // printHeader is ksqlDB's "Key format: … / Value format: …" lines, put
 // in front of the first record PRINT shows (so LIMIT still counts
 // records): the formats the first record's bytes could be in.
-func printHeader(r *physical.InRecord) string {
-	return "Key format: " + printFormat(r.Key, true) + "\nValue format: " + printFormat(r.Value, false) + "\n"
+func (e *Engine) printHeader(ctx context.Context, r *physical.InRecord) string {
+	return "Key format: " + e.printFormatOf(ctx, r.Key, true) + "\nValue format: " + e.printFormatOf(ctx, r.Value, false) + "\n"
+}
+
+// printFormatOf is printFormat with the registry asked first, as
+// ksqlDB's PRINT tries its AVRO, PROTOBUF and JSON_SR deserializers:
+// bytes in the wire format whose schema id the registry serves are in
+// that schema's format (the bare-bytes guesses that still fit follow).
+func (e *Engine) printFormatOf(ctx context.Context, b []byte, key bool) string {
+	guess := printFormat(b, key)
+	known := e.registryFormat(ctx, b)
+	switch {
+	case known == "":
+		return guess
+	case guess == "KAFKA_BYTES":
+		return known
+	}
+	return known + " or " + guess
+}
+
+// registryFormat names the registry format of wire-format bytes ("" when
+// they are not in the wire format, no registry is configured or it does
+// not serve their schema id).
+func (e *Engine) registryFormat(ctx context.Context, b []byte) string {
+	reg := e.planner.Defaults.SchemaRegistry
+	id, _, ok := format.SplitWireHeader(b)
+	if !ok || reg == nil {
+		return ""
+	}
+	rs, err := reg.SchemaByID(ctx, id)
+	if err != nil {
+		return ""
+	}
+	switch rs.Type {
+	case format.AvroSchema:
+		return "AVRO"
+	case format.ProtobufSchema:
+		return "PROTOBUF"
+	case format.JSONSchema:
+		return "JSON_SR"
+	}
+	return ""
 }
 
 // printFormat names the formats bytes could be, as renderBytes shows

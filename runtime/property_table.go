@@ -75,6 +75,10 @@ func propertyDefs() []*propertyDef {
 	return []*propertyDef{
 		{name: PropServiceID, kind: kindString, def: "default_", fixed: true,
 			doc: "prefix of the command topic, internal topics and consumer groups"},
+		{name: PropTopicNaming, kind: kindEnum, values: []string{namingSqlstream, namingKsqlDB}, def: namingSqlstream, fixed: true,
+			doc: "names of new persistent queries' consumer groups and internal topics: sqlstream (<service id>query_<id>) or ksqldb (_confluent-ksql-<service id>query_<id>, as ksqlDB); a query keeps the names it was created with"},
+		{name: PropPersistentPrefix, kind: kindString, def: "query_", fixed: true,
+			doc: "what a new persistent query's consumer group and internal topics put between the service id and the query id, as ksqlDB's"},
 		{name: PropBootstrap, kind: kindString, fixed: true, doc: "Kafka bootstrap servers"},
 		{name: PropListeners, kind: kindString, fixed: true, doc: "HTTP API listeners"},
 		{name: PropStateDir, kind: kindString, fixed: true, doc: "directory of the state stores"},

@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"fmt"
+
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -17,7 +19,38 @@ import (
 // (`_confluent-ksql-<service id>query_<query id>`). Only for engines
 // without a command log (`sqlstream test`): ids do not survive a replay.
 func WithQTTNaming() Option {
-	return func(o *options) { o.appPrefix, o.countQueries = "_confluent-ksql-", true }
+	return func(o *options) { o.appPrefix, o.countQueries = ksqlInternalPrefix, true }
+}
+
+// ksqlInternalPrefix is ksqlDB's KSQL_INTERNAL_TOPIC_PREFIX, a constant
+// there, which the ksqldb naming and QTT naming put before the service id.
+const ksqlInternalPrefix = "_confluent-ksql-"
+
+// The values of sqlstream.internal.topic.naming.
+const (
+	namingSqlstream = "sqlstream"
+	namingKsqlDB    = "ksqldb"
+)
+
+// legacyPersistentPrefix is what every application id had between the
+// service id and the query id before the naming was configurable:
+// commands recorded then carry no prefix and their queries keep it.
+const legacyPersistentPrefix = "query_"
+
+// namingPrefix is what application ids of new queries start with
+// before the service id: ksqlDB's constant prefix under the ksqldb (or
+// QTT) naming, nothing under sqlstream's. It checks that the prefix of
+// application ids (with ksql.persistent.prefix) is legal in topic names.
+func namingPrefix(o options, props Properties) (string, error) {
+	prefix := o.appPrefix
+	if props[PropTopicNaming] == namingKsqlDB {
+		prefix = ksqlInternalPrefix
+	}
+	if err := topicname.Validate(prefix + o.serviceID + props[PropPersistentPrefix] + "X"); err != nil {
+		return "", fmt.Errorf("runtime: %s %q with %s %q gives internal topic names Kafka refuses: %v; change either in the server configuration",
+			PropServiceID, o.serviceID, PropPersistentPrefix, props[PropPersistentPrefix], err)
+	}
+	return prefix, nil
 }
 
 // queryNumber is the number a new query's id ends with: the sequence
@@ -30,9 +63,28 @@ func (e *Engine) queryNumber(seq int64) int64 {
 }
 
 // queryAppID is the application id (consumer group, prefix of internal
-// topics and store ids) of persistent query id.
+// topics and store ids) a new persistent query id gets.
 func (e *Engine) queryAppID(id string) string {
-	return e.opts.appPrefix + e.opts.serviceID + "query_" + id
+	return e.queryAppPrefix() + id
+}
+
+// queryAppPrefix is what new persistent queries' application ids start
+// with: [_confluent-ksql-]<service id><ksql.persistent.prefix>. Each
+// command records it (command.AppPrefix), so a query keeps its consumer
+// group, changelogs and stores when the naming properties change or
+// another server of the service id is configured otherwise.
+func (e *Engine) queryAppPrefix() string {
+	return e.opts.appPrefix + e.opts.serviceID + e.props[PropPersistentPrefix]
+}
+
+// commandAppID is the application id of the query c starts: the prefix
+// c recorded, or, for a command recorded before prefixes were, the
+// names every query had then (<service id>query_<id>).
+func (e *Engine) commandAppID(c *command) string {
+	if c.AppPrefix == "" {
+		return e.opts.serviceID + legacyPersistentPrefix + c.QueryID
+	}
+	return c.AppPrefix + c.QueryID
 }
 
 // checkDerivedNames refuses a new persistent query whose derived names

@@ -18,14 +18,21 @@ func TestQTTNaming(t *testing.T) {
 	CREATE STREAM big AS SELECT * FROM s WHERE v > 1;
 	CREATE TABLE n AS SELECT v, COUNT(*) AS c FROM s GROUP BY v;`
 	for _, c := range []struct {
+		props          map[string]string
 		opts           []runtime.Option
 		ids, changelog string
 	}{
-		{nil, "[CSAS_BIG_1 CTAS_N_2]", "default_query_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
-		{[]runtime.Option{runtime.WithServiceID("svc."), runtime.WithQTTNaming()}, "[CSAS_BIG_0 CTAS_N_1]",
+		{nil, nil, "[CSAS_BIG_1 CTAS_N_2]", "default_query_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
+		{nil, []runtime.Option{runtime.WithServiceID("svc."), runtime.WithQTTNaming()}, "[CSAS_BIG_0 CTAS_N_1]",
 			"_confluent-ksql-svc.query_CTAS_N_1-Aggregate-Aggregate-Materialize-changelog"},
+		// The server properties: ksqlDB's naming keeps the ids, adds the
+		// prefix; ksql.persistent.prefix replaces query_.
+		{map[string]string{runtime.PropTopicNaming: "ksqldb"}, nil, "[CSAS_BIG_1 CTAS_N_2]",
+			"_confluent-ksql-default_query_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
+		{map[string]string{runtime.PropTopicNaming: "ksqldb", runtime.PropPersistentPrefix: "pq_"}, nil, "[CSAS_BIG_1 CTAS_N_2]",
+			"_confluent-ksql-default_pq_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
 	} {
-		eng, err := runtime.NewTestEngine(nil, c.opts...)
+		eng, err := runtime.NewTestEngine(c.props, c.opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,6 +58,28 @@ func TestQTTNaming(t *testing.T) {
 			t.Errorf("topics %v lack %s", topics, c.changelog)
 		}
 		eng.Close()
+	}
+}
+
+// TestNamingPropertiesChecked: a naming the table does not know, or a
+// persistent prefix no topic name may hold, stops the engine from
+// starting, naming the property.
+func TestNamingPropertiesChecked(t *testing.T) {
+	for _, c := range []struct {
+		props map[string]string
+		want  string
+	}{
+		{map[string]string{runtime.PropTopicNaming: "kafka"}, runtime.PropTopicNaming},
+		{map[string]string{runtime.PropPersistentPrefix: "my query/"}, runtime.PropPersistentPrefix},
+	} {
+		eng, err := runtime.NewTestEngine(c.props)
+		if err == nil {
+			eng.Close()
+			t.Fatalf("%v: the engine started", c.props)
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v does not name %s", c.props, err, c.want)
+		}
 	}
 }
 

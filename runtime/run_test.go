@@ -100,6 +100,12 @@ func execText(eng *runtime.TestEngine, sql string) string {
 				fmt.Fprintf(&b, " %s", t.Name)
 			}
 			b.WriteByte('\n')
+		case api.KafkaTopicsListExtended:
+			fmt.Fprintf(&b, "%s:", e.EntityType())
+			for _, t := range e.Topics {
+				fmt.Fprintf(&b, " %s(partitions=%d consumers=%d groups=%d)", t.Name, len(t.ReplicaInfo), t.ConsumerCount, t.ConsumerGroupCount)
+			}
+			b.WriteByte('\n')
 		default:
 			fmt.Fprintf(&b, "%s\n", e.EntityType())
 		}

@@ -100,7 +100,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 		return nil, err
 	}
 	id := fmt.Sprintf("transient_%s_%d", plan.Sources[0].Name, rand.Int64N(1<<62))
-	appID := e.opts.serviceID + id
+	appID := e.opts.appPrefix + e.opts.serviceID + id
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return nil, err

@@ -71,18 +71,45 @@ func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, erro
 	if err != nil {
 		return nil, err
 	}
-	out := api.KafkaTopicsList{StatementText: st.Text()}
+	var shown []topicInfo
 	for _, t := range ts {
-		if !st.All && e.hiddenTopic(t) {
-			continue
+		if st.All || !e.hiddenTopic(t) {
+			shown = append(shown, t)
 		}
-		info := api.KafkaTopicInfo{Name: t.name}
-		for i := int32(0); i < t.partitions; i++ {
-			info.ReplicaInfo = append(info.ReplicaInfo, t.replicas)
-		}
-		out.Topics = append(out.Topics, info)
+	}
+	if st.Extended {
+		return e.showTopicsExtended(ctx, st, shown)
+	}
+	out := api.KafkaTopicsList{StatementText: st.Text()}
+	for _, t := range shown {
+		out.Topics = append(out.Topics, api.KafkaTopicInfo{Name: t.name, ReplicaInfo: t.replicaInfo()})
 	}
 	return out, nil
+}
+
+// showTopicsExtended is SHOW [ALL] TOPICS EXTENDED: each topic with its
+// consumers and consumer groups (see topicConsumers).
+func (e *Engine) showTopicsExtended(ctx context.Context, st *ast.Show, ts []topicInfo) (api.Entity, error) {
+	counts, err := e.cluster.topicConsumers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := api.KafkaTopicsListExtended{StatementText: st.Text()}
+	for _, t := range ts {
+		c := counts[t.name]
+		out.Topics = append(out.Topics, api.KafkaTopicInfoExtended{Name: t.name, ReplicaInfo: t.replicaInfo(),
+			ConsumerCount: c.consumers, ConsumerGroupCount: c.groups})
+	}
+	return out, nil
+}
+
+// replicaInfo is the replica count of each partition.
+func (t topicInfo) replicaInfo() []int {
+	out := make([]int, t.partitions)
+	for i := range out {
+		out[i] = t.replicas
+	}
+	return out
 }
 
 // hiddenTopic reports whether SHOW TOPICS leaves t out (SHOW ALL TOPICS
@@ -92,8 +119,16 @@ func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, erro
 // queries (named after their application id). The processing log stays
 // visible, as in ksqlDB.
 func (e *Engine) hiddenTopic(t topicInfo) bool {
-	return t.internal || strings.HasPrefix(t.name, "_") ||
-		strings.HasPrefix(t.name, e.queryAppID(""))
+	if t.internal || strings.HasPrefix(t.name, "_") || strings.HasPrefix(t.name, e.queryAppPrefix()) ||
+		strings.HasPrefix(t.name, e.opts.serviceID+legacyPersistentPrefix) {
+		return true
+	}
+	for _, q := range e.queries {
+		if strings.HasPrefix(t.name, q.appID+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) sortedQueries() []*query {

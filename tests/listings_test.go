@@ -2,7 +2,10 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -78,4 +81,55 @@ func waitTopics(t *testing.T, n *node, sql, part string) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// SHOW TOPICS EXTENDED through the binary counts each topic's consumers
+// as ksqlDB does, from the embedded broker's consumer groups: two
+// queries on a two-partition topic are two groups holding four
+// partition assignments; the CLI prints ksqlDB's columns.
+func TestShowTopicsExtendedCountsConsumers(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM ev (k VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='ev', VALUE_FORMAT='JSON', PARTITIONS=2);
+		CREATE STREAM ev_a AS SELECT * FROM ev WHERE page = '/a';
+		CREATE TABLE ev_n AS SELECT page, COUNT(*) AS n FROM ev GROUP BY page;`)
+	eventually(t, "ev's consumers", func() error {
+		c := extendedTopics(t, n)["ev"]
+		if c != [3]int{2, 4, 2} {
+			return fmt.Errorf("ev: partitions, consumers, groups = %v", c)
+		}
+		return nil
+	})
+	if c := extendedTopics(t, n)["EV_A"]; c != [3]int{2, 0, 0} {
+		t.Fatalf("EV_A, read by no query: %v", c)
+	}
+	_, out, errOut := runBinaryInput(t, "SHOW TOPICS EXTENDED;\n", "repl", "--history", filepath.Join(t.TempDir(), "h"), "--server", n.URL)
+	if !regexp.MustCompile(`Kafka Topic +\| Partitions \| Partition Replicas \| Consumers \| ConsumerGroups`).MatchString(out) ||
+		!regexp.MustCompile(`\n ev +\| 2 +\| 1 +\| 4 +\| 2 `).MatchString(out) {
+		t.Fatalf("the CLI's SHOW TOPICS EXTENDED:\n%s\nstderr: %s", out, errOut)
+	}
+}
+
+// extendedTopics maps SHOW TOPICS EXTENDED's topics to their partitions,
+// consumers and consumer groups.
+func extendedTopics(t *testing.T, n *node) map[string][3]int {
+	t.Helper()
+	_, v := n.ksql("SHOW TOPICS EXTENDED;", nil)
+	js, _ := json.Marshal(v)
+	var ents []struct {
+		Type   string `json:"@type"`
+		Topics []struct {
+			Name               string
+			ReplicaInfo        []int
+			ConsumerCount      int
+			ConsumerGroupCount int
+		}
+	}
+	if err := json.Unmarshal(js, &ents); err != nil || len(ents) != 1 || ents[0].Type != "kafka_topics_extended" {
+		t.Fatalf("SHOW TOPICS EXTENDED: %s (%v)", js, err)
+	}
+	out := map[string][3]int{}
+	for _, tp := range ents[0].Topics {
+		out[tp.Name] = [3]int{len(tp.ReplicaInfo), tp.ConsumerCount, tp.ConsumerGroupCount}
+	}
+	return out
 }

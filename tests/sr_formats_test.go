@@ -239,3 +239,43 @@ func TestAvroEmbeddedRegistry(t *testing.T) {
 		t.Fatalf("subjects after a restart %v, want %v", after, before)
 	}
 }
+
+// PRINT's Key format / Value format header names the registry format of
+// wire-format bytes whose schema id the registry serves (AVRO, PROTOBUF,
+// JSON_SR), as ksqlDB's does, instead of KAFKA_BYTES; bytes whose id the
+// registry does not know are still KAFKA_BYTES.
+func TestPrintHeaderNamesRegistryFormats(t *testing.T) {
+	fake, n := externalRegistry(t)
+	var h sr.ConfluentHeader
+	wire := func(id int, payload string) []byte {
+		b, err := h.AppendEncode(nil, id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(b, payload...)
+	}
+	avro := registerSchema(t, fake, "bids_avro-value", sr.TypeAvro, bidAvro)
+	proto := registerSchema(t, fake, "bids_proto-value", sr.TypeProtobuf, bidProto)
+	jsonKey := registerSchema(t, fake, "users_sr-key", sr.TypeJSON, `{"type":"string"}`)
+	jsonVal := registerSchema(t, fake, "users_sr-value", sr.TypeJSON, srUserSchema)
+	for _, c := range []struct {
+		topic      string
+		key, value []byte
+		header     string
+	}{
+		{"bids_avro", []byte("b1"), wire(avro, "\x02\x04\x06ann"), "Key format: KAFKA_STRING\nValue format: AVRO\n"},
+		{"bids_proto", []byte("b1"), wire(proto, "\x00\x08\x01\x10\x02\x1a\x03ann"), "Key format: KAFKA_STRING\nValue format: PROTOBUF\n"},
+		{"users_sr", wire(jsonKey, `"ann"`), wire(jsonVal, `{"name":"ann","age":40}`), "Key format: JSON_SR\nValue format: JSON_SR\n"},
+		{"unknown_id", []byte("u"), wire(4242, `{"name":"x"}`), "Key format: KAFKA_STRING\nValue format: KAFKA_BYTES\n"},
+	} {
+		createTopic(t, n.Kafka, c.topic, 1)
+		kc := kafkaClient(t, n.Kafka)
+		if err := kc.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: c.topic, Key: c.key, Value: c.value}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		status, body := n.post("/query", "application/vnd.ksql.v1+json", map[string]any{"ksql": "PRINT '" + c.topic + "' FROM BEGINNING LIMIT 1;"})
+		if status != 200 || !strings.Contains(string(body), c.header+"rowtime: ") {
+			t.Errorf("PRINT %s: %d %q, want the header %q", c.topic, status, body, c.header)
+		}
+	}
+}

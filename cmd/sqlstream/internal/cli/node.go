@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/broker"
+	"github.com/sqlstream/sqlstream/runtime"
 )
 
 // shutdownTimeout bounds how long the HTTP server may drain on shutdown.
@@ -102,10 +103,22 @@ func startBroker(s Settings, users map[string]string, standalone bool, log *slog
 		opts = append(opts, broker.WithProtected(broker.Protected{
 			Topics:           []string{"_" + s.ServiceID + "_command_topic"},
 			TransactionalIDs: []string{s.ServiceID}, // the command topic's producer
-			Prefixes:         []string{s.ServiceID + "query_", s.ServiceID + "transient_", "_confluent-ksql-" + s.ServiceID},
+			Prefixes:         protectedPrefixes(s),
 		}))
 	}
 	return broker.Start(opts...)
+}
+
+// protectedPrefixes are the names of the engine's consumer groups and
+// internal topics under either naming: <service id>query_ (every query
+// recorded before ksql.persistent.prefix was honoured keeps it), the
+// configured persistent prefix, transient_, and ksqlDB's prefix.
+func protectedPrefixes(s Settings) []string {
+	out := []string{s.ServiceID + "query_", s.ServiceID + "transient_", "_confluent-ksql-" + s.ServiceID}
+	if p := s.Properties[runtime.PropPersistentPrefix]; p != "" && p != "query_" {
+		out = append(out, s.ServiceID+p)
+	}
+	return out
 }
 
 // maxPartitions is the broker's partition limit: the engine's property

@@ -265,3 +265,22 @@ func TestSignalStopsCombinedModeWhileREPLWaits(t *testing.T) {
 		t.Fatalf("lifecycle %q", got)
 	}
 }
+
+// TestProtectedPrefixesFollowPersistentPrefix: under BASIC auth the
+// broker keeps other clients off the topics and groups of queries named
+// with a configured ksql.persistent.prefix too, and still off those of
+// the default prefix and ksqlDB's naming.
+func TestProtectedPrefixesFollowPersistentPrefix(t *testing.T) {
+	for _, c := range []struct {
+		props map[string]string
+		want  string
+	}{
+		{nil, "[svc_query_ svc_transient_ _confluent-ksql-svc_]"},
+		{map[string]string{"ksql.persistent.prefix": "pq_"}, "[svc_query_ svc_transient_ _confluent-ksql-svc_ svc_pq_]"},
+	} {
+		got := protectedPrefixes(Settings{ServiceID: "svc_", Properties: c.props})
+		if s := "[" + strings.Join(got, " ") + "]"; s != c.want {
+			t.Errorf("%v: protected prefixes %s, want %s", c.props, s, c.want)
+		}
+	}
+}

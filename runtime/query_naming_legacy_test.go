@@ -1,0 +1,26 @@
+package runtime
+
+import "testing"
+
+// TestCommandAppIDKeepsRecordedNames: a query's application id comes
+// from the prefix its command recorded, whatever the naming now; a
+// command recorded before prefixes were keeps <service id>query_<id>.
+func TestCommandAppIDKeepsRecordedNames(t *testing.T) {
+	e, err := newEngine(options{serviceID: "svc_", cluster: newMemCluster(),
+		props: map[string]string{PropTopicNaming: namingKsqlDB, PropPersistentPrefix: "pq_"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd  command
+		want string
+	}{
+		{command{QueryID: "CTAS_T_3"}, "svc_query_CTAS_T_3"},
+		{command{QueryID: "CTAS_T_3", AppPrefix: "svc_query_"}, "svc_query_CTAS_T_3"},
+		{command{QueryID: "CTAS_T_3", AppPrefix: e.queryAppPrefix()}, "_confluent-ksql-svc_pq_CTAS_T_3"},
+	} {
+		if got := e.commandAppID(&c.cmd); got != c.want {
+			t.Errorf("%+v: application id %s, want %s", c.cmd, got, c.want)
+		}
+	}
+}
