@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/sqlstream/sqlstream/api"
 )
@@ -87,15 +90,26 @@ func decodeInsertsArgs(dec *json.Decoder) (string, *api.ErrorMessage) {
 func (s *Server) insertRows(r *http.Request, dec *json.Decoder, body *valueLimiter, target string, acks *ackWriter) {
 	for seq := int64(0); ; seq++ {
 		body.reset()
-		var row map[string]any
-		err := dec.Decode(&row)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		switch {
 		case errors.Is(err, io.EOF):
 			return
 		case isLimitError(err):
 			acks.fail(seq, limitError(err))
 			return
-		case err != nil || row == nil:
+		case err != nil:
+			acks.fail(seq, badRequest(invalidInsertJSON))
+			return
+		}
+		if at := invalidUTF8(raw); at >= 0 {
+			// encoding/json would put U+FFFD in its place without a word;
+			// a record's JSON decoder refuses it too (issue 16.10).
+			acks.fail(seq, badRequest(fmt.Sprintf("Invalid JSON in row %d: invalid UTF-8 at byte %d of the row", seq, at)))
+			return
+		}
+		row, err := decodeRow(raw)
+		if err != nil || row == nil {
 			acks.fail(seq, badRequest(invalidInsertJSON))
 			return
 		}
@@ -157,4 +171,27 @@ func (a *ackWriter) end() {
 	case a.jsonArr:
 		_ = write(a.w, []byte("[]"))
 	}
+}
+
+// invalidUTF8 is the offset of the first byte of b that is not valid
+// UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// decodeRow decodes one /inserts-stream row as Engine.Insert expects it
+// (numbers kept as json.Number).
+func decodeRow(raw json.RawMessage) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var row map[string]any
+	err := dec.Decode(&row)
+	return row, err
 }

@@ -261,3 +261,25 @@ func TestHandlerUnderHTTPTest(t *testing.T) {
 		t.Fatalf("status %d, encoding %v, body %s", resp.StatusCode, resp.TransferEncoding, body)
 	}
 }
+
+// A row of /inserts-stream with invalid UTF-8 in a string is refused with
+// the byte it starts at, as a record's JSON is (issue 16.10), not stored
+// with U+FFFD in its place; a valid U+FFFD is data like any other.
+func TestInsertsStreamInvalidUTF8(t *testing.T) {
+	s, f := startServer(t)
+	body := "{\"target\":\"PAGEVIEWS\"}\n{\"USERID\":\"\uFFFD ok\",\"VIEWTIME\":1}\n{\"USERID\":\"u\xff2\",\"VIEWTIME\":2}\n"
+	resp, err := h1Client().Post("http://"+s.Addr()+"/inserts-stream", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	acks, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(acks), `{"status":"ok","seq":0}`) || !strings.Contains(string(acks), "invalid UTF-8 at byte 12 of the row") {
+		t.Fatalf("acks %s", acks)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.inserted) != 1 || !strings.Contains(f.inserted[0], "\uFFFD ok") {
+		t.Fatalf("inserted %q, want only the first row", f.inserted)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -101,6 +102,22 @@ func TestInvalidUTF8IsADeserializationError(t *testing.T) {
 		t.Errorf("processing log: %.400s", logged)
 	}
 	n.mustKsql("SHOW QUERIES;")
+
+	// /inserts-stream rows too: the bad row is refused at its byte, the
+	// row before it written, nothing after it.
+	body := "{\"target\":\"u8\"}\n{\"ID\":\"k3\",\"S\":\"fine\"}\n{\"ID\":\"k4\",\"S\":\"x\xffy\"}\n"
+	resp, err := http.Post(n.URL+"/inserts-stream", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acks, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(acks), `"seq":0`) || !strings.Contains(string(acks), "invalid UTF-8 at byte 17 of the row") {
+		t.Fatalf("/inserts-stream with invalid UTF-8: %s", acks)
+	}
+	if out := consume(t, n.Kafka, "U8OUT", 2); !strings.Contains(out[1], `{"S":"fine"}`) {
+		t.Errorf("U8OUT after the inserts: %v", out)
+	}
 }
 
 // TestHostileInputRoundTwo is issue 16.14 through the binary: a NUL in a
