@@ -138,8 +138,10 @@ func propertyDefs() []*propertyDef {
 		{name: PropIdleClose, kind: kindLong, min: 0, def: "0",
 			doc: "milliseconds without records after which the windows of a quiet partition close (0: off)"},
 		// Accepted as ksqlDB accepts them (the conformance tests set them).
-		{name: "ksql.query.pull.table.scan.enabled", kind: kindEnum, values: onOff, inert: true, doc: "pull queries may scan tables (always on)"},
-		{name: "ksql.query.pull.range.scan.enabled", kind: kindEnum, values: onOff, inert: true, doc: "pull queries may scan key ranges (always on)"},
+		{name: PropPullTableScan, kind: kindEnum, values: onOff, def: "true",
+			doc: "pull queries on tables may read the whole table; false: each OR-branch of the WHERE must look keys up"},
+		{name: PropPullRangeScan, kind: kindEnum, values: onOff, def: "true",
+			doc: "with table scans off, a pull query may still bound a single STRING key by <, <=, > or >="},
 		{name: "ksql.query.pull.stream.enabled", kind: kindEnum, values: onOff, inert: true, doc: "pull queries on streams (always on)"},
 		{name: "ksql.new.query.planner.enabled", kind: kindEnum, values: onOff, inert: true, doc: "ksqlDB's planner choice"},
 		{name: "ksql.windowed.session.key.legacy", kind: kindEnum, values: onOff, inert: true, doc: "ksqlDB's legacy session keys"},
