@@ -5,6 +5,8 @@
 // Driver (ExecuteREST, QueryREST, ReadTopic):
 //
 //	file has a test with "responses" ──Format.Detect──► parseRestFile ──► []*restVariant ──► []qtt.Job
+//	  each variant's properties over ksqlDB's RQTT server config
+//	    (serverConfig: ksql.query.push.v2.enabled=true)
 //	  statements before the first SELECT ──ExecuteREST──► {"admin": entity}…
 //	  inputs produced (after the first query's header instead with
 //	    inputConditions.waitForQueryHeader / waitForActivePushQuery)

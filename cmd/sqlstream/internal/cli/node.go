@@ -102,7 +102,7 @@ func startBroker(s Settings, users map[string]string, standalone bool, log *slog
 		opts = append(opts, broker.WithProtected(broker.Protected{
 			Topics:           []string{"_" + s.ServiceID + "_command_topic"},
 			TransactionalIDs: []string{s.ServiceID}, // the command topic's producer
-			Prefixes:         []string{s.ServiceID + "query_", s.ServiceID + "transient_", "_confluent-ksql-" + s.ServiceID},
+			Prefixes:         []string{s.ServiceID + "query_", s.ServiceID + "transient_", s.ServiceID + "SCALABLE_PUSH_QUERY_", "_confluent-ksql-" + s.ServiceID},
 		}))
 	}
 	return broker.Start(opts...)
