@@ -142,6 +142,7 @@ func propertyDefs() []*propertyDef {
 			doc: "pull queries on tables may read the whole table; false: each OR-branch of the WHERE must look keys up"},
 		{name: PropPullRangeScan, kind: kindEnum, values: onOff, def: "true",
 			doc: "with table scans off, a pull query may still bound a single STRING key by <, <=, > or >="},
+		{name: PropPullLimit, kind: kindEnum, values: onOff, def: "true", doc: "pull queries may have a LIMIT clause"},
 		{name: PropPushV2, kind: kindEnum, values: onOff, def: "false",
 			doc: "push queries ksqlDB would serve as scalable push queries are named SCALABLE_PUSH_QUERY_<uuid> (sqlstream runs them as other push queries)"},
 		{name: "ksql.query.pull.stream.enabled", kind: kindEnum, values: onOff, inert: true, doc: "pull queries on streams (always on)"},

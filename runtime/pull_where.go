@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/functions"
@@ -29,7 +30,19 @@ import (
 const (
 	PropPullTableScan = "ksql.query.pull.table.scan.enabled"
 	PropPullRangeScan = "ksql.query.pull.range.scan.enabled"
+	// PropPullLimit allows LIMIT in pull queries (on by default).
+	PropPullLimit = "ksql.query.pull.limit.clause.enabled"
 )
+
+// checkPullLimit refuses a pull query's LIMIT when the user turned the
+// clause off, with ksqlDB's message.
+func (e *Engine) checkPullLimit(plan *planner.Plan, s *session, pos ast.Pos) error {
+	p := configParser{t: e.table, props: s.props}
+	if plan.Kind != planner.Pull || plan.Limit < 0 || p.bool(PropPullLimit) {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Unsupported, pos, "LIMIT clause in pull queries is currently disabled. You can enable them by setting %s=true. See https://cnfl.io/queries for more info.\nAdd EMIT CHANGES if you intended to issue a push query.", PropPullLimit)
+}
 
 // pullScan is what a pull query on a table may read besides key lookups.
 type pullScan struct {

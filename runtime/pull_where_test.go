@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -71,4 +72,37 @@ func parseKeyColumns(t *testing.T, specs []string) []types.Column {
 		keys = append(keys, types.Column{Name: name, Type: ty, NS: types.KeyNS})
 	}
 	return keys
+}
+
+// TestPullLimitClauseDisabled: ksql.query.pull.limit.clause.enabled=false
+// refuses LIMIT in pull queries only, with ksqlDB's message.
+func TestPullLimitClauseDisabled(t *testing.T) {
+	te, err := NewTestEngine(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer te.Close()
+	mustRun(t, te, `CREATE STREAM s (id INT KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	off := map[string]any{PropPullLimit: false}
+	for _, c := range []struct {
+		sql   string
+		props map[string]any
+		fails bool
+	}{
+		{"SELECT * FROM s LIMIT 2;", nil, false},
+		{"SELECT * FROM s LIMIT 2;", off, true},
+		{"SELECT * FROM s;", off, false},
+		{"SELECT * FROM s EMIT CHANGES LIMIT 2;", off, false},
+	} {
+		rs, err := te.Query(context.Background(), c.sql, c.props, nil)
+		if err == nil {
+			rs.Close()
+		}
+		switch {
+		case c.fails && (err == nil || !strings.Contains(err.Error(), "LIMIT clause in pull queries is currently disabled")):
+			t.Errorf("%s %v: %v, want the LIMIT-disabled error", c.sql, c.props, err)
+		case !c.fails && err != nil:
+			t.Errorf("%s %v: %v", c.sql, c.props, err)
+		}
+	}
 }

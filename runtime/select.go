@@ -95,6 +95,9 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if s.only != nil && (plan.Kind != planner.Pull || plan.Sources[0].Kind != ast.Table) {
 		return nil, errForwardedPull()
 	}
+	if err := e.checkPullLimit(plan, s, st.P); err != nil {
+		return nil, err
+	}
 	if err := e.checkCopartitioned(context.Background(), plan, st.P); err != nil {
 		return nil, err
 	}
