@@ -31,6 +31,6 @@
 // expect; send Accept: application/vnd.ksqlapi.delimited.v1 for the
 // delimited format. Accept: application/vnd.ksql.v1+protobuf answers the
 // v1 array with the header's protoSchema and each row as protobufBytes
-// (sql/format/protobuf.QueryResponse), as ksqlDB answers pull queries;
-// push queries are answered the same way, where ksqlDB answers JSON.
+// (sql/format/protobuf.QueryResponse), the shape ksqlDB's pull queries
+// answer; push queries get the same shape.
 package server

@@ -76,9 +76,8 @@ func mustMarshal(v any) []byte {
 // so that no final message is needed, as ksqlDB does.
 //
 // With proto set (Accept: application/vnd.ksql.v1+protobuf) the header
-// adds protoSchema and each row is {"row":{"protobufBytes":…}}, as
-// ksqlDB answers pull queries; sqlstream streams push queries in the same
-// shape where ksqlDB would answer them in JSON.
+// adds protoSchema and each row is {"row":{"protobufBytes":…}}, the
+// shape ksqlDB's pull queries answer; push queries get the same shape.
 type v1Writer struct {
 	w     io.Writer
 	pull  bool
