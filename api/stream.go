@@ -83,6 +83,9 @@ type StreamedRow struct {
 type StreamedHeader struct {
 	QueryID string `json:"queryId"`
 	Schema  string `json:"schema"` // see QueryHeader.Schema
+	// ProtoSchema is the .proto text of the rows of a response in
+	// application/vnd.ksql.v1+protobuf (StreamedProtoData), else empty.
+	ProtoSchema string `json:"protoSchema,omitempty"`
 }
 
 // StreamedData is a row element of a /query response. Columns are already
@@ -90,6 +93,14 @@ type StreamedHeader struct {
 type StreamedData struct {
 	Columns   []json.RawMessage `json:"columns"`
 	Tombstone bool              `json:"tombstone,omitempty"`
+}
+
+// StreamedProtoData is a row element of a /query response in
+// application/vnd.ksql.v1+protobuf: the row as one message of the
+// header's ProtoSchema, base64 in the JSON.
+type StreamedProtoData struct {
+	ProtobufBytes []byte `json:"protobufBytes"`
+	Tombstone     bool   `json:"tombstone,omitempty"`
 }
 
 // InsertAck acknowledges row Seq (0-based) of an /inserts-stream request.

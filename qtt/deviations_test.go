@@ -1,8 +1,10 @@
 package qtt
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,26 +34,44 @@ func TestMarkDeviation(t *testing.T) {
 }
 
 // TestDeviationsNameExistingTests keeps the list honest: every entry
-// names a test of ksqlDB's QTT files (when they are beside the project).
+// names a test of ksqlDB's QTT or RQTT files (when they are beside the
+// project).
 func TestDeviationsNameExistingTests(t *testing.T) {
-	dir, err := filepath.Abs("../../shared/conformance/ksql-qtt")
+	root, err := filepath.Abs("../../shared/conformance")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("skipping: %s not found (the conformance data lives outside the project)", dir)
+	if _, err := os.Stat(filepath.Join(root, "ksql-qtt")); err != nil {
+		t.Skipf("skipping: %s not found (the conformance data lives outside the project)", root)
 	}
 	for _, d := range deviations() {
-		f, err := ReadFile(filepath.Join(dir, d.File), d.File)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, tc := range f.Tests {
-			found = found || tc.Name == d.Test
-		}
-		if !found || d.Reason == "" {
+		names := conformanceTestNames(t, root, d.File)
+		if !slices.Contains(names, d.Test) || d.Reason == "" {
 			t.Errorf("deviation %s/%s: no such test, or no reason", d.File, d.Test)
 		}
 	}
+}
+
+// conformanceTestNames lists the tests of a QTT file, or else of the
+// RQTT file of that name.
+func conformanceTestNames(t *testing.T, root, file string) []string {
+	var names []string
+	if f, err := ReadFile(filepath.Join(root, "ksql-qtt", file), file); err == nil {
+		for _, tc := range f.Tests {
+			names = append(names, tc.Name)
+		}
+		return names
+	}
+	src, err := os.ReadFile(filepath.Join(root, "ksql-rqtt", file))
+	if err != nil {
+		t.Fatalf("%s is in neither ksql-qtt nor ksql-rqtt: %v", file, err)
+	}
+	var doc struct{ Tests []struct{ Name string } }
+	if err := json.Unmarshal(src, &doc); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for _, tc := range doc.Tests {
+		names = append(names, tc.Name)
+	}
+	return names
 }

@@ -44,6 +44,13 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	if m == nil {
 		return nil, sqlerr.New(sqlerr.Unsupported, pos, "The %s %s is not materialized: pull queries read tables created by CREATE TABLE ... AS SELECT. Use a push query (EMIT CHANGES) instead.", "table", src.Name)
 	}
+	var cond ast.Expr
+	if f, ok := plan.Filter(); ok {
+		cond = f.Cond
+	}
+	if err := (pullWhere{keys: src.Schema.Keys(), windowed: m.Windowed(), scan: t.cfg.pull}).check(cond, pos); err != nil {
+		return nil, err
+	}
 	if err := e.awaitCaughtUp(t, q); err != nil {
 		return nil, err
 	}

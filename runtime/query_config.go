@@ -22,6 +22,7 @@ type queryConfig struct {
 	guarantee      guarantee     // ksql.streams.processing.guarantee
 	sessionTimeout time.Duration // ksql.streams.session.timeout.ms
 	ha             haConfig      // standbys and warmups
+	pull           pullScan      // ksql.query.pull.table.scan.enabled, ksql.query.pull.range.scan.enabled
 }
 
 // guarantee is a query's processing guarantee.
@@ -62,6 +63,7 @@ func newQueryConfig(t propertyTable, props Properties) (queryConfig, error) {
 		sessionTimeout: time.Duration(p.int(PropSessionTimeout)) * time.Millisecond,
 		ha: haConfig{standbys: int(p.int(PropStandbys)), acceptableLag: p.int(PropRecoveryLag),
 			maxWarmups: int(p.int(PropMaxWarmups)), probeInterval: time.Duration(p.int(PropProbingInterval)) * time.Millisecond},
+		pull: pullScan{table: p.bool(PropPullTableScan), keyRange: p.bool(PropPullRangeScan)},
 	}
 	// exactly_once is ksqlDB's (and Kafka Streams' deprecated) name of the
 	// same setting; both run as exactly_once_v2.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -96,10 +95,13 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if s.only != nil && (plan.Kind != planner.Pull || plan.Sources[0].Kind != ast.Table) {
 		return nil, errForwardedPull()
 	}
+	if err := e.checkPullLimit(plan, s, st.P); err != nil {
+		return nil, err
+	}
 	if err := e.checkCopartitioned(context.Background(), plan, st.P); err != nil {
 		return nil, err
 	}
-	id := fmt.Sprintf("transient_%s_%d", plan.Sources[0].Name, rand.Int64N(1<<62))
+	id := e.transientID(st, plan, s)
 	appID := e.opts.appPrefix + e.opts.serviceID + id
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {

@@ -4,8 +4,8 @@
 //
 //	client ──HTTP/1.1 or h2c (prior knowledge), one port──► Server (chi)
 //	   POST /ksql            ──► Engine.Execute ──► [entities…] | statement_error
-//	   POST /query           ──► Engine.Query ──► RowStream ──► v1 JSON array (or delimited)
-//	   POST /query-stream    ──► Engine.Query ──► RowStream ──► delimited | JSON array | v1 JSON
+//	   POST /query           ──► Engine.Query ──► RowStream ──► v1 JSON array (or delimited, or v1 protobuf)
+//	   POST /query-stream    ──► Engine.Query ──► RowStream ──► delimited | JSON array | v1 JSON | v1 protobuf
 //	   POST /close-query     ──► Engine.CloseQuery
 //	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
@@ -29,5 +29,8 @@
 // answers that with error 40004. POST /query without an Accept header (or
 // with */*) answers v1 JSON, as ksqlDB servers before 0.24 and the ksql CLI
 // expect; send Accept: application/vnd.ksqlapi.delimited.v1 for the
-// delimited format.
+// delimited format. Accept: application/vnd.ksql.v1+protobuf answers the
+// v1 array with the header's protoSchema and each row as protobufBytes
+// (sql/format/protobuf.QueryResponse), the shape ksqlDB's pull queries
+// answer; push queries get the same shape.
 package server

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/sql/format/protobuf"
 	"github.com/sqlstream/sqlstream/sql/script"
 )
 
@@ -20,6 +21,9 @@ type queryRequest struct {
 	form  streamFormat // how rows are framed
 }
 
+// protobuf reports whether the response's rows are protobuf messages.
+func (q queryRequest) protobuf() bool { return q.media == mediaV1Protobuf }
+
 // streamFormat is the framing of a query response.
 type streamFormat uint8
 
@@ -30,9 +34,10 @@ const (
 )
 
 // handleQuery serves POST /query: the v1 JSON array by default (also for
-// Accept: application/json), the delimited format on request.
+// Accept: application/json), the delimited format or the v1 array of
+// protobuf rows on request.
 func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
-	offers := []string{mediaKsqlV1, mediaJSON, mediaDelimited}
+	offers := []string{mediaKsqlV1, mediaJSON, mediaDelimited, mediaV1Protobuf}
 	media, ok := negotiate(r, offers...)
 	if !ok {
 		writeNotAcceptable(w, offers...)
@@ -52,9 +57,10 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) {
 
 // handleQueryStream serves POST /query-stream over HTTP/1.1 (chunked) or
 // HTTP/2: delimited by default, a JSON array for application/json, the
-// /query format for application/vnd.ksql.v1+json.
+// /query format for application/vnd.ksql.v1+json and (rows as protobuf)
+// application/vnd.ksql.v1+protobuf.
 func (s *Server) handleQueryStream(w http.ResponseWriter, r *http.Request) {
-	offers := []string{mediaDelimited, mediaJSON, mediaKsqlV1}
+	offers := []string{mediaDelimited, mediaJSON, mediaKsqlV1, mediaV1Protobuf}
 	media, ok := negotiate(r, offers...)
 	if !ok {
 		writeNotAcceptable(w, offers...)
@@ -87,7 +93,7 @@ func queryStreamForm(media string) streamFormat {
 	switch media {
 	case mediaJSON:
 		return formJSONArray
-	case mediaKsqlV1:
+	case mediaKsqlV1, mediaV1Protobuf:
 		return formV1
 	}
 	return formDelimited
@@ -126,26 +132,40 @@ func (s *Server) streamRows(w http.ResponseWriter, r *http.Request, q queryReque
 		}
 	}()
 	h := stream.Header()
+	out, bad := newRowWriter(q, h, w)
+	if bad != nil {
+		writeErrorBody(w, bad)
+		return
+	}
 	w.Header().Set("Content-Type", contentType(q.media))
 	w.WriteHeader(http.StatusOK)
 	guard := s.newStallGuard(w)
 	defer guard.release()
-	p := pump{ctx: ctx, stream: stream, header: h, out: newRowWriter(q.form, h, w), flush: flusher(w, !h.Pull), guard: guard}
+	p := pump{ctx: ctx, stream: stream, header: h, out: out, flush: flusher(w, !h.Pull), guard: guard}
 	if err := p.run(); err != nil && ctx.Err() == nil {
 		s.cfg.logger.Debug("query response ended early", "query", h.QueryID, "err", err)
 	}
 }
 
-func newRowWriter(form streamFormat, h api.QueryHeader, w io.Writer) rowWriter {
+// newRowWriter picks the writer of q's format. The error, before
+// anything is written, is a result column protobuf cannot carry.
+func newRowWriter(q queryRequest, h api.QueryHeader, w io.Writer) (rowWriter, httpError) {
 	switch {
 	case h.Print:
-		return &printWriter{w: w}
-	case form == formDelimited:
-		return &delimitedWriter{w: w}
-	case form == formJSONArray:
-		return &jsonArrayWriter{w: w}
+		return &printWriter{w: w}, nil
+	case q.form == formDelimited:
+		return &delimitedWriter{w: w}, nil
+	case q.form == formJSONArray:
+		return &jsonArrayWriter{w: w}, nil
+	case q.protobuf():
+		enc, err := protobuf.NewQueryResponse(h.Columns)
+		if err != nil {
+			return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest,
+				Message: "The result of this query cannot be sent as protobuf (" + err.Error() + "); ask for application/vnd.ksql.v1+json instead."}
+		}
+		return &v1Writer{w: w, pull: h.Pull, proto: enc}, nil
 	}
-	return &v1Writer{w: w, pull: h.Pull}
+	return &v1Writer{w: w, pull: h.Pull}, nil
 }
 
 // pullFlushInterval bounds how long pull query output waits in the

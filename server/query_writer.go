@@ -2,10 +2,12 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/format/protobuf"
 )
 
 // rowWriter writes one response format of the query endpoints. Calls
@@ -72,22 +74,48 @@ func mustMarshal(v any) []byte {
 // then "]". Push queries write each element as soon as it comes (a line
 // reader sees every row at once); pull queries hold back the last element
 // so that no final message is needed, as ksqlDB does.
+//
+// With proto set (Accept: application/vnd.ksql.v1+protobuf) the header
+// adds protoSchema and each row is {"row":{"protobufBytes":…}}, the
+// shape ksqlDB's pull queries answer; push queries get the same shape.
 type v1Writer struct {
-	w    io.Writer
-	pull bool
-	held []byte // pull: the element not yet written
+	w     io.Writer
+	pull  bool
+	held  []byte                  // pull: the element not yet written
+	proto *protobuf.QueryResponse // nil: JSON columns
 }
 
 func (v *v1Writer) header(h api.QueryHeader) error {
-	return v.element(append([]byte{'['}, mustMarshal(api.StreamedRow{
-		Header: &api.StreamedHeader{QueryID: h.QueryID, Schema: h.Schema()},
-	})...))
+	hdr := &api.StreamedHeader{QueryID: h.QueryID, Schema: h.Schema()}
+	if v.proto != nil {
+		hdr.ProtoSchema = v.proto.ProtoSchema
+	}
+	return v.element(append([]byte{'['}, mustMarshal(api.StreamedRow{Header: hdr})...))
 }
 
 func (v *v1Writer) row(h api.QueryHeader, r api.Row) error {
+	if v.proto != nil {
+		return v.protoRow(r)
+	}
 	return v.element(mustMarshal(api.StreamedRow{
 		Row: &api.StreamedData{Columns: renderColumns(h, r), Tombstone: r.Tombstone},
 	}))
+}
+
+// protoRow writes a row as a protobuf message; a row that cannot be
+// encoded ends the response with an error element.
+func (v *v1Writer) protoRow(r api.Row) error {
+	b, err := v.proto.Row(nil, r.Values)
+	if err != nil {
+		msg := "encoding a row as protobuf: " + err.Error()
+		if ferr := v.fail(&api.ErrorMessage{ErrorCode: api.CodeServerError, Message: msg}); ferr != nil {
+			return ferr
+		}
+		return errors.New(msg) // the response is closed: stop the pump
+	}
+	return v.element(mustMarshal(struct {
+		Row api.StreamedProtoData `json:"row"`
+	}{api.StreamedProtoData{ProtobufBytes: b, Tombstone: r.Tombstone}}))
 }
 
 // element writes b followed by the separator, or holds it (pull).

@@ -23,15 +23,12 @@ type actualResponse struct {
 // as ksqlDB's RQTT executor does: one per statement, in order, of the
 // same kind; objects match when every expected field matches (actual
 // objects may have more); "field|starts_with" compares a prefix; a query
-// response has exactly the expected elements. Expected "queryProto"
-// responses are not compared. It returns every problem found.
+// response has exactly the expected elements; a "queryProto" response
+// (rows as TextFormat strings) likewise. It returns every problem found.
 func compareResponses(expected []map[string]any, actual []actualResponse) []string {
 	var problems []string
 	i := 0
 	for _, exp := range expected {
-		if _, proto := exp["queryProto"]; proto {
-			continue
-		}
 		path := fmt.Sprintf("responses[%d]", i)
 		if i >= len(actual) {
 			problems = append(problems, fmt.Sprintf("%s: missing, only %d responses", path, len(actual)))
@@ -62,7 +59,7 @@ func compareResponse(path string, exp map[string]any, act actualResponse) string
 		}
 		am, _ := act.Payload.(map[string]any)
 		return matchFields(path, em, am)
-	case "query":
+	case "query", "queryProto":
 		el, ok := exp[kind].([]any)
 		if !ok {
 			return path + ": expected payload is not an array"

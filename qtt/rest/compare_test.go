@@ -24,6 +24,9 @@ func TestCompareResponses(t *testing.T) {
 	query := func(pull bool, elems ...string) actualResponse {
 		return actualResponse{Kind: "query", Pull: pull, Payload: j(t, "["+strings.Join(elems, ",")+"]")}
 	}
+	proto := func(elems ...string) actualResponse { // a pull query asked for protobuf rows
+		return actualResponse{Kind: "queryProto", Pull: true, Payload: j(t, "["+strings.Join(elems, ",")+"]")}
+	}
 	rowA, rowB := `{"row":{"columns":["a",1]}}`, `{"row":{"columns":["b",2.50]}}`
 	cases := []struct {
 		name     string
@@ -63,8 +66,12 @@ func TestCompareResponses(t *testing.T) {
 			[]actualResponse{query(false, header, rowA)}, `no field "tombstone"`},
 		{"final message", `[{"query":[{"header":{}},{"finalMessage":"Limit Reached"}]}]`,
 			[]actualResponse{query(false, header, `{"finalMessage":"Query Completed"}`)}, `finalMessage: expected "Limit Reached"`},
-		{"queryProto responses are not compared", `[{"admin":{}},{"queryProto":[{"row":"ID: 1"}]}]`,
-			[]actualResponse{admin}, ""},
+		{"queryProto rows compared as text", `[{"admin":{}},{"queryProto":[{"header":{"protoSchema":"p"}},{"row":"ID: 2\n"},{"row":"ID: 1\n"}]}]`,
+			[]actualResponse{admin, proto(`{"header":{"queryId":"q","protoSchema":"p"}}`, `{"row":"ID: 1\n"}`, `{"row":"ID: 2\n"}`)}, ""},
+		{"queryProto row text must match", `[{"admin":{}},{"queryProto":[{"header":{}},{"row":"ID: 1\n"}]}]`,
+			[]actualResponse{admin, proto(`{"header":{}}`, `{"row":"ID: 3\n"}`)}, `queryProto[1]: no row matches`},
+		{"queryProto response must be there", `[{"admin":{}},{"queryProto":[{"header":{}}]}]`,
+			[]actualResponse{admin}, "missing, only 1 responses"},
 		{"arrays inside columns compared whole", `[{"query":[{"header":{}},{"row":{"columns":[{"A":1}]}}]}]`,
 			[]actualResponse{query(false, header, `{"row":{"columns":[{"A":1,"B":2}]}}`)}, "expected [{\"A\":1}]"},
 	}

@@ -97,6 +97,7 @@ func expandRestTest(file string, t *restTest) []*restVariant {
 	var out []*restVariant
 	for _, v := range qtt.ExpandTest(file, &t.Test) {
 		addInferredTopics(v)
+		addServerConfig(v)
 		rv := &restVariant{Variant: v, Responses: t.Responses}
 		if t.InputConditions != nil {
 			rv.WaitForHeader = t.InputConditions.WaitForQueryHeader || t.InputConditions.WaitForActivePushQuery
@@ -107,6 +108,24 @@ func expandRestTest(file string, t *restTest) []*restVariant {
 		out = append(out, rv)
 	}
 	return out
+}
+
+// serverConfig is what ksqlDB's RQTT harness (RestQueryTranslationTest)
+// configures its server with, beyond the defaults, that sqlstream reads;
+// a test's own properties win.
+var serverConfig = map[string]string{
+	"ksql.query.push.v2.enabled": "true", // scalable push queries
+}
+
+func addServerConfig(v *qtt.Variant) {
+	if v.Properties == nil {
+		v.Properties = map[string]string{}
+	}
+	for k, val := range serverConfig {
+		if _, set := v.Properties[k]; !set {
+			v.Properties[k] = val
+		}
+	}
 }
 
 func hasProtoResponses(rs []map[string]any) bool {

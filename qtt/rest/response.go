@@ -10,6 +10,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/format/protobuf"
 )
 
 // restResponse is what one statement answered, as JSON-ish values shaped
@@ -58,6 +59,54 @@ func streamedRows(ctx context.Context, rs api.RowStream, afterHeader func() erro
 			return out, err
 		}
 		out = append(out, map[string]any{"row": rowJSON(h, row)})
+	}
+	if msg := rs.FinalMessage(); msg != "" {
+		out = append(out, map[string]any{"finalMessage": msg})
+	}
+	return out, nil
+}
+
+// protoStreamedRows reads rs to its end as /query streams it with Accept:
+// application/vnd.ksql.v1+protobuf, through the encoding the server
+// uses (protobuf.QueryResponse): the header with protoSchema, each row's
+// protobufBytes decoded with that schema and printed in TextFormat, as
+// ksqlDB's RQTT executor prints them, and the final message if any.
+func protoStreamedRows(ctx context.Context, rs api.RowStream) ([]any, error) {
+	h := rs.Header()
+	resp, err := protobuf.NewQueryResponse(h.Columns)
+	if err != nil {
+		return nil, fmt.Errorf("the result cannot be sent as protobuf: %w", err)
+	}
+	dec, err := protobuf.NewDecoder(resp.ProtoSchema, nil, h.Columns, protobuf.Options{})
+	if err != nil {
+		return nil, err
+	}
+	printer, err := protobuf.NewTextPrinter(resp.ProtoSchema, nil, h.Columns, protobuf.Options{})
+	if err != nil {
+		return nil, err
+	}
+	out := []any{map[string]any{"header": map[string]any{"queryId": h.QueryID, "schema": h.Schema(), "protoSchema": resp.ProtoSchema}}}
+	vals := make([]any, len(h.Columns))
+	for {
+		row, err := rs.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		b, err := resp.Row(nil, row.Values)
+		if err != nil {
+			return out, err
+		}
+		if err := dec.Decode(b, vals); err != nil {
+			return out, fmt.Errorf("decoding a protobuf row: %w", err)
+		}
+		text, err := printer.AppendText(nil, vals)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, map[string]any{"row": string(text)})
 	}
 	if msg := rs.FinalMessage(); msg != "" {
 		out = append(out, map[string]any{"finalMessage": msg})

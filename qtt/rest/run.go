@@ -58,6 +58,13 @@ func (r *restRun) run() qtt.Result {
 			return res
 		}
 	}
+	if hasProtoResponses(r.v.Responses) {
+		for i, q := range queries {
+			if res, done := r.runProtoQuery(len(admin)+i, q); done {
+				return res
+			}
+		}
+	}
 	if r.v.Expect != nil {
 		return qtt.Failure(r.v.Variant, "expected an error (%s), but every statement succeeded", qtt.ExpectedText(r.v.Expect))
 	}
@@ -155,6 +162,25 @@ func (r *restRun) runQuery(i int, sql string) (qtt.Result, bool) {
 		return *early, true
 	}
 	return r.queryRead(i, sql, rs.Header().Pull, elems, err)
+}
+
+// runProtoQuery runs a query again as ksqlDB's RQTT executor does for
+// testPullWithProtoFormat, asking for protobuf rows, and records the
+// "queryProto" response.
+func (r *restRun) runProtoQuery(i int, sql string) (qtt.Result, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), queryWait)
+	defer cancel()
+	rs, err := r.d.QueryREST(ctx, sql)
+	if err != nil {
+		return r.statementFailed(i, sql, err), true
+	}
+	defer rs.Close()
+	elems, err := protoStreamedRows(ctx, rs)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return r.statementFailed(i, sql, err), true
+	}
+	r.responses = append(r.responses, actualResponse{Kind: "queryProto", Payload: elems, Pull: rs.Header().Pull})
+	return qtt.Result{}, false
 }
 
 // queryRead records a query's elements; a stream error other than the

@@ -15,7 +15,9 @@ import (
 type encFn func(buf []byte, v any) ([]byte, error)
 
 // put is one field of a record schema: the value of slot src, or the
-// field's default (def) when no column feeds it (src < 0).
+// field's default (def) when no column feeds it (src < 0) or, for a field
+// whose type cannot hold null, when the column is NULL (as Kafka
+// Connect's AvroData writes a NULL into a field with a default).
 type put struct {
 	src int
 	enc encFn
@@ -91,7 +93,7 @@ func runPuts(buf []byte, puts []put, vals []any) ([]byte, error) {
 	var err error
 	for i := range puts {
 		p := &puts[i]
-		if p.src < 0 {
+		if p.src < 0 || (vals[p.src] == nil && p.def != nil) {
 			buf = append(buf, p.def...)
 			continue
 		}
@@ -115,6 +117,9 @@ func (c *compiler) puts(rec *hamba.RecordSchema, fields []types.Field, path stri
 			p.def, err = defaultBytes(f, join(path, f.Name()))
 		} else {
 			p.enc, err = c.enc(f.Type(), fields[p.src].Type, join(path, fields[p.src].Name))
+			if err == nil && f.HasDefault() && !holdsNull(f.Type()) {
+				p.def, err = defaultBytes(f, join(path, f.Name()))
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -122,6 +127,21 @@ func (c *compiler) puts(rec *hamba.RecordSchema, fields []types.Field, path stri
 		puts[i] = p
 	}
 	return puts, nil
+}
+
+// holdsNull reports whether Avro type s can be null (null, or a union
+// with a null branch).
+func holdsNull(s hamba.Schema) bool {
+	s = deref(s)
+	if u, ok := s.(*hamba.UnionSchema); ok {
+		for _, b := range u.Types() {
+			if b.Type() == hamba.Null {
+				return true
+			}
+		}
+		return false
+	}
+	return s.Type() == hamba.Null
 }
 
 // defaultBytes encodes a field's default once, with hamba's encoder.

@@ -114,7 +114,7 @@ func startBroker(s Settings, users map[string]string, standalone bool, log *slog
 // recorded before ksql.persistent.prefix was honoured keeps it), the
 // configured persistent prefix, transient_, and ksqlDB's prefix.
 func protectedPrefixes(s Settings) []string {
-	out := []string{s.ServiceID + "query_", s.ServiceID + "transient_", "_confluent-ksql-" + s.ServiceID}
+	out := []string{s.ServiceID + "query_", s.ServiceID + "transient_", s.ServiceID + "SCALABLE_PUSH_QUERY_", "_confluent-ksql-" + s.ServiceID}
 	if p := s.Properties[runtime.PropPersistentPrefix]; p != "" && p != "query_" {
 		out = append(out, s.ServiceID+p)
 	}

@@ -275,8 +275,8 @@ func TestProtectedPrefixesFollowPersistentPrefix(t *testing.T) {
 		props map[string]string
 		want  string
 	}{
-		{nil, "[svc_query_ svc_transient_ _confluent-ksql-svc_]"},
-		{map[string]string{"ksql.persistent.prefix": "pq_"}, "[svc_query_ svc_transient_ _confluent-ksql-svc_ svc_pq_]"},
+		{nil, "[svc_query_ svc_transient_ svc_SCALABLE_PUSH_QUERY_ _confluent-ksql-svc_]"},
+		{map[string]string{"ksql.persistent.prefix": "pq_"}, "[svc_query_ svc_transient_ svc_SCALABLE_PUSH_QUERY_ _confluent-ksql-svc_ svc_pq_]"},
 	} {
 		got := protectedPrefixes(Settings{ServiceID: "svc_", Properties: c.props})
 		if s := "[" + strings.Join(got, " ") + "]"; s != c.want {
