@@ -130,12 +130,15 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 var firstMessage = []int{0}
 
 // messageIndexes strips the protobuf message-index path; the common
-// single 0 byte (the first message) is read without allocating.
+// single 0 byte (the first message) is read without allocating. The path
+// holds at most one index per byte left, so a count beyond that is
+// malformed: unbounded, franz-go would allocate whatever count the record
+// claims (2^45 is a fatal out-of-memory, not an error).
 func (c *srCodec) messageIndexes(b []byte) ([]int, []byte, error) {
 	if len(b) > 0 && b[0] == 0 {
 		return firstMessage, b[1:], nil
 	}
-	return c.hdr.DecodeIndex(b, 0)
+	return c.hdr.DecodeIndex(b, max(len(b), 1))
 }
 
 // cachedDecoder is decoder behind the last-schema fast path.

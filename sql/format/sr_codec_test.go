@@ -2,6 +2,7 @@ package format
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"os"
@@ -231,5 +232,34 @@ func TestRegistryClientNotFound(t *testing.T) {
 	}
 	if _, err := reg.Latest(ctx, "s-value"); !errors.Is(err, ErrSchemaNotFound) {
 		t.Errorf("Latest after delete: %v", err)
+	}
+}
+
+// TestProtobufHostileIndexCount: a wire header claiming 2^45 message
+// indexes (or more than the bytes left could hold) is a DecodeError at
+// the index path, not an allocation of that size (a fatal out of memory
+// that no recover catches).
+func TestProtobufHostileIndexCount(t *testing.T) {
+	reg, fake := newFakeRegistry(t)
+	id, _, err := fake.RegisterSchema("p-value", sr.Schema{Type: sr.TypeProtobuf,
+		Schema: "syntax = \"proto3\";\n\nmessage M {\n  int32 A = 1;\n}\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewValueCodec(Spec{Name: Protobuf, Registry: reg}, []types.Column{{Name: "A", Type: types.IntegerType}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h sr.ConfluentHeader
+	head, _ := h.AppendEncode(nil, id, nil)
+	for name, path := range map[string][]byte{
+		"2^45 indexes":         binary.AppendVarint(nil, 1<<45),
+		"3 indexes in 2 bytes": append(binary.AppendVarint(nil, 3), 2, 2),
+	} {
+		err := c.Decode(append(append([]byte(nil), head...), path...), make([]any, 1))
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Offset != 5 {
+			t.Errorf("%s: got %v, want a DecodeError at byte 5", name, err)
+		}
 	}
 }
