@@ -80,9 +80,10 @@ type lastDecoder struct {
 }
 
 type compiledEncoder struct {
-	enc     payloadEncoder
-	id      int
-	indexes []int
+	enc payloadEncoder
+	// header is the wire header (magic byte, id, message indexes), the
+	// same for every record, so written once here.
+	header []byte
 }
 
 // decoderKey is a writer schema id and the message its header names.
@@ -228,8 +229,7 @@ func (c *srCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 			return buf, err
 		}
 	}
-	buf, _ = c.hdr.AppendEncode(buf, w.id, w.indexes)
-	return w.enc.Encode(buf, vals)
+	return w.enc.Encode(append(buf, w.header...), vals)
 }
 
 // encoder compiles the encoder once (a failure is retried on the next
@@ -252,7 +252,11 @@ func (c *srCodec) encoder() (*compiledEncoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s with schema id %d: %w", columnList(c.cols), rs.ID, err)
 	}
-	w := &compiledEncoder{enc: enc, id: rs.ID, indexes: indexes}
+	header, err := c.hdr.AppendEncode(nil, rs.ID, indexes)
+	if err != nil {
+		return nil, fmt.Errorf("schema id %d: wire header: %w", rs.ID, err)
+	}
+	w := &compiledEncoder{enc: enc, header: header}
 	c.writer.Store(w)
 	return w, nil
 }
