@@ -30,7 +30,11 @@ func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
 		}
 	}
 	runner := api.HealthCheck{IsHealthy: true}
-	if err := e.commandTopicReadable(ctx); err != nil {
+	if !kafka.IsHealthy {
+		// Without Kafka the command topic cannot be read either: say so
+		// once, without waiting out its 10 s check on every probe.
+		runner = api.HealthCheck{Error: "the command topic cannot be checked: Kafka does not answer"}
+	} else if err := e.commandTopicReadable(ctx); err != nil {
 		runner = api.HealthCheck{Error: err.Error()}
 		e.logger.Error("healthcheck: "+err.Error(), "topic", e.cmdLog.topic)
 	} else if !e.lockWithin(ctx, e.healthWait) {
