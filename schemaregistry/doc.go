@@ -27,7 +27,7 @@
 //	POST /subjects/{s}/versions (register), /subjects/{s} (lookup)
 //	DELETE /subjects/{s}[?permanent=true], /subjects/{s}/versions/{v}[?permanent=true]
 //	POST /compatibility/subjects/{s}/versions[/{v}] (?verbose=true for messages)
-//	GET/PUT/DELETE /config[/{s}], /mode[/{s}] (?defaultToGlobal=true)
+//	GET/PUT/DELETE /config[/{s}], /mode (GET, PUT), /mode/{s} (GET, PUT, DELETE) (?defaultToGlobal=true)
 //
 // Answers are application/vnd.schemaregistry.v1+json; a request body is
 // read as JSON whatever its Content-Type (application/json, the
