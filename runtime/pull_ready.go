@@ -75,6 +75,7 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 // ends; missing says what it still waited for.
 func (e *Engine) waitCaughtUp(ctx context.Context, kc *kafkaCluster, q *query) (missing string, err error) {
 	missing = "is " + q.State().String()
+	eos := e.eosWritten()
 	for _, sub := range q.topo.SubTopologies {
 		if len(sub.Topics) == 0 {
 			continue // kadm would list every topic's ends
@@ -94,7 +95,7 @@ func (e *Engine) waitCaughtUp(ctx context.Context, kc *kafkaCluster, q *query) (
 				if err != nil {
 					return missing, e.pullReadyErr(ctx, err)
 				}
-				missing = e.behind(q, ends, committed)
+				missing = behind(q, ends, committed, eos)
 			default:
 				missing = "is " + st.String() + " (its tasks are being assigned or restored)"
 			}
@@ -122,7 +123,7 @@ func (e *Engine) pullReadyErr(ctx context.Context, err error) error {
 
 // behind describes the input partitions whose committed offset is short
 // of its end, or returns "" when none is.
-func (e *Engine) behind(q *query, ends kadm.ListedOffsets, committed kadm.OffsetResponses) string {
+func behind(q *query, ends kadm.ListedOffsets, committed kadm.OffsetResponses, eos eosWritten) string {
 	var lag []string
 	ends.Each(func(o kadm.ListedOffset) {
 		if o.Err != nil || o.Offset <= 0 {
@@ -136,7 +137,7 @@ func (e *Engine) behind(q *query, ends kadm.ListedOffsets, committed kadm.Offset
 		case !q.cfg.fromEarliest && !strings.HasPrefix(o.Topic, q.appID+"-"):
 			return // no commit yet on a source read from latest: the records before it started are not its to read
 		}
-		if slack := e.markerSlack(o.Topic); at < o.Offset-slack {
+		if slack := eos.markerSlack(o.Topic); at < o.Offset-slack {
 			lag = append(lag, fmt.Sprintf("%s[%d] at %d of %d", o.Topic, o.Partition, at, o.Offset))
 		}
 	})
@@ -146,13 +147,36 @@ func (e *Engine) behind(q *query, ends kadm.ListedOffsets, committed kadm.Offset
 	return "has not caught up with " + strings.Join(lag, ", ")
 }
 
-// markerSlack is 1 for a topic an exactly_once_v2 query of this engine
-// writes (its partitions may end with a transaction marker), else 0.
-func (e *Engine) markerSlack(topic string) int64 {
+// eosWritten is what this engine's exactly_once_v2 queries write: their
+// sink topics and the prefixes of their internal topics, taken once per
+// wait (under the engine lock once, not for every partition of every
+// poll).
+type eosWritten struct {
+	sinks    map[string]bool
+	prefixes []string
+}
+
+func (e *Engine) eosWritten() eosWritten {
+	w := eosWritten{sinks: map[string]bool{}}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, q := range e.queries {
-		if q.cfg.guarantee == exactlyOnce && (q.topo.SinkTopic == topic || strings.HasPrefix(topic, q.appID+"-")) {
+		if q.cfg.guarantee == exactlyOnce {
+			w.sinks[q.topo.SinkTopic] = true
+			w.prefixes = append(w.prefixes, q.appID+"-")
+		}
+	}
+	return w
+}
+
+// markerSlack is 1 for a topic an exactly_once_v2 query of this engine
+// writes (its partitions may end with a transaction marker), else 0.
+func (w eosWritten) markerSlack(topic string) int64 {
+	if w.sinks[topic] {
+		return 1
+	}
+	for _, p := range w.prefixes {
+		if strings.HasPrefix(topic, p) {
 			return 1
 		}
 	}

@@ -52,7 +52,7 @@ func TestPullReadyBehind(t *testing.T) {
 			if tc.eos {
 				q.cfg.guarantee = exactlyOnce
 			}
-			got := e.behind(q, tc.ends, tc.committed)
+			got := behind(q, tc.ends, tc.committed, e.eosWritten())
 			if (got == "") != tc.wantCaughtUp {
 				t.Fatalf("behind = %q, want caught up %v", got, tc.wantCaughtUp)
 			}
