@@ -2,6 +2,7 @@ package format
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -36,7 +37,13 @@ func resolveInto(ctx context.Context, reg SchemaRegistry, refs []SchemaReference
 		}
 		rs, err := referenced(ctx, reg, r)
 		if err != nil {
-			return fmt.Errorf("reference %s (subject %s version %d): %w", r.Name, r.Subject, r.Version, err)
+			err = fmt.Errorf("reference %s (subject %s version %d): %w", r.Name, r.Subject, r.Version, err)
+			if !errors.Is(err, ErrSchemaNotFound) {
+				// A registry that does not answer: a record is retried,
+				// not skipped as undecodable (as for the schema itself).
+				return &RegistryUnavailableError{Err: err}
+			}
+			return err
 		}
 		out[r.Name] = rs.Text
 		if err := resolveInto(ctx, reg, rs.References, out, depth+1); err != nil {
