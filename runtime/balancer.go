@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -32,7 +33,7 @@ type taskBalancer struct {
 	threads int            // this member's num.stream.threads
 	// offsetSums returns the checkpointed changelog offsets of the
 	// local stores, summed per task (nil: no local state).
-	offsetSums func() map[taskKey]int64
+	offsetSums func() map[physical.TaskID]int64
 
 	// Standbys and warmups (task_replicas.go): the leader reads the
 	// changelogs' end offsets per task (endSums, nil when unknown) to
@@ -42,7 +43,7 @@ type taskBalancer struct {
 	// schedule (rebalance_rounds.go).
 	ha       haConfig
 	stateful map[int]bool
-	endSums  func() map[taskKey]int64
+	endSums  func() map[physical.TaskID]int64
 	now      func() time.Time
 	assigned func(memberAssignment)
 	// endpoint returns this server's advertised URL ("" while unknown),
@@ -67,7 +68,7 @@ type taskUserData struct {
 	Endpoint string `json:"endpoint,omitempty"`
 }
 
-func newTaskBalancer(ts *taskSet, threads int, offsetSums func() map[taskKey]int64) *taskBalancer {
+func newTaskBalancer(ts *taskSet, threads int, offsetSums func() map[physical.TaskID]int64) *taskBalancer {
 	return &taskBalancer{subOf: ts.subOf, threads: max(threads, 1), offsetSums: offsetSums}
 }
 
@@ -80,31 +81,31 @@ func (b *taskBalancer) withHosts(endpoint func() string, onHosts func(hostTasks)
 
 // taskOffsetSums sums the checkpointed offsets of the query's local
 // store partitions per task.
-func (q *query) taskOffsetSums() map[taskKey]int64 {
+func (q *query) taskOffsetSums() map[physical.TaskID]int64 {
 	subOf := map[string]int{}
 	for _, st := range q.topo.SubTopologies {
 		for _, spec := range st.Stores {
 			subOf[spec.Name] = st.ID
 		}
 	}
-	out := map[taskKey]int64{}
+	out := map[physical.TaskID]int64{}
 	for _, id := range q.eng.db.Stores() {
 		sub, ok := subOf[id.Name]
 		if id.App != q.appID || !ok {
 			continue
 		}
 		if off, ok := q.eng.db.Checkpointed(id); ok {
-			out[taskKey{sub: sub, partition: id.Partition}] += off
+			out[physical.TaskID{SubTopology: sub, Partition: id.Partition}] += off
 		}
 	}
 	return out
 }
 
-func taskName(k taskKey) string { return fmt.Sprintf("%d_%d", k.sub, k.partition) }
+func taskName(k physical.TaskID) string { return fmt.Sprintf("%d_%d", k.SubTopology, k.Partition) }
 
-func parseTaskName(s string) (taskKey, bool) {
-	var k taskKey
-	_, err := fmt.Sscanf(s, "%d_%d", &k.sub, &k.partition)
+func parseTaskName(s string) (physical.TaskID, bool) {
+	var k physical.TaskID
+	_, err := fmt.Sscanf(s, "%d_%d", &k.SubTopology, &k.Partition)
 	return k, err == nil
 }
 
@@ -175,14 +176,14 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 			topicsOf[s] = append(topicsOf[s], t)
 		}
 	}
-	var tasks []taskKey
+	var tasks []physical.TaskID
 	for s, ts := range topicsOf {
 		n := int32(0)
 		for _, t := range ts {
 			n = max(n, partitions[t])
 		}
 		for p := int32(0); p < n; p++ {
-			tasks = append(tasks, taskKey{sub: s, partition: p})
+			tasks = append(tasks, physical.TaskID{SubTopology: s, Partition: p})
 		}
 	}
 	var members []taskMember
@@ -194,7 +195,7 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 		members = append(members, tm)
 		endpoints[m.MemberID] = tm.endpoint
 	})
-	var ends map[taskKey]int64
+	var ends map[physical.TaskID]int64
 	if b.endSums != nil {
 		ends = b.endSums()
 	}
@@ -202,9 +203,9 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 	plan := cb.NewPlan()
 	for id, ts := range ha.active {
 		for _, k := range ts {
-			for _, t := range topicsOf[k.sub] {
-				if k.partition < partitions[t] {
-					plan.AddPartition(byID[id], t, k.partition)
+			for _, t := range topicsOf[k.SubTopology] {
+				if k.Partition < partitions[t] {
+					plan.AddPartition(byID[id], t, k.Partition)
 				}
 			}
 		}
@@ -222,7 +223,7 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 // revokes reports whether the plan takes a task from a member that owns
 // it: the cooperative protocol then revokes it in this round and assigns
 // it in the next.
-func revokes(members []taskMember, active map[string][]taskKey) bool {
+func revokes(members []taskMember, active map[string][]physical.TaskID) bool {
 	for _, m := range members {
 		for _, k := range m.owned {
 			if !slices.Contains(active[m.id], k) {
@@ -246,19 +247,19 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 	for name, sum := range ud.OffsetSums {
 		if k, ok := parseTaskName(name); ok && sum > 0 {
 			if m.offsets == nil {
-				m.offsets = map[taskKey]int64{}
+				m.offsets = map[physical.TaskID]int64{}
 			}
 			m.offsets[k] = sum
 		}
 	}
-	seen := map[taskKey]bool{}
+	seen := map[physical.TaskID]bool{}
 	for _, op := range meta.OwnedPartitions {
 		s, ok := b.subOf[op.Topic]
 		if !ok {
 			continue
 		}
 		for _, p := range op.Partitions {
-			k := taskKey{sub: s, partition: p}
+			k := physical.TaskID{SubTopology: s, Partition: p}
 			if !seen[k] {
 				seen[k] = true
 				m.owned = append(m.owned, k)
@@ -272,9 +273,9 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 type taskMember struct {
 	id       string
 	threads  int
-	owned    []taskKey
-	offsets  map[taskKey]int64 // local state per task: checkpointed offset sums
-	endpoint string            // advertised URL, "" if unknown
+	owned    []physical.TaskID
+	offsets  map[physical.TaskID]int64 // local state per task: checkpointed offset sums
+	endpoint string                    // advertised URL, "" if unknown
 }
 
 // assignTasks gives every task to exactly one member. Each member's
@@ -287,8 +288,8 @@ type taskMember struct {
 // local state of the task (largest offset sum), then the fewest tasks of
 // that sub-topology per thread, then the lowest load per thread, then
 // the lowest id.
-func assignTasks(tasks []taskKey, members []taskMember) map[string][]taskKey {
-	out := map[string][]taskKey{}
+func assignTasks(tasks []physical.TaskID, members []taskMember) map[string][]physical.TaskID {
+	out := map[string][]physical.TaskID{}
 	if len(members) == 0 {
 		return out
 	}
@@ -297,11 +298,11 @@ func assignTasks(tasks []taskKey, members []taskMember) map[string][]taskKey {
 	tasks = slices.Clone(tasks)
 	slices.SortFunc(tasks, compareTasks)
 	quota := quotas(len(tasks), members)
-	exists := map[taskKey]bool{}
+	exists := map[physical.TaskID]bool{}
 	for _, k := range tasks {
 		exists[k] = true
 	}
-	taken := map[taskKey]bool{}
+	taken := map[physical.TaskID]bool{}
 	for i, m := range members {
 		owned := slices.Clone(m.owned)
 		slices.SortFunc(owned, comparePartitionFirst)
@@ -332,8 +333,8 @@ func assignTasks(tasks []taskKey, members []taskMember) map[string][]taskKey {
 
 // placementOrder lists the tasks not taken, those with local state on
 // some member first (so they find room there), each part in task order.
-func placementOrder(tasks []taskKey, taken map[taskKey]bool, members []taskMember) []taskKey {
-	var withState, rest []taskKey
+func placementOrder(tasks []physical.TaskID, taken map[physical.TaskID]bool, members []taskMember) []physical.TaskID {
+	var withState, rest []physical.TaskID
 	for _, k := range tasks {
 		switch {
 		case taken[k]:
@@ -374,11 +375,11 @@ func quotas(n int, members []taskMember) []int {
 
 // betterHome reports whether member a (holding as) is a better home for
 // task k than member b (holding bs).
-func betterHome(k taskKey, as []taskKey, a taskMember, bs []taskKey, b taskMember) bool {
+func betterHome(k physical.TaskID, as []physical.TaskID, a taskMember, bs []physical.TaskID, b taskMember) bool {
 	if oa, ob := a.offsets[k], b.offsets[k]; oa != ob {
 		return oa > ob
 	}
-	sub := k.sub
+	sub := k.SubTopology
 	// Per thread, as the load below.
 	if sa, sb := countSub(as, sub)*b.threads, countSub(bs, sub)*a.threads; sa != sb {
 		return sa < sb
@@ -390,22 +391,22 @@ func betterHome(k taskKey, as []taskKey, a taskMember, bs []taskKey, b taskMembe
 	return a.id < b.id
 }
 
-func countSub(ts []taskKey, sub int) int {
+func countSub(ts []physical.TaskID, sub int) int {
 	n := 0
 	for _, k := range ts {
-		if k.sub == sub {
+		if k.SubTopology == sub {
 			n++
 		}
 	}
 	return n
 }
 
-func compareTasks(a, b taskKey) int {
-	return cmp.Or(cmp.Compare(a.sub, b.sub), cmp.Compare(a.partition, b.partition))
+func compareTasks(a, b physical.TaskID) int {
+	return cmp.Or(cmp.Compare(a.SubTopology, b.SubTopology), cmp.Compare(a.Partition, b.Partition))
 }
 
 // comparePartitionFirst orders tasks by partition, then sub-topology: a
 // member over its quota keeps tasks of every sub-topology.
-func comparePartitionFirst(a, b taskKey) int {
-	return cmp.Or(cmp.Compare(a.partition, b.partition), cmp.Compare(a.sub, b.sub))
+func comparePartitionFirst(a, b physical.TaskID) int {
+	return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.SubTopology, b.SubTopology))
 }

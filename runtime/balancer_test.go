@@ -7,27 +7,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // tasksOf returns tasks (sub, 0..n-1) of each sub-topology in subs.
-func tasksOf(subs ...int32) []taskKey {
-	var out []taskKey
+func tasksOf(subs ...int32) []physical.TaskID {
+	var out []physical.TaskID
 	for s, n := range subs {
 		for p := int32(0); p < n; p++ {
-			out = append(out, taskKey{sub: s, partition: p})
+			out = append(out, physical.TaskID{SubTopology: s, Partition: p})
 		}
 	}
 	return out
 }
 
-func renderAssignment(a map[string][]taskKey) string {
+func renderAssignment(a map[string][]physical.TaskID) string {
 	var lines []string
 	for _, id := range slices.Sorted(maps.Keys(a)) {
 		var ts []string
 		for _, k := range a[id] {
-			ts = append(ts, fmt.Sprintf("%d_%d", k.sub, k.partition))
+			ts = append(ts, fmt.Sprintf("%d_%d", k.SubTopology, k.Partition))
 		}
 		lines = append(lines, id+": "+strings.Join(ts, " "))
 	}
@@ -37,7 +38,7 @@ func renderAssignment(a map[string][]taskKey) string {
 func TestAssignTasks(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		tasks   []taskKey
+		tasks   []physical.TaskID
 		members []taskMember
 		want    string
 	}{
@@ -66,14 +67,14 @@ func TestAssignTasks(t *testing.T) {
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1}},
 			want:    "a: 0_0\nb: 0_1"},
 		{name: "an unowned task goes to the member with its local state", tasks: tasksOf(4),
-			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1, offsets: map[taskKey]int64{{0, 2}: 10, {0, 3}: 5}}},
+			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1, offsets: map[physical.TaskID]int64{{SubTopology: 0, Partition: 2}: 10, {SubTopology: 0, Partition: 3}: 5}}},
 			want:    "a: 0_0 0_1\nb: 0_2 0_3"},
 		{name: "the most local state wins, within quotas", tasks: tasksOf(4),
-			members: []taskMember{{id: "a", threads: 1, offsets: map[taskKey]int64{{0, 0}: 1, {0, 1}: 1, {0, 2}: 9}},
-				{id: "b", threads: 1, offsets: map[taskKey]int64{{0, 0}: 7, {0, 1}: 7, {0, 2}: 7, {0, 3}: 7}}},
+			members: []taskMember{{id: "a", threads: 1, offsets: map[physical.TaskID]int64{{SubTopology: 0, Partition: 0}: 1, {SubTopology: 0, Partition: 1}: 1, {SubTopology: 0, Partition: 2}: 9}},
+				{id: "b", threads: 1, offsets: map[physical.TaskID]int64{{SubTopology: 0, Partition: 0}: 7, {SubTopology: 0, Partition: 1}: 7, {SubTopology: 0, Partition: 2}: 7, {SubTopology: 0, Partition: 3}: 7}}},
 			want: "a: 0_2 0_3\nb: 0_0 0_1"},
 		{name: "owning beats local state elsewhere", tasks: tasksOf(2),
-			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(1)}, {id: "b", threads: 1, offsets: map[taskKey]int64{{0, 0}: 99}}},
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(1)}, {id: "b", threads: 1, offsets: map[physical.TaskID]int64{{SubTopology: 0, Partition: 0}: 99}}},
 			want:    "a: 0_0\nb: 0_1"},
 		{name: "more members than tasks", tasks: tasksOf(1),
 			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1}},
@@ -95,9 +96,9 @@ func TestAssignTasks(t *testing.T) {
 	}
 }
 
-func checkExactlyOnce(t *testing.T, tasks []taskKey, got map[string][]taskKey) {
+func checkExactlyOnce(t *testing.T, tasks []physical.TaskID, got map[string][]physical.TaskID) {
 	t.Helper()
-	seen := map[taskKey]string{}
+	seen := map[physical.TaskID]string{}
 	for id, ts := range got {
 		for _, k := range ts {
 			if other, dup := seen[k]; dup {
@@ -205,7 +206,9 @@ func TestTaskBalancerGroup(t *testing.T) {
 // a half-owned task counts whole) and local offset sums.
 func TestTaskBalancerSubscription(t *testing.T) {
 	b := joinBalancer(3)
-	b.offsetSums = func() map[taskKey]int64 { return map[taskKey]int64{{0, 1}: 42, {1, 0}: 0} }
+	b.offsetSums = func() map[physical.TaskID]int64 {
+		return map[physical.TaskID]int64{{SubTopology: 0, Partition: 1}: 42, {SubTopology: 1, Partition: 0}: 0}
+	}
 	raw := b.JoinGroupMetadata([]string{"l", "r", "x"}, map[string][]int32{"l": {1}, "x": {0, 2}}, 5)
 	if again := b.JoinGroupMetadata([]string{"l", "r", "x"}, map[string][]int32{"x": {0, 2}, "l": {1}}, 5); string(again) != string(raw) {
 		t.Fatal("the same state encoded two ways: needless rebalances")
@@ -216,7 +219,7 @@ func TestTaskBalancerSubscription(t *testing.T) {
 	}
 	m := b.member("m", &meta)
 	got := fmt.Sprintf("threads=%d owned=%v offsets=%v", m.threads, m.owned, m.offsets)
-	if want := "threads=3 owned=[{0 1} {1 0} {1 2}] offsets=map[{0 1}:42]"; got != want {
+	if want := "threads=3 owned=[0_1 1_0 1_2] offsets=map[0_1:42]"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }

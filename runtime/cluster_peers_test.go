@@ -3,6 +3,8 @@ package runtime
 import (
 	"testing"
 	"time"
+
+	"github.com/sqlstream/sqlstream/physical"
 )
 
 // A peer is discovered from a query's host map, alive while heartbeats
@@ -13,7 +15,7 @@ func TestPeerLiveness(t *testing.T) {
 	const window = 80 * time.Millisecond
 	self, other := "http://127.0.0.1:1", "http://127.0.0.1:2"
 	p := newPeerSet(self, []byte("k"), window)
-	p.place("app", hostTasks{self: {{0, 0}}, other: {{0, 1}}})
+	p.place("app", hostTasks{self: {{SubTopology: 0, Partition: 0}}, other: {{SubTopology: 0, Partition: 1}}})
 	if got := p.targets(); len(got) != 1 || got[0] != other {
 		t.Fatalf("targets %v, want only the other server", got)
 	}
@@ -45,7 +47,7 @@ func TestPeerLiveness(t *testing.T) {
 	if len(p.view()) != 1 {
 		t.Fatal("a placed server was forgotten")
 	}
-	p.place("app", hostTasks{self: {{0, 0}, {0, 1}}})
+	p.place("app", hostTasks{self: {{SubTopology: 0, Partition: 0}, {SubTopology: 0, Partition: 1}}})
 	p.prune(time.Now())
 	if len(p.view()) != 1 {
 		t.Fatal("a server that just left was forgotten at once")
@@ -56,8 +58,8 @@ func TestPeerLiveness(t *testing.T) {
 	}
 	// Without an endpoint nothing is placed: pull queries read locally.
 	lone := newPeerSet("", nil, window)
-	lone.place("app", hostTasks{other: {{0, 0}}})
-	if h, known := (groupLocator{peers: lone}).locate("app", taskKey{0, 0}); known {
+	lone.place("app", hostTasks{other: {{SubTopology: 0, Partition: 0}}})
+	if h, known := (groupLocator{peers: lone}).locate("app", physical.TaskID{SubTopology: 0, Partition: 0}); known {
 		t.Fatalf("a server without an endpoint routes to %v", h)
 	}
 }
@@ -67,13 +69,13 @@ func TestPeerLiveness(t *testing.T) {
 func TestPlacementCarriesMovingTasks(t *testing.T) {
 	a, b := "http://127.0.0.1:1", "http://127.0.0.1:2"
 	p := newPeerSet(a, []byte("k"), time.Second)
-	p.place("app", hostTasks{a: {{0, 0}, {0, 1}}})
-	p.place("app", hostTasks{a: {{0, 0}}})
-	if got := p.placementOf("app").owner(taskKey{0, 1}); got != a {
+	p.place("app", hostTasks{a: {{SubTopology: 0, Partition: 0}, {SubTopology: 0, Partition: 1}}})
+	p.place("app", hostTasks{a: {{SubTopology: 0, Partition: 0}}})
+	if got := p.placementOf("app").owner(physical.TaskID{SubTopology: 0, Partition: 1}); got != a {
 		t.Fatalf("a task being moved is owned by %q, want its old owner", got)
 	}
-	p.place("app", hostTasks{a: {{0, 0}}, b: {{0, 1}}})
-	if got := p.placementOf("app").owner(taskKey{0, 1}); got != b {
+	p.place("app", hostTasks{a: {{SubTopology: 0, Partition: 0}}, b: {{SubTopology: 0, Partition: 1}}})
+	if got := p.placementOf("app").owner(physical.TaskID{SubTopology: 0, Partition: 1}); got != b {
 		t.Fatalf("a moved task is owned by %q, want its new owner", got)
 	}
 	if got := p.placementOf("app")[a]; len(got) != 1 {

@@ -62,9 +62,9 @@ func (e *Engine) tasksOf(endpoint string, queries []*query) map[string]api.Activ
 		}
 		stores := map[string]bool{}
 		for _, k := range h[endpoint] {
-			st := q.topo.SubTopologies[k.sub]
+			st := q.topo.SubTopologies[k.SubTopology]
 			for _, t := range st.Topics {
-				as.ActivePartitions = append(as.ActivePartitions, api.TopicPartition{Topic: t, Partition: k.partition})
+				as.ActivePartitions = append(as.ActivePartitions, api.TopicPartition{Topic: t, Partition: k.Partition})
 			}
 			for _, spec := range st.Stores {
 				stores[spec.Name] = true

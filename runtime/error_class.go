@@ -66,7 +66,7 @@ func (e *sessionError) Unwrap() error { return e.err }
 // taskFailure is an error of one task, which a corrupted store is wiped
 // for.
 type taskFailure struct {
-	task taskKey
+	task physical.TaskID
 	err  error
 }
 
@@ -183,7 +183,7 @@ func (r *kafkaRunner) recoverFrom(ctx context.Context, err error) error {
 	}
 	r.q.logger().Warn("query error; recovering", "query", r.q.id, "class", c.String(), "err", err)
 	r.q.noteError(fmt.Errorf("%w (%s error; recovered by rejoining%s)", err, c, wipeNote(c)))
-	var wipe []taskKey
+	var wipe []physical.TaskID
 	var tf *taskFailure
 	if c == classCorrupted && errors.As(err, &tf) {
 		wipe = append(wipe, tf.task)
@@ -201,7 +201,7 @@ func wipeNote(c errorClass) string {
 // rejoin drops every task and the session or client, wipes the stores of
 // the tasks in wipe, and joins the group again: the new assignment
 // restores the tasks and consumes from the committed offsets.
-func (r *kafkaRunner) rejoin(ctx context.Context, wipe []taskKey) error {
+func (r *kafkaRunner) rejoin(ctx context.Context, wipe []physical.TaskID) error {
 	if r.eos != nil {
 		r.abortFailed() // its work is redone from the committed offsets
 		r.takeEmitErr() // the failed records go with the old session
@@ -226,10 +226,10 @@ func (r *kafkaRunner) rejoin(ctx context.Context, wipe []taskKey) error {
 }
 
 // wipeTasks drops the local state of every store of the tasks.
-func (r *kafkaRunner) wipeTasks(tasks []taskKey) error {
+func (r *kafkaRunner) wipeTasks(tasks []physical.TaskID) error {
 	for _, k := range tasks {
-		for _, spec := range r.q.topo.SubTopologies[k.sub].Stores {
-			id := state.StoreID{App: r.q.appID, Name: spec.Name, Partition: k.partition}
+		for _, spec := range r.q.topo.SubTopologies[k.SubTopology].Stores {
+			id := state.StoreID{App: r.q.appID, Name: spec.Name, Partition: k.Partition}
 			if err := r.q.eng.db.Wipe(id); err != nil {
 				return fmt.Errorf("wiping corrupt %s: %w", id, err)
 			}

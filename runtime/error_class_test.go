@@ -31,7 +31,7 @@ func TestClassify(t *testing.T) {
 		{"fenced", kerr.ProducerFenced, classTaskMigrated},
 		{"zombie epoch", &sessionError{kerr.InvalidProducerEpoch}, classTaskMigrated},
 		{"session failed otherwise", &sessionError{errors.New("unrecoverable producer state")}, classTaskMigrated},
-		{"corrupt aggregate", &taskFailure{task: taskKey{1, 2}, err: &state.CorruptError{What: "aggregate state"}}, classCorrupted},
+		{"corrupt aggregate", &taskFailure{task: physical.TaskID{SubTopology: 1, Partition: 2}, err: &state.CorruptError{What: "aggregate state"}}, classCorrupted},
 		{"pebble checksum", fmt.Errorf("read: %w", pebble.ErrCorruption), classCorrupted},
 		{"invalid timestamp", &taskFailure{err: user}, classFatalUser},
 		{"no write access", fmt.Errorf("output: %w", kerr.TopicAuthorizationFailed), classFatalUser},

@@ -86,7 +86,7 @@ func (t *taskStores) release() error {
 
 // releaseIfFull releases task k's held outputs after a batch of records
 // when they hold the cache's worth of bytes (heldOutput).
-func (r *kafkaRunner) releaseIfFull(k taskKey, t *taskEntry) error {
+func (r *kafkaRunner) releaseIfFull(k physical.TaskID, t *taskEntry) error {
 	if t.stores == nil || t.stores.held == nil || !t.stores.held.full() {
 		return nil
 	}
@@ -96,7 +96,7 @@ func (r *kafkaRunner) releaseIfFull(k taskKey, t *taskEntry) error {
 // release releases task k's held outputs (taskStores.release); a store
 // that cannot write its cache down fails the task, as a failed Process
 // does, so a corrupt store is wiped and restored (error_class.go).
-func (r *kafkaRunner) release(k taskKey, t *taskEntry) error {
+func (r *kafkaRunner) release(k physical.TaskID, t *taskEntry) error {
 	if t.stores == nil {
 		return nil
 	}

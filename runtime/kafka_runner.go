@@ -71,11 +71,11 @@ type kafkaRunner struct {
 
 	groups *taskGroups // multi-input tasks' records, released in time order (partition_group.go)
 
-	restoring map[taskKey]*pendingRestore // guarded by mu (restore_async.go)
+	restoring map[physical.TaskID]*pendingRestore // guarded by mu (restore_async.go)
 	// fresh holds the tasks started here whose first records are yet to
 	// be processed (under exactly_once_v2, their first transaction ends
 	// at once: restore_async.go); guarded by mu.
-	fresh   map[taskKey]bool
+	fresh   map[physical.TaskID]bool
 	standby *standbyFeeder // standby and warmup replicas (standby.go)
 	probe   *time.Timer    // a pending probing rebalance, guarded by mu
 	// recoveries counts the errors recovered from since the last

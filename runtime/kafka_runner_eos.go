@@ -85,7 +85,7 @@ type eosSession struct {
 	joining atomic.Int64
 
 	mu        sync.Mutex
-	committed map[taskKey]int64 // each task's stream time as of the last commit
+	committed map[physical.TaskID]int64 // each task's stream time as of the last commit
 }
 
 // eosTxnTimeout is Kafka Streams' transaction.timeout.ms under EOS: an
@@ -99,7 +99,7 @@ func (k *kafkaCluster) startEOS(q *query) (runner, error) {
 		return nil, err
 	}
 	r := newKafkaRunner(k, q)
-	r.eos = &eosSession{txnID: q.appID + "-" + pid, committed: map[taskKey]int64{}}
+	r.eos = &eosSession{txnID: q.appID + "-" + pid, committed: map[physical.TaskID]int64{}}
 	envs := q.taskEnvs(r, r)
 	envs.transactional, envs.startTime = true, r.startTime
 	r.tasks = newTaskSet(q.topo, envs.build)
@@ -202,7 +202,7 @@ func (r *kafkaRunner) loadStreamTimes(ctx context.Context) error {
 	defer r.eos.mu.Unlock()
 	offs.Each(func(o kadm.OffsetResponse) {
 		if t, ok := parseStreamTime(o.Metadata); ok {
-			k := taskKey{sub: r.tasks.subOf[o.Topic], partition: o.Partition}
+			k := physical.TaskID{SubTopology: r.tasks.subOf[o.Topic], Partition: o.Partition}
 			if old, seen := r.eos.committed[k]; !seen || t > old {
 				r.eos.committed[k] = t
 			}
@@ -228,7 +228,7 @@ func parseStreamTime(meta string) (int64, bool) {
 func (r *kafkaRunner) startTime(id physical.TaskID) *int64 {
 	cell := r.q.streamTimes.forTask(id)
 	r.eos.mu.Lock()
-	t, ok := r.eos.committed[taskKey{sub: id.SubTopology, partition: id.Partition}]
+	t, ok := r.eos.committed[physical.TaskID{SubTopology: id.SubTopology, Partition: id.Partition}]
 	r.eos.mu.Unlock()
 	if !ok {
 		cell.Store(-1)
@@ -573,7 +573,7 @@ func (r *kafkaRunner) commitStores() error {
 	r.eos.mu.Lock()
 	defer r.eos.mu.Unlock()
 	for _, k := range r.tasks.keys() {
-		if v := r.q.streamTimes.forTask(physical.TaskID{SubTopology: k.sub, Partition: k.partition}).Load(); v >= 0 {
+		if v := r.q.streamTimes.forTask(physical.TaskID{SubTopology: k.SubTopology, Partition: k.Partition}).Load(); v >= 0 {
 			r.eos.committed[k] = v
 		}
 	}

@@ -25,11 +25,11 @@ type taskGroups struct {
 	multi map[string]bool // topics of sub-topologies that read several
 
 	mu     sync.Mutex
-	groups map[taskKey]*partitionGroup
+	groups map[physical.TaskID]*partitionGroup
 }
 
 func newTaskGroups(topo *physical.Topology, idle time.Duration) *taskGroups {
-	g := &taskGroups{idle: idle, multi: map[string]bool{}, groups: map[taskKey]*partitionGroup{}}
+	g := &taskGroups{idle: idle, multi: map[string]bool{}, groups: map[physical.TaskID]*partitionGroup{}}
 	for _, st := range topo.SubTopologies {
 		if len(st.Topics) > 1 {
 			for _, t := range st.Topics {
@@ -49,8 +49,8 @@ func (g *taskGroups) add(ts *taskSet, p kgo.FetchTopicPartition) {
 	pg := g.groups[k]
 	if pg == nil {
 		var parts []tp
-		for _, t := range ts.topo.SubTopologies[k.sub].Topics {
-			parts = append(parts, tp{t, k.partition})
+		for _, t := range ts.topo.SubTopologies[k.SubTopology].Topics {
+			parts = append(parts, tp{t, k.Partition})
 		}
 		pg = newPartitionGroup(g.idle, parts)
 		g.groups[k] = pg
@@ -59,10 +59,10 @@ func (g *taskGroups) add(ts *taskSet, p kgo.FetchTopicPartition) {
 }
 
 // pending returns the tasks whose groups hold records.
-func (g *taskGroups) pending() []taskKey {
+func (g *taskGroups) pending() []physical.TaskID {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []taskKey
+	var out []physical.TaskID
 	for k, pg := range g.groups {
 		if pg.buffered() {
 			out = append(out, k)
@@ -71,14 +71,14 @@ func (g *taskGroups) pending() []taskKey {
 	return out
 }
 
-func (g *taskGroups) get(k taskKey) *partitionGroup {
+func (g *taskGroups) get(k physical.TaskID) *partitionGroup {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.groups[k]
 }
 
 // drop forgets the group of task k (revoked, lost or closed).
-func (g *taskGroups) drop(k taskKey) {
+func (g *taskGroups) drop(k physical.TaskID) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.groups, k)
@@ -88,7 +88,7 @@ func (g *taskGroups) drop(k taskKey) {
 func (g *taskGroups) reset() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.groups = map[taskKey]*partitionGroup{}
+	g.groups = map[physical.TaskID]*partitionGroup{}
 }
 
 // unread empties every group and returns where each partition with
@@ -148,7 +148,7 @@ func (r *kafkaRunner) workUnits(fs kgo.Fetches) []func() error {
 
 // processGroup releases task k's queued records in timestamp order, as
 // far as its partition group allows now.
-func (r *kafkaRunner) processGroup(k taskKey) error {
+func (r *kafkaRunner) processGroup(k physical.TaskID) error {
 	pg := r.groups.get(k)
 	t := r.tasks.lookupKey(k)
 	if pg == nil || t == nil {
@@ -195,7 +195,7 @@ func (r *kafkaRunner) rewindQueued() {
 }
 
 // lookupKey returns task k if it exists.
-func (ts *taskSet) lookupKey(k taskKey) *taskEntry {
+func (ts *taskSet) lookupKey(k physical.TaskID) *taskEntry {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.tasks[k]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -36,7 +37,7 @@ func (r *kafkaRunner) newBalancer() *taskBalancer {
 // changelogEndSums sums the end offsets of each task's changelog
 // partitions (nil when they cannot be listed: the balancer then makes no
 // warmups).
-func (r *kafkaRunner) changelogEndSums() map[taskKey]int64 {
+func (r *kafkaRunner) changelogEndSums() map[physical.TaskID]int64 {
 	subOf := map[string]int{}
 	var topics []string
 	for _, st := range r.q.topo.SubTopologies {
@@ -45,7 +46,7 @@ func (r *kafkaRunner) changelogEndSums() map[taskKey]int64 {
 			topics = append(topics, spec.Changelog)
 		}
 	}
-	out := map[taskKey]int64{}
+	out := map[physical.TaskID]int64{}
 	if len(topics) == 0 {
 		return out
 	}
@@ -60,7 +61,7 @@ func (r *kafkaRunner) changelogEndSums() map[taskKey]int64 {
 		return nil
 	}
 	ends.Each(func(o kadm.ListedOffset) {
-		out[taskKey{sub: subOf[o.Topic], partition: o.Partition}] += o.Offset
+		out[physical.TaskID{SubTopology: subOf[o.Topic], Partition: o.Partition}] += o.Offset
 	})
 	return out
 }

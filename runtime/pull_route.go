@@ -41,14 +41,14 @@ type taskHost struct {
 // then standbys. known is false when nothing is known (one server, or the
 // in-memory cluster): the state is then read locally.
 type taskLocator interface {
-	locate(appID string, k taskKey) (hosts []taskHost, known bool)
+	locate(appID string, k physical.TaskID) (hosts []taskHost, known bool)
 }
 
 // standbySource lists a task's standby replicas and their lags
 // (standby_hosts.go: the groups' standby host maps, with lags from this
 // server's replicas and the peers' lag reports).
 type standbySource interface {
-	standbys(appID string, k taskKey) []taskHost
+	standbys(appID string, k physical.TaskID) []taskHost
 }
 
 // groupLocator locates actives from the group's host maps and standbys
@@ -58,7 +58,7 @@ type groupLocator struct {
 	standbys standbySource
 }
 
-func (l groupLocator) locate(appID string, k taskKey) ([]taskHost, bool) {
+func (l groupLocator) locate(appID string, k physical.TaskID) ([]taskHost, bool) {
 	h := l.peers.placementOf(appID)
 	if h == nil {
 		return nil, false
@@ -98,7 +98,7 @@ func (e *Engine) routePull(t *transient, q *query, m *physical.Materialization, 
 		if t.only != nil && !slices.Contains(t.only, p) {
 			continue
 		}
-		hosts, known := loc.locate(q.appID, taskKey{sub: m.Sub, partition: p})
+		hosts, known := loc.locate(q.appID, physical.TaskID{SubTopology: m.Sub, Partition: p})
 		if !known {
 			r.local = append(r.local, p)
 			continue

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -30,7 +31,7 @@ type pendingRestore struct {
 // startRestores pauses the inputs of the newly assigned tasks and starts
 // their restores.
 func (r *kafkaRunner) startRestores(cl *kgo.Client, parts map[string][]int32) {
-	byTask := map[taskKey]map[string][]int32{}
+	byTask := map[physical.TaskID]map[string][]int32{}
 	for topic, ps := range parts {
 		for _, p := range ps {
 			k := r.tasks.keyOf(topic, p)
@@ -53,7 +54,7 @@ func (r *kafkaRunner) startRestores(cl *kgo.Client, parts map[string][]int32) {
 		pr := &pendingRestore{cancel: cancel, done: make(chan struct{}), parts: byTask[k]}
 		r.mu.Lock()
 		if r.restoring == nil {
-			r.restoring = map[taskKey]*pendingRestore{}
+			r.restoring = map[physical.TaskID]*pendingRestore{}
 		}
 		r.restoring[k] = pr
 		r.mu.Unlock()
@@ -63,13 +64,13 @@ func (r *kafkaRunner) startRestores(cl *kgo.Client, parts map[string][]int32) {
 }
 
 // restoreTask restores task k, then creates it and resumes its inputs.
-func (r *kafkaRunner) restoreTask(ctx context.Context, cl *kgo.Client, k taskKey, pr *pendingRestore) {
+func (r *kafkaRunner) restoreTask(ctx context.Context, cl *kgo.Client, k physical.TaskID, pr *pendingRestore) {
 	defer close(pr.done)
 	start := time.Now()
 	if r.standby != nil {
 		r.standby.release(k)
 	}
-	err := r.q.restore(ctx, r.k, k.sub, k.partition)
+	err := r.q.restore(ctx, r.k, k.SubTopology, k.Partition)
 	if ctx.Err() != nil {
 		return // revoked meanwhile: drop closes the task
 	}
@@ -84,13 +85,13 @@ func (r *kafkaRunner) restoreTask(ctx context.Context, cl *kgo.Client, k taskKey
 	delete(r.restoring, k)
 	if r.eos != nil {
 		if r.fresh == nil {
-			r.fresh = map[taskKey]bool{}
+			r.fresh = map[physical.TaskID]bool{}
 		}
 		r.fresh[k] = true
 	}
 	r.mu.Unlock()
 	cl.ResumeFetchPartitions(pr.parts)
-	if len(r.q.topo.SubTopologies[k.sub].Stores) > 0 {
+	if len(r.q.topo.SubTopologies[k.SubTopology].Stores) > 0 {
 		r.q.logger().Info("task restored", "query", r.q.id, "task", taskName(k), "elapsed", time.Since(start).Round(time.Millisecond))
 	}
 	r.markRunning()
@@ -100,7 +101,7 @@ func (r *kafkaRunner) restoreTask(ctx context.Context, cl *kgo.Client, k taskKey
 // its transaction ends at once rather than at the commit interval, so
 // that a task taken over (whose output paused while it moved) shows
 // output again as soon as it can. r.mu is held.
-func (r *kafkaRunner) firstRecords(k taskKey) {
+func (r *kafkaRunner) firstRecords(k physical.TaskID) {
 	if r.fresh[k] {
 		delete(r.fresh, k)
 		r.eos.release.Store(true) // the loop is processing: no poll to wake
@@ -126,7 +127,7 @@ func (r *kafkaRunner) cancelRestores(cl *kgo.Client, parts map[string][]int32) {
 	for k, pr := range r.restoring {
 		hit := parts == nil
 		for topic, ps := range parts {
-			hit = hit || (r.tasks.subOf[topic] == k.sub && slices.Contains(ps, k.partition))
+			hit = hit || (r.tasks.subOf[topic] == k.SubTopology && slices.Contains(ps, k.Partition))
 		}
 		if hit {
 			stop = append(stop, pr)
@@ -146,7 +147,7 @@ func (r *kafkaRunner) cancelRestores(cl *kgo.Client, parts map[string][]int32) {
 // activate creates restored task k and moves it to running, in one step
 // under the set's lock (an aborted transaction's rebuild sees it either
 // not yet created or running).
-func (ts *taskSet) activate(k taskKey) error {
+func (ts *taskSet) activate(k physical.TaskID) error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if _, err := ts.getKeyLocked(k); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -37,7 +38,7 @@ type standbyFeeder struct {
 	nudged bool             // a rebalance was asked for the current warmups
 
 	mu     sync.Mutex // guards the fields below
-	roles  map[taskKey]TaskRole
+	roles  map[physical.TaskID]TaskRole
 	parts  map[tp]*standbyPart
 	cl     *kgo.Client
 	cancel context.CancelFunc
@@ -49,7 +50,7 @@ type standbyFeeder struct {
 // standbyPart is one changelog partition fed into a local store.
 type standbyPart struct {
 	id   state.StoreID
-	task taskKey
+	task physical.TaskID
 	rs   state.Restorer
 	next atomic.Int64 // next offset to apply
 	// committed is the next offset after what the store committed: what
@@ -75,7 +76,7 @@ func (p *standbyPart) lag() int64 {
 const standbyCommitEvery = time.Second
 
 func newStandbyFeeder(r *kafkaRunner) *standbyFeeder {
-	return &standbyFeeder{r: r, roles: map[taskKey]TaskRole{}, parts: map[tp]*standbyPart{}}
+	return &standbyFeeder{r: r, roles: map[physical.TaskID]TaskRole{}, parts: map[tp]*standbyPart{}}
 }
 
 // setAssignment records the standbys and warmups of a new assignment
@@ -95,7 +96,7 @@ func (f *standbyFeeder) reconcile() {
 	f.wantMu.Lock()
 	want := f.want
 	f.wantMu.Unlock()
-	desired := map[taskKey]TaskRole{}
+	desired := map[physical.TaskID]TaskRole{}
 	for _, k := range want.standby {
 		desired[k] = RoleStandby
 	}
@@ -112,7 +113,7 @@ func (f *standbyFeeder) reconcile() {
 
 // release stops the replica of task k (the runner is about to restore
 // it as active); its store keeps what was applied, with a checkpoint.
-func (f *standbyFeeder) release(k taskKey) {
+func (f *standbyFeeder) release(k physical.TaskID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.roles[k]; !ok {
@@ -127,12 +128,12 @@ func (f *standbyFeeder) release(k taskKey) {
 func (f *standbyFeeder) close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.apply(map[taskKey]TaskRole{})
+	f.apply(map[physical.TaskID]TaskRole{})
 }
 
 // apply moves to the desired replicas; f.mu is held. The consumer is
 // made anew when the set of tasks changes.
-func (f *standbyFeeder) apply(desired map[taskKey]TaskRole) {
+func (f *standbyFeeder) apply(desired map[physical.TaskID]TaskRole) {
 	same := len(desired) == len(f.roles)
 	for k := range desired {
 		if _, ok := f.roles[k]; !ok {
@@ -164,14 +165,14 @@ func (f *standbyFeeder) apply(desired map[taskKey]TaskRole) {
 // the beginning, wiped, without one). It fails (false, the task's parts
 // closed again) while a store is still open, e.g. by the task that was
 // active here a moment ago.
-func (f *standbyFeeder) open(k taskKey) bool {
+func (f *standbyFeeder) open(k physical.TaskID) bool {
 	q := f.r.q
-	for _, spec := range q.topo.SubTopologies[k.sub].Stores {
-		key := tp{spec.Changelog, k.partition}
+	for _, spec := range q.topo.SubTopologies[k.SubTopology].Stores {
+		key := tp{spec.Changelog, k.Partition}
 		if _, ok := f.parts[key]; ok {
 			continue
 		}
-		id := state.StoreID{App: q.appID, Name: spec.Name, Partition: k.partition}
+		id := state.StoreID{App: q.appID, Name: spec.Name, Partition: k.Partition}
 		from, ok := q.eng.db.Checkpointed(id)
 		if !ok {
 			if err := q.eng.db.Wipe(id); err != nil {
@@ -190,7 +191,7 @@ func (f *standbyFeeder) open(k taskKey) bool {
 		p.committed.Store(from)
 		p.end.Store(-1)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if end, err := f.r.k.endOffset(ctx, spec.Changelog, k.partition); err == nil {
+		if end, err := f.r.k.endOffset(ctx, spec.Changelog, k.Partition); err == nil {
 			p.end.Store(end)
 		}
 		cancel()
@@ -200,7 +201,7 @@ func (f *standbyFeeder) open(k taskKey) bool {
 }
 
 // closeTask closes the parts of task k opened so far.
-func (f *standbyFeeder) closeTask(k taskKey) {
+func (f *standbyFeeder) closeTask(k physical.TaskID) {
 	for key, p := range f.parts {
 		if p.task == k {
 			_ = p.rs.Done()
@@ -228,7 +229,7 @@ func (f *standbyFeeder) startLoop() {
 		for k := range f.roles { // closed: the next reconcile opens them again
 			f.closeTask(k)
 		}
-		f.roles = map[taskKey]TaskRole{}
+		f.roles = map[physical.TaskID]TaskRole{}
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -334,7 +335,7 @@ func (f *standbyFeeder) nudgeIfCaughtUp(parts map[tp]*standbyPart) {
 		f.wantMu.Unlock()
 		return
 	}
-	lag := map[taskKey]int64{}
+	lag := map[physical.TaskID]int64{}
 	for _, p := range parts {
 		if l := p.lag(); l < 0 || lag[p.task] < 0 {
 			lag[p.task] = -1
@@ -358,7 +359,7 @@ func (f *standbyFeeder) nudgeIfCaughtUp(parts map[tp]*standbyPart) {
 func (f *standbyFeeder) assignments() []TaskAssignment {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	byTask := map[taskKey]*TaskAssignment{}
+	byTask := map[physical.TaskID]*TaskAssignment{}
 	for k, role := range f.roles {
 		byTask[k] = &TaskAssignment{Task: taskName(k), Role: role}
 	}

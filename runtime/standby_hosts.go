@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/physical"
 )
 
 // Where a task's replicas are. Next to the actives, the leader puts in
@@ -20,7 +21,7 @@ import (
 // endpoint of their member (members without one are left out).
 func encodeStandbyHosts(ha haPlan, endpoints map[string]string) map[string][]string {
 	out := map[string][]string{}
-	for _, replicas := range []map[string][]taskKey{ha.standby, ha.warmup} {
+	for _, replicas := range []map[string][]physical.TaskID{ha.standby, ha.warmup} {
 		for member, ts := range replicas {
 			if ep := endpoints[member]; ep != "" {
 				out[ep] = append(out[ep], encodeTaskNames(ts)...)
@@ -73,7 +74,7 @@ type engineStandbys struct{ e *Engine }
 
 // standbys lists the hosts keeping a replica of task k, with their lags;
 // this server only if its feeder actually keeps it.
-func (s engineStandbys) standbys(appID string, k taskKey) []taskHost {
+func (s engineStandbys) standbys(appID string, k physical.TaskID) []taskHost {
 	sb := s.e.peers.standbysOf(appID)
 	q := s.e.queryOfApp(appID)
 	if sb == nil || q == nil {
@@ -120,7 +121,7 @@ func (q *query) replicas() []TaskAssignment {
 
 // localReplicaLag is the lag of this server's replica of task k: the sum
 // over its stores, -1 when one is unknown; false when none is kept.
-func (q *query) localReplicaLag(k taskKey) (int64, bool) {
+func (q *query) localReplicaLag(k physical.TaskID) (int64, bool) {
 	for _, a := range q.replicas() {
 		if a.Task == taskName(k) {
 			return sumLags(a.Stores), true
@@ -146,7 +147,7 @@ func sumLags(stores []StoreLag) int64 {
 
 // reportedLag is a peer's lag on task k of q from its last lag report
 // (the sum over the task's stores); -1 when it has not reported them.
-func (p *peerSet) reportedLag(endpoint string, q *query, k taskKey) int64 {
+func (p *peerSet) reportedLag(endpoint string, q *query, k physical.TaskID) int64 {
 	p.mu.Lock()
 	h := p.hosts[hostKey(endpoint)]
 	var lags *api.HostStoreLags
@@ -159,8 +160,8 @@ func (p *peerSet) reportedLag(endpoint string, q *query, k taskKey) int64 {
 	}
 	byPart := lags.StateStoreLags[q.id].LagByPartition
 	var stores []StoreLag
-	for _, spec := range q.topo.SubTopologies[k.sub].Stores {
-		l, ok := byPart[storeLagKey(spec.Name, k.partition)]
+	for _, spec := range q.topo.SubTopologies[k.SubTopology].Stores {
+		l, ok := byPart[storeLagKey(spec.Name, k.Partition)]
 		if !ok {
 			return -1
 		}
@@ -197,11 +198,11 @@ func (q *query) hostLags() map[string]api.LagInfo {
 // standbyTasksOf is the tasks of q the server at endpoint keeps replicas
 // of: this server's own from its feeder, another's from the standby host
 // map.
-func (e *Engine) standbyTasksOf(endpoint string, q *query) []taskKey {
+func (e *Engine) standbyTasksOf(endpoint string, q *query) []physical.TaskID {
 	if endpoint != e.peers.advertised() {
 		return e.peers.standbysOf(q.appID)[endpoint]
 	}
-	var out []taskKey
+	var out []physical.TaskID
 	for _, a := range q.replicas() {
 		if k, ok := parseTaskName(a.Task); ok {
 			out = append(out, k)
@@ -215,9 +216,9 @@ func (e *Engine) standbyTasksOf(endpoint string, q *query) []taskKey {
 func (e *Engine) addStandbys(as *api.ActiveStandby, endpoint string, q *query) {
 	stores := map[string]bool{}
 	for _, k := range e.standbyTasksOf(endpoint, q) {
-		st := q.topo.SubTopologies[k.sub]
+		st := q.topo.SubTopologies[k.SubTopology]
 		for _, t := range st.Topics {
-			as.StandByPartitions = append(as.StandByPartitions, api.TopicPartition{Topic: t, Partition: k.partition})
+			as.StandByPartitions = append(as.StandByPartitions, api.TopicPartition{Topic: t, Partition: k.Partition})
 		}
 		for _, spec := range st.Stores {
 			stores[spec.Name] = true

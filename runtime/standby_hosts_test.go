@@ -24,7 +24,7 @@ func TestTaskBalancerStandbyHosts(t *testing.T) {
 		b := joinBalancer(1).withHosts(func() string { return endpoints[id] }, nil)
 		b.ha = haConfig{standbys: 1, acceptableLag: 10, maxWarmups: 2}
 		b.stateful = map[int]bool{0: true, 1: true}
-		b.endSums = func() map[taskKey]int64 { return sums(tasksOf(2, 2), 100) }
+		b.endSums = func() map[physical.TaskID]int64 { return sums(tasksOf(2, 2), 100) }
 		return b
 	}
 	owned := map[string]map[string][]int32{"a": {"l": {0, 1}, "r": {0, 1}, "x": {0, 1}}, "b": nil}
@@ -52,7 +52,7 @@ func TestTaskBalancerStandbyHosts(t *testing.T) {
 	}
 	// b warms up 0_1 and 1_1 (to take them over) and stands by for 0_0
 	// and 1_0, which a keeps.
-	one := "active map[http://127.0.0.1:1:[{0 0} {0 1} {1 0} {1 1}]] standby map[http://127.0.0.1:2:[{0 0} {0 1} {1 0} {1 1}]]"
+	one := "active map[http://127.0.0.1:1:[0_0 0_1 1_0 1_1]] standby map[http://127.0.0.1:2:[0_0 0_1 1_0 1_1]]"
 	if want := "a: " + one + "|b: " + one; strings.Join(got, "|") != want {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
@@ -65,7 +65,7 @@ func TestTaskBalancerStandbyHosts(t *testing.T) {
 // fixedStandbys is a standbySource of fixed hosts.
 type fixedStandbys []taskHost
 
-func (f fixedStandbys) standbys(string, taskKey) []taskHost { return f }
+func (f fixedStandbys) standbys(string, physical.TaskID) []taskHost { return f }
 
 // Standby reads: with the active dead, a pull reads a live standby if
 // standby reads are on and its lag is within the limit (one of unknown
@@ -74,7 +74,7 @@ func TestPickHostStandbyReads(t *testing.T) {
 	const window = time.Minute
 	self, active, peer := "http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3"
 	p := newPeerSet(self, []byte("k"), window)
-	p.place("app", hostTasks{active: {{0, 0}}})
+	p.place("app", hostTasks{active: {{SubTopology: 0, Partition: 0}}})
 	p.heard("127.0.0.1:3")
 	p.hosts["127.0.0.1:2"].discovered = time.Now().Add(-2 * window) // never heard: dead
 	e := &Engine{peers: p}
@@ -95,7 +95,7 @@ func TestPickHostStandbyReads(t *testing.T) {
 		{"standby dead too", fixedStandbys{{endpoint: "http://127.0.0.1:4", standby: true}}, true, noLimit, "error: its hosts http://127.0.0.1:2, http://127.0.0.1:4 are not alive and it has no live standby"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			hosts, known := groupLocator{peers: p, standbys: c.standbys}.locate("app", taskKey{0, 0})
+			hosts, known := groupLocator{peers: p, standbys: c.standbys}.locate("app", physical.TaskID{SubTopology: 0, Partition: 0})
 			if !known || hosts[0].endpoint != active || hosts[0].standby {
 				t.Fatalf("the active is not located first: %v %v", hosts, known)
 			}
@@ -110,7 +110,7 @@ func TestPickHostStandbyReads(t *testing.T) {
 	}
 	// An alive active is read whatever the standbys.
 	p.heard("127.0.0.1:2")
-	hosts, _ := groupLocator{peers: p, standbys: fixedStandbys{{endpoint: self, standby: true}}}.locate("app", taskKey{0, 0})
+	hosts, _ := groupLocator{peers: p, standbys: fixedStandbys{{endpoint: self, standby: true}}}.locate("app", physical.TaskID{SubTopology: 0, Partition: 0})
 	if got, err := e.pickHost(hosts, true, noLimit, false); got != active || err != nil {
 		t.Fatalf("with the active alive: %q %v", got, err)
 	}
@@ -123,7 +123,7 @@ func TestReportedStandbyLag(t *testing.T) {
 	p := newPeerSet("http://127.0.0.1:1", []byte("k"), time.Second)
 	q := &query{id: "CTAS_T_1", topo: &physical.Topology{SubTopologies: []*physical.SubTopology{
 		{Stores: []physical.StoreSpec{{Name: "s1"}, {Name: "s2"}}}}}}
-	k := taskKey{0, 3}
+	k := physical.TaskID{SubTopology: 0, Partition: 3}
 	if got := p.reportedLag(peer, q, k); got != -1 {
 		t.Fatalf("lag before any report: %d", got)
 	}

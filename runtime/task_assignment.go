@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -36,15 +37,15 @@ type assignmentUserData struct {
 // standbys (nil when the assignment carries none: a range-balanced or
 // older member's, which says nothing rather than "no host").
 type memberAssignment struct {
-	standby      []taskKey
-	warmup       []taskKey
+	standby      []physical.TaskID
+	warmup       []physical.TaskID
 	hosts        hostTasks
 	standbyHosts hostTasks
 	rejoin       bool      // a second round follows at once
 	probeAt      time.Time // a probing rebalance then (zero: none)
 }
 
-func encodeTaskNames(ts []taskKey) []string {
+func encodeTaskNames(ts []physical.TaskID) []string {
 	var out []string
 	for _, k := range ts {
 		out = append(out, taskName(k))
@@ -52,8 +53,8 @@ func encodeTaskNames(ts []taskKey) []string {
 	return out
 }
 
-func decodeTaskNames(names []string) []taskKey {
-	var out []taskKey
+func decodeTaskNames(names []string) []physical.TaskID {
+	var out []physical.TaskID
 	for _, n := range names {
 		if k, ok := parseTaskName(n); ok {
 			out = append(out, k)
@@ -180,7 +181,7 @@ func (e *Engine) TaskAssignments() []QueryTasks {
 func (r *kafkaRunner) taskAssignments() []TaskAssignment {
 	var out []TaskAssignment
 	r.tasks.mu.Lock()
-	active := map[taskKey]taskState{}
+	active := map[physical.TaskID]taskState{}
 	for k, s := range r.tasks.states {
 		active[k] = s
 	}
@@ -201,13 +202,13 @@ func (r *kafkaRunner) taskAssignments() []TaskAssignment {
 
 // activeLags is an active task's stores' restoration lag (0 once
 // restored).
-func (r *kafkaRunner) activeLags(k taskKey) []StoreLag {
+func (r *kafkaRunner) activeLags(k physical.TaskID) []StoreLag {
 	var out []StoreLag
-	for _, spec := range r.q.topo.SubTopologies[k.sub].Stores {
-		l := StoreLag{Store: spec.Name, Partition: k.partition}
+	for _, spec := range r.q.topo.SubTopologies[k.SubTopology].Stores {
+		l := StoreLag{Store: spec.Name, Partition: k.Partition}
 		r.q.mu.Lock()
 		for id, rs := range r.q.restores {
-			if id.Name == spec.Name && id.Partition == k.partition {
+			if id.Name == spec.Name && id.Partition == k.Partition {
 				n, total := rs.Progress()
 				l.Lag = max(total-n, 0)
 			}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -19,7 +20,7 @@ import (
 // hostTasks maps an advertised endpoint (a URL) to the tasks it runs
 // actively. nil means unknown: no assignment with a host map was seen
 // (the in-memory cluster, or a group balanced by range).
-type hostTasks map[string][]taskKey
+type hostTasks map[string][]physical.TaskID
 
 // hostMapUserData is the host map in the user data of every member's
 // assignment (other fields may join it there: unknown ones are ignored).
@@ -41,14 +42,14 @@ func (b *taskBalancer) hostTasks(plan *kgo.BalancePlan, endpoints map[string]str
 		if ep == "" {
 			continue
 		}
-		seen := map[taskKey]bool{}
+		seen := map[physical.TaskID]bool{}
 		for topic, ps := range topics {
 			sub, ok := b.subOf[topic]
 			if !ok {
 				continue
 			}
 			for _, p := range ps {
-				k := taskKey{sub: sub, partition: p}
+				k := physical.TaskID{SubTopology: sub, Partition: p}
 				if !seen[k] {
 					seen[k] = true
 					out[ep] = append(out[ep], k)
@@ -88,7 +89,7 @@ func (ud hostMapUserData) decode() (active, standby hostTasks) {
 }
 
 // owner returns the endpoint running task k, or "".
-func (h hostTasks) owner(k taskKey) string {
+func (h hostTasks) owner(k physical.TaskID) string {
 	for ep, ts := range h {
 		if slices.Contains(ts, k) {
 			return ep

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -44,24 +45,24 @@ func TestTaskBalancerHostMap(t *testing.T) {
 		return assigned, seen
 	}
 	first, hosts := round(map[string]map[string][]int32{"a": nil})
-	if got := fmt.Sprint(hosts["a"]); got != "map[http://127.0.0.1:1:[{0 0} {0 1} {0 2} {0 3} {1 0} {1 1} {1 2} {1 3}]]" {
+	if got := fmt.Sprint(hosts["a"]); got != "map[http://127.0.0.1:1:[0_0 0_1 0_2 0_3 1_0 1_1 1_2 1_3]]" {
 		t.Fatalf("one member's host map: %s", got)
 	}
 	second, hosts := round(map[string]map[string][]int32{"a": first["a"], "b": nil})
 	if fmt.Sprint(hosts["a"]) != fmt.Sprint(hosts["b"]) {
 		t.Fatalf("members got different host maps: %v and %v", hosts["a"], hosts["b"])
 	}
-	if got := fmt.Sprint(hosts["b"]); got != "map[http://127.0.0.1:1:[{0 0} {0 1} {1 0} {1 1}]]" {
+	if got := fmt.Sprint(hosts["b"]); got != "map[http://127.0.0.1:1:[0_0 0_1 1_0 1_1]]" {
 		t.Fatalf("revocation round: %s", got)
 	}
-	if owner := hosts["b"].owner(taskKey{sub: 0, partition: 2}); owner != "" {
+	if owner := hosts["b"].owner(physical.TaskID{SubTopology: 0, Partition: 2}); owner != "" {
 		t.Fatalf("a task moving between members is owned by %q", owner)
 	}
 	_, hosts = round(map[string]map[string][]int32{"a": second["a"], "b": second["b"]})
-	if got := fmt.Sprint(hosts["a"]); got != "map[http://127.0.0.1:1:[{0 0} {0 1} {1 0} {1 1}] http://127.0.0.1:2:[{0 2} {0 3} {1 2} {1 3}]]" {
+	if got := fmt.Sprint(hosts["a"]); got != "map[http://127.0.0.1:1:[0_0 0_1 1_0 1_1] http://127.0.0.1:2:[0_2 0_3 1_2 1_3]]" {
 		t.Fatalf("assignment round: %s", got)
 	}
-	if owner := hosts["a"].owner(taskKey{sub: 1, partition: 3}); owner != endpoints["b"] {
+	if owner := hosts["a"].owner(physical.TaskID{SubTopology: 1, Partition: 3}); owner != endpoints["b"] {
 		t.Fatalf("task 1_3 owned by %q, want b", owner)
 	}
 	// An assignment without user data (range, an older member) says

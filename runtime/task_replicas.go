@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/sqlstream/sqlstream/physical"
 )
 
 // haConfig is what the task balancer reads of Kafka Streams' high
@@ -19,9 +21,9 @@ type haConfig struct {
 // warmup tasks, and whether a probing rebalance should follow (a task
 // stays on a caught-up member while its balanced home catches up).
 type haPlan struct {
-	active  map[string][]taskKey
-	standby map[string][]taskKey
-	warmup  map[string][]taskKey
+	active  map[string][]physical.TaskID
+	standby map[string][]physical.TaskID
+	warmup  map[string][]physical.TaskID
 	probe   bool
 }
 
@@ -31,7 +33,7 @@ type haPlan struct {
 // every member counts as caught up and no warmup is made).
 type haInput struct {
 	stateful map[int]bool
-	endSums  map[taskKey]int64
+	endSums  map[physical.TaskID]int64
 }
 
 // assignReplicas is the HighAvailabilityTaskAssignor's shape over
@@ -43,13 +45,13 @@ type haInput struct {
 // cfg.standbys standbys on other members than its active (a warmup
 // counts as one), preferring the members with the most local state of
 // it, then the fewest replicas, then the lowest id.
-func assignReplicas(tasks []taskKey, members []taskMember, in haInput, cfg haConfig) haPlan {
-	plan := haPlan{active: assignTasks(tasks, members), standby: map[string][]taskKey{}, warmup: map[string][]taskKey{}}
+func assignReplicas(tasks []physical.TaskID, members []taskMember, in haInput, cfg haConfig) haPlan {
+	plan := haPlan{active: assignTasks(tasks, members), standby: map[string][]physical.TaskID{}, warmup: map[string][]physical.TaskID{}}
 	members = slices.Clone(members)
 	sort.Slice(members, func(i, j int) bool { return members[i].id < members[j].id })
 	tasks = slices.Clone(tasks)
 	slices.SortFunc(tasks, compareTasks)
-	owner := map[taskKey]string{}
+	owner := map[physical.TaskID]string{}
 	for id, ts := range plan.active {
 		for _, k := range ts {
 			owner[k] = id
@@ -65,7 +67,7 @@ func assignReplicas(tasks []taskKey, members []taskMember, in haInput, cfg haCon
 		if src == "" {
 			continue
 		}
-		plan.active[target] = slices.DeleteFunc(plan.active[target], func(t taskKey) bool { return t == k })
+		plan.active[target] = slices.DeleteFunc(plan.active[target], func(t physical.TaskID) bool { return t == k })
 		plan.active[src] = append(plan.active[src], k)
 		owner[k] = src
 		plan.probe = true
@@ -75,7 +77,7 @@ func assignReplicas(tasks []taskKey, members []taskMember, in haInput, cfg haCon
 		}
 	}
 	plan.assignStandbys(tasks, members, owner, in, cfg)
-	for _, m := range []map[string][]taskKey{plan.active, plan.standby, plan.warmup} {
+	for _, m := range []map[string][]physical.TaskID{plan.active, plan.standby, plan.warmup} {
 		for id := range m {
 			slices.SortFunc(m[id], compareTasks)
 		}
@@ -91,14 +93,14 @@ func memberByID(members []taskMember, id string) taskMember {
 // lag is how many changelog records member m's copy of task k misses: 0
 // for the task's owner (it runs there) and a stateless task, the whole
 // changelog for a member without local state.
-func (in haInput) lag(m taskMember, k taskKey) int64 {
-	if !in.stateful[k.sub] || slices.Contains(m.owned, k) {
+func (in haInput) lag(m taskMember, k physical.TaskID) int64 {
+	if !in.stateful[k.SubTopology] || slices.Contains(m.owned, k) {
 		return 0
 	}
 	return max(in.endSums[k]-m.offsets[k], 0)
 }
 
-func (in haInput) caughtUp(m taskMember, k taskKey, cfg haConfig) bool {
+func (in haInput) caughtUp(m taskMember, k physical.TaskID, cfg haConfig) bool {
 	return in.endSums == nil || in.lag(m, k) <= cfg.acceptableLag
 }
 
@@ -106,7 +108,7 @@ func (in haInput) caughtUp(m taskMember, k taskKey, cfg haConfig) bool {
 // while target warms up: its owner if caught up, else the caught-up
 // member with the least lag, then the fewest active tasks, then the
 // lowest id; "" when none is caught up.
-func caughtUpHome(k taskKey, members []taskMember, target string, in haInput, cfg haConfig, active map[string][]taskKey) string {
+func caughtUpHome(k physical.TaskID, members []taskMember, target string, in haInput, cfg haConfig, active map[string][]physical.TaskID) string {
 	best := -1
 	for i, m := range members {
 		if m.id == target || !in.caughtUp(m, k, cfg) {
@@ -135,13 +137,13 @@ func caughtUpHome(k taskKey, members []taskMember, target string, in haInput, cf
 }
 
 // assignStandbys gives each stateful task its standbys.
-func (p *haPlan) assignStandbys(tasks []taskKey, members []taskMember, owner map[taskKey]string, in haInput, cfg haConfig) {
+func (p *haPlan) assignStandbys(tasks []physical.TaskID, members []taskMember, owner map[physical.TaskID]string, in haInput, cfg haConfig) {
 	if cfg.standbys <= 0 {
 		return
 	}
 	replicas := func(id string) int { return len(p.standby[id]) + len(p.warmup[id]) }
 	for _, k := range tasks {
-		if !in.stateful[k.sub] {
+		if !in.stateful[k.SubTopology] {
 			continue
 		}
 		holds := func(id string) bool {

@@ -8,18 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func renderPlan(p haPlan) string {
 	ids := map[string]bool{}
-	for _, m := range []map[string][]taskKey{p.active, p.standby, p.warmup} {
+	for _, m := range []map[string][]physical.TaskID{p.active, p.standby, p.warmup} {
 		for id := range m {
 			ids[id] = true
 		}
 	}
-	names := func(ts []taskKey) string { return strings.Join(encodeTaskNames(ts), " ") }
+	names := func(ts []physical.TaskID) string { return strings.Join(encodeTaskNames(ts), " ") }
 	var lines []string
 	for _, id := range slices.Sorted(maps.Keys(ids)) {
 		line := fmt.Sprintf("%s: active[%s] standby[%s] warmup[%s]", id, names(p.active[id]), names(p.standby[id]), names(p.warmup[id]))
@@ -32,8 +33,8 @@ func renderPlan(p haPlan) string {
 }
 
 // sums gives every task of tasks the same offset sum.
-func sums(tasks []taskKey, v int64) map[taskKey]int64 {
-	out := map[taskKey]int64{}
+func sums(tasks []physical.TaskID, v int64) map[physical.TaskID]int64 {
+	out := map[physical.TaskID]int64{}
 	for _, k := range tasks {
 		out[k] = v
 	}
@@ -45,7 +46,7 @@ func TestAssignReplicas(t *testing.T) {
 	cfg := haConfig{standbys: 1, acceptableLag: 100, maxWarmups: 2}
 	for _, tc := range []struct {
 		name    string
-		tasks   []taskKey
+		tasks   []physical.TaskID
 		members []taskMember
 		in      haInput
 		cfg     haConfig
@@ -57,8 +58,8 @@ func TestAssignReplicas(t *testing.T) {
 			want: "a: active[0_0 0_2] standby[0_1 0_3] warmup[]\nb: active[0_1 0_3] standby[0_0 0_2] warmup[]"},
 		{name: "stickiness: owners and standby holders keep their roles", tasks: tasksOf(4),
 			members: []taskMember{
-				{id: "a", threads: 1, owned: []taskKey{{0, 1}, {0, 3}}, offsets: sums([]taskKey{{0, 0}, {0, 2}}, 990)},
-				{id: "b", threads: 1, owned: []taskKey{{0, 0}, {0, 2}}, offsets: sums([]taskKey{{0, 1}, {0, 3}}, 990)}},
+				{id: "a", threads: 1, owned: []physical.TaskID{{SubTopology: 0, Partition: 1}, {SubTopology: 0, Partition: 3}}, offsets: sums([]physical.TaskID{{SubTopology: 0, Partition: 0}, {SubTopology: 0, Partition: 2}}, 990)},
+				{id: "b", threads: 1, owned: []physical.TaskID{{SubTopology: 0, Partition: 0}, {SubTopology: 0, Partition: 2}}, offsets: sums([]physical.TaskID{{SubTopology: 0, Partition: 1}, {SubTopology: 0, Partition: 3}}, 990)}},
 			in: stateful, cfg: cfg,
 			want: "a: active[0_1 0_3] standby[0_0 0_2] warmup[]\nb: active[0_0 0_2] standby[0_1 0_3] warmup[]"},
 		{name: "caught-up preference: a new member gets warmups, the owner keeps the actives", tasks: tasksOf(4),
@@ -66,7 +67,7 @@ func TestAssignReplicas(t *testing.T) {
 			in:      stateful, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
 			want: "a: active[0_0 0_1 0_2 0_3] standby[] warmup[]\nb: active[] standby[] warmup[0_2 0_3]\nprobe"},
 		{name: "a caught-up warmup is promoted (the move is then cooperative)", tasks: tasksOf(4),
-			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1, offsets: sums([]taskKey{{0, 2}, {0, 3}}, 950)}},
+			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1, offsets: sums([]physical.TaskID{{SubTopology: 0, Partition: 2}, {SubTopology: 0, Partition: 3}}, 950)}},
 			in:      stateful, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
 			want: "a: active[0_0 0_1] standby[] warmup[]\nb: active[0_2 0_3] standby[] warmup[]"},
 		{name: "warmup cap: the group gets at most max.warmup.replicas", tasks: tasksOf(6),
@@ -75,8 +76,8 @@ func TestAssignReplicas(t *testing.T) {
 			want: "a: active[0_0 0_1 0_2 0_3 0_4 0_5] standby[] warmup[]\nb: active[] standby[] warmup[0_2]\nc: active[] standby[] warmup[]\nprobe"},
 		{name: "failover: a dead member's tasks go to their standby holder", tasks: tasksOf(4),
 			members: []taskMember{
-				{id: "a", threads: 1, owned: []taskKey{{0, 0}, {0, 2}}, offsets: sums([]taskKey{{0, 1}}, 995)},
-				{id: "b", threads: 1, owned: []taskKey{{0, 1}}, offsets: sums([]taskKey{{0, 3}}, 995)}},
+				{id: "a", threads: 1, owned: []physical.TaskID{{SubTopology: 0, Partition: 0}, {SubTopology: 0, Partition: 2}}, offsets: sums([]physical.TaskID{{SubTopology: 0, Partition: 1}}, 995)},
+				{id: "b", threads: 1, owned: []physical.TaskID{{SubTopology: 0, Partition: 1}}, offsets: sums([]physical.TaskID{{SubTopology: 0, Partition: 3}}, 995)}},
 			in: stateful, cfg: cfg,
 			want: "a: active[0_0 0_2] standby[0_1 0_3] warmup[]\nb: active[0_1 0_3] standby[0_0 0_2] warmup[]"},
 		{name: "nobody caught up: the balanced target takes the task, no warmup", tasks: tasksOf(2),
@@ -85,7 +86,7 @@ func TestAssignReplicas(t *testing.T) {
 			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
 		{name: "stateless tasks get no standbys and no warmups", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
-			in:      haInput{stateful: map[int]bool{}, endSums: map[taskKey]int64{}}, cfg: cfg,
+			in:      haInput{stateful: map[int]bool{}, endSums: map[physical.TaskID]int64{}}, cfg: cfg,
 			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
 		{name: "unknown end offsets: plain sticky placement", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
@@ -121,14 +122,14 @@ func TestAssignReplicas(t *testing.T) {
 func checkReplicasApart(t *testing.T, p haPlan) {
 	t.Helper()
 	ids := map[string]bool{}
-	for _, m := range []map[string][]taskKey{p.active, p.standby, p.warmup} {
+	for _, m := range []map[string][]physical.TaskID{p.active, p.standby, p.warmup} {
 		for id := range m {
 			ids[id] = true
 		}
 	}
 	for id := range ids {
-		seen := map[taskKey]bool{}
-		for _, ts := range [][]taskKey{p.active[id], p.standby[id], p.warmup[id]} {
+		seen := map[physical.TaskID]bool{}
+		for _, ts := range [][]physical.TaskID{p.active[id], p.standby[id], p.warmup[id]} {
 			for _, k := range ts {
 				if seen[k] {
 					t.Fatalf("%s holds two copies of task %s: %s", id, taskName(k), renderPlan(p))
@@ -149,11 +150,11 @@ func TestAssignReplicasStandbysApart(t *testing.T) {
 				ms = append(ms, taskMember{id: fmt.Sprintf("m%d", i), threads: 1})
 			}
 			tasks := tasksOf(7, 3)
-			in := haInput{stateful: map[int]bool{0: true, 1: false}, endSums: map[taskKey]int64{}}
+			in := haInput{stateful: map[int]bool{0: true, 1: false}, endSums: map[physical.TaskID]int64{}}
 			p := assignReplicas(tasks, ms, in, haConfig{standbys: standbys, maxWarmups: 2})
 			checkExactlyOnce(t, tasks, p.active)
 			checkReplicasApart(t, p)
-			count := map[taskKey]int{}
+			count := map[physical.TaskID]int{}
 			for _, ts := range p.standby {
 				for _, k := range ts {
 					count[k]++
@@ -161,7 +162,7 @@ func TestAssignReplicasStandbysApart(t *testing.T) {
 			}
 			for _, k := range tasks {
 				want := min(standbys, n-1)
-				if k.sub == 1 {
+				if k.SubTopology == 1 {
 					want = 0
 				}
 				if count[k] != want {
@@ -183,7 +184,7 @@ func TestTaskBalancerReplicas(t *testing.T) {
 		b := joinBalancer(1)
 		b.ha = haConfig{standbys: 1, acceptableLag: 10, maxWarmups: 2, probeInterval: 3 * time.Second}
 		b.stateful = map[int]bool{0: true, 1: true}
-		b.endSums = func() map[taskKey]int64 { return sums(tasksOf(2, 2), 100) }
+		b.endSums = func() map[physical.TaskID]int64 { return sums(tasksOf(2, 2), 100) }
 		b.now = func() time.Time { return now }
 		return b
 	}
@@ -312,7 +313,7 @@ func probesToConverge(t *testing.T, standbys int) int {
 			m.owned = p.active[m.id]
 			for _, k := range append(slices.Clone(p.standby[m.id]), p.warmup[m.id]...) {
 				if m.offsets == nil {
-					m.offsets = map[taskKey]int64{}
+					m.offsets = map[physical.TaskID]int64{}
 				}
 				m.offsets[k] = ends[k]
 			}

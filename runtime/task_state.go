@@ -1,6 +1,10 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/physical"
+)
 
 // taskState is the lifecycle state of one task (sub-topology, partition)
 // on this server:
@@ -46,17 +50,17 @@ var taskTransitions = map[taskState][]taskState{
 
 // errTaskTransition is an illegal move: a bug in the runner.
 type errTaskTransition struct {
-	task     taskKey
+	task     physical.TaskID
 	from, to taskState
 }
 
 func (e *errTaskTransition) Error() string {
-	return fmt.Sprintf("task %d_%d: illegal state transition %s → %s", e.task.sub, e.task.partition, e.from, e.to)
+	return fmt.Sprintf("task %d_%d: illegal state transition %s → %s", e.task.SubTopology, e.task.Partition, e.from, e.to)
 }
 
 // checkTaskTransition returns an *errTaskTransition unless from → to is
 // legal.
-func checkTaskTransition(k taskKey, from, to taskState) error {
+func checkTaskTransition(k physical.TaskID, from, to taskState) error {
 	for _, s := range taskTransitions[from] {
 		if s == to {
 			return nil

@@ -12,7 +12,7 @@ import (
 // *errTaskTransition.
 func TestTaskLifecycle(t *testing.T) {
 	ts := newTaskSet(&physical.Topology{}, nil)
-	k := taskKey{sub: 0, partition: 3}
+	k := physical.TaskID{SubTopology: 0, Partition: 3}
 	legal := []taskState{taskCreated, taskRestoring, taskRunning, taskSuspended, taskRunning, taskSuspended, taskError, taskClosed,
 		taskCreated, taskClosed, taskCreated, taskRestoring, taskError, taskClosed}
 	for i, to := range legal {

@@ -7,12 +7,6 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 )
 
-// taskKey identifies a task: a sub-topology and a partition.
-type taskKey struct {
-	sub       int
-	partition int32
-}
-
 // taskEntry is a running task and its stores.
 type taskEntry struct {
 	task   *physical.Task
@@ -27,12 +21,12 @@ type taskSet struct {
 	newEnv func(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores)
 
 	mu     sync.Mutex
-	tasks  map[taskKey]*taskEntry
-	states map[taskKey]taskState // tasks assigned here and not closed (see taskState)
+	tasks  map[physical.TaskID]*taskEntry
+	states map[physical.TaskID]taskState // tasks assigned here and not closed (see taskState)
 }
 
 func newTaskSet(topo *physical.Topology, newEnv func(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores)) *taskSet {
-	ts := &taskSet{topo: topo, subOf: map[string]int{}, newEnv: newEnv, tasks: map[taskKey]*taskEntry{}, states: map[taskKey]taskState{}}
+	ts := &taskSet{topo: topo, subOf: map[string]int{}, newEnv: newEnv, tasks: map[physical.TaskID]*taskEntry{}, states: map[physical.TaskID]taskState{}}
 	for _, st := range topo.SubTopologies {
 		for _, t := range st.Topics {
 			ts.subOf[t] = st.ID
@@ -52,22 +46,22 @@ func (ts *taskSet) topics() []string {
 
 // get returns the task for a topic partition, creating it if needed.
 func (ts *taskSet) get(topic string, p int32) (*taskEntry, error) {
-	return ts.getKey(taskKey{sub: ts.subOf[topic], partition: p})
+	return ts.getKey(physical.TaskID{SubTopology: ts.subOf[topic], Partition: p})
 }
 
-func (ts *taskSet) getKey(k taskKey) (*taskEntry, error) {
+func (ts *taskSet) getKey(k physical.TaskID) (*taskEntry, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.getKeyLocked(k)
 }
 
-func (ts *taskSet) getKeyLocked(k taskKey) (*taskEntry, error) {
-	p := k.partition
+func (ts *taskSet) getKeyLocked(k physical.TaskID) (*taskEntry, error) {
+	p := k.Partition
 	if t := ts.tasks[k]; t != nil {
 		return t, nil
 	}
-	env, stores := ts.newEnv(ts.topo.SubTopologies[k.sub], p)
-	task, err := ts.topo.NewTask(k.sub, env)
+	env, stores := ts.newEnv(ts.topo.SubTopologies[k.SubTopology], p)
+	task, err := ts.topo.NewTask(k.SubTopology, env)
 	if err != nil {
 		if stores != nil {
 			stores.close()
@@ -83,23 +77,23 @@ func (ts *taskSet) getKeyLocked(k taskKey) (*taskEntry, error) {
 func (ts *taskSet) lookup(topic string, p int32) *taskEntry {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	return ts.tasks[taskKey{sub: ts.subOf[topic], partition: p}]
+	return ts.tasks[physical.TaskID{SubTopology: ts.subOf[topic], Partition: p}]
 }
 
 // keyOf is the task of a topic partition.
-func (ts *taskSet) keyOf(topic string, p int32) taskKey {
-	return taskKey{sub: ts.subOf[topic], partition: p}
+func (ts *taskSet) keyOf(topic string, p int32) physical.TaskID {
+	return physical.TaskID{SubTopology: ts.subOf[topic], Partition: p}
 }
 
 // move takes task k to state to, checking the transition; a task not
 // assigned here (or closed) can only be created.
-func (ts *taskSet) move(k taskKey, to taskState) error {
+func (ts *taskSet) move(k physical.TaskID, to taskState) error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.moveLocked(k, to)
 }
 
-func (ts *taskSet) moveLocked(k taskKey, to taskState) error {
+func (ts *taskSet) moveLocked(k physical.TaskID, to taskState) error {
 	from, ok := ts.states[k]
 	switch {
 	case !ok && to == taskCreated:
@@ -119,7 +113,7 @@ func (ts *taskSet) moveLocked(k taskKey, to taskState) error {
 }
 
 // state returns task k's state (closed when not assigned here).
-func (ts *taskSet) state(k taskKey) taskState {
+func (ts *taskSet) state(k physical.TaskID) taskState {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if s, ok := ts.states[k]; ok {
@@ -130,7 +124,7 @@ func (ts *taskSet) state(k taskKey) taskState {
 
 // drop closes the task of a topic partition (revoked or lost).
 func (ts *taskSet) drop(topic string, p int32) {
-	k := taskKey{sub: ts.subOf[topic], partition: p}
+	k := physical.TaskID{SubTopology: ts.subOf[topic], Partition: p}
 	ts.mu.Lock()
 	t := ts.tasks[k]
 	delete(ts.tasks, k)
@@ -162,8 +156,8 @@ func (ts *taskSet) closeAll() {
 		}
 	}
 	ts.mu.Lock()
-	ts.tasks = map[taskKey]*taskEntry{}
-	ts.states = map[taskKey]taskState{} // every task closed
+	ts.tasks = map[physical.TaskID]*taskEntry{}
+	ts.states = map[physical.TaskID]taskState{} // every task closed
 	ts.mu.Unlock()
 }
 
@@ -174,7 +168,7 @@ func (ts *taskSet) closeAll() {
 func (ts *taskSet) rebuild() error {
 	ts.mu.Lock()
 	old := ts.tasks
-	ts.tasks = map[taskKey]*taskEntry{}
+	ts.tasks = map[physical.TaskID]*taskEntry{}
 	var err error
 	for k := range old {
 		err = errors.Join(err, ts.moveLocked(k, taskSuspended))
@@ -200,10 +194,10 @@ func (ts *taskSet) rebuild() error {
 }
 
 // keys returns the keys of the current tasks.
-func (ts *taskSet) keys() []taskKey {
+func (ts *taskSet) keys() []physical.TaskID {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	out := make([]taskKey, 0, len(ts.tasks))
+	out := make([]physical.TaskID, 0, len(ts.tasks))
 	for k := range ts.tasks {
 		out = append(out, k)
 	}
