@@ -68,8 +68,8 @@ type taskUserData struct {
 	Endpoint string `json:"endpoint,omitempty"`
 }
 
-func newTaskBalancer(ts *taskSet, threads int, offsetSums func() map[physical.TaskID]int64) *taskBalancer {
-	return &taskBalancer{subOf: ts.subOf, threads: max(threads, 1), offsetSums: offsetSums}
+func newTaskBalancer(subOf map[string]int, threads int, offsetSums func() map[physical.TaskID]int64) *taskBalancer {
+	return &taskBalancer{subOf: subOf, threads: max(threads, 1), offsetSums: offsetSums}
 }
 
 // withHosts makes the balancer advertise endpoint and report every

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // ClusterStatus answers GET /clusterStatus: this server and every other
@@ -90,14 +91,14 @@ func (q *query) storeLags() (map[string]api.LagInfo, []string) {
 	lags := map[string]api.LagInfo{}
 	seen := map[string]bool{}
 	var stores []string
-	for id, r := range q.restores {
+	q.restores.Each(func(id state.StoreID, r state.Restorer) {
 		n, total := r.Progress()
 		lags[fmt.Sprintf("%s/%d", id.Name, id.Partition)] = api.LagInfo{CurrentOffsetPosition: n, EndOffsetPosition: total, OffsetLag: max(total-n, 0)}
 		if !seen[id.Name] {
 			seen[id.Name] = true
 			stores = append(stores, id.Name)
 		}
-	}
+	})
 	sort.Strings(stores)
 	return lags, stores
 }

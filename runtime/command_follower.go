@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -105,8 +106,8 @@ func (e *Engine) execInTxn(ctx context.Context, stmt ast.Statement, s *session) 
 // earlier producer of the service id is fenced and its open append
 // aborted.
 func (c *commandLog) begin(ctx context.Context) (*commandTxn, error) {
-	cl, err := c.kc.client(kgo.TransactionalID(c.e.opts.serviceID), kgo.TransactionTimeout(10*time.Second),
-		kgo.RecordPartitioner(partitioner()), kgo.ProducerLinger(0))
+	cl, err := c.kc.Client(kgo.TransactionalID(c.e.opts.serviceID), kgo.TransactionTimeout(10*time.Second),
+		kgo.RecordPartitioner(exec.Partitioner()), kgo.ProducerLinger(0))
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func (c *commandLog) appendTxn(ctx context.Context, r *physical.OutRecord) (int6
 	if err := cl.BeginTransaction(); err != nil {
 		return 0, err
 	}
-	res := cl.ProduceSync(ctx, toKgo(r))
+	res := cl.ProduceSync(ctx, exec.ToKgo(r))
 	perr := res.FirstErr()
 	try := kgo.TryCommit
 	if perr != nil {
@@ -148,12 +149,12 @@ func isFenced(err error) bool {
 // catchUp applies every command from next to the topic's current end.
 // e.mu is held.
 func (c *commandLog) catchUp(ctx context.Context) error {
-	end, err := c.kc.endOffset(ctx, c.topic, 0)
+	end, err := c.kc.EndOffset(ctx, c.topic, 0)
 	if err != nil || end <= c.next {
 		return err
 	}
 	var recs []*physical.InRecord
-	err = c.kc.readRange(ctx, c.topic, 0, c.next, end, func(r *kgo.Record) error {
+	err = c.kc.ReadRange(ctx, c.topic, 0, c.next, end, func(r *kgo.Record) error {
 		recs = append(recs, fromKgoCopy(r))
 		return nil
 	})
@@ -189,7 +190,7 @@ func (c *commandLog) notify() {
 // other servers append.
 func (c *commandLog) follow(ctx context.Context, from int64) {
 	defer close(c.followDone)
-	cl, err := c.kc.client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.topic: {0: kgo.NewOffset().At(from)}}),
+	cl, err := c.kc.Client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.topic: {0: kgo.NewOffset().At(from)}}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(200*time.Millisecond))
 	if err != nil {
 		c.e.logger.Error("cannot follow the command topic", "err", err)
@@ -201,7 +202,7 @@ func (c *commandLog) follow(ctx context.Context, from int64) {
 		if ctx.Err() != nil {
 			return
 		}
-		if err := fetchErr(fs); err != nil {
+		if err := exec.FetchErr(fs); err != nil {
 			c.e.logger.Warn("reading the command topic", "err", err)
 			continue
 		}

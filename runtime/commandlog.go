@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/parser"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -36,7 +35,7 @@ type command struct {
 // what runs is decided by the signed chain (command_chain.go).
 type commandLog struct {
 	e       *Engine
-	kc      *kafkaCluster
+	kc      *exec.Kafka
 	topic   string
 	signer  *commandSigner
 	timeout time.Duration // bounds the read of the topic at the start
@@ -63,11 +62,11 @@ const PropCommandReplayTimeout = "sqlstream.command.topic.replay.timeout.ms"
 // the key to verify it with (dir is the data directory): a key file is
 // never made over a topic that holds signed records. The records are
 // applied by replay.
-func openCommandLog(ctx context.Context, e *Engine, kc *kafkaCluster, topic, dir string) (*commandLog, error) {
+func openCommandLog(ctx context.Context, e *Engine, kc *exec.Kafka, topic, dir string) (*commandLog, error) {
 	c := &commandLog{e: e, kc: kc, topic: topic, applied: make(chan struct{}),
 		timeout: time.Duration(e.props.Int(PropCommandReplayTimeout, 120000)) * time.Millisecond}
-	err := e.cluster.createTopic(ctx, topicSpec{name: topic, partitions: 1, replicas: 1,
-		configs: map[string]string{"retention.ms": "-1", "cleanup.policy": "delete"}})
+	err := e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: topic, Partitions: 1, Replicas: 1,
+		Configs: map[string]string{"retention.ms": "-1", "cleanup.policy": "delete"}})
 	if err != nil {
 		return nil, fmt.Errorf("command topic: %w", err)
 	}
@@ -208,8 +207,8 @@ func (c *commandLog) tryStartChain(ctx context.Context) error {
 // no record at the end offset). The read is bounded by c.timeout.
 func (c *commandLog) records(ctx context.Context) ([]*physical.InRecord, error) {
 	var starts, ends map[int32]int64
-	err := retryUnknownTopic(ctx, func() (err error) {
-		starts, ends, err = c.kc.offsetRange(ctx, c.topic)
+	err := exec.RetryUnknownTopic(ctx, func() (err error) {
+		starts, ends, err = c.kc.OffsetRange(ctx, c.topic)
 		return err
 	})
 	start, end := starts[0], ends[0]
@@ -219,7 +218,7 @@ func (c *commandLog) records(ctx context.Context) ([]*physical.InRecord, error) 
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	var recs []*physical.InRecord
-	err = c.kc.readRange(rctx, c.topic, 0, start, end, func(r *kgo.Record) error {
+	err = c.kc.ReadRange(rctx, c.topic, 0, start, end, func(r *kgo.Record) error {
 		recs = append(recs, fromKgoCopy(r))
 		return nil
 	})
@@ -236,7 +235,7 @@ func (c *commandLog) stuckError(ctx context.Context, end int64, recs []*physical
 		at = strconv.FormatInt(recs[len(recs)-1].Offset, 10)
 	}
 	lso := "unknown"
-	if o, err := c.kc.adm.ListCommittedOffsets(ctx, c.topic); err == nil {
+	if o, err := c.kc.Admin().ListCommittedOffsets(ctx, c.topic); err == nil {
 		if l, ok := o.Lookup(c.topic, 0); ok && l.Err == nil {
 			lso = strconv.FormatInt(l.Offset, 10)
 		}
@@ -286,50 +285,4 @@ func (c *commandLog) apply(ctx context.Context, cmd *command) {
 		return
 	}
 	e.logger.Info("replayed command", "seq", cmd.Seq, "queryId", cmd.QueryID)
-}
-
-// commitEnds commits the current end offsets of topics for group, so a
-// new query reading "latest" starts exactly where the topics are now.
-func (k *kafkaCluster) commitEnds(ctx context.Context, group string, topics []string) error {
-	// Both the listing and the commit may meet a topic created moments
-	// ago (a CREATE STREAM and its CREATE … AS SELECT in one request)
-	// that some broker does not know yet.
-	return retryUnknownTopic(ctx, func() error {
-		ends, err := k.adm.ListEndOffsets(ctx, topics...)
-		if err != nil {
-			return err
-		}
-		if err := ends.Error(); err != nil {
-			return err
-		}
-		os := kadm.Offsets{}
-		ends.Each(func(o kadm.ListedOffset) {
-			os.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset, LeaderEpoch: -1})
-		})
-		resp, err := k.adm.CommitOffsets(ctx, group, os)
-		if err != nil {
-			return err
-		}
-		if err := resp.Error(); err != nil {
-			return fmt.Errorf("commit initial offsets: %w", err)
-		}
-		return nil
-	})
-}
-
-// retryUnknownTopic retries fn while a just-created topic is not yet known
-// to every broker (up to ten seconds).
-func retryUnknownTopic(ctx context.Context, fn func() error) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := fn()
-		if !errors.Is(err, kerr.UnknownTopicOrPartition) || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/sqlstream/sqlstream/sql/format"
 	"log/slog"
 	"slices"
 	"sort"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -148,7 +149,7 @@ type options struct {
 	dataDir   string
 	props     map[string]string
 	logger    *slog.Logger
-	cluster   cluster
+	cluster   exec.Cluster
 	// createTopics: see WithCreateMissingTopics.
 	createTopics bool
 	// appPrefix and countQueries: see WithQTTNaming.
@@ -219,3 +220,11 @@ func (o *options) validate() error {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// WithReplicaFault sets a hook called before a standby or warmup replica
+// applies each changelog record (store, partition, offset); an error it
+// returns fails that apply as a store error would. For fault-injection
+// tests; default none.
+func WithReplicaFault(f func(store string, partition int32, offset int64) error) Option {
+	return func(o *options) { o.replicaFault = f }
+}

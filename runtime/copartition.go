@@ -52,7 +52,7 @@ func (e *Engine) checkJoinStep(ctx context.Context, n *planner.Join, pos ast.Pos
 // sourcePartitions is the partition count of a source's topic as the
 // cluster has it (the declared count if the topic is not there yet).
 func (e *Engine) sourcePartitions(ctx context.Context, src *planner.Source) (int32, error) {
-	n, ok, err := e.cluster.partitions(ctx, src.Topic)
+	n, ok, err := e.cluster.Partitions(ctx, src.Topic)
 	if err != nil || !ok {
 		return max(src.Partitions, 1), err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -136,7 +137,7 @@ func (e *Engine) checkNewQueryNames(plan *planner.Plan, queryID func(seq int64) 
 // exist unless PARTITIONS is given, in which case it is created; an
 // existing topic's partition count must match PARTITIONS.
 func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos ast.Pos, replay bool) error {
-	n, exists, err := e.cluster.partitions(ctx, src.Topic)
+	n, exists, err := e.cluster.Partitions(ctx, src.Topic)
 	if err != nil {
 		return fmt.Errorf("could not describe topic %s: %w", src.Topic, err)
 	}
@@ -154,7 +155,7 @@ func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos
 	if err := e.checkPartitions(src.Partitions, pos); err != nil {
 		return err
 	}
-	return e.cluster.createTopic(ctx, topicSpec{name: src.Topic, partitions: src.Partitions, replicas: src.Replicas})
+	return e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: src.Topic, Partitions: src.Partitions, Replicas: src.Replicas})
 }
 
 func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
@@ -226,7 +227,7 @@ func (e *Engine) checkSourcesReadable(plan *planner.Plan, pos ast.Pos) error {
 // ensureSinkTopic creates the sink topic of a CREATE … AS SELECT with the
 // source's partition count (or PARTITIONS) when it does not exist.
 func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source, pos ast.Pos) error {
-	n, exists, err := e.cluster.partitions(ctx, sink.Topic)
+	n, exists, err := e.cluster.Partitions(ctx, sink.Topic)
 	if err != nil {
 		return err
 	}
@@ -240,11 +241,11 @@ func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source, pos 
 	if err := e.checkPartitions(sink.Partitions, pos); err != nil {
 		return err
 	}
-	spec := topicSpec{name: sink.Topic, partitions: sink.Partitions, replicas: sink.Replicas}
+	spec := exec.TopicSpec{Name: sink.Topic, Partitions: sink.Partitions, Replicas: sink.Replicas}
 	if sink.Kind == ast.Table {
-		spec.configs = map[string]string{"cleanup.policy": "compact"}
+		spec.Configs = map[string]string{"cleanup.policy": "compact"}
 	}
-	return e.cluster.createTopic(ctx, spec)
+	return e.cluster.CreateTopic(ctx, spec)
 }
 
 // checkPartitions refuses to create a topic of more than
@@ -295,8 +296,7 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 // other servers of the service id start the query too, and the group,
 // once it has members, refuses a commit from outside it.
 func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID func(seq int64) string, s *session, cmd *command) error {
-	kc, ok := e.cluster.(*kafkaCluster)
-	if cmd != nil || !ok || s.props[PropOffsetReset] == "earliest" {
+	if cmd != nil || e.cluster.Synchronous() || s.props[PropOffsetReset] == "earliest" {
 		return nil
 	}
 	id := queryID(e.seq) // the id record gives the command
@@ -308,7 +308,7 @@ func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID fu
 	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
 		return err
 	}
-	if err := kc.commitEnds(ctx, appID, topo.SourceTopics()); err != nil {
+	if err := e.cluster.CommitEnds(ctx, appID, topo.SourceTopics()); err != nil {
 		return fmt.Errorf("could not initialize offsets of %s: %w", id, err)
 	}
 	return nil
@@ -327,7 +327,7 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 	}
 	props := e.props.Merge(c.Props)
 	if t := props[PropLateTopic]; t != "" {
-		if err := e.cluster.createTopic(ctx, topicSpec{name: t, partitions: max(plan.Sources[0].Partitions, 1), replicas: 1}); err != nil {
+		if err := e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: t, Partitions: max(plan.Sources[0].Partitions, 1), Replicas: 1}); err != nil {
 			return fmt.Errorf("could not create %s %s: %w", PropLateTopic, t, err)
 		}
 	}
@@ -373,7 +373,7 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 	// a follower, or replayed on a restart) must not delete the topic of
 	// a source of that name created again since.
 	if st.DeleteTopic && cmd == nil {
-		if err := e.cluster.deleteTopic(ctx, src.Topic); err != nil {
+		if err := e.cluster.DeleteTopic(ctx, src.Topic); err != nil {
 			return nil, fmt.Errorf("source %s was dropped but its topic %s could not be deleted: %w", src.Name, src.Topic, err)
 		}
 		// Subjects not on replay: a later CREATE may have registered them again.
@@ -489,7 +489,7 @@ func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, t
 	n := plan.Sources[0].Partitions
 	if n <= 0 {
 		var err error
-		if n, _, err = e.cluster.partitions(ctx, plan.Sources[0].Topic); err != nil {
+		if n, _, err = e.cluster.Partitions(ctx, plan.Sources[0].Topic); err != nil {
 			return err
 		}
 	}
@@ -498,14 +498,14 @@ func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, t
 		if err != nil {
 			return err
 		}
-		spec := topicSpec{name: t.Name, partitions: max(n, 1), replicas: int16(e.props.Int(PropInternalReplicas, 1))}
+		spec := exec.TopicSpec{Name: t.Name, Partitions: max(n, 1), Replicas: int16(e.props.Int(PropInternalReplicas, 1))}
 		switch {
 		case t.Compact && t.RetentionMs > 0:
-			spec.configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(t.RetentionMs, 10)}
+			spec.Configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(t.RetentionMs, 10)}
 		case t.Compact:
-			spec.configs = map[string]string{"cleanup.policy": "compact"}
+			spec.Configs = map[string]string{"cleanup.policy": "compact"}
 		}
-		if err := e.cluster.createTopic(ctx, spec); err != nil {
+		if err := e.cluster.CreateTopic(ctx, spec); err != nil {
 			return fmt.Errorf("could not create internal topic %s: %w", t.Name, err)
 		}
 	}
@@ -516,7 +516,7 @@ func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, t
 // query's when it ends, a persistent query's when it is terminated).
 func (e *Engine) deleteInternalTopics(topo *physical.Topology) {
 	for _, t := range topo.Internal {
-		if err := e.cluster.deleteTopic(context.Background(), t.Name); err != nil {
+		if err := e.cluster.DeleteTopic(context.Background(), t.Name); err != nil {
 			e.logger.Warn("could not delete internal topic", "topic", t.Name, "err", err)
 		}
 	}

@@ -2,10 +2,10 @@
 // catalog, runs persistent and transient queries as tasks over Kafka, and
 // makes persistent queries survive restarts through the command topic.
 //
-//	Execute(stmt) ─► parser ─► planner ─► physical.Build ─► cluster.start
+//	Execute(stmt) ─► parser ─► planner ─► physical.Build ─► exec.Cluster.Start
 //	     │                                                      │
 //	     ▼                                                      ▼
-//	command topic  (_<service-id>_command_topic,      kafkaCluster: one
+//	command topic  (_<service-id>_command_topic,      runtime/exec: one
 //	replayed on start: same query ids,                consumer group per
 //	same consumer groups, same offsets)               query (<service-id>
 //	                                                  query_<ID>), a task per
@@ -22,18 +22,19 @@
 // query's tasks between them
 // (balancer.go: whole tasks, sticky, cooperative, by num.stream.threads).
 // With num.standby.replicas the balancer also places standby replicas on
-// other servers, kept warm from the changelogs (standby.go), and moves a
-// task only to a caught-up server, warming the new one up first
-// (task_replicas.go, probing.go); Engine.TaskAssignments reports each
-// server's active, standby and warmup tasks and their lag
-// (task_assignment.go). Restores run beside processing, their task's
-// inputs paused (restore_async.go).
+// other servers, kept warm from the changelogs (exec's standby.go), and
+// moves a task only to a caught-up server, warming the new one up first
+// (task_replicas.go); Engine.TaskAssignments reports each server's
+// active, standby and warmup tasks and their lag (task_assignment.go).
 //
-// The cluster interface has two implementations: kafkaCluster (franz-go,
-// for the server) and memCluster (in memory and synchronous, for
-// `sqlstream test`, in the manner of Kafka Streams' TopologyTestDriver).
-// Statement logic is shared, so tests and the server run the same
-// planner, topology and operators.
+// What runs a topology is package runtime/exec (see its doc): the
+// exec.Cluster interface has two implementations, exec.Kafka (franz-go,
+// for the server) and exec.Mem (in memory and synchronous, for `sqlstream
+// test`, in the manner of Kafka Streams' TopologyTestDriver). The engine
+// hands a runner a small value (exec.Query, exec.Push: query_exec.go) and
+// hears back through an observer, never the other way round. Statement
+// logic is shared, so tests and the server run the same planner, topology
+// and operators.
 //
 // Query lifecycle (an explicit state machine, see QueryState):
 //
@@ -56,8 +57,9 @@
 // default, doc) validates the server's configuration, SET and a request's
 // streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES;
 // each query parses its properties once into a queryConfig
-// (query_config.go), from which one builder (task_env.go) makes the
-// environment of every task, whichever cluster or query kind runs it.
+// (query_config.go), whose runner part (exec.Config) one builder
+// (exec's task_env.go) makes the environment of every task from,
+// whichever cluster or query kind runs it.
 //
 // Schema registry (schema_registry.go): ksql.schema.registry.url (with
 // basic auth and PEM TLS) builds the registry client the planner and the

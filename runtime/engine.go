@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -29,7 +30,7 @@ type Engine struct {
 	logger  *slog.Logger
 	props   Properties
 	table   propertyTable // every property the engine accepts
-	cluster cluster
+	cluster exec.Cluster
 	reg     *functions.Registry
 	procLog *processingLog
 	cmdLog  *commandLog
@@ -81,21 +82,20 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		if o.kafkaSASL != nil {
 			security = append(security, kgo.SASL(o.kafkaSASL))
 		}
-		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props }, security)
+		kc, err := exec.NewKafka(exec.KafkaConfig{Seeds: o.bootstrap, Logger: e.logger, Security: security, GlobalCheck: o.globalCheck})
 		if err != nil {
 			return nil, err
 		}
-		if err := kc.ping(ctx); err != nil {
-			kc.close()
+		if err := kc.Ping(ctx); err != nil {
+			kc.Close()
 			return nil, fmt.Errorf("cannot reach Kafka at %v: %w", o.bootstrap, err)
 		}
-		kc.globalCheck = o.globalCheck
 		e.cluster = kc
 		// Beside the state directory, not in it: state lost and rebuilt
 		// from changelogs must not lose the key of the command topic.
 		cmdLog, err := openCommandLog(ctx, e, kc, "_"+o.serviceID+"_command_topic", filepath.Dir(filepath.Clean(o.dataDir)))
 		if err != nil {
-			kc.close()
+			kc.Close()
 			return nil, err
 		}
 		e.cmdLog = cmdLog
@@ -103,13 +103,13 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			time.Duration(e.props.Int(PropHeartbeatWindow, 2000))*time.Millisecond)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {
-			kc.close()
+			kc.Close()
 			return nil, fmt.Errorf("state in %s: %w", o.dataDir, err)
 		}
 		e.db = db
 	}
 	if err := e.open(ctx); err != nil {
-		e.cluster.close()
+		e.cluster.Close()
 		return nil, err
 	}
 	e.startPeerAgent()
@@ -192,7 +192,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	stopped := e.runStops(jobs)
 	e.procLog.close()
-	e.cluster.close()
+	e.cluster.Close()
 	if !stopped {
 		// Tasks still running may still write to the local state: leave
 		// it open (its write-ahead log makes the next start recover).
@@ -268,10 +268,7 @@ func (e *Engine) Catalog() (srcs []*planner.Source, sinks map[string]bool) {
 // modulo the partition count (partition 0 for a null key here, so test
 // drivers agree).
 func DefaultPartition(key []byte, partitions int32) int32 {
-	if key == nil || partitions <= 1 {
-		return 0
-	}
-	return int32((murmur2(key) & 0x7fffffff) % uint32(partitions))
+	return exec.DefaultPartition(key, partitions)
 }
 
 // pebbleLogger routes Pebble's messages to the engine's logger.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 )
 
 // startGlobalPull answers a pull query on a global table from a full
@@ -14,7 +15,7 @@ import (
 // go through the pull query's filter and projection, and the copy is
 // dropped. ksqlDB has no global tables; a pull query on an ordinary
 // source table still needs CREATE TABLE … AS SELECT.
-func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (runner, error) {
+func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (exec.Runner, error) {
 	spec := physical.GlobalSpecOf(src, physical.Options{AppID: t.appID, ParseTimestamp: e.parseTimestamp})
 	g := &globalStores{stores: map[string]*globalStore{}}
 	env := globalEnv{appID: t.appID, cache: t.cfg.cacheBytes, log: e.procLog, onErr: t.finish}
@@ -32,12 +33,12 @@ func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (runner, err
 		e.wipeStores(t.appID)
 		t.finishWith(err, "")
 	}()
-	return runnerFunc(func() error { return nil }), nil
+	return exec.RunnerFunc(func() error { return nil }), nil
 }
 
 // scanGlobal feeds the copy's rows to the pull query's task.
 func (e *Engine) scanGlobal(t *transient, spec physical.GlobalStoreSpec, s *globalStore) error {
-	env, _ := t.taskEnvs(nil, nil).build(t.topo.SubTopologies[0], 0)
+	env := t.taskEnv(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 )
 
 // A persistent query joining a global table on Kafka loads the table's
@@ -25,11 +26,11 @@ type globalStart struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed once the load ended and the runner (if any) is set
 	mu     sync.Mutex
-	r      runner // the query's runner once the load is done
+	r      exec.Runner // the query's runner once the load is done
 }
 
 // stop cancels the load, waits for it, then stops the runner it started.
-func (s *globalStart) stop() error {
+func (s *globalStart) Stop() error {
 	s.cancel()
 	<-s.done
 	s.mu.Lock()
@@ -39,11 +40,11 @@ func (s *globalStart) stop() error {
 	if r == nil {
 		return nil
 	}
-	return r.stop()
+	return r.Stop()
 }
 
 // started returns the runner started after the load (nil: none yet).
-func (s *globalStart) started() runner {
+func (s *globalStart) started() exec.Runner {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.r
@@ -71,7 +72,7 @@ func (q *query) startLoadingGlobals() {
 		}
 		q.logger().Info("global stores loaded", "query", q.id, "elapsed", time.Since(start).Round(time.Millisecond))
 		q.globals = g
-		r, err := q.eng.cluster.start(q)
+		r, err := q.eng.cluster.Start(q.spec())
 		if err != nil {
 			g.close()
 			q.fail(err)
@@ -132,28 +133,4 @@ func WithGlobalLoadHook(hook func(topic string, partition int32, offset int64) e
 // looks for partitions added to its topic. Default 10 s.
 func WithGlobalPartitionCheck(d time.Duration) Option {
 	return func(o *options) { o.globalCheck = d }
-}
-
-const defaultGlobalPartitionCheck = 10 * time.Second
-
-// globalCheckEvery is the follower's interval of partition checks.
-func (k *kafkaCluster) globalCheckEvery() time.Duration {
-	if k.globalCheck > 0 {
-		return k.globalCheck
-	}
-	return defaultGlobalPartitionCheck
-}
-
-// kafkaRunnerOf returns the Kafka runner inside r (nil: none, or not yet
-// started).
-func kafkaRunnerOf(r runner) *kafkaRunner {
-	switch r := r.(type) {
-	case *kafkaRunner:
-		return r
-	case globalRunner:
-		return kafkaRunnerOf(r.runner)
-	case *globalStart:
-		return kafkaRunnerOf(r.started())
-	}
-	return nil
 }

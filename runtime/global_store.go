@@ -52,9 +52,9 @@ func openGlobalStore(db *state.DB, id state.StoreID, cache int64) (*globalStore,
 	return &globalStore{db: db, id: id, cache: cache, store: s, next: map[int32]int64{}}, nil
 }
 
-// load applies one record of the topic and notes its offset (a control
+// Load applies one record of the topic and notes its offset (a control
 // record only moves the offset).
-func (s *globalStore) load(r *physical.InRecord, control bool) error {
+func (s *globalStore) Load(r *physical.InRecord, control bool) error {
 	if s.onLoad != nil {
 		if err := s.onLoad(r); err != nil {
 			return err
@@ -71,9 +71,9 @@ func (s *globalStore) load(r *physical.InRecord, control bool) error {
 	return nil
 }
 
-// checkpoint returns the durable next offsets by partition (empty: no
+// Checkpoint returns the durable next offsets by partition (empty: no
 // checkpoint, the store must be rebuilt from the start).
-func (s *globalStore) checkpoint() (map[int32]int64, error) {
+func (s *globalStore) Checkpoint() (map[int32]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[int32]int64{}
@@ -92,8 +92,8 @@ func (s *globalStore) checkpoint() (map[int32]int64, error) {
 	return out, err
 }
 
-// reset wipes the store (rows and checkpoint) for a full reload.
-func (s *globalStore) reset() error {
+// Reset wipes the store (rows and checkpoint) for a full reload.
+func (s *globalStore) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.store.Close(); err != nil {
@@ -109,6 +109,9 @@ func (s *globalStore) reset() error {
 	s.store, s.next, s.writes = st, map[int32]int64{}, 0
 	return nil
 }
+
+// String names the store (exec.FollowStore).
+func (s *globalStore) String() string { return s.id.String() }
 
 func rowKey(key []byte) []byte { return append([]byte{globalRowTag}, key...) }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -59,7 +60,7 @@ func (g *globalStores) start(ctx context.Context, e *Engine, spec physical.Globa
 		return err
 	}
 	gs.onLoad = e.globalHook(spec.Topic, env.count)
-	stop, err := e.cluster.follow(ctx, spec.Topic, gs, env.onErr)
+	stop, err := e.cluster.Follow(ctx, spec.Topic, gs, env.onErr)
 	if err != nil {
 		return err
 	}
@@ -93,18 +94,18 @@ func (g *globalStores) close() {
 
 // globalRunner stops a query's runner, then its global stores.
 type globalRunner struct {
-	runner
+	runner  exec.Runner
 	globals *globalStores
 }
 
-func (r globalRunner) stop() error {
-	err := r.runner.stop()
+func (r globalRunner) Stop() error {
+	err := r.runner.Stop()
 	r.globals.close()
 	return err
 }
 
 // withGlobals makes r stop g too (r itself when there are none).
-func withGlobals(r runner, g *globalStores) runner {
+func withGlobals(r exec.Runner, g *globalStores) exec.Runner {
 	if g == nil {
 		return r
 	}

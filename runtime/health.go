@@ -24,10 +24,8 @@ const defaultHealthWait = 5 * time.Second
 // error, in ksqlDB's shape.
 func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
 	kafka := api.HealthCheck{IsHealthy: true}
-	if kc, ok := e.cluster.(*kafkaCluster); ok {
-		if err := kc.ping(ctx); err != nil {
-			kafka = api.HealthCheck{Error: "Kafka does not answer: " + err.Error()}
-		}
+	if err := e.cluster.Ping(ctx); err != nil {
+		kafka = api.HealthCheck{Error: "Kafka does not answer: " + err.Error()}
 	}
 	runner := api.HealthCheck{IsHealthy: true}
 	if !kafka.IsHealthy {
@@ -68,7 +66,7 @@ func (e *Engine) commandTopicReadable(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	topic, adm := e.cmdLog.topic, e.cmdLog.kc.adm
+	topic, adm := e.cmdLog.topic, e.cmdLog.kc.Admin()
 	td, err := adm.ListTopics(ctx, topic)
 	if err == nil {
 		if d, ok := td[topic]; !ok {

@@ -55,7 +55,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 	if err != nil {
 		return err
 	}
-	return e.cluster.produce(ctx, rec)
+	return e.cluster.Produce(ctx, rec)
 }
 
 func (e *Engine) constant(x ast.Expr, scope expr.Scope) (any, *types.Type, error) {
@@ -205,7 +205,7 @@ func (e *Engine) Insert(ctx context.Context, target string, row map[string]any) 
 	if err != nil {
 		return err
 	}
-	return e.cluster.produce(ctx, rec)
+	return e.cluster.Produce(ctx, rec)
 }
 
 func findFold(s *types.Schema, name string) int {

@@ -17,7 +17,7 @@ import (
 // kafkaSecurity maps the Kafka client security properties (Kafka's names:
 // security.protocol, sasl.mechanism, sasl.jaas.config,
 // ssl.truststore.location, ssl.keystore.location) to franz-go options.
-// Every Kafka client of the engine is made with them (kafkaCluster.client).
+// Every Kafka client of the engine is made with them (exec.Kafka.client).
 // PLAINTEXT, the default, adds none.
 func kafkaSecurity(p Properties) ([]kgo.Opt, error) {
 	proto := strings.ToUpper(p[PropSecProtocol])

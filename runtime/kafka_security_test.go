@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -66,14 +67,14 @@ func pingWith(seeds []string, p Properties) error {
 	if err != nil {
 		return err
 	}
-	k, err := newKafkaCluster(seeds, slog.New(slog.DiscardHandler), func() Properties { return p }, sec)
+	k, err := exec.NewKafka(exec.KafkaConfig{Seeds: seeds, Logger: slog.New(slog.DiscardHandler), Security: sec})
 	if err != nil {
 		return err
 	}
-	defer k.close()
+	defer k.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	return k.ping(ctx)
+	return k.Ping(ctx)
 }
 
 // testCertificates makes a CA (written as PEM, its path returned) and a

@@ -4,76 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/sqlstream/sqlstream/physical"
 )
-
-// streamTimes holds the stream time and open window count of each task of
-// a query (windowed operators publish into them).
-type streamTimes struct {
-	mu    sync.Mutex
-	tasks map[physical.TaskID]*atomic.Int64
-	open  map[physical.TaskID]*atomic.Int64
-}
-
-// openFor returns the open-windows cell of a task.
-func (s *streamTimes) openFor(id physical.TaskID) *atomic.Int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.open == nil {
-		s.open = map[physical.TaskID]*atomic.Int64{}
-	}
-	c, ok := s.open[id]
-	if !ok {
-		c = &atomic.Int64{}
-		s.open[id] = c
-	}
-	return c
-}
-
-// openSnapshot returns the tasks' open window counts, by task id.
-func (s *streamTimes) openSnapshot() map[string]int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]int64{}
-	for id, c := range s.open {
-		out[id.String()] = c.Load()
-	}
-	return out
-}
-
-// forTask returns the stream-time cell of a task.
-func (s *streamTimes) forTask(id physical.TaskID) *atomic.Int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tasks == nil {
-		s.tasks = map[physical.TaskID]*atomic.Int64{}
-	}
-	c, ok := s.tasks[id]
-	if !ok {
-		c = &atomic.Int64{}
-		c.Store(-1)
-		s.tasks[id] = c
-	}
-	return c
-}
-
-// snapshot returns the tasks' stream times, by task id.
-func (s *streamTimes) snapshot() map[string]int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]int64{}
-	for id, c := range s.tasks {
-		if v := c.Load(); v >= 0 {
-			out[id.String()] = v
-		}
-	}
-	return out
-}
 
 // metricsCollector exports per-query figures in Prometheus' format:
 // records processed, processing-log entries, late records dropped, and
@@ -127,13 +61,13 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		if len(q.topo.Globals) > 0 {
 			ch <- prometheus.MustNewConstMetric(m.globalLoaded, prometheus.CounterValue, float64(q.globalLoaded.Load()), q.id)
 		}
-		for task, t := range q.streamTimes.snapshot() {
+		for task, t := range q.streamTimes.Snapshot() {
 			ch <- prometheus.MustNewConstMetric(m.stream, prometheus.GaugeValue, float64(t), q.id, task)
 		}
-		for task, n := range q.streamTimes.openSnapshot() {
+		for task, n := range q.streamTimes.OpenSnapshot() {
 			ch <- prometheus.MustNewConstMetric(m.open, prometheus.GaugeValue, float64(n), q.id, task)
 		}
-		if n, mean, longest := q.txnEnds.snapshot(); n > 0 {
+		if n, mean, longest := q.txnEnds.Snapshot(); n > 0 {
 			ch <- prometheus.MustNewConstSummary(m.txnEnd, uint64(n), mean.Seconds()*float64(n), nil, q.id)
 			ch <- prometheus.MustNewConstMetric(m.txnEndMax, prometheus.GaugeValue, longest.Seconds(), q.id)
 		}
@@ -157,13 +91,13 @@ func (e *Engine) MetricsHandler() http.Handler {
 
 // streamTimeText describes the tasks' stream times for DESCRIBE EXTENDED.
 func (q *query) streamTimeText() []string {
-	snap := q.streamTimes.snapshot()
+	snap := q.streamTimes.Snapshot()
 	tasks := make([]string, 0, len(snap))
 	for t := range snap {
 		tasks = append(tasks, t)
 	}
 	sort.Strings(tasks)
-	open := q.streamTimes.openSnapshot()
+	open := q.streamTimes.OpenSnapshot()
 	var out []string
 	for _, t := range tasks {
 		out = append(out, fmt.Sprintf("task %s: stream time %s, %d open windows", t, formatMillis(snap[t]), open[t]))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -22,7 +23,7 @@ import (
 // with the key and value formats found by the registry (wire-format
 // bytes) or guessed from the bytes.
 func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api.RowStream, error) {
-	_, exists, err := e.cluster.partitions(ctx, st.Topic)
+	_, exists, err := e.cluster.Partitions(ctx, st.Topic)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 	go func() {
 		defer close(done)
 		n := 0
-		err := e.cluster.read(rctx, st.Topic, from, false, func(r *physical.InRecord) bool {
+		err := e.cluster.Read(rctx, st.Topic, from, false, func(r *physical.InRecord) bool {
 			n++
 			if st.Interval > 1 && (n-1)%st.Interval != 0 {
 				return true
@@ -60,7 +61,7 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 		}
 		t.finish(err)
 	}()
-	t.runner = runnerFunc(func() error { cancel(); <-done; return nil })
+	t.runner = exec.RunnerFunc(func() error { cancel(); <-done; return nil })
 	return &printStream{t}, nil
 }
 

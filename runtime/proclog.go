@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -55,12 +56,11 @@ func processingLogSchema() *types.Schema {
 }
 
 func newProcessingLog(e *Engine, topic string) *processingLog {
-	_, isMem := e.cluster.(*memCluster)
-	return &processingLog{e: e, topic: topic, sync: isMem, ch: make(chan *physical.OutRecord, 4096)}
+	return &processingLog{e: e, topic: topic, sync: e.cluster.Synchronous(), ch: make(chan *physical.OutRecord, 4096)}
 }
 
 func (l *processingLog) open(ctx context.Context) error {
-	if err := l.e.cluster.createTopic(ctx, topicSpec{name: l.topic, partitions: 1, replicas: 1}); err != nil {
+	if err := l.e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: l.topic, Partitions: 1, Replicas: 1}); err != nil {
 		return err
 	}
 	l.e.cat.Put(&planner.Source{Name: ProcessingLogStream, Kind: ast.Stream, Schema: processingLogSchema(),
@@ -76,7 +76,7 @@ func (l *processingLog) open(ctx context.Context) error {
 func (l *processingLog) run() {
 	defer l.wg.Done()
 	for r := range l.ch {
-		if err := l.e.cluster.produce(context.Background(), r); err != nil {
+		if err := l.e.cluster.Produce(context.Background(), r); err != nil {
 			l.e.logger.Warn("processing log write failed", "err", err)
 		}
 	}
@@ -122,7 +122,7 @@ func (l *processingLog) logFor(id string, e *physical.LogEntry) {
 		"partition", e.Partition, "offset", e.Offset, "err", cutText(e.Message, maxLoggedMessage))
 	r := &physical.OutRecord{Topic: l.topic, Partition: 0, Value: b, Timestamp: now}
 	if l.sync {
-		_ = l.e.cluster.produce(context.Background(), r)
+		_ = l.e.cluster.Produce(context.Background(), r)
 		return
 	}
 	select {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -35,7 +36,7 @@ func (e *Engine) materialized(name string) (*query, *physical.Materialization, e
 // partition of the table's store is read (committed state, as of the
 // writing query's last commit), each entry becomes a table row, and the
 // rows go through the pull query's own filter and projection.
-func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (runner, error) {
+func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (exec.Runner, error) {
 	src := plan.Sources[0]
 	q, m, err := e.materialized(src.Name)
 	if err != nil {
@@ -79,14 +80,14 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	go func() {
 		t.finishWith(e.scanStore(t, q, m, route.local, remotes, keys, isLookup), "")
 	}()
-	return runnerFunc(func() error { return nil }), nil
+	return exec.RunnerFunc(func() error { return nil }), nil
 }
 
 // storePartitions is the partition count of a store (its changelog's).
 func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, error) {
 	for _, s := range q.topo.SubTopologies[m.Sub].Stores {
 		if s.Name == m.Store {
-			n, ok, err := e.cluster.partitions(context.Background(), s.Changelog)
+			n, ok, err := e.cluster.Partitions(context.Background(), s.Changelog)
 			if err != nil || !ok {
 				return 0, fmt.Errorf("changelog %s of %s: %v", s.Changelog, q.id, err)
 			}
@@ -102,7 +103,7 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 // pull_failover.go), whose bodies it closes.
 func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, local []int32, remotes []*forwarded, keys [][]byte, isLookup bool) error {
 	defer closeAll(remotes)
-	env, _ := t.taskEnvs(nil, nil).build(t.topo.SubTopologies[0], 0)
+	env := t.taskEnv(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
 	if err != nil {
 		return err

@@ -45,14 +45,13 @@ const pullReadyPoll = 50 * time.Millisecond
 // Other transactional producers' topics make the wait run to its bound
 // the first time; the query is then marked caught up all the same.
 func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
-	kc, ok := e.cluster.(*kafkaCluster)
 	wait := time.Duration(t.props.Int(PropPullReadyWait, defaultPullReadyWaitMs)) * time.Millisecond
-	if !ok || q.caughtUp.Load() || wait <= 0 || t.only != nil {
+	if e.cluster.Synchronous() || q.caughtUp.Load() || wait <= 0 || t.only != nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	missing, err := e.waitCaughtUp(ctx, kc, q)
+	missing, err := e.waitCaughtUp(ctx, q)
 	switch {
 	case err == nil:
 		q.caughtUp.Store(q.State() == StateRunning) // a failed query is waited for again once it runs
@@ -73,7 +72,7 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 
 // waitCaughtUp polls until q is caught up (see awaitCaughtUp) or ctx
 // ends; missing says what it still waited for.
-func (e *Engine) waitCaughtUp(ctx context.Context, kc *kafkaCluster, q *query) (missing string, err error) {
+func (e *Engine) waitCaughtUp(ctx context.Context, q *query) (missing string, err error) {
 	missing = "is " + q.State().String()
 	eos := e.eosWritten()
 	for _, sub := range q.topo.SubTopologies {
@@ -87,11 +86,11 @@ func (e *Engine) waitCaughtUp(ctx context.Context, kc *kafkaCluster, q *query) (
 				return "is " + st.String(), nil // answer from the store as it is
 			case StateRunning:
 				if ends == nil {
-					if ends, err = kc.adm.ListEndOffsets(ctx, sub.Topics...); err != nil {
+					if ends, err = e.cluster.EndOffsets(ctx, sub.Topics...); err != nil {
 						return missing, e.pullReadyErr(ctx, err)
 					}
 				}
-				committed, err := kc.adm.FetchOffsets(ctx, q.appID)
+				committed, err := e.cluster.CommittedOffsets(ctx, q.appID)
 				if err != nil {
 					return missing, e.pullReadyErr(ctx, err)
 				}

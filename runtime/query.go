@@ -9,7 +9,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/state"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 )
 
 // query is a persistent query (CSAS, CTAS, INSERT INTO … SELECT): a
@@ -29,8 +29,8 @@ type query struct {
 	logged      atomic.Int64 // processing-log entries
 	late        atomic.Int64 // records dropped for arriving after their window closed
 	skipped     atomic.Int64 // records a join skipped for a null key or value
-	streamTimes streamTimes
-	txnEnds     latencies // how long ending each transaction took (exactly_once_v2)
+	streamTimes exec.StreamTimes
+	txnEnds     exec.Latencies // how long ending each transaction took (exactly_once_v2)
 	// globals are the global-table stores of the current run, filled
 	// before its runner starts (nil: the query joins no global table).
 	globals *globalStores
@@ -43,8 +43,8 @@ type query struct {
 	mu       sync.Mutex
 	state    QueryState
 	errs     []queryError
-	runner   runner
-	restores map[state.StoreID]state.Restorer
+	runner   exec.Runner
+	restores exec.Restores // each store's restoration progress
 }
 
 // newQuery prepares a persistent query; a property its configuration
@@ -56,13 +56,6 @@ func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physi
 	}
 	return &query{eng: e, id: id, appID: appID, sql: sql, plan: plan, topo: topo, props: props, cfg: cfg,
 		created: time.Now()}, nil
-}
-
-// taskEnvs returns the builder of the environments of the query's tasks,
-// emitting through emit and writing changelogs to sink.
-func (q *query) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
-	return &taskEnvs{cfg: q.cfg, emit: emit, log: q.procLog(), db: q.eng.db, appID: q.appID, sink: sink,
-		times: &q.streamTimes, skipped: &q.skipped, globals: q.globals}
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.
@@ -105,7 +98,7 @@ func (q *query) setState(to QueryState, err error) {
 // recordError keeps the last ten errors for EXPLAIN; q.mu is held.
 func (q *query) recordError(err error) {
 	kind := "SYSTEM"
-	if classify(err) == classFatalUser {
+	if exec.IsUserFault(err) {
 		kind = "USER"
 	}
 	q.errs = append(q.errs, queryError{at: time.Now(), msg: err.Error(), kind: kind})
@@ -146,7 +139,7 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 // start runs the query on the cluster. A query joining a global table
 // on Kafka loads its stores in the background first (global_start.go).
 func (q *query) start() error {
-	if _, ok := q.eng.cluster.(*kafkaCluster); ok && len(q.topo.Globals) > 0 {
+	if !q.eng.cluster.Synchronous() && len(q.topo.Globals) > 0 {
 		q.startLoadingGlobals()
 		return nil
 	}
@@ -156,7 +149,7 @@ func (q *query) start() error {
 		return err
 	}
 	q.globals = g
-	r, err := q.eng.cluster.start(q)
+	r, err := q.eng.cluster.Start(q.spec())
 	if err != nil {
 		g.close()
 		q.fail(err)
@@ -184,7 +177,7 @@ func (q *query) stop() error {
 	q.runner = nil
 	q.mu.Unlock()
 	if r != nil {
-		return r.stop()
+		return r.Stop()
 	}
 	return nil
 }

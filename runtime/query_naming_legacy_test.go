@@ -1,12 +1,16 @@
 package runtime
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sqlstream/sqlstream/runtime/exec"
+)
 
 // TestCommandAppIDKeepsRecordedNames: a query's application id comes
 // from the prefix its command recorded, whatever the naming now; a
 // command recorded before prefixes were keeps <service id>query_<id>.
 func TestCommandAppIDKeepsRecordedNames(t *testing.T) {
-	e, err := newEngine(options{serviceID: "svc_", cluster: newMemCluster(),
+	e, err := newEngine(options{serviceID: "svc_", cluster: exec.NewMem(),
 		props: map[string]string{PropTopicNaming: namingKsqlDB, PropPersistentPrefix: "pq_"}})
 	if err != nil {
 		t.Fatal(err)

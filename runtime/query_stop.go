@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/sqlstream/sqlstream/runtime/exec"
 )
 
 // Stopping a query waits for its tasks to finish what they are doing, and a
@@ -99,10 +101,10 @@ func (e *Engine) retire(q *query) {
 
 // release stops r, then removes the query's internal topics and local
 // state (its global tables' stores included).
-func (q *query) release(r runner) error {
+func (q *query) release(r exec.Runner) error {
 	var err error
 	if r != nil {
-		err = r.stop()
+		err = r.Stop()
 	}
 	if len(q.topo.Internal) > 0 {
 		q.eng.deleteInternalTopics(q.topo)

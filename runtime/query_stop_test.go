@@ -7,22 +7,23 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 )
 
 // stuckStopCluster is a cluster whose persistent queries take until
 // release is closed to stop: a query stuck in a huge window or a slow
 // processor.
 type stuckStopCluster struct {
-	cluster
+	exec.Cluster
 	release chan struct{}
 }
 
-func (c *stuckStopCluster) start(q *query) (runner, error) {
-	r, err := c.cluster.start(q)
+func (c *stuckStopCluster) Start(q *exec.Query) (exec.Runner, error) {
+	r, err := c.Cluster.Start(q)
 	if err != nil {
 		return nil, err
 	}
-	return runnerFunc(func() error { <-c.release; return r.stop() }), nil
+	return exec.RunnerFunc(func() error { <-c.release; return r.Stop() }), nil
 }
 
 func stuckEngine(t *testing.T) (*TestEngine, chan struct{}) {
@@ -32,7 +33,7 @@ func stuckEngine(t *testing.T) (*TestEngine, chan struct{}) {
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	te.cluster = &stuckStopCluster{cluster: te.mem, release: release}
+	te.cluster = &stuckStopCluster{Cluster: te.mem, release: release}
 	t.Cleanup(func() {
 		select {
 		case <-release:
@@ -156,7 +157,7 @@ func TestCloseWithStuckQuery(t *testing.T) {
 	}
 	release := make(chan struct{})
 	defer close(release)
-	te.cluster = &stuckStopCluster{cluster: te.mem, release: release}
+	te.cluster = &stuckStopCluster{Cluster: te.mem, release: release}
 	mustRun(t, te, `CREATE STREAM s (id INT KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
 		CREATE STREAM c AS SELECT * FROM s;`)
 	start := time.Now()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // WithCreateMissingTopics makes CREATE STREAM/TABLE create a missing topic
@@ -17,13 +15,12 @@ func WithCreateMissingTopics() Option { return func(o *options) { o.createTopics
 // committed everything in its source topics, twice in a row (queries may
 // feed each other). Test drivers call it before reading outputs.
 func (e *Engine) Quiesce(ctx context.Context) error {
-	kc, ok := e.cluster.(*kafkaCluster)
-	if !ok {
-		return nil // the in-memory cluster is synchronous
+	if e.cluster.Synchronous() {
+		return nil // every produce has been processed when it returns
 	}
 	stable := 0
 	for stable < 2 {
-		idle, err := e.caughtUp(ctx, kc)
+		idle, err := e.caughtUp(ctx)
 		if err != nil {
 			return err
 		}
@@ -43,7 +40,7 @@ func (e *Engine) Quiesce(ctx context.Context) error {
 
 // caughtUp reports whether every running query's group has committed the
 // end offsets of its source topics.
-func (e *Engine) caughtUp(ctx context.Context, kc *kafkaCluster) (bool, error) {
+func (e *Engine) caughtUp(ctx context.Context) (bool, error) {
 	e.mu.Lock()
 	var groups []string
 	topics := map[string][]string{}
@@ -55,32 +52,10 @@ func (e *Engine) caughtUp(ctx context.Context, kc *kafkaCluster) (bool, error) {
 	}
 	e.mu.Unlock()
 	for _, g := range groups {
-		ok, err := kc.groupCaughtUp(ctx, g, topics[g])
+		ok, err := e.cluster.GroupCaughtUp(ctx, g, topics[g])
 		if err != nil || !ok {
 			return false, err
 		}
 	}
 	return true, nil
-}
-
-func (k *kafkaCluster) groupCaughtUp(ctx context.Context, group string, topics []string) (bool, error) {
-	ends, err := k.adm.ListEndOffsets(ctx, topics...)
-	if err != nil {
-		return false, err
-	}
-	committed, err := k.adm.FetchOffsets(ctx, group)
-	if err != nil {
-		return false, err
-	}
-	caught := true
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset == 0 {
-			return
-		}
-		c, ok := committed.Lookup(o.Topic, o.Partition)
-		if !ok || c.At < o.Offset {
-			caught = false
-		}
-	})
-	return caught, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
@@ -131,7 +132,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 		}
 		return nil, err
 	}
-	var r runner
+	var r exec.Runner
 	switch {
 	case plan.Kind == planner.Pull && plan.Sources[0].Global:
 		r, err = e.startGlobalPull(t, plan.Sources[0])
@@ -153,13 +154,13 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 }
 
 // startPush runs a push query, its global tables' stores filled first.
-func (e *Engine) startPush(t *transient) (runner, error) {
+func (e *Engine) startPush(t *transient) (exec.Runner, error) {
 	g, err := e.startGlobals(context.Background(), t.topo, globalEnv{appID: t.appID, cache: t.cfg.cacheBytes, log: e.procLog, onErr: t.finish})
 	if err != nil {
 		return nil, err
 	}
 	t.globals = g
-	r, err := e.cluster.startTransient(t)
+	r, err := e.cluster.StartPush(t.spec())
 	if err != nil {
 		g.close()
 		return nil, err
@@ -170,18 +171,17 @@ func (e *Engine) startPush(t *transient) (runner, error) {
 // startStreamScan runs a pull query over a stream: the topic is read from
 // the beginning up to the end offsets at the start, then the query
 // completes.
-func (e *Engine) startStreamScan(t *transient) (runner, error) {
+func (e *Engine) startStreamScan(t *transient) (exec.Runner, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		tasks := map[int32]*physical.Task{}
-		envs := t.taskEnvs(nil, nil)
 		var ferr error
-		err := e.cluster.read(ctx, t.topo.SubTopologies[0].Topics[0], true, true, func(r *physical.InRecord) bool {
+		err := e.cluster.Read(ctx, t.topo.SubTopologies[0].Topics[0], true, true, func(r *physical.InRecord) bool {
 			task := tasks[r.Partition]
 			if task == nil {
-				env, _ := envs.build(t.topo.SubTopologies[0], r.Partition)
+				env := t.taskEnv(t.topo.SubTopologies[0], r.Partition)
 				if task, ferr = t.topo.NewTask(0, env); ferr != nil {
 					return false
 				}
@@ -198,13 +198,8 @@ func (e *Engine) startStreamScan(t *transient) (runner, error) {
 		}
 		t.finishWith(err, api.FinalQueryCompleted)
 	}()
-	return runnerFunc(func() error { cancel(); <-done; return nil }), nil
+	return exec.RunnerFunc(func() error { cancel(); <-done; return nil }), nil
 }
-
-// runnerFunc adapts a stop function to runner.
-type runnerFunc func() error
-
-func (f runnerFunc) stop() error { return f() }
 
 // parseTimestamp parses a string TIMESTAMP column with the same function
 // users call as PARSE_TIMESTAMP.

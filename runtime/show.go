@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -67,11 +68,11 @@ func sourceInfo(src *planner.Source) api.SourceInfo {
 }
 
 func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, error) {
-	ts, err := e.cluster.listTopics(ctx)
+	ts, err := e.cluster.ListTopics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var shown []topicInfo
+	var shown []exec.TopicInfo
 	for _, t := range ts {
 		if st.All || !e.hiddenTopic(t) {
 			shown = append(shown, t)
@@ -82,32 +83,32 @@ func (e *Engine) showTopics(ctx context.Context, st *ast.Show) (api.Entity, erro
 	}
 	out := api.KafkaTopicsList{StatementText: st.Text()}
 	for _, t := range shown {
-		out.Topics = append(out.Topics, api.KafkaTopicInfo{Name: t.name, ReplicaInfo: t.replicaInfo()})
+		out.Topics = append(out.Topics, api.KafkaTopicInfo{Name: t.Name, ReplicaInfo: replicaInfo(t)})
 	}
 	return out, nil
 }
 
 // showTopicsExtended is SHOW [ALL] TOPICS EXTENDED: each topic with its
 // consumers and consumer groups (see topicConsumers).
-func (e *Engine) showTopicsExtended(ctx context.Context, st *ast.Show, ts []topicInfo) (api.Entity, error) {
-	counts, err := e.cluster.topicConsumers(ctx)
+func (e *Engine) showTopicsExtended(ctx context.Context, st *ast.Show, ts []exec.TopicInfo) (api.Entity, error) {
+	counts, err := e.cluster.TopicConsumers(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := api.KafkaTopicsListExtended{StatementText: st.Text()}
 	for _, t := range ts {
-		c := counts[t.name]
-		out.Topics = append(out.Topics, api.KafkaTopicInfoExtended{Name: t.name, ReplicaInfo: t.replicaInfo(),
-			ConsumerCount: c.consumers, ConsumerGroupCount: c.groups})
+		c := counts[t.Name]
+		out.Topics = append(out.Topics, api.KafkaTopicInfoExtended{Name: t.Name, ReplicaInfo: replicaInfo(t),
+			ConsumerCount: c.Consumers, ConsumerGroupCount: c.Groups})
 	}
 	return out, nil
 }
 
 // replicaInfo is the replica count of each partition.
-func (t topicInfo) replicaInfo() []int {
-	out := make([]int, t.partitions)
+func replicaInfo(t exec.TopicInfo) []int {
+	out := make([]int, t.Partitions)
 	for i := range out {
-		out[i] = t.replicas
+		out[i] = t.Replicas
 	}
 	return out
 }
@@ -118,13 +119,13 @@ func (t topicInfo) replicaInfo() []int {
 // _confluent-…), and the changelog and repartition topics of persistent
 // queries (named after their application id). The processing log stays
 // visible, as in ksqlDB.
-func (e *Engine) hiddenTopic(t topicInfo) bool {
-	if t.internal || strings.HasPrefix(t.name, "_") || strings.HasPrefix(t.name, e.queryAppPrefix()) ||
-		strings.HasPrefix(t.name, e.opts.serviceID+legacyPersistentPrefix) {
+func (e *Engine) hiddenTopic(t exec.TopicInfo) bool {
+	if t.Internal || strings.HasPrefix(t.Name, "_") || strings.HasPrefix(t.Name, e.queryAppPrefix()) ||
+		strings.HasPrefix(t.Name, e.opts.serviceID+legacyPersistentPrefix) {
 		return true
 	}
 	for _, q := range e.queries {
-		if strings.HasPrefix(t.name, q.appID+"-") {
+		if strings.HasPrefix(t.Name, q.appID+"-") {
 			return true
 		}
 	}
@@ -306,7 +307,7 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 			if n, last := q.replicaErrors(); n > 0 {
 				feedErrs, lastFeedErr = feedErrs+n, last
 			}
-			if st := q.restoreStatus(); st != "" {
+			if st := q.restores.Status(); st != "" {
 				restores = append(restores, st)
 			}
 			restores = append(restores, e.storeSizes(q)...)

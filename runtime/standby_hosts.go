@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 )
 
 // Where a task's replicas are. Next to the actives, the leader puts in
@@ -111,12 +112,12 @@ func (e *Engine) queryOfApp(appID string) *query {
 // replicas returns the query's standby and warmup tasks on this server.
 func (q *query) replicas() []TaskAssignment {
 	q.mu.Lock()
-	r, _ := q.runner.(*kafkaRunner)
+	r, _ := q.runner.(exec.TaskReporter)
 	q.mu.Unlock()
-	if r == nil || r.standby == nil {
+	if r == nil {
 		return nil
 	}
-	return r.standby.assignments()
+	return r.Replicas()
 }
 
 // localReplicaLag is the lag of this server's replica of task k: the sum

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -123,32 +123,20 @@ func parseMemberAssignment(raw []byte) (map[string][]int32, memberAssignment, er
 }
 
 // TaskRole is what a server does with a task.
-type TaskRole string
+type TaskRole = exec.TaskRole
 
+// The roles of TaskAssignment.
 const (
-	RoleActive  TaskRole = "ACTIVE"  // the task runs here
-	RoleStandby TaskRole = "STANDBY" // its stores are kept warm here from the changelogs
-	RoleWarmup  TaskRole = "WARMUP"  // a standby catching up before this server takes the task over
+	RoleActive  = exec.RoleActive
+	RoleStandby = exec.RoleStandby
+	RoleWarmup  = exec.RoleWarmup
 )
 
 // TaskAssignment is one task of a query on this server.
-type TaskAssignment struct {
-	Task   string // "<sub-topology>_<partition>", Kafka Streams' task id
-	Role   TaskRole
-	State  string // an active task's state (RESTORING, RUNNING…); "" for a replica
-	Stores []StoreLag
-}
+type TaskAssignment = exec.TaskAssignment
 
-// StoreLag is how far one local store partition lags its changelog. A
-// replica reports its position and the changelog end; an active task
-// only its restoration lag (Position and End 0).
-type StoreLag struct {
-	Store     string
-	Partition int32
-	Position  int64 // next changelog offset to apply here
-	End       int64 // the changelog's end as last seen (-1: not yet known)
-	Lag       int64 // max(End − Position, 0); -1 while End is unknown
-}
+// StoreLag is how far one local store partition lags its changelog.
+type StoreLag = exec.StoreLag
 
 // QueryTasks is this server's tasks of one persistent query.
 type QueryTasks struct {
@@ -166,55 +154,11 @@ func (e *Engine) TaskAssignments() []QueryTasks {
 	e.mu.Unlock()
 	var out []QueryTasks
 	for _, q := range queries {
-		q.mu.Lock()
-		r := kafkaRunnerOf(q.runner)
-		q.mu.Unlock()
+		r := q.tasks()
 		if r == nil {
 			continue
 		}
-		out = append(out, QueryTasks{QueryID: q.id, Tasks: r.taskAssignments()})
-	}
-	return out
-}
-
-// taskAssignments is the runner's share of its query's tasks.
-func (r *kafkaRunner) taskAssignments() []TaskAssignment {
-	var out []TaskAssignment
-	r.tasks.mu.Lock()
-	active := map[physical.TaskID]taskState{}
-	for k, s := range r.tasks.states {
-		active[k] = s
-	}
-	r.tasks.mu.Unlock()
-	for k, s := range active {
-		out = append(out, TaskAssignment{Task: taskName(k), Role: RoleActive, State: s.String(), Stores: r.activeLags(k)})
-	}
-	if r.standby != nil {
-		out = append(out, r.standby.assignments()...)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, _ := parseTaskName(out[i].Task)
-		b, _ := parseTaskName(out[j].Task)
-		return compareTasks(a, b) < 0
-	})
-	return out
-}
-
-// activeLags is an active task's stores' restoration lag (0 once
-// restored).
-func (r *kafkaRunner) activeLags(k physical.TaskID) []StoreLag {
-	var out []StoreLag
-	for _, spec := range r.q.topo.SubTopologies[k.SubTopology].Stores {
-		l := StoreLag{Store: spec.Name, Partition: k.Partition}
-		r.q.mu.Lock()
-		for id, rs := range r.q.restores {
-			if id.Name == spec.Name && id.Partition == k.Partition {
-				n, total := rs.Progress()
-				l.Lag = max(total-n, 0)
-			}
-		}
-		r.q.mu.Unlock()
-		out = append(out, l)
+		out = append(out, QueryTasks{QueryID: q.id, Tasks: r.Tasks()})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -14,7 +15,7 @@ import (
 // on it.
 type TestEngine struct {
 	*Engine
-	mem  *memCluster
+	mem  *exec.Mem
 	next int // index into mem.outputs of the next Drain
 }
 
@@ -27,7 +28,7 @@ type TestEngine struct {
 // close only as stream time advances. Options may name the service and
 // its queries (WithServiceID, WithQTTNaming); the others do not apply.
 func NewTestEngine(props map[string]string, opts ...Option) (*TestEngine, error) {
-	mem := newMemCluster()
+	mem := exec.NewMem()
 	all := map[string]string{PropOffsetReset: "earliest", PropCacheBytes: "0"}
 	for k, v := range props {
 		all[NormalizeProperty(k)] = v
@@ -64,42 +65,38 @@ func (t *TestEngine) ExecuteStatement(sql string, props map[string]any) ([]api.E
 
 // CreateTopic creates a topic (tests that declare their topics).
 func (t *TestEngine) CreateTopic(name string, partitions int32) error {
-	return t.mem.createTopic(context.Background(), topicSpec{name: name, partitions: partitions})
+	return t.mem.CreateTopic(context.Background(), exec.TopicSpec{Name: name, Partitions: partitions})
 }
 
 // Produce feeds a record through every query reading its topic. A
 // missing topic is created with one partition, as a test producer would
 // find it.
 func (t *TestEngine) Produce(r *physical.OutRecord) error {
-	if _, ok, _ := t.mem.partitions(context.Background(), r.Topic); !ok {
+	if _, ok, _ := t.mem.Partitions(context.Background(), r.Topic); !ok {
 		if err := t.CreateTopic(r.Topic, 1); err != nil {
 			return err
 		}
 	}
-	if err := t.mem.produce(context.Background(), r); err != nil {
+	if err := t.mem.Produce(context.Background(), r); err != nil {
 		return err
 	}
-	t.mem.mu.Lock()
-	defer t.mem.mu.Unlock()
-	return t.mem.failure
+	return t.mem.Failure()
 }
 
 // Drain returns the records queries wrote since the last Drain, with
 // their partitions.
 func (t *TestEngine) Drain() []*physical.OutRecord {
-	t.mem.mu.Lock()
-	defer t.mem.mu.Unlock()
-	out := t.mem.outputs[t.next:]
-	t.next = len(t.mem.outputs)
+	out, next := t.mem.Outputs(t.next)
+	t.next = next
 	return out
 }
 
 // Topics returns the topics and their partition counts.
 func (t *TestEngine) Topics() map[string]int32 {
-	ts, _ := t.mem.listTopics(context.Background())
+	ts, _ := t.mem.ListTopics(context.Background())
 	out := map[string]int32{}
 	for _, x := range ts {
-		out[x.name] = x.partitions
+		out[x.Name] = x.Partitions
 	}
 	return out
 }
@@ -110,7 +107,7 @@ func (t *TestEngine) ProcessingLogTopic() string { return t.procLog.topic }
 // Read returns every record of a topic, partition by partition.
 func (t *TestEngine) Read(topic string) []physical.InRecord {
 	var out []physical.InRecord
-	_ = t.mem.read(context.Background(), topic, true, true, func(r *physical.InRecord) bool {
+	_ = t.mem.Read(context.Background(), topic, true, true, func(r *physical.InRecord) bool {
 		out = append(out, *r)
 		return true
 	})

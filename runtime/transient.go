@@ -8,6 +8,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -41,7 +42,7 @@ type transient struct {
 	done    bool
 	err     error
 	final   string
-	runner  runner
+	runner  exec.Runner
 	endOnce sync.Once
 	ended   chan struct{} // closed when the producer side is finished
 }
@@ -64,13 +65,6 @@ func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []typ
 type queuedRow struct {
 	row   api.Row
 	bytes int
-}
-
-// taskEnvs returns the builder of the environments of the query's tasks:
-// rows go to the client, records to emit, changelogs to sink (nil: no
-// stores, as for pull queries, which read committed state).
-func (t *transient) taskEnvs(emit physical.Emitter, sink changelogSink) *taskEnvs {
-	return &taskEnvs{cfg: t.cfg, emit: emit, rows: t, log: t.eng.procLog, db: t.eng.db, appID: t.appID, sink: sink, globals: t.globals}
 }
 
 // Row implements physical.RowSink: it blocks until the client takes the
@@ -176,7 +170,7 @@ func (t *transient) Close() error {
 	t.eng.forgetTransient(t.id)
 	var err error
 	if r != nil {
-		err = r.stop()
+		err = r.Stop()
 	}
 	if t.topo != nil && len(t.topo.Internal) > 0 {
 		t.eng.deleteInternalTopics(t.topo)

@@ -19,7 +19,7 @@ const brokerAbortLine = "aborting the transactions it left open"
 
 // endUnstuckLine is what `sqlstream server` logs when a transaction's end
 // waits on a rebalance the query holds back and it lets the rebalance
-// through (runtime/eos_end.go).
+// through (runtime/exec/eos_end.go).
 const endUnstuckLine = "letting the rebalance through"
 
 // TestEOSBrokerKillNine: `sqlstream broker` SIGKILLed while a
@@ -46,7 +46,7 @@ const endUnstuckLine = "letting the rebalance through"
 // over longer than the heartbeat interval so that the failing heartbeat
 // lands in an open transaction. The server now lets the held-back
 // rebalance through after 2 s (the transaction aborts and is redone) and
-// bounds End (runtime/eos_end.go; runtime's
+// bounds End (runtime/exec/eos_end.go; runtime's
 // TestEOSGroupLosesMemberInTransaction is the deterministic case). The
 // run logs how often that happened; it is timing-dependent, so not
 // asserted.

@@ -18,7 +18,9 @@ const module = "github.com/sqlstream/sqlstream"
 
 // importRule forbids packages under from (a path relative to the module
 // root; "" matches every package) from importing packages under any of
-// deny. A deny entry of "" forbids every project package.
+// deny. A deny entry of "" forbids every project package; one starting
+// with "=" forbids that package only, not those below it (the engine,
+// runtime, but not its subpackages).
 type importRule struct {
 	from string
 	deny []string
@@ -29,7 +31,9 @@ type importRule struct {
 // embedded schema registry) are leaves; api (the REST
 // entities) and broker (the embedded Kafka broker) sit beside them; qtt,
 // the conformance runner, drives runtime; only server, repl and cmd import
-// everything they need. server reaches the engine only through its own
+// everything they need. Inside runtime, the executor (runtime/exec) runs
+// topologies for the engine and never imports it: it sees physical's
+// topologies, never a statement or a plan. server reaches the engine only through its own
 // Engine interface (never runtime), and repl is an HTTP client (api and
 // the statement splitter only).
 func importRules() []importRule {
@@ -38,10 +42,11 @@ func importRules() []importRule {
 		// The Schema Registry payload codecs sit below sql/format (which
 		// imports them): types, errors and positions only.
 		{"sql/format/protobuf", []string{"sql/format", "sql/expr", "sql/functions", "sql/parser", "sql/script"}},
-		{"sql", []string{"planner", "physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
-		{"planner", []string{"physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
+		{"sql", []string{"planner", "physical", "runtime", "state", "api", "broker", "qtt", "server", "repl", "cmd"}},
+		{"planner", []string{"physical", "runtime", "state", "api", "broker", "qtt", "server", "repl", "cmd"}},
 		{"physical", []string{"runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
 		{"runtime", []string{"qtt", "server", "repl", "cmd"}},
+		{"runtime/exec", []string{"=runtime", "planner", "sql/ast", "sql/parser", "api", "broker"}},
 		{"api", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "server", "repl", "cmd"}},
 		{"broker", []string{"sql", "planner", "physical", "runtime", "api", "qtt", "server", "repl", "cmd", "state"}},
 		{"topicname", []string{""}},
@@ -79,12 +84,16 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"server":              {"runtime", "repl"},
 		"sqlx":                {"cmd"},
 		"sql/format/protobuf": {"sql/types", "sql/format"},
+		"runtime/exec":        {"physical", "runtime", "runtime/exec/x"},
+		"planner/x":           {"state"},
 	}
 	got := violations(imports, importRules())
 	want := []string{
 		"broker imports server (broker may not import server)",
 		"planner imports physical/ops (planner may not import physical)",
+		"planner/x imports state (planner may not import state)",
 		"repl imports runtime (repl may not import runtime)",
+		"runtime/exec imports runtime (runtime/exec may not import runtime)",
 		"server imports repl (server may not import repl)",
 		"server imports runtime (server may not import runtime)",
 		"sql/expr imports planner (sql may not import planner)",
@@ -179,6 +188,12 @@ func violations(imports map[string][]string, rules []importRule) []string {
 
 func denied(imp string, deny []string) (string, bool) {
 	for _, d := range deny {
+		if exact, ok := strings.CutPrefix(d, "="); ok {
+			if imp == exact {
+				return exact, true
+			}
+			continue
+		}
 		if under(imp, d) {
 			return d, true
 		}

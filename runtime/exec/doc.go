@@ -1,0 +1,50 @@
+// Package exec runs topologies: it is the executor of sqlstream's engine
+// (package runtime), which hands it a query as a small value and hears
+// back through an observer. exec never imports the engine.
+//
+//	engine (runtime) ── exec.Query{id, app id, topology, Config, DB,
+//	   │                 logger, counters, Balancer} ──► Cluster.Start
+//	   │ ◄── Observer: Running, Failed, Recovered, Stopped ──┘
+//	   │
+//	   ├─ Kafka (franz-go, the server)        Mem (in memory, `sqlstream test`)
+//	   │    kafkaRunner: one consumer group     producing runs every query
+//	   │      per query, a task per partition   downstream before it returns,
+//	   │      (tasks.go), restored before it     in the manner of Kafka
+//	   │      runs (restore*.go), flushed then   Streams' TopologyTestDriver
+//	   │      committed every interval
+//	   │      (at_least_once) or inside Kafka
+//	   │      transactions (kafka_runner_eos.go)
+//	   │    kafkaPush: a group-less consumer for a push query (kafka_push.go)
+//	   │    standbyFeeder: standby and warmup replicas (standby*.go)
+//	   │    Follow: a global table's topic into its store (global_follow.go)
+//	   └─ every task's environment is built in one place (task_env.go)
+//
+// The runners (at_least_once and exactly_once_v2 on Kafka, push queries,
+// the in-memory cluster) see exec.Query or exec.Push: the query id, the
+// application id (consumer group, internal topic and store prefix), the
+// topology, the runner's typed Config (parsed once by the engine), the
+// state DB, the logger and processing log, and counters the engine reads
+// for SHOW QUERIES, EXPLAIN and metrics. A persistent query's runner
+// reports through Observer: Running once its tasks run, Failed with a
+// classified failure (error_class.go), Recovered for an error it got past,
+// Stopped when it holds none of the query's tasks any more. On Kafka the
+// group balancer is the engine's (Query.Balancer): it places whole tasks
+// and calls back through BalancerHooks.
+//
+// Task lifecycle (an explicit state machine, task_state.go):
+//
+//	created ──► restoring ──► running ◄──► suspended
+//	                 └────────► error ◄────────┘   (closed from any state)
+//
+// Errors (error_class.go) are sorted into classes with one path each, the
+// same for both Kafka runners: retriable and task-migrated errors are
+// recovered from by rejoining, a corrupted store is wiped and restored,
+// and fatal errors (the user's, a full disk, or internal: a bug) put the
+// query in ERROR with what to do next. A query never keeps running while
+// skipping records.
+//
+// What only one cluster can do (ping a broker, commit a group's offsets,
+// tell whether a group caught up) is a method of Cluster that the other
+// answers as a cluster without it would, so the engine never asks which
+// one it has.
+package exec

@@ -1,0 +1,93 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Ending a transaction must not stall the query. kgo's
+// GroupTransactSession.End, after committing the offsets to the
+// transaction, waits for a forced heartbeat (or for the session's revoke
+// or lost callback) before it sends EndTxn. Only the group manager's
+// heartbeat loop answers the force, and that loop is gone once the group
+// lost the member (the coordinator forgot it: a broker restarted after a
+// crash, a session timeout). The manager then wants to call the lost
+// callback, but under BlockRebalanceOnPoll it waits for AllowRebalance,
+// which the runner calls only after End: End and the manager wait on
+// each other, forever on a context without deadline.
+//
+// Two guards, neither of which changes an outcome kgo would not reach:
+//
+//   - Once End has waited endStall while a rebalance has waited endStall
+//     for AllowRebalance (rebalanceWaits), End is let past it:
+//     AllowRebalance. The lost (or revoke) callback runs, closes the
+//     session's channel End waits on, and End aborts, exactly as for a rebalance that came before End
+//     (kgo's documented choice (b): allow the rebalance, abort the work).
+//     The aborted outcome is known, so the loop rebuilds its tasks from
+//     Pebble and carries on; the group manager rejoins and the new
+//     assignment resumes from the committed offsets.
+//
+//   - End is bounded by eosEndTimeout. An End that times out has an
+//     unknown outcome (its EndTxn may or may not have reached the
+//     coordinator) and leaves kgo's client unusable, so it is a session
+//     error: the runner drops every task, closes the session and makes a
+//     new one (recoverFrom, rejoin). Safe whatever the coordinator
+//     decided: the new session's InitProducerID on the same transactional
+//     id waits for a transaction in PrepareCommit/PrepareAbort to
+//     complete and aborts one still Ongoing; the new member reads the
+//     committed input offsets (RequireStable waits for pending ones) and
+//     restores every task from its Pebble checkpoint plus the committed
+//     changelog tail. If the transaction committed, its changelog
+//     records, outputs and offsets are all visible and are not redone;
+//     if it aborted, none are, and its input is processed again. Pebble
+//     never received the transaction's writes (they are committed only
+//     after a known commit), so local state cannot run ahead of Kafka.
+const (
+	endStall      = 2 * time.Second
+	eosEndTimeout = 3 * eosTxnTimeout
+)
+
+// endSession is the session's End, guarded as described above.
+func (r *kafkaRunner) endSession(ctx context.Context, try kgo.TransactionEndTry) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, eosEndTimeout)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go r.unstickEnd(done)
+	committed, err := r.eos.sess.End(kgo.PreTxnCommitFnContext(ctx, r.withStreamTimes), try)
+	if err != nil && ctx.Err() != nil {
+		r.q.Logger.Warn("ending the transaction timed out; its outcome is unknown, so the query drops its tasks and rejoins, restoring them from the committed changelogs",
+			"query", r.q.ID, "timeout", eosEndTimeout, "err", err)
+		err = fmt.Errorf("ending the transaction took over %v (outcome unknown; the coordinator resolves it): %w", eosEndTimeout, err)
+	}
+	return committed, err
+}
+
+// unstickEnd lets a rebalance through once End has waited endStall
+// while that rebalance has waited endStall for AllowRebalance (a
+// rebalance that only just arrived, as one whose sync End's offset
+// commit was waiting for, is left to End's own AllowRebalance after it),
+// checking again until End returns (done closes).
+func (r *kafkaRunner) unstickEnd(done <-chan struct{}) {
+	tick := time.NewTicker(endStall / 4)
+	defer tick.Stop()
+	started := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		at := r.eos.blockedAt.Load()
+		if at == 0 || time.Since(started) < endStall || time.Since(time.Unix(0, at)) < endStall {
+			continue
+		}
+		r.q.Logger.Warn("ending the transaction waits on a rebalance this member holds back (the group coordinator likely lost the member); letting the rebalance through, so the transaction aborts and its records are processed again",
+			"query", r.q.ID, "waited", time.Since(started).Round(time.Millisecond))
+		r.eos.sess.AllowRebalance()
+		started = time.Now() // warn again only if End goes on waiting
+	}
+}

@@ -1,0 +1,138 @@
+package runtime
+
+import (
+	"time"
+
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// PropMaxTaskIdle is Kafka Streams' max.task.idle.ms: how long a task
+// that reads several partitions (a join's, or a repartitioned input's
+// with another) waits, once an empty input partition is caught up to its
+// end, for records to arrive there before it processes the others
+// anyway. 0 (the default since Kafka Streams 3.0) waits for no new data,
+// only for data already on the broker to be fetched; -1 never waits.
+const PropMaxTaskIdle = "ksql.streams.max.task.idle.ms"
+
+// What the executor (runtime/exec) sees of the engine's queries: a small
+// value per run (exec.Query, exec.Push) and, for a persistent query, an
+// observer (queryObserver) through which its runner reports state
+// changes, errors and the end of its placement. The runner never sees a
+// *query or the *Engine.
+
+// execConfig is the runner's part of the query's configuration.
+func (c queryConfig) execConfig() exec.Config {
+	return exec.Config{CommitInterval: c.commitInterval, Threads: c.threads, FromEarliest: c.fromEarliest,
+		CacheBytes: c.cacheBytes, IdleCloseMs: c.idleCloseMs, MaxTaskIdle: c.maxTaskIdle, LateTopic: c.lateTopic,
+		ThrowOnInvalid: c.throwOnInvalid, ExactlyOnce: c.guarantee == exactlyOnce, SessionTimeout: c.sessionTimeout,
+		AcceptableLag: c.ha.acceptableLag}
+}
+
+// spec is what the runner of the query's current run sees.
+func (q *query) spec() *exec.Query {
+	s := &exec.Query{ID: q.id, AppID: q.appID, Topology: q.topo, Config: q.cfg.execConfig(), DB: q.eng.db,
+		Logger: q.eng.logger, Log: q.procLog(), Observer: queryObserver{q},
+		Processed: &q.processed, Skipped: &q.skipped, StreamTimes: &q.streamTimes, TxnEnds: &q.txnEnds,
+		Restores: &q.restores, Balancer: q.balancer, ReplicaFault: q.eng.opts.replicaFault}
+	if q.globals != nil {
+		s.Globals = q.globals
+	}
+	return s
+}
+
+// queryObserver is how a runner reports to its query.
+type queryObserver struct{ q *query }
+
+func (o queryObserver) Running()            { o.q.setState(StateRunning, nil) }
+func (o queryObserver) Failed(err error)    { o.q.fail(err) }
+func (o queryObserver) Recovered(err error) { o.q.noteError(err) }
+
+// Stopped forgets the query's placement: this server runs none of its
+// tasks any more.
+func (o queryObserver) Stopped() {
+	o.q.placed(nil)
+	o.q.placedStandbys(nil)
+}
+
+// balancer is the query's task balancer: the query's threads, local
+// offset sums and high-availability settings, advertising this server
+// and recording the host maps of every assignment (task_hosts.go,
+// standby_hosts.go).
+func (q *query) balancer(h exec.BalancerHooks) kgo.GroupBalancer {
+	b := newTaskBalancer(h.SubOf, q.cfg.threads, q.taskOffsetSums)
+	b.ha = q.cfg.ha
+	b.stateful = map[int]bool{}
+	for _, st := range q.topo.SubTopologies {
+		b.stateful[st.ID] = len(st.Stores) > 0
+	}
+	b.endSums = h.EndSums
+	b.now = time.Now
+	b.assigned = func(ma memberAssignment) {
+		h.Assigned(exec.Assignment{Standby: ma.standby, Warmup: ma.warmup, ProbeAt: ma.probeAt, Rejoin: ma.rejoin})
+	}
+	return b.withHosts(q.eng.peers.advertised, q.placed).withStandbyHosts(q.placedStandbys)
+}
+
+// tasks is the query's runner as a task reporter (nil: no runner, or
+// one that runs no group).
+func (q *query) tasks() exec.TaskReporter {
+	q.mu.Lock()
+	r := q.runner
+	q.mu.Unlock()
+	return taskReporterOf(r)
+}
+
+// taskReporterOf unwraps r down to the executor's runner.
+func taskReporterOf(r exec.Runner) exec.TaskReporter {
+	switch r := r.(type) {
+	case exec.TaskReporter:
+		return r
+	case globalRunner:
+		return taskReporterOf(r.runner)
+	case *globalStart:
+		return taskReporterOf(r.started())
+	}
+	return nil
+}
+
+// replicaErrors is the feed errors of the query's replicas on this
+// server, and the last one.
+func (q *query) replicaErrors() (int64, string) {
+	q.mu.Lock()
+	r, _ := q.runner.(exec.TaskReporter)
+	q.mu.Unlock()
+	if r == nil {
+		return 0, ""
+	}
+	return r.ReplicaErrors()
+}
+
+// spec is what the push runner sees of the transient query.
+func (t *transient) spec() *exec.Push {
+	s := &exec.Push{ID: t.id, AppID: t.appID, Topology: t.topo, Config: t.cfg.execConfig(), DB: t.eng.db,
+		Logger: t.eng.logger, Log: t.eng.procLog, Rows: t, Finish: t.finish}
+	if t.globals != nil {
+		s.Globals = t.globals
+	}
+	return s
+}
+
+// taskEnv is the environment of the pull query's task of sub for
+// partition p (no emitter, no stores: it reads committed state).
+func (t *transient) taskEnv(sub *physical.SubTopology, p int32) *physical.TaskEnv {
+	return t.spec().TaskEnv(sub, p)
+}
+
+// wipeStores drops the local state of every store of a topology (a
+// transient query that ended).
+func (e *Engine) wipeStores(appID string) {
+	for _, st := range e.db.Stores() {
+		if st.App == appID {
+			if err := e.db.Wipe(st); err != nil {
+				e.logger.Warn("could not wipe store", "store", st.String(), "err", err)
+			}
+		}
+	}
+}
