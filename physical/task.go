@@ -2,7 +2,10 @@ package physical
 
 import (
 	"fmt"
+	"path/filepath"
+	goruntime "runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -38,17 +41,57 @@ func (t *Topology) NewTask(sub int, env *TaskEnv) (*Task, error) {
 // Process runs one input record through the task. The returned error is
 // fatal for the task (a stopped transient query, see IsStopped); bad
 // records are logged to the processing log, not returned. A panic in an
-// operator (a bug) is recovered: the record is skipped and logged with
-// the panic and its stack, so one record cannot take the server down.
+// operator (a bug) is recovered, so one record cannot take the server
+// down, and returned as a *PanicError: the query cannot go on (the
+// runtime puts it in ERROR) rather than skip the record as bad data. The
+// processing log gets the record with the panic's whole stack.
 func (t *Task) Process(r *InRecord) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			pe := newPanicError(p, r)
 			t.env.current = r
-			t.env.log(ExpressionError, "value", fmt.Sprintf("internal error processing record: %v\n%s", p, debug.Stack()), r.Value)
-			err = nil
+			t.env.log(ExpressionError, "value", fmt.Sprintf("internal error processing record: %v\n%s", p, pe.Stack), r.Value)
+			err = pe
 		}
 	}()
 	return t.head.ProcessRaw(r)
+}
+
+// PanicError is an operator's panic while processing a record: a bug of
+// sqlstream, fatal for the query.
+type PanicError struct {
+	Value any    // what the operator panicked with
+	Frame string // the function that panicked, file:line
+	Stack []byte // the goroutine's stack at the panic
+	// Topic, Partition and Offset are the record's.
+	Topic     string
+	Partition int32
+	Offset    int64
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("internal error: an operator panicked processing %s[%d] offset %d: %v at %s",
+		e.Topic, e.Partition, e.Offset, e.Value, e.Frame)
+}
+
+// newPanicError describes the panic p the deferred recover of Process
+// caught: its frame is the first of the stack below the runtime's own
+// panic machinery.
+func newPanicError(p any, r *InRecord) *PanicError {
+	pe := &PanicError{Value: p, Stack: debug.Stack(), Frame: "unknown", Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+	pcs := make([]uintptr, 32)
+	frames := goruntime.CallersFrames(pcs[:goruntime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") {
+			pe.Frame = fmt.Sprintf("%s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	return pe
 }
 
 // ProcessRow runs a row that is already decoded (a pull query's table

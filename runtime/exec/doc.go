@@ -37,11 +37,12 @@
 //	                 └────────► error ◄────────┘   (closed from any state)
 //
 // Errors (error_class.go) are sorted into classes with one path each, the
-// same for both Kafka runners: retriable and task-migrated errors are
-// recovered from by rejoining, a corrupted store is wiped and restored,
-// and fatal errors (the user's, a full disk, or internal: a bug) put the
-// query in ERROR with what to do next. A query never keeps running while
-// skipping records.
+// same for every runner (both Kafka runners, push queries, the in-memory
+// cluster): retriable and task-migrated errors are recovered from by
+// rejoining, a corrupted store is wiped and restored, and fatal errors
+// (the user's, a full disk, or internal: a bug, an operator's panic) put
+// the query in ERROR with what to do next; a push query ends with the
+// same message. A query never keeps running while skipping records.
 //
 // What only one cluster can do (ping a broker, commit a group's offsets,
 // tell whether a group caught up) is a method of Cluster that the other

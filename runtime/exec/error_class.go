@@ -142,14 +142,25 @@ func (e *queryFailure) Error() string {
 
 func (e *queryFailure) Unwrap() error { return e.err }
 
-// failure describes a fatal error of query id, or of a recoverable one
-// that kept coming back.
+// failure describes a fatal error of persistent query id, or of a
+// recoverable one that kept coming back.
 func failure(id string, err error) *queryFailure {
+	return classified(err, fmt.Sprintf("to run it again, TERMINATE %s and run its CREATE statement again", id))
+}
+
+// pushFailure describes an error that ended a push query: the same
+// classes and remedies as a persistent query's, the query being run again
+// by sending it again.
+func pushFailure(err error) *queryFailure {
+	return classified(err, "to run it again, send the query again")
+}
+
+// classified is err with its class and the remedy that ends with retry.
+func classified(err error, retry string) *queryFailure {
 	var qf *queryFailure
 	if errors.As(err, &qf) {
 		return qf
 	}
-	retry := fmt.Sprintf("to run it again, TERMINATE %s and run its CREATE statement again", id)
 	c := classify(err)
 	f := &queryFailure{class: c, err: err}
 	var ue *physical.UserError

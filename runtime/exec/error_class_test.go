@@ -38,6 +38,7 @@ func TestClassify(t *testing.T) {
 		{"session refused access", &sessionError{kerr.TransactionalIDAuthorizationFailed}, classFatalUser},
 		{"record too large", kerr.MessageTooLarge, classFatalUser},
 		{"bug", errors.New("index out of range"), classFatalInternal},
+		{"operator panic", &taskFailure{err: &physical.PanicError{Value: "boom", Frame: "physical.(*aggregateOp).Process (aggregate.go:1)"}}, classFatalInternal},
 	} {
 		if got := classify(tc.err); got != tc.want {
 			t.Errorf("%s (%v): %s, want %s", tc.name, tc.err, got, tc.want)

@@ -63,9 +63,16 @@ func (p *kafkaPush) onProduced(r *kgo.Record, err error) {
 		return
 	}
 	err = fmt.Errorf("push query %s could not write to %s: %w", p.q.ID, r.Topic, err)
+	p.fail(err)
+	p.cancel()
+}
+
+// fail ends the query with err told with its class and what to do
+// (error_class.go), as a persistent query's failure is.
+func (p *kafkaPush) fail(err error) {
+	err = pushFailure(err)
 	p.q.Logger.Error("push query failed", "query", p.q.ID, "err", err)
 	p.q.Finish(err)
-	p.cancel()
 }
 
 // startOffsets positions every partition: source topics at the end (or
@@ -114,26 +121,39 @@ func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
 	p.cl.Produce(context.Background(), changelogRecord(new(kgo.Record), topic, part, key, value), p.produced)
 }
 
+// loop polls and processes until the query stops or fails. A fetch error
+// of the retriable class is retried (the records were not delivered, so
+// nothing is lost), at most maxRecoveries polls in a row; every other
+// error ends the query with its class (pushFailure). A record's failure
+// cannot be redone (the rows before it reached the client), so it ends
+// the query whatever its class.
 func (p *kafkaPush) loop(ctx context.Context) {
 	defer close(p.done)
+	retries := 0
 	for ctx.Err() == nil {
 		fs := p.poll(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		if err := FetchErr(fs); err != nil {
-			p.q.Finish(err)
+			if retries++; classify(err) == classRetriable && retries <= maxRecoveries {
+				p.q.Logger.Warn("push query: fetch error; retrying", "query", p.q.ID, "err", err, "retries", retries)
+				continue
+			}
+			p.fail(err)
 			return
 		}
+		retries = 0
 		err := p.processPush(fs)
 		if err == nil {
 			err = p.punctuate()
 		}
+		if physical.IsStopped(err) {
+			p.q.Finish(nil)
+			return
+		}
 		if err != nil {
-			if physical.IsStopped(err) {
-				err = nil
-			}
-			p.q.Finish(err)
+			p.fail(err)
 			return
 		}
 	}

@@ -302,7 +302,7 @@ func (m *Mem) Start(q *Query) (Runner, error) {
 			m.failure = fmt.Errorf("query %s: %w", q.ID, err)
 		}
 		m.mu.Unlock()
-		q.Observer.Failed(err)
+		q.Observer.Failed(failure(q.ID, err)) // classified as on Kafka
 	}
 	envs := q.envs(m, m)
 	for i, st := range q.Topology.SubTopologies {
@@ -375,6 +375,8 @@ func (m *Mem) StartPush(q *Push) (Runner, error) {
 	onErr := func(err error) {
 		if physical.IsStopped(err) {
 			err = nil
+		} else {
+			err = pushFailure(err) // classified as on Kafka
 		}
 		q.Finish(err)
 		stop()
