@@ -6,6 +6,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/global"
 )
 
 // startGlobalPull answers a pull query on a global table from a full
@@ -17,19 +18,14 @@ import (
 // source table still needs CREATE TABLE … AS SELECT.
 func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (exec.Runner, error) {
 	spec := physical.GlobalSpecOf(src, physical.Options{AppID: t.appID, ParseTimestamp: e.parseTimestamp})
-	g := &globalStores{stores: map[string]*globalStore{}}
-	env := globalEnv{appID: t.appID, cache: t.cfg.cacheBytes, log: e.procLog, onErr: t.finish}
-	if err := g.start(context.Background(), e, spec, env); err != nil {
-		g.close()
+	// a snapshot: the copy stops at the end offsets it started with
+	s, done, err := global.Snapshot(context.Background(), spec, e.globalEnv(t.appID, t.cfg.cacheBytes, e.procLog, t.finish))
+	if err != nil {
 		return nil, err
 	}
-	for _, stop := range g.stops {
-		stop() // a snapshot: the copy stops at the end offsets it started with
-	}
-	g.stops = nil
 	go func() {
-		err := e.scanGlobal(t, spec, g.stores[spec.Name])
-		g.close()
+		err := e.scanGlobal(t, spec, s)
+		done()
 		e.wipeStores(t.appID)
 		t.finishWith(err, "")
 	}()
@@ -37,7 +33,7 @@ func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (exec.Runner
 }
 
 // scanGlobal feeds the copy's rows to the pull query's task.
-func (e *Engine) scanGlobal(t *transient, spec physical.GlobalStoreSpec, s *globalStore) error {
+func (e *Engine) scanGlobal(t *transient, spec physical.GlobalStoreSpec, s *global.Store) error {
 	env := t.taskEnv(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/global"
 )
 
 // A persistent query joining a global table on Kafka loads the table's
@@ -61,9 +62,9 @@ func (q *query) startLoadingGlobals() {
 	go func() {
 		defer close(s.done)
 		start := time.Now()
-		g, err := q.eng.startGlobals(ctx, q.topo, q.globalEnv())
+		g, err := global.Start(ctx, q.topo.Globals, q.globalEnv())
 		if ctx.Err() != nil {
-			g.close()
+			g.Close()
 			return // stopped meanwhile
 		}
 		if err != nil {
@@ -74,12 +75,12 @@ func (q *query) startLoadingGlobals() {
 		q.globals = g
 		r, err := q.eng.cluster.Start(q.spec())
 		if err != nil {
-			g.close()
+			g.Close()
 			q.fail(err)
 			return
 		}
 		s.mu.Lock()
-		s.r = withGlobals(r, g)
+		s.r = global.WithStores(r, g)
 		s.mu.Unlock()
 	}()
 }
@@ -96,29 +97,17 @@ func globalLoadError(q *query, err error) error {
 
 // globalEnv is the environment of q's global stores: a follower's fault
 // after the start fails the query; loaded records are counted.
-func (q *query) globalEnv() globalEnv {
-	return globalEnv{appID: q.appID, cache: q.cfg.cacheBytes, log: q.procLog(), onErr: q.globalFailed,
-		count: func() { q.globalLoaded.Add(1) }}
+func (q *query) globalEnv() global.Env {
+	env := q.eng.globalEnv(q.appID, q.cfg.cacheBytes, q.procLog(), q.globalFailed)
+	env.Count = func() { q.globalLoaded.Add(1) }
+	return env
 }
 
-// globalHook combines the engine's WithGlobalLoadHook (for topic) with
-// the query's count; nil when there is neither.
-func (e *Engine) globalHook(topic string, count func()) func(*physical.InRecord) error {
-	hook := e.opts.globalHook
-	if hook == nil && count == nil {
-		return nil
-	}
-	return func(r *physical.InRecord) error {
-		if hook != nil {
-			if err := hook(topic, r.Partition, r.Offset); err != nil {
-				return fmt.Errorf("load hook: %w", err)
-			}
-		}
-		if count != nil {
-			count()
-		}
-		return nil
-	}
+// globalEnv is the environment of the global stores of appID: records
+// that do not deserialize go to log, a follower's fault after the start
+// to onErr.
+func (e *Engine) globalEnv(appID string, cache int64, log physical.ProcessingLog, onErr func(error)) global.Env {
+	return global.Env{AppID: appID, Cache: cache, DB: e.db, Cluster: e.cluster, Log: log, OnErr: onErr, Hook: e.opts.globalHook}
 }
 
 // WithGlobalLoadHook calls hook for every record a global table's store

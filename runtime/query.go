@@ -10,6 +10,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/global"
 )
 
 // query is a persistent query (CSAS, CTAS, INSERT INTO … SELECT): a
@@ -33,7 +34,7 @@ type query struct {
 	txnEnds     exec.Latencies // how long ending each transaction took (exactly_once_v2)
 	// globals are the global-table stores of the current run, filled
 	// before its runner starts (nil: the query joins no global table).
-	globals *globalStores
+	globals *global.Stores
 	// globalLoaded counts the records its global stores loaded.
 	globalLoaded atomic.Int64
 	// caughtUp is set once a pull query found the query caught up with
@@ -143,7 +144,7 @@ func (q *query) start() error {
 		q.startLoadingGlobals()
 		return nil
 	}
-	g, err := q.eng.startGlobals(context.Background(), q.topo, q.globalEnv())
+	g, err := global.Start(context.Background(), q.topo.Globals, q.globalEnv())
 	if err != nil {
 		q.fail(err)
 		return err
@@ -151,12 +152,12 @@ func (q *query) start() error {
 	q.globals = g
 	r, err := q.eng.cluster.Start(q.spec())
 	if err != nil {
-		g.close()
+		g.Close()
 		q.fail(err)
 		return err
 	}
 	q.mu.Lock()
-	q.runner = withGlobals(r, g)
+	q.runner = global.WithStores(r, g)
 	q.mu.Unlock()
 	return nil
 }

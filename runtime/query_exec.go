@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -89,8 +90,8 @@ func taskReporterOf(r exec.Runner) exec.TaskReporter {
 	switch r := r.(type) {
 	case exec.TaskReporter:
 		return r
-	case globalRunner:
-		return taskReporterOf(r.runner)
+	case global.Runner:
+		return taskReporterOf(r.Unwrap())
 	case *globalStart:
 		return taskReporterOf(r.started())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
@@ -155,17 +156,17 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 
 // startPush runs a push query, its global tables' stores filled first.
 func (e *Engine) startPush(t *transient) (exec.Runner, error) {
-	g, err := e.startGlobals(context.Background(), t.topo, globalEnv{appID: t.appID, cache: t.cfg.cacheBytes, log: e.procLog, onErr: t.finish})
+	g, err := global.Start(context.Background(), t.topo.Globals, e.globalEnv(t.appID, t.cfg.cacheBytes, e.procLog, t.finish))
 	if err != nil {
 		return nil, err
 	}
 	t.globals = g
 	r, err := e.cluster.StartPush(t.spec())
 	if err != nil {
-		g.close()
+		g.Close()
 		return nil, err
 	}
-	return withGlobals(r, g), nil
+	return global.WithStores(r, g), nil
 }
 
 // startStreamScan runs a pull query over a stream: the topic is read from

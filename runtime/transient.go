@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -31,7 +32,7 @@ type transient struct {
 	only   []int32 // a forwarded pull query's partitions (see session.only)
 	auth   string  // the client's Authorization header, sent when forwarding
 	// globals are the global-table stores of a push query's join.
-	globals *globalStores
+	globals *global.Stores
 
 	rows   chan queuedRow
 	budget *rowBudget    // bytes of the rows in rows, at most pushRowBytes

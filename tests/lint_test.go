@@ -33,7 +33,8 @@ type importRule struct {
 // the conformance runner, drives runtime; only server, repl and cmd import
 // everything they need. Inside runtime, the executor (runtime/exec) runs
 // topologies for the engine and never imports it: it sees physical's
-// topologies, never a statement or a plan. server reaches the engine only through its own
+// topologies, never a statement or a plan; runtime/global (global
+// tables' stores) sits on the executor and below the engine. server reaches the engine only through its own
 // Engine interface (never runtime), and repl is an HTTP client (api and
 // the statement splitter only).
 func importRules() []importRule {
@@ -46,7 +47,10 @@ func importRules() []importRule {
 		{"planner", []string{"physical", "runtime", "state", "api", "broker", "qtt", "server", "repl", "cmd"}},
 		{"physical", []string{"runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
 		{"runtime", []string{"qtt", "server", "repl", "cmd"}},
-		{"runtime/exec", []string{"=runtime", "planner", "sql/ast", "sql/parser", "api", "broker"}},
+		{"runtime/exec", []string{"=runtime", "runtime/global", "planner", "sql/ast", "sql/parser", "api", "broker"}},
+		// Global tables' stores, for the engine: they see the executor's
+		// Cluster (to follow a topic), never the engine.
+		{"runtime/global", []string{"=runtime", "planner", "sql", "api", "broker"}},
 		{"api", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "server", "repl", "cmd"}},
 		{"broker", []string{"sql", "planner", "physical", "runtime", "api", "qtt", "server", "repl", "cmd", "state"}},
 		{"topicname", []string{""}},
@@ -85,6 +89,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"sqlx":                {"cmd"},
 		"sql/format/protobuf": {"sql/types", "sql/format"},
 		"runtime/exec":        {"physical", "runtime", "runtime/exec/x"},
+		"runtime/global":      {"runtime/exec", "runtime"},
 		"planner/x":           {"state"},
 	}
 	got := violations(imports, importRules())
@@ -94,6 +99,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"planner/x imports state (planner may not import state)",
 		"repl imports runtime (repl may not import runtime)",
 		"runtime/exec imports runtime (runtime/exec may not import runtime)",
+		"runtime/global imports runtime (runtime/global may not import runtime)",
 		"server imports repl (server may not import repl)",
 		"server imports runtime (server may not import runtime)",
 		"sql/expr imports planner (sql may not import planner)",

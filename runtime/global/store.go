@@ -1,4 +1,4 @@
-package runtime
+package global
 
 import (
 	"encoding/binary"
@@ -9,7 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/state"
 )
 
-// globalStore is a global table's store, written by one follower and read
+// Store is a global table's store, written by one follower and read
 // by every task of the query: a mutex makes it safe for concurrent use
 // (state stores are not). Beside the rows it keeps its local checkpoint,
 // as Kafka Streams' global state manager does: the next offset of every
@@ -22,7 +22,7 @@ import (
 // The offsets are written last before each commit (every
 // globalFlushEvery writes and at Flush), so a durable checkpoint never
 // runs ahead of durable rows; a restart reads only the records after it.
-type globalStore struct {
+type Store struct {
 	mu     sync.Mutex
 	db     *state.DB
 	id     state.StoreID
@@ -43,18 +43,18 @@ const (
 	globalOffsetTag  byte = 0x02
 )
 
-// openGlobalStore opens the store of id, keeping what it holds.
-func openGlobalStore(db *state.DB, id state.StoreID, cache int64) (*globalStore, error) {
+// openStore opens the store of id, keeping what it holds.
+func openStore(db *state.DB, id state.StoreID, cache int64) (*Store, error) {
 	s, err := db.Store(id, state.WithCache(cache))
 	if err != nil {
 		return nil, err
 	}
-	return &globalStore{db: db, id: id, cache: cache, store: s, next: map[int32]int64{}}, nil
+	return &Store{db: db, id: id, cache: cache, store: s, next: map[int32]int64{}}, nil
 }
 
 // Load applies one record of the topic and notes its offset (a control
 // record only moves the offset).
-func (s *globalStore) Load(r *physical.InRecord, control bool) error {
+func (s *Store) Load(r *physical.InRecord, control bool) error {
 	if s.onLoad != nil {
 		if err := s.onLoad(r); err != nil {
 			return err
@@ -73,7 +73,7 @@ func (s *globalStore) Load(r *physical.InRecord, control bool) error {
 
 // Checkpoint returns the durable next offsets by partition (empty: no
 // checkpoint, the store must be rebuilt from the start).
-func (s *globalStore) Checkpoint() (map[int32]int64, error) {
+func (s *Store) Checkpoint() (map[int32]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[int32]int64{}
@@ -93,7 +93,7 @@ func (s *globalStore) Checkpoint() (map[int32]int64, error) {
 }
 
 // Reset wipes the store (rows and checkpoint) for a full reload.
-func (s *globalStore) Reset() error {
+func (s *Store) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.store.Close(); err != nil {
@@ -111,17 +111,19 @@ func (s *globalStore) Reset() error {
 }
 
 // String names the store (exec.FollowStore).
-func (s *globalStore) String() string { return s.id.String() }
+func (s *Store) String() string { return s.id.String() }
 
 func rowKey(key []byte) []byte { return append([]byte{globalRowTag}, key...) }
 
-func (s *globalStore) Get(key []byte) ([]byte, error) {
+// Get implements state.Store: the row of key.
+func (s *Store) Get(key []byte) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.store.Get(rowKey(key))
 }
 
-func (s *globalStore) Put(key, value []byte) error {
+// Put implements state.Store (the loader's writes).
+func (s *Store) Put(key, value []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.store.Put(rowKey(key), value); err != nil {
@@ -133,7 +135,8 @@ func (s *globalStore) Put(key, value []byte) error {
 	return nil
 }
 
-func (s *globalStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+// Range implements state.Store over the rows.
+func (s *Store) Range(start, end []byte, fn func(k, v []byte) bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	hi := []byte{globalRowTag + 1}
@@ -143,7 +146,8 @@ func (s *globalStore) Range(start, end []byte, fn func(k, v []byte) bool) error 
 	return s.store.Range(rowKey(start), hi, func(k, v []byte) bool { return fn(k[1:], v) })
 }
 
-func (s *globalStore) Flush() error {
+// Flush commits the rows and, after them, the offsets they cover.
+func (s *Store) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.flush()
@@ -151,7 +155,7 @@ func (s *globalStore) Flush() error {
 
 // flush writes the noted offsets down after the rows, then commits them
 // all in one batch; s.mu is held.
-func (s *globalStore) flush() error {
+func (s *Store) flush() error {
 	for p, off := range s.next {
 		k := binary.BigEndian.AppendUint32([]byte{globalOffsetTag}, uint32(p))
 		if err := s.store.Put(k, binary.BigEndian.AppendUint64(nil, uint64(off))); err != nil {
@@ -162,7 +166,8 @@ func (s *globalStore) flush() error {
 	return s.store.Flush()
 }
 
-func (s *globalStore) Close() error {
+// Close closes the store.
+func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.store.Close()
