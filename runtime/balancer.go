@@ -40,7 +40,7 @@ type taskBalancer struct {
 	// tell which members are caught up, and sets the time of a probing
 	// rebalance in every member's assignment (now is its clock);
 	// assigned hands a member its standbys, warmups and rebalance
-	// schedule (rebalance_rounds.go).
+	// schedule (exec's rebalance_rounds.go).
 	ha       haConfig
 	stateful map[int]bool
 	endSums  func() map[physical.TaskID]int64

@@ -1,9 +1,7 @@
 package runtime
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
@@ -22,67 +20,21 @@ import (
 // in-memory cluster loads synchronously (its topics are in memory, and
 // its callers expect a query to run once its statement returned).
 
-// globalStart is the runner of a query whose global stores are loading.
-type globalStart struct {
-	cancel context.CancelFunc
-	done   chan struct{} // closed once the load ended and the runner (if any) is set
-	mu     sync.Mutex
-	r      exec.Runner // the query's runner once the load is done
-}
-
-// stop cancels the load, waits for it, then stops the runner it started.
-func (s *globalStart) Stop() error {
-	s.cancel()
-	<-s.done
-	s.mu.Lock()
-	r := s.r
-	s.r = nil
-	s.mu.Unlock()
-	if r == nil {
-		return nil
-	}
-	return r.Stop()
-}
-
-// started returns the runner started after the load (nil: none yet).
-func (s *globalStart) started() exec.Runner {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.r
-}
-
 // startLoadingGlobals starts q's global stores' load in the background,
 // then its runner. e.mu is held; the load does not need it.
 func (q *query) startLoadingGlobals() {
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &globalStart{cancel: cancel, done: make(chan struct{})}
-	q.mu.Lock()
-	q.runner = s
-	q.mu.Unlock()
-	go func() {
-		defer close(s.done)
-		start := time.Now()
-		g, err := global.Start(ctx, q.topo.Globals, q.globalEnv())
-		if ctx.Err() != nil {
-			g.Close()
-			return // stopped meanwhile
-		}
-		if err != nil {
-			q.fail(globalLoadError(q, err))
-			return
-		}
-		q.logger().Info("global stores loaded", "query", q.id, "elapsed", time.Since(start).Round(time.Millisecond))
+	l := global.Background(q.topo.Globals, q.globalEnv(), func(g *global.Stores, elapsed time.Duration) (exec.Runner, error) {
+		q.logger().Info("global stores loaded", "query", q.id, "elapsed", elapsed.Round(time.Millisecond))
 		q.globals = g
 		r, err := q.eng.cluster.Start(q.spec())
 		if err != nil {
-			g.Close()
 			q.fail(err)
-			return
 		}
-		s.mu.Lock()
-		s.r = global.WithStores(r, g)
-		s.mu.Unlock()
-	}()
+		return r, err
+	}, func(err error) { q.fail(globalLoadError(q, err)) })
+	q.mu.Lock()
+	q.runner = l
+	q.mu.Unlock()
 }
 
 // globalLoadError says which global table failed to load and what to do.

@@ -92,8 +92,8 @@ func taskReporterOf(r exec.Runner) exec.TaskReporter {
 		return r
 	case global.Runner:
 		return taskReporterOf(r.Unwrap())
-	case *globalStart:
-		return taskReporterOf(r.started())
+	case *global.Loading:
+		return taskReporterOf(r.Started())
 	}
 	return nil
 }

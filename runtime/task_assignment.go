@@ -23,7 +23,7 @@ type assignmentUserData struct {
 	Standby []string `json:"standby,omitempty"` // task names, "<sub>_<partition>"
 	Warmup  []string `json:"warmup,omitempty"`
 	// Rejoin: this rebalance revoked tasks, whose new owners get them
-	// in a second round that every member joins at once (rebalance_rounds.go).
+	// in a second round that every member joins at once (exec's rebalance_rounds.go).
 	Rejoin bool `json:"rejoin,omitempty"`
 	// ProbeAt is when every member rejoins for a probing rebalance
 	// (Unix milliseconds, 0: none pending).
