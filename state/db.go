@@ -32,6 +32,9 @@ type DB struct {
 	genDurable []uint64
 	writes     atomic.Uint64 // successful writes so far (wrote)
 	durable    atomic.Uint64 // the last of them known durable
+	// abandoned: a reopen could not close the failed Pebble DB (guarded
+	// by d.mu); it cannot be opened again in this process.
+	abandoned bool
 
 	mu     sync.Mutex // guards parts, next, closed
 	parts  map[StoreID]*partition
@@ -90,7 +93,7 @@ func open(dir string, cfg dbConfig) (*DB, error) {
 func (d *DB) openPebble() (*pebble.DB, error) {
 	cache := pebble.NewCache(d.cfg.cacheBytes)
 	defer cache.Unref()
-	po := &pebble.Options{FS: d.cfg.fs, Cache: cache, Logger: fatalLogger{d.cfg.logger, d}, FormatMajorVersion: pebble.FormatNewest,
+	po := &pebble.Options{FS: vfs.OnDiskFull(d.cfg.fs, d.diskFull), Cache: cache, Logger: fatalLogger{d.cfg.logger, d}, FormatMajorVersion: pebble.FormatNewest,
 		MemTableSize: uint64(d.cfg.memTable), EventListener: d.eventListener()}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)

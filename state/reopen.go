@@ -35,6 +35,10 @@ import (
 // broken Pebble DB in progress to end.
 const reopenDrainWithin = 10 * time.Second
 
+// errAbandoned is why a DB cannot be reopened in this process: closing
+// the failed Pebble DB timed out, and it keeps the directory locked.
+var errAbandoned = errors.New("state: reopen: the failed Pebble DB could not be closed (its goroutines are stuck), so it keeps the data directory locked; restart the server to reopen local state")
+
 // errLostWithReopen is why a store open across a reopen fails.
 var errLostWithReopen = errors.New("writes of this store were not durable when local state was reopened after a write failure; close the store and restore it from its changelog")
 
@@ -89,12 +93,16 @@ func (d *DB) Reopen() error {
 		return fmt.Errorf("state: reopen: uses of the failed DB did not end within %v; try again", reopenDrainWithin)
 	}
 	defer d.pmu.Unlock()
+	if d.abandoned {
+		return errAbandoned
+	}
 	if d.pdb != nil {
 		err := d.closePebble()
 		d.pdb = nil // closed or abandoned: never used again
 		d.genDurable = append(d.genDurable, d.durable.Load())
 		if errors.Is(err, errCloseTimedOut) {
-			return err
+			d.abandoned = true // it still holds the directory's lock
+			return fmt.Errorf("%w: %w", errAbandoned, err)
 		}
 	}
 	pdb, err := d.openPebble()

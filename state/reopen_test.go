@@ -14,13 +14,13 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 )
 
-// diskFullFor is an in-memory file system whose writes to files matching
-// match fail with ENOSPC while full is set.
-func diskFullFor(match func(path string) bool) (vfs.FS, *atomic.Bool) {
+// diskFailingFor is an in-memory file system whose writes to files
+// matching match fail with errno while full is set.
+func diskFailingFor(errno syscall.Errno, match func(path string) bool) (vfs.FS, *atomic.Bool) {
 	var full atomic.Bool
 	fs := errorfs.Wrap(vfs.NewMem(), errorfs.InjectorFunc(func(op errorfs.Op) error {
 		if full.Load() && op.Kind.ReadOrWrite() == errorfs.OpIsWrite && match(op.Path) {
-			return syscall.ENOSPC
+			return errno
 		}
 		return nil
 	}))
@@ -174,24 +174,32 @@ func TestReopenLosesUnsyncedStore(t *testing.T) {
 
 // TestBackgroundFlushOnFullDiskFailsDB: a memtable flush that cannot
 // write its table (ENOSPC on .sst files only, so the WAL still takes
-// commits) is reported through Pebble's EventListener.BackgroundError
-// from its own goroutine; the DB fails like a failed commit instead of
-// retrying until writes stall, and recovers by Reopen.
+// commits) fails the DB from Pebble's flush goroutine, where the file
+// system's disk-full callback sees it, instead of being retried until
+// writes stall; the DB recovers by Reopen.
 func TestBackgroundFlushOnFullDiskFailsDB(t *testing.T) {
-	fs, full := diskFullFor(func(p string) bool { return strings.HasSuffix(p, ".sst") })
-	testBackgroundFailure(t, fs, full, "no space left")
+	fs, full := diskFailingFor(syscall.ENOSPC, func(p string) bool { return strings.HasSuffix(p, ".sst") })
+	testBackgroundFailure(t, fs, full, "is full", "write into the data directory")
 }
 
-// TestManifestWriteOnFullDiskFailsDB: a flush whose table is written but
-// whose MANIFEST update is refused makes Pebble call Logger.Fatalf from
+// TestBackgroundFlushIOErrorFailsDB: the same flush failing with EIO
+// (no disk-full callback) reaches Pebble's EventListener.BackgroundError,
+// which fails the DB the same way.
+func TestBackgroundFlushIOErrorFailsDB(t *testing.T) {
+	fs, full := diskFailingFor(syscall.EIO, func(p string) bool { return strings.HasSuffix(p, ".sst") })
+	testBackgroundFailure(t, fs, full, "input/output error", "background write")
+}
+
+// TestManifestWriteErrorFailsDB: a flush whose table is written but whose
+// MANIFEST update is refused (EIO) makes Pebble call Logger.Fatalf from
 // its flush goroutine; that no longer panics (it would end the process
 // there) but fails the DB, which recovers by Reopen.
-func TestManifestWriteOnFullDiskFailsDB(t *testing.T) {
-	fs, full := diskFullFor(func(p string) bool { return strings.Contains(p, "MANIFEST") })
-	testBackgroundFailure(t, fs, full, "MANIFEST")
+func TestManifestWriteErrorFailsDB(t *testing.T) {
+	fs, full := diskFailingFor(syscall.EIO, func(p string) bool { return strings.Contains(p, "MANIFEST") })
+	testBackgroundFailure(t, fs, full, "MANIFEST", "background write")
 }
 
-func testBackgroundFailure(t *testing.T, fs vfs.FS, full *atomic.Bool, want string) {
+func testBackgroundFailure(t *testing.T, fs vfs.FS, full *atomic.Bool, wants ...string) {
 	logs := &RecordingLogger{}
 	db, err := Open("data", WithFS(fs), WithLogger(logs))
 	must(t, err)
@@ -210,8 +218,13 @@ func testBackgroundFailure(t *testing.T, fs vfs.FS, full *atomic.Bool, want stri
 	}
 	ferr := waitFailed(t, db)
 	var we *WriteError
-	if !errors.As(ferr, &we) || !strings.Contains(ferr.Error(), want) || !strings.Contains(ferr.Error(), "background write") {
-		t.Fatalf("Failure() = %v, want a background WriteError saying %q", ferr, want)
+	if !errors.As(ferr, &we) {
+		t.Fatalf("Failure() = %v, want a WriteError", ferr)
+	}
+	for _, want := range wants {
+		if !strings.Contains(ferr.Error(), want) {
+			t.Fatalf("Failure() = %v, want it to say %q", ferr, want)
+		}
 	}
 	t.Logf("failure: %v; logged: %q", ferr, logs.Errors())
 	if err := db.Checkpoint(testID, 9); !IsWriteFailure(err) {
@@ -231,5 +244,46 @@ func testBackgroundFailure(t *testing.T, fs vfs.FS, full *atomic.Bool, want stri
 	must(t, st.Flush())
 	if len(logs.Errors()) == 0 {
 		t.Fatal("the failure was not logged")
+	}
+}
+
+// TestWALWriterErrorIsAFailureNotACrash: an unsynced commit whose WAL
+// write fails in Pebble's flush goroutine (EIO: no disk-full callback)
+// leaves the error in the WAL writer, and Pebble panics with it at the
+// next commit, holding its commit pipeline's lock. That panic is the DB's
+// failure, not the end of the process; since that Pebble DB can no longer
+// be closed, Reopen gives up within its bound saying to restart.
+func TestWALWriterErrorIsAFailureNotACrash(t *testing.T) {
+	fs, full := diskFailingFor(syscall.EIO, func(p string) bool { return strings.HasSuffix(p, ".log") })
+	db, err := Open("data", WithFS(fs))
+	must(t, err)
+	st, err := db.Store(testID, WithCache(0))
+	must(t, err)
+	full.Store(true)
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; ; i++ {
+		err := st.Put(fmt.Appendf(nil, "k%d", i), []byte("v"))
+		if err == nil {
+			err = st.Range(nil, nil, func(_, _ []byte) bool { return false }) // an unsynced commit
+		}
+		if err != nil {
+			if !IsWriteFailure(err) {
+				t.Fatalf("commit after the WAL failed: %v, want a write failure", err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no commit failed")
+		}
+	}
+	if db.Failure() == nil {
+		t.Fatal("the DB did not fail")
+	}
+	full.Store(false)
+	if err := db.Reopen(); err == nil || !strings.Contains(err.Error(), "restart the server") {
+		t.Fatalf("Reopen of the DB whose commit pipeline is stuck = %v, want it to say to restart", err)
+	}
+	if err := db.Close(); !IsWriteFailure(err) {
+		t.Fatalf("Close = %v, want the write failure", err)
 	}
 }

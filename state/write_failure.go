@@ -149,15 +149,7 @@ func (d *DB) writeNumbered(op string, synced bool, fn func(pdb *pebble.DB) error
 	before := d.writes.Load()
 	defer func() {
 		if r := recover(); r != nil {
-			pf, ok := r.(*pebbleFatal)
-			if !ok {
-				panic(r)
-			}
-			cause := pf.err
-			if cause == nil {
-				cause = errors.New(pf.msg)
-			}
-			n, err = 0, d.fail(op, cause)
+			n, err = 0, d.fail(op, recovered(r))
 		}
 	}()
 	if err = fn(pdb); err != nil {
@@ -167,6 +159,32 @@ func (d *DB) writeNumbered(op string, synced bool, fn func(pdb *pebble.DB) error
 		return 0, err
 	}
 	return d.wrote(before, synced), nil
+}
+
+// recovered is the cause of a panic of Pebble's during a write: its
+// Fatalf's, or the WAL write error it panics with itself (commitWrite,
+// when the WAL writer already holds an error: it panics holding the
+// commit pipeline's lock, so that DB can no longer be closed, see
+// abandoned). Any other panic goes on.
+func recovered(r any) error {
+	if pf, ok := r.(*pebbleFatal); ok {
+		if pf.err != nil {
+			return pf.err
+		}
+		return errors.New(pf.msg)
+	}
+	if err, ok := r.(error); ok && diskError(err) {
+		return err
+	}
+	panic(r)
+}
+
+// diskFull is the file system's callback (vfs.OnDiskFull) for a write it
+// sees refused for want of space, before Pebble does: the DB fails at once,
+// so no later write enters a commit pipeline whose WAL writer already
+// holds the error (Pebble panics there, see recovered).
+func (d *DB) diskFull() {
+	d.fail("write into the data directory", syscall.ENOSPC)
 }
 
 // fail records the DB's first write failure, tells the failure hook, and
@@ -199,11 +217,12 @@ func (d *DB) Failure() error {
 // closeFailedWithin once it failed (its goroutines may be stuck on the
 // disk; Close then returns an error and leaves them).
 func (d *DB) closePebble() error {
-	if d.pdb == nil { // a reopen closed it and could not open it again
+	pdb := d.pdb
+	if pdb == nil { // a reopen closed it and could not open it again
 		return d.Failure()
 	}
 	if d.failed.Load() == nil {
-		return d.pdb.Close()
+		return pdb.Close()
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -212,7 +231,7 @@ func (d *DB) closePebble() error {
 				done <- fmt.Errorf("state: closing the failed DB: %v", r)
 			}
 		}()
-		done <- d.pdb.Close()
+		done <- pdb.Close()
 	}()
 	select {
 	case err := <-done:
