@@ -46,7 +46,7 @@ func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
 	local := api.HealthCheck{IsHealthy: true}
 	if err := e.StorageFailure(); err != nil {
 		local = api.HealthCheck{Error: "local state takes no writes, so every query with state is in ERROR: " + err.Error() +
-			" (free space in the data directory, then restart the server)"}
+			" (free space in the data directory: the server probes it and, once it takes writes, reopens local state and restarts those queries)"}
 	}
 	return api.HealthCheckResponse{
 		IsHealthy: kafka.IsHealthy && runner.IsHealthy && local.IsHealthy,
