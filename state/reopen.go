@@ -102,7 +102,9 @@ func (d *DB) Reopen() error {
 		d.genDurable = append(d.genDurable, d.durable.Load())
 		if errors.Is(err, errCloseTimedOut) {
 			d.abandoned = true // it still holds the directory's lock
-			return fmt.Errorf("%w: %w", errAbandoned, err)
+			err = fmt.Errorf("%w: %w", errAbandoned, err)
+			d.failed.Store(&WriteError{Op: "reopen", Err: err}) // what Failure reports from now on
+			return err
 		}
 	}
 	pdb, err := d.openPebble()

@@ -283,6 +283,9 @@ func TestWALWriterErrorIsAFailureNotACrash(t *testing.T) {
 	if err := db.Reopen(); err == nil || !strings.Contains(err.Error(), "restart the server") {
 		t.Fatalf("Reopen of the DB whose commit pipeline is stuck = %v, want it to say to restart", err)
 	}
+	if err := db.Failure(); err == nil || !strings.Contains(err.Error(), "restart the server") {
+		t.Fatalf("Failure() after the abandoned reopen = %v, want it to say to restart", err)
+	}
 	if err := db.Close(); !IsWriteFailure(err) {
 		t.Fatalf("Close = %v, want the write failure", err)
 	}
