@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -218,6 +219,30 @@ func testFullDiskRecovers(t *testing.T, guarantee string) {
 		return nil
 	})
 
+	// Pull queries run throughout the failure and the reopen: local state
+	// is never seen closed (an answer may be an error while the query is
+	// in ERROR, never one of a closed store, and the server never dies).
+	stopReads, readsDone := make(chan struct{}), make(chan error, 1)
+	var pulls atomic.Int64
+	go func() {
+		pace := time.NewTicker(10 * time.Millisecond) // a steady load, not a wait: the machine is shared
+		defer pace.Stop()
+		for {
+			select {
+			case <-stopReads:
+				readsDone <- nil
+				return
+			case <-pace.C:
+			}
+			if _, err := pullRows(n, "SELECT * FROM counts WHERE k = 'k00042';"); err != nil &&
+				(strings.Contains(err.Error(), "closed") || strings.Contains(err.Error(), "connection refused")) {
+				readsDone <- err
+				return
+			}
+			pulls.Add(1)
+		}
+	}()
+
 	filler := fillDisk(t, stateDir)
 	produceKeys(100, 5000)
 	eventuallyWithin(t, "the query in ERROR", 60*time.Second, func() error {
@@ -261,6 +286,11 @@ func testFullDiskRecovers(t *testing.T, guarantee string) {
 		return nil
 	})
 	produceKeys(5100, 5200) // after
+	close(stopReads)
+	if err := <-readsDone; err != nil {
+		t.Fatalf("a pull query during the failure and the reopen: %v", err)
+	}
+	t.Logf("%d pull queries answered during the failure and the recovery", pulls.Load())
 
 	var counts map[string]int64
 	eventuallyWithin(t, "every key in the sink", 2*time.Minute, func() error {
