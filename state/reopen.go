@@ -39,6 +39,10 @@ const reopenDrainWithin = 10 * time.Second
 // the failed Pebble DB timed out, and it keeps the directory locked.
 var errAbandoned = errors.New("state: reopen: the failed Pebble DB could not be closed (its goroutines are stuck), so it keeps the data directory locked; restart the server to reopen local state")
 
+// NeedsRestart reports whether err (a DB's Failure) can only be undone by
+// a restart of the process: the failed Pebble DB could not be closed.
+func NeedsRestart(err error) bool { return errors.Is(err, errAbandoned) }
+
 // errLostWithReopen is why a store open across a reopen fails.
 var errLostWithReopen = errors.New("writes of this store were not durable when local state was reopened after a write failure; close the store and restore it from its changelog")
 

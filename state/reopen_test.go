@@ -283,7 +283,7 @@ func TestWALWriterErrorIsAFailureNotACrash(t *testing.T) {
 	if err := db.Reopen(); err == nil || !strings.Contains(err.Error(), "restart the server") {
 		t.Fatalf("Reopen of the DB whose commit pipeline is stuck = %v, want it to say to restart", err)
 	}
-	if err := db.Failure(); err == nil || !strings.Contains(err.Error(), "restart the server") {
+	if err := db.Failure(); !NeedsRestart(err) || !strings.Contains(err.Error(), "restart the server") {
 		t.Fatalf("Failure() after the abandoned reopen = %v, want it to say to restart", err)
 	}
 	if err := db.Close(); !IsWriteFailure(err) {
