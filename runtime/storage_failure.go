@@ -60,15 +60,14 @@ type storageRecovery struct {
 	dir  string
 	wake chan struct{} // one pending wake-up at most
 	stop chan struct{}
-	done chan struct{}
+	done chan struct{} // closed when the loop ends; nil until it starts
 
 	mu     sync.Mutex
 	failed map[string]bool // queries in ERROR for the storage failure, to restart
 }
 
 func newStorageRecovery(dir string) *storageRecovery {
-	return &storageRecovery{dir: dir, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		failed: map[string]bool{}}
+	return &storageRecovery{dir: dir, wake: make(chan struct{}, 1), stop: make(chan struct{}), failed: map[string]bool{}}
 }
 
 // poke wakes the loop; it never blocks (the DB's failure hook calls it
@@ -107,8 +106,9 @@ func (r *storageRecovery) sleep(d time.Duration) bool {
 
 // startStorageRecovery runs the recovery loop until Close.
 func (e *Engine) startStorageRecovery() {
-	if e.recovery != nil {
-		go e.runStorageRecovery()
+	if r := e.recovery; r != nil {
+		r.done = make(chan struct{})
+		go e.runStorageRecovery(r.done)
 	}
 }
 
@@ -117,7 +117,9 @@ func (e *Engine) startStorageRecovery() {
 func (e *Engine) stopStorageRecovery() {
 	if r := e.recovery; r != nil {
 		close(r.stop)
-		<-r.done
+		if r.done != nil {
+			<-r.done
+		}
 	}
 }
 
@@ -134,9 +136,9 @@ func (e *Engine) storageFailed(q *query, err error) {
 	r.poke(err)
 }
 
-func (e *Engine) runStorageRecovery() {
+func (e *Engine) runStorageRecovery(done chan struct{}) {
 	r := e.recovery
-	defer close(r.done)
+	defer close(done)
 	for {
 		select {
 		case <-r.stop:
