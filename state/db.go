@@ -89,8 +89,14 @@ func open(dir string, cfg dbConfig) (*DB, error) {
 
 // openPebble opens the Pebble DB of d's directory. Its logger and event
 // listener turn what Pebble's own goroutines fail to write into d's
-// failure (write_failure.go).
-func (d *DB) openPebble() (*pebble.DB, error) {
+// failure (write_failure.go); a Fatalf of Pebble's while opening (or
+// reopening) is an error of the open, not a panic of the server.
+func (d *DB) openPebble() (pdb *pebble.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pdb, err = nil, fmt.Errorf("state: open %s: %w", d.dir, recovered(r))
+		}
+	}()
 	cache := pebble.NewCache(d.cfg.cacheBytes)
 	defer cache.Unref()
 	po := &pebble.Options{FS: vfs.OnDiskFull(d.cfg.fs, d.diskFull), Cache: cache, Logger: fatalLogger{d.cfg.logger, d}, FormatMajorVersion: pebble.FormatNewest,
@@ -98,8 +104,7 @@ func (d *DB) openPebble() (*pebble.DB, error) {
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
-	pdb, err := pebble.Open(d.dir, po)
-	if err != nil {
+	if pdb, err = pebble.Open(d.dir, po); err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", d.dir, err)
 	}
 	return pdb, nil

@@ -290,3 +290,19 @@ func TestWALWriterErrorIsAFailureNotACrash(t *testing.T) {
 		t.Fatalf("Close = %v, want the write failure", err)
 	}
 }
+
+// TestOpenOnRefusingDiskIsAnError: creating a DB whose MANIFEST the disk
+// refuses makes Pebble call Fatalf while opening; Open returns an error
+// naming the directory instead of panicking.
+func TestOpenOnRefusingDiskIsAnError(t *testing.T) {
+	fs, full := diskFailingFor(syscall.EIO, func(p string) bool { return strings.Contains(p, "MANIFEST") })
+	full.Store(true)
+	db, err := Open("data", WithFS(fs))
+	if err == nil {
+		db.Close()
+		t.Fatal("Open on a disk refusing the MANIFEST succeeded")
+	}
+	if !strings.Contains(err.Error(), "open data") {
+		t.Fatalf("Open = %v, want an error naming the directory", err)
+	}
+}
