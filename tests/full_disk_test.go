@@ -59,24 +59,41 @@ func fillDisk(t *testing.T, dir string) string {
 // (SHOW QUERIES EXTENDED).
 func queryState(t *testing.T, n *node) (string, string) {
 	t.Helper()
+	return queryStateOf(t, n, "")
+}
+
+// queryStateOf returns the state and error text of the server's one
+// query whose id contains idPart (SHOW QUERIES EXTENDED).
+func queryStateOf(t *testing.T, n *node, idPart string) (string, string) {
+	t.Helper()
 	_, raw := n.post("/ksql", "application/vnd.ksql.v1+json", map[string]any{"ksql": "SHOW QUERIES EXTENDED;"})
-	var ents []struct {
-		Queries []struct {
-			State       string `json:"state"`
-			QueryErrors []struct {
-				ErrorMessage string `json:"errorMessage"`
-			} `json:"queryErrors"`
-		} `json:"queryDescriptions"`
+	type desc struct {
+		ID          string `json:"id"`
+		State       string `json:"state"`
+		QueryErrors []struct {
+			ErrorMessage string `json:"errorMessage"`
+		} `json:"queryErrors"`
 	}
-	if err := json.Unmarshal(raw, &ents); err != nil || len(ents) != 1 || len(ents[0].Queries) != 1 {
+	var ents []struct {
+		Queries []desc `json:"queryDescriptions"`
+	}
+	if err := json.Unmarshal(raw, &ents); err != nil || len(ents) != 1 {
 		t.Fatalf("SHOW QUERIES EXTENDED: %v: %s", err, raw)
 	}
-	q := ents[0].Queries[0]
+	var found []desc
+	for _, q := range ents[0].Queries {
+		if strings.Contains(q.ID, idPart) {
+			found = append(found, q)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("SHOW QUERIES EXTENDED: %d queries with %q in their id: %s", len(found), idPart, raw)
+	}
 	var msgs []string
-	for _, e := range q.QueryErrors {
+	for _, e := range found[0].QueryErrors {
 		msgs = append(msgs, e.ErrorMessage)
 	}
-	return q.State, strings.Join(msgs, "\n")
+	return found[0].State, strings.Join(msgs, "\n")
 }
 
 // TestFullDiskPutsQueryInError (issue 16, point 7): the local state of
@@ -173,7 +190,9 @@ func healthOf(t *testing.T, n *node) api.HealthCheckResponse {
 // the disk taking writes again, reopens its local state, and restarts the
 // count, which goes back to RUNNING by itself; /healthcheck turns green;
 // every key produced before, during and after the failure is in the
-// sink (at_least_once: none lost); a pull query answers.
+// sink (at_least_once: none lost); a pull query answers; a second count,
+// quiet during the failure, stays or comes back RUNNING and counts on
+// (its stores, durable when the DB failed, survive the reopen).
 func TestFullDiskRecoversByItself(t *testing.T) {
 	testFullDiskRecovers(t, "at_least_once")
 }
@@ -201,20 +220,29 @@ func testFullDiskRecovers(t *testing.T, guarantee string) {
 	})
 	n.mustKsql(`CREATE STREAM ev (k VARCHAR KEY, v VARCHAR) WITH (KAFKA_TOPIC='ev', VALUE_FORMAT='JSON', PARTITIONS=2);`)
 	n.mustKsql(`SET 'auto.offset.reset'='earliest'; CREATE TABLE counts AS SELECT k, COUNT(*) AS n FROM ev GROUP BY k;`)
+	// A second count whose input is quiet while the disk is full: it ends
+	// RUNNING and counting too, whether it went to ERROR or not.
+	n.mustKsql(`CREATE STREAM other (k VARCHAR KEY, v VARCHAR) WITH (KAFKA_TOPIC='other', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	n.mustKsql(`SET 'auto.offset.reset'='earliest'; CREATE TABLE other_counts AS SELECT k, COUNT(*) AS n FROM other GROUP BY k;`)
 	cl := kafkaClient(t, kafka)
-	produceKeys := func(from, to int) {
+	produceTo := func(topic string, from, to int) {
 		var recs []*kgo.Record
 		for i := from; i < to; i++ {
-			recs = append(recs, &kgo.Record{Topic: "ev", Key: fmt.Appendf(nil, "k%05d", i), Value: []byte(`{"V":"x"}`)})
+			recs = append(recs, &kgo.Record{Topic: topic, Key: fmt.Appendf(nil, "k%05d", i), Value: []byte(`{"V":"x"}`)})
 		}
 		if err := cl.ProduceSync(timeoutCtx(t), recs...).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
+	produceKeys := func(from, to int) { produceTo("ev", from, to) }
 	produceKeys(0, 100)
+	produceTo("other", 0, 50)
 	eventually(t, "the first counts", func() error {
 		if got := len(mustPull(t, n, "SELECT * FROM counts;")); got != 100 {
 			return fmt.Errorf("%d keys counted", got)
+		}
+		if got := len(mustPull(t, n, "SELECT * FROM other_counts;")); got != 50 {
+			return fmt.Errorf("%d other keys counted", got)
 		}
 		return nil
 	})
@@ -246,12 +274,12 @@ func testFullDiskRecovers(t *testing.T, guarantee string) {
 	filler := fillDisk(t, stateDir)
 	produceKeys(100, 5000)
 	eventuallyWithin(t, "the query in ERROR", 60*time.Second, func() error {
-		if st, _ := queryState(t, n); st != "ERROR" {
+		if st, _ := queryStateOf(t, n, "CTAS_COUNTS"); st != "ERROR" {
 			return fmt.Errorf("query %s", st)
 		}
 		return nil
 	})
-	if _, reason := queryState(t, n); !strings.Contains(reason, "fatal storage error") || !strings.Contains(reason, "free space") {
+	if _, reason := queryStateOf(t, n, "CTAS_COUNTS"); !strings.Contains(reason, "fatal storage error") || !strings.Contains(reason, "free space") {
 		t.Fatalf("the ERROR's reason:\n%s", reason)
 	}
 	if h := healthOf(t, n); h.IsHealthy || h.Details.Metastore.IsHealthy {
@@ -264,7 +292,7 @@ func testFullDiskRecovers(t *testing.T, guarantee string) {
 		}
 		return nil
 	})
-	if st, _ := queryState(t, n); st != "ERROR" {
+	if st, _ := queryStateOf(t, n, "CTAS_COUNTS"); st != "ERROR" {
 		t.Fatalf("query %s while the disk is still full", st)
 	}
 
@@ -273,7 +301,7 @@ func testFullDiskRecovers(t *testing.T, guarantee string) {
 	}
 	freed := time.Now()
 	eventuallyWithin(t, "the count RUNNING again without a restart", 2*time.Minute, func() error {
-		if st, _ := queryState(t, n); st != "RUNNING" {
+		if st, _ := queryStateOf(t, n, "CTAS_COUNTS"); st != "RUNNING" {
 			return fmt.Errorf("query %s", st)
 		}
 		return nil
@@ -286,6 +314,16 @@ func testFullDiskRecovers(t *testing.T, guarantee string) {
 		return nil
 	})
 	produceKeys(5100, 5200) // after
+	produceTo("other", 50, 100)
+	eventually(t, "the quiet count RUNNING and counting after the recovery", func() error {
+		if st, _ := queryStateOf(t, n, "CTAS_OTHER_COUNTS"); st != "RUNNING" {
+			return fmt.Errorf("query %s", st)
+		}
+		if got := len(mustPull(t, n, "SELECT * FROM other_counts;")); got != 100 {
+			return fmt.Errorf("%d other keys counted", got)
+		}
+		return nil
+	})
 	close(stopReads)
 	if err := <-readsDone; err != nil {
 		t.Fatalf("a pull query during the failure and the reopen: %v", err)
