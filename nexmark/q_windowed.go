@@ -50,7 +50,8 @@ func q5Reference(events iter.Seq[Event]) []Row {
 	for b := range bids(events) {
 		st = max(st, b.DateTime)
 		last := b.DateTime - b.DateTime%q5Advance
-		for s := last; s > b.DateTime-q5Size; s -= q5Advance {
+		// Windows start at 0 or later, as Kafka Streams' TimeWindows.
+		for s := last; s > b.DateTime-q5Size && s >= 0; s -= q5Advance {
 			counts[key{s, b.Auction}]++
 		}
 	}
