@@ -34,15 +34,15 @@ type commandFlags struct {
 
 func newCommandFlags(fs *flag.FlagSet) *commandFlags {
 	f := &commandFlags{}
-	fs.StringVar(&f.brokers, "bootstrap-servers", "127.0.0.1:9092", "Kafka brokers, comma separated")
-	fs.Int64Var(&f.events, "events", 0, "number of events to produce (required)")
-	fs.Int64Var(&f.rate, "rate", DefaultRate, "events per second of event time (the gap between date_times)")
+	fs.StringVar(&f.brokers, "bootstrap-servers", "127.0.0.1:9092", "`hosts` of the Kafka brokers, comma separated")
+	fs.Int64Var(&f.events, "events", 0, "number of events to produce, `N` (required)")
+	fs.Int64Var(&f.rate, "rate", DefaultRate, "events per second of event time, `R`: event n's date_time is base-time + n/R s")
 	fs.BoolVar(&f.paced, "paced", false, "also produce at --rate events per second of wall time")
-	fs.StringVar(&f.format, "format", "JSON", "value format: JSON or AVRO (AVRO needs --schema-registry-url)")
-	fs.StringVar(&f.registry, "schema-registry-url", "", "schema registry for AVRO, http(s)://host:port (e.g. the server's embedded one)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of every random choice")
-	fs.StringVar(&f.base, "base-time", DefaultBaseTime().Format(time.RFC3339), "date_time of event 0, RFC 3339")
-	fs.IntVar(&f.partitions, "partitions", 1, "partitions of the topics it creates")
+	fs.StringVar(&f.format, "format", "JSON", "value `format`: JSON or AVRO (AVRO needs --schema-registry-url)")
+	fs.StringVar(&f.registry, "schema-registry-url", "", "schema registry `URL` for AVRO, http(s)://host:port (the server's embedded one, or another)")
+	fs.Uint64Var(&f.seed, "seed", 1, "`seed` of every random choice, 1 or more")
+	fs.StringVar(&f.base, "base-time", DefaultBaseTime().Format(time.RFC3339), "`time` of event 0, RFC 3339")
+	fs.IntVar(&f.partitions, "partitions", 1, "`partitions` of the topics it creates")
 	return f
 }
 
@@ -114,16 +114,17 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func run(ctx context.Context, cfg Config, lc LoadConfig, stdout, stderr io.Writer) int {
+	// The package's errors start with "nexmark: ".
 	g, err := NewGenerator(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "sqlstream nexmark: %v\n", err)
+		fmt.Fprintf(stderr, "sqlstream %v\n", err)
 		return 2
 	}
 	lc.Progress = stderr
 	start := time.Now()
 	n, err := Load(ctx, g, lc)
 	if err != nil {
-		fmt.Fprintf(stderr, "sqlstream nexmark: %v\n", err)
+		fmt.Fprintf(stderr, "sqlstream %v\n", err)
 		return 1
 	}
 	last := g.Time(lc.Events - 1)
@@ -133,8 +134,20 @@ func run(ctx context.Context, cfg Config, lc LoadConfig, stdout, stderr io.Write
 	return 0
 }
 
+// printCommandUsage prints the usage text and the flags as the other
+// subcommands do: --name VALUE, then the usage and default.
 func printCommandUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, commandUsage)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if name == "" || name == "value" {
+			fmt.Fprintf(w, "  --%s\n", f.Name)
+		} else {
+			fmt.Fprintf(w, "  --%s %s\n", f.Name, strings.ToUpper(name))
+		}
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			usage += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(w, "        %s\n", usage)
+	})
 }

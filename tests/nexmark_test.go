@@ -138,7 +138,13 @@ func (r *nexmarkRun) query(q *nexmark.Query) nexmarkResult {
 		t.Fatalf("%s: %v", q.Name, err)
 	}
 	res.rows = len(rows)
-	res.mismatch = nexmark.Diff(q.Columns, rows, q.Reference(r.gen.Events(r.events)))
+	want := q.Reference(r.gen.Events(r.events))
+	res.mismatch = nexmark.Diff(q.Columns, rows, want)
+	if len(want) == 0 {
+		// A check of nothing proves nothing: too few events for a window
+		// to close.
+		res.mismatch = "the reference expects no rows: give more events or a lower rate"
+	}
 	t.Logf("%s: %d rows in %s", q.Name, len(rows), q.Sink)
 	return res
 }
