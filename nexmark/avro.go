@@ -6,29 +6,31 @@ import "encoding/binary"
 // topic (subject <topic>-value). Persons and auctions carry their id in
 // the key only (a KAFKA BIGINT), so a stream or table over the topic
 // infers its value columns from the registry and names the key column
-// itself; times are timestamp-millis, ksqlDB's TIMESTAMP.
+// itself; times are timestamp-millis, ksqlDB's TIMESTAMP. Field names
+// are upper case, as in the schemas ksqlDB registers, since inferred
+// columns keep the schema's case (lower-case ones would need quoting).
 func AvroSchema(k Kind) string {
 	const ts = `{"type":"long","logicalType":"timestamp-millis"}`
 	switch k {
 	case KindPerson:
 		return `{"type":"record","name":"Person","namespace":"nexmark","fields":[` +
-			`{"name":"name","type":"string"},{"name":"email_address","type":"string"},` +
-			`{"name":"credit_card","type":"string"},{"name":"city","type":"string"},` +
-			`{"name":"state","type":"string"},{"name":"date_time","type":` + ts + `},` +
-			`{"name":"extra","type":"string"}]}`
+			`{"name":"NAME","type":"string"},{"name":"EMAIL_ADDRESS","type":"string"},` +
+			`{"name":"CREDIT_CARD","type":"string"},{"name":"CITY","type":"string"},` +
+			`{"name":"STATE","type":"string"},{"name":"DATE_TIME","type":` + ts + `},` +
+			`{"name":"EXTRA","type":"string"}]}`
 	case KindAuction:
 		return `{"type":"record","name":"Auction","namespace":"nexmark","fields":[` +
-			`{"name":"item_name","type":"string"},{"name":"description","type":"string"},` +
-			`{"name":"initial_bid","type":"long"},{"name":"reserve","type":"long"},` +
-			`{"name":"date_time","type":` + ts + `},{"name":"expires","type":` + ts + `},` +
-			`{"name":"seller","type":"long"},{"name":"category","type":"long"},` +
-			`{"name":"extra","type":"string"}]}`
+			`{"name":"ITEM_NAME","type":"string"},{"name":"DESCRIPTION","type":"string"},` +
+			`{"name":"INITIAL_BID","type":"long"},{"name":"RESERVE","type":"long"},` +
+			`{"name":"DATE_TIME","type":` + ts + `},{"name":"EXPIRES","type":` + ts + `},` +
+			`{"name":"SELLER","type":"long"},{"name":"CATEGORY","type":"long"},` +
+			`{"name":"EXTRA","type":"string"}]}`
 	}
 	return `{"type":"record","name":"Bid","namespace":"nexmark","fields":[` +
-		`{"name":"auction","type":"long"},{"name":"bidder","type":"long"},` +
-		`{"name":"price","type":"long"},{"name":"channel","type":"string"},` +
-		`{"name":"url","type":"string"},{"name":"date_time","type":` + ts + `},` +
-		`{"name":"extra","type":"string"}]}`
+		`{"name":"AUCTION","type":"long"},{"name":"BIDDER","type":"long"},` +
+		`{"name":"PRICE","type":"long"},{"name":"CHANNEL","type":"string"},` +
+		`{"name":"URL","type":"string"},{"name":"DATE_TIME","type":` + ts + `},` +
+		`{"name":"EXTRA","type":"string"}]}`
 }
 
 // AppendAvro appends ev's value in Avro's binary encoding of

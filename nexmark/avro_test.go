@@ -1,6 +1,7 @@
 package nexmark
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func TestAvroDecodesWithHamba(t *testing.T) {
 		}
 		want := avroFields(ev)
 		for k, v := range want {
-			if g := got[k]; g != v {
+			if g := got[strings.ToUpper(k)]; g != v {
 				t.Fatalf("event %d (%s) field %s = %#v, want %#v", n, ev.Kind, k, g, v)
 			}
 		}
