@@ -25,6 +25,8 @@ func AvroSchema(k Kind) string {
 			`{"name":"DATE_TIME","type":` + ts + `},{"name":"EXPIRES","type":` + ts + `},` +
 			`{"name":"SELLER","type":"long"},{"name":"CATEGORY","type":"long"},` +
 			`{"name":"EXTRA","type":"string"}]}`
+	case KindSide:
+		return `{"type":"record","name":"Side","namespace":"nexmark","fields":[{"name":"VALUE","type":"string"}]}`
 	}
 	return `{"type":"record","name":"Bid","namespace":"nexmark","fields":[` +
 		`{"name":"AUCTION","type":"long"},{"name":"BIDDER","type":"long"},` +
@@ -48,6 +50,8 @@ func AppendAvro(b []byte, ev Event) []byte {
 		b = avroStrings(b, a.ItemName, a.Description)
 		b = avroLongs(b, a.InitialBid, a.Reserve, a.DateTime, a.Expires, a.Seller, a.Category)
 		return avroStrings(b, a.Extra)
+	case KindSide:
+		return avroStrings(b, ev.Side.Value)
 	}
 	bd := ev.Bid
 	b = avroLongs(b, bd.Auction, bd.Bidder, bd.Price)

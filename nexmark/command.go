@@ -16,9 +16,10 @@ const commandUsage = `Usage: sqlstream nexmark --events N [flags]
 Generates the Nexmark benchmark's events (persons, auctions and bids at
 1:3:46, hot auctions, bidders and sellers, log-uniform prices, synthetic
 event time) and produces them into nexmark-person, nexmark-auction and
-nexmark-bid, creating the topics. Persons and auctions are keyed by id
-(KAFKA BIGINT), bids have no key; each record's timestamp is its event
-time. The same --seed, --rate and --base-time give the same bytes.
+nexmark-bid, creating the topics, after q13's side input in
+nexmark-side. Persons and auctions are keyed by id (KAFKA BIGINT), bids
+have no key; each record's timestamp is its event time. The same --seed,
+--rate and --base-time give the same bytes.
 
 Flags:
 `
@@ -29,7 +30,7 @@ type commandFlags struct {
 	events, rate                    int64
 	seed                            uint64
 	partitions                      int
-	paced                           bool
+	paced, noSide                   bool
 }
 
 func newCommandFlags(fs *flag.FlagSet) *commandFlags {
@@ -43,6 +44,7 @@ func newCommandFlags(fs *flag.FlagSet) *commandFlags {
 	fs.Uint64Var(&f.seed, "seed", 1, "`seed` of every random choice, 1 or more")
 	fs.StringVar(&f.base, "base-time", DefaultBaseTime().Format(time.RFC3339), "`time` of event 0, RFC 3339")
 	fs.IntVar(&f.partitions, "partitions", 1, "`partitions` of the topics it creates")
+	fs.BoolVar(&f.noSide, "no-side-input", false, "leave out q13's side input (10000 rows in nexmark-side, written first)")
 	return f
 }
 
@@ -72,7 +74,7 @@ func (f *commandFlags) resolve() (Config, LoadConfig, error) {
 	}
 	cfg := Config{Seed: f.seed, Rate: f.rate, BaseTime: base}
 	lc := LoadConfig{Brokers: splitList(f.brokers), Events: f.events, Format: format,
-		RegistryURL: f.registry, Partitions: int32(f.partitions), Paced: f.paced}
+		RegistryURL: f.registry, Partitions: int32(f.partitions), Paced: f.paced, NoSideInput: f.noSide}
 	return cfg, lc, nil
 }
 
@@ -128,8 +130,8 @@ func run(ctx context.Context, cfg Config, lc LoadConfig, stdout, stderr io.Write
 		return 1
 	}
 	last := g.Time(lc.Events - 1)
-	fmt.Fprintf(stdout, "nexmark: produced %d events (%d persons, %d auctions, %d bids) as %s in %s; "+
-		"event time %s … %s; seed %d\n", lc.Events, n.Persons, n.Auctions, n.Bids, lc.Format,
+	fmt.Fprintf(stdout, "nexmark: produced %d events (%d persons, %d auctions, %d bids) and %d side-input rows as %s in %s; "+
+		"event time %s … %s; seed %d\n", lc.Events, n.Persons, n.Auctions, n.Bids, n.Sides, lc.Format,
 		time.Since(start).Round(time.Millisecond), g.Time(0).Format(time.RFC3339Nano), last.Format(time.RFC3339Nano), cfg.Seed)
 	return 0
 }

@@ -34,21 +34,26 @@ const (
 	TopicPerson  = "nexmark-person"
 	TopicAuction = "nexmark-auction"
 	TopicBid     = "nexmark-bid"
+	// TopicSide holds q13's side input.
+	TopicSide = "nexmark-side"
 )
 
 // Topic is the topic events of kind k go to.
 func (k Kind) Topic() string {
-	return [...]string{TopicPerson, TopicAuction, TopicBid}[k]
+	return [...]string{TopicPerson, TopicAuction, TopicBid, TopicSide}[k]
 }
 
-// Key is the record key of ev: persons and auctions are keyed by id as
-// ksqlDB's KAFKA BIGINT (8 bytes, big-endian); bids have no key.
+// Key is the record key of ev: persons and auctions are keyed by id,
+// side rows by key, as ksqlDB's KAFKA BIGINT (8 bytes, big-endian); bids
+// have no key.
 func Key(ev Event) []byte {
 	switch ev.Kind {
 	case KindPerson:
 		return binary.BigEndian.AppendUint64(nil, uint64(ev.Person.ID))
 	case KindAuction:
 		return binary.BigEndian.AppendUint64(nil, uint64(ev.Auction.ID))
+	case KindSide:
+		return binary.BigEndian.AppendUint64(nil, uint64(ev.Side.Key))
 	}
 	return nil
 }
@@ -81,6 +86,9 @@ func AppendJSON(b []byte, ev Event) []byte {
 		w.int("seller", a.Seller)
 		w.int("category", a.Category)
 		w.str("extra", a.Extra)
+	case KindSide:
+		w.int("k", ev.Side.Key)
+		w.str("value", ev.Side.Value)
 	default:
 		bd := ev.Bid
 		w.int("auction", bd.Auction)

@@ -7,10 +7,12 @@ const (
 	KindPerson Kind = iota
 	KindAuction
 	KindBid
+	// KindSide is a row of q13's side input, not a Nexmark event.
+	KindSide
 )
 
 func (k Kind) String() string {
-	return [...]string{"person", "auction", "bid"}[k]
+	return [...]string{"person", "auction", "bid", "side"}[k]
 }
 
 // Person is a new user of the auction site.
@@ -50,14 +52,24 @@ type Bid struct {
 	Extra    string
 }
 
-// Event is one generated event: exactly one of Person, Auction, Bid is
-// set, as Kind says. Number is its position in the sequence from 0.
+// Side is a row of the side input q13 joins bids with: Key is
+// auction % NumSideKeys.
+type Side struct {
+	Key      int64
+	Value    string
+	DateTime int64
+}
+
+// Event is one generated event: exactly one of Person, Auction, Bid
+// (or, for the side input, Side) is set, as Kind says. Number is its
+// position in the sequence from 0 (a side row's is its key).
 type Event struct {
 	Number  int64
 	Kind    Kind
 	Person  *Person
 	Auction *Auction
 	Bid     *Bid
+	Side    *Side
 }
 
 // DateTime is the event's synthetic event time in milliseconds.
@@ -67,6 +79,8 @@ func (e Event) DateTime() int64 {
 		return e.Person.DateTime
 	case KindAuction:
 		return e.Auction.DateTime
+	case KindSide:
+		return e.Side.DateTime
 	default:
 		return e.Bid.DateTime
 	}

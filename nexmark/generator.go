@@ -100,6 +100,18 @@ func (g *Generator) Event(n int64) Event {
 	return ev
 }
 
+// NumSideKeys is the side input's size: keys 0 … 9999, as Flink's q13
+// side input file.
+const NumSideKeys = 10000
+
+// Side is row k of q13's side input: a value made from the seed, and a
+// timestamp 1 ms before event 0 (or 0), so a task reading in timestamp
+// order has the whole table before the first bid.
+func (g *Generator) Side(k int64) Event {
+	r := newRNG(g.cfg.Seed, 1<<61+uint64(k))
+	return Event{Number: k, Kind: KindSide, Side: &Side{Key: k, Value: nextString(&r, 16, ' '), DateTime: max(g.base-1, 0)}}
+}
+
 // lastPerson is the base-0 id of the newest person at event n: person
 // ids are dense, one per 50 events.
 func lastPerson(n int64) int64 {

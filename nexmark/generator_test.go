@@ -16,6 +16,7 @@ import (
 //	events [seed=S] [rate=R] [from=N] n=K: events N … N+K-1, one line each:
 //	    number, kind, topic, key (hex) and the JSON value
 //	avro [seed=S] n=K: the same events' Avro payloads (hex)
+//	side [seed=S] n=K: side-input rows 0 … K-1 as JSON
 //
 // The golden file pins the bytes: the same seed gives the same events.
 func TestGenerator(t *testing.T) {
@@ -38,6 +39,9 @@ func TestGenerator(t *testing.T) {
 				fmt.Fprintf(&b, "%d %s %s key=%x %s\n", i, ev.Kind, ev.Kind.Topic(), Key(ev), AppendJSON(nil, ev))
 			case "avro":
 				fmt.Fprintf(&b, "%d %s %x\n", i, ev.Kind, AppendAvro(nil, ev))
+			case "side":
+				s := g.Side(i)
+				fmt.Fprintf(&b, "%d key=%x ts=%d %s\n", i, Key(s), s.DateTime(), AppendJSON(nil, s))
 			default:
 				t.Fatalf("unknown command %s", d.Cmd)
 			}

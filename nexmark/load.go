@@ -32,6 +32,9 @@ type LoadConfig struct {
 	// so the topics fill at the configured rate; default false (as fast as
 	// the broker takes them).
 	Paced bool
+	// NoSideInput leaves out q13's side input (topic nexmark-side,
+	// NumSideKeys rows written before the events). Default false.
+	NoSideInput bool
 	// Progress, when set, gets a line per tenth of the events.
 	Progress io.Writer
 }
@@ -60,12 +63,12 @@ func (c LoadConfig) validate() error {
 	return nil
 }
 
-// Counts are the events written, per kind.
-type Counts struct{ Persons, Auctions, Bids int64 }
+// Counts are the events written, per kind, and the side input's rows.
+type Counts struct{ Persons, Auctions, Bids, Sides int64 }
 
-// Load creates the three topics (keeping ones that exist) and writes
-// events 0 … Events-1 of g into them in event order, each record stamped
-// with its event time. It returns once every record is acknowledged, or
+// Load creates the three topics and the side input's (keeping ones that
+// exist), writes the side input, then events 0 … Events-1 of g in event
+// order, each record stamped with its event time. It returns once every record is acknowledged, or
 // with the first error.
 func Load(ctx context.Context, g *Generator, c LoadConfig) (Counts, error) {
 	c = c.withDefaults()
@@ -78,7 +81,7 @@ func Load(ctx context.Context, g *Generator, c LoadConfig) (Counts, error) {
 		return Counts{}, fmt.Errorf("nexmark: kafka client: %w", err)
 	}
 	defer cl.Close()
-	if err := createTopics(ctx, kadm.NewClient(cl), c.Partitions, c.Brokers); err != nil {
+	if err := createTopics(ctx, kadm.NewClient(cl), c); err != nil {
 		return Counts{}, err
 	}
 	enc, err := newEncoder(ctx, c)
@@ -88,13 +91,16 @@ func Load(ctx context.Context, g *Generator, c LoadConfig) (Counts, error) {
 	return produce(ctx, cl, g, enc, c)
 }
 
-func createTopics(ctx context.Context, adm *kadm.Client, partitions int32, brokers []string) error {
+func createTopics(ctx context.Context, adm *kadm.Client, c LoadConfig) error {
 	topics := []string{TopicPerson, TopicAuction, TopicBid}
+	if !c.NoSideInput {
+		topics = append(topics, TopicSide)
+	}
 	// Event times are synthetic and may lie in the past: keep them all.
 	cfg := map[string]*string{"retention.ms": ptr("-1")}
-	resp, err := adm.CreateTopics(ctx, partitions, 1, cfg, topics...)
+	resp, err := adm.CreateTopics(ctx, c.Partitions, 1, cfg, topics...)
 	if err != nil {
-		return fmt.Errorf("nexmark: creating topics on %s: %w (is the broker up?)", strings.Join(brokers, ","), err)
+		return fmt.Errorf("nexmark: creating topics on %s: %w (is the broker up?)", strings.Join(c.Brokers, ","), err)
 	}
 	for _, t := range resp.Sorted() {
 		if t.Err != nil && !errors.Is(t.Err, kerr.TopicAlreadyExists) {
@@ -117,8 +123,11 @@ func newEncoder(ctx context.Context, c LoadConfig) (encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nexmark: schema registry %s: %w", c.RegistryURL, err)
 	}
-	var headers [3][]byte
-	for k := KindPerson; k <= KindBid; k++ {
+	var headers [4][]byte
+	for k := KindPerson; k <= KindSide; k++ {
+		if k == KindSide && c.NoSideInput {
+			continue
+		}
 		subject := k.Topic() + "-value"
 		ss, err := rc.CreateSchema(ctx, subject, sr.Schema{Schema: AvroSchema(k), Type: sr.TypeAvro})
 		if err != nil {
@@ -147,6 +156,13 @@ func produce(ctx context.Context, cl *kgo.Client, g *Generator, enc encoder, c L
 				firstErr = fmt.Errorf("nexmark: producing to %s: %w", r.Topic, err)
 			}
 			mu.Unlock()
+		}
+	}
+	if !c.NoSideInput {
+		for k := range int64(NumSideKeys) {
+			ev := g.Side(k)
+			counts.Sides++
+			cl.Produce(ctx, &kgo.Record{Topic: TopicSide, Key: Key(ev), Value: enc(nil, ev), Timestamp: time.UnixMilli(ev.DateTime())}, done)
 		}
 	}
 	start := time.Now()
@@ -196,6 +212,8 @@ func (c *Counts) add(k Kind) {
 		c.Persons++
 	case KindAuction:
 		c.Auctions++
+	case KindSide:
+		c.Sides++
 	default:
 		c.Bids++
 	}

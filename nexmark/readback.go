@@ -125,6 +125,23 @@ func groupConsumed(ctx context.Context, adm *kadm.Client, g kadm.DescribedGroup)
 	return true, "", nil
 }
 
+// Input is what Load writes by default, in its order: the side input's
+// rows, then events 0 … n-1.
+func (g *Generator) Input(n int64) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		for k := range int64(NumSideKeys) {
+			if !yield(g.Side(k)) {
+				return
+			}
+		}
+		for ev := range g.Events(n) {
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}
+
 // Events is events 0 … n-1 of g, in order.
 func (g *Generator) Events(n int64) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
