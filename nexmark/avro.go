@@ -2,39 +2,6 @@ package nexmark
 
 import "encoding/binary"
 
-// AvroSchema is the Avro schema the generator registers for kind k's
-// topic (subject <topic>-value). Persons and auctions carry their id in
-// the key only (a KAFKA BIGINT), so a stream or table over the topic
-// infers its value columns from the registry and names the key column
-// itself; times are timestamp-millis, ksqlDB's TIMESTAMP. Field names
-// are upper case, as in the schemas ksqlDB registers, since inferred
-// columns keep the schema's case (lower-case ones would need quoting).
-func AvroSchema(k Kind) string {
-	const ts = `{"type":"long","logicalType":"timestamp-millis"}`
-	switch k {
-	case KindPerson:
-		return `{"type":"record","name":"Person","namespace":"nexmark","fields":[` +
-			`{"name":"NAME","type":"string"},{"name":"EMAIL_ADDRESS","type":"string"},` +
-			`{"name":"CREDIT_CARD","type":"string"},{"name":"CITY","type":"string"},` +
-			`{"name":"STATE","type":"string"},{"name":"DATE_TIME","type":` + ts + `},` +
-			`{"name":"EXTRA","type":"string"}]}`
-	case KindAuction:
-		return `{"type":"record","name":"Auction","namespace":"nexmark","fields":[` +
-			`{"name":"ITEM_NAME","type":"string"},{"name":"DESCRIPTION","type":"string"},` +
-			`{"name":"INITIAL_BID","type":"long"},{"name":"RESERVE","type":"long"},` +
-			`{"name":"DATE_TIME","type":` + ts + `},{"name":"EXPIRES","type":` + ts + `},` +
-			`{"name":"SELLER","type":"long"},{"name":"CATEGORY","type":"long"},` +
-			`{"name":"EXTRA","type":"string"}]}`
-	case KindSide:
-		return `{"type":"record","name":"Side","namespace":"nexmark","fields":[{"name":"VALUE","type":"string"}]}`
-	}
-	return `{"type":"record","name":"Bid","namespace":"nexmark","fields":[` +
-		`{"name":"AUCTION","type":"long"},{"name":"BIDDER","type":"long"},` +
-		`{"name":"PRICE","type":"long"},{"name":"CHANNEL","type":"string"},` +
-		`{"name":"URL","type":"string"},{"name":"DATE_TIME","type":` + ts + `},` +
-		`{"name":"EXTRA","type":"string"}]}`
-}
-
 // AppendAvro appends ev's value in Avro's binary encoding of
 // AvroSchema(ev.Kind) (no wire header): longs as zig-zag varints,
 // strings as a length and their bytes, fields in schema order.

@@ -39,8 +39,8 @@ func newCommandFlags(fs *flag.FlagSet) *commandFlags {
 	fs.Int64Var(&f.events, "events", 0, "number of events to produce, `N` (required)")
 	fs.Int64Var(&f.rate, "rate", DefaultRate, "events per second of event time, `R`: event n's date_time is base-time + n/R s")
 	fs.BoolVar(&f.paced, "paced", false, "also produce at --rate events per second of wall time")
-	fs.StringVar(&f.format, "format", "JSON", "value `format`: JSON or AVRO (AVRO needs --schema-registry-url)")
-	fs.StringVar(&f.registry, "schema-registry-url", "", "schema registry `URL` for AVRO, http(s)://host:port (the server's embedded one, or another)")
+	fs.StringVar(&f.format, "format", "JSON", "value `format`: JSON, AVRO, JSON_SR or PROTOBUF (the last three need --schema-registry-url)")
+	fs.StringVar(&f.registry, "schema-registry-url", "", "schema registry `URL` for AVRO, JSON_SR and PROTOBUF, http(s)://host:port (the server's embedded one, or another)")
 	fs.Uint64Var(&f.seed, "seed", 1, "`seed` of every random choice, 1 or more")
 	fs.StringVar(&f.base, "base-time", DefaultBaseTime().Format(time.RFC3339), "`time` of event 0, RFC 3339")
 	fs.IntVar(&f.partitions, "partitions", 1, "`partitions` of the topics it creates")
@@ -70,7 +70,7 @@ func (f *commandFlags) resolve() (Config, LoadConfig, error) {
 	case format.NeedsRegistry() && f.registry == "":
 		return Config{}, LoadConfig{}, fmt.Errorf("--format %s registers schemas: give --schema-registry-url", format)
 	case !format.NeedsRegistry() && f.registry != "":
-		return Config{}, LoadConfig{}, fmt.Errorf("--schema-registry-url is only for AVRO, not --format %s", format)
+		return Config{}, LoadConfig{}, fmt.Errorf("--schema-registry-url is only for AVRO, JSON_SR and PROTOBUF, not --format %s", format)
 	}
 	cfg := Config{Seed: f.seed, Rate: f.rate, BaseTime: base}
 	lc := LoadConfig{Brokers: splitList(f.brokers), Events: f.events, Format: format,

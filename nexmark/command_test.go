@@ -22,7 +22,7 @@ func TestCommandFlags(t *testing.T) {
 	}{
 		{[]string{"--events", "5", "--seed", "0"}, "--seed 0: seeds start at 1"},
 		{[]string{"--events", "5", "--partitions", "0"}, "--partitions 0: want 1 … 1000"},
-		{[]string{"--events", "5", "--schema-registry-url", "http://r:8081"}, "--schema-registry-url is only for AVRO"},
+		{[]string{"--events", "5", "--schema-registry-url", "http://r:8081"}, "--schema-registry-url is only for AVRO, JSON_SR and PROTOBUF"},
 		{[]string{"--events", "x"}, `invalid value "x" for flag -events`},
 	} {
 		var out, errOut bytes.Buffer

@@ -16,7 +16,8 @@
 //	      │                                                        │
 //	      ▼                                                        ▼
 //	Load ──► nexmark-person, nexmark-auction,           Query.Reference(events)
-//	         nexmark-bid (JSON or AVRO)                    (maps and loops)
+//	         nexmark-bid, nexmark-side (JSON, or           (maps and loops)
+//	         AVRO, JSON_SR, PROTOBUF via pkg/sr)
 //	              │                                                │
 //	              ▼                                                │
 //	  sqlstream engine runs Query.Script()                         │
@@ -36,8 +37,8 @@
 // (Flink adds it twice, so its bidders are mostly persons that never
 // exist); date_time is BaseTime + n·1000/Rate ms exactly.
 //
-// The queries (Queries) are q0–q5, q7, q8, q10, q11, q14, q17, q18,
-// q20, q21 and q22; Queries' doc lists those left out and the engine
+// The queries (Queries) are q0–q5, q7, q8, q10, q11, q13–q18 and
+// q20–q22; Queries' doc lists those left out and the engine
 // feature each would need. Each query's Deviation says how it differs
 // from Flink's SQL and what tolerance its check has. Joins run with
 // max.task.idle.ms (joinIdle) so that a join task reads its inputs in

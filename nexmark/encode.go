@@ -8,26 +8,29 @@ import (
 )
 
 // Format is a value format the generator writes. JSON needs nothing
-// else; AVRO registers one schema per topic (subject <topic>-value) and
-// writes Confluent's wire format (magic byte, schema id, payload).
+// else; AVRO, JSON_SR and PROTOBUF register one schema per topic
+// (subject <topic>-value) and write Confluent's wire format (magic byte,
+// schema id, for PROTOBUF the message index, payload).
 type Format string
 
 const (
-	FormatJSON Format = "JSON"
-	FormatAvro Format = "AVRO"
+	FormatJSON     Format = "JSON"
+	FormatAvro     Format = "AVRO"
+	FormatJSONSR   Format = "JSON_SR"
+	FormatProtobuf Format = "PROTOBUF"
 )
 
 // ParseFormat accepts a format name in any case.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToUpper(strings.TrimSpace(s))); f {
-	case FormatJSON, FormatAvro:
+	case FormatJSON, FormatAvro, FormatJSONSR, FormatProtobuf:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown format %q: want JSON or AVRO", s)
+	return "", fmt.Errorf("unknown format %q: want JSON, AVRO, JSON_SR or PROTOBUF", s)
 }
 
 // NeedsRegistry reports whether f writes schema ids.
-func (f Format) NeedsRegistry() bool { return f == FormatAvro }
+func (f Format) NeedsRegistry() bool { return f != FormatJSON }
 
 // Topic names, one per kind.
 const (

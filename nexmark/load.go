@@ -123,24 +123,41 @@ func newEncoder(ctx context.Context, c LoadConfig) (encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nexmark: schema registry %s: %w", c.RegistryURL, err)
 	}
+	sf := srFormats()[c.Format]
 	var headers [4][]byte
 	for k := KindPerson; k <= KindSide; k++ {
 		if k == KindSide && c.NoSideInput {
 			continue
 		}
 		subject := k.Topic() + "-value"
-		ss, err := rc.CreateSchema(ctx, subject, sr.Schema{Schema: AvroSchema(k), Type: sr.TypeAvro})
+		ss, err := rc.CreateSchema(ctx, subject, sr.Schema{Schema: sf.schema(k), Type: sf.typ})
 		if err != nil {
 			return nil, fmt.Errorf("nexmark: registering %s at %s: %w", subject, c.RegistryURL, err)
 		}
 		var h sr.ConfluentHeader
-		if headers[k], err = h.AppendEncode(nil, ss.ID, nil); err != nil {
+		if headers[k], err = h.AppendEncode(nil, ss.ID, sf.index); err != nil {
 			return nil, err
 		}
 	}
 	return func(b []byte, ev Event) []byte {
-		return AppendAvro(append(b, headers[ev.Kind]...), ev)
+		return sf.payload(append(b, headers[ev.Kind]...), ev)
 	}, nil
+}
+
+// srFormat is what one schema-registry format registers and writes.
+type srFormat struct {
+	typ     sr.SchemaType
+	schema  func(Kind) string
+	index   []int // the protobuf message index (the schema's only message)
+	payload encoder
+}
+
+func srFormats() map[Format]srFormat {
+	return map[Format]srFormat{
+		FormatAvro:     {sr.TypeAvro, AvroSchema, nil, AppendAvro},
+		FormatJSONSR:   {sr.TypeJSON, JSONSchema, nil, AppendJSONSR},
+		FormatProtobuf: {sr.TypeProtobuf, ProtoSchema, []int{0}, AppendProtobuf},
+	}
 }
 
 func produce(ctx context.Context, cl *kgo.Client, g *Generator, enc encoder, c LoadConfig) (Counts, error) {
