@@ -1,6 +1,7 @@
 package nexmark
 
 import (
+	"iter"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -293,4 +294,32 @@ func channelURL(r *rng, i int) string {
 		u += "&channel_id=" + strconv.FormatInt(int64(id), 10)
 	}
 	return u
+}
+
+// Input is what Load writes by default, in its order: the side input's
+// rows, then events 0 … n-1.
+func (g *Generator) Input(n int64) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		for k := range int64(NumSideKeys) {
+			if !yield(g.Side(k)) {
+				return
+			}
+		}
+		for ev := range g.Events(n) {
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}
+
+// Events is events 0 … n-1 of g, in order.
+func (g *Generator) Events(n int64) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		for i := range n {
+			if !yield(g.Event(i)) {
+				return
+			}
+		}
+	}
 }
