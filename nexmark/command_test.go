@@ -3,8 +3,10 @@ package nexmark
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCommandUnreachableBroker(t *testing.T) {
@@ -29,5 +31,24 @@ func TestCommandFlags(t *testing.T) {
 		if code := Command(context.Background(), c.args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut.String(), c.want)
 		}
+	}
+}
+
+// TestPaceWaitsForTheEventsTime: with Paced at 1 event/s, event 0 is
+// due at once and event 5 only 5 s after the start, so a context that
+// ends first ends the wait; unpaced, pace never waits.
+func TestPaceWaitsForTheEventsTime(t *testing.T) {
+	g, _ := NewGenerator(Config{Rate: 1})
+	start := time.Now()
+	if err := pace(context.Background(), LoadConfig{Paced: true}, g, start, 0); err != nil {
+		t.Errorf("paced event 0: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := pace(ctx, LoadConfig{Paced: true}, g, start, 5); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("paced event 5 under a 20 ms context: %v, want it to wait until the context ends", err)
+	}
+	if err := pace(context.Background(), LoadConfig{}, g, start, 5); err != nil {
+		t.Errorf("unpaced: %v", err)
 	}
 }
