@@ -41,7 +41,7 @@ func TestNexmarkBenchmark(t *testing.T) {
 	if events == 0 {
 		t.Skip("make nexmark sets NEXMARK_EVENTS")
 	}
-	run := newNexmarkRun(t, events, nexmarkEnv(t, "NEXMARK_RATE", 2500))
+	run := newNexmarkRun(t, events, nexmarkEnv(t, "NEXMARK_RATE", 1250))
 	var results []nexmarkResult
 	for _, q := range nexmark.Queries() {
 		if only := os.Getenv("NEXMARK_QUERIES"); only != "" && !strings.Contains(","+only+",", ","+q.Name+",") {
@@ -186,17 +186,28 @@ func (r nexmarkResult) verdict() string {
 func (r nexmarkResult) line() string {
 	ratio := "n/a"
 	if r.q.FlinkV2 > 0 {
-		ratio = fmt.Sprintf("%.2f", r.perCPU()/r.q.FlinkV2)
+		ratio = ratioText(r.perCPU() / r.q.FlinkV2)
 	}
 	return fmt.Sprintf("nexmark %s: %d events, %.2f engine CPU-s, %.0f events/CPU-s, Flink V2 %s/core, ratio %s, %s",
 		r.q.Name, r.events, r.cpu, r.perCPU(), perCore(r.q.FlinkV2), ratio, r.verdict())
 }
 
 func perCore(v float64) string {
-	if v == 0 {
+	switch {
+	case v == 0:
 		return "–"
+	case v < 10_000:
+		return fmt.Sprintf("%.1fK", v/1000)
 	}
 	return fmt.Sprintf("%.0fK", v/1000)
+}
+
+// ratioText keeps two significant digits of small ratios.
+func ratioText(r float64) string {
+	if r < 0.1 {
+		return fmt.Sprintf("%.3f", r)
+	}
+	return fmt.Sprintf("%.2f", r)
 }
 
 func nexmarkTable(events int64, results []nexmarkResult) string {
@@ -210,13 +221,13 @@ func nexmarkTable(events int64, results []nexmarkResult) string {
 	for _, r := range results {
 		ratio := "–"
 		if r.q.FlinkV2 > 0 {
-			ratio = fmt.Sprintf("%.2f", r.perCPU()/r.q.FlinkV2)
+			ratio = ratioText(r.perCPU() / r.q.FlinkV2)
 		}
 		check := "verified"
 		if r.mismatch != "" {
 			check = "MISMATCH"
 		}
-		fmt.Fprintf(&sb, "| %s | %.0fK | %s | %s | %s | %s | %.2f | %d | %s |\n", r.q.Name, r.perCPU()/1000,
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %.2f | %d | %s |\n", r.q.Name, perCore(r.perCPU()),
 			perCore(r.q.FlinkV1), perCore(r.q.FlinkV2), perCore(r.q.Feldera), ratio, r.cpu, r.rows, check)
 	}
 	return sb.String()
