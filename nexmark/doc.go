@@ -17,16 +17,17 @@
 //	      ▼                                                        ▼
 //	Load ──► nexmark-person, nexmark-auction,           Query.Reference(events)
 //	         nexmark-bid, nexmark-side (JSON, or           (maps and loops)
-//	         AVRO, JSON_SR, PROTOBUF via pkg/sr)
+//	         AVRO, JSON_SR, PROTOBUF via pkg/sr)                   │
 //	              │                                                │
 //	              ▼                                                │
 //	  sqlstream engine runs Query.Script()                         │
 //	              │ WaitConsumed: the queries' groups committed    │
 //	              │ the end of every assigned partition            │
 //	              ▼                                                ▼
-//	  ReadTopic(sink) ──► Query.Rows ─────────► Diff ◄──── expected rows
-//	                     (tables: last value per key)   (exact; "optional"
-//	                                                     rows for same-ms ties)
+//	  ReadTopic(sink) ──► Query.Rows ───► Query.Check ◄──── expected rows
+//	                     (tables: last value    (exact; "optional" rows for
+//	                      per key)               same-ms ties; Approx columns
+//	                                             within a tolerance)
 //
 // The generator follows the semantics of the Flink suite's generator
 // (../shared/reference/nexmark.md §2), written from them, with these
