@@ -35,6 +35,9 @@ type Engine struct {
 	procLog *processingLog
 	cmdLog  *commandLog
 	db      *state.DB // local state of every task on this server
+	// recovery reopens db after a write failure and restarts the queries
+	// that failed on it (storage_failure.go); nil without a data directory.
+	recovery *storageRecovery
 	// autoCreateTopics creates a missing source topic (one partition)
 	// instead of failing CREATE STREAM/TABLE: the test driver's behaviour,
 	// where a test's input topics exist implicitly.
@@ -101,7 +104,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.cmdLog = cmdLog
 		e.peers = newPeerSet(o.advertised, peerKey(cmdLog.signer.key),
 			time.Duration(e.props.Int(PropHeartbeatWindow, 2000))*time.Millisecond)
-		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
+		e.recovery = newStorageRecovery(o.dataDir)
+		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke))
 		if err != nil {
 			kc.Close()
 			return nil, fmt.Errorf("state in %s: %w", o.dataDir, err)
@@ -113,6 +117,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.startPeerAgent()
+	e.startStorageRecovery()
 	return e, nil
 }
 
@@ -174,6 +179,7 @@ func (e *Engine) open(ctx context.Context) error {
 // Close stops all queries (keeping their committed offsets), waiting at
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
+	e.stopStorageRecovery()
 	e.agent.stop()
 	if e.cmdLog != nil {
 		e.cmdLog.stopFollowing()

@@ -170,7 +170,7 @@ func classified(err error, retry string) *queryFailure {
 	case c == classFatalUser:
 		f.remedy = "the broker refused the query's records: check the topics' ACLs and max.message.bytes; then " + retry
 	case c == classFatalStorage:
-		f.remedy = "free space on the disk of the server's data directory, then restart the server: its local state is reopened and what is behind is restored from the changelogs (a state DB that failed a write takes none until then); " + retry
+		f.remedy = "free space on the disk of the server's data directory: the server probes it, and once it takes writes again reopens local state and restarts this query, which restores what is behind from its changelogs and goes on from its committed offsets (no restart of the server needed)"
 	case c == classFatalInternal:
 		f.remedy = "this is a bug of sqlstream, please report it with the server log; " + retry
 	default:
@@ -257,3 +257,12 @@ func IsUserFault(err error) bool { return classify(err) == classFatalUser }
 // IsRetriable reports whether a runner retries err (the cluster failed
 // for a while).
 func IsRetriable(err error) bool { return classify(err) == classRetriable }
+
+// IsStorageFault reports whether err is the data directory's disk
+// refusing a write (a fatal storage error, which the engine's storage
+// recovery undoes).
+func IsStorageFault(err error) bool { return classify(err) == classFatalStorage }
+
+// Failure is the error persistent query id shows in ERROR after err: err
+// with its class and what to do, as every runner reports it.
+func Failure(id string, err error) error { return failure(id, err) }
