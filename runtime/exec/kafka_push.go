@@ -122,11 +122,11 @@ func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
 }
 
 // loop polls and processes until the query stops or fails. A fetch error
-// of the retriable class is retried (the records were not delivered, so
-// nothing is lost), at most maxRecoveries polls in a row; every other
-// error ends the query with its class (pushFailure). A record's failure
-// cannot be redone (the rows before it reached the client), so it ends
-// the query whatever its class.
+// of the retriable class is retried (the client fetches the partition
+// again; what the poll brought of other partitions is processed), at most
+// maxRecoveries polls in a row; every other error ends the query with its
+// class (pushFailure). A record's failure cannot be redone (the rows
+// before it reached the client), so it ends the query whatever its class.
 func (p *kafkaPush) loop(ctx context.Context) {
 	defer close(p.done)
 	retries := 0
@@ -135,15 +135,14 @@ func (p *kafkaPush) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if err := FetchErr(fs); err != nil {
-			if retries++; classify(err) == classRetriable && retries <= maxRecoveries {
-				p.q.Logger.Warn("push query: fetch error; retrying", "query", p.q.ID, "err", err, "retries", retries)
-				continue
-			}
+		if err := FetchErr(fs); err == nil {
+			retries = 0
+		} else if retries++; classify(err) != classRetriable || retries > maxRecoveries {
 			p.fail(err)
 			return
+		} else {
+			p.q.Logger.Warn("push query: fetch error; retrying", "query", p.q.ID, "err", err, "retries", retries)
 		}
-		retries = 0
 		err := p.processPush(fs)
 		if err == nil {
 			err = p.punctuate()
