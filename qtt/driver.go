@@ -54,6 +54,17 @@ type SourceInfo struct {
 	WindowType             string // TUMBLING, HOPPING or SESSION
 	WindowSize             int64  // milliseconds; 0 for SESSION
 	IsSink                 bool   // written by a persistent query
+	// TimestampColumn is the TIMESTAMP column ("" when ROWTIME is the
+	// record timestamp); TimestampFormat its TIMESTAMP_FORMAT.
+	TimestampColumn, TimestampFormat string
+}
+
+// TopicReader is a Driver that can read back every record of a topic, in
+// the order it was written (partition by partition): records produced by
+// INSERT statements and by queries alike. ksqlDB's SQL test files
+// (qtt/sqltest) need it for ASSERT VALUES; the in-memory driver has it.
+type TopicReader interface {
+	ReadTopic(topic string) []Record
 }
 
 // TopicInfo is one topic that exists after the variant ran.
