@@ -4,6 +4,7 @@ GO        ?= go
 BIN       := bin/sqlstream
 SHARED    ?= ../shared
 QTT_DIR   ?= $(SHARED)/conformance/ksql-qtt
+SQLTEST_DIR ?= $(SHARED)/conformance/ksql-sqltests
 TIMEOUT   ?= 12m
 # The version /info and `sqlstream version` report (runtime.buildVersion).
 VERSION   ?= 0.1.0
@@ -24,7 +25,7 @@ help:
 	@echo "make test-crash   the long kill -9 run: 1M events, 100 SIGKILLs over three engines under exactly_once_v2 (not in make test)"
 	@echo "make test-failover-long  kill -9 one of three servers (one standby each) during 1M events at 20 000/s (not in make test)"
 	@echo "make bench        run the benchmarks once each"
-	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
+	@echo "make conformance  run ksqlDB's QTT files (easy ones) and SQL test files through sqlstream test (exit 1 when one fails)"
 	@echo "make rewrite      regenerate datadriven golden files"
 	@echo "make fmt | lint   gofmt the tree | check gofmt and go vet"
 
@@ -103,7 +104,7 @@ bench:
 
 conformance: build
 	@if [ -d "$(QTT_DIR)" ]; then \
-		./$(BIN) test --only-easy "$(QTT_DIR)"; \
+		./$(BIN) test --only-easy "$(QTT_DIR)" $$([ -d "$(SQLTEST_DIR)" ] && echo "$(SQLTEST_DIR)"); \
 	else \
 		echo "skipping conformance: $(QTT_DIR) not found (set QTT_DIR=...)"; \
 	fi
