@@ -25,9 +25,11 @@
 //	   │                WRAP_SINGLE_VALUE, timestamp column and format
 //	   ▼
 //	the first failing step ends the test: with no --@expected.* it fails;
-//	otherwise it passes when the error is of the expected kind and its
-//	message contains the expected one, or (the wording need not match
-//	ksqlDB's, as for QTT files) when it is the test's last step
+//	otherwise it passes when the error is of the expected kind and says
+//	what ksqlDB's message says (contains it, ignoring case and our
+//	line:column; or ksqlDB's message contains our first line). Unlike
+//	QTT files, other wording does not pass: the message is what these
+//	tests check, and "not supported yet" would pass every refusal
 //
 // ksqlDB's runner feeds TopologyTestDriver synchronously, with no
 // timeouts; the in-memory engine processes an INSERT before Execute
