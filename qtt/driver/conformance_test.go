@@ -96,7 +96,7 @@ func TestConformanceStrictRegistry(t *testing.T) {
 // BYTES tests fail), nor are the other query-upgrades files (CREATE OR
 // REPLACE of a running query, issue 20).
 var strictSQLFiles = strings.Fields(`
-query-upgrades/session-windows.sql`)
+query-upgrades/headers.sql query-upgrades/session-windows.sql`)
 
 // TestConformanceStrictSQL runs strictSQLFiles through `sqlstream test`.
 func TestConformanceStrictSQL(t *testing.T) {
