@@ -196,9 +196,36 @@ func (lx *lexer) number(p ast.Pos) token {
 			i = j
 		}
 	}
+	if id := digitIdentEnd(lx.src, start); id > i {
+		lx.advance(id - start)
+		raw := lx.src[start:id]
+		return token{Kind: tIdent, Val: strings.ToUpper(raw), Raw: raw, P: p}
+	}
 	lx.advance(i - start)
 	raw := lx.src[start:i]
 	return token{Kind: tNumber, Val: raw, Raw: raw, P: p}
+}
+
+// digitIdentEnd is where a digit-led identifier starting at start would
+// end (ksqlDB's DIGIT_IDENTIFIER: a digit, then letters, digits, '_' and
+// '@'), or start when src[start] is not a digit. As in ksqlDB's lexer the
+// longer match wins and a number wins a tie: 1abc and 1e3x are names,
+// 123 and 1e3 numbers.
+func digitIdentEnd(src string, start int) int {
+	if !isDigit(src[start]) {
+		return start
+	}
+	j := start + 1
+	for j < len(src) && isASCIIIdentChar(src[j]) {
+		j++
+	}
+	return j
+}
+
+// isASCIIIdentChar is a character ksqlDB's lexer allows after the first
+// one of an identifier: a letter, a digit, '_' or '@'.
+func isASCIIIdentChar(c byte) bool {
+	return c == '_' || c == '@' || isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
 // quoted scans a token delimited by q, where a doubled q stands for one.

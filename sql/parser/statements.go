@@ -27,9 +27,22 @@ func (p *parser) show() (ast.Statement, error) {
 		return nil, p.errAt(t, sqlerr.Syntax, "ALL only applies to TOPICS")
 	}
 	st.What = what
+	if ext := p.peek(); ext.is("EXTENDED") && !extendable(what) {
+		return nil, p.errAt(ext, sqlerr.Syntax, "EXTENDED only applies to STREAMS, TABLES, TOPICS and QUERIES")
+	}
 	st.Extended = p.accept("EXTENDED")
 	st.Base = p.base(start)
 	return st, nil
+}
+
+// extendable reports whether SHOW of what takes EXTENDED, as in ksqlDB's
+// grammar.
+func extendable(what ast.ShowKind) bool {
+	switch what {
+	case ast.ShowStreams, ast.ShowTables, ast.ShowTopics, ast.ShowQueries:
+		return true
+	}
+	return false
 }
 
 func showKind(word string) (ast.ShowKind, bool) {
