@@ -70,7 +70,8 @@
 //
 // Lexical forms follow ksqlDB's lexer: a digit-led word is a name when it
 // is longer than the number it starts with (1abc, 1e3x; 123 and 1e3 are
-// numbers), types take ksqlDB's postfix ARRAY (INT ARRAY is ARRAY<INT>)
+// numbers); unquoted names may also hold Unicode letters (ksqlDB's are
+// A-Z only), never symbols such as €; types take ksqlDB's postfix ARRAY (INT ARRAY is ARRAY<INT>)
 // and ignored parameters (VARCHAR(10) is STRING), and SHOW takes EXTENDED
 // only for STREAMS, TABLES, TOPICS and QUERIES.
 //
