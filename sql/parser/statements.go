@@ -212,6 +212,9 @@ func (p *parser) print() (ast.Statement, error) {
 	st := &ast.Print{Limit: -1}
 	switch t.Kind {
 	case tIdent:
+		if err := p.checkNotReserved(t); err != nil {
+			return nil, err
+		}
 		st.Topic = t.Raw
 	case tQuoted, tString:
 		st.Topic = t.Val
