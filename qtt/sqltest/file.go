@@ -99,14 +99,16 @@ func addEvent(tests *[]*test, ev event, path, src string) error {
 	}
 	t := (*tests)[len(*tests)-1]
 	if d := ev.directive; d != nil {
-		return t.addDirective(d)
+		t.addDirective(d)
+		return nil
 	}
 	steps := newSteps(*ev.stmt, lineOf(src, ev.stmt.Offset), path)
 	t.steps = append(t.steps, steps...)
 	return nil
 }
 
-func (t *test) addDirective(d *directive) error {
+// addDirective applies --@expected.error: or --@expected.message:.
+func (t *test) addDirective(d *directive) {
 	if t.expect == nil {
 		t.expect = &qtt.ExpectedException{}
 	}
@@ -116,14 +118,14 @@ func (t *test) addDirective(d *directive) error {
 	case dirExpectedMessage:
 		t.expect.Message = d.contents
 	}
-	return nil
 }
 
 // directiveRe is a directive line: --@type: contents.
 var directiveRe = regexp.MustCompile(`^[ \t]*--@([A-Za-z.]+):[ \t]*(.*?)[ \t]*\r?$`)
 
 // scan finds the statements and the directive lines between them, in
-// file order. A --@ line that is not a known directive is an error.
+// file order. A --@ line that is not a known directive, or one inside a
+// statement, is an error.
 func scan(src string) ([]event, error) {
 	stmts := script.All(src)
 	var events []event
@@ -144,7 +146,10 @@ func scan(src string) ([]event, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d != nil && !inStmt(off) {
+		if d != nil && inStmt(off) {
+			return nil, fmt.Errorf("line %d: directive %q inside a statement (does the statement before it lack its ';'?)", n+1, strings.TrimSpace(line))
+		}
+		if d != nil {
 			events = append(events, event{offset: off, directive: d})
 		}
 		off += len(line)
