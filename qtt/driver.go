@@ -61,10 +61,11 @@ type SourceInfo struct {
 
 // TopicReader is a Driver that can read back every record of a topic, in
 // the order it was written (partition by partition): records produced by
-// INSERT statements and by queries alike. ksqlDB's SQL test files
-// (qtt/sqltest) need it for ASSERT VALUES; the in-memory driver has it.
+// INSERT statements and by queries alike, once the queries have caught
+// up. ksqlDB's SQL test files (qtt/sqltest) need it for ASSERT VALUES;
+// the in-memory driver of qtt/driver has it (--broker's does not yet).
 type TopicReader interface {
-	ReadTopic(topic string) []Record
+	ReadAll(topic string) ([]Record, error)
 }
 
 // TopicInfo is one topic that exists after the variant ran.

@@ -146,7 +146,11 @@ func sourcesOf(srcs []*planner.Source, sinks map[string]bool) []qtt.SourceInfo {
 	return out
 }
 
-var _ qtt.TopicReader = (*Driver)(nil) // ReadTopic is in rest.go
+var _ qtt.TopicReader = (*Driver)(nil)
+
+// ReadAll implements qtt.TopicReader: the in-memory engine has processed
+// every record before Produce or Execute returned.
+func (d *Driver) ReadAll(topic string) ([]qtt.Record, error) { return d.ReadTopic(topic), nil }
 
 // Topics implements qtt.Driver.
 func (d *Driver) Topics() []qtt.TopicInfo {

@@ -218,7 +218,10 @@ func equal(x, y any) bool {
 
 // next decodes the next record of src's topic the test has not read.
 func (r *runner) next(src *qtt.SourceInfo) (*actual, *stepError) {
-	recs := r.topics.ReadTopic(src.Topic)
+	recs, err := r.topics.ReadAll(src.Topic)
+	if err != nil {
+		return nil, &stepError{kind: kindHarness, err: fmt.Errorf("cannot read topic %s back: %w", src.Topic, err)}
+	}
 	i := r.read[src.Topic]
 	if i >= len(recs) {
 		detail := []string{msgNoMoreRecord}
