@@ -16,7 +16,7 @@ Usage:
   sqlstream broker [flags]       embedded Kafka broker only, for several servers
 `)
 	if _, ok := svc.(TestRunner); ok {
-		fmt.Fprint(w, "  sqlstream test [args]          run query translation tests (see sqlstream test --help)\n")
+		fmt.Fprint(w, "  sqlstream test [args]          run ksqlDB's test files: QTT, REST QTT, SQL (see sqlstream test --help)\n")
 	}
 	fmt.Fprint(w, `  sqlstream version              print the version
   sqlstream help                 print this help
