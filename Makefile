@@ -4,6 +4,7 @@ GO        ?= go
 BIN       := bin/sqlstream
 SHARED    ?= ../shared
 QTT_DIR   ?= $(SHARED)/conformance/ksql-qtt
+SQLTEST_DIR ?= $(SHARED)/conformance/ksql-sqltests
 TIMEOUT   ?= 12m
 # The version /info and `sqlstream version` report (runtime.buildVersion).
 VERSION   ?= 0.1.0
@@ -25,7 +26,7 @@ help:
 	@echo "make test-failover-long  kill -9 one of three servers (one standby each) during 1M events at 20 000/s (not in make test)"
 	@echo "make bench        run the benchmarks once each"
 	@echo "make nexmark      the Nexmark queries, each on a fresh engine over NEXMARK_EVENTS events, verified, per-core figures vs Flink (not in make test)"
-	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
+	@echo "make conformance  run ksqlDB's QTT files (easy ones) and SQL test files through sqlstream test (exit 1 when one fails)"
 	@echo "make rewrite      regenerate datadriven golden files"
 	@echo "make fmt | lint   gofmt the tree | check gofmt and go vet"
 
@@ -123,7 +124,7 @@ nexmark:
 
 conformance: build
 	@if [ -d "$(QTT_DIR)" ]; then \
-		./$(BIN) test --only-easy "$(QTT_DIR)"; \
+		./$(BIN) test --only-easy "$(QTT_DIR)" $$([ -d "$(SQLTEST_DIR)" ] && echo "$(SQLTEST_DIR)"); \
 	else \
 		echo "skipping conformance: $(QTT_DIR) not found (set QTT_DIR=...)"; \
 	fi

@@ -15,6 +15,7 @@ import (
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/qtt/driver"
 	"github.com/sqlstream/sqlstream/qtt/rest"
+	"github.com/sqlstream/sqlstream/qtt/sqltest"
 	"github.com/sqlstream/sqlstream/repl"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/server"
@@ -143,10 +144,10 @@ func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
 	})
 }
 
-// RunTests runs `sqlstream test` on in-memory engines: QTT files, and
-// RQTT files through the REST runner.
+// RunTests runs `sqlstream test` on in-memory engines: QTT files, RQTT
+// files through the REST runner and ksqlDB's SQL test files.
 func (wiring) RunTests(args []string, stdout, stderr io.Writer) int {
-	return qtt.Main(args, stdout, stderr, driver.New, []qtt.Format{rest.Format{}})
+	return qtt.Main(args, stdout, stderr, driver.New, []qtt.Format{sqltest.Format{}, rest.Format{}})
 }
 
 // stack is the engine behind its HTTP server.
