@@ -14,10 +14,7 @@ func (s *Server) routes() http.Handler {
 	r.NotFound(notFound)
 	r.MethodNotAllowed(methodNotAllowed)
 
-	r.Get("/", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Location", "/info")
-		w.WriteHeader(http.StatusTemporaryRedirect)
-	})
+	s.consoleRoutes(r)
 	r.Post("/ksql", s.handleKsql)
 	r.Post("/query", s.handleQuery)
 	r.Post("/query-stream", s.handleQueryStream)
@@ -50,4 +47,36 @@ func writePlain(w http.ResponseWriter, status int, text string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(text))
+}
+
+// consoleRoutes mounts the web console (WithConsole) and the read-only
+// view of the embedded schema registry (WithSchemaRegistry); without a
+// console GET / redirects to /info, as ksqlDB's does.
+func (s *Server) consoleRoutes(r chi.Router) {
+	if c := s.cfg.console; c != nil {
+		for _, p := range c.Paths() {
+			r.Method(http.MethodGet, p, c)
+			r.Method(http.MethodHead, p, c)
+		}
+	} else {
+		r.Get("/", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Location", "/info")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		})
+	}
+	if reg := s.cfg.registry; reg != nil {
+		r.Mount("/schema-registry", http.StripPrefix("/schema-registry", readOnly(reg)))
+	}
+}
+
+// readOnly passes GET and HEAD requests to h and refuses others with 405.
+func readOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			methodNotAllowed(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -1,0 +1,28 @@
+// Package console is sqlstream's web console: a single page served at "/"
+// by the HTTP server (server.WithConsole), on the same listener, origin,
+// TLS and BASIC authentication as the REST API it talks to.
+//
+//	browser ──GET /──────────────► index.html
+//	        ──GET /console/app.js, app.css (gzip when accepted) ──► dist/
+//	        ──POST /ksql, /query-stream, /close-query ──► statements, queries
+//	        ──GET /metrics, /clusterStatus, /info, /healthcheck ──► live figures
+//	        ──GET /schema-registry/… ──► the embedded registry (read only)
+//
+// The page (web/src) is plain ES modules bundled by esbuild into one
+// script and one stylesheet: CodeMirror 6 (the SQL editor, with the
+// REPL's ksqlDB keywords and completion of the catalog's names), dagre
+// (the topology layout, drawn as SVG) and uPlot (the metric charts).
+// web/package.json and package-lock.json pin the toolchain; `make
+// console` rebuilds dist/, which is committed, so go build and CI need no
+// Node. dist/THIRD_PARTY_LICENSES.txt carries the bundled packages'
+// licenses.
+//
+// The page makes no request to another origin, and its
+// Content-Security-Policy (connect-src, script-src and img-src 'self')
+// makes the browser refuse any. Its parts carry stable data-testid
+// attributes (sql-editor, run, result, sources, queries, topology with a
+// data-node element per processor, store and topic) for the browser tests
+// in tests/console_test.go.
+//
+// The console is a leaf: it imports no other package of the project.
+package console

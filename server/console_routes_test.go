@@ -1,0 +1,74 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// fakeConsole answers its paths with their name.
+type fakeConsole struct{}
+
+func (fakeConsole) Paths() []string { return []string{"/", "/console/app.js"} }
+
+func (fakeConsole) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.WriteString(w, "console "+r.URL.Path)
+}
+
+func serve(s *Server, method, path, user, pass string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, nil)
+	req.Host = "127.0.0.1:8088"
+	if user != "" {
+		req.SetBasicAuth(user, pass)
+	}
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// TestConsoleRoutes: without a console GET / still redirects to /info;
+// with one, / and its assets are the console's, behind BASIC
+// authentication like the API; the registry is served read-only under
+// /schema-registry/.
+func TestConsoleRoutes(t *testing.T) {
+	if rec := serve(New(newFakeEngine()), "GET", "/", "", ""); rec.Code != http.StatusTemporaryRedirect || rec.Header().Get("Location") != "/info" {
+		t.Errorf("no console: GET / answered %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+	users, err := ParseUsers(strings.NewReader("alice: wonderland,admin\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "registry "+r.Method+" "+r.URL.Path)
+	})
+	s := New(newFakeEngine(), WithConsole(fakeConsole{}), WithSchemaRegistry(registry), WithBasicAuth("KsqlServer-Props", []string{"*"}, users))
+	for _, tc := range []struct {
+		method, path, user string
+		status             int
+		body               string
+	}{
+		{"GET", "/", "", http.StatusUnauthorized, ""},
+		{"GET", "/", "alice", http.StatusOK, "console /"},
+		{"GET", "/console/app.js", "alice", http.StatusOK, "console /console/app.js"},
+		{"HEAD", "/", "alice", http.StatusOK, ""},
+		{"GET", "/console/other.js", "alice", http.StatusNotFound, "Not Found"},
+		{"GET", "/schema-registry/subjects", "", http.StatusUnauthorized, ""},
+		{"GET", "/schema-registry/subjects", "alice", http.StatusOK, "registry GET /subjects"},
+		{"POST", "/schema-registry/subjects/x/versions", "alice", http.StatusMethodNotAllowed, "Method Not Allowed"},
+		{"DELETE", "/schema-registry/subjects/x", "alice", http.StatusMethodNotAllowed, "Method Not Allowed"},
+	} {
+		pass := ""
+		if tc.user != "" {
+			pass = "wonderland"
+		}
+		rec := serve(s, tc.method, tc.path, tc.user, pass)
+		if rec.Code != tc.status || (tc.body != "" && rec.Body.String() != tc.body) {
+			t.Errorf("%s %s as %q: %d %q, want %d %q", tc.method, tc.path, tc.user, rec.Code, rec.Body, tc.status, tc.body)
+		}
+		if tc.status == http.StatusUnauthorized && !strings.HasPrefix(rec.Header().Get("WWW-Authenticate"), "Basic ") {
+			t.Errorf("%s %s: 401 without a challenge, so a browser would not ask for credentials", tc.method, tc.path)
+		}
+	}
+}
