@@ -1,0 +1,399 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/input"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// The web console (issue 22) in a real browser: headless Chromium
+// (Debian's chromium-headless-shell, which .ci/run installs) driven by
+// chromedp against the sqlstream binary. Each step waits on a fact the
+// page shows (an element, a row count) and saves a screenshot under the
+// test's artifact directory (go test -artifacts -outputdir DIR keeps
+// them) or under $SQLSTREAM_CONSOLE_SCREENSHOTS.
+
+// browserPath finds a headless Chromium, or skips the test saying how to
+// install one.
+func browserPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("SQLSTREAM_BROWSER"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium-headless-shell", "chromium", "chromium-browser", "google-chrome", "headless_shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no headless Chromium found (apt-get install --no-install-recommends chromium-headless-shell, " +
+		"or set SQLSTREAM_BROWSER): the web console's browser tests are skipped")
+	return ""
+}
+
+// browser is one headless Chromium tab on the console of a node. It
+// records every request the page sends and every JavaScript exception,
+// console error and browser-log error it reports.
+type browser struct {
+	t      *testing.T
+	ctx    context.Context
+	origin string
+	shots  string
+	step   int
+
+	mu       sync.Mutex
+	requests []string
+	problems []string
+}
+
+// waitFor bounds each wait on a fact; under load a step can take long,
+// and a test that passes never waits this long.
+const waitFor = 90 * time.Second
+
+func newBrowser(t *testing.T, origin string) *browser {
+	t.Helper()
+	path := browserPath(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	b := &browser{t: t, ctx: ctx, origin: origin, shots: screenshotDir(t)}
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	if err := chromedp.Listen(ctx, b.record); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func screenshotDir(t *testing.T) string {
+	if dir := os.Getenv("SQLSTREAM_CONSOLE_SCREENSHOTS"); dir != "" {
+		dir = filepath.Join(dir, t.Name())
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	return t.ArtifactDir()
+}
+
+// record runs in chromedp's event loop: it only appends.
+func (b *browser) record(ev any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		b.requests = append(b.requests, ev.Request.Method+" "+ev.Request.URL)
+	case *network.EventResponseReceived:
+		// The page and its assets must load; API answers (a 400 for a bad
+		// statement) are the page's to show.
+		if u := ev.Response.URL; ev.Response.Status >= 400 && (u == b.origin+"/" || strings.HasPrefix(u, b.origin+"/console/")) {
+			b.problems = append(b.problems, fmt.Sprintf("%s answered %d", u, ev.Response.Status))
+		}
+	case *cdpruntime.EventExceptionThrown:
+		b.problems = append(b.problems, "exception: "+exceptionText(ev.ExceptionDetails))
+	case *cdpruntime.EventConsoleAPICalled:
+		if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeAssert {
+			b.problems = append(b.problems, fmt.Sprintf("console.%s: %v", ev.Type, argsText(ev.Args)))
+		}
+	case *cdplog.EventEntryAdded:
+		// A failed API request is logged by the network source; the page
+		// shows those itself. Anything else at error level (a CSP refusal,
+		// a script error) is a problem.
+		if ev.Entry.Level == cdplog.EntryLevelError && ev.Entry.Source != cdplog.EntrySourceNetwork {
+			b.problems = append(b.problems, fmt.Sprintf("log %s: %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+		}
+	}
+}
+
+func exceptionText(d *cdpruntime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != "" {
+		return d.Exception.Description
+	}
+	return d.Text
+}
+
+func argsText(args []*cdpruntime.RemoteObject) string {
+	var parts []string
+	for _, a := range args {
+		if a.Description != "" {
+			parts = append(parts, a.Description)
+		} else {
+			parts = append(parts, string(a.Value))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// do runs steps with the wait bound.
+func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, waitFor)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.shot("failed")
+		b.t.Fatalf("%s: %v\nrequests: %s\nproblems: %s", what, err, strings.Join(b.sent(), "\n  "), strings.Join(b.errors(), "\n  "))
+	}
+}
+
+// until waits until the JavaScript expression is true.
+func (b *browser) until(what, expr string) {
+	b.t.Helper()
+	b.do(what, func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[bool](expr, chromedp.WithPollingInterval(100*time.Millisecond))(ctx, t)
+		return chromedp.Void{}, err
+	})
+}
+
+// eval returns the value of a JavaScript expression.
+func eval[T any](b *browser, expr string) T {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// shot saves a screenshot of the viewport as NN-name.png.
+func (b *browser) shot(name string) {
+	b.step++
+	buf, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Errorf("screenshot %s: %v", name, err)
+		return
+	}
+	file := filepath.Join(b.shots, fmt.Sprintf("%02d-%s.png", b.step, name))
+	if err := os.WriteFile(file, buf, 0o644); err != nil {
+		b.t.Error(err)
+	}
+	b.t.Logf("screenshot %s", file)
+}
+
+// sql replaces the editor's text as a user would (select all, then type
+// by an input method's insert) and runs it with the Run button.
+func (b *browser) sql(text string) {
+	b.t.Helper()
+	b.do("typing "+text,
+		chromedp.Click(chromedp.CSS(`[data-testid="sql-editor"] .cm-content`)),
+		chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
+			return err
+		}),
+		chromedp.KeyEvent(kb.Escape), // closes a completion list
+	)
+	if got := eval[string](b, `document.querySelector('[data-testid="sql-editor"] .cm-content').innerText`); strings.TrimSpace(got) != strings.TrimSpace(text) {
+		b.t.Fatalf("the editor holds %q after typing %q", got, text)
+	}
+	b.do("running "+text, chromedp.Click(chromedp.CSS(`[data-testid="run"]`)))
+}
+
+func (b *browser) sent() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.requests...)
+}
+
+func (b *browser) errors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.problems...)
+}
+
+// checkClean fails on a request to another origin and on any JavaScript
+// error the page met.
+func (b *browser) checkClean() {
+	b.t.Helper()
+	sent := b.sent()
+	if len(sent) == 0 {
+		b.t.Error("the browser recorded no request")
+	}
+	for _, r := range sent {
+		if _, u, _ := strings.Cut(r, " "); !strings.HasPrefix(u, b.origin+"/") && !strings.HasPrefix(u, "data:") {
+			b.t.Errorf("the page sent a request to another origin: %s", r)
+		}
+	}
+	for _, p := range b.errors() {
+		b.t.Errorf("the page met an error: %s", p)
+	}
+}
+
+// insertRows inserts JSON rows into a stream over /inserts-stream and
+// checks every ack.
+func insertRows(t *testing.T, n *node, target string, rows ...string) {
+	t.Helper()
+	body := `{"target":"` + target + `"}` + "\n" + strings.Join(rows, "\n") + "\n"
+	resp, err := http.Post(n.URL+"/inserts-stream", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	acks, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || strings.Count(string(acks), `"status":"ok"`) != len(rows) {
+		t.Fatalf("/inserts-stream: %d %s (%v)", resp.StatusCode, acks, err)
+	}
+}
+
+// TestConsoleInBrowser walks through the console against the binary:
+// the catalog, DDL and a CTAS from the editor, an error's position, a
+// push query whose rows arrive over REST while it runs, the CTAS's
+// topology graph, a pull query, the charts and a TERMINATE with its
+// confirmation; the page sends nothing to another origin and meets no
+// JavaScript error.
+func TestConsoleInBrowser(t *testing.T) {
+	browserPath(t)
+	n := startNode(t)
+	b := newBrowser(t, n.URL)
+	b.do("opening the console", chromedp.Navigate(n.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="KSQL_PROCESSING_LOG"]`)))
+	b.shot("catalog")
+
+	b.sql("CREATE STREAM clicks (user VARCHAR KEY, page VARCHAR, ms INT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);\n" +
+		"CREATE TABLE clicks_per_page AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page EMIT CHANGES;")
+	b.until("both statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 2`)
+	b.do("the new stream, table and query in the lists",
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS"][data-type="STREAM"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"][data-type="TABLE"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
+	b.shot("created")
+
+	b.sql("SELECT * FROM nowhere EMIT CHANGES;")
+	b.until("the error shows", `!!document.querySelector('[data-testid="result"] [data-testid="error"]')`)
+	if mark := eval[string](b, `(document.querySelector('.cm-sql-error') || {}).textContent || ''`); mark != "nowhere" {
+		t.Errorf("the error marks %q in the editor, want the unknown source's name", mark)
+	}
+	b.shot("error-position")
+
+	b.sql("SET 'auto.offset.reset'='earliest';\nSELECT user, page, ms FROM clicks EMIT CHANGES;")
+	b.until("the push query's header", `!!document.querySelector('[data-testid="result"] [data-testid="rows"]')`)
+	if props := eval[string](b, `document.querySelector('[data-testid="props"]').textContent`); !strings.Contains(props, "auto.offset.reset=earliest") {
+		t.Errorf("session properties show %q", props)
+	}
+	insertRows(t, n, "CLICKS", `{"USER":"ann","PAGE":"home","MS":10}`, `{"USER":"bob","PAGE":"home","MS":20}`, `{"USER":"cat","PAGE":"cart","MS":30}`)
+	b.until("the inserted rows arrive", `document.querySelectorAll('[data-testid="rows"] tbody tr').length === 3`)
+	if text := eval[string](b, `document.querySelector('[data-testid="rows"]').innerText`); !strings.Contains(text, "ann") || !strings.Contains(text, "cart") {
+		t.Errorf("push rows:\n%s", text)
+	}
+	b.shot("push-query")
+	b.do("stopping the push query", chromedp.Click(chromedp.CSS(`[data-testid="stop"]`)))
+	b.until("the query stopped", `document.querySelector('[data-testid="query-status"]').textContent.startsWith('stopped')`)
+
+	b.do("opening the query's graph", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
+	b.until("the graph's processors", `document.querySelectorAll('[data-testid="topology"] [data-node][data-kind="processor"], [data-testid="topology"] [data-node][data-kind="source"], [data-testid="topology"] [data-node][data-kind="sink"]').length >= 3`)
+	for _, node := range []string{"Source-CLICKS", "Aggregate-Aggregate", "Sink-CLICKS_PER_PAGE", "Aggregate-Aggregate-Materialize"} {
+		if !eval[bool](b, `!!document.querySelector('[data-testid="topology"] [data-node="`+node+`"]')`) {
+			t.Errorf("the graph has no node %s", node)
+		}
+	}
+	b.until("the source node counts the records", `/total [3-9]/.test(document.querySelector('[data-testid="topology"] [data-node="Source-CLICKS"]').textContent)`)
+	b.until("the store node shows its keys", `/2 keys/.test(document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]').textContent)`)
+	b.shot("topology")
+
+	b.sql("SELECT * FROM clicks_per_page;")
+	b.until("the pull query's rows", `(document.querySelector('[data-testid="query-status"]') || {}).textContent === 'done, 2 rows'`)
+	b.shot("pull-query")
+
+	b.do("the charts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
+	b.until("four charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 4`)
+	b.shot("metrics")
+
+	b.do("asking to terminate", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="query-terminate"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="confirm"]`)))
+	b.shot("confirm-terminate")
+	b.do("terminating", chromedp.Click(chromedp.CSS(`[data-testid="confirm-yes"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
+	b.shot("terminated")
+	b.checkClean()
+}
+
+// TestConsoleBasicAuth: with BASIC authentication on, the console asks
+// for credentials (the browser gets the server's 401 challenge, and a
+// user who cancels sees "Unauthorized" and nothing else); with them it
+// loads and its API requests run as that user.
+func TestConsoleBasicAuth(t *testing.T) {
+	browserPath(t)
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := startNode(t, "--config", writeConfig(t, "authentication.method=BASIC\nauthentication.roles=admin\nsqlstream.authentication.users.file="+users+"\n"))
+	b := newBrowser(t, n.URL)
+	var mu sync.Mutex
+	challenges, give := 0, false
+	if err := chromedp.Listen(b.ctx, func(ev any) {
+		// Commands cannot run in the event loop: answer from a goroutine.
+		switch ev := ev.(type) {
+		case *fetch.EventRequestPaused:
+			go func() {
+				_, _ = chromedp.Call(b.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+			}()
+		case *fetch.EventAuthRequired:
+			mu.Lock()
+			challenges++
+			answer := fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth}
+			if give {
+				answer = fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials, Username: "alice", Password: "wonderland"}
+			}
+			mu.Unlock()
+			go func() {
+				_, _ = chromedp.Call(b.ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: &answer})
+			}()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(b.ctx, fetch.Enable, fetch.EnableParams{HandleAuthRequests: new(true)}); err != nil {
+		t.Fatal(err)
+	}
+	b.do("opening the console without credentials", chromedp.Navigate(n.URL+"/"))
+	b.until("the refusal", `document.body.innerText.includes('Unauthorized')`)
+	mu.Lock()
+	asked := challenges
+	give = true
+	mu.Unlock()
+	if asked == 0 {
+		t.Fatal("the browser was not asked for credentials")
+	}
+	if eval[bool](b, `!!document.querySelector('[data-testid="sql-editor"]')`) {
+		t.Error("the console loaded without credentials")
+	}
+	b.shot("refused")
+
+	b.do("opening the console with credentials", chromedp.Navigate(n.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="KSQL_PROCESSING_LOG"]`)))
+	b.sql("CREATE STREAM guarded (id INT KEY, v VARCHAR) WITH (KAFKA_TOPIC='guarded', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	b.until("the statement ran as alice", `!!document.querySelector('[data-testid="result"] .ok')`)
+	b.do("the stream in the list", chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="GUARDED"]`)))
+	b.shot("signed-in")
+	b.mu.Lock()
+	// The refused page load's 401 is the point of the first half.
+	var kept []string
+	for _, p := range b.problems {
+		if !strings.HasSuffix(p, "/ answered 401") {
+			kept = append(kept, p)
+		}
+	}
+	b.problems = kept
+	b.mu.Unlock()
+	b.checkClean()
+}
