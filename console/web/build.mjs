@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { readFileSync, writeFileSync, mkdirSync, copyFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 
 const dist = '../dist';
 mkdirSync(dist, { recursive: true });
@@ -27,3 +28,10 @@ for (const [path, meta] of Object.entries(pkg).sort()) {
   if (file) notice += readFileSync(join(dir, file), 'utf8').trim() + '\n';
 }
 writeFileSync(join(dist, 'THIRD_PARTY_LICENSES.txt'), notice);
+
+// The sources this bundle was built from, by SHA-256: console's Go test
+// compares them with web/ so a change not rebuilt with `make console`
+// fails the build's tests.
+const inputs = ['package.json', 'package-lock.json', 'build.mjs', ...readdirSync('src').sort().map((f) => 'src/' + f)];
+const sums = inputs.map((f) => `${createHash('sha256').update(readFileSync(f)).digest('hex')}  ${f}`);
+writeFileSync(join(dist, 'SOURCES.sha256'), sums.join('\n') + '\n');
