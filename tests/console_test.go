@@ -175,9 +175,21 @@ func eval[T any](b *browser, expr string) T {
 }
 
 // shot saves a screenshot of the viewport as NN-name.png.
-func (b *browser) shot(name string) {
+func (b *browser) shot(name string) { b.save(name, chromedp.CaptureScreenshot()) }
+
+// tallShot saves a screenshot of a viewport tall enough for the whole of
+// the first element sel matches, then restores the viewport.
+func (b *browser) tallShot(name, sel string) {
+	b.t.Helper()
+	h := eval[float64](b, `document.querySelector(`+"`"+sel+"`"+`).getBoundingClientRect().bottom`)
+	b.do("growing the viewport", chromedp.EmulateViewport(1400, int64(h)+120))
+	b.shot(name)
+	b.do("restoring the viewport", chromedp.EmulateViewport(1400, 900))
+}
+
+func (b *browser) save(name string, capture chromedp.Action[[]byte]) {
 	b.step++
-	buf, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	buf, err := chromedp.Run(b.ctx, capture)
 	if err != nil {
 		b.t.Errorf("screenshot %s: %v", name, err)
 		return
@@ -189,9 +201,17 @@ func (b *browser) shot(name string) {
 	b.t.Logf("screenshot %s", file)
 }
 
-// sql replaces the editor's text as a user would (select all, then type
-// by an input method's insert) and runs it with the Run button.
+// sql replaces the editor's text as a user would and runs it with the
+// Run button.
 func (b *browser) sql(text string) {
+	b.t.Helper()
+	b.typeSQL(text)
+	b.do("running "+text, chromedp.Click(chromedp.CSS(`[data-testid="run"]`)))
+}
+
+// typeSQL replaces the editor's text: select all, then type by an input
+// method's insert.
+func (b *browser) typeSQL(text string) {
 	b.t.Helper()
 	b.do("typing "+text,
 		chromedp.Click(chromedp.CSS(`[data-testid="sql-editor"] .cm-content`)),
@@ -205,7 +225,12 @@ func (b *browser) sql(text string) {
 	if got := eval[string](b, `document.querySelector('[data-testid="sql-editor"] .cm-content').innerText`); strings.TrimSpace(got) != strings.TrimSpace(text) {
 		b.t.Fatalf("the editor holds %q after typing %q", got, text)
 	}
-	b.do("running "+text, chromedp.Click(chromedp.CSS(`[data-testid="run"]`)))
+}
+
+// text returns the text of the first element sel matches ("" if none).
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	return eval[string](b, `(document.querySelector(`+"`"+sel+"`"+`) || {}).innerText || ''`)
 }
 
 func (b *browser) sent() []string {
@@ -277,6 +302,21 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
 	b.shot("created")
 
+	b.do("completion knows the new sources", chromedp.WaitReady(chromedp.CSS(`[data-testid="sql-editor"][data-completion~="CLICKS_PER_PAGE"]`)))
+	b.typeSQL("SELECT * FROM CLICKS_P")
+	b.do("asking for completion", chromedp.KeyEvent(" ", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.WaitVisible(chromedp.CSS(`.cm-tooltip-autocomplete li`)))
+	if got := b.text(".cm-tooltip-autocomplete"); !strings.Contains(got, "CLICKS_PER_PAGE") {
+		t.Errorf("completion after FROM CLICKS_P offers %q", got)
+	}
+	b.shot("completion")
+	b.typeSQL("SELECT CLICKS.P")
+	b.do("asking for a column", chromedp.KeyEvent(" ", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.WaitVisible(chromedp.CSS(`.cm-tooltip-autocomplete li`)))
+	if got := b.text(".cm-tooltip-autocomplete"); !strings.Contains(got, "PAGE") {
+		t.Errorf("completion after CLICKS.P offers %q", got)
+	}
+
 	b.sql("SELECT * FROM nowhere EMIT CHANGES;")
 	b.until("the error shows", `!!document.querySelector('[data-testid="result"] [data-testid="error"]')`)
 	if mark := eval[string](b, `(document.querySelector('.cm-sql-error') || {}).textContent || ''`); mark != "nowhere" {
@@ -305,9 +345,18 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("the graph has no node %s", node)
 		}
 	}
-	b.until("the source node counts the records", `/total [3-9]/.test(document.querySelector('[data-testid="topology"] [data-node="Source-CLICKS"]').textContent)`)
+	b.until("the source node counts the records", `/query: [3-9] records in/.test(document.querySelector('[data-testid="topology"] [data-node="Source-CLICKS"]').textContent)`)
 	b.until("the store node shows its keys", `/2 keys/.test(document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]').textContent)`)
 	b.shot("topology")
+	b.tallShot("topology-graph", `[data-testid="tasks"]`)
+
+	b.do("describing the table", chromedp.Click(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"]`)))
+	b.until("DESCRIBE EXTENDED's statistics", `/Aggregate-Aggregate-Materialize\/\d+: \d+ keys/.test((document.querySelector('[data-testid="details"] .stats') || {}).textContent || '')`)
+	b.shot("describe-extended")
+	b.do("tailing the topic", chromedp.Click(chromedp.CSS(`[data-testid="topics"] li[data-topic="clicks"]`)))
+	b.until("the topic's records", `/ann/.test((document.querySelector('[data-testid="details"] .print') || {}).textContent || '') && /cart/.test(document.querySelector('[data-testid="details"] .print').textContent)`)
+	b.shot("topic-tail")
+	b.do("stopping the tail", chromedp.Click(chromedp.CSS(`[data-testid="stop"]`)))
 
 	b.sql("SELECT * FROM clicks_per_page;")
 	b.until("the pull query's rows", `(document.querySelector('[data-testid="query-status"]') || {}).textContent === 'done, 2 rows'`)
@@ -316,6 +365,18 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.do("the charts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
 	b.until("four charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 4`)
 	b.shot("metrics")
+
+	b.do("the cluster's hosts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="cluster"]`)))
+	host := strings.TrimPrefix(n.URL, "http://")
+	b.until("this host and its query", "document.querySelector('[data-testid=\"cluster\"]').innerText.includes('"+host+"') && document.querySelector('[data-testid=\"cluster\"]').innerText.includes('CTAS_CLICKS_PER_PAGE')")
+	b.shot("cluster")
+
+	b.sql("CREATE STREAM av (id INT KEY, v VARCHAR) WITH (KAFKA_TOPIC='av', VALUE_FORMAT='AVRO', PARTITIONS=1);")
+	b.until("the AVRO stream", `!!document.querySelector('[data-testid="result"] .ok')`)
+	b.do("the registry's subjects", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="registry"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="subjects"] li[data-subject="av-value"]`)))
+	b.until("the subject's schema", `/av-value v1 \(id \d+, AVRO\)/.test(document.querySelector('[data-testid="registry"]').innerText)`)
+	b.shot("registry")
 
 	b.do("asking to terminate", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="query-terminate"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="confirm"]`)))

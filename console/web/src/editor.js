@@ -98,6 +98,8 @@ export function createEditor(parent, onRun, initial) {
     // setSchema makes completion offer these sources and their columns:
     // {NAME: ['COL', …]}.
     setSchema(schema) {
+      // The names completion offers, for tests to wait on.
+      parent.dataset.completion = Object.keys(schema).sort().join(' ');
       view.dispatch({
         effects: lang.reconfigure(sql({ dialect: ksqlDialect, upperCaseKeywords: true, schema })),
       });

@@ -149,7 +149,10 @@ async function runQuery(sql, block, props = state.props) {
     }, abort.signal);
     status.textContent = `done, ${n} rows`;
   } catch (err) {
-    if (err.name !== 'AbortError') throw err;
+    if (err.name !== 'AbortError') {
+      status.textContent = `failed after ${n} rows`;
+      throw err;
+    }
     status.textContent = `stopped, ${n} rows`;
   } finally {
     if (state.running === run) {
@@ -177,6 +180,14 @@ function format(v) {
 
 // ---- catalog --------------------------------------------------------------
 
+// refreshQueries keeps the queries' states current between catalog
+// refreshes.
+async function refreshQueries() {
+  const [queries] = await ksql('SHOW QUERIES;', state.props);
+  state.queries = queries.queries;
+  renderQueries();
+}
+
 async function refreshCatalog() {
   try {
     const [streams, tables, queries, topics, types] = await ksql('SHOW STREAMS; SHOW TABLES; SHOW QUERIES; SHOW TOPICS; SHOW TYPES;', state.props);
@@ -199,7 +210,8 @@ function renderSources() {
 }
 
 function renderQueries() {
-  $('queries').replaceChildren(...state.queries.map((q) => h('li', { 'data-query': q.id, 'data-state': q.state, onclick: () => openQuery(q.id) },
+  const open = state.graph && state.graph.id;
+  $('queries').replaceChildren(...state.queries.map((q) => h('li', { 'data-query': q.id, 'data-state': q.state, class: q.id === open ? 'selected' : '', onclick: () => openQuery(q.id) },
     h('span', { class: 'state ' + (q.state || '').toLowerCase() }, q.state || '?'), ' ', q.id,
     h('div', { class: 'muted small' }, `${q.processingGuarantee || ''} · ${Object.entries(q.statusCount || {}).map(([s, n]) => `${n} ${s}`).join(', ')}`))));
 }
@@ -309,7 +321,8 @@ async function refreshQueryFigures() {
   const lags = storeLags(cluster, g.id);
   const rate = state.history.latest('processed', g.id);
   g.update((n) => {
-    if (n.kind === 'source') return [rate === null ? 'in: – rec/s' : `in: ${rate.toFixed(1)} rec/s (query)`, `total ${state.history.total('processed', g.id) ?? '–'}`];
+    // The engine counts records per query, not per processor.
+    if (n.kind === 'source') return [`query: ${state.history.total('processed', g.id) ?? '–'} records in`, rate === null ? '' : `${rate.toFixed(1)} records/s`];
     if (n.kind === 'store') {
       const s = sum(stats, n.label);
       const lag = lags.filter((l) => l.store === n.label).reduce((a, l) => a + l.lag, 0);
@@ -391,6 +404,7 @@ async function poll() {
     state.history.add(Date.now() / 1000, state.samples);
     if (!state.charts) state.charts = new Charts($('charts'));
     state.charts.draw(state.history);
+    await refreshQueries();
     await refreshQueryFigures();
     if ($('cluster').classList.contains('active')) await renderCluster();
   } catch (err) {

@@ -58,8 +58,8 @@ export function parseTopology(text) {
 }
 
 const SVG = 'http://www.w3.org/2000/svg';
-const W = 190;
-const H = 54;
+const W = 210;
+const H = 62;
 
 function el(tag, attrs, parent) {
   const e = document.createElementNS(SVG, tag);
@@ -68,12 +68,17 @@ function el(tag, attrs, parent) {
   return e;
 }
 
-// layout places the graph's nodes with dagre, top to bottom.
+// layout places the graph's nodes with dagre, top to bottom, each
+// sub-topology's processors and stores inside a cluster of their own.
 export function layout(graph) {
-  const g = new dagre.graphlib.Graph({ compound: false });
-  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 36, marginx: 12, marginy: 12 });
+  const g = new dagre.graphlib.Graph({ compound: true });
+  g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 34, marginx: 12, marginy: 12 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of graph.nodes.values()) g.setNode(n.id, { width: W, height: H });
+  for (const s of graph.subs) g.setNode('sub:' + s.id, { label: `sub-topology ${s.id}${s.global ? ' (global store)' : ''}`, clusterLabelPos: 'top', paddingTop: 22 });
+  for (const n of graph.nodes.values()) {
+    g.setNode(n.id, { width: W, height: H });
+    if (n.sub !== undefined && n.sub !== null) g.setParent(n.id, 'sub:' + n.sub);
+  }
   for (const [a, b] of graph.edges) g.setEdge(a, b);
   dagre.layout(g);
   return g;
@@ -88,6 +93,13 @@ export function renderTopology(container, graph) {
   container.textContent = '';
   const svg = el('svg', { viewBox: `0 0 ${width} ${height}`, width, height, class: 'topology-svg' }, container);
   el('path', { d: 'M0,0 L8,4 L0,8 z', fill: '#667' }, el('marker', { id: 'arrow', markerWidth: 8, markerHeight: 8, refX: 8, refY: 4, orient: 'auto' }, el('defs', {}, svg)));
+  for (const s of graph.subs) {
+    const c = g.node('sub:' + s.id);
+    if (!c || !c.width) continue;
+    const box = el('g', { class: 'cluster', 'data-sub': s.id }, svg);
+    el('rect', { x: c.x - c.width / 2, y: c.y - c.height / 2, width: c.width, height: c.height, rx: 6 }, box);
+    el('text', { x: c.x - c.width / 2 + 8, y: c.y - c.height / 2 + 14, class: 'kind' }, box).textContent = c.label;
+  }
   for (const e of g.edges()) {
     const pts = g.edge(e).points;
     el('path', { d: 'M' + pts.map((p) => `${p.x},${p.y}`).join(' L'), class: 'edge', 'marker-end': 'url(#arrow)' }, svg);
@@ -95,6 +107,7 @@ export function renderTopology(container, graph) {
   const figures = new Map();
   for (const id of g.nodes()) {
     const n = graph.nodes.get(id);
+    if (!n) continue; // a cluster
     const p = g.node(id);
     const box = el('g', {
       class: `node node-${n.kind}${n.internal ? ' internal' : ''}`,
@@ -103,13 +116,13 @@ export function renderTopology(container, graph) {
       'data-kind': n.kind,
     }, svg);
     el('rect', { width: W, height: H, rx: n.kind === 'topic' ? 14 : 4 }, box);
-    const title = el('text', { x: 8, y: 16, class: 'label' }, box);
-    title.textContent = clip(n.label, 28);
+    const title = el('text', { x: 8, y: 15, class: 'label' }, box);
+    title.textContent = clip(n.label, 31);
     el('title', {}, box).textContent = `${n.kind}: ${n.label}${n.sub !== undefined ? ` (sub-topology ${n.sub})` : ''}${n.what ? ' — ' + n.what : ''}`;
-    const kind = el('text', { x: W - 8, y: 16, class: 'kind', 'text-anchor': 'end' }, box);
-    kind.textContent = n.internal ? 'internal' : n.kind === 'topic' || n.sub === undefined ? n.kind : `${n.kind} · ${n.sub}`;
-    const l1 = el('text', { x: 8, y: 33, class: 'stat' }, box);
-    const l2 = el('text', { x: 8, y: 47, class: 'stat' }, box);
+    const kind = el('text', { x: 8, y: 28, class: 'kind' }, box);
+    kind.textContent = n.internal ? `internal topic` : n.kind;
+    const l1 = el('text', { x: 8, y: 42, class: 'stat' }, box);
+    const l2 = el('text', { x: 8, y: 55, class: 'stat' }, box);
     figures.set(id, [l1, l2]);
   }
   return (stats) => {
