@@ -360,6 +360,11 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	b.sql("SELECT * FROM clicks_per_page;")
 	b.until("the pull query's rows", `(document.querySelector('[data-testid="query-status"]') || {}).textContent === 'done, 2 rows'`)
+	b.sql("DEFINE pg = 'cart';\nSELECT * FROM clicks_per_page WHERE page = '${pg}';")
+	b.until("the pull query with a variable", `[...document.querySelectorAll('[data-testid="query-status"]')].some((e) => e.textContent === 'done, 1 rows')`)
+	if text := b.text(`[data-testid="rows"]`); !strings.Contains(text, "cart") || strings.Contains(text, "home") {
+		t.Errorf("WHERE page = '${pg}' with pg = cart answered:\n%s", text)
+	}
 	b.shot("pull-query")
 
 	b.do("the charts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))

@@ -25,12 +25,13 @@ async function decode(resp) {
   }
 }
 
-// ksql runs statements through POST /ksql and returns its entities.
-export async function ksql(sql, props = {}) {
+// ksql runs statements through POST /ksql and returns its entities;
+// vars are the session's DEFINE values for ${name} substitution.
+export async function ksql(sql, props = {}, vars = {}) {
   const resp = await fetch('/ksql', {
     method: 'POST',
     headers: { 'Content-Type': JSON_V1, Accept: JSON_V1 },
-    body: JSON.stringify({ ksql: sql, streamsProperties: props }),
+    body: JSON.stringify({ ksql: sql, streamsProperties: props, sessionVariables: vars }),
   });
   const body = await decode(resp);
   if (!resp.ok) throw new ApiError(resp.status, body);
@@ -57,11 +58,11 @@ export async function getText(path) {
 // on.line(text) for PRINT's lines and on.error(ApiError) for an error the
 // stream carries. It resolves when the stream ends; abort the signal to
 // stop it (closeQuery then ends the server's side at once).
-export async function queryStream(sql, props, on, signal) {
+export async function queryStream(sql, props, vars, on, signal) {
   const resp = await fetch('/query-stream', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: DELIMITED },
-    body: JSON.stringify({ sql, properties: props }),
+    body: JSON.stringify({ sql, properties: props, sessionVariables: vars }),
     signal,
   });
   if (!resp.ok) throw new ApiError(resp.status, await decode(resp));

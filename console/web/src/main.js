@@ -68,7 +68,7 @@ async function run() {
       } else if (k === 'query') {
         await runQuery(stmt.text, block);
       } else {
-        const entities = await ksql(stmt.text, state.props);
+        const entities = await ksql(stmt.text, state.props, state.vars);
         for (const e of entities) block.appendChild(entityView(e));
         ddl = true;
       }
@@ -115,7 +115,7 @@ function showError(block, err, stmt, src) {
 
 // runQuery streams a SELECT or PRINT into block: a table whose rows
 // arrive live, or PRINT's lines; a push query runs until Stop.
-async function runQuery(sql, block, props = state.props) {
+async function runQuery(sql, block, props = state.props, vars = state.vars) {
   const abort = new AbortController();
   const run = { abort, queryId: null };
   state.running = run;
@@ -126,7 +126,7 @@ async function runQuery(sql, block, props = state.props) {
   let lines = null;
   let n = 0;
   try {
-    await queryStream(sql, { ...props }, {
+    await queryStream(sql, { ...props }, { ...vars }, {
       header(hd) {
         run.queryId = hd.queryId;
         const t = table(hd.columnNames.map((c, i) => `${c} ${hd.columnTypes[i]}`), []);
@@ -260,7 +260,7 @@ async function openTopic(name) {
   box.appendChild(h('h2', {}, `topic ${name}`));
   const block = h('div', { class: 'stmt-result' });
   box.appendChild(block);
-  runQuery(`PRINT \`${name}\` FROM BEGINNING LIMIT 100;`, block, {}).catch((err) => block.appendChild(h('pre', { class: 'error' }, err.message)));
+  runQuery(`PRINT \`${name}\` FROM BEGINNING LIMIT 100;`, block, {}, {}).catch((err) => block.appendChild(h('pre', { class: 'error' }, err.message)));
 }
 
 // confirmRun asks before running a destructive statement.
