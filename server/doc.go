@@ -10,6 +10,8 @@
 //	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
 //	   GET  /chc/live /chc/ready (probes.go)  /metrics (http_metrics.go)
+//	   GET  /  /console/…     ──► the web console (WithConsole; without it / redirects to /info)
+//	   GET  /schema-registry/… ──► the embedded registry, read only (WithSchemaRegistry)
 //
 // HTTP/2 without TLS (h2c, prior knowledge) is served by net/http itself
 // (http.Server.Protocols with SetUnencryptedHTTP2), which replaces the
