@@ -463,3 +463,33 @@ func TestConsoleBasicAuth(t *testing.T) {
 	b.mu.Unlock()
 	b.checkClean()
 }
+
+// TestConsoleClusterHosts: two servers of one service id on one broker,
+// each task with a standby on the other. The console of either lists both
+// hosts alive in its Cluster tab with their active and standby partitions
+// of the query, and the query's per-host status names both.
+func TestConsoleClusterHosts(t *testing.T) {
+	browserPath(t)
+	br := startBrokerProcess(t)
+	cfg := writeConfig(t, routingConfig+"ksql.streams.num.standby.replicas=1\n")
+	a, b := startServerOn(t, br.Kafka, "--config", cfg), startServerOn(t, br.Kafka, "--config", cfg)
+	a.mustKsql(`CREATE STREAM events (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='events', VALUE_FORMAT='JSON', PARTITIONS=4);`)
+	a.mustKsql(`CREATE TABLE counts AS SELECT k, COUNT(*) AS n FROM events GROUP BY k;`)
+	hosts := []string{strings.TrimPrefix(a.URL, "http://"), strings.TrimPrefix(b.URL, "http://")}
+
+	page := newBrowser(t, b.URL)
+	page.do("opening the console of the second server", chromedp.Navigate(b.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_COUNTS"]`)),
+		chromedp.Click(chromedp.CSS(`#tabs button[data-tab="cluster"]`)))
+	// Every row of the table: host, status, query, active, standby, stores.
+	rows := `[...document.querySelectorAll('[data-testid="cluster"] tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent))`
+	both := fmt.Sprintf(`(() => { const rows = %s; return %q.split(' ').every((h) => rows.some((r) => r[0] === h && r[1] === 'alive' && r[2].startsWith('CTAS_COUNTS') && r[3] !== '' && r[4] !== '')); })()`,
+		rows, strings.Join(hosts, " "))
+	page.until("both hosts alive, each with active and standby partitions", both)
+	page.shot("cluster-hosts")
+
+	page.do("the query's hosts", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_COUNTS"]`)))
+	page.until("the query RUNNING on both hosts", fmt.Sprintf(`%q.split(' ').every((h) => document.querySelector('#topology-head').textContent.includes(h + ' RUNNING'))`, strings.Join(hosts, " ")))
+	page.shot("query-hosts")
+	page.checkClean()
+}
