@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/sqlstream/sqlstream/api"
 )
 
 // fakeConsole answers its paths with their name.
@@ -70,5 +72,34 @@ func TestConsoleRoutes(t *testing.T) {
 		if tc.status == http.StatusUnauthorized && !strings.HasPrefix(rec.Header().Get("WWW-Authenticate"), "Basic ") {
 			t.Errorf("%s %s: 401 without a challenge, so a browser would not ask for credentials", tc.method, tc.path)
 		}
+	}
+}
+
+// tasksEngine is the fake engine with a task list.
+type tasksEngine struct {
+	*fakeEngine
+	tasks []api.QueryTasks
+}
+
+func (e tasksEngine) Tasks() []api.QueryTasks { return e.tasks }
+
+// TestTasksEndpoint: GET /tasks answers the engine's task list as JSON
+// ([] for none), and 404 when the engine keeps none.
+func TestTasksEndpoint(t *testing.T) {
+	if rec := serve(New(newFakeEngine()), "GET", "/tasks", "", ""); rec.Code != http.StatusNotFound {
+		t.Errorf("an engine without tasks: %d", rec.Code)
+	}
+	if rec := serve(New(tasksEngine{fakeEngine: newFakeEngine()}), "GET", "/tasks", "", ""); rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != "[]" {
+		t.Errorf("no queries: %d %s", rec.Code, rec.Body)
+	}
+	e := tasksEngine{fakeEngine: newFakeEngine(), tasks: []api.QueryTasks{{QueryID: "CTAS_T_1", Tasks: []api.TaskInfo{
+		{TaskID: "0_0", Role: "ACTIVE", State: "RUNNING", Stores: []api.StoreLagInfo{{Store: "s", Partition: 0}}},
+		{TaskID: "0_1", Role: "STANDBY", Stores: []api.StoreLagInfo{{Store: "s", Partition: 1, Position: 3, End: 5, Lag: 2}}},
+	}}}}
+	rec := serve(New(e), "GET", "/tasks", "", "")
+	want := `[{"queryId":"CTAS_T_1","tasks":[{"taskId":"0_0","role":"ACTIVE","state":"RUNNING","stores":[{"store":"s","partition":0,"position":0,"end":0,"lag":0}]},` +
+		`{"taskId":"0_1","role":"STANDBY","stores":[{"store":"s","partition":1,"position":3,"end":5,"lag":2}]}]}]`
+	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != want {
+		t.Errorf("GET /tasks: %d\n%s\nwant\n%s", rec.Code, rec.Body, want)
 	}
 }

@@ -10,6 +10,7 @@
 //	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
 //	   GET  /chc/live /chc/ready (probes.go)  /metrics (http_metrics.go)
+//	   GET  /tasks            ──► TaskLister: this server's tasks per query (sqlstream's)
 //	   GET  /  /console/…     ──► the web console (WithConsole; without it / redirects to /info)
 //	   GET  /schema-registry/… ──► the embedded registry, read only (WithSchemaRegistry)
 //

@@ -26,6 +26,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/chc/ready", s.handleReady)
 	r.Get("/status", s.handleStatuses)
 	r.Get("/clusterStatus", s.handleClusterStatus)
+	r.Get("/tasks", s.handleTasks)
 	r.Post("/heartbeat", s.handleHeartbeat)
 	r.Post("/lag", s.handleLag)
 	r.Method(http.MethodGet, "/metrics", s.metricsHandler())

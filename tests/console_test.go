@@ -489,7 +489,8 @@ func TestConsoleClusterHosts(t *testing.T) {
 	page.shot("cluster-hosts")
 
 	page.do("the query's hosts", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_COUNTS"]`)))
+	page.until("this server's active and standby tasks", `(() => { const t = document.querySelector('[data-testid="tasks"]').innerText; return /ACTIVE RUNNING/.test(t) && /STANDBY/.test(t); })()`)
 	page.until("the query RUNNING on both hosts", fmt.Sprintf(`%q.split(' ').every((h) => document.querySelector('#topology-head').textContent.includes(h + ' RUNNING'))`, strings.Join(hosts, " ")))
-	page.shot("query-hosts")
+	page.tallShot("query-hosts", `[data-testid="tasks"]`)
 	page.checkClean()
 }

@@ -128,7 +128,7 @@ func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []strin
 	}
 	srvOpts := append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
 		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...), server.WithConsole(ui))
-	srv := server.New(eng, append(srvOpts, extra...)...)
+	srv := server.New(taskEngine{eng}, append(srvOpts, extra...)...)
 	if err := srv.Start(); err != nil {
 		return stack{}, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close(), ln.Close())
 	}

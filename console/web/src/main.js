@@ -317,7 +317,7 @@ async function openQuery(id) {
 async function refreshQueryFigures() {
   const g = state.graph;
   if (!g) return;
-  const [stats, cluster] = await Promise.all([storeStats(g.desc), getJSON('/clusterStatus').catch(() => null)]);
+  const [stats, cluster, tasks] = await Promise.all([storeStats(g.desc), getJSON('/clusterStatus').catch(() => null), getJSON('/tasks').catch(() => [])]);
   const lags = storeLags(cluster, g.id);
   const rate = state.history.latest('processed', g.id);
   g.update((n) => {
@@ -331,7 +331,7 @@ async function refreshQueryFigures() {
     if (n.kind === 'topic' && n.internal) return [n.what.split(' (')[0].slice(0, 30)];
     return [];
   });
-  renderTasks(g, stats, lags);
+  renderTasks(g, stats, lags, (tasks.find((q) => q.queryId === g.id) || { tasks: [] }).tasks);
 }
 
 // storeStats reads DESCRIBE EXTENDED's "state:" lines of each sink:
@@ -368,14 +368,16 @@ function storeLags(cluster, id) {
   return out;
 }
 
-// renderTasks lists each task (sub-topology_partition) with its stores'
-// size and lag, its stream time and open windows (windowed tasks); late
-// records and processing-log entries are counted per query.
-function renderTasks(g, stats, lags) {
+// renderTasks lists each task (sub-topology_partition) with its role and
+// state on this server (/tasks), its stores' size and lag, its stream time
+// and open windows (windowed tasks); late records and processing-log
+// entries are counted per query.
+function renderTasks(g, stats, lags, here) {
   const subOf = {};
   for (const n of g.graph.nodes.values()) if (n.kind === 'store') subOf[n.label] = n.sub;
   const tasks = new Map();
-  const task = (id) => tasks.get(id) || tasks.set(id, { id, stores: [], lag: [], stream: '', open: '' }).get(id);
+  const task = (id) => tasks.get(id) || tasks.set(id, { id, role: '', stores: [], lag: [], stream: '', open: '' }).get(id);
+  for (const t of here) task(t.taskId).role = t.role + (t.state ? ' ' + t.state : '');
   for (const s of stats) task(`${subOf[s.store] ?? '?'}_${s.partition}`).stores.push(`${s.store}: ${s.keys} keys, ~${bytes(s.bytes)}`);
   for (const l of lags) task(`${subOf[l.store] ?? '?'}_${l.partition}`).lag.push(`${l.host}: ${l.lag}`);
   for (const s of state.samples) {
@@ -389,7 +391,7 @@ function renderTasks(g, stats, lags) {
   clear(box);
   box.appendChild(h('div', { class: 'muted' }, `query totals: ${late} late records dropped, ${logged} processing-log entries`));
   const rows = [...tasks.values()].sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
-  box.appendChild(table(['task', 'store size', 'changelog lag', 'stream time', 'open windows'], rows.map((t) => [t.id, t.stores.join('; '), t.lag.join('; '), t.stream, t.open])));
+  box.appendChild(table(['task', 'here', 'store size', 'changelog lag by host', 'stream time', 'open windows'], rows.map((t) => [t.id, t.role, t.stores.join('; '), t.lag.join('; '), t.stream, t.open])));
 }
 
 function bytes(n) {
