@@ -2,6 +2,10 @@ package tests
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -66,12 +70,13 @@ type browser struct {
 // and a test that passes never waits this long.
 const waitFor = 90 * time.Second
 
-func newBrowser(t *testing.T, origin string) *browser {
+func newBrowser(t *testing.T, origin string, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	path := browserPath(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900))
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
@@ -493,4 +498,43 @@ func TestConsoleClusterHosts(t *testing.T) {
 	page.until("the query RUNNING on both hosts", fmt.Sprintf(`%q.split(' ').every((h) => document.querySelector('#topology-head').textContent.includes(h + ' RUNNING'))`, strings.Join(hosts, " ")))
 	page.tallShot("query-hosts", `[data-testid="tasks"]`)
 	page.checkClean()
+}
+
+// TestConsoleOverHTTPS: on an https:// listener the console is served
+// over TLS like the API; the browser, trusting only the server's key,
+// loads it, and its statements and catalog requests go to the same https
+// origin.
+func TestConsoleOverHTTPS(t *testing.T) {
+	browserPath(t)
+	n, _, cert := startHTTPSNode(t)
+	b := newBrowser(t, n.URL, chromedp.Flag("ignore-certificate-errors-spki-list", spkiHash(t, cert)))
+	b.do("opening the console over HTTPS", chromedp.Navigate(n.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="KSQL_PROCESSING_LOG"]`)))
+	b.sql("CREATE STREAM secure (id INT KEY, v VARCHAR) WITH (KAFKA_TOPIC='secure', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	b.do("the stream in the list", chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="SECURE"]`)))
+	if origin := eval[string](b, `location.origin`); origin != n.URL {
+		t.Errorf("the page's origin is %s, want %s", origin, n.URL)
+	}
+	b.shot("https")
+	b.checkClean()
+}
+
+// spkiHash is the base64 SHA-256 of a PEM certificate's public key, what
+// Chromium's --ignore-certificate-errors-spki-list trusts.
+func spkiHash(t *testing.T, certFile string) string {
+	t.Helper()
+	raw, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(raw)
+	if block == nil {
+		t.Fatalf("%s holds no PEM block", certFile)
+	}
+	c, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+	return base64.StdEncoding.EncodeToString(sum[:])
 }
