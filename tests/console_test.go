@@ -299,12 +299,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.shot("catalog")
 
 	b.sql("CREATE STREAM clicks (user VARCHAR KEY, page VARCHAR, ms INT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);\n" +
-		"CREATE TABLE clicks_per_page AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page EMIT CHANGES;")
-	b.until("both statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 2`)
+		"CREATE TABLE clicks_per_page AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page EMIT CHANGES;\n" +
+		"CREATE GLOBAL TABLE regions (rid VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='regions', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	b.until("the three statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 3`)
 	b.do("the new stream, table and query in the lists",
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS"][data-type="STREAM"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"][data-type="TABLE"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
+	if badge := b.text(`[data-testid="sources"] li[data-source="REGIONS"] .badge`); badge != "GLOBAL" {
+		t.Errorf("the global table's badge is %q", badge)
+	}
 	b.shot("created")
 
 	b.do("completion knows the new sources", chromedp.WaitReady(chromedp.CSS(`[data-testid="sql-editor"][data-completion~="CLICKS_PER_PAGE"]`)))
@@ -394,6 +398,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.do("terminating", chromedp.Click(chromedp.CSS(`[data-testid="confirm-yes"]`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
 	b.shot("terminated")
+
+	b.do("asking to drop the global table", chromedp.Click(chromedp.CSS(`[data-testid="sources"] li[data-source="REGIONS"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="source-drop"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid="confirm"]`)),
+		chromedp.Click(chromedp.ID("confirm-delete-topic")))
+	if stmt := b.text("#confirm-sql"); stmt != "DROP TABLE `REGIONS` DELETE TOPIC;" {
+		t.Errorf("the confirmation shows %q", stmt)
+	}
+	b.do("dropping it", chromedp.Click(chromedp.CSS(`[data-testid="confirm-yes"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="sources"] li[data-source="REGIONS"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="topics"] li[data-topic="regions"]`)))
 	b.checkClean()
 }
 

@@ -10,8 +10,8 @@ import { syntaxHighlighting, defaultHighlightStyle, bracketMatching } from '@cod
 import { autocompletion, completionKeymap, closeBrackets } from '@codemirror/autocomplete';
 import { sql, SQLDialect } from '@codemirror/lang-sql';
 
-// KEYWORDS are repl/complete.go's keywordList.
-const KEYWORDS = `select from where group by having emit changes final limit partition window
+// KEYWORDS are repl/complete.go's keywordList and GLOBAL.
+const KEYWORDS = `global select from where group by having emit changes final limit partition window
 tumbling hopping session size advance grace period retention join left right full outer inner on
 within as and or not null is in between like case when then else end cast true false
 create stream table source or replace insert into values with key primary headers header

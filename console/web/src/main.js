@@ -21,6 +21,7 @@ const state = {
   charts: null,
   graph: null, // {id, update, graph}
   samples: [],
+  completionNames: null, // the sources completion was last given
 };
 
 const editor = createEditor($('sql-editor'), () => run(), initialText());
@@ -197,7 +198,11 @@ async function refreshCatalog() {
     renderQueries();
     renderTypes(types.types);
     renderTopics(topics.topics);
-    updateCompletion();
+    const names = state.sources.map((s) => s.name).join(' ');
+    if (names !== state.completionNames) {
+      state.completionNames = names;
+      updateCompletion();
+    }
   } catch (err) {
     $('sources').replaceChildren(h('li', { class: 'error' }, String(err.message || err)));
   }
