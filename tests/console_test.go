@@ -377,7 +377,13 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.shot("pull-query")
 
 	b.do("the charts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
-	b.until("four charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 4`)
+	b.until("five charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 5`)
+	var more []string
+	for i := range 20 {
+		more = append(more, fmt.Sprintf(`{"USER":"u%d","PAGE":"p%d","MS":%d}`, i, i%4, i))
+	}
+	insertRows(t, n, "CLICKS", more...)
+	b.until("the query's rate rises", `[...document.querySelectorAll('[data-testid="rates"] tbody tr')].some((tr) => tr.cells[0].textContent.startsWith('CTAS_CLICKS_PER_PAGE') && Number(tr.cells[1].textContent) > 0)`)
 	b.shot("metrics")
 
 	b.do("the cluster's hosts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="cluster"]`)))

@@ -373,6 +373,29 @@ function storeLags(cluster, id) {
   return out;
 }
 
+// renderRates tabulates each query's latest figures above the charts.
+function renderRates() {
+  const hs = state.history;
+  const rate = (k, q) => {
+    const r = hs.latest(k, q);
+    return r === null ? '' : r.toFixed(1);
+  };
+  const rows = hs.queries().map((q) => [q, rate('processed', q), rate('logged', q), rate('late', q), hs.total('processed', q) ?? '', hs.points[hs.points.length - 1].storeLag[q] ?? '']);
+  $('rates').replaceChildren(table(['query', 'records/s', 'processing-log/s', 'late/s', 'records in', 'store changelog lag'], rows));
+}
+
+// lagByQuery sums each query's store changelog lags over its store
+// partitions and hosts (an unknown lag, -1, counts as none).
+function lagByQuery(cluster) {
+  const out = {};
+  for (const hs of Object.values((cluster && cluster.clusterStatus) || {})) {
+    for (const [q, lags] of Object.entries(hs.hostStoreLags.stateStoreLags || {})) {
+      out[q] = (out[q] || 0) + Object.values(lags.lagByPartition || {}).reduce((a, l) => a + Math.max(l.offsetLag, 0), 0);
+    }
+  }
+  return out;
+}
+
 // renderTasks lists each task (sub-topology_partition) with its role and
 // state on this server (/tasks), its stores' size and lag, its stream time
 // and open windows (windowed tasks); late records and processing-log
@@ -407,10 +430,12 @@ function bytes(n) {
 
 async function poll() {
   try {
-    state.samples = parseMetrics(await getText('/metrics'));
-    state.history.add(Date.now() / 1000, state.samples);
+    const [text, cluster] = await Promise.all([getText('/metrics'), getJSON('/clusterStatus').catch(() => null)]);
+    state.samples = parseMetrics(text);
+    state.history.add(Date.now() / 1000, state.samples, lagByQuery(cluster));
     if (!state.charts) state.charts = new Charts($('charts'));
     state.charts.draw(state.history);
+    renderRates();
     await refreshQueries();
     await refreshQueryFigures();
     if ($('cluster').classList.contains('active')) await renderCluster();

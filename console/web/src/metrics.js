@@ -1,8 +1,8 @@
 // Live metrics: GET /metrics (Prometheus' text format) polled every few
 // seconds, turned into per-query rates — records processed, processing-
 // log entries, late records — and the mean transaction end of
-// exactly_once_v2 queries, drawn with uPlot; the store lags come from
-// /clusterStatus.
+// exactly_once_v2 queries, drawn with uPlot, with the stores' changelog
+// lag from /clusterStatus.
 
 import uPlot from 'uplot';
 
@@ -43,8 +43,10 @@ export class History {
     this.points = []; // [{processed: {q: n}, …, txnSum: {q}, txnCount: {q}}]
   }
 
-  add(t, samples) {
-    const p = {};
+  // add records one poll: the /metrics samples and the store changelog
+  // lag per query (summed over store partitions and hosts).
+  add(t, samples, storeLag = {}) {
+    const p = { storeLag };
     for (const [k, name] of Object.entries(COUNTERS)) p[k] = perQuery(samples, name);
     p.txnSum = perQuery(samples, 'sqlstream_query_transaction_end_seconds_sum');
     p.txnCount = perQuery(samples, 'sqlstream_query_transaction_end_seconds_count');
@@ -87,6 +89,12 @@ export class History {
     return p ? p[k][q] : undefined;
   }
 
+  // gauge returns field k (a gauge, not a counter) of query q at each
+  // point after the first.
+  gauge(k, q) {
+    return this.points.slice(1).map((p) => (p[k][q] === undefined ? null : p[k][q]));
+  }
+
   // txnMeanMs is the mean transaction end, in ms, between two points.
   txnMeanMs(q) {
     const out = [];
@@ -114,6 +122,7 @@ export class Charts {
       ['processing-log entries/s', (q) => history.rate('logged', q)],
       ['late records/s', (q) => history.rate('late', q)],
       ['transaction end, mean ms (exactly_once_v2)', (q) => history.txnMeanMs(q)],
+      ['store changelog lag, records (all hosts)', (q) => history.gauge('storeLag', q)],
     ];
     const key = qs.join(',');
     for (const [title, series] of figures) {
