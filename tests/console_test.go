@@ -476,6 +476,9 @@ func TestConsoleBasicAuth(t *testing.T) {
 	b.until("the statement ran as alice", `!!document.querySelector('[data-testid="result"] .ok')`)
 	b.do("the stream in the list", chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="GUARDED"]`)))
 	b.shot("signed-in")
+	// The registry, behind the same users, answers through the server.
+	b.do("the registry's subjects as alice", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="registry"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="subjects"]`)))
 	b.mu.Lock()
 	// The refused page load's 401 is the point of the first half.
 	var kept []string
