@@ -174,6 +174,11 @@ async function stopQuery() {
   if (r.queryId) await closeQuery(r.queryId).catch(() => {});
 }
 
+// ident quotes a name for SQL (a backtick inside is doubled).
+function ident(name) {
+  return '`' + name.replace(/`/g, '``') + '`';
+}
+
 function format(v) {
   if (v === null) return 'null';
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
@@ -233,7 +238,7 @@ function renderTopics(topics) {
 // updateCompletion hands the sources' columns to the editor's completion.
 async function updateCompletion() {
   const schema = {};
-  const descs = await ksql(state.sources.map((s) => `DESCRIBE \`${s.name}\`;`).join(' '), {}).catch(() => []);
+  const descs = await ksql(state.sources.map((s) => `DESCRIBE ${ident(s.name)};`).join(' '), {}).catch(() => []);
   for (const d of descs) if (d.sourceDescription) schema[d.sourceDescription.name] = d.sourceDescription.fields.map((f) => f.name);
   editor.setSchema(schema);
 }
@@ -246,10 +251,10 @@ async function openSource(s) {
   clear(box);
   box.appendChild(h('h2', {}, `${s.type} ${s.name}`));
   box.appendChild(h('div', { class: 'actions' },
-    h('button', { 'data-testid': 'source-select', onclick: () => editor.setText(`SELECT * FROM \`${s.name}\` EMIT CHANGES;`) }, 'SELECT … EMIT CHANGES'),
-    h('button', { class: 'danger', 'data-testid': 'source-drop', onclick: () => confirmRun(`Drop ${s.type.toLowerCase()} ${s.name}?`, (del) => `DROP ${s.type} \`${s.name}\`${del ? ' DELETE TOPIC' : ''};`, true) }, 'DROP')));
+    h('button', { 'data-testid': 'source-select', onclick: () => editor.setText(`SELECT * FROM ${ident(s.name)} EMIT CHANGES;`) }, 'SELECT … EMIT CHANGES'),
+    h('button', { class: 'danger', 'data-testid': 'source-drop', onclick: () => confirmRun(`Drop ${s.type.toLowerCase()} ${s.name}?`, (del) => `DROP ${s.type} ${ident(s.name)}${del ? ' DELETE TOPIC' : ''};`, true) }, 'DROP')));
   try {
-    const [d] = await ksql(`DESCRIBE \`${s.name}\` EXTENDED;`, state.props);
+    const [d] = await ksql(`DESCRIBE ${ident(s.name)} EXTENDED;`, state.props);
     box.appendChild(entityView(d));
   } catch (err) {
     box.appendChild(h('pre', { class: 'error' }, err.message));
@@ -265,7 +270,7 @@ async function openTopic(name) {
   box.appendChild(h('h2', {}, `topic ${name}`));
   const block = h('div', { class: 'stmt-result' });
   box.appendChild(block);
-  runQuery(`PRINT \`${name}\` FROM BEGINNING LIMIT 100;`, block, {}, {}).catch((err) => block.appendChild(h('pre', { class: 'error' }, err.message)));
+  runQuery(`PRINT ${ident(name)} FROM BEGINNING LIMIT 100;`, block, {}, {}).catch((err) => block.appendChild(h('pre', { class: 'error' }, err.message)));
 }
 
 // confirmRun asks before running a destructive statement.
@@ -344,7 +349,7 @@ async function refreshQueryFigures() {
 async function storeStats(desc) {
   const out = [];
   for (const sink of desc.sinks) {
-    const d = await ksql(`DESCRIBE \`${sink}\` EXTENDED;`, {}).catch(() => null);
+    const d = await ksql(`DESCRIBE ${ident(sink)} EXTENDED;`, {}).catch(() => null);
     const text = d && d[0].sourceDescription ? d[0].sourceDescription.statistics : '';
     for (const m of text.matchAll(/^[^/\n]+\/([^/\n]+)\/(\d+): (\d+) keys, ~(\d+) bytes$/gm)) {
       out.push({ store: m[1], partition: Number(m[2]), keys: Number(m[3]), bytes: Number(m[4]) });
