@@ -49,9 +49,10 @@ run: build
 # The web console's bundle (console/dist) is committed, so go build needs
 # no Node; this rebuilds it with the toolchain package-lock.json pins
 # (npm ci installs exactly that; esbuild's binary comes in its npm
-# package). console's Go test fails when web/ changed and this was not run.
+# package), after the page logic's node --test tests (web/test). console's Go
+# test fails when web/ changed and this was not run.
 console:
-	cd $(CONSOLE) && npm ci --no-audit --no-fund && node build.mjs
+	cd $(CONSOLE) && npm ci --no-audit --no-fund && npm test --silent && node build.mjs
 	@ls -l console/dist/app.js console/dist/app.js.gz console/dist/app.css | awk '{ printf "  %s %d bytes\n", $$NF, $$5 }'
 
 test:

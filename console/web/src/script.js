@@ -11,7 +11,9 @@ export function split(src) {
   const push = (end) => {
     const raw = src.slice(start, end);
     const lead = leadingSkip(raw);
-    if (raw.slice(lead).trim() !== '') out.push({ text: raw.slice(lead).trimEnd(), from: start + lead });
+    const text = raw.slice(lead).trimEnd();
+    // Blank statements (";;") are dropped, as sql/script drops them.
+    if (text.replace(/;$/, '').trim() !== '') out.push({ text, from: start + lead });
   };
   while (i < src.length) {
     const c = src[i];
