@@ -39,3 +39,17 @@ test('the history keeps its last points', () => {
   for (let i = 0; i < 5; i++) h.add(i, parseMetrics(at(i, 0)));
   assert.deepEqual(h.times, [2, 3, 4]);
 });
+
+test('the mean transaction end between polls, from the summary', () => {
+  const eos = (count, sum) => `sqlstream_query_records_processed_total{query="Q"} 1
+sqlstream_query_transaction_end_seconds_sum{query="Q"} ${sum}
+sqlstream_query_transaction_end_seconds_count{query="Q"} ${count}
+`;
+  const h = new History();
+  h.add(0, parseMetrics(eos(10, 0.5)));
+  h.add(2, parseMetrics(eos(14, 0.7)));
+  h.add(4, parseMetrics(eos(14, 0.7))); // no transaction ended
+  const [a, b] = h.txnMeanMs('Q');
+  assert.ok(Math.abs(a - 50) < 1e-9, `mean ${a}`);
+  assert.equal(b, null);
+});
