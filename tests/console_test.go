@@ -25,6 +25,7 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The web console (issue 22) in a real browser: headless Chromium
@@ -300,8 +301,9 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	b.sql("CREATE STREAM clicks (user VARCHAR KEY, page VARCHAR, ms INT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);\n" +
 		"CREATE TABLE clicks_per_page AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page EMIT CHANGES;\n" +
-		"CREATE GLOBAL TABLE regions (rid VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='regions', VALUE_FORMAT='JSON', PARTITIONS=1);")
-	b.until("the three statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 3`)
+		"CREATE GLOBAL TABLE regions (rid VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='regions', VALUE_FORMAT='JSON', PARTITIONS=1);\n" +
+		"CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM clicks WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 0 SECONDS) GROUP BY page EMIT CHANGES;")
+	b.until("the four statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 4`)
 	b.do("the new stream, table and query in the lists",
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS"][data-type="STREAM"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"][data-type="TABLE"]`)),
@@ -356,8 +358,30 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.until("the source node counts the records", `/query: [3-9] records in/.test(document.querySelector('[data-testid="topology"] [data-node="Source-CLICKS"]').textContent)`)
 	b.until("the store node shows its keys", `/2 keys/.test(document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]').textContent)`)
+	// A record that is not JSON: a deserialization error of a task of
+	// sub-topology 0, counted in the task table from the processing log.
+	cl := kafkaClient(t, n.Kafka)
+	if err := cl.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: "clicks", Key: []byte("zed"), Value: []byte("not json")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	b.until("the task's processing-log error", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[7].textContent === '1')`)
 	b.shot("topology")
 	b.tallShot("topology-graph", `[data-testid="tasks"]`)
+
+	// A late record: its window (of the stream time the first set) closed
+	// with no grace. Sub-topology 1 drops it; its processing-log entry
+	// names its origin, a partition of clicks, so the task of
+	// sub-topology 0 that read it counts it.
+	now := time.Now()
+	for _, ts := range []time.Time{now, now.Add(-10 * time.Minute)} {
+		r := &kgo.Record{Topic: "clicks", Key: []byte("w"), Value: []byte(`{"PAGE":"late","MS":1}`), Timestamp: ts}
+		if err := cl.ProduceSync(timeoutCtx(t), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.do("opening the windowed query", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_PER_MINUTE"]`)))
+	b.until("the task's late record", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[6].textContent === '1')`)
+	b.tallShot("late-record", `[data-testid="tasks"]`)
 
 	b.do("describing the table", chromedp.Click(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"]`)))
 	b.until("DESCRIBE EXTENDED's statistics", `/Aggregate-Aggregate-Materialize\/\d+: \d+ keys/.test((document.querySelector('[data-testid="details"] .stats') || {}).textContent || '')`)
@@ -368,7 +392,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.do("stopping the tail", chromedp.Click(chromedp.CSS(`[data-testid="stop"]`)))
 
 	b.sql("SELECT * FROM clicks_per_page;")
-	b.until("the pull query's rows", `(document.querySelector('[data-testid="query-status"]') || {}).textContent === 'done, 2 rows'`)
+	b.until("the pull query's rows", `(document.querySelector('[data-testid="query-status"]') || {}).textContent === 'done, 3 rows'`)
 	b.sql("DEFINE pg = 'cart';\nSELECT * FROM clicks_per_page WHERE page = '${pg}';")
 	b.until("the pull query with a variable", `[...document.querySelectorAll('[data-testid="query-status"]')].some((e) => e.textContent === 'done, 1 rows')`)
 	if text := b.text(`[data-testid="rows"]`); !strings.Contains(text, "cart") || strings.Contains(text, "home") {

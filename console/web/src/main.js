@@ -22,6 +22,7 @@ const state = {
   graph: null, // {id, update, graph}
   samples: [],
   completionNames: null, // the sources completion was last given
+  logFollow: null, // the AbortController of followLog's push query
 };
 
 const editor = createEditor($('sql-editor'), () => run(), initialText());
@@ -190,15 +191,21 @@ function format(v) {
 // refreshes.
 async function refreshQueries() {
   const [queries] = await ksql('SHOW QUERIES;', state.props);
-  state.queries = queries.queries;
+  state.queries = persistent(queries.queries);
   renderQueries();
+}
+
+// persistent keeps the persistent queries of SHOW QUERIES (it lists
+// running push queries too, the console's own among them).
+function persistent(queries) {
+  return queries.filter((q) => q.queryType === 'PERSISTENT');
 }
 
 async function refreshCatalog() {
   try {
     const [streams, tables, queries, topics, types] = await ksql('SHOW STREAMS; SHOW TABLES; SHOW QUERIES; SHOW TOPICS; SHOW TYPES;', state.props);
     state.sources = [...streams.streams, ...tables.tables];
-    state.queries = queries.queries;
+    state.queries = persistent(queries.queries);
     renderSources();
     renderQueries();
     renderTypes(types.types);
@@ -316,9 +323,47 @@ async function openQuery(id) {
     h('button', { class: 'danger', 'data-testid': 'query-terminate', onclick: () => confirmRun(`Terminate ${id}?`, () => `TERMINATE ${id};`, false) }, 'TERMINATE')));
   if (desc.queryErrors.length) head.appendChild(table(['time', 'type', 'error'], desc.queryErrors.map((e) => [new Date(e.timestamp).toISOString(), e.type, e.errorMessage])));
   const graph = parseTopology(desc.topology);
-  state.graph = { id, desc, graph, update: renderTopology($('topology'), graph), stores: {} };
+  state.graph = { id, desc, graph, update: renderTopology($('topology'), graph), stores: {}, logCounts: new Map() };
+  followLog(state.graph);
   $('explain').textContent = desc.topology + '\n' + desc.executionPlan;
   await refreshQueryFigures();
+}
+
+// followLog counts the open query's processing-log entries by task: late
+// records apart from errors. An entry names the record's origin (its
+// source topic and partition, through repartition hops), so it counts for
+// the task of the sub-topology that read that partition, where the record
+// entered the query, not necessarily the task that dropped it. It reads
+// KSQL_PROCESSING_LOG from its start with a push query until another
+// query is opened.
+async function followLog(g) {
+  if (state.logFollow) state.logFollow.abort();
+  const abort = new AbortController();
+  state.logFollow = abort;
+  const subOfTopic = {};
+  for (const [a, b] of g.graph.edges) {
+    const n = g.graph.nodes.get(b);
+    if (a.startsWith('topic:') && n.kind === 'source') subOfTopic[a.slice('topic:'.length)] = n.sub;
+  }
+  const sql = 'SELECT MESSAGE->TYPE AS T, MESSAGE->RECORDTOPIC AS TP, MESSAGE->RECORDPARTITION AS P FROM KSQL_PROCESSING_LOG ' +
+    `WHERE MESSAGE->QUERYID = '${g.id.replace(/'/g, "''")}' EMIT CHANGES;`;
+  let queryId = null;
+  try {
+    await queryStream(sql, { 'auto.offset.reset': 'earliest' }, {}, {
+      header: (hd) => (queryId = hd.queryId),
+      row([type, topic, partition]) {
+        const task = `${subOfTopic[topic] ?? '?'}_${partition}`;
+        const c = g.logCounts.get(task) || g.logCounts.set(task, { late: 0, errors: 0 }).get(task);
+        if (type === 'LATE_RECORD') c.late++;
+        else c.errors++;
+      },
+      line: () => {},
+      error: (err) => (g.logError = err.message),
+    }, abort.signal);
+  } catch (err) {
+    if (err.name !== 'AbortError') g.logError = err.message;
+    else if (queryId) closeQuery(queryId).catch(() => {});
+  }
 }
 
 // refreshQueryFigures writes the live figures of the open query: the
@@ -403,13 +448,14 @@ function lagByQuery(cluster) {
 
 // renderTasks lists each task (sub-topology_partition) with its role and
 // state on this server (/tasks), its stores' size and lag, its stream time
-// and open windows (windowed tasks); late records and processing-log
-// entries are counted per query.
+// and open windows (windowed tasks), and its late records and other
+// processing-log entries as the processing log holds them (followLog).
 function renderTasks(g, stats, lags, here) {
   const subOf = {};
   for (const n of g.graph.nodes.values()) if (n.kind === 'store') subOf[n.label] = n.sub;
   const tasks = new Map();
-  const task = (id) => tasks.get(id) || tasks.set(id, { id, role: '', stores: [], lag: [], stream: '', open: '' }).get(id);
+  const task = (id) => tasks.get(id) || tasks.set(id, { id, role: '', stores: [], lag: [], stream: '', open: '', late: 0, errors: 0 }).get(id);
+  for (const [id, c] of g.logCounts) Object.assign(task(id), c);
   for (const t of here) task(t.taskId).role = t.role + (t.state ? ' ' + t.state : '');
   for (const s of stats) task(`${subOf[s.store] ?? '?'}_${s.partition}`).stores.push(`${s.store}: ${s.keys} keys, ~${bytes(s.bytes)}`);
   for (const l of lags) task(`${subOf[l.store] ?? '?'}_${l.partition}`).lag.push(`${l.host}: ${l.lag}`);
@@ -422,9 +468,11 @@ function renderTasks(g, stats, lags, here) {
   const logged = state.history.total('logged', g.id) ?? '–';
   const box = $('tasks');
   clear(box);
-  box.appendChild(h('div', { class: 'muted' }, `query totals: ${late} late records dropped, ${logged} processing-log entries`));
+  box.appendChild(h('div', { class: 'muted' }, `query totals: ${late} late records dropped, ${logged} processing-log entries` +
+    (g.logError ? ` (reading the processing log: ${g.logError})` : '')));
   const rows = [...tasks.values()].sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
-  box.appendChild(table(['task', 'here', 'store size', 'changelog lag by host', 'stream time', 'open windows'], rows.map((t) => [t.id, t.role, t.stores.join('; '), t.lag.join('; '), t.stream, t.open])));
+  box.appendChild(table(['task', 'here', 'store size', 'changelog lag by host', 'stream time', 'open windows', 'late records (by origin)', 'processing-log errors (by origin)'],
+    rows.map((t) => [t.id, t.role, t.stores.join('; '), t.lag.join('; '), t.stream, t.open, t.late, t.errors])));
 }
 
 function bytes(n) {
