@@ -19,9 +19,19 @@ func (fakeConsole) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "console "+r.URL.Path)
 }
 
+// browserAccept is what Chromium sends when it navigates.
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+
 func serve(s *Server, method, path, user, pass string) *httptest.ResponseRecorder {
+	return serveAccept(s, method, path, user, pass, browserAccept)
+}
+
+func serveAccept(s *Server, method, path, user, pass, accept string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, nil)
 	req.Host = "127.0.0.1:8088"
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	if user != "" {
 		req.SetBasicAuth(user, pass)
 	}
@@ -31,12 +41,22 @@ func serve(s *Server, method, path, user, pass string) *httptest.ResponseRecorde
 }
 
 // TestConsoleRoutes: without a console GET / still redirects to /info;
-// with one, / and its assets are the console's, behind BASIC
-// authentication like the API; the registry is served read-only under
+// with one, / (for a browser) and its assets are the console's, behind
+// BASIC authentication like the API, while API clients asking for / are
+// still redirected to /info; the registry is served read-only under
 // /schema-registry/.
 func TestConsoleRoutes(t *testing.T) {
 	if rec := serve(New(newFakeEngine()), "GET", "/", "", ""); rec.Code != http.StatusTemporaryRedirect || rec.Header().Get("Location") != "/info" {
 		t.Errorf("no console: GET / answered %d %q", rec.Code, rec.Header().Get("Location"))
+	}
+	withConsole := New(newFakeEngine(), WithConsole(fakeConsole{}))
+	for _, accept := range []string{"", "*/*", "application/json", "application/vnd.ksql.v1+json", "text/*"} {
+		if rec := serveAccept(withConsole, "GET", "/", "", "", accept); rec.Code != http.StatusTemporaryRedirect || rec.Header().Get("Location") != "/info" {
+			t.Errorf("Accept %q: GET / answered %d %q, want ksqlDB's redirect to /info", accept, rec.Code, rec.Header().Get("Location"))
+		}
+	}
+	if rec := serveAccept(withConsole, "GET", "/", "", "", "text/html"); rec.Code != http.StatusOK || rec.Body.String() != "console /" {
+		t.Errorf("Accept text/html: GET / answered %d %q", rec.Code, rec.Body)
 	}
 	users, err := ParseUsers(strings.NewReader("alice: wonderland,admin\n"))
 	if err != nil {

@@ -11,7 +11,7 @@
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
 //	   GET  /chc/live /chc/ready (probes.go)  /metrics (http_metrics.go)
 //	   GET  /tasks            ──► TaskLister: this server's tasks per query (sqlstream's)
-//	   GET  /  /console/…     ──► the web console (WithConsole; without it / redirects to /info)
+//	   GET  /  /console/…     ──► the web console (WithConsole) for a browser; others: / ──► /info
 //	   GET  /schema-registry/… ──► the embedded registry, read only (WithSchemaRegistry)
 //
 // HTTP/2 without TLS (h2c, prior knowledge) is served by net/http itself

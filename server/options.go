@@ -88,15 +88,17 @@ func WithTLS(cfg *tls.Config) Option {
 }
 
 // Console is the web console's handler (console.Handler) and the paths
-// it serves, "/" among them.
+// it serves, "/" among them (the server hands "/" to it only for a
+// browser's request, one whose Accept names text/html).
 type Console interface {
 	http.Handler
 	Paths() []string
 }
 
-// WithConsole serves the web console at "/" and its assets on the API's
-// listener, behind the same authentication and TLS. Default: none, and
-// GET / redirects to /info as ksqlDB's does.
+// WithConsole serves the web console at "/" (to browsers: other clients
+// are still redirected to /info) and its assets on the API's listener,
+// behind the same authentication and TLS. Default: none, and GET /
+// redirects to /info as ksqlDB's does.
 func WithConsole(c Console) Option {
 	return optionFunc(func(cfg *config) { cfg.console = c })
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -51,23 +52,46 @@ func writePlain(w http.ResponseWriter, status int, text string) {
 }
 
 // consoleRoutes mounts the web console (WithConsole) and the read-only
-// view of the embedded schema registry (WithSchemaRegistry); without a
-// console GET / redirects to /info, as ksqlDB's does.
+// view of the embedded schema registry (WithSchemaRegistry). GET / is the
+// console for a browser (a request that names text/html in its Accept);
+// any other client, and every client without a console, is redirected to
+// /info, as ksqlDB redirects it.
 func (s *Server) consoleRoutes(r chi.Router) {
-	if c := s.cfg.console; c != nil {
+	c := s.cfg.console
+	if c != nil {
 		for _, p := range c.Paths() {
+			if p == "/" {
+				continue
+			}
 			r.Method(http.MethodGet, p, c)
 			r.Method(http.MethodHead, p, c)
 		}
-	} else {
-		r.Get("/", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Location", "/info")
-			w.WriteHeader(http.StatusTemporaryRedirect)
-		})
 	}
+	root := func(w http.ResponseWriter, req *http.Request) {
+		if c != nil && wantsHTML(req) {
+			c.ServeHTTP(w, req)
+			return
+		}
+		w.Header().Set("Location", "/info")
+		w.Header().Add("Vary", "Accept")
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	}
+	r.Get("/", root)
+	r.Head("/", root)
 	if reg := s.cfg.registry; reg != nil {
 		r.Mount("/schema-registry", http.StripPrefix("/schema-registry", readOnly(reg)))
 	}
+}
+
+// wantsHTML says whether the request's Accept names text/html itself (a
+// browser's navigation does; curl's */* and API clients do not).
+func wantsHTML(r *http.Request) bool {
+	for _, rng := range parseAccept(strings.Join(r.Header.Values("Accept"), ",")) {
+		if rng.media == "text/html" {
+			return true
+		}
+	}
+	return false
 }
 
 // readOnly passes GET and HEAD requests to h and refuses others with 405.

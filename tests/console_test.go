@@ -294,6 +294,17 @@ func insertRows(t *testing.T, n *node, target string, rows ...string) {
 func TestConsoleInBrowser(t *testing.T) {
 	browserPath(t)
 	n := startNode(t)
+	// An API client (no text/html in its Accept) still gets ksqlDB's
+	// redirect to /info.
+	noRedirect := &http.Client{Timeout: clientTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(n.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != "/info" {
+		t.Errorf("GET / without text/html: %d %q, want 307 to /info", resp.StatusCode, resp.Header.Get("Location"))
+	}
 	b := newBrowser(t, n.URL)
 	b.do("opening the console", chromedp.Navigate(n.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="KSQL_PROCESSING_LOG"]`)))
