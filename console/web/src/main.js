@@ -516,16 +516,30 @@ async function renderRegistry() {
   clear(box);
   try {
     const subjects = await getJSON('/schema-registry/subjects');
-    box.appendChild(h('h2', {}, `${subjects.length} subjects`));
+    box.appendChild(h('h2', {}, `Subjects: ${subjects.length}`));
     box.appendChild(h('ul', { 'data-testid': 'subjects' }, ...subjects.map((s) => h('li', { 'data-subject': s, onclick: () => openSubject(s) }, s))));
   } catch (err) {
     box.appendChild(h('div', { class: 'muted' }, err.status === 404 ? 'This server runs no embedded schema registry.' : err.message));
   }
 }
 
+// openSubject shows a subject's latest schema (JSON schemas indented).
 async function openSubject(s) {
-  const v = await getJSON(`/schema-registry/subjects/${encodeURIComponent(s)}/versions/latest`);
-  $('registry').appendChild(h('pre', {}, `${s} v${v.version} (id ${v.id}, ${v.schemaType || 'AVRO'})\n${v.schema}`));
+  const box = $('registry');
+  const old = box.querySelector('.schema');
+  if (old) old.remove();
+  try {
+    const v = await getJSON(`/schema-registry/subjects/${encodeURIComponent(s)}/versions/latest`);
+    let text = v.schema;
+    try {
+      text = JSON.stringify(JSON.parse(v.schema), null, 2);
+    } catch (_) {
+      // a protobuf schema: shown as written
+    }
+    box.appendChild(h('pre', { class: 'schema' }, `${s} v${v.version} (id ${v.id}, ${v.schemaType || 'AVRO'})\n${text}`));
+  } catch (err) {
+    box.appendChild(h('pre', { class: 'schema error' }, err.message));
+  }
 }
 
 document.querySelector('[data-tab=cluster]').addEventListener('click', () => renderCluster().catch((e) => ($('cluster').textContent = e.message)));
