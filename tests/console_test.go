@@ -411,6 +411,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	b.shot("pull-query")
 
+	// Run while a push query runs stops it, and the stopped run does not
+	// go on to its next statement.
+	b.sql("SELECT * FROM clicks EMIT CHANGES;\nSHOW TOPICS;")
+	b.until("the push query's header", `!!document.querySelector('[data-testid="result"] [data-testid="rows"]')`)
+	b.sql("SHOW TYPES;")
+	b.until("the new run's answer", `!!document.querySelector('[data-testid="result"] [data-entity="type_list"]')`)
+	if eval[bool](b, `!!document.querySelector('[data-testid="result"] [data-entity="kafka_topics"]')`) {
+		t.Error("the run stopped by a new Run went on to its SHOW TOPICS")
+	}
+
 	b.do("the charts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
 	b.until("five charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 5`)
 	var more []string

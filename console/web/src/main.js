@@ -15,6 +15,7 @@ const state = {
   props: {}, // SET values, sent with every request
   vars: {}, // DEFINE values
   running: null, // {abort: AbortController, queryId}
+  runs: 0, // Run presses, so a stopped run does not go on to its next statement
   sources: [],
   queries: [],
   history: new History(),
@@ -54,6 +55,7 @@ $('refresh').addEventListener('click', () => refreshCatalog());
 async function run() {
   const src = editor.text();
   const stmts = split(src);
+  const gen = ++state.runs; // a later Run ends this one's loop
   const out = $('result');
   clear(out);
   editor.markError(-1);
@@ -61,6 +63,7 @@ async function run() {
   await stopQuery();
   let ddl = false;
   for (const stmt of stmts) {
+    if (gen !== state.runs) break;
     const block = h('div', { class: 'stmt-result' }, h('pre', { class: 'stmt-text' }, stmt.text));
     out.appendChild(block);
     try {
