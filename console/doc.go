@@ -2,10 +2,11 @@
 // by the HTTP server (server.WithConsole), on the same listener, origin,
 // TLS and BASIC authentication as the REST API it talks to.
 //
-//	browser ──GET /──────────────► index.html
+//	browser ──GET / (Accept: text/html) ──► index.html
 //	        ──GET /console/app.js, app.css (gzip when accepted) ──► dist/
 //	        ──POST /ksql, /query-stream, /close-query ──► statements, queries
-//	        ──GET /metrics, /clusterStatus, /info, /healthcheck ──► live figures
+//	        ──GET /metrics, /clusterStatus, /tasks, /info, /healthcheck ──► live figures
+//	        ──POST /query-stream on KSQL_PROCESSING_LOG ──► per-task late records, errors
 //	        ──GET /schema-registry/… ──► the embedded registry (read only)
 //
 // The page (web/src) is plain ES modules bundled by esbuild into one
@@ -14,8 +15,10 @@
 // (the topology layout, drawn as SVG) and uPlot (the metric charts).
 // web/package.json and package-lock.json pin the toolchain; `make
 // console` rebuilds dist/, which is committed, so go build and CI need no
-// Node. dist/THIRD_PARTY_LICENSES.txt carries the bundled packages'
-// licenses.
+// Node; dist/SOURCES.sha256 names the sources it was built from, and a
+// test here fails when they changed without a rebuild. web/test holds the
+// page logic's node --test tests, which make console runs.
+// dist/THIRD_PARTY_LICENSES.txt carries the bundled packages' licenses.
 //
 // The page makes no request to another origin, and its
 // Content-Security-Policy (connect-src, script-src and img-src 'self')
