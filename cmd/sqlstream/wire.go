@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
+	"github.com/sqlstream/sqlstream/console"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/qtt/driver"
 	"github.com/sqlstream/sqlstream/qtt/rest"
@@ -82,7 +83,7 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 		return nil, err
 	}
 	s.Properties = props
-	st, err := startEngineAndServer(ctx, s, bootstrap, log)
+	st, err := startEngineAndServer(ctx, s, bootstrap, log, reg.serverOptions()...)
 	if err != nil {
 		return nil, errors.Join(err, reg.close(context.Background()))
 	}
@@ -90,8 +91,9 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 	return st, nil
 }
 
-// startEngineAndServer starts the engine on bootstrap, then its HTTP server.
-func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (stack, error) {
+// startEngineAndServer starts the engine on bootstrap, then its HTTP
+// server (with the web console, and extra options).
+func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger, extra ...server.Option) (stack, error) {
 	// Bound before the engine starts: its queries advertise the address
 	// to the other servers of the service id as they join their groups.
 	ln, err := net.Listen("tcp", s.Listen)
@@ -121,8 +123,13 @@ func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []strin
 	if err != nil {
 		return stack{}, errors.Join(err, eng.Close(), ln.Close())
 	}
-	srv := server.New(eng, append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
-		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...))...)
+	ui, err := console.New()
+	if err != nil {
+		return stack{}, errors.Join(fmt.Errorf("web console: %w (an internal error: the build lacks console/dist)", err), eng.Close(), ln.Close())
+	}
+	srvOpts := append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
+		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...), server.WithConsole(ui))
+	srv := server.New(taskEngine{eng}, append(srvOpts, extra...)...)
 	if err := srv.Start(); err != nil {
 		return stack{}, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close(), ln.Close())
 	}
