@@ -29,7 +29,8 @@ type importRule struct {
 // importRules is the one-way import direction of DESIGN.md:
 // sql/... → planner → physical → runtime; state and schemaregistry (the
 // embedded schema registry) are leaves; api (the REST
-// entities) and broker (the embedded Kafka broker) sit beside them; qtt,
+// entities) and broker (the embedded Kafka broker) sit beside them;
+// console (the web console's assets) is a leaf; qtt,
 // the conformance runner, drives runtime; only server, repl and cmd import
 // everything they need. Inside runtime, the executor (runtime/exec) runs
 // topologies for the engine and never imports it: it sees physical's
@@ -62,6 +63,9 @@ func importRules() []importRule {
 		// The Nexmark generator, queries and checks are a Kafka client
 		// of the engine, never a part of it.
 		{"nexmark", []string{""}},
+		// The web console's embedded bundle and its handler: a leaf the
+		// server mounts.
+		{"console", []string{""}},
 	}
 }
 
