@@ -40,12 +40,8 @@ func (e *Engine) startPeerAgent() {
 		return
 	}
 	a := &peerAgent{e: e, done: make(chan struct{}), inflight: map[string]bool{}}
-	if e.props[PropHeartbeatEnable] != "false" {
-		a.beat = time.Duration(e.props.Int(PropHeartbeatInterval, 100)) * time.Millisecond
-	}
-	if e.props[PropLagReportEnable] != "false" {
-		a.lag = time.Duration(e.props.Int(PropLagReportInterval, 5000)) * time.Millisecond
-	}
+	a.beat = e.cfg.HeartbeatInterval // 0: off
+	a.lag = e.cfg.LagReportInterval  // 0: off
 	a.client = &http.Client{Timeout: max(p.window/2, 100*time.Millisecond)}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel

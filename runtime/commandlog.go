@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -53,19 +54,13 @@ type commandLog struct {
 	followDone chan struct{}
 }
 
-// PropCommandReplayTimeout bounds the read of the command topic at the
-// start (sqlstream's own; default 120000 ms): a transaction some client
-// left open there holds back read_committed readers until the broker
-// aborts it, and a start must not wait for that silently.
-const PropCommandReplayTimeout = "sqlstream.command.topic.replay.timeout.ms"
-
 // openCommandLog creates the command topic if needed, reads it and loads
 // the key to verify it with (dir is the data directory): a key file is
 // never made over a topic that holds signed records. The records are
 // applied by replay.
 func openCommandLog(ctx context.Context, e *Engine, kc *kafkaCluster, topic, dir string) (*commandLog, error) {
 	c := &commandLog{e: e, kc: kc, topic: topic, applied: make(chan struct{}),
-		timeout: time.Duration(e.props.Int(PropCommandReplayTimeout, 120000)) * time.Millisecond}
+		timeout: e.cfg.CommandReplayTimeout}
 	err := e.cluster.createTopic(ctx, topicSpec{name: topic, partitions: 1, replicas: 1,
 		configs: map[string]string{"retention.ms": "-1", "cleanup.policy": "delete"}})
 	if err != nil {
@@ -74,7 +69,7 @@ func openCommandLog(ctx context.Context, e *Engine, kc *kafkaCluster, topic, dir
 	if c.pending, err = c.records(ctx); err != nil {
 		return nil, fmt.Errorf("command topic: %w", err)
 	}
-	c.signer, err = loadCommandSigner(dir, e.props[PropCommandSecret], anySigned(c.pending))
+	c.signer, err = loadCommandSigner(dir, e.cfg.CommandSecret, anySigned(c.pending))
 	if errors.Is(err, errNoKey) {
 		return nil, c.noKeyError(err)
 	}
@@ -87,7 +82,7 @@ func (c *commandLog) noKeyError(err error) error {
 	return fmt.Errorf("command topic %s holds signed commands, but %w. If this server is one of several of service id %q, "+
 		"set %s in every server's config file to one shared secret (README: several servers); if its data directory was "+
 		"lost or wiped, restore %s from a backup. The server does not start: a new key would not verify these commands",
-		c.topic, err, c.e.opts.serviceID, PropCommandSecret, keyFile)
+		c.topic, err, c.e.opts.serviceID, props.CommandSecret, keyFile)
 }
 
 // unverifiableError says what to do about a topic whose signed records
@@ -96,7 +91,7 @@ func (c *commandLog) unverifiableError(signed int) error {
 	return fmt.Errorf("%s holds %d signed records and none verifies with this server's key (%s): the servers that wrote them "+
 		"have another key. Set %s to the secret the servers of service id %q use (README: several servers), or restore the %s "+
 		"they were signed with. The server does not start rather than run without their streams and queries and sign a second history",
-		c.topic, signed, c.signer.source, PropCommandSecret, c.e.opts.serviceID, keyFile)
+		c.topic, signed, c.signer.source, props.CommandSecret, c.e.opts.serviceID, keyFile)
 }
 
 // append writes cmd through the serialized append in progress (see
@@ -243,7 +238,7 @@ func (c *commandLog) stuckError(ctx context.Context, end int64, recs []*physical
 	}
 	return fmt.Errorf("the read of %s did not reach its end offset %d within %v (last record read: %s, last stable offset: %s). "+
 		"A transaction left open in the topic holds read_committed readers back until the broker aborts it (its producer's "+
-		"transaction.timeout.ms); start again after that, or raise %s", c.topic, end, c.timeout, at, lso, PropCommandReplayTimeout)
+		"transaction.timeout.ms); start again after that, or raise %s", c.topic, end, c.timeout, at, lso, props.CommandReplayTimeout)
 }
 
 // accept checks r against the chain and decodes it: nil when it must not

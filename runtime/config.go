@@ -2,142 +2,14 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/sqlstream/sqlstream/sql/format"
 	"log/slog"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/sql/format"
 
 	"github.com/twmb/franz-go/pkg/sasl"
 )
-
-// Property keys the engine reads (ksqlDB's names).
-const (
-	PropServiceID        = "ksql.service.id"
-	PropNumThreads       = "ksql.streams.num.stream.threads"
-	PropCommitInterval   = "ksql.streams.commit.interval.ms"
-	PropOffsetReset      = "ksql.streams.auto.offset.reset"
-	PropGuarantee        = "ksql.streams.processing.guarantee"
-	PropKeyFormat        = "ksql.persistence.default.format.key"
-	PropValueFormat      = "ksql.persistence.default.format.value"
-	PropFailOnDeserError = "ksql.fail.on.deserialization.error"
-	PropInternalReplicas = "ksql.internal.topic.replicas"
-	// PropVarSubstitution turns ${name} substitution off ("false") for a
-	// session or request; ksqlDB's default is on.
-	PropVarSubstitution  = "ksql.variable.substitution.enable"
-	PropBootstrap        = "bootstrap.servers"
-	PropListeners        = "listeners"
-	PropAllowOrigin      = "access.control.allow.origin" // web origins whose pages may POST to the API
-	PropStateDir         = "ksql.streams.state.dir"
-	PropWrapSingle       = "ksql.persistence.wrap.single.values"
-	PropCacheBytes       = "ksql.streams.cache.max.bytes.buffering"
-	PropCollectListLimit = "ksql.functions.collect_list.limit"
-	// PropLateTopic is sqlstream's own: a topic that receives, as dead
-	// letters, the input records a windowed aggregation dropped because
-	// their window had closed.
-	PropThrowOnInvalidTS = "ksql.timestamp.throw.on.invalid"
-	PropLateTopic        = "late.records.topic"
-	// PropIdleClose is sqlstream's own: after this many milliseconds of
-	// wall-clock time without records, EMIT FINAL windows of a quiet
-	// partition close anyway (default 0: off, as in ksqlDB).
-	PropIdleClose       = "window.close.idle.ms"
-	PropCollectSetLimit = "ksql.functions.collect_set.limit"
-	// PropShutdownTimeout bounds the wait for a query to stop (TERMINATE,
-	// DROP, server shutdown); see query_stop.go.
-	PropShutdownTimeout = "ksql.streams.shutdown.timeout.ms"
-	// PropMaxPushQueries caps the push queries running at once.
-	PropMaxPushQueries = "ksql.max.push.queries"
-	// PropMaxWindowsPerRecord and PropMaxResultBytes are sqlstream's own
-	// bounds on the work one record causes (see the property table).
-	PropMaxWindowsPerRecord = "sqlstream.window.max.per.record"
-	PropMaxResultBytes      = "sqlstream.function.max.result.bytes"
-	// PropMaxPartitions is sqlstream's own: the largest partition count
-	// CREATE may give a new topic (and the embedded broker accepts).
-	PropMaxPartitions = "sqlstream.topic.partitions.max"
-	// PropTopicNaming is sqlstream's own: "sqlstream" (the default:
-	// application ids <service id>query_<query id>) or "ksqldb" (ksqlDB's
-	// _confluent-ksql-<service id>query_<query id>); see queryAppPrefix.
-	PropTopicNaming = "sqlstream.internal.topic.naming"
-	// PropPersistentPrefix is ksqlDB's ksql.persistent.prefix, "query_":
-	// what a persistent query's application id puts before its id.
-	PropPersistentPrefix = "ksql.persistent.prefix"
-	// PropMaxStatements is sqlstream's own: the most statements one /ksql
-	// request may hold (ksqlDB has no limit; a request of 10,000 took
-	// 3 GB to parse, as every statement is parsed before the first runs).
-	PropMaxStatements = "sqlstream.request.max.statements"
-	// Scale-out (Kafka Streams' names under ksql.streams.): the group
-	// member's session timeout, and the standby and warmup replicas of
-	// the task balancer (task_assignment.go).
-	PropSessionTimeout  = "ksql.streams.session.timeout.ms"
-	PropStandbys        = "ksql.streams.num.standby.replicas"
-	PropRecoveryLag     = "ksql.streams.acceptable.recovery.lag"
-	PropMaxWarmups      = "ksql.streams.max.warmup.replicas"
-	PropProbingInterval = "ksql.streams.probing.rebalance.interval.ms"
-)
-
-// defaultSessionTimeoutMs is PropSessionTimeout's default: a dead
-// server's tasks move after 10 s (the Java consumer's 45 s made a
-// failover take most of a minute); the broker's
-// group.min.session.timeout.ms (6 s by default) is the floor.
-const defaultSessionTimeoutMs = 10_000
-
-// defaultMaxPartitions is PropMaxPartitions' default: one push query over
-// a million partitions took 5 GB (about 5 KB a partition), so 1000 keeps a
-// query's per-partition cost to megabytes, and is still above the
-// partition count a single Kafka broker serves well.
-const defaultMaxPartitions = 1000
-
-// defaultMaxStatements is PropMaxStatements' default: far above a
-// hand-written script (RUN SCRIPT sends a whole file in one request) and
-// a few hundred megabytes of parse trees at most.
-const defaultMaxStatements = 1000
-
-// NormalizeProperty maps the short names users SET ('auto.offset.reset')
-// to the full ksqlDB names ('ksql.streams.auto.offset.reset').
-func NormalizeProperty(name string) string {
-	name = strings.TrimSpace(name)
-	if strings.HasPrefix(name, "ksql.") || strings.HasPrefix(name, "sqlstream.") ||
-		name == PropBootstrap || name == PropListeners || name == PropAllowOrigin || name == PropLateTopic || name == PropIdleClose ||
-		slices.Contains(topLevelProperties[:], name) {
-		return name
-	}
-	return "ksql.streams." + name
-}
-
-// Properties is a set of engine properties with typed accessors.
-type Properties map[string]string
-
-// Int returns an integer property or def when unset or malformed.
-func (p Properties) Int(key string, def int) int {
-	if v, err := strconv.Atoi(p[key]); err == nil {
-		return v
-	}
-	return def
-}
-
-// Merge returns p overlaid with over (normalized names).
-func (p Properties) Merge(over map[string]string) Properties {
-	out := make(Properties, len(p)+len(over))
-	for k, v := range p {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[NormalizeProperty(k)] = v
-	}
-	return out
-}
-
-// Sorted returns the property names in order.
-func (p Properties) Sorted() []string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // Option configures an Engine.
 type Option func(*options)
@@ -209,9 +81,9 @@ func (o *options) validate() error {
 	if o.serviceID == "" {
 		return fmt.Errorf("runtime: empty service id")
 	}
-	t := newPropertyTable()
-	for _, k := range Properties(o.props).Sorted() {
-		if err := t.check(k, o.props[k]); err != nil {
+	t := props.NewTable()
+	for _, k := range props.Properties(o.props).Sorted() {
+		if err := t.Check(k, o.props[k]); err != nil {
 			return fmt.Errorf("runtime: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -35,7 +36,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 }
 
 // overrides returns the session properties that differ from the server's.
-func (s *session) overrides(server Properties) map[string]string {
+func (s *session) overrides(server props.Properties) map[string]string {
 	out := map[string]string{}
 	for k, v := range s.props {
 		if server[k] != v {
@@ -110,9 +111,9 @@ func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, pla
 	cst := *c
 	cst.QueryID = cstID(src.Name, e.queryNumber(c.Seq))
 	e.queryCount++
-	cst.Props = map[string]string{PropOffsetReset: "earliest"} // a table is its whole topic
+	cst.Props = map[string]string{props.OffsetReset: "earliest"} // a table is its whole topic
 	for k, v := range c.Props {
-		if k != PropOffsetReset {
+		if k != props.OffsetReset {
 			cst.Props[k] = v
 		}
 	}
@@ -248,14 +249,14 @@ func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source, pos 
 }
 
 // checkPartitions refuses to create a topic of more than
-// PropMaxPartitions partitions: each costs memory in every query reading
+// props.MaxPartitions partitions: each costs memory in every query reading
 // the topic.
 func (e *Engine) checkPartitions(n int32, pos ast.Pos) error {
-	limit := e.props.Int(PropMaxPartitions, defaultMaxPartitions)
+	limit := e.cfg.MaxPartitions
 	if int(n) <= limit {
 		return nil
 	}
-	return sqlerr.New(sqlerr.Kafka, pos, "Invalid value %d for PARTITIONS: a topic may have at most %d partitions (server property %s)", n, limit, PropMaxPartitions)
+	return sqlerr.New(sqlerr.Kafka, pos, "Invalid value %d for PARTITIONS: a topic may have at most %d partitions (server property %s)", n, limit, props.MaxPartitions)
 }
 
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
@@ -296,7 +297,7 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 // once it has members, refuses a commit from outside it.
 func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID func(seq int64) string, s *session, cmd *command) error {
 	kc, ok := e.cluster.(*kafkaCluster)
-	if cmd != nil || !ok || s.props[PropOffsetReset] == "earliest" {
+	if cmd != nil || !ok || props.NewParser(e.table, s.props).Str(props.OffsetReset) == "earliest" {
 		return nil
 	}
 	id := queryID(e.seq) // the id record gives the command
@@ -325,15 +326,14 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
 		return err
 	}
-	props := e.props.Merge(c.Props)
-	if t := props[PropLateTopic]; t != "" {
-		if err := e.cluster.createTopic(ctx, topicSpec{name: t, partitions: max(plan.Sources[0].Partitions, 1), replicas: 1}); err != nil {
-			return fmt.Errorf("could not create %s %s: %w", PropLateTopic, t, err)
-		}
-	}
-	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, props)
+	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, e.props.Merge(c.Props))
 	if err != nil {
 		return err
+	}
+	if t := q.cfg.LateTopic; t != "" {
+		if err := e.cluster.createTopic(ctx, topicSpec{name: t, partitions: max(plan.Sources[0].Partitions, 1), replicas: 1}); err != nil {
+			return fmt.Errorf("could not create %s %s: %w", props.LateTopic, t, err)
+		}
 	}
 	e.queries[q.id] = q
 	return q.start()
@@ -498,7 +498,7 @@ func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, t
 		if err != nil {
 			return err
 		}
-		spec := topicSpec{name: t.Name, partitions: max(n, 1), replicas: int16(e.props.Int(PropInternalReplicas, 1))}
+		spec := topicSpec{name: t.Name, partitions: max(n, 1), replicas: e.cfg.InternalReplicas}
 		switch {
 		case t.Compact && t.RetentionMs > 0:
 			spec.configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(t.RetentionMs, 10)}

@@ -52,12 +52,14 @@
 // ksqlDB prefix under sqlstream.internal.topic.naming=ksqldb; the command
 // that creates a query records the prefix, so a query never changes names.
 //
-// Configuration: one property table (property_table.go: name, type,
+// Configuration (package props): one property table (name, type,
 // default, doc) validates the server's configuration, SET and a request's
-// streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES;
-// each query parses its properties once into a queryConfig
-// (query_config.go), from which one builder (task_env.go) makes the
-// environment of every task, whichever cluster or query kind runs it.
+// streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES; the
+// engine parses the server's properties once into a props.EngineConfig
+// (Engine.cfg) and each query its own into a props.QueryConfig, from
+// which one builder (task_env.go) makes the environment of every task,
+// whichever cluster or query kind runs it. No code reads a property with
+// an inline default.
 //
 // Schema registry (schema_registry.go): ksql.schema.registry.url (with
 // basic auth and PEM TLS) builds the registry client the planner and the

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -27,8 +27,9 @@ import (
 type Engine struct {
 	opts    options
 	logger  *slog.Logger
-	props   Properties
-	table   propertyTable // every property the engine accepts
+	props   props.Properties   // the server's properties over the table's defaults (a session's base)
+	cfg     props.EngineConfig // parsed from props once, at the start
+	table   props.Table        // every property the engine accepts
 	cluster cluster
 	reg     *functions.Registry
 	procLog *processingLog
@@ -81,7 +82,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		if o.kafkaSASL != nil {
 			security = append(security, kgo.SASL(o.kafkaSASL))
 		}
-		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() Properties { return e.props }, security)
+		kc, err := newKafkaCluster(o.bootstrap, e.logger, func() props.Properties { return e.props }, security)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +101,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		}
 		e.cmdLog = cmdLog
 		e.peers = newPeerSet(o.advertised, peerKey(cmdLog.signer.key),
-			time.Duration(e.props.Int(PropHeartbeatWindow, 2000))*time.Millisecond)
+			e.cfg.HeartbeatWindow)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {
 			kc.close()
@@ -121,32 +122,33 @@ func newEngine(o options) (*Engine, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	table := newPropertyTable()
-	props := table.defaults().Merge(o.props)
-	props[PropServiceID] = o.serviceID
-	prefix, err := namingPrefix(o, props)
+	table := props.NewTable()
+	set := table.Defaults().Merge(o.props)
+	set[props.ServiceID] = o.serviceID
+	cfg, err := props.NewEngineConfig(table, set)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	prefix, err := namingPrefix(o, cfg)
 	if err != nil {
 		return nil, err
 	}
 	o.appPrefix = prefix
-	reg := functions.NewRegistry(functions.WithMaxResultBytes(props.Int(PropMaxResultBytes, 0)))
+	reg := functions.NewRegistry(functions.WithMaxResultBytes(cfg.MaxResultBytes))
 	cat := planner.NewCatalog()
-	e := &Engine{opts: o, logger: logger, props: props, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
+	e := &Engine{opts: o, logger: logger, props: set, cfg: cfg, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
 		queries: map[string]*query{}, statuses: map[string]string{}, commands: map[string]api.CommandStatus{}, transients: map[string]*transient{},
 		started: time.Now(), healthWait: defaultHealthWait}
-	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat],
-		MaxWindowsPerRecord: props.Int(PropMaxWindowsPerRecord, 0)}
-	if v, err := strconv.ParseBool(props[PropWrapSingle]); err == nil {
-		d.WrapSingle = &v
+	d := planner.Defaults{KeyFormat: cfg.KeyFormat, ValueFormat: cfg.ValueFormat,
+		MaxWindowsPerRecord: cfg.MaxWindowsPerRecord, WrapSingle: cfg.WrapSingle}
+	if n := cfg.CollectListLimit; n != nil {
+		d.Aggregates = append(d.Aggregates, functions.WithCollectListLimit(*n))
 	}
-	if n, err := strconv.Atoi(props[PropCollectListLimit]); err == nil {
-		d.Aggregates = append(d.Aggregates, functions.WithCollectListLimit(n))
-	}
-	if n, err := strconv.Atoi(props[PropCollectSetLimit]); err == nil {
-		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(n))
+	if n := cfg.CollectSetLimit; n != nil {
+		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(*n))
 	}
 	if d.SchemaRegistry = o.registry; d.SchemaRegistry == nil {
-		sr, err := schemaRegistry(props)
+		sr, err := schemaRegistry(cfg.Registry)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +198,7 @@ func (e *Engine) Close() error {
 	if !stopped {
 		// Tasks still running may still write to the local state: leave
 		// it open (its write-ahead log makes the next start recover).
-		return fmt.Errorf("queries did not stop within %v; local state left open", e.stopTimeout())
+		return fmt.Errorf("queries did not stop within %v; local state left open", e.cfg.ShutdownTimeout)
 	}
 	return e.closeDB()
 }

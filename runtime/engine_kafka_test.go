@@ -15,6 +15,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/broker"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -56,7 +57,7 @@ func (r *rig) startEngine() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	e, err := runtime.New(ctx, append([]runtime.Option{runtime.WithBootstrap(r.b.Addrs()), runtime.WithDataDir(r.dir + "/state"),
-		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100"}),
+		runtime.WithProperties(map[string]string{props.CommitInterval: "100"}),
 		runtime.WithLogger(testLogger())}, r.opts...)...)
 	if err != nil {
 		r.t.Fatal(err)

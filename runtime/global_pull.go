@@ -17,7 +17,7 @@ import (
 func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (runner, error) {
 	spec := physical.GlobalSpecOf(src, physical.Options{AppID: t.appID, ParseTimestamp: e.parseTimestamp})
 	g := &globalStores{stores: map[string]*globalStore{}}
-	env := globalEnv{appID: t.appID, cache: t.cfg.cacheBytes, log: e.procLog, onErr: t.finish}
+	env := globalEnv{appID: t.appID, cache: t.cfg.CacheBytes, log: e.procLog, onErr: t.finish}
 	if err := g.start(context.Background(), e, spec, env); err != nil {
 		g.close()
 		return nil, err

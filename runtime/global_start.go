@@ -96,7 +96,7 @@ func globalLoadError(q *query, err error) error {
 // globalEnv is the environment of q's global stores: a follower's fault
 // after the start fails the query; loaded records are counted.
 func (q *query) globalEnv() globalEnv {
-	return globalEnv{appID: q.appID, cache: q.cfg.cacheBytes, log: q.procLog(), onErr: q.globalFailed,
+	return globalEnv{appID: q.appID, cache: q.cfg.CacheBytes, log: q.procLog(), onErr: q.globalFailed,
 		count: func() { q.globalLoaded.Add(1) }}
 }
 

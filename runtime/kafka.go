@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -21,14 +22,14 @@ type kafkaCluster struct {
 	cl     *kgo.Client // admin requests and synchronous produces
 	adm    *kadm.Client
 	logger *slog.Logger
-	props  func() Properties
+	props  func() props.Properties
 	// base are the options of every client: the seeds and kafkaSecurity's.
 	base []kgo.Opt
 	// globalCheck: see WithGlobalPartitionCheck.
 	globalCheck time.Duration
 }
 
-func newKafkaCluster(seeds []string, logger *slog.Logger, props func() Properties, security []kgo.Opt) (*kafkaCluster, error) {
+func newKafkaCluster(seeds []string, logger *slog.Logger, props func() props.Properties, security []kgo.Opt) (*kafkaCluster, error) {
 	k := &kafkaCluster{seeds: seeds, logger: logger, props: props,
 		base: append([]kgo.Opt{kgo.SeedBrokers(seeds...)}, security...)}
 	// A short metadata min age: kgo caches metadata answers (including

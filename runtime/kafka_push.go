@@ -32,7 +32,7 @@ func (k *kafkaCluster) startTransient(q *transient) (runner, error) {
 	p := &kafkaPush{k: k, q: q, done: make(chan struct{})}
 	p.produced = p.onProduced
 	p.tasks = newTaskSet(q.topo, q.taskEnvs(p, p).build)
-	p.groups = newTaskGroups(q.topo, q.cfg.maxTaskIdle)
+	p.groups = newTaskGroups(q.topo, q.cfg.MaxTaskIdle)
 	offsets, err := k.startOffsets(q)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (k *kafkaCluster) startOffsets(q *transient) (map[string]map[int32]kgo.Offs
 			out[o.Topic] = map[int32]kgo.Offset{}
 		}
 		off := kgo.NewOffset().At(o.Offset)
-		if internal[o.Topic] || q.cfg.fromEarliest {
+		if internal[o.Topic] || q.cfg.FromEarliest {
 			off = kgo.NewOffset().AtStart()
 		}
 		out[o.Topic][o.Partition] = off
@@ -136,7 +136,7 @@ func (p *kafkaPush) loop(ctx context.Context) {
 // poll waits for records; with window.close.idle.ms it returns at least
 // that often, so quiet windows can close by the wall clock.
 func (p *kafkaPush) poll(ctx context.Context) kgo.Fetches {
-	wait := time.Duration(p.q.cfg.idleCloseMs) * time.Millisecond
+	wait := time.Duration(p.q.cfg.IdleCloseMs) * time.Millisecond
 	if wait <= 0 {
 		wait = time.Hour
 	}
@@ -152,7 +152,7 @@ func (p *kafkaPush) poll(ctx context.Context) kgo.Fetches {
 // punctuate gives every task the wall-clock time, when
 // window.close.idle.ms asks for it.
 func (p *kafkaPush) punctuate() error {
-	if p.q.cfg.idleCloseMs <= 0 {
+	if p.q.cfg.IdleCloseMs <= 0 {
 		return nil
 	}
 	now := time.Now().UnixMilli()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -89,7 +90,7 @@ type tp struct {
 }
 
 func (k *kafkaCluster) start(q *query) (runner, error) {
-	if q.cfg.guarantee == exactlyOnce {
+	if q.cfg.Guarantee == props.ExactlyOnce {
 		return k.startEOS(q)
 	}
 	r := newKafkaRunner(k, q)
@@ -120,9 +121,9 @@ func (r *kafkaRunner) newClient() error {
 
 func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
 	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
-		interval: q.cfg.commitInterval, workers: max(1, q.cfg.threads), done: make(chan struct{})}
+		interval: q.cfg.CommitInterval, workers: max(1, q.cfg.Threads), done: make(chan struct{})}
 	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
-	r.groups = newTaskGroups(q.topo, q.cfg.maxTaskIdle)
+	r.groups = newTaskGroups(q.topo, q.cfg.MaxTaskIdle)
 	r.standby = newStandbyFeeder(r)
 	return r
 }
@@ -132,7 +133,7 @@ func newKafkaRunner(k *kafkaCluster, q *query) *kafkaRunner {
 // brokers, security) come first, as kafkaCluster.client adds them.
 func (r *kafkaRunner) clientOpts() []kgo.Opt {
 	reset := kgo.NewOffset().AtEnd()
-	if r.q.cfg.fromEarliest {
+	if r.q.cfg.FromEarliest {
 		reset = kgo.NewOffset().AtStart()
 	}
 	return append(append([]kgo.Opt{}, r.k.base...),
@@ -143,8 +144,8 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		// no task balancer, is in the group.
 		kgo.Balancers(r.newBalancer().withHosts(r.q.eng.peers.advertised, r.q.placed).withStandbyHosts(r.q.placedStandbys),
 			syncHook{kgo.RangeBalancer(), r.synced}),
-		kgo.SessionTimeout(r.q.cfg.sessionTimeout),
-		kgo.HeartbeatInterval(min(3*time.Second, r.q.cfg.sessionTimeout/3)),
+		kgo.SessionTimeout(r.q.cfg.SessionTimeout),
+		kgo.HeartbeatInterval(min(3*time.Second, r.q.cfg.SessionTimeout/3)),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.RecordPartitioner(partitioner()),
@@ -520,7 +521,7 @@ func commitRespErr(resp *kmsg.OffsetCommitResponse) error {
 // punctuate gives every task the wall-clock time (between polls, so no
 // task is being processed), when window.close.idle.ms asks for it.
 func (r *kafkaRunner) punctuate() error {
-	if r.q.cfg.idleCloseMs <= 0 {
+	if r.q.cfg.IdleCloseMs <= 0 {
 		return nil
 	}
 	now := time.Now().UnixMilli()

@@ -316,7 +316,7 @@ func (m *memCluster) start(q *query) (runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.topo, i, q.appID, newEnv, onErr, q.cfg.fromEarliest))
+		subs = append(subs, m.subscribe(q.topo, i, q.appID, newEnv, onErr, q.cfg.FromEarliest))
 	}
 	m.replay(subs)
 	q.setState(StateRunning, nil)
@@ -387,7 +387,7 @@ func (m *memCluster) startTransient(q *transient) (runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.topo, i, "", newEnv, onErr, q.cfg.fromEarliest))
+		subs = append(subs, m.subscribe(q.topo, i, "", newEnv, onErr, q.cfg.FromEarliest))
 	}
 	m.replay(subs)
 	return runnerFunc(func() error {

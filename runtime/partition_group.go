@@ -6,14 +6,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// PropMaxTaskIdle is Kafka Streams' max.task.idle.ms: how long a task
-// that reads several partitions (a join's, or a repartitioned input's
-// with another) waits, once an empty input partition is caught up to its
-// end, for records to arrive there before it processes the others
-// anyway. 0 (the default since Kafka Streams 3.0) waits for no new data,
-// only for data already on the broker to be fetched; -1 never waits.
-const PropMaxTaskIdle = "ksql.streams.max.task.idle.ms"
-
 // unknownLagWait bounds the wait for an empty partition whose end offset
 // the fetches have not told yet (Kafka Streams waits for it without
 // bound; a franz-go poll returns no word on a partition while nothing on

@@ -14,8 +14,8 @@ import (
 // to the standby feeder and follows the assignment's rebalance schedule
 // (rebalance_rounds.go).
 func (r *kafkaRunner) newBalancer() *taskBalancer {
-	b := newTaskBalancer(r.tasks, r.q.cfg.threads, r.q.taskOffsetSums)
-	b.ha = r.q.cfg.ha
+	b := newTaskBalancer(r.tasks, r.q.cfg.Threads, r.q.taskOffsetSums)
+	b.ha = r.q.cfg.HA
 	b.stateful = map[int]bool{}
 	for _, st := range r.q.topo.SubTopologies {
 		b.stateful[st.ID] = len(st.Stores) > 0

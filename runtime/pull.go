@@ -48,7 +48,7 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	if f, ok := plan.Filter(); ok {
 		cond = f.Cond
 	}
-	if err := (pullWhere{keys: src.Schema.Keys(), windowed: m.Windowed(), scan: t.cfg.pull}).check(cond, pos); err != nil {
+	if err := (pullWhere{keys: src.Schema.Keys(), windowed: m.Windowed(), scan: t.cfg.Pull}).check(cond, pos); err != nil {
 		return nil, err
 	}
 	if err := e.awaitCaughtUp(t, q); err != nil {

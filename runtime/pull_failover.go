@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // A pull query forwards a partition to its active host first, but for a
@@ -74,7 +76,7 @@ func nextHost(alts []string, failed map[string]error) (string, error) {
 		msgs = append(msgs, failed[ep].Error())
 	}
 	return "", fmt.Errorf("no host holding it answered (%s); standby replicas are tried only with %s=true; retry",
-		strings.Join(msgs, "; "), PropStandbyReads)
+		strings.Join(msgs, "; "), props.StandbyReads)
 }
 
 func closeAll(fs []*forwarded) {

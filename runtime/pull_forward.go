@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -144,7 +145,7 @@ func remoteError(r io.Reader, fallback string) string {
 
 // overrides returns the properties of props that differ from the
 // server's base: what the client set for this query.
-func overrides(props, base Properties) map[string]string {
+func overrides(props, base props.Properties) map[string]string {
 	out := map[string]string{}
 	for k, v := range props {
 		if base[k] != v {

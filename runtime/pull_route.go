@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // Pull queries from anywhere. A table's store is split into partitions,
@@ -92,8 +93,8 @@ type pullRoute struct {
 func (e *Engine) routePull(t *transient, q *query, m *physical.Materialization, parts []int32) (pullRoute, error) {
 	r := pullRoute{remote: map[string][]int32{}, alts: map[int32][]string{}}
 	loc := e.locator()
-	standby := t.props[PropStandbyReads] == "true"
-	maxLag := int64(t.props.Int(PropMaxOffsetLag, math.MaxInt))
+	read := props.NewParser(e.table, t.props)
+	standby, maxLag := read.Bool(props.StandbyReads), read.Int(props.MaxOffsetLag)
 	for _, p := range parts {
 		if t.only != nil && !slices.Contains(t.only, p) {
 			continue
@@ -159,9 +160,9 @@ func (e *Engine) noHost(hosts []taskHost, dead, behind []string, standby bool, m
 	case len(hosts) == 0:
 		return fmt.Errorf("no server runs it at the moment (its task is being reassigned); retry")
 	case len(dead) > 0 && !standby:
-		return fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), PropStandbyReads)
+		return fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), props.StandbyReads)
 	case len(behind) > 0:
-		return fmt.Errorf("its hosts %s are not alive and no standby is within %s=%d (%s)", strings.Join(dead, ", "), PropMaxOffsetLag, maxLag, strings.Join(behind, ", "))
+		return fmt.Errorf("its hosts %s are not alive and no standby is within %s=%d (%s)", strings.Join(dead, ", "), props.MaxOffsetLag, maxLag, strings.Join(behind, ", "))
 	}
 	return fmt.Errorf("its hosts %s are not alive and it has no live standby", strings.Join(dead, ", "))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/topicname"
@@ -26,12 +27,6 @@ func WithQTTNaming() Option {
 // there, which the ksqldb naming and QTT naming put before the service id.
 const ksqlInternalPrefix = "_confluent-ksql-"
 
-// The values of sqlstream.internal.topic.naming.
-const (
-	namingSqlstream = "sqlstream"
-	namingKsqlDB    = "ksqldb"
-)
-
 // legacyPersistentPrefix is what every application id had between the
 // service id and the query id before the naming was configurable:
 // commands recorded then carry no prefix and their queries keep it.
@@ -41,14 +36,14 @@ const legacyPersistentPrefix = "query_"
 // before the service id: ksqlDB's constant prefix under the ksqldb (or
 // QTT) naming, nothing under sqlstream's. It checks that the prefix of
 // application ids (with ksql.persistent.prefix) is legal in topic names.
-func namingPrefix(o options, props Properties) (string, error) {
+func namingPrefix(o options, cfg props.EngineConfig) (string, error) {
 	prefix := o.appPrefix
-	if props[PropTopicNaming] == namingKsqlDB {
+	if cfg.KsqlDBNaming {
 		prefix = ksqlInternalPrefix
 	}
-	if err := topicname.Validate(prefix + o.serviceID + props[PropPersistentPrefix] + "X"); err != nil {
+	if err := topicname.Validate(prefix + o.serviceID + cfg.PersistentPrefix + "X"); err != nil {
 		return "", fmt.Errorf("runtime: %s %q with %s %q gives internal topic names Kafka refuses: %v; change either in the server configuration",
-			PropServiceID, o.serviceID, PropPersistentPrefix, props[PropPersistentPrefix], err)
+			props.ServiceID, o.serviceID, props.PersistentPrefix, cfg.PersistentPrefix, err)
 	}
 	return prefix, nil
 }
@@ -74,7 +69,7 @@ func (e *Engine) queryAppID(id string) string {
 // group, changelogs and stores when the naming properties change or
 // another server of the service id is configured otherwise.
 func (e *Engine) queryAppPrefix() string {
-	return e.opts.appPrefix + e.opts.serviceID + e.props[PropPersistentPrefix]
+	return e.opts.appPrefix + e.opts.serviceID + e.cfg.PersistentPrefix
 }
 
 // commandAppID is the application id of the query c starts: the prefix
@@ -103,7 +98,7 @@ func (e *Engine) checkDerivedNames(plan *planner.Plan, queryID string, pos ast.P
 	for _, t := range topo.Internal {
 		if err := topicname.Validate(t.Name); err != nil {
 			return sqlerr.New(sqlerr.Kafka, pos, "Query %s would need the internal topic %s, which Kafka refuses: %v. Choose a shorter name for the new source (or a shorter %s)",
-				queryID, t.Name, err, PropServiceID)
+				queryID, t.Name, err, props.ServiceID)
 		}
 	}
 	return nil

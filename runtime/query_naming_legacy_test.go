@@ -1,13 +1,17 @@
 package runtime
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sqlstream/sqlstream/runtime/props"
+)
 
 // TestCommandAppIDKeepsRecordedNames: a query's application id comes
 // from the prefix its command recorded, whatever the naming now; a
 // command recorded before prefixes were keeps <service id>query_<id>.
 func TestCommandAppIDKeepsRecordedNames(t *testing.T) {
 	e, err := newEngine(options{serviceID: "svc_", cluster: newMemCluster(),
-		props: map[string]string{PropTopicNaming: namingKsqlDB, PropPersistentPrefix: "pq_"}})
+		props: map[string]string{props.TopicNaming: props.NamingKsqlDB, props.PersistentPrefix: "pq_"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 
 // startPush runs a push query, its global tables' stores filled first.
 func (e *Engine) startPush(t *transient) (runner, error) {
-	g, err := e.startGlobals(context.Background(), t.topo, globalEnv{appID: t.appID, cache: t.cfg.cacheBytes, log: e.procLog, onErr: t.finish})
+	g, err := e.startGlobals(context.Background(), t.topo, globalEnv{appID: t.appID, cache: t.cfg.CacheBytes, log: e.procLog, onErr: t.finish})
 	if err != nil {
 		return nil, err
 	}

@@ -343,7 +343,7 @@ func (f *standbyFeeder) nudgeIfCaughtUp(parts map[tp]*standbyPart) {
 		}
 	}
 	for _, k := range warm {
-		if l, ok := lag[k]; !ok || l < 0 || l > f.r.q.cfg.ha.acceptableLag {
+		if l, ok := lag[k]; !ok || l < 0 || l > f.r.q.cfg.HA.AcceptableLag {
 			f.wantMu.Unlock()
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -13,7 +14,7 @@ import (
 // pull query): the one place a physical.TaskEnv is filled, from the
 // query's parsed configuration.
 type taskEnvs struct {
-	cfg  queryConfig
+	cfg  props.QueryConfig
 	emit physical.Emitter       // output and repartition records (nil for pull queries)
 	rows physical.RowSink       // a transient query's rows (nil for persistent queries)
 	log  physical.ProcessingLog // where bad records are reported
@@ -46,9 +47,9 @@ type taskEnvs struct {
 // its stores (nil for a stateless task).
 func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores) {
 	env := &physical.TaskEnv{Partition: p, Emit: b.emit, Rows: b.rows, Log: b.log,
-		ThrowOnInvalidTimestamp: b.cfg.throwOnInvalid, IdleCloseMs: b.cfg.idleCloseMs, Skipped: b.skipped}
+		ThrowOnInvalidTimestamp: b.cfg.ThrowOnInvalid, IdleCloseMs: b.cfg.IdleCloseMs, Skipped: b.skipped}
 	if b.emit != nil {
-		env.LateTopic = b.cfg.lateTopic
+		env.LateTopic = b.cfg.LateTopic
 	}
 	if b.times != nil {
 		id := physical.TaskID{SubTopology: sub.ID, Partition: p}
@@ -63,11 +64,11 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	if b.sink == nil || len(sub.Stores) == 0 {
 		return env, nil
 	}
-	stores := newTaskStores(b.db, b.appID, p, sub, b.sink, b.cfg.cacheBytes)
+	stores := newTaskStores(b.db, b.appID, p, sub, b.sink, b.cfg.CacheBytes)
 	stores.transactional = b.transactional
 	env.Stores = stores
 	if b.hold != nil && env.Emit != nil {
-		stores.held = &heldOutput{produce: b.hold, limit: b.cfg.cacheBytes}
+		stores.held = &heldOutput{produce: b.hold, limit: b.cfg.CacheBytes}
 		env.Emit = stores.held
 	}
 	return env, stores

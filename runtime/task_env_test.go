@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -25,8 +26,8 @@ func TestTaskEnvsCarryTheQueryConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cfg, err := newQueryConfig(newPropertyTable(), Properties{PropIdleClose: "250", PropLateTopic: "late",
-		PropThrowOnInvalidTS: "true", PropCacheBytes: "4096"})
+	cfg, err := props.NewQueryConfig(props.NewTable(), props.Properties{props.IdleClose: "250", props.LateTopic: "late",
+		props.ThrowOnInvalidTS: "true", props.CacheBytes: "4096"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,17 +3,9 @@ package runtime
 import (
 	"slices"
 	"sort"
-	"time"
-)
 
-// haConfig is what the task balancer reads of Kafka Streams' high
-// availability settings (KIP-441).
-type haConfig struct {
-	standbys      int           // num.standby.replicas
-	acceptableLag int64         // acceptable.recovery.lag
-	maxWarmups    int           // max.warmup.replicas, group-wide
-	probeInterval time.Duration // probing.rebalance.interval.ms
-}
+	"github.com/sqlstream/sqlstream/runtime/props"
+)
 
 // haPlan is one rebalance's placement: each member's active, standby and
 // warmup tasks, and whether a probing rebalance should follow (a task
@@ -38,12 +30,12 @@ type haInput struct {
 // assignTasks: the balanced, sticky placement is the target; a task whose
 // target member is not caught up (its lag above acceptable.recovery.lag)
 // stays active on a caught-up member (its owner first) and the target
-// gets a warmup of it, at most cfg.maxWarmups in the group; a task no
+// gets a warmup of it, at most cfg.MaxWarmups in the group; a task no
 // member is caught up on goes to its target. Then each stateful task gets
-// cfg.standbys standbys on other members than its active (a warmup
+// cfg.Standbys standbys on other members than its active (a warmup
 // counts as one), preferring the members with the most local state of
 // it, then the fewest replicas, then the lowest id.
-func assignReplicas(tasks []taskKey, members []taskMember, in haInput, cfg haConfig) haPlan {
+func assignReplicas(tasks []taskKey, members []taskMember, in haInput, cfg props.HA) haPlan {
 	plan := haPlan{active: assignTasks(tasks, members), standby: map[string][]taskKey{}, warmup: map[string][]taskKey{}}
 	members = slices.Clone(members)
 	sort.Slice(members, func(i, j int) bool { return members[i].id < members[j].id })
@@ -55,7 +47,7 @@ func assignReplicas(tasks []taskKey, members []taskMember, in haInput, cfg haCon
 			owner[k] = id
 		}
 	}
-	warmups := cfg.maxWarmups
+	warmups := cfg.MaxWarmups
 	for _, k := range tasks {
 		target, ok := owner[k]
 		if !ok || in.caughtUp(memberByID(members, target), k, cfg) {
@@ -98,15 +90,15 @@ func (in haInput) lag(m taskMember, k taskKey) int64 {
 	return max(in.endSums[k]-m.offsets[k], 0)
 }
 
-func (in haInput) caughtUp(m taskMember, k taskKey, cfg haConfig) bool {
-	return in.endSums == nil || in.lag(m, k) <= cfg.acceptableLag
+func (in haInput) caughtUp(m taskMember, k taskKey, cfg props.HA) bool {
+	return in.endSums == nil || in.lag(m, k) <= cfg.AcceptableLag
 }
 
 // caughtUpHome picks the member other than target that keeps task k
 // while target warms up: its owner if caught up, else the caught-up
 // member with the least lag, then the fewest active tasks, then the
 // lowest id; "" when none is caught up.
-func caughtUpHome(k taskKey, members []taskMember, target string, in haInput, cfg haConfig, active map[string][]taskKey) string {
+func caughtUpHome(k taskKey, members []taskMember, target string, in haInput, cfg props.HA, active map[string][]taskKey) string {
 	best := -1
 	for i, m := range members {
 		if m.id == target || !in.caughtUp(m, k, cfg) {
@@ -135,8 +127,8 @@ func caughtUpHome(k taskKey, members []taskMember, target string, in haInput, cf
 }
 
 // assignStandbys gives each stateful task its standbys.
-func (p *haPlan) assignStandbys(tasks []taskKey, members []taskMember, owner map[taskKey]string, in haInput, cfg haConfig) {
-	if cfg.standbys <= 0 {
+func (p *haPlan) assignStandbys(tasks []taskKey, members []taskMember, owner map[taskKey]string, in haInput, cfg props.HA) {
+	if cfg.Standbys <= 0 {
 		return
 	}
 	replicas := func(id string) int { return len(p.standby[id]) + len(p.warmup[id]) }
@@ -153,7 +145,7 @@ func (p *haPlan) assignStandbys(tasks []taskKey, members []taskMember, owner map
 				have++
 			}
 		}
-		for ; have < cfg.standbys; have++ {
+		for ; have < cfg.Standbys; have++ {
 			best := -1
 			for i, m := range members {
 				if holds(m.id) {

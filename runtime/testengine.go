@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -26,11 +27,11 @@ type TestEngine struct {
 // There is no wall clock here: window.close.idle.ms is parsed but windows
 // close only as stream time advances. Options may name the service and
 // its queries (WithServiceID, WithQTTNaming); the others do not apply.
-func NewTestEngine(props map[string]string, opts ...Option) (*TestEngine, error) {
+func NewTestEngine(given map[string]string, opts ...Option) (*TestEngine, error) {
 	mem := newMemCluster()
-	all := map[string]string{PropOffsetReset: "earliest", PropCacheBytes: "0"}
-	for k, v := range props {
-		all[NormalizeProperty(k)] = v
+	all := map[string]string{props.OffsetReset: "earliest", props.CacheBytes: "0"}
+	for k, v := range given {
+		all[props.Normalize(k)] = v
 	}
 	o := options{serviceID: "default_"}
 	for _, opt := range opts {
