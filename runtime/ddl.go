@@ -27,7 +27,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 		e.queryCount++
 	}
 	if e.cmdLog != nil {
-		if err := e.cmdLog.append(ctx, c); err != nil {
+		if err := e.cmdLog.Append(ctx, c); err != nil {
 			return nil, fmt.Errorf("could not write to the command topic: %w", err)
 		}
 	}

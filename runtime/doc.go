@@ -14,10 +14,10 @@
 //
 // Several servers of one service id form one cluster: each follows the
 // command topic continuously and applies every command in topic order
-// (command_follower.go; appends are serialized by a transactional
+// (package commandlog; appends are serialized by a transactional
 // producer fencing on the service id; each record is signed and chained
 // to the one before, so only the next record of the chain runs and a
-// server that cannot verify the topic refuses to start: command_chain.go),
+// server that cannot verify the topic refuses to start: commandlog/chain.go),
 // and each runs every persistent query, its consumer group splitting the
 // query's tasks between them
 // (balancer.go: whole tasks, sticky, cooperative, by num.stream.threads).

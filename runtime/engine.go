@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
@@ -33,7 +34,7 @@ type Engine struct {
 	cluster cluster
 	reg     *functions.Registry
 	procLog *processingLog
-	cmdLog  *commandLog
+	cmdLog  *commandlog.Log
 	db      *state.DB // local state of every task on this server
 	// autoCreateTopics creates a missing source topic (one partition)
 	// instead of failing CREATE STREAM/TABLE: the test driver's behaviour,
@@ -100,7 +101,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		e.cmdLog = cmdLog
-		e.peers = newPeerSet(o.advertised, peerKey(cmdLog.signer.key),
+		e.peers = newPeerSet(o.advertised, peerKey(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {
@@ -165,10 +166,10 @@ func (e *Engine) open(ctx context.Context) error {
 		return fmt.Errorf("processing log: %w", err)
 	}
 	if e.cmdLog != nil {
-		if err := e.cmdLog.replay(ctx); err != nil {
+		if err := e.cmdLog.Replay(ctx); err != nil {
 			return fmt.Errorf("command topic: %w", err)
 		}
-		e.cmdLog.startFollowing()
+		e.cmdLog.StartFollowing()
 	}
 	return nil
 }
@@ -178,7 +179,7 @@ func (e *Engine) open(ctx context.Context) error {
 func (e *Engine) Close() error {
 	e.agent.stop()
 	if e.cmdLog != nil {
-		e.cmdLog.stopFollowing()
+		e.cmdLog.StopFollowing()
 	}
 	e.mu.Lock()
 	e.tmu.Lock()

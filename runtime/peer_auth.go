@@ -18,7 +18,7 @@ import (
 // method, path, that time, the nonce (128 random bits, crypto/rand.Text) and the
 // SHA-256 of the body, keyed by a key derived from the command-topic key.
 // Servers of one service id must share that key anyway
-// (sqlstream.command.topic.secret, see command_signing.go), so holding it
+// (sqlstream.command.topic.secret, see commandlog/signing.go), so holding it
 // is what makes a server a peer; anything else is refused. The time
 // bounds a signature's life to peerClockSkew either side, and within that
 // window the receiver remembers every signature it accepted (seenPeerMACs),

@@ -46,6 +46,7 @@ func importRules() []importRule {
 		// The engine's subpackages never import the engine; props (the
 		// configuration) imports no other runtime package.
 		{"runtime/props", []string{"runtime"}},
+		{"runtime/commandlog", []string{"runtime$"}},
 		{"api", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "server", "repl", "cmd"}},
 		{"broker", []string{"sql", "planner", "physical", "runtime", "api", "qtt", "server", "repl", "cmd", "state"}},
 		{"topicname", []string{""}},
@@ -85,6 +86,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"sql/format/protobuf": {"sql/types", "sql/format"},
 		"planner/x":           {"state"},
 		"runtime/props":       {"runtime/exec", "planner"},
+		"runtime/commandlog":  {"runtime/props", "runtime"},
 	}
 	got := violations(imports, importRules())
 	want := []string{
@@ -92,6 +94,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"planner imports physical/ops (planner may not import physical)",
 		"planner/x imports state (planner may not import state)",
 		"repl imports runtime (repl may not import runtime)",
+		"runtime/commandlog imports runtime (runtime/commandlog may not import runtime)",
 		"runtime/props imports runtime/exec (runtime/props may not import runtime)",
 		"server imports repl (server may not import repl)",
 		"server imports runtime (server may not import runtime)",

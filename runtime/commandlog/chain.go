@@ -1,10 +1,11 @@
-package runtime
+package commandlog
 
 import (
 	"bytes"
 	"crypto/hmac"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -146,5 +147,5 @@ func (ch *commandChain) unverifiable() bool { return ch.signed > 0 && ch.authent
 func chainStartRecord(topic string) *physical.OutRecord {
 	return &physical.OutRecord{Topic: topic, Partition: 0, Key: []byte(chainStartKey),
 		Value:     []byte(`{"format":2,"note":"start of the signed command chain; records of earlier formats after it are refused"}`),
-		Timestamp: nowMillis()}
+		Timestamp: time.Now().UnixMilli()}
 }
