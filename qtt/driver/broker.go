@@ -34,7 +34,7 @@ type brokerDriver struct {
 // timeout bounds one variant's waits.
 const timeout = 20 * time.Second
 
-func newBroker(qttProps map[string]string, over map[string]any, engProps map[string]string) (qtt.Driver, error) {
+func newBroker(topics []qtt.Topic, over map[string]any, engProps map[string]string) (*brokerDriver, error) {
 	b, err := broker.Start(broker.WithListen("127.0.0.1:0"), broker.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func newBroker(qttProps map[string]string, over map[string]any, engProps map[str
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	reg := newRegistry()
-	if err := reg.registerTopics(parseTopics(qttProps["qtt.topics"])); err != nil {
+	if err := reg.registerTopics(topics); err != nil {
 		b.Close()
 		os.RemoveAll(dir)
 		return nil, err
