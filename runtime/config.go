@@ -11,8 +11,14 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
-// Option configures an Engine.
-type Option func(*options)
+// Option configures an Engine. The options are this package's With…
+// functions; no other package can make one.
+type Option interface{ apply(*options) }
+
+// optionFunc is an Option that sets fields of options.
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
 
 type options struct {
 	bootstrap []string
@@ -21,16 +27,16 @@ type options struct {
 	props     map[string]string
 	logger    *slog.Logger
 	cluster   cluster
-	// createTopics: see WithCreateMissingTopics.
+	// createTopics: see qttmode.Mode.CreateMissingTopics.
 	createTopics bool
-	// appPrefix and countQueries: see WithQTTNaming.
+	// appPrefix and countQueries: see qttmode.Mode.Naming.
 	appPrefix    string
 	countQueries bool
 	advertised   string // see WithAdvertisedListener
-	// replicaFault: see WithReplicaFault.
+	// replicaFault: see withReplicaFault.
 	replicaFault func(store string, partition int32, offset int64) error
-	// globalHook and globalCheck: see WithGlobalLoadHook and
-	// WithGlobalPartitionCheck.
+	// globalHook and globalCheck: see withGlobalLoadHook and
+	// withGlobalPartitionCheck.
 	globalHook  func(topic string, partition int32, offset int64) error
 	globalCheck time.Duration
 	// kafkaSASL: see WithKafkaSASL.
@@ -43,36 +49,42 @@ type options struct {
 // m, besides (and after) what the security properties configure; default
 // none. The binary gives it the embedded broker's internal user when the
 // broker takes SASL.
-func WithKafkaSASL(m sasl.Mechanism) Option { return func(o *options) { o.kafkaSASL = m } }
+func WithKafkaSASL(m sasl.Mechanism) Option { return optionFunc(func(o *options) { o.kafkaSASL = m }) }
 
 // WithSchemaRegistry sets the schema registry of AVRO, PROTOBUF and
 // JSON_SR, in place of the client ksql.schema.registry.url would build
 // (tests and the QTT runner serve one in process). Default: that client,
 // or none when the property is unset.
-func WithSchemaRegistry(r format.SchemaRegistry) Option { return func(o *options) { o.registry = r } }
+func WithSchemaRegistry(r format.SchemaRegistry) Option {
+	return optionFunc(func(o *options) { o.registry = r })
+}
 
 // WithAdvertisedListener sets the URL the other servers of the service id
 // reach this one at (ksql.advertised.listener; the caller resolves the
 // property against the bound address). Default none: this server then
 // neither routes pull queries to others nor receives them.
-func WithAdvertisedListener(u string) Option { return func(o *options) { o.advertised = u } }
+func WithAdvertisedListener(u string) Option {
+	return optionFunc(func(o *options) { o.advertised = u })
+}
 
 // WithBootstrap sets the Kafka bootstrap servers. Required unless the
 // engine runs on the in-memory test cluster.
-func WithBootstrap(addrs []string) Option { return func(o *options) { o.bootstrap = addrs } }
+func WithBootstrap(addrs []string) Option {
+	return optionFunc(func(o *options) { o.bootstrap = addrs })
+}
 
 // WithServiceID sets ksql.service.id. Default "default_".
-func WithServiceID(id string) Option { return func(o *options) { o.serviceID = id } }
+func WithServiceID(id string) Option { return optionFunc(func(o *options) { o.serviceID = id }) }
 
 // WithDataDir sets the directory for local state. Default "./sqlstream-data/state".
-func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
+func WithDataDir(dir string) Option { return optionFunc(func(o *options) { o.dataDir = dir }) }
 
 // WithProperties sets server properties (ksqlDB key names), overriding the
 // defaults. Default none.
-func WithProperties(p map[string]string) Option { return func(o *options) { o.props = p } }
+func WithProperties(p map[string]string) Option { return optionFunc(func(o *options) { o.props = p }) }
 
 // WithLogger sets the logger. Default slog.Default().
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(o *options) { o.logger = l }) }
 
 func (o *options) validate() error {
 	if o.cluster == nil && len(o.bootstrap) == 0 {

@@ -46,7 +46,7 @@ type Engine struct {
 	planner    *planner.Planner
 	queries    map[string]*query
 	seq        int64 // next command sequence number
-	queryCount int64 // persistent queries created (see WithQTTNaming)
+	queryCount int64 // persistent queries created (see qttmode.Mode.Naming)
 	statuses   map[string]string
 	commands   map[string]api.CommandStatus // full status of each command id, see CommandStatus
 	started    time.Time
@@ -66,7 +66,7 @@ type Engine struct {
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	o := options{serviceID: "default_", dataDir: "./sqlstream-data/state"}
 	for _, opt := range opts {
-		opt(&o)
+		opt.apply(&o)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err

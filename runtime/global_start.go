@@ -120,18 +120,18 @@ func (e *Engine) globalHook(topic string, count func()) func(*physical.InRecord)
 	}
 }
 
-// WithGlobalLoadHook calls hook for every record a global table's store
+// withGlobalLoadHook calls hook for every record a global table's store
 // loads (topic, partition, offset), before it is applied, on the loading
 // goroutine: a test observes, holds up or (returning an error) fails the
-// load with it.
-func WithGlobalLoadHook(hook func(topic string, partition int32, offset int64) error) Option {
-	return func(o *options) { o.globalHook = hook }
+// load with it (export_test.go).
+func withGlobalLoadHook(hook func(topic string, partition int32, offset int64) error) Option {
+	return optionFunc(func(o *options) { o.globalHook = hook })
 }
 
-// WithGlobalPartitionCheck sets how often a global table's follower
-// looks for partitions added to its topic. Default 10 s.
-func WithGlobalPartitionCheck(d time.Duration) Option {
-	return func(o *options) { o.globalCheck = d }
+// withGlobalPartitionCheck sets how often a global table's follower
+// looks for partitions added to its topic (export_test.go). Default 10 s.
+func withGlobalPartitionCheck(d time.Duration) Option {
+	return optionFunc(func(o *options) { o.globalCheck = d })
 }
 
 const defaultGlobalPartitionCheck = 10 * time.Second

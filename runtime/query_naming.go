@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 
+	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -11,16 +12,17 @@ import (
 	"github.com/sqlstream/sqlstream/topicname"
 )
 
-// WithQTTNaming names persistent queries as ksqlDB's test runner (QTT)
-// does, so that the internal topic names its tests assert match: query
-// ids end with the count of persistent queries before them (from 0;
-// ksqlDB's server, and ours without this option, use the command's
-// sequence number in the command topic), and application ids, hence
-// internal topics, carry ksqlDB's `_confluent-ksql-` prefix
-// (`_confluent-ksql-<service id>query_<query id>`). Only for engines
-// without a command log (`sqlstream test`): ids do not survive a replay.
-func WithQTTNaming() Option {
-	return func(o *options) { o.appPrefix, o.countQueries = ksqlInternalPrefix, true }
+// WithQTT sets the engine's mode for ksqlDB's conformance tests (see
+// qttmode.Mode: its naming of queries, topics created on demand). Only
+// this module can name a qttmode.Mode, so only the QTT driver and tests
+// use it. Default: the zero Mode, a server's behaviour.
+func WithQTT(m qttmode.Mode) Option {
+	return optionFunc(func(o *options) {
+		if m.Naming {
+			o.appPrefix, o.countQueries = ksqlInternalPrefix, true
+		}
+		o.createTopics = m.CreateMissingTopics
+	})
 }
 
 // ksqlInternalPrefix is ksqlDB's KSQL_INTERNAL_TOPIC_PREFIX, a constant

@@ -21,12 +21,12 @@ const (
 	replicaRetryMax = 30 * time.Second
 )
 
-// WithReplicaFault sets a hook called before a standby or warmup replica
+// withReplicaFault sets a hook called before a standby or warmup replica
 // applies each changelog record (store, partition, offset); an error it
 // returns fails that apply as a store error would. For fault-injection
-// tests; default none.
-func WithReplicaFault(f func(store string, partition int32, offset int64) error) Option {
-	return func(o *options) { o.replicaFault = f }
+// tests (export_test.go); default none.
+func withReplicaFault(f func(store string, partition int32, offset int64) error) Option {
+	return optionFunc(func(o *options) { o.replicaFault = f })
 }
 
 // feedErrors counts a feeder's errors and keeps the last.

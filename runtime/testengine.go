@@ -26,7 +26,7 @@ type TestEngine struct {
 // at once. A property the engine does not accept is an error naming it.
 // There is no wall clock here: window.close.idle.ms is parsed but windows
 // close only as stream time advances. Options may name the service and
-// its queries (WithServiceID, WithQTTNaming); the others do not apply.
+// its queries (WithServiceID, WithQTT); the others do not apply.
 func NewTestEngine(given map[string]string, opts ...Option) (*TestEngine, error) {
 	mem := newMemCluster()
 	all := map[string]string{props.OffsetReset: "earliest", props.CacheBytes: "0"}
@@ -35,7 +35,7 @@ func NewTestEngine(given map[string]string, opts ...Option) (*TestEngine, error)
 	}
 	o := options{serviceID: "default_"}
 	for _, opt := range opts {
-		opt(&o)
+		opt.apply(&o)
 	}
 	o.props, o.cluster = all, mem
 	if err := o.validate(); err != nil {

@@ -55,6 +55,7 @@ func importRules() []importRule {
 		{"repl", []string{"sql/ast", "sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/types", "planner", "physical", "runtime", "state", "broker", "qtt", "server", "cmd"}},
 		{"state", []string{""}},
 		{"schemaregistry", []string{""}},
+		{"internal/qttmode", []string{""}},
 	}
 }
 
@@ -285,4 +286,66 @@ func isLiteralPanic(n ast.Node) bool {
 	}
 	lit, ok := call.Args[0].(*ast.BasicLit)
 	return ok && lit.Kind == token.STRING
+}
+
+// TestEngineOptionsSealed: runtime.Option is an interface with only
+// unexported methods (no other package can make one), and the exported
+// options are the public ones: test hooks (global load hooks, replica
+// faults, the QTT mode's naming and topic creation) are not exported, so
+// a program using the engine cannot reach them.
+func TestEngineOptionsSealed(t *testing.T) {
+	public := map[string]bool{"WithBootstrap": true, "WithServiceID": true, "WithDataDir": true, "WithProperties": true,
+		"WithLogger": true, "WithKafkaSASL": true, "WithSchemaRegistry": true, "WithAdvertisedListener": true,
+		"WithQTT": true} // WithQTT takes an internal/qttmode.Mode: only this module can call it
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, filepath.Join(repoRoot(t), "runtime"), func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := false
+	for _, f := range pkgs["runtime"].Files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.Name == "Option" {
+						sealed = unexportedInterface(ts.Type)
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() && returnsOption(d) && !public[d.Name.Name] {
+					t.Errorf("runtime.%s makes an Option but is not one of the public options", d.Name.Name)
+				}
+			}
+		}
+	}
+	if !sealed {
+		t.Error("runtime.Option is not an interface of unexported methods only: any package can make an Option")
+	}
+}
+
+func unexportedInterface(e ast.Expr) bool {
+	it, ok := e.(*ast.InterfaceType)
+	if !ok || len(it.Methods.List) == 0 {
+		return false
+	}
+	for _, m := range it.Methods.List {
+		for _, n := range m.Names {
+			if n.IsExported() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func returnsOption(d *ast.FuncDecl) bool {
+	r := d.Type.Results
+	if r == nil || len(r.List) != 1 {
+		return false
+	}
+	id, ok := r.List[0].Type.(*ast.Ident)
+	return ok && id.Name == "Option"
 }

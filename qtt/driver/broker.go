@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/broker"
+	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -57,8 +58,8 @@ func newBroker(topics []qtt.Topic, over map[string]any, engProps map[string]stri
 		return nil, err
 	}
 	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps), runtime.WithDataDir(dir),
-		runtime.WithCreateMissingTopics(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithServiceID(ServiceID), runtime.WithQTTNaming(), runtime.WithSchemaRegistry(reg))
+		runtime.WithQTT(qttmode.Mode{Naming: true, CreateMissingTopics: true}), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithServiceID(ServiceID), runtime.WithSchemaRegistry(reg))
 	if err != nil {
 		b.Close()
 		os.RemoveAll(dir)

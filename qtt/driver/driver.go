@@ -8,6 +8,7 @@
 package driver
 
 import (
+	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/qtt"
@@ -47,7 +48,7 @@ func New(cfg qtt.DriverConfig) (qtt.Driver, error) {
 	if err := reg.registerTopics(cfg.Topics); err != nil {
 		return nil, err
 	}
-	eng, err := runtime.NewTestEngine(engProps, runtime.WithServiceID(ServiceID), runtime.WithQTTNaming(), runtime.WithSchemaRegistry(reg))
+	eng, err := runtime.NewTestEngine(engProps, runtime.WithServiceID(ServiceID), runtime.WithQTT(qttmode.Mode{Naming: true}), runtime.WithSchemaRegistry(reg))
 	if err != nil {
 		return nil, err
 	}
