@@ -47,16 +47,19 @@ type Engine struct {
 	queries    map[string]*query
 	seq        int64 // next command sequence number
 	queryCount int64 // persistent queries created (see qttmode.Mode.Naming)
-	statuses   map[string]string
-	commands   map[string]api.CommandStatus // full status of each command id, see CommandStatus
-	started    time.Time
-	stops      []stopJob     // query shutdowns waiting for mu to be released, see unlock
-	healthWait time.Duration // how long /healthcheck waits for mu before calling the engine wedged
-	restored   atomic.Bool   // every query restored at startup has run (readiness.go)
-	tmu        sync.Mutex
-	transients map[string]*transient
-	peers      *peerSet   // the other servers of the service id; nil on the in-memory cluster
-	agent      *peerAgent // heartbeats and lag reports; nil when not sent
+	// queryBuilds counts the topologies buildQuery built (a statement
+	// builds its query's once; query_build_test.go).
+	queryBuilds int
+	statuses    map[string]string
+	commands    map[string]api.CommandStatus // full status of each command id, see CommandStatus
+	started     time.Time
+	stops       []stopJob     // query shutdowns waiting for mu to be released, see unlock
+	healthWait  time.Duration // how long /healthcheck waits for mu before calling the engine wedged
+	restored    atomic.Bool   // every query restored at startup has run (readiness.go)
+	tmu         sync.Mutex
+	transients  map[string]*transient
+	peers       *peerSet   // the other servers of the service id; nil on the in-memory cluster
+	agent       *peerAgent // heartbeats and lag reports; nil when not sent
 }
 
 // New starts an engine on the Kafka cluster given by WithBootstrap: it

@@ -5,7 +5,6 @@ import (
 
 	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/physical"
-	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -85,18 +84,14 @@ func (e *Engine) commandAppID(c *command) string {
 }
 
 // checkDerivedNames refuses a new persistent query whose derived names
-// Kafka would refuse: it builds the query's topology under its
-// application id and validates each internal topic name (repartition
-// and changelog topics, `<application id>-<operator>-…`). It runs before
+// Kafka would refuse: it validates each internal topic name of the
+// query's topology, built under its application id by buildQuery
+// (repartition and changelog topics, `<application id>-<operator>-…`). It runs before
 // anything is created, recorded in the command topic or put in the
 // catalog, so a refused statement leaves nothing behind; before, the
 // topic creation failed after the sink was in the catalog, where it
 // stayed until a restart.
-func (e *Engine) checkDerivedNames(plan *planner.Plan, queryID string, pos ast.Pos) error {
-	topo, err := physical.Build(plan, physical.Options{AppID: e.queryAppID(queryID), ParseTimestamp: e.parseTimestamp})
-	if err != nil {
-		return err
-	}
+func (e *Engine) checkDerivedNames(topo *physical.Topology, queryID string, pos ast.Pos) error {
 	for _, t := range topo.Internal {
 		if err := topicname.Validate(t.Name); err != nil {
 			return sqlerr.New(sqlerr.Kafka, pos, "Query %s would need the internal topic %s, which Kafka refuses: %v. Choose a shorter name for the new source (or a shorter %s)",
