@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/broker"
+	"github.com/sqlstream/sqlstream/internal/testutil"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -121,6 +122,22 @@ func (r *rig) produce(topic, key, value string) {
 	}
 	defer cl.Close()
 	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(value)}).FirstErr(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// awaitCommitted waits until the group of the query with application id
+// app has committed every record produced to topics so far.
+func (r *rig) awaitCommitted(app string, topics ...string) {
+	r.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := testutil.WaitCommitted(ctx, kadm.NewClient(cl), app, topics...); err != nil {
 		r.t.Fatal(err)
 	}
 }

@@ -56,6 +56,7 @@ func importRules() []importRule {
 		{"state", []string{""}},
 		{"schemaregistry", []string{""}},
 		{"internal/qttmode", []string{""}},
+		{"internal/testutil", []string{""}},
 	}
 }
 
