@@ -35,7 +35,7 @@ const suppressStore = "Aggregate-Aggregate-Suppress"
 // store purge what fell out of its retention. The buffer holds whole
 // result rows apart from the window store, so retention never takes a
 // closed window from it (ksqlDB does lose such windows; see "Deliberate
-// deviations" in DESIGN.md). The buffer is changelogged and keeps the
+// deviations" in qtt/doc.go). The buffer is changelogged and keeps the
 // stream time too, so a restart neither loses nor repeats a final result.
 type windowAggOp struct {
 	*aggregateOp
