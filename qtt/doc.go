@@ -61,6 +61,7 @@
 //     all; seven other variants expect only the windows that stream time
 //     happened to hit exactly at their close). We emit every closed window
 //     before expiring it (`runtime/testdata/run/emit_final`).
+//
 //   - **A MAP has no order.** REDUCE, MAP_KEYS and the other functions that
 //     turn a MAP into a sequence visit its entries in `java.util.HashMap`'s
 //     bucket order, as ksqlDB does, so that results match; keys that share a
