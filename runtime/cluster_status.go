@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 )
 
 // ClusterStatus answers GET /clusterStatus: this server and every other
@@ -28,7 +29,7 @@ func (e *Engine) ClusterStatus() api.ClusterStatusResponse {
 	}
 	key := e.opts.serviceID + "@local"
 	if self != "" {
-		key = hostKey(self)
+		key = peer.HostKey(self)
 	}
 	out := map[string]api.HostStatus{key: host}
 	for _, v := range e.peers.view() {

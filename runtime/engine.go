@@ -12,6 +12,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
@@ -58,8 +59,8 @@ type Engine struct {
 	restored    atomic.Bool   // every query restored at startup has run (readiness.go)
 	tmu         sync.Mutex
 	transients  map[string]*transient
-	peers       *peerSet   // the other servers of the service id; nil on the in-memory cluster
-	agent       *peerAgent // heartbeats and lag reports; nil when not sent
+	peers       *peerSet    // the other servers of the service id; nil on the in-memory cluster
+	agent       *peer.Agent // heartbeats and lag reports; nil when not sent
 }
 
 // New starts an engine on the Kafka cluster given by WithBootstrap: it
@@ -104,7 +105,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		e.cmdLog = cmdLog
-		e.peers = newPeerSet(o.advertised, peerKey(cmdLog.Key()),
+		e.peers = newPeerSet(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
 		if err != nil {
@@ -180,7 +181,7 @@ func (e *Engine) open(ctx context.Context) error {
 // Close stops all queries (keeping their committed offsets), waiting at
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
-	e.agent.stop()
+	e.agent.Stop()
 	if e.cmdLog != nil {
 		e.cmdLog.StopFollowing()
 	}

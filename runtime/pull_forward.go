@@ -75,7 +75,7 @@ func (e *Engine) postForward(ctx context.Context, t *transient, endpoint string,
 	if t.auth != "" {
 		req.Header.Set("Authorization", t.auth)
 	}
-	e.peers.sign(req, body)
+	e.peers.auth.Sign(req, body)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("forwarding the pull query to %s: %w", endpoint, err)

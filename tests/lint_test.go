@@ -47,6 +47,7 @@ func importRules() []importRule {
 		// configuration) imports no other runtime package.
 		{"runtime/props", []string{"runtime"}},
 		{"runtime/commandlog", []string{"runtime$"}},
+		{"runtime/peer", []string{"runtime"}},
 		{"api", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "server", "repl", "cmd"}},
 		{"broker", []string{"sql", "planner", "physical", "runtime", "api", "qtt", "server", "repl", "cmd", "state"}},
 		{"topicname", []string{""}},
