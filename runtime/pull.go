@@ -8,9 +8,11 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -100,7 +102,7 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 // its keys for a key lookup, else all): this server's own (local), then
 // each other host's through its opened forward (pull_route.go,
 // pull_failover.go), whose bodies it closes.
-func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, local []int32, remotes []*forwarded, keys [][]byte, isLookup bool) error {
+func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, local []int32, remotes []*peer.Forward, keys [][]byte, isLookup bool) error {
 	defer closeAll(remotes)
 	env, _ := t.taskEnvs(nil, nil).build(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
@@ -117,7 +119,7 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 		if done || err != nil {
 			break
 		}
-		done, err = readForwarded(t, f.endpoint, f.sc)
+		done, err = f.Rows(func(vals []any) bool { return t.Row(&types.Row{Values: vals}) })
 	}
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/physical"
@@ -26,11 +25,6 @@ import (
 // ksql.query.pull.enable.standby.reads) its standbys within
 // ksql.query.pull.max.allowed.offset.lag; hosts that are not alive
 // (heartbeats) are skipped. None left is an error naming the partition.
-const (
-	reqSkipForwarding = "request.ksql.query.pull.skip.forwarding"
-	reqPartitions     = "request.ksql.query.pull.partitions"
-)
-
 // taskHost is one server holding a task's state.
 type taskHost struct {
 	endpoint string
@@ -173,29 +167,4 @@ func lagText(lag int64) string {
 		return "an unknown number of records"
 	}
 	return fmt.Sprintf("%d records", lag)
-}
-
-// partitionList renders partitions for reqPartitions.
-func partitionList(ps []int32) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(int(p))
-	}
-	return strings.Join(s, ",")
-}
-
-// parsePartitionList reads reqPartitions; the result is never nil.
-func parsePartitionList(s string) ([]int32, error) {
-	out := []int32{}
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		n, err := strconv.ParseInt(f, 10, 32)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("bad partition %q in %s", f, reqPartitions)
-		}
-		out = append(out, int32(n))
-	}
-	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
@@ -24,7 +25,7 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 // the server): it reads only the given partitions of this server's own
 // state and forwards nothing.
 func (e *Engine) PeerQuery(ctx context.Context, sql string, props map[string]any, partitions string) (api.RowStream, error) {
-	only, err := parsePartitionList(partitions)
+	only, err := peer.ParsePartitions(partitions)
 	if err != nil {
 		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
 	}

@@ -1,12 +1,15 @@
 // Package peer is what the servers of one service id say to each
-// other (KLIP-12): the signature of every inter-node request and the agent
-// that sends heartbeats and lag reports.
+// other (KLIP-12): the signature of every inter-node request, the agent
+// that sends heartbeats and lag reports, and the pull query forwarded to
+// the server holding a partition (forward.go).
 //
 //	this server                                   another server
 //	Agent ─ every heartbeat interval ─► POST /heartbeat ─► Verify ─► heard
 //	      ─ every lag interval ───────► POST /lag ───────► Verify ─► reported
 //	      (Auth.Sign: time, nonce, HMAC over method, path, body)
-//	forwarded pull query ─ Auth.Sign ─► POST /query (peer) ─► Verify
+//	OpenForward ─ Auth.Sign ─► POST /query-stream (skip forwarding,
+//	            partitions) ─► Verify ─► its own partitions' rows
+//	Forward.Rows ◄─ delimited rows (or an error object) ◄┘
 //
 // The inter-node key is derived from the command topic's key (Key):
 // the servers of a service id share it anyway, so holding it is what
