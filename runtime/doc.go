@@ -210,7 +210,7 @@
 // state, UNRESPONSIVE for a dead one. A killed server is dead after the
 // window; its tasks move after `ksql.streams.session.timeout.ms` (default 10 s, see "Scale-out: standbys, warmups, failover").
 //
-// Inter-node requests (`/heartbeat`, `/lag`, forwarded pulls) carry
+// Inter-node requests (package peer: `/heartbeat`, `/lag`, forwarded pulls) carry
 // `X-Sqlstream-Peer`: a time, a random nonce and an HMAC-SHA256 over
 // method, path, time, nonce and body hash, keyed from the command-topic key,
 // which the servers must share (`sqlstream.command.topic.secret`); anything
