@@ -15,7 +15,7 @@ LDFLAGS   := -X github.com/sqlstream/sqlstream/runtime.buildVersion=$(VERSION)
 RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt|schemaregistry)(/|$$)
 E2E_RE    := /tests(/|$$)
 
-.PHONY: help build run test test-race test-invariants test-plain test-e2e test-crash test-failover-long test-fuzz bench conformance rewrite fmt lint clean
+.PHONY: help build run nexmark test test-race test-invariants test-plain test-e2e test-crash test-failover-long test-fuzz bench conformance rewrite fmt lint clean
 
 help:
 	@echo "make build        build $(BIN) (static, CGO_ENABLED=0)"
@@ -24,6 +24,7 @@ help:
 	@echo "make test-crash   the long kill -9 run: 1M events, 100 SIGKILLs over three engines under exactly_once_v2 (not in make test)"
 	@echo "make test-failover-long  kill -9 one of three servers (one standby each) during 1M events at 20 000/s (not in make test)"
 	@echo "make bench        run the benchmarks once each"
+	@echo "make nexmark      the Nexmark queries, each on a fresh engine over NEXMARK_EVENTS events, verified, per-core figures vs Flink (not in make test)"
 	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
 	@echo "make rewrite      regenerate datadriven golden files"
 	@echo "make fmt | lint   gofmt the tree | check gofmt and go vet"
@@ -100,6 +101,25 @@ bench:
 	else \
 		$(GO) test -run '^$$' -bench . -benchtime 1x ./...; \
 	fi
+
+# The Nexmark benchmark (tests/nexmark_test.go, package nexmark): the
+# tests build the binary, start a `sqlstream broker` process and load
+# NEXMARK_EVENTS events once with `sqlstream nexmark` (NEXMARK_RATE
+# events per second of event time), then run each query alone on a fresh
+# engine process until its consumer groups have committed the end of
+# their input, read that process's CPU-seconds from /proc/<pid>/stat,
+# check the sink against the reference computation, and print one line
+# per query; the Markdown table goes to NEXMARK_REPORT.
+# NEXMARK_QUERIES=q0,q5 runs some only.
+NEXMARK_EVENTS  ?= 50000
+NEXMARK_RATE    ?= 1250
+NEXMARK_REPORT  ?= $(CURDIR)/bin/nexmark.md
+NEXMARK_QUERIES ?=
+nexmark:
+	@mkdir -p $(dir $(NEXMARK_REPORT))
+	NEXMARK_EVENTS=$(NEXMARK_EVENTS) NEXMARK_RATE=$(NEXMARK_RATE) NEXMARK_REPORT=$(NEXMARK_REPORT) \
+	NEXMARK_QUERIES=$(NEXMARK_QUERIES) $(GO) test -count=1 -timeout 90m -run '^TestNexmarkBenchmark$$' -v ./tests/
+	@cat $(NEXMARK_REPORT)
 
 conformance: build
 	@if [ -d "$(QTT_DIR)" ]; then \

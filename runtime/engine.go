@@ -37,6 +37,9 @@ type Engine struct {
 	procLog *processingLog
 	cmdLog  *commandlog.Log
 	db      *state.DB // local state of every task on this server
+	// recovery reopens db after a write failure and restarts the queries
+	// that failed on it (storage_failure.go); nil without a data directory.
+	recovery *storageRecovery
 	// autoCreateTopics creates a missing source topic (one partition)
 	// instead of failing CREATE STREAM/TABLE: the test driver's behaviour,
 	// where a test's input topics exist implicitly.
@@ -107,7 +110,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.cmdLog = cmdLog
 		e.peers = newPeerSet(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
-		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}))
+		e.recovery = newStorageRecovery(o.dataDir)
+		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke))
 		if err != nil {
 			kc.close()
 			return nil, fmt.Errorf("state in %s: %w", o.dataDir, err)
@@ -119,6 +123,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.startPeerAgent()
+	e.startStorageRecovery()
 	return e, nil
 }
 
@@ -181,6 +186,7 @@ func (e *Engine) open(ctx context.Context) error {
 // Close stops all queries (keeping their committed offsets), waiting at
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
+	e.stopStorageRecovery()
 	e.agent.Stop()
 	if e.cmdLog != nil {
 		e.cmdLog.StopFollowing()

@@ -159,7 +159,7 @@ func failure(id string, err error) *queryFailure {
 	case c == classFatalUser:
 		f.remedy = "the broker refused the query's records: check the topics' ACLs and max.message.bytes; then " + retry
 	case c == classFatalStorage:
-		f.remedy = "free space on the disk of the server's data directory, then restart the server: its local state is reopened and what is behind is restored from the changelogs (a state DB that failed a write takes none until then); " + retry
+		f.remedy = "free space on the disk of the server's data directory: the server probes it, and once it takes writes again reopens local state and restarts this query, which restores what is behind from its changelogs and goes on from its committed offsets (no restart of the server needed)"
 	case c == classFatalInternal:
 		f.remedy = "this is a bug of sqlstream, please report it with the server log; " + retry
 	default:

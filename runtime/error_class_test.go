@@ -57,7 +57,7 @@ func TestFailureSaysWhatToDo(t *testing.T) {
 		{kerr.TopicAuthorizationFailed, []string{"fatal user error", "ACLs", "TERMINATE Q_1"}},
 		{errors.New("index out of range"), []string{"fatal internal error", "bug", "report", "TERMINATE Q_1"}},
 		{kerr.RequestTimedOut, []string{"retriable error", "reachable", "TERMINATE Q_1"}},
-		{&state.WriteError{Op: "commit app/s/0", Err: syscall.ENOSPC}, []string{"is full", "fatal storage error", "free space", "restart the server"}},
+		{&state.WriteError{Op: "commit app/s/0", Err: syscall.ENOSPC}, []string{"is full", "fatal storage error", "free space", "restarts this query", "no restart of the server"}},
 	} {
 		got := failure("Q_1", tc.err).Error()
 		for _, w := range tc.want {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -45,8 +46,11 @@ func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
 	// DB, which a full disk stops taking writes (storage_failure.go).
 	local := api.HealthCheck{IsHealthy: true}
 	if err := e.StorageFailure(); err != nil {
-		local = api.HealthCheck{Error: "local state takes no writes, so every query with state is in ERROR: " + err.Error() +
-			" (free space in the data directory, then restart the server)"}
+		next := " (free space in the data directory: the server probes it and, once it takes writes, reopens local state and restarts those queries)"
+		if state.NeedsRestart(err) {
+			next = " (free space in the data directory, then restart the server)"
+		}
+		local = api.HealthCheck{Error: "local state takes no writes, so every query with state is in ERROR: " + err.Error() + next}
 	}
 	return api.HealthCheckResponse{
 		IsHealthy: kafka.IsHealthy && runner.IsHealthy && local.IsHealthy,

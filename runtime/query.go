@@ -127,6 +127,7 @@ func (q *query) noteError(err error) {
 func (q *query) fail(err error) {
 	q.logger().Error("query failed", "query", q.id, "err", err)
 	q.setState(StateError, err)
+	q.eng.storageFailed(q, err)
 }
 
 // procLog returns the processing log a task of this query writes to.

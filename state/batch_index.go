@@ -14,7 +14,7 @@ func (s *pebbleStore) indexedForRange() error {
 	if s.batch.Indexed() {
 		return nil
 	}
-	ib := s.db.pdb.NewIndexedBatch()
+	ib := s.pdb.NewIndexedBatch()
 	if err := ib.Apply(s.batch, nil); err != nil {
 		_ = ib.Close()
 		return err

@@ -30,7 +30,7 @@ func (d *DB) checkpoint(id StoreID, offset int64, o *pebble.WriteOptions) error 
 	if err != nil {
 		return err
 	}
-	if err := d.write("checkpoint "+id.String(), func() error { return d.pdb.Set(p.prefix.meta(ckptTag), encodeInt64(offset), o) }); err != nil {
+	if err := d.write("checkpoint "+id.String(), o.GetSync(), func(pdb *pebble.DB) error { return pdb.Set(p.prefix.meta(ckptTag), encodeInt64(offset), o) }); err != nil {
 		return fmt.Errorf("state: checkpoint %s: %w", id, err)
 	}
 	return nil
@@ -43,7 +43,7 @@ func (d *DB) Checkpointed(id StoreID) (offset int64, ok bool) {
 	if !found || err != nil {
 		return 0, false
 	}
-	v, err := d.getValue(p.prefix.meta(ckptTag))
+	v, err := d.readValue(p.prefix.meta(ckptTag))
 	if err != nil || v == nil {
 		return 0, false
 	}

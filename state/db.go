@@ -17,9 +17,24 @@ import (
 // DB is the one Pebble database of a server's data directory. All its
 // methods are safe for concurrent use; the Stores it hands out are not.
 type DB struct {
-	pdb  *pebble.DB
+	dir  string
 	cfg  dbConfig
 	wopt *pebble.WriteOptions
+
+	// pmu is held shared by every use of pdb (use) and exclusively by
+	// Reopen, which swaps it (reopen.go). pdb is nil after a reopen that
+	// closed the old Pebble DB but could not open it again.
+	pmu sync.RWMutex
+	pdb *pebble.DB
+	// genDurable holds, per generation closed by a reopen, the number of
+	// the last write durable when it closed; its length is the current
+	// generation (reopen.go). Guarded by pmu.
+	genDurable []uint64
+	writes     atomic.Uint64 // successful writes so far (wrote)
+	durable    atomic.Uint64 // the last of them known durable
+	// abandoned: a reopen could not close the failed Pebble DB (guarded
+	// by d.mu); it cannot be opened again in this process.
+	abandoned bool
 
 	mu     sync.Mutex // guards parts, next, closed
 	parts  map[StoreID]*partition
@@ -60,33 +75,52 @@ func OpenMem(opts ...Option) (*DB, error) {
 }
 
 func open(dir string, cfg dbConfig) (*DB, error) {
-	cache := pebble.NewCache(cfg.cacheBytes)
-	defer cache.Unref()
-	po := &pebble.Options{FS: cfg.fs, Cache: cache, Logger: fatalLogger{cfg.logger}, FormatMajorVersion: pebble.FormatNewest,
-		MemTableSize: uint64(cfg.memTable)}
-	for i := range po.Levels {
-		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-	}
-	pdb, err := pebble.Open(dir, po)
+	d := &DB{dir: dir, cfg: cfg, wopt: &pebble.WriteOptions{Sync: cfg.sync}, parts: map[StoreID]*partition{}}
+	pdb, err := d.openPebble()
 	if err != nil {
-		return nil, fmt.Errorf("state: open %s: %w", dir, err)
+		return nil, err
 	}
-	d := &DB{pdb: pdb, cfg: cfg, wopt: &pebble.WriteOptions{Sync: cfg.sync}, parts: map[StoreID]*partition{}}
+	d.pdb = pdb
 	if err := d.loadRegistry(); err != nil {
 		return nil, errors.Join(err, pdb.Close())
 	}
 	return d, nil
 }
 
+// openPebble opens the Pebble DB of d's directory. Its logger and event
+// listener turn what Pebble's own goroutines fail to write into d's
+// failure (write_failure.go); a Fatalf of Pebble's while opening (or
+// reopening) is an error of the open, not a panic of the server.
+func (d *DB) openPebble() (pdb *pebble.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pdb, err = nil, fmt.Errorf("state: open %s: %w", d.dir, recovered(r))
+		}
+	}()
+	cache := pebble.NewCache(d.cfg.cacheBytes)
+	defer cache.Unref()
+	po := &pebble.Options{FS: vfs.OnDiskFull(d.cfg.fs, d.diskFull), Cache: cache, Logger: fatalLogger{d.cfg.logger, d}, FormatMajorVersion: pebble.FormatNewest,
+		MemTableSize: uint64(d.cfg.memTable), EventListener: d.eventListener()}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	if pdb, err = pebble.Open(d.dir, po); err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", d.dir, err)
+	}
+	return pdb, nil
+}
+
 // loadRegistry reads the next prefix and every registered store partition
-// with its key count.
+// with its key count. d.pdb is d's alone (Open, or Reopen holding pmu);
+// a partition known already keeps its struct (its owner holds it) and
+// takes the key count found.
 func (d *DB) loadRegistry() error {
 	v, err := d.getValue(nextKey())
 	if err != nil {
 		return err
 	}
 	if len(v) == 4 {
-		d.next = prefix(binary.BigEndian.Uint32(v))
+		d.next = max(d.next, prefix(binary.BigEndian.Uint32(v)))
 	}
 	it, err := d.pdb.NewIter(&pebble.IterOptions{LowerBound: registryPrefix(), UpperBound: keySuccessor(registryPrefix())})
 	if err != nil {
@@ -106,11 +140,16 @@ func (d *DB) loadPartition(k, v []byte) error {
 	if err != nil || len(v) != 4 {
 		return errors.Join(err, fmt.Errorf("state: corrupt registry entry %x", k))
 	}
-	p := &partition{id: id, prefix: prefix(binary.BigEndian.Uint32(v))}
-	n, err := d.getInt64(p.prefix.meta(countTag))
+	pre := prefix(binary.BigEndian.Uint32(v))
+	n, err := d.getInt64(pre.meta(countTag))
 	if err != nil {
 		return err
 	}
+	if p, ok := d.parts[id]; ok && p.prefix == pre {
+		p.keys.Store(n) // its filter still holds every key written: a superset
+		return nil
+	}
+	p := &partition{id: id, prefix: pre}
 	p.keys.Store(n)
 	if n == 0 {
 		p.filter = newKeyFilter()
@@ -164,11 +203,14 @@ func (d *DB) partition(id StoreID) (*partition, error) {
 // Prefixes are never reused, not even after Wipe.
 func (d *DB) register(id StoreID) (*partition, error) {
 	p := &partition{id: id, prefix: d.next, filter: newKeyFilter()}
-	b := d.pdb.NewBatch()
-	defer b.Close()
-	_ = b.Set(nextKey(), binary.BigEndian.AppendUint32(nil, uint32(d.next+1)), nil)
-	_ = b.Set(registryKey(id), binary.BigEndian.AppendUint32(nil, uint32(p.prefix)), nil)
-	if err := d.write("register "+id.String(), func() error { return b.Commit(pebble.Sync) }); err != nil {
+	err := d.write("register "+id.String(), true, func(pdb *pebble.DB) error {
+		b := pdb.NewBatch()
+		defer b.Close()
+		_ = b.Set(nextKey(), binary.BigEndian.AppendUint32(nil, uint32(d.next+1)), nil)
+		_ = b.Set(registryKey(id), binary.BigEndian.AppendUint32(nil, uint32(p.prefix)), nil)
+		return b.Commit(pebble.Sync)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("state: register %s: %w", id, err)
 	}
 	d.next++
@@ -209,7 +251,12 @@ func (d *DB) claim(id StoreID) (*pebbleStore, error) {
 // buildFilter scans p's keys into a new filter; nil when the scan fails
 // (reads then go to Pebble).
 func (d *DB) buildFilter(p *partition) *keyFilter {
-	it, err := d.pdb.NewIter(&pebble.IterOptions{LowerBound: p.prefix.data(), UpperBound: p.prefix.dataEnd()})
+	pdb, done, err := d.use()
+	if err != nil {
+		return nil
+	}
+	defer done()
+	it, err := pdb.NewIter(&pebble.IterOptions{LowerBound: p.prefix.data(), UpperBound: p.prefix.dataEnd()})
 	if err != nil {
 		return nil
 	}
@@ -257,9 +304,20 @@ func (d *DB) Stores() []StoreID {
 	return ids
 }
 
-// getValue reads a committed value, nil when absent.
+// getValue reads a committed value, nil when absent; d.pdb is held (or
+// d's alone).
 func (d *DB) getValue(k []byte) ([]byte, error) {
 	return getFrom(d.pdb, k)
+}
+
+// readValue is getValue holding the Pebble DB.
+func (d *DB) readValue(k []byte) ([]byte, error) {
+	pdb, done, err := d.use()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return getFrom(pdb, k)
 }
 
 func (d *DB) getInt64(k []byte) (int64, error) {

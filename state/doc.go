@@ -97,9 +97,20 @@
 // through its logger. Every write of the DB recovers that panic into a
 // *WriteError and keeps it: from then on writes fail at once with it
 // (DB.Failure), reads go on, and Close of the failed DB is bounded, so
-// the server reports the failure and stops instead of crashing or
-// hanging; reopening the DB (a restart) takes writes again
+// the server reports the failure instead of crashing or hanging. What
+// Pebble's own goroutines fail to write on the disk (a flush's or
+// compaction's table through EventListener.BackgroundError, a MANIFEST
+// update through Logger.Fatalf from the flush goroutine) fails the DB the
+// same way, without a panic there; WithFailureHook hears of each failure
 // (write_failure.go).
+//
+// Reopen opens the failed DB again in place once the disk has room: every
+// use of Pebble holds a shared lock that Reopen takes exclusively, so
+// readers wait for the new DB rather than see a closed one, and the *DB
+// the runtime holds stays the same. A store open across the reopen goes
+// on if all it wrote was durable (its last write covered by a synced
+// one); otherwise it is lost, failing with a *WriteError until closed,
+// and its owner restores it from the changelog (reopen.go).
 //
 // # Keys never written
 //

@@ -10,7 +10,7 @@ import (
 // equals the number of keys a scan finds. Only with invariants on.
 func (s *pebbleStore) checkKeyCount() {
 	p := s.part.prefix
-	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: p.data(), UpperBound: p.dataEnd()})
+	it, err := s.pdb.NewIter(&pebble.IterOptions{LowerBound: p.data(), UpperBound: p.dataEnd()})
 	if err != nil {
 		panic(err)
 	}
@@ -27,7 +27,7 @@ func (s *pebbleStore) checkKeyCount() {
 // checkAbsent panics if k, which the partition's filter says was never
 // written, is in the DB. Only with invariants on.
 func (s *pebbleStore) checkAbsent(k []byte) {
-	v, err := getFrom(s.db.pdb, k)
+	v, err := getFrom(s.pdb, k)
 	if err != nil {
 		panic(err)
 	}

@@ -74,11 +74,11 @@ func (s *changeloggingStore) putKnown(key, value []byte, existed bool) error {
 }
 
 func (s *pebbleStore) putKnown(key, value []byte, existed bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errStoreClosed
+	exit, err := s.enter()
+	if err != nil {
+		return err
 	}
+	defer exit()
 	if err := s.writeKnown(s.fullKey(key), value, existed); err != nil {
 		return err
 	}

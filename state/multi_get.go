@@ -18,7 +18,12 @@ func (d *DB) GetManyCommitted(id StoreID, keys [][]byte, fn func(k, v []byte) bo
 	if err != nil || !ok || len(keys) == 0 {
 		return err
 	}
-	it, err := d.pdb.NewIter(&pebble.IterOptions{LowerBound: p.prefix.data(), UpperBound: p.prefix.dataEnd()})
+	pdb, done, err := d.use()
+	if err != nil {
+		return err
+	}
+	defer done()
+	it, err := pdb.NewIter(&pebble.IterOptions{LowerBound: p.prefix.data(), UpperBound: p.prefix.dataEnd()})
 	if err != nil {
 		return fmt.Errorf("state: read %s: %w", id, err)
 	}

@@ -28,6 +28,7 @@ type dbConfig struct {
 	logger     pebble.Logger
 	sync       bool
 	fs         vfs.FS
+	onFailure  func(error)
 }
 
 func defaultDBConfig() dbConfig {
@@ -70,6 +71,15 @@ func WithMemTable(bytes int64) Option {
 // drops informational and error messages (errors also surface from the failing call); pass a *RecordingLogger to keep them.
 func WithLogger(l pebble.Logger) Option {
 	return dbOption(func(c *dbConfig) { c.logger = l })
+}
+
+// WithFailureHook sets fn to be told of each write failure of the DB (a
+// *WriteError, see DB.Failure) when it happens, once per failure: again
+// after a Reopen. It may be called from one of Pebble's goroutines holding
+// Pebble's locks, so it must return at once and not call the DB (signal a
+// goroutine). Default none.
+func WithFailureHook(fn func(error)) Option {
+	return dbOption(func(c *dbConfig) { c.onFailure = fn })
 }
 
 // WithSync makes Flush, Checkpoint and Wipe wait for an fsync. Default true;

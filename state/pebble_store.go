@@ -53,6 +53,14 @@ type pebbleStore struct {
 	keyBuf []byte
 	ckpt   []byte
 	closed bool
+	// pdb is the DB's Pebble DB, held for the call in progress (enter).
+	pdb *pebble.DB
+	// gen is the DB generation the store last saw, lastWrite the number
+	// of its last commit, lost its failure once a reopen lost what it
+	// wrote (reopen.go).
+	gen       int
+	lastWrite uint64
+	lost      error
 }
 
 var (
@@ -64,11 +72,11 @@ var errStoreClosed = errors.New("state: store is closed")
 
 // Get reads key through the pending batch.
 func (s *pebbleStore) Get(key []byte) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, errStoreClosed
+	exit, err := s.enter()
+	if err != nil {
+		return nil, err
 	}
+	defer exit()
 	return s.get(s.fullKey(key))
 }
 
@@ -91,7 +99,7 @@ func (s *pebbleStore) get(k []byte) ([]byte, error) {
 	if s.neverWritten(k) {
 		return nil, nil
 	}
-	return getFrom(s.db.pdb, k)
+	return getFrom(s.pdb, k)
 }
 
 // neverWritten reports that the partition's filter knows k was never
@@ -108,11 +116,11 @@ func (s *pebbleStore) neverWritten(k []byte) bool {
 
 // Put writes key into the pending batch, keeping the key count.
 func (s *pebbleStore) Put(key, value []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errStoreClosed
+	exit, err := s.enter()
+	if err != nil {
+		return err
 	}
+	defer exit()
 	if err := s.write(s.fullKey(key), value); err != nil {
 		return fmt.Errorf("state: put %s: %w", s.part.id, err)
 	}
@@ -174,7 +182,7 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 // needs to see it (indexedForRange).
 func (s *pebbleStore) ensureBatch() {
 	if s.batch == nil {
-		s.batch = s.db.pdb.NewBatch()
+		s.batch = s.pdb.NewBatch()
 	}
 }
 
@@ -189,7 +197,7 @@ func (s *pebbleStore) exists(k []byte) (bool, error) {
 	if s.neverWritten(k) {
 		return false, nil
 	}
-	_, c, err := s.db.pdb.Get(k)
+	_, c, err := s.pdb.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil
 	}
@@ -201,11 +209,11 @@ func (s *pebbleStore) exists(k []byte) (bool, error) {
 
 // Range iterates the partition's data through the pending batch.
 func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errStoreClosed
+	exit, err := s.enter()
+	if err != nil {
+		return err
 	}
+	defer exit()
 	it, err := s.rangeIter(start, end)
 	if err != nil {
 		return err
@@ -226,7 +234,7 @@ func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error 
 // early commit past maxBatchBytes. s.mu is held.
 func (s *pebbleStore) rangeIter(start, end []byte) (*pebble.Iterator, error) {
 	if s.batch == nil || s.batch.Empty() {
-		return s.db.pdb.NewIter(s.bounds(start, end))
+		return s.pdb.NewIter(s.bounds(start, end))
 	}
 	if s.txn {
 		if err := s.indexedForRange(); err != nil {
@@ -237,7 +245,7 @@ func (s *pebbleStore) rangeIter(start, end []byte) (*pebble.Iterator, error) {
 	if err := s.commit(pebble.NoSync); err != nil {
 		return nil, err
 	}
-	return s.db.pdb.NewIter(s.bounds(start, end))
+	return s.pdb.NewIter(s.bounds(start, end))
 }
 
 func (s *pebbleStore) bounds(start, end []byte) *pebble.IterOptions {
@@ -251,11 +259,11 @@ func (s *pebbleStore) bounds(start, end []byte) *pebble.IterOptions {
 // Flush commits the pending batch, unless the store is transactional
 // (then commitTransaction does).
 func (s *pebbleStore) Flush() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errStoreClosed
+	exit, err := s.enter()
+	if err != nil {
+		return err
 	}
+	defer exit()
 	if s.txn {
 		return nil
 	}
@@ -274,9 +282,15 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	s.addMeta(b)
 	s.pendingHint = len(s.pending)
 	s.batch, s.delta, s.ckpt, s.pending, s.unmirrored = nil, 0, nil, nil, false
-	if err := s.db.write("commit "+s.part.id.String(), func() error { return b.Commit(o) }); err != nil {
-		return fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
+	n, err := s.db.writeNumbered("commit "+s.part.id.String(), o.GetSync(), func(*pebble.DB) error { return b.Commit(o) })
+	if err != nil {
+		err = fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
+		if IsWriteFailure(err) {
+			s.lost = err // what Pebble applied without logging is gone after a reopen
+		}
+		return err
 	}
+	s.lastWrite = n
 	s.part.keys.Add(delta)
 	if invariants {
 		s.checkKeyCount()

@@ -19,7 +19,7 @@ func (d *DB) ProcessID() (string, error) {
 	if d.closed {
 		return "", errClosed
 	}
-	v, err := d.getValue(processKey())
+	v, err := d.readValue(processKey())
 	if err != nil {
 		return "", err
 	}
@@ -31,7 +31,7 @@ func (d *DB) ProcessID() (string, error) {
 		return "", err
 	}
 	id := hex.EncodeToString(b[:])
-	if err := d.write("process id", func() error { return d.pdb.Set(processKey(), []byte(id), pebble.Sync) }); err != nil {
+	if err := d.write("process id", true, func(pdb *pebble.DB) error { return pdb.Set(processKey(), []byte(id), pebble.Sync) }); err != nil {
 		return "", fmt.Errorf("state: process id: %w", err)
 	}
 	return id, nil

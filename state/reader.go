@@ -24,7 +24,12 @@ func (d *DB) ReadCommitted(id StoreID, start, end []byte, fn func(k, v []byte) b
 	if end != nil {
 		upper = p.prefix.dataKey(end)
 	}
-	it, err := d.pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	pdb, done, err := d.use()
+	if err != nil {
+		return err
+	}
+	defer done()
+	it, err := pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return fmt.Errorf("state: read %s: %w", id, err)
 	}

@@ -11,7 +11,12 @@ func (d *DB) ApproxSize(id StoreID) (bytes int64, keys int64, err error) {
 	if !ok || err != nil {
 		return 0, 0, err
 	}
-	n, err := d.pdb.EstimateDiskUsage(p.prefix.data(), p.prefix.dataEnd())
+	pdb, done, err := d.use()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer done()
+	n, err := pdb.EstimateDiskUsage(p.prefix.data(), p.prefix.dataEnd())
 	if err != nil {
 		return 0, 0, fmt.Errorf("state: size of %s: %w", id, err)
 	}

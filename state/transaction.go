@@ -35,7 +35,7 @@ func (d *DB) SyncCommits() error {
 	if !d.cfg.sync {
 		return nil
 	}
-	if err := d.write("sync commits", func() error { return d.pdb.LogData(nil, pebble.Sync) }); err != nil {
+	if err := d.write("sync commits", true, func(pdb *pebble.DB) error { return pdb.LogData(nil, pebble.Sync) }); err != nil {
 		return fmt.Errorf("state: sync commits: %w (local state may be behind its changelog; restore it)", err)
 	}
 	return nil
@@ -56,11 +56,11 @@ func (d *DB) commitTransaction(id StoreID, offset int64, wo *pebble.WriteOptions
 // commitTransaction stages the checkpoint and commits the batch; done is
 // false when there was no batch to commit.
 func (s *pebbleStore) commitTransaction(offset int64, wo *pebble.WriteOptions) (done bool, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false, errStoreClosed
+	exit, err := s.enter()
+	if err != nil {
+		return false, err
 	}
+	defer exit()
 	if s.batch == nil {
 		return false, nil
 	}

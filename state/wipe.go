@@ -1,6 +1,10 @@
 package state
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
 
 // Wipe drops everything of id in one batch: its data (a range deletion
 // over its prefix), key count, checkpoint and registry entry, e.g. when
@@ -30,11 +34,13 @@ func (d *DB) Wipe(id StoreID) error {
 
 // dropPartition deletes p's keys; d.mu is held.
 func (d *DB) dropPartition(p *partition) error {
-	b := d.pdb.NewBatch()
-	defer b.Close()
-	_ = b.DeleteRange(p.prefix.data(), p.prefix.dataEnd(), nil)
-	_ = b.Delete(p.prefix.meta(ckptTag), nil)
-	_ = b.Delete(p.prefix.meta(countTag), nil)
-	_ = b.Delete(registryKey(p.id), nil)
-	return d.write("wipe "+p.id.String(), func() error { return b.Commit(d.wopt) })
+	return d.write("wipe "+p.id.String(), d.wopt.GetSync(), func(pdb *pebble.DB) error {
+		b := pdb.NewBatch()
+		defer b.Close()
+		_ = b.DeleteRange(p.prefix.data(), p.prefix.dataEnd(), nil)
+		_ = b.Delete(p.prefix.meta(ckptTag), nil)
+		_ = b.Delete(p.prefix.meta(countTag), nil)
+		_ = b.Delete(registryKey(p.id), nil)
+		return b.Commit(d.wopt)
+	})
 }

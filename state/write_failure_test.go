@@ -51,9 +51,11 @@ func TestFullDiskFailsWritesNotServer(t *testing.T) {
 		t.Fatalf("Failure() = %v, want %v", db.Failure(), we)
 	}
 	full.Store(false) // the pipeline stays broken: writes still fail, at once
-	must(t, st.Put([]byte("c"), []byte("3")))
-	if err := st.Flush(); !IsWriteFailure(err) {
-		t.Fatalf("flush after the failure = %v, want the DB's write failure", err)
+	if err := st.Put([]byte("c"), []byte("3")); !IsWriteFailure(err) {
+		t.Fatalf("put into the store whose commit failed = %v, want the write failure", err)
+	}
+	if err := db.CommitTransaction(StoreID{App: "app", Name: "other", Partition: 1}, 3); !IsWriteFailure(err) {
+		t.Fatalf("a write after the failure = %v, want the DB's write failure", err)
 	}
 	if err := db.Checkpoint(testID, 7); !IsWriteFailure(err) {
 		t.Fatalf("checkpoint after the failure = %v, want the DB's write failure", err)

@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/sqlstream/sqlstream/nexmark"
 )
 
 // Main runs the sqlstream command line with args (without the program
@@ -20,6 +22,7 @@ import (
 //	sqlstream server [flags]    server only
 //	sqlstream repl [flags]      REPL against a running server
 //	sqlstream broker [flags]    embedded broker only
+//	sqlstream nexmark [flags]   produce Nexmark events (package nexmark)
 //	sqlstream test [args]       test runner (when Services implement TestRunner)
 //	sqlstream version
 func Main(args []string, stdio Stdio, svc Services) int {
@@ -33,6 +36,10 @@ func Main(args []string, stdio Stdio, svc Services) int {
 		return exitCode(stdio, replCommand(rest, stdio, svc))
 	case "broker":
 		return exitCode(stdio, brokerCommand(rest, stdio, svc))
+	case "nexmark":
+		ctx, stop := signalContext(false)
+		defer stop()
+		return nexmark.Command(ctx, rest, stdio.Out, stdio.Err)
 	case "version":
 		fmt.Fprintln(stdio.Out, versionString())
 		return 0

@@ -14,6 +14,7 @@ Usage:
   sqlstream server [flags]       HTTP API server only
   sqlstream repl [flags]         REPL against a running server
   sqlstream broker [flags]       embedded Kafka broker only, for several servers
+  sqlstream nexmark [flags]      produce the Nexmark benchmark's events (see sqlstream nexmark --help)
 `)
 	if _, ok := svc.(TestRunner); ok {
 		fmt.Fprint(w, "  sqlstream test [args]          run query translation tests (see sqlstream test --help)\n")
