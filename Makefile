@@ -4,6 +4,7 @@ GO        ?= go
 BIN       := bin/sqlstream
 SHARED    ?= ../shared
 QTT_DIR   ?= $(SHARED)/conformance/ksql-qtt
+SQLTEST_DIR ?= $(SHARED)/conformance/ksql-sqltests
 TIMEOUT   ?= 12m
 # The version /info and `sqlstream version` report (runtime.buildVersion).
 VERSION   ?= 0.1.0
@@ -15,17 +16,20 @@ LDFLAGS   := -X github.com/sqlstream/sqlstream/runtime.buildVersion=$(VERSION)
 RACE_RE   := /(runtime|state|server|repl|cmd|broker|qtt|schemaregistry)(/|$$)
 E2E_RE    := /tests(/|$$)
 
-.PHONY: help build run nexmark test test-race test-invariants test-plain test-e2e test-crash test-failover-long test-fuzz bench conformance rewrite fmt lint clean
+CONSOLE   := console/web
+
+.PHONY: help build run nexmark console test test-race test-invariants test-plain test-e2e test-crash test-failover-long test-fuzz bench conformance rewrite fmt lint clean
 
 help:
 	@echo "make build        build $(BIN) (static, CGO_ENABLED=0)"
 	@echo "make run          build, then run server + REPL"
+	@echo "make console      rebuild the web console's bundle (console/dist, committed) with the pinned npm toolchain"
 	@echo "make test         go vet, then unit tests (-race where concurrent, state also with -tags invariants), short fuzzing and end-to-end tests"
 	@echo "make test-crash   the long kill -9 run: 1M events, 100 SIGKILLs over three engines under exactly_once_v2 (not in make test)"
 	@echo "make test-failover-long  kill -9 one of three servers (one standby each) during 1M events at 20 000/s (not in make test)"
 	@echo "make bench        run the benchmarks once each"
 	@echo "make nexmark      the Nexmark queries, each on a fresh engine over NEXMARK_EVENTS events, verified, per-core figures vs Flink (not in make test)"
-	@echo "make conformance  run ksqlDB's QTT files (easy ones) through sqlstream test"
+	@echo "make conformance  run ksqlDB's QTT files (easy ones) and SQL test files through sqlstream test (exit 1 when one fails)"
 	@echo "make rewrite      regenerate datadriven golden files"
 	@echo "make fmt | lint   gofmt the tree | check gofmt and go vet"
 
@@ -43,6 +47,15 @@ build:
 
 run: build
 	./$(BIN)
+
+# The web console's bundle (console/dist) is committed, so go build needs
+# no Node; this rebuilds it with the toolchain package-lock.json pins
+# (npm ci installs exactly that; esbuild's binary comes in its npm
+# package), after the page logic's node --test tests (web/test). console's Go
+# test fails when web/ changed and this was not run.
+console:
+	cd $(CONSOLE) && npm ci --no-audit --no-fund && npm test --silent && node build.mjs
+	@ls -l console/dist/app.js console/dist/app.js.gz console/dist/app.css | awk '{ printf "  %s %d bytes\n", $$NF, $$5 }'
 
 test:
 	$(GO) vet ./...
@@ -123,7 +136,7 @@ nexmark:
 
 conformance: build
 	@if [ -d "$(QTT_DIR)" ]; then \
-		./$(BIN) test --only-easy "$(QTT_DIR)"; \
+		./$(BIN) test --only-easy "$(QTT_DIR)" $$([ -d "$(SQLTEST_DIR)" ] && echo "$(SQLTEST_DIR)"); \
 	else \
 		echo "skipping conformance: $(QTT_DIR) not found (set QTT_DIR=...)"; \
 	fi

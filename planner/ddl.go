@@ -71,6 +71,7 @@ func (p *Planner) CreateSource(s *ast.CreateSource) (*Source, error) {
 func columnSchema(s *ast.CreateSource) (*types.Schema, error) {
 	var keys, vals []types.Column
 	seen := map[string]bool{}
+	headers := headerKeys{}
 	for _, c := range s.Columns {
 		if seen[c.Name] {
 			return nil, sqlerr.New(sqlerr.Semantic, c.P, "Duplicate column names: %s", c.Name)
@@ -99,12 +100,37 @@ func columnSchema(s *ast.CreateSource) (*types.Schema, error) {
 			if err := checkHeaderType(c); err != nil {
 				return nil, err
 			}
+			if err := headers.add(c); err != nil {
+				return nil, err
+			}
 			col.NS = types.HeaderNS
 			col.HeaderKey = c.HeaderKey
 		}
 		vals = append(vals, col)
 	}
 	return &types.Schema{Columns: append(keys, vals...)}, nil
+}
+
+// headerKeys are the headers a schema's columns read so far: "" for a
+// HEADERS column (every header), else the key of a HEADER('key') column.
+type headerKeys map[string]bool
+
+// add refuses, as ksqlDB's schema builder does, a header column after a
+// HEADERS column (it already reads every header) and a second column of
+// one header key; a HEADERS column after HEADER('key') columns is fine.
+func (h headerKeys) add(c ast.ColumnDef) error {
+	if h[""] {
+		return sqlerr.New(sqlerr.Semantic, c.P, "Schema already contains a HEADERS column.")
+	}
+	key := ""
+	if c.Constraint == ast.HeaderColumn {
+		key = c.HeaderKey
+		if h[key] {
+			return sqlerr.New(sqlerr.Semantic, c.P, "Schema already contains a HEADER('%s') column.", key)
+		}
+	}
+	h[key] = true
+	return nil
 }
 
 // headersType is the type a HEADERS column must have.

@@ -24,13 +24,16 @@
 //	      become "deviated", with the list's reason
 //	                                            │
 //	                                            ▼
-//	      report: per-file table, failing variants, deviations,
+//	      report: per-file table (with the format each file was read
+//	      as), failing variants, deviations,
 //	      "qtt: N passed, M failed, K skipped[, D deviations]"
-//	      (--json: machine-readable results)
+//	      (--json: machine-readable results); exit 1 when any failed
 //
-// Files of another Format (qtt/rest's RQTT files) become Jobs that bring
-// their own run function in place of runOn; they share the workers, the
-// skipping, the timeout and the report.
+// Files of another Format (qtt/rest's RQTT files, qtt/sqltest's SQL test
+// files: a Format detects its files by content or extension) become Jobs
+// that bring their own run function in place of runOn; they share the
+// workers, the skipping, the timeout, the deviation list and the report.
+// Folders are searched for *.json and *.sql files.
 //
 // Record conversion follows each topic's source: JSON values are written
 // exactly as the test gives them, object keys in the file's order (they

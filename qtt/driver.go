@@ -56,6 +56,18 @@ type SourceInfo struct {
 	WindowType             string // TUMBLING, HOPPING or SESSION
 	WindowSize             int64  // milliseconds; 0 for SESSION
 	IsSink                 bool   // written by a persistent query
+	// TimestampColumn is the TIMESTAMP column ("" when ROWTIME is the
+	// record timestamp); TimestampFormat its TIMESTAMP_FORMAT.
+	TimestampColumn, TimestampFormat string
+}
+
+// TopicReader is a Driver that can read back every record of a topic, in
+// the order it was written (partition by partition): records produced by
+// INSERT statements and by queries alike, once the queries have caught
+// up. ksqlDB's SQL test files (qtt/sqltest) need it for ASSERT VALUES;
+// the in-memory driver of qtt/driver has it (--broker's does not yet).
+type TopicReader interface {
+	ReadAll(topic string) ([]Record, error)
 }
 
 // TopicInfo is one topic that exists after the variant ran.

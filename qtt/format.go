@@ -8,15 +8,23 @@ import (
 
 // Format is a test-file format that Main runs beside QTT files, in the
 // same run, table and totals: the REST query-validation (RQTT) format of
-// qtt/rest. The first format to detect a file parses it; any other file
-// is a QTT file.
+// qtt/rest, ksqlDB's SQL test files of qtt/sqltest. The first format to
+// detect a file parses it; any other file is a QTT file. The report names
+// the format each file was read as.
 type Format interface {
-	// Detect reports whether src, a JSON test file with comments, is in
-	// this format.
-	Detect(src []byte) bool
-	// Parse expands the tests of the file (shown as name) into jobs.
-	Parse(name string, src []byte) ([]Job, error)
+	// Name is the format as the report prints it ("RQTT", "SQL").
+	Name() string
+	// Detect reports whether the file at path, whose contents are src,
+	// is in this format (by its contents, or its extension).
+	Detect(path string, src []byte) bool
+	// Parse expands the tests of the file at path (shown as name) into
+	// jobs.
+	Parse(name, path string, src []byte) ([]Job, error)
 }
+
+// QTTFormat is the name the report gives QTT files (the format every file
+// no other Format detects is read as).
+const QTTFormat = "QTT"
 
 // Job is one variant to run and how: Run, given a fresh driver, runs it
 // (nil: as a QTT test). Skipping, the timeout and panics are handled
@@ -44,32 +52,42 @@ func loadJobs(paths []string, formats []Format) ([]Job, error) {
 func loadFileJobs(f qttFile, formats []Format) []Job {
 	src, err := os.ReadFile(f.path)
 	if err != nil {
-		return []Job{loadFailure(f, err)}
+		return []Job{loadFailure(f, "", err)}
 	}
 	for _, format := range formats {
-		if format.Detect(src) {
-			jobs, err := format.Parse(f.name, src)
+		if format.Detect(f.path, src) {
+			jobs, err := format.Parse(f.name, f.path, src)
 			if err != nil {
-				return []Job{loadFailure(f, err)}
+				return []Job{loadFailure(f, format.Name(), err)}
 			}
-			return jobs
+			return withFormat(jobs, format.Name())
 		}
 	}
 	parsed, err := ParseFile(f.name, src)
 	if err != nil {
-		return []Job{loadFailure(f, err)}
+		return []Job{loadFailure(f, QTTFormat, err)}
 	}
 	var jobs []Job
 	for _, v := range Expand(parsed) {
 		jobs = append(jobs, Job{Variant: v})
 	}
+	return withFormat(jobs, QTTFormat)
+}
+
+// withFormat records the format the jobs' file was read as.
+func withFormat(jobs []Job, name string) []Job {
+	for _, j := range jobs {
+		if j.Variant.Format == "" {
+			j.Variant.Format = name
+		}
+	}
 	return jobs
 }
 
 // loadFailure is the failing "(file)" variant of a file that does not
-// load.
-func loadFailure(f qttFile, err error) Job {
-	return Job{Variant: &Variant{File: f.name, Name: "(file)", LoadErr: err}}
+// load as the format named.
+func loadFailure(f qttFile, format string, err error) Job {
+	return Job{Variant: &Variant{File: f.name, Name: "(file)", Format: format, LoadErr: err}}
 }
 
 func filterJobs(js []Job, re *regexp.Regexp) []Job {

@@ -4,8 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strings"
 )
 
 // qttFile is one file to load and the name the report shows for it.
@@ -14,8 +14,8 @@ type qttFile struct {
 }
 
 // collectFiles expands the paths given: a file stands for itself (shown by
-// its base name), a folder for every *.json file below it (shown relative
-// to the folder), sorted.
+// its base name), a folder for every *.json and *.sql file below it (shown
+// relative to the folder), sorted.
 func collectFiles(paths []string) ([]qttFile, error) {
 	var out []qttFile
 	for _, p := range paths {
@@ -27,7 +27,7 @@ func collectFiles(paths []string) ([]qttFile, error) {
 			out = append(out, qttFile{path: p, name: filepath.Base(p)})
 			continue
 		}
-		found, err := walkJSON(p)
+		found, err := walkTestFiles(p)
 		if err != nil {
 			return nil, err
 		}
@@ -36,10 +36,14 @@ func collectFiles(paths []string) ([]qttFile, error) {
 	return out, nil
 }
 
-func walkJSON(root string) ([]qttFile, error) {
+// testFileExts are the extensions a folder's test files have: QTT and
+// RQTT files (.json), ksqlDB's SQL test files (.sql).
+var testFileExts = []string{".json", ".sql"}
+
+func walkTestFiles(root string) ([]qttFile, error) {
 	var out []qttFile
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+		if err != nil || d.IsDir() || !slices.Contains(testFileExts, filepath.Ext(p)) {
 			return err
 		}
 		rel, err := filepath.Rel(root, p)

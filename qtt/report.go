@@ -1,6 +1,7 @@
 package qtt
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 
 // fileCount is one row of the summary table.
 type fileCount struct {
-	File    string `json:"file"`
+	File string `json:"file"`
+	// Format is the format the file was read as (QTT, RQTT, SQL).
+	Format  string `json:"format,omitempty"`
 	Passed  int    `json:"passed"`
 	Failed  int    `json:"failed"`
 	Skipped int    `json:"skipped"`
@@ -42,7 +45,7 @@ func countByFile(results []Result) ([]fileCount, fileCount) {
 		if !ok {
 			i = len(rows)
 			index[r.Variant.File] = i
-			rows = append(rows, fileCount{File: r.Variant.File})
+			rows = append(rows, fileCount{File: r.Variant.File, Format: r.Variant.Format})
 		}
 		rows[i].add(r.Status)
 		total.add(r.Status)
@@ -90,20 +93,20 @@ func writeVariant(w io.Writer, r Result) {
 	}
 }
 
-// writeTable prints the per-file counts; the deviated column only when
-// some variant deviated.
+// writeTable prints the per-file counts and the format each file was read
+// as; the deviated column only when some variant deviated.
 func writeTable(w io.Writer, rows []fileCount, deviated bool) {
 	width := len("file")
 	for _, r := range rows {
 		width = max(width, len(r.File))
 	}
-	fmt.Fprintf(w, "%-*s  %6s  %6s  %7s", width, "file", "passed", "failed", "skipped")
+	fmt.Fprintf(w, "%-*s  %-6s  %6s  %6s  %7s", width, "file", "format", "passed", "failed", "skipped")
 	if deviated {
 		fmt.Fprintf(w, "  %8s", "deviated")
 	}
 	fmt.Fprintln(w)
 	for _, r := range rows {
-		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d", width, r.File, r.Passed, r.Failed, r.Skipped)
+		fmt.Fprintf(w, "%-*s  %-6s  %6d  %6d  %7d", width, r.File, cmp.Or(r.Format, "-"), r.Passed, r.Failed, r.Skipped)
 		if deviated {
 			fmt.Fprintf(w, "  %8d", r.Deviated)
 		}

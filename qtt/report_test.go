@@ -40,7 +40,7 @@ func parseResults(t *testing.T, input string) []Result {
 		for i := range f {
 			f[i] = strings.TrimSpace(f[i])
 		}
-		r := Result{Variant: &Variant{File: f[0], Name: f[1]}, Reason: f[3]}
+		r := Result{Variant: &Variant{File: f[0], Name: f[1], Format: QTTFormat}, Reason: f[3]}
 		switch f[2] {
 		case "passed":
 			r.Status = Passed

@@ -10,6 +10,7 @@ import (
 // one of "config" substituted into statements and properties.
 type Variant struct {
 	File       string // display name of the file
+	Format     string // the format the file was read as (QTTFormat, or a Format's Name)
 	Name       string // test name, plus " - FORMAT" / " - CONFIG" per expansion
 	Statements []string
 	Inputs     []RecordSpec

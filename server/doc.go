@@ -10,6 +10,9 @@
 //	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
 //	   GET  /chc/live /chc/ready (probes.go)  /metrics (http_metrics.go)
+//	   GET  /tasks            ──► TaskLister: this server's tasks per query (sqlstream's)
+//	   GET  /  /console/…     ──► the web console (WithConsole) for a browser; others: / ──► /info
+//	   GET  /schema-registry/… ──► the embedded registry, read only (WithSchemaRegistry)
 //
 // HTTP/2 without TLS (h2c, prior knowledge) is served by net/http itself
 // (http.Server.Protocols with SetUnencryptedHTTP2), which replaces the

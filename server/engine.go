@@ -64,3 +64,9 @@ type ClusterStatusReporter interface {
 type MetricsProvider interface {
 	MetricsCollector() prometheus.Collector
 }
+
+// TaskLister is an optional Engine extension: this server's tasks of each
+// persistent query, for GET /tasks (the web console's task table).
+type TaskLister interface {
+	Tasks() []api.QueryTasks
+}

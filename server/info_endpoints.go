@@ -108,3 +108,19 @@ func (s *Server) handleClusterStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	answer(w, r, http.StatusOK, c.ClusterStatus())
 }
+
+// handleTasks serves GET /tasks, sqlstream's: per persistent query, the
+// tasks this server runs or keeps as replicas, with their roles, states
+// and store lags. 404 when the engine does not report them.
+func (s *Server) handleTasks(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.engine.(TaskLister)
+	if !ok {
+		notFound(w, r)
+		return
+	}
+	tasks := l.Tasks()
+	if tasks == nil {
+		tasks = []api.QueryTasks{}
+	}
+	answer(w, r, http.StatusOK, tasks)
+}

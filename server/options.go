@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 )
 
@@ -23,6 +24,8 @@ type config struct {
 	auth                *basicAuth   // nil: no authentication
 	tls                 *tls.Config  // nil: plain HTTP
 	ln                  net.Listener // bound already (WithNetListener), or nil
+	console             Console      // nil: GET / redirects to /info
+	registry            http.Handler // the embedded schema registry, or nil
 }
 
 type optionFunc func(*config)
@@ -82,6 +85,30 @@ func WithBasicAuth(realm string, roles []string, users Users) Option {
 // Default: plain HTTP.
 func WithTLS(cfg *tls.Config) Option {
 	return optionFunc(func(c *config) { c.tls = cfg })
+}
+
+// Console is the web console's handler (console.Handler) and the paths
+// it serves, "/" among them (the server hands "/" to it only for a
+// browser's request, one whose Accept names text/html).
+type Console interface {
+	http.Handler
+	Paths() []string
+}
+
+// WithConsole serves the web console at "/" (to browsers: other clients
+// are still redirected to /info) and its assets on the API's listener,
+// behind the same authentication and TLS. Default: none, and GET /
+// redirects to /info as ksqlDB's does.
+func WithConsole(c Console) Option {
+	return optionFunc(func(cfg *config) { cfg.console = c })
+}
+
+// WithSchemaRegistry serves GET and HEAD requests under /schema-registry/
+// from h, the embedded schema registry's handler, so the console reads its
+// subjects from its own origin; writes are refused (405). Default: none
+// (404).
+func WithSchemaRegistry(h http.Handler) Option {
+	return optionFunc(func(c *config) { c.registry = h })
 }
 
 func defaultConfig() config {

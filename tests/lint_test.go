@@ -28,7 +28,8 @@ type importRule struct {
 // importRules is the one-way import direction of DESIGN.md:
 // sql/... → planner → physical → runtime; state and schemaregistry (the
 // embedded schema registry) are leaves; api (the REST
-// entities) and broker (the embedded Kafka broker) sit beside them; qtt,
+// entities) and broker (the embedded Kafka broker) sit beside them;
+// console (the web console's assets) is a leaf; qtt,
 // the conformance runner, drives runtime; only server, repl and cmd import
 // everything they need. server reaches the engine only through its own
 // Engine interface (never runtime), and repl is an HTTP client (api and
@@ -61,6 +62,9 @@ func importRules() []importRule {
 		// The Nexmark generator, queries and checks are a Kafka client
 		// of the engine, never a part of it.
 		{"nexmark", []string{""}},
+		// The web console's embedded bundle and its handler: a leaf the
+		// server mounts.
+		{"console", []string{""}},
 	}
 }
 

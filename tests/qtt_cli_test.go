@@ -32,8 +32,8 @@ const qttFile = `{
   ]
 }`
 
-// TestBinaryRunsQTT: `sqlstream test` is wired to the test runner; with
-// --strict a failing variant makes the exit code 1.
+// TestBinaryRunsQTT: `sqlstream test` is wired to the test runner; a
+// failing variant makes the exit code 1, with or without --strict.
 func TestBinaryRunsQTT(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ucase.json")
 	if err := os.WriteFile(path, []byte(qttFile), 0o644); err != nil {
@@ -43,7 +43,46 @@ func TestBinaryRunsQTT(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "1 passed, 1 failed") || !strings.Contains(out, "wrong expectation") {
 		t.Fatalf("sqlstream test --strict: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	code, out, errOut = runBinary(t, "test", path)
+	if code != 1 || !strings.Contains(out, "ucase.json  QTT") || !strings.Contains(out, "1 passed, 1 failed") {
+		t.Fatalf("sqlstream test: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	code, out, errOut = runBinary(t, "test", "--filter", "uppercase", "--strict", path)
+	if code != 0 || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Fatalf("sqlstream test --filter uppercase: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// sqlTestFile is a SQL test file in ksqlDB's run-ksql-test format: the
+// first test's assertions hold, the second's ASSERT VALUES does not.
+const sqlTestFile = `--@test: uppercase a column
+CREATE STREAM input (id INT KEY, v VARCHAR) WITH (kafka_topic='input', value_format='JSON');
+CREATE STREAM output AS SELECT id, UCASE(v) AS u FROM input;
+ASSERT STREAM output (id INT KEY, u VARCHAR) WITH (kafka_topic='OUTPUT', value_format='JSON');
+INSERT INTO input (rowtime, id, v) VALUES (1, 1, 'a');
+ASSERT VALUES output (rowtime, id, u) VALUES (1, 1, 'A');
+
+--@test: wrong expectation
+CREATE STREAM input (id INT KEY, v VARCHAR) WITH (kafka_topic='input', value_format='JSON');
+CREATE STREAM output AS SELECT id, UCASE(v) AS u FROM input;
+INSERT INTO input (id, v) VALUES (1, 'a');
+ASSERT VALUES output (id, u) VALUES (1, 'B');
+`
+
+// TestBinaryRunsSQLTests: `sqlstream test` reads a .sql file as ksqlDB's
+// SQL test format, says so, and exits 1 when a test fails (0 when the
+// filter leaves only the passing one).
+func TestBinaryRunsSQLTests(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ucase.sql")
+	if err := os.WriteFile(path, []byte(sqlTestFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runBinary(t, "test", path)
+	if code != 1 || !strings.Contains(out, "ucase.sql  SQL") || !strings.Contains(out, "1 passed, 1 failed") ||
+		!strings.Contains(out, "FAIL ucase.sql/wrong expectation: step 4 of 4 (line 12) failed: Expected record does not match actual.") {
+		t.Fatalf("sqlstream test: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	code, out, errOut = runBinary(t, "test", "--filter", "uppercase", path)
 	if code != 0 || !strings.Contains(out, "1 passed, 0 failed") {
 		t.Fatalf("sqlstream test --filter uppercase: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

@@ -208,23 +208,7 @@ func TestBasicAuthentication(t *testing.T) {
 // listeners=https://… with a PEM certificate and key serves HTTPS that a
 // client trusting the CA verifies, and the REPL reaches it with --ca-file.
 func TestHTTPSListener(t *testing.T) {
-	dir := t.TempDir()
-	ca, cert, key := writeTestCertificates(t, t.TempDir())
-	cfg := writeConfig(t, "sqlstream.ssl.certificate.location="+cert+"\nsqlstream.ssl.key.location="+key+"\n")
-	n := &node{t: t, dataDir: dir, args: []string{"server", "--listen", "https://127.0.0.1:0",
-		"--broker-listen", "127.0.0.1:0", "--schema-registry-listen", "127.0.0.1:0", "--data-dir", dir, "--config", cfg}}
-	n.logs, n.exited = &lockedBuffer{}, make(chan error, 1)
-	n.cmd = exec.Command(binary(t), n.args...)
-	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func(cmd *exec.Cmd, exited chan<- error) { exited <- cmd.Wait() }(n.cmd, n.exited)
-	t.Cleanup(n.kill)
-	n.waitReady()
-	if !strings.HasPrefix(n.URL, "https://") {
-		t.Fatalf("ready line URL %s is not https", n.URL)
-	}
+	n, ca, _ := startHTTPSNode(t)
 	pool := x509.NewCertPool()
 	pemCA, _ := os.ReadFile(ca)
 	pool.AppendCertsFromPEM(pemCA)
@@ -247,6 +231,32 @@ func TestHTTPSListener(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Stream Name") {
 		t.Errorf("repl --ca-file: exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+// startHTTPSNode starts a server on an https:// listener with a
+// certificate for 127.0.0.1 signed by a test CA, and returns it with the
+// CA's and the certificate's PEM files (it does not wait for health: the
+// harness's client does not trust the CA).
+func startHTTPSNode(t *testing.T) (n *node, ca, cert string) {
+	t.Helper()
+	dir := t.TempDir()
+	ca, cert, key := writeTestCertificates(t, t.TempDir())
+	cfg := writeConfig(t, "sqlstream.ssl.certificate.location="+cert+"\nsqlstream.ssl.key.location="+key+"\n")
+	n = &node{t: t, dataDir: dir, args: []string{"server", "--listen", "https://127.0.0.1:0",
+		"--broker-listen", "127.0.0.1:0", "--schema-registry-listen", "127.0.0.1:0", "--data-dir", dir, "--config", cfg}}
+	n.logs, n.exited = &lockedBuffer{}, make(chan error, 1)
+	n.cmd = exec.Command(binary(t), n.args...)
+	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
+	if err := n.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func(cmd *exec.Cmd, exited chan<- error) { exited <- cmd.Wait() }(n.cmd, n.exited)
+	t.Cleanup(n.kill)
+	n.waitReady()
+	if !strings.HasPrefix(n.URL, "https://") {
+		t.Fatalf("ready line URL %s is not https", n.URL)
+	}
+	return n, ca, cert
 }
 
 // writeTestCertificates writes a CA and a certificate it signed for

@@ -93,6 +93,16 @@ func registryOptions(s cli.Settings, bootstrap []string, log *slog.Logger) ([]sc
 	return opts, nil
 }
 
+// serverOptions hands the registry to the HTTP server, which serves it
+// read-only under /schema-registry/ for the web console (none without an
+// embedded registry).
+func (e *embeddedRegistry) serverOptions() []server.Option {
+	if e == nil {
+		return nil
+	}
+	return []server.Option{server.WithSchemaRegistry(e.reg.Handler())}
+}
+
 // serveRegistry binds addr first (a port in use is an error naming the
 // flag before anything else starts), then opens the registry on Kafka.
 func serveRegistry(ctx context.Context, addr string, opts []schemaregistry.Option) (*embeddedRegistry, error) {

@@ -12,9 +12,11 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
+	"github.com/sqlstream/sqlstream/console"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/qtt/driver"
 	"github.com/sqlstream/sqlstream/qtt/rest"
+	"github.com/sqlstream/sqlstream/qtt/sqltest"
 	"github.com/sqlstream/sqlstream/repl"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -82,7 +84,7 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 		return nil, err
 	}
 	s.Properties = props
-	st, err := startEngineAndServer(ctx, s, bootstrap, log)
+	st, err := startEngineAndServer(ctx, s, bootstrap, log, reg.serverOptions()...)
 	if err != nil {
 		return nil, errors.Join(err, reg.close(context.Background()))
 	}
@@ -90,8 +92,9 @@ func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string
 	return st, nil
 }
 
-// startEngineAndServer starts the engine on bootstrap, then its HTTP server.
-func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (stack, error) {
+// startEngineAndServer starts the engine on bootstrap, then its HTTP
+// server (with the web console, and extra options).
+func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger, extra ...server.Option) (stack, error) {
 	// Bound before the engine starts: its queries advertise the address
 	// to the other servers of the service id as they join their groups.
 	ln, err := net.Listen("tcp", s.Listen)
@@ -121,8 +124,13 @@ func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []strin
 	if err != nil {
 		return stack{}, errors.Join(err, eng.Close(), ln.Close())
 	}
-	srv := server.New(eng, append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
-		server.WithAllowedOrigins(splitOrigins(s.Properties[props.AllowOrigin])...))...)
+	ui, err := console.New()
+	if err != nil {
+		return stack{}, errors.Join(fmt.Errorf("web console: %w (an internal error: the build lacks console/dist)", err), eng.Close(), ln.Close())
+	}
+	srvOpts := append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
+		server.WithAllowedOrigins(splitOrigins(s.Properties[props.AllowOrigin])...), server.WithConsole(ui))
+	srv := server.New(taskEngine{eng}, append(srvOpts, extra...)...)
 	if err := srv.Start(); err != nil {
 		return stack{}, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close(), ln.Close())
 	}
@@ -144,10 +152,10 @@ func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
 	})
 }
 
-// RunTests runs `sqlstream test` on in-memory engines: QTT files, and
-// RQTT files through the REST runner.
+// RunTests runs `sqlstream test` on in-memory engines: QTT files, RQTT
+// files through the REST runner and ksqlDB's SQL test files.
 func (wiring) RunTests(args []string, stdout, stderr io.Writer) int {
-	return qtt.Main(args, stdout, stderr, driver.New, []qtt.Format{rest.Format{}})
+	return qtt.Main(args, stdout, stderr, driver.New, []qtt.Format{sqltest.Format{}, rest.Format{}})
 }
 
 // stack is the engine behind its HTTP server.

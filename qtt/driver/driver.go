@@ -109,7 +109,8 @@ func sourcesOf(srcs []*planner.Source, sinks map[string]bool) []qtt.SourceInfo {
 			continue
 		}
 		info := qtt.SourceInfo{Name: s.Name, Kind: s.Kind.String(), Topic: s.Topic, Schema: s.Schema,
-			KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, IsSink: sinks[s.Name], Windowed: s.Windowed()}
+			KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, IsSink: sinks[s.Name], Windowed: s.Windowed(),
+			TimestampColumn: s.TimestampColumn, TimestampFormat: s.TimestampFormat}
 		if s.Window != nil {
 			info.WindowType = [...]string{"TUMBLING", "HOPPING", "SESSION", "SLIDING"}[s.Window.Kind]
 			info.WindowSize = s.Window.Size
@@ -118,6 +119,12 @@ func sourcesOf(srcs []*planner.Source, sinks map[string]bool) []qtt.SourceInfo {
 	}
 	return out
 }
+
+var _ qtt.TopicReader = (*Driver)(nil)
+
+// ReadAll implements qtt.TopicReader: the in-memory engine has processed
+// every record before Produce or Execute returned.
+func (d *Driver) ReadAll(topic string) ([]qtt.Record, error) { return d.ReadTopic(topic), nil }
 
 // Topics implements qtt.Driver.
 func (d *Driver) Topics() []qtt.TopicInfo {

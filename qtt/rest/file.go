@@ -38,11 +38,14 @@ type Format struct{}
 
 var _ qtt.Format = Format{}
 
+// Name implements qtt.Format.
+func (Format) Name() string { return "RQTT" }
+
 // Detect implements qtt.Format.
-func (Format) Detect(src []byte) bool { return isRestFile(src) }
+func (Format) Detect(_ string, src []byte) bool { return isRestFile(src) }
 
 // Parse implements qtt.Format: one job per variant.
-func (Format) Parse(name string, src []byte) ([]qtt.Job, error) {
+func (Format) Parse(name, _ string, src []byte) ([]qtt.Job, error) {
 	vs, err := parseRestFile(name, src)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package parser
 import (
 	"strconv"
 
+	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
 
@@ -89,6 +90,9 @@ func (w *rewriter) structEntry(a, assign, b int) error {
 	if assign != a+1 || (t.Kind != tIdent && t.Kind != tQuoted) {
 		return w.p.errAt(t, sqlerr.Syntax, "expected a field name before :=")
 	}
+	if err := w.p.checkNotReserved(t); err != nil {
+		return err
+	}
 	w.emit(w.addName(t.Val)+", ", a)
 	return w.expr(assign+1, b)
 }
@@ -119,6 +123,9 @@ func (w *rewriter) call(i, b int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := w.p.checkNotReserved(toks[i]); err != nil {
+		return 0, err
+	}
 	name := upper(toks[i].Val)
 	if j == i+3 && toks[i+2].isPunct("*") {
 		w.emit(fnStarCall+"("+w.addName(name)+")", i)
@@ -147,6 +154,11 @@ func (w *rewriter) call(i, b int) (int, error) {
 
 // argument rewrites one function argument: a lambda or an expression.
 func (w *rewriter) argument(a, b int) error {
+	if t := w.p.toks[a]; w.p.toks[a+1].isPunct("=>") {
+		if err := w.p.checkNotReserved(t); err != nil {
+			return err
+		}
+	}
 	params, body, ok := w.lambdaHead(a, b)
 	if !ok {
 		return w.expr(a, b)
@@ -164,10 +176,11 @@ func (w *rewriter) argument(a, b int) error {
 }
 
 // lambdaHead recognizes `x =>` or `(x, y) =>` at a and returns the
-// parameter names and the index of the body.
+// parameter names and the index of the body. A reserved word is no
+// parameter (the argument is then read, and refused, as an expression).
 func (w *rewriter) lambdaHead(a, b int) ([]string, int, bool) {
 	toks := w.p.toks
-	isName := func(t token) bool { return t.Kind == tIdent || t.Kind == tQuoted }
+	isName := func(t token) bool { return t.Kind == tQuoted || t.Kind == tIdent && !ast.IsReserved(t.Val) }
 	if isName(toks[a]) && toks[a+1].isPunct("=>") {
 		return []string{toks[a].Val}, a + 2, true
 	}

@@ -68,6 +68,19 @@
 // ksqlDB's reserved words (ast.ReservedWords) are refused as unquoted
 // names.
 //
+// Lexical forms follow ksqlDB's lexer: a digit-led word is a name when it
+// is longer than the number it starts with (1abc, 1e3x; 123 and 1e3 are
+// numbers); unquoted names may also hold Unicode letters (ksqlDB's are
+// A-Z only), never symbols such as €; types take ksqlDB's postfix ARRAY (INT ARRAY is ARRAY<INT>)
+// and ignored parameters (VARCHAR(10) is STRING), and SHOW takes EXTENDED
+// only for STREAMS, TABLES, TOPICS and QUERIES.
+//
+// testdata/grammar is the rule-by-rule table of ksqlDB's grammar
+// (SqlBase.g4): each parser rule and lexical form with a statement the
+// grammar accepts and one it refuses, the forms sqlstream accepts beyond
+// it (>) and those it refuses (!: connectors, ALTER, ASSERT TOPIC|SCHEMA,
+// GROUP BY ()), each with its reason (TestGrammar).
+//
 // Every error is a *sqlerr.Error pointing into the user's original text.
 // `${var}` references are replaced by the caller with Substitute before
 // parsing.

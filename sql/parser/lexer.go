@@ -2,6 +2,8 @@ package parser
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -137,7 +139,7 @@ func (lx *lexer) next() (token, error) {
 	}
 	c := lx.src[lx.off]
 	switch {
-	case isIdentStart(c):
+	case identCharLen(lx.src, lx.off, true) > 0:
 		return lx.word(p), nil
 	case isDigit(c) || (c == '.' && isDigit(lx.peekAt(1))):
 		return lx.number(p), nil
@@ -154,18 +156,39 @@ func (lx *lexer) next() (token, error) {
 }
 
 func isIdentStart(c byte) bool {
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-func isIdentChar(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '@' }
+// identCharLen is the byte length of the name character at src[i], or 0
+// when there is none: ASCII letters and _ (then digits and @ too), as in
+// ksqlDB, and beyond it any Unicode letter (then digits and combining
+// marks too). Symbols such as € are not name characters.
+func identCharLen(src string, i int, first bool) int {
+	c := src[i]
+	if c < utf8.RuneSelf {
+		if isIdentStart(c) || (!first && (isDigit(c) || c == '@')) {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(src[i:])
+	if unicode.IsLetter(r) || (!first && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))) {
+		return n
+	}
+	return 0
+}
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (lx *lexer) word(p ast.Pos) token {
 	start := lx.off
 	n := 0
-	for start+n < len(lx.src) && isIdentChar(lx.src[start+n]) {
-		n++
+	for start+n < len(lx.src) {
+		k := identCharLen(lx.src, start+n, false)
+		if k == 0 {
+			break
+		}
+		n += k
 	}
 	lx.advance(n)
 	raw := lx.src[start:lx.off]
@@ -196,9 +219,36 @@ func (lx *lexer) number(p ast.Pos) token {
 			i = j
 		}
 	}
+	if id := digitIdentEnd(lx.src, start); id > i {
+		lx.advance(id - start)
+		raw := lx.src[start:id]
+		return token{Kind: tIdent, Val: strings.ToUpper(raw), Raw: raw, P: p}
+	}
 	lx.advance(i - start)
 	raw := lx.src[start:i]
 	return token{Kind: tNumber, Val: raw, Raw: raw, P: p}
+}
+
+// digitIdentEnd is where a digit-led identifier starting at start would
+// end (ksqlDB's DIGIT_IDENTIFIER: a digit, then letters, digits, '_' and
+// '@'), or start when src[start] is not a digit. As in ksqlDB's lexer the
+// longer match wins and a number wins a tie: 1abc and 1e3x are names,
+// 123 and 1e3 numbers.
+func digitIdentEnd(src string, start int) int {
+	if !isDigit(src[start]) {
+		return start
+	}
+	j := start + 1
+	for j < len(src) && isASCIIIdentChar(src[j]) {
+		j++
+	}
+	return j
+}
+
+// isASCIIIdentChar is a character ksqlDB's lexer allows after the first
+// one of an identifier: a letter, a digit, '_' or '@'.
+func isASCIIIdentChar(c byte) bool {
+	return c == '_' || c == '@' || isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
 // quoted scans a token delimited by q, where a doubled q stands for one.
@@ -264,5 +314,6 @@ func (lx *lexer) punct(p ast.Pos) (token, error) {
 		lx.advance(1)
 		return token{Kind: tPunct, Val: rest[:1], Raw: rest[:1], P: p}, nil
 	}
-	return token{}, lx.errorf(p, rest[:1], "unexpected character %q", rest[0])
+	r, n := utf8.DecodeRuneInString(rest)
+	return token{}, lx.errorf(p, rest[:n], "unexpected character %q", r)
 }

@@ -204,6 +204,16 @@ func (p *parser) atClause(stops string) bool {
 	return p.at(tIdent) && p.clauseStop(p.i, stops)
 }
 
+// keywordAlias reports whether the clause keyword at i is a source's
+// alias instead, as ksqlDB's parser reads it: EMIT and PARTITION are
+// non-reserved, and one followed by another clause or a join cannot
+// start its own (FROM s emit JOIN …). Any other EMIT or PARTITION starts
+// its clause, whose errors then say what it lacks.
+func (p *parser) keywordAlias(i int) bool {
+	t, next := p.toks[i], p.toks[min(i+1, len(p.toks)-1)]
+	return (t.is("EMIT") || t.is("PARTITION")) && next.Kind == tIdent && keywordSet(queryStops+joinStops, next.Val)
+}
+
 // tableRef parses `name [[AS] alias]`.
 func (p *parser) tableRef(qs *queryState) error {
 	name, t, err := p.name("a source name")
@@ -217,7 +227,7 @@ func (p *parser) tableRef(qs *queryState) error {
 	}
 	explicit := p.accept("AS")
 	n := p.peek()
-	if !explicit && n.Kind != tQuoted && (n.Kind != tIdent || keywordSet(queryStops+joinStops+" OUTER ", n.Val)) {
+	if !explicit && n.Kind != tQuoted && (n.Kind != tIdent || keywordSet(queryStops+joinStops+" OUTER ", n.Val) && !p.keywordAlias(p.i)) {
 		return nil
 	}
 	alias, _, err := p.name("an alias")

@@ -401,6 +401,9 @@ func (w *rewriter) deref(i int) (string, int, error) {
 	n := w.p.toks[i+1]
 	switch {
 	case n.Kind == tIdent || n.Kind == tQuoted:
+		if err := w.p.checkNotReserved(n); err != nil {
+			return "", 0, err
+		}
 		w.emit(", "+w.addName(n.Val)+")", i+1)
 		return fnDeref + "(", i + 2, nil
 	case n.isPunct("*"):

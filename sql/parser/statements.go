@@ -27,9 +27,22 @@ func (p *parser) show() (ast.Statement, error) {
 		return nil, p.errAt(t, sqlerr.Syntax, "ALL only applies to TOPICS")
 	}
 	st.What = what
+	if ext := p.peek(); ext.is("EXTENDED") && !extendable(what) {
+		return nil, p.errAt(ext, sqlerr.Syntax, "EXTENDED only applies to STREAMS, TABLES, TOPICS and QUERIES")
+	}
 	st.Extended = p.accept("EXTENDED")
 	st.Base = p.base(start)
 	return st, nil
+}
+
+// extendable reports whether SHOW of what takes EXTENDED, as in ksqlDB's
+// grammar.
+func extendable(what ast.ShowKind) bool {
+	switch what {
+	case ast.ShowStreams, ast.ShowTables, ast.ShowTopics, ast.ShowQueries:
+		return true
+	}
+	return false
 }
 
 func showKind(word string) (ast.ShowKind, bool) {
@@ -199,6 +212,9 @@ func (p *parser) print() (ast.Statement, error) {
 	st := &ast.Print{Limit: -1}
 	switch t.Kind {
 	case tIdent:
+		if err := p.checkNotReserved(t); err != nil {
+			return nil, err
+		}
 		st.Topic = t.Raw
 	case tQuoted, tString:
 		st.Topic = t.Val

@@ -26,8 +26,26 @@ func ParseType(text string, opts ...Option) (*types.Type, error) {
 	return t, nil
 }
 
-// typ parses a type at the cursor.
+// typ parses a type at the cursor, with ksqlDB's postfix ARRAY: INT
+// ARRAY is ARRAY<INT>.
 func (p *parser) typ() (*types.Type, error) {
+	start := p.peek()
+	t, err := p.baseType()
+	if err != nil {
+		return nil, err
+	}
+	for n := 1; p.peek().is("ARRAY") && !p.peekN(1).isPunct("<"); n++ {
+		if p.depth+n > sqlerr.MaxDepth {
+			return nil, tooDeep(p.s.src, start)
+		}
+		p.i++
+		t = types.ArrayOf(t)
+	}
+	return t, nil
+}
+
+// baseType parses a type without postfix ARRAYs.
+func (p *parser) baseType() (*types.Type, error) {
 	t := p.peek()
 	leave, err := enter(&p.depth, p.s.src, t)
 	if err != nil {
@@ -42,7 +60,7 @@ func (p *parser) typ() (*types.Type, error) {
 	}
 	if prim := primitiveType(t.Val); prim != nil {
 		p.i++
-		return prim, nil
+		return prim, p.typeParameters()
 	}
 	switch t.Val {
 	case "DECIMAL":
@@ -59,6 +77,29 @@ func (p *parser) typ() (*types.Type, error) {
 		return p.structType()
 	}
 	return p.namedType(t)
+}
+
+// typeParameters skips the parameters ksqlDB's grammar allows after a
+// primitive type name and its type parser ignores: VARCHAR(10) is
+// STRING. Each is an integer or the word STRING.
+func (p *parser) typeParameters() error {
+	if !p.peek().isPunct("(") {
+		return nil
+	}
+	p.i++
+	for {
+		if t := p.peek(); t.Kind != tNumber && !t.is("STRING") {
+			return p.expected("a type parameter (an integer)")
+		}
+		p.i++
+		if p.peek().isPunct(")") {
+			p.i++
+			return nil
+		}
+		if err := p.expectPunct(","); err != nil {
+			return err
+		}
+	}
 }
 
 // namedType resolves a custom type created with CREATE TYPE.

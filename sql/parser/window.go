@@ -54,6 +54,9 @@ const maxDuration = 1 << 60
 // window parses TUMBLING|HOPPING|SESSION|SLIDING (…) after WINDOW.
 func (p *parser) window() (*ast.WindowExpr, error) {
 	if n := p.peekN(1); p.at(tIdent) && n.Kind == tIdent && keywordSet(" TUMBLING HOPPING SESSION SLIDING ", n.Val) {
+		if err := p.checkNotReserved(p.peek()); err != nil {
+			return nil, err
+		}
 		p.next() // a window name, which ksqlDB accepts and ignores
 	}
 	t := p.next()

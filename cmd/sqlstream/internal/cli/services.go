@@ -27,7 +27,7 @@ type BrokerUsers interface {
 	BrokerUsers(s Settings) (map[string]string, error)
 }
 
-// TestRunner runs `sqlstream test` (query translation tests) and returns
+// TestRunner runs `sqlstream test` (ksqlDB's QTT, RQTT and SQL test files) and returns
 // its exit code.
 type TestRunner interface {
 	RunTests(args []string, stdout, stderr io.Writer) int

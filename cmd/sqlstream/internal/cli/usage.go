@@ -17,7 +17,7 @@ Usage:
   sqlstream nexmark [flags]      produce the Nexmark benchmark's events (see sqlstream nexmark --help)
 `)
 	if _, ok := svc.(TestRunner); ok {
-		fmt.Fprint(w, "  sqlstream test [args]          run query translation tests (see sqlstream test --help)\n")
+		fmt.Fprint(w, "  sqlstream test [args]          run ksqlDB's test files: QTT, REST QTT, SQL (see sqlstream test --help)\n")
 	}
 	fmt.Fprint(w, `  sqlstream version              print the version
   sqlstream help                 print this help

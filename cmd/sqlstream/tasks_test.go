@@ -1,0 +1,30 @@
+package main
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime"
+)
+
+// TestAPITasks: runtime's task view becomes GET /tasks' entities field
+// for field, with [] rather than null for no stores.
+func TestAPITasks(t *testing.T) {
+	got := apiTasks([]runtime.QueryTasks{{QueryID: "Q", Tasks: []runtime.TaskAssignment{
+		{Task: "1_0", Role: runtime.RoleActive, State: "RESTORING", Stores: []runtime.StoreLag{{Store: "st", Partition: 0, Lag: 7}}},
+		{Task: "1_1", Role: runtime.RoleWarmup, Stores: []runtime.StoreLag{{Store: "st", Partition: 1, Position: 2, End: -1, Lag: -1}}},
+		{Task: "0_1", Role: runtime.RoleStandby},
+	}}})
+	want := []api.QueryTasks{{QueryID: "Q", Tasks: []api.TaskInfo{
+		{TaskID: "1_0", Role: "ACTIVE", State: "RESTORING", Stores: []api.StoreLagInfo{{Store: "st", Partition: 0, Lag: 7}}},
+		{TaskID: "1_1", Role: "WARMUP", Stores: []api.StoreLagInfo{{Store: "st", Partition: 1, Position: 2, End: -1, Lag: -1}}},
+		{TaskID: "0_1", Role: "STANDBY", Stores: []api.StoreLagInfo{}},
+	}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("apiTasks:\n%+v\nwant\n%+v", got, want)
+	}
+	if got := apiTasks(nil); got == nil || len(got) != 0 {
+		t.Errorf("no queries: %#v", got)
+	}
+}

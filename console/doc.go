@@ -1,0 +1,31 @@
+// Package console is sqlstream's web console: a single page served at "/"
+// by the HTTP server (server.WithConsole), on the same listener, origin,
+// TLS and BASIC authentication as the REST API it talks to.
+//
+//	browser ──GET / (Accept: text/html) ──► index.html
+//	        ──GET /console/app.js, app.css (gzip when accepted) ──► dist/
+//	        ──POST /ksql, /query-stream, /close-query ──► statements, queries
+//	        ──GET /metrics, /clusterStatus, /tasks, /info, /healthcheck ──► live figures
+//	        ──POST /query-stream on KSQL_PROCESSING_LOG ──► per-task late records, errors
+//	        ──GET /schema-registry/… ──► the embedded registry (read only)
+//
+// The page (web/src) is plain ES modules bundled by esbuild into one
+// script and one stylesheet: CodeMirror 6 (the SQL editor, with the
+// REPL's ksqlDB keywords and completion of the catalog's names), dagre
+// (the topology layout, drawn as SVG) and uPlot (the metric charts).
+// web/package.json and package-lock.json pin the toolchain; `make
+// console` rebuilds dist/, which is committed, so go build and CI need no
+// Node; dist/SOURCES.sha256 names the sources it was built from, and a
+// test here fails when they changed without a rebuild. web/test holds the
+// page logic's node --test tests, which make console runs.
+// dist/THIRD_PARTY_LICENSES.txt carries the bundled packages' licenses.
+//
+// The page makes no request to another origin, and its
+// Content-Security-Policy (connect-src, script-src and img-src 'self')
+// makes the browser refuse any. Its parts carry stable data-testid
+// attributes (sql-editor, run, result, sources, queries, topology with a
+// data-node element per processor, store and topic) for the browser tests
+// in tests/console_test.go.
+//
+// The console is a leaf: it imports no other package of the project.
+package console
