@@ -1,6 +1,9 @@
 package props
 
-import "github.com/sqlstream/sqlstream/planner"
+import (
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/functions"
+)
 
 // The names of the properties the engine reads: ksqlDB's where ksqlDB has
 // the setting, sqlstream.* (or a bare name) where it is sqlstream's own.
@@ -44,7 +47,7 @@ const (
 	// MaxWindowsPerRecord and MaxResultBytes are sqlstream's own bounds
 	// on the work one record causes (see the table).
 	MaxWindowsPerRecord = "sqlstream.window.max.per.record"
-	MaxResultBytes      = "sqlstream.function.max.result.bytes"
+	MaxResultBytes      = functions.ResultProperty
 	// MaxPartitions is sqlstream's own: the largest partition count
 	// CREATE may give a new topic (and the embedded broker accepts).
 	MaxPartitions = "sqlstream.topic.partitions.max"
