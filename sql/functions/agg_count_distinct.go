@@ -16,14 +16,22 @@ import (
 //	HASHES   sorted 64-bit hashes of the values seen   (exact phase)
 //	   │ more than distinctExactLimit
 //	   ▼
-//	REGISTERS 2^14 bytes, the max rank per register    (sketch phase)
+//	REGISTERS sparse: 3 bytes per register set          (sketch phase)
+//	   │ (big-endian uint16 index, rank), by index
+//	   │ more than hllSparseLimit registers set
+//	   ▼
+//	REGISTERS dense: 2^14 bytes, the max rank per register
 //
 // State: STRUCT<HASHES ARRAY<BIGINT>, REGISTERS BYTES>, one of the two
-// NULL.
+// NULL. The two forms of REGISTERS are told apart by length (2^14 is no
+// multiple of 3). The state is stored on every update, so the sparse form
+// keeps it as small as the set while the set is small; the estimate is a
+// function of the registers alone, the same from either form.
 const (
 	distinctExactLimit = 1024
 	hllPrecision       = 14
 	hllRegisters       = 1 << hllPrecision
+	hllSparseLimit     = hllRegisters / 4 // 12 KiB sparse, then 16 KiB dense
 )
 
 func countDistinctDef() AggregateDef {
@@ -76,12 +84,10 @@ func (c countDistinctAgg) Add(acc any, args []any) (any, error) {
 	h := valueHash(args[0])
 	hashes, regs := c.parts(acc)
 	if regs != nil {
-		if !hllNeedsUpdate(regs, h) {
-			return acc, nil
+		if regs, changed := hllAdd(regs, h); changed {
+			return c.sketch(regs), nil
 		}
-		regs = slices.Clone(regs)
-		hllAdd(regs, h)
-		return c.sketch(regs), nil
+		return acc, nil
 	}
 	i, found := sort.Find(len(hashes), func(i int) int { return compareInt64(h, hashes[i].(int64)) })
 	if found {
@@ -97,9 +103,9 @@ func (c countDistinctAgg) settle(hashes []any) *types.StructValue {
 	}
 	regs := make([]byte, hllRegisters)
 	for _, h := range hashes {
-		hllAdd(regs, h.(int64))
+		hllSet(regs, h.(int64))
 	}
-	return c.sketch(regs)
+	return c.sketch(hllCompact(regs))
 }
 
 func compareInt64(a, b int64) int {
@@ -120,14 +126,12 @@ func (c countDistinctAgg) Merge(a, b any) (any, error) {
 	}
 	regs := make([]byte, hllRegisters)
 	for _, r := range [][]byte{r1, r2} {
-		for i, v := range r {
-			regs[i] = max(regs[i], v)
-		}
+		hllEachSet(r, func(i int, v byte) { regs[i] = max(regs[i], v) })
 	}
 	for _, h := range append(slices.Clip(h1), h2...) {
-		hllAdd(regs, h.(int64))
+		hllSet(regs, h.(int64))
 	}
-	return c.sketch(regs), nil
+	return c.sketch(hllCompact(regs)), nil
 }
 
 // unionSorted merges two sorted hash sets.
@@ -162,29 +166,119 @@ func hllSlot(h int64) (int, byte) {
 	return int(u >> (64 - hllPrecision)), byte(bits.LeadingZeros64(rest) + 1)
 }
 
-func hllNeedsUpdate(regs []byte, h int64) bool {
-	i, r := hllSlot(h)
-	return r > regs[i]
-}
+// hllDense reports whether regs is the dense form.
+func hllDense(regs []byte) bool { return len(regs) == hllRegisters }
 
-func hllAdd(regs []byte, h int64) {
+// hllSet raises a dense register for hash h.
+func hllSet(regs []byte, h int64) {
 	i, r := hllSlot(h)
 	regs[i] = max(regs[i], r)
 }
 
-// hllEstimate is the HyperLogLog estimate with linear counting for small
-// cardinalities (64-bit hashes need no large-range correction).
-func hllEstimate(regs []byte) int64 {
-	m := float64(len(regs))
-	sum, zeros := 0.0, 0
-	for _, r := range regs {
-		sum += math.Ldexp(1, -int(r))
-		if r == 0 {
-			zeros++
+// hllAdd returns the registers with hash h observed and whether they
+// changed; regs itself is never written (it may be a stored state's), so
+// a change is a copy: of the dense registers, or of the sparse entries
+// with one inserted or raised (dense once there are too many).
+func hllAdd(regs []byte, h int64) ([]byte, bool) {
+	i, r := hllSlot(h)
+	if hllDense(regs) {
+		if r <= regs[i] {
+			return regs, false
+		}
+		regs = slices.Clone(regs)
+		regs[i] = r
+		return regs, true
+	}
+	at, found := hllFind(regs, i)
+	switch {
+	case found && regs[at+2] >= r:
+		return regs, false
+	case found:
+		regs = slices.Clone(regs)
+		regs[at+2] = r
+		return regs, true
+	case len(regs)/3 >= hllSparseLimit:
+		dense := hllExpand(regs)
+		dense[i] = r
+		return dense, true
+	}
+	return slices.Insert(slices.Clip(regs), at, byte(i>>8), byte(i), r), true
+}
+
+// hllFind is the offset of register i's entry in sparse registers, or of
+// where it goes.
+func hllFind(regs []byte, i int) (int, bool) {
+	n, found := sort.Find(len(regs)/3, func(k int) int { return i - hllIndex(regs, 3*k) })
+	return 3 * n, found
+}
+
+func hllIndex(regs []byte, at int) int { return int(regs[at])<<8 | int(regs[at+1]) }
+
+// hllEachSet calls fn with each register that is not zero.
+func hllEachSet(regs []byte, fn func(i int, rank byte)) {
+	if hllDense(regs) {
+		for i, v := range regs {
+			if v != 0 {
+				fn(i, v)
+			}
+		}
+		return
+	}
+	for at := 0; at+2 < len(regs); at += 3 {
+		fn(hllIndex(regs, at), regs[at+2])
+	}
+}
+
+// hllExpand returns the dense form of sparse registers.
+func hllExpand(regs []byte) []byte {
+	dense := make([]byte, hllRegisters)
+	hllEachSet(regs, func(i int, v byte) { dense[i] = v })
+	return dense
+}
+
+// hllCompact returns the sparse form of dense registers when few are set.
+func hllCompact(dense []byte) []byte {
+	set := 0
+	for _, v := range dense {
+		if v != 0 {
+			set++
 		}
 	}
+	if set > hllSparseLimit {
+		return dense
+	}
+	sparse := make([]byte, 0, 3*set)
+	for i, v := range dense {
+		if v != 0 {
+			sparse = append(sparse, byte(i>>8), byte(i), v)
+		}
+	}
+	return sparse
+}
+
+// hllEstimate is the HyperLogLog estimate with linear counting for small
+// cardinalities (64-bit hashes need no large-range correction). It sums
+// the registers by rank (a histogram), so each term is exact and the sum
+// does not depend on the form or order of the registers.
+func hllEstimate(regs []byte) int64 {
+	var hist [256]int // by rank: any byte, so a damaged state cannot index past it
+	if hllDense(regs) {
+		for _, r := range regs {
+			hist[r]++
+		}
+	} else {
+		for at := 2; at < len(regs); at += 3 {
+			hist[regs[at]]++
+		}
+		hist[0] = hllRegisters - len(regs)/3
+	}
+	m := float64(hllRegisters)
+	sum := 0.0
+	for r := len(hist) - 1; r >= 0; r-- {
+		sum += math.Ldexp(float64(hist[r]), -r)
+	}
 	e := 0.7213 / (1 + 1.079/m) * m * m / sum
-	if e <= 2.5*m && zeros > 0 {
+	if zeros := hist[0]; e <= 2.5*m && zeros > 0 {
 		e = m * math.Log(m/float64(zeros))
 	}
 	return int64(math.Round(e))

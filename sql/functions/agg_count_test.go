@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -89,4 +90,63 @@ func TestCountDistinctExactThenSketch(t *testing.T) {
 	if res2, _ := cd.Result(m); res2 != res {
 		t.Errorf("merging a subset changed the estimate: %v, was %v", res2, res)
 	}
+}
+
+// TestCountDistinctSparseSketch: past the exact phase the registers are
+// kept sparse (3 bytes per register set) until a quarter are set, then
+// dense; either form gives the estimate the other gives for the same
+// registers, and a dense state merges with a sparse one.
+func TestCountDistinctSparseSketch(t *testing.T) {
+	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tBig), nil)
+	c := countDistinctAgg{}
+	acc := cd.Init()
+	i := int64(0)
+	for ; i <= distinctExactLimit; i++ {
+		acc, _ = cd.Add(acc, []any{i})
+	}
+	_, regs := c.parts(acc)
+	if hllDense(regs) || len(regs)%3 != 0 || len(regs)/3 > distinctExactLimit+1 {
+		t.Fatalf("after %d values: %d bytes of registers, want sparse", i, len(regs))
+	}
+	sparse := acc
+	for ; i < 20000; i++ {
+		acc, _ = cd.Add(acc, []any{i})
+		if _, regs := c.parts(acc); !hllDense(regs) {
+			sparse = acc
+		}
+	}
+	for _, a := range []any{sparse, acc} {
+		_, regs := c.parts(a)
+		dense := regs
+		if !hllDense(regs) {
+			dense = hllExpand(regs)
+			if !slices.Equal(hllCompact(dense), regs) {
+				t.Fatalf("expanding and compacting changed the sparse registers")
+			}
+		}
+		if got, want := hllEstimate(regs), hllEstimate(dense); got != want {
+			t.Errorf("sparse estimate %d, dense %d", got, want)
+		}
+	}
+	_, regs = c.parts(acc)
+	_, last := c.parts(sparse)
+	if !hllDense(regs) || len(last)/3 != hllSparseLimit {
+		t.Fatalf("dense %t after 20000 values; the last sparse form had %d registers", hllDense(regs), len(last)/3)
+	}
+	if res, _ := cd.Result(acc); res.(int64) < 19600 || res.(int64) > 20400 {
+		t.Errorf("estimate %v for 20000 distinct values", res)
+	}
+	m, _ := cd.(Merger).Merge(sparse, acc)
+	if got, want := mustResult(t, cd, m), mustResult(t, cd, acc); got != want {
+		t.Errorf("merging a subset (sparse) into dense: %v, want %v", got, want)
+	}
+}
+
+func mustResult(t *testing.T, a Aggregator, acc any) any {
+	t.Helper()
+	r, err := a.Result(acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
