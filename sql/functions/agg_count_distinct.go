@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -13,7 +14,8 @@ import (
 // switches to a HyperLogLog sketch, as ksqlDB's (2^14 registers, about
 // 0.8% standard error), when it has many:
 //
-//	HASHES   sorted 64-bit hashes of the values seen   (exact phase)
+//	EXACT    sorted 64-bit hashes of the values seen   (exact phase)
+//	   │ (8 bytes each, big-endian)
 //	   │ more than distinctExactLimit
 //	   ▼
 //	REGISTERS sparse: 3 bytes per register set          (sketch phase)
@@ -22,8 +24,10 @@ import (
 //	   ▼
 //	REGISTERS dense: 2^14 bytes, the max rank per register
 //
-// State: STRUCT<HASHES ARRAY<BIGINT>, REGISTERS BYTES>, one of the two
-// NULL. The two forms of REGISTERS are told apart by length (2^14 is no
+// State: STRUCT<HASHES ARRAY<BIGINT>, REGISTERS BYTES, EXACT BYTES>, one
+// of EXACT and REGISTERS set; HASHES is the exact set of a state stored
+// before EXACT, read and never written (an array of numbers costs far more
+// to encode and decode on every update than bytes). The two forms of REGISTERS are told apart by length (2^14 is no
 // multiple of 3). The state is stored on every update, so the sparse form
 // keeps it as small as the set while the set is small; the estimate is a
 // function of the registers alone, the same from either form.
@@ -52,58 +56,75 @@ var _ Merger = countDistinctAgg{}
 
 var countDistinctState = types.StructOf(
 	types.Field{Name: "HASHES", Type: types.ArrayOf(types.BigintType)},
-	types.Field{Name: "REGISTERS", Type: types.BytesType})
+	types.Field{Name: "REGISTERS", Type: types.BytesType},
+	types.Field{Name: "EXACT", Type: types.BytesType})
 
 func (countDistinctAgg) StateType() *types.Type  { return countDistinctState }
 func (countDistinctAgg) ReturnType() *types.Type { return types.BigintType }
-func (c countDistinctAgg) Init() any             { return c.exact([]any{}) }
+func (c countDistinctAgg) Init() any             { return c.exact([]byte{}) }
 
-func (countDistinctAgg) exact(hashes []any) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{hashes, nil}}
+func (countDistinctAgg) exact(hashes []byte) *types.StructValue {
+	return &types.StructValue{Type: countDistinctState, Values: []any{nil, nil, hashes}}
 }
 
 func (countDistinctAgg) sketch(regs []byte) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{nil, regs}}
+	return &types.StructValue{Type: countDistinctState, Values: []any{nil, regs, nil}}
 }
 
-// parts returns the exact hashes or the registers of an accumulator.
-func (countDistinctAgg) parts(acc any) ([]any, []byte) {
+// parts returns the exact hashes (8 bytes each, big-endian, ascending as
+// int64) or the registers of an accumulator. A state stored before EXACT
+// existed has its hashes in HASHES, a sorted ARRAY<BIGINT>.
+func (countDistinctAgg) parts(acc any) ([]byte, []byte) {
 	s, ok := acc.(*types.StructValue)
 	if !ok || s == nil {
 		return nil, nil
 	}
-	hashes, _ := s.Values[0].([]any)
 	regs, _ := s.Values[1].([]byte)
-	return hashes, regs
+	if len(s.Values) > 2 {
+		if exact, ok := s.Values[2].([]byte); ok {
+			return exact, regs
+		}
+	}
+	legacy, _ := s.Values[0].([]any)
+	exact := make([]byte, 0, 8*len(legacy))
+	for _, h := range legacy {
+		exact = binary.BigEndian.AppendUint64(exact, uint64(h.(int64)))
+	}
+	return exact, regs
 }
+
+// exactHash is the i-th hash of an exact set.
+func exactHash(exact []byte, i int) int64 { return int64(binary.BigEndian.Uint64(exact[8*i:])) }
 
 func (c countDistinctAgg) Add(acc any, args []any) (any, error) {
 	if args[0] == nil {
 		return acc, nil
 	}
 	h := valueHash(args[0])
-	hashes, regs := c.parts(acc)
+	exact, regs := c.parts(acc)
 	if regs != nil {
 		if regs, changed := hllAdd(regs, h); changed {
 			return c.sketch(regs), nil
 		}
 		return acc, nil
 	}
-	i, found := sort.Find(len(hashes), func(i int) int { return compareInt64(h, hashes[i].(int64)) })
+	i, found := sort.Find(len(exact)/8, func(i int) int { return compareInt64(h, exactHash(exact, i)) })
 	if found {
 		return acc, nil
 	}
-	return c.settle(slices.Insert(slices.Clip(hashes), i, any(h))), nil
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(h))
+	return c.settle(slices.Insert(slices.Clip(exact), 8*i, b[:]...)), nil
 }
 
 // settle turns an exact set that grew too large into a sketch.
-func (c countDistinctAgg) settle(hashes []any) *types.StructValue {
-	if len(hashes) <= distinctExactLimit {
-		return c.exact(hashes)
+func (c countDistinctAgg) settle(exact []byte) *types.StructValue {
+	if len(exact)/8 <= distinctExactLimit {
+		return c.exact(exact)
 	}
 	regs := make([]byte, hllRegisters)
-	for _, h := range hashes {
-		hllSet(regs, h.(int64))
+	for i := range len(exact) / 8 {
+		hllSet(regs, exactHash(exact, i))
 	}
 	return c.sketch(hllCompact(regs))
 }
@@ -128,32 +149,34 @@ func (c countDistinctAgg) Merge(a, b any) (any, error) {
 	for _, r := range [][]byte{r1, r2} {
 		hllEachSet(r, func(i int, v byte) { regs[i] = max(regs[i], v) })
 	}
-	for _, h := range append(slices.Clip(h1), h2...) {
-		hllSet(regs, h.(int64))
+	for _, exact := range [][]byte{h1, h2} {
+		for i := range len(exact) / 8 {
+			hllSet(regs, exactHash(exact, i))
+		}
 	}
 	return c.sketch(hllCompact(regs)), nil
 }
 
-// unionSorted merges two sorted hash sets.
-func unionSorted(x, y []any) []any {
-	out := make([]any, 0, len(x)+len(y))
+// unionSorted merges two sorted exact sets.
+func unionSorted(x, y []byte) []byte {
+	out := make([]byte, 0, len(x)+len(y))
 	for len(x) > 0 && len(y) > 0 {
-		switch c := compareInt64(x[0].(int64), y[0].(int64)); {
+		switch c := compareInt64(exactHash(x, 0), exactHash(y, 0)); {
 		case c < 0:
-			out, x = append(out, x[0]), x[1:]
+			out, x = append(out, x[:8]...), x[8:]
 		case c > 0:
-			out, y = append(out, y[0]), y[1:]
+			out, y = append(out, y[:8]...), y[8:]
 		default:
-			out, x, y = append(out, x[0]), x[1:], y[1:]
+			out, x, y = append(out, x[:8]...), x[8:], y[8:]
 		}
 	}
 	return append(append(out, x...), y...)
 }
 
 func (c countDistinctAgg) Result(acc any) (any, error) {
-	hashes, regs := c.parts(acc)
+	exact, regs := c.parts(acc)
 	if regs == nil {
-		return int64(len(hashes)), nil
+		return int64(len(exact) / 8), nil
 	}
 	return hllEstimate(regs), nil
 }

@@ -54,7 +54,7 @@ func TestCountMerge(t *testing.T) {
 
 func TestCountDistinctExactThenSketch(t *testing.T) {
 	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tBig), nil)
-	if want := "STRUCT<`HASHES` ARRAY<BIGINT>, `REGISTERS` BYTES>"; cd.StateType().String() != want {
+	if want := "STRUCT<`HASHES` ARRAY<BIGINT>, `REGISTERS` BYTES, `EXACT` BYTES>"; cd.StateType().String() != want {
 		t.Fatalf("state type %s", cd.StateType())
 	}
 	acc := cd.Init()
@@ -63,11 +63,11 @@ func TestCountDistinctExactThenSketch(t *testing.T) {
 		acc, _ = cd.Add(acc, []any{i})
 	}
 	hashes, regs := countDistinctAgg{}.parts(acc)
-	if res, _ := cd.Result(acc); res != int64(distinctExactLimit) || regs != nil {
-		t.Fatalf("exact phase: %v distinct, %d hashes, sketch %t", res, len(hashes), regs != nil)
+	if res, _ := cd.Result(acc); res != int64(distinctExactLimit) || regs != nil || len(hashes) != 8*distinctExactLimit {
+		t.Fatalf("exact phase: %v distinct, %d bytes of hashes, sketch %t", res, len(hashes), regs != nil)
 	}
-	for i := 1; i < len(hashes); i++ {
-		if hashes[i-1].(int64) >= hashes[i].(int64) {
+	for i := 1; i < len(hashes)/8; i++ {
+		if exactHash(hashes, i-1) >= exactHash(hashes, i) {
 			t.Fatalf("hashes not strictly ascending at %d", i)
 		}
 	}
@@ -149,4 +149,27 @@ func mustResult(t *testing.T, a Aggregator, acc any) any {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestCountDistinctLegacyState: a state stored when the exact set was an
+// ARRAY<BIGINT> of hashes (HASHES, no EXACT) counts on from that set.
+func TestCountDistinctLegacyState(t *testing.T) {
+	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tStr), nil)
+	hashes := []any{valueHash("a"), valueHash("b")}
+	slices.SortFunc(hashes, func(x, y any) int { return compareInt64(x.(int64), y.(int64)) })
+	old := &types.StructValue{Type: types.StructOf(countDistinctState.Fields[:2]...), Values: []any{hashes, nil}}
+	acc := old
+	for _, v := range []string{"a", "c", "b", "c"} {
+		next, err := cd.Add(acc, []any{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc = next.(*types.StructValue)
+	}
+	if got := mustResult(t, cd, acc); got != int64(3) {
+		t.Errorf("legacy {a, b} plus a, c, b, c: %v distinct, want 3", got)
+	}
+	if got := mustResult(t, cd, old); got != int64(2) {
+		t.Errorf("legacy {a, b}: %v distinct, want 2", got)
+	}
 }
