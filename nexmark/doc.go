@@ -52,12 +52,6 @@
 //     with a windowed GROUP BY.
 //   - A join's key expression must be a projected column (q3's seller,
 //     q7's wb, q13's k), as in ksqlDB.
-//   - TIMESTAMP='col' in WITH is checked before the value columns are
-//     inferred from the registry, so a stream over an AVRO, JSON_SR or
-//     PROTOBUF topic that names no columns cannot name its timestamp
-//     column ("does not exist in the schema"); ksqlDB injects the
-//     inferred columns first. The records' timestamps are the event
-//     times, so nothing is lost here.
 //   - With max.task.idle.ms=0 (the default) a join task over preloaded
 //     topics processes one input far ahead of a repartition topic still
 //     being written: q8 lost 80 % of its rows as late, q3 and q20 met

@@ -35,7 +35,7 @@ const suppressStore = "Aggregate-Aggregate-Suppress"
 // store purge what fell out of its retention. The buffer holds whole
 // result rows apart from the window store, so retention never takes a
 // closed window from it (ksqlDB does lose such windows; see "Deliberate
-// deviations" in DESIGN.md). The buffer is changelogged and keeps the
+// deviations" in qtt/doc.go). The buffer is changelogged and keeps the
 // stream time too, so a restart neither loses nor repeats a final result.
 type windowAggOp struct {
 	*aggregateOp
@@ -53,7 +53,7 @@ type windowAggOp struct {
 	purged     int64
 	lastRecord int64 // wall clock of the last record, for idle closing
 	// open are the distinct window intervals still accepting records.
-	open map[types.Window]struct{}
+	open openWindows
 	// Reused per record: the downstream operators copy what they keep.
 	starts  []int64
 	win     types.Window
@@ -63,25 +63,18 @@ type windowAggOp struct {
 
 // opened records that a window received a record.
 func (op *windowAggOp) opened(w types.Window) {
-	if op.open == nil {
-		op.open = map[types.Window]struct{}{}
+	end := w.End
+	if op.sessions != nil {
+		end += op.w.Size // sessions close gap + grace after their end
 	}
-	op.open[w] = struct{}{}
+	op.open.add(w, end)
 }
 
 // pruneOpen forgets closed windows and publishes the open count.
 func (op *windowAggOp) pruneOpen() {
-	for w := range op.open {
-		end := w.End
-		if op.sessions != nil {
-			end += op.w.Size // sessions close gap + grace after their end
-		}
-		if op.closed(end) {
-			delete(op.open, w)
-		}
-	}
+	op.open.prune(op.streamTime, op.w.Grace)
 	if c := op.env.OpenWindows; c != nil {
-		c.Store(int64(len(op.open)))
+		c.Store(int64(op.open.len()))
 	}
 }
 

@@ -59,6 +59,11 @@ func (p *Planner) CreateSource(s *ast.CreateSource) (*Source, error) {
 	if err := p.inferColumns(src, s.P); err != nil {
 		return nil, err
 	}
+	// As ksqlDB, TIMESTAMP='col' may name an inferred column: it is
+	// checked once the registry's columns are in the schema.
+	if err := p.applyTimestamp(src, w); err != nil {
+		return nil, err
+	}
 	if err := p.validateSource(src, s.P); err != nil {
 		return nil, err
 	}
@@ -152,8 +157,10 @@ func checkHeaderType(c ast.ColumnDef) error {
 }
 
 // applyCommon applies the WITH properties shared by CREATE and CREATE AS
-// SELECT: formats, partitions, replicas, timestamp. from is the source a
-// CREATE AS SELECT reads (nil for CREATE), whose formats are inherited.
+// SELECT: formats, partitions, replicas. from is the source a CREATE AS
+// SELECT reads (nil for CREATE), whose formats are inherited. TIMESTAMP is
+// the caller's (applyTimestamp): CREATE checks it only after inferring
+// columns from the registry, as the column it names may be one of them.
 func (p *Planner) applyCommon(src *Source, w *withProps, from *Source) error {
 	if err := p.applyFormats(src, w, from); err != nil {
 		return err
@@ -177,10 +184,7 @@ func (p *Planner) applyCommon(src *Source, w *withProps, from *Source) error {
 	if err := p.applyWindowType(src, w); err != nil {
 		return err
 	}
-	if err := applyHistoryRetention(src, w); err != nil {
-		return err
-	}
-	return p.applyTimestamp(src, w)
+	return applyHistoryRetention(src, w)
 }
 
 func posOf(w *withProps, name string) ast.Pos {

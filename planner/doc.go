@@ -7,6 +7,17 @@
 //	SELECT / CSAS / CTAS / INSERT INTO ──► plan ─┴─► Plan{Root: Node}
 //
 //	   Sink ◄── Project ◄── [FlatMap] ◄── Filter ◄── Scan(Source)
+//	   Sink ◄── Project ◄── [PartitionBy] ◄── Filter ◄── Scan(Source)
+//
+//	aggregation (aggregate.go):
+//	   Sink ◄── Project ◄── [Filter (HAVING)] ◄── Aggregate(group keys,
+//	            window, aggregates) ◄── Filter (WHERE) ◄── Scan | Join
+//
+//	join (join*.go; the rows carry each side's columns qualified ALIAS_COL):
+//	   Sink ◄── Project ◄── Filter ◄── Join(type, shape, ON equalities,
+//	                                         residual, WITHIN | AS OF)
+//	                                     ├── Left:  Scan | Join (an n-way join nests)
+//	                                     └── Right: Scan
 //
 // Plan nodes are plain data (the physical builder turns them into
 // processors, Explain prints them). Expressions are compiled here, once,

@@ -302,6 +302,9 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 	if err := p.applyCommon(sink, w, from); err != nil {
 		return nil, err
 	}
+	if err := p.applyTimestamp(sink, w); err != nil {
+		return nil, err
+	}
 	explicitKey := w.has("KEY_FORMAT") || w.has("FORMAT")
 	if kf, _, ok := w.str("KEY_FORMAT"); ok && sink.Schema.NumKeys() == 0 && !strings.EqualFold(kf, "NONE") {
 		return nil, sqlerr.New(sqlerr.Semantic, posOf(w, "KEY_FORMAT"), "Key format specified for stream without key columns.")

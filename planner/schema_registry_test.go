@@ -126,3 +126,25 @@ func TestInferColumnsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInferredTimestampColumn: TIMESTAMP='col' may name a column CREATE
+// infers from the registry (ksqlDB checks it after inferring), and one the
+// inferred schema lacks is still refused with ksqlDB's message.
+func TestInferredTimestampColumn(t *testing.T) {
+	reg := &subjects{schemas: map[string]format.RegisteredSchema{
+		"t-value": {ID: 1, Schema: format.Schema{Type: format.AvroSchema, Text: `{"type":"record","name":"R","fields":[
+			{"name":"id","type":"long"},{"name":"at","type":{"type":"long","logicalType":"timestamp-millis"}}]}`}},
+	}}
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	_, src, err := createSource(t, p, `CREATE STREAM s WITH (KAFKA_TOPIC='t', VALUE_FORMAT='AVRO', TIMESTAMP='at');`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.TimestampColumn != "AT" {
+		t.Errorf("timestamp column %q, want AT", src.TimestampColumn)
+	}
+	_, _, err = createSource(t, p, `CREATE STREAM s2 WITH (KAFKA_TOPIC='t', VALUE_FORMAT='AVRO', TIMESTAMP='missing');`)
+	if err == nil || !strings.Contains(err.Error(), "does not exist in the schema: 'MISSING'") {
+		t.Errorf("unknown inferred timestamp column: %v", err)
+	}
+}

@@ -20,7 +20,7 @@ type Deviation struct {
 // finalLosesWindows is why ksqlDB's EMIT FINAL tests that let one advance
 // of stream time close and expire a window at once differ from our
 // output: ksqlDB keeps windows for size + grace and drops the expired
-// ones unemitted, sqlstream emits every closed window once (DESIGN.md,
+// ones unemitted, sqlstream emits every closed window once (qtt/doc.go,
 // "Deliberate deviations from ksqlDB").
 const finalLosesWindows = "EMIT FINAL emits every window that accepted a record; ksqlDB loses windows that close and expire in one advance of stream time"
 
@@ -29,13 +29,13 @@ const finalLosesWindows = "EMIT FINAL emits every window that accepted a record;
 // entries in java.util.HashMap's bucket order, as ksqlDB does, but orders
 // keys that share a bucket by key, where Java keeps the order in which
 // the JSON decoder inserted them (the document's): our maps do not record
-// insertion order (DESIGN.md, "Deliberate deviations from ksqlDB").
+// insertion order (qtt/doc.go, "Deliberate deviations from ksqlDB").
 const mapOrder = "REDUCE over a MAP follows HashMap bucket order, colliding keys by key; ksqlDB orders colliding keys as the JSON document does"
 
 // multiConditionJoins is why ksqlDB's tests that expect a join on
 // several conditions to fail differ: sqlstream joins on a composite key
 // (ON a.x = b.x AND a.y = b.y) and filters matches by further conditions
-// (DESIGN.md, "Joins"; ksqlDB's issues #2344, #8574).
+// (physical/doc.go, "Joins"; ksqlDB's issues #2344, #8574).
 const multiConditionJoins = "joins on several conditions are a feature of sqlstream (composite keys, residual conditions); ksqlDB rejects them"
 
 // harnessPartitions is why ksqlDB's tests whose outcome rests on its
@@ -52,14 +52,14 @@ const multiConditionJoins = "joins on several conditions are a feature of sqlstr
 // order). With the counts the runner gives, the engine does what ksqlDB
 // does: a join of 4 and 1 partitions fails with ksqlDB's mismatch error,
 // an FK join of 1 and 2 runs and its sink takes the left's count
-// (DESIGN.md, "Deliberate deviations from ksqlDB").
+// (qtt/doc.go, "Deliberate deviations from ksqlDB").
 const harnessPartitions = "the test depends on ksqlDB's harness creating every topic with 4 partitions while running them as one; sqlstream's runner creates topics as the engine would (1 unless declared, a sink its source's) so that records keep one order"
 
 // spqDropsNullKeys is why ksqlDB's scalable push query test with a
 // null-key record differs: ksqlDB's scalable push queries drop such a
 // record (the test's own note: "inconsistent with conventional push"),
 // sqlstream delivers it as every push query does, rather than lose it
-// (DESIGN.md, "Deliberate deviations from ksqlDB").
+// (qtt/doc.go, "Deliberate deviations from ksqlDB").
 const spqDropsNullKeys = "a scalable push query delivers a record with a NULL key as any push query does; ksqlDB's drops it"
 
 // headerColumnOrder is why ksqlDB's pull query on a source table with a
@@ -67,7 +67,7 @@ const spqDropsNullKeys = "a scalable push query delivers a record with a NULL ke
 // column before the value columns, marked HEADER('abc'), while its rows
 // carry it after them (the order of SELECT *), so a client reading
 // columns by the header's schema would swap values; sqlstream's header
-// lists the columns in the order of the rows (DESIGN.md, "Deliberate
+// lists the columns in the order of the rows (qtt/doc.go, "Deliberate
 // deviations from ksqlDB").
 const headerColumnOrder = "the /query header lists columns in the order of the rows; ksqlDB's lists a HEADER column before value columns that its rows carry first"
 

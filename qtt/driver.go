@@ -1,6 +1,8 @@
 package qtt
 
 import (
+	"encoding/json"
+
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -74,7 +76,33 @@ type TopicInfo struct {
 	Partitions int32
 }
 
-// NewDriver makes a fresh driver for one variant; props are the test's
-// properties (plus "qtt.mode" = "broker" under --broker, and "qtt.topics"
-// when the test declares topics: a JSON array of {"name","partitions"}).
-type NewDriver func(props map[string]string) (Driver, error)
+// NewDriver makes a fresh driver for one variant.
+type NewDriver func(DriverConfig) (Driver, error)
+
+// DriverConfig is what a new driver is given for one variant.
+type DriverConfig struct {
+	// Props are the test's properties.
+	Props map[string]string
+	// Topics are the topics the test declares, their formats resolved.
+	Topics []Topic
+	// Broker runs the variant end to end against a broker (--broker);
+	// false: on the in-memory engine.
+	Broker bool
+}
+
+// Topic is a topic a test declares, as a driver creates it and registers
+// its schemas.
+type Topic struct {
+	Name       string
+	Partitions int32 // 0 when the test gives none: one
+	// KeyFormat and ValueFormat are the formats of the schemas ("": the
+	// driver guesses from the schema).
+	KeyFormat, ValueFormat string
+	KeySchema, ValueSchema json.RawMessage
+	// KeySchemaID and ValueSchemaID are the ids the schemas are
+	// registered with (nil: the registry's next).
+	KeySchemaID, ValueSchemaID *int
+	// KeyRefs and ValueRefs are schemas the key or value schema imports,
+	// registered before it under their names.
+	KeyRefs, ValueRefs []SchemaReferenceSpec
+}

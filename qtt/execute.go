@@ -1,7 +1,6 @@
 package qtt
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -44,7 +43,7 @@ type runConfig struct {
 	newDriver NewDriver
 	timeout   time.Duration
 	onlyEasy  bool
-	props     map[string]string // added to every variant's properties
+	broker    bool // variants run against a broker (--broker)
 }
 
 // runVariant runs the QTT variant v (see runJob).
@@ -96,7 +95,7 @@ func runGuarded(j Job, cfg runConfig) (r Result) {
 				Detail: strings.Split(strings.TrimSpace(string(debug.Stack())), "\n")}
 		}
 	}()
-	d, err := cfg.newDriver(variantProps(v, cfg.props))
+	d, err := cfg.newDriver(driverConfig(v, cfg.broker))
 	if err != nil {
 		return Failure(v, "cannot start driver: %v", err)
 	}
@@ -107,54 +106,39 @@ func runGuarded(j Job, cfg runConfig) (r Result) {
 	return runOn(v, d)
 }
 
-// variantProps merges the test's properties, the run's and the declared
-// topics (as "qtt.topics").
-func variantProps(v *Variant, extra map[string]string) map[string]string {
-	props := make(map[string]string, len(v.Properties)+len(extra)+1)
+// driverConfig is what v's driver is given: its properties, its
+// declared topics (formats resolved) and the run's mode.
+func driverConfig(v *Variant, broker bool) DriverConfig {
+	props := make(map[string]string, len(v.Properties))
 	for k, p := range v.Properties {
 		props[k] = p
 	}
-	for k, p := range extra {
-		props[k] = p
-	}
-	if len(v.Topics) > 0 {
-		props["qtt.topics"] = topicsProp(v.Topics)
-	}
-	return props
+	return DriverConfig{Props: props, Topics: declaredTopics(v.Topics), Broker: broker}
 }
 
-func topicsProp(ts []TopicSpec) string {
-	type topic struct {
-		Name          string                `json:"name"`
-		Partitions    *int32                `json:"partitions,omitempty"`
-		KeyFormat     string                `json:"keyFormat,omitempty"`
-		ValueFormat   string                `json:"valueFormat,omitempty"`
-		KeySchema     json.RawMessage       `json:"keySchema,omitempty"`
-		ValueSchema   json.RawMessage       `json:"valueSchema,omitempty"`
-		KeySchemaID   *int                  `json:"keySchemaId,omitempty"`
-		ValueSchemaID *int                  `json:"valueSchemaId,omitempty"`
-		KeyRefs       []SchemaReferenceSpec `json:"keySchemaReferences,omitempty"`
-		ValueRefs     []SchemaReferenceSpec `json:"valueSchemaReferences,omitempty"`
-	}
-	out := make([]topic, len(ts))
-	for i, t := range ts {
-		out[i] = topic{Name: t.Name, Partitions: t.Partitions, KeySchema: t.KeySchema, ValueSchema: t.ValueSchema,
+func declaredTopics(ts []TopicSpec) []Topic {
+	var out []Topic
+	for _, t := range ts {
+		d := Topic{Name: t.Name, KeySchema: t.KeySchema, ValueSchema: t.ValueSchema,
 			KeySchemaID: t.KeySchemaID, ValueSchemaID: t.ValueSchemaID, KeyRefs: t.KeySchemaReferences, ValueRefs: t.ValueSchemaReferences}
+		if t.Partitions != nil {
+			d.Partitions = *t.Partitions
+		}
 		if len(t.Schema) > 0 && len(t.ValueSchema) == 0 {
-			out[i].ValueSchema = t.Schema
+			d.ValueSchema = t.Schema
 		}
 		if t.Format != nil {
-			out[i].KeyFormat, out[i].ValueFormat = t.Format.Format, t.Format.Format
+			d.KeyFormat, d.ValueFormat = t.Format.Format, t.Format.Format
 		}
 		if t.KeyFormat != nil {
-			out[i].KeyFormat = t.KeyFormat.Format
+			d.KeyFormat = t.KeyFormat.Format
 		}
 		if t.ValueFormat != nil {
-			out[i].ValueFormat = t.ValueFormat.Format
+			d.ValueFormat = t.ValueFormat.Format
 		}
+		out = append(out, d)
 	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return out
 }
 
 // runOn executes statements, feeds inputs, then checks outputs and post

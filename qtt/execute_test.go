@@ -1,6 +1,8 @@
 package qtt
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,8 +11,8 @@ import (
 
 func fakeConfig(release chan struct{}, closed *atomic.Int32) runConfig {
 	nd := newFakeDriver(release)
-	return runConfig{timeout: 5 * time.Second, newDriver: func(p map[string]string) (Driver, error) {
-		d, err := nd(p)
+	return runConfig{timeout: 5 * time.Second, newDriver: func(c DriverConfig) (Driver, error) {
+		d, err := nd(c)
 		if err == nil {
 			d.(*fakeDriver).closed = closed
 		}
@@ -73,14 +75,22 @@ func TestNegativeTests(t *testing.T) {
 	}
 }
 
-func TestVariantProps(t *testing.T) {
+// TestDriverConfig: a driver is given the variant's properties (a copy),
+// its topics with their formats resolved, and the run's mode, in typed
+// fields rather than in the property map.
+func TestDriverConfig(t *testing.T) {
 	parts := int32(3)
-	v := &Variant{Properties: map[string]string{"a": "1"}, Topics: []TopicSpec{{Name: "t", Partitions: &parts}, {Name: "u"}}}
-	got := variantProps(v, map[string]string{"qtt.mode": "broker"})
-	if got["a"] != "1" || got["qtt.mode"] != "broker" || got["qtt.topics"] != `[{"name":"t","partitions":3},{"name":"u"}]` {
-		t.Fatalf("props = %v", got)
+	v := &Variant{Properties: map[string]string{"a": "1"}, Topics: []TopicSpec{
+		{Name: "t", Partitions: &parts, Format: &FormatSpec{Format: "AVRO"}, Schema: json.RawMessage(`"int"`)},
+		{Name: "u", KeyFormat: &FormatSpec{Format: "JSON"}, ValueFormat: &FormatSpec{Format: "PROTOBUF"}}}}
+	got := driverConfig(v, true)
+	want := DriverConfig{Props: map[string]string{"a": "1"}, Broker: true, Topics: []Topic{
+		{Name: "t", Partitions: 3, KeyFormat: "AVRO", ValueFormat: "AVRO", ValueSchema: json.RawMessage(`"int"`)},
+		{Name: "u", KeyFormat: "JSON", ValueFormat: "PROTOBUF"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("config = %+v\nwant %+v", got, want)
 	}
-	if _, ok := variantProps(&Variant{}, nil)["qtt.topics"]; ok {
-		t.Fatal("qtt.topics set without declared topics")
+	if c := driverConfig(&Variant{}, false); c.Broker || len(c.Topics) != 0 || len(c.Props) != 0 {
+		t.Fatalf("empty variant: %+v", c)
 	}
 }

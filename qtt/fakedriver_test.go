@@ -39,11 +39,11 @@ type fakeDriver struct {
 var _ Driver = (*fakeDriver)(nil)
 
 func newFakeDriver(release chan struct{}) NewDriver {
-	return func(props map[string]string) (Driver, error) {
-		if props["fail.driver"] == "true" {
+	return func(c DriverConfig) (Driver, error) {
+		if c.Props["fail.driver"] == "true" {
 			return nil, errors.New("no engine today")
 		}
-		return &fakeDriver{props: props, pipes: map[string][]string{}, release: release}, nil
+		return &fakeDriver{props: c.Props, pipes: map[string][]string{}, release: release}, nil
 	}
 }
 

@@ -40,11 +40,7 @@ func Main(args []string, stdout, stderr io.Writer, newDriver NewDriver, formats 
 		fmt.Fprintf(stderr, "sqlstream test: %v\n", err)
 		return 2
 	}
-	cfg := runConfig{newDriver: newDriver, timeout: opts.timeout, onlyEasy: opts.onlyEasy,
-		props: map[string]string{}}
-	if opts.broker {
-		cfg.props["qtt.mode"] = "broker"
-	}
+	cfg := runConfig{newDriver: newDriver, timeout: opts.timeout, onlyEasy: opts.onlyEasy, broker: opts.broker}
 	if opts.sqlFile != "" {
 		return runTestRunnerMode(opts, cfg, stdout, stderr)
 	}
@@ -113,7 +109,7 @@ func parseFlags(args []string, stdout io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonFile, "json", "", "also write machine-readable results to this file")
 	fs.BoolVar(&o.verbose, "v", false, "print every variant, with details of failures")
 	fs.BoolVar(&o.strict, "strict", false, "exit 1 when any variant fails (always so now; accepted for older scripts)")
-	fs.BoolVar(&o.broker, "broker", false, `run end to end against a broker (passes qtt.mode=broker to the engine)`)
+	fs.BoolVar(&o.broker, "broker", false, `run end to end against a broker (the driver runs each variant on an engine over a broker)`)
 	fs.IntVar(&o.parallel, "parallel", 0, "variants run at once (default GOMAXPROCS)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit of one variant")
 	if err := parseInterspersed(fs, args, &o.paths); err != nil {

@@ -39,14 +39,14 @@ func TestAsOfJoinSurvivesRestartAndLostState(t *testing.T) {
 	r.produceAt("orders", "USD", `{"ID":"o1"}`, 2000)
 	r.produceAt("orders", "USD", `{"ID":"o2"}`, 4000)
 	r.awaitKey(buffer, bufferKey(4000, 1))
-	time.Sleep(500 * time.Millisecond) // let the commit of these records happen
+	r.awaitCommitted(app, "orders", "rates")
 
 	r.restart()
 	r.produceAt("rates", "USD", `{"RATE":1.5}`, 1500) // late, within the grace
 	r.awaitKey(versions, versionKey("USD", 1500))
 	r.produceAt("orders", "USD", `{"ID":"o3"}`, 9000) // releases o1 and o2
 	expectRates(t, r, `USD={"ID":"o1","RATE":1.5}`, `USD={"ID":"o2","RATE":2.0}`)
-	time.Sleep(500 * time.Millisecond)
+	r.awaitCommitted(app, "orders", "rates")
 
 	r.e.Close()
 	r.e = nil
@@ -56,7 +56,7 @@ func TestAsOfJoinSurvivesRestartAndLostState(t *testing.T) {
 	r.startEngine()
 	r.produceAt("orders", "USD", `{"ID":"o4"}`, 20000) // releases o3
 	expectRates(t, r, `USD={"ID":"o1","RATE":1.5}`, `USD={"ID":"o2","RATE":2.0}`, `USD={"ID":"o3","RATE":2.0}`)
-	time.Sleep(500 * time.Millisecond)
+	r.awaitCommitted(app, "orders", "rates")
 	if all := values(r.consumeAll("USD")); len(all) != 3 {
 		t.Fatalf("USD after the restarts: %q, want each order once", all)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -41,7 +42,7 @@ type taskBalancer struct {
 	// rebalance in every member's assignment (now is its clock);
 	// assigned hands a member its standbys, warmups and rebalance
 	// schedule (exec's rebalance_rounds.go).
-	ha       haConfig
+	ha       props.HA
 	stateful map[int]bool
 	endSums  func() map[physical.TaskID]int64
 	now      func() time.Time
@@ -215,7 +216,7 @@ func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]i
 	hosts.Standby = encodeStandbyHosts(ha, endpoints)
 	out := replicaSyncAssignment{partitions: plan.AsMemberIDMap(), ha: ha, hosts: hosts, rejoin: revokes(members, ha.active)}
 	if ha.probe && b.now != nil {
-		out.probeAt = b.now().Add(b.ha.probeInterval)
+		out.probeAt = b.now().Add(b.ha.ProbeInterval)
 	}
 	return out
 }

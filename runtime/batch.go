@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/script"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -23,7 +24,7 @@ const queryEndpointMessage = "The following statement types should be issued to 
 // see the variables and custom types they would see when run: a DEFINE,
 // UNDEFINE, CREATE TYPE or DROP TYPE takes effect for the statements
 // after it. A SET of ksql.variable.substitution.enable applies the same
-// way. A request of more than PropMaxStatements statements is refused
+// way. A request of more than props.MaxStatements statements is refused
 // before any is parsed.
 func (e *Engine) parseBatch(ctx context.Context, ksql string, s *session) ([]ast.Statement, error) {
 	b := &batchScope{e: e, ctx: ctx, vars: maps.Clone(s.vars), types: map[string]*types.Type{},
@@ -32,10 +33,10 @@ func (e *Engine) parseBatch(ctx context.Context, ksql string, s *session) ([]ast
 		b.vars = map[string]string{}
 	}
 	all := script.All(ksql)
-	if limit := e.props.Int(PropMaxStatements, defaultMaxStatements); len(all) > limit {
+	if limit := e.cfg.MaxStatements; len(all) > limit {
 		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: fmt.Sprintf(
 			"The request holds %d statements, more than the limit of %d (server property %s): send them in several requests",
-			len(all), limit, PropMaxStatements)}
+			len(all), limit, props.MaxStatements)}
 	}
 	var out []ast.Statement
 	for _, st := range all {
@@ -79,7 +80,7 @@ func (b *batchScope) parse(text string) (ast.Statement, error) {
 	}
 	switch st := stmt.(type) {
 	case *ast.SetProperty:
-		if NormalizeProperty(st.Name) == PropVarSubstitution {
+		if props.Normalize(st.Name) == props.VarSubstitution {
 			b.noSubstitution = strings.EqualFold(st.Value, "false")
 		}
 	case *ast.Define:

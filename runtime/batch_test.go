@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 func statementErr(t *testing.T, err error) *api.StatementError {
@@ -109,7 +110,7 @@ func TestQueryRunsOneStatement(t *testing.T) {
 // before any is parsed, with a 40000 error naming the limit; one at the
 // limit runs.
 func TestBatchStatementLimit(t *testing.T) {
-	te, err := NewTestEngine(map[string]string{PropMaxStatements: "3"})
+	te, err := NewTestEngine(map[string]string{props.MaxStatements: "3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestBatchStatementLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer def.Close()
-	if _, err := def.ExecuteStatement(strings.Repeat("SHOW STREAMS;", defaultMaxStatements+1), nil); !errors.As(err, &em) {
-		t.Fatalf("%d statements: %v", defaultMaxStatements+1, err)
+	if _, err := def.ExecuteStatement(strings.Repeat("SHOW STREAMS;", props.DefaultMaxStatements+1), nil); !errors.As(err, &em) {
+		t.Fatalf("%d statements: %v", props.DefaultMaxStatements+1, err)
 	}
 }

@@ -1,12 +1,15 @@
 package runtime
 
 import (
+	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 )
 
 // peerSet is this server's view of the other servers of its service id
@@ -19,9 +22,8 @@ import (
 // Hosts are keyed by "host:port" (ksqlDB's /clusterStatus key) and
 // called at their advertised URL.
 type peerSet struct {
-	self    string       // advertised URL of this server, "" when it has none
-	key     []byte       // HMAC key of inter-node requests (peer_auth.go); nil refuses them
-	seen    seenPeerMACs // signatures accepted within peerClockSkew (replays are refused)
+	self    string     // advertised URL of this server, "" when it has none
+	auth    *peer.Auth // signs and verifies inter-node requests
 	window  time.Duration
 	started time.Time
 
@@ -41,7 +43,7 @@ type peerHost struct {
 }
 
 func newPeerSet(self string, key []byte, window time.Duration) *peerSet {
-	return &peerSet{self: self, key: key, window: window, started: time.Now(),
+	return &peerSet{self: self, auth: peer.NewAuth(key), window: window, started: time.Now(),
 		placement: map[string]hostTasks{}, standbys: map[string]hostTasks{}, hosts: map[string]*peerHost{}}
 }
 
@@ -54,21 +56,12 @@ func (p *peerSet) advertised() string {
 	return p.self
 }
 
-// hostKey is the "host:port" of an endpoint URL.
-func hostKey(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return endpoint
-	}
-	return u.Host
-}
-
 // selfKey is this server's "host:port", or "local" without an endpoint.
 func (p *peerSet) selfKey() string {
 	if p == nil || p.self == "" {
 		return "local"
 	}
-	return hostKey(p.self)
+	return peer.HostKey(p.self)
 }
 
 // place records the host map of a query's group (nil: forget it). A
@@ -87,7 +80,7 @@ func (p *peerSet) place(appID string, h hostTasks) {
 	p.placement[appID] = carryMoving(p.placement[appID], h)
 	now := time.Now()
 	for ep := range h {
-		k := hostKey(ep)
+		k := peer.HostKey(ep)
 		if ep == p.self || p.hosts[k] != nil {
 			continue
 		}
@@ -139,7 +132,7 @@ func (p *peerSet) prune(now time.Time) {
 	placed := map[string]bool{}
 	for _, h := range p.placement {
 		for ep := range h {
-			placed[hostKey(ep)] = true
+			placed[peer.HostKey(ep)] = true
 		}
 	}
 	for k, h := range p.hosts {
@@ -205,7 +198,7 @@ func (p *peerSet) alive(endpoint string) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	h := p.hosts[hostKey(endpoint)]
+	h := p.hosts[peer.HostKey(endpoint)]
 	return h != nil && h.aliveAt(time.Now(), p.window)
 }
 
@@ -253,3 +246,66 @@ func (p *peerSet) view() []peerView {
 // placed records the host map of the query's group as its runner's
 // balancer received it (nil: the runner stopped).
 func (q *query) placed(h hostTasks) { q.eng.peers.place(q.appID, h) }
+
+// peerSource is the engine as the peer agent sees it.
+type peerSource struct{ e *Engine }
+
+var _ peer.Peers = peerSource{}
+
+func (s peerSource) Targets() []string                                   { return s.e.peers.targets() }
+func (s peerSource) Prune(now time.Time)                                 { s.e.peers.prune(now) }
+func (s peerSource) LagReport(host api.HostInfo) api.LagReportingMessage { return s.e.lagReport(host) }
+
+// startPeerAgent starts the heartbeats and lag reports (package peer)
+// if this server has an endpoint and the key to sign with.
+func (e *Engine) startPeerAgent() {
+	if e.peers == nil {
+		return
+	}
+	e.agent = peer.StartAgent(peer.AgentConfig{Self: e.peers.self, Beat: e.cfg.HeartbeatInterval,
+		Lag: e.cfg.LagReportInterval, Window: e.peers.window, Auth: e.peers.auth, Logger: e.logger}, peerSource{e})
+}
+
+// lagReport is this server's /lag message: its store lags and the state
+// of each persistent query.
+func (e *Engine) lagReport(host api.HostInfo) api.LagReportingMessage {
+	msg := api.LagReportingMessage{HostInfo: host, QueryStates: map[string]string{}}
+	msg.HostStoreLags = api.HostStoreLags{StateStoreLags: map[string]api.QueryStoreLags{}, UpdateTimeMs: nowMillis()}
+	e.mu.Lock()
+	queries := e.sortedQueries()
+	e.mu.Unlock()
+	for _, q := range queries {
+		msg.QueryStates[q.id] = q.State().String()
+		if lags := q.hostLags(); len(lags) > 0 {
+			msg.HostStoreLags.StateStoreLags[q.id] = api.QueryStoreLags{LagByPartition: lags}
+		}
+	}
+	return msg
+}
+
+// Heartbeat records a peer's heartbeat (POST /heartbeat, verified by the
+// server first).
+func (e *Engine) Heartbeat(m api.HeartbeatMessage) {
+	if e.peers != nil {
+		e.peers.heard(net.JoinHostPort(m.HostInfo.Host, strconv.Itoa(m.HostInfo.Port)))
+	}
+}
+
+// LagReport records a peer's lag report (POST /lag, verified by the
+// server first).
+func (e *Engine) LagReport(m api.LagReportingMessage) {
+	if e.peers != nil {
+		e.peers.reported(net.JoinHostPort(m.HostInfo.Host, strconv.Itoa(m.HostInfo.Port)), m.HostStoreLags, m.QueryStates)
+	}
+}
+
+// VerifyPeer implements the server's check of inter-node requests: nil
+// when header (peer.Header's value) signs method, path and body
+// with this service's key.
+func (e *Engine) VerifyPeer(method, path, header string, body []byte) error {
+	var auth *peer.Auth
+	if e.peers != nil {
+		auth = e.peers.auth
+	}
+	return auth.Verify(method, path, header, body)
+}

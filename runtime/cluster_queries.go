@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/sqlstream/sqlstream/runtime/peer"
+
 // hostStates is the query's state on every server of the service id
 // ("host:port" → state): this server's own, each live peer's from its
 // last lag report, and UNRESPONSIVE for a dead one (ksqlDB's SHOW
@@ -8,7 +10,7 @@ func (q *query) hostStates() map[string]string {
 	p := q.eng.peers
 	self := "local"
 	if p.advertised() != "" {
-		self = hostKey(p.advertised())
+		self = peer.HostKey(p.advertised())
 	}
 	out := map[string]string{self: q.State().String()}
 	for _, v := range p.view() {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -29,7 +30,7 @@ func (e *Engine) ClusterStatus() api.ClusterStatusResponse {
 	}
 	key := e.opts.serviceID + "@local"
 	if self != "" {
-		key = hostKey(self)
+		key = peer.HostKey(self)
 	}
 	out := map[string]api.HostStatus{key: host}
 	for _, v := range e.peers.view() {

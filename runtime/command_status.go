@@ -1,6 +1,9 @@
 package runtime
 
-import "github.com/sqlstream/sqlstream/api"
+import (
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/props"
+)
 
 // CommandStatus implements the server's CommandStatusLookup (GET
 // /status/{type}/{entity}/{action}): the status, message and query id a
@@ -20,12 +23,12 @@ func (e *Engine) CommandStatus(id string) (api.CommandStatus, bool) {
 // /is_valid_property/{property}): an error for a property the engine
 // does not know or a client may not override.
 func (e *Engine) ValidateProperty(name string) error {
-	d, err := e.table.lookup(name)
+	d, err := e.table.Lookup(name)
 	if err != nil {
 		return err
 	}
-	if d.fixed {
-		return &PropertyError{Name: name, Problem: ProblemProhibited}
+	if d.Fixed() {
+		return &props.Error{Name: name, Problem: props.ProblemProhibited}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // TestCommandStatusLookup: GET /status/{id} answers with the message and
@@ -39,13 +40,13 @@ func TestCommandStatusLookup(t *testing.T) {
 // server-only properties and accepts the rest.
 func TestValidateProperty(t *testing.T) {
 	eng := newTestEngine(t, nil)
-	for name, want := range map[string]runtime.PropertyProblem{
-		"no.such.property":      runtime.ProblemUnknown,
-		"ksql.service.id":       runtime.ProblemProhibited,
-		"bootstrap.servers":     runtime.ProblemProhibited,
-		"ksql.streams.bogus.ms": runtime.ProblemUnknown,
+	for name, want := range map[string]props.Problem{
+		"no.such.property":      props.ProblemUnknown,
+		"ksql.service.id":       props.ProblemProhibited,
+		"bootstrap.servers":     props.ProblemProhibited,
+		"ksql.streams.bogus.ms": props.ProblemUnknown,
 	} {
-		var pe *runtime.PropertyError
+		var pe *props.Error
 		if err := eng.ValidateProperty(name); !errors.As(err, &pe) || pe.Problem != want {
 			t.Errorf("%s: %v, want problem %d", name, err, want)
 		}

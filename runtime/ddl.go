@@ -10,6 +10,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -27,7 +28,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 		e.queryCount++
 	}
 	if e.cmdLog != nil {
-		if err := e.cmdLog.append(ctx, c); err != nil {
+		if err := e.cmdLog.Append(ctx, c); err != nil {
 			return nil, fmt.Errorf("could not write to the command topic: %w", err)
 		}
 	}
@@ -36,7 +37,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 }
 
 // overrides returns the session properties that differ from the server's.
-func (s *session) overrides(server Properties) map[string]string {
+func (s *session) overrides(server props.Properties) map[string]string {
 	out := map[string]string{}
 	for k, v := range s.props {
 		if server[k] != v {
@@ -64,12 +65,13 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 		return nil, err
 	}
 	var cst *planner.Plan // the plan of a SOURCE table's materialization
+	var cstQuery queryBuild
 	if st.Source && st.Kind == ast.Table {
 		if cst, err = e.planner.PlanMaterialization(src); err != nil {
 			return nil, err
 		}
 		id := func(seq int64) string { return cstID(src.Name, e.queryNumber(seq)) }
-		if err := e.checkNewQueryNames(cst, id, st.P, cmd); err != nil {
+		if cstQuery, err = e.buildQuery(cst, id, cmd, st.P); err != nil {
 			return nil, err
 		}
 	}
@@ -97,7 +99,7 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 	}
 	var queryID string
 	if cst != nil {
-		if queryID, err = e.materializeSource(ctx, src, cst, c, s); err != nil {
+		if queryID, err = e.materializeSource(ctx, cst, cstQuery, c, s); err != nil {
 			return nil, err
 		}
 		msg += " and materialized by query " + queryID
@@ -106,31 +108,59 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 }
 
 // materializeSource starts the CST query that keeps a SOURCE table in a
-// store, so pull queries can read it.
-func (e *Engine) materializeSource(ctx context.Context, src *planner.Source, plan *planner.Plan, c *command, s *session) (string, error) {
+// store, so pull queries can read it (b is its query, built by
+// buildQuery).
+func (e *Engine) materializeSource(ctx context.Context, plan *planner.Plan, b queryBuild, c *command, s *session) (string, error) {
 	cst := *c
-	cst.QueryID = cstID(src.Name, e.queryNumber(c.Seq))
+	cst.QueryID = b.id
 	e.queryCount++
-	cst.Props = map[string]string{PropOffsetReset: "earliest"} // a table is its whole topic
+	cst.Props = map[string]string{props.OffsetReset: "earliest"} // a table is its whole topic
 	for k, v := range c.Props {
-		if k != PropOffsetReset {
+		if k != props.OffsetReset {
 			cst.Props[k] = v
 		}
 	}
-	return cst.QueryID, e.startQuery(ctx, &cst, plan, s)
+	return cst.QueryID, e.startQuery(ctx, &cst, plan, b.topo, s)
 }
 
 // cstID is the id of the query materializing SOURCE table name.
 func cstID(name string, n int64) string { return fmt.Sprintf("CST_%s_%d", name, n) }
 
-// checkNewQueryNames runs checkDerivedNames for a new statement (cmd is
-// nil) with the id its query will get when recorded; a replayed one was
-// checked when it was accepted.
-func (e *Engine) checkNewQueryNames(plan *planner.Plan, queryID func(seq int64) string, pos ast.Pos, cmd *command) error {
+// queryBuild is the query a statement starts, built once: its id, its
+// application id and its topology, which the name check, initOffsets and
+// startQuery share.
+type queryBuild struct {
+	id, appID string
+	topo      *physical.Topology
+}
+
+// buildQuery builds the topology of the query a statement starts, under
+// the application id of the id its command gets when recorded (a new
+// statement, cmd nil: the next sequence number) or got (a replayed one:
+// the prefix it recorded). A new statement's derived names are checked
+// (checkDerivedNames); a replayed one's were when it was accepted.
+func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, cmd *command, pos ast.Pos) (queryBuild, error) {
+	b := queryBuild{id: queryID(e.seq)}
 	if cmd != nil {
-		return nil
+		// A CREATE … AS SELECT records its query's id; the CST of a
+		// SOURCE table is derived from its CREATE's sequence number.
+		if b.id = cmd.QueryID; b.id == "" {
+			b.id = queryID(cmd.Seq)
+		}
+		b.appID = e.commandAppID(&command{QueryID: b.id, AppPrefix: cmd.AppPrefix})
+	} else {
+		b.appID = e.queryAppID(b.id)
 	}
-	return e.checkDerivedNames(plan, queryID(e.seq), pos)
+	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.parseTimestamp})
+	if err != nil {
+		return b, err
+	}
+	e.queryBuilds++
+	b.topo = topo
+	if cmd == nil {
+		return b, e.checkDerivedNames(topo, b.id, pos)
+	}
+	return b, nil
 }
 
 // ensureSourceTopic checks the topic of a CREATE STREAM/TABLE: it must
@@ -181,7 +211,8 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 		prefix = "CTAS_"
 	}
 	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, e.queryNumber(seq)) }
-	if err := e.checkNewQueryNames(plan, queryID, st.P, cmd); err != nil {
+	b, err := e.buildQuery(plan, queryID, cmd, st.P)
+	if err != nil {
 		return nil, err
 	}
 	if cmd == nil {
@@ -192,7 +223,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
+	if err := e.initOffsets(ctx, plan, b, s, cmd); err != nil {
 		return nil, err
 	}
 	c, err := e.record(ctx, st, s, cmd, queryID)
@@ -200,7 +231,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 		return nil, err
 	}
 	e.cat.Put(plan.Sink)
-	if err := e.startQuery(ctx, c, plan, s); err != nil {
+	if err := e.startQuery(ctx, c, plan, b.topo, s); err != nil {
 		if cmd == nil {
 			// The statement is in the command topic and the catalog, so
 			// a restart retries the query; say so rather than pretend
@@ -249,14 +280,14 @@ func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source, pos 
 }
 
 // checkPartitions refuses to create a topic of more than
-// PropMaxPartitions partitions: each costs memory in every query reading
+// props.MaxPartitions partitions: each costs memory in every query reading
 // the topic.
 func (e *Engine) checkPartitions(n int32, pos ast.Pos) error {
-	limit := e.props.Int(PropMaxPartitions, defaultMaxPartitions)
+	limit := e.cfg.MaxPartitions
 	if int(n) <= limit {
 		return nil
 	}
-	return sqlerr.New(sqlerr.Kafka, pos, "Invalid value %d for PARTITIONS: a topic may have at most %d partitions (server property %s)", n, limit, PropMaxPartitions)
+	return sqlerr.New(sqlerr.Kafka, pos, "Invalid value %d for PARTITIONS: a topic may have at most %d partitions (server property %s)", n, limit, props.MaxPartitions)
 }
 
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
@@ -271,17 +302,18 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 		return nil, err
 	}
 	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
-	if err := e.checkNewQueryNames(plan, queryID, st.P, cmd); err != nil {
+	b, err := e.buildQuery(plan, queryID, cmd, st.P)
+	if err != nil {
 		return nil, err
 	}
-	if err := e.initOffsets(ctx, plan, queryID, s, cmd); err != nil {
+	if err := e.initOffsets(ctx, plan, b, s, cmd); err != nil {
 		return nil, err
 	}
 	c, err := e.record(ctx, st, s, cmd, queryID)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.startQuery(ctx, c, plan, s); err != nil {
+	if err := e.startQuery(ctx, c, plan, b.topo, s); err != nil {
 		return nil, err
 	}
 	id := "stream/" + st.Target + "/create"
@@ -295,45 +327,34 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 // skipped. It runs before the command is appended: from then on the
 // other servers of the service id start the query too, and the group,
 // once it has members, refuses a commit from outside it.
-func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID func(seq int64) string, s *session, cmd *command) error {
-	if cmd != nil || e.cluster.Synchronous() || s.props[PropOffsetReset] == "earliest" {
+func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, b queryBuild, s *session, cmd *command) error {
+	if cmd != nil || e.cluster.Synchronous() || props.NewParser(e.table, s.props).Str(props.OffsetReset) == "earliest" {
 		return nil
 	}
-	id := queryID(e.seq) // the id record gives the command
-	appID := e.queryAppID(id)
-	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
-	if err != nil {
+	if err := e.createInternalTopics(ctx, plan, b.topo); err != nil {
 		return err
 	}
-	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
-		return err
-	}
-	if err := e.cluster.CommitEnds(ctx, appID, topo.SourceTopics()); err != nil {
-		return fmt.Errorf("could not initialize offsets of %s: %w", id, err)
+	if err := e.cluster.CommitEnds(ctx, b.appID, b.topo.SourceTopics()); err != nil {
+		return fmt.Errorf("could not initialize offsets of %s: %w", b.id, err)
 	}
 	return nil
 }
 
-// startQuery builds and starts a persistent query (its offsets are
-// initialized by initOffsets).
-func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session) error {
+// startQuery starts a persistent query on its topology (built by
+// buildQuery; its offsets are initialized by initOffsets).
+func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, topo *physical.Topology, s *session) error {
 	appID := e.commandAppID(c)
-	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
-	if err != nil {
-		return err
-	}
 	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
 		return err
 	}
-	props := e.props.Merge(c.Props)
-	if t := props[PropLateTopic]; t != "" {
-		if err := e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: t, Partitions: max(plan.Sources[0].Partitions, 1), Replicas: 1}); err != nil {
-			return fmt.Errorf("could not create %s %s: %w", PropLateTopic, t, err)
-		}
-	}
-	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, props)
+	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, e.props.Merge(c.Props))
 	if err != nil {
 		return err
+	}
+	if t := q.cfg.LateTopic; t != "" {
+		if err := e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: t, Partitions: max(plan.Sources[0].Partitions, 1), Replicas: 1}); err != nil {
+			return fmt.Errorf("could not create %s %s: %w", props.LateTopic, t, err)
+		}
 	}
 	e.queries[q.id] = q
 	return q.start()
@@ -498,7 +519,7 @@ func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, t
 		if err != nil {
 			return err
 		}
-		spec := exec.TopicSpec{Name: t.Name, Partitions: max(n, 1), Replicas: int16(e.props.Int(PropInternalReplicas, 1))}
+		spec := exec.TopicSpec{Name: t.Name, Partitions: max(n, 1), Replicas: e.cfg.InternalReplicas}
 		switch {
 		case t.Compact && t.RetentionMs > 0:
 			spec.Configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(t.RetentionMs, 10)}

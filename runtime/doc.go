@@ -14,10 +14,10 @@
 //
 // Several servers of one service id form one cluster: each follows the
 // command topic continuously and applies every command in topic order
-// (command_follower.go; appends are serialized by a transactional
+// (package commandlog; appends are serialized by a transactional
 // producer fencing on the service id; each record is signed and chained
 // to the one before, so only the next record of the chain runs and a
-// server that cannot verify the topic refuses to start: command_chain.go),
+// server that cannot verify the topic refuses to start: commandlog/chain.go),
 // and each runs every persistent query, its consumer group splitting the
 // query's tasks between them
 // (balancer.go: whole tasks, sticky, cooperative, by num.stream.threads).
@@ -53,13 +53,15 @@
 // ksqlDB prefix under sqlstream.internal.topic.naming=ksqldb; the command
 // that creates a query records the prefix, so a query never changes names.
 //
-// Configuration: one property table (property_table.go: name, type,
+// Configuration (package props): one property table (name, type,
 // default, doc) validates the server's configuration, SET and a request's
-// streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES;
-// each query parses its properties once into a queryConfig
-// (query_config.go), whose runner part (exec.Config) one builder
-// (exec's task_env.go) makes the environment of every task from,
-// whichever cluster or query kind runs it.
+// streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES; the
+// engine parses the server's properties once into a props.EngineConfig
+// (Engine.cfg) and each query its own into a props.QueryConfig, whose
+// runner part (exec.Config, query_exec.go) one builder (exec's
+// task_env.go) makes the environment of every task from, whichever
+// cluster or query kind runs it. No code reads a property with an inline
+// default.
 //
 // Schema registry (schema_registry.go): ksql.schema.registry.url (with
 // basic auth and PEM TLS) builds the registry client the planner and the
@@ -67,4 +69,150 @@
 // CREATE registers its key and value schemas when the subjects do not
 // exist, CREATE … AS SELECT always, both before any topic is created and
 // never on replay; DROP … DELETE TOPIC deletes the subjects.
+//
+// # Scale-out: standbys, warmups, failover
+//
+// Every server runs every persistent query; the query's group splits its
+// tasks with the `sqlstream-tasks-v1` balancer (`runtime/balancer.go`). Each
+// member's subscription carries its threads and its offset sums per task
+// (checkpointed changelog offsets of the local stores, owned or not, as
+// Kafka Streams' taskOffsetSums). The leader lists the changelogs' end
+// offsets, so a member's lag on a task is end sum − offset sum (0 where it
+// owns the task). `assignReplicas` (`task_replicas.go`, KIP-441's shape):
+// the sticky balanced placement is the target; a task whose target is not
+// within `acceptable.recovery.lag` (default 10 000) stays active on a
+// caught-up member and the target gets a **warmup** of it, at most
+// `max.warmup.replicas` (default 2) in the group; then each stateful task
+// gets `num.standby.replicas` (default 0) **standbys** on members other than
+// its active (a warmup counts as one), preferring the members with the most
+// local state of it. Standbys and warmups travel in the assignment's user
+// data. A member keeps its replicas warm from their changelogs (the standby
+// feeder, see runtime/exec). When warmups
+// are pending the leader's assignment sets a **probing rebalance** for
+// `probing.rebalance.interval.ms` later (default 10 min; we accept ≥ 1 s,
+// Kafka Streams ≥ 1 min), which every member joins at that time; a member
+// whose warmups all caught up forces one at once (its subscription
+// changed); the caught-up warmup then becomes the target and the move is
+// cooperative. Because a member in a join commits nothing (kgo holds
+// commits from JoinGroup to SyncGroup) until the last member joins, the
+// rebalances the group plans are joined by every member at once
+// (`runtime/exec/rebalance_rounds.go`): an assignment that revoked tasks tells every
+// member to rejoin immediately for the second round (as Kafka Streams'
+// follow-up rebalance), not at its next heartbeat; a rebalance waiting for
+// a member (kgo's OnPartitionsCallbackBlocked) ends its open transaction
+// at once; a member in a join keeps its transaction open until the sync
+// (ending it then would abort it); and a task that just started ends its
+// first transaction at once. Moving a task so took 58–67 ms from its
+// revocation to its output on the new owner in an instrumented run (revoke
+// → assigned 10 ms → restored 10 ms → first records 29–41 ms → committed
+// 4–10 ms), against ~660 ms before (the second round waited 500 ms for the
+// new owner's first heartbeat, the first transaction 140 ms for the
+// interval, and the revoking members' other tasks lost two transactions:
+// one begun after the revocation, one ended into the held join commit). On failover the dead member's tasks go
+// to the members with the most local state, their standbys, which restore
+// only their lag. `Engine.TaskAssignments` (`task_assignment.go`) lists each
+// server's ACTIVE / STANDBY / WARMUP tasks with each store's position, end
+// and lag, for /clusterStatus and pull-query routing.
+//
+// Restores run beside processing (see runtime/exec). A member's session timeout is
+// `ksql.streams.session.timeout.ms` (default 10 s instead of the Java
+// consumer's 45 s; the broker's minimum is 6 s). Under exactly_once_v2 a
+// killed server's open transaction holds its partitions until the
+// transaction timeout (10 s), so failover takes about max(session timeout,
+// 10 s) plus the restore: `tests/failover_test.go` kills one of three
+// servers mid-stream (10.2–10.4 s from kill to every partition's output
+// moving again, standbys or not at that size: the moved stores restored 0
+// records in 16 ms with a standby, ~700 in 20–30 ms without; with
+// `SQLSTREAM_FAILOVER_PRELOAD=60000` keys, 0 records in 20 ms against 10 500
+// in 60–80 ms, so detection, not restore, dominates until stores hold
+// millions of records), adds a fourth (warmups first, actives once caught
+// up; while it joins, no partition's output pauses longer than the
+// baseline's longest pause, ~240–290 ms on a loaded two-core machine, plus
+// one commit interval and the 25 ms polls' granularity: measured, the
+// join's longest pause was 251/266/262 ms against baselines of 244/269/238
+// ms, where before `runtime/exec/rebalance_rounds.go` it was 664 ms against 186 ms) and restarts all
+// three in turn, with zero lost or duplicated records.
+// `SQLSTREAM_FAILOVER_EVENTS`/`SQLSTREAM_FAILOVER_RATE` scale the run
+// (12 000 at 300/s by default; the kill comes once 30 % are produced, the
+// check waits until the query's group committed every event, at most
+// max(3 min, events / 1 000 per s)); `make test-failover-long` runs 1M at
+// 20 000/s (60 000 at 5 000/s: output moving again 9.98 s after the kill,
+// 0 lost, 0 duplicated).
+//
+// # Scale-out: who runs what, pull queries from any server
+//
+// Servers of one service id share the command topic (every server runs
+// every persistent query) and split each query's tasks through the group
+// balancer `sqlstream-tasks-v1`. Each member's subscription carries its
+// advertised endpoint (`ksql.advertised.listener`, default the URL of the
+// bound HTTP address; the HTTP listener is bound before the engine starts
+// so that queries join with it; it stays loopback unless `listeners` says
+// otherwise). The leader puts the whole task → host map of the round in
+// every member's assignment user data (`task_hosts.go`, Kafka Streams'
+// AssignmentInfo), so every server knows, per query, which host runs each
+// task. A task moving cooperatively is in no member's assignment between
+// its revocation and the next round; meanwhile each server keeps it at its
+// old owner, which committed it on revocation and keeps its stores, so pull
+// queries go on (a server that joined in that round has no old map and
+// answers "retry" for it).
+//
+// A pull query on a table first passes ksqlDB's WHERE rules
+// (`pull_where.go`): a key never compared with NULL, `key IN (…)` values of
+// the key's type, and, with `ksql.query.pull.table.scan.enabled=false`,
+// every OR-branch looking up each key column once (`=` or `IN` on
+// expressions without columns; one `<`/`>` bound on a lone STRING key
+// under `ksql.query.pull.range.scan.enabled`), otherwise a 400. It
+// (`pull_route.go`) then reads the store partitions
+// this server runs and forwards the others, grouped by host, as the same
+// SQL to `/query-stream` with ksqlDB's request properties
+// `request.ksql.query.pull.skip.forwarding` and
+// `request.ksql.query.pull.partitions`; the peer reads only those
+// partitions of its own state and forwards nothing. A key lookup reads only
+// its keys' partitions (murmur2 of the key as the task's input is keyed:
+// the source key format, or the JSON store key behind a repartition). Rows
+// of all hosts are merged; LIMIT counts them all. Candidates per partition
+// are the active host, then standbys (`ksql.query.pull.enable.standby.reads`,
+// within `ksql.query.pull.max.allowed.offset.lag`), dead hosts skipped; the
+// route is decided before the answer starts, so a partition no live host
+// holds is a 400 naming it and the dead host. The leader puts each
+// task's standby and warmup hosts in the host map too (`standbyHosts`,
+// `standby_hosts.go`); a standby's lag is this server's own replica's
+// (position against the changelog end) or the peer's last `/lag` report,
+// summed over the task's stores, and one of unknown lag is read only
+// without a lag limit. So with `num.standby.replicas` ≥ 1 and standby
+// reads on, a pull query answers in full between a host's death (the
+// heartbeat window, 2 s) and the move of its tasks (the session timeout):
+// `tests/cluster_routing_test.go` reads both tables whole from the
+// standbys 2 s after kill -9, the move coming at 5–6 s, and
+// `tests/failover_test.go` scans every 300 ms on the survivors through
+// the whole failover.
+//
+// Every `ksql.heartbeat.send.interval.ms` (100) each server POSTs
+// `/heartbeat` to every peer it knows of (discovered, as in ksqlDB, from
+// the queries' host maps, or from heartbeats received), and every
+// `ksql.lag.reporting.send.interval.ms` (5000) `/lag` with its store lags
+// and, our own, its query states. A peer is alive while its heartbeats
+// arrive within `ksql.heartbeat.window.ms` (2000). Both default on (ksqlDB:
+// off). `/clusterStatus` lists every host (`host:port`) with `hostAlive`,
+// `lastStatusUpdateMs`, `activeStandbyPerQuery` (active and
+// `standByStores`/`standByPartitions`: this server's replicas from its
+// feeder, the others' from the standby host maps) and `hostStoreLags`
+// (restoring actives and replicas, keyed `<store>/<partition>`); SHOW QUERIES'
+// `statusCount` and EXPLAIN's `ksqlHostQueryStatus` count each host's
+// state, UNRESPONSIVE for a dead one. A killed server is dead after the
+// window; its tasks move after `ksql.streams.session.timeout.ms` (default 10 s, see "Scale-out: standbys, warmups, failover").
+//
+// Inter-node requests (package peer: `/heartbeat`, `/lag`, forwarded pulls) carry
+// `X-Sqlstream-Peer`: a time, a random nonce and an HMAC-SHA256 over
+// method, path, time, nonce and body hash, keyed from the command-topic key,
+// which the servers must share (`sqlstream.command.topic.secret`); anything
+// unsigned, forged, more than 30 s off, or already accepted once (the
+// receiver remembers the signatures of the window, so a captured request
+// cannot be replayed) is refused with 40005. With BASIC authentication, `/heartbeat`
+// and `/lag` need no user credentials (the signature is theirs), and a
+// forwarded pull query carries the user's `Authorization` header, checked by
+// the peer as any request: every server needs the same users. Not done:
+// peers reached over https need a certificate the system roots trust. A host no host map names any more is
+// listed dead until 30 windows after it was last heard from, then
+// forgotten.
 package runtime

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/peer"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -28,12 +30,13 @@ import (
 type Engine struct {
 	opts    options
 	logger  *slog.Logger
-	props   Properties
-	table   propertyTable // every property the engine accepts
+	props   props.Properties   // the server's properties over the table's defaults (a session's base)
+	cfg     props.EngineConfig // parsed from props once, at the start
+	table   props.Table        // every property the engine accepts
 	cluster exec.Cluster
 	reg     *functions.Registry
 	procLog *processingLog
-	cmdLog  *commandLog
+	cmdLog  *commandlog.Log
 	db      *state.DB // local state of every task on this server
 	// recovery reopens db after a write failure and restarts the queries
 	// that failed on it (storage_failure.go); nil without a data directory.
@@ -48,17 +51,20 @@ type Engine struct {
 	planner    *planner.Planner
 	queries    map[string]*query
 	seq        int64 // next command sequence number
-	queryCount int64 // persistent queries created (see WithQTTNaming)
-	statuses   map[string]string
-	commands   map[string]api.CommandStatus // full status of each command id, see CommandStatus
-	started    time.Time
-	stops      []stopJob     // query shutdowns waiting for mu to be released, see unlock
-	healthWait time.Duration // how long /healthcheck waits for mu before calling the engine wedged
-	restored   atomic.Bool   // every query restored at startup has run (readiness.go)
-	tmu        sync.Mutex
-	transients map[string]*transient
-	peers      *peerSet   // the other servers of the service id; nil on the in-memory cluster
-	agent      *peerAgent // heartbeats and lag reports; nil when not sent
+	queryCount int64 // persistent queries created (see qttmode.Mode.Naming)
+	// queryBuilds counts the topologies buildQuery built (a statement
+	// builds its query's once; query_build_test.go).
+	queryBuilds int
+	statuses    map[string]string
+	commands    map[string]api.CommandStatus // full status of each command id, see CommandStatus
+	started     time.Time
+	stops       []stopJob     // query shutdowns waiting for mu to be released, see unlock
+	healthWait  time.Duration // how long /healthcheck waits for mu before calling the engine wedged
+	restored    atomic.Bool   // every query restored at startup has run (readiness.go)
+	tmu         sync.Mutex
+	transients  map[string]*transient
+	peers       *peerSet    // the other servers of the service id; nil on the in-memory cluster
+	agent       *peer.Agent // heartbeats and lag reports; nil when not sent
 }
 
 // New starts an engine on the Kafka cluster given by WithBootstrap: it
@@ -68,7 +74,7 @@ type Engine struct {
 func New(ctx context.Context, opts ...Option) (*Engine, error) {
 	o := options{serviceID: "default_", dataDir: "./sqlstream-data/state"}
 	for _, opt := range opts {
-		opt(&o)
+		opt.apply(&o)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -102,8 +108,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		e.cmdLog = cmdLog
-		e.peers = newPeerSet(o.advertised, peerKey(cmdLog.signer.key),
-			time.Duration(e.props.Int(PropHeartbeatWindow, 2000))*time.Millisecond)
+		e.peers = newPeerSet(o.advertised, peer.Key(cmdLog.Key()),
+			e.cfg.HeartbeatWindow)
 		e.recovery = newStorageRecovery(o.dataDir)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke))
 		if err != nil {
@@ -126,32 +132,33 @@ func newEngine(o options) (*Engine, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	table := newPropertyTable()
-	props := table.defaults().Merge(o.props)
-	props[PropServiceID] = o.serviceID
-	prefix, err := namingPrefix(o, props)
+	table := props.NewTable()
+	set := table.Defaults().Merge(o.props)
+	set[props.ServiceID] = o.serviceID
+	cfg, err := props.NewEngineConfig(table, set)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	prefix, err := namingPrefix(o, cfg)
 	if err != nil {
 		return nil, err
 	}
 	o.appPrefix = prefix
-	reg := functions.NewRegistry(functions.WithMaxResultBytes(props.Int(PropMaxResultBytes, 0)))
+	reg := functions.NewRegistry(functions.WithMaxResultBytes(cfg.MaxResultBytes))
 	cat := planner.NewCatalog()
-	e := &Engine{opts: o, logger: logger, props: props, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
+	e := &Engine{opts: o, logger: logger, props: set, cfg: cfg, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
 		queries: map[string]*query{}, statuses: map[string]string{}, commands: map[string]api.CommandStatus{}, transients: map[string]*transient{},
 		started: time.Now(), healthWait: defaultHealthWait}
-	d := planner.Defaults{KeyFormat: props[PropKeyFormat], ValueFormat: props[PropValueFormat],
-		MaxWindowsPerRecord: props.Int(PropMaxWindowsPerRecord, 0)}
-	if v, err := strconv.ParseBool(props[PropWrapSingle]); err == nil {
-		d.WrapSingle = &v
+	d := planner.Defaults{KeyFormat: cfg.KeyFormat, ValueFormat: cfg.ValueFormat,
+		MaxWindowsPerRecord: cfg.MaxWindowsPerRecord, WrapSingle: cfg.WrapSingle}
+	if n := cfg.CollectListLimit; n != nil {
+		d.Aggregates = append(d.Aggregates, functions.WithCollectListLimit(*n))
 	}
-	if n, err := strconv.Atoi(props[PropCollectListLimit]); err == nil {
-		d.Aggregates = append(d.Aggregates, functions.WithCollectListLimit(n))
-	}
-	if n, err := strconv.Atoi(props[PropCollectSetLimit]); err == nil {
-		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(n))
+	if n := cfg.CollectSetLimit; n != nil {
+		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(*n))
 	}
 	if d.SchemaRegistry = o.registry; d.SchemaRegistry == nil {
-		sr, err := schemaRegistry(props)
+		sr, err := schemaRegistry(cfg.Registry)
 		if err != nil {
 			return nil, err
 		}
@@ -168,10 +175,10 @@ func (e *Engine) open(ctx context.Context) error {
 		return fmt.Errorf("processing log: %w", err)
 	}
 	if e.cmdLog != nil {
-		if err := e.cmdLog.replay(ctx); err != nil {
+		if err := e.cmdLog.Replay(ctx); err != nil {
 			return fmt.Errorf("command topic: %w", err)
 		}
-		e.cmdLog.startFollowing()
+		e.cmdLog.StartFollowing()
 	}
 	return nil
 }
@@ -180,9 +187,9 @@ func (e *Engine) open(ctx context.Context) error {
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
 	e.stopStorageRecovery()
-	e.agent.stop()
+	e.agent.Stop()
 	if e.cmdLog != nil {
-		e.cmdLog.stopFollowing()
+		e.cmdLog.StopFollowing()
 	}
 	e.mu.Lock()
 	e.tmu.Lock()
@@ -202,7 +209,7 @@ func (e *Engine) Close() error {
 	if !stopped {
 		// Tasks still running may still write to the local state: leave
 		// it open (its write-ahead log makes the next start recover).
-		return fmt.Errorf("queries did not stop within %v; local state left open", e.stopTimeout())
+		return fmt.Errorf("queries did not stop within %v; local state left open", e.cfg.ShutdownTimeout)
 	}
 	return e.closeDB()
 }

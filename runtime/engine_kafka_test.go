@@ -14,7 +14,9 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/broker"
+	"github.com/sqlstream/sqlstream/internal/testutil"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -56,7 +58,7 @@ func (r *rig) startEngine() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	e, err := runtime.New(ctx, append([]runtime.Option{runtime.WithBootstrap(r.b.Addrs()), runtime.WithDataDir(r.dir + "/state"),
-		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100"}),
+		runtime.WithProperties(map[string]string{props.CommitInterval: "100"}),
 		runtime.WithLogger(testLogger())}, r.opts...)...)
 	if err != nil {
 		r.t.Fatal(err)
@@ -120,6 +122,22 @@ func (r *rig) produce(topic, key, value string) {
 	}
 	defer cl.Close()
 	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: topic, Key: []byte(key), Value: []byte(value)}).FirstErr(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// awaitCommitted waits until the group of the query with application id
+// app has committed every record produced to topics so far.
+func (r *rig) awaitCommitted(app string, topics ...string) {
+	r.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(r.b.Addrs()...))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := testutil.WaitCommitted(ctx, kadm.NewClient(cl), app, topics...); err != nil {
 		r.t.Fatal(err)
 	}
 }

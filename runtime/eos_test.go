@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -173,7 +174,7 @@ func (f *faultRig) restartEngine(dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	e, err := runtime.New(ctx, runtime.WithBootstrap(f.c.ListenAddrs()), runtime.WithDataDir(dir),
-		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100"}),
+		runtime.WithProperties(map[string]string{props.CommitInterval: "100"}),
 		runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		f.t.Fatal(err)

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -18,7 +17,7 @@ import (
 // session is the per-request state of statement execution: property
 // overrides (SET) and variables (DEFINE).
 type session struct {
-	props Properties
+	props props.Properties
 	vars  map[string]string
 	// only is set for a pull query a peer forwarded: the partitions to
 	// read here, never forwarding again (pull_route.go).
@@ -26,11 +25,11 @@ type session struct {
 	auth string // the request's Authorization header, for forwarding
 }
 
-func (e *Engine) newSession(props map[string]any, vars map[string]string) (*session, error) {
+func (e *Engine) newSession(given map[string]any, vars map[string]string) (*session, error) {
 	over := map[string]string{}
-	for k, v := range props {
-		s := propertyText(v)
-		if err := e.table.checkOverride(k, s); err != nil {
+	for k, v := range given {
+		s := props.Text(v)
+		if err := e.table.CheckOverride(k, s); err != nil {
 			return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
 		}
 		over[k] = s
@@ -40,15 +39,6 @@ func (e *Engine) newSession(props map[string]any, vars map[string]string) (*sess
 		vs[k] = v
 	}
 	return &session{props: e.props.Merge(over), vars: vs}, nil
-}
-
-// propertyText is a streamsProperties value as a property string: JSON
-// numbers decoded as float64 print without an exponent.
-func propertyText(v any) string {
-	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return strconv.FormatInt(int64(f), 10)
-	}
-	return fmt.Sprint(v)
 }
 
 // Execute runs the statements of a /ksql request in order and returns
@@ -95,7 +85,7 @@ func (e *Engine) parseStatement(ctx context.Context, text string, s *session) (a
 // substitutes reports whether ${name} substitution is on for the session
 // (ksql.variable.substitution.enable, default true).
 func (s *session) substitutes() bool {
-	return !strings.EqualFold(s.props[PropVarSubstitution], "false")
+	return !strings.EqualFold(s.props[props.VarSubstitution], "false")
 }
 
 // substituteUnless substitutes vars into text unless off is set, when
@@ -141,16 +131,16 @@ func statementError(err error, text string, done []api.Entity) error {
 func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
 	switch st := stmt.(type) {
 	case *ast.SetProperty:
-		if err := e.table.checkOverride(st.Name, st.Value); err != nil {
+		if err := e.table.CheckOverride(st.Name, st.Value); err != nil {
 			return nil, err
 		}
-		s.props[NormalizeProperty(st.Name)] = st.Value
+		s.props[props.Normalize(st.Name)] = st.Value
 		return nil, nil
 	case *ast.UnsetProperty:
-		if _, err := e.table.lookup(st.Name); err != nil {
+		if _, err := e.table.Lookup(st.Name); err != nil {
 			return nil, err
 		}
-		name := NormalizeProperty(st.Name)
+		name := props.Normalize(st.Name)
 		if def, ok := e.props[name]; ok {
 			s.props[name] = def
 		} else {

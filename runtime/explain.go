@@ -4,6 +4,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // queryDescription describes a running persistent query (EXPLAIN id,
@@ -13,14 +14,14 @@ func (e *Engine) queryDescription(q *query) api.QueryDescription {
 	d.ID = q.id
 	d.QueryType = api.QueryPersistent
 	d.ConsumerGroupID = q.appID
-	d.ProcessingGuarantee = q.cfg.guarantee.String()
+	d.ProcessingGuarantee = q.cfg.Guarantee.String()
 	state := q.State().String()
 	d.State = &state
 	d.KsqlHostQueryStatus = q.hostStates()
 	d.OverriddenProperties = map[string]any{}
 	for k, v := range q.props {
 		if e.props[k] != v {
-			d.OverriddenProperties[k] = shownValue(k, v)
+			d.OverriddenProperties[k] = props.Shown(k, v)
 		}
 	}
 	q.mu.Lock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -37,7 +38,7 @@ func newFaultRig(t *testing.T) *faultRig {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	e, err := runtime.New(ctx, runtime.WithBootstrap(c.ListenAddrs()), runtime.WithDataDir(t.TempDir()),
-		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100"}),
+		runtime.WithProperties(map[string]string{props.CommitInterval: "100"}),
 		runtime.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func globalLoadError(q *query, err error) error {
 // globalEnv is the environment of q's global stores: a follower's fault
 // after the start fails the query; loaded records are counted.
 func (q *query) globalEnv() global.Env {
-	env := q.eng.globalEnv(q.appID, q.cfg.cacheBytes, q.procLog(), q.globalFailed)
+	env := q.eng.globalEnv(q.appID, q.cfg.CacheBytes, q.procLog(), q.globalFailed)
 	env.Count = func() { q.globalLoaded.Add(1) }
 	return env
 }
@@ -62,16 +62,16 @@ func (e *Engine) globalEnv(appID string, cache int64, log physical.ProcessingLog
 	return global.Env{AppID: appID, Cache: cache, DB: e.db, Cluster: e.cluster, Log: log, OnErr: onErr, Hook: e.opts.globalHook}
 }
 
-// WithGlobalLoadHook calls hook for every record a global table's store
+// withGlobalLoadHook calls hook for every record a global table's store
 // loads (topic, partition, offset), before it is applied, on the loading
 // goroutine: a test observes, holds up or (returning an error) fails the
-// load with it.
-func WithGlobalLoadHook(hook func(topic string, partition int32, offset int64) error) Option {
-	return func(o *options) { o.globalHook = hook }
+// load with it (export_test.go).
+func withGlobalLoadHook(hook func(topic string, partition int32, offset int64) error) Option {
+	return optionFunc(func(o *options) { o.globalHook = hook })
 }
 
-// WithGlobalPartitionCheck sets how often a global table's follower
-// looks for partitions added to its topic. Default 10 s.
-func WithGlobalPartitionCheck(d time.Duration) Option {
-	return func(o *options) { o.globalCheck = d }
+// withGlobalPartitionCheck sets how often a global table's follower
+// looks for partitions added to its topic (export_test.go). Default 10 s.
+func withGlobalPartitionCheck(d time.Duration) Option {
+	return optionFunc(func(o *options) { o.globalCheck = d })
 }

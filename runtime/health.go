@@ -35,7 +35,7 @@ func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
 		runner = api.HealthCheck{Error: "the command topic cannot be checked: Kafka does not answer"}
 	} else if err := e.commandTopicReadable(ctx); err != nil {
 		runner = api.HealthCheck{Error: err.Error()}
-		e.logger.Error("healthcheck: "+err.Error(), "topic", e.cmdLog.topic)
+		e.logger.Error("healthcheck: "+err.Error(), "topic", e.cmdLog.Topic())
 	} else if !e.lockWithin(ctx, e.healthWait) {
 		runner = api.HealthCheck{Error: "statement execution is wedged: the engine lock was not free within " + e.healthWait.String()}
 		e.logger.Warn("healthcheck: statement execution is wedged; the engine lock was not free within the bound", "bound", e.healthWait)
@@ -70,7 +70,7 @@ func (e *Engine) commandTopicReadable(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	topic, adm := e.cmdLog.topic, e.cmdLog.kc.Admin()
+	topic, adm := e.cmdLog.Topic(), e.cmdLog.Admin()
 	td, err := adm.ListTopics(ctx, topic)
 	if err == nil {
 		if d, ok := td[topic]; !ok {

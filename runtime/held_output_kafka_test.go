@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -23,7 +24,7 @@ import (
 // until the commit, and a crash restored an older count than the sink
 // showed).
 func TestALOSChangelogNotBehindSink(t *testing.T) {
-	r := newRig(t, runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "600000", runtime.PropCacheBytes: "1024"}))
+	r := newRig(t, runtime.WithProperties(map[string]string{props.CommitInterval: "600000", props.CacheBytes: "1024"}))
 	r.exec(`CREATE STREAM ev (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='ev', VALUE_FORMAT='JSON', PARTITIONS=1);
 	SET 'auto.offset.reset'='earliest';
 	CREATE TABLE counts AS SELECT k, COUNT(*) AS n FROM ev GROUP BY k EMIT CHANGES;`)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,8 +23,9 @@ func TestGlobalJoinRebuildsBeforeProcessing(t *testing.T) {
 	CREATE GLOBAL TABLE regions (rid VARCHAR PRIMARY KEY, name VARCHAR)
 	  WITH (KAFKA_TOPIC='regions', VALUE_FORMAT='JSON', PARTITIONS=1);`)
 	r.produce("regions", "r1", `{"NAME":"north"}`)
-	r.exec(`CREATE STREAM by_region AS SELECT o.id, r.name, o.total
+	out := r.exec(`CREATE STREAM by_region AS SELECT o.id, r.name, o.total
 	  FROM orders o JOIN regions r ON o.region = r.rid;`)
+	app := "default_query_" + *out[0].(api.CommandStatusEntity).CommandStatus.QueryID
 	for _, id := range []string{"a", "b", "c", "d"} {
 		r.produce("orders", id, `{"REGION":"r1","TOTAL":1}`)
 	}
@@ -33,7 +33,7 @@ func TestGlobalJoinRebuildsBeforeProcessing(t *testing.T) {
 	if topics := r.topicNames(); strings.Contains(topics, "repartition") {
 		t.Fatalf("a global join created a repartition topic: %s", topics)
 	}
-	time.Sleep(500 * time.Millisecond) // let the commit of these records happen
+	r.awaitCommitted(app, "orders") // a global table's topic is read outside the group
 
 	r.e.Close()
 	r.e = nil
@@ -41,7 +41,7 @@ func TestGlobalJoinRebuildsBeforeProcessing(t *testing.T) {
 	r.startEngine()
 	r.produce("orders", "e", `{"REGION":"r1","TOTAL":2}`)
 	expectRegion(t, r, "BY_REGION", 5, `e={"NAME":"north-2","TOTAL":2}`)
-	time.Sleep(500 * time.Millisecond)
+	r.awaitCommitted(app, "orders")
 
 	r.e.Close()
 	r.e = nil

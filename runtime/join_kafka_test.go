@@ -3,7 +3,6 @@ package runtime_test
 import (
 	"os"
 	"testing"
-	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 )
@@ -27,12 +26,12 @@ func TestStreamTableJoinSurvivesRestartAndLostState(t *testing.T) {
 	r.consume("default_query_"+id+"-KafkaTopic_Right-Reduce-changelog", 1)
 	r.produce("orders", "c1", `{"TOTAL":1}`)
 	expectJoined(t, r, 1, `c1={"NAME":"ada","TOTAL":1}`)
-	time.Sleep(500 * time.Millisecond) // let the commit of these records happen
+	r.awaitCommitted("default_query_"+id, "orders", "customers")
 
 	r.restart()
 	r.produce("orders", "c1", `{"TOTAL":2}`)
 	expectJoined(t, r, 2, `c1={"NAME":"ada","TOTAL":2}`)
-	time.Sleep(500 * time.Millisecond)
+	r.awaitCommitted("default_query_"+id, "orders", "customers")
 
 	r.e.Close()
 	r.e = nil

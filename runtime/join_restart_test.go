@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime"
 )
@@ -85,13 +86,14 @@ func TestGraceJoinSurvivesRestart(t *testing.T) {
 	for _, lose := range []bool{false, true} {
 		t.Run(fmt.Sprintf("lose-state=%t", lose), func(t *testing.T) {
 			r := newRig(t)
-			r.exec(graceJoin)
+			out := r.exec(graceJoin)
+			app := "default_query_" + *out[len(out)-1].(api.CommandStatusEntity).CommandStatus.QueryID
 			for _, in := range graceBefore[:2] {
 				r.produce(in.topic, in.key, in.value())
 			}
 			r.consume("AB", 1) // k1 joined, whichever side came first
 			r.produce(graceBefore[2].topic, graceBefore[2].key, graceBefore[2].value())
-			time.Sleep(500 * time.Millisecond) // let k2 be processed and committed
+			r.awaitCommitted(app, "a_s", "b_s") // k2 processed and committed
 			r.e.Close()
 			r.e = nil
 			if lose {

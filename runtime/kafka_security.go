@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -19,8 +20,8 @@ import (
 // ssl.truststore.location, ssl.keystore.location) to franz-go options.
 // Every Kafka client of the engine is made with them (exec.Kafka.client).
 // PLAINTEXT, the default, adds none.
-func kafkaSecurity(p Properties) ([]kgo.Opt, error) {
-	proto := strings.ToUpper(p[PropSecProtocol])
+func kafkaSecurity(p props.Properties) ([]kgo.Opt, error) {
+	proto := strings.ToUpper(p[props.SecProtocol])
 	var opts []kgo.Opt
 	switch proto {
 	case "", "PLAINTEXT":
@@ -33,7 +34,7 @@ func kafkaSecurity(p Properties) ([]kgo.Opt, error) {
 		opts = append(opts, kgo.DialTLSConfig(cfg))
 	case "SASL_PLAINTEXT":
 	default:
-		return nil, fmt.Errorf("%s=%s: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", PropSecProtocol, proto)
+		return nil, fmt.Errorf("%s=%s: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", props.SecProtocol, proto)
 	}
 	if strings.HasPrefix(proto, "SASL_") {
 		m, err := saslMechanism(p)
@@ -48,19 +49,19 @@ func kafkaSecurity(p Properties) ([]kgo.Opt, error) {
 // kafkaTLS trusts the CA certificates of ssl.truststore.location (PEM; the
 // system's when unset) and presents the certificate and key of
 // ssl.keystore.location (one PEM file) when set.
-func kafkaTLS(p Properties) (*tls.Config, error) {
+func kafkaTLS(p props.Properties) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if loc := p[PropTrustLocation]; loc != "" {
+	if loc := p[props.TrustLocation]; loc != "" {
 		pool, err := LoadCertPool(loc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", PropTrustLocation, err)
+			return nil, fmt.Errorf("%s: %w", props.TrustLocation, err)
 		}
 		cfg.RootCAs = pool
 	}
-	if loc := p[PropKeyLocation]; loc != "" {
+	if loc := p[props.KeyLocation]; loc != "" {
 		cert, err := LoadKeyPair(loc, loc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", PropKeyLocation, err)
+			return nil, fmt.Errorf("%s: %w", props.KeyLocation, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
@@ -104,12 +105,12 @@ var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
 // saslMechanism builds the mechanism of sasl.mechanism with the username
 // and password of sasl.jaas.config (a PlainLoginModule or
 // ScramLoginModule entry).
-func saslMechanism(p Properties) (sasl.Mechanism, error) {
-	user, pass, err := jaasCredentials(p[PropSASLJAAS])
+func saslMechanism(p props.Properties) (sasl.Mechanism, error) {
+	user, pass, err := jaasCredentials(p[props.SASLJAAS])
 	if err != nil {
 		return nil, err
 	}
-	switch mech := strings.ToUpper(p[PropSASLMechanism]); mech {
+	switch mech := strings.ToUpper(p[props.SASLMechanism]); mech {
 	case "", "PLAIN":
 		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
 	case "SCRAM-SHA-256":
@@ -117,7 +118,7 @@ func saslMechanism(p Properties) (sasl.Mechanism, error) {
 	case "SCRAM-SHA-512":
 		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
 	default:
-		return nil, fmt.Errorf("%s=%s: want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", PropSASLMechanism, mech)
+		return nil, fmt.Errorf("%s=%s: want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", props.SASLMechanism, mech)
 	}
 }
 
@@ -129,7 +130,7 @@ func jaasCredentials(jaas string) (user, pass string, err error) {
 	user, okU := vals["username"]
 	pass, okP := vals["password"]
 	if !okU || !okP {
-		return "", "", fmt.Errorf("%s needs username=\"…\" and password=\"…\"", PropSASLJAAS)
+		return "", "", fmt.Errorf("%s needs username=\"…\" and password=\"…\"", props.SASLJAAS)
 	}
 	return user, pass, nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -36,12 +37,12 @@ func TestKafkaSecurity(t *testing.T) {
 		return `org.apache.kafka.common.security.plain.PlainLoginModule required username="` + u + `" password='` + p + `';`
 	}
 	for name, c := range map[string]struct {
-		props Properties
+		props props.Properties
 		ok    bool
 	}{
-		"plain":          {Properties{PropSecProtocol: "SASL_PLAINTEXT", PropSASLMechanism: "PLAIN", PropSASLJAAS: jaas("alice", "pw-a")}, true},
-		"scram":          {Properties{PropSecProtocol: "SASL_PLAINTEXT", PropSASLMechanism: "SCRAM-SHA-256", PropSASLJAAS: jaas("bob", "pw-b")}, true},
-		"wrong password": {Properties{PropSecProtocol: "SASL_PLAINTEXT", PropSASLMechanism: "PLAIN", PropSASLJAAS: jaas("alice", "nope")}, false},
+		"plain":          {props.Properties{props.SecProtocol: "SASL_PLAINTEXT", props.SASLMechanism: "PLAIN", props.SASLJAAS: jaas("alice", "pw-a")}, true},
+		"scram":          {props.Properties{props.SecProtocol: "SASL_PLAINTEXT", props.SASLMechanism: "SCRAM-SHA-256", props.SASLJAAS: jaas("bob", "pw-b")}, true},
+		"wrong password": {props.Properties{props.SecProtocol: "SASL_PLAINTEXT", props.SASLMechanism: "PLAIN", props.SASLJAAS: jaas("alice", "nope")}, false},
 	} {
 		if err := pingWith(sasl.ListenAddrs(), c.props); (err == nil) != c.ok {
 			t.Errorf("%s: ping error %v, want success %v", name, err, c.ok)
@@ -54,15 +55,15 @@ func TestKafkaSecurity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tlsBroker.Close()
-	if err := pingWith(tlsBroker.ListenAddrs(), Properties{PropSecProtocol: "SSL", PropTrustLocation: ca}); err != nil {
+	if err := pingWith(tlsBroker.ListenAddrs(), props.Properties{props.SecProtocol: "SSL", props.TrustLocation: ca}); err != nil {
 		t.Errorf("TLS with the CA: %v", err)
 	}
-	if err := pingWith(tlsBroker.ListenAddrs(), Properties{PropSecProtocol: "PLAINTEXT"}); err == nil {
+	if err := pingWith(tlsBroker.ListenAddrs(), props.Properties{props.SecProtocol: "PLAINTEXT"}); err == nil {
 		t.Errorf("PLAINTEXT reached a TLS broker")
 	}
 }
 
-func pingWith(seeds []string, p Properties) error {
+func pingWith(seeds []string, p props.Properties) error {
 	sec, err := kafkaSecurity(p)
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 	e.tmu.Unlock()
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	from := st.FromBeginning || t.cfg.fromEarliest
+	from := st.FromBeginning || t.cfg.FromEarliest
 	go func() {
 		defer close(done)
 		n := 0

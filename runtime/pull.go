@@ -9,9 +9,11 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
+	"github.com/sqlstream/sqlstream/sql/types"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -49,7 +51,7 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	if f, ok := plan.Filter(); ok {
 		cond = f.Cond
 	}
-	if err := (pullWhere{keys: src.Schema.Keys(), windowed: m.Windowed(), scan: t.cfg.pull}).check(cond, pos); err != nil {
+	if err := (pullWhere{keys: src.Schema.Keys(), windowed: m.Windowed(), scan: t.cfg.Pull}).check(cond, pos); err != nil {
 		return nil, err
 	}
 	if err := e.awaitCaughtUp(t, q); err != nil {
@@ -101,7 +103,7 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 // its keys for a key lookup, else all): this server's own (local), then
 // each other host's through its opened forward (pull_route.go,
 // pull_failover.go), whose bodies it closes.
-func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, local []int32, remotes []*forwarded, keys [][]byte, isLookup bool) error {
+func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, local []int32, remotes []*peer.Forward, keys [][]byte, isLookup bool) error {
 	defer closeAll(remotes)
 	env := t.taskEnv(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
@@ -118,7 +120,7 @@ func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, 
 		if done || err != nil {
 			break
 		}
-		done, err = readForwarded(t, f.endpoint, f.sc)
+		done, err = f.Rows(func(vals []any) bool { return t.Row(&types.Row{Values: vals}) })
 	}
 	return err
 }

@@ -5,6 +5,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/runtime/peer"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // A pull query forwards a partition to its active host first, but for a
@@ -28,8 +31,8 @@ import (
 // its next usable host when its host does not answer. It returns the
 // opened forwards and the partitions that fell back to this server
 // (which route.local does not list); an error means none is open.
-func (e *Engine) openRemotes(t *transient, q *query, route pullRoute) ([]*forwarded, []int32, error) {
-	var opened []*forwarded
+func (e *Engine) openRemotes(t *transient, q *query, route pullRoute) ([]*peer.Forward, []int32, error) {
+	var opened []*peer.Forward
 	var local []int32
 	failed := map[string]error{}
 	pending := route.remote
@@ -74,11 +77,31 @@ func nextHost(alts []string, failed map[string]error) (string, error) {
 		msgs = append(msgs, failed[ep].Error())
 	}
 	return "", fmt.Errorf("no host holding it answered (%s); standby replicas are tried only with %s=true; retry",
-		strings.Join(msgs, "; "), PropStandbyReads)
+		strings.Join(msgs, "; "), props.StandbyReads)
 }
 
-func closeAll(fs []*forwarded) {
+func closeAll(fs []*peer.Forward) {
 	for _, f := range fs {
-		f.close()
+		f.Close()
 	}
+}
+
+// openForward opens the forward of t's pull query to endpoint over parts
+// (peer.OpenForward), with the properties the client set and its
+// credentials.
+func (e *Engine) openForward(t *transient, endpoint string, parts []int32) (*peer.Forward, error) {
+	return peer.OpenForward(e.peers.auth, endpoint, peer.ForwardRequest{SQL: t.sql, Props: overrides(t.props, e.props),
+		Partitions: parts, Authorization: t.auth, Done: t.closed})
+}
+
+// overrides returns the properties of set that differ from the server's
+// base: what the client set for this query.
+func overrides(set, base props.Properties) map[string]string {
+	out := map[string]string{}
+	for k, v := range set {
+		if base[k] != v {
+			out[k] = v
+		}
+	}
+	return out
 }

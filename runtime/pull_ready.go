@@ -9,14 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
-
-// PropPullReadyWait is sqlstream's own: how long the first pull query on
-// a table waits for the table's query to be RUNNING and caught up (0:
-// never waits, as ksqlDB).
-const PropPullReadyWait = "sqlstream.query.pull.ready.wait.ms"
-
-const defaultPullReadyWaitMs = 30000
 
 // pullReadyPoll is how often awaitCaughtUp looks at the query again.
 const pullReadyPoll = 50 * time.Millisecond
@@ -28,7 +22,7 @@ const pullReadyPoll = 50 * time.Millisecond
 // the other (a repartition topic's end is taken once the sub-topology
 // feeding it has caught up). ksqlDB answers at once from whatever the
 // store holds, so a pull query right after the CTAS comes back empty;
-// sqlstream waits (bounded by PropPullReadyWait) and, past the bound,
+// sqlstream waits (bounded by props.PullReadyWait) and, past the bound,
 // answers error 50302 saying what the query still waits for. Once a query
 // has caught up, later pull queries never wait: they read the committed
 // state, as ksqlDB's do. When Kafka cannot answer the offset requests the
@@ -45,7 +39,7 @@ const pullReadyPoll = 50 * time.Millisecond
 // Other transactional producers' topics make the wait run to its bound
 // the first time; the query is then marked caught up all the same.
 func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
-	wait := time.Duration(t.props.Int(PropPullReadyWait, defaultPullReadyWaitMs)) * time.Millisecond
+	wait := props.NewParser(e.table, t.props).Millis(props.PullReadyWait)
 	if e.cluster.Synchronous() || q.caughtUp.Load() || wait <= 0 || t.only != nil {
 		return nil
 	}
@@ -67,7 +61,7 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 	}
 	return &api.ErrorMessage{ErrorCode: api.CodeServerNotReady, Message: fmt.Sprintf(
 		"Table %s is not ready yet: its query %s %s after %v; try again (%s sets the wait)",
-		q.plan.Sink.Name, q.id, missing, wait, PropPullReadyWait)}
+		q.plan.Sink.Name, q.id, missing, wait, props.PullReadyWait)}
 }
 
 // waitCaughtUp polls until q is caught up (see awaitCaughtUp) or ctx
@@ -133,7 +127,7 @@ func behind(q *query, ends kadm.ListedOffsets, committed kadm.OffsetResponses, e
 		switch {
 		case ok && c.Err == nil && c.At >= 0:
 			at = c.At
-		case !q.cfg.fromEarliest && !strings.HasPrefix(o.Topic, q.appID+"-"):
+		case !q.cfg.FromEarliest && !strings.HasPrefix(o.Topic, q.appID+"-"):
 			return // no commit yet on a source read from latest: the records before it started are not its to read
 		}
 		if slack := eos.markerSlack(o.Topic); at < o.Offset-slack {
@@ -160,7 +154,7 @@ func (e *Engine) eosWritten() eosWritten {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, q := range e.queries {
-		if q.cfg.guarantee == exactlyOnce {
+		if q.cfg.Guarantee == props.ExactlyOnce {
 			w.sinks[q.topo.SinkTopic] = true
 			w.prefixes = append(w.prefixes, q.appID+"-")
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // TestPullReadyBehind pins when a table's query counts as caught up for
@@ -47,10 +48,10 @@ func TestPullReadyBehind(t *testing.T) {
 		{"source one past, exactly once", true, true, ends("src", 5), at("src", 4), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q.cfg.fromEarliest = tc.earliest
-			q.cfg.guarantee = atLeastOnce
+			q.cfg.FromEarliest = tc.earliest
+			q.cfg.Guarantee = props.AtLeastOnce
 			if tc.eos {
-				q.cfg.guarantee = exactlyOnce
+				q.cfg.Guarantee = props.ExactlyOnce
 			}
 			got := behind(q, tc.ends, tc.committed, e.eosWritten())
 			if (got == "") != tc.wantCaughtUp {

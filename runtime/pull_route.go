@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // Pull queries from anywhere. A table's store is split into partitions,
@@ -25,11 +25,6 @@ import (
 // ksql.query.pull.enable.standby.reads) its standbys within
 // ksql.query.pull.max.allowed.offset.lag; hosts that are not alive
 // (heartbeats) are skipped. None left is an error naming the partition.
-const (
-	reqSkipForwarding = "request.ksql.query.pull.skip.forwarding"
-	reqPartitions     = "request.ksql.query.pull.partitions"
-)
-
 // taskHost is one server holding a task's state.
 type taskHost struct {
 	endpoint string
@@ -92,8 +87,8 @@ type pullRoute struct {
 func (e *Engine) routePull(t *transient, q *query, m *physical.Materialization, parts []int32) (pullRoute, error) {
 	r := pullRoute{remote: map[string][]int32{}, alts: map[int32][]string{}}
 	loc := e.locator()
-	standby := t.props[PropStandbyReads] == "true"
-	maxLag := int64(t.props.Int(PropMaxOffsetLag, math.MaxInt))
+	read := props.NewParser(e.table, t.props)
+	standby, maxLag := read.Bool(props.StandbyReads), read.Int(props.MaxOffsetLag)
 	for _, p := range parts {
 		if t.only != nil && !slices.Contains(t.only, p) {
 			continue
@@ -159,9 +154,9 @@ func (e *Engine) noHost(hosts []taskHost, dead, behind []string, standby bool, m
 	case len(hosts) == 0:
 		return fmt.Errorf("no server runs it at the moment (its task is being reassigned); retry")
 	case len(dead) > 0 && !standby:
-		return fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), PropStandbyReads)
+		return fmt.Errorf("its host %s is not alive, and standby reads are off (%s)", strings.Join(dead, ", "), props.StandbyReads)
 	case len(behind) > 0:
-		return fmt.Errorf("its hosts %s are not alive and no standby is within %s=%d (%s)", strings.Join(dead, ", "), PropMaxOffsetLag, maxLag, strings.Join(behind, ", "))
+		return fmt.Errorf("its hosts %s are not alive and no standby is within %s=%d (%s)", strings.Join(dead, ", "), props.MaxOffsetLag, maxLag, strings.Join(behind, ", "))
 	}
 	return fmt.Errorf("its hosts %s are not alive and it has no live standby", strings.Join(dead, ", "))
 }
@@ -172,29 +167,4 @@ func lagText(lag int64) string {
 		return "an unknown number of records"
 	}
 	return fmt.Sprintf("%d records", lag)
-}
-
-// partitionList renders partitions for reqPartitions.
-func partitionList(ps []int32) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(int(p))
-	}
-	return strings.Join(s, ",")
-}
-
-// parsePartitionList reads reqPartitions; the result is never nil.
-func parsePartitionList(s string) ([]int32, error) {
-	out := []int32{}
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		n, err := strconv.ParseInt(f, 10, 32)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("bad partition %q in %s", f, reqPartitions)
-		}
-		out = append(out, int32(n))
-	}
-	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/functions"
@@ -25,36 +26,21 @@ import (
 //     table by <, <=, > or >= instead. Anything else would read the whole
 //     table, which the user has turned off.
 
-// Properties of the pull-query WHERE rules (both on by default, as in
-// ksqlDB).
-const (
-	PropPullTableScan = "ksql.query.pull.table.scan.enabled"
-	PropPullRangeScan = "ksql.query.pull.range.scan.enabled"
-	// PropPullLimit allows LIMIT in pull queries (on by default).
-	PropPullLimit = "ksql.query.pull.limit.clause.enabled"
-)
-
 // checkPullLimit refuses a pull query's LIMIT when the user turned the
 // clause off, with ksqlDB's message.
 func (e *Engine) checkPullLimit(plan *planner.Plan, s *session, pos ast.Pos) error {
-	p := configParser{t: e.table, props: s.props}
-	if plan.Kind != planner.Pull || plan.Limit < 0 || p.bool(PropPullLimit) {
+	p := props.NewParser(e.table, s.props)
+	if plan.Kind != planner.Pull || plan.Limit < 0 || p.Bool(props.PullLimit) {
 		return nil
 	}
-	return sqlerr.New(sqlerr.Unsupported, pos, "LIMIT clause in pull queries is currently disabled. You can enable them by setting %s=true. See https://cnfl.io/queries for more info.\nAdd EMIT CHANGES if you intended to issue a push query.", PropPullLimit)
-}
-
-// pullScan is what a pull query on a table may read besides key lookups.
-type pullScan struct {
-	table    bool // the whole table (any WHERE)
-	keyRange bool // one key range, with table scans off
+	return sqlerr.New(sqlerr.Unsupported, pos, "LIMIT clause in pull queries is currently disabled. You can enable them by setting %s=true. See https://cnfl.io/queries for more info.\nAdd EMIT CHANGES if you intended to issue a push query.", props.PullLimit)
 }
 
 // pullWhere is the table a WHERE is checked against.
 type pullWhere struct {
 	keys     []types.Column
 	windowed bool
-	scan     pullScan
+	scan     props.PullScan
 }
 
 // check returns the first rule cond (nil: no WHERE) breaks.
@@ -64,7 +50,7 @@ func (w pullWhere) check(cond ast.Expr, pos ast.Pos) error {
 			return err
 		}
 	}
-	if w.scan.table {
+	if w.scan.Table {
 		return nil
 	}
 	if cond == nil {
@@ -149,7 +135,7 @@ func (w pullWhere) checkDisjunct(d ast.Expr, alone bool) error {
 	if err := w.checkAllKeys(d, bound); err != nil {
 		return err
 	}
-	if ranged && !(alone && w.scan.keyRange && w.rangeable()) {
+	if ranged && !(alone && w.scan.KeyRange && w.rangeable()) {
 		return errNeedsTableScan(d.Position())
 	}
 	return nil
@@ -205,7 +191,7 @@ func (w pullWhere) comparisonBound(c *ast.Binary) (string, bool, error) {
 func (w pullWhere) checkAllKeys(d ast.Expr, bound map[string]bool) error {
 	if len(w.keys) == 1 {
 		if !bound[w.keys[0].Name] {
-			return sqlerr.New(sqlerr.Unsupported, d.Position(), "WHERE clause missing key column for disjunct: %s. Set %s=true to scan the table.", ast.FormatExpr(d), PropPullTableScan)
+			return sqlerr.New(sqlerr.Unsupported, d.Position(), "WHERE clause missing key column for disjunct: %s. Set %s=true to scan the table.", ast.FormatExpr(d), props.PullTableScan)
 		}
 		return nil
 	}
@@ -271,5 +257,5 @@ func errUnresolvable(e ast.Expr) error {
 
 func errNeedsTableScan(pos ast.Pos) error {
 	return sqlerr.New(sqlerr.Unsupported, pos, "%s", fmt.Sprintf(
-		"Query requires table scan to be enabled. Table scans can be enabled by setting %s=true", PropPullTableScan))
+		"Query requires table scan to be enabled. Table scans can be enabled by setting %s=true", props.PullTableScan))
 }

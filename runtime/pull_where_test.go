@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -22,15 +23,15 @@ import (
 //	<the expression: ok, or the error's code and message>
 func TestPullWhere(t *testing.T) {
 	datadriven.RunTest(t, "testdata/pull_where", func(t *testing.T, d *datadriven.TestData) string {
-		w := pullWhere{windowed: d.HasArg("windowed"), scan: pullScan{table: true, keyRange: true}}
+		w := pullWhere{windowed: d.HasArg("windowed"), scan: props.PullScan{Table: true, KeyRange: true}}
 		for _, arg := range d.CmdArgs {
 			switch arg.Key {
 			case "keys":
 				w.keys = parseKeyColumns(t, arg.Vals)
 			case "table-scan":
-				w.scan.table = arg.Vals[0] == "true"
+				w.scan.Table = arg.Vals[0] == "true"
 			case "range-scan":
-				w.scan.keyRange = arg.Vals[0] == "true"
+				w.scan.KeyRange = arg.Vals[0] == "true"
 			}
 		}
 		var out strings.Builder
@@ -83,7 +84,7 @@ func TestPullLimitClauseDisabled(t *testing.T) {
 	}
 	defer te.Close()
 	mustRun(t, te, `CREATE STREAM s (id INT KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);`)
-	off := map[string]any{PropPullLimit: false}
+	off := map[string]any{props.PullLimit: false}
 	for _, c := range []struct {
 		sql   string
 		props map[string]any
@@ -105,4 +106,14 @@ func TestPullLimitClauseDisabled(t *testing.T) {
 			t.Errorf("%s %v: %v", c.sql, c.props, err)
 		}
 	}
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package runtime
 
-import "github.com/sqlstream/sqlstream/api"
+import (
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/props"
+)
 
 // maxPushQueriesMessage is ksqlDB's answer (error 40003) to a push query
 // beyond ksql.max.push.queries.
@@ -13,8 +16,8 @@ func (e *Engine) register(t *transient) error {
 	e.tmu.Lock()
 	defer e.tmu.Unlock()
 	if t.push {
-		if limit := e.props.Int(PropMaxPushQueries, 100); e.pushQueriesLocked() >= limit {
-			e.logger.Warn("push query refused", "limit", limit, "property", PropMaxPushQueries)
+		if limit := e.cfg.MaxPushQueries; e.pushQueriesLocked() >= limit {
+			e.logger.Warn("push query refused", "limit", limit, "property", props.MaxPushQueries)
 			return &api.ErrorMessage{ErrorCode: api.CodeMaxPushQueries, Message: maxPushQueriesMessage}
 		}
 	}

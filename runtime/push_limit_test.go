@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // TestMaxPushQueries is issue 9.7: push queries beyond
 // ksql.max.push.queries are refused with 40003, pull queries do not count,
 // and a closed push query frees its place.
 func TestMaxPushQueries(t *testing.T) {
-	te, err := NewTestEngine(map[string]string{PropMaxPushQueries: "2"})
+	te, err := NewTestEngine(map[string]string{props.MaxPushQueries: "2"})
 	if err != nil {
 		t.Fatal(err)
 	}

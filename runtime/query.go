@@ -11,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // query is a persistent query (CSAS, CTAS, INSERT INTO … SELECT): a
@@ -22,8 +23,8 @@ type query struct {
 	sql     string
 	plan    *planner.Plan
 	topo    *physical.Topology
-	props   Properties
-	cfg     queryConfig // parsed from props when the query starts
+	props   props.Properties
+	cfg     props.QueryConfig // parsed from props when the query starts
 	created time.Time
 
 	processed   atomic.Int64 // input records processed
@@ -50,12 +51,12 @@ type query struct {
 
 // newQuery prepares a persistent query; a property its configuration
 // cannot parse is an error naming it.
-func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physical.Topology, props Properties) (*query, error) {
-	cfg, err := newQueryConfig(e.table, props)
+func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physical.Topology, set props.Properties) (*query, error) {
+	cfg, err := props.NewQueryConfig(e.table, set)
 	if err != nil {
 		return nil, err
 	}
-	return &query{eng: e, id: id, appID: appID, sql: sql, plan: plan, topo: topo, props: props, cfg: cfg,
+	return &query{eng: e, id: id, appID: appID, sql: sql, plan: plan, topo: topo, props: set, cfg: cfg,
 		created: time.Now()}, nil
 }
 

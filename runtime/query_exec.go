@@ -6,16 +6,9 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// PropMaxTaskIdle is Kafka Streams' max.task.idle.ms: how long a task
-// that reads several partitions (a join's, or a repartitioned input's
-// with another) waits, once an empty input partition is caught up to its
-// end, for records to arrive there before it processes the others
-// anyway. 0 (the default since Kafka Streams 3.0) waits for no new data,
-// only for data already on the broker to be fetched; -1 never waits.
-const PropMaxTaskIdle = "ksql.streams.max.task.idle.ms"
 
 // What the executor (runtime/exec) sees of the engine's queries: a small
 // value per run (exec.Query, exec.Push) and, for a persistent query, an
@@ -23,17 +16,17 @@ const PropMaxTaskIdle = "ksql.streams.max.task.idle.ms"
 // changes, errors and the end of its placement. The runner never sees a
 // *query or the *Engine.
 
-// execConfig is the runner's part of the query's configuration.
-func (c queryConfig) execConfig() exec.Config {
-	return exec.Config{CommitInterval: c.commitInterval, Threads: c.threads, FromEarliest: c.fromEarliest,
-		CacheBytes: c.cacheBytes, IdleCloseMs: c.idleCloseMs, MaxTaskIdle: c.maxTaskIdle, LateTopic: c.lateTopic,
-		ThrowOnInvalid: c.throwOnInvalid, ExactlyOnce: c.guarantee == exactlyOnce, SessionTimeout: c.sessionTimeout,
-		AcceptableLag: c.ha.acceptableLag}
+// execConfig is the runner's part of a query's configuration.
+func execConfig(c props.QueryConfig) exec.Config {
+	return exec.Config{CommitInterval: c.CommitInterval, Threads: c.Threads, FromEarliest: c.FromEarliest,
+		CacheBytes: c.CacheBytes, IdleCloseMs: c.IdleCloseMs, MaxTaskIdle: c.MaxTaskIdle, LateTopic: c.LateTopic,
+		ThrowOnInvalid: c.ThrowOnInvalid, ExactlyOnce: c.Guarantee == props.ExactlyOnce, SessionTimeout: c.SessionTimeout,
+		AcceptableLag: c.HA.AcceptableLag}
 }
 
 // spec is what the runner of the query's current run sees.
 func (q *query) spec() *exec.Query {
-	s := &exec.Query{ID: q.id, AppID: q.appID, Topology: q.topo, Config: q.cfg.execConfig(), DB: q.eng.db,
+	s := &exec.Query{ID: q.id, AppID: q.appID, Topology: q.topo, Config: execConfig(q.cfg), DB: q.eng.db,
 		Logger: q.eng.logger, Log: q.procLog(), Observer: queryObserver{q},
 		Processed: &q.processed, Skipped: &q.skipped, StreamTimes: &q.streamTimes, TxnEnds: &q.txnEnds,
 		Restores: &q.restores, Balancer: q.balancer, ReplicaFault: q.eng.opts.replicaFault}
@@ -62,8 +55,8 @@ func (o queryObserver) Stopped() {
 // and recording the host maps of every assignment (task_hosts.go,
 // standby_hosts.go).
 func (q *query) balancer(h exec.BalancerHooks) kgo.GroupBalancer {
-	b := newTaskBalancer(h.SubOf, q.cfg.threads, q.taskOffsetSums)
-	b.ha = q.cfg.ha
+	b := newTaskBalancer(h.SubOf, q.cfg.Threads, q.taskOffsetSums)
+	b.ha = q.cfg.HA
 	b.stateful = map[int]bool{}
 	for _, st := range q.topo.SubTopologies {
 		b.stateful[st.ID] = len(st.Stores) > 0
@@ -112,7 +105,7 @@ func (q *query) replicaErrors() (int64, string) {
 
 // spec is what the push runner sees of the transient query.
 func (t *transient) spec() *exec.Push {
-	s := &exec.Push{ID: t.id, AppID: t.appID, Topology: t.topo, Config: t.cfg.execConfig(), DB: t.eng.db,
+	s := &exec.Push{ID: t.id, AppID: t.appID, Topology: t.topo, Config: execConfig(t.cfg), DB: t.eng.db,
 		Logger: t.eng.logger, Log: t.eng.procLog, Rows: t, Finish: t.finish}
 	if t.globals != nil {
 		s.Globals = t.globals

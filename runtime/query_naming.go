@@ -3,34 +3,30 @@ package runtime
 import (
 	"fmt"
 
+	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/physical"
-	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/topicname"
 )
 
-// WithQTTNaming names persistent queries as ksqlDB's test runner (QTT)
-// does, so that the internal topic names its tests assert match: query
-// ids end with the count of persistent queries before them (from 0;
-// ksqlDB's server, and ours without this option, use the command's
-// sequence number in the command topic), and application ids, hence
-// internal topics, carry ksqlDB's `_confluent-ksql-` prefix
-// (`_confluent-ksql-<service id>query_<query id>`). Only for engines
-// without a command log (`sqlstream test`): ids do not survive a replay.
-func WithQTTNaming() Option {
-	return func(o *options) { o.appPrefix, o.countQueries = ksqlInternalPrefix, true }
+// WithQTT sets the engine's mode for ksqlDB's conformance tests (see
+// qttmode.Mode: its naming of queries, topics created on demand). Only
+// this module can name a qttmode.Mode, so only the QTT driver and tests
+// use it. Default: the zero Mode, a server's behaviour.
+func WithQTT(m qttmode.Mode) Option {
+	return optionFunc(func(o *options) {
+		if m.Naming {
+			o.appPrefix, o.countQueries = ksqlInternalPrefix, true
+		}
+		o.createTopics = m.CreateMissingTopics
+	})
 }
 
 // ksqlInternalPrefix is ksqlDB's KSQL_INTERNAL_TOPIC_PREFIX, a constant
 // there, which the ksqldb naming and QTT naming put before the service id.
 const ksqlInternalPrefix = "_confluent-ksql-"
-
-// The values of sqlstream.internal.topic.naming.
-const (
-	namingSqlstream = "sqlstream"
-	namingKsqlDB    = "ksqldb"
-)
 
 // legacyPersistentPrefix is what every application id had between the
 // service id and the query id before the naming was configurable:
@@ -41,14 +37,14 @@ const legacyPersistentPrefix = "query_"
 // before the service id: ksqlDB's constant prefix under the ksqldb (or
 // QTT) naming, nothing under sqlstream's. It checks that the prefix of
 // application ids (with ksql.persistent.prefix) is legal in topic names.
-func namingPrefix(o options, props Properties) (string, error) {
+func namingPrefix(o options, cfg props.EngineConfig) (string, error) {
 	prefix := o.appPrefix
-	if props[PropTopicNaming] == namingKsqlDB {
+	if cfg.KsqlDBNaming {
 		prefix = ksqlInternalPrefix
 	}
-	if err := topicname.Validate(prefix + o.serviceID + props[PropPersistentPrefix] + "X"); err != nil {
+	if err := topicname.Validate(prefix + o.serviceID + cfg.PersistentPrefix + "X"); err != nil {
 		return "", fmt.Errorf("runtime: %s %q with %s %q gives internal topic names Kafka refuses: %v; change either in the server configuration",
-			PropServiceID, o.serviceID, PropPersistentPrefix, props[PropPersistentPrefix], err)
+			props.ServiceID, o.serviceID, props.PersistentPrefix, cfg.PersistentPrefix, err)
 	}
 	return prefix, nil
 }
@@ -74,7 +70,7 @@ func (e *Engine) queryAppID(id string) string {
 // group, changelogs and stores when the naming properties change or
 // another server of the service id is configured otherwise.
 func (e *Engine) queryAppPrefix() string {
-	return e.opts.appPrefix + e.opts.serviceID + e.props[PropPersistentPrefix]
+	return e.opts.appPrefix + e.opts.serviceID + e.cfg.PersistentPrefix
 }
 
 // commandAppID is the application id of the query c starts: the prefix
@@ -88,22 +84,18 @@ func (e *Engine) commandAppID(c *command) string {
 }
 
 // checkDerivedNames refuses a new persistent query whose derived names
-// Kafka would refuse: it builds the query's topology under its
-// application id and validates each internal topic name (repartition
-// and changelog topics, `<application id>-<operator>-…`). It runs before
+// Kafka would refuse: it validates each internal topic name of the
+// query's topology, built under its application id by buildQuery
+// (repartition and changelog topics, `<application id>-<operator>-…`). It runs before
 // anything is created, recorded in the command topic or put in the
 // catalog, so a refused statement leaves nothing behind; before, the
 // topic creation failed after the sink was in the catalog, where it
 // stayed until a restart.
-func (e *Engine) checkDerivedNames(plan *planner.Plan, queryID string, pos ast.Pos) error {
-	topo, err := physical.Build(plan, physical.Options{AppID: e.queryAppID(queryID), ParseTimestamp: e.parseTimestamp})
-	if err != nil {
-		return err
-	}
+func (e *Engine) checkDerivedNames(topo *physical.Topology, queryID string, pos ast.Pos) error {
 	for _, t := range topo.Internal {
 		if err := topicname.Validate(t.Name); err != nil {
 			return sqlerr.New(sqlerr.Kafka, pos, "Query %s would need the internal topic %s, which Kafka refuses: %v. Choose a shorter name for the new source (or a shorter %s)",
-				queryID, t.Name, err, PropServiceID)
+				queryID, t.Name, err, props.ServiceID)
 		}
 	}
 	return nil

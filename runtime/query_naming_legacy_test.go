@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // TestCommandAppIDKeepsRecordedNames: a query's application id comes
@@ -11,7 +12,7 @@ import (
 // command recorded before prefixes were keeps <service id>query_<id>.
 func TestCommandAppIDKeepsRecordedNames(t *testing.T) {
 	e, err := newEngine(options{serviceID: "svc_", cluster: exec.NewMem(),
-		props: map[string]string{PropTopicNaming: namingKsqlDB, PropPersistentPrefix: "pq_"}})
+		props: map[string]string{props.TopicNaming: props.NamingKsqlDB, props.PersistentPrefix: "pq_"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
-// TestQTTNaming: with WithQTTNaming query ids count the queries from 0
+// TestQTTNaming: with WithQTT's naming query ids count the queries from 0
 // and internal topics carry ksqlDB's `_confluent-ksql-` prefix; without
 // it ids end with the command's sequence number and no prefix is added.
 func TestQTTNaming(t *testing.T) {
@@ -23,13 +25,13 @@ func TestQTTNaming(t *testing.T) {
 		ids, changelog string
 	}{
 		{nil, nil, "[CSAS_BIG_1 CTAS_N_2]", "default_query_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
-		{nil, []runtime.Option{runtime.WithServiceID("svc."), runtime.WithQTTNaming()}, "[CSAS_BIG_0 CTAS_N_1]",
+		{nil, []runtime.Option{runtime.WithServiceID("svc."), runtime.WithQTT(qttmode.Mode{Naming: true})}, "[CSAS_BIG_0 CTAS_N_1]",
 			"_confluent-ksql-svc.query_CTAS_N_1-Aggregate-Aggregate-Materialize-changelog"},
 		// The server properties: ksqlDB's naming keeps the ids, adds the
 		// prefix; ksql.persistent.prefix replaces query_.
-		{map[string]string{runtime.PropTopicNaming: "ksqldb"}, nil, "[CSAS_BIG_1 CTAS_N_2]",
+		{map[string]string{props.TopicNaming: "ksqldb"}, nil, "[CSAS_BIG_1 CTAS_N_2]",
 			"_confluent-ksql-default_query_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
-		{map[string]string{runtime.PropTopicNaming: "ksqldb", runtime.PropPersistentPrefix: "pq_"}, nil, "[CSAS_BIG_1 CTAS_N_2]",
+		{map[string]string{props.TopicNaming: "ksqldb", props.PersistentPrefix: "pq_"}, nil, "[CSAS_BIG_1 CTAS_N_2]",
 			"_confluent-ksql-default_pq_CTAS_N_2-Aggregate-Aggregate-Materialize-changelog"},
 	} {
 		eng, err := runtime.NewTestEngine(c.props, c.opts...)
@@ -69,8 +71,8 @@ func TestNamingPropertiesChecked(t *testing.T) {
 		props map[string]string
 		want  string
 	}{
-		{map[string]string{runtime.PropTopicNaming: "kafka"}, runtime.PropTopicNaming},
-		{map[string]string{runtime.PropPersistentPrefix: "my query/"}, runtime.PropPersistentPrefix},
+		{map[string]string{props.TopicNaming: "kafka"}, props.TopicNaming},
+		{map[string]string{props.PersistentPrefix: "my query/"}, props.PersistentPrefix},
 	} {
 		eng, err := runtime.NewTestEngine(c.props)
 		if err == nil {

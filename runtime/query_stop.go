@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"strconv"
 	"sync"
 	"time"
 
@@ -61,7 +60,7 @@ func (e *Engine) runStops(jobs []stopJob) bool {
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	timeout := e.stopTimeout()
+	timeout := e.cfg.ShutdownTimeout
 	select {
 	case <-done:
 		return true
@@ -71,20 +70,6 @@ func (e *Engine) runStops(jobs []stopJob) bool {
 		return false
 	}
 }
-
-// stopTimeout is ksql.streams.shutdown.timeout.ms.
-func (e *Engine) stopTimeout() time.Duration {
-	ms, err := strconv.ParseInt(e.props[PropShutdownTimeout], 10, 64)
-	if err != nil {
-		ms = defaultShutdownTimeoutMs
-	}
-	return time.Duration(ms) * time.Millisecond
-}
-
-// defaultShutdownTimeoutMs is sqlstream's default bound on waiting for a
-// query to stop (ksqlDB's is 300000; a client waiting for TERMINATE gives
-// up long before that).
-const defaultShutdownTimeoutMs = 30000
 
 // retire takes q out of service under the engine lock: it becomes
 // TERMINATED and its runner, internal topics and stores are released once

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // stuckStopCluster is a cluster whose persistent queries take until
@@ -28,7 +29,7 @@ func (c *stuckStopCluster) Start(q *exec.Query) (exec.Runner, error) {
 
 func stuckEngine(t *testing.T) (*TestEngine, chan struct{}) {
 	t.Helper()
-	te, err := NewTestEngine(map[string]string{PropShutdownTimeout: "100"})
+	te, err := NewTestEngine(map[string]string{props.ShutdownTimeout: "100"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestTerminateTransientKeepsCase(t *testing.T) {
 // TestCloseWithStuckQuery: shutdown waits for a query that does not stop
 // only up to the bound, and says so instead of closing state under it.
 func TestCloseWithStuckQuery(t *testing.T) {
-	te, err := NewTestEngine(map[string]string{PropShutdownTimeout: "100"})
+	te, err := NewTestEngine(map[string]string{props.ShutdownTimeout: "100"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,6 @@ import (
 	"time"
 )
 
-// WithCreateMissingTopics makes CREATE STREAM/TABLE create a missing topic
-// (one partition) instead of failing, as test drivers want: a test's input
-// topics exist implicitly. Default off.
-func WithCreateMissingTopics() Option { return func(o *options) { o.createTopics = true } }
-
 // Quiesce waits until every running persistent query has processed and
 // committed everything in its source topics, twice in a row (queries may
 // feed each other). Test drivers call it before reading outputs.

@@ -6,13 +6,10 @@ import (
 	"math/rand/v2"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 )
-
-// PropPushV2 turns on ksqlDB's scalable push queries (off by default, as
-// in ksqlDB).
-const PropPushV2 = "ksql.query.push.v2.enabled"
 
 // transientID names a SELECT: SCALABLE_PUSH_QUERY_<uuid> for a push query
 // ksqlDB would run as a scalable push query, transient_<source>_<n>
@@ -35,8 +32,8 @@ func (e *Engine) transientID(st *ast.Query, plan *planner.Plan, s *session) stri
 }
 
 func (e *Engine) scalablePush(st *ast.Query, plan *planner.Plan, s *session) bool {
-	p := configParser{t: e.table, props: s.props}
-	if !p.bool(PropPushV2) || p.str(PropOffsetReset) != "latest" {
+	p := props.NewParser(e.table, s.props)
+	if !p.Bool(props.PushV2) || p.Str(props.OffsetReset) != "latest" {
 		return false
 	}
 	if plan.Kind == planner.Pull || len(plan.Sources) != 1 || st.Emit != ast.EmitChanges ||

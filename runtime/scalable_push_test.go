@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"testing"
+
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // TestScalablePushQueryIDs: with ksql.query.push.v2.enabled and reading
@@ -29,9 +31,9 @@ func TestScalablePushQueryIDs(t *testing.T) {
 		{"SELECT ROWPARTITION, K FROM OUT EMIT CHANGES;", nil, transient},
 		{"SELECT * FROM OUT WHERE ROWOFFSET > 1 EMIT CHANGES;", nil, transient},
 		{"SELECT * FROM OUT2 EMIT CHANGES;", nil, transient}, // two queries write OUT2
-		{"SELECT * FROM OUT EMIT CHANGES;", map[string]any{PropPushV2: false}, transient},
+		{"SELECT * FROM OUT EMIT CHANGES;", map[string]any{props.PushV2: false}, transient},
 	}
-	te, err := NewTestEngine(map[string]string{PropPushV2: "true", PropOffsetReset: "latest"})
+	te, err := NewTestEngine(map[string]string{props.PushV2: "true", props.OffsetReset: "latest"})
 	if err != nil {
 		t.Fatal(err)
 	}

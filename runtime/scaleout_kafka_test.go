@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -46,8 +47,8 @@ func (p *pair) engine(name string, extra ...runtime.Option) *runtime.Engine {
 	defer cancel()
 	opts := append([]runtime.Option{runtime.WithBootstrap(p.rig.b.Addrs()), runtime.WithDataDir(p.dir + "/" + name + "/state"),
 		runtime.WithServiceID("scale_"),
-		runtime.WithProperties(map[string]string{runtime.PropCommitInterval: "100",
-			runtime.PropCommandSecret: "a-shared-secret-of-the-service"}),
+		runtime.WithProperties(map[string]string{props.CommitInterval: "100",
+			props.CommandSecret: "a-shared-secret-of-the-service"}),
 		runtime.WithLogger(slog.New(slog.DiscardHandler))}, extra...)
 	e, err := runtime.New(ctx, opts...)
 	if err != nil {

@@ -8,49 +8,28 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// Schema registry properties (ksqlDB's names). They are the server's own:
-// the embedded registry's URL, or an external registry's, with its
-// credentials (hidden in SHOW PROPERTIES, see IsSecretProperty).
-const (
-	PropSchemaRegistryURL      = planner.PropSchemaRegistryURL
-	PropSchemaRegistryUserInfo = "ksql.schema.registry.basic.auth.user.info"
-	PropSchemaRegistryTrust    = "ksql.schema.registry.ssl.truststore.location"
-	PropSchemaRegistryKey      = "ksql.schema.registry.ssl.keystore.location"
-)
-
-func schemaRegistryPropertyDefs() []*propertyDef {
-	str := func(name, doc string) *propertyDef {
-		return &propertyDef{name: name, kind: kindString, fixed: true, doc: doc}
-	}
-	return []*propertyDef{
-		str(PropSchemaRegistryURL, "base URLs (comma separated) of the schema registry AVRO, PROTOBUF and JSON_SR use"),
-		str(PropSchemaRegistryUserInfo, "user:password of the schema registry's HTTP basic authentication"),
-		str(PropSchemaRegistryTrust, "CA certificates (PEM file) trusted for an https schema registry"),
-		str(PropSchemaRegistryKey, "client certificate and key (one PEM file) presented to an https schema registry"),
-	}
-}
-
-// schemaRegistry builds the registry client of the properties, nil when
-// ksql.schema.registry.url is not set.
-func schemaRegistry(p Properties) (format.SchemaRegistry, error) {
-	url := strings.TrimSpace(p[PropSchemaRegistryURL])
+// schemaRegistry builds the registry client of the engine's
+// configuration, nil when ksql.schema.registry.url is not set.
+func schemaRegistry(r props.RegistryConfig) (format.SchemaRegistry, error) {
+	url := strings.TrimSpace(r.URL)
 	if url == "" {
 		return nil, nil
 	}
-	cfg := format.RegistryConfig{UserInfo: p[PropSchemaRegistryUserInfo]}
+	cfg := format.RegistryConfig{UserInfo: r.UserInfo}
 	for _, u := range strings.Split(url, ",") {
 		if u = strings.TrimSpace(u); u != "" {
 			cfg.URLs = append(cfg.URLs, u)
 		}
 	}
-	if p[PropSchemaRegistryTrust] != "" || p[PropSchemaRegistryKey] != "" {
-		t, err := registryTLS(p)
+	if r.Trust != "" || r.Key != "" {
+		t, err := registryTLS(r)
 		if err != nil {
 			return nil, err
 		}
@@ -58,24 +37,24 @@ func schemaRegistry(p Properties) (format.SchemaRegistry, error) {
 	}
 	c, err := format.NewRegistryClient(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", PropSchemaRegistryURL, err)
+		return nil, fmt.Errorf("%s: %w", props.SchemaRegistryURL, err)
 	}
 	return c, nil
 }
 
-func registryTLS(p Properties) (*tls.Config, error) {
+func registryTLS(r props.RegistryConfig) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if loc := p[PropSchemaRegistryTrust]; loc != "" {
+	if loc := r.Trust; loc != "" {
 		pool, err := LoadCertPool(loc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", PropSchemaRegistryTrust, err)
+			return nil, fmt.Errorf("%s: %w", props.SchemaRegistryTrust, err)
 		}
 		cfg.RootCAs = pool
 	}
-	if loc := p[PropSchemaRegistryKey]; loc != "" {
+	if loc := r.Key; loc != "" {
 		cert, err := LoadKeyPair(loc, loc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", PropSchemaRegistryKey, err)
+			return nil, fmt.Errorf("%s: %w", props.SchemaRegistryKey, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
@@ -179,7 +158,7 @@ func (e *Engine) registerSchemaID(ctx context.Context, src *planner.Source, spec
 
 func registryUnreachable(subject string, err error, pos ast.Pos) error {
 	return sqlerr.New(sqlerr.Kafka, pos, "Could not register schema for subject %s (check '%s' and that the registry is up, then retry): %v",
-		subject, PropSchemaRegistryURL, err)
+		subject, props.SchemaRegistryURL, err)
 }
 
 // deleteSubjects removes the subjects of src's registry formats (DROP …

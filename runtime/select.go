@@ -11,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
@@ -26,7 +27,7 @@ func (e *Engine) Query(ctx context.Context, sql string, props map[string]any, va
 // the server): it reads only the given partitions of this server's own
 // state and forwards nothing.
 func (e *Engine) PeerQuery(ctx context.Context, sql string, props map[string]any, partitions string) (api.RowStream, error) {
-	only, err := parsePartitionList(partitions)
+	only, err := peer.ParsePartitions(partitions)
 	if err != nil {
 		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
 	}
@@ -156,7 +157,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 
 // startPush runs a push query, its global tables' stores filled first.
 func (e *Engine) startPush(t *transient) (exec.Runner, error) {
-	g, err := global.Start(context.Background(), t.topo.Globals, e.globalEnv(t.appID, t.cfg.cacheBytes, e.procLog, t.finish))
+	g, err := global.Start(context.Background(), t.topo.Globals, e.globalEnv(t.appID, t.cfg.CacheBytes, e.procLog, t.finish))
 	if err != nil {
 		return nil, err
 	}

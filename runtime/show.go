@@ -11,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -171,7 +172,7 @@ func runningQuery(q *query) api.RunningQuery {
 		counts[st]++
 	}
 	rq := api.RunningQuery{QueryString: q.sql, ID: q.id, StatusCount: counts,
-		QueryType: api.QueryPersistent, State: state, ProcessingGuarantee: q.cfg.guarantee.String()}
+		QueryType: api.QueryPersistent, State: state, ProcessingGuarantee: q.cfg.Guarantee.String()}
 	if q.plan.Sink != nil {
 		rq.Sinks = []string{q.plan.Sink.Name}
 		rq.SinkKafkaTopics = []string{q.plan.Sink.Topic}
@@ -183,10 +184,10 @@ func (e *Engine) showProperties(st *ast.Show, s *session) api.Entity {
 	out := api.PropertiesList{StatementText: st.Text()}
 	for _, k := range s.props.Sorted() {
 		scope, editable := "KSQL", true
-		if d, err := e.table.lookup(k); err == nil {
-			scope, editable = d.scope(), !d.fixed
+		if d, err := e.table.Lookup(k); err == nil {
+			scope, editable = d.Scope(), !d.Fixed()
 		}
-		out.Properties = append(out.Properties, api.Property{Name: k, Scope: scope, Value: shownValue(k, s.props[k]),
+		out.Properties = append(out.Properties, api.Property{Name: k, Scope: scope, Value: props.Shown(k, s.props[k]),
 			Editable: editable, Level: "SERVER"})
 		if s.props[k] != e.props[k] {
 			out.OverwrittenProperties = append(out.OverwrittenProperties, k)

@@ -8,6 +8,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/peer"
 )
 
 // Where a task's replicas are. Next to the actives, the leader puts in
@@ -150,7 +151,7 @@ func sumLags(stores []StoreLag) int64 {
 // (the sum over the task's stores); -1 when it has not reported them.
 func (p *peerSet) reportedLag(endpoint string, q *query, k physical.TaskID) int64 {
 	p.mu.Lock()
-	h := p.hosts[hostKey(endpoint)]
+	h := p.hosts[peer.HostKey(endpoint)]
 	var lags *api.HostStoreLags
 	if h != nil {
 		lags = h.lags

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -22,7 +23,7 @@ func TestTaskBalancerStandbyHosts(t *testing.T) {
 	endpoints := map[string]string{"a": "http://127.0.0.1:1", "b": "http://127.0.0.1:2"}
 	newB := func(id string) *taskBalancer {
 		b := joinBalancer(1).withHosts(func() string { return endpoints[id] }, nil)
-		b.ha = haConfig{standbys: 1, acceptableLag: 10, maxWarmups: 2}
+		b.ha = props.HA{Standbys: 1, AcceptableLag: 10, MaxWarmups: 2}
 		b.stateful = map[int]bool{0: true, 1: true}
 		b.endSums = func() map[physical.TaskID]int64 { return sums(tasksOf(2, 2), 100) }
 		return b

@@ -3,19 +3,10 @@ package runtime
 import (
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
-
-// haConfig is what the task balancer reads of Kafka Streams' high
-// availability settings (KIP-441).
-type haConfig struct {
-	standbys      int           // num.standby.replicas
-	acceptableLag int64         // acceptable.recovery.lag
-	maxWarmups    int           // max.warmup.replicas, group-wide
-	probeInterval time.Duration // probing.rebalance.interval.ms
-}
 
 // haPlan is one rebalance's placement: each member's active, standby and
 // warmup tasks, and whether a probing rebalance should follow (a task
@@ -40,12 +31,12 @@ type haInput struct {
 // assignTasks: the balanced, sticky placement is the target; a task whose
 // target member is not caught up (its lag above acceptable.recovery.lag)
 // stays active on a caught-up member (its owner first) and the target
-// gets a warmup of it, at most cfg.maxWarmups in the group; a task no
+// gets a warmup of it, at most cfg.MaxWarmups in the group; a task no
 // member is caught up on goes to its target. Then each stateful task gets
-// cfg.standbys standbys on other members than its active (a warmup
+// cfg.Standbys standbys on other members than its active (a warmup
 // counts as one), preferring the members with the most local state of
 // it, then the fewest replicas, then the lowest id.
-func assignReplicas(tasks []physical.TaskID, members []taskMember, in haInput, cfg haConfig) haPlan {
+func assignReplicas(tasks []physical.TaskID, members []taskMember, in haInput, cfg props.HA) haPlan {
 	plan := haPlan{active: assignTasks(tasks, members), standby: map[string][]physical.TaskID{}, warmup: map[string][]physical.TaskID{}}
 	members = slices.Clone(members)
 	sort.Slice(members, func(i, j int) bool { return members[i].id < members[j].id })
@@ -57,7 +48,7 @@ func assignReplicas(tasks []physical.TaskID, members []taskMember, in haInput, c
 			owner[k] = id
 		}
 	}
-	warmups := cfg.maxWarmups
+	warmups := cfg.MaxWarmups
 	for _, k := range tasks {
 		target, ok := owner[k]
 		if !ok || in.caughtUp(memberByID(members, target), k, cfg) {
@@ -100,15 +91,15 @@ func (in haInput) lag(m taskMember, k physical.TaskID) int64 {
 	return max(in.endSums[k]-m.offsets[k], 0)
 }
 
-func (in haInput) caughtUp(m taskMember, k physical.TaskID, cfg haConfig) bool {
-	return in.endSums == nil || in.lag(m, k) <= cfg.acceptableLag
+func (in haInput) caughtUp(m taskMember, k physical.TaskID, cfg props.HA) bool {
+	return in.endSums == nil || in.lag(m, k) <= cfg.AcceptableLag
 }
 
 // caughtUpHome picks the member other than target that keeps task k
 // while target warms up: its owner if caught up, else the caught-up
 // member with the least lag, then the fewest active tasks, then the
 // lowest id; "" when none is caught up.
-func caughtUpHome(k physical.TaskID, members []taskMember, target string, in haInput, cfg haConfig, active map[string][]physical.TaskID) string {
+func caughtUpHome(k physical.TaskID, members []taskMember, target string, in haInput, cfg props.HA, active map[string][]physical.TaskID) string {
 	best := -1
 	for i, m := range members {
 		if m.id == target || !in.caughtUp(m, k, cfg) {
@@ -137,8 +128,8 @@ func caughtUpHome(k physical.TaskID, members []taskMember, target string, in haI
 }
 
 // assignStandbys gives each stateful task its standbys.
-func (p *haPlan) assignStandbys(tasks []physical.TaskID, members []taskMember, owner map[physical.TaskID]string, in haInput, cfg haConfig) {
-	if cfg.standbys <= 0 {
+func (p *haPlan) assignStandbys(tasks []physical.TaskID, members []taskMember, owner map[physical.TaskID]string, in haInput, cfg props.HA) {
+	if cfg.Standbys <= 0 {
 		return
 	}
 	replicas := func(id string) int { return len(p.standby[id]) + len(p.warmup[id]) }
@@ -155,7 +146,7 @@ func (p *haPlan) assignStandbys(tasks []physical.TaskID, members []taskMember, o
 				have++
 			}
 		}
-		for ; have < cfg.standbys; have++ {
+		for ; have < cfg.Standbys; have++ {
 			best := -1
 			for i, m := range members {
 				if holds(m.id) {

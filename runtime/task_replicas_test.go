@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -43,13 +44,13 @@ func sums(tasks []physical.TaskID, v int64) map[physical.TaskID]int64 {
 
 func TestAssignReplicas(t *testing.T) {
 	stateful := haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(4), 1000)}
-	cfg := haConfig{standbys: 1, acceptableLag: 100, maxWarmups: 2}
+	cfg := props.HA{Standbys: 1, AcceptableLag: 100, MaxWarmups: 2}
 	for _, tc := range []struct {
 		name    string
 		tasks   []physical.TaskID
 		members []taskMember
 		in      haInput
-		cfg     haConfig
+		cfg     props.HA
 		want    string
 	}{
 		{name: "balance: no state anywhere, actives even, one standby each elsewhere", tasks: tasksOf(4),
@@ -64,15 +65,15 @@ func TestAssignReplicas(t *testing.T) {
 			want: "a: active[0_1 0_3] standby[0_0 0_2] warmup[]\nb: active[0_0 0_2] standby[0_1 0_3] warmup[]"},
 		{name: "caught-up preference: a new member gets warmups, the owner keeps the actives", tasks: tasksOf(4),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1}},
-			in:      stateful, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			in:      stateful, cfg: props.HA{AcceptableLag: 100, MaxWarmups: 2},
 			want: "a: active[0_0 0_1 0_2 0_3] standby[] warmup[]\nb: active[] standby[] warmup[0_2 0_3]\nprobe"},
 		{name: "a caught-up warmup is promoted (the move is then cooperative)", tasks: tasksOf(4),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(4)}, {id: "b", threads: 1, offsets: sums([]physical.TaskID{{SubTopology: 0, Partition: 2}, {SubTopology: 0, Partition: 3}}, 950)}},
-			in:      stateful, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			in:      stateful, cfg: props.HA{AcceptableLag: 100, MaxWarmups: 2},
 			want: "a: active[0_0 0_1] standby[] warmup[]\nb: active[0_2 0_3] standby[] warmup[]"},
 		{name: "warmup cap: the group gets at most max.warmup.replicas", tasks: tasksOf(6),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(6)}, {id: "b", threads: 1}, {id: "c", threads: 1}},
-			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(6), 1000)}, cfg: haConfig{acceptableLag: 100, maxWarmups: 1},
+			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(6), 1000)}, cfg: props.HA{AcceptableLag: 100, MaxWarmups: 1},
 			want: "a: active[0_0 0_1 0_2 0_3 0_4 0_5] standby[] warmup[]\nb: active[] standby[] warmup[0_2]\nc: active[] standby[] warmup[]\nprobe"},
 		{name: "failover: a dead member's tasks go to their standby holder", tasks: tasksOf(4),
 			members: []taskMember{
@@ -82,7 +83,7 @@ func TestAssignReplicas(t *testing.T) {
 			want: "a: active[0_0 0_2] standby[0_1 0_3] warmup[]\nb: active[0_1 0_3] standby[0_0 0_2] warmup[]"},
 		{name: "nobody caught up: the balanced target takes the task, no warmup", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1}, {id: "b", threads: 1}},
-			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(2), 1000)}, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(2), 1000)}, cfg: props.HA{AcceptableLag: 100, MaxWarmups: 2},
 			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
 		{name: "stateless tasks get no standbys and no warmups", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
@@ -90,11 +91,11 @@ func TestAssignReplicas(t *testing.T) {
 			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
 		{name: "unknown end offsets: plain sticky placement", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
-			in:      haInput{stateful: map[int]bool{0: true}}, cfg: haConfig{acceptableLag: 100, maxWarmups: 2},
+			in:      haInput{stateful: map[int]bool{0: true}}, cfg: props.HA{AcceptableLag: 100, MaxWarmups: 2},
 			want: "a: active[0_0] standby[] warmup[]\nb: active[0_1] standby[] warmup[]"},
 		{name: "a warmup counts as the task's standby", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1, owned: tasksOf(2)}, {id: "b", threads: 1}},
-			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(2), 1000)}, cfg: haConfig{standbys: 1, acceptableLag: 100, maxWarmups: 2},
+			in:      haInput{stateful: map[int]bool{0: true}, endSums: sums(tasksOf(2), 1000)}, cfg: props.HA{Standbys: 1, AcceptableLag: 100, MaxWarmups: 2},
 			want: "a: active[0_0 0_1] standby[] warmup[]\nb: active[] standby[0_0] warmup[0_1]\nprobe"},
 		{name: "one member: no standby to place", tasks: tasksOf(2),
 			members: []taskMember{{id: "a", threads: 1}},
@@ -151,7 +152,7 @@ func TestAssignReplicasStandbysApart(t *testing.T) {
 			}
 			tasks := tasksOf(7, 3)
 			in := haInput{stateful: map[int]bool{0: true, 1: false}, endSums: map[physical.TaskID]int64{}}
-			p := assignReplicas(tasks, ms, in, haConfig{standbys: standbys, maxWarmups: 2})
+			p := assignReplicas(tasks, ms, in, props.HA{Standbys: standbys, MaxWarmups: 2})
 			checkExactlyOnce(t, tasks, p.active)
 			checkReplicasApart(t, p)
 			count := map[physical.TaskID]int{}
@@ -182,7 +183,7 @@ func TestTaskBalancerReplicas(t *testing.T) {
 	now := time.UnixMilli(1_700_000_000_000)
 	newB := func() *taskBalancer {
 		b := joinBalancer(1)
-		b.ha = haConfig{standbys: 1, acceptableLag: 10, maxWarmups: 2, probeInterval: 3 * time.Second}
+		b.ha = props.HA{Standbys: 1, AcceptableLag: 10, MaxWarmups: 2, ProbeInterval: 3 * time.Second}
 		b.stateful = map[int]bool{0: true, 1: true}
 		b.endSums = func() map[physical.TaskID]int64 { return sums(tasksOf(2, 2), 100) }
 		b.now = func() time.Time { return now }
@@ -289,7 +290,7 @@ func probesToConverge(t *testing.T, standbys int) int {
 	tasks := tasksOf(12)
 	ends := sums(tasks, 1000)
 	in := haInput{stateful: map[int]bool{0: true}, endSums: ends}
-	cfg := haConfig{standbys: standbys, acceptableLag: 10, maxWarmups: 2}
+	cfg := props.HA{Standbys: standbys, AcceptableLag: 10, MaxWarmups: 2}
 	members := []taskMember{{id: "a", threads: 1, owned: tasks, offsets: sums(tasks, 1000)}, {id: "b", threads: 1}, {id: "c", threads: 1}}
 	for round := 1; ; round++ {
 		p := assignReplicas(tasks, members, in, cfg)
@@ -299,8 +300,8 @@ func probesToConverge(t *testing.T, standbys int) int {
 		for _, ws := range p.warmup {
 			n += len(ws)
 		}
-		if n > cfg.maxWarmups {
-			t.Fatalf("round %d: %d warmups, cap %d", round, n, cfg.maxWarmups)
+		if n > cfg.MaxWarmups {
+			t.Fatalf("round %d: %d warmups, cap %d", round, n, cfg.MaxWarmups)
 		}
 		for i := range members {
 			m := &members[i]

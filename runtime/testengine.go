@@ -6,6 +6,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -26,16 +27,16 @@ type TestEngine struct {
 // at once. A property the engine does not accept is an error naming it.
 // There is no wall clock here: window.close.idle.ms is parsed but windows
 // close only as stream time advances. Options may name the service and
-// its queries (WithServiceID, WithQTTNaming); the others do not apply.
-func NewTestEngine(props map[string]string, opts ...Option) (*TestEngine, error) {
+// its queries (WithServiceID, WithQTT); the others do not apply.
+func NewTestEngine(given map[string]string, opts ...Option) (*TestEngine, error) {
 	mem := exec.NewMem()
-	all := map[string]string{PropOffsetReset: "earliest", PropCacheBytes: "0"}
-	for k, v := range props {
-		all[NormalizeProperty(k)] = v
+	all := map[string]string{props.OffsetReset: "earliest", props.CacheBytes: "0"}
+	for k, v := range given {
+		all[props.Normalize(k)] = v
 	}
 	o := options{serviceID: "default_"}
 	for _, opt := range opts {
-		opt(&o)
+		opt.apply(&o)
 	}
 	o.props, o.cluster = all, mem
 	if err := o.validate(); err != nil {

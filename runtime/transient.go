@@ -10,6 +10,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -24,8 +25,8 @@ type transient struct {
 	sql    string
 	topo   *physical.Topology
 	plan   *planner.Plan
-	props  Properties
-	cfg    queryConfig // parsed from props
+	props  props.Properties
+	cfg    props.QueryConfig // parsed from props
 	header api.QueryHeader
 	limit  int     // -1: unlimited
 	push   bool    // counts against ksql.max.push.queries
@@ -50,12 +51,12 @@ type transient struct {
 
 // newTransient prepares a push or pull query or a PRINT; a property its
 // configuration cannot parse is an error naming it.
-func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []types.Column, props Properties, limit int) (*transient, error) {
-	cfg, err := newQueryConfig(e.table, props)
+func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []types.Column, set props.Properties, limit int) (*transient, error) {
+	cfg, err := props.NewQueryConfig(e.table, set)
 	if err != nil {
 		return nil, err
 	}
-	return &transient{eng: e, id: id, sql: sql, topo: topo, props: props, cfg: cfg, limit: limit,
+	return &transient{eng: e, id: id, sql: sql, topo: topo, props: set, cfg: cfg, limit: limit,
 		header: api.QueryHeader{QueryID: id, Columns: cols},
 		rows:   make(chan queuedRow, 256), budget: newRowBudget(pushRowBytes),
 		closed: make(chan struct{}), ended: make(chan struct{})}, nil

@@ -24,7 +24,7 @@ func TestServerOnBrokerProcess(t *testing.T) {
 	eventually(t, "counts", func() error {
 		return same(counts(t, srv, "SELECT * FROM clicks_per_user;"), map[string]string{"u1": "2", "u2": "1"})
 	})
-	time.Sleep(500 * time.Millisecond) // let the commit of these records happen
+	awaitQueriesCommitted(t, br.Kafka, "clicks")
 
 	srv.kill()
 	srv.start()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlstream/sqlstream/internal/testutil"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -131,5 +132,32 @@ func kcatConsumeWait(t *testing.T, addr, topic string, n int) []string {
 			return got
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// awaitQueriesCommitted waits until every persistent query's group of
+// the server at addr (default_query_…) has committed every record
+// produced to topics so far, and to the internal topics it reads
+// (testutil.WaitCommitted): a restart then reads none of them again.
+func awaitQueriesCommitted(t *testing.T, addr string, topics ...string) {
+	t.Helper()
+	adm := kadm.NewClient(kafkaClient(t, addr))
+	ctx := timeoutCtx(t)
+	groups, err := adm.ListGroups(ctx)
+	if err != nil {
+		t.Fatalf("list groups: %v", err)
+	}
+	n := 0
+	for _, g := range groups.Groups() {
+		if !strings.HasPrefix(g, "default_query_") {
+			continue
+		}
+		n++
+		if err := testutil.WaitCommitted(ctx, adm, g, topics...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no persistent query group at %s to wait for", addr)
 	}
 }

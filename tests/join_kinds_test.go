@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -143,7 +142,7 @@ func TestStreamStreamJoinWithin(t *testing.T) {
 	left = append(left, inner...)
 	awaitCommitted(t, n.Kafka, "CLICKED_ALL", left...)
 
-	time.Sleep(500 * time.Millisecond) // past a commit of the offsets
+	awaitQueriesCommitted(t, n.Kafka, "clicks", "views")
 	n.restart()
 	view("u2", "C", 25) // joins /b, buffered before the restart
 	inner = append(inner, row("u2", "/b", "C", 25))
@@ -189,7 +188,7 @@ func TestTableTableJoin(t *testing.T) {
 	pull("both_t", map[string]string{"c1": "150 a@x"})
 	pull("left_t", map[string]string{"c1": "150 a@x", "c2": "7 <nil>"})
 
-	time.Sleep(500 * time.Millisecond) // past a commit of the offsets
+	awaitQueriesCommitted(t, n.Kafka, "accounts", "profiles")
 	n.restart()
 	produceTombstone(t, n.Kafka, "profiles", "c1")
 	both = append(both, "c1=NULL")

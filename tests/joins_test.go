@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestOrdersJoinCustomers runs the orders ⋈ customers enrichment through
@@ -83,7 +82,7 @@ func TestOrdersForeignKeyJoin(t *testing.T) {
 	}
 	// A restart keeps the subscriptions: c1's change still reaches o2
 	// and not o1, and nothing is written twice.
-	time.Sleep(500 * time.Millisecond) // past a commit of the offsets
+	awaitQueriesCommitted(t, n.Kafka, "orders", "customers")
 	n.restart()
 	produce(t, n.Kafka, "customers", "c1", `{"NAME":"ada2"}`)
 	want = append(want, `o2={"NAME":"ada2","TOTAL":6}`)

@@ -18,9 +18,8 @@ const module = "github.com/sqlstream/sqlstream"
 
 // importRule forbids packages under from (a path relative to the module
 // root; "" matches every package) from importing packages under any of
-// deny. A deny entry of "" forbids every project package; one starting
-// with "=" forbids that package only, not those below it (the engine,
-// runtime, but not its subpackages).
+// deny. A deny entry of "" forbids every project package; one ending in
+// "$" forbids that package only, not the packages below it.
 type importRule struct {
 	from string
 	deny []string
@@ -44,14 +43,21 @@ func importRules() []importRule {
 		// The Schema Registry payload codecs sit below sql/format (which
 		// imports them): types, errors and positions only.
 		{"sql/format/protobuf", []string{"sql/format", "sql/expr", "sql/functions", "sql/parser", "sql/script"}},
-		{"sql", []string{"planner", "physical", "runtime", "state", "api", "broker", "qtt", "server", "repl", "cmd"}},
-		{"planner", []string{"physical", "runtime", "state", "api", "broker", "qtt", "server", "repl", "cmd"}},
+		{"sql", []string{"planner", "physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd", "state"}},
+		{"planner", []string{"physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd", "state"}},
 		{"physical", []string{"runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},
 		{"runtime", []string{"qtt", "server", "repl", "cmd"}},
-		{"runtime/exec", []string{"=runtime", "runtime/global", "planner", "sql/ast", "sql/parser", "api", "broker"}},
+		// The engine's subpackages never import the engine; props (the
+		// configuration) imports no other runtime package.
+		{"runtime/props", []string{"runtime"}},
+		{"runtime/commandlog", []string{"runtime$"}},
+		{"runtime/peer", []string{"runtime"}},
+		// The executor runs topologies for the engine: it sees physical's
+		// topologies, never a statement, a plan or global tables' stores.
+		{"runtime/exec", []string{"runtime$", "runtime/global", "runtime/commandlog", "runtime/peer", "planner", "sql/ast", "sql/parser", "api", "broker"}},
 		// Global tables' stores, for the engine: they see the executor's
 		// Cluster (to follow a topic), never the engine.
-		{"runtime/global", []string{"=runtime", "planner", "sql", "api", "broker"}},
+		{"runtime/global", []string{"runtime$", "runtime/commandlog", "runtime/peer", "planner", "sql", "api", "broker"}},
 		{"api", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "server", "repl", "cmd"}},
 		{"broker", []string{"sql", "planner", "physical", "runtime", "api", "qtt", "server", "repl", "cmd", "state"}},
 		{"topicname", []string{""}},
@@ -60,6 +66,8 @@ func importRules() []importRule {
 		{"repl", []string{"sql/ast", "sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/types", "planner", "physical", "runtime", "state", "broker", "qtt", "server", "cmd"}},
 		{"state", []string{""}},
 		{"schemaregistry", []string{""}},
+		{"internal/qttmode", []string{""}},
+		{"internal/testutil", []string{""}},
 		// The Nexmark generator, queries and checks are a Kafka client
 		// of the engine, never a part of it.
 		{"nexmark", []string{""}},
@@ -98,6 +106,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"runtime/exec":        {"physical", "runtime", "runtime/exec/x"},
 		"runtime/global":      {"runtime/exec", "runtime"},
 		"planner/x":           {"state"},
+		"runtime/props":       {"runtime/exec", "planner"},
+		"runtime/commandlog":  {"runtime/props", "runtime"},
 	}
 	got := violations(imports, importRules())
 	want := []string{
@@ -105,8 +115,10 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"planner imports physical/ops (planner may not import physical)",
 		"planner/x imports state (planner may not import state)",
 		"repl imports runtime (repl may not import runtime)",
+		"runtime/commandlog imports runtime (runtime/commandlog may not import runtime)",
 		"runtime/exec imports runtime (runtime/exec may not import runtime)",
 		"runtime/global imports runtime (runtime/global may not import runtime)",
+		"runtime/props imports runtime/exec (runtime/props may not import runtime)",
 		"server imports repl (server may not import repl)",
 		"server imports runtime (server may not import runtime)",
 		"sql/expr imports planner (sql may not import planner)",
@@ -201,11 +213,8 @@ func violations(imports map[string][]string, rules []importRule) []string {
 
 func denied(imp string, deny []string) (string, bool) {
 	for _, d := range deny {
-		if exact, ok := strings.CutPrefix(d, "="); ok {
-			if imp == exact {
-				return exact, true
-			}
-			continue
+		if exact, ok := strings.CutSuffix(d, "$"); ok && imp == exact {
+			return exact, true
 		}
 		if under(imp, d) {
 			return d, true
@@ -299,4 +308,66 @@ func isLiteralPanic(n ast.Node) bool {
 	}
 	lit, ok := call.Args[0].(*ast.BasicLit)
 	return ok && lit.Kind == token.STRING
+}
+
+// TestEngineOptionsSealed: runtime.Option is an interface with only
+// unexported methods (no other package can make one), and the exported
+// options are the public ones: test hooks (global load hooks, replica
+// faults, the QTT mode's naming and topic creation) are not exported, so
+// a program using the engine cannot reach them.
+func TestEngineOptionsSealed(t *testing.T) {
+	public := map[string]bool{"WithBootstrap": true, "WithServiceID": true, "WithDataDir": true, "WithProperties": true,
+		"WithLogger": true, "WithKafkaSASL": true, "WithSchemaRegistry": true, "WithAdvertisedListener": true,
+		"WithQTT": true} // WithQTT takes an internal/qttmode.Mode: only this module can call it
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, filepath.Join(repoRoot(t), "runtime"), func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := false
+	for _, f := range pkgs["runtime"].Files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.Name == "Option" {
+						sealed = unexportedInterface(ts.Type)
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() && returnsOption(d) && !public[d.Name.Name] {
+					t.Errorf("runtime.%s makes an Option but is not one of the public options", d.Name.Name)
+				}
+			}
+		}
+	}
+	if !sealed {
+		t.Error("runtime.Option is not an interface of unexported methods only: any package can make an Option")
+	}
+}
+
+func unexportedInterface(e ast.Expr) bool {
+	it, ok := e.(*ast.InterfaceType)
+	if !ok || len(it.Methods.List) == 0 {
+		return false
+	}
+	for _, m := range it.Methods.List {
+		for _, n := range m.Names {
+			if n.IsExported() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func returnsOption(d *ast.FuncDecl) bool {
+	r := d.Type.Results
+	if r == nil || len(r.List) != 1 {
+		return false
+	}
+	id, ok := r.List[0].Type.(*ast.Ident)
+	return ok && id.Name == "Option"
 }

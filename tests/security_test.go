@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/broker"
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,8 +35,8 @@ import (
 // the property; the embedded broker refuses such a topic from any Kafka
 // client; the server keeps answering.
 func TestPartitionLimit(t *testing.T) {
-	if runtime.PropMaxPartitions != broker.MaxPartitionsProperty {
-		t.Fatalf("engine property %s, broker names %s", runtime.PropMaxPartitions, broker.MaxPartitionsProperty)
+	if props.MaxPartitions != broker.MaxPartitionsProperty {
+		t.Fatalf("engine property %s, broker names %s", props.MaxPartitions, broker.MaxPartitionsProperty)
 	}
 	n := startNode(t)
 	status, body := n.ksql("CREATE STREAM huge (a INT) WITH (KAFKA_TOPIC='huge', VALUE_FORMAT='JSON', PARTITIONS=1000000);", nil)

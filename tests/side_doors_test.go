@@ -65,7 +65,7 @@ func TestPeerReplayRefused(t *testing.T) {
 
 // peerSignature is the X-Sqlstream-Peer value a server of the service
 // whose command-topic secret is secret signs a request with
-// (runtime/peer_auth.go): time, nonce and an HMAC over both, the method,
+// (runtime/peer/auth.go): time, nonce and an HMAC over both, the method,
 // the path and the body's SHA-256, keyed by a key derived from the secret.
 func peerSignature(secret, method, path string, body []byte) string {
 	k := hmac.New(sha256.New, []byte(secret))

@@ -76,7 +76,7 @@ func TestAggregationSurvivesKillAndLostState(t *testing.T) {
 		return same(counts(t, n, "SELECT * FROM customers_per_tier;"),
 			map[string]string{"bronze": "0", "silver": "1", "gold": "1"})
 	})
-	time.Sleep(500 * time.Millisecond) // let the commit of these records happen
+	awaitQueriesCommitted(t, n.Kafka, "customers")
 
 	n.kill()
 	n.start()

@@ -15,14 +15,10 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/schemaregistry"
 	"github.com/sqlstream/sqlstream/server"
 )
-
-// propSchemaRegistryURL is the engine property naming the registry the
-// engine's AVRO, PROTOBUF and JSON_SR formats use.
-const propSchemaRegistryURL = "ksql.schema.registry.url"
 
 // embeddedRegistry is the schema registry a server runs beside its
 // engine, on its own listener (Confluent clients expect a registry at a
@@ -37,12 +33,12 @@ type embeddedRegistry struct {
 // returns the engine properties with its URL as ksql.schema.registry.url.
 // With an external registry configured it starts nothing and says so.
 func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (*embeddedRegistry, map[string]string, error) {
-	props := maps.Clone(s.Properties)
+	set := maps.Clone(s.Properties)
 	if s.SchemaRegistryListen == "" {
-		if u := props[propSchemaRegistryURL]; u != "" {
+		if u := set[props.SchemaRegistryURL]; u != "" {
 			log.Info("using an external schema registry; the embedded one does not start", "url", u)
 		}
-		return nil, engineProperties(props, log), nil
+		return nil, engineProperties(set, log), nil
 	}
 	opts, err := registryOptions(s, bootstrap, log)
 	if err != nil {
@@ -52,9 +48,9 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 	if err != nil {
 		return nil, nil, err
 	}
-	props[propSchemaRegistryURL] = e.url
+	set[props.SchemaRegistryURL] = e.url
 	log.Info("schema registry ready", "url", e.url, "topic", s.SchemaRegistryTopic)
-	return e, engineProperties(props, log), nil
+	return e, engineProperties(set, log), nil
 }
 
 // registryOptions configures the registry from the server's properties:
@@ -62,9 +58,9 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 // warns about a registry reachable beyond loopback without
 // authentication, or in plain HTTP beside an HTTPS API.
 func registryOptions(s cli.Settings, bootstrap []string, log *slog.Logger) ([]schemaregistry.Option, error) {
-	p := runtime.ServerProperties(s.Properties)
-	if proto := strings.ToUpper(p[runtime.PropSecProtocol]); proto != "" && proto != "PLAINTEXT" {
-		return nil, fmt.Errorf("the embedded schema registry reaches Kafka over PLAINTEXT only, not security.protocol=%s: set %s to an external registry", proto, propSchemaRegistryURL)
+	p := props.Server(s.Properties)
+	if proto := strings.ToUpper(p[props.SecProtocol]); proto != "" && proto != "PLAINTEXT" {
+		return nil, fmt.Errorf("the embedded schema registry reaches Kafka over PLAINTEXT only, not security.protocol=%s: set %s to an external registry", proto, props.SchemaRegistryURL)
 	}
 	opts := []schemaregistry.Option{
 		schemaregistry.WithKafka(kgo.SeedBrokers(bootstrap...)),
@@ -78,17 +74,17 @@ func registryOptions(s cli.Settings, bootstrap []string, log *slog.Logger) ([]sc
 		opts = append(opts, schemaregistry.WithKafka(kgo.SASL(plain.Auth{User: s.BrokerUser, Pass: s.BrokerPassword}.AsMechanism())))
 	}
 	open := !isLoopback(s.SchemaRegistryListen)
-	if strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
+	if strings.EqualFold(p[props.AuthMethod], "BASIC") {
 		users, roles, err := readUsers(p)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, schemaregistry.WithBasicAuth(p[runtime.PropAuthRealm], server.BasicAuthCheck(roles, users)))
+		opts = append(opts, schemaregistry.WithBasicAuth(p[props.AuthRealm], server.BasicAuthCheck(roles, users)))
 	} else if open {
 		log.Warn("the schema registry listens beyond loopback without authentication: anyone who reaches it can change schemas (set authentication.method=BASIC)",
 			"listen", s.SchemaRegistryListen)
 	}
-	if open && strings.HasPrefix(strings.ToLower(strings.TrimSpace(p[runtime.PropListeners])), "https://") {
+	if open && strings.HasPrefix(strings.ToLower(strings.TrimSpace(p[props.Listeners])), "https://") {
 		// Deviation: the registry serves plain HTTP even beside an HTTPS
 		// API, so that the engine and local clients need no trust setup.
 		log.Warn("the schema registry serves plain HTTP beyond loopback although the HTTP API uses HTTPS: its credentials and schemas cross the network unencrypted",
@@ -112,7 +108,7 @@ func (e *embeddedRegistry) serverOptions() []server.Option {
 func serveRegistry(ctx context.Context, addr string, opts []schemaregistry.Option) (*embeddedRegistry, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("--schema-registry-listen %s: %w (choose another address, or set %s to use the registry already there)", addr, err, propSchemaRegistryURL)
+		return nil, fmt.Errorf("--schema-registry-listen %s: %w (choose another address, or set %s to use the registry already there)", addr, err, props.SchemaRegistryURL)
 	}
 	reg, err := schemaregistry.New(ctx, opts...)
 	if err != nil {
@@ -153,16 +149,16 @@ func loopbackAddr(bound string) string {
 // engineProperties drops ksql.schema.registry.url when the engine does
 // not declare it (a build whose engine has no schema-registry formats
 // yet), with a warning, rather than fail the engine's start.
-func engineProperties(props map[string]string, log *slog.Logger) map[string]string {
-	u, ok := props[propSchemaRegistryURL]
+func engineProperties(given map[string]string, log *slog.Logger) map[string]string {
+	u, ok := given[props.SchemaRegistryURL]
 	if !ok {
-		return props
+		return given
 	}
-	if err := runtime.CheckProperty(propSchemaRegistryURL, u); err != nil {
-		log.Warn("the engine does not take "+propSchemaRegistryURL+"; its formats will not use the registry", "url", u, "err", err)
-		delete(props, propSchemaRegistryURL)
+	if err := props.Check(props.SchemaRegistryURL, u); err != nil {
+		log.Warn("the engine does not take "+props.SchemaRegistryURL+"; its formats will not use the registry", "url", u, "err", err)
+		delete(given, props.SchemaRegistryURL)
 	}
-	return props
+	return given
 }
 
 // close stops serving, then the registry.

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 func TestIsLoopback(t *testing.T) {
@@ -34,18 +36,18 @@ func TestLoopbackAddr(t *testing.T) {
 func TestEngineProperties(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	props := engineProperties(map[string]string{"ksql.service.id": "x_"}, log)
-	if len(props) != 1 || logs.Len() != 0 {
-		t.Fatalf("no URL: %v, logged %q", props, logs.String())
+	got := engineProperties(map[string]string{"ksql.service.id": "x_"}, log)
+	if len(got) != 1 || logs.Len() != 0 {
+		t.Fatalf("no URL: %v, logged %q", got, logs.String())
 	}
-	props = engineProperties(map[string]string{propSchemaRegistryURL: "http://127.0.0.1:8081"}, log)
-	if _, kept := props[propSchemaRegistryURL]; kept {
+	got = engineProperties(map[string]string{props.SchemaRegistryURL: "http://127.0.0.1:8081"}, log)
+	if _, kept := got[props.SchemaRegistryURL]; kept {
 		if logs.Len() != 0 {
 			t.Fatalf("kept the URL but warned: %q", logs.String())
 		}
 		return // the engine declares the property
 	}
-	if !strings.Contains(logs.String(), propSchemaRegistryURL) {
+	if !strings.Contains(logs.String(), props.SchemaRegistryURL) {
 		t.Fatalf("dropped the URL without saying so: %q", logs.String())
 	}
 }

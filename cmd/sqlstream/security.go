@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/server"
 )
 
@@ -16,16 +17,16 @@ import (
 // sqlstream.authentication.users.file, and HTTPS when listeners is an
 // https:// URL, with sqlstream.ssl.certificate.location and
 // sqlstream.ssl.key.location, or one PEM file in ssl.keystore.location.
-func serverSecurity(p runtime.Properties) ([]server.Option, error) {
+func serverSecurity(p props.Properties) ([]server.Option, error) {
 	var opts []server.Option
-	if strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
+	if strings.EqualFold(p[props.AuthMethod], "BASIC") {
 		o, err := basicAuth(p)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, o)
 	}
-	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(p[runtime.PropListeners])), "https://") {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(p[props.Listeners])), "https://") {
 		cert, err := listenerCertificate(p)
 		if err != nil {
 			return nil, err
@@ -39,8 +40,8 @@ func serverSecurity(p runtime.Properties) ([]server.Option, error) {
 // broker, which speaks PLAINTEXT (with SASL when the API has BASIC
 // users, which the engine's clients get without properties): the engine
 // would not reach it.
-func checkKafkaSecurity(embedded bool, p runtime.Properties) error {
-	if proto := strings.ToUpper(p[runtime.PropSecProtocol]); embedded && proto != "" && proto != "PLAINTEXT" {
+func checkKafkaSecurity(embedded bool, p props.Properties) error {
+	if proto := strings.ToUpper(p[props.SecProtocol]); embedded && proto != "" && proto != "PLAINTEXT" {
 		return fmt.Errorf("security.protocol=%s needs an external Kafka (bootstrap.servers): the embedded broker speaks PLAINTEXT only", proto)
 	}
 	return nil
@@ -50,8 +51,8 @@ func checkKafkaSecurity(embedded bool, p runtime.Properties) error {
 // authentication.method=BASIC, so that Kafka clients authenticate as
 // they do to the API (cli.BrokerUsers).
 func (wiring) BrokerUsers(s cli.Settings) (map[string]string, error) {
-	p := runtime.ServerProperties(s.Properties)
-	if !strings.EqualFold(p[runtime.PropAuthMethod], "BASIC") {
+	p := props.Server(s.Properties)
+	if !strings.EqualFold(p[props.AuthMethod], "BASIC") {
 		return nil, nil
 	}
 	users, _, err := readUsers(p)
@@ -61,36 +62,36 @@ func (wiring) BrokerUsers(s cli.Settings) (map[string]string, error) {
 	return users.Credentials(), nil
 }
 
-func basicAuth(p runtime.Properties) (server.Option, error) {
+func basicAuth(p props.Properties) (server.Option, error) {
 	users, roles, err := readUsers(p)
 	if err != nil {
 		return nil, err
 	}
-	return server.WithBasicAuth(p[runtime.PropAuthRealm], roles, users), nil
+	return server.WithBasicAuth(p[props.AuthRealm], roles, users), nil
 }
 
 // readUsers reads sqlstream.authentication.users.file and the allowed
 // roles (authentication.roles), for the HTTP API and the embedded schema
 // registry alike.
-func readUsers(p runtime.Properties) (server.Users, []string, error) {
-	path := p[runtime.PropAuthUsersFile]
+func readUsers(p props.Properties) (server.Users, []string, error) {
+	path := p[props.AuthUsersFile]
 	if path == "" {
-		return nil, nil, fmt.Errorf("%s=BASIC needs %s (lines of 'user: password[,role…]')", runtime.PropAuthMethod, runtime.PropAuthUsersFile)
+		return nil, nil, fmt.Errorf("%s=BASIC needs %s (lines of 'user: password[,role…]')", props.AuthMethod, props.AuthUsersFile)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", runtime.PropAuthUsersFile, err)
+		return nil, nil, fmt.Errorf("%s: %w", props.AuthUsersFile, err)
 	}
 	defer f.Close()
 	users, err := server.ParseUsers(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s %s: %w", runtime.PropAuthUsersFile, path, err)
+		return nil, nil, fmt.Errorf("%s %s: %w", props.AuthUsersFile, path, err)
 	}
 	if len(users) == 0 {
-		return nil, nil, fmt.Errorf("%s %s has no users", runtime.PropAuthUsersFile, path)
+		return nil, nil, fmt.Errorf("%s %s has no users", props.AuthUsersFile, path)
 	}
 	var roles []string
-	for _, r := range strings.Split(p[runtime.PropAuthRoles], ",") {
+	for _, r := range strings.Split(p[props.AuthRoles], ",") {
 		if r = strings.TrimSpace(r); r != "" {
 			roles = append(roles, r)
 		}
@@ -98,14 +99,14 @@ func readUsers(p runtime.Properties) (server.Users, []string, error) {
 	return users, roles, nil
 }
 
-func listenerCertificate(p runtime.Properties) (tls.Certificate, error) {
-	cert, key := p[runtime.PropCertLocation], p[runtime.PropCertKey]
+func listenerCertificate(p props.Properties) (tls.Certificate, error) {
+	cert, key := p[props.CertLocation], p[props.CertKey]
 	if cert == "" {
-		cert, key = p[runtime.PropKeyLocation], p[runtime.PropKeyLocation]
+		cert, key = p[props.KeyLocation], p[props.KeyLocation]
 	}
 	if cert == "" || key == "" {
 		return tls.Certificate{}, fmt.Errorf("an https listener needs %s and %s, or %s (one PEM file with both)",
-			runtime.PropCertLocation, runtime.PropCertKey, runtime.PropKeyLocation)
+			props.CertLocation, props.CertKey, props.KeyLocation)
 	}
 	return runtime.LoadKeyPair(cert, key)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/sqlstream/sqlstream/qtt/sqltest"
 	"github.com/sqlstream/sqlstream/repl"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/server"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 )
@@ -43,16 +44,16 @@ var (
 // advertisedListener is ksql.advertised.listener, or the URL of the
 // bound address (scheme from listeners; an unspecified host becomes the
 // machine's name, with a warning).
-func advertisedListener(props map[string]string, bound string, log *slog.Logger) (string, error) {
-	if v := strings.TrimRight(props[runtime.PropAdvertisedListener], "/"); v != "" {
+func advertisedListener(given map[string]string, bound string, log *slog.Logger) (string, error) {
+	if v := strings.TrimRight(given[props.AdvertisedListener], "/"); v != "" {
 		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return "", fmt.Errorf("%s: want http(s)://host:port, got %q", runtime.PropAdvertisedListener, v)
+			return "", fmt.Errorf("%s: want http(s)://host:port, got %q", props.AdvertisedListener, v)
 		}
 		return v, nil
 	}
 	scheme := "http"
-	if strings.HasPrefix(strings.TrimSpace(props[runtime.PropListeners]), "https://") {
+	if strings.HasPrefix(strings.TrimSpace(given[props.Listeners]), "https://") {
 		scheme = "https"
 	}
 	host, port, err := net.SplitHostPort(bound)
@@ -62,9 +63,9 @@ func advertisedListener(props map[string]string, bound string, log *slog.Logger)
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		name, err := os.Hostname()
 		if err != nil {
-			return "", fmt.Errorf("listening on %s: set %s (%v)", bound, runtime.PropAdvertisedListener, err)
+			return "", fmt.Errorf("listening on %s: set %s (%v)", bound, props.AdvertisedListener, err)
 		}
-		log.Warn("listening on all interfaces without "+runtime.PropAdvertisedListener+"; the other servers are told to call this host by its name", "host", name)
+		log.Warn("listening on all interfaces without "+props.AdvertisedListener+"; the other servers are told to call this host by its name", "host", name)
 		host = name
 	}
 	return scheme + "://" + net.JoinHostPort(host, port), nil
@@ -73,7 +74,7 @@ func advertisedListener(props map[string]string, bound string, log *slog.Logger)
 // StartStack starts the embedded schema registry (when it runs here),
 // then the engine on bootstrap, then its HTTP server.
 func (wiring) StartStack(ctx context.Context, s cli.Settings, bootstrap []string, log *slog.Logger) (cli.Stack, error) {
-	if err := checkKafkaSecurity(s.Embedded(), runtime.ServerProperties(s.Properties)); err != nil {
+	if err := checkKafkaSecurity(s.Embedded(), props.Server(s.Properties)); err != nil {
 		return nil, err
 	}
 	// The embedded schema registry starts first: the engine is told its
@@ -100,7 +101,7 @@ func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []strin
 	if err != nil {
 		return stack{}, fmt.Errorf("HTTP server on %s: %w", s.Listen, err)
 	}
-	advertised, err := advertisedListener(runtime.ServerProperties(s.Properties), ln.Addr().String(), log)
+	advertised, err := advertisedListener(props.Server(s.Properties), ln.Addr().String(), log)
 	if err != nil {
 		return stack{}, errors.Join(err, ln.Close())
 	}
@@ -119,7 +120,7 @@ func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []strin
 	if err != nil {
 		return stack{}, errors.Join(err, ln.Close())
 	}
-	security, err := serverSecurity(runtime.ServerProperties(s.Properties))
+	security, err := serverSecurity(props.Server(s.Properties))
 	if err != nil {
 		return stack{}, errors.Join(err, eng.Close(), ln.Close())
 	}
@@ -128,7 +129,7 @@ func startEngineAndServer(ctx context.Context, s cli.Settings, bootstrap []strin
 		return stack{}, errors.Join(fmt.Errorf("web console: %w (an internal error: the build lacks console/dist)", err), eng.Close(), ln.Close())
 	}
 	srvOpts := append(security, server.WithNetListener(ln), server.WithLogger(log.With("component", "server")),
-		server.WithAllowedOrigins(splitOrigins(s.Properties[runtime.PropAllowOrigin])...), server.WithConsole(ui))
+		server.WithAllowedOrigins(splitOrigins(s.Properties[props.AllowOrigin])...), server.WithConsole(ui))
 	srv := server.New(taskEngine{eng}, append(srvOpts, extra...)...)
 	if err := srv.Start(); err != nil {
 		return stack{}, errors.Join(fmt.Errorf("HTTP server on %s: %w", s.Listen, err), eng.Close(), ln.Close())

@@ -10,8 +10,10 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/broker"
+	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -33,14 +35,14 @@ type brokerDriver struct {
 // timeout bounds one variant's waits.
 const timeout = 20 * time.Second
 
-func newBroker(props map[string]string, over map[string]any, engProps map[string]string) (qtt.Driver, error) {
+func newBroker(topics []qtt.Topic, over map[string]any, engProps map[string]string) (*brokerDriver, error) {
 	b, err := broker.Start(broker.WithListen("127.0.0.1:0"), broker.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		return nil, err
 	}
-	engProps[runtime.PropCommitInterval] = "10"
-	if _, ok := engProps[runtime.PropOffsetReset]; !ok {
-		engProps[runtime.PropOffsetReset] = "earliest"
+	engProps[props.CommitInterval] = "10"
+	if _, ok := engProps[props.OffsetReset]; !ok {
+		engProps[props.OffsetReset] = "earliest"
 	}
 	dir, err := os.MkdirTemp("", "sqlstream-qtt-")
 	if err != nil {
@@ -50,14 +52,14 @@ func newBroker(props map[string]string, over map[string]any, engProps map[string
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	reg := newRegistry()
-	if err := reg.registerTopics(parseTopics(props["qtt.topics"])); err != nil {
+	if err := reg.registerTopics(topics); err != nil {
 		b.Close()
 		os.RemoveAll(dir)
 		return nil, err
 	}
 	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps), runtime.WithDataDir(dir),
-		runtime.WithCreateMissingTopics(), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithServiceID(ServiceID), runtime.WithQTTNaming(), runtime.WithSchemaRegistry(reg))
+		runtime.WithQTT(qttmode.Mode{Naming: true, CreateMissingTopics: true}), runtime.WithLogger(slog.New(slog.DiscardHandler)),
+		runtime.WithServiceID(ServiceID), runtime.WithSchemaRegistry(reg))
 	if err != nil {
 		b.Close()
 		os.RemoveAll(dir)

@@ -8,10 +8,7 @@
 package driver
 
 import (
-	"encoding/json"
-	"fmt"
-	"strconv"
-
+	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/qtt"
@@ -31,62 +28,39 @@ var _ qtt.Driver = (*Driver)(nil)
 // internal topic names of its tests carry.
 const ServiceID = "some.ksql.service.id"
 
-// New is a qtt.NewDriver: each call makes an isolated engine.
-func New(props map[string]string) (qtt.Driver, error) {
+// New is a qtt.NewDriver: each call makes an isolated engine, in memory
+// or (cfg.Broker) over an embedded broker.
+func New(cfg qtt.DriverConfig) (qtt.Driver, error) {
 	engProps := map[string]string{}
 	over := map[string]any{}
-	for k, v := range props {
-		switch k {
-		case "qtt.mode", "qtt.topics":
-		default:
-			engProps[k] = v
-			over[k] = v
-		}
+	for k, v := range cfg.Props {
+		engProps[k] = v
+		over[k] = v
 	}
-	if props["qtt.mode"] == "broker" {
-		d, err := newBroker(props, over, engProps)
+	if cfg.Broker {
+		d, err := newBroker(cfg.Topics, over, engProps)
 		if err != nil {
 			return nil, err
 		}
-		return d, createTopics(props["qtt.topics"], d.(*brokerDriver).createTopic)
+		return d, createTopics(cfg.Topics, d.createTopic)
 	}
 	reg := newRegistry()
-	if err := reg.registerTopics(parseTopics(props["qtt.topics"])); err != nil {
+	if err := reg.registerTopics(cfg.Topics); err != nil {
 		return nil, err
 	}
-	eng, err := runtime.NewTestEngine(engProps, runtime.WithServiceID(ServiceID), runtime.WithQTTNaming(), runtime.WithSchemaRegistry(reg))
+	eng, err := runtime.NewTestEngine(engProps, runtime.WithServiceID(ServiceID), runtime.WithQTT(qttmode.Mode{Naming: true}), runtime.WithSchemaRegistry(reg))
 	if err != nil {
 		return nil, err
 	}
 	d := &Driver{eng: eng, props: over, internal: map[string]bool{eng.ProcessingLogTopic(): true}}
-	return d, createTopics(props["qtt.topics"], d.eng.CreateTopic)
+	return d, createTopics(cfg.Topics, d.eng.CreateTopic)
 }
 
-// parseTopics reads qtt.topics; createTopics reports a malformed one.
-func parseTopics(spec string) []testTopic {
-	var topics []testTopic
-	if spec != "" {
-		_ = json.Unmarshal([]byte(spec), &topics)
-	}
-	return topics
-}
-
-// createTopics creates the topics a test declares (a JSON array of
-// {"name","partitions"}).
-func createTopics(spec string, create func(string, int32) error) error {
-	if spec == "" {
-		return nil
-	}
-	var topics []struct {
-		Name       string          `json:"name"`
-		Partitions json.RawMessage `json:"partitions"`
-	}
-	if err := json.Unmarshal([]byte(spec), &topics); err != nil {
-		return fmt.Errorf("qtt.topics: %w", err)
-	}
+// createTopics creates the topics a test declares (one partition when it
+// gives no count).
+func createTopics(topics []qtt.Topic, create func(string, int32) error) error {
 	for _, t := range topics {
-		n, _ := strconv.Atoi(string(t.Partitions))
-		if err := create(t.Name, int32(max(n, 1))); err != nil {
+		if err := create(t.Name, max(t.Partitions, 1)); err != nil {
 			return err
 		}
 	}

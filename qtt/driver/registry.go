@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/sql/format"
 )
 
@@ -85,32 +86,9 @@ func (r *registry) DeleteSubject(_ context.Context, subject string, _ bool) erro
 	return nil
 }
 
-// testTopic is one topic of qtt.topics with the schemas the test
-// registers before its statements run.
-type testTopic struct {
-	Name          string          `json:"name"`
-	Partitions    json.RawMessage `json:"partitions"`
-	KeyFormat     string          `json:"keyFormat"`
-	ValueFormat   string          `json:"valueFormat"`
-	KeySchema     json.RawMessage `json:"keySchema"`
-	ValueSchema   json.RawMessage `json:"valueSchema"`
-	KeySchemaID   *int            `json:"keySchemaId"`
-	ValueSchemaID *int            `json:"valueSchemaId"`
-	KeyRefs       []testReference `json:"keySchemaReferences"`
-	ValueRefs     []testReference `json:"valueSchemaReferences"`
-}
-
-// testReference is a schema another one imports; it is registered under
-// its name as subject, as ksqlDB's test harness does.
-type testReference struct {
-	Name   string          `json:"name"`
-	Format string          `json:"format"`
-	Schema json.RawMessage `json:"schema"`
-}
-
 // registerTopics registers the schemas the test's topics declare under
 // <topic>-key / -value.
-func (r *registry) registerTopics(topics []testTopic) error {
+func (r *registry) registerTopics(topics []qtt.Topic) error {
 	for _, t := range topics {
 		if err := r.registerSide(format.KeySubject(t.Name), t.KeyFormat, t.KeySchema, t.KeySchemaID, t.KeyRefs); err != nil {
 			return err
@@ -122,7 +100,7 @@ func (r *registry) registerTopics(topics []testTopic) error {
 	return nil
 }
 
-func (r *registry) registerSide(subject, formatName string, schema json.RawMessage, id *int, refs []testReference) error {
+func (r *registry) registerSide(subject, formatName string, schema json.RawMessage, id *int, refs []qtt.SchemaReferenceSpec) error {
 	if len(schema) == 0 || string(schema) == "null" {
 		return nil
 	}

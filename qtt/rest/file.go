@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/sqlstream/sqlstream/qtt"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // restTest is one test of a REST query-validation (RQTT) file: a QTT test
@@ -117,7 +118,7 @@ func expandRestTest(file string, t *restTest) []*restVariant {
 // configures its server with, beyond the defaults, that sqlstream reads;
 // a test's own properties win.
 var serverConfig = map[string]string{
-	"ksql.query.push.v2.enabled": "true", // scalable push queries
+	props.PushV2: "true", // scalable push queries
 }
 
 func addServerConfig(v *qtt.Variant) {

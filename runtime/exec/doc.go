@@ -48,4 +48,22 @@
 // tell whether a group caught up) is a method of Cluster that the other
 // answers as a cluster without it would, so the engine never asks which
 // one it has.
+//
+// # Restores and replicas
+//
+// Restores run beside processing (restore_async.go): the rebalance
+// callback only creates the task and pauses its input partitions; a
+// goroutine releases the task's replica, restores the tail, creates the
+// task and resumes its inputs, so a long restore stalls neither the group
+// nor the member's other tasks.
+//
+// A member keeps its standby and warmup replicas (the engine's balancer
+// places them) with one group-less consumer of their changelog partitions
+// (assigned, read_committed), applying through state.Restorer and
+// committing with a checkpoint every second (standby.go); a replica of a
+// task active here is never kept. A record a replica cannot apply is
+// retried from that record with a backoff doubling from 100 ms to 30 s
+// (standby_retry.go); every feed error is counted and DESCRIBE EXTENDED's
+// errorStats shows `standby-feed-errors: N (last: …)` (Query.ReplicaFault
+// injects errors in tests).
 package exec

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -13,17 +14,28 @@ import (
 // switches to a HyperLogLog sketch, as ksqlDB's (2^14 registers, about
 // 0.8% standard error), when it has many:
 //
-//	HASHES   sorted 64-bit hashes of the values seen   (exact phase)
+//	EXACT    sorted 64-bit hashes of the values seen   (exact phase)
+//	   │ (8 bytes each, big-endian)
 //	   │ more than distinctExactLimit
 //	   ▼
-//	REGISTERS 2^14 bytes, the max rank per register    (sketch phase)
+//	REGISTERS sparse: 3 bytes per register set          (sketch phase)
+//	   │ (big-endian uint16 index, rank), by index
+//	   │ more than hllSparseLimit registers set
+//	   ▼
+//	REGISTERS dense: 2^14 bytes, the max rank per register
 //
-// State: STRUCT<HASHES ARRAY<BIGINT>, REGISTERS BYTES>, one of the two
-// NULL.
+// State: STRUCT<HASHES ARRAY<BIGINT>, REGISTERS BYTES, EXACT BYTES>, one
+// of EXACT and REGISTERS set; HASHES is the exact set of a state stored
+// before EXACT, read and never written (an array of numbers costs far more
+// to encode and decode on every update than bytes). The two forms of REGISTERS are told apart by length (2^14 is no
+// multiple of 3). The state is stored on every update, so the sparse form
+// keeps it as small as the set while the set is small; the estimate is a
+// function of the registers alone, the same from either form.
 const (
 	distinctExactLimit = 1024
 	hllPrecision       = 14
 	hllRegisters       = 1 << hllPrecision
+	hllSparseLimit     = hllRegisters / 4 // 12 KiB sparse, then 16 KiB dense
 )
 
 func countDistinctDef() AggregateDef {
@@ -44,62 +56,77 @@ var _ Merger = countDistinctAgg{}
 
 var countDistinctState = types.StructOf(
 	types.Field{Name: "HASHES", Type: types.ArrayOf(types.BigintType)},
-	types.Field{Name: "REGISTERS", Type: types.BytesType})
+	types.Field{Name: "REGISTERS", Type: types.BytesType},
+	types.Field{Name: "EXACT", Type: types.BytesType})
 
 func (countDistinctAgg) StateType() *types.Type  { return countDistinctState }
 func (countDistinctAgg) ReturnType() *types.Type { return types.BigintType }
-func (c countDistinctAgg) Init() any             { return c.exact([]any{}) }
+func (c countDistinctAgg) Init() any             { return c.exact([]byte{}) }
 
-func (countDistinctAgg) exact(hashes []any) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{hashes, nil}}
+func (countDistinctAgg) exact(hashes []byte) *types.StructValue {
+	return &types.StructValue{Type: countDistinctState, Values: []any{nil, nil, hashes}}
 }
 
 func (countDistinctAgg) sketch(regs []byte) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{nil, regs}}
+	return &types.StructValue{Type: countDistinctState, Values: []any{nil, regs, nil}}
 }
 
-// parts returns the exact hashes or the registers of an accumulator.
-func (countDistinctAgg) parts(acc any) ([]any, []byte) {
+// parts returns the exact hashes (8 bytes each, big-endian, ascending as
+// int64) or the registers of an accumulator. A state stored before EXACT
+// existed has its hashes in HASHES, a sorted ARRAY<BIGINT>.
+func (countDistinctAgg) parts(acc any) ([]byte, []byte) {
 	s, ok := acc.(*types.StructValue)
 	if !ok || s == nil {
 		return nil, nil
 	}
-	hashes, _ := s.Values[0].([]any)
 	regs, _ := s.Values[1].([]byte)
-	return hashes, regs
+	if len(s.Values) > 2 {
+		if exact, ok := s.Values[2].([]byte); ok {
+			return exact, regs
+		}
+	}
+	legacy, _ := s.Values[0].([]any)
+	exact := make([]byte, 0, 8*len(legacy))
+	for _, h := range legacy {
+		exact = binary.BigEndian.AppendUint64(exact, uint64(h.(int64)))
+	}
+	return exact, regs
 }
+
+// exactHash is the i-th hash of an exact set.
+func exactHash(exact []byte, i int) int64 { return int64(binary.BigEndian.Uint64(exact[8*i:])) }
 
 func (c countDistinctAgg) Add(acc any, args []any) (any, error) {
 	if args[0] == nil {
 		return acc, nil
 	}
 	h := valueHash(args[0])
-	hashes, regs := c.parts(acc)
+	exact, regs := c.parts(acc)
 	if regs != nil {
-		if !hllNeedsUpdate(regs, h) {
-			return acc, nil
+		if regs, changed := hllAdd(regs, h); changed {
+			return c.sketch(regs), nil
 		}
-		regs = slices.Clone(regs)
-		hllAdd(regs, h)
-		return c.sketch(regs), nil
+		return acc, nil
 	}
-	i, found := sort.Find(len(hashes), func(i int) int { return compareInt64(h, hashes[i].(int64)) })
+	i, found := sort.Find(len(exact)/8, func(i int) int { return compareInt64(h, exactHash(exact, i)) })
 	if found {
 		return acc, nil
 	}
-	return c.settle(slices.Insert(slices.Clip(hashes), i, any(h))), nil
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(h))
+	return c.settle(slices.Insert(slices.Clip(exact), 8*i, b[:]...)), nil
 }
 
 // settle turns an exact set that grew too large into a sketch.
-func (c countDistinctAgg) settle(hashes []any) *types.StructValue {
-	if len(hashes) <= distinctExactLimit {
-		return c.exact(hashes)
+func (c countDistinctAgg) settle(exact []byte) *types.StructValue {
+	if len(exact)/8 <= distinctExactLimit {
+		return c.exact(exact)
 	}
 	regs := make([]byte, hllRegisters)
-	for _, h := range hashes {
-		hllAdd(regs, h.(int64))
+	for i := range len(exact) / 8 {
+		hllSet(regs, exactHash(exact, i))
 	}
-	return c.sketch(regs)
+	return c.sketch(hllCompact(regs))
 }
 
 func compareInt64(a, b int64) int {
@@ -120,36 +147,36 @@ func (c countDistinctAgg) Merge(a, b any) (any, error) {
 	}
 	regs := make([]byte, hllRegisters)
 	for _, r := range [][]byte{r1, r2} {
-		for i, v := range r {
-			regs[i] = max(regs[i], v)
+		hllEachSet(r, func(i int, v byte) { regs[i] = max(regs[i], v) })
+	}
+	for _, exact := range [][]byte{h1, h2} {
+		for i := range len(exact) / 8 {
+			hllSet(regs, exactHash(exact, i))
 		}
 	}
-	for _, h := range append(slices.Clip(h1), h2...) {
-		hllAdd(regs, h.(int64))
-	}
-	return c.sketch(regs), nil
+	return c.sketch(hllCompact(regs)), nil
 }
 
-// unionSorted merges two sorted hash sets.
-func unionSorted(x, y []any) []any {
-	out := make([]any, 0, len(x)+len(y))
+// unionSorted merges two sorted exact sets.
+func unionSorted(x, y []byte) []byte {
+	out := make([]byte, 0, len(x)+len(y))
 	for len(x) > 0 && len(y) > 0 {
-		switch c := compareInt64(x[0].(int64), y[0].(int64)); {
+		switch c := compareInt64(exactHash(x, 0), exactHash(y, 0)); {
 		case c < 0:
-			out, x = append(out, x[0]), x[1:]
+			out, x = append(out, x[:8]...), x[8:]
 		case c > 0:
-			out, y = append(out, y[0]), y[1:]
+			out, y = append(out, y[:8]...), y[8:]
 		default:
-			out, x, y = append(out, x[0]), x[1:], y[1:]
+			out, x, y = append(out, x[:8]...), x[8:], y[8:]
 		}
 	}
 	return append(append(out, x...), y...)
 }
 
 func (c countDistinctAgg) Result(acc any) (any, error) {
-	hashes, regs := c.parts(acc)
+	exact, regs := c.parts(acc)
 	if regs == nil {
-		return int64(len(hashes)), nil
+		return int64(len(exact) / 8), nil
 	}
 	return hllEstimate(regs), nil
 }
@@ -162,29 +189,119 @@ func hllSlot(h int64) (int, byte) {
 	return int(u >> (64 - hllPrecision)), byte(bits.LeadingZeros64(rest) + 1)
 }
 
-func hllNeedsUpdate(regs []byte, h int64) bool {
-	i, r := hllSlot(h)
-	return r > regs[i]
-}
+// hllDense reports whether regs is the dense form.
+func hllDense(regs []byte) bool { return len(regs) == hllRegisters }
 
-func hllAdd(regs []byte, h int64) {
+// hllSet raises a dense register for hash h.
+func hllSet(regs []byte, h int64) {
 	i, r := hllSlot(h)
 	regs[i] = max(regs[i], r)
 }
 
-// hllEstimate is the HyperLogLog estimate with linear counting for small
-// cardinalities (64-bit hashes need no large-range correction).
-func hllEstimate(regs []byte) int64 {
-	m := float64(len(regs))
-	sum, zeros := 0.0, 0
-	for _, r := range regs {
-		sum += math.Ldexp(1, -int(r))
-		if r == 0 {
-			zeros++
+// hllAdd returns the registers with hash h observed and whether they
+// changed; regs itself is never written (it may be a stored state's), so
+// a change is a copy: of the dense registers, or of the sparse entries
+// with one inserted or raised (dense once there are too many).
+func hllAdd(regs []byte, h int64) ([]byte, bool) {
+	i, r := hllSlot(h)
+	if hllDense(regs) {
+		if r <= regs[i] {
+			return regs, false
+		}
+		regs = slices.Clone(regs)
+		regs[i] = r
+		return regs, true
+	}
+	at, found := hllFind(regs, i)
+	switch {
+	case found && regs[at+2] >= r:
+		return regs, false
+	case found:
+		regs = slices.Clone(regs)
+		regs[at+2] = r
+		return regs, true
+	case len(regs)/3 >= hllSparseLimit:
+		dense := hllExpand(regs)
+		dense[i] = r
+		return dense, true
+	}
+	return slices.Insert(slices.Clip(regs), at, byte(i>>8), byte(i), r), true
+}
+
+// hllFind is the offset of register i's entry in sparse registers, or of
+// where it goes.
+func hllFind(regs []byte, i int) (int, bool) {
+	n, found := sort.Find(len(regs)/3, func(k int) int { return i - hllIndex(regs, 3*k) })
+	return 3 * n, found
+}
+
+func hllIndex(regs []byte, at int) int { return int(regs[at])<<8 | int(regs[at+1]) }
+
+// hllEachSet calls fn with each register that is not zero.
+func hllEachSet(regs []byte, fn func(i int, rank byte)) {
+	if hllDense(regs) {
+		for i, v := range regs {
+			if v != 0 {
+				fn(i, v)
+			}
+		}
+		return
+	}
+	for at := 0; at+2 < len(regs); at += 3 {
+		fn(hllIndex(regs, at), regs[at+2])
+	}
+}
+
+// hllExpand returns the dense form of sparse registers.
+func hllExpand(regs []byte) []byte {
+	dense := make([]byte, hllRegisters)
+	hllEachSet(regs, func(i int, v byte) { dense[i] = v })
+	return dense
+}
+
+// hllCompact returns the sparse form of dense registers when few are set.
+func hllCompact(dense []byte) []byte {
+	set := 0
+	for _, v := range dense {
+		if v != 0 {
+			set++
 		}
 	}
+	if set > hllSparseLimit {
+		return dense
+	}
+	sparse := make([]byte, 0, 3*set)
+	for i, v := range dense {
+		if v != 0 {
+			sparse = append(sparse, byte(i>>8), byte(i), v)
+		}
+	}
+	return sparse
+}
+
+// hllEstimate is the HyperLogLog estimate with linear counting for small
+// cardinalities (64-bit hashes need no large-range correction). It sums
+// the registers by rank (a histogram), so each term is exact and the sum
+// does not depend on the form or order of the registers.
+func hllEstimate(regs []byte) int64 {
+	var hist [256]int // by rank: any byte, so a damaged state cannot index past it
+	if hllDense(regs) {
+		for _, r := range regs {
+			hist[r]++
+		}
+	} else {
+		for at := 2; at < len(regs); at += 3 {
+			hist[regs[at]]++
+		}
+		hist[0] = hllRegisters - len(regs)/3
+	}
+	m := float64(hllRegisters)
+	sum := 0.0
+	for r := len(hist) - 1; r >= 0; r-- {
+		sum += math.Ldexp(float64(hist[r]), -r)
+	}
 	e := 0.7213 / (1 + 1.079/m) * m * m / sum
-	if e <= 2.5*m && zeros > 0 {
+	if zeros := hist[0]; e <= 2.5*m && zeros > 0 {
 		e = m * math.Log(m/float64(zeros))
 	}
 	return int64(math.Round(e))

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -53,7 +54,7 @@ func TestCountMerge(t *testing.T) {
 
 func TestCountDistinctExactThenSketch(t *testing.T) {
 	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tBig), nil)
-	if want := "STRUCT<`HASHES` ARRAY<BIGINT>, `REGISTERS` BYTES>"; cd.StateType().String() != want {
+	if want := "STRUCT<`HASHES` ARRAY<BIGINT>, `REGISTERS` BYTES, `EXACT` BYTES>"; cd.StateType().String() != want {
 		t.Fatalf("state type %s", cd.StateType())
 	}
 	acc := cd.Init()
@@ -62,11 +63,11 @@ func TestCountDistinctExactThenSketch(t *testing.T) {
 		acc, _ = cd.Add(acc, []any{i})
 	}
 	hashes, regs := countDistinctAgg{}.parts(acc)
-	if res, _ := cd.Result(acc); res != int64(distinctExactLimit) || regs != nil {
-		t.Fatalf("exact phase: %v distinct, %d hashes, sketch %t", res, len(hashes), regs != nil)
+	if res, _ := cd.Result(acc); res != int64(distinctExactLimit) || regs != nil || len(hashes) != 8*distinctExactLimit {
+		t.Fatalf("exact phase: %v distinct, %d bytes of hashes, sketch %t", res, len(hashes), regs != nil)
 	}
-	for i := 1; i < len(hashes); i++ {
-		if hashes[i-1].(int64) >= hashes[i].(int64) {
+	for i := 1; i < len(hashes)/8; i++ {
+		if exactHash(hashes, i-1) >= exactHash(hashes, i) {
 			t.Fatalf("hashes not strictly ascending at %d", i)
 		}
 	}
@@ -88,5 +89,87 @@ func TestCountDistinctExactThenSketch(t *testing.T) {
 	m, _ := cd.(Merger).Merge(half, acc)
 	if res2, _ := cd.Result(m); res2 != res {
 		t.Errorf("merging a subset changed the estimate: %v, was %v", res2, res)
+	}
+}
+
+// TestCountDistinctSparseSketch: past the exact phase the registers are
+// kept sparse (3 bytes per register set) until a quarter are set, then
+// dense; either form gives the estimate the other gives for the same
+// registers, and a dense state merges with a sparse one.
+func TestCountDistinctSparseSketch(t *testing.T) {
+	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tBig), nil)
+	c := countDistinctAgg{}
+	acc := cd.Init()
+	i := int64(0)
+	for ; i <= distinctExactLimit; i++ {
+		acc, _ = cd.Add(acc, []any{i})
+	}
+	_, regs := c.parts(acc)
+	if hllDense(regs) || len(regs)%3 != 0 || len(regs)/3 > distinctExactLimit+1 {
+		t.Fatalf("after %d values: %d bytes of registers, want sparse", i, len(regs))
+	}
+	sparse := acc
+	for ; i < 20000; i++ {
+		acc, _ = cd.Add(acc, []any{i})
+		if _, regs := c.parts(acc); !hllDense(regs) {
+			sparse = acc
+		}
+	}
+	for _, a := range []any{sparse, acc} {
+		_, regs := c.parts(a)
+		dense := regs
+		if !hllDense(regs) {
+			dense = hllExpand(regs)
+			if !slices.Equal(hllCompact(dense), regs) {
+				t.Fatalf("expanding and compacting changed the sparse registers")
+			}
+		}
+		if got, want := hllEstimate(regs), hllEstimate(dense); got != want {
+			t.Errorf("sparse estimate %d, dense %d", got, want)
+		}
+	}
+	_, regs = c.parts(acc)
+	_, last := c.parts(sparse)
+	if !hllDense(regs) || len(last)/3 != hllSparseLimit {
+		t.Fatalf("dense %t after 20000 values; the last sparse form had %d registers", hllDense(regs), len(last)/3)
+	}
+	if res, _ := cd.Result(acc); res.(int64) < 19600 || res.(int64) > 20400 {
+		t.Errorf("estimate %v for 20000 distinct values", res)
+	}
+	m, _ := cd.(Merger).Merge(sparse, acc)
+	if got, want := mustResult(t, cd, m), mustResult(t, cd, acc); got != want {
+		t.Errorf("merging a subset (sparse) into dense: %v, want %v", got, want)
+	}
+}
+
+func mustResult(t *testing.T, a Aggregator, acc any) any {
+	t.Helper()
+	r, err := a.Result(acc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestCountDistinctLegacyState: a state stored when the exact set was an
+// ARRAY<BIGINT> of hashes (HASHES, no EXACT) counts on from that set.
+func TestCountDistinctLegacyState(t *testing.T) {
+	cd, _ := NewAggregates().Resolve("COUNT_DISTINCT", ts(tStr), nil)
+	hashes := []any{valueHash("a"), valueHash("b")}
+	slices.SortFunc(hashes, func(x, y any) int { return compareInt64(x.(int64), y.(int64)) })
+	old := &types.StructValue{Type: types.StructOf(countDistinctState.Fields[:2]...), Values: []any{hashes, nil}}
+	acc := old
+	for _, v := range []string{"a", "c", "b", "c"} {
+		next, err := cd.Add(acc, []any{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc = next.(*types.StructValue)
+	}
+	if got := mustResult(t, cd, acc); got != int64(3) {
+		t.Errorf("legacy {a, b} plus a, c, b, c: %v distinct, want 3", got)
+	}
+	if got := mustResult(t, cd, old); got != int64(2) {
+		t.Errorf("legacy {a, b}: %v distinct, want 2", got)
 	}
 }

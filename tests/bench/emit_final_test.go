@@ -11,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/broker"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -87,7 +88,7 @@ func (e *finalEnv) finalQuery(b *testing.B, guarantee string) txnEnds {
 	tag := "final_" + strings.ReplaceAll(guarantee, "_", "")
 	eng, err := runtime.New(ctx, runtime.WithBootstrap(e.b.Addrs()), runtime.WithServiceID(tag+"_"),
 		runtime.WithDataDir(b.TempDir()), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithProperties(map[string]string{runtime.PropGuarantee: guarantee}))
+		runtime.WithProperties(map[string]string{props.Guarantee: guarantee}))
 	if err != nil {
 		b.Fatal(err)
 	}

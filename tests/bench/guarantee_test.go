@@ -12,6 +12,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
@@ -37,7 +38,7 @@ func (e *env) guaranteeQuery(b *testing.B, q guaranteed) txnEnds {
 	tag := q.name + "_" + strings.ReplaceAll(q.guarantee, "_", "")
 	eng, err := runtime.New(ctx, runtime.WithBootstrap(e.b.Addrs()), runtime.WithServiceID(tag+"_"),
 		runtime.WithDataDir(b.TempDir()), runtime.WithLogger(slog.New(slog.DiscardHandler)),
-		runtime.WithProperties(map[string]string{runtime.PropGuarantee: q.guarantee}))
+		runtime.WithProperties(map[string]string{props.Guarantee: q.guarantee}))
 	if err != nil {
 		b.Fatal(err)
 	}

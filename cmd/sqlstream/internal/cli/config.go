@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // configError is a bad flag, config file or value: the process exits 2
@@ -117,11 +117,11 @@ func (sf *serverFlags) validate(vals map[string]sourced) error {
 			}
 		}
 	}
-	bl := vals["sqlstream.broker.listen"]
+	bl := vals[props.BrokerListen]
 	if sf.isOption("bootstrap.servers") && vals["bootstrap.servers"].value != "" && bl.given {
 		return configErrorf("%s: the embedded broker does not run when bootstrap.servers is set", bl.origin)
 	}
-	if rl := vals["sqlstream.schema.registry.listen"]; rl.given && vals["ksql.schema.registry.url"].value != "" {
+	if rl := vals["sqlstream.schema.registry.listen"]; rl.given && vals[props.SchemaRegistryURL].value != "" {
 		return configErrorf("%s: the embedded schema registry does not run when ksql.schema.registry.url is set", rl.origin)
 	}
 	return nil
@@ -137,7 +137,7 @@ func otherKeyCheck(key string) func(string) error {
 			return o.check
 		}
 	}
-	return func(s string) error { return runtime.CheckProperty(key, s) }
+	return func(s string) error { return props.Check(key, s) }
 }
 
 func (sf *serverFlags) isOption(key string) bool {
@@ -158,15 +158,15 @@ func check(v sourced, fn func(string) error) error {
 
 func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 	listen, _ := listenAddr(vals["listeners"].value)
-	level, _ := parseLogLevel(vals["sqlstream.log.level"].value)
+	level, _ := parseLogLevel(vals[props.LogLevel].value)
 	s := Settings{
 		Listen:       listen,
 		Bootstrap:    splitList(vals["bootstrap.servers"].value),
-		BrokerListen: vals["sqlstream.broker.listen"].value,
-		DataDir:      vals["sqlstream.data.dir"].value,
-		ServiceID:    vals["ksql.service.id"].value,
+		BrokerListen: vals[props.BrokerListen].value,
+		DataDir:      vals[props.DataDir].value,
+		ServiceID:    vals[props.ServiceID].value,
 		LogLevel:     level,
-		LogFormat:    vals["sqlstream.log.format"].value,
+		LogFormat:    vals[props.LogFormat].value,
 		Properties:   map[string]string{},
 
 		SchemaRegistryListen: registryListen(vals),
@@ -191,7 +191,7 @@ func (sf *serverFlags) settings(vals map[string]sourced) Settings {
 // external and no address was given explicitly.
 func registryListen(vals map[string]sourced) string {
 	l := vals["sqlstream.schema.registry.listen"]
-	if vals["ksql.schema.registry.url"].value != "" {
+	if vals[props.SchemaRegistryURL].value != "" {
 		return ""
 	}
 	if vals["bootstrap.servers"].value != "" && !l.given {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/broker"
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // shutdownTimeout bounds how long the HTTP server may drain on shutdown.
@@ -115,7 +115,7 @@ func startBroker(s Settings, users map[string]string, standalone bool, log *slog
 // configured persistent prefix, transient_, and ksqlDB's prefix.
 func protectedPrefixes(s Settings) []string {
 	out := []string{s.ServiceID + "query_", s.ServiceID + "transient_", s.ServiceID + "SCALABLE_PUSH_QUERY_", "_confluent-ksql-" + s.ServiceID}
-	if p := s.Properties[runtime.PropPersistentPrefix]; p != "" && p != "query_" {
+	if p := s.Properties[props.PersistentPrefix]; p != "" && p != "query_" {
 		out = append(out, s.ServiceID+p)
 	}
 	return out

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // option is one setting that a flag and a config-file key can both give.
@@ -27,21 +29,21 @@ func serverOptions() []option {
 			"HTTP API address, host:port or http://host:port", checkListeners},
 		{"bootstrap-servers", "bootstrap.servers", "", "HOSTS",
 			"external Kafka brokers, comma separated (default: run the embedded broker)", checkHostPorts},
-		{"broker-listen", "sqlstream.broker.listen", "127.0.0.1:9092", "ADDR",
+		{"broker-listen", props.BrokerListen, "127.0.0.1:9092", "ADDR",
 			"embedded broker address, host:port (port 0 picks a free port)", checkHostPort},
 		{"schema-registry-listen", "sqlstream.schema.registry.listen", "127.0.0.1:8081", "ADDR",
 			"embedded schema registry address, host:port (port 0 picks a free port); it runs with the embedded broker, or with bootstrap.servers when set explicitly", checkHostPort},
-		{"schema-registry-url", "ksql.schema.registry.url", "", "URL",
+		{"schema-registry-url", props.SchemaRegistryURL, "", "URL",
 			"an external schema registry, http(s)://host:port; the embedded one then does not start", checkRegistryURL},
 		{"schema-registry-topic", "kafkastore.topic", "_schemas", "TOPIC",
 			"the embedded schema registry's topic (Confluent's kafkastore.topic); servers sharing it share one registry", checkTopicName},
-		{"data-dir", "sqlstream.data.dir", "./sqlstream-data", "DIR",
+		{"data-dir", props.DataDir, "./sqlstream-data", "DIR",
 			"directory for broker data (broker/), engine state (state/), REPL history and the log", checkNonEmpty},
-		{"service-id", "ksql.service.id", "default_", "ID",
+		{"service-id", props.ServiceID, "default_", "ID",
 			"service id: prefix of the command topic, internal topics and consumer groups", checkServiceID},
-		{"log-level", "sqlstream.log.level", "info", "LEVEL",
+		{"log-level", props.LogLevel, "info", "LEVEL",
 			"minimum log level: debug, info, warn or error", checkLogLevel},
-		{"log-format", "sqlstream.log.format", "text", "FORMAT",
+		{"log-format", props.LogFormat, "text", "FORMAT",
 			"log line format: text (key=value) or json (one object per line, for log shippers)", checkLogFormat},
 	}
 }

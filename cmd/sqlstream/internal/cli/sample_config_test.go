@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // sampleConfig is the documented sample configuration file.
@@ -81,7 +81,7 @@ func sampleConfigText() string {
 		writeDefault(&b, o.key, o.def, "")
 	}
 	b.WriteString("\n# --- Engine properties ---\n")
-	for _, p := range runtime.PropertyDocs() {
+	for _, p := range props.Docs() {
 		if options[p.Name] {
 			continue
 		}

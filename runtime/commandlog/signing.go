@@ -1,4 +1,4 @@
-package runtime
+package commandlog
 
 import (
 	"crypto/hmac"
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // Command signing: any Kafka client may write to the command topic, and
@@ -25,7 +26,7 @@ import (
 // the record's place in the topic (see command_chain.go), so that a
 // signed record appended again is refused too.
 //
-// The key is PropCommandSecret when set (shared configuration: servers
+// The key is props.CommandSecret when set (shared configuration: servers
 // that share a service id share a command topic, and each must verify
 // what the others wrote), else a random key kept in the data directory
 // (keyFile, mode 0600, beside the state directory so that losing the
@@ -45,9 +46,6 @@ const (
 	signatureHeader = "sqlstream-signature"
 	keyFile         = "command-topic.key"
 	fenceFile       = "command-topic.signed-from"
-	// PropCommandSecret is the HMAC key of the command topic (sqlstream's
-	// own, a secret: shown [hidden]).
-	PropCommandSecret = "sqlstream.command.topic.secret"
 )
 
 // commandSigner signs and verifies command records.
@@ -71,9 +69,9 @@ var errNoKey = errors.New("no key to verify the command topic")
 func loadCommandSigner(dir, secret string, signed bool) (*commandSigner, error) {
 	if secret != "" {
 		if len(secret) < 16 {
-			return nil, fmt.Errorf("%s must be at least 16 characters long", PropCommandSecret)
+			return nil, fmt.Errorf("%s must be at least 16 characters long", props.CommandSecret)
 		}
-		return &commandSigner{key: []byte(secret), dir: dir, source: PropCommandSecret}, nil
+		return &commandSigner{key: []byte(secret), dir: dir, source: props.CommandSecret}, nil
 	}
 	path := filepath.Join(dir, keyFile)
 	key, err := readKey(path)
@@ -84,7 +82,7 @@ func loadCommandSigner(dir, secret string, signed bool) (*commandSigner, error) 
 		return nil, err
 	}
 	if signed {
-		return nil, fmt.Errorf("%w: %s does not exist and %s is not set", errNoKey, path, PropCommandSecret)
+		return nil, fmt.Errorf("%w: %s does not exist and %s is not set", errNoKey, path, props.CommandSecret)
 	}
 	key = make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -103,7 +101,7 @@ func readKey(path string) ([]byte, error) {
 	key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
 	if err != nil || len(key) < 16 {
 		return nil, fmt.Errorf("%s is not a hex key of at least 16 bytes: it is damaged. Restore it from a backup, "+
-			"or set %s to the key the command topic was signed with; a new key cannot verify the commands its key signed", path, PropCommandSecret)
+			"or set %s to the key the command topic was signed with; a new key cannot verify the commands its key signed", path, props.CommandSecret)
 	}
 	return key, nil
 }

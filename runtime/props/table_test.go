@@ -1,4 +1,4 @@
-package runtime
+package props
 
 import (
 	"errors"
@@ -15,38 +15,38 @@ import (
 //	           sets it: ok or the error
 //	override   the same, as a client sets it (SET, streamsProperties)
 //	config     "name=value" lines over the defaults: the parsed
-//	           queryConfig, or the error naming the bad property
+//	           QueryConfig, or the error naming the bad property
 //	defaults   the table's defaults (num.stream.threads masked)
 func TestPropertyTable(t *testing.T) {
-	table := newPropertyTable()
-	datadriven.RunTest(t, "testdata/property_table", func(t *testing.T, d *datadriven.TestData) string {
+	table := NewTable()
+	datadriven.RunTest(t, "testdata/table", func(t *testing.T, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "check", "override":
 			var out strings.Builder
 			for _, line := range nonEmptyLines(d.Input) {
 				name, value, _ := strings.Cut(line, "=")
-				err := table.check(name, value)
+				err := table.Check(name, value)
 				if d.Cmd == "override" {
-					err = table.checkOverride(name, value)
+					err = table.CheckOverride(name, value)
 				}
 				fmt.Fprintf(&out, "%s: %s\n", line, errText(err))
 			}
 			return out.String()
 		case "config":
-			props := table.defaults()
+			props := table.Defaults()
 			for _, line := range nonEmptyLines(d.Input) {
 				name, value, _ := strings.Cut(line, "=")
-				props[NormalizeProperty(name)] = value
+				props[Normalize(name)] = value
 			}
-			c, err := newQueryConfig(table, props)
+			c, err := NewQueryConfig(table, props)
 			if err != nil {
 				return "error: " + errText(err) + "\n"
 			}
-			c.threads = -1
+			c.Threads = -1
 			return fmt.Sprintf("%+v\n", c)
 		case "defaults":
-			p := table.defaults()
-			p[PropNumThreads] = "<cpus>"
+			p := table.Defaults()
+			p[NumThreads] = "<cpus>"
 			var out strings.Builder
 			for _, k := range p.Sorted() {
 				fmt.Fprintf(&out, "%s=%s\n", k, p[k])
@@ -58,21 +58,21 @@ func TestPropertyTable(t *testing.T) {
 	})
 }
 
-// TestPropertyErrorsAreTyped: callers tell the problems apart by type,
+// TestErrorsAreTyped: callers tell the problems apart by type,
 // not by wording.
-func TestPropertyErrorsAreTyped(t *testing.T) {
-	table := newPropertyTable()
+func TestErrorsAreTyped(t *testing.T) {
+	table := NewTable()
 	for _, tc := range []struct {
 		name, value string
-		want        PropertyProblem
+		want        Problem
 	}{
 		{"no.such.property", "x", ProblemUnknown},
 		{"ksql.service.id", "x", ProblemProhibited},
 		{"commit.interval.ms", "soon", ProblemInvalid},
 	} {
-		var pe *PropertyError
-		if err := table.checkOverride(tc.name, tc.value); !errors.As(err, &pe) || pe.Problem != tc.want || pe.Name != tc.name {
-			t.Errorf("%s=%s: %v, want a %d PropertyError naming it", tc.name, tc.value, err, tc.want)
+		var pe *Error
+		if err := table.CheckOverride(tc.name, tc.value); !errors.As(err, &pe) || pe.Problem != tc.want || pe.Name != tc.name {
+			t.Errorf("%s=%s: %v, want a %d Error naming it", tc.name, tc.value, err, tc.want)
 		}
 	}
 }
@@ -97,13 +97,13 @@ func errText(err error) string {
 // TestStreamsPropertyNumbers: a number in streamsProperties decoded as a
 // float64 is the integer it spells, so it passes an integer property.
 func TestStreamsPropertyNumbers(t *testing.T) {
-	table := newPropertyTable()
+	table := NewTable()
 	for v, want := range map[any]string{float64(10485760): "10485760", float64(0.5): "0.5", "earliest": "earliest", true: "true"} {
-		if got := propertyText(v); got != want {
-			t.Errorf("propertyText(%v) = %q, want %q", v, got, want)
+		if got := Text(v); got != want {
+			t.Errorf("Text(%v) = %q, want %q", v, got, want)
 		}
 	}
-	if err := table.checkOverride(PropCacheBytes, propertyText(float64(10485760))); err != nil {
+	if err := table.CheckOverride(CacheBytes, Text(float64(10485760))); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package peer
 
 import (
 	"crypto/hmac"
@@ -14,20 +14,35 @@ import (
 )
 
 // Inter-node requests (heartbeats, lag reports, forwarded pull queries)
-// carry PeerHeader: "<unix millis>:<nonce>:<hex HMAC-SHA256>" over the
+// carry Header: "<unix millis>:<nonce>:<hex HMAC-SHA256>" over the
 // method, path, that time, the nonce (128 random bits, crypto/rand.Text) and the
 // SHA-256 of the body, keyed by a key derived from the command-topic key.
 // Servers of one service id must share that key anyway
-// (sqlstream.command.topic.secret, see command_signing.go), so holding it
+// (sqlstream.command.topic.secret, see commandlog/signing.go), so holding it
 // is what makes a server a peer; anything else is refused. The time
 // bounds a signature's life to peerClockSkew either side, and within that
 // window the receiver remembers every signature it accepted (seenPeerMACs),
 // so a captured request replayed is refused; the nonce makes two honest
 // requests of the same content in the same millisecond differ.
 const (
-	PeerHeader    = "X-Sqlstream-Peer"
+	Header        = "X-Sqlstream-Peer"
 	peerClockSkew = 30 * time.Second
 )
+
+// Auth signs this server's inter-node requests and verifies those of the
+// other servers of its service id. A nil Auth, or one without a key,
+// signs nothing and refuses every request.
+type Auth struct {
+	key  []byte       // HMAC key of inter-node requests; nil refuses them
+	seen seenPeerMACs // signatures accepted within peerClockSkew (replays are refused)
+}
+
+// NewAuth returns the Auth of key, the inter-node key (Key); nil
+// key: one that refuses every request.
+func NewAuth(key []byte) *Auth { return &Auth{key: key} }
+
+// Keyed reports whether a can sign requests.
+func (a *Auth) Keyed() bool { return a != nil && a.key != nil }
 
 // errNotPeer is the answer to an inter-node request without a valid
 // signature.
@@ -35,9 +50,9 @@ func errNotPeer() error {
 	return errors.New("this endpoint accepts only requests from servers of this service id (signed with its shared secret)")
 }
 
-// peerKey derives the inter-node key from the command-topic key, so that
+// Key derives the inter-node key from the command-topic key, so that
 // a signature of one kind never verifies as the other.
-func peerKey(commandKey []byte) []byte {
+func Key(commandKey []byte) []byte {
 	if len(commandKey) == 0 {
 		return nil
 	}
@@ -53,17 +68,17 @@ func peerMAC(key []byte, method, path string, at int64, nonce string, body []byt
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// sign sets PeerHeader on an inter-node request whose body is body.
-func (p *peerSet) sign(req *http.Request, body []byte) {
+// Sign sets Header on an inter-node request whose body is body.
+func (a *Auth) Sign(req *http.Request, body []byte) {
 	at := time.Now().UnixMilli()
 	nonce := rand.Text()
-	req.Header.Set(PeerHeader, strconv.FormatInt(at, 10)+":"+nonce+":"+peerMAC(p.key, req.Method, req.URL.Path, at, nonce, body))
+	req.Header.Set(Header, strconv.FormatInt(at, 10)+":"+nonce+":"+peerMAC(a.key, req.Method, req.URL.Path, at, nonce, body))
 }
 
-// verify checks a request's PeerHeader value, and that it was not
+// Verify checks a request's Header value, and that it was not
 // accepted before.
-func (p *peerSet) verify(method, path, header string, body []byte) error {
-	if p == nil || p.key == nil {
+func (a *Auth) Verify(method, path, header string, body []byte) error {
+	if !a.Keyed() {
 		return errNotPeer()
 	}
 	parts := strings.SplitN(header, ":", 3)
@@ -78,10 +93,10 @@ func (p *peerSet) verify(method, path, header string, body []byte) error {
 	if d := now.Sub(time.UnixMilli(at)); d > peerClockSkew || d < -peerClockSkew {
 		return errNotPeer()
 	}
-	if !hmac.Equal([]byte(parts[2]), []byte(peerMAC(p.key, method, path, at, parts[1], body))) {
+	if !hmac.Equal([]byte(parts[2]), []byte(peerMAC(a.key, method, path, at, parts[1], body))) {
 		return errNotPeer()
 	}
-	if !p.seen.first(parts[2], time.UnixMilli(at).Add(peerClockSkew), now) {
+	if !a.seen.first(parts[2], time.UnixMilli(at).Add(peerClockSkew), now) {
 		return errors.New("this inter-node request was accepted before: a replayed request is refused")
 	}
 	return nil
@@ -118,11 +133,4 @@ func (s *seenPeerMACs) first(mac string, expires, now time.Time) bool {
 	}
 	s.expires[mac] = expires
 	return true
-}
-
-// VerifyPeer implements the server's check of inter-node requests: nil
-// when header (PeerHeader's value) signs method, path and body with this
-// service's key.
-func (e *Engine) VerifyPeer(method, path, header string, body []byte) error {
-	return e.peers.verify(method, path, header, body)
 }

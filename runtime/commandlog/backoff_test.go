@@ -1,4 +1,4 @@
-package runtime
+package commandlog
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 // TestAppendBackoffGrowsAndIsBounded checks the pause between fenced
 // command appends: within [0, 20 ms · 2^attempt), capped at attempt 7.
 func TestAppendBackoffGrowsAndIsBounded(t *testing.T) {
-	for attempt := range maxAppendAttempts + 3 {
+	for attempt := range MaxAppendAttempts + 3 {
 		limit := 20 * time.Millisecond << min(attempt, 7)
 		for range 200 {
 			if d := appendBackoff(attempt); d < 0 || d >= limit {

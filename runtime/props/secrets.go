@@ -1,4 +1,4 @@
-package runtime
+package props
 
 import "strings"
 
@@ -18,13 +18,13 @@ var secretSuffixes = [...]string{
 	"ssl.truststore.certificates",
 }
 
-// IsSecretProperty says whether a property's value is a secret, as
+// IsSecret says whether a property's value is a secret, as
 // ksqlDB decides it: Kafka's PASSWORD-typed configs (every *.password,
 // sasl.jaas.config, the inline PEM keys) and the schema registry's
 // basic.auth.user.info; also any name containing "secret" (sqlstream's
 // command topic key, OAuth client secrets).
-func IsSecretProperty(name string) bool {
-	n := strings.ToLower(NormalizeProperty(name))
+func IsSecret(name string) bool {
+	n := strings.ToLower(Normalize(name))
 	if strings.Contains(n, "password") || strings.Contains(n, "secret") {
 		return true
 	}
@@ -36,9 +36,9 @@ func IsSecretProperty(name string) bool {
 	return false
 }
 
-// shownValue is value as it may be printed: HiddenValue for a secret.
-func shownValue(name, value string) string {
-	if IsSecretProperty(name) {
+// Shown is value as it may be printed: HiddenValue for a secret.
+func Shown(name, value string) string {
+	if IsSecret(name) {
 		return HiddenValue
 	}
 	return value

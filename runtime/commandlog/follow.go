@@ -1,4 +1,4 @@
-package runtime
+package commandlog
 
 import (
 	"context"
@@ -7,10 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
-	"github.com/sqlstream/sqlstream/runtime/exec"
-	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -33,11 +30,11 @@ import (
 // The appending server applies its own statement itself before it
 // answers, and moves next past it, so the follower skips it.
 
-// maxAppendAttempts bounds the runs of a statement fenced by appends of
+// MaxAppendAttempts bounds the runs of a statement fenced by appends of
 // other servers. Between runs a fenced server waits a random, growing
 // pause (appendBackoff), so that two servers racing do not fence each
 // other in lockstep until both give up.
-const maxAppendAttempts = 8
+const MaxAppendAttempts = 8
 
 // appendBackoff is the pause before the run after attempt: uniform in
 // [0, 20 ms · 2^attempt), at most about 2.5 s.
@@ -45,69 +42,54 @@ func appendBackoff(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(20*time.Millisecond) << min(attempt, 7)))
 }
 
-// seqWaitTimeout bounds how long a request with commandSequenceNumber
-// waits for the command log to reach it.
-const seqWaitTimeout = 5 * time.Second
-
-// errFenced is an append that lost the race to another server's.
-var errFenced = errors.New("another server appended to the command topic at the same time")
+// ErrFenced is an append that lost the race to another server's.
+var ErrFenced = errors.New("another server appended to the command topic at the same time")
 
 // commandTxn is one serialized append: the fencing producer.
 type commandTxn struct {
 	cl *kgo.Client
 }
 
-// recordsCommand reports whether stmt may append to the command topic.
-func recordsCommand(stmt ast.Statement) bool {
-	switch stmt.(type) {
-	case *ast.CreateSource, *ast.CreateAsSelect, *ast.InsertInto, *ast.Drop,
-		*ast.CreateType, *ast.DropType, *ast.Terminate:
-		return true
-	}
-	return false
-}
-
-// execSerialized runs a command-recording statement posted to this
-// server: begin, catch up, run (its record appends through e.txn),
-// retried when fenced. e.mu is held.
-func (e *Engine) execSerialized(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
+// Serialized runs a command-recording statement posted to this server:
+// begin, catch up, run (its record appends through Append), run again
+// when another server's append fenced it, at most MaxAppendAttempts
+// times. The engine lock is held.
+func (c *Log) Serialized(ctx context.Context, run func(context.Context) error) error {
 	var err error
-	for attempt := 0; attempt < maxAppendAttempts; attempt++ {
-		var ent api.Entity
-		ent, err = e.execInTxn(ctx, stmt, s)
-		if !errors.Is(err, errFenced) {
-			return ent, err
+	for attempt := 0; attempt < MaxAppendAttempts; attempt++ {
+		if err = c.inTxn(ctx, run); !errors.Is(err, ErrFenced) {
+			return err
 		}
-		e.logger.Info("command append fenced by another server; running the statement again", "attempt", attempt+1)
+		c.log.Info("command append fenced by another server; running the statement again", "attempt", attempt+1)
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return err
 		case <-time.After(appendBackoff(attempt)):
 		}
 	}
-	return nil, err
+	return err
 }
 
-func (e *Engine) execInTxn(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
-	txn, err := e.cmdLog.begin(ctx)
+func (c *Log) inTxn(ctx context.Context, run func(context.Context) error) error {
+	txn, err := c.begin(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("could not write to the command topic: %w", err)
+		return fmt.Errorf("could not write to the command topic: %w", err)
 	}
 	defer txn.cl.Close()
-	e.cmdLog.txn = txn
-	defer func() { e.cmdLog.txn = nil }()
-	if err := e.cmdLog.catchUp(ctx); err != nil {
-		return nil, fmt.Errorf("could not read the command topic: %w", err)
+	c.txn = txn
+	defer func() { c.txn = nil }()
+	if err := c.catchUp(ctx); err != nil {
+		return fmt.Errorf("could not read the command topic: %w", err)
 	}
-	return e.dispatchLocked(ctx, stmt, s, nil)
+	return run(ctx)
 }
 
 // begin opens the fencing producer: once ProducerID returns, every
 // earlier producer of the service id is fenced and its open append
 // aborted.
-func (c *commandLog) begin(ctx context.Context) (*commandTxn, error) {
-	cl, err := c.kc.Client(kgo.TransactionalID(c.e.opts.serviceID), kgo.TransactionTimeout(10*time.Second),
-		kgo.RecordPartitioner(exec.Partitioner()), kgo.ProducerLinger(0))
+func (c *Log) begin(ctx context.Context) (*commandTxn, error) {
+	cl, err := c.broker.Client(kgo.TransactionalID(c.serviceID), kgo.TransactionTimeout(10*time.Second),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(0))
 	if err != nil {
 		return nil, err
 	}
@@ -120,12 +102,12 @@ func (c *commandLog) begin(ctx context.Context) (*commandTxn, error) {
 
 // appendTxn writes cmd in a transaction of the fencing producer and
 // returns its offset.
-func (c *commandLog) appendTxn(ctx context.Context, r *physical.OutRecord) (int64, error) {
+func (c *Log) appendTxn(ctx context.Context, r *physical.OutRecord) (int64, error) {
 	cl := c.txn.cl
 	if err := cl.BeginTransaction(); err != nil {
 		return 0, err
 	}
-	res := cl.ProduceSync(ctx, exec.ToKgo(r))
+	res := cl.ProduceSync(ctx, toKgo(r))
 	perr := res.FirstErr()
 	try := kgo.TryCommit
 	if perr != nil {
@@ -134,7 +116,7 @@ func (c *commandLog) appendTxn(ctx context.Context, r *physical.OutRecord) (int6
 	eerr := cl.EndTransaction(ctx, try)
 	if err := errors.Join(perr, eerr); err != nil {
 		if isFenced(err) {
-			return 0, fmt.Errorf("%w: %v", errFenced, err)
+			return 0, fmt.Errorf("%w: %v", ErrFenced, err)
 		}
 		return 0, err
 	}
@@ -147,15 +129,15 @@ func isFenced(err error) bool {
 }
 
 // catchUp applies every command from next to the topic's current end.
-// e.mu is held.
-func (c *commandLog) catchUp(ctx context.Context) error {
-	end, err := c.kc.EndOffset(ctx, c.topic, 0)
+// The engine lock is held.
+func (c *Log) catchUp(ctx context.Context) error {
+	end, err := c.broker.EndOffset(ctx, c.topic, 0)
 	if err != nil || end <= c.next {
 		return err
 	}
 	var recs []*physical.InRecord
-	err = c.kc.ReadRange(ctx, c.topic, 0, c.next, end, func(r *kgo.Record) error {
-		recs = append(recs, fromKgoCopy(r))
+	err = c.broker.ReadRange(ctx, c.topic, 0, c.next, end, func(r *kgo.Record) error {
+		recs = append(recs, fromKgo(r))
 		return nil
 	})
 	if err != nil {
@@ -165,35 +147,35 @@ func (c *commandLog) catchUp(ctx context.Context) error {
 	return nil
 }
 
-// applyRecords applies the records at or past next, in order. e.mu is
-// held.
-func (c *commandLog) applyRecords(ctx context.Context, recs []*physical.InRecord) {
+// applyRecords applies the records at or past next, in order. The engine lock is held.
+func (c *Log) applyRecords(ctx context.Context, recs []*physical.InRecord) {
 	for _, r := range recs {
 		if r.Offset < c.next {
 			continue
 		}
 		c.next = r.Offset + 1
 		if cmd := c.accept(r); cmd != nil {
-			c.apply(ctx, cmd)
+			c.eng.Apply(ctx, cmd)
 		}
 	}
 	c.notify()
 }
 
-// notify wakes the requests waiting for a sequence number. e.mu is held.
-func (c *commandLog) notify() {
+// notify wakes the requests waiting for a sequence number. The engine
+// lock is held.
+func (c *Log) notify() {
 	close(c.applied)
 	c.applied = make(chan struct{})
 }
 
 // follow tails the command topic from next until ctx ends, applying what
 // other servers append.
-func (c *commandLog) follow(ctx context.Context, from int64) {
+func (c *Log) follow(ctx context.Context, from int64) {
 	defer close(c.followDone)
-	cl, err := c.kc.Client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.topic: {0: kgo.NewOffset().At(from)}}),
+	cl, err := c.broker.Client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.topic: {0: kgo.NewOffset().At(from)}}),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.FetchMaxWait(200*time.Millisecond))
 	if err != nil {
-		c.e.logger.Error("cannot follow the command topic", "err", err)
+		c.log.Error("cannot follow the command topic", "err", err)
 		return
 	}
 	defer cl.Close()
@@ -202,30 +184,30 @@ func (c *commandLog) follow(ctx context.Context, from int64) {
 		if ctx.Err() != nil {
 			return
 		}
-		if err := exec.FetchErr(fs); err != nil {
-			c.e.logger.Warn("reading the command topic", "err", err)
+		if err := fetchErr(fs); err != nil {
+			c.log.Warn("reading the command topic", "err", err)
 			continue
 		}
 		var recs []*physical.InRecord
-		fs.EachRecord(func(r *kgo.Record) { recs = append(recs, fromKgoCopy(r)) })
+		fs.EachRecord(func(r *kgo.Record) { recs = append(recs, fromKgo(r)) })
 		if len(recs) == 0 {
 			continue
 		}
-		c.e.mu.Lock()
+		c.eng.Lock()
 		c.applyRecords(ctx, recs)
-		c.e.unlock()
+		c.eng.Unlock()
 	}
 }
 
-// startFollowing starts follow from next; stopFollowing ends it.
-func (c *commandLog) startFollowing() {
+// StartFollowing starts follow from next; StopFollowing ends it.
+func (c *Log) StartFollowing() {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stopFollow = cancel
 	c.followDone = make(chan struct{})
 	go c.follow(ctx, c.next)
 }
 
-func (c *commandLog) stopFollowing() {
+func (c *Log) StopFollowing() {
 	if c.stopFollow == nil {
 		return
 	}
@@ -233,38 +215,38 @@ func (c *commandLog) stopFollowing() {
 	<-c.followDone
 }
 
-// waitForSeq waits until this server has applied the command with
-// sequence number seq (a request's commandSequenceNumber).
-func (e *Engine) waitForSeq(ctx context.Context, seq int64) error {
-	if e.cmdLog == nil {
-		return nil
-	}
-	timer := time.NewTimer(seqWaitTimeout)
-	defer timer.Stop()
-	for {
-		e.mu.Lock()
-		reached, ch := e.seq > seq, e.cmdLog.applied
-		e.mu.Unlock()
-		if reached {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-			return &api.ErrorMessage{ErrorCode: api.CodeCommandQueueCatchupTimeout,
-				Message: fmt.Sprintf("Timed out while waiting for a previous command to execute. command sequence number: %d", seq)}
-		}
-	}
-}
+// Applied is closed (and replaced) when the log applied commands: a
+// request waiting for a command's sequence number looks again then. The
+// engine lock is held.
+func (c *Log) Applied() <-chan struct{} { return c.applied }
 
-// fromKgoCopy converts a fetched record, copying its bytes.
-func fromKgoCopy(r *kgo.Record) *physical.InRecord {
+// fromKgo converts a fetched record, copying its bytes.
+func fromKgo(r *kgo.Record) *physical.InRecord {
 	in := &physical.InRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
 		Key: append([]byte(nil), r.Key...), Value: append([]byte(nil), r.Value...), Timestamp: r.Timestamp.UnixMilli()}
 	for _, h := range r.Headers {
 		in.Headers = append(in.Headers, physical.Header{Key: h.Key, Value: append([]byte(nil), h.Value...)})
 	}
 	return in
+}
+
+// toKgo is an appended record for the log's partition 0 (the fencing
+// producer's partitioner is manual).
+func toKgo(r *physical.OutRecord) *kgo.Record {
+	kr := &kgo.Record{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value, Timestamp: time.UnixMilli(r.Timestamp)}
+	for _, h := range r.Headers {
+		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+	}
+	return kr
+}
+
+// fetchErr is the first error of a poll other than its context's end.
+func fetchErr(fs kgo.Fetches) error {
+	var first error
+	fs.EachError(func(t string, p int32, err error) {
+		if first == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			first = fmt.Errorf("fetch %s[%d]: %w", t, p, err)
+		}
+	})
+	return first
 }

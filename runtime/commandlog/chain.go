@@ -1,12 +1,14 @@
-package runtime
+package commandlog
 
 import (
 	"bytes"
 	"crypto/hmac"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // The command chain: a signature over a record's content alone would let
@@ -73,7 +75,7 @@ const (
 )
 
 var (
-	errBadSignature  = fmt.Errorf("bad signature: written with another key or altered (servers sharing a command topic need the same %s)", PropCommandSecret)
+	errBadSignature  = fmt.Errorf("bad signature: written with another key or altered (servers sharing a command topic need the same %s)", props.CommandSecret)
 	errOutOfSequence = errors.New("signed with this server's key but not the next record in sequence: a copy of an earlier record, or out of order")
 	errLegacyAfter   = errors.New("a record of an earlier release's format after the command chain started: a copy of an earlier record (or a server of the earlier release still appending)")
 )
@@ -145,5 +147,5 @@ func (ch *commandChain) unverifiable() bool { return ch.signed > 0 && ch.authent
 func chainStartRecord(topic string) *physical.OutRecord {
 	return &physical.OutRecord{Topic: topic, Partition: 0, Key: []byte(chainStartKey),
 		Value:     []byte(`{"format":2,"note":"start of the signed command chain; records of earlier formats after it are refused"}`),
-		Timestamp: nowMillis()}
+		Timestamp: time.Now().UnixMilli()}
 }

@@ -1,4 +1,4 @@
-package runtime
+package peer
 
 import (
 	"bytes"
@@ -11,21 +11,21 @@ import (
 // TestPeerSignature: a request signed with the service's key verifies;
 // another key, another body, another path or no header does not.
 func TestPeerSignature(t *testing.T) {
-	p := newPeerSet("http://127.0.0.1:1", peerKey([]byte("shared-secret-of-this-service")), 0)
+	p := NewAuth(Key([]byte("shared-secret-of-this-service")))
 	body := []byte(`{"timestamp":1}`)
 	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:2/heartbeat", bytes.NewReader(body))
-	p.sign(req, body)
-	h := req.Header.Get(PeerHeader)
-	if err := p.verify(http.MethodPost, "/heartbeat", h, body); err != nil {
+	p.Sign(req, body)
+	h := req.Header.Get(Header)
+	if err := p.Verify(http.MethodPost, "/heartbeat", h, body); err != nil {
 		t.Fatalf("own signature refused: %v", err)
 	}
-	other := newPeerSet("", peerKey([]byte("another-secret-of-length")), 0)
+	other := NewAuth(Key([]byte("another-secret-of-length")))
 	for name, err := range map[string]error{
-		"other key":  other.verify(http.MethodPost, "/heartbeat", h, body),
-		"other body": p.verify(http.MethodPost, "/heartbeat", h, []byte(`{"timestamp":2}`)),
-		"other path": p.verify(http.MethodPost, "/lag", h, body),
-		"no header":  p.verify(http.MethodPost, "/heartbeat", "", body),
-		"no key":     newPeerSet("", nil, 0).verify(http.MethodPost, "/heartbeat", h, body),
+		"other key":  other.Verify(http.MethodPost, "/heartbeat", h, body),
+		"other body": p.Verify(http.MethodPost, "/heartbeat", h, []byte(`{"timestamp":2}`)),
+		"other path": p.Verify(http.MethodPost, "/lag", h, body),
+		"no header":  p.Verify(http.MethodPost, "/heartbeat", "", body),
+		"no key":     NewAuth(nil).Verify(http.MethodPost, "/heartbeat", h, body),
 	} {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
@@ -37,21 +37,21 @@ func TestPeerSignature(t *testing.T) {
 // the same header again (a replay within the clock-skew window) is
 // refused, while a new signature of the same content passes.
 func TestPeerReplayRefused(t *testing.T) {
-	p := newPeerSet("http://127.0.0.1:1", peerKey([]byte("shared-secret-of-this-service")), 0)
+	p := NewAuth(Key([]byte("shared-secret-of-this-service")))
 	body := []byte(`{"timestamp":1}`)
 	header := func() string {
 		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:2/heartbeat", bytes.NewReader(body))
-		p.sign(req, body)
-		return req.Header.Get(PeerHeader)
+		p.Sign(req, body)
+		return req.Header.Get(Header)
 	}
 	h := header()
-	if err := p.verify(http.MethodPost, "/heartbeat", h, body); err != nil {
+	if err := p.Verify(http.MethodPost, "/heartbeat", h, body); err != nil {
 		t.Fatalf("first use refused: %v", err)
 	}
-	if err := p.verify(http.MethodPost, "/heartbeat", h, body); err == nil || !strings.Contains(err.Error(), "replayed") {
+	if err := p.Verify(http.MethodPost, "/heartbeat", h, body); err == nil || !strings.Contains(err.Error(), "replayed") {
 		t.Fatalf("replay: %v, want refused as replayed", err)
 	}
-	if err := p.verify(http.MethodPost, "/heartbeat", header(), body); err != nil {
+	if err := p.Verify(http.MethodPost, "/heartbeat", header(), body); err != nil {
 		t.Fatalf("a second request of the same content refused: %v", err)
 	}
 }

@@ -1,10 +1,10 @@
-package runtime
+package props
 
 import "testing"
 
-// TestIsSecretProperty pins which properties SHOW PROPERTIES and EXPLAIN
+// TestIsSecret pins which properties SHOW PROPERTIES and EXPLAIN
 // print as [hidden].
-func TestIsSecretProperty(t *testing.T) {
+func TestIsSecret(t *testing.T) {
 	for name, want := range map[string]bool{
 		"ssl.keystore.password":                     true,
 		"ksql.streams.ssl.key.password":             true,
@@ -18,11 +18,11 @@ func TestIsSecretProperty(t *testing.T) {
 		"sasl.mechanism":                            false,
 		"authentication.method":                     false,
 	} {
-		if got := IsSecretProperty(name); got != want {
-			t.Errorf("IsSecretProperty(%q) = %v, want %v", name, got, want)
+		if got := IsSecret(name); got != want {
+			t.Errorf("IsSecret(%q) = %v, want %v", name, got, want)
 		}
 	}
-	if v := shownValue("ssl.truststore.password", "changeit"); v != HiddenValue {
+	if v := Shown("ssl.truststore.password", "changeit"); v != HiddenValue {
 		t.Errorf("truststore password shown as %q", v)
 	}
 }

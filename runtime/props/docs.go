@@ -1,14 +1,14 @@
-package runtime
+package props
 
 import (
 	"sort"
 	"strings"
 )
 
-// PropertyDoc describes one property of the engine's table, for the
+// Doc describes one property of the engine's table, for the
 // sample configuration file (config/sqlstream.properties.example) and
 // the test that keeps it complete.
-type PropertyDoc struct {
+type Doc struct {
 	Name string
 	// Default is the value used when the property is not set ("" for
 	// none); DefaultText says it in words when it depends on the machine.
@@ -21,20 +21,20 @@ type PropertyDoc struct {
 	Fixed, Inert bool
 }
 
-// PropertyDocs lists every property of the engine's table, by name.
-func PropertyDocs() []PropertyDoc {
-	var out []PropertyDoc
+// Docs lists every property of the engine's table, by name.
+func Docs() []Doc {
+	var out []Doc
 	seen := map[string]bool{}
-	for _, d := range allPropertyDefs() {
+	for _, d := range allDefs() {
 		if seen[d.name] {
 			continue
 		}
 		seen[d.name] = true
-		p := PropertyDoc{Name: d.name, Default: d.def, Doc: d.doc, Type: kindNames[d.kind], Fixed: d.fixed, Inert: d.inert}
+		p := Doc{Name: d.name, Default: d.def, Doc: d.doc, Type: kindNames[d.kind], Fixed: d.fixed, Inert: d.inert}
 		if d.kind == kindEnum {
 			p.Type += " (" + strings.Join(d.values, ", ") + ")"
 		}
-		if d.name == PropNumThreads {
+		if d.name == NumThreads {
 			p.Default, p.DefaultText = "", "the number of CPUs"
 		}
 		out = append(out, p)

@@ -1,0 +1,9 @@
+package runtime
+
+// Test hooks, for this package's external tests only: they are no part
+// of the engine's API.
+var (
+	WithGlobalLoadHook       = withGlobalLoadHook
+	WithGlobalPartitionCheck = withGlobalPartitionCheck
+	WithReplicaFault         = withReplicaFault
+)

@@ -1,0 +1,25 @@
+// Package props is the engine's configuration: every property it accepts
+// (one table: name, type, default, doc), the names of those properties,
+// and the typed configurations parsed from them once.
+//
+//	server config ──► Check (each key) ──► Server (defaults + given)
+//	                                          │
+//	                                          ▼
+//	                        NewEngineConfig ─► EngineConfig (read once at
+//	                                          │  engine start)
+//	SET / streamsProperties ─► CheckOverride ─┤
+//	                                          ▼
+//	                        NewQueryConfig ──► QueryConfig (read once when
+//	                                             a query starts; every task
+//	                                             is built from it)
+//
+// The table (table.go) validates the server's configuration, SET and a
+// request's streamsProperties with ksqlDB's messages (Error), answers GET
+// /is_valid_property, fills SHOW PROPERTIES and the sample configuration
+// (docs.go). Names are declared in names.go only; defaults whose reason
+// needs words are in defaults.go. Secrets (secrets.go) are shown as
+// [hidden] wherever a value is printed.
+//
+// props imports no other runtime package: the engine and its
+// subpackages read their settings from it, never the other way round.
+package props
