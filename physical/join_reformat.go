@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -26,7 +25,7 @@ func (b *builder) reformatTable(n *planner.Join) string {
 	topic := b.internalName(name)
 	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
 	b.startSource(&planner.Scan{Source: n.Right.Source, Alias: n.Right.Alias})
-	via := reformatted(n, topic)
+	via := reformatted(n, b.internal(), topic)
 	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
 		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newSinkOp(env, via, nil) }})
 	b.finish()
@@ -34,14 +33,15 @@ func (b *builder) reformatTable(n *planner.Join) string {
 }
 
 // reformatted describes the repartition topic as a source: the right
-// table's columns, the left's key format, the value columns as JSON; the
-// rows' times are already set (no TIMESTAMP column).
-func reformatted(n *planner.Join, topic string) *planner.Source {
+// table's columns, the left's key format, the value columns in the
+// table's value format (legacy queries: JSON); the rows' times are
+// already set (no TIMESTAMP column).
+func reformatted(n *planner.Join, f internalFormats, topic string) *planner.Source {
 	src := *n.Right.Source
 	src.Schema = valueRecordColumns(src.Schema) // the copy keeps the table's records'
 	src.Topic = topic
-	src.KeyFormat = n.Left.Source.KeyFormat
-	src.ValueFormat = format.Spec{Name: format.JSON}
+	src.KeyFormat = f.joinKeySpec(n.Left.Source.KeyFormat, topic, src.Schema.Keys())
+	src.ValueFormat = f.valueSpec(n.Right.Source.ValueFormat, topic, src.Schema.Values())
 	src.TimestampColumn = ""
 	return &src
 }

@@ -2,10 +2,12 @@ package physical
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 )
 
 // Topology is the physical form of a query: sub-topologies connected by
@@ -22,6 +24,10 @@ type Topology struct {
 	// Globals are the global tables' stores the runtime fills for the
 	// query's tasks (a join with a GLOBAL table).
 	Globals []GlobalStoreSpec
+	// Subjects are the schema-registry subjects the internal topics'
+	// codecs register (<internal topic>-key / -value, for registry
+	// formats): the runtime deletes them with the topics.
+	Subjects []string
 }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
@@ -100,6 +106,12 @@ type Options struct {
 	// ParseTimestamp parses string TIMESTAMP columns (the runtime passes
 	// the PARSE_TIMESTAMP function). Default: none (such sources fail).
 	ParseTimestamp TimestampParser
+	// LegacyInternalJSON writes repartition topics and join store keys
+	// as JSON, as every query did before they followed the query's
+	// formats: the runtime sets it for queries of commands recorded then,
+	// whose topics and stores hold JSON. Default false: the formats of
+	// the sources they copy (see internalFormats).
+	LegacyInternalJSON bool
 }
 
 // Build turns a logical plan into a topology.
@@ -109,7 +121,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		return nil, err
 	}
 	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
-		push: plan.Kind == planner.Push}
+		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan)}
 	if j, ok := bottom.(*planner.Join); ok {
 		b.startJoin(j)
 	} else {
@@ -133,7 +145,16 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	if s, ok := plan.Root.(*planner.Sink); ok {
 		b.topo.SinkTopic = s.Target.Topic
 	}
+	b.topo.Subjects = b.internalSubjects(plan)
 	return b.topo, nil
+}
+
+// firstSource is the plan's first source (an empty one when it has none).
+func firstSource(plan *planner.Plan) *planner.Source {
+	if len(plan.Sources) == 0 {
+		return &planner.Source{}
+	}
+	return plan.Sources[0]
 }
 
 // linearize walks a plan from the root down to its scan (or the join of
@@ -199,6 +220,9 @@ type builder struct {
 	// materialize: the plan writes a table without aggregating; its
 	// output is kept in a store for pull queries.
 	materialize bool
+	// sourceFormats is the first source, whose formats the GROUP BY
+	// repartition topic takes.
+	sourceFormats *planner.Source
 }
 
 func (b *builder) startSource(scan *planner.Scan) {
@@ -232,6 +256,30 @@ func (b *builder) addStep(s step) {
 
 // internalName returns `<app id>-<name>`.
 func (b *builder) internalName(name string) string { return b.opts.AppID + "-" + name }
+
+// internal decides the formats of the query's internal topics.
+func (b *builder) internal() internalFormats {
+	return internalFormats{legacy: b.opts.LegacyInternalJSON}
+}
+
+// internalSubjects are the subjects the internal topics' codecs may
+// register: <topic>-key and -value of each internal topic, when a source
+// is in a registry format and the query's internal topics follow its
+// formats (deleting one never registered is harmless).
+func (b *builder) internalSubjects(plan *planner.Plan) []string {
+	if b.opts.LegacyInternalJSON || !slices.ContainsFunc(plan.Sources, readsRegistry) {
+		return nil
+	}
+	var out []string
+	for _, t := range b.topo.Internal {
+		out = append(out, format.KeySubject(t.Name), format.ValueSubject(t.Name))
+	}
+	return out
+}
+
+func readsRegistry(src *planner.Source) bool {
+	return src.KeyFormat.UsesRegistry() || src.ValueFormat.UsesRegistry()
+}
 
 // store declares a state store of the current segment and returns its
 // spec; its changelog is an internal compacted topic.

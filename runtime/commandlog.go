@@ -27,6 +27,11 @@ type command struct {
 	// starts begin with (queryAppPrefix when it was recorded); empty in
 	// commands recorded before it was (see commandAppID).
 	AppPrefix string `json:"appIdPrefix,omitempty"`
+	// InternalFormats is internalFormatsOfSources when the queries this
+	// command starts write their internal topics in their sources'
+	// formats; empty in commands recorded before (JSON, see
+	// legacyInternalJSON).
+	InternalFormats string `json:"internalFormats,omitempty"`
 }
 
 // commandLog is the command topic `_<service-id>_command_topic`: one

@@ -19,7 +19,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix()}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsOfSources}
 	c.Seq = e.seq
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
@@ -318,7 +318,7 @@ func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, queryID fu
 // initialized by initOffsets).
 func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, s *session) error {
 	appID := e.commandAppID(c)
-	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
+	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp, LegacyInternalJSON: c.legacyInternalJSON()})
 	if err != nil {
 		return err
 	}
@@ -520,4 +520,5 @@ func (e *Engine) deleteInternalTopics(topo *physical.Topology) {
 			e.logger.Warn("could not delete internal topic", "topic", t.Name, "err", err)
 		}
 	}
+	e.deleteInternalSubjects(topo.Subjects)
 }
