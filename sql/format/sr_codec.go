@@ -316,19 +316,3 @@ func SplitWireHeader(b []byte) (id int, payload []byte, ok bool) {
 	id, payload, err := h.DecodeID(b)
 	return id, payload, err == nil
 }
-
-// RenderRegistryRecord renders a wire-format record for PRINT: the
-// payload of a JSON schema as its text. ok is false when b is not in the
-// wire format, its id is unknown to reg, or its schema type has no
-// rendering here.
-func RenderRegistryRecord(ctx context.Context, reg SchemaRegistry, b []byte) (string, bool) {
-	id, payload, ok := SplitWireHeader(b)
-	if !ok || reg == nil {
-		return "", false
-	}
-	rs, err := reg.SchemaByID(ctx, id)
-	if err != nil || rs.Type != JSONSchema {
-		return "", false
-	}
-	return string(payload), true
-}
