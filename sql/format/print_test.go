@@ -130,4 +130,3 @@ func printMessages(t *testing.T) (protoreflect.MessageDescriptor, protoreflect.M
 	ms := files[0].Messages()
 	return ms.ByName("Bid"), ms.ByName("Inner")
 }
-
