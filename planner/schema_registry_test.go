@@ -126,3 +126,47 @@ func TestInferColumnsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateAsSchemaIDColumns: CREATE … AS SELECT with KEY_/VALUE_SCHEMA_ID
+// refuses a query whose columns the schema does not hold at their
+// positions with their names and types, with ksqlDB's message; a schema
+// with more columns after the query's is accepted.
+func TestCreateAsSchemaIDColumns(t *testing.T) {
+	reg := &subjects{schemas: map[string]format.RegisteredSchema{
+		"wide":  {ID: 11, Schema: format.Schema{Type: format.AvroSchema, Text: `{"type":"record","name":"R","fields":[{"name":"A","type":["null","int"]},{"name":"B","type":["null","string"]},{"name":"C","type":["null","long"],"default":null}]}`}},
+		"key":   {ID: 12, Schema: format.Schema{Type: format.AvroSchema, Text: `"string"`}},
+		"proto": {ID: 13, Schema: format.Schema{Type: format.ProtobufSchema, Text: "syntax = \"proto3\";\n\nmessage K {\n  string key = 1;\n}\n"}},
+	}}
+	cat := planner.NewCatalog()
+	p := planner.New(cat, functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	_, src, err := createSource(t, p, `CREATE STREAM s (k STRING KEY, a INT, b STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Put(src)
+	for _, tc := range []struct{ sql, want string }{
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT * FROM s;`, ""},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT k, a FROM s;`, ""},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT k, b, a FROM s;`,
+			"The following value columns are changed, missing or reordered: [`B` STRING, `A` INTEGER]. Schema from schema registry is [`A` INTEGER, `B` STRING, `C` BIGINT]"},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT k, a, b, 1 AS d, 2 AS e FROM s;`,
+			"The following value columns are changed, missing or reordered: [`D` INTEGER, `E` INTEGER]"},
+		{`CREATE STREAM o WITH (KEY_FORMAT='AVRO', KEY_SCHEMA_ID=12, VALUE_FORMAT='JSON') AS SELECT * FROM s;`, ""},
+		{`CREATE STREAM o WITH (KEY_FORMAT='PROTOBUF', KEY_SCHEMA_ID=13, VALUE_FORMAT='JSON') AS SELECT * FROM s;`,
+			"The following key columns are changed, missing or reordered: [`K` STRING KEY]. Schema from schema registry is [`key` STRING KEY]"},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='PROTOBUF', VALUE_SCHEMA_ID=11) AS SELECT * FROM s;`,
+			"Format and fetched schema type using VALUE_SCHEMA_ID 11 are different"},
+	} {
+		stmts, err := parser.Parse(tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.PlanCreateAs(stmts[0].(*ast.CreateAsSelect))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.sql, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.sql, err, tc.want)
+		}
+	}
+}
