@@ -67,7 +67,7 @@ func newPropertyTable() propertyTable {
 // allPropertyDefs is every property the engine knows: the table's own,
 // the Kafka security settings, the cluster's and the schema registry's.
 func allPropertyDefs() []*propertyDef {
-	return append(append(append(propertyDefs(), securityPropertyDefs()...), clusterPropertyDefs()...), schemaRegistryPropertyDefs()...)
+	return append(append(append(append(propertyDefs(), securityPropertyDefs()...), clusterPropertyDefs()...), schemaRegistryPropertyDefs()...), assertSchemaPropertyDefs()...)
 }
 
 func propertyDefs() []*propertyDef {
