@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -65,6 +66,17 @@ func (f internalFormats) valueSpec(src format.Spec, topic string, cols []types.C
 		return format.Spec{Name: format.JSON}
 	}
 	return s
+}
+
+// tableStoreFormats are the formats of the store a table-writing query
+// without aggregation keeps its rows in (and so of the store's changelog):
+// the table's own, as ksqlDB keeps the rows its serdes wrote, so what pull
+// queries read back is what the table's topic holds (a PROTOBUF NULL reads
+// back as its default), under the changelog's subjects. Legacy queries
+// keep JSON.
+func (f internalFormats) tableStoreFormats(table *planner.Source, changelog string) (format.Spec, format.Spec) {
+	return f.keySpec(table.KeyFormat, changelog, table.Schema.Keys()),
+		f.valueSpec(table.ValueFormat, changelog, valueColumns(table.Schema))
 }
 
 // retarget is src written to another topic: its own subject, no schema id.

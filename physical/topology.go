@@ -28,6 +28,9 @@ type Topology struct {
 	// codecs register (<internal topic>-key / -value, for registry
 	// formats): the runtime deletes them with the topics.
 	Subjects []string
+	// formats decides the formats of internal topics and stored tables
+	// (the builder's, for readers of the stores such as pull queries).
+	formats internalFormats
 }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
@@ -146,6 +149,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		b.topo.SinkTopic = s.Target.Topic
 	}
 	b.topo.Subjects = b.internalSubjects(plan)
+	b.topo.formats = b.internal()
 	return b.topo, nil
 }
 
@@ -312,8 +316,11 @@ func (b *builder) add(n planner.Node) error {
 	case *planner.Sink:
 		if b.materialize {
 			store := b.store(tableStoreName)
+			key, value := b.internal().tableStoreFormats(n.Target, store.Changelog)
 			b.addStep(step{desc: NodeDesc{Name: "Materialize", Stores: []string{store.Name}},
-				make: func(env *TaskEnv, next Processor) (Processor, error) { return newMaterializeOp(env, n.Target, next) }})
+				make: func(env *TaskEnv, next Processor) (Processor, error) {
+					return newMaterializeOp(env, n.Target, key, value, next)
+				}})
 		}
 		if n.MaterializeOnly {
 			return nil
