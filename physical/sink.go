@@ -21,6 +21,9 @@ type sinkOp struct {
 	rec      OutRecord // the record handed to the emitter (which keeps its slices, not it)
 	tsIdx    int       // the sink's TIMESTAMP column, or -1
 	parseTS  TimestampParser
+	// innerPlacement places a windowed record by its inner key (Kafka
+	// Streams' WindowedStreamPartitioner), not by the key with its window.
+	innerPlacement bool
 }
 
 func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*sinkOp, error) {
@@ -56,6 +59,9 @@ func (op *sinkOp) Process(row *types.Row) error {
 	}
 	rec := &op.rec
 	*rec = OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: ts}
+	if op.innerPlacement && op.windowed(row) {
+		rec.PartitionKey = innerKey(key, op.target.Window.Kind == ast.Session)
+	}
 	if cur := op.env.current; cur != nil {
 		rec.Headers = userHeaders(cur.Headers) // headers travel with the record, as in Kafka Streams
 	}
@@ -97,6 +103,15 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
 
 func (op *sinkOp) windowed(row *types.Row) bool {
 	return row.Window != nil && op.target.Window != nil
+}
+
+// innerKey is a windowed key's inner key (nil when it has none).
+func innerKey(key []byte, session bool) []byte {
+	inner, _, err := format.DecodeWindowedKey(key, session)
+	if err != nil || len(inner) == 0 {
+		return nil
+	}
+	return inner[:len(inner):len(inner)]
 }
 
 // window appends the window to a key the sink owns.

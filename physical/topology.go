@@ -111,9 +111,12 @@ type Options struct {
 	ParseTimestamp TimestampParser
 	// LegacyInternalJSON writes repartition topics and join store keys
 	// as JSON, as every query did before they followed the query's
-	// formats: the runtime sets it for queries of commands recorded then,
-	// whose topics and stores hold JSON. Default false: the formats of
-	// the sources they copy (see internalFormats).
+	// formats, and places windowed sink records by their whole key: the
+	// runtime sets it for queries of commands recorded then, whose topics
+	// and stores hold JSON and whose windows' earlier updates sit where
+	// the whole key put them. Default false: the formats of the sources
+	// they copy (see internalFormats), windowed records placed by their
+	// inner key as Kafka Streams' WindowedStreamPartitioner does.
 	LegacyInternalJSON bool
 }
 
@@ -327,7 +330,11 @@ func (b *builder) add(n planner.Node) error {
 		}
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: "Sink-" + n.Target.Name, Topic: n.Target.Topic},
 			make: func(env *TaskEnv, _ Processor) (Processor, error) {
-				return newSinkOp(env, n.Target, b.opts.ParseTimestamp)
+				op, err := newSinkOp(env, n.Target, b.opts.ParseTimestamp)
+				if op != nil {
+					op.innerPlacement = !b.opts.LegacyInternalJSON
+				}
+				return op, err
 			}})
 	case *planner.Aggregate:
 		return b.aggregate(n)
