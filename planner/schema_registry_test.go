@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -167,6 +168,46 @@ func TestCreateAsSchemaIDColumns(t *testing.T) {
 			t.Errorf("%s: %v", tc.sql, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want %q", tc.sql, err, tc.want)
+		}
+	}
+}
+
+// TestRegistryKeyJoinRepartitions: a join whose key format is a registry
+// format repartitions every side, as ksqlDB does (both keys then carry
+// one serializer's schema id): streams are re-keyed by their own keys, a
+// right table reformatted; a KAFKA-keyed join of the same shape is not.
+func TestRegistryKeyJoinRepartitions(t *testing.T) {
+	for _, tc := range []struct {
+		keyFormat, join, want string
+	}{
+		{"AVRO", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=true right rekeyed=true reformat=false"},
+		{"JSON_SR", "SELECT a.k, t.v FROM a JOIN t ON a.k = t.k", "left rekeyed=true right rekeyed=false reformat=true"},
+		{"KAFKA", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=false right rekeyed=false reformat=false"},
+	} {
+		cat := planner.NewCatalog()
+		p := planner.New(cat, functions.NewRegistry(), planner.Defaults{SchemaRegistry: &subjects{schemas: map[string]format.RegisteredSchema{}}})
+		for _, ddl := range []string{
+			`CREATE STREAM a (k INT KEY, v STRING) WITH (KAFKA_TOPIC='a', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
+			`CREATE STREAM b (k INT KEY, v STRING) WITH (KAFKA_TOPIC='b', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
+			`CREATE TABLE t (k INT PRIMARY KEY, v STRING) WITH (KAFKA_TOPIC='t', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
+		} {
+			_, src, err := createSource(t, p, fmt.Sprintf(ddl, tc.keyFormat))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cat.Put(src)
+		}
+		stmts, err := parser.Parse("CREATE STREAM o AS " + tc.join + ";")
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := p.PlanCreateAs(stmts[0].(*ast.CreateAsSelect))
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.keyFormat, tc.join, err)
+		}
+		j := plan.Join
+		if got := fmt.Sprintf("left rekeyed=%v right rekeyed=%v reformat=%v", j.Left.Rekeyed(), j.Right.Rekeyed(), j.Right.Reformat); got != tc.want {
+			t.Errorf("%s %s: %s, want %s", tc.keyFormat, tc.join, got, tc.want)
 		}
 	}
 }
