@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,9 +121,41 @@ func variantProps(v *Variant, extra map[string]string) map[string]string {
 		props[k] = p
 	}
 	if len(v.Topics) > 0 {
-		props["qtt.topics"] = topicsProp(v.Topics)
+		props["qtt.topics"] = topicsProp(withStatementPartitions(v.Topics, v.Statements))
 	}
 	return props
+}
+
+// statementTopic finds a statement's KAFKA_TOPIC and PARTITIONS.
+var (
+	statementTopic      = regexp.MustCompile(`(?i)\bkafka_topic\s*=\s*'([^']*)'`)
+	statementPartitions = regexp.MustCompile(`(?i)\bpartitions\s*=\s*(\d+)`)
+)
+
+// withStatementPartitions gives a declared topic without a partition
+// count the PARTITIONS of a statement that creates it, as ksqlDB's
+// harness does when it gathers a test's topics from its topics and its
+// statements (else the topic exists with 1 partition and the statement
+// fails: "KSQL expects 128 partitions").
+func withStatementPartitions(ts []TopicSpec, statements []string) []TopicSpec {
+	out := slices.Clone(ts)
+	for i := range out {
+		if out[i].Partitions != nil {
+			continue
+		}
+		for _, st := range statements {
+			m, n := statementTopic.FindStringSubmatch(st), statementPartitions.FindStringSubmatch(st)
+			if m == nil || n == nil || m[1] != out[i].Name {
+				continue
+			}
+			if p, err := strconv.ParseInt(n[1], 10, 32); err == nil {
+				p32 := int32(p)
+				out[i].Partitions = &p32
+			}
+			break
+		}
+	}
+	return out
 }
 
 func topicsProp(ts []TopicSpec) string {
