@@ -15,14 +15,13 @@ import (
 // changelog is `<app id>-<store>-changelog`.
 // A nested step of an n-way join prefixes it (L_KafkaTopic_Right-Reduce).
 func joinStoreName(n *planner.Join, side planner.JoinSide) string {
+	if joinInput(n, side).Reformat {
+		return n.Prefix + reformatStoreName(side)
+	}
 	if side == planner.JoinLeft {
 		return n.Prefix + "KafkaTopic_Left-Reduce"
 	}
-	if n.Right.Reformat {
-		return n.Prefix + reformatStoreName
-	}
 	return n.Prefix + "KafkaTopic_Right-Reduce"
-
 }
 
 // sideStore keeps the latest row per key of one table side of a join:

@@ -35,11 +35,13 @@ func (b *builder) startJoin(n *planner.Join) {
 	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
 	if n.Left.Rekeyed() {
 		t.left = b.rekeySide(n, planner.JoinLeft)
+	} else if n.Left.Reformat {
+		t.left = b.reformatTable(n, planner.JoinLeft)
 	}
 	if n.Right.Rekeyed() {
 		t.right = b.rekeySide(n, planner.JoinRight)
 	} else if n.Right.Reformat {
-		t.right = b.reformatTable(n)
+		t.right = b.reformatTable(n, planner.JoinRight)
 	}
 	seg := b.joinSegment(n, &t)
 	b.table = n.Shape == planner.TableTable
@@ -177,7 +179,7 @@ func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, r
 			continue
 		}
 		if in.Reformat {
-			if err := b.addSourceOp(env, head, reformatted(n, b.internal(), side.topic), side.next); err != nil {
+			if err := b.addSourceOp(env, head, reformatted(n, side.side, b.internal(), side.topic), side.next); err != nil {
 				return nil, err
 			}
 			continue
@@ -330,7 +332,7 @@ func sourceDescs(n *planner.Join, t joinTopics) (*NodeDesc, *NodeDesc) {
 		topic := []string{t.left, t.right}[i]
 		out[i] = &NodeDesc{Kind: "Source", Name: "Source-" + in.Source.Name, Topic: topic}
 		if in.Reformat {
-			out[i].Name = n.Prefix + reformatName + "-source"
+			out[i].Name = n.Prefix + reformatName(side) + "-source"
 		}
 		if in.Rekeyed() {
 			out[i].Name = repartitionNameOf(n, side) + "-source"

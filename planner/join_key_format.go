@@ -47,11 +47,11 @@ func (p *Planner) repartitionKeyed(s *joinScope, in *JoinInput) error {
 }
 
 // forcesRepartition reports a join whose key format is a schema-registry
-// format (AVRO, PROTOBUF, JSON_SR) and whose left side is a stream: as
-// ksqlDB does (its PreJoinRepartitionNode, "to avoid misses due to key
-// schema ID mismatch"), every side is repartitioned, so both sides' keys
-// are written by one serializer's schema, not each by its producer's.
-// Not done yet here: a left table (ksqlDB's LeftSourceKeyed topic),
+// format (AVRO, PROTOBUF, JSON_SR): as ksqlDB does (its
+// PreJoinRepartitionNode, "to avoid misses due to key schema ID
+// mismatch"), every side is repartitioned, so both sides' keys are
+// written by one serializer's schema, not each by its producer's (tables
+// through LeftSourceKeyed / RightSourceKeyed topics). Not done yet here:
 // windowed sides and n-way joins' steps.
 func forcesRepartition(n *Join) bool {
 	kf := n.Left.Source.KeyFormat
@@ -59,7 +59,7 @@ func forcesRepartition(n *Join) bool {
 		kf = n.Right.Source.KeyFormat
 	}
 	_, registry := format.SchemaTypeOf(kf.Name)
-	return registry && n.Left.Source.Kind == ast.Stream && !n.Left.Source.Windowed() && !n.Right.Source.Windowed()
+	return registry && !n.Left.Source.Windowed() && !n.Right.Source.Windowed()
 }
 
 // repartitionBoth repartitions each side not already re-keyed.
