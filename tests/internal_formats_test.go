@@ -3,6 +3,8 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -190,5 +192,42 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 		if string(r.Key) != "a" || !strings.HasPrefix(string(r.Value), "k") {
 			t.Fatalf("%s holds %q → %q, want a KAFKA key and a DELIMITED value", fresh, r.Key, r.Value)
 		}
+	}
+}
+
+// TestRegistryKeyJoinRestoresFromChangelog: a stream–table join keyed in
+// AVRO repartitions both sides (as ksqlDB does) and keeps the table in a
+// store whose changelog keys are Avro under the changelog's own subject;
+// after the server loses its local state the store is restored from that
+// changelog and the join still finds the table's row.
+func TestRegistryKeyJoinRestoresFromChangelog(t *testing.T) {
+	fake, n := externalRegistry(t)
+	n.mustKsql(`CREATE STREAM clicks (usr STRING KEY, page STRING) WITH (KAFKA_TOPIC='clicks', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON', PARTITIONS=1);
+	  CREATE TABLE users (usr STRING PRIMARY KEY, city STRING) WITH (KAFKA_TOPIC='users', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON', PARTITIONS=1);
+	  INSERT INTO users (usr, city) VALUES ('ann', 'Oslo');
+	  SET 'auto.offset.reset'='earliest';
+	  CREATE STREAM enriched WITH (KAFKA_TOPIC='enriched') AS SELECT c.usr AS usr, page, city FROM clicks c JOIN users u ON c.usr = u.usr;`)
+	n.mustKsql(`INSERT INTO clicks (usr, page) VALUES ('ann', 'home');`)
+	if got := consumeValues(t, n, "enriched", 1); string(got[0]) != `{"PAGE":"home","CITY":"Oslo"}` {
+		t.Fatalf("enriched: %q", got[0])
+	}
+	changelog := internalTopic(t, n, "CSAS_ENRICHED_", "-RightSourceKeyed-Materialize-changelog")
+	for _, topic := range []string{changelog, internalTopic(t, n, "CSAS_ENRICHED_", "-Join-repartition"),
+		internalTopic(t, n, "CSAS_ENRICHED_", "-RightSourceKeyed-SelectKey-repartition")} {
+		if !fake.SubjectExists(topic + "-key") {
+			t.Errorf("no subject %s-key: the internal topic's keys are not Avro", topic)
+		}
+	}
+	if r := consumeRecords(t, n, changelog, 1)[0]; len(r.Key) < 5 || r.Key[0] != 0 {
+		t.Errorf("%s key %q is not in Confluent's wire format", changelog, r.Key)
+	}
+	n.stop()
+	if err := os.RemoveAll(filepath.Join(n.dataDir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	n.start()
+	n.mustKsql(`INSERT INTO clicks (usr, page) VALUES ('ann', 'about');`)
+	if got := consumeValues(t, n, "enriched", 2); string(got[1]) != `{"PAGE":"about","CITY":"Oslo"}` {
+		t.Fatalf("enriched after the store was restored from its changelog: %q", got[1])
 	}
 }
