@@ -88,9 +88,10 @@ type streamWindow struct {
 }
 
 // openStreamWindow opens one side's store of a join window w; keys are
-// encoded as the join key's columns in format keys.
-func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keys format.Spec, keyTypes []*types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
-	sw, err := openWindowStore(env, name, src, keys, keyTypes, retention)
+// encoded as the join key's columns in format keys, rows (every column of
+// the side) in format values.
+func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
+	sw, err := openWindowStore(env, name, src, keys, values, keyTypes, retention)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keys forma
 	return sw, sw.warm()
 }
 
-func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys format.Spec, keyTypes []*types.Type, retention int64) (*streamWindow, error) {
+func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, retention int64) (*streamWindow, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
@@ -108,16 +109,23 @@ func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys format
 		return nil, err
 	}
 	sw := &streamWindow{w: w, name: name, cols: len(src.Schema.Columns), observed: w.MaxStart(), retention: retention, purged: -1 << 63}
-	cols := make([]types.Column, len(src.Schema.Columns))
-	for i, c := range src.Schema.Columns {
-		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
-	}
+	cols := windowColumns(src)
 	_, sw.registryKeys = format.SchemaTypeOf(keys.Name)
 	if sw.key, err = format.NewKeyCodec(keys, joinKeyColumns(keyTypes)); err != nil {
 		return nil, err
 	}
-	sw.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	sw.value, err = format.NewValueCodec(values, cols)
 	return sw, err
+}
+
+// windowColumns are the columns a join window store keeps of a side's
+// rows: all of them, as values.
+func windowColumns(src *planner.Source) []types.Column {
+	cols := make([]types.Column, len(src.Schema.Columns))
+	for i, c := range src.Schema.Columns {
+		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
+	}
+	return cols
 }
 
 // streamMatch is one row of the other side within the window.

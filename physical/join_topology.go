@@ -154,6 +154,13 @@ func (b *builder) windowKeys(n *planner.Join, st StoreSpec) format.Spec {
 	return b.internal().keySpec(keptKeyFormat(n), st.Changelog, joinKeyColumns(n.KeyTypes()))
 }
 
+// windowValues is the format of the rows a stream–stream join's window
+// store st keeps of src: src's value format (as ksqlDB's JOINTHIS /
+// JOINOTHER stores), under the changelog's subject.
+func (b *builder) windowValues(src *planner.Source, st StoreSpec) format.Spec {
+	return b.internal().valueSpec(src.ValueFormat, st.Changelog, windowColumns(src))
+}
+
 // joinTopics are the topics a join's sub-topology reads for each side:
 // the source's, or the repartition topic of a re-keyed side; or, for a
 // nested step joined on its key, none: nested runs it in the same task.
@@ -262,11 +269,11 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
 
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, b.windowKeys(n, ls), n.KeyTypes(), w, retention)
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, b.windowKeys(n, ls), b.windowValues(n.Left.Source, ls), n.KeyTypes(), w, retention)
 		if err != nil {
 			return nil, err
 		}
-		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, b.windowKeys(n, rs), n.KeyTypes(), w, retention)
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, b.windowKeys(n, rs), b.windowValues(n.Right.Source, rs), n.KeyTypes(), w, retention)
 		if err != nil {
 			return nil, err
 		}
