@@ -18,7 +18,7 @@ func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 	if n.Foreign() || l.Nested() || r.Nested() {
 		return nil
 	}
-	if forcesRepartition(n) {
+	if !p.Defaults.LegacyJoinRepartition && forcesRepartition(n) {
 		return p.repartitionBoth(n, s)
 	}
 	if l.Rekeyed() || r.Rekeyed() || l.Source.KeyFormat.Name == r.Source.KeyFormat.Name {

@@ -175,18 +175,22 @@ func TestCreateAsSchemaIDColumns(t *testing.T) {
 // TestRegistryKeyJoinRepartitions: a join whose key format is a registry
 // format repartitions every side, as ksqlDB does (both keys then carry
 // one serializer's schema id): streams are re-keyed by their own keys,
-// tables reformatted; a KAFKA-keyed join of the same shape is not.
+// tables reformatted; a KAFKA-keyed join of the same shape is not, nor
+// is one planned for a command recorded before (LegacyJoinRepartition).
 func TestRegistryKeyJoinRepartitions(t *testing.T) {
 	for _, tc := range []struct {
 		keyFormat, join, want string
+		legacy                bool
 	}{
-		{"AVRO", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=true right rekeyed=true reformat=false"},
-		{"JSON_SR", "SELECT a.k, t.v FROM a JOIN t ON a.k = t.k", "left rekeyed=true right rekeyed=false reformat=true"},
-		{"KAFKA", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=false right rekeyed=false reformat=false"},
-		{"PROTOBUF", "SELECT t.k, u.v FROM t JOIN u ON t.k = u.k", "left reformat=true right rekeyed=false reformat=true"},
+		{"AVRO", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=true right rekeyed=true reformat=false", false},
+		{"AVRO", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=false right rekeyed=false reformat=false", true},
+		{"JSON_SR", "SELECT a.k, t.v FROM a JOIN t ON a.k = t.k", "left rekeyed=true right rekeyed=false reformat=true", false},
+		{"KAFKA", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=false right rekeyed=false reformat=false", false},
+		{"PROTOBUF", "SELECT t.k, u.v FROM t JOIN u ON t.k = u.k", "left reformat=true right rekeyed=false reformat=true", false},
 	} {
 		cat := planner.NewCatalog()
-		p := planner.New(cat, functions.NewRegistry(), planner.Defaults{SchemaRegistry: &subjects{schemas: map[string]format.RegisteredSchema{}}})
+		p := planner.New(cat, functions.NewRegistry(), planner.Defaults{SchemaRegistry: &subjects{schemas: map[string]format.RegisteredSchema{}},
+			LegacyJoinRepartition: tc.legacy})
 		for _, ddl := range []string{
 			`CREATE STREAM a (k INT KEY, v STRING) WITH (KAFKA_TOPIC='a', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
 			`CREATE STREAM b (k INT KEY, v STRING) WITH (KAFKA_TOPIC='b', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,

@@ -165,7 +165,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if _, ok := e.cat.Get(st.Name); ok && st.OrReplace {
 		return nil, sqlerr.New(sqlerr.Unsupported, st.P, "CREATE OR REPLACE of a persistent query is not supported yet")
 	}
-	plan, err := e.planner.PlanCreateAs(st)
+	plan, err := e.plannerFor(cmd).PlanCreateAs(st)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (e *Engine) checkPartitions(n int32, pos ast.Pos) error {
 }
 
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
-	plan, err := e.planner.PlanInsertInto(st)
+	plan, err := e.plannerFor(cmd).PlanInsertInto(st)
 	if err != nil {
 		return nil, err
 	}
