@@ -102,3 +102,16 @@ func internalDecodeError(env *TaskEnv, side string, err error, r *InRecord, b []
 	env.log(DeserializationError, side, err.Error(), b)
 	return nil
 }
+
+// encodeFailure is what a sink does with a row it cannot encode: a row
+// whose schema the registry could not take (it did not answer) is
+// returned, so the task retries it rather than lose it; any other is
+// logged as a serialization error and skipped.
+func encodeFailure(env *TaskEnv, side string, err error) error {
+	var ru *format.RegistryUnavailableError
+	if errors.As(err, &ru) {
+		return ru
+	}
+	env.log(SerializationError, side, err.Error(), nil)
+	return nil
+}

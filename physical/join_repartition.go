@@ -128,14 +128,12 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 	if !row.NullKey {
 		var err error
 		if k, err = s.key.encode(row.Values[:s.key.width()]); err != nil {
-			s.env.log(SerializationError, "key", err.Error(), nil)
-			return nil
+			return encodeFailure(s.env, "key", err)
 		}
 	}
 	v, err := s.value.Encode(nil, row.Values[s.key.width():])
 	if err != nil {
-		s.env.log(SerializationError, "value", err.Error(), nil)
-		return nil
+		return encodeFailure(s.env, "value", err)
 	}
 	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
 	if cur := s.env.current; cur != nil {

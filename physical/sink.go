@@ -49,9 +49,9 @@ func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*
 }
 
 func (op *sinkOp) Process(row *types.Row) error {
-	key, ok := op.key(row)
+	key, ok, err := op.key(row)
 	if !ok {
-		return nil
+		return err
 	}
 	ts, ok := op.timestamp(row)
 	if !ok {
@@ -73,8 +73,7 @@ func (op *sinkOp) Process(row *types.Row) error {
 		op.vals = vals
 		b, err := op.valCodec.Encode(nil, vals)
 		if err != nil {
-			op.env.log(SerializationError, "value", err.Error(), nil)
-			return nil
+			return encodeFailure(op.env, "value", err)
 		}
 		rec.Value = b
 	}
@@ -82,12 +81,14 @@ func (op *sinkOp) Process(row *types.Row) error {
 	return nil
 }
 
-func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
+// key is the record key of row; ok false (and err, a registry that did
+// not answer, for the task to retry) when it cannot be encoded.
+func (op *sinkOp) key(row *types.Row) ([]byte, bool, error) {
 	if op.nkeys == 0 {
-		return nil, true
+		return nil, true, nil
 	}
 	if row.NullKey || (op.nkeys == 1 && row.Values[0] == nil) {
-		return op.window(nil, row), true
+		return op.window(nil, row), true, nil
 	}
 	var b []byte
 	if op.windowed(row) {
@@ -95,10 +96,9 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
 	}
 	b, err := op.keyCodec.Encode(b, row.Values[:op.nkeys])
 	if err != nil {
-		op.env.log(SerializationError, "key", err.Error(), nil)
-		return nil, false
+		return nil, false, encodeFailure(op.env, "key", err)
 	}
-	return op.window(b, row), true
+	return op.window(b, row), true, nil
 }
 
 func (op *sinkOp) windowed(row *types.Row) bool {

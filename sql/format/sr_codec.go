@@ -280,7 +280,13 @@ func (c *srCodec) writerSchema() (RegisteredSchema, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
 	defer cancel()
-	return reg.Register(ctx, c.spec.Subject, s)
+	rs, err := reg.Register(ctx, c.spec.Subject, s)
+	var inc *IncompatibleSchemaError
+	if err != nil && !errors.As(err, &inc) {
+		// Not the record's fault: the writer retries it later.
+		return rs, &RegistryUnavailableError{Err: fmt.Errorf("registering the schema of %s: %w", c.spec.Subject, err)}
+	}
+	return rs, err
 }
 
 // RegistrySchema returns the schema the codec of spec registers for cols
