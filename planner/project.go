@@ -315,5 +315,8 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 	case sink.Schema.NumKeys() > 0 && sink.KeyFormat.Name == "NONE" && !explicitKey:
 		sink.KeyFormat = format.Spec{Name: p.Defaults.KeyFormat}
 	}
-	return sink, p.validateSource(sink, s.P)
+	if err := p.validateSource(sink, s.P); err != nil {
+		return nil, err
+	}
+	return sink, p.checkSchemaIDColumns(sink, s.P)
 }
