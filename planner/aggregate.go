@@ -160,6 +160,12 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 func (a *aggregation) groupKeys(items []ast.SelectItem) error {
 	names := newNamer(a.n.Input.Schema())
 	for _, g := range a.n.GroupBy {
+		if name := innerAggregate(g, a.p.Aggregates); name != "" {
+			return sqlerr.New(sqlerr.Semantic, g.Position(), "GROUP BY does not support aggregate functions: %s is an aggregate function.", name)
+		}
+		if _, dup := a.keys[canonical(g)]; dup {
+			return sqlerr.New(sqlerr.Semantic, g.Position(), "Duplicate GROUP BY expression: %s", ast.FormatExpr(g))
+		}
 		c, err := expr.Compile(g, a.scope, a.p.Registry)
 		if err != nil {
 			return err
@@ -216,7 +222,7 @@ func (a *aggregation) call(c *ast.Call) (string, error) {
 	var argTypes []*types.Type
 	for _, x := range c.Args {
 		if containsAggregate(x, a.p.Aggregates) {
-			return "", sqlerr.New(sqlerr.Semantic, x.Position(), "Aggregate functions can not be nested: %s", ast.FormatExpr(c))
+			return "", sqlerr.New(sqlerr.Semantic, x.Position(), "Aggregate functions can not be nested: %s(%s())", c.Name, innerAggregate(x, a.p.Aggregates))
 		}
 		ce, err := expr.Compile(x, a.scope, a.p.Registry)
 		if err != nil {
@@ -231,7 +237,7 @@ func (a *aggregation) call(c *ast.Call) (string, error) {
 	}
 	if a.n.OnTable {
 		if _, ok := agg.(functions.Undoer); !ok {
-			return "", sqlerr.New(sqlerr.Semantic, c.P, "The aggregation functions %s cannot be applied to a table source, only to a stream source.", c.Name)
+			return "", sqlerr.New(sqlerr.Semantic, c.P, "%v", &functions.TableSourceError{Names: []string{c.Name}})
 		}
 	}
 	col := aggColumn(len(a.n.Calls))
@@ -255,6 +261,18 @@ func trailingLiterals(args []ast.Expr) []any {
 		out = append(out, x.(*ast.Literal).Value)
 	}
 	return out
+}
+
+// innerAggregate names the first aggregate call inside e.
+func innerAggregate(e ast.Expr, aggs *functions.Aggregates) string {
+	name := ""
+	ast.Walk(e, func(x ast.Expr) bool {
+		if c, ok := x.(*ast.Call); ok && name == "" && aggs.IsAggregate(c.Name) {
+			name = c.Name
+		}
+		return name == ""
+	})
+	return name
 }
 
 func containsAggregate(e ast.Expr, aggs *functions.Aggregates) bool {

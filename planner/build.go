@@ -223,11 +223,11 @@ func aliases(ref *ast.TableRef) []string {
 func unsupportedClauses(q *ast.Query) error {
 	switch {
 	case q.Window != nil && len(q.GroupBy) == 0:
-		return sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW requires GROUP BY: windows group rows for aggregation")
+		return sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW clause requires a GROUP BY clause.")
 	case q.Having != nil && len(q.GroupBy) == 0:
 		return sqlerr.New(sqlerr.Semantic, q.Having.Position(), "HAVING requires GROUP BY")
 	case q.Emit == ast.EmitFinal && q.Window == nil:
-		return sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations")
+		return sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations.")
 	}
 	return nil
 }
@@ -267,13 +267,13 @@ func (p *Plan) project() *Project {
 
 // checkPull rejects what pull queries cannot do (as ksqlDB).
 func checkPull(q *ast.Query) error {
-	switch {
+	switch { // in ksqlDB's order (PullQueryValidator): WINDOW before GROUP BY
+	case q.Window != nil:
+		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "Pull queries don't support WINDOW clauses.")
 	case len(q.GroupBy) > 0:
 		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "Pull queries don't support GROUP BY clauses.")
 	case len(q.PartitionBy) > 0:
 		return sqlerr.New(sqlerr.Unsupported, q.PartitionBy[0].Position(), "Pull queries don't support PARTITION BY clauses.")
-	case q.Window != nil:
-		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "Pull queries don't support WINDOW clauses.")
 	}
 	var selected []ast.Expr
 	for _, it := range q.Items {

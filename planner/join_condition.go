@@ -158,7 +158,7 @@ func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Exp
 	case ast.RightJoin:
 		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "RIGHT OUTER JOIN on a foreign key is not supported")
 	case ast.FullJoin:
-		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "FULL OUTER JOIN on a foreign key is not supported")
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Invalid join type: full-outer join not supported for foreign-key table-table join. Got %s.", got)
 	}
 	if l.Nested() {
 		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", got)
