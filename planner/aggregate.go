@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -130,6 +131,9 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	var having ast.Expr
 	if q.Having != nil {
+		if err := noWindowBound(q.Having); err != nil {
+			return nil, nil, nil, err
+		}
 		h, err := a.rewrite(q.Having)
 		if err != nil {
 			return nil, nil, nil, err
@@ -162,6 +166,9 @@ func (a *aggregation) groupKeys(items []ast.SelectItem) error {
 	for _, g := range a.n.GroupBy {
 		if name := innerAggregate(g, a.p.Aggregates); name != "" {
 			return sqlerr.New(sqlerr.Semantic, g.Position(), "GROUP BY does not support aggregate functions: %s is an aggregate function.", name)
+		}
+		if err := noWindowBound(g); err != nil {
+			return err
 		}
 		if _, dup := a.keys[canonical(g)]; dup {
 			return sqlerr.New(sqlerr.Semantic, g.Position(), "Duplicate GROUP BY expression: %s", ast.FormatExpr(g))
@@ -224,6 +231,9 @@ func (a *aggregation) call(c *ast.Call) (string, error) {
 		if containsAggregate(x, a.p.Aggregates) {
 			return "", sqlerr.New(sqlerr.Semantic, x.Position(), "Aggregate functions can not be nested: %s(%s())", c.Name, innerAggregate(x, a.p.Aggregates))
 		}
+		if err := noWindowBound(x); err != nil {
+			return "", err
+		}
 		ce, err := expr.Compile(x, a.scope, a.p.Registry)
 		if err != nil {
 			return "", err
@@ -232,6 +242,10 @@ func (a *aggregation) call(c *ast.Call) (string, error) {
 		argTypes = append(argTypes, ce.Type())
 	}
 	agg, err := a.p.Aggregates.Resolve(c.Name, argTypes, trailingLiterals(c.Args))
+	var notLiteral *functions.ParamNotLiteralError
+	if errors.As(err, &notLiteral) && notLiteral.Index <= len(c.Args) {
+		notLiteral.Expr = ast.FormatExpr(c.Args[notLiteral.Index-1])
+	}
 	if err != nil {
 		return "", sqlerr.New(sqlerr.Type, c.P, "%v", err)
 	}
@@ -261,6 +275,18 @@ func trailingLiterals(args []ast.Expr) []any {
 		out = append(out, x.(*ast.Literal).Value)
 	}
 	return out
+}
+
+// noWindowBound refuses WINDOWSTART and WINDOWEND in an aggregation's
+// GROUP BY, HAVING or aggregate arguments: they exist only once a window
+// closes over the rows (ksqlDB's AggregateAnalyzer).
+func noWindowBound(e ast.Expr) error {
+	for _, r := range expr.ColumnRefs(e) {
+		if r.Name == "WINDOWSTART" || r.Name == "WINDOWEND" {
+			return sqlerr.New(sqlerr.Semantic, r.P, "Window bounds column %s can only be used in the SELECT clause of windowed aggregations and can not be passed to aggregate functions.\nSee https://github.com/confluentinc/ksql/issues/4397", r.Name)
+		}
+	}
+	return nil
 }
 
 // innerAggregate names the first aggregate call inside e.
