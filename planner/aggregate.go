@@ -157,7 +157,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	a.n.schema = a.schema()
 	a.n.Repartition = !sameKey(q.GroupBy, in.Schema())
-	return a.n, out, having, a.checkNonAggregates(out, having)
+	return a.n, out, having, a.checkNonAggregates(items, out, having)
 }
 
 // groupKeys compiles the GROUP BY expressions and names the key columns.
@@ -171,7 +171,7 @@ func (a *aggregation) groupKeys(items []ast.SelectItem) error {
 			return err
 		}
 		if _, dup := a.keys[canonical(g)]; dup {
-			return sqlerr.New(sqlerr.Semantic, g.Position(), "Duplicate GROUP BY expression: %s", ast.FormatExpr(g))
+			return sqlerr.New(sqlerr.Semantic, g.Position(), "Duplicate GROUP BY expression: %s", qualify(g, a.n.Input))
 		}
 		c, err := expr.Compile(g, a.scope, a.p.Registry)
 		if err != nil {
@@ -324,29 +324,36 @@ func (a *aggregation) schema() *types.Schema {
 }
 
 // checkNonAggregates rejects column references that are neither grouped
-// nor inside an aggregate.
-func (a *aggregation) checkNonAggregates(items []ast.SelectItem, having ast.Expr) error {
+// nor inside an aggregate: in the SELECT, ksqlDB names each offending
+// item as written (orig), in HAVING each column.
+func (a *aggregation) checkNonAggregates(orig, items []ast.SelectItem, having ast.Expr) error {
 	var bad []string
-	check := func(e ast.Expr) {
-		for _, r := range expr.ColumnRefs(e) {
-			if a.n.schema.Find(r.Name) < 0 && !IsPseudoColumn(r.Name) {
-				bad = append(bad, r.Name)
-			}
+	for i, it := range items {
+		if len(a.ungrouped(it.Expr)) > 0 {
+			bad = append(bad, ast.FormatExpr(orig[i].Expr))
 		}
 	}
-	for _, it := range items {
-		check(it.Expr)
-	}
 	if len(bad) > 0 {
-		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Non-aggregate SELECT expression(s) not part of GROUP BY: %s", strings.Join(bad, ", "))
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Non-aggregate SELECT expression(s) not part of GROUP BY: %s\nEither add the column(s) to the GROUP BY or remove them from the SELECT.", strings.Join(bad, ", "))
 	}
 	if having != nil {
-		check(having)
-		if len(bad) > 0 {
-			return sqlerr.New(sqlerr.Semantic, having.Position(), "Non-aggregate HAVING expression not part of GROUP BY: %s", strings.Join(bad, ", "))
+		if cols := a.ungrouped(having); len(cols) > 0 {
+			return sqlerr.New(sqlerr.Semantic, having.Position(), "Non-aggregate HAVING expression not part of GROUP BY: %s\nConsider switching the HAVING clause to a WHERE clause before the GROUP BY.", strings.Join(cols, ", "))
 		}
 	}
 	return nil
+}
+
+// ungrouped returns the columns e reads that the aggregate does not
+// output (neither grouped nor aggregated).
+func (a *aggregation) ungrouped(e ast.Expr) []string {
+	var cols []string
+	for _, r := range expr.ColumnRefs(e) {
+		if a.n.schema.Find(r.Name) < 0 && !IsPseudoColumn(r.Name) {
+			cols = append(cols, r.Name)
+		}
+	}
+	return cols
 }
 
 // sameKey reports whether grouping by exprs keeps the input's key: the

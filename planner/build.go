@@ -29,6 +29,9 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	if s.Query.Limit >= 0 {
 		return nil, sqlerr.New(sqlerr.Unsupported, s.P, "CREATE %s AS SELECT statements don't support LIMIT clause.", s.Kind)
 	}
+	if err := p.checkGlobalAggregate(s); err != nil {
+		return nil, err
+	}
 	plan, err := p.plan(s.Query, Persistent)
 	if err != nil {
 		return nil, err
@@ -52,6 +55,38 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	plan.Sink = sink
 	plan.Root = &Sink{Input: plan.Root, Target: sink}
 	return plan, nil
+}
+
+// checkGlobalAggregate refuses a CREATE TABLE AS SELECT that selects only
+// aggregates and has no GROUP BY with ksqlDB's words (its AggregateNode).
+func (p *Planner) checkGlobalAggregate(s *ast.CreateAsSelect) error {
+	q := s.Query
+	if s.Kind != ast.Table || len(q.GroupBy) > 0 || !p.hasAggregate(q.Items, q.Having) {
+		return nil
+	}
+	var calls []string
+	for _, it := range q.Items {
+		if it.Expr == nil {
+			return nil
+		}
+		outside := false
+		ast.Walk(it.Expr, func(x ast.Expr) bool {
+			switch x := x.(type) {
+			case *ast.Call:
+				if p.Aggregates.IsAggregate(x.Name) {
+					calls = append(calls, ast.FormatExpr(x))
+					return false
+				}
+			case *ast.ColumnRef:
+				outside = true
+			}
+			return true
+		})
+		if outside {
+			return nil // a column outside the aggregates: the GROUP BY rules say what is wrong
+		}
+	}
+	return sqlerr.New(sqlerr.Semantic, s.P, "CREATE TABLE AS SELECT statement does not support aggregate function [%s] without a GROUP BY clause.", strings.Join(calls, ", "))
 }
 
 // PlanInsertInto plans INSERT INTO target SELECT …: the target must be a

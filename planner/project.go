@@ -291,9 +291,9 @@ func partitionInput(n *Project) (*PartitionBy, bool) {
 
 // qualify renders e with column references qualified by the source name,
 // as ksqlDB prints expressions in errors (ABS(INPUT.ID)).
-func qualify(e ast.Expr, n *Project) string {
+func qualify(e ast.Expr, n Node) string {
 	var src string
-	var in Node = n
+	in := n
 	for in != nil {
 		if s, ok := in.(*Scan); ok {
 			src = s.Source.Name
