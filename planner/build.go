@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -179,7 +180,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 	var node Node = &Scan{Source: src, Alias: ref.Alias}
 	scope := expr.SchemaScope(src.Schema, aliases(ref), windowed)
 	if q.Where != nil {
-		f, err := p.filter(node, q.Where, scope)
+		f, err := p.filter(node, q.Where, scope, "WHERE")
 		if err != nil {
 			return nil, err
 		}
@@ -231,7 +232,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		scope = expr.SchemaScope(agg.Schema(), aliases(ref), plan.Windowed)
 		if having != nil {
-			if node, err = p.filter(node, having, scope); err != nil {
+			if node, err = p.filter(node, having, scope, "HAVING"); err != nil {
 				return nil, err
 			}
 		}
@@ -278,13 +279,22 @@ func (p *Planner) hasAggregate(items []ast.SelectItem, having ast.Expr) bool {
 	return having != nil && containsAggregate(having, p.Aggregates)
 }
 
-func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope) (*Filter, error) {
+// filter compiles the condition of clause (WHERE or HAVING); a type error
+// in it is an "Error in <clause> expression", as ksqlDB's
+// FilterTypeValidator words it.
+func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope, clause string) (*Filter, error) {
 	c, err := expr.Compile(cond, scope, p.Registry)
+	var se *sqlerr.Error
+	if errors.As(err, &se) && se.Code == sqlerr.Type {
+		wrapped := *se
+		wrapped.Msg = "Error in " + clause + " expression: " + se.Msg
+		return nil, &wrapped
+	}
 	if err != nil {
 		return nil, err
 	}
 	if k := c.Type().Kind; k != types.KindBoolean && k != types.KindUnknown {
-		return nil, sqlerr.New(sqlerr.Type, cond.Position(), "Type error in WHERE expression: Should evaluate to boolean but is %s (%s) instead.", ast.FormatExpr(cond), c.Type())
+		return nil, sqlerr.New(sqlerr.Type, cond.Position(), "Type error in %s expression: Should evaluate to boolean but is %s (%s) instead.", clause, ast.FormatExpr(cond), c.Type())
 	}
 	return &Filter{Input: in, Cond: cond, Pred: c}, nil
 }
