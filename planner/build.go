@@ -95,7 +95,7 @@ func (p *Planner) checkGlobalAggregate(s *ast.CreateAsSelect) error {
 func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
 	target, ok := p.Catalog.Get(s.Target)
 	if !ok {
-		return nil, sqlerr.New(sqlerr.Unknown, s.P, "%s does not exist.", s.Target)
+		return nil, sqlerr.New(sqlerr.Unknown, s.P, "Source `%s` does not exist.", s.Target) // ksqlDB's UnknownSourceException
 	}
 	if target.Kind != ast.Stream {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "INSERT INTO can only be used to insert into a stream. %s is a table.", target.Name)

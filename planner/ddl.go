@@ -283,7 +283,7 @@ func (p *Planner) applyTimestamp(src *Source, w *withProps) error {
 	case t == types.KindString:
 		return sqlerr.New(sqlerr.Semantic, pos, "A String timestamp field has been specified without also specifying the TIMESTAMP_FORMAT")
 	default:
-		return sqlerr.New(sqlerr.Type, pos, "Timestamp column, %s, should be LONG(INT64), TIMESTAMP, or a String with a TIMESTAMP_FORMAT specified.", name)
+		return sqlerr.New(sqlerr.Type, pos, "Timestamp column, `%s`, should be LONG(INT64), TIMESTAMP, or a String with a timestamp_format specified.", name)
 	}
 	src.TimestampColumn, src.TimestampFormat = name, tsFormat
 	return nil
