@@ -145,7 +145,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	if q.Window != nil {
 		if table {
-			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW clause can only be used with a STREAM source: windowing a TABLE is not supported.")
+			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.Window.P, "Windowing not supported for table aggregations.")
 		}
 		a.n.Window = windowDefaults(q.Window, q.Emit == ast.EmitFinal)
 		if err := checkWindow(a.n.Window, a.p.Defaults.MaxWindowsPerRecord); err != nil {
