@@ -29,17 +29,23 @@ const (
 //	          input: a "ksqlDB: <message>" line, "note: …" lines (an ext row
 //	          needs one), then statements: all but the last are added to
 //	          the catalog, the last is the one ksqlDB refuses
+//	summary   the rows so far counted by status: the checklist's figures
 //
 // The output is sqlstream's answer. ✓ needs a refusal that contains
 // ksqlDB's message (its line separators written as spaces), ~ a refusal that does not, ✗ and ext an acceptance.
 func TestValidations(t *testing.T) {
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	counts := map[string]int{}
 	datadriven.RunTest(t, "testdata/validations", func(t *testing.T, d *datadriven.TestData) string {
 		switch d.Cmd {
 		case "create":
 			return addAll(t, p, d.Input)
 		case "validate":
-			return validateRow(t, p, d)
+			out, status := validateRow(t, p, d)
+			counts[status]++
+			return out
+		case "summary":
+			return fmt.Sprintf("✓ %d\n~ %d\n✗ %d\next %d\n", counts[statusSame], counts[statusWords], counts[statusAccepted], counts[statusExt])
 		}
 		t.Fatalf("unknown command %s", d.Cmd)
 		return ""
@@ -75,7 +81,7 @@ func parseRow(t *testing.T, d *datadriven.TestData) validationRow {
 	return r
 }
 
-func validateRow(t *testing.T, p *planner.Planner, d *datadriven.TestData) string {
+func validateRow(t *testing.T, p *planner.Planner, d *datadriven.TestData) (string, string) {
 	r := parseRow(t, d)
 	stmts, err := parser.Parse(r.sql)
 	answer := ""
@@ -91,7 +97,7 @@ func validateRow(t *testing.T, p *planner.Planner, d *datadriven.TestData) strin
 		answer = "accepted"
 	}
 	checkStatus(t, d, r, err)
-	return answer + "\n"
+	return answer + "\n", r.status
 }
 
 func checkStatus(t *testing.T, d *datadriven.TestData, r validationRow, err error) {
