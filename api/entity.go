@@ -133,6 +133,8 @@ func newEntity(typeName string) Entity {
 		return &TypeList{}
 	case TypeVariables:
 		return &VariablesList{}
+	case TypeAssertSchema:
+		return &AssertSchemaEntity{}
 	}
 	return nil
 }

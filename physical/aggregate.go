@@ -53,13 +53,16 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	if n.Repartition {
 		topic := b.internalName(repartitionName)
 		b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
+		key, value := b.prepFormats(topic, prep)
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: repartitionName + "-sink", Topic: topic},
-			make: func(env *TaskEnv, _ Processor) (Processor, error) { return newRepartitionSink(env, topic, prep) }})
+			make: func(env *TaskEnv, _ Processor) (Processor, error) {
+				return newRepartitionSink(env, topic, prep, key, value)
+			}})
 		b.finish()
 		b.cur = &segment{topics: []string{topic},
 			headDesc: NodeDesc{Kind: "Source", Name: repartitionName + "-source", Topic: topic},
 			head: func(env *TaskEnv, next Processor) (rawProcessor, error) {
-				return newRepartitionSource(env, prep, next)
+				return newRepartitionSource(env, prep, key, value, next)
 			}}
 	}
 	store := b.store(aggregateStore)
@@ -224,18 +227,26 @@ type repartitionSink struct {
 	value format.Codec
 }
 
-func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema) (*repartitionSink, error) {
-	key, value, err := prepCodecs(prep)
+func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
+	key, value, err := prepCodecs(prep, keys, values)
 	return &repartitionSink{env: env, topic: topic, nkeys: prep.NumKeys(), key: key, value: value}, err
 }
 
-// prepCodecs are the serdes of repartition records: JSON key and value.
-func prepCodecs(prep *types.Schema) (format.Codec, format.Codec, error) {
-	key, err := format.NewKeyCodec(format.Spec{Name: format.JSON}, prep.Keys())
+// prepFormats are the formats of the GROUP BY repartition topic: the
+// first source's key and value formats (see internalFormats).
+func (b *builder) prepFormats(topic string, prep *types.Schema) (format.Spec, format.Spec) {
+	f := b.internal()
+	return f.keySpec(b.sourceFormats.KeyFormat, topic, prep.Keys()),
+		f.valueSpec(b.sourceFormats.ValueFormat, topic, prep.Values())
+}
+
+// prepCodecs are the serdes of repartition records.
+func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, format.Codec, error) {
+	key, err := format.NewKeyCodec(keys, prep.Keys())
 	if err != nil {
 		return nil, nil, err
 	}
-	value, err := format.NewValueCodec(format.Spec{Name: format.JSON}, prep.Values())
+	value, err := format.NewValueCodec(values, prep.Values())
 	return key, value, err
 }
 
@@ -276,8 +287,8 @@ type repartitionSource struct {
 	next  Processor
 }
 
-func newRepartitionSource(env *TaskEnv, prep *types.Schema, next Processor) (*repartitionSource, error) {
-	key, value, err := prepCodecs(prep)
+func newRepartitionSource(env *TaskEnv, prep *types.Schema, keys, values format.Spec, next Processor) (*repartitionSource, error) {
+	key, value, err := prepCodecs(prep, keys, values)
 	return &repartitionSource{env: env, nkeys: prep.NumKeys(), n: len(prep.Columns), key: key, value: value, next: next}, err
 }
 
@@ -285,12 +296,10 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 	s.env.current = r
 	row := types.Row{Values: make([]any, s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
 	if err := s.key.Decode(r.Key, row.Values[:s.nkeys]); err != nil {
-		s.env.log(DeserializationError, "key", err.Error(), r.Key)
-		return nil
+		return internalDecodeError(s.env, "key", err, r, r.Key)
 	}
 	if err := s.value.Decode(r.Value, row.Values[s.nkeys:]); err != nil {
-		s.env.log(DeserializationError, "value", err.Error(), r.Value)
-		return nil
+		return internalDecodeError(s.env, "value", err, r, r.Value)
 	}
 	for _, h := range r.Headers {
 		if h.Key == retractHeader {

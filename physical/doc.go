@@ -242,6 +242,13 @@
 // `RightSourceKeyed-Materialize`. A side joined on a non-key expression was
 // already re-keyed in the kept side's format. The result keeps the left's
 // key format.
+// When the join key format is a registry format (AVRO, PROTOBUF, JSON_SR)
+// and the left side a stream, every side is repartitioned, as ksqlDB's
+// PreJoinRepartitionNode does "to avoid misses due to key schema ID
+// mismatch": each producer's key bytes carry its own schema id, the
+// repartition topics' one serializer's; tables go through
+// `LeftSourceKeyed-` / `RightSourceKeyed-SelectKey-repartition` (not yet
+// for windowed sides or n-way steps).
 //
 // Joins of windowed sources (`planner/join_windowed.go`,
 // `physical/join_window_key.go`) follow ksqlDB's rules: both sides or
@@ -409,4 +416,36 @@
 // re-partitioned. `SELECT *` after it lacks ksqlDB's per-side
 // `ROWPARTITION`/`ROWOFFSET` columns: a join carries only each side's row
 // time.
+//
+// # Formats of internal topics
+//
+// As in ksqlDB, a repartition topic is written in the formats of the source
+// whose rows it copies, and a join's table and window stores key their
+// entries (so their changelogs' keys) in the join key's format
+// (`physical/internal_format.go`): the GROUP BY repartition in the first
+// source's key and value formats, a join's re-keyed side in the kept side's
+// key format and its own value format. A registry format (AVRO, PROTOBUF,
+// JSON_SR) registers the columns' schema under the internal topic's own
+// subjects, `<internal topic>-key` / `-value`, at the first record (never
+// the source's subject, never its KEY_/VALUE_SCHEMA_ID); they are deleted
+// with the internal topics when the query ends. NONE keys become KAFKA,
+// KAFKA keys of several columns JSON, and a format that cannot hold the
+// columns (a DELIMITED STRUCT, a value of no columns) JSON. The store a
+// table-writing query without aggregation keeps its rows in (`Materialize`,
+// which pull queries read) holds them in the table's own formats, as
+// ksqlDB's does, so a pull query answers what the topic holds (a PROTOBUF
+// NULL as its proto3 default); a stream–stream join's window stores keep
+// each side's rows in that side's value format. Table-side join store
+// values (timestamp ‖ row) and the aggregate and foreign-key stores stay
+// sqlstream's own encoding. Each command records `internalFormats:
+// "sources"`; queries of commands recorded before it keep JSON internal
+// topics (and the kept side's key format on join repartition keys, as they
+// had), so an upgrade reads the topics and stores they wrote. A registry
+// that does not answer (a schema to fetch or to register) fails the task,
+// which redoes the work since its commit: reading or writing an internal
+// topic or a sink never skips a row for it. Windowed sink records are
+// placed by murmur2 of their inner key, as Kafka Streams'
+// WindowedStreamPartitioner places them (`OutRecord.PartitionKey`); legacy
+// queries keep placing them by the whole windowed key, where their windows'
+// earlier updates are.
 package physical

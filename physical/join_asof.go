@@ -34,7 +34,7 @@ func openVersionedSide(env *TaskEnv, n *planner.Join) (*versionedSide, error) {
 	if err != nil {
 		return nil, err
 	}
-	codec, err := newSideStore(nil, n.Right.Source.Schema)
+	codec, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys)
 	if err != nil {
 		return nil, err
 	}

@@ -4,44 +4,56 @@ import (
 	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// reformatName is the repartition topic of a right table whose key
-// format is not the left side's (ksqlDB's KLIP-33 names); the join keeps
-// the table in reformatStoreName instead of KafkaTopic_Right-Reduce.
-const (
-	reformatName      = "RightSourceKeyed-SelectKey-repartition"
-	reformatStoreName = "RightSourceKeyed-Materialize"
-)
+// reformatName is the repartition topic of a table whose key format is
+// not the join's (a right table's of another format than the left's, any
+// table of a join keyed in a registry format; ksqlDB's KLIP-33 names);
+// the join keeps the table in reformatStoreName instead of
+// KafkaTopic_Right-Reduce.
+func reformatName(side planner.JoinSide) string {
+	return sideKeyed(side) + "-SelectKey-repartition"
+}
 
-// reformatTable adds the sub-topology that copies a right table
+func reformatStoreName(side planner.JoinSide) string { return sideKeyed(side) + "-Materialize" }
+
+func sideKeyed(side planner.JoinSide) string {
+	if side == planner.JoinLeft {
+		return "LeftSourceKeyed"
+	}
+	return "RightSourceKeyed"
+}
+
+// reformatTable adds the sub-topology that copies a table side
 // (planner.JoinInput.Reformat) to its repartition topic with its key in
-// the left's key format, so that equal keys of both sides are equal
-// bytes and murmur2 puts them in one partition; deletes stay deletes.
-// It returns the topic, which the join's sub-topology reads.
-func (b *builder) reformatTable(n *planner.Join) string {
-	name := n.Prefix + reformatName
+// the join's key format (the left's), so that equal keys of both sides
+// are equal bytes and murmur2 puts them in one partition; deletes stay
+// deletes. It returns the topic, which the join's sub-topology reads.
+func (b *builder) reformatTable(n *planner.Join, side planner.JoinSide) string {
+	name := n.Prefix + reformatName(side)
 	topic := b.internalName(name)
 	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
-	b.startSource(&planner.Scan{Source: n.Right.Source, Alias: n.Right.Alias})
-	via := reformatted(n, topic)
+	in := joinInput(n, side)
+	b.startSource(&planner.Scan{Source: in.Source, Alias: in.Alias})
+	via := reformatted(n, side, b.internal(), topic)
 	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
 		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newSinkOp(env, via, nil) }})
 	b.finish()
 	return topic
 }
 
-// reformatted describes the repartition topic as a source: the right
-// table's columns, the left's key format, the value columns as JSON; the
-// rows' times are already set (no TIMESTAMP column).
-func reformatted(n *planner.Join, topic string) *planner.Source {
-	src := *n.Right.Source
+// reformatted describes a side's repartition topic as a source: the
+// table's columns, the left's key format, the value columns in the
+// table's value format (legacy queries: JSON); the rows' times are
+// already set (no TIMESTAMP column).
+func reformatted(n *planner.Join, side planner.JoinSide, f internalFormats, topic string) *planner.Source {
+	table := joinInput(n, side).Source
+	src := *table
 	src.Schema = valueRecordColumns(src.Schema) // the copy keeps the table's records'
 	src.Topic = topic
-	src.KeyFormat = n.Left.Source.KeyFormat
-	src.ValueFormat = format.Spec{Name: format.JSON}
+	src.KeyFormat = f.joinKeySpec(n.Left.Source.KeyFormat, topic, src.Schema.Keys())
+	src.ValueFormat = f.valueSpec(table.ValueFormat, topic, src.Schema.Values())
 	src.TimestampColumn = ""
 	return &src
 }

@@ -37,7 +37,9 @@ func (b *builder) rekeySide(n *planner.Join, side planner.JoinSide) string {
 		return &rekeyOp{env: env, in: in, next: next}, nil
 	}})
 	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
-		make: func(env *TaskEnv, _ Processor) (Processor, error) { return newJoinRepartitionSink(env, n, side, topic) }})
+		make: func(env *TaskEnv, _ Processor) (Processor, error) {
+			return newJoinRepartitionSink(env, n, side, b.internal(), topic)
+		}})
 	b.finish()
 	return topic
 }
@@ -89,11 +91,12 @@ func (op *rekeyOp) Process(row *types.Row) error {
 	return op.next.Process(&out)
 }
 
-// joinRepartitionCodecs: the key in the key format of the side that keeps
-// its key (the table of a stream–table join), the value every column of
-// the re-keyed side as JSON.
-func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (*repartitionKey, format.Codec, error) {
-	key, err := newRepartitionKey(n)
+// joinRepartitionCodecs are the serdes of repartition topic topic: the
+// key in the key format of the side that keeps its key (the table of a
+// stream–table join), the value every column of the re-keyed side in its
+// value format (legacy queries: JSON).
+func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide, f internalFormats, topic string) (*repartitionKey, format.Codec, error) {
+	key, err := newRepartitionKey(n, f, topic)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,7 +105,7 @@ func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide) (*repartition
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
 	}
-	value, err := format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	value, err := format.NewValueCodec(f.valueSpec(src.ValueFormat, topic, cols), cols)
 	return key, value, err
 }
 
@@ -115,8 +118,8 @@ type joinRepartitionSink struct {
 	value format.Codec
 }
 
-func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, side planner.JoinSide, topic string) (*joinRepartitionSink, error) {
-	key, value, err := joinRepartitionCodecs(n, side)
+func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, side planner.JoinSide, f internalFormats, topic string) (*joinRepartitionSink, error) {
+	key, value, err := joinRepartitionCodecs(n, side, f, topic)
 	return &joinRepartitionSink{env: env, topic: topic, key: key, value: value}, err
 }
 
@@ -125,14 +128,12 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 	if !row.NullKey {
 		var err error
 		if k, err = s.key.encode(row.Values[:s.key.width()]); err != nil {
-			s.env.log(SerializationError, "key", err.Error(), nil)
-			return nil
+			return encodeFailure(s.env, "key", err)
 		}
 	}
 	v, err := s.value.Encode(nil, row.Values[s.key.width():])
 	if err != nil {
-		s.env.log(SerializationError, "value", err.Error(), nil)
-		return nil
+		return encodeFailure(s.env, "value", err)
 	}
 	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
 	if cur := s.env.current; cur != nil {
@@ -151,8 +152,8 @@ type joinRepartitionSource struct {
 	next  Processor
 }
 
-func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, side planner.JoinSide, next Processor) (*joinRepartitionSource, error) {
-	key, value, err := joinRepartitionCodecs(n, side)
+func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, side planner.JoinSide, f internalFormats, topic string, next Processor) (*joinRepartitionSource, error) {
+	key, value, err := joinRepartitionCodecs(n, side, f, topic)
 	return &joinRepartitionSource{env: env, n: len(joinInput(n, side).Source.Schema.Columns), key: key, value: value, next: next}, err
 }
 
@@ -163,13 +164,10 @@ func (s *joinRepartitionSource) ProcessRaw(r *InRecord) error {
 	if r.Key == nil {
 		row.NullKey = true
 	} else if err := s.key.decode(r.Key, row.Values[:w]); err != nil {
-		s.env.log(DeserializationError, "key", err.Error(), r.Key)
-		return nil
+		return internalDecodeError(s.env, "key", err, r, r.Key)
 	}
 	if err := s.value.Decode(r.Value, row.Values[w:]); err != nil {
-
-		s.env.log(DeserializationError, "value", err.Error(), r.Value)
-		return nil
+		return internalDecodeError(s.env, "value", err, r, r.Value)
 	}
 	return s.next.Process(&row)
 }

@@ -19,16 +19,11 @@ type repartitionKey struct {
 	perm  []int // perm[p] is the join key index written at position p
 }
 
-// newRepartitionKey makes the repartition key codec of join n.
-func newRepartitionKey(n *planner.Join) (*repartitionKey, error) {
-	kept := &n.Left
-	if !n.Right.Rekeyed() {
-		kept = &n.Right
-	}
-	kf := kept.Source.KeyFormat
-	if kf.Name == format.None {
-		kf = format.Spec{Name: format.Kafka} // both sides keyless: ksqlDB's default key format
-	}
+// newRepartitionKey makes the key codec of join n's repartition topic
+// topic.
+func newRepartitionKey(n *planner.Join, f internalFormats, topic string) (*repartitionKey, error) {
+	kept := keptSide(n)
+	kf := keptKeyFormat(n)
 	cols := joinKeyColumns(n.KeyTypes())
 	perm := make([]int, len(cols))
 	for i := range perm {
@@ -42,8 +37,27 @@ func newRepartitionKey(n *planner.Join) (*repartitionKey, error) {
 			cols, perm = keptKeyColumns(kept)
 		}
 	}
-	codec, err := format.NewKeyCodec(kf, cols)
+	codec, err := format.NewKeyCodec(f.joinKeySpec(kf, topic, cols), cols)
 	return &repartitionKey{codec: codec, perm: perm}, err
+}
+
+// keptSide is the join side that keeps its key: the right unless it is
+// re-keyed.
+func keptSide(n *planner.Join) *planner.JoinInput {
+	if !n.Right.Rekeyed() {
+		return &n.Right
+	}
+	return &n.Left
+}
+
+// keptKeyFormat is the key format of the join key: the kept side's, KAFKA
+// when both sides are keyless (ksqlDB's default key format).
+func keptKeyFormat(n *planner.Join) format.Spec {
+	kf := keptSide(n).Source.KeyFormat
+	if kf.Name == format.None {
+		kf = format.Spec{Name: format.Kafka}
+	}
+	return kf
 }
 
 // keptKeyColumns are the kept side's key columns in its schema order,

@@ -15,14 +15,13 @@ import (
 // changelog is `<app id>-<store>-changelog`.
 // A nested step of an n-way join prefixes it (L_KafkaTopic_Right-Reduce).
 func joinStoreName(n *planner.Join, side planner.JoinSide) string {
+	if joinInput(n, side).Reformat {
+		return n.Prefix + reformatStoreName(side)
+	}
 	if side == planner.JoinLeft {
 		return n.Prefix + "KafkaTopic_Left-Reduce"
 	}
-	if n.Right.Reformat {
-		return n.Prefix + reformatStoreName
-	}
 	return n.Prefix + "KafkaTopic_Right-Reduce"
-
 }
 
 // sideStore keeps the latest row per key of one table side of a join:
@@ -42,17 +41,23 @@ type sideRow struct {
 	time   int64
 }
 
-func openSideStore(env *TaskEnv, name string, schema *types.Schema) (*sideStore, error) {
+// jsonKeys is the key format of the side stores whose keys are JSON:
+// foreign-key, as-of and global-table joins', and every join's of queries
+// recorded before join stores' keys followed the query's key format.
+var jsonKeys = format.Spec{Name: format.JSON}
+
+func openSideStore(env *TaskEnv, name string, schema *types.Schema, keys format.Spec) (*sideStore, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
 	}
-	return newSideStore(s, schema)
+	return newSideStore(s, schema, keys)
 }
 
 // newSideStore makes a side store over s (nil: only its codecs, to
-// decode entries another task sent).
-func newSideStore(s Store, schema *types.Schema) (*sideStore, error) {
+// decode entries another task sent) whose keys are written in keys's
+// format (its changelog's key).
+func newSideStore(s Store, schema *types.Schema, keys format.Spec) (*sideStore, error) {
 	var err error
 	st := &sideStore{store: s, schema: schema}
 	var vals []types.Column
@@ -64,7 +69,7 @@ func newSideStore(s Store, schema *types.Schema) (*sideStore, error) {
 		st.vals = append(st.vals, i)
 		vals = append(vals, types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS})
 	}
-	if st.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, schema.Keys()); err != nil {
+	if st.key, err = format.NewKeyCodec(keys, schema.Keys()); err != nil {
 		return nil, err
 	}
 	st.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, vals)

@@ -73,21 +73,25 @@ func streamJoinBase(n *planner.Join) int {
 //
 // Its cache answers the lookups near stream time (join_window_cache.go).
 type streamWindow struct {
-	w         *state.WindowStore
-	name      string
-	key       format.Codec
-	value     format.Codec
-	cols      int
-	observed  int64
-	retention int64
-	cache     *windowCache
-	purged    int64 // the last Purge bound
+	w     *state.WindowStore
+	name  string
+	key   format.Codec
+	value format.Codec
+	// registryKeys: keys carry a schema id, which the other side's
+	// store may write differently for equal keys (see otherKey).
+	registryKeys bool
+	cols         int
+	observed     int64
+	retention    int64
+	cache        *windowCache
+	purged       int64 // the last Purge bound
 }
 
 // openStreamWindow opens one side's store of a join window w; keys are
-// encoded as the join key's columns.
-func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyTypes []*types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
-	sw, err := openWindowStore(env, name, src, keyTypes, retention)
+// encoded as the join key's columns in format keys, rows (every column of
+// the side) in format values.
+func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
+	sw, err := openWindowStore(env, name, src, keys, values, keyTypes, retention)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +99,7 @@ func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keyTypes [
 	return sw, sw.warm()
 }
 
-func openWindowStore(env *TaskEnv, name string, src *planner.Source, keyTypes []*types.Type, retention int64) (*streamWindow, error) {
+func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, retention int64) (*streamWindow, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
@@ -105,15 +109,23 @@ func openWindowStore(env *TaskEnv, name string, src *planner.Source, keyTypes []
 		return nil, err
 	}
 	sw := &streamWindow{w: w, name: name, cols: len(src.Schema.Columns), observed: w.MaxStart(), retention: retention, purged: -1 << 63}
+	cols := windowColumns(src)
+	_, sw.registryKeys = format.SchemaTypeOf(keys.Name)
+	if sw.key, err = format.NewKeyCodec(keys, joinKeyColumns(keyTypes)); err != nil {
+		return nil, err
+	}
+	sw.value, err = format.NewValueCodec(values, cols)
+	return sw, err
+}
+
+// windowColumns are the columns a join window store keeps of a side's
+// rows: all of them, as values.
+func windowColumns(src *planner.Source) []types.Column {
 	cols := make([]types.Column, len(src.Schema.Columns))
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
 	}
-	if sw.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, joinKeyColumns(keyTypes)); err != nil {
-		return nil, err
-	}
-	sw.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
-	return sw, err
+	return cols
 }
 
 // streamMatch is one row of the other side within the window.
@@ -250,7 +262,11 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 	if err != nil {
 		return err
 	}
-	matches, err := op.other.fetch(k, row.Time-op.before, row.Time+op.after, op.otherCols)
+	ko, err := op.otherKey(k, keyVal, row.Window)
+	if err != nil {
+		return err
+	}
+	matches, err := op.other.fetch(ko, row.Time-op.before, row.Time+op.after, op.otherCols)
 	if err != nil {
 		return err
 	}
@@ -265,7 +281,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		}
 		matched = true
 		if op.shared != nil {
-			if err := op.shared.drop(m.time, 1-sideIndex(op.side), k); err != nil {
+			if err := op.shared.drop(m.time, 1-sideIndex(op.side), ko); err != nil {
 				return err
 			}
 		}
@@ -281,6 +297,17 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 			row.Time, op.this.name, op.this.observed, op.this.retention))
 	}
 	return err
+}
+
+// otherKey is the other side's store key of the join key: this side's
+// bytes k, unless keys carry a schema id (the two stores register the
+// key schema under their changelogs' subjects, and a registry may give
+// each its own id).
+func (op *streamStreamJoin) otherKey(k []byte, keyVal []any, w *types.Window) ([]byte, error) {
+	if !op.other.registryKeys {
+		return k, nil
+	}
+	return joinStoreKey(op.other.key, keyVal, w)
 }
 
 // unmatched emits a preserved side's row with nulls now (no GRACE, or its

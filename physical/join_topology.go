@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 )
 
 // startJoin starts the sub-topology of a join: both sides' topics feed one
@@ -34,11 +35,13 @@ func (b *builder) startJoin(n *planner.Join) {
 	t := joinTopics{left: n.Left.Source.Topic, right: n.Right.Source.Topic}
 	if n.Left.Rekeyed() {
 		t.left = b.rekeySide(n, planner.JoinLeft)
+	} else if n.Left.Reformat {
+		t.left = b.reformatTable(n, planner.JoinLeft)
 	}
 	if n.Right.Rekeyed() {
 		t.right = b.rekeySide(n, planner.JoinRight)
 	} else if n.Right.Reformat {
-		t.right = b.reformatTable(n)
+		t.right = b.reformatTable(n, planner.JoinRight)
 	}
 	seg := b.joinSegment(n, &t)
 	b.table = n.Shape == planner.TableTable
@@ -107,14 +110,14 @@ func (b *builder) linkNested(seg *segment, t joinTopics) {
 // newJoinHead makes a task's join operators and the two source operators
 // feeding them.
 func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next Processor) (rawProcessor, error) {
-	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema)
+	right, err := b.openJoinStore(env, n, planner.JoinRight)
 	if err != nil {
 		return nil, err
 	}
 	var lp, rp Processor
 	j := joiner{n: n}
 	if n.Shape == planner.TableTable {
-		left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema)
+		left, err := b.openJoinStore(env, n, planner.JoinLeft)
 		if err != nil {
 			return nil, err
 		}
@@ -125,6 +128,37 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next 
 		rp = &tableSide{table: right}
 	}
 	return b.joinSources(env, n, t, lp, rp)
+}
+
+// openJoinStore opens the store of a table side of a stream–table or
+// table–table join, its keys in the format the side's rows arrive in
+// (the left's for a reformatted right table) under its changelog's
+// subject.
+func (b *builder) openJoinStore(env *TaskEnv, n *planner.Join, side planner.JoinSide) (*sideStore, error) {
+	in := joinInput(n, side)
+	kf := in.Source.KeyFormat
+	if in.Reformat {
+		kf = n.Left.Source.KeyFormat
+	}
+	name := joinStoreName(n, side)
+	keys := b.internal().keySpec(kf, b.internalName(name+"-changelog"), in.Source.Schema.Keys())
+	return openSideStore(env, name, in.Source.Schema, keys)
+}
+
+// windowKeys is the key format of a stream–stream join's window store
+// st: the join key's, which the repartition topics carry too, under the
+// store's changelog's subject. The two stores' codecs write equal keys
+// with equal bytes only where the registry gives equal schemas one id,
+// so a side looks the other up with the other's codec.
+func (b *builder) windowKeys(n *planner.Join, st StoreSpec) format.Spec {
+	return b.internal().keySpec(keptKeyFormat(n), st.Changelog, joinKeyColumns(n.KeyTypes()))
+}
+
+// windowValues is the format of the rows a stream–stream join's window
+// store st keeps of src: src's value format (as ksqlDB's JOINTHIS /
+// JOINOTHER stores), under the changelog's subject.
+func (b *builder) windowValues(src *planner.Source, st StoreSpec) format.Spec {
+	return b.internal().valueSpec(src.ValueFormat, st.Changelog, windowColumns(src))
 }
 
 // joinTopics are the topics a join's sub-topology reads for each side:
@@ -152,7 +186,7 @@ func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, r
 			continue
 		}
 		if in.Reformat {
-			if err := b.addSourceOp(env, head, reformatted(n, side.topic), side.next); err != nil {
+			if err := b.addSourceOp(env, head, reformatted(n, side.side, b.internal(), side.topic), side.next); err != nil {
 				return nil, err
 			}
 			continue
@@ -163,7 +197,7 @@ func (b *builder) joinSources(env *TaskEnv, n *planner.Join, t joinTopics, lp, r
 			}
 			continue
 		}
-		src, err := newJoinRepartitionSource(env, n, side.side, side.next)
+		src, err := newJoinRepartitionSource(env, n, side.side, b.internal(), side.topic, side.next)
 		if err != nil {
 			return nil, err
 		}
@@ -235,11 +269,11 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
 
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, n.KeyTypes(), w, retention)
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, b.windowKeys(n, ls), b.windowValues(n.Left.Source, ls), n.KeyTypes(), w, retention)
 		if err != nil {
 			return nil, err
 		}
-		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, n.KeyTypes(), w, retention)
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, b.windowKeys(n, rs), b.windowValues(n.Right.Source, rs), n.KeyTypes(), w, retention)
 		if err != nil {
 			return nil, err
 		}
@@ -305,7 +339,7 @@ func sourceDescs(n *planner.Join, t joinTopics) (*NodeDesc, *NodeDesc) {
 		topic := []string{t.left, t.right}[i]
 		out[i] = &NodeDesc{Kind: "Source", Name: "Source-" + in.Source.Name, Topic: topic}
 		if in.Reformat {
-			out[i].Name = n.Prefix + reformatName + "-source"
+			out[i].Name = n.Prefix + reformatName(side) + "-source"
 		}
 		if in.Rekeyed() {
 			out[i].Name = repartitionNameOf(n, side) + "-source"

@@ -65,6 +65,18 @@ func (t *Topology) storeSub(name string) int {
 	return 0
 }
 
+// storeChangelog is the changelog topic of store name ("" if none).
+func (t *Topology) storeChangelog(name string) string {
+	for _, st := range t.SubTopologies {
+		for _, s := range st.Stores {
+			if s.Name == name {
+				return s.Changelog
+			}
+		}
+	}
+	return ""
+}
+
 func (m *Materialization) codecs() error {
 	var err error
 	if m.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, m.agg.Schema().Keys()); err != nil {

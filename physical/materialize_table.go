@@ -24,7 +24,7 @@ type materializeOp struct {
 	next  Processor
 }
 
-func newMaterializeOp(env *TaskEnv, target *planner.Source, next Processor) (*materializeOp, error) {
+func newMaterializeOp(env *TaskEnv, target *planner.Source, keys, values format.Spec, next Processor) (*materializeOp, error) {
 	s, err := env.store(tableStoreName)
 	if err != nil {
 		return nil, err
@@ -37,10 +37,10 @@ func newMaterializeOp(env *TaskEnv, target *planner.Source, next Processor) (*ma
 			op.vals = append(op.vals, i)
 		}
 	}
-	if op.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, target.Schema.Keys()); err != nil {
+	if op.key, err = format.NewKeyCodec(keys, target.Schema.Keys()); err != nil {
 		return nil, err
 	}
-	op.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	op.value, err = format.NewValueCodec(values, cols)
 	return op, err
 }
 
@@ -87,17 +87,23 @@ func materializesTable(plan *planner.Plan, chain []planner.Node) bool {
 func tableMaterialization(t *Topology, target *planner.Source) (*Materialization, error) {
 	m := &Materialization{Sub: t.storeSub(tableStoreName), Store: tableStoreName, table: target}
 	var err error
+	keys, values := t.formats.tableStoreFormats(target, t.storeChangelog(tableStoreName))
+	if m.key, err = format.NewKeyCodec(keys, target.Schema.Keys()); err != nil {
+		return nil, err
+	}
+	m.state, err = format.NewValueCodec(values, valueColumns(target.Schema))
+	return m, err
+}
+
+// valueColumns are s's value columns.
+func valueColumns(s *types.Schema) []types.Column {
 	var cols []types.Column
-	for _, c := range target.Schema.Columns {
+	for _, c := range s.Columns {
 		if c.NS == types.ValueNS {
 			cols = append(cols, c)
 		}
 	}
-	if m.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, target.Schema.Keys()); err != nil {
-		return nil, err
-	}
-	m.state, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
-	return m, err
+	return cols
 }
 
 // tableRow decodes a stored table row.

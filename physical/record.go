@@ -26,6 +26,19 @@ type OutRecord struct {
 	Value     []byte
 	Timestamp int64
 	Headers   []Header
+	// PartitionKey, when set, is what the partitioner hashes instead of
+	// Key (Partition -1): a windowed key's inner key, as Kafka Streams'
+	// WindowedStreamPartitioner places windowed records.
+	PartitionKey []byte
+}
+
+// PartitionBytes is what a record without a partition is placed by:
+// murmur2 of PartitionKey, or of Key.
+func (r *OutRecord) PartitionBytes() []byte {
+	if r.PartitionKey != nil {
+		return r.PartitionKey
+	}
+	return r.Key
 }
 
 // Emitter receives the records sinks write. The runtime's emitter

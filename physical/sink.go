@@ -21,6 +21,9 @@ type sinkOp struct {
 	rec      OutRecord // the record handed to the emitter (which keeps its slices, not it)
 	tsIdx    int       // the sink's TIMESTAMP column, or -1
 	parseTS  TimestampParser
+	// innerPlacement places a windowed record by its inner key (Kafka
+	// Streams' WindowedStreamPartitioner), not by the key with its window.
+	innerPlacement bool
 }
 
 func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*sinkOp, error) {
@@ -46,9 +49,9 @@ func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*
 }
 
 func (op *sinkOp) Process(row *types.Row) error {
-	key, ok := op.key(row)
+	key, ok, err := op.key(row)
 	if !ok {
-		return nil
+		return err
 	}
 	ts, ok := op.timestamp(row)
 	if !ok {
@@ -56,6 +59,9 @@ func (op *sinkOp) Process(row *types.Row) error {
 	}
 	rec := &op.rec
 	*rec = OutRecord{Topic: op.target.Topic, Partition: -1, Key: key, Timestamp: ts}
+	if op.innerPlacement && op.windowed(row) {
+		rec.PartitionKey = innerKey(key, op.target.Window.Kind == ast.Session)
+	}
 	if cur := op.env.current; cur != nil {
 		rec.Headers = userHeaders(cur.Headers) // headers travel with the record, as in Kafka Streams
 	}
@@ -67,8 +73,7 @@ func (op *sinkOp) Process(row *types.Row) error {
 		op.vals = vals
 		b, err := op.valCodec.Encode(nil, vals)
 		if err != nil {
-			op.env.log(SerializationError, "value", err.Error(), nil)
-			return nil
+			return encodeFailure(op.env, "value", err)
 		}
 		rec.Value = b
 	}
@@ -76,12 +81,14 @@ func (op *sinkOp) Process(row *types.Row) error {
 	return nil
 }
 
-func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
+// key is the record key of row; ok false (and err, a registry that did
+// not answer, for the task to retry) when it cannot be encoded.
+func (op *sinkOp) key(row *types.Row) ([]byte, bool, error) {
 	if op.nkeys == 0 {
-		return nil, true
+		return nil, true, nil
 	}
 	if row.NullKey || (op.nkeys == 1 && row.Values[0] == nil) {
-		return op.window(nil, row), true
+		return op.window(nil, row), true, nil
 	}
 	var b []byte
 	if op.windowed(row) {
@@ -89,14 +96,22 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool) {
 	}
 	b, err := op.keyCodec.Encode(b, row.Values[:op.nkeys])
 	if err != nil {
-		op.env.log(SerializationError, "key", err.Error(), nil)
-		return nil, false
+		return nil, false, encodeFailure(op.env, "key", err)
 	}
-	return op.window(b, row), true
+	return op.window(b, row), true, nil
 }
 
 func (op *sinkOp) windowed(row *types.Row) bool {
 	return row.Window != nil && op.target.Window != nil
+}
+
+// innerKey is a windowed key's inner key (nil when it has none).
+func innerKey(key []byte, session bool) []byte {
+	inner, _, err := format.DecodeWindowedKey(key, session)
+	if err != nil || len(inner) == 0 {
+		return nil
+	}
+	return inner[:len(inner):len(inner)]
 }
 
 // window appends the window to a key the sink owns.

@@ -2,10 +2,12 @@ package physical
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 )
 
 // Topology is the physical form of a query: sub-topologies connected by
@@ -22,6 +24,13 @@ type Topology struct {
 	// Globals are the global tables' stores the runtime fills for the
 	// query's tasks (a join with a GLOBAL table).
 	Globals []GlobalStoreSpec
+	// Subjects are the schema-registry subjects the internal topics'
+	// codecs register (<internal topic>-key / -value, for registry
+	// formats): the runtime deletes them with the topics.
+	Subjects []string
+	// formats decides the formats of internal topics and stored tables
+	// (the builder's, for readers of the stores such as pull queries).
+	formats internalFormats
 }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
@@ -100,6 +109,15 @@ type Options struct {
 	// ParseTimestamp parses string TIMESTAMP columns (the runtime passes
 	// the PARSE_TIMESTAMP function). Default: none (such sources fail).
 	ParseTimestamp TimestampParser
+	// LegacyInternalJSON writes repartition topics and join store keys
+	// as JSON, as every query did before they followed the query's
+	// formats, and places windowed sink records by their whole key: the
+	// runtime sets it for queries of commands recorded then, whose topics
+	// and stores hold JSON and whose windows' earlier updates sit where
+	// the whole key put them. Default false: the formats of the sources
+	// they copy (see internalFormats), windowed records placed by their
+	// inner key as Kafka Streams' WindowedStreamPartitioner does.
+	LegacyInternalJSON bool
 }
 
 // Build turns a logical plan into a topology.
@@ -109,7 +127,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		return nil, err
 	}
 	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
-		push: plan.Kind == planner.Push}
+		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan)}
 	if j, ok := bottom.(*planner.Join); ok {
 		b.startJoin(j)
 	} else {
@@ -133,7 +151,17 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	if s, ok := plan.Root.(*planner.Sink); ok {
 		b.topo.SinkTopic = s.Target.Topic
 	}
+	b.topo.Subjects = b.internalSubjects(plan)
+	b.topo.formats = b.internal()
 	return b.topo, nil
+}
+
+// firstSource is the plan's first source (an empty one when it has none).
+func firstSource(plan *planner.Plan) *planner.Source {
+	if len(plan.Sources) == 0 {
+		return &planner.Source{}
+	}
+	return plan.Sources[0]
 }
 
 // linearize walks a plan from the root down to its scan (or the join of
@@ -199,6 +227,9 @@ type builder struct {
 	// materialize: the plan writes a table without aggregating; its
 	// output is kept in a store for pull queries.
 	materialize bool
+	// sourceFormats is the first source, whose formats the GROUP BY
+	// repartition topic takes.
+	sourceFormats *planner.Source
 }
 
 func (b *builder) startSource(scan *planner.Scan) {
@@ -233,6 +264,30 @@ func (b *builder) addStep(s step) {
 // internalName returns `<app id>-<name>`.
 func (b *builder) internalName(name string) string { return b.opts.AppID + "-" + name }
 
+// internal decides the formats of the query's internal topics.
+func (b *builder) internal() internalFormats {
+	return internalFormats{legacy: b.opts.LegacyInternalJSON}
+}
+
+// internalSubjects are the subjects the internal topics' codecs may
+// register: <topic>-key and -value of each internal topic, when a source
+// is in a registry format and the query's internal topics follow its
+// formats (deleting one never registered is harmless).
+func (b *builder) internalSubjects(plan *planner.Plan) []string {
+	if b.opts.LegacyInternalJSON || !slices.ContainsFunc(plan.Sources, readsRegistry) {
+		return nil
+	}
+	var out []string
+	for _, t := range b.topo.Internal {
+		out = append(out, format.KeySubject(t.Name), format.ValueSubject(t.Name))
+	}
+	return out
+}
+
+func readsRegistry(src *planner.Source) bool {
+	return src.KeyFormat.UsesRegistry() || src.ValueFormat.UsesRegistry()
+}
+
 // store declares a state store of the current segment and returns its
 // spec; its changelog is an internal compacted topic.
 func (b *builder) store(name string) StoreSpec {
@@ -264,15 +319,22 @@ func (b *builder) add(n planner.Node) error {
 	case *planner.Sink:
 		if b.materialize {
 			store := b.store(tableStoreName)
+			key, value := b.internal().tableStoreFormats(n.Target, store.Changelog)
 			b.addStep(step{desc: NodeDesc{Name: "Materialize", Stores: []string{store.Name}},
-				make: func(env *TaskEnv, next Processor) (Processor, error) { return newMaterializeOp(env, n.Target, next) }})
+				make: func(env *TaskEnv, next Processor) (Processor, error) {
+					return newMaterializeOp(env, n.Target, key, value, next)
+				}})
 		}
 		if n.MaterializeOnly {
 			return nil
 		}
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: "Sink-" + n.Target.Name, Topic: n.Target.Topic},
 			make: func(env *TaskEnv, _ Processor) (Processor, error) {
-				return newSinkOp(env, n.Target, b.opts.ParseTimestamp)
+				op, err := newSinkOp(env, n.Target, b.opts.ParseTimestamp)
+				if op != nil {
+					op.innerPlacement = !b.opts.LegacyInternalJSON
+				}
+				return op, err
 			}})
 	case *planner.Aggregate:
 		return b.aggregate(n)

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -130,6 +131,9 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	var having ast.Expr
 	if q.Having != nil {
+		if err := noWindowBound(q.Having); err != nil {
+			return nil, nil, nil, err
+		}
 		h, err := a.rewrite(q.Having)
 		if err != nil {
 			return nil, nil, nil, err
@@ -141,7 +145,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	if q.Window != nil {
 		if table {
-			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW clause can only be used with a STREAM source: windowing a TABLE is not supported.")
+			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.Window.P, "Windowing not supported for table aggregations.")
 		}
 		a.n.Window = windowDefaults(q.Window, q.Emit == ast.EmitFinal)
 		if err := checkWindow(a.n.Window, a.p.Defaults.MaxWindowsPerRecord); err != nil {
@@ -153,13 +157,22 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	a.n.schema = a.schema()
 	a.n.Repartition = !sameKey(q.GroupBy, in.Schema())
-	return a.n, out, having, a.checkNonAggregates(out, having)
+	return a.n, out, having, a.checkNonAggregates(items, out, having)
 }
 
 // groupKeys compiles the GROUP BY expressions and names the key columns.
 func (a *aggregation) groupKeys(items []ast.SelectItem) error {
 	names := newNamer(a.n.Input.Schema())
 	for _, g := range a.n.GroupBy {
+		if name := innerAggregate(g, a.p.Aggregates); name != "" {
+			return sqlerr.New(sqlerr.Semantic, g.Position(), "GROUP BY does not support aggregate functions: %s is an aggregate function.", name)
+		}
+		if err := noWindowBound(g); err != nil {
+			return err
+		}
+		if _, dup := a.keys[canonical(g)]; dup {
+			return sqlerr.New(sqlerr.Semantic, g.Position(), "Duplicate GROUP BY expression: %s", qualify(g, a.n.Input))
+		}
 		c, err := expr.Compile(g, a.scope, a.p.Registry)
 		if err != nil {
 			return err
@@ -216,7 +229,10 @@ func (a *aggregation) call(c *ast.Call) (string, error) {
 	var argTypes []*types.Type
 	for _, x := range c.Args {
 		if containsAggregate(x, a.p.Aggregates) {
-			return "", sqlerr.New(sqlerr.Semantic, x.Position(), "Aggregate functions can not be nested: %s", ast.FormatExpr(c))
+			return "", sqlerr.New(sqlerr.Semantic, x.Position(), "Aggregate functions can not be nested: %s(%s())", c.Name, innerAggregate(x, a.p.Aggregates))
+		}
+		if err := noWindowBound(x); err != nil {
+			return "", err
 		}
 		ce, err := expr.Compile(x, a.scope, a.p.Registry)
 		if err != nil {
@@ -226,12 +242,16 @@ func (a *aggregation) call(c *ast.Call) (string, error) {
 		argTypes = append(argTypes, ce.Type())
 	}
 	agg, err := a.p.Aggregates.Resolve(c.Name, argTypes, trailingLiterals(c.Args))
+	var notLiteral *functions.ParamNotLiteralError
+	if errors.As(err, &notLiteral) && notLiteral.Index <= len(c.Args) {
+		notLiteral.Expr = ast.FormatExpr(c.Args[notLiteral.Index-1])
+	}
 	if err != nil {
 		return "", sqlerr.New(sqlerr.Type, c.P, "%v", err)
 	}
 	if a.n.OnTable {
 		if _, ok := agg.(functions.Undoer); !ok {
-			return "", sqlerr.New(sqlerr.Semantic, c.P, "The aggregation functions %s cannot be applied to a table source, only to a stream source.", c.Name)
+			return "", sqlerr.New(sqlerr.Semantic, c.P, "%v", &functions.TableSourceError{Names: []string{c.Name}})
 		}
 	}
 	col := aggColumn(len(a.n.Calls))
@@ -257,6 +277,30 @@ func trailingLiterals(args []ast.Expr) []any {
 	return out
 }
 
+// noWindowBound refuses WINDOWSTART and WINDOWEND in an aggregation's
+// GROUP BY, HAVING or aggregate arguments: they exist only once a window
+// closes over the rows (ksqlDB's AggregateAnalyzer).
+func noWindowBound(e ast.Expr) error {
+	for _, r := range expr.ColumnRefs(e) {
+		if r.Name == "WINDOWSTART" || r.Name == "WINDOWEND" {
+			return sqlerr.New(sqlerr.Semantic, r.P, "Window bounds column %s can only be used in the SELECT clause of windowed aggregations and can not be passed to aggregate functions.\nSee https://github.com/confluentinc/ksql/issues/4397", r.Name)
+		}
+	}
+	return nil
+}
+
+// innerAggregate names the first aggregate call inside e.
+func innerAggregate(e ast.Expr, aggs *functions.Aggregates) string {
+	name := ""
+	ast.Walk(e, func(x ast.Expr) bool {
+		if c, ok := x.(*ast.Call); ok && name == "" && aggs.IsAggregate(c.Name) {
+			name = c.Name
+		}
+		return name == ""
+	})
+	return name
+}
+
 func containsAggregate(e ast.Expr, aggs *functions.Aggregates) bool {
 	found := false
 	ast.Walk(e, func(x ast.Expr) bool {
@@ -280,29 +324,36 @@ func (a *aggregation) schema() *types.Schema {
 }
 
 // checkNonAggregates rejects column references that are neither grouped
-// nor inside an aggregate.
-func (a *aggregation) checkNonAggregates(items []ast.SelectItem, having ast.Expr) error {
+// nor inside an aggregate: in the SELECT, ksqlDB names each offending
+// item as written (orig), in HAVING each column.
+func (a *aggregation) checkNonAggregates(orig, items []ast.SelectItem, having ast.Expr) error {
 	var bad []string
-	check := func(e ast.Expr) {
-		for _, r := range expr.ColumnRefs(e) {
-			if a.n.schema.Find(r.Name) < 0 && !IsPseudoColumn(r.Name) {
-				bad = append(bad, r.Name)
-			}
+	for i, it := range items {
+		if len(a.ungrouped(it.Expr)) > 0 {
+			bad = append(bad, ast.FormatExpr(orig[i].Expr))
 		}
 	}
-	for _, it := range items {
-		check(it.Expr)
-	}
 	if len(bad) > 0 {
-		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Non-aggregate SELECT expression(s) not part of GROUP BY: %s", strings.Join(bad, ", "))
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Non-aggregate SELECT expression(s) not part of GROUP BY: %s\nEither add the column(s) to the GROUP BY or remove them from the SELECT.", strings.Join(bad, ", "))
 	}
 	if having != nil {
-		check(having)
-		if len(bad) > 0 {
-			return sqlerr.New(sqlerr.Semantic, having.Position(), "Non-aggregate HAVING expression not part of GROUP BY: %s", strings.Join(bad, ", "))
+		if cols := a.ungrouped(having); len(cols) > 0 {
+			return sqlerr.New(sqlerr.Semantic, having.Position(), "Non-aggregate HAVING expression not part of GROUP BY: %s\nConsider switching the HAVING clause to a WHERE clause before the GROUP BY.", strings.Join(cols, ", "))
 		}
 	}
 	return nil
+}
+
+// ungrouped returns the columns e reads that the aggregate does not
+// output (neither grouped nor aggregated).
+func (a *aggregation) ungrouped(e ast.Expr) []string {
+	var cols []string
+	for _, r := range expr.ColumnRefs(e) {
+		if a.n.schema.Find(r.Name) < 0 && !IsPseudoColumn(r.Name) {
+			cols = append(cols, r.Name)
+		}
+	}
+	return cols
 }
 
 // sameKey reports whether grouping by exprs keeps the input's key: the

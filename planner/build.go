@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -29,6 +30,9 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	if s.Query.Limit >= 0 {
 		return nil, sqlerr.New(sqlerr.Unsupported, s.P, "CREATE %s AS SELECT statements don't support LIMIT clause.", s.Kind)
 	}
+	if err := p.checkGlobalAggregate(s); err != nil {
+		return nil, err
+	}
 	plan, err := p.plan(s.Query, Persistent)
 	if err != nil {
 		return nil, err
@@ -54,12 +58,44 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	return plan, nil
 }
 
+// checkGlobalAggregate refuses a CREATE TABLE AS SELECT that selects only
+// aggregates and has no GROUP BY with ksqlDB's words (its AggregateNode).
+func (p *Planner) checkGlobalAggregate(s *ast.CreateAsSelect) error {
+	q := s.Query
+	if s.Kind != ast.Table || len(q.GroupBy) > 0 || !p.hasAggregate(q.Items, q.Having) {
+		return nil
+	}
+	var calls []string
+	for _, it := range q.Items {
+		if it.Expr == nil {
+			return nil
+		}
+		outside := false
+		ast.Walk(it.Expr, func(x ast.Expr) bool {
+			switch x := x.(type) {
+			case *ast.Call:
+				if p.Aggregates.IsAggregate(x.Name) {
+					calls = append(calls, ast.FormatExpr(x))
+					return false
+				}
+			case *ast.ColumnRef:
+				outside = true
+			}
+			return true
+		})
+		if outside {
+			return nil // a column outside the aggregates: the GROUP BY rules say what is wrong
+		}
+	}
+	return sqlerr.New(sqlerr.Semantic, s.P, "CREATE TABLE AS SELECT statement does not support aggregate function [%s] without a GROUP BY clause.", strings.Join(calls, ", "))
+}
+
 // PlanInsertInto plans INSERT INTO target SELECT …: the target must be a
 // stream whose schema matches the query's.
 func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
 	target, ok := p.Catalog.Get(s.Target)
 	if !ok {
-		return nil, sqlerr.New(sqlerr.Unknown, s.P, "%s does not exist.", s.Target)
+		return nil, sqlerr.New(sqlerr.Unknown, s.P, "Source `%s` does not exist.", s.Target) // ksqlDB's UnknownSourceException
 	}
 	if target.Kind != ast.Stream {
 		return nil, sqlerr.New(sqlerr.Semantic, s.P, "INSERT INTO can only be used to insert into a stream. %s is a table.", target.Name)
@@ -144,7 +180,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 	var node Node = &Scan{Source: src, Alias: ref.Alias}
 	scope := expr.SchemaScope(src.Schema, aliases(ref), windowed)
 	if q.Where != nil {
-		f, err := p.filter(node, q.Where, scope)
+		f, err := p.filter(node, q.Where, scope, "WHERE")
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +232,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		}
 		scope = expr.SchemaScope(agg.Schema(), aliases(ref), plan.Windowed)
 		if having != nil {
-			if node, err = p.filter(node, having, scope); err != nil {
+			if node, err = p.filter(node, having, scope, "HAVING"); err != nil {
 				return nil, err
 			}
 		}
@@ -223,11 +259,11 @@ func aliases(ref *ast.TableRef) []string {
 func unsupportedClauses(q *ast.Query) error {
 	switch {
 	case q.Window != nil && len(q.GroupBy) == 0:
-		return sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW requires GROUP BY: windows group rows for aggregation")
+		return sqlerr.New(sqlerr.Semantic, q.Window.P, "WINDOW clause requires a GROUP BY clause.")
 	case q.Having != nil && len(q.GroupBy) == 0:
 		return sqlerr.New(sqlerr.Semantic, q.Having.Position(), "HAVING requires GROUP BY")
 	case q.Emit == ast.EmitFinal && q.Window == nil:
-		return sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations")
+		return sqlerr.New(sqlerr.Semantic, q.P, "EMIT FINAL is only supported for windowed aggregations.")
 	}
 	return nil
 }
@@ -243,13 +279,22 @@ func (p *Planner) hasAggregate(items []ast.SelectItem, having ast.Expr) bool {
 	return having != nil && containsAggregate(having, p.Aggregates)
 }
 
-func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope) (*Filter, error) {
+// filter compiles the condition of clause (WHERE or HAVING); a type error
+// in it is an "Error in <clause> expression", as ksqlDB's
+// FilterTypeValidator words it.
+func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope, clause string) (*Filter, error) {
 	c, err := expr.Compile(cond, scope, p.Registry)
+	var se *sqlerr.Error
+	if errors.As(err, &se) && se.Code == sqlerr.Type {
+		wrapped := *se
+		wrapped.Msg = "Error in " + clause + " expression: " + se.Msg
+		return nil, &wrapped
+	}
 	if err != nil {
 		return nil, err
 	}
 	if k := c.Type().Kind; k != types.KindBoolean && k != types.KindUnknown {
-		return nil, sqlerr.New(sqlerr.Type, cond.Position(), "Type error in WHERE expression: Should evaluate to boolean but is %s (%s) instead.", ast.FormatExpr(cond), c.Type())
+		return nil, sqlerr.New(sqlerr.Type, cond.Position(), "Type error in %s expression: Should evaluate to boolean but is %s (%s) instead.", clause, ast.FormatExpr(cond), c.Type())
 	}
 	return &Filter{Input: in, Cond: cond, Pred: c}, nil
 }
@@ -267,13 +312,13 @@ func (p *Plan) project() *Project {
 
 // checkPull rejects what pull queries cannot do (as ksqlDB).
 func checkPull(q *ast.Query) error {
-	switch {
+	switch { // in ksqlDB's order (PullQueryValidator): WINDOW before GROUP BY
+	case q.Window != nil:
+		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "Pull queries don't support WINDOW clauses.")
 	case len(q.GroupBy) > 0:
 		return sqlerr.New(sqlerr.Unsupported, q.GroupBy[0].Position(), "Pull queries don't support GROUP BY clauses.")
 	case len(q.PartitionBy) > 0:
 		return sqlerr.New(sqlerr.Unsupported, q.PartitionBy[0].Position(), "Pull queries don't support PARTITION BY clauses.")
-	case q.Window != nil:
-		return sqlerr.New(sqlerr.Unsupported, q.Window.P, "Pull queries don't support WINDOW clauses.")
 	}
 	var selected []ast.Expr
 	for _, it := range q.Items {

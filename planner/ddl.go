@@ -199,7 +199,11 @@ func (p *Planner) applyFormats(src *Source, w *withProps, from *Source) error {
 	keyF, kpos, hasKey := w.str("KEY_FORMAT")
 	valF, vpos, hasVal := w.str("VALUE_FORMAT")
 	if hasAll && (hasKey || hasVal) {
-		return sqlerr.New(sqlerr.Semantic, fpos, "Cannot supply both 'FORMAT' and 'KEY_FORMAT' or 'VALUE_FORMAT' properties, as 'FORMAT' sets both key and value formats.\nEither use just 'FORMAT', or use 'KEY_FORMAT' and 'VALUE_FORMAT'.")
+		other := "VALUE_FORMAT"
+		if hasKey {
+			other = "KEY_FORMAT"
+		}
+		return sqlerr.New(sqlerr.Semantic, fpos, "Cannot supply both '%s' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats.\nEither use just 'FORMAT', or use 'KEY_FORMAT' and 'VALUE_FORMAT'.", other)
 	}
 	if hasAll {
 		keyF, kpos, hasKey = fmtAll, fpos, true
@@ -283,7 +287,7 @@ func (p *Planner) applyTimestamp(src *Source, w *withProps) error {
 	case t == types.KindString:
 		return sqlerr.New(sqlerr.Semantic, pos, "A String timestamp field has been specified without also specifying the TIMESTAMP_FORMAT")
 	default:
-		return sqlerr.New(sqlerr.Type, pos, "Timestamp column, %s, should be LONG(INT64), TIMESTAMP, or a String with a TIMESTAMP_FORMAT specified.", name)
+		return sqlerr.New(sqlerr.Type, pos, "Timestamp column, `%s`, should be LONG(INT64), TIMESTAMP, or a String with a timestamp_format specified.", name)
 	}
 	src.TimestampColumn, src.TimestampFormat = name, tsFormat
 	return nil
@@ -331,9 +335,24 @@ func (p *Planner) applyWindowType(src *Source, w *withProps) error {
 	return nil
 }
 
+// columnsText lists columns as ksqlDB's messages do: `K` INTEGER KEY, ….
+func columnsText(cols []types.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = "`" + c.Name + "` " + c.Type.String()
+		if c.NS == types.KeyNS {
+			parts[i] += " KEY"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 func (p *Planner) validateSource(src *Source, pos ast.Pos) error {
 	if err := p.bindRegistry(src, pos); err != nil {
 		return err
+	}
+	if len(src.Schema.Columns) == 0 {
+		return sqlerr.New(sqlerr.Semantic, pos, "The statement does not define any columns.")
 	}
 	keys := src.Schema.Keys()
 	if src.Kind == ast.Table && len(keys) == 0 {
@@ -343,7 +362,7 @@ func (p *Planner) validateSource(src *Source, pos ast.Pos) error {
 		return sqlerr.New(sqlerr.Semantic, pos, "Windowed sources require a key column.")
 	}
 	if src.KeyFormat.Name == "NONE" && len(keys) > 0 {
-		return sqlerr.New(sqlerr.Semantic, pos, "The 'NONE' format can only be used when no columns are defined. Got: %s", keys[0].Name)
+		return sqlerr.New(sqlerr.Semantic, pos, "The 'NONE' format can only be used when no columns are defined. Got: [%s]", columnsText(keys))
 	}
 	if _, err := format.NewKeyCodec(src.KeyFormat, keys); err != nil {
 		return sqlerr.New(sqlerr.Semantic, pos, "%v", err)

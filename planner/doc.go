@@ -34,6 +34,14 @@
 // sources and CASTs only ever see expanded types. An aggregation over a
 // windowed source drops the window, as ksqlDB's re-keying does.
 //
+// testdata/validations is the table of the checks ksqlDB makes before a
+// query runs (its Analyzer, AggregateAnalyzer, Pull/PushQueryValidator,
+// LogicalPlanner, plan nodes, EngineExecutor and CreateSourceFactory):
+// each row has ksqlDB's message, a statement that triggers it and
+// sqlstream's answer, with a status (✓ same text, ~ other words, ✗
+// accepted, ext a recorded extension) that TestValidations checks; the
+// checks made outside the planner are listed at its top.
+//
 // Schema-registry formats (schema_registry.go): the planner gives AVRO,
 // PROTOBUF and JSON_SR specs their subjects and the registry, refuses them
 // without one, and fills in the columns a CREATE leaves out from the

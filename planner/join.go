@@ -65,8 +65,9 @@ type JoinInput struct {
 	ForeignKey     *expr.Compiled
 	ForeignKeyExpr ast.Expr
 	// Reformat, on a right table joined on its key whose key format is
-	// not the left's, sends the table through a repartition topic in the
-	// left's key format (alignKeyFormats).
+	// not the left's (or on any table of a join keyed in a registry
+	// format), sends the table through a repartition topic in the left's
+	// key format (alignKeyFormats).
 	Reformat bool
 	// Lookup, on the stream side of a join with a global table, computes
 	// the table's key from a stream row (Keys is then the stream's

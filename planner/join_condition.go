@@ -45,6 +45,10 @@ func (p *Planner) singleCondition(j *ast.Join, on ast.Expr, shape JoinShape, s *
 	if err != nil {
 		return nil, err
 	}
+	if ls == rs && ls == 0 && s.sides[0].Nested() {
+		return nil, sqlerr.New(sqlerr.Semantic, on.Position(), "A join criteria is expected to reference the source (`%s`) in the FROM clause, instead the right source references `%s` and the left source references `%s`",
+			s.sides[1].Alias, s.leafAlias(b.R), s.leafAlias(b.L))
+	}
 	if ls == rs {
 		return nil, sqlerr.New(sqlerr.Semantic, on.Position(), "Each side of the join must reference exactly one source and not the same source. Left side references `%s` and right references `%s`",
 			s.sides[ls].Alias, s.sides[rs].Alias)
@@ -103,7 +107,7 @@ func exprSide(orig, q, whole ast.Expr, s *joinScope) (int, error) {
 	for _, r := range expr.ColumnRefs(orig) {
 		i, err := s.side(r)
 		if err != nil {
-			if r.Source != "" {
+			if r.Source != "" && s.knows(r.Source) {
 				return -1, sqlerr.New(sqlerr.Unknown, r.P, "JOIN ON column '%s.%s' cannot be resolved.", r.Source, r.Name)
 			}
 			return -1, err
@@ -158,7 +162,7 @@ func (p *Planner) foreignKey(j *ast.Join, s *joinScope, l *JoinInput, le ast.Exp
 	case ast.RightJoin:
 		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "RIGHT OUTER JOIN on a foreign key is not supported")
 	case ast.FullJoin:
-		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "FULL OUTER JOIN on a foreign key is not supported")
+		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Invalid join type: full-outer join not supported for foreign-key table-table join. Got %s.", got)
 	}
 	if l.Nested() {
 		return sqlerr.New(sqlerr.Unsupported, j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", got)

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 )
 
 // alignKeyFormats handles two sides joined on their keys whose key
@@ -14,19 +15,60 @@ import (
 // `RightSourceKeyed-Materialize` (Reformat).
 func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 	l, r := &n.Left, &n.Right
-	if n.Foreign() || l.Rekeyed() || r.Rekeyed() || l.Nested() || r.Nested() ||
-		l.Source.KeyFormat.Name == r.Source.KeyFormat.Name {
+	if n.Foreign() || l.Nested() || r.Nested() {
 		return nil
 	}
-	if r.Source.Kind == ast.Table {
-		r.Reformat = true
+	if !p.Defaults.LegacyJoinRepartition && forcesRepartition(n) {
+		return p.repartitionBoth(n, s)
+	}
+	if l.Rekeyed() || r.Rekeyed() || l.Source.KeyFormat.Name == r.Source.KeyFormat.Name {
 		return nil
 	}
-	keys := r.Keys
-	r.Keys = nil
+	return p.repartitionKeyed(s, r)
+}
+
+// repartitionKeyed sends a side joined on its key through a repartition
+// topic in the join's key format: a table is reformatted, a stream
+// re-keyed by its own key columns.
+func (p *Planner) repartitionKeyed(s *joinScope, in *JoinInput) error {
+	if in.Source.Kind == ast.Table {
+		in.Reformat = true
+		return nil
+	}
+	keys := in.Keys
+	in.Keys = nil
 	for _, i := range keys {
-		col := &ast.ColumnRef{Source: r.Alias, Name: r.Source.Schema.Columns[i].Name}
-		if err := p.rekey(s, r, col); err != nil {
+		col := &ast.ColumnRef{Source: in.Alias, Name: in.Source.Schema.Columns[i].Name}
+		if err := p.rekey(s, in, col); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forcesRepartition reports a join whose key format is a schema-registry
+// format (AVRO, PROTOBUF, JSON_SR): as ksqlDB does (its
+// PreJoinRepartitionNode, "to avoid misses due to key schema ID
+// mismatch"), every side is repartitioned, so both sides' keys are
+// written by one serializer's schema, not each by its producer's (tables
+// through LeftSourceKeyed / RightSourceKeyed topics). Not done yet here:
+// windowed sides and n-way joins' steps.
+func forcesRepartition(n *Join) bool {
+	kf := n.Left.Source.KeyFormat
+	if n.Left.Rekeyed() && !n.Right.Rekeyed() {
+		kf = n.Right.Source.KeyFormat
+	}
+	_, registry := format.SchemaTypeOf(kf.Name)
+	return registry && !n.Left.Source.Windowed() && !n.Right.Source.Windowed()
+}
+
+// repartitionBoth repartitions each side not already re-keyed.
+func (p *Planner) repartitionBoth(n *Join, s *joinScope) error {
+	for _, in := range []*JoinInput{&n.Left, &n.Right} {
+		if in.Rekeyed() {
+			continue
+		}
+		if err := p.repartitionKeyed(s, in); err != nil {
 			return err
 		}
 	}

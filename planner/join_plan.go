@@ -86,7 +86,7 @@ func (p *Planner) planAboveJoin(plan *Plan, q *ast.Query, n *Join, items []ast.S
 		if err != nil {
 			return nil, err
 		}
-		if node, err = p.filter(node, where, scope); err != nil {
+		if node, err = p.filter(node, where, scope, "WHERE"); err != nil {
 			return nil, err
 		}
 	}

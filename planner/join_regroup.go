@@ -67,7 +67,7 @@ func (p *Planner) aggregateJoin(plan *Plan, q *ast.Query, node Node, items []ast
 	// ksqlDB cannot read a windowed join aggregate's bounds (its issue 5931).
 	scope = expr.SchemaScope(agg.Schema(), nil, false)
 	if having != nil {
-		if out, err = p.filter(out, having, scope); err != nil {
+		if out, err = p.filter(out, having, scope, "HAVING"); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -51,6 +51,17 @@ func (s *joinScope) side(r *ast.ColumnRef) (int, error) {
 	return lf.side, nil
 }
 
+// leafAlias names the source the first column of e references, as
+// ksqlDB's join errors name it.
+func (s *joinScope) leafAlias(e ast.Expr) string {
+	for _, r := range expr.ColumnRefs(e) {
+		if lf, err := s.leaf(r); err == nil && lf != nil {
+			return lf.alias
+		}
+	}
+	return ""
+}
+
 // flatSide is the nested side whose output has a column name that is no
 // source's (a nested FULL join's ROWKEY), or -1.
 func (s *joinScope) flatSide(name string) int {

@@ -42,7 +42,7 @@ func (p *Planner) partitionBy(in Node, exprs []ast.Expr, scope expr.Scope, items
 	for _, e := range exprs {
 		if isNullLiteral(e) {
 			if len(exprs) > 1 {
-				return nil, nil, sqlerr.New(sqlerr.Semantic, e.Position(), "PARTITION BY NULL cannot be combined with other expressions")
+				return nil, nil, sqlerr.New(sqlerr.Semantic, e.Position(), "Cannot PARTITION BY multiple columns including NULL")
 			}
 			n.Evals = append(n.Evals, nil)
 			n.KeyOnly = append(n.KeyOnly, true)

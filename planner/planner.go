@@ -24,6 +24,11 @@ type Defaults struct {
 	SchemaRegistry format.SchemaRegistry
 	// Aggregates configure the aggregate functions (collect limits).
 	Aggregates []functions.AggregatesOption
+	// LegacyJoinRepartition plans joins keyed in a registry format as
+	// before every side of them was repartitioned (forcesRepartition):
+	// the runtime sets it to replay the queries of commands recorded then,
+	// whose topologies, topics and stores must not change. Default false.
+	LegacyJoinRepartition bool
 }
 
 // Planner turns statements into catalog entries and logical plans.

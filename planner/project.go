@@ -193,19 +193,14 @@ func checkKeys(n *Project, sink string) error {
 		case len(names) == 0:
 			missing = append(missing, k.Name)
 		case len(names) > 1:
-			return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The projection contains a key column (`%s`) more than once, aliased as: %s.", k.Name, strings.Join(names, " and "))
+			return keyTwice(n, k.Name, names)
 		}
 	}
 	if len(missing) == 0 {
 		return nil
 	}
 	if agg, ok := aggregateInput(n); ok {
-		for i, k := range agg.Schema().Keys() {
-			if k.Name == missing[0] {
-				e := qualify(agg.GroupBy[i], n)
-				return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\nThe query used to build `%s` must include the grouping expression %s in its projection (eg, SELECT %s...).", sink, e, e)
-			}
-		}
+		return missingGroupings(agg, missing, sink)
 	}
 	if pb, ok := partitionInput(n); ok {
 		for i, k := range pb.Schema().Keys() {
@@ -220,7 +215,50 @@ func checkKeys(n *Project, sink string) error {
 		noun = "columns"
 	}
 	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The query used to build `%s` must include the key %s %s in its projection (eg, SELECT %s...).",
-		sink, noun, strings.Join(missing, " and "), strings.Join(missing, ", "))
+		sink, noun, grammaticalAnd(missing), strings.Join(missing, ", "))
+}
+
+// keyTwice is ksqlDB's error for a key column selected more than once:
+// LogicalPlanner's for a GROUP BY key, FinalProjectNode's otherwise.
+func keyTwice(n *Project, key string, names []string) error {
+	if _, ok := aggregateInput(n); !ok {
+		return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The projection contains a key column (`%s`) more than once, aliased as: %s.", key, strings.Join(names, " and "))
+	}
+	quoted := make([]string, len(names))
+	for i, name := range names {
+		quoted[i] = "`" + name + "`"
+	}
+	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "The projection contains a key column more than once: %s.\nEach key column must only be in the projection once. If you intended to copy the key into the value, then consider using the AS_VALUE function to indicate which key reference should be copied.", grammaticalAnd(quoted))
+}
+
+// missingGroupings is ksqlDB's error for GROUP BY expressions missing
+// from a persistent query's projection: all of them, as written.
+func missingGroupings(agg *Aggregate, missing []string, sink string) error {
+	gone := map[string]bool{}
+	for _, m := range missing {
+		gone[m] = true
+	}
+	var exprs []string
+	for i, k := range agg.Schema().Keys() {
+		if gone[k.Name] {
+			exprs = append(exprs, ast.FormatExpr(agg.GroupBy[i]))
+		}
+	}
+	plural := ""
+	if len(exprs) > 1 {
+		plural = "s"
+	}
+	return sqlerr.New(sqlerr.Semantic, ast.Pos{}, "Key%s missing from projection (ie, SELECT). \nThe query used to build `%s` must include the grouping expression%s %s in its projection (eg, SELECT %s...).",
+		plural, sink, plural, grammaticalAnd(exprs), strings.Join(exprs, ", "))
+}
+
+// grammaticalAnd joins names as ksqlDB's GrammaticalJoiner.and: "A",
+// "A and B", "A, B and C".
+func grammaticalAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // aggregateInput returns the GROUP BY below a projection, if any.
@@ -253,9 +291,9 @@ func partitionInput(n *Project) (*PartitionBy, bool) {
 
 // qualify renders e with column references qualified by the source name,
 // as ksqlDB prints expressions in errors (ABS(INPUT.ID)).
-func qualify(e ast.Expr, n *Project) string {
+func qualify(e ast.Expr, n Node) string {
 	var src string
-	var in Node = n
+	in := n
 	for in != nil {
 		if s, ok := in.(*Scan); ok {
 			src = s.Source.Name
@@ -315,5 +353,8 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error)
 	case sink.Schema.NumKeys() > 0 && sink.KeyFormat.Name == "NONE" && !explicitKey:
 		sink.KeyFormat = format.Spec{Name: p.Defaults.KeyFormat}
 	}
-	return sink, p.validateSource(sink, s.P)
+	if err := p.validateSource(sink, s.P); err != nil {
+		return nil, err
+	}
+	return sink, p.checkSchemaIDColumns(sink, s.P)
 }

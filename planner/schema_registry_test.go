@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -146,5 +147,103 @@ func TestInferredTimestampColumn(t *testing.T) {
 	_, _, err = createSource(t, p, `CREATE STREAM s2 WITH (KAFKA_TOPIC='t', VALUE_FORMAT='AVRO', TIMESTAMP='missing');`)
 	if err == nil || !strings.Contains(err.Error(), "does not exist in the schema: 'MISSING'") {
 		t.Errorf("unknown inferred timestamp column: %v", err)
+	}
+}
+
+// TestCreateAsSchemaIDColumns: CREATE … AS SELECT with KEY_/VALUE_SCHEMA_ID
+// refuses a query whose columns the schema does not hold at their
+// positions with their names and types, with ksqlDB's message; a schema
+// with more columns after the query's is accepted.
+func TestCreateAsSchemaIDColumns(t *testing.T) {
+	reg := &subjects{schemas: map[string]format.RegisteredSchema{
+		"wide":  {ID: 11, Schema: format.Schema{Type: format.AvroSchema, Text: `{"type":"record","name":"R","fields":[{"name":"A","type":["null","int"]},{"name":"B","type":["null","string"]},{"name":"C","type":["null","long"],"default":null}]}`}},
+		"key":   {ID: 12, Schema: format.Schema{Type: format.AvroSchema, Text: `"string"`}},
+		"proto": {ID: 13, Schema: format.Schema{Type: format.ProtobufSchema, Text: "syntax = \"proto3\";\n\nmessage K {\n  string key = 1;\n}\n"}},
+	}}
+	cat := planner.NewCatalog()
+	p := planner.New(cat, functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	_, src, err := createSource(t, p, `CREATE STREAM s (k STRING KEY, a INT, b STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Put(src)
+	for _, tc := range []struct{ sql, want string }{
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT * FROM s;`, ""},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT k, a FROM s;`, ""},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT k, b, a FROM s;`,
+			"The following value columns are changed, missing or reordered: [`B` STRING, `A` INTEGER]. Schema from schema registry is [`A` INTEGER, `B` STRING, `C` BIGINT]"},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='AVRO', VALUE_SCHEMA_ID=11) AS SELECT k, a, b, 1 AS d, 2 AS e FROM s;`,
+			"The following value columns are changed, missing or reordered: [`D` INTEGER, `E` INTEGER]"},
+		{`CREATE STREAM o WITH (KEY_FORMAT='AVRO', KEY_SCHEMA_ID=12, VALUE_FORMAT='JSON') AS SELECT * FROM s;`, ""},
+		{`CREATE STREAM o WITH (KEY_FORMAT='PROTOBUF', KEY_SCHEMA_ID=13, VALUE_FORMAT='JSON') AS SELECT * FROM s;`,
+			"The following key columns are changed, missing or reordered: [`K` STRING KEY]. Schema from schema registry is [`key` STRING KEY]"},
+		{`CREATE STREAM o WITH (VALUE_FORMAT='PROTOBUF', VALUE_SCHEMA_ID=11) AS SELECT * FROM s;`,
+			"Format and fetched schema type using VALUE_SCHEMA_ID 11 are different"},
+	} {
+		stmts, err := parser.Parse(tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.PlanCreateAs(stmts[0].(*ast.CreateAsSelect))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.sql, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.sql, err, tc.want)
+		}
+	}
+}
+
+// TestRegistryKeyJoinRepartitions: a join whose key format is a registry
+// format repartitions every side, as ksqlDB does (both keys then carry
+// one serializer's schema id): streams are re-keyed by their own keys,
+// tables reformatted; a KAFKA-keyed join of the same shape is not, nor
+// is one planned for a command recorded before (LegacyJoinRepartition).
+func TestRegistryKeyJoinRepartitions(t *testing.T) {
+	for _, tc := range []struct {
+		keyFormat, join, want string
+		legacy                bool
+	}{
+		{"AVRO", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=true right rekeyed=true reformat=false", false},
+		{"AVRO", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=false right rekeyed=false reformat=false", true},
+		{"JSON_SR", "SELECT a.k, t.v FROM a JOIN t ON a.k = t.k", "left rekeyed=true right rekeyed=false reformat=true", false},
+		{"KAFKA", "SELECT a.k, b.v FROM a JOIN b WITHIN 10 SECONDS ON a.k = b.k", "left rekeyed=false right rekeyed=false reformat=false", false},
+		{"PROTOBUF", "SELECT t.k, u.v FROM t JOIN u ON t.k = u.k", "left reformat=true right rekeyed=false reformat=true", false},
+	} {
+		cat := planner.NewCatalog()
+		p := planner.New(cat, functions.NewRegistry(), planner.Defaults{SchemaRegistry: &subjects{schemas: map[string]format.RegisteredSchema{}},
+			LegacyJoinRepartition: tc.legacy})
+		for _, ddl := range []string{
+			`CREATE STREAM a (k INT KEY, v STRING) WITH (KAFKA_TOPIC='a', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
+			`CREATE STREAM b (k INT KEY, v STRING) WITH (KAFKA_TOPIC='b', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
+			`CREATE TABLE t (k INT PRIMARY KEY, v STRING) WITH (KAFKA_TOPIC='t', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
+			`CREATE TABLE u (k INT PRIMARY KEY, v STRING) WITH (KAFKA_TOPIC='u', KEY_FORMAT='%s', VALUE_FORMAT='JSON', PARTITIONS=1);`,
+		} {
+			_, src, err := createSource(t, p, fmt.Sprintf(ddl, tc.keyFormat))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cat.Put(src)
+		}
+		kind := "STREAM"
+		if strings.Contains(tc.join, "FROM t JOIN u") {
+			kind = "TABLE"
+		}
+		stmts, err := parser.Parse("CREATE " + kind + " o AS " + tc.join + ";")
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := p.PlanCreateAs(stmts[0].(*ast.CreateAsSelect))
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.keyFormat, tc.join, err)
+		}
+		j := plan.Join
+		got := fmt.Sprintf("left rekeyed=%v right rekeyed=%v reformat=%v", j.Left.Rekeyed(), j.Right.Rekeyed(), j.Right.Reformat)
+		if j.Left.Reformat {
+			got = "left reformat=true" + strings.TrimPrefix(got, "left rekeyed=false")
+		}
+		if got != tc.want {
+			t.Errorf("%s %s: %s, want %s", tc.keyFormat, tc.join, got, tc.want)
+		}
 	}
 }

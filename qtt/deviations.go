@@ -90,6 +90,15 @@ func deviations() []Deviation {
 		{File: "multi-col-keys.json", Test: "join on multi-column key", Reason: multiConditionJoins},
 		{File: "joins.json", Test: "table join pipeline", Reason: harnessPartitions},
 		{File: "fk-join.json", Test: "Should allow partition count mismatch", Reason: harnessPartitions},
+		// post.topics expects the harness's 4 partitions for topics the
+		// statements create without PARTITIONS; outputs and registered
+		// schemas match (checked with the partition counts left out).
+		{File: "protobuf.json", Test: "protobuf primitives with null", Reason: harnessPartitions},
+		{File: "protobuf.json", Test: "protobuf primitives with null and nullable as optional", Reason: harnessPartitions},
+		{File: "protobuf.json", Test: "protobuf primitives with null and nullable as wrapper", Reason: harnessPartitions},
+		{File: "protobuf.json", Test: "protobuf_nosr primitives with null", Reason: harnessPartitions},
+		{File: "protobuf.json", Test: "protobuf_nosr primitives with null and nullable as optional", Reason: harnessPartitions},
+		{File: "protobuf.json", Test: "protobuf_nosr primitives with null and nullable as wrapper", Reason: harnessPartitions},
 		{File: "scalable-push-queries.json", Test: "non-windowed stream with nulls", Reason: spqDropsNullKeys},
 		{File: "pull-queries-with-headers.json", Test: "select * against CST table with headers", Reason: headerColumnOrder},
 	}

@@ -103,6 +103,6 @@ type Topic struct {
 	// registered with (nil: the registry's next).
 	KeySchemaID, ValueSchemaID *int
 	// KeyRefs and ValueRefs are schemas the key or value schema imports,
-	// registered before it under their names.
+	// registered after it under their names (ksqlDB's harness order).
 	KeyRefs, ValueRefs []SchemaReferenceSpec
 }

@@ -3,7 +3,10 @@ package qtt
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -113,7 +116,39 @@ func driverConfig(v *Variant, broker bool) DriverConfig {
 	for k, p := range v.Properties {
 		props[k] = p
 	}
-	return DriverConfig{Props: props, Topics: declaredTopics(v.Topics), Broker: broker}
+	return DriverConfig{Props: props, Topics: declaredTopics(withStatementPartitions(v.Topics, v.Statements)), Broker: broker}
+}
+
+// statementTopic finds a statement's KAFKA_TOPIC and PARTITIONS.
+var (
+	statementTopic      = regexp.MustCompile(`(?i)\bkafka_topic\s*=\s*'([^']*)'`)
+	statementPartitions = regexp.MustCompile(`(?i)\bpartitions\s*=\s*(\d+)`)
+)
+
+// withStatementPartitions gives a declared topic without a partition
+// count the PARTITIONS of a statement that creates it, as ksqlDB's
+// harness does when it gathers a test's topics from its topics and its
+// statements (else the topic exists with 1 partition and the statement
+// fails: "KSQL expects 128 partitions").
+func withStatementPartitions(ts []TopicSpec, statements []string) []TopicSpec {
+	out := slices.Clone(ts)
+	for i := range out {
+		if out[i].Partitions != nil {
+			continue
+		}
+		for _, st := range statements {
+			m, n := statementTopic.FindStringSubmatch(st), statementPartitions.FindStringSubmatch(st)
+			if m == nil || n == nil || m[1] != out[i].Name {
+				continue
+			}
+			if p, err := strconv.ParseInt(n[1], 10, 32); err == nil {
+				p32 := int32(p)
+				out[i].Partitions = &p32
+			}
+			break
+		}
+	}
+	return out
 }
 
 func declaredTopics(ts []TopicSpec) []Topic {

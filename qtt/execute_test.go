@@ -3,6 +3,7 @@ package qtt
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -92,5 +93,29 @@ func TestDriverConfig(t *testing.T) {
 	}
 	if c := driverConfig(&Variant{}, false); c.Broker || len(c.Topics) != 0 || len(c.Props) != 0 {
 		t.Fatalf("empty variant: %+v", c)
+	}
+}
+
+// TestWithStatementPartitions: a declared topic without partitions takes
+// the PARTITIONS of the statement that creates it, as ksqlDB's harness
+// gathers them; a declared count and other topics stay as they are.
+func TestWithStatementPartitions(t *testing.T) {
+	four := int32(4)
+	ts := []TopicSpec{{Name: "left_topic"}, {Name: "other"}, {Name: "declared", Partitions: &four}}
+	got := withStatementPartitions(ts, []string{
+		"CREATE TABLE l WITH (kafka_topic='left_topic', PARTITIONS = 128, format='AVRO');",
+		"CREATE TABLE d WITH (KAFKA_TOPIC='declared', partitions=2);",
+	})
+	show := func(p *int32) string {
+		if p == nil {
+			return "nil"
+		}
+		return strconv.Itoa(int(*p))
+	}
+	if s := show(got[0].Partitions) + " " + show(got[1].Partitions) + " " + show(got[2].Partitions); s != "128 nil 4" {
+		t.Errorf("partitions %s, want 128 nil 4", s)
+	}
+	if ts[0].Partitions != nil {
+		t.Error("the test's own topics were changed")
 	}
 }

@@ -118,7 +118,7 @@ func checkTopic1(want TopicSpec, sources []SourceInfo, topics []TopicInfo) strin
 	}
 	src := pickSource(sources, want.Name, true)
 	if src == nil {
-		return ""
+		return checkInternalTopic(want, registryOf(sources))
 	}
 	if f := want.KeyFormat; f != nil && f.Format != "" && !strings.EqualFold(f.Format, src.KeyFormat.Name) {
 		return fmt.Sprintf("key format: expected %s, got %s", f.Format, src.KeyFormat.Name)

@@ -43,3 +43,47 @@ func TestCheckRegisteredSchema(t *testing.T) {
 		}
 	}
 }
+
+// subjects is a registry holding the latest schema of some subjects.
+type subjects map[string]format.RegisteredSchema
+
+func (r subjects) SchemaByID(context.Context, int) (format.RegisteredSchema, error) {
+	return format.RegisteredSchema{}, format.ErrSchemaNotFound
+}
+func (r subjects) Latest(_ context.Context, s string) (format.RegisteredSchema, error) {
+	if rs, ok := r[s]; ok {
+		return rs, nil
+	}
+	return format.RegisteredSchema{}, format.ErrSchemaNotFound
+}
+func (r subjects) Register(context.Context, string, format.Schema) (format.RegisteredSchema, error) {
+	return format.RegisteredSchema{}, nil
+}
+func (r subjects) DeleteSubject(context.Context, string, bool) error { return nil }
+
+// TestCheckInternalTopic: an internal topic's formats are checked by the
+// subjects its serializers registered, its schema as a sink's.
+func TestCheckInternalTopic(t *testing.T) {
+	intKey := format.RegisteredSchema{Schema: format.Schema{Type: format.JSONSchema, Text: `{"type":"integer","connect.type":"int32"}`}}
+	reg := subjects{"app-Join-repartition-key": intKey}
+	for _, tc := range []struct{ spec, want string }{
+		{`{"name": "app-Join-repartition", "keyFormat": {"format": "JSON_SR"}, "valueFormat": {"format": "JSON"}}`, ""},
+		{`{"name": "app-Join-repartition", "keyFormat": {"format": "JSON_SR"}, "keySchema": {"connect.type": "int32", "type": "integer"}}`, ""},
+		{`{"name": "app-Join-repartition", "keyFormat": {"format": "JSON_SR"}, "keySchema": {"type": "string"}}`,
+			`key schema: expected {"type":"string"}, registered {"type":"integer","connect.type":"int32"}`},
+		{`{"name": "app-Join-repartition", "keyFormat": {"format": "AVRO"}}`, "key format: expected AVRO, but app-Join-repartition-key has a JSON schema"},
+		{`{"name": "app-Join-repartition", "keyFormat": {"format": "KAFKA"}}`, "key format: expected KAFKA, but app-Join-repartition-key has a JSON schema"},
+		{`{"name": "app-Join-repartition", "valueFormat": {"format": "AVRO"}}`, "value format: expected AVRO, but no schema is registered under app-Join-repartition-value"},
+	} {
+		var want TopicSpec
+		if err := json.Unmarshal([]byte(tc.spec), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := checkInternalTopic(want, reg); got != tc.want {
+			t.Errorf("%s\n got: %s\nwant: %s", tc.spec, got, tc.want)
+		}
+	}
+	if got := checkInternalTopic(TopicSpec{Name: "x", KeyFormat: &FormatSpec{Format: "AVRO"}}, nil); got != "" {
+		t.Errorf("without a registry nothing is checked, got %q", got)
+	}
+}

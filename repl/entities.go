@@ -51,6 +51,8 @@ func (c *console) printEntity(e api.Entity) {
 		c.printFunctionDescription(e)
 	case *api.RawEntity:
 		c.println(string(e.JSON))
+	case *api.AssertSchemaEntity:
+		c.println(e.Text())
 	default:
 		t := entityTable(e)
 		t.print(c)

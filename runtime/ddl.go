@@ -21,7 +21,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix()}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsOfSources}
 	c.Seq = e.seq
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
@@ -151,7 +151,7 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 	} else {
 		b.appID = e.queryAppID(b.id)
 	}
-	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.parseTimestamp})
+	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.parseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd)})
 	if err != nil {
 		return b, err
 	}
@@ -196,7 +196,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if _, ok := e.cat.Get(st.Name); ok && st.OrReplace {
 		return nil, sqlerr.New(sqlerr.Unsupported, st.P, "CREATE OR REPLACE of a persistent query is not supported yet")
 	}
-	plan, err := e.planner.PlanCreateAs(st)
+	plan, err := e.plannerFor(cmd).PlanCreateAs(st)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +291,7 @@ func (e *Engine) checkPartitions(n int32, pos ast.Pos) error {
 }
 
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
-	plan, err := e.planner.PlanInsertInto(st)
+	plan, err := e.plannerFor(cmd).PlanInsertInto(st)
 	if err != nil {
 		return nil, err
 	}
@@ -541,4 +541,5 @@ func (e *Engine) deleteInternalTopics(topo *physical.Topology) {
 			e.logger.Warn("could not delete internal topic", "topic", t.Name, "err", err)
 		}
 	}
+	e.deleteInternalSubjects(topo.Subjects)
 }

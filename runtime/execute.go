@@ -113,6 +113,9 @@ func parseSingle(ctx context.Context, text string, lookup func(string) (*types.T
 // statementError wraps err as ksqlDB's statement_error.
 func statementError(err error, text string, done []api.Entity) error {
 	var ae *api.ErrorMessage
+	if errors.As(err, &ae) && ae.ErrorCode == api.CodeAssertionFailed {
+		return ae // ksqlDB answers a failed ASSERT with a generic error body
+	}
 	if errors.As(err, &ae) {
 		return &api.StatementError{ErrorCode: ae.ErrorCode, Message: ae.Message, StatementText: text, Entities: done}
 	}
@@ -157,6 +160,8 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		return nil, &api.ErrorMessage{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage}
 	case *ast.InsertValues:
 		return nil, e.insertValues(ctx, st)
+	case *ast.AssertSchema:
+		return e.assertSchema(ctx, st, s)
 	}
 	e.mu.Lock()
 	defer e.unlock()

@@ -37,7 +37,12 @@ const pullReadyPoll = 50 * time.Millisecond
 // offset its reader commits; the topics this engine's exactly_once_v2
 // queries write (sinks and internal topics) are allowed that one offset.
 // Other transactional producers' topics make the wait run to its bound
-// the first time; the query is then marked caught up all the same.
+// the first time; the query is then marked caught up all the same, when
+// that bound was at least pullGiveUpAfter.
+// pullGiveUpAfter is the shortest wait whose timeout marks a RUNNING
+// query caught up all the same (the default of props.PullReadyWait).
+const pullGiveUpAfter = 30 * time.Second
+
 func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 	wait := props.NewParser(e.table, t.props).Millis(props.PullReadyWait)
 	if e.cluster.Synchronous() || q.caughtUp.Load() || wait <= 0 || t.only != nil {
@@ -56,8 +61,11 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 		q.logger().Warn("pull query: cannot tell whether the table's query caught up; answering from its store", "query", q.id, "err", err)
 		return nil
 	}
-	if q.State() == StateRunning {
-		q.caughtUp.Store(true) // running, yet its offsets never line up: do not wait again
+	if q.State() == StateRunning && wait >= pullGiveUpAfter {
+		// Running, yet its offsets did not line up in a full wait: do not
+		// wait again. A shorter wait proves nothing (a pull query with a
+		// 1 ms wait must not make the next one answer from an empty store).
+		q.caughtUp.Store(true)
 	}
 	return &api.ErrorMessage{ErrorCode: api.CodeServerNotReady, Message: fmt.Sprintf(
 		"Table %s is not ready yet: its query %s %s after %v; try again (%s sets the wait)",

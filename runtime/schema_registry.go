@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -177,4 +178,23 @@ func (e *Engine) deleteSubjects(ctx context.Context, src *planner.Source, replay
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// deleteInternalSubjects removes the subjects a query's internal topics
+// registered (physical.Topology.Subjects), soft then hard, when the query
+// ends as its topics do; ksqlDB's query cleanup does the same. A subject
+// never registered is skipped; another failure is logged (the subject
+// stays, harmless but for the registry's listing).
+func (e *Engine) deleteInternalSubjects(subjects []string) {
+	reg := e.planner.Defaults.SchemaRegistry
+	if reg == nil || len(subjects) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, s := range subjects {
+		if err := reg.DeleteSubject(ctx, s, true); err != nil && !errors.Is(err, format.ErrSchemaNotFound) {
+			e.logger.Warn("could not delete the schema-registry subject of an internal topic", "subject", s, "err", err)
+		}
+	}
 }

@@ -221,3 +221,45 @@ func TestRegistryUnavailableIsRetried(t *testing.T) {
 		t.Errorf("the record went to the processing log: %v", logged)
 	}
 }
+
+// flakyRegistry refuses registrations while down is set (the registry is
+// unreachable), as at a sink's first record.
+type flakyRegistry struct {
+	*memRegistry
+	down bool
+}
+
+func (r *flakyRegistry) Register(ctx context.Context, subject string, s format.Schema) (format.RegisteredSchema, error) {
+	if r.down {
+		return format.RegisteredSchema{}, errors.New("connection refused")
+	}
+	return r.memRegistry.Register(ctx, subject, s)
+}
+
+// TestSinkRegistrationRetried: a repartition topic's (or a sink's) codec
+// that cannot register its schema because the registry does not answer
+// fails the task, a retriable error, instead of logging the row as a
+// serialization error and dropping it.
+func TestSinkRegistrationRetried(t *testing.T) {
+	reg := &flakyRegistry{memRegistry: newMemRegistry()}
+	e, err := NewTestEngine(nil, WithSchemaRegistry(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`CREATE STREAM src (k STRING KEY, a INT) WITH (KAFKA_TOPIC='src', VALUE_FORMAT='AVRO', PARTITIONS=1);`,
+		`CREATE TABLE counts AS SELECT a, COUNT(k) AS n FROM src GROUP BY a;`,
+	} {
+		if _, err := e.ExecuteStatement(sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	reg.down = true
+	err = e.Produce(&physical.OutRecord{Topic: "src", Partition: 0, Key: []byte("x"), Value: []byte("\x00\x00\x00\x00\x01\x02\x02")})
+	if err == nil || !strings.Contains(err.Error(), "schema registry is unavailable") || !exec.IsRetriable(err) {
+		t.Fatalf("Produce: %v (retriable %v), want a retriable registry error", err, exec.IsRetriable(err))
+	}
+	if logged := e.Read(e.ProcessingLogTopic()); len(logged) != 0 {
+		t.Errorf("the row went to the processing log: %q", logged[0].Value)
+	}
+}

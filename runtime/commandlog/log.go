@@ -27,6 +27,10 @@ type Command struct {
 	// starts begin with (the engine's prefix when it was recorded); empty
 	// in commands recorded before it was.
 	AppPrefix string `json:"appIdPrefix,omitempty"`
+	// InternalFormats says in which formats the queries this command
+	// starts write their internal topics ("sources": their sources'
+	// formats); empty in commands recorded before it was (JSON).
+	InternalFormats string `json:"internalFormats,omitempty"`
 }
 
 // Engine is what the log applies accepted commands to. Lock and Unlock

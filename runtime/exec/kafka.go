@@ -197,8 +197,11 @@ func ToKgo(r *physical.OutRecord) *kgo.Record {
 // from r.
 func fillKgo(kr *kgo.Record, r *physical.OutRecord) {
 	kr.Topic, kr.Key, kr.Value, kr.Timestamp = r.Topic, r.Key, r.Value, time.UnixMilli(r.Timestamp)
-	if r.Partition >= 0 {
+	switch {
+	case r.Partition >= 0:
 		kr.Partition, kr.Context = r.Partition, manualCtx
+	case r.PartitionKey != nil:
+		kr.Context = placedBy(r.PartitionKey)
 	}
 	for _, h := range r.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})

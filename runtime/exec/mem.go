@@ -170,7 +170,7 @@ func (m *Mem) appendLocked(r *physical.OutRecord, emitted bool) physical.InRecor
 	t := m.topics[r.Topic]
 	p := r.Partition
 	if p < 0 || int(p) >= len(t.parts) {
-		p = t.partitionFor(r.Key)
+		p = t.partitionFor(r.PartitionBytes())
 	}
 	in := physical.InRecord{Topic: r.Topic, Partition: p, Offset: int64(len(t.parts[p])),
 		Key: r.Key, Value: r.Value, Timestamp: r.Timestamp, Headers: r.Headers}

@@ -109,6 +109,9 @@ const (
 	// a table waits for the table's query to be RUNNING and caught up (0:
 	// never waits, as ksqlDB).
 	PullReadyWait = "sqlstream.query.pull.ready.wait.ms"
+	// AssertSchemaTimeout is ksqlDB's: how long an ASSERT SCHEMA without
+	// TIMEOUT waits for its assertion to hold (default 1000 ms).
+	AssertSchemaTimeout = "ksql.assert.schema.default.timeout.ms"
 	// PushV2 turns on ksqlDB's scalable push queries (off by default, as
 	// in ksqlDB).
 	PushV2 = "ksql.query.push.v2.enabled"

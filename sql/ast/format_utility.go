@@ -97,6 +97,25 @@ func formatSession(b *strings.Builder, s Statement) {
 		b.WriteString("DEFINE " + QuoteName(s.Name) + "=" + QuoteString(s.Value))
 	case *Undefine:
 		b.WriteString("UNDEFINE " + QuoteName(s.Name))
+	case *AssertSchema:
+		formatAssertSchema(b, s)
+	}
+}
+
+func formatAssertSchema(b *strings.Builder, s *AssertSchema) {
+	b.WriteString("ASSERT ")
+	if s.NotExists {
+		b.WriteString("NOT EXISTS ")
+	}
+	b.WriteString("SCHEMA")
+	if s.Subject != "" {
+		b.WriteString(" SUBJECT " + QuoteString(s.Subject))
+	}
+	if s.ID != 0 {
+		b.WriteString(" ID " + strconv.Itoa(s.ID))
+	}
+	if s.TimeoutMs >= 0 {
+		b.WriteString(" TIMEOUT " + strconv.FormatInt(s.TimeoutMs, 10) + " MILLISECONDS")
 	}
 }
 

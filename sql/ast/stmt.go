@@ -353,3 +353,4 @@ func (*SetProperty) stmtNode()      {}
 func (*UnsetProperty) stmtNode()    {}
 func (*Define) stmtNode()           {}
 func (*Undefine) stmtNode()         {}
+func (*AssertSchema) stmtNode()     {}

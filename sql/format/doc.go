@@ -36,7 +36,11 @@
 // the schema CREATE and CREATE … AS SELECT register; InferColumns turns a
 // registered schema into columns for CREATE without columns; JSONSchemaOf
 // prints JSON_SR's schema in the shape Kafka Connect gives ksqlDB's
-// columns (oneOf null, connect.index, connect.type).
+// columns (oneOf null, connect.index, connect.type). RenderRegistryRecord
+// (print.go) renders a wire-format record for PRINT as ksqlDB's
+// deserializers print it: Avro as GenericData's toString (avro.Render),
+// protobuf as TextFormat's shortDebugString (protobuf.RenderShort),
+// JSON_SR as compact JSON.
 //
 // Value codecs skip header columns (HEADERS, HEADER('k')), so callers may
 // pass Schema.Values() as is. Numbers are written as ksqlDB (Jackson, Java)

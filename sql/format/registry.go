@@ -21,6 +21,14 @@ type SchemaRegistry interface {
 	DeleteSubject(ctx context.Context, subject string, permanent bool) error
 }
 
+// SubjectLister is the registry's GET /schemas/ids/{id}/subjects, which
+// ASSERT SCHEMA SUBJECT … ID … asks; RegistryClient implements it.
+type SubjectLister interface {
+	SubjectsByID(ctx context.Context, id int) ([]string, error)
+}
+
+var _ SubjectLister = (*RegistryClient)(nil)
+
 // SchemaType is a schema's type as Confluent names it.
 type SchemaType string
 

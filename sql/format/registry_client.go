@@ -86,6 +86,16 @@ func (c *RegistryClient) Latest(ctx context.Context, subject string) (Registered
 	return fromSubjectSchema(ss), nil
 }
 
+// SubjectsByID returns the subjects holding schema id (ErrSchemaNotFound
+// when no subject does).
+func (c *RegistryClient) SubjectsByID(ctx context.Context, id int) ([]string, error) {
+	subjects, err := c.cl.SubjectsByID(ctx, id)
+	if err != nil {
+		return nil, registryError(err, fmt.Sprintf("schema id %d", id))
+	}
+	return subjects, nil
+}
+
 // Register registers s under subject.
 func (c *RegistryClient) Register(ctx context.Context, subject string, s Schema) (RegisteredSchema, error) {
 	key := subject + "\x00" + s.Text

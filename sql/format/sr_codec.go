@@ -280,7 +280,13 @@ func (c *srCodec) writerSchema() (RegisteredSchema, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
 	defer cancel()
-	return reg.Register(ctx, c.spec.Subject, s)
+	rs, err := reg.Register(ctx, c.spec.Subject, s)
+	var inc *IncompatibleSchemaError
+	if err != nil && !errors.As(err, &inc) {
+		// Not the record's fault: the writer retries it later.
+		return rs, &RegistryUnavailableError{Err: fmt.Errorf("registering the schema of %s: %w", c.spec.Subject, err)}
+	}
+	return rs, err
 }
 
 // RegistrySchema returns the schema the codec of spec registers for cols
@@ -315,20 +321,4 @@ func SplitWireHeader(b []byte) (id int, payload []byte, ok bool) {
 	var h sr.ConfluentHeader
 	id, payload, err := h.DecodeID(b)
 	return id, payload, err == nil
-}
-
-// RenderRegistryRecord renders a wire-format record for PRINT: the
-// payload of a JSON schema as its text. ok is false when b is not in the
-// wire format, its id is unknown to reg, or its schema type has no
-// rendering here.
-func RenderRegistryRecord(ctx context.Context, reg SchemaRegistry, b []byte) (string, bool) {
-	id, payload, ok := SplitWireHeader(b)
-	if !ok || reg == nil {
-		return "", false
-	}
-	rs, err := reg.SchemaByID(ctx, id)
-	if err != nil || rs.Type != JSONSchema {
-		return "", false
-	}
-	return string(payload), true
 }

@@ -19,6 +19,11 @@
 // call the ports in internal/java. Values are ordered by
 // types.CompareValues, the one order of the SQL layer.
 //
+// testdata/result_types lists the result type of every overload of
+// ksqlDB's function reference (its UDF, UDAF and UDTF classes, as DESCRIBE
+// FUNCTION prints them); TestResultTypes resolves each line here and fails
+// on a result that differs, unless the line is a recorded deviation.
+//
 // sql/expr converts each argument to its resolved parameter type before
 // calling Fn, skips the call when an argument is NULL (unless the overload
 // is NullAware) and turns an error from Fn into a NULL result.

@@ -151,7 +151,7 @@ func roundDef() ScalarDef {
 	return ScalarDef{Name: "ROUND", Category: CatMath,
 		Description: "Rounds a value to scale decimal places (default 0); halves round toward positive infinity.",
 		Overloads: []Overload{
-			{Sig: "ROUND(INTEGER x) INTEGER", Fn: pure(func(x int32) int32 { return x })},
+			{Sig: "ROUND(INTEGER x) BIGINT", Fn: pure(func(x int32) int64 { return int64(x) })}, // ksqlDB: Long round(int)
 			{Sig: "ROUND(BIGINT x) BIGINT", Fn: pure(func(x int64) int64 { return x })},
 			{Sig: "ROUND(DOUBLE x) BIGINT", Fn: pure(func(x float64) int64 { return javaLongCast(roundHalfUpDouble(x)) })},
 			{Sig: "ROUND(DOUBLE x, INTEGER scale) DOUBLE", Fn: call2(roundDouble)},
@@ -211,7 +211,7 @@ func truncDef() ScalarDef {
 	return ScalarDef{Name: "TRUNC", Category: CatMath,
 		Description: "Truncates a value toward zero to scale decimal places (default 0).",
 		Overloads: []Overload{
-			{Sig: "TRUNC(INTEGER x) INTEGER", Fn: pure(func(x int32) int32 { return x })},
+			{Sig: "TRUNC(INTEGER x) BIGINT", Fn: pure(func(x int32) int64 { return int64(x) })}, // ksqlDB: Long trunc(Integer)
 			{Sig: "TRUNC(BIGINT x) BIGINT", Fn: pure(func(x int64) int64 { return x })},
 			{Sig: "TRUNC(DOUBLE x) BIGINT", Fn: pure(func(x float64) int64 { return javaLongCast(math.Trunc(x)) })},
 			{Sig: "TRUNC(DOUBLE x, INTEGER scale) DOUBLE", Fn: call2(truncDouble)},

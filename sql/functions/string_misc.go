@@ -84,8 +84,11 @@ func registerStringMisc(r *Registry) {
 			{Sig: "CHR(STRING code) STRING", Fn: pure(chrText)},
 		}})
 	r.MustAddScalar(ScalarDef{Name: "UUID", Category: CatString,
-		Description: "Returns a random (version 4) UUID string.",
-		Overloads:   []Overload{{Sig: "UUID() STRING", Fn: func([]any) (any, error) { return randomUUID(), nil }}}})
+		Description: "Returns a random (version 4) UUID string, or the UUID string of 16 bytes (NULL for any other length).",
+		Overloads: []Overload{
+			{Sig: "UUID() STRING", Fn: func([]any) (any, error) { return randomUUID(), nil }},
+			{Sig: "UUID(BYTES bytes) STRING", Fn: pure(uuidOfBytes)},
+		}})
 	r.MarkVolatile("UUID")
 	r.MustAddScalar(ScalarDef{Name: "ELT", Category: CatString,
 		Description: "Returns the n-th (1-based) of the following strings, NULL when out of range.",
@@ -164,6 +167,15 @@ func randomUUID() string {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// uuidOfBytes is ksqlDB's UUID(bytes): 16 bytes as a UUID string, NULL
+// for any other length.
+func uuidOfBytes(b []byte) any {
+	if len(b) != 16 {
+		return nil
+	}
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 

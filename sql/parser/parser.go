@@ -252,7 +252,9 @@ func (p *parser) statement() (ast.Statement, error) {
 		return p.define()
 	case "UNDEFINE":
 		return p.undefine()
-	case "PAUSE", "RESUME", "ALTER", "ASSERT", "RUN":
+	case "ASSERT":
+		return p.assert()
+	case "PAUSE", "RESUME", "ALTER", "RUN":
 		return nil, p.unsupported(t, t.Val)
 	}
 	return nil, p.errAt(t, sqlerr.Syntax, "unknown statement %s", t.Val)

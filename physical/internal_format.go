@@ -1,0 +1,117 @@
+package physical
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// internalFormats decides the serialization of a query's internal topics
+// (repartition topics and the keys of join stores, which their changelogs
+// carry) as ksqlDB does: in the formats of the source whose rows they
+// copy, each registry format under the internal topic's own subjects
+// (<topic>-key, <topic>-value), registered by the codec on its first
+// record. KEY_/VALUE_SCHEMA_ID are not carried over: the internal topic's
+// schema is its columns'. Queries recorded before internal topics
+// followed the query's formats (Options.LegacyInternalJSON) keep JSON, so
+// their topics and stores stay readable after an upgrade.
+type internalFormats struct{ legacy bool }
+
+// keySpec is the key format of internal topic topic copying keys written
+// in src: NONE becomes KAFKA (ksqlDB's default key format), KAFKA with
+// several columns JSON (a KAFKA key holds one); a format that cannot
+// hold cols (a KAFKA key of a STRUCT) falls back to JSON.
+func (f internalFormats) keySpec(src format.Spec, topic string, cols []types.Column) format.Spec {
+	if f.legacy {
+		return format.Spec{Name: format.JSON}
+	}
+	s := retarget(src, format.KeySubject(topic))
+	if s.Name == format.None {
+		s = format.Spec{Name: format.Kafka}
+	}
+	if s.Name == format.Kafka && len(cols) > 1 {
+		s = format.Spec{Name: format.JSON}
+	}
+	if _, err := format.NewKeyCodec(s, cols); err != nil {
+		return format.Spec{Name: format.JSON}
+	}
+	return s
+}
+
+// joinKeySpec is keySpec for the keys a join copies in its kept side's
+// key format (repartition and reformat topics): those were in src's
+// format (subject and schema id included) before, not JSON, and legacy
+// queries keep them so.
+func (f internalFormats) joinKeySpec(src format.Spec, topic string, cols []types.Column) format.Spec {
+	if f.legacy {
+		return src
+	}
+	return f.keySpec(src, topic, cols)
+}
+
+// valueSpec is the value format of internal topic topic copying values
+// written in src; a format that cannot hold cols (KAFKA values of
+// several columns, DELIMITED values of a STRUCT) falls back to JSON, as
+// do values of no columns (COUNT(*)'s repartition rows), which a
+// registry format would write as a null record.
+func (f internalFormats) valueSpec(src format.Spec, topic string, cols []types.Column) format.Spec {
+	if f.legacy || len(cols) == 0 {
+		return format.Spec{Name: format.JSON}
+	}
+	s := retarget(src, format.ValueSubject(topic))
+	if _, err := format.NewValueCodec(s, cols); err != nil {
+		return format.Spec{Name: format.JSON}
+	}
+	return s
+}
+
+// tableStoreFormats are the formats of the store a table-writing query
+// without aggregation keeps its rows in (and so of the store's changelog):
+// the table's own, as ksqlDB keeps the rows its serdes wrote, so what pull
+// queries read back is what the table's topic holds (a PROTOBUF NULL reads
+// back as its default), under the changelog's subjects. Legacy queries
+// keep JSON.
+func (f internalFormats) tableStoreFormats(table *planner.Source, changelog string) (format.Spec, format.Spec) {
+	return f.keySpec(table.KeyFormat, changelog, table.Schema.Keys()),
+		f.valueSpec(table.ValueFormat, changelog, valueColumns(table.Schema))
+}
+
+// retarget is src written to another topic: its own subject, no schema id.
+func retarget(src format.Spec, subject string) format.Spec {
+	s := src
+	s.SchemaID = 0
+	s.Subject = ""
+	if _, ok := format.SchemaTypeOf(s.Name); ok {
+		s.Subject = subject
+	}
+	return s
+}
+
+// internalDecodeError is what an operator reading an internal topic does
+// with a record it cannot decode: a record the registry could not serve
+// the schema of is returned (the task retries it: it is not at fault),
+// any other is logged with its bytes and skipped.
+func internalDecodeError(env *TaskEnv, side string, err error, r *InRecord, b []byte) error {
+	var ru *format.RegistryUnavailableError
+	if errors.As(err, &ru) {
+		return fmt.Errorf("record %s[%d]@%d: %w", r.Topic, r.Partition, r.Offset, ru)
+	}
+	env.log(DeserializationError, side, err.Error(), b)
+	return nil
+}
+
+// encodeFailure is what a sink does with a row it cannot encode: a row
+// whose schema the registry could not take (it did not answer) is
+// returned, so the task retries it rather than lose it; any other is
+// logged as a serialization error and skipped.
+func encodeFailure(env *TaskEnv, side string, err error) error {
+	var ru *format.RegistryUnavailableError
+	if errors.As(err, &ru) {
+		return ru
+	}
+	env.log(SerializationError, side, err.Error(), nil)
+	return nil
+}

@@ -1,0 +1,233 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	hamba "github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// internalTopic returns the topic whose name holds query and ends with
+// suffix.
+func internalTopic(t *testing.T, n *node, query, suffix string) string {
+	t.Helper()
+	var found string
+	eventually(t, "the topic *"+suffix, func() error {
+		topics, err := kadm.NewClient(kafkaClient(t, n.Kafka)).ListTopics(timeoutCtx(t))
+		if err != nil {
+			return err
+		}
+		for _, name := range topics.Names() {
+			if strings.Contains(name, query) && strings.HasSuffix(name, suffix) {
+				found = name
+				return nil
+			}
+		}
+		return fmt.Errorf("no topic ends with %s among %v", suffix, topics.Names())
+	})
+	return found
+}
+
+// consumeRecords reads count records of topic from the start.
+func consumeRecords(t *testing.T, n *node, topic string, count int) []*kgo.Record {
+	t.Helper()
+	kc := kafkaClient(t, n.Kafka, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx := timeoutCtx(t)
+	var got []*kgo.Record
+	for len(got) < count {
+		fs := kc.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("consumed %d of %d records from %s", len(got), count, topic)
+		}
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, r) })
+	}
+	return got
+}
+
+// TestInternalTopicsInQueryFormats: a GROUP BY and a join over AVRO
+// sources write their repartition topics in Avro in Confluent's wire
+// format, under the repartition topics' own subjects (as ksqlDB), which
+// a standard deserializer (hamba/avro by the record's schema id) reads;
+// the table store's changelog key is in the table's key format; the
+// query reads its repartition topic back across a restart; DROP …
+// DELETE TOPIC deletes the internal subjects with the topics.
+func TestInternalTopicsInQueryFormats(t *testing.T) {
+	fake, n := externalRegistry(t)
+	createTopic(t, n.Kafka, "bids", 1)
+	id := registerSchema(t, fake, "bids-value", sr.TypeAvro, bidAvro)
+	var serde sr.Serde
+	schema := hamba.MustParse(bidAvro)
+	serde.Register(id, bid{}, sr.EncodeFn(func(v any) ([]byte, error) { return hamba.Marshal(schema, v) }))
+
+	n.mustKsql(`CREATE STREAM bids WITH (KAFKA_TOPIC='bids', KEY_FORMAT='KAFKA', VALUE_FORMAT='AVRO');
+	  CREATE TABLE bidders (name STRING PRIMARY KEY, city STRING) WITH (KAFKA_TOPIC='bidders', KEY_FORMAT='KAFKA', VALUE_FORMAT='AVRO', PARTITIONS=1);
+	  INSERT INTO bidders (name, city) VALUES ('ann', 'Oslo');`)
+	produceValues(t, n, "bids", serde.MustEncode(bid{1, 5, "ann"}), serde.MustEncode(bid{1, 50, "bob"}), serde.MustEncode(bid{2, 30, "ann"}))
+	n.mustKsql(`SET 'auto.offset.reset'='earliest';
+	  CREATE TABLE top AS SELECT auction, MAX(price) AS best FROM bids GROUP BY auction;
+	  CREATE STREAM cities AS SELECT b.bidder AS bidder, u.city AS city, b.price AS price FROM bids b JOIN bidders u ON b.bidder = u.name;`)
+
+	groupBy := internalTopic(t, n, "CTAS_TOP_", "-Aggregate-GroupBy-repartition")
+	var args []int64
+	for _, r := range consumeRecords(t, n, groupBy, 3) {
+		if len(r.Key) != 8 {
+			t.Fatalf("%s key %q: want the KAFKA BIGINT of the bids' key format", groupBy, r.Key)
+		}
+		_, s := schemaOf(t, fake, r.Value)
+		var v struct {
+			Arg *int64 `avro:"ARG_0_0"`
+		}
+		if err := hamba.Unmarshal(hamba.MustParse(s.Schema), r.Value[5:], &v); err != nil || v.Arg == nil {
+			t.Fatalf("hamba/avro cannot read %s's value %q with %s: %+v %v", groupBy, r.Value, s.Schema, v, err)
+		}
+		args = append(args, *v.Arg)
+	}
+	if fmt.Sprint(args) != "[5 50 30]" {
+		t.Errorf("%s values %v, want the prices [5 50 30]", groupBy, args)
+	}
+	join := internalTopic(t, n, "CSAS_CITIES_", "-Join-repartition")
+	for _, r := range consumeRecords(t, n, join, 3) {
+		if _, s := schemaOf(t, fake, r.Value); s.Type != sr.TypeAvro || !strings.Contains(s.Schema, `"BIDDER"`) {
+			t.Fatalf("%s value %q has the schema %s, want the bids' columns in Avro", join, r.Value, s.Schema)
+		}
+	}
+	for _, subject := range []string{groupBy + "-value", join + "-value"} {
+		if !fake.SubjectExists(subject) {
+			t.Errorf("no subject %s", subject)
+		}
+	}
+	for _, subject := range []string{groupBy + "-key", join + "-key"} {
+		if fake.SubjectExists(subject) {
+			t.Errorf("subject %s registered for a KAFKA key", subject)
+		}
+	}
+	changelog := internalTopic(t, n, "CSAS_CITIES_", "-KafkaTopic_Right-Reduce-changelog")
+	if r := consumeRecords(t, n, changelog, 1)[0]; string(r.Key) != "ann" {
+		t.Errorf("%s key %q, want the KAFKA string of the table's key format", changelog, r.Key)
+	}
+	for _, v := range consumeValues(t, n, "CITIES", 2) {
+		if _, s := schemaOf(t, fake, v); !strings.Contains(s.Schema, `"CITY"`) {
+			t.Errorf("CITIES value %q has the schema %s", v, s.Schema)
+		}
+	}
+	eventually(t, "pull from top", func() error {
+		return same(counts(t, n, "SELECT * FROM top WHERE auction = 1;"), map[string]string{"1": "50"})
+	})
+	n.restart()
+	produceValues(t, n, "bids", serde.MustEncode(bid{2, 90, "dan"}))
+	eventually(t, "pull from top after a restart", func() error {
+		return same(counts(t, n, "SELECT * FROM top WHERE auction = 2;"), map[string]string{"2": "90"})
+	})
+	query := groupBy[strings.Index(groupBy, "CTAS_TOP_"):strings.Index(groupBy, "-Aggregate")]
+	n.mustKsql("TERMINATE " + query + "; DROP TABLE top DELETE TOPIC;")
+	eventually(t, "the repartition subject deleted with its topic", func() error {
+		if fake.SubjectExists(groupBy + "-value") {
+			return fmt.Errorf("%s-value still exists", groupBy)
+		}
+		return nil
+	})
+}
+
+// TestLegacyCommandKeepsJSONInternalTopics: a GROUP BY recorded in the
+// command topic by a release whose internal topics were always JSON
+// keeps writing and reading JSON there after the upgrade (and across a
+// restart), while a query recorded now writes its repartition topic in
+// its source's formats (KAFKA key, DELIMITED value).
+func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
+	const topic, secret = "_old__command_topic", "the secret of the old service"
+	br := startBrokerProcess(t)
+	createTopic(t, br.Kafka, topic, 1)
+	createTopic(t, br.Kafka, "s", 1)
+	cl := kafkaClient(t, br.Kafka)
+	for i, cmd := range []map[string]any{
+		{"seq": 0, "statement": "CREATE STREAM s (k STRING KEY, v STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='DELIMITED', PARTITIONS=1);"},
+		{"seq": 1, "statement": "CREATE TABLE c AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_C_1",
+			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}},
+	} {
+		b, err := json.Marshal(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(timeoutCtx(t), formatOneRecord(topic, secret, fmt.Sprint(i), string(b))).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	produce := func(k, v string) {
+		t.Helper()
+		if err := cl.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: "s", Key: []byte(k), Value: []byte(v)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	produce("k1", "a")
+	produce("k2", "a")
+	cfg := writeConfig(t, "sqlstream.command.topic.secret="+secret+"\n")
+	n := startServerOn(t, br.Kafka, "--service-id", "old_", "--config", cfg)
+	count := func(want string) func() error {
+		return func() error {
+			return same(counts(t, n, "SELECT * FROM c WHERE v = 'a';"), map[string]string{"a": want})
+		}
+	}
+	eventually(t, "the old query's count", count("2"))
+	legacy := "old_query_CTAS_C_1-Aggregate-GroupBy-repartition"
+	for _, r := range consumeRecords(t, n, legacy, 2) {
+		if string(r.Key) != `"a"` || !strings.HasPrefix(string(r.Value), `{"ARG_0_0":"k`) {
+			t.Fatalf("%s holds %q → %q, want JSON as the old release wrote", legacy, r.Key, r.Value)
+		}
+	}
+	n.restart()
+	produce("k3", "a")
+	eventually(t, "the old query's count after a restart", count("3"))
+
+	n.mustKsql(`SET 'auto.offset.reset'='earliest';
+	  CREATE TABLE d AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;`)
+	fresh := internalTopic(t, n, "CTAS_D_", "-Aggregate-GroupBy-repartition")
+	for _, r := range consumeRecords(t, n, fresh, 3) {
+		if string(r.Key) != "a" || !strings.HasPrefix(string(r.Value), "k") {
+			t.Fatalf("%s holds %q → %q, want a KAFKA key and a DELIMITED value", fresh, r.Key, r.Value)
+		}
+	}
+}
+
+// TestRegistryKeyJoinRestoresFromChangelog: a stream–table join keyed in
+// AVRO repartitions both sides (as ksqlDB does) and keeps the table in a
+// store whose changelog keys are Avro under the changelog's own subject;
+// after the server loses its local state the store is restored from that
+// changelog and the join still finds the table's row.
+func TestRegistryKeyJoinRestoresFromChangelog(t *testing.T) {
+	fake, n := externalRegistry(t)
+	n.mustKsql(`CREATE STREAM clicks (usr STRING KEY, page STRING) WITH (KAFKA_TOPIC='clicks', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON', PARTITIONS=1);
+	  CREATE TABLE users (usr STRING PRIMARY KEY, city STRING) WITH (KAFKA_TOPIC='users', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON', PARTITIONS=1);
+	  INSERT INTO users (usr, city) VALUES ('ann', 'Oslo');
+	  SET 'auto.offset.reset'='earliest';
+	  CREATE STREAM enriched WITH (KAFKA_TOPIC='enriched') AS SELECT c.usr AS usr, page, city FROM clicks c JOIN users u ON c.usr = u.usr;`)
+	n.mustKsql(`INSERT INTO clicks (usr, page) VALUES ('ann', 'home');`)
+	if got := consumeValues(t, n, "enriched", 1); string(got[0]) != `{"PAGE":"home","CITY":"Oslo"}` {
+		t.Fatalf("enriched: %q", got[0])
+	}
+	changelog := internalTopic(t, n, "CSAS_ENRICHED_", "-RightSourceKeyed-Materialize-changelog")
+	for _, topic := range []string{changelog, internalTopic(t, n, "CSAS_ENRICHED_", "-Join-repartition"),
+		internalTopic(t, n, "CSAS_ENRICHED_", "-RightSourceKeyed-SelectKey-repartition")} {
+		if !fake.SubjectExists(topic + "-key") {
+			t.Errorf("no subject %s-key: the internal topic's keys are not Avro", topic)
+		}
+	}
+	if r := consumeRecords(t, n, changelog, 1)[0]; len(r.Key) < 5 || r.Key[0] != 0 {
+		t.Errorf("%s key %q is not in Confluent's wire format", changelog, r.Key)
+	}
+	n.stop()
+	if err := os.RemoveAll(filepath.Join(n.dataDir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	n.start()
+	n.mustKsql(`INSERT INTO clicks (usr, page) VALUES ('ann', 'about');`)
+	if got := consumeValues(t, n, "enriched", 2); string(got[1]) != `{"PAGE":"about","CITY":"Oslo"}` {
+		t.Fatalf("enriched after the store was restored from its changelog: %q", got[1])
+	}
+}
