@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -47,6 +49,12 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 			continue
 		}
 		idx := src.Schema.Find(name)
+		if str, ok := v.(string); ok && t.Kind == types.KindString && src.Schema.Columns[idx].Type.Kind == types.KindBytes {
+			if row[idx], err = bytesLiteral(str); err != nil {
+				return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type BYTES for field %s but got %s(STRING): %v", name, str, err)
+			}
+			continue
+		}
 		if row[idx], err = expr.CoerceLiteral(v, t, src.Schema.Columns[idx].Type); err != nil {
 			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t)
 		}
@@ -56,6 +64,27 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 		return err
 	}
 	return e.cluster.produce(ctx, rec)
+}
+
+// bytesLiteral decodes a string given for a BYTES column as ksqlDB's
+// value coercer does: trimmed of spaces and control characters, then
+// base64 (standard alphabet, padding optional).
+func bytesLiteral(s string) ([]byte, error) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	enc := base64.StdEncoding
+	if !strings.HasSuffix(s, "=") {
+		enc = base64.RawStdEncoding
+	}
+	at := int64(strings.IndexAny(s, "\r\n")) // Go's decoder skips line breaks; ksqlDB's refuses them
+	b, err := enc.DecodeString(s)
+	var bad base64.CorruptInputError
+	if errors.As(err, &bad) && (at < 0 || int64(bad) < at) {
+		at = int64(bad)
+	}
+	if at >= 0 {
+		return nil, fmt.Errorf("not a base64 string (invalid at character %d of the trimmed string)", at+1)
+	}
+	return b, err
 }
 
 func (e *Engine) constant(x ast.Expr, scope expr.Scope) (any, *types.Type, error) {
