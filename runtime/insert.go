@@ -2,9 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -49,14 +47,8 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 			continue
 		}
 		idx := src.Schema.Find(name)
-		if str, ok := v.(string); ok && t.Kind == types.KindString && src.Schema.Columns[idx].Type.Kind == types.KindBytes {
-			if row[idx], err = bytesLiteral(str); err != nil {
-				return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type BYTES for field %s but got %s(STRING): %v", name, str, err)
-			}
-			continue
-		}
 		if row[idx], err = expr.CoerceLiteral(v, t, src.Schema.Columns[idx].Type); err != nil {
-			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t)
+			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)%s", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t, bytesReason(err, src.Schema.Columns[idx].Type))
 		}
 	}
 	rec, err := encodeRow(src, row, ts)
@@ -66,25 +58,14 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 	return e.cluster.produce(ctx, rec)
 }
 
-// bytesLiteral decodes a string given for a BYTES column as ksqlDB's
-// value coercer does: trimmed of spaces and control characters, then
-// base64 (standard alphabet, padding optional).
-func bytesLiteral(s string) ([]byte, error) {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	enc := base64.StdEncoding
-	if !strings.HasSuffix(s, "=") {
-		enc = base64.RawStdEncoding
+// bytesReason is the decoder's reason, for a value refused for a BYTES
+// column (a string that is not base64): ksqlDB's message alone does not
+// say which character is wrong.
+func bytesReason(err error, to *types.Type) string {
+	if to.Kind != types.KindBytes {
+		return ""
 	}
-	at := int64(strings.IndexAny(s, "\r\n")) // Go's decoder skips line breaks; ksqlDB's refuses them
-	b, err := enc.DecodeString(s)
-	var bad base64.CorruptInputError
-	if errors.As(err, &bad) && (at < 0 || int64(bad) < at) {
-		at = int64(bad)
-	}
-	if at >= 0 {
-		return nil, fmt.Errorf("not a base64 string (invalid at character %d of the trimmed string)", at+1)
-	}
-	return b, err
+	return ": " + err.Error()
 }
 
 func (e *Engine) constant(x ast.Expr, scope expr.Scope) (any, *types.Type, error) {
