@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -376,9 +377,8 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Incompatible data source type is %s, but statement was DROP %s", src.Kind, st.Kind)
 	}
 	owner, users := e.queriesUsing(src.Name)
-	if len(users) > 0 {
-		return nil, sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
-			src.Name, strings.Join(users, ", "), strings.Join(e.writers(src.Name, owner), ", "), src.Name)
+	if err := e.checkDropReaders(st, src.Name, owner, users); err != nil {
+		return nil, err
 	}
 	c, err := e.record(ctx, st, s, cmd, nil)
 	if err != nil {
@@ -424,6 +424,53 @@ func (e *Engine) queriesUsing(name string) (*query, []string) {
 		}
 	}
 	return owner, users
+}
+
+// checkDropReaders refuses to drop a source others still use, in ksqlDB's
+// order and words: first the INSERT INTO queries that read or write it
+// (they must be terminated), then the sources whose CREATE … AS SELECT
+// reads it (they must be dropped), listed by name in sorted order.
+func (e *Engine) checkDropReaders(st *ast.Drop, name string, owner *query, users []string) error {
+	var inserts, readers []string
+	for _, id := range users {
+		q := e.queries[id]
+		if q != nil && isCreateAs(q) && q.plan.Sink.Name != name {
+			readers = append(readers, q.plan.Sink.Name)
+			continue
+		}
+		inserts = append(inserts, id)
+	}
+	if len(inserts) > 0 {
+		in, out := e.insertReaders(name, owner), e.writers(name, owner)
+		sort.Strings(in)
+		sort.Strings(out)
+		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
+			name, strings.Join(in, ", "), strings.Join(out, ", "), name)
+	}
+	if len(readers) > 0 {
+		sort.Strings(readers)
+		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following streams and/or tables read from this source: [%s].\nYou need to drop them before dropping %s.",
+			name, strings.Join(readers, ", "), name)
+	}
+	return nil
+}
+
+// isCreateAs reports whether q is the CREATE … AS SELECT query that owns
+// its sink (not an INSERT INTO).
+func isCreateAs(q *query) bool {
+	return q.plan.Sink != nil && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_") || strings.HasPrefix(q.id, "CST_"))
+}
+
+// insertReaders returns the ids of the queries other than CREATE … AS
+// SELECT ones that read name.
+func (e *Engine) insertReaders(name string, owner *query) []string {
+	var out []string
+	for _, q := range e.sortedQueries() {
+		if q != owner && !isCreateAs(q) && q.reads(name) {
+			out = append(out, q.id)
+		}
+	}
+	return out
 }
 
 func (e *Engine) writers(name string, owner *query) []string {

@@ -48,7 +48,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 		}
 		idx := src.Schema.Find(name)
 		if row[idx], err = expr.CoerceLiteral(v, t, src.Schema.Columns[idx].Type); err != nil {
-			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t)
+			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)%s", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t, bytesReason(err, src.Schema.Columns[idx].Type))
 		}
 	}
 	rec, err := encodeRow(src, row, ts)
@@ -56,6 +56,16 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 		return err
 	}
 	return e.cluster.produce(ctx, rec)
+}
+
+// bytesReason is the decoder's reason, for a value refused for a BYTES
+// column (a string that is not base64): ksqlDB's message alone does not
+// say which character is wrong.
+func bytesReason(err error, to *types.Type) string {
+	if to.Kind != types.KindBytes {
+		return ""
+	}
+	return ": " + err.Error()
 }
 
 func (e *Engine) constant(x ast.Expr, scope expr.Scope) (any, *types.Type, error) {
