@@ -21,6 +21,12 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 		return cmd, nil
 	}
 	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix()}
+	if _, ok := stmt.(*ast.CreateAsSelect); ok {
+		// The sink topic's name takes the output prefix in force now, even
+		// the server's: a replay after the server's prefix changed must
+		// not move the query to another topic.
+		c.Props[props.OutputTopicPrefix] = s.props[props.OutputTopicPrefix]
+	}
 	c.Seq = e.seq
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
@@ -187,15 +193,26 @@ func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos
 	return e.cluster.createTopic(ctx, topicSpec{name: src.Topic, partitions: src.Partitions, replicas: src.Replicas})
 }
 
+// replaceEnabled reads ksql.create.or.replace.enabled (default true): off,
+// CREATE OR REPLACE … AS SELECT of an existing source is refused as
+// ksqlDB refuses it, as a source that already exists.
+func replaceEnabled(p props.Properties) bool {
+	return !strings.EqualFold(strings.TrimSpace(p[props.CreateOrReplace]), "false")
+}
+
 func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
 	kind := strings.ToLower(st.Kind.String())
 	if _, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
 		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
 	}
-	if _, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+	if old, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+		if !replaceEnabled(s.props) {
+			return nil, sqlerr.New(sqlerr.Exists, st.P, "Cannot add %s '%s': A %s with the same name already exists",
+				strings.ToLower(old.Kind.String()), st.Name, strings.ToLower(old.Kind.String()))
+		}
 		return nil, sqlerr.New(sqlerr.Unsupported, st.P, "CREATE OR REPLACE of a persistent query is not supported yet")
 	}
-	plan, err := e.planner.PlanCreateAs(st)
+	plan, err := e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
 	if err != nil {
 		return nil, err
 	}
