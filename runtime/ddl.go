@@ -193,6 +193,19 @@ func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos
 	return e.cluster.createTopic(ctx, topicSpec{name: src.Topic, partitions: src.Partitions, replicas: src.Replicas})
 }
 
+// checkQueryCapacity refuses a new persistent query past
+// ksql.query.persistent.active.limit, with ksqlDB's message. A replayed
+// command (cmd set) is never refused: its query was accepted before.
+func (e *Engine) checkQueryCapacity(cmd *command, pos ast.Pos) error {
+	if cmd != nil || len(e.queries) < e.cfg.ActiveQueryLimit {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Semantic, pos, "Not executing statement(s) as it would cause the number of active, persistent queries "+
+		"to exceed the configured limit. Use the TERMINATE command to terminate existing queries, or increase the '%s' setting "+
+		"via the 'ksql-server.properties' file. Current persistent query count: %d. Configured limit: %d.",
+		props.ActiveQueryLimit, len(e.queries), e.cfg.ActiveQueryLimit)
+}
+
 // replaceEnabled reads ksql.create.or.replace.enabled (default true): off,
 // CREATE OR REPLACE … AS SELECT of an existing source is refused as
 // ksqlDB refuses it, as a source that already exists.
@@ -220,6 +233,9 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 		return nil, err
 	}
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	prefix := "CSAS_"
@@ -315,6 +331,9 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 		return nil, err
 	}
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }

@@ -84,3 +84,34 @@ func TestKsqlConfigSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestPersistentQueryLimit: ksql.query.persistent.active.limit refuses a
+// persistent query past it with ksqlDB's message, the server keeps
+// running, and a restart with a lower limit still replays every query
+// accepted before.
+func TestPersistentQueryLimit(t *testing.T) {
+	config := writeConfig(t, "ksql.query.persistent.active.limit=2\n")
+	n := startNode(t, "--config", config)
+	n.mustKsql("CREATE STREAM s (id INT KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	n.mustKsql("CREATE STREAM a AS SELECT * FROM s; CREATE STREAM b AS SELECT * FROM s;")
+	const want = "would cause the number of active, persistent queries to exceed the configured limit"
+	for _, sql := range []string{"CREATE STREAM c AS SELECT * FROM s;", "INSERT INTO a SELECT * FROM s;"} {
+		status, v := n.ksql(sql, nil)
+		if msg := fmt.Sprint(v); status != http.StatusBadRequest || !strings.Contains(msg, want) || !strings.Contains(msg, "Configured limit: 2.") {
+			t.Errorf("%s: status %d, body %v; want 400 mentioning the limit", sql, status, v)
+		}
+	}
+	if status, v := n.ksql("SET 'ksql.query.persistent.active.limit'='5';", nil); status != http.StatusBadRequest {
+		t.Errorf("SET of the server's limit: status %d, body %v", status, v)
+	}
+	if err := os.WriteFile(config, []byte("ksql.query.persistent.active.limit=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.restart()
+	queries := fmt.Sprint(n.mustKsql("SHOW QUERIES;"))
+	for _, id := range []string{"CSAS_A_", "CSAS_B_"} {
+		if !strings.Contains(queries, id) {
+			t.Errorf("after a restart with a lower limit, SHOW QUERIES lacks %s: %s", id, queries)
+		}
+	}
+}

@@ -77,7 +77,8 @@ func TestKsqlConfigChecklist(t *testing.T) {
 }
 
 // TestRefusedSettings: a KsqlConfig setting sqlstream supports only at
-// its default accepts the default and refuses another value with a
+// its default accepts the default (in the server's configuration; a few
+// are the server's only, as in ksqlDB) and refuses another value with a
 // message naming the property and saying why.
 func TestRefusedSettings(t *testing.T) {
 	table := NewTable()
@@ -85,7 +86,7 @@ func TestRefusedSettings(t *testing.T) {
 		if d.refused == "" {
 			continue
 		}
-		if err := table.CheckOverride(d.name, d.def); err != nil {
+		if err := table.Check(d.name, d.def); err != nil {
 			t.Errorf("%s=%q (the default): %v", d.name, d.def, err)
 		}
 		other := "x.Other"

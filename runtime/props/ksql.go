@@ -1,6 +1,9 @@
 package props
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The rest of ksqlDB's KsqlConfig: every ksql.* setting it defines that
 // the engine's own rows (table.go, cluster.go, security.go) do not. Each
@@ -36,8 +39,21 @@ func shownDefault(def string) string {
 	return def
 }
 
+// ksqlImmutable are the settings ksqlDB's ImmutableProperties keeps from
+// SET: the server's here too.
+var ksqlImmutable = [...]string{"ksql.extension.dir", ActiveQueryLimit, "ksql.pull.queries.enable",
+	"ksql.hidden.topics", "ksql.readonly.topics", "ksql.source.table.materialization.enabled", "ksql.headers.columns.enabled"}
+
 // ksqlDefs are KsqlConfig's settings without a row elsewhere.
 func ksqlDefs() []*Def {
+	defs := ksqlSettings()
+	for _, d := range defs {
+		d.fixed = d.fixed || slices.Contains(ksqlImmutable[:], d.name)
+	}
+	return defs
+}
+
+func ksqlSettings() []*Def {
 	const (
 		noJava     = "sqlstream runs no Java plugins"
 		noConnect  = "sqlstream has no Kafka Connect integration (CREATE CONNECTOR is refused)"
@@ -57,6 +73,8 @@ func ksqlDefs() []*Def {
 			doc: "put before the name of the topic CREATE … AS SELECT makes when its WITH names no KAFKA_TOPIC"},
 		{name: CreateOrReplace, kind: kindEnum, values: []string{"true", "false"}, def: "true",
 			doc: "CREATE OR REPLACE is allowed (false: refused, as ksqlDB refuses it)"},
+		{name: ActiveQueryLimit, kind: kindInt, min: 0, def: "2147483647", fixed: true,
+			doc: "most persistent queries the server runs; a CREATE … AS SELECT or INSERT INTO … SELECT past it is refused (replayed commands are not)"},
 		{name: InsertValues, kind: kindEnum, values: []string{"true", "false"}, def: "true",
 			doc: "INSERT INTO … VALUES is allowed (false: refused, as ksqlDB refuses it)"},
 		refusedDef("ksql.fail.on.production.error", kindBool, "true", "a record the producer cannot write fails the query's task; sqlstream never drops it"),
@@ -102,7 +120,6 @@ func ksqlDefs() []*Def {
 		refusedDef("ksql.pull.queries.enable", kindBool, "true", "pull queries are always allowed"),
 		inertDef("ksql.query.cleanup.shutdown.timeout.ms", kindLong, "30000", "a dropped query's topics and state are removed before DROP answers"),
 		inertDef("ksql.query.error.max.queue.size", kindInt, "10", "a query's errors are kept in the processing log and its state, not a queue"),
-		inertDef("ksql.query.persistent.active.limit", kindInt, "2147483647", "sqlstream does not cap persistent queries"),
 		inertDef("ksql.query.persistent.max.bytes.buffering.total", kindLong, "-1", "each store's cache is bounded by "+CacheBytes+"; there is no total bound"),
 		inertDef("ksql.query.pull.coordinator.queue.capacity", kindInt, "2147483647", noPullPool),
 		inertDef("ksql.query.pull.forwarding.timeout.ms", kindLong, "20000", "a forwarded pull query is bounded by its request's context"),

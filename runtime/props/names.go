@@ -77,6 +77,9 @@ const (
 	// INTO … VALUES off ("false"); both are on by default, as in ksqlDB.
 	CreateOrReplace = "ksql.create.or.replace.enabled"
 	InsertValues    = "ksql.insert.into.values.enabled"
+	// ActiveQueryLimit caps the persistent queries a server runs (the
+	// server's; default: no cap, as in ksqlDB).
+	ActiveQueryLimit = "ksql.query.persistent.active.limit"
 )
 
 // Scale-out (Kafka Streams' names under ksql.streams.): the group
