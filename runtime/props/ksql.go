@@ -1,9 +1,6 @@
 package props
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // The rest of ksqlDB's KsqlConfig: every ksql.* setting it defines that
 // the engine's own rows (table.go, cluster.go, security.go) do not. Each
@@ -39,16 +36,22 @@ func shownDefault(def string) string {
 	return def
 }
 
-// ksqlImmutable are the settings ksqlDB's ImmutableProperties keeps from
-// SET: the server's here too.
-var ksqlImmutable = [...]string{"ksql.extension.dir", ActiveQueryLimit, "ksql.pull.queries.enable",
-	"ksql.hidden.topics", "ksql.readonly.topics", "ksql.source.table.materialization.enabled", "ksql.headers.columns.enabled"}
+// ksqlImmutable says whether ksqlDB's ImmutableProperties keeps the
+// setting from SET: it is the server's here too.
+func ksqlImmutable(name string) bool {
+	switch name {
+	case "ksql.extension.dir", ActiveQueryLimit, "ksql.pull.queries.enable", "ksql.hidden.topics",
+		"ksql.readonly.topics", "ksql.source.table.materialization.enabled", "ksql.headers.columns.enabled":
+		return true
+	}
+	return false
+}
 
 // ksqlDefs are KsqlConfig's settings without a row elsewhere.
 func ksqlDefs() []*Def {
 	defs := ksqlSettings()
 	for _, d := range defs {
-		d.fixed = d.fixed || slices.Contains(ksqlImmutable[:], d.name)
+		d.fixed = d.fixed || ksqlImmutable(d.name)
 	}
 	return defs
 }
