@@ -13,7 +13,7 @@ import (
 // configured with ksqlDB settings sqlstream accepts with no effect
 // starts; one configured with a setting sqlstream refuses does not, and
 // says which and why. The output topic prefix names a CREATE … AS
-// SELECT's topic (the server's, and a SET's over it), and a restart with
+// SELECT's topic (the server's, and a SET's over it; EXPLAIN shows it), and a restart with
 // another prefix keeps each query on its topic; SET
 // 'ksql.create.or.replace.enabled' is accepted, and false refuses CREATE
 // OR REPLACE as ksqlDB does; ksql.insert.into.values.enabled=false
@@ -38,6 +38,10 @@ func TestKsqlConfigSettings(t *testing.T) {
 		if got := consume(t, n.Kafka, topic, 1); len(got) != 1 || !strings.HasSuffix(got[0], `{"V":7}`) {
 			t.Errorf("topic %s: %v", topic, got)
 		}
+	}
+
+	if plan := fmt.Sprint(n.mustKsql("SET 'ksql.output.topic.name.prefix'='dev_'; EXPLAIN CREATE STREAM d AS SELECT * FROM s;")); !strings.Contains(plan, "dev_D") {
+		t.Errorf("EXPLAIN of a CREATE … AS SELECT under a prefix does not name topic dev_D: %s", plan)
 	}
 
 	// The command topic keeps each query's prefix: a restart with another
