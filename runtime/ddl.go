@@ -22,6 +22,12 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 		return cmd, nil
 	}
 	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsOfSources}
+	if _, ok := stmt.(*ast.CreateAsSelect); ok {
+		// The sink topic's name takes the output prefix in force now, even
+		// the server's: a replay after the server's prefix changed must
+		// not move the query to another topic.
+		c.Props[props.OutputTopicPrefix] = s.props[props.OutputTopicPrefix]
+	}
 	c.Seq = e.seq
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
@@ -188,15 +194,39 @@ func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos
 	return e.cluster.createTopic(ctx, topicSpec{name: src.Topic, partitions: src.Partitions, replicas: src.Replicas})
 }
 
+// checkQueryCapacity refuses a new persistent query past
+// ksql.query.persistent.active.limit, with ksqlDB's message. A replayed
+// command (cmd set) is never refused: its query was accepted before.
+func (e *Engine) checkQueryCapacity(cmd *command, pos ast.Pos) error {
+	if cmd != nil || len(e.queries) < e.cfg.ActiveQueryLimit {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Semantic, pos, "Not executing statement(s) as it would cause the number of active, persistent queries "+
+		"to exceed the configured limit. Use the TERMINATE command to terminate existing queries, or increase the '%s' setting "+
+		"via the 'ksql-server.properties' file. Current persistent query count: %d. Configured limit: %d.",
+		props.ActiveQueryLimit, len(e.queries), e.cfg.ActiveQueryLimit)
+}
+
+// replaceEnabled reads ksql.create.or.replace.enabled (default true): off,
+// CREATE OR REPLACE … AS SELECT of an existing source is refused as
+// ksqlDB refuses it, as a source that already exists.
+func replaceEnabled(p props.Properties) bool {
+	return !strings.EqualFold(strings.TrimSpace(p[props.CreateOrReplace]), "false")
+}
+
 func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
 	kind := strings.ToLower(st.Kind.String())
 	if _, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
 		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
 	}
-	if _, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+	if old, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+		if !replaceEnabled(s.props) {
+			return nil, sqlerr.New(sqlerr.Exists, st.P, "Cannot add %s '%s': A %s with the same name already exists",
+				strings.ToLower(old.Kind.String()), st.Name, strings.ToLower(old.Kind.String()))
+		}
 		return nil, sqlerr.New(sqlerr.Unsupported, st.P, "CREATE OR REPLACE of a persistent query is not supported yet")
 	}
-	plan, err := e.plannerFor(cmd).PlanCreateAs(st)
+	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +234,9 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 		return nil, err
 	}
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	prefix := "CSAS_"
@@ -299,6 +332,9 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 		return nil, err
 	}
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
