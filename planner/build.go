@@ -20,9 +20,27 @@ func (p *Planner) PlanQuery(q *ast.Query) (*Plan, error) {
 	return p.plan(q, kind)
 }
 
+// CreateAsOption configures one PlanCreateAs.
+type CreateAsOption func(*createAs)
+
+type createAs struct {
+	topicPrefix string
+}
+
+// WithTopicPrefix puts prefix before the sink topic's name when the WITH
+// clause names no KAFKA_TOPIC (ksql.output.topic.name.prefix; default
+// none).
+func WithTopicPrefix(prefix string) CreateAsOption {
+	return func(c *createAs) { c.topicPrefix = prefix }
+}
+
 // PlanCreateAs plans CREATE STREAM|TABLE … AS SELECT. The returned plan's
 // Sink is the new source; the caller adds it to the catalog.
-func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
+func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect, opts ...CreateAsOption) (*Plan, error) {
+	var c createAs
+	for _, o := range opts {
+		o(&c)
+	}
 	if existing, ok := p.Catalog.Get(s.Name); ok && !s.OrReplace && !s.IfNotExists {
 		return nil, sqlerr.New(sqlerr.Exists, s.P, "Cannot add %s '%s': A %s with the same name already exists",
 			strings.ToLower(s.Kind.String()), s.Name, strings.ToLower(existing.Kind.String()))
@@ -49,7 +67,7 @@ func (p *Planner) PlanCreateAs(s *ast.CreateAsSelect) (*Plan, error) {
 	if err := checkPersistent(plan.project(), s.Name, plan.Windowed); err != nil {
 		return nil, err
 	}
-	sink, err := p.sinkSource(s, plan)
+	sink, err := p.sinkSource(s, plan, c.topicPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -316,14 +316,15 @@ func qualify(e ast.Expr, n Node) string {
 	return text
 }
 
-// sinkSource builds the catalog entry for the target of CREATE … AS SELECT.
-func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan) (*Source, error) {
+// sinkSource builds the catalog entry for the target of CREATE … AS SELECT;
+// its topic is KAFKA_TOPIC, or prefix and the source's name.
+func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan, prefix string) (*Source, error) {
 	w, err := newWithProps(s.Props)
 	if err != nil {
 		return nil, err
 	}
 	from := plan.Sources[0]
-	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas}
+	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: prefix + s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas}
 	switch {
 	case plan.Window != nil:
 		sink.Window = plan.Window

@@ -53,9 +53,21 @@ func TestDeviationsNameExistingTests(t *testing.T) {
 }
 
 // conformanceTestNames lists the tests of a QTT file, or else of the
-// RQTT file of that name.
+// RQTT file of that name, or of a SQL test file ("--@test: name" lines).
 func conformanceTestNames(t *testing.T, root, file string) []string {
 	var names []string
+	if strings.HasSuffix(file, ".sql") {
+		src, err := os.ReadFile(filepath.Join(root, "ksql-sqltests", file))
+		if err != nil {
+			t.Fatalf("%s is not in ksql-sqltests: %v", file, err)
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			if name, ok := strings.CutPrefix(strings.TrimSpace(line), "--@test:"); ok {
+				names = append(names, strings.TrimSpace(name))
+			}
+		}
+		return names
+	}
 	if f, err := ReadFile(filepath.Join(root, "ksql-qtt", file), file); err == nil {
 		for _, tc := range f.Tests {
 			names = append(names, tc.Name)

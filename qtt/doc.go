@@ -86,6 +86,14 @@
 //     ksqlDB) and `fk-join.json` "Should allow partition count mismatch"
 //     (the sink has its left source's 1 partition, not the harness's 4).
 //
+//   - **A script the conformance data does not hold.** `test.sql`'s "basic
+//     test with run script" runs `RUN SCRIPT '/test-script.sql'`, a file of
+//     ksqlDB's own test resources that is not among its SQL test files; the
+//     conformance data is never copied into the project, so the runner
+//     reports the script missing (with the places it looked) as a test
+//     error, the class of failure ksqlDB's runner gives a script it cannot
+//     read.
+//
 // Differences that no conformance test exercises, chosen where ksqlDB's
 // behaviour would surprise or endanger a user:
 //

@@ -17,8 +17,8 @@ type Driver interface {
 	// reading the topic (and any repartition hops).
 	Produce(r Record) error
 	// Drain returns the records written to non-internal topics since the
-	// last Drain, in order.
-	Drain() []Record
+	// last Drain, in order, or why they could not be read back.
+	Drain() ([]Record, error)
 	// Sources returns the catalog, for post.sources checks and for
 	// serializing test records.
 	Sources() []SourceInfo

@@ -273,7 +273,11 @@ func ProduceInputs(v *Variant, d Driver) error {
 // checkResults compares outputs and post conditions.
 func checkResults(v *Variant, d Driver) Result {
 	sources := d.Sources()
-	problems, diff := CheckOutputs(v, d.Drain(), sources)
+	outputs, err := d.Drain()
+	if err != nil {
+		return Failure(v, "cannot read the outputs back: %v", err)
+	}
+	problems, diff := CheckOutputs(v, outputs, sources)
 	problems = append(problems, checkPost(v.Post, sources, d.Topics())...)
 	r := Result{Variant: v, Status: Passed, Diff: diff}
 	if len(problems) > 0 {

@@ -114,10 +114,10 @@ func (d *fakeDriver) Produce(r Record) error {
 	return nil
 }
 
-func (d *fakeDriver) Drain() []Record {
+func (d *fakeDriver) Drain() ([]Record, error) {
 	out := d.out
 	d.out = nil
-	return out
+	return out, nil
 }
 
 func (d *fakeDriver) Sources() []SourceInfo { return d.sources }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,12 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 		return cmd, nil
 	}
 	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsOfSources}
+	if _, ok := stmt.(*ast.CreateAsSelect); ok {
+		// The sink topic's name takes the output prefix in force now, even
+		// the server's: a replay after the server's prefix changed must
+		// not move the query to another topic.
+		c.Props[props.OutputTopicPrefix] = s.props[props.OutputTopicPrefix]
+	}
 	c.Seq = e.seq
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
@@ -188,15 +195,39 @@ func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos
 	return e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: src.Topic, Partitions: src.Partitions, Replicas: src.Replicas})
 }
 
+// checkQueryCapacity refuses a new persistent query past
+// ksql.query.persistent.active.limit, with ksqlDB's message. A replayed
+// command (cmd set) is never refused: its query was accepted before.
+func (e *Engine) checkQueryCapacity(cmd *command, pos ast.Pos) error {
+	if cmd != nil || len(e.queries) < e.cfg.ActiveQueryLimit {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Semantic, pos, "Not executing statement(s) as it would cause the number of active, persistent queries "+
+		"to exceed the configured limit. Use the TERMINATE command to terminate existing queries, or increase the '%s' setting "+
+		"via the 'ksql-server.properties' file. Current persistent query count: %d. Configured limit: %d.",
+		props.ActiveQueryLimit, len(e.queries), e.cfg.ActiveQueryLimit)
+}
+
+// replaceEnabled reads ksql.create.or.replace.enabled (default true): off,
+// CREATE OR REPLACE … AS SELECT of an existing source is refused as
+// ksqlDB refuses it, as a source that already exists.
+func replaceEnabled(p props.Properties) bool {
+	return !strings.EqualFold(strings.TrimSpace(p[props.CreateOrReplace]), "false")
+}
+
 func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
 	kind := strings.ToLower(st.Kind.String())
 	if _, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
 		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
 	}
-	if _, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+	if old, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+		if !replaceEnabled(s.props) {
+			return nil, sqlerr.New(sqlerr.Exists, st.P, "Cannot add %s '%s': A %s with the same name already exists",
+				strings.ToLower(old.Kind.String()), st.Name, strings.ToLower(old.Kind.String()))
+		}
 		return nil, sqlerr.New(sqlerr.Unsupported, st.P, "CREATE OR REPLACE of a persistent query is not supported yet")
 	}
-	plan, err := e.plannerFor(cmd).PlanCreateAs(st)
+	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +235,9 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 		return nil, err
 	}
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	prefix := "CSAS_"
@@ -301,6 +335,9 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
+	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
+		return nil, err
+	}
 	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
 	b, err := e.buildQuery(plan, queryID, cmd, st.P)
 	if err != nil {
@@ -376,9 +413,8 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Incompatible data source type is %s, but statement was DROP %s", src.Kind, st.Kind)
 	}
 	owner, users := e.queriesUsing(src.Name)
-	if len(users) > 0 {
-		return nil, sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
-			src.Name, strings.Join(users, ", "), strings.Join(e.writers(src.Name, owner), ", "), src.Name)
+	if err := e.checkDropReaders(st, src.Name, owner, users); err != nil {
+		return nil, err
 	}
 	c, err := e.record(ctx, st, s, cmd, nil)
 	if err != nil {
@@ -424,6 +460,53 @@ func (e *Engine) queriesUsing(name string) (*query, []string) {
 		}
 	}
 	return owner, users
+}
+
+// checkDropReaders refuses to drop a source others still use, in ksqlDB's
+// order and words: first the INSERT INTO queries that read or write it
+// (they must be terminated), then the sources whose CREATE … AS SELECT
+// reads it (they must be dropped), listed by name in sorted order.
+func (e *Engine) checkDropReaders(st *ast.Drop, name string, owner *query, users []string) error {
+	var inserts, readers []string
+	for _, id := range users {
+		q := e.queries[id]
+		if q != nil && isCreateAs(q) && q.plan.Sink.Name != name {
+			readers = append(readers, q.plan.Sink.Name)
+			continue
+		}
+		inserts = append(inserts, id)
+	}
+	if len(inserts) > 0 {
+		in, out := e.insertReaders(name, owner), e.writers(name, owner)
+		sort.Strings(in)
+		sort.Strings(out)
+		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
+			name, strings.Join(in, ", "), strings.Join(out, ", "), name)
+	}
+	if len(readers) > 0 {
+		sort.Strings(readers)
+		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following streams and/or tables read from this source: [%s].\nYou need to drop them before dropping %s.",
+			name, strings.Join(readers, ", "), name)
+	}
+	return nil
+}
+
+// isCreateAs reports whether q is the CREATE … AS SELECT query that owns
+// its sink (not an INSERT INTO).
+func isCreateAs(q *query) bool {
+	return q.plan.Sink != nil && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_") || strings.HasPrefix(q.id, "CST_"))
+}
+
+// insertReaders returns the ids of the queries other than CREATE … AS
+// SELECT ones that read name.
+func (e *Engine) insertReaders(name string, owner *query) []string {
+	var out []string
+	for _, q := range e.sortedQueries() {
+		if q != owner && !isCreateAs(q) && q.reads(name) {
+			out = append(out, q.id)
+		}
+	}
+	return out
 }
 
 func (e *Engine) writers(name string, owner *query) []string {

@@ -159,7 +159,7 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 	case *ast.Query, *ast.Print:
 		return nil, &api.ErrorMessage{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage}
 	case *ast.InsertValues:
-		return nil, e.insertValues(ctx, st)
+		return nil, e.insertValues(ctx, st, s)
 	case *ast.AssertSchema:
 		return e.assertSchema(ctx, st, s)
 	}

@@ -3,11 +3,13 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/format"
@@ -15,10 +17,23 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
+// insertsDisabled is ksqlDB's answer to INSERT INTO … VALUES and
+// /inserts-stream when ksql.insert.into.values.enabled is false.
+const insertsDisabled = "The server has disabled INSERT INTO ... VALUES functionality. " +
+	"To enable it, restart your ksqlDB server with '" + props.InsertValues + "'=true"
+
+// insertsEnabled reads ksql.insert.into.values.enabled (default true).
+func insertsEnabled(p props.Properties) bool {
+	return !strings.EqualFold(strings.TrimSpace(p[props.InsertValues]), "false")
+}
+
 // insertValues runs INSERT INTO … VALUES: the values are evaluated,
 // coerced to the column types, serialized with the source's formats and
 // produced to its topic (partitioned by key like any Kafka producer).
-func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
+func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues, s *session) error {
+	if !insertsEnabled(s.props) {
+		return sqlerr.New(sqlerr.Unsupported, st.P, "%s", insertsDisabled)
+	}
 	e.mu.Lock()
 	src, ok := e.cat.Get(st.Target)
 	e.mu.Unlock()
@@ -48,7 +63,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 		}
 		idx := src.Schema.Find(name)
 		if row[idx], err = expr.CoerceLiteral(v, t, src.Schema.Columns[idx].Type); err != nil {
-			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t)
+			return sqlerr.New(sqlerr.Type, st.Values[i].Position(), "Expected type %s for field %s but got %s(%s)%s", src.Schema.Columns[idx].Type, name, expr.JavaString(v), t, bytesReason(err, src.Schema.Columns[idx].Type))
 		}
 	}
 	rec, err := encodeRow(src, row, ts)
@@ -56,6 +71,16 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) error {
 		return err
 	}
 	return e.cluster.Produce(ctx, rec)
+}
+
+// bytesReason is the decoder's reason, for a value refused for a BYTES
+// column (a string that is not base64): ksqlDB's message alone does not
+// say which character is wrong.
+func bytesReason(err error, to *types.Type) string {
+	if to.Kind != types.KindBytes {
+		return ""
+	}
+	return ": " + err.Error()
 }
 
 func (e *Engine) constant(x ast.Expr, scope expr.Scope) (any, *types.Type, error) {
@@ -168,6 +193,9 @@ func allNil(vs []any) bool {
 // Insert writes one /inserts-stream row (JSON-decoded with UseNumber) to
 // a stream; column names match case-insensitively.
 func (e *Engine) Insert(ctx context.Context, target string, row map[string]any) error {
+	if !insertsEnabled(e.props) {
+		return errors.New(insertsDisabled)
+	}
 	e.mu.Lock()
 	src, ok := e.cat.Get(target)
 	if !ok {

@@ -334,7 +334,7 @@ func (e *Engine) explain(st *ast.Explain, s *session) (api.Entity, error) {
 		}
 		return api.QueryDescriptionEntity{StatementText: st.Text(), QueryDescription: e.queryDescription(q)}, nil
 	}
-	plan, err := e.planExplained(st.Statement)
+	plan, err := e.planExplained(st.Statement, s)
 	if err != nil {
 		return nil, err
 	}
@@ -346,12 +346,12 @@ func (e *Engine) explain(st *ast.Explain, s *session) (api.Entity, error) {
 }
 
 // planExplained plans the statement EXPLAIN names without running it.
-func (e *Engine) planExplained(stmt ast.Statement) (*planner.Plan, error) {
+func (e *Engine) planExplained(stmt ast.Statement, s *session) (*planner.Plan, error) {
 	switch st := stmt.(type) {
 	case *ast.Query:
 		return e.planner.PlanQuery(st)
 	case *ast.CreateAsSelect:
-		return e.planner.PlanCreateAs(st)
+		return e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
 	case *ast.InsertInto:
 		return e.planner.PlanInsertInto(st)
 	}

@@ -2,8 +2,12 @@ package driver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,20 +19,23 @@ import (
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // brokerDriver runs a variant end to end: an embedded broker of its own,
 // an engine on it with a short commit interval, records produced and
-// consumed over the Kafka protocol. Drain waits until every query has
-// caught up, then reads what the queries wrote.
+// consumed over the Kafka protocol. Drain (and ReadAll, for the SQL test
+// files' ASSERTs) waits until every query has caught up, then reads what
+// the queries wrote up to the topics' end offsets.
 type brokerDriver struct {
 	b     *broker.Broker
 	eng   *runtime.Engine
 	cl    *kgo.Client
 	adm   *kadm.Client
 	props map[string]any
-	read  map[string]map[int32]int64 // next offset to read per topic partition
+	read  map[string]map[int32]int64 // next offset Drain reads per topic partition
+	logs  map[string]*topicLog       // what ReadAll has read, per topic
 	dir   string                     // the engine's state, removed on Close
 }
 
@@ -71,7 +78,7 @@ func newBroker(topics []qtt.Topic, over map[string]any, engProps map[string]stri
 		b.Close()
 		return nil, err
 	}
-	return &brokerDriver{b: b, eng: eng, cl: cl, adm: kadm.NewClient(cl), props: over, read: map[string]map[int32]int64{}, dir: dir}, nil
+	return &brokerDriver{b: b, eng: eng, cl: cl, adm: kadm.NewClient(cl), props: over, read: map[string]map[int32]int64{}, logs: map[string]*topicLog{}, dir: dir}, nil
 }
 
 func (d *brokerDriver) Execute(stmt string) error {
@@ -117,18 +124,82 @@ func (d *brokerDriver) partitions(ctx context.Context, topic string) (int32, err
 
 // Drain waits for the queries to catch up and returns the new records of
 // every non-internal topic written by a query.
-func (d *brokerDriver) Drain() []qtt.Record {
+func (d *brokerDriver) Drain() ([]qtt.Record, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := d.eng.Quiesce(ctx); err != nil {
-		return nil
+	if err := d.quiesce(ctx); err != nil {
+		return nil, err
 	}
 	var out []qtt.Record
 	for _, topic := range d.sinkTopics() {
-		out = append(out, d.readNew(ctx, topic)...)
+		recs, ends, err := d.readFrom(ctx, topic, d.read[topic])
+		if err != nil {
+			return nil, err
+		}
+		d.read[topic] = ends
+		out = append(out, recs...)
 	}
-	return out
+	return out, nil
 }
+
+var _ qtt.TopicReader = (*brokerDriver)(nil)
+
+// ReadAll implements qtt.TopicReader: once the queries have caught up,
+// every record of the topic from its start. The records read before are
+// kept, so that each call's answer begins with the previous one's (a
+// topic of several partitions is read in the order its fetches came).
+func (d *brokerDriver) ReadAll(topic string) ([]qtt.Record, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := d.quiesce(ctx); err != nil {
+		return nil, err
+	}
+	log := d.logs[topic]
+	if log == nil {
+		log = &topicLog{}
+		d.logs[topic] = log
+	}
+	recs, ends, err := d.readFrom(ctx, topic, log.ends)
+	if err != nil {
+		return nil, err
+	}
+	log.recs, log.ends = append(log.recs, recs...), ends
+	return slices.Clone(log.recs), nil
+}
+
+// topicLog is what ReadAll has read of a topic.
+type topicLog struct {
+	recs []qtt.Record
+	ends map[int32]int64 // next offset to read per partition
+}
+
+// quiesce waits until every query has caught up with its inputs. A query
+// that has just started may not have formed its consumer group yet, and
+// the broker answers the offset fetch with GROUP_ID_NOT_FOUND: that is
+// waited for (the group's forming is the fact waited on), within the
+// variant's timeout, and is an error past it.
+func (d *brokerDriver) quiesce(ctx context.Context) error { return awaitCaughtUp(ctx, d.eng.Quiesce) }
+
+// awaitCaughtUp is quiesce over the engine's Quiesce.
+func awaitCaughtUp(ctx context.Context, quiesce func(context.Context) error) error {
+	for {
+		err := quiesce(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, kerr.GroupIDNotFound):
+			return fmt.Errorf("the queries did not catch up with their input topics within %s: %w", timeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("a query's consumer group had not formed after %s (the broker still answers GROUP_ID_NOT_FOUND), so its output cannot be awaited; SHOW QUERIES says whether it runs: %w", timeout, err)
+		case <-time.After(groupPoll):
+		}
+	}
+}
+
+// groupPoll is how often quiesce asks again whether a group has formed.
+const groupPoll = 20 * time.Millisecond
 
 func (d *brokerDriver) sinkTopics() []string {
 	seen := map[string]bool{}
@@ -143,32 +214,42 @@ func (d *brokerDriver) sinkTopics() []string {
 	return out
 }
 
-// readNew reads topic from the last read offsets to its current end.
-func (d *brokerDriver) readNew(ctx context.Context, topic string) []qtt.Record {
+// readFrom reads topic from the offsets from (per partition; none is the
+// start) to its current end offsets, and returns the records and those
+// ends. Records of one partition come in offset order.
+func (d *brokerDriver) readFrom(ctx context.Context, topic string, from map[int32]int64) ([]qtt.Record, map[int32]int64, error) {
 	ends, err := d.adm.ListEndOffsets(ctx, topic)
-	if err != nil {
-		return nil
+	if err == nil {
+		err = ends.Error()
 	}
-	from := d.read[topic]
-	if from == nil {
-		from = map[int32]int64{}
-		d.read[topic] = from
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot list the end offsets of topic %s: %w", topic, err)
+	}
+	next := maps.Clone(from)
+	if next == nil {
+		next = map[int32]int64{}
 	}
 	offsets := map[int32]kgo.Offset{}
 	want := 0
 	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > from[o.Partition] {
-			offsets[o.Partition] = kgo.NewOffset().At(from[o.Partition])
-			want += int(o.Offset - from[o.Partition])
-			from[o.Partition] = o.Offset
+		if o.Offset > next[o.Partition] {
+			offsets[o.Partition] = kgo.NewOffset().At(next[o.Partition])
+			want += int(o.Offset - next[o.Partition])
+			next[o.Partition] = o.Offset
 		}
 	})
 	if want == 0 {
-		return nil
+		return nil, next, nil
 	}
+	recs, err := d.consume(ctx, topic, offsets, want)
+	return recs, next, err
+}
+
+// consume reads want records of topic from offsets.
+func (d *brokerDriver) consume(ctx context.Context, topic string, offsets map[int32]kgo.Offset, want int) ([]qtt.Record, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(d.b.Addrs()...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}))
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("cannot read topic %s: %w", topic, err)
 	}
 	defer cl.Close()
 	var out []qtt.Record
@@ -181,7 +262,10 @@ func (d *brokerDriver) readNew(ctx context.Context, topic string) []qtt.Record {
 			out = append(out, rec)
 		})
 	}
-	return out
+	if len(out) < want {
+		return nil, fmt.Errorf("read %d of the %d records of topic %s below its end offsets within %s", len(out), want, topic, timeout)
+	}
+	return out, nil
 }
 
 func (d *brokerDriver) Sources() []qtt.SourceInfo { return sourcesOf(d.eng.Catalog()) }

@@ -92,9 +92,10 @@ func TestConformanceStrictRegistry(t *testing.T) {
 
 // strictSQLFiles are ksqlDB's SQL test files (ksql-sqltests, relative to
 // it) every test of which passes: `make test` holds sqlstream to them.
-// test.sql is not among them (its CREATE OR REPLACE, RUN SCRIPT and
-// BYTES tests fail), nor are the other query-upgrades files (CREATE OR
-// REPLACE of a running query, issue 20).
+// test.sql is not among them (its CREATE OR REPLACE test fails; RUN
+// SCRIPT's is a deviation), nor are the other query-upgrades files
+// (CREATE OR REPLACE of a running query, issue 20): TestConformanceSQLTest
+// runs the rest of test.sql.
 var strictSQLFiles = strings.Fields(`
 query-upgrades/headers.sql query-upgrades/session-windows.sql`)
 
@@ -114,4 +115,39 @@ func TestConformanceStrictSQL(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	t.Log(lines[len(lines)-1])
+}
+
+// sqlTestNow is every test of test.sql but its CREATE OR REPLACE one
+// (issue 20); "basic test with run script" is a deviation. Over a broker
+// "basic join test" is left out: its table and stream records share a
+// timestamp, and which of the two topics' fetches the join task sees
+// first decides whether the stream record finds the table row (ksqlDB's
+// test driver feeds them in the file's order).
+const (
+	sqlTestNow       = `^test\.sql/(basic (test|chained test|join test)|bad |assert |drop |insert )`
+	sqlTestNowBroker = `^test\.sql/(basic (test|chained test)|bad |assert |drop |insert )`
+)
+
+// TestConformanceSQLTest runs ksqlDB's test.sql (but CREATE OR REPLACE)
+// on the in-memory engine and end to end over a broker, where the
+// ASSERTs read the topics back once the queries have caught up: a
+// query's group that has not formed yet is waited for, not read as
+// empty outputs. BYTES inserted as base64 and DROP of a source others
+// read (ksqlDB's message) are among its tests.
+func TestConformanceSQLTest(t *testing.T) {
+	file := filepath.Join(filepath.Dir(conformanceDir(t)), "ksql-sqltests", "test.sql")
+	for _, mode := range [][]string{{"--filter", sqlTestNow}, {"--broker", "--filter", sqlTestNowBroker}} {
+		args := append(append([]string{"-v"}, mode...), file)
+		var out, errs bytes.Buffer
+		if code := qtt.Main(args, &out, &errs, New, []qtt.Format{sqltest.Format{}, rest.Format{}}); code != 0 {
+			t.Fatalf("sqlstream test %v exited %d:\n%s\n%s", mode, code, out.String(), errs.String())
+		}
+		for _, want := range []string{"insert bytes", "drop statement throws error", "assert tombstones"} {
+			if !strings.Contains(out.String(), "PASS test.sql/"+want) {
+				t.Fatalf("%v: %q did not pass:\n%s", mode, want, out.String())
+			}
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		t.Log(mode, lines[len(lines)-1])
+	}
 }

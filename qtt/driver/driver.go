@@ -84,7 +84,7 @@ func (d *Driver) Produce(r qtt.Record) error {
 
 // Drain implements qtt.Driver: records of non-internal topics written by
 // queries since the last call.
-func (d *Driver) Drain() []qtt.Record {
+func (d *Driver) Drain() ([]qtt.Record, error) {
 	var out []qtt.Record
 	for _, r := range d.eng.Drain() {
 		if d.internal[r.Topic] {
@@ -96,7 +96,7 @@ func (d *Driver) Drain() []qtt.Record {
 		}
 		out = append(out, rec)
 	}
-	return out
+	return out, nil
 }
 
 // Sources implements qtt.Driver.

@@ -143,7 +143,11 @@ func (r *runner) expectedValue(src *qtt.SourceInfo, name string, x ast.Expr) (in
 	}
 	coerced, err := expr.CoerceLiteral(v, c.Type(), to)
 	if err != nil {
-		return 0, nil, fail(kindStatement, "Expected type %s for field %s but got %s(%s)", to, name, expr.JavaString(v), c.Type())
+		reason := "" // for BYTES, which character is not base64
+		if to.Kind == types.KindBytes {
+			reason = ": " + err.Error()
+		}
+		return 0, nil, fail(kindStatement, "Expected type %s for field %s but got %s(%s)%s", to, name, expr.JavaString(v), c.Type(), reason)
 	}
 	return idx, coerced, nil
 }

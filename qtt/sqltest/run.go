@@ -171,4 +171,4 @@ const minContext = 12
 
 // errNoTopicReader is the failure of an ASSERT on a driver that cannot
 // read topics back.
-var errNoTopicReader = errors.New("this driver cannot read topics back, which ASSERT VALUES needs: run SQL test files on the in-memory engine (without --broker)")
+var errNoTopicReader = errors.New("this driver cannot read topics back, which ASSERT VALUES needs: run SQL test files on a driver that can (the in-memory engine, or --broker)")

@@ -16,7 +16,13 @@
 // The table (table.go) validates the server's configuration, SET and a
 // request's streamsProperties with ksqlDB's messages (Error), answers GET
 // /is_valid_property, fills SHOW PROPERTIES and the sample configuration
-// (docs.go). Names are declared in names.go only; defaults whose reason
+// (docs.go). Every ksql.* setting of ksqlDB's KsqlConfig has a row
+// (ksql.go holds those no other file does), with one of three answers:
+// honoured, accepted with no effect (inert, the doc says why), or refused
+// at any value but its default with a message that names it and says why
+// (ProblemRefused). TestKsqlConfigChecklist compares the table with
+// KsqlConfig's names and defaults (testdata/ksqlconfig.tsv) and pins each
+// answer in testdata/checklist. Names are declared in names.go only; defaults whose reason
 // needs words are in defaults.go. Secrets (secrets.go) are shown as
 // [hidden] wherever a value is printed.
 //

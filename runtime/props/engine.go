@@ -16,6 +16,7 @@ type EngineConfig struct {
 	MaxPartitions    int           // sqlstream.topic.partitions.max
 	MaxStatements    int           // sqlstream.request.max.statements
 	MaxPushQueries   int           // ksql.max.push.queries
+	ActiveQueryLimit int           // ksql.query.persistent.active.limit
 	ShutdownTimeout  time.Duration // ksql.streams.shutdown.timeout.ms
 	InternalReplicas int16         // ksql.internal.topic.replicas
 
@@ -59,6 +60,7 @@ func NewEngineConfig(t Table, props Properties) (EngineConfig, error) {
 		MaxPartitions:        int(p.Int(MaxPartitions)),
 		MaxStatements:        int(p.Int(MaxStatements)),
 		MaxPushQueries:       int(p.Int(MaxPushQueries)),
+		ActiveQueryLimit:     int(p.Int(ActiveQueryLimit)),
 		ShutdownTimeout:      p.Millis(ShutdownTimeout),
 		InternalReplicas:     int16(p.Int(InternalReplicas)),
 		MaxResultBytes:       int(p.Int(MaxResultBytes)),

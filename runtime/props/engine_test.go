@@ -2,6 +2,7 @@ package props
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -15,7 +16,7 @@ func TestEngineConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := EngineConfig{ServiceID: "default_", PersistentPrefix: "query_", MaxPartitions: 1000, MaxStatements: DefaultMaxStatements,
-		MaxPushQueries: 100, ShutdownTimeout: 30 * time.Second, InternalReplicas: 1, MaxResultBytes: 10 << 20,
+		MaxPushQueries: 100, ActiveQueryLimit: math.MaxInt32, ShutdownTimeout: 30 * time.Second, InternalReplicas: 1, MaxResultBytes: 10 << 20,
 		MaxWindowsPerRecord: 10000, KeyFormat: "KAFKA", HeartbeatInterval: 100 * time.Millisecond,
 		HeartbeatWindow: 2 * time.Second, LagReportInterval: 5 * time.Second, CommandReplayTimeout: 2 * time.Minute}
 	if c != want {

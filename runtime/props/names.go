@@ -70,6 +70,16 @@ const (
 	// data, only for data already on the broker to be fetched; -1 never
 	// waits.
 	MaxTaskIdle = "ksql.streams.max.task.idle.ms"
+	// OutputTopicPrefix is put before the topic name CREATE … AS SELECT
+	// derives from the new source's name (ksqlDB's, default "").
+	OutputTopicPrefix = "ksql.output.topic.name.prefix"
+	// CreateOrReplace and InsertValues turn CREATE OR REPLACE and INSERT
+	// INTO … VALUES off ("false"); both are on by default, as in ksqlDB.
+	CreateOrReplace = "ksql.create.or.replace.enabled"
+	InsertValues    = "ksql.insert.into.values.enabled"
+	// ActiveQueryLimit caps the persistent queries a server runs (the
+	// server's; default: no cap, as in ksqlDB).
+	ActiveQueryLimit = "ksql.query.persistent.active.limit"
 )
 
 // Scale-out (Kafka Streams' names under ksql.streams.): the group
@@ -137,6 +147,15 @@ const (
 	SchemaRegistryUserInfo = "ksql.schema.registry.basic.auth.user.info"
 	SchemaRegistryTrust    = "ksql.schema.registry.ssl.truststore.location"
 	SchemaRegistryKey      = "ksql.schema.registry.ssl.keystore.location"
+	// The registry client's settings ksqlDB passes through: the
+	// credentials' source (USER_INFO only), the store types (PEM only) and
+	// the store passwords (PEM files have none; hidden).
+	SchemaRegistryCredSource = "ksql.schema.registry.basic.auth.credentials.source"
+	SchemaRegistryTrustType  = "ksql.schema.registry.ssl.truststore.type"
+	SchemaRegistryKeyType    = "ksql.schema.registry.ssl.keystore.type"
+	SchemaRegistryTrustPass  = "ksql.schema.registry.ssl.truststore.password"
+	SchemaRegistryKeyPass    = "ksql.schema.registry.ssl.keystore.password"
+	SchemaRegistryKeyKeyPass = "ksql.schema.registry.ssl.key.password"
 )
 
 // Security properties: the HTTP API's authentication and TLS (read by the

@@ -45,5 +45,14 @@ func schemaRegistryDefs() []*Def {
 		str(SchemaRegistryUserInfo, "user:password of the schema registry's HTTP basic authentication"),
 		str(SchemaRegistryTrust, "CA certificates (PEM file) trusted for an https schema registry"),
 		str(SchemaRegistryKey, "client certificate and key (one PEM file) presented to an https schema registry"),
+		// The registry client's own settings, which ksqlDB passes through
+		// under ksql.schema.registry.
+		{name: SchemaRegistryCredSource, kind: kindEnum, values: []string{"user_info"}, fixed: true,
+			doc: "where the registry's basic-auth credentials come from: USER_INFO (" + SchemaRegistryUserInfo + ") only"},
+		{name: SchemaRegistryTrustType, kind: kindEnum, values: []string{"pem"}, def: "PEM", fixed: true, doc: "registry truststore format (PEM only)"},
+		{name: SchemaRegistryKeyType, kind: kindEnum, values: []string{"pem"}, def: "PEM", fixed: true, doc: "registry keystore format (PEM only)"},
+		str(SchemaRegistryTrustPass, "accepted for compatibility (PEM truststores have none)"),
+		str(SchemaRegistryKeyPass, "accepted for compatibility (PEM keys are not encrypted)"),
+		str(SchemaRegistryKeyKeyPass, "accepted for compatibility (PEM keys are not encrypted)"),
 	}
 }

@@ -40,7 +40,25 @@ type Def struct {
 	// inert properties are accepted, as ksqlDB accepts them, and have no
 	// effect in sqlstream.
 	inert bool
-	doc   string
+	// refused is why a value other than the default is refused (""
+	// when any valid value is accepted).
+	refused string
+	// ksqlDefault is ksqlDB's default where sqlstream's differs on
+	// purpose (the doc says why); "" when they are the same.
+	ksqlDefault string
+	doc         string
+}
+
+// Status is the property's answer in the KsqlConfig checklist: honoured,
+// inert (accepted with no effect) or refused (any value but the default).
+func (d *Def) Status() string {
+	switch {
+	case d.refused != "":
+		return "refused"
+	case d.inert:
+		return "inert"
+	}
+	return "honoured"
 }
 
 // Fixed says whether the property is the server's: a client may not
@@ -69,9 +87,10 @@ func NewTable() Table {
 }
 
 // allDefs is every property the engine knows: the table's own, the Kafka
-// security settings, the cluster's and the schema registry's.
+// security settings, the cluster's, the schema registry's and the rest
+// of ksqlDB's KsqlConfig.
 func allDefs() []*Def {
-	return append(append(append(engineDefs(), securityDefs()...), clusterDefs()...), schemaRegistryDefs()...)
+	return slices.Concat(engineDefs(), securityDefs(), clusterDefs(), schemaRegistryDefs(), ksqlDefs())
 }
 
 func engineDefs() []*Def {
@@ -118,7 +137,7 @@ func engineDefs() []*Def {
 			def: "at_least_once", doc: "processing guarantee: exactly_once_v2 runs each query's outputs, changelogs and offsets in Kafka transactions (commit interval 100 ms unless set)"},
 		{name: CacheBytes, kind: kindLong, min: 0, def: strconv.Itoa(10 << 20),
 			doc: "write-back cache of each state store, in bytes (0: none)"},
-		{name: ShutdownTimeout, kind: kindLong, min: 0, def: strconv.Itoa(defaultShutdownTimeoutMs), fixed: true,
+		{name: ShutdownTimeout, kind: kindLong, min: 0, def: strconv.Itoa(defaultShutdownTimeoutMs), fixed: true, ksqlDefault: "300000",
 			doc: "longest wait in ms for a query to stop before TERMINATE, DROP or shutdown go on without it (ksqlDB's default is 300000)"},
 		{name: MaxPushQueries, kind: kindInt, min: 0, def: "100", fixed: true,
 			doc: "most push queries running at once; more are refused with error 40003"},
@@ -155,8 +174,8 @@ func engineDefs() []*Def {
 		{name: PullLimit, kind: kindEnum, values: onOff, def: "true", doc: "pull queries may have a LIMIT clause"},
 		{name: PushV2, kind: kindEnum, values: onOff, def: "false",
 			doc: "push queries ksqlDB would serve as scalable push queries are named SCALABLE_PUSH_QUERY_<uuid> (sqlstream runs them as other push queries)"},
-		{name: "ksql.query.pull.stream.enabled", kind: kindEnum, values: onOff, inert: true, doc: "pull queries on streams (always on)"},
-		{name: "ksql.new.query.planner.enabled", kind: kindEnum, values: onOff, inert: true, doc: "ksqlDB's planner choice"},
+		{name: "ksql.query.pull.stream.enabled", kind: kindEnum, values: onOff, def: "true", inert: true, doc: "pull queries on streams (always on)"},
+		{name: "ksql.new.query.planner.enabled", kind: kindEnum, values: onOff, def: "false", inert: true, doc: "ksqlDB's planner choice"},
 		{name: "ksql.windowed.session.key.legacy", kind: kindEnum, values: onOff, inert: true, doc: "ksqlDB's legacy session keys"},
 		{name: "ksql.sink.partitions", kind: kindInt, min: 1, inert: true, doc: "deprecated in ksqlDB"},
 		{name: "ksql.sink.replicas", kind: kindInt, min: 1, inert: true, doc: "deprecated in ksqlDB"},
@@ -221,7 +240,15 @@ func (d *Def) parse(name, value string) error {
 	bad := func(reason string) error {
 		return &Error{Name: name, Value: value, Problem: ProblemInvalid, Reason: reason}
 	}
+	if d.refused != "" && !d.isDefault(value) {
+		return &Error{Name: name, Value: value, Problem: ProblemRefused,
+			Reason: d.refused + " (only " + shownDefault(d.def) + " is accepted)"}
+	}
 	switch d.kind {
+	case kindBool:
+		if _, err := strconv.ParseBool(strings.TrimSpace(value)); err != nil {
+			return bad("Expected value to be either true or false")
+		}
 	case kindInt, kindLong:
 		bits := 32
 		if d.kind == kindLong {
@@ -242,6 +269,11 @@ func (d *Def) parse(name, value string) error {
 	return nil
 }
 
+// isDefault says whether value is the default, spelled in any case.
+func (d *Def) isDefault(value string) bool {
+	return strings.EqualFold(strings.TrimSpace(value), d.def)
+}
+
 // Problem says what is wrong with a property.
 type Problem uint8
 
@@ -250,6 +282,7 @@ const (
 	ProblemUnknown    Problem = iota // no such property
 	ProblemProhibited                // a server property a client may not override
 	ProblemInvalid                   // a value of the wrong type or out of range
+	ProblemRefused                   // a ksqlDB setting sqlstream supports only at its default
 )
 
 // Error is a property that may not be set, or not to that value. The
@@ -265,6 +298,8 @@ func (e *Error) Error() string {
 	switch e.Problem {
 	case ProblemUnknown:
 		return fmt.Sprintf("Not recognizable as ksql, streams, consumer, or producer property: '%s'", e.Name)
+	case ProblemRefused:
+		return fmt.Sprintf("Property '%s' cannot be %s in sqlstream: %s", e.Name, Shown(e.Name, e.Value), e.Reason)
 	case ProblemProhibited:
 		return fmt.Sprintf("One or more properties overrides set locally are prohibited by the KSQL server (use UNSET to reset their default value): [%s]", e.Name)
 	}

@@ -113,6 +113,11 @@ func TestCoerceLiteral(t *testing.T) {
 		{"2020-01-01", types.StringType, types.DateType, "DATE 2020-01-01"},
 		{[]any{"1", nil}, types.ArrayOf(types.StringType), types.ArrayOf(types.IntegerType), "[1, NULL]"},
 		{true, types.BooleanType, types.IntegerType, "error"},
+		{"IQ==", types.StringType, types.BytesType, "bytes(21)"},
+		{" YeS ", types.StringType, types.BytesType, "bytes(61e4)"},
+		{"IQ!=", types.StringType, types.BytesType, "error"},
+		{"IQ\n==", types.StringType, types.BytesType, "error"},
+		{[]any{"IQ=="}, types.ArrayOf(types.StringType), types.ArrayOf(types.BytesType), "[bytes(21)]"},
 	}
 	for _, c := range cases {
 		got, err := CoerceLiteral(c.v, c.from, c.to)

@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -13,12 +15,14 @@ import (
 // widening every expression gets, a constant may be converted to a STRING,
 // a STRING constant holding a number to a number, one holding a boolean
 // word (true, false, yes, no or a prefix of them) to a BOOLEAN, and one
-// holding an ISO-8601 text to a TIMESTAMP, DATE or TIME.
+// holding an ISO-8601 text to a TIMESTAMP, DATE or TIME, and one holding
+// base64 to BYTES.
 
 // CoerceLiteral converts a constant (an INSERT … VALUES value) of type
 // from to type to under ksqlDB's implicit coercion rules for literals:
 // numeric widening, anything to STRING, numeric/boolean/ISO-8601 strings
-// to numbers, BOOLEAN and temporal types, containers element-wise.
+// to numbers, BOOLEAN and temporal types, base64 strings to BYTES,
+// containers element-wise.
 // Unlike Coerce (CAST rules) it refuses narrowing, e.g. 1.5 to INTEGER.
 func CoerceLiteral(v any, from, to *types.Type) (any, error) { return coerceLiteral(v, from, to) }
 
@@ -36,6 +40,8 @@ func coerceLiteral(v any, from, to *types.Type) (any, error) {
 		return JavaString(v), nil
 	case from.Kind == types.KindString && to.Kind == types.KindBoolean:
 		return literalBoolean(v.(string), to)
+	case from.Kind == types.KindString && to.Kind == types.KindBytes:
+		return literalBytes(v.(string))
 	case from.Kind == types.KindString && (to.Kind.IsNumeric() || isTemporal(to.Kind)):
 		out, err := Coerce(v, from, to)
 		if err != nil {
@@ -62,6 +68,27 @@ func isPrimitive(t *types.Type) bool {
 
 func invalidLiteral(v any, to *types.Type) error {
 	return fmt.Errorf("invalid input syntax for type %s: %s", to, quoteValue(v))
+}
+
+// literalBytes decodes a STRING given for BYTES as ksqlDB's value coercer
+// does: trimmed of spaces and control characters, then base64 (standard
+// alphabet, padding optional). Its error names the first bad character.
+func literalBytes(s string) ([]byte, error) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	enc := base64.StdEncoding
+	if !strings.HasSuffix(s, "=") {
+		enc = base64.RawStdEncoding
+	}
+	at := int64(strings.IndexAny(s, "\r\n")) // Go's decoder skips line breaks; ksqlDB's refuses them
+	b, err := enc.DecodeString(s)
+	var bad base64.CorruptInputError
+	if errors.As(err, &bad) && (at < 0 || int64(bad) < at) {
+		at = int64(bad)
+	}
+	if at >= 0 {
+		return nil, fmt.Errorf("not a base64 string (invalid at character %d of the trimmed string)", at+1)
+	}
+	return b, err
 }
 
 // literalBoolean accepts true, false, yes, no and their prefixes.

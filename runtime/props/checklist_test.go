@@ -1,0 +1,101 @@
+package props
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+// ksqlConfigRow is one setting of ksqlDB's KsqlConfig (testdata/ksqlconfig.tsv).
+type ksqlConfigRow struct{ name, kind, def string }
+
+func readKsqlConfig(t *testing.T) []ksqlConfigRow {
+	f, err := os.Open("testdata/ksqlconfig.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []ksqlConfigRow
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
+			parts := strings.SplitN(line, "\t", 3)
+			if len(parts) != 3 {
+				t.Fatalf("ksqlconfig.tsv: %q is not name, type and default", line)
+			}
+			rows = append(rows, ksqlConfigRow{parts[0], parts[1], parts[2]})
+		}
+	}
+	return rows
+}
+
+// TestKsqlConfigChecklist: every setting of ksqlDB's KsqlConfig has a row
+// in the table, with ksqlDB's default (or, where sqlstream's differs on
+// purpose, ksqlDB's recorded beside it), and its status: the golden file
+// testdata/checklist lists them, so a later ksqlDB release is diffed by
+// replacing ksqlconfig.tsv.
+func TestKsqlConfigChecklist(t *testing.T) {
+	table := NewTable()
+	rows := readKsqlConfig(t)
+	for _, r := range rows {
+		d, ok := table[r.name]
+		if !ok {
+			t.Errorf("%s: KsqlConfig defines it (default %q) and the table has no row", r.name, r.def)
+			continue
+		}
+		if d.def != r.def && d.ksqlDefault != r.def {
+			t.Errorf("%s: default %q, ksqlDB's %q, and no ksqlDefault records the difference", r.name, d.def, r.def)
+		}
+	}
+	datadriven.RunTest(t, "testdata/checklist", func(t *testing.T, td *datadriven.TestData) string {
+		var out strings.Builder
+		counts := map[string]int{}
+		for _, r := range rows {
+			d, ok := table[r.name]
+			if !ok {
+				fmt.Fprintf(&out, "%s missing\n", r.name)
+				continue
+			}
+			counts[d.Status()]++
+			fmt.Fprintf(&out, "%s %s default=%s\n", r.name, d.Status(), d.def)
+		}
+		statuses := make([]string, 0, len(counts))
+		for s := range counts {
+			statuses = append(statuses, s)
+		}
+		sort.Strings(statuses)
+		for _, s := range statuses {
+			fmt.Fprintf(&out, "%s: %d\n", s, counts[s])
+		}
+		return out.String()
+	})
+}
+
+// TestRefusedSettings: a KsqlConfig setting sqlstream supports only at
+// its default accepts the default (in the server's configuration; a few
+// are the server's only, as in ksqlDB) and refuses another value with a
+// message naming the property and saying why.
+func TestRefusedSettings(t *testing.T) {
+	table := NewTable()
+	for _, d := range ksqlDefs() {
+		if d.refused == "" {
+			continue
+		}
+		if err := table.Check(d.name, d.def); err != nil {
+			t.Errorf("%s=%q (the default): %v", d.name, d.def, err)
+		}
+		other := "x.Other"
+		if d.kind == kindBool {
+			other = map[string]string{"true": "false", "false": "true"}[d.def]
+		}
+		err := table.Check(d.name, other)
+		if err == nil || !strings.Contains(err.Error(), d.name) || !strings.Contains(err.Error(), d.refused) {
+			t.Errorf("%s=%s: %v, want a refusal naming it and why", d.name, other, err)
+		}
+	}
+}
