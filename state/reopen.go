@@ -43,6 +43,11 @@ var errAbandoned = errors.New("state: reopen: the failed Pebble DB could not be 
 // a restart of the process: the failed Pebble DB could not be closed.
 func NeedsRestart(err error) bool { return errors.Is(err, errAbandoned) }
 
+// IsLostWithReopen reports whether err is a store's (or restorer's) that a
+// reopen of the DB lost (its writes were not durable when the DB was
+// reopened): its owner closes it and opens it again from its checkpoint.
+func IsLostWithReopen(err error) bool { return errors.Is(err, errLostWithReopen) }
+
 // errLostWithReopen is why a store open across a reopen fails.
 var errLostWithReopen = errors.New("writes of this store were not durable when local state was reopened after a write failure; close the store and restore it from its changelog")
 

@@ -167,9 +167,41 @@ func TestReopenLosesUnsyncedStore(t *testing.T) {
 	}
 	full.Store(false)
 	must(t, db.Reopen())
-	if err := st.Put([]byte("b"), []byte("2")); !IsWriteFailure(err) {
+	if err := st.Put([]byte("b"), []byte("2")); !IsWriteFailure(err) || !IsLostWithReopen(err) {
 		t.Fatalf("the store with an unsynced commit after the reopen: %v, want it lost", err)
 	}
+}
+
+// TestReopenLosesUnsyncedRestorer: a standby's restorer whose applied
+// records were not durable at a reopen is lost too (IsLostWithReopen);
+// once it is done with, a new restorer of the same store takes records
+// again from its checkpoint (what a standby feeder does, exec/standby.go).
+func TestReopenLosesUnsyncedRestorer(t *testing.T) {
+	fs, full := fullDisk()
+	db, err := Open("data", WithFS(fs), WithSync(false))
+	must(t, err)
+	defer db.Close()
+	rs := db.Restorer(testID)
+	must(t, rs.Restore([]byte("a"), []byte("1"), 0))
+	must(t, rs.Commit()) // checkpoint 1, unsynced
+	full.Store(true)
+	if err := db.Checkpoint(StoreID{App: "app", Name: "other", Partition: 0}, 1); !IsWriteFailure(err) {
+		t.Fatalf("a write on the full disk = %v, want a write failure", err)
+	}
+	full.Store(false)
+	must(t, db.Reopen())
+	err = rs.Restore([]byte("b"), []byte("2"), 1)
+	if err == nil {
+		err = rs.Commit()
+	}
+	if !IsLostWithReopen(err) {
+		t.Fatalf("the restorer with unsynced records after the reopen: %v, want it lost", err)
+	}
+	_ = rs.Done()
+	from, _ := db.Checkpointed(testID)
+	rs = db.Restorer(testID)
+	must(t, rs.Restore([]byte("b"), []byte("2"), from))
+	must(t, rs.Done())
 }
 
 // TestBackgroundFlushOnFullDiskFailsDB: a memtable flush that cannot

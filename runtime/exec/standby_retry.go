@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // A replica whose feed fails (a record its store cannot apply, a fetch
@@ -69,6 +71,14 @@ func (f *standbyFeeder) retryAfter(ctx context.Context, cl *kgo.Client, parts ma
 		return false
 	case <-t.C:
 	}
+	if state.IsLostWithReopen(err) {
+		// The state DB was reopened after a full disk and what the
+		// replicas applied since their last synced write is gone: they
+		// start again from their checkpoints (the fetch rewinds below).
+		for _, p := range parts {
+			f.renew(p)
+		}
+	}
 	offsets := map[string]map[int32]kgo.EpochOffset{}
 	for key, p := range parts {
 		if offsets[key.topic] == nil {
@@ -78,4 +88,24 @@ func (f *standbyFeeder) retryAfter(ctx context.Context, cl *kgo.Client, parts ma
 	}
 	cl.SetOffsets(offsets)
 	return true
+}
+
+// renew replaces the restorer of replica p, lost with a reopen of the
+// state DB (state.IsLostWithReopen), by a new one from the store's
+// checkpoint (from the beginning, wiped, without one), as open makes one.
+// Only the loop's goroutine uses p.rs while the loop runs.
+func (f *standbyFeeder) renew(p *standbyPart) {
+	_ = p.rs.Done() // lost: it takes no commit any more
+	db := f.r.q.DB
+	from, ok := db.Checkpointed(p.id)
+	if !ok {
+		if err := db.Wipe(p.id); err != nil {
+			f.r.q.Logger.Warn("standby replica: cannot wipe the store to restore it again; retrying", "query", f.r.q.ID, "store", p.id.String(), "err", err)
+		}
+		from = 0
+	}
+	p.rs = db.Restorer(p.id)
+	p.next.Store(from)
+	p.committed.Store(from)
+	f.r.q.Logger.Info("standby replica: restoring again from its checkpoint after local state was reopened", "query", f.r.q.ID, "store", p.id.String(), "from", from)
 }
