@@ -33,6 +33,12 @@ type Topology struct {
 	formats internalFormats
 }
 
+// RepartitionKeysAreStoreKeys reports whether the repartition topics of
+// the topology key their records as its stores key them (JSON: the
+// internal topics of queries recorded before they followed the sources'
+// formats), so a store key's partition is murmur2 of that key.
+func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy }
+
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
 type InternalTopic struct {

@@ -10,9 +10,10 @@ import (
 
 // lookupPartitions returns the store partitions holding the keys of a
 // key lookup: each key serialized as the records of the store's task
-// are keyed (the repartition topic's JSON key, which is the store key,
-// or, when the task reads the source topic itself, the source's key
-// format), then murmur2 as the producer partitioned them. Anything it
+// are keyed (the repartition topic's JSON key of a query recorded before
+// internal topics took the sources' formats, which is the store key, or,
+// when the task reads the source topic itself, the source's key format),
+// then murmur2 as the producer partitioned them. Anything it
 // cannot compute gives every partition.
 func lookupPartitions(t *transient, q *query, m *physical.Materialization, storeKeys [][]byte, parts int32) []int32 {
 	encode, ok := partitionKeyEncoder(q, m)
@@ -61,7 +62,10 @@ func partitionKeyEncoder(q *query, m *physical.Materialization) (func([]any) ([]
 		internal[it.Name] = true
 	}
 	if slices.ContainsFunc(st.Topics, func(t string) bool { return internal[t] }) {
-		return m.Key, true
+		// A repartition topic in the source's key format (which may carry
+		// a registry's schema id) is not keyed as the store: ask every
+		// partition rather than the wrong one.
+		return m.Key, q.topo.RepartitionKeysAreStoreKeys()
 	}
 	if len(q.plan.Sources) != 1 || len(st.Topics) != 1 || st.Topics[0] != q.plan.Sources[0].Topic {
 		return nil, false
