@@ -39,10 +39,13 @@ type importRule struct {
 // the statement splitter only).
 func importRules() []importRule {
 	return []importRule{
-		{"sql/format/avro", []string{"sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/script", "state", "topicname"}},
+		{"sql/format/avro", []string{"sql/expr", "sql/format$", "sql/format/protobuf", "sql/functions", "sql/parser", "sql/script", "state", "topicname"}},
 		// The Schema Registry payload codecs sit below sql/format (which
 		// imports them): types, errors and positions only.
-		{"sql/format/protobuf", []string{"sql/format", "sql/expr", "sql/functions", "sql/parser", "sql/script"}},
+		{"sql/format/protobuf", []string{"sql/format$", "sql/format/avro", "sql/expr", "sql/functions", "sql/parser", "sql/script"}},
+		// Java's number printing, shared by the Avro and protobuf renderers:
+		// a leaf.
+		{"sql/format/internal/javafloat", []string{""}},
 		{"sql", []string{"planner", "physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd", "state"}},
 		{"planner", []string{"physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd", "state"}},
 		{"physical", []string{"runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},

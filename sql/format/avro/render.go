@@ -3,10 +3,10 @@ package avro
 import (
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	hamba "github.com/hamba/avro/v2"
+	"github.com/sqlstream/sqlstream/sql/format/internal/javafloat"
 )
 
 // maxRenderDepth bounds the nesting Render follows (a recursive schema
@@ -165,9 +165,9 @@ func (r *reader) renderBlocks(buf []byte, items hamba.Schema, keys bool, depth i
 // toString, NaN and the infinities quoted.
 func appendJavaNumber(buf []byte, f float64, bits int) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(appendJavaFloat(append(buf, '"'), f, bits), '"')
+		return append(javafloat.Append(append(buf, '"'), f, bits), '"')
 	}
-	return appendJavaFloat(buf, f, bits)
+	return javafloat.Append(buf, f, bits)
 }
 
 // appendJavaQuoted writes s quoted as GenericData.writeEscapedString
@@ -227,37 +227,4 @@ func renderFixed(buf, b []byte) []byte {
 		buf = strconv.AppendInt(buf, int64(int8(c)), 10)
 	}
 	return append(buf, ']')
-}
-
-// appendJavaFloat writes f as Java's Double.toString (bits 64) or
-// Float.toString (bits 32): the shortest digits that read back as the
-// value, plain for 1e-3 <= |f| < 1e7 (with a fraction digit), otherwise
-// d.dddE±n. (The protobuf package's TextFormat printer has its twin.)
-func appendJavaFloat(buf []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(buf, "NaN"...)
-	case math.IsInf(f, 0):
-		if f < 0 {
-			buf = append(buf, '-')
-		}
-		return append(buf, "Infinity"...)
-	case f == 0 && math.Signbit(f):
-		return append(buf, "-0.0"...)
-	case f == 0:
-		return append(buf, "0.0"...)
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return append(buf, s...)
-	}
-	mant, exp, _ := strings.Cut(strconv.FormatFloat(f, 'e', -1, bits), "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return strconv.AppendInt(append(append(buf, mant...), 'E'), int64(n), 10)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/sql/format/internal/javafloat"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -132,9 +133,9 @@ func appendShortScalar(buf []byte, fd protoreflect.FieldDescriptor, v protorefle
 		}
 		return strconv.AppendInt(buf, int64(v.Enum()), 10)
 	case protoreflect.FloatKind:
-		return appendJavaFloat(buf, v.Float(), 32)
+		return javafloat.Append(buf, v.Float(), 32)
 	case protoreflect.DoubleKind:
-		return appendJavaFloat(buf, v.Float(), 64)
+		return javafloat.Append(buf, v.Float(), 64)
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
 		return strconv.AppendUint(buf, v.Uint(), 10)
 	}

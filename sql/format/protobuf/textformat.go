@@ -1,16 +1,15 @@
 package protobuf
 
 import (
-	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf16"
 
 	"github.com/cockroachdb/apd/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/sqlstream/sqlstream/sql/format/internal/javafloat"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -111,9 +110,9 @@ func (fe *fieldEnc) textScalar(buf []byte, v any) ([]byte, error) {
 		return appendEscaped(buf, x), nil
 	case float64:
 		if fe.kind == protoreflect.FloatKind {
-			return appendJavaFloat(buf, x, 32), nil
+			return javafloat.Append(buf, x, 32), nil
 		}
-		return appendJavaFloat(buf, x, 64), nil
+		return javafloat.Append(buf, x, 64), nil
 	}
 	i, ok := toInt(v)
 	if !ok {
@@ -250,38 +249,4 @@ func appendEscaped(buf, b []byte) []byte {
 		}
 	}
 	return append(buf, '"')
-}
-
-// appendJavaFloat writes f as Java's Double.toString (bits 64) or
-// Float.toString (bits 32): the shortest digits that read back as the
-// value, in plain notation with at least one fraction digit for
-// 1e-3 <= |f| < 1e7, otherwise d.dddE±n.
-func appendJavaFloat(buf []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(buf, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(buf, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(buf, "-Infinity"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(buf, "-0.0"...)
-		}
-		return append(buf, "0.0"...)
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return append(buf, s...)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bits) // d.ddde±XX
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return append(append(append(buf, mant...), 'E'), strconv.Itoa(n)...)
 }
