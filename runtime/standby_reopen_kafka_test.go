@@ -25,25 +25,27 @@ import (
 // (exec/standby_retry.go).
 const renewedLine = "restoring again from its checkpoint after local state was reopened"
 
-// TestStandbyRenewedAfterReopen (issue 16, point 7): B keeps the only
-// standby of A's one task, its state DB on a file system that is made to
-// refuse writes (ENOSPC) while the changelog moves on. B's DB fails, its
-// recovery loop reopens it once writes are taken again, and what the
-// replica applied since its last durable write is lost with the reopen
-// (state.IsLostWithReopen): the feeder starts it again from its
-// checkpoint instead of retrying a lost restorer for ever, catches up
-// to the end of A's changelog, and a pull query B answers from the
-// replica has every count.
+// TestStandbyRenewedAfterReopen (issue 16, point 7): of two engines on
+// one broker, one runs the only task of a count and the other keeps its
+// standby, each engine's state DB (Pebble on the real disk) behind a file
+// system a test can make refuse writes (ENOSPC). The standby's disk
+// refuses writes while the changelog moves on: its state DB fails, the
+// engine's recovery loop reopens it once writes are taken again, and
+// what the replica applied since its last durable write is lost with
+// the reopen (state.IsLostWithReopen). The feeder starts the replica
+// again from its checkpoint (its log says so) instead of retrying a lost
+// restorer for ever, catches up to the end offset of the changelog, and
+// a pull query that engine answers from the replica has every count.
 func TestStandbyRenewedAfterReopen(t *testing.T) {
 	r := &rig{t: t, dir: t.TempDir()}
 	r.startBroker()
 	p := &pair{rig: r}
-	p.a = p.engine("a")
+	a, b := newFaultyDisk(), newFaultyDisk()
+	p.a = p.engine("a", a.options()...)
+	p.b = p.engine("b", b.options()...)
 	t.Cleanup(func() {
 		p.a.Close()
-		if p.b != nil {
-			p.b.Close()
-		}
+		p.b.Close()
 		r.b.Close()
 	})
 	execOn(t, p.a, "CREATE STREAM S (K STRING KEY, V INT) WITH (KAFKA_TOPIC='s', PARTITIONS=1, VALUE_FORMAT='JSON');", nil)
@@ -59,50 +61,60 @@ func TestStandbyRenewedAfterReopen(t *testing.T) {
 		}
 		r.produceAll(recs...)
 	}
+	// counted waits until the active task wrote every count produced so
+	// far (sink and changelog are written at the same flush), so that
+	// the changelog's end offset is one a replica must reach.
+	counted := func() {
+		t.Helper()
+		eventually(t, "the sink holds every count", func() bool { return fmt.Sprint(p.latestCounts("c")) == fmt.Sprint(want) })
+	}
 	produce(0, 200)
-
-	var full atomic.Bool
-	fs := errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
-		if full.Load() && op.Kind.ReadOrWrite() == errorfs.OpIsWrite {
-			return syscall.ENOSPC
-		}
-		return nil
-	}))
-	logs := &syncBuffer{}
-	p.b = p.engine("b", runtime.WithStateFS(fs),
-		runtime.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	counted()
 
 	changelog := changelogOf(t, r)
-	caughtUp := func() bool {
-		rb, ok := roles(p.b)
+	// caughtUp reports whether e keeps the standby of 0_0 at the
+	// changelog's end (what it committed, so what a pull query reads),
+	// and the other engine runs 0_0.
+	caughtUp := func(e, other *runtime.Engine) bool {
+		re, ok := roles(e)
+		ro, _ := roles(other)
 		end := endOffset(t, r, changelog)
-		return ok && rb == "0_0:STANDBY" && end > 0 && standbyPositions(p.b)["0_0"] == end
+		return ok && re == "0_0:STANDBY" && ro == "0_0:ACTIVE:RUNNING" && end > 0 && standbyPositions(e)["0_0"] == end
 	}
+	var standby, active *runtime.Engine
+	var disk *faultyDisk
+	eventually(t, "one engine runs 0_0, the other's standby caught up with the changelog", func() bool {
+		switch {
+		case caughtUp(p.a, p.b):
+			standby, active, disk = p.a, p.b, a
+		case caughtUp(p.b, p.a):
+			standby, active, disk = p.b, p.a, b
+		}
+		return standby != nil
+	})
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("B's log:\n%s", logs.String())
+			t.Logf("the standby engine's log:\n%s", disk.logs.String())
 		}
 	})
-	eventually(t, "B's standby of 0_0 caught up with A's changelog", caughtUp)
-	if ra, _ := roles(p.a); ra != "0_0:ACTIVE:RUNNING" {
-		t.Fatalf("A's tasks: %q, want 0_0 active", ra)
-	}
 
-	// B's disk is full while the changelog moves on: the replica's next
-	// commit fails, and with it B's state DB.
-	full.Store(true)
+	// The standby's disk is full while the changelog moves on: the
+	// replica's next commit fails, and with it its engine's state DB.
+	disk.full.Store(true)
 	produce(200, 200)
-	eventually(t, "B's state DB failed on the full disk", func() bool { return p.b.StorageFailure() != nil })
-	full.Store(false)
+	eventually(t, "the standby engine's state DB failed on the full disk", func() bool { return standby.StorageFailure() != nil })
+	disk.full.Store(false)
+	counted()
 
-	eventually(t, "B's state reopened and its standby renewed and caught up", func() bool {
-		return p.b.StorageFailure() == nil && strings.Contains(logs.String(), renewedLine) && caughtUp()
+	eventually(t, "the state DB reopened, the standby renewed and caught up", func() bool {
+		return standby.StorageFailure() == nil && strings.Contains(disk.logs.String(), renewedLine) && caughtUp(standby, active)
 	})
 	produce(400, 100)
-	eventually(t, "B's standby caught up with the records after the reopen", caughtUp)
+	counted()
+	eventually(t, "the standby caught up with the records after the reopen", func() bool { return caughtUp(standby, active) })
 
 	got := map[string]int{}
-	for _, row := range pullRows(t, p.b, "SELECT K, N FROM C;") {
+	for _, row := range pullRows(t, standby, "SELECT K, N FROM C;") {
 		var k string
 		var n int
 		if _, err := fmt.Sscanf(strings.Trim(row, "[]"), "%s %d", &k, &n); err != nil {
@@ -111,8 +123,33 @@ func TestStandbyRenewedAfterReopen(t *testing.T) {
 		got[k] = n
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("pull query on B (its standby): %v\nwant %v\nB's log:\n%s", got, want, logs.String())
+		t.Fatalf("pull query answered from the standby: %v\nwant %v", got, want)
 	}
+}
+
+// faultyDisk is an engine's state directory behind a file system whose
+// writes fail with ENOSPC while full is set, and the engine's log.
+type faultyDisk struct {
+	full atomic.Bool
+	fs   vfs.FS
+	logs *syncBuffer
+}
+
+func newFaultyDisk() *faultyDisk {
+	d := &faultyDisk{logs: &syncBuffer{}}
+	d.fs = errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if d.full.Load() && op.Kind.ReadOrWrite() == errorfs.OpIsWrite {
+			return syscall.ENOSPC
+		}
+		return nil
+	}))
+	return d
+}
+
+// options makes an engine use the disk and log to d.logs.
+func (d *faultyDisk) options() []runtime.Option {
+	return []runtime.Option{runtime.WithStateFS(d.fs),
+		runtime.WithLogger(slog.New(slog.NewTextHandler(d.logs, &slog.HandlerOptions{Level: slog.LevelInfo})))}
 }
 
 // changelogOf is the name of the one changelog topic on r's broker.
