@@ -37,6 +37,7 @@ const renewedLine = "restoring again from its checkpoint after local state was r
 // restorer for ever, catches up to the end offset of the changelog, and
 // a pull query that engine answers from the replica has every count.
 func TestStandbyRenewedAfterReopen(t *testing.T) {
+	t.Parallel()
 	r := &rig{t: t, dir: t.TempDir()}
 	r.startBroker()
 	p := &pair{rig: r}
