@@ -1,0 +1,169 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sqlstream/sqlstream/internal/testutil"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Issue 20 parts 1, 3 and 4 through the binary: CREATE OR REPLACE … AS
+// SELECT upgrades the running query of its sink in place.
+
+const purchasesDDL = "CREATE STREAM purchases (id VARCHAR KEY, cost DOUBLE, quantity INT) WITH (KAFKA_TOPIC='purchases', VALUE_FORMAT='JSON', PARTITIONS=1);"
+
+// TestUpgradeRunningQueryHowTo runs ksqlDB's how-to "update a running
+// persistent query" as written, with data before and after: the query
+// keeps its id and group, the records after the upgrade go through the
+// new filter, none before it is processed again (the sink's records are
+// counted); EXPLAIN CREATE OR REPLACE reports without changing anything;
+// a refused upgrade leaves the query running its plan and never reaches
+// the command topic; a restart runs the new plan from the committed
+// offsets.
+func TestUpgradeRunningQueryHowTo(t *testing.T) {
+	n := startNode(t)
+	n.mustKsql(purchasesDDL)
+	n.mustKsql("CREATE STREAM valid_purchases AS SELECT * FROM purchases WHERE cost > 0.00 AND quantity > 0;")
+	produce(t, n.Kafka, "purchases", "p1", `{"cost":1.5,"quantity":1}`, "p2", `{"cost":0,"quantity":1}`, "p3", `{"cost":2,"quantity":2}`)
+	awaitSink(t, n, "VALID_PURCHASES", "p1", "p3")
+	group := queryGroup(t, n, "CSAS_VALID_PURCHASES_1")
+	adm := kadm.NewClient(kafkaClient(t, n.Kafka))
+	if err := testutil.WaitCommitted(timeoutCtx(t), adm, group, "purchases"); err != nil {
+		t.Fatal(err)
+	}
+
+	after := "CREATE OR REPLACE STREAM valid_purchases AS SELECT * FROM purchases WHERE quantity > 0;"
+	if got := fmt.Sprint(n.mustKsql("EXPLAIN " + after)); !strings.Contains(got, "in place: the query of VALID_PURCHASES keeps its id") ||
+		!strings.Contains(got, "WHERE changed: ((COST > 0.00) AND (QUANTITY > 0)) → (QUANTITY > 0)") {
+		t.Fatalf("EXPLAIN CREATE OR REPLACE: %s", got)
+	}
+	if plan := explainPlan(t, n, "CSAS_VALID_PURCHASES_1"); !strings.Contains(plan, "COST > 0.00") {
+		t.Fatalf("EXPLAIN changed the plan: %s", plan)
+	}
+	if got := fmt.Sprint(n.mustKsql(after)); !strings.Contains(got, "Created query with ID CSAS_VALID_PURCHASES_1") {
+		t.Fatalf("upgrade answered %s", got)
+	}
+	// p2 (cost 0) would pass the new filter: were it read again, it
+	// would come before p4.
+	produce(t, n.Kafka, "purchases", "p4", `{"cost":0,"quantity":3}`, "p5", `{"cost":1,"quantity":0}`)
+	awaitSink(t, n, "VALID_PURCHASES", "p1", "p3", "p4")
+	if got := queryStates(t, n); got != "CSAS_VALID_PURCHASES_1=RUNNING" {
+		t.Fatalf("queries after the upgrade: %s", got)
+	}
+	if plan := explainPlan(t, n, "CSAS_VALID_PURCHASES_1"); strings.Contains(plan, "COST > 0.00") || !strings.Contains(plan, "QUANTITY > 0") {
+		t.Fatalf("EXPLAIN after the upgrade: %s", plan)
+	}
+	if got := queryGroup(t, n, "CSAS_VALID_PURCHASES_1"); got != group {
+		t.Fatalf("consumer group %s after the upgrade, %s before", got, group)
+	}
+
+	refused := "CREATE OR REPLACE STREAM valid_purchases AS SELECT id, cost FROM purchases;"
+	status, v := n.ksql(refused, nil)
+	if msg := fmt.Sprint(v); status != http.StatusBadRequest || !strings.Contains(msg, "The following columns are changed, missing or reordered: [`QUANTITY` INTEGER]") {
+		t.Fatalf("a refused upgrade: %d %s", status, msg)
+	}
+	n.mustKsql("CREATE STREAM marker (v INT) WITH (KAFKA_TOPIC='marker', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	if commandLogHas(t, n.Kafka, "SELECT id, cost FROM purchases", "CREATE STREAM marker") {
+		t.Fatal("the refused upgrade is in the command topic")
+	}
+	produce(t, n.Kafka, "purchases", "p6", `{"cost":0,"quantity":4}`)
+	awaitSink(t, n, "VALID_PURCHASES", "p1", "p3", "p4", "p6")
+	if err := testutil.WaitCommitted(timeoutCtx(t), adm, group, "purchases"); err != nil {
+		t.Fatal(err)
+	}
+
+	n.restart()
+	produce(t, n.Kafka, "purchases", "p7", `{"cost":0,"quantity":5}`, "p8", `{"cost":9,"quantity":0}`)
+	awaitSink(t, n, "VALID_PURCHASES", "p1", "p3", "p4", "p6", "p7")
+	if got := queryStates(t, n); got != "CSAS_VALID_PURCHASES_1=RUNNING" {
+		t.Fatalf("queries after the restart: %s", got)
+	}
+}
+
+// awaitSink waits until topic holds exactly the records of keys, in
+// order: it reads up to the record of the last key, then checks that no
+// other record is there (its end offset is len(keys)).
+func awaitSink(t *testing.T, n *node, topic string, keys ...string) {
+	t.Helper()
+	cl := kafkaClient(t, n.Kafka, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx := timeoutCtx(t)
+	var got []string
+	for len(got) == 0 || got[len(got)-1] != keys[len(keys)-1] {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%s: read %v, waiting for %v", topic, got, keys)
+		}
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Key)) })
+	}
+	ends, err := kadm.NewClient(cl).ListEndOffsets(timeoutCtx(t), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, _ := ends.Lookup(topic, 0)
+	if strings.Join(got, ",") != strings.Join(keys, ",") || end.Offset != int64(len(keys)) {
+		t.Fatalf("%s holds %v (end offset %d), want exactly %v", topic, got, end.Offset, keys)
+	}
+}
+
+// queryGroup is the consumer group EXPLAIN names for query id.
+func queryGroup(t *testing.T, n *node, id string) string {
+	t.Helper()
+	return fmt.Sprint(queryDescription(t, n, id)["consumerGroupId"])
+}
+
+func explainPlan(t *testing.T, n *node, id string) string {
+	t.Helper()
+	return fmt.Sprint(queryDescription(t, n, id)["executionPlan"])
+}
+
+func queryDescription(t *testing.T, n *node, id string) map[string]any {
+	t.Helper()
+	ents, _ := n.mustKsql("EXPLAIN " + id + ";").([]any)
+	if len(ents) != 1 {
+		t.Fatalf("EXPLAIN %s: %v", id, ents)
+	}
+	d, _ := ents[0].(map[string]any)["queryDescription"].(map[string]any)
+	return d
+}
+
+// queryStates lists SHOW QUERIES as id=STATE, comma-separated.
+func queryStates(t *testing.T, n *node) string {
+	t.Helper()
+	ents, _ := n.mustKsql("SHOW QUERIES;").([]any)
+	var out []string
+	for _, e := range ents {
+		qs, _ := e.(map[string]any)["queries"].([]any)
+		for _, q := range qs {
+			m, _ := q.(map[string]any)
+			out = append(out, fmt.Sprintf("%v=%v", m["id"], m["state"]))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// commandLogHas reports whether a record of the command topic before
+// the one holding marker (a statement recorded after the one looked for)
+// holds text.
+func commandLogHas(t *testing.T, kafka, text, marker string) bool {
+	t.Helper()
+	cl := kafkaClient(t, kafka, kgo.ConsumeTopics("_default__command_topic"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx := timeoutCtx(t)
+	found, done := false, false
+	for !done {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("no command %q in the command topic", marker)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			done = done || bytes.Contains(r.Value, []byte(marker))
+			found = found || (!done && bytes.Contains(r.Value, []byte(text)))
+		})
+	}
+	return found
+}
