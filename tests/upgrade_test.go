@@ -167,3 +167,121 @@ func commandLogHas(t *testing.T, kafka, text, marker string) bool {
 	}
 	return found
 }
+
+// TestUpgradeLosesAndRepeatsNothing upgrades a query while records
+// flow, under exactly_once_v2 and at_least_once: the old runner ends
+// cleanly (its transaction, or its commit: the at_least_once run commits
+// only every ten minutes, so only the stop's commit keeps the records
+// from being read again), the new one starts from its offsets, and the
+// sink, read committed, holds every record exactly once, those after the
+// upgrade with its new column.
+func TestUpgradeLosesAndRepeatsNothing(t *testing.T) {
+	for _, g := range []struct{ guarantee, interval string }{{"exactly_once_v2", "100"}, {"at_least_once", "600000"}} {
+		t.Run(g.guarantee, func(t *testing.T) {
+			n := startNode(t, "--config", writeConfig(t, "ksql.streams.processing.guarantee="+g.guarantee+
+				"\nksql.streams.commit.interval.ms="+g.interval+"\n"))
+			n.mustKsql(purchasesDDL)
+			n.mustKsql("CREATE STREAM copies AS SELECT * FROM purchases;")
+			const total = 400
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				cl := kafkaClient(t, n.Kafka)
+				for i := range total {
+					r := &kgo.Record{Topic: "purchases", Key: fmt.Appendf(nil, "k%03d", i), Value: []byte(`{"cost":1,"quantity":1}`)}
+					if err := cl.ProduceSync(timeoutCtx(t), r).FirstErr(); err != nil {
+						t.Errorf("produce: %v", err)
+						return
+					}
+				}
+			}()
+			readSink(t, n, "COPIES", 50)
+			n.mustKsql("CREATE OR REPLACE STREAM copies AS SELECT *, cost * quantity AS total FROM purchases;")
+			<-done
+			produce(t, n.Kafka, "purchases", "zz", `{"cost":1,"quantity":1}`)
+			recs := readSink(t, n, "COPIES", -1)
+			seen, upgraded := map[string]int{}, 0
+			for _, r := range recs {
+				seen[string(r.Key)]++
+				if bytes.Contains(r.Value, []byte(`"TOTAL":1.0`)) {
+					upgraded++
+				}
+			}
+			for i := range total {
+				if k := fmt.Sprintf("k%03d", i); seen[k] != 1 {
+					t.Errorf("%s is in the sink %d times", k, seen[k])
+				}
+			}
+			if len(recs) != total+1 || upgraded == 0 || upgraded == len(recs) {
+				t.Fatalf("%d records in the sink (want %d), %d of them from the new plan", len(recs), total+1, upgraded)
+			}
+			if got := queryStates(t, n); got != "CSAS_COPIES_1=RUNNING" {
+				t.Fatalf("queries: %s", got)
+			}
+		})
+	}
+}
+
+// readSink reads topic read_committed from the start: at least min
+// records, or (min < 0) up to the record of key "zz".
+func readSink(t *testing.T, n *node, topic string, min int) []*kgo.Record {
+	t.Helper()
+	cl := kafkaClient(t, n.Kafka, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	ctx := timeoutCtx(t)
+	var got []*kgo.Record
+	for {
+		if min >= 0 && len(got) >= min || min < 0 && len(got) > 0 && string(got[len(got)-1].Key) == "zz" {
+			return got
+		}
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%s: read %d records: %v", topic, len(got), ctx.Err())
+		}
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, r) })
+	}
+}
+
+// TestUpgradeReachesEveryServer upgrades, on one server of a service
+// id, a query both run: the other applies the command from the command
+// topic, stops its tasks and restarts them on the new plan (EXPLAIN on
+// it shows the new plan, with the query's id), and the sink gets every
+// record after it once, through the new plan, whichever server's task
+// processed it.
+func TestUpgradeReachesEveryServer(t *testing.T) {
+	br := startBrokerProcess(t)
+	cfg := writeConfig(t, scaleoutConfig)
+	a := startServerOn(t, br.Kafka, "--config", cfg)
+	b := startServerOn(t, br.Kafka, "--config", cfg)
+	a.mustKsql(strings.Replace(purchasesDDL, "PARTITIONS=1", "PARTITIONS=2", 1))
+	a.mustKsql("CREATE STREAM valid AS SELECT * FROM purchases WHERE cost > 0;")
+	eventually(t, "B runs the query", func() error {
+		if got := queryStates(t, b); got != "CSAS_VALID_1=RUNNING" {
+			return fmt.Errorf("B's queries: %s", got)
+		}
+		return nil
+	})
+	b.mustKsql("CREATE OR REPLACE STREAM valid AS SELECT *, quantity * 2 AS twice FROM purchases WHERE cost > 0;")
+	for _, n := range []*node{a, b} {
+		eventually(t, "each server runs the new plan", func() error {
+			if plan := explainPlan(t, n, "CSAS_VALID_1"); !strings.Contains(plan, "TWICE") {
+				return fmt.Errorf("plan: %s", plan)
+			}
+			if got := queryStates(t, n); got != "CSAS_VALID_1=RUNNING" {
+				return fmt.Errorf("queries: %s", got)
+			}
+			return nil
+		})
+	}
+	var kvs []string
+	for i := range 20 {
+		kvs = append(kvs, fmt.Sprintf("k%02d", i), `{"cost":1,"quantity":3}`)
+	}
+	produce(t, br.Kafka, "purchases", kvs...)
+	got := consume(t, br.Kafka, "VALID", 20)
+	for _, r := range got {
+		if !strings.Contains(r, `"TWICE":6`) {
+			t.Fatalf("a record not from the new plan: %v", got)
+		}
+	}
+}
