@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -284,4 +285,70 @@ func TestUpgradeReachesEveryServer(t *testing.T) {
 			t.Fatalf("a record not from the new plan: %v", got)
 		}
 	}
+}
+
+// TestUpgradeRegistryCompatibility upgrades a query whose sink is AVRO
+// in the embedded registry: the new value schema (a column added) is a
+// new version of the sink's subject; one the subject's compatibility
+// check refuses (another writer registered TOTAL as a string) refuses the
+// statement before it runs, and the query goes on with its plan.
+func TestUpgradeRegistryCompatibility(t *testing.T) {
+	n := startNode(t)
+	url := registryURL(t, n)
+	n.mustKsql(purchasesDDL)
+	n.mustKsql("CREATE STREAM avro_p WITH (VALUE_FORMAT='AVRO') AS SELECT id, cost FROM purchases;")
+	n.mustKsql("CREATE OR REPLACE STREAM avro_p WITH (VALUE_FORMAT='AVRO') AS SELECT id, cost, quantity FROM purchases;")
+	const subject = "AVRO_P-value"
+	if got := subjectVersions(t, url, subject); got != 2 {
+		t.Fatalf("%s has %d versions after the upgrade, want 2", subject, got)
+	}
+
+	// Another writer registers TOTAL as a string (compatibility off for it).
+	_, latest := plainHTTP(t, http.MethodGet, url+"/subjects/"+subject+"/versions/latest", "")
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(fmt.Sprint(latest["schema"])), &schema); err != nil {
+		t.Fatalf("latest schema of %s: %v (%v)", subject, err, latest)
+	}
+	schema["fields"] = append(schema["fields"].([]any), map[string]any{"name": "TOTAL", "type": []any{"null", "string"}, "default": nil})
+	text, _ := json.Marshal(schema)
+	body, _ := json.Marshal(map[string]string{"schema": string(text)})
+	for _, req := range []struct{ method, path, body string }{
+		{http.MethodPut, "/config/" + subject, `{"compatibility":"NONE"}`},
+		{http.MethodPost, "/subjects/" + subject + "/versions", string(body)},
+		{http.MethodPut, "/config/" + subject, `{"compatibility":"BACKWARD"}`},
+	} {
+		if status, out := plainHTTP(t, req.method, url+req.path, req.body); status != http.StatusOK {
+			t.Fatalf("%s %s: %d %v", req.method, req.path, status, out)
+		}
+	}
+
+	status, v := n.ksql("CREATE OR REPLACE STREAM avro_p WITH (VALUE_FORMAT='AVRO') AS SELECT id, cost, quantity, cost * quantity AS total FROM purchases;", nil)
+	if msg := fmt.Sprint(v); status != http.StatusBadRequest || !strings.Contains(msg, "Could not register schema for topic: AVRO_P") {
+		t.Fatalf("an upgrade the subject's compatibility refuses: %d %s", status, msg)
+	}
+	if plan := explainPlan(t, n, "CSAS_AVRO_P_1"); strings.Contains(plan, "TOTAL") {
+		t.Fatalf("the refused upgrade changed the plan: %s", plan)
+	}
+	produce(t, n.Kafka, "purchases", "p1", `{"cost":2,"quantity":3}`)
+	if got := consume(t, n.Kafka, "AVRO_P", 1); len(got) != 1 {
+		t.Fatalf("the sink after a refused upgrade: %v", got)
+	}
+	if got := queryStates(t, n); got != "CSAS_AVRO_P_1=RUNNING" {
+		t.Fatalf("queries: %s", got)
+	}
+}
+
+// subjectVersions counts the versions of subject in the registry at url.
+func subjectVersions(t *testing.T, url, subject string) int {
+	t.Helper()
+	resp, err := httpClient().Get(url + "/subjects/" + subject + "/versions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var versions []int
+	if err := json.NewDecoder(resp.Body).Decode(&versions); err != nil {
+		t.Fatalf("versions of %s: %v", subject, err)
+	}
+	return len(versions)
 }
