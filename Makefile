@@ -88,8 +88,8 @@ test-fuzz:
 
 # The end-to-end tests that only wait on their own processes (most of
 # them: a test's server sits idle between commits and polls) run
-# E2E_PARALLEL at a time (t.Parallel); the kill -9, failover, browser and
-# Nexmark ones run alone first.
+# E2E_PARALLEL at a time (t.Parallel); the kill -9, failover, terminal
+# and Nexmark ones run alone first.
 E2E_PARALLEL ?= 4
 test-e2e:
 	$(GO) test -count=1 -timeout $(TIMEOUT) -parallel $(E2E_PARALLEL) ./tests/...
