@@ -15,7 +15,8 @@
 // environment) and waits only on facts calls t.Parallel: `make test` runs
 // E2E_PARALLEL (4) of them at a time, since their processes mostly sit
 // between commits and polls (the browser tests too: they wait on the
-// page's facts). The kill -9, failover, broker-restart, terminal and
+// page's facts, and the rolling restart, whose pauses are only logged).
+// The kill -9, failover, broker-restart, terminal and
 // Nexmark tests, whose timing matters to what they show or which keep
 // both cores busy, run alone, before the parallel ones.
 //
