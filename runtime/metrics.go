@@ -10,8 +10,8 @@ import (
 )
 
 // metricsCollector exports per-query figures in Prometheus' format:
-// records processed, processing-log entries, late records dropped, and
-// the stream time of each task. It reads the engine's state at scrape
+// records processed, processing-log entries, late records dropped, the
+// stream time of each task and each active task's consumer lag. It reads the engine's state at scrape
 // time, so nothing is kept twice.
 type metricsCollector struct {
 	e                               *Engine
@@ -19,6 +19,7 @@ type metricsCollector struct {
 	skipped, globalLoaded           *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
+	consumerLag                     *prometheus.Desc
 }
 
 func newMetricsCollector(e *Engine) *metricsCollector {
@@ -36,12 +37,15 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 		txnEnd: prometheus.NewDesc("sqlstream_query_transaction_end_seconds",
 			"Time an exactly_once_v2 query took to end its transactions (cache and producer flush, offsets, EndTxn).", q, nil),
 		txnEndMax: prometheus.NewDesc("sqlstream_query_transaction_end_max_seconds", "Longest transaction end of an exactly_once_v2 query.", q, nil),
+		consumerLag: prometheus.NewDesc("sqlstream_task_consumer_lag",
+			"Records an active task on this server has yet to process: from its position to each input partition's last stable offset as the last fetch told it, summed over its inputs (absent while unknown).",
+			[]string{"query", "task"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.consumerLag} {
 		ch <- d
 	}
 }
@@ -71,9 +75,23 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstSummary(m.txnEnd, uint64(n), mean.Seconds()*float64(n), nil, q.id)
 			ch <- prometheus.MustNewConstMetric(m.txnEndMax, prometheus.GaugeValue, longest.Seconds(), q.id)
 		}
+		m.collectTasks(ch, q)
 	}
 	for _, s := range stateNames {
 		ch <- prometheus.MustNewConstMetric(m.queries, prometheus.GaugeValue, float64(states[s]), s)
+	}
+}
+
+// collectTasks exports the consumer lag of q's active tasks here.
+func (m *metricsCollector) collectTasks(ch chan<- prometheus.Metric, q *query) {
+	r := q.tasks()
+	if r == nil {
+		return
+	}
+	for _, t := range r.Tasks() {
+		if lag := t.ConsumerLag(); t.Role == RoleActive && lag >= 0 {
+			ch <- prometheus.MustNewConstMetric(m.consumerLag, prometheus.GaugeValue, float64(lag), q.id, t.Task)
+		}
 	}
 }
 
