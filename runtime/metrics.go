@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -11,15 +12,16 @@ import (
 
 // metricsCollector exports per-query figures in Prometheus' format:
 // records processed, processing-log entries, late records dropped, the
-// stream time of each task and each active task's consumer lag. It reads the engine's state at scrape
-// time, so nothing is kept twice.
+// stream time of each task, each active task's consumer lag and the
+// records each node of a topology received. It reads the engine's
+// state at scrape time, so nothing is kept twice.
 type metricsCollector struct {
 	e                               *Engine
 	processed, logged, late, stream *prometheus.Desc
 	skipped, globalLoaded           *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
-	consumerLag                     *prometheus.Desc
+	consumerLag, nodeRecords        *prometheus.Desc
 }
 
 func newMetricsCollector(e *Engine) *metricsCollector {
@@ -40,12 +42,15 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 		consumerLag: prometheus.NewDesc("sqlstream_task_consumer_lag",
 			"Records an active task on this server has yet to process: from its position to each input partition's last stable offset as the last fetch told it, summed over its inputs (absent while unknown).",
 			[]string{"query", "task"}, nil),
+		nodeRecords: prometheus.NewDesc("sqlstream_node_records_total",
+			"Records a node of a persistent query's topology received on this server (a source: from its topic; a processor or sink: from the node before it).",
+			[]string{"query", "subtopology", "node"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.consumerLag} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.consumerLag, m.nodeRecords} {
 		ch <- d
 	}
 }
@@ -74,6 +79,9 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		if n, mean, longest := q.txnEnds.Snapshot(); n > 0 {
 			ch <- prometheus.MustNewConstSummary(m.txnEnd, uint64(n), mean.Seconds()*float64(n), nil, q.id)
 			ch <- prometheus.MustNewConstMetric(m.txnEndMax, prometheus.GaugeValue, longest.Seconds(), q.id)
+		}
+		for _, c := range q.nodes.Snapshot() {
+			ch <- prometheus.MustNewConstMetric(m.nodeRecords, prometheus.CounterValue, float64(c.Records), q.id, strconv.Itoa(c.SubTopology), c.Node)
 		}
 		m.collectTasks(ch, q)
 	}

@@ -106,6 +106,15 @@ func TestTaskConsumerLagThroughTheBinary(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d", status)
 	}
+	// Each node of the copy counted the ten records (sqlstream_node_records_total).
+	nodes := regexp.MustCompile(`(?m)^sqlstream_node_records_total\{node="([^"]+)",query="`+copyID+`",subtopology="0"\} (\d+)$`).FindAllStringSubmatch(string(body), -1)
+	var counted []string
+	for _, m := range nodes {
+		counted = append(counted, m[1]+"="+m[2])
+	}
+	if got, want := strings.Join(counted, " "), "Project=10 Sink-EOS_COPY=10 Source-CLICKS=10"; got != want {
+		t.Errorf("the copy's node counts: %s, want %s:\n%s", got, want, grepLines(string(body), "sqlstream_node_records_total"))
+	}
 	for _, q := range []string{copyID, downID} {
 		lags := regexp.MustCompile(`(?m)^sqlstream_task_consumer_lag\{query="`+q+`",task="0_[01]"\} 0$`).FindAllString(string(body), -1)
 		if len(lags) != 2 {

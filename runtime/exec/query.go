@@ -35,6 +35,9 @@ type Query struct {
 	StreamTimes *StreamTimes  // each task's stream time and open windows
 	TxnEnds     *Latencies    // how long ending each transaction took (exactly_once_v2)
 	Restores    *Restores     // each store's restoration progress
+	// Nodes counts the records each node of the topology receives (nil:
+	// not counted).
+	Nodes *physical.NodeCounts
 
 	// Balancer makes the query's group balancer (Kafka only): it assigns
 	// whole tasks and calls back through hooks.
