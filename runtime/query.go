@@ -33,6 +33,7 @@ type query struct {
 	skipped     atomic.Int64 // records a join skipped for a null key or value
 	streamTimes exec.StreamTimes
 	txnEnds     exec.Latencies       // how long ending each transaction took (exactly_once_v2)
+	commits     exec.Latencies       // how long each at_least_once commit took
 	nodes       *physical.NodeCounts // records each node of the topology received here
 	// globals are the global-table stores of the current run, filled
 	// before its runner starts (nil: the query joins no global table).

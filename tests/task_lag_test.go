@@ -63,7 +63,9 @@ func caughtUp(tasks []api.TaskInfo) (int64, error) {
 // positions summing to the ten records; a query reading the topic an
 // exactly_once_v2 query writes in transactions also reaches lag 0 (each
 // commit marker takes an offset that no record carries, and its tasks'
-// positions pass them).
+// positions pass them). /metrics also counts the records of each node of
+// the copy's topology, and times the at_least_once query's commits as it
+// times the exactly_once_v2 query's transaction ends.
 func TestTaskConsumerLagThroughTheBinary(t *testing.T) {
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM clicks (user VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);`)
@@ -115,6 +117,21 @@ func TestTaskConsumerLagThroughTheBinary(t *testing.T) {
 	if got, want := strings.Join(counted, " "), "Project=10 Sink-EOS_COPY=10 Source-CLICKS=10"; got != want {
 		t.Errorf("the copy's node counts: %s, want %s:\n%s", got, want, grepLines(string(body), "sqlstream_node_records_total"))
 	}
+	// The at_least_once query times its commits (the one of those
+	// records' offsets may come after the positions are seen); the
+	// exactly_once_v2 one its transaction ends instead.
+	eventually(t, "the commits timed", func() error {
+		if status, body = n.get("/metrics"); status != http.StatusOK {
+			return fmt.Errorf("GET /metrics: %d", status)
+		}
+		if !regexp.MustCompile(`(?m)^sqlstream_query_commit_seconds_count\{query="`+downID+`"\} [1-9]`).Match(body) ||
+			!regexp.MustCompile(`(?m)^sqlstream_query_commit_max_seconds\{query="`+downID+`"\} `).Match(body) ||
+			strings.Contains(string(body), `sqlstream_query_commit_seconds_count{query="`+copyID+`"}`) ||
+			!strings.Contains(string(body), `sqlstream_query_transaction_end_seconds_count{query="`+copyID+`"}`) {
+			return fmt.Errorf("commit and transaction-end latencies:\n%s", grepLines(string(body), "sqlstream_query_commit", "sqlstream_query_transaction_end"))
+		}
+		return nil
+	})
 	for _, q := range []string{copyID, downID} {
 		lags := regexp.MustCompile(`(?m)^sqlstream_task_consumer_lag\{query="`+q+`",task="0_[01]"\} 0$`).FindAllString(string(body), -1)
 		if len(lags) != 2 {

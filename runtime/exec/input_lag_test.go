@@ -86,7 +86,8 @@ func (s gatedStore) Get([]byte) ([]byte, error) {
 
 // TestTaskReportsConsumerLag: a task held on its first record of five
 // already in its input reports a lag of 5 (position 0, the fetch's high
-// watermark 5); once it processes them its lag is 0.
+// watermark 5); once it processes them its lag is 0, and the at_least_once
+// commit of their offsets is timed (Query.Commits).
 func TestTaskReportsConsumerLag(t *testing.T) {
 	b, err := broker.Start(broker.WithListen("127.0.0.1:0"), broker.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -120,7 +121,7 @@ func TestTaskReportsConsumerLag(t *testing.T) {
 	gate := &gatedGlobals{entered: make(chan struct{}), release: make(chan struct{})}
 	q := &Query{ID: "CSAS_OUT_1", AppID: "lag-app", Topology: topo, DB: db, Logger: slog.New(slog.DiscardHandler),
 		Log: discardLog{}, Globals: gate, Observer: &recordingObserver{}, Processed: new(atomic.Int64), Skipped: new(atomic.Int64),
-		StreamTimes: &StreamTimes{}, TxnEnds: &Latencies{}, Restores: &Restores{},
+		StreamTimes: &StreamTimes{}, TxnEnds: &Latencies{}, Restores: &Restores{}, Commits: &Latencies{},
 		Config:   Config{CommitInterval: 100 * time.Millisecond, Threads: 1, FromEarliest: true, SessionTimeout: 6 * time.Second},
 		Balancer: func(BalancerHooks) kgo.GroupBalancer { return kgo.RoundRobinBalancer() }}
 	run, err := k.Start(q)
@@ -147,6 +148,21 @@ func TestTaskReportsConsumerLag(t *testing.T) {
 	}
 	if in := task.Inputs[0]; in.Position != n || in.Topic != "s" {
 		t.Errorf("caught up, the input is %+v, want s at position %d", in, n)
+	}
+	// The commit of those offsets is timed; the idle commits after it,
+	// with no offsets to send, are not.
+	for commits, _, _ := q.Commits.Snapshot(); commits == 0; commits, _, _ = q.Commits.Snapshot() {
+		if ctx.Err() != nil {
+			t.Fatal("no at_least_once commit was timed")
+		}
+		time.Sleep(10 * time.Millisecond) // the next look at the fact
+	}
+	committed, _, longest := q.Commits.Snapshot()
+	if longest <= 0 {
+		t.Errorf("%d commits timed, the longest %v", committed, longest)
+	}
+	if ends, _, _ := q.TxnEnds.Snapshot(); ends != 0 {
+		t.Errorf("an at_least_once query timed %d transaction ends", ends)
 	}
 }
 

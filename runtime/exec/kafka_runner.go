@@ -404,8 +404,10 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 // commit flushes stores and outputs, checkpoints the stores and then
 // commits the processed input offsets. An error means nothing was
 // committed: a store that could not flush, a producer flush cut short by
-// ctx, or a record the broker refused since the last commit.
+// ctx, or a record the broker refused since the last commit. A commit
+// that sent offsets is timed (Query.Commits).
 func (r *kafkaRunner) commit(ctx context.Context) error {
+	start := time.Now()
 	if err := r.releaseOutputs(); err != nil {
 		return err
 	}
@@ -427,18 +429,20 @@ func (r *kafkaRunner) commit(ctx context.Context) error {
 		return fmt.Errorf("writing an output or changelog record: %w", err)
 	}
 	r.checkpoint()
-	r.commitOffsets(ctx)
+	if r.commitOffsets(ctx) && r.q.Commits != nil {
+		r.q.Commits.Observe(time.Since(start))
+	}
 	return nil
 }
 
 // commitOffsets commits the processed offsets not yet committed. Offsets
 // the coordinator did not accept (ctx ended, a rebalance) stay dirty, so
 // the next commit, at the latest the final one when the runner stops,
-// sends them again.
-func (r *kafkaRunner) commitOffsets(ctx context.Context) {
+// sends them again. It reports whether there were offsets to send.
+func (r *kafkaRunner) commitOffsets(ctx context.Context) bool {
 	offsets := r.dirtyOffsets()
 	if len(offsets) == 0 {
-		return
+		return false
 	}
 	r.cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		if err == nil {
@@ -452,6 +456,7 @@ func (r *kafkaRunner) commitOffsets(ctx context.Context) {
 		}
 		r.markCommitted(offsets)
 	})
+	return true
 }
 
 // producedOffset is the offset of the last record produced to a
