@@ -3,12 +3,14 @@ package physical
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 type dropEmitter struct{ n int }
@@ -17,7 +19,7 @@ func (d *dropEmitter) Emit(*OutRecord) { d.n++ }
 
 // csas builds the topology of a CREATE … AS SELECT over stream s (k key,
 // a INT).
-func csas(t *testing.T, sql string) *Topology {
+func csas(t testing.TB, sql string) *Topology {
 	t.Helper()
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
 	stmts, err := parser.Parse("CREATE STREAM s (k STRING KEY, a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);" + sql)
@@ -93,5 +95,51 @@ func TestNodeCountsOfAnAggregation(t *testing.T) {
 		if c.Records != 0 {
 			t.Errorf("a task without counts counted %s: %d", c.Node, c.Records)
 		}
+	}
+}
+
+// BenchmarkNodeCounts: a stateless task (source, filter, projection,
+// sink) with and without node counts, per record.
+func BenchmarkNodeCounts(b *testing.B) {
+	topo := csas(b, "CREATE STREAM out AS SELECT k, a * 2 AS b FROM s WHERE a > 1;")
+	for _, counted := range []bool{false, true} {
+		b.Run(fmt.Sprintf("counted=%v", counted), func(b *testing.B) {
+			env := &TaskEnv{Emit: &dropEmitter{}, Log: &logRecorder{}}
+			if counted {
+				env.Counts = topo.NewNodeCounts()
+			}
+			task, err := topo.NewTask(0, env)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rec := &InRecord{Topic: "s", Key: []byte("x"), Value: []byte(`{"A":2}`)}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := task.Process(rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+type nopProcessor struct{}
+
+func (nopProcessor) Process(*types.Row) error { return nil }
+
+// BenchmarkCountedOp is the cost a counted node adds to each row: the
+// wrapper's call and atomic add.
+func BenchmarkCountedOp(b *testing.B) {
+	var n atomic.Int64
+	row := &types.Row{}
+	for _, p := range []struct {
+		name string
+		p    Processor
+	}{{"direct", nopProcessor{}}, {"counted", &countedOp{n: &n, next: nopProcessor{}}}} {
+		b.Run(p.name, func(b *testing.B) {
+			for b.Loop() {
+				_ = p.p.Process(row)
+			}
+		})
 	}
 }
