@@ -69,9 +69,13 @@ func (g *partitionGroup) add(p kgo.FetchTopicPartition) {
 	if q == nil || p.Err != nil {
 		return
 	}
+	fetched := int64(-1) // the offset after the fetch's last record, a marker's too
+	if n := len(p.Records); n > 0 {
+		fetched = p.Records[n-1].Offset + 1
+	}
 	if recs := dataRecords(p.Records); len(recs) < len(p.Records) {
 		if len(recs) == 0 && len(q.recs) == 0 {
-			q.done = p.Records[len(p.Records)-1].Offset + 1 // only markers, nothing waiting: step over them
+			q.done = fetched // only markers, nothing waiting: step over them
 		}
 		p.Records = recs
 	}
@@ -87,7 +91,7 @@ func (g *partitionGroup) add(p kgo.FetchTopicPartition) {
 	if end <= 0 {
 		end = p.HighWatermark
 	}
-	q.lag = max(0, end-(p.Records[len(p.Records)-1].Offset+1))
+	q.lag = max(0, end-fetched)
 }
 
 // dataRecords drops the transaction markers of recs (the clients keep

@@ -143,12 +143,16 @@ func controlRecord(topic string, off int64) *kgo.Record {
 // TestPartitionGroupStepsOverMarkers: transaction markers are never
 // released to the task; a fetch of markers alone, with nothing waiting,
 // moves the partition's processed offset past them (the task's position
-// reaches the topic's end), and the group counts as caught up there.
+// reaches the topic's end), and the group counts as caught up there; a
+// marker at the end of a fetch is no lag (no idle wait for it).
 func TestPartitionGroupStepsOverMarkers(t *testing.T) {
 	g := twoInputs(-1)
-	p := fetched("stream", 0, 3, 1000)
+	p := fetched("stream", 0, 2, 1000)
 	p.Records = append(p.Records, controlRecord("stream", 1))
 	g.add(p)
+	if q := g.queue(tp{"stream", 0}); q.lag != 0 {
+		t.Errorf("lag %d after a record and its marker at the end, want 0", q.lag)
+	}
 	got := drain(g, time.Now())
 	assertReleased(t, got, []string{"stream@01.000"})
 	only := fetched("stream", 2, 3)
