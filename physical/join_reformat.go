@@ -33,8 +33,12 @@ func sideKeyed(side planner.JoinSide) string {
 func (b *builder) reformatTable(n *planner.Join, side planner.JoinSide) string {
 	name := n.Prefix + reformatName(side)
 	topic := b.internalName(name)
-	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
 	in := joinInput(n, side)
+	it := InternalTopic{Name: topic}
+	if n.Foreign() {
+		it.PartitionsOf = in.Source.Topic // the right table's count, as the FK topics'
+	}
+	b.topo.Internal = append(b.topo.Internal, it)
 	b.startSource(&planner.Scan{Source: in.Source, Alias: in.Alias})
 	via := reformatted(n, side, b.internal(), topic)
 	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},

@@ -15,7 +15,11 @@ import (
 // `RightSourceKeyed-Materialize` (Reformat).
 func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 	l, r := &n.Left, &n.Right
-	if n.Foreign() || l.Nested() || r.Nested() {
+	if n.Foreign() {
+		r.Reformat = !p.Defaults.LegacyJoinRepartition && !p.Defaults.LegacyFKJoinReformat && registryKeyed(r.Source) && !r.Nested()
+		return nil
+	}
+	if l.Nested() || r.Nested() {
 		return nil
 	}
 	if !p.Defaults.LegacyJoinRepartition && forcesRepartition(n) {
@@ -44,6 +48,18 @@ func (p *Planner) repartitionKeyed(s *joinScope, in *JoinInput) error {
 		}
 	}
 	return nil
+}
+
+// registryKeyed reports a source keyed in a schema-registry format. The
+// right table of a foreign-key join so keyed is reformatted into the left
+// table's key format, as ksqlDB's PreJoinRepartitionNode does: the
+// foreign keys the left side extracts are written by the join's own
+// serializer (its schema, its id), which a producer's key bytes of the
+// right table need not equal, and murmur2 of unequal bytes would send a
+// subscription to another partition than its right row.
+func registryKeyed(src *Source) bool {
+	_, registry := format.SchemaTypeOf(src.KeyFormat.Name)
+	return registry
 }
 
 // forcesRepartition reports a join whose key format is a schema-registry
