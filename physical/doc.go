@@ -444,7 +444,7 @@
 // writes are the bytes the right rows are keyed and partitioned by. Each
 // command records `internalFormats: "sources/2"` (commands recorded with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.
-// LegacyFKJoinReformat); queries of commands recorded before it keep JSON internal
+// LegacyRegistryJoinSteps); queries of commands recorded before it keep JSON internal
 // topics (and the kept side's key format on join repartition keys, as they
 // had), so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -48,7 +49,8 @@ func (b *builder) reformatTable(n *planner.Join, side planner.JoinSide) string {
 }
 
 // reformatted describes a side's repartition topic as a source: the
-// table's columns, the left's key format, the value columns in the
+// table's columns, the join's key format (the left's, or the table's own
+// when an n-way step re-keys its left side), the value columns in the
 // table's value format (legacy queries: JSON); the rows' times are
 // already set (no TIMESTAMP column).
 func reformatted(n *planner.Join, side planner.JoinSide, f internalFormats, topic string) *planner.Source {
@@ -56,10 +58,21 @@ func reformatted(n *planner.Join, side planner.JoinSide, f internalFormats, topi
 	src := *table
 	src.Schema = valueRecordColumns(src.Schema) // the copy keeps the table's records'
 	src.Topic = topic
-	src.KeyFormat = f.joinKeySpec(n.Left.Source.KeyFormat, topic, src.Schema.Keys())
+	src.KeyFormat = f.joinKeySpec(reformatKeyFormat(n), topic, src.Schema.Keys())
 	src.ValueFormat = f.valueSpec(table.ValueFormat, topic, src.Schema.Values())
 	src.TimestampColumn = ""
 	return &src
+}
+
+// reformatKeyFormat is the key format a reformatted table is copied
+// into: the left's, or the right table's own when the left side is
+// re-keyed (an n-way step re-keying the nested join into the right's key
+// format, which the copy keeps under its own subject).
+func reformatKeyFormat(n *planner.Join) format.Spec {
+	if n.Left.Rekeyed() {
+		return n.Right.Source.KeyFormat
+	}
+	return n.Left.Source.KeyFormat
 }
 
 // valueRecordColumns is s with its record columns (types.RecordNS) as

@@ -13,7 +13,7 @@ import (
 // TestForeignKeyJoinReformatsRegistryKeyedRight: a foreign-key join's
 // right table keyed in a registry format is reformatted into the left's
 // key format (physical/testdata/join_key_format pins the topology); one
-// keyed in KAFKA is not, nor is any under LegacyFKJoinReformat (commands
+// keyed in KAFKA is not, nor is any under LegacyRegistryJoinSteps (commands
 // recorded before).
 func TestForeignKeyJoinReformatsRegistryKeyedRight(t *testing.T) {
 	for _, c := range []struct {
@@ -22,7 +22,7 @@ func TestForeignKeyJoinReformatsRegistryKeyedRight(t *testing.T) {
 		want        bool
 	}{{"AVRO", false, true}, {"AVRO", true, false}, {"KAFKA", false, false}} {
 		reg := &subjects{schemas: map[string]format.RegisteredSchema{}}
-		p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg, LegacyFKJoinReformat: c.legacy})
+		p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg, LegacyRegistryJoinSteps: c.legacy})
 		for _, sql := range []string{
 			`CREATE TABLE l (id BIGINT PRIMARY KEY, fk BIGINT) WITH (KAFKA_TOPIC='l', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON', PARTITIONS=2);`,
 			`CREATE TABLE r (id BIGINT PRIMARY KEY, v INT) WITH (KAFKA_TOPIC='r', KEY_FORMAT='` + c.rightFormat + `', VALUE_FORMAT='JSON', PARTITIONS=2);`,

@@ -11,10 +11,10 @@ import "github.com/sqlstream/sqlstream/planner"
 const internalFormatsOfSources = "sources"
 
 // internalFormatsFKReformat is what a command records now: the sources'
-// formats, and a foreign-key join's right table keyed in a registry
-// format copied through RightSourceKeyed-SelectKey-repartition into the
-// left's key format (planner.Defaults.LegacyFKJoinReformat). Commands
-// recorded with internalFormatsOfSources keep their FK joins' topologies.
+// formats, and a foreign-key join's right table (an n-way join step's
+// right side) keyed in a registry format repartitioned into the join's
+// key format (planner.Defaults.LegacyRegistryJoinSteps). Commands
+// recorded with internalFormatsOfSources keep their joins' topologies.
 const internalFormatsFKReformat = "sources/2"
 
 // legacyInternalJSON reports whether the queries c starts keep JSON
@@ -33,7 +33,7 @@ func (e *Engine) plannerFor(cmd *command) *planner.Planner {
 		return e.planner
 	}
 	p := *e.planner
-	p.Defaults.LegacyFKJoinReformat = true
+	p.Defaults.LegacyRegistryJoinSteps = true
 	p.Defaults.LegacyJoinRepartition = legacyInternalJSON(cmd)
 	return &p
 }

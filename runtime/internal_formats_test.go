@@ -23,12 +23,12 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 		repart, fk bool
 	}{{"", true, true}, {internalFormatsOfSources, false, true}} {
 		p := e.plannerFor(&command{InternalFormats: c.formats})
-		if p == e.planner || p.Defaults.LegacyJoinRepartition != c.repart || p.Defaults.LegacyFKJoinReformat != c.fk || p.Catalog != e.planner.Catalog {
+		if p == e.planner || p.Defaults.LegacyJoinRepartition != c.repart || p.Defaults.LegacyRegistryJoinSteps != c.fk || p.Catalog != e.planner.Catalog {
 			t.Errorf("command of %q: legacy repartition %v, FK %v, want %v, %v; same catalog %v",
-				c.formats, p.Defaults.LegacyJoinRepartition, p.Defaults.LegacyFKJoinReformat, c.repart, c.fk, p.Catalog == e.planner.Catalog)
+				c.formats, p.Defaults.LegacyJoinRepartition, p.Defaults.LegacyRegistryJoinSteps, c.repart, c.fk, p.Catalog == e.planner.Catalog)
 		}
 	}
-	if e.planner.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyFKJoinReformat {
+	if e.planner.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyRegistryJoinSteps {
 		t.Error("the engine's planner plans legacy joins")
 	}
 }
