@@ -151,7 +151,11 @@ func propertiesTable(p *api.PropertiesList) *table {
 		case defaults[pr.Name]:
 			override = ""
 		}
-		t.add(pr.Name, pr.Scope, override, pr.Value)
+		value := "NULL" // ksqlDB's CLI for an unset property
+		if pr.Value != nil {
+			value = *pr.Value
+		}
+		t.add(pr.Name, pr.Scope, override, value)
 	}
 	return t
 }
