@@ -120,6 +120,10 @@ func (p *parser) exprClause(qs *queryState, kw, stops string) error {
 // is parenthesized so TiDB does not read a number as a column position.
 func (p *parser) byClause(qs *queryState, kw, stops string) error {
 	end := p.scanTo(stops)
+	if end == p.i+2 && p.toks[p.i].isPunct("(") && p.toks[p.i+1].isPunct(")") {
+		// The grammar's empty list; ksqlDB's GroupBy/PartitionBy refuse it.
+		return p.errAt(p.toks[p.i], sqlerr.Syntax, "%s BY requires at least one expression", p.toks[p.i-2].Val)
+	}
 	ranges, err := qs.w.splitCommas(p.i, end)
 	if err != nil {
 		return err
