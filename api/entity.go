@@ -135,6 +135,8 @@ func newEntity(typeName string) Entity {
 		return &VariablesList{}
 	case TypeAssertSchema:
 		return &AssertSchemaEntity{}
+	case TypeAssertTopic:
+		return &AssertTopicEntity{}
 	}
 	return nil
 }

@@ -53,6 +53,8 @@ func (c *console) printEntity(e api.Entity) {
 		c.println(string(e.JSON))
 	case *api.AssertSchemaEntity:
 		c.println(e.Text())
+	case *api.AssertTopicEntity:
+		c.println(e.Text())
 	default:
 		t := entityTable(e)
 		t.print(c)

@@ -162,6 +162,8 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		return nil, e.insertValues(ctx, st, s)
 	case *ast.AssertSchema:
 		return e.assertSchema(ctx, st, s)
+	case *ast.AssertTopic:
+		return e.assertTopic(ctx, st, s)
 	}
 	e.mu.Lock()
 	defer e.unlock()

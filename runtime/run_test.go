@@ -94,6 +94,8 @@ func execText(eng *runtime.TestEngine, sql string) string {
 			fmt.Fprintf(&b, "%s %s\n", e.EntityType(), typeListJSON(e))
 		case api.WarningEntity:
 			fmt.Fprintf(&b, "%s: %s\n", e.EntityType(), e.Message)
+		case api.AssertTopicEntity:
+			fmt.Fprintf(&b, "%s: %s\n", e.EntityType(), e.Text())
 		case api.KafkaTopicsList:
 			fmt.Fprintf(&b, "%s:", e.EntityType())
 			for _, t := range e.Topics {

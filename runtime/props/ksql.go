@@ -65,7 +65,6 @@ func ksqlSettings() []*Def {
 		noPushV2   = "sqlstream serves scalable push queries as other push queries"
 		noPullPool = "pull queries run on the request's goroutine; there is no thread pool or queue to size"
 		noRate     = "sqlstream has no pull or push query rate limits"
-		noAssert   = "ASSERT TOPIC is refused by the parser (ASSERT SCHEMA is honoured: its timeout is ksql.assert.schema.default.timeout.ms)"
 		noTransien = "transient queries leave no internal topics or state behind to clean up"
 		noMetrics  = "sqlstream's metrics are its own (GET /metrics), not JMX"
 		overrides  = "which properties a client may SET is the table's fixed column, not a list"
@@ -83,7 +82,6 @@ func ksqlSettings() []*Def {
 		refusedDef("ksql.fail.on.production.error", kindBool, "true", "a record the producer cannot write fails the query's task; sqlstream never drops it"),
 		inertDef("ksql.access.validator.enable", kindString, "auto", noAuthz),
 		inertDef("ksql.admin.request.retry.timeout.ms", kindLong, "2500", "admin requests are franz-go's, retried by its own policy"),
-		inertDef("ksql.assert.topic.default.timeout.ms", kindInt, "1000", noAssert),
 		inertDef("ksql.authorization.cache.expiry.time.secs", kindLong, "30", noAuthz),
 		inertDef("ksql.authorization.cache.max.entries", kindLong, "10000", noAuthz),
 		refusedDef("ksql.cast.strings.preserve.nulls", kindBool, "true", current),

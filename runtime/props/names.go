@@ -122,6 +122,9 @@ const (
 	// AssertSchemaTimeout is ksqlDB's: how long an ASSERT SCHEMA without
 	// TIMEOUT waits for its assertion to hold (default 1000 ms).
 	AssertSchemaTimeout = "ksql.assert.schema.default.timeout.ms"
+	// AssertTopicTimeout is ksqlDB's: how long an ASSERT TOPIC without
+	// TIMEOUT waits for its assertion to hold (default 1000 ms).
+	AssertTopicTimeout = "ksql.assert.topic.default.timeout.ms"
 	// PushV2 turns on ksqlDB's scalable push queries (off by default, as
 	// in ksqlDB).
 	PushV2 = "ksql.query.push.v2.enabled"
