@@ -324,7 +324,7 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan, prefix string) (
 		return nil, err
 	}
 	from := plan.Sources[0]
-	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: prefix + s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas}
+	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: prefix + s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas, QueryCreated: true}
 	switch {
 	case plan.Window != nil:
 		sink.Window = plan.Window

@@ -212,6 +212,8 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 		return e.describeFunction(st)
 	case *ast.Explain:
 		return e.explain(st, s)
+	case *ast.AlterSource:
+		return e.alterSource(ctx, st, s, cmd)
 	}
 	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "statement not supported: %s", firstWords(stmt.Text()))
 }
