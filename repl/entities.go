@@ -55,6 +55,8 @@ func (c *console) printEntity(e api.Entity) {
 		c.println(e.Text())
 	case *api.AssertTopicEntity:
 		c.println(e.Text())
+	case *api.ConnectorDescription:
+		c.printConnectorDescription(e)
 	default:
 		t := entityTable(e)
 		t.print(c)
@@ -88,6 +90,9 @@ func entityTable(e api.Entity) *table {
 		return typesTable(e.Types)
 	case *api.VariablesList:
 		return variablesTable(e.Variables)
+	}
+	if t := connectorTable(e); t != nil {
+		return t
 	}
 	return messageTable(fmt.Sprintf("(no rendering for entity %q)", e.EntityType()))
 }

@@ -125,7 +125,7 @@ func (c *Client) once(ctx context.Context, method string, rel []string, payload 
 	}
 	if !expected(resp.StatusCode, want) {
 		retry = resp.StatusCode >= 500 || resp.StatusCode == http.StatusConflict
-		return retry, &Error{Status: resp.StatusCode, Body: string(data)}
+		return retry, &Error{Status: resp.StatusCode, Body: string(bytes.TrimSpace(data))}
 	}
 	if out == nil || len(bytes.TrimSpace(data)) == 0 {
 		return false, nil
