@@ -17,7 +17,10 @@ import (
 // restError is an error ksqlDB answers as it is (a generic error body
 // with its own HTTP status), not as a statement_error: the connector
 // statements' (ksqlDB's KsqlRestException).
-type restError struct{ *api.ErrorMessage }
+type restError struct {
+	*api.ErrorMessage
+	unreachable bool // Kafka Connect did not answer
+}
 
 // connectStatement runs a connector statement against the Kafka Connect
 // cluster at ksql.connect.url, as ksqlDB's ConnectExecutor,
@@ -29,6 +32,15 @@ func (e *Engine) connectStatement(ctx context.Context, stmt ast.Statement, s *se
 	if err != nil {
 		return nil, err
 	}
+	ent, err := e.runConnect(ctx, c, stmt)
+	var re *restError
+	if errors.As(err, &re) && re.unreachable && s.props[props.ConnectURL] == props.DefaultConnectURL {
+		re.Message += " (" + props.ConnectURL + " is not set; its default, " + props.DefaultConnectURL + ", was tried)"
+	}
+	return ent, err
+}
+
+func (e *Engine) runConnect(ctx context.Context, c *connect.Client, stmt ast.Statement) (api.Entity, error) {
 	switch st := stmt.(type) {
 	case *ast.CreateConnector:
 		return e.createConnector(ctx, c, st)
@@ -50,13 +62,13 @@ func (e *Engine) connectStatement(ctx context.Context, stmt ast.Statement, s *se
 func (e *Engine) connectClient(ctx context.Context, s *session) (*connect.Client, error) {
 	url := strings.TrimSpace(s.props[props.ConnectURL])
 	if url == "" {
-		return nil, &restError{&api.ErrorMessage{ErrorCode: api.CodeBadRequest,
+		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest,
 			Message: "Kafka Connect is not configured: set '" + props.ConnectURL + "' to the REST URL of a Connect cluster to run connector statements"}}
 	}
 	p := props.NewParser(e.table, s.props)
 	c, err := connect.New(url, p.Millis(props.ConnectTimeout), api.AuthorizationFrom(ctx))
 	if err != nil {
-		return nil, &restError{&api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error() + " (set '" + props.ConnectURL + "' to an http:// or https:// URL)"}}
+		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error() + " (set '" + props.ConnectURL + "' to an http:// or https:// URL)"}}
 	}
 	return c, nil
 }
@@ -68,9 +80,9 @@ func (e *Engine) connectClient(ctx context.Context, s *session) (*connect.Client
 func connectFailure(what string, err error) error {
 	var ce *connect.Error
 	if errors.As(err, &ce) {
-		return &restError{&api.ErrorMessage{ErrorCode: ce.Status * 100, Message: what + ": " + ce.Body}}
+		return &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: ce.Status * 100, Message: what + ": " + ce.Body}}
 	}
-	return &restError{&api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}}
+	return &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}, unreachable: true}
 }
 
 // connectorConfig is the config sent to Connect: the WITH clause's values
@@ -97,7 +109,7 @@ func (e *Engine) createConnector(ctx context.Context, c *connect.Client, st *ast
 		if st.IfNotExists {
 			return api.WarningEntity{StatementText: st.Text(), Message: msg}, nil
 		}
-		return nil, &restError{&api.ErrorMessage{ErrorCode: http.StatusConflict * 100, Message: msg}}
+		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: http.StatusConflict * 100, Message: msg}}
 	}
 	config := connectorConfig(st)
 	if err := validateConnector(ctx, c, config); err != nil {

@@ -92,7 +92,7 @@ func ksqlSettings() []*Def {
 		refusedDef("ksql.connect.request.headers.plugin", kindString, "", noJava),
 		{name: ConnectTimeout, kind: kindLong, min: 1, def: "5000", fixed: true,
 			doc: "milliseconds each request to Kafka Connect may take (a connector statement tries up to three times)"},
-		{name: ConnectURL, kind: kindString, def: "http://localhost:8083", fixed: true,
+		{name: ConnectURL, kind: kindString, def: DefaultConnectURL, fixed: true,
 			doc: "the Kafka Connect REST URL that CREATE, DROP, DESCRIBE and SHOW CONNECTOR(S) are sent to, as ksqlDB sends them (empty: connector statements are refused)"},
 		inertDef("ksql.connect.worker.config", kindString, "", "sqlstream runs no embedded Kafka Connect worker: connector statements go to the cluster at ksql.connect.url"),
 		refusedDef("ksql.create.topic.inherit.source.replicas.enabled", kindBool, "true", "a new sink topic always takes its source topic's replication factor"),

@@ -125,6 +125,8 @@ const (
 	// ConnectURL is ksqlDB's: the Kafka Connect REST URL connector
 	// statements go to (default http://localhost:8083).
 	ConnectURL = "ksql.connect.url"
+	// DefaultConnectURL is ksql.connect.url's default, ksqlDB's.
+	DefaultConnectURL = "http://localhost:8083"
 	// ConnectTimeout is ksqlDB's: the timeout of each Connect request in
 	// ms (default 5000).
 	ConnectTimeout = "ksql.connect.request.timeout.ms"
