@@ -67,7 +67,7 @@ func isPrimitive(t *types.Type) bool {
 }
 
 func invalidLiteral(v any, to *types.Type) error {
-	return fmt.Errorf("invalid input syntax for type %s: %s", to, quoteValue(v))
+	return fmt.Errorf("invalid input syntax for type %s: %s.", to, quoteValue(v))
 }
 
 // literalBytes decodes a STRING given for BYTES as ksqlDB's value coercer
