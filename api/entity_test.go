@@ -130,12 +130,12 @@ func TestDecodeEntitiesRoundTrip(t *testing.T) {
 }
 
 func TestDecodeUnknownEntity(t *testing.T) {
-	ents, err := DecodeEntities([]byte(`[{"@type":"connector_list","statementText":"x","connectors":[]}]`))
+	ents, err := DecodeEntities([]byte(`[{"@type":"future_entity","statementText":"x","things":[]}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw, ok := ents[0].(*RawEntity)
-	if !ok || raw.Type != "connector_list" {
+	if !ok || raw.Type != "future_entity" {
 		t.Fatalf("got %#v", ents[0])
 	}
 }

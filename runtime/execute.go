@@ -217,7 +217,7 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 	case *ast.DescribeFunction:
 		return e.describeFunction(st)
 	case *ast.Explain:
-		return e.explain(st, s)
+		return e.explain(ctx, st, s)
 	case *ast.AlterSource:
 		return e.alterSource(ctx, st, s, cmd)
 	}
