@@ -169,6 +169,9 @@ func (p *Plan) outputKind() ast.SourceKind {
 }
 
 func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
+	if q.NegativeLimit < 0 {
+		return nil, negativeLimit(q, kind)
+	}
 	if kind == Pull && q.Having != nil {
 		// PullQueryValidator's, before AggregateAnalyzer's
 		return nil, sqlerr.New(sqlerr.Unsupported, q.Having.Position(), "Pull queries don't support HAVING clauses.")
@@ -255,7 +258,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		scope = expr.SchemaScope(agg.Schema(), aliases(ref), plan.Windowed)
 		if having != nil {
 			if node, err = p.filter(node, having, scope, "HAVING"); err != nil {
-				return nil, err
+				return nil, callsAsWritten(err, agg.Calls)
 			}
 		}
 	}

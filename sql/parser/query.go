@@ -372,11 +372,18 @@ func (p *parser) emitAndLimit(q *ast.Query) error {
 		}
 	}
 	if p.accept("LIMIT") {
+		neg := p.peek().isPunct("-") && p.peekN(1).Kind == tNumber
+		if neg {
+			p.next()
+		}
 		n, err := p.smallInt("a row count")
 		if err != nil {
 			return err
 		}
 		q.Limit = n
+		if neg && n > 0 { // the planner refuses it, in ksqlDB's words for a pull query
+			q.Limit, q.NegativeLimit = -1, -n
+		}
 	}
 	return nil
 }
