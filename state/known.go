@@ -1,6 +1,10 @@
 package state
 
-import "github.com/cockroachdb/pebble/v2"
+import (
+	"bytes"
+
+	"github.com/cockroachdb/pebble/v2"
+)
 
 // knownPutter is implemented by layers that can take a write whose key's
 // presence below is already known (the cache learned it when it read the
@@ -45,6 +49,43 @@ func putDown(inner Store, key, value []byte, below presence) error {
 	return inner.Put(key, value)
 }
 
+// putNew writes a key its caller knows was never written: a duplicates
+// window store's key, whose sequence number is past every one in the
+// store. Each layer passes that on, so the Pebble layer skips the
+// existence lookup of its key count (a point read of Pebble whenever the
+// partition's key filter cannot rule the key out).
+func putNew(s Store, key, value []byte) error {
+	if kp, ok := s.(knownPutter); ok {
+		return kp.putKnown(key, value, false)
+	}
+	return s.Put(key, value)
+}
+
+func (s *meteredStore) putKnown(key, value []byte, existed bool) error {
+	s.count(key, value)
+	return putDown(s.inner, key, value, presenceFor(existed))
+}
+
+// putKnown is Put with the key's presence below known: a cached entry
+// remembers it, an uncached store (size 0) writes straight down with it.
+func (s *cachingStore) putKnown(key, value []byte, existed bool) error {
+	if s.max == 0 {
+		return s.writeDown(key, value, presenceFor(existed))
+	}
+	s.hasMissed = false
+	if e := s.upsert(key, bytes.Clone(value), true); e.below == unknown {
+		e.below = presenceFor(existed)
+	}
+	return s.shrink()
+}
+
+func presenceFor(existed bool) presence {
+	if existed {
+		return present
+	}
+	return absent
+}
+
 // presence is what a cache entry knows about its key below.
 type presence int8
 
@@ -62,11 +103,7 @@ func presenceOf(v []byte) presence {
 }
 
 func (s *changeloggingStore) putKnown(key, value []byte, existed bool) error {
-	b := absent
-	if existed {
-		b = present
-	}
-	if err := putDown(s.inner, key, value, b); err != nil {
+	if err := putDown(s.inner, key, value, presenceFor(existed)); err != nil {
 		return err
 	}
 	s.log.Send(key, value)

@@ -61,6 +61,9 @@ type pebbleStore struct {
 	gen       int
 	lastWrite uint64
 	lost      error
+	// lookups counts the existence lookups of writes that went to
+	// Pebble (the key in neither the batch nor ruled out by the filter).
+	lookups int64
 }
 
 var (
@@ -197,6 +200,7 @@ func (s *pebbleStore) exists(k []byte) (bool, error) {
 	if s.neverWritten(k) {
 		return false, nil
 	}
+	s.lookups++
 	_, c, err := s.pdb.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil

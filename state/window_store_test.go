@@ -191,3 +191,57 @@ func TestWindowGet(t *testing.T) {
 		}
 	}
 }
+
+// bottom is the Pebble layer under a store's wrappers.
+func bottom(t *testing.T, s Store) *pebbleStore {
+	t.Helper()
+	for {
+		switch x := s.(type) {
+		case *meteredStore:
+			s = x.inner
+		case *cachingStore:
+			s = x.inner
+		case *changeloggingStore:
+			s = x.inner
+		case *pebbleStore:
+			return x
+		default:
+			t.Fatalf("unexpected layer %T", s)
+		}
+	}
+}
+
+// TestDuplicatesPutLooksNothingUp: a duplicates window store's key is new
+// by construction (its sequence number is past every stored one), so its
+// put reaches Pebble with no existence lookup, cached or not, even where
+// no key filter can rule the key out; a plain store's put of a new key
+// still looks it up there, for the key count, which stays right either
+// way.
+func TestDuplicatesPutLooksNothingUp(t *testing.T) {
+	for _, cache := range []int64{0, 1 << 20} {
+		db := memDB(t)
+		w, err := db.WindowStore(testID, RetainDuplicates(), WithCache(cache))
+		must(t, err)
+		ps := bottom(t, w.s)
+		ps.part.filter = nil // as for a partition past filterMaxKeys
+		for i := range 100 {
+			must(t, w.Put([]byte("k"), int64(i), []byte("v")))
+		}
+		must(t, w.Flush())
+		if ps.lookups != 0 {
+			t.Errorf("cache %d: 100 duplicates puts made %d existence lookups, want 0", cache, ps.lookups)
+		}
+		if n := ps.part.keys.Load(); n != 100 {
+			t.Errorf("cache %d: key count %d, want 100", cache, n)
+		}
+		plain, err := db.Store(StoreID{App: "app", Name: "plain"}, WithCache(cache))
+		must(t, err)
+		pp := bottom(t, plain)
+		pp.part.filter = nil
+		must(t, plain.Put([]byte("k"), []byte("v")))
+		must(t, plain.Flush())
+		if pp.lookups != 1 {
+			t.Errorf("cache %d: a plain put of a new key made %d lookups, want 1", cache, pp.lookups)
+		}
+	}
+}
