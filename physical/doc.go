@@ -77,7 +77,9 @@
 // which an LSM keeps as tombstones for a while), and the store cache
 // indexes its live entries in a B-tree built by the first Range and drops
 // written-down deletes at flush (`state/caching.go`), so a scan costs the
-// windows it emits. `window.close.idle.ms` lets the wall clock
+// windows it emits; and it scans only once stream time has passed the
+// earliest buffered window's end (`nextEnd`, read after each scan and
+// lowered by every buffered result), not after every record. `window.close.idle.ms` lets the wall clock
 // close the windows of a quiet partition (the runner punctuates tasks
 // between polls). Windowed changelogs are `compact,delete` with the window
 // retention plus a day.
