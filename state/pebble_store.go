@@ -53,8 +53,11 @@ type pebbleStore struct {
 	keyBuf []byte
 	ckpt   []byte
 	closed bool
-	// pdb is the DB's Pebble DB, held for the call in progress (enter).
-	pdb *pebble.DB
+	// pdb is the DB's Pebble DB, held for the call in progress (enter),
+	// done what releases it; exitFn is exit, made once.
+	pdb    *pebble.DB
+	done   func()
+	exitFn func()
 	// gen is the DB generation the store last saw, lastWrite the number
 	// of its last commit, lost its failure once a reopen lost what it
 	// wrote (reopen.go).
