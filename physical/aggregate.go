@@ -66,6 +66,7 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 			}}
 	}
 	store := b.store(aggregateStore)
+	states := b.internal().aggStateSpec(b.sourceFormats.ValueFormat, store.Changelog, n)
 	if n.Window != nil {
 		b.retainChangelog(store, windowRetention(n.Window))
 	}
@@ -79,16 +80,16 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: names},
 		make: func(env *TaskEnv, next Processor) (Processor, error) {
 			if n.Window != nil && n.Window.Kind == ast.Sliding {
-				w, err := newWindowAggOp(env, n, store.Name, next)
+				w, err := newWindowAggOp(env, n, store.Name, states, next)
 				if err != nil {
 					return nil, err
 				}
 				return newSlidingOp(w)
 			}
 			if n.Window != nil {
-				return newWindowAggOp(env, n, store.Name, next)
+				return newWindowAggOp(env, n, store.Name, states, next)
 			}
-			return newAggregateOp(env, n, store.Name, next)
+			return newAggregateOp(env, n, store.Name, states, next)
 		}})
 	b.table, b.aggregated = true, true
 	return nil
@@ -311,8 +312,8 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 }
 
 // aggregateOp keeps one accumulator per aggregate call and group in its
-// store (value: 8-byte big-endian timestamp, then the accumulators as
-// JSON) and forwards the group's new result row on every update. The
+// store (value: 8-byte big-endian timestamp, then the accumulators in
+// the query's value format, see aggState) and forwards the group's new result row on every update. The
 // result's timestamp is the largest input timestamp the group has seen.
 type aggregateOp struct {
 	env    *TaskEnv
@@ -320,7 +321,7 @@ type aggregateOp struct {
 	next   Processor
 	store  Store
 	key    format.Codec
-	state  format.Codec
+	state  *aggState
 	nkeys  int
 	accs   []any
 	out    types.Row
@@ -332,7 +333,7 @@ type aggregateOp struct {
 	pendingExisted bool
 }
 
-func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, next Processor) (*aggregateOp, error) {
+func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, states stateFormat, next Processor) (*aggregateOp, error) {
 	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls))}
 	var err error
 	if op.store, err = env.store(store); err != nil {
@@ -341,11 +342,7 @@ func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, next Proce
 	if op.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, n.Schema().Keys()); err != nil {
 		return nil, err
 	}
-	cols := make([]types.Column, len(n.Calls))
-	for i, c := range n.Calls {
-		cols[i] = types.Column{Name: "STATE_" + strconv.Itoa(i), Type: c.Agg.StateType()}
-	}
-	op.state, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	op.state, err = newAggState(n, states)
 	return op, err
 }
 

@@ -435,12 +435,21 @@
 // which pull queries read) holds them in the table's own formats, as
 // ksqlDB's does, so a pull query answers what the topic holds (a PROTOBUF
 // NULL as its proto3 default); a stream–stream join's window stores keep
-// each side's rows in that side's value format. Table-side join store
-// values (timestamp ‖ row) and the aggregate and foreign-key stores stay
-// sqlstream's own encoding. Each command records `internalFormats:
-// "sources"`; queries of commands recorded before it keep JSON internal
-// topics (and the kept side's key format on join repartition keys, as they
-// had), so an upgrade reads the topics and stores they wrote. A registry
+// each side's rows in that side's value format. An aggregate store's
+// values (all window kinds; so its changelog's) are an 8-byte timestamp
+// then the accumulators in the first source's value format under the
+// changelog's value subject, one column per accumulator of the
+// aggregate's intermediate type (`agg_state.go`), named after its call
+// (`KSQL_AGG_<FUNCTION>_<hash>`) where ksqlDB numbers them
+// (`KSQL_AGG_VARIABLE_n`), so an upgraded query that keeps an aggregate
+// keeps its accumulator; the group key stays in the store key (JSON).
+// Table-side join store values (timestamp ‖ row) and the foreign-key
+// stores stay sqlstream's own encoding. Each command records
+// `internalFormats: "sources"` and `storeFormats: "query"`; queries of
+// commands recorded before the first keep JSON internal topics (and the
+// kept side's key format on join repartition keys, as they had), before
+// the second JSON aggregate store values by position (`STATE_n`), so an
+// upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal
 // topic or a sink never skips a row for it. Windowed sink records are

@@ -17,8 +17,10 @@ import (
 // record. KEY_/VALUE_SCHEMA_ID are not carried over: the internal topic's
 // schema is its columns'. Queries recorded before internal topics
 // followed the query's formats (Options.LegacyInternalJSON) keep JSON, so
-// their topics and stores stay readable after an upgrade.
-type internalFormats struct{ legacy bool }
+// their topics and stores stay readable after an upgrade; queries
+// recorded before aggregate stores followed them (Options.LegacyStoreJSON)
+// keep those stores' JSON values.
+type internalFormats struct{ legacy, legacyStore bool }
 
 // keySpec is the key format of internal topic topic copying keys written
 // in src: NONE becomes KAFKA (ksqlDB's default key format), KAFKA with

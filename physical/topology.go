@@ -124,6 +124,13 @@ type Options struct {
 	// they copy (see internalFormats), windowed records placed by their
 	// inner key as Kafka Streams' WindowedStreamPartitioner does.
 	LegacyInternalJSON bool
+	// LegacyStoreJSON keeps the values of aggregate stores (so of their
+	// changelogs) in JSON, accumulators named by position (STATE_i), as
+	// every query wrote them before they followed the query's value
+	// format: the runtime sets it for queries of commands recorded then.
+	// Default false: the first source's value format, accumulators named
+	// after their calls (see aggState).
+	LegacyStoreJSON bool
 }
 
 // Build turns a logical plan into a topology.
@@ -272,7 +279,7 @@ func (b *builder) internalName(name string) string { return b.opts.AppID + "-" +
 
 // internal decides the formats of the query's internal topics.
 func (b *builder) internal() internalFormats {
-	return internalFormats{legacy: b.opts.LegacyInternalJSON}
+	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON}
 }
 
 // internalSubjects are the subjects the internal topics' codecs may

@@ -139,7 +139,11 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 // command topic by a release whose internal topics were always JSON
 // keeps writing and reading JSON there after the upgrade (and across a
 // restart), while a query recorded now writes its repartition topic in
-// its source's formats (KAFKA key, DELIMITED value).
+// its source's formats (KAFKA key, DELIMITED value). A GROUP BY recorded
+// by the release whose repartition topics followed the sources but whose
+// aggregate stores did not (internalFormats without storeFormats) keeps
+// its store's JSON values (STATE_0); one recorded now writes them in the
+// source's value format (DELIMITED).
 func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	const topic, secret = "_old__command_topic", "the secret of the old service"
 	br := startBrokerProcess(t)
@@ -150,6 +154,8 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 		{"seq": 0, "statement": "CREATE STREAM s (k STRING KEY, v STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='DELIMITED', PARTITIONS=1);"},
 		{"seq": 1, "statement": "CREATE TABLE c AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_C_1",
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}},
+		{"seq": 2, "statement": "CREATE TABLE e AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_E_2",
+			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources"},
 	} {
 		b, err := json.Marshal(cmd)
 		if err != nil {
@@ -192,6 +198,27 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 		if string(r.Key) != "a" || !strings.HasPrefix(string(r.Value), "k") {
 			t.Fatalf("%s holds %q → %q, want a KAFKA key and a DELIMITED value", fresh, r.Key, r.Value)
 		}
+	}
+	// Store values: 8-byte timestamp, then the accumulators.
+	storeValues := func(topic string, count int) []string {
+		var out []string
+		for _, r := range consumeRecords(t, n, topic, count) {
+			if len(r.Value) < 8 {
+				t.Fatalf("%s value %q has no timestamp", topic, r.Value)
+			}
+			out = append(out, string(r.Value[8:]))
+		}
+		return out
+	}
+	older := "old_query_CTAS_E_2-Aggregate-Aggregate-Materialize-changelog"
+	if got := storeValues(older, 1); got[0] != `{"STATE_0":1}` && got[0] != `{"STATE_0":2}` && got[0] != `{"STATE_0":3}` {
+		t.Errorf("%s holds %q, want JSON accumulators by position as that release wrote", older, got)
+	}
+	eventually(t, "the new query's count", func() error {
+		return same(counts(t, n, "SELECT * FROM d WHERE v = 'a';"), map[string]string{"a": "3"})
+	})
+	if got := storeValues(internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1); got[0] != "1" && got[0] != "2" && got[0] != "3" {
+		t.Errorf("the new query's store holds %q, want the count in the source's DELIMITED format", got)
 	}
 }
 

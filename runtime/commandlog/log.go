@@ -31,6 +31,11 @@ type Command struct {
 	// starts write their internal topics ("sources": their sources'
 	// formats); empty in commands recorded before it was (JSON).
 	InternalFormats string `json:"internalFormats,omitempty"`
+	// StoreFormats says in which formats the queries this command starts
+	// write their aggregate stores' values ("query": the query's value
+	// format, accumulators named after their calls); empty in commands
+	// recorded before it was (JSON, accumulators by position).
+	StoreFormats string `json:"storeFormats,omitempty"`
 }
 
 // Engine is what the log applies accepted commands to. Lock and Unlock
