@@ -26,12 +26,21 @@ const (
 )
 
 // prepSchema is the layout of the rows between the group-by step and the
-// aggregate: the group key columns, then every argument of every call.
-func prepSchema(n *planner.Aggregate) *types.Schema {
+// aggregate: the group key columns, then every argument of every call,
+// named after the call's accumulator (<accumulator>_ARG_j), so records
+// an upgraded query finds in flight in the repartition topic give each
+// kept aggregate its own arguments (a new one reads NULLs). Legacy
+// queries (Options.LegacyStoreJSON) keep ARG_i_j by position.
+func prepSchema(n *planner.Aggregate, legacy bool) *types.Schema {
 	s := &types.Schema{Columns: append([]types.Column(nil), n.Schema().Keys()...)}
+	accs := accumulatorColumns(n, legacy)
 	for i, c := range n.Calls {
 		for j, a := range c.Args {
-			s.Columns = append(s.Columns, types.Column{Name: "ARG_" + strconv.Itoa(i) + "_" + strconv.Itoa(j), Type: a.Type()})
+			name := accs[i].Name + "_ARG_" + strconv.Itoa(j)
+			if legacy {
+				name = "ARG_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+			}
+			s.Columns = append(s.Columns, types.Column{Name: name, Type: a.Type()})
 		}
 	}
 	return s
@@ -40,7 +49,7 @@ func prepSchema(n *planner.Aggregate) *types.Schema {
 // aggregate adds the group-by step, the repartition hop when the key
 // changes, and the aggregate step with its store.
 func (b *builder) aggregate(n *planner.Aggregate) error {
-	prep := prepSchema(n)
+	prep := prepSchema(n, b.internal().legacyStore)
 	var table StoreSpec
 	if n.OnTable {
 		table = b.store(tableStore)

@@ -31,6 +31,8 @@ type Topology struct {
 	// formats decides the formats of internal topics and stored tables
 	// (the builder's, for readers of the stores such as pull queries).
 	formats internalFormats
+	// plan is the plan built, for CompareState.
+	plan *planner.Plan
 }
 
 // RepartitionKeysAreStoreKeys reports whether the repartition topics of
@@ -166,6 +168,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	}
 	b.topo.Subjects = b.internalSubjects(plan)
 	b.topo.formats = b.internal()
+	b.topo.plan = plan
 	return b.topo, nil
 }
 

@@ -81,13 +81,11 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 			t.Fatalf("%s key %q: want the KAFKA BIGINT of the bids' key format", groupBy, r.Key)
 		}
 		_, s := schemaOf(t, fake, r.Value)
-		var v struct {
-			Arg *int64 `avro:"ARG_0_0"`
+		arg, err := avroArg(s.Schema, r.Value[5:])
+		if err != nil {
+			t.Fatalf("hamba/avro cannot read %s's value %q with %s: %v", groupBy, r.Value, s.Schema, err)
 		}
-		if err := hamba.Unmarshal(hamba.MustParse(s.Schema), r.Value[5:], &v); err != nil || v.Arg == nil {
-			t.Fatalf("hamba/avro cannot read %s's value %q with %s: %+v %v", groupBy, r.Value, s.Schema, v, err)
-		}
-		args = append(args, *v.Arg)
+		args = append(args, arg)
 	}
 	if fmt.Sprint(args) != "[5 50 30]" {
 		t.Errorf("%s values %v, want the prices [5 50 30]", groupBy, args)
@@ -117,6 +115,20 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 			t.Errorf("CITIES value %q has the schema %s", v, s.Schema)
 		}
 	}
+	// The aggregate store's changelog: an 8-byte timestamp, then the
+	// accumulator in Avro under the changelog's own subject.
+	storeLog := internalTopic(t, n, "CTAS_TOP_", "-Aggregate-Aggregate-Materialize-changelog")
+	for _, r := range consumeRecords(t, n, storeLog, 2) {
+		if len(r.Value) < 13 {
+			t.Fatalf("%s value %q", storeLog, r.Value)
+		}
+		if _, s := schemaOf(t, fake, r.Value[8:]); s.Type != sr.TypeAvro || !strings.Contains(s.Schema, `"KSQL_AGG_MAX_`) {
+			t.Fatalf("%s value %q has the schema %s, want MAX's accumulator in Avro", storeLog, r.Value, s.Schema)
+		}
+	}
+	if !fake.SubjectExists(storeLog + "-value") {
+		t.Errorf("no subject %s-value", storeLog)
+	}
 	eventually(t, "pull from top", func() error {
 		return same(counts(t, n, "SELECT * FROM top WHERE auction = 1;"), map[string]string{"1": "50"})
 	})
@@ -127,12 +139,36 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 	})
 	query := groupBy[strings.Index(groupBy, "CTAS_TOP_"):strings.Index(groupBy, "-Aggregate")]
 	n.mustKsql("TERMINATE " + query + "; DROP TABLE top DELETE TOPIC;")
-	eventually(t, "the repartition subject deleted with its topic", func() error {
-		if fake.SubjectExists(groupBy + "-value") {
-			return fmt.Errorf("%s-value still exists", groupBy)
+	eventually(t, "the internal subjects deleted with their topics", func() error {
+		for _, topic := range []string{groupBy, storeLog} {
+			if fake.SubjectExists(topic + "-value") {
+				return fmt.Errorf("%s-value still exists", topic)
+			}
 		}
 		return nil
 	})
+}
+
+// avroArg reads the one aggregate argument (a field named *_ARG_0, a
+// nullable long) of a GROUP BY repartition value.
+func avroArg(schema string, payload []byte) (int64, error) {
+	var v map[string]any
+	if err := hamba.Unmarshal(hamba.MustParse(schema), payload, &v); err != nil {
+		return 0, err
+	}
+	for name, x := range v {
+		if !strings.HasSuffix(name, "_ARG_0") {
+			continue
+		}
+		if m, ok := x.(map[string]any); ok {
+			x = m["long"]
+		}
+		if n, ok := x.(int64); ok {
+			return n, nil
+		}
+		return 0, fmt.Errorf("field %s is %T %v", name, x, x)
+	}
+	return 0, fmt.Errorf("no *_ARG_0 field in %v", v)
 }
 
 // TestLegacyCommandKeepsJSONInternalTopics: a GROUP BY recorded in the
