@@ -457,4 +457,32 @@
 // WindowedStreamPartitioner places them (`OutRecord.PartitionKey`); legacy
 // queries keep placing them by the whole windowed key, where their windows'
 // earlier updates are.
+//
+// # Upgrades that keep state
+//
+// An upgraded query (CREATE OR REPLACE … AS SELECT, same query id, so
+// the same application id) runs its new topology on the old one's stores
+// and internal topics. Their names depend only on what the state is
+// (the aggregation's and join's fixed node names, the join step's
+// prefix and number of re-keyed sides), never on the projection, HAVING,
+// the aggregate list, a filter before the aggregation or a join's
+// residual condition, so those changes keep every name
+// (`testdata/state_diff`). `CompareState(old, next)` lists the stores,
+// topics and accumulators kept, added and dropped, and refuses
+// (`*StateRefusal`, with what to do instead) a change the stored state
+// cannot follow: the GROUP BY key, the window, EMIT CHANGES/FINAL, the
+// aggregation's input kind, a join's shape, type, sides, keys or window,
+// an output column computed by another call, aggregates added to a table
+// aggregation (a new accumulator would retract rows it never added) or a
+// sliding window (its raw rows hold the old calls' arguments), and any
+// change of the aggregates when the store is read by position
+// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores). Old rows
+// are read by column name (`agg_state.go`): a kept aggregate finds its
+// accumulator, a new one starts from its initial value and counts only
+// records after the upgrade, a dropped one is ignored and leaves a row
+// at its next update. Rows of both layouts may sit in the store and the
+// changelog, so a restore after the upgrade rebuilds the same state
+// without a version or a rewrite (`upgrade_state_test.go`). The GROUP BY
+// repartition topic names each argument after its accumulator too, so
+// records in flight at the switch reach the right aggregate.
 package physical
