@@ -125,7 +125,7 @@
 // each transaction ends, so the session commits no unprocessed offset. The
 // in-memory cluster already replays a join's backlog sorted by timestamp
 // and delivers live records synchronously (always caught up). Table sides live in `KafkaTopic_Left-Reduce` /
-// `KafkaTopic_Right-Reduce` (key → ts ‖ non-key columns as JSON),
+// `KafkaTopic_Right-Reduce` (key → ts ‖ non-key columns in the table's value format),
 // changelogged to `<app-id>-<store>-changelog` as our aggregation stores
 // are (not the source topic: the source-topic optimisation would need the
 // store's format to be the topic's). Stream–table: only stream rows
@@ -443,13 +443,16 @@
 // (`KSQL_AGG_<FUNCTION>_<hash>`) where ksqlDB numbers them
 // (`KSQL_AGG_VARIABLE_n`), so an upgraded query that keeps an aggregate
 // keeps its accumulator; the group key stays in the store key (JSON).
-// Table-side join store values (timestamp ‖ row) and the foreign-key
-// stores stay sqlstream's own encoding. Each command records
+// A stream–table or table–table join's table store holds timestamp ‖
+// the row's non-key columns in the table's value format, under its
+// changelog's value subject. The foreign-key, as-of and global-table
+// stores stay sqlstream's own encoding (JSON). Each command records
 // `internalFormats: "sources"` and `storeFormats: "query"`; queries of
 // commands recorded before the first keep JSON internal topics (and the
 // kept side's key format on join repartition keys, as they had), before
-// the second JSON aggregate store values by position (`STATE_n`), so an
-// upgrade reads the topics and stores they wrote. A registry
+// the second JSON aggregate store values by position (`STATE_n`) and
+// JSON join table store values, so an upgrade reads the topics and
+// stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal
 // topic or a sink never skips a row for it. Windowed sink records are

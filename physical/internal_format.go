@@ -81,6 +81,16 @@ func (f internalFormats) tableStoreFormats(table *planner.Source, changelog stri
 		f.valueSpec(table.ValueFormat, changelog, valueColumns(table.Schema))
 }
 
+// storeValueSpec is the value format of a store keeping a table's rows
+// for a join (so of its changelog): the table's own under the
+// changelog's subject; JSON for legacy stores (Options.LegacyStoreJSON).
+func (f internalFormats) storeValueSpec(src format.Spec, changelog string, cols []types.Column) format.Spec {
+	if f.legacyStore {
+		return format.Spec{Name: format.JSON}
+	}
+	return f.valueSpec(src, changelog, cols)
+}
+
 // retarget is src written to another topic: its own subject, no schema id.
 func retarget(src format.Spec, subject string) format.Spec {
 	s := src

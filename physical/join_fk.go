@@ -55,7 +55,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 // newForeignRight makes the right sub-topology's head: subscriptions and
 // right-table changes answered on the response topic.
 func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp string) (rawProcessor, error) {
-	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys)
+	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys, jsonValues)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp strin
 // newForeignLeft makes the left sub-topology's head: left changes send
 // subscriptions, responses are joined with the current left row.
 func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string, next Processor) (rawProcessor, error) {
-	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys)
+	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys, jsonValues)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string
 	if err != nil {
 		return nil, err
 	}
-	right, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys)
+	right, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys, jsonValues)
 	if err != nil {
 		return nil, err
 	}

@@ -127,11 +127,13 @@ type Options struct {
 	// inner key as Kafka Streams' WindowedStreamPartitioner does.
 	LegacyInternalJSON bool
 	// LegacyStoreJSON keeps the values of aggregate stores (so of their
-	// changelogs) in JSON, accumulators named by position (STATE_i), as
-	// every query wrote them before they followed the query's value
-	// format: the runtime sets it for queries of commands recorded then.
-	// Default false: the first source's value format, accumulators named
-	// after their calls (see aggState).
+	// changelogs) in JSON, accumulators named by position (STATE_i), the
+	// GROUP BY repartition topic's arguments named ARG_i_j, and join
+	// table stores' values in JSON, as every query wrote them before they
+	// followed the query's value format: the runtime sets it for queries
+	// of commands recorded then. Default false: the first source's value
+	// format, accumulators named after their calls (see aggState), join
+	// table stores in the table's value format.
 	LegacyStoreJSON bool
 }
 

@@ -55,7 +55,9 @@ func consumeRecords(t *testing.T, n *node, topic string, count int) []*kgo.Recor
 // sources write their repartition topics in Avro in Confluent's wire
 // format, under the repartition topics' own subjects (as ksqlDB), which
 // a standard deserializer (hamba/avro by the record's schema id) reads;
-// the table store's changelog key is in the table's key format; the
+// the table store's changelog key is in the table's key format and its
+// values (after their timestamp) in the table's value format, as the
+// aggregate store's accumulators are in the source's; the
 // query reads its repartition topic back across a restart; DROP …
 // DELETE TOPIC deletes the internal subjects with the topics.
 func TestInternalTopicsInQueryFormats(t *testing.T) {
@@ -109,6 +111,10 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 	changelog := internalTopic(t, n, "CSAS_CITIES_", "-KafkaTopic_Right-Reduce-changelog")
 	if r := consumeRecords(t, n, changelog, 1)[0]; string(r.Key) != "ann" {
 		t.Errorf("%s key %q, want the KAFKA string of the table's key format", changelog, r.Key)
+	} else if len(r.Value) < 13 {
+		t.Errorf("%s value %q", changelog, r.Value)
+	} else if _, s := schemaOf(t, fake, r.Value[8:]); !strings.Contains(s.Schema, `"CITY"`) {
+		t.Errorf("%s value %q (after its timestamp) has the schema %s, want the table's columns in Avro", changelog, r.Value, s.Schema)
 	}
 	for _, v := range consumeValues(t, n, "CITIES", 2) {
 		if _, s := schemaOf(t, fake, v); !strings.Contains(s.Schema, `"CITY"`) {

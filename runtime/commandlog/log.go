@@ -32,9 +32,9 @@ type Command struct {
 	// formats); empty in commands recorded before it was (JSON).
 	InternalFormats string `json:"internalFormats,omitempty"`
 	// StoreFormats says in which formats the queries this command starts
-	// write their aggregate stores' values ("query": the query's value
-	// format, accumulators named after their calls); empty in commands
-	// recorded before it was (JSON, accumulators by position).
+	// write their aggregate and join table stores' values ("query": the
+	// query's value formats, accumulators named after their calls); empty
+	// in commands recorded before it was (JSON, accumulators by position).
 	StoreFormats string `json:"storeFormats,omitempty"`
 }
 
