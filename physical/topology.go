@@ -41,6 +41,11 @@ type Topology struct {
 // formats), so a store key's partition is murmur2 of that key.
 func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy }
 
+// LegacyStores reports whether the topology's aggregate and join table
+// stores keep JSON values by position (Options.LegacyStoreJSON): an
+// upgrade of its query must build the new topology so too.
+func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
+
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
 type InternalTopic struct {

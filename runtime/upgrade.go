@@ -86,7 +86,7 @@ func (e *Engine) planUpgrade(ctx context.Context, st *ast.CreateAsSelect, topicP
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
-		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys()})
+		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores()})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, s *se
 }
 
 // recordUpgrade appends the command of an upgrade of q: q's id, its
-// application-id prefix and its internal topics' formats, so a replay
+// application-id prefix and its internal topics' and stores' formats, so a replay
 // builds the new plan under the same names.
 func (e *Engine) recordUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command, q *query) (*command, error) {
 	c, err := e.record(ctx, st, s, cmd, nil, func(c *command) {
@@ -125,6 +125,9 @@ func (e *Engine) recordUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *s
 		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
 		if q.topo.RepartitionKeysAreStoreKeys() {
 			c.InternalFormats = ""
+		}
+		if q.topo.LegacyStores() {
+			c.StoreFormats = ""
 		}
 	})
 	return c, err
