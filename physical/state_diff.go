@@ -460,6 +460,18 @@ func (d StateDiff) String() string {
 	return b.String()
 }
 
+// Accumulators renders the kept stores' accumulators only, a line each
+// (EXPLAIN CREATE OR REPLACE, beside its lists of stores and topics).
+func (d StateDiff) Accumulators() string {
+	var b strings.Builder
+	for _, s := range d.Stores {
+		for _, a := range s.Accumulators {
+			fmt.Fprintf(&b, "aggregate %s (%s): %s\n", a.Call, a.Column, accumulatorNote(a.Change))
+		}
+	}
+	return b.String()
+}
+
 func accumulatorNote(c Change) string {
 	switch c {
 	case Added:

@@ -91,7 +91,29 @@ func (e *Engine) planUpgrade(ctx context.Context, st *ast.CreateAsSelect, topicP
 		return nil, err
 	}
 	e.queryBuilds++
+	if err := keepState(old.topo, topo, report, st.P); err != nil {
+		return nil, err
+	}
 	return &upgrade{old: old, plan: plan, topo: topo, report: report}, nil
+}
+
+// keepState compares the state of the running query's topology with the
+// upgrade's (physical.CompareState): an upgrade whose stores cannot be
+// kept is refused, with ksqlDB's message when ksqlDB refuses it too
+// (report.StateRefusal) and the reason; one they can is allowed even
+// where ksqlDB refuses it (adding an aggregate keeps every group's other
+// accumulators), and the report says what is kept, added and dropped.
+func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos ast.Pos) error {
+	diff, err := physical.CompareState(old, next)
+	switch {
+	case err != nil && report.StateRefusal != nil:
+		return sqlerr.New(sqlerr.Semantic, pos, "%s (%v)", errMessage(report.StateRefusal), err)
+	case err != nil:
+		return sqlerr.New(sqlerr.Semantic, pos, "%v", err)
+	}
+	report.StateRefusal = nil
+	report.State = diff.Accumulators()
+	return nil
 }
 
 // replaceQuery runs a checked upgrade (createAsSelect's CREATE OR
