@@ -24,8 +24,9 @@ import (
 //
 //	   sink           kind, topic, formats, timestamp column
 //	   PARTITION BY   key expressions
-//	   aggregation    statefulUpgrade: see there
-//	   join           statefulUpgrade: see there
+//	   aggregation    statefulUpgrade: see there (a refusal is deferred
+//	                  to physical.CompareState, see checkSteps)
+//	   join           statefulUpgrade: likewise
 //	   table function refused (ksqlDB has no upgrade rule for it)
 //	   source         kind, topic, formats, timestamp column
 //
@@ -360,7 +361,9 @@ func isStateful(s upgradeStep) bool {
 // what is above or below it (WHERE, HAVING, the projection) as long as it
 // reads the same columns and computes the same aggregates, so the store's
 // rows and the repartition topic's records keep their shape; windowed and
-// table aggregations, EMIT FINAL and joins are refused.
+// table aggregations, EMIT FINAL and joins are refused. checkSteps defers
+// these refusals (between steps of one kind) to the comparison of the
+// topologies' stores, which lets through what keeps state.
 func statefulUpgrade(o, n upgradeStep, pos ast.Pos) error {
 	if !supportsUpgrade[o.class] {
 		return notYetSupported(o, pos)

@@ -19,7 +19,9 @@ import (
 // query in place, as ksqlDB does:
 //
 //	check (planUpgrade): one writer, planner.CheckQueryUpgrade, the
-//	      sources, the topology under the old application id
+//	      sources, the topology under the old application id, its
+//	      stores against the old ones' (keepState: physical.CompareState
+//	      decides the stateful steps ksqlDB's rules refuse)
 //	      ── refused: nothing changed, nothing recorded, the old query runs
 //	register the sink's new schemas (the subject's compatibility check)
 //	record the command (same query id, application-id prefix, formats)
