@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -326,8 +327,9 @@ func windowText(w *ast.WindowExpr) string {
 // now shows another (a changed argument): the user would read the new
 // aggregate's fresh value as the continuation of the old one.
 func compareOutputs(o, n map[string]string) error {
-	for name, acc := range n {
-		if was, ok := o[name]; ok && was != acc {
+	names := slices.Sorted(maps.Keys(n))
+	for _, name := range names {
+		if was, ok := o[name]; ok && was != n[name] {
 			return &StateRefusal{
 				Reason:  fmt.Sprintf("the aggregate column %s is computed by another call (another argument or argument type): its accumulator cannot be carried over", name),
 				Instead: "Give the new aggregate a new column name (it starts from its initial value and counts the records after the upgrade), or " + strings.ToLower(newQueryInstead[:1]) + newQueryInstead[1:],
