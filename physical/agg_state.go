@@ -123,12 +123,19 @@ func identifierPart(s string) string {
 
 // aggStateSpec is the format of an aggregate store's values: the first
 // source's value format under the changelog's value subject (JSON where
-// that format cannot hold the accumulators, and for legacy stores).
+// that format cannot hold the accumulators, and for legacy stores;
+// protobuf with wrapped scalars, so a NULL accumulator stays NULL).
 func (f internalFormats) aggStateSpec(src format.Spec, changelog string, n *planner.Aggregate) stateFormat {
 	if f.legacyStore {
 		return stateFormat{spec: format.Spec{Name: format.JSON}, legacy: true}
 	}
-	return stateFormat{spec: f.valueSpec(src, changelog, accumulatorColumns(n, false))}
+	spec := f.valueSpec(src, changelog, accumulatorColumns(n, false))
+	if (spec.Name == format.Protobuf || spec.Name == format.ProtobufNoSR) && spec.NullableRepresentation == "" {
+		// proto3 writes a NULL scalar as its default: an accumulator that
+		// is NULL (MAX before any value) must read back as NULL.
+		spec.NullableRepresentation = "WRAPPER"
+	}
+	return stateFormat{spec: spec}
 }
 
 // positionalFormat reports whether a format reads a value's columns by

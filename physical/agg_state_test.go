@@ -130,3 +130,34 @@ func TestAccumulatorNames(t *testing.T) {
 		t.Errorf("legacy names %v", l)
 	}
 }
+
+// TestAggStateKeepsNulls: an accumulator that is NULL (MAX before any
+// non-null value) reads back as NULL in every format, not as a
+// default value (proto3 writes NULL as 0 unless wrapped).
+func TestAggStateKeepsNulls(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `CREATE STREAM s (k STRING KEY, x BIGINT, g STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);`
+	agg := aggregateOf(t, planFor(t, src+`CREATE TABLE t AS SELECT g, MAX(x) AS m, COUNT(*) AS n FROM s GROUP BY g;`))
+	for _, name := range []string{format.JSON, format.Avro, format.Protobuf, format.JSONSR, format.Delimited} {
+		t.Run(name, func(t *testing.T) {
+			sf := internalFormats{}.aggStateSpec(format.Spec{Name: name, Registry: reg}, "app-null-"+name+"-changelog", agg)
+			st, err := newAggState(agg, sf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := st.Encode(nil, []any{nil, int64(2)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			accs := []any{"stale", "stale"}
+			if err := st.Decode(b, accs); err != nil || accs[0] != nil || accs[1] != int64(2) {
+				t.Errorf("%s reads MAX's NULL accumulator back as %v (%v)", name, accs, err)
+			}
+		})
+	}
+}
