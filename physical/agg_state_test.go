@@ -1,13 +1,19 @@
 package physical
 
 import (
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/schemaregistry"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/functions"
@@ -62,7 +68,34 @@ func aggregateOf(t testing.TB, plan *planner.Plan) *planner.Aggregate {
 func TestAggStateEvolves(t *testing.T) {
 	fake := srfake.New()
 	t.Cleanup(fake.Close)
-	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{fake.URL()}})
+	t.Run("srfake", func(t *testing.T) { aggStateEvolves(t, fake.URL(), false) })
+	t.Run("embedded", func(t *testing.T) { aggStateEvolves(t, embeddedRegistry(t), true) })
+}
+
+// embeddedRegistry serves sqlstream's own registry (real BACKWARD
+// compatibility checks, its default) over a kfake cluster.
+func embeddedRegistry(t *testing.T) string {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	reg, err := schemaregistry.New(context.Background(), schemaregistry.WithKafka(kgo.SeedBrokers(cluster.ListenAddrs()...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	hs := httptest.NewServer(reg.Handler())
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// aggStateEvolves runs the upgrade over a registry; a checking one
+// refuses the JSON_SR layout with a new property (BACKWARD), which is
+// why CompareState refuses added aggregates there.
+func aggStateEvolves(t *testing.T, url string, checks bool) {
+	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{url}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +133,12 @@ func TestAggStateEvolves(t *testing.T) {
 				t.Errorf("upgraded accumulators %v, want SUM's 42 kept and COUNT(X) from 0", accs)
 			}
 			nb, err := dec.Encode(nil, []any{int64(43), int64(1)})
+			if checks && name == format.JSONSR {
+				if err == nil {
+					t.Fatal("the registry took a JSON_SR schema with a property added to an open content model")
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("the upgraded layout cannot be written (its schema refused?): %v", err)
 			}
@@ -159,5 +198,56 @@ func TestAggStateKeepsNulls(t *testing.T) {
 				t.Errorf("%s reads MAX's NULL accumulator back as %v (%v)", name, accs, err)
 			}
 		})
+	}
+}
+
+// TestCompareStateRegistryFormats: an aggregate added to a JSON_SR store
+// is refused (its subject would refuse the schema), as is a PROTOBUF
+// field number taking another type; an aggregate added at the end of a
+// PROTOBUF store is kept.
+func TestCompareStateRegistryFormats(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topology := func(valueFormat, query string) *Topology {
+		p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+		stmts, err := parser.Parse(`CREATE STREAM s (k STRING KEY, x BIGINT, d DOUBLE, g STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='` + valueFormat + `', PARTITIONS=1);` + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Catalog.Put(src)
+		plan, err := p.PlanCreateAs(stmts[1].(*ast.CreateAsSelect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		topo, err := Build(plan, Options{AppID: "app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return topo
+	}
+	for _, c := range []struct {
+		format, old, next, want string
+	}{
+		{format.JSONSR, "SELECT g, COUNT(*) AS n FROM s GROUP BY g", "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "JSON_SR subject would refuse"},
+		{format.JSONSR, "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "SELECT g, COUNT(*) AS n FROM s GROUP BY g", ""},
+		{format.Protobuf, "SELECT g, COUNT(*) AS n FROM s GROUP BY g", "SELECT g, COUNT(*) AS n, SUM(d) AS t FROM s GROUP BY g", ""},
+		{format.Protobuf, "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "SELECT g, SUM(d) AS u, COUNT(*) AS n FROM s GROUP BY g", "PROTOBUF fields are numbered"},
+		{format.Avro, "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "SELECT g, SUM(d) AS u, COUNT(*) AS n FROM s GROUP BY g", ""},
+	} {
+		_, err := CompareState(topology(c.format, "CREATE TABLE t AS "+c.old+";"), topology(c.format, "CREATE TABLE t AS "+c.next+";"))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %s → %s refused: %v", c.format, c.old, c.next, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %s → %s: %v, want a refusal saying %q", c.format, c.old, c.next, err, c.want)
+		}
 	}
 }

@@ -479,7 +479,11 @@
 // aggregation (a new accumulator would retract rows it never added) or a
 // sliding window (its raw rows hold the old calls' arguments), and any
 // change of the aggregates when the store is read by position
-// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores). Old rows
+// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores), and
+// what the store's registry subject would refuse under BACKWARD (an
+// aggregate added to a JSON_SR store: a property added to an open
+// content model; a PROTOBUF field number given another type: add new
+// aggregates at the end). Old rows
 // are read by column name (`agg_state.go`): a kept aggregate finds its
 // accumulator, a new one starts from its initial value and counts only
 // records after the upgrade, a dropped one is ignored and leaves a row

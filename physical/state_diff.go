@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 )
 
 // StateDiff is what an upgrade of a query from one topology to another
@@ -79,7 +80,9 @@ const newQueryInstead = "Create a new query (a new sink) instead, or drop this o
 // subtract rows they never added) or to a sliding window (its raw rows
 // hold the old calls' arguments), or accumulators added or dropped in a
 // store read by position (DELIMITED, KAFKA, PROTOBUF_NOSR, and stores
-// of queries recorded before accumulators were named). Changes above the
+// of queries recorded before accumulators were named), an aggregate added
+// to a JSON_SR store or a PROTOBUF field given another type (the store's
+// subject would refuse the new schema). Changes above the
 // state (projection, HAVING, a filter before the aggregation, a join's
 // projection or residual condition) keep it.
 func CompareState(old, next *Topology) (StateDiff, error) {
@@ -166,14 +169,14 @@ func outputAccumulators(a *planner.Aggregate, above []planner.Node) map[string]s
 // accumulator is one aggregate call of a plan: its text, its store
 // column and the aggregate's output column.
 type accumulator struct {
-	call, column, result string
+	call, column, result, typ string
 }
 
 func accumulatorsOf(a *planner.Aggregate) []accumulator {
 	cols := accumulatorColumns(a, false)
 	out := make([]accumulator, len(a.Calls))
 	for i, c := range a.Calls {
-		out[i] = accumulator{call: ast.FormatExpr(c.Call), column: cols[i].Name, result: c.Column}
+		out[i] = accumulator{call: ast.FormatExpr(c.Call), column: cols[i].Name, result: c.Column, typ: cols[i].Type.String()}
 	}
 	return out
 }
@@ -379,6 +382,16 @@ func refuseAccumulators(o, n queryState, accs []AccumulatorChange) error {
 			what = "the store was written before accumulators were named (its values are read by position)"
 		}
 		return &StateRefusal{Reason: "the aggregates change and " + what, Instead: newQueryInstead}
+	case added && o.source == format.JSONSR:
+		return &StateRefusal{
+			Reason:  "an aggregate is added and the store's JSON_SR subject would refuse its new schema (a property added to an open content model is not BACKWARD compatible)",
+			Instead: newQueryInstead,
+		}
+	case o.source == format.Protobuf && !sameFieldTypes(o.agg, n.agg):
+		return &StateRefusal{
+			Reason:  "the store's PROTOBUF fields are numbered by the aggregates' positions and an aggregate of another type would take a field's number (its subject refuses a changed field type)",
+			Instead: "Keep the aggregates of the old query in their order and add new ones at the end, or " + strings.ToLower(newQueryInstead[:1]) + newQueryInstead[1:],
+		}
 	case added && n.agg.OnTable:
 		return &StateRefusal{
 			Reason:  "an aggregate is added to an aggregation of a table: its accumulator would start from its initial value and later retract rows it never added",
@@ -388,6 +401,19 @@ func refuseAccumulators(o, n queryState, accs []AccumulatorChange) error {
 		return &StateRefusal{Reason: "an aggregate is added to a sliding-window aggregation, whose stored rows hold only the old aggregates' arguments", Instead: newQueryInstead}
 	}
 	return nil
+}
+
+// sameFieldTypes reports whether the accumulators both aggregations
+// have at each position are of one type (a protobuf field keeps its
+// number's type).
+func sameFieldTypes(o, n *planner.Aggregate) bool {
+	a, b := accumulatorsOf(o), accumulatorsOf(n)
+	for i := range min(len(a), len(b)) {
+		if a[i].typ != b[i].typ {
+			return false
+		}
+	}
+	return true
 }
 
 // sameOrder reports whether two aggregations have the same calls in the
