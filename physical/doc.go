@@ -443,10 +443,13 @@
 // (`KSQL_AGG_<FUNCTION>_<hash>`) where ksqlDB numbers them
 // (`KSQL_AGG_VARIABLE_n`), so an upgraded query that keeps an aggregate
 // keeps its accumulator; the group key stays in the store key (JSON).
-// A stream–table or table–table join's table store holds timestamp ‖
-// the row's non-key columns in the table's value format, under its
-// changelog's value subject. The foreign-key, as-of and global-table
-// stores stay sqlstream's own encoding (JSON). Each command records
+// A stream–table, table–table or foreign-key join's table store holds
+// timestamp ‖ the row's non-key columns in the table's value format,
+// under its changelog's value subject (a foreign-key response carries
+// the right store's entry as stored; the staleness hash digests the
+// left row's JSON, whatever the store's format). The foreign-key
+// subscription store, the as-of and global-table stores stay
+// sqlstream's own encoding (JSON). Each command records
 // `internalFormats: "sources"` and `storeFormats: "query"`; queries of
 // commands recorded before the first keep JSON internal topics (and the
 // kept side's key format on join repartition keys, as they had), before

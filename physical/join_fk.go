@@ -55,7 +55,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 // newForeignRight makes the right sub-topology's head: subscriptions and
 // right-table changes answered on the response topic.
 func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp string) (rawProcessor, error) {
-	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys, jsonValues)
+	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinRight))
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp strin
 // newForeignLeft makes the left sub-topology's head: left changes send
 // subscriptions, responses are joined with the current left row.
 func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string, next Processor) (rawProcessor, error) {
-	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys, jsonValues)
+	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinLeft))
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string
 	if err != nil {
 		return nil, err
 	}
-	right, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys, jsonValues)
+	right, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinRight))
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +97,15 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string
 		return nil, err
 	}
 	return head, nil
+}
+
+// fkStoreValues is the value format of a foreign-key join's side store
+// (and, for the right side, of the entries its responses carry): the
+// side table's, under the store's changelog's subject.
+func (b *builder) fkStoreValues(n *planner.Join, side planner.JoinSide) format.Spec {
+	in := joinInput(n, side)
+	changelog := b.internalName(joinStoreName(n, side) + "-changelog")
+	return b.internal().storeValueSpec(in.Source.ValueFormat, changelog, valueColumns(in.Source.Schema))
 }
 
 // fkRightDescs describes the right sub-topology of a foreign-key join.

@@ -26,13 +26,14 @@ func joinStoreName(n *planner.Join, side planner.JoinSide) string {
 
 // sideStore keeps the latest row per key of one table side of a join:
 // key → 8-byte big-endian timestamp ‖ the row's non-key columns (in the
-// table's value format for stream–table and table–table joins, see
-// internalFormats.storeValueSpec; JSON for the others).
+// table's value format for stream–table, table–table and foreign-key
+// joins, see internalFormats.storeValueSpec; JSON for the others).
 type sideStore struct {
 	store  Store
 	schema *types.Schema
 	key    format.Codec
 	value  format.Codec
+	hasher format.Codec // JSON of the non-key columns, what hash digests
 	keys   []int
 	vals   []int
 }
@@ -79,7 +80,13 @@ func newSideStore(s Store, schema *types.Schema, keys, values format.Spec) (*sid
 	if st.key, err = format.NewKeyCodec(keys, schema.Keys()); err != nil {
 		return nil, err
 	}
-	st.value, err = format.NewValueCodec(values, vals)
+	if st.value, err = format.NewValueCodec(values, vals); err != nil {
+		return nil, err
+	}
+	st.hasher = st.value
+	if values.Name != format.JSON {
+		st.hasher, err = format.NewValueCodec(jsonValues, vals)
+	}
 	return st, err
 }
 
@@ -179,14 +186,16 @@ func (s *sideStore) appendValues(b []byte, row []any) ([]byte, error) {
 	return s.value.Encode(b, vals)
 }
 
-// hash digests a row's non-key columns as stored (FNV-128a): what a
-// foreign-key join's subscription carries to recognise stale responses.
+// hash digests a row's non-key columns as JSON (FNV-128a), whatever the
+// store's format (a registry format's bytes carry a schema id an upgrade
+// may change): what a foreign-key join's subscription carries to
+// recognise stale responses.
 func (s *sideStore) hash(row []any) ([]byte, error) {
 	vals := make([]any, len(s.vals))
 	for i, idx := range s.vals {
 		vals[i] = row[idx]
 	}
-	b, err := s.value.Encode(nil, vals)
+	b, err := s.hasher.Encode(nil, vals)
 	if err != nil {
 		return nil, err
 	}
