@@ -29,7 +29,10 @@
 //	      between two sub-topologies (join_fk.go); global table: GlobalStore lookups.
 //
 // A Processor has one method, Process(row). Each task owns its processor
-// instances, so operators keep per-task buffers without locks. Describe
+// instances, so operators keep per-task buffers without locks. With
+// TaskEnv.Counts a task counts the records each of its nodes receives
+// (node_counts.go: one atomic counter per node of the query, no lookup per
+// record), for the per-processor rates of /metrics and the console. Describe
 // prints the topology in Kafka Streams' TopologyDescription format with
 // explicit, stable node names; golden tests pin it and EXPLAIN shows it.
 //
@@ -449,8 +452,14 @@
 // the right store's entry as stored; the staleness hash digests the
 // left row's JSON, whatever the store's format). The foreign-key
 // subscription store, the as-of and global-table stores stay
-// sqlstream's own encoding (JSON). Each command records
-// `internalFormats: "sources"` and `storeFormats: "query"`; queries of
+// sqlstream's own encoding (JSON). A foreign-key join whose right table
+// is keyed in a registry format copies that table through
+// `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
+// ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
+// writes are the bytes the right rows are keyed and partitioned by. Each
+// command records `internalFormats: "sources/2"` (commands recorded with
+// `"sources"` keep their FK joins unreformatted, planner.Defaults.
+// LegacyRegistryJoinSteps) and `storeFormats: "query"`; queries of
 // commands recorded before the first keep JSON internal topics (and the
 // kept side's key format on join repartition keys, as they had), before
 // the second JSON aggregate store values by position (`STATE_n`) and
