@@ -26,12 +26,21 @@ const (
 )
 
 // prepSchema is the layout of the rows between the group-by step and the
-// aggregate: the group key columns, then every argument of every call.
-func prepSchema(n *planner.Aggregate) *types.Schema {
+// aggregate: the group key columns, then every argument of every call,
+// named after the call's accumulator (<accumulator>_ARG_j), so records
+// an upgraded query finds in flight in the repartition topic give each
+// kept aggregate its own arguments (a new one reads NULLs). Legacy
+// queries (Options.LegacyStoreJSON) keep ARG_i_j by position.
+func prepSchema(n *planner.Aggregate, legacy bool) *types.Schema {
 	s := &types.Schema{Columns: append([]types.Column(nil), n.Schema().Keys()...)}
+	accs := accumulatorColumns(n, legacy)
 	for i, c := range n.Calls {
 		for j, a := range c.Args {
-			s.Columns = append(s.Columns, types.Column{Name: "ARG_" + strconv.Itoa(i) + "_" + strconv.Itoa(j), Type: a.Type()})
+			name := accs[i].Name + "_ARG_" + strconv.Itoa(j)
+			if legacy {
+				name = "ARG_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)
+			}
+			s.Columns = append(s.Columns, types.Column{Name: name, Type: a.Type()})
 		}
 	}
 	return s
@@ -40,7 +49,7 @@ func prepSchema(n *planner.Aggregate) *types.Schema {
 // aggregate adds the group-by step, the repartition hop when the key
 // changes, and the aggregate step with its store.
 func (b *builder) aggregate(n *planner.Aggregate) error {
-	prep := prepSchema(n)
+	prep := prepSchema(n, b.internal().legacyStore)
 	var table StoreSpec
 	if n.OnTable {
 		table = b.store(tableStore)
@@ -67,6 +76,7 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 			}}
 	}
 	store := b.store(aggregateStore)
+	states := b.internal().aggStateSpec(b.sourceFormats.ValueFormat, store.Changelog, n)
 	if n.Window != nil {
 		b.retainChangelog(store, windowRetention(n.Window))
 	}
@@ -80,16 +90,16 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: names},
 		make: func(env *TaskEnv, next Processor) (Processor, error) {
 			if n.Window != nil && n.Window.Kind == ast.Sliding {
-				w, err := newWindowAggOp(env, n, store.Name, next)
+				w, err := newWindowAggOp(env, n, store.Name, states, next)
 				if err != nil {
 					return nil, err
 				}
 				return newSlidingOp(w)
 			}
 			if n.Window != nil {
-				return newWindowAggOp(env, n, store.Name, next)
+				return newWindowAggOp(env, n, store.Name, states, next)
 			}
-			return newAggregateOp(env, n, store.Name, next)
+			return newAggregateOp(env, n, store.Name, states, next)
 		}})
 	b.table, b.aggregated = true, true
 	return nil
@@ -312,8 +322,8 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 }
 
 // aggregateOp keeps one accumulator per aggregate call and group in its
-// store (value: 8-byte big-endian timestamp, then the accumulators as
-// JSON) and forwards the group's new result row on every update. The
+// store (value: 8-byte big-endian timestamp, then the accumulators in
+// the query's value format, see aggState) and forwards the group's new result row on every update. The
 // result's timestamp is the largest input timestamp the group has seen.
 type aggregateOp struct {
 	env    *TaskEnv
@@ -321,7 +331,7 @@ type aggregateOp struct {
 	next   Processor
 	store  Store
 	key    format.Codec
-	state  format.Codec
+	state  *aggState
 	nkeys  int
 	accs   []any
 	out    types.Row
@@ -333,7 +343,7 @@ type aggregateOp struct {
 	pendingExisted bool
 }
 
-func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, next Processor) (*aggregateOp, error) {
+func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, states stateFormat, next Processor) (*aggregateOp, error) {
 	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls))}
 	var err error
 	if op.store, err = env.store(store); err != nil {
@@ -342,11 +352,7 @@ func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, next Proce
 	if op.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, n.Schema().Keys()); err != nil {
 		return nil, err
 	}
-	cols := make([]types.Column, len(n.Calls))
-	for i, c := range n.Calls {
-		cols[i] = types.Column{Name: "STATE_" + strconv.Itoa(i), Type: c.Agg.StateType()}
-	}
-	op.state, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	op.state, err = newAggState(n, states)
 	return op, err
 }
 

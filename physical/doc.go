@@ -130,7 +130,7 @@
 // each transaction ends, so the session commits no unprocessed offset. The
 // in-memory cluster already replays a join's backlog sorted by timestamp
 // and delivers live records synchronously (always caught up). Table sides live in `KafkaTopic_Left-Reduce` /
-// `KafkaTopic_Right-Reduce` (key → ts ‖ non-key columns as JSON),
+// `KafkaTopic_Right-Reduce` (key → ts ‖ non-key columns in the table's value format),
 // changelogged to `<app-id>-<store>-changelog` as our aggregation stores
 // are (not the source topic: the source-topic optimisation would need the
 // store's format to be the topic's). Stream–table: only stream rows
@@ -444,18 +444,33 @@
 // which pull queries read) holds them in the table's own formats, as
 // ksqlDB's does, so a pull query answers what the topic holds (a PROTOBUF
 // NULL as its proto3 default); a stream–stream join's window stores keep
-// each side's rows in that side's value format. Table-side join store
-// values (timestamp ‖ row) and the aggregate and foreign-key stores stay
-// sqlstream's own encoding. A foreign-key join whose right table is keyed
-// in a registry format copies that table through
+// each side's rows in that side's value format. An aggregate store's
+// values (all window kinds; so its changelog's) are an 8-byte timestamp
+// then the accumulators in the first source's value format under the
+// changelog's value subject, one column per accumulator of the
+// aggregate's intermediate type (`agg_state.go`), named after its call
+// (`KSQL_AGG_<FUNCTION>_<hash>`) where ksqlDB numbers them
+// (`KSQL_AGG_VARIABLE_n`), so an upgraded query that keeps an aggregate
+// keeps its accumulator; the group key stays in the store key (JSON).
+// A stream–table, table–table or foreign-key join's table store holds
+// timestamp ‖ the row's non-key columns in the table's value format,
+// under its changelog's value subject (a foreign-key response carries
+// the right store's entry as stored; the staleness hash digests the
+// left row's JSON, whatever the store's format). The foreign-key
+// subscription store, the as-of and global-table stores stay
+// sqlstream's own encoding (JSON). A foreign-key join whose right table
+// is keyed in a registry format copies that table through
 // `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
 // writes are the bytes the right rows are keyed and partitioned by. Each
 // command records `internalFormats: "sources/2"` (commands recorded with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.
-// LegacyRegistryJoinSteps); queries of commands recorded before it keep JSON internal
-// topics (and the kept side's key format on join repartition keys, as they
-// had), so an upgrade reads the topics and stores they wrote. A registry
+// LegacyRegistryJoinSteps) and `storeFormats: "query"`; queries of
+// commands recorded before the first keep JSON internal topics (and the
+// kept side's key format on join repartition keys, as they had), before
+// the second JSON aggregate store values by position (`STATE_n`) and
+// JSON join table store values, so an upgrade reads the topics and
+// stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal
 // topic or a sink never skips a row for it. Windowed sink records are
@@ -463,4 +478,36 @@
 // WindowedStreamPartitioner places them (`OutRecord.PartitionKey`); legacy
 // queries keep placing them by the whole windowed key, where their windows'
 // earlier updates are.
+//
+// # Upgrades that keep state
+//
+// An upgraded query (CREATE OR REPLACE … AS SELECT, same query id, so
+// the same application id) runs its new topology on the old one's stores
+// and internal topics. Their names depend only on what the state is
+// (the aggregation's and join's fixed node names, the join step's
+// prefix and number of re-keyed sides), never on the projection, HAVING,
+// the aggregate list, a filter before the aggregation or a join's
+// residual condition, so those changes keep every name
+// (`testdata/state_diff`). `CompareState(old, next)` lists the stores,
+// topics and accumulators kept, added and dropped, and refuses
+// (`*StateRefusal`, with what to do instead) a change the stored state
+// cannot follow: the GROUP BY key, the window, EMIT CHANGES/FINAL, the
+// aggregation's input kind, a join's shape, type, sides, keys or window,
+// an output column computed by another call, aggregates added to a table
+// aggregation (a new accumulator would retract rows it never added) or a
+// sliding window (its raw rows hold the old calls' arguments), and any
+// change of the aggregates when the store is read by position
+// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores), and
+// what the store's registry subject would refuse under BACKWARD (an
+// aggregate added to a JSON_SR store: a property added to an open
+// content model; a PROTOBUF field number given another type: add new
+// aggregates at the end). Old rows
+// are read by column name (`agg_state.go`): a kept aggregate finds its
+// accumulator, a new one starts from its initial value and counts only
+// records after the upgrade, a dropped one is ignored and leaves a row
+// at its next update. Rows of both layouts may sit in the store and the
+// changelog, so a restore after the upgrade rebuilds the same state
+// without a version or a rewrite (`upgrade_state_test.go`). The GROUP BY
+// repartition topic names each argument after its accumulator too, so
+// records in flight at the switch reach the right aggregate.
 package physical

@@ -16,7 +16,7 @@ func GlobalSpecOf(src *planner.Source, opts Options) GlobalStoreSpec {
 // table's rows (all columns, the row time of its last change), until fn
 // fails. fn must not use the store.
 func (g GlobalStoreSpec) Rows(store Store, fn func(*types.Row) error) error {
-	side, err := newSideStore(store, g.Source.Schema, jsonKeys)
+	side, err := newSideStore(store, g.Source.Schema, jsonKeys, jsonValues)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,10 @@ import (
 // record. KEY_/VALUE_SCHEMA_ID are not carried over: the internal topic's
 // schema is its columns'. Queries recorded before internal topics
 // followed the query's formats (Options.LegacyInternalJSON) keep JSON, so
-// their topics and stores stay readable after an upgrade.
-type internalFormats struct{ legacy bool }
+// their topics and stores stay readable after an upgrade; queries
+// recorded before aggregate stores followed them (Options.LegacyStoreJSON)
+// keep those stores' JSON values.
+type internalFormats struct{ legacy, legacyStore bool }
 
 // keySpec is the key format of internal topic topic copying keys written
 // in src: NONE becomes KAFKA (ksqlDB's default key format), KAFKA with
@@ -77,6 +79,16 @@ func (f internalFormats) valueSpec(src format.Spec, topic string, cols []types.C
 func (f internalFormats) tableStoreFormats(table *planner.Source, changelog string) (format.Spec, format.Spec) {
 	return f.keySpec(table.KeyFormat, changelog, table.Schema.Keys()),
 		f.valueSpec(table.ValueFormat, changelog, valueColumns(table.Schema))
+}
+
+// storeValueSpec is the value format of a store keeping a table's rows
+// for a join (so of its changelog): the table's own under the
+// changelog's subject; JSON for legacy stores (Options.LegacyStoreJSON).
+func (f internalFormats) storeValueSpec(src format.Spec, changelog string, cols []types.Column) format.Spec {
+	if f.legacyStore {
+		return format.Spec{Name: format.JSON}
+	}
+	return f.valueSpec(src, changelog, cols)
 }
 
 // retarget is src written to another topic: its own subject, no schema id.

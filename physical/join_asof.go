@@ -34,7 +34,7 @@ func openVersionedSide(env *TaskEnv, n *planner.Join) (*versionedSide, error) {
 	if err != nil {
 		return nil, err
 	}
-	codec, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys)
+	codec, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys, jsonValues)
 	if err != nil {
 		return nil, err
 	}

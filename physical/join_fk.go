@@ -62,7 +62,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 // right-table changes (read from rightSrc: the right table's topic, or
 // its reformat topic) answered on the response topic.
 func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *planner.Source, reg, resp string) (rawProcessor, error) {
-	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys)
+	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinRight))
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *plann
 // (so a subscription lands in its right row's partition), responses are
 // joined with the current left row.
 func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planner.Source, reg, resp string, next Processor) (rawProcessor, error) {
-	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys)
+	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinLeft))
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planne
 	if err != nil {
 		return nil, err
 	}
-	right, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys)
+	right, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinRight))
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +106,15 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planne
 		return nil, err
 	}
 	return head, nil
+}
+
+// fkStoreValues is the value format of a foreign-key join's side store
+// (and, for the right side, of the entries its responses carry): the
+// side table's, under the store's changelog's subject.
+func (b *builder) fkStoreValues(n *planner.Join, side planner.JoinSide) format.Spec {
+	in := joinInput(n, side)
+	changelog := b.internalName(joinStoreName(n, side) + "-changelog")
+	return b.internal().storeValueSpec(in.Source.ValueFormat, changelog, valueColumns(in.Source.Schema))
 }
 
 // fkRightDescs describes the right sub-topology of a foreign-key join.

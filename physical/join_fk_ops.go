@@ -32,7 +32,7 @@ const (
 //
 //	subscription value: instruction ‖ hash len ‖ hash ‖ partition (4) ‖ left key (JSON)
 //	subscription store: len(fk) (4) ‖ fk (JSON) ‖ left key → hash len ‖ hash ‖ partition
-//	response value:     hash len ‖ hash ‖ found (1) ‖ right entry (ts ‖ JSON)
+//	response value:     hash len ‖ hash ‖ found (1) ‖ right entry (ts ‖ the right store's value)
 func appendHash(b, hash []byte) []byte { return append(append(b, byte(len(hash))), hash...) }
 
 func readHash(b []byte) (hash, rest []byte, err error) {

@@ -44,7 +44,7 @@ type GlobalLoader struct {
 // NewLoader makes a loader writing into store; log receives the records
 // that do not deserialize.
 func (g GlobalStoreSpec) NewLoader(store Store, log ProcessingLog) (*GlobalLoader, error) {
-	side, err := newSideStore(store, g.Source.Schema, jsonKeys)
+	side, err := newSideStore(store, g.Source.Schema, jsonKeys, jsonValues)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Proces
 	if err != nil {
 		return nil, err
 	}
-	table, err := newSideStore(s, n.Right.Source.Schema, jsonKeys)
+	table, err := newSideStore(s, n.Right.Source.Schema, jsonKeys, jsonValues)
 	if err != nil {
 		return nil, err
 	}

@@ -25,12 +25,15 @@ func joinStoreName(n *planner.Join, side planner.JoinSide) string {
 }
 
 // sideStore keeps the latest row per key of one table side of a join:
-// key → 8-byte big-endian timestamp ‖ the row's non-key columns (JSON).
+// key → 8-byte big-endian timestamp ‖ the row's non-key columns (in the
+// table's value format for stream–table, table–table and foreign-key
+// joins, see internalFormats.storeValueSpec; JSON for the others).
 type sideStore struct {
 	store  Store
 	schema *types.Schema
 	key    format.Codec
 	value  format.Codec
+	hasher format.Codec // JSON of the non-key columns, what hash digests
 	keys   []int
 	vals   []int
 }
@@ -46,18 +49,23 @@ type sideRow struct {
 // recorded before join stores' keys followed the query's key format.
 var jsonKeys = format.Spec{Name: format.JSON}
 
-func openSideStore(env *TaskEnv, name string, schema *types.Schema, keys format.Spec) (*sideStore, error) {
+// jsonValues is the value format of the side stores whose values are
+// JSON: foreign-key, as-of and global-table joins', and every join's of
+// queries recorded before join stores' values followed the table's.
+var jsonValues = format.Spec{Name: format.JSON}
+
+func openSideStore(env *TaskEnv, name string, schema *types.Schema, keys, values format.Spec) (*sideStore, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
 	}
-	return newSideStore(s, schema, keys)
+	return newSideStore(s, schema, keys, values)
 }
 
 // newSideStore makes a side store over s (nil: only its codecs, to
 // decode entries another task sent) whose keys are written in keys's
-// format (its changelog's key).
-func newSideStore(s Store, schema *types.Schema, keys format.Spec) (*sideStore, error) {
+// format (its changelog's key) and values in values's.
+func newSideStore(s Store, schema *types.Schema, keys, values format.Spec) (*sideStore, error) {
 	var err error
 	st := &sideStore{store: s, schema: schema}
 	var vals []types.Column
@@ -72,7 +80,13 @@ func newSideStore(s Store, schema *types.Schema, keys format.Spec) (*sideStore, 
 	if st.key, err = format.NewKeyCodec(keys, schema.Keys()); err != nil {
 		return nil, err
 	}
-	st.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, vals)
+	if st.value, err = format.NewValueCodec(values, vals); err != nil {
+		return nil, err
+	}
+	st.hasher = st.value
+	if values.Name != format.JSON {
+		st.hasher, err = format.NewValueCodec(jsonValues, vals)
+	}
 	return st, err
 }
 
@@ -126,7 +140,7 @@ func (s *sideStore) decode(b []byte, keyVals []any) (*sideRow, error) {
 	return s.decodeValues(b[8:], keyVals, int64(binary.BigEndian.Uint64(b)))
 }
 
-// decodeValues reads the non-key columns vals (JSON) of the row with key
+// decodeValues reads the non-key columns vals of the row with key
 // values keyVals and time ts.
 func (s *sideStore) decodeValues(b []byte, keyVals []any, ts int64) (*sideRow, error) {
 	out := &sideRow{values: make([]any, len(s.schema.Columns)), time: ts}
@@ -172,14 +186,16 @@ func (s *sideStore) appendValues(b []byte, row []any) ([]byte, error) {
 	return s.value.Encode(b, vals)
 }
 
-// hash digests a row's non-key columns as stored (FNV-128a): what a
-// foreign-key join's subscription carries to recognise stale responses.
+// hash digests a row's non-key columns as JSON (FNV-128a), whatever the
+// store's format (a registry format's bytes carry a schema id an upgrade
+// may change): what a foreign-key join's subscription carries to
+// recognise stale responses.
 func (s *sideStore) hash(row []any) ([]byte, error) {
 	vals := make([]any, len(s.vals))
 	for i, idx := range s.vals {
 		vals[i] = row[idx]
 	}
-	b, err := s.value.Encode(nil, vals)
+	b, err := s.hasher.Encode(nil, vals)
 	if err != nil {
 		return nil, err
 	}

@@ -132,8 +132,8 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next 
 
 // openJoinStore opens the store of a table side of a stream–table or
 // table–table join, its keys in the format the side's rows arrive in
-// (the left's for a reformatted right table) under its changelog's
-// subject.
+// (the left's for a reformatted right table) and its values in the
+// table's value format, under its changelog's subjects.
 func (b *builder) openJoinStore(env *TaskEnv, n *planner.Join, side planner.JoinSide) (*sideStore, error) {
 	in := joinInput(n, side)
 	kf := in.Source.KeyFormat
@@ -141,8 +141,10 @@ func (b *builder) openJoinStore(env *TaskEnv, n *planner.Join, side planner.Join
 		kf = reformatKeyFormat(n)
 	}
 	name := joinStoreName(n, side)
-	keys := b.internal().keySpec(kf, b.internalName(name+"-changelog"), in.Source.Schema.Keys())
-	return openSideStore(env, name, in.Source.Schema, keys)
+	changelog := b.internalName(name + "-changelog")
+	keys := b.internal().keySpec(kf, changelog, in.Source.Schema.Keys())
+	values := b.internal().storeValueSpec(in.Source.ValueFormat, changelog, valueColumns(in.Source.Schema))
+	return openSideStore(env, name, in.Source.Schema, keys, values)
 }
 
 // windowKeys is the key format of a stream–stream join's window store

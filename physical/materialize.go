@@ -24,7 +24,8 @@ type Materialization struct {
 	table *planner.Source // a stored table output (no aggregation)
 	post  []planner.Node  // filters and projections above the aggregate
 	key   format.Codec
-	state format.Codec
+	state format.Codec // a stored table's values (table != nil)
+	accs  *aggState    // an aggregate store's values (agg != nil)
 }
 
 // Materialization returns how to read the table a plan writes, or nil when
@@ -48,7 +49,7 @@ func (t *Topology) Materialization(plan *planner.Plan) (*Materialization, error)
 				m.post = append(m.post, post)
 			}
 		}
-		return m, m.codecs()
+		return m, m.codecs(t.formats.aggStateSpec(firstSource(plan).ValueFormat, t.storeChangelog(aggregateStore), agg))
 	}
 	return nil, nil
 }
@@ -77,16 +78,12 @@ func (t *Topology) storeChangelog(name string) string {
 	return ""
 }
 
-func (m *Materialization) codecs() error {
+func (m *Materialization) codecs(states stateFormat) error {
 	var err error
 	if m.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, m.agg.Schema().Keys()); err != nil {
 		return err
 	}
-	cols := make([]types.Column, len(m.agg.Calls))
-	for i, c := range m.agg.Calls {
-		cols[i] = types.Column{Name: fmt.Sprintf("STATE_%d", i), Type: c.Agg.StateType()}
-	}
-	m.state, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
+	m.accs, err = newAggState(m.agg, states)
 	return err
 }
 
@@ -114,7 +111,7 @@ func (m *Materialization) Row(key, value []byte) (*types.Row, bool, error) {
 	}
 	row.Time = int64(binary.BigEndian.Uint64(value))
 	accs := make([]any, len(m.agg.Calls))
-	if err := m.state.Decode(value[8:], accs); err != nil {
+	if err := m.accs.Decode(value[8:], accs); err != nil {
 		return nil, false, err
 	}
 	for i, c := range m.agg.Calls {

@@ -31,6 +31,8 @@ type Topology struct {
 	// formats decides the formats of internal topics and stored tables
 	// (the builder's, for readers of the stores such as pull queries).
 	formats internalFormats
+	// plan is the plan built, for CompareState.
+	plan *planner.Plan
 	// partitionKeys are the key formats of the repartition topics, by
 	// topic (PartitionKeyCodec).
 	partitionKeys map[string]*partitionKey
@@ -41,6 +43,11 @@ type Topology struct {
 // internal topics of queries recorded before they followed the sources'
 // formats), so a store key's partition is murmur2 of that key.
 func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy }
+
+// LegacyStores reports whether the topology's aggregate and join table
+// stores keep JSON values by position (Options.LegacyStoreJSON): an
+// upgrade of its query must build the new topology so too.
+func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
@@ -134,6 +141,15 @@ type Options struct {
 	// they copy (see internalFormats), windowed records placed by their
 	// inner key as Kafka Streams' WindowedStreamPartitioner does.
 	LegacyInternalJSON bool
+	// LegacyStoreJSON keeps the values of aggregate stores (so of their
+	// changelogs) in JSON, accumulators named by position (STATE_i), the
+	// GROUP BY repartition topic's arguments named ARG_i_j, and join
+	// table stores' values in JSON, as every query wrote them before they
+	// followed the query's value format: the runtime sets it for queries
+	// of commands recorded then. Default false: the first source's value
+	// format, accumulators named after their calls (see aggState), join
+	// table stores in the table's value format.
+	LegacyStoreJSON bool
 }
 
 // Build turns a logical plan into a topology.
@@ -169,6 +185,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	}
 	b.topo.Subjects = b.internalSubjects(plan)
 	b.topo.formats = b.internal()
+	b.topo.plan = plan
 	return b.topo, nil
 }
 
@@ -282,7 +299,7 @@ func (b *builder) internalName(name string) string { return b.opts.AppID + "-" +
 
 // internal decides the formats of the query's internal topics.
 func (b *builder) internal() internalFormats {
-	return internalFormats{legacy: b.opts.LegacyInternalJSON}
+	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON}
 }
 
 // internalSubjects are the subjects the internal topics' codecs may

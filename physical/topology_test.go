@@ -16,7 +16,8 @@ import (
 )
 
 // TestTopology pins the topology descriptions EXPLAIN prints, including
-// node and topic names. Commands: create (a source), topology (a query).
+// node and topic names. Commands: create (a source), topology (a query),
+// compare (a query and its upgrade: CompareState's diff or refusal).
 // Sources may be in registry formats: building a topology asks the
 // registry nothing (its codecs register when their tasks run).
 func TestTopology(t *testing.T) {
@@ -36,28 +37,49 @@ func TestTopology(t *testing.T) {
 				p.Catalog.Put(src)
 				return "ok\n"
 			case "topology":
-				var plan *planner.Plan
-				switch st := stmts[0].(type) {
-				case *ast.Query:
-					plan, err = p.PlanQuery(st)
-				case *ast.CreateAsSelect:
-					plan, err = p.PlanCreateAs(st)
-				case *ast.InsertInto:
-					plan, err = p.PlanInsertInto(st)
-				}
-				if err != nil {
-					return "error: " + err.Error() + "\n"
-				}
-				topo, err := physical.Build(plan, physical.Options{AppID: "app"})
+				topo, err := build(p, stmts[0])
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
 				return topo.Describe()
+			case "compare":
+				// The first statement is a query, the second its upgrade.
+				old, err := build(p, stmts[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				next, err := build(p, stmts[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				diff, err := physical.CompareState(old, next)
+				if err != nil {
+					return "refused: " + err.Error() + "\n"
+				}
+				return diff.String()
 			}
 			t.Fatalf("unknown command %s", d.Cmd)
 			return ""
 		})
 	})
+}
+
+// build plans and builds one query statement under the application id app.
+func build(p *planner.Planner, st ast.Statement) (*physical.Topology, error) {
+	var plan *planner.Plan
+	var err error
+	switch st := st.(type) {
+	case *ast.Query:
+		plan, err = p.PlanQuery(st)
+	case *ast.CreateAsSelect:
+		plan, err = p.PlanCreateAs(st)
+	case *ast.InsertInto:
+		plan, err = p.PlanInsertInto(st)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return physical.Build(plan, physical.Options{AppID: "app"})
 }
 
 // unaskedRegistry is the registry of tests that must not ask one: any

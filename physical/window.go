@@ -105,8 +105,8 @@ func (op *windowAggOp) idleClose(now int64) error {
 	return nil
 }
 
-func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, next Processor) (*windowAggOp, error) {
-	base, err := newAggregateOp(env, n, store, next)
+func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, states stateFormat, next Processor) (*windowAggOp, error) {
+	base, err := newAggregateOp(env, n, store, states, next)
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,9 @@ func upgradeText(p *planner.Planner, stmts []ast.Statement, input string) string
 	if err != nil {
 		return renderErr(err, input)
 	}
+	if r.StateRefusal != nil {
+		return "refused by ksqlDB, deferred to the comparison of the stores (physical.CompareState): " + renderErr(r.StateRefusal, input)
+	}
 	return r.String()
 }
 

@@ -24,8 +24,9 @@ import (
 //
 //	   sink           kind, topic, formats, timestamp column
 //	   PARTITION BY   key expressions
-//	   aggregation    statefulUpgrade: see there
-//	   join           statefulUpgrade: see there
+//	   aggregation    statefulUpgrade: see there (a refusal is deferred
+//	                  to physical.CompareState, see checkSteps)
+//	   join           statefulUpgrade: likewise
 //	   table function refused (ksqlDB has no upgrade rule for it)
 //	   source         kind, topic, formats, timestamp column
 //
@@ -43,6 +44,15 @@ type UpgradeReport struct {
 	// Stateful is set when the query keeps state (an aggregation's store)
 	// across the upgrade.
 	Stateful bool
+	// StateRefusal is ksqlDB's refusal of a stateful step (an aggregation
+	// or a join changed in a way ksqlDB does not upgrade) whose state a
+	// comparison of the two topologies may keep all the same: the caller
+	// decides (the runtime asks physical.CompareState, refusing with this
+	// message and the reason when the state cannot be kept).
+	StateRefusal error
+	// State lists what the upgrade keeps, adds and drops of the stores'
+	// accumulators, a line each (set by the caller from CompareState).
+	State string
 }
 
 // String prints the report, one fact a line.
@@ -60,6 +70,11 @@ func (r *UpgradeReport) String() string {
 	if r.Stateful {
 		b.WriteString("state: the aggregation keeps its store and changelog\n")
 	}
+	for _, l := range strings.SplitAfter(r.State, "\n") {
+		if l != "" {
+			b.WriteString("state: " + l)
+		}
+	}
 	return b.String()
 }
 
@@ -69,10 +84,11 @@ func CheckQueryUpgrade(old, next *Plan, pos ast.Pos) (*UpgradeReport, error) {
 	if err := CheckSinkUpgrade(old.Sink, next.Sink, pos); err != nil {
 		return nil, err
 	}
-	if err := checkSteps(upgradeSteps(old.Root), upgradeSteps(next.Root), pos); err != nil {
+	deferred, err := checkSteps(upgradeSteps(old.Root), upgradeSteps(next.Root), pos)
+	if err != nil {
 		return nil, err
 	}
-	r := &UpgradeReport{Sink: next.Sink.Name, Added: next.Sink.Schema.Columns[len(old.Sink.Schema.Columns):]}
+	r := &UpgradeReport{Sink: next.Sink.Name, Added: next.Sink.Schema.Columns[len(old.Sink.Schema.Columns):], StateRefusal: deferred}
 	r.Changes = passiveChanges(old.Root, next.Root)
 	r.Stateful = old.Aggregated
 	return r, nil
@@ -275,19 +291,46 @@ var supportsUpgrade = map[string]bool{
 
 // checkSteps walks both step lists from the sink down, as ksqlDB's
 // validateUpgrade does.
-func checkSteps(old, next []upgradeStep, pos ast.Pos) error {
+//
+// Beyond ksqlDB, a refusal of a stateful step that the next plan has a
+// stateful step of the same kind for (an aggregation's for an
+// aggregation's, a join for a join) is deferred: it is returned as
+// deferred, the walk goes on, and the caller lets the comparison of the
+// two topologies' state decide (physical.CompareState: the stores keep
+// what they can, or the upgrade is refused with ksqlDB's words and the
+// reason). Any other refusal ends the walk with the first refusal met.
+func checkSteps(old, next []upgradeStep, pos ast.Pos) (deferred, err error) {
+	first := func(err error) error {
+		if deferred != nil {
+			return deferred
+		}
+		return err
+	}
 	for i, o := range old {
 		if i >= len(next) {
-			return notUpgradeable(pos, "Plan step of type %s must have matching class. Values differ: %s vs. (none)", o.class, o.class)
+			return nil, first(notUpgradeable(pos, "Plan step of type %s must have matching class. Values differ: %s vs. (none)", o.class, o.class))
 		}
-		if err := checkStep(o, next[i], pos); err != nil {
-			return err
+		err := checkStep(o, next[i], pos)
+		switch {
+		case err != nil && deferrable(o, next[i]):
+			if deferred == nil {
+				deferred = err
+			}
+		case err != nil:
+			return nil, first(err)
 		}
 	}
 	if len(next) > len(old) {
-		return notYetSupported(next[len(old)], pos)
+		return nil, first(notYetSupported(next[len(old)], pos))
 	}
-	return nil
+	return deferred, nil
+}
+
+// deferrable reports whether a refusal of o becoming n is for the
+// comparison of the topologies' state to decide: both are stateful steps
+// of one kind.
+func deferrable(o, n upgradeStep) bool {
+	return (isStateful(o) && isStateful(n)) || (o.join && n.join)
 }
 
 // checkStep checks one step of the old plan against the next plan's.
@@ -318,7 +361,9 @@ func isStateful(s upgradeStep) bool {
 // what is above or below it (WHERE, HAVING, the projection) as long as it
 // reads the same columns and computes the same aggregates, so the store's
 // rows and the repartition topic's records keep their shape; windowed and
-// table aggregations, EMIT FINAL and joins are refused.
+// table aggregations, EMIT FINAL and joins are refused. checkSteps defers
+// these refusals (between steps of one kind) to the comparison of the
+// topologies' stores, which lets through what keeps state.
 func statefulUpgrade(o, n upgradeStep, pos ast.Pos) error {
 	if !supportsUpgrade[o.class] {
 		return notYetSupported(o, pos)

@@ -23,6 +23,18 @@ func legacyInternalJSON(c *command) bool {
 	return c.InternalFormats != internalFormatsOfSources && c.InternalFormats != internalFormatsFKReformat
 }
 
+// storeFormatsOfQuery is what a command records (command.StoreFormats)
+// when the queries it starts write their aggregate stores' values in the
+// query's value format with accumulators named after their calls
+// (physical.Options.LegacyStoreJSON false). Commands recorded before
+// carry nothing: their stores hold JSON accumulators by position, and
+// they keep them after an upgrade.
+const storeFormatsOfQuery = "query"
+
+// legacyStoreJSON reports whether the queries c starts keep JSON
+// aggregate store values.
+func legacyStoreJSON(c *command) bool { return c.StoreFormats != storeFormatsOfQuery }
+
 // plannerFor is the planner that plans the query of cmd: the engine's, or
 // for a command recorded before registry-keyed joins repartitioned every
 // side (or before FK joins reformatted a registry-keyed right table), a

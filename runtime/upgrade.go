@@ -19,7 +19,9 @@ import (
 // query in place, as ksqlDB does:
 //
 //	check (planUpgrade): one writer, planner.CheckQueryUpgrade, the
-//	      sources, the topology under the old application id
+//	      sources, the topology under the old application id, its
+//	      stores against the old ones' (keepState: physical.CompareState
+//	      decides the stateful steps ksqlDB's rules refuse)
 //	      ── refused: nothing changed, nothing recorded, the old query runs
 //	register the sink's new schemas (the subject's compatibility check)
 //	record the command (same query id, application-id prefix, formats)
@@ -86,12 +88,34 @@ func (e *Engine) planUpgrade(ctx context.Context, st *ast.CreateAsSelect, topicP
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
-		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys()})
+		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores()})
 	if err != nil {
 		return nil, err
 	}
 	e.queryBuilds++
+	if err := keepState(old.topo, topo, report, st.P); err != nil {
+		return nil, err
+	}
 	return &upgrade{old: old, plan: plan, topo: topo, report: report}, nil
+}
+
+// keepState compares the state of the running query's topology with the
+// upgrade's (physical.CompareState): an upgrade whose stores cannot be
+// kept is refused, with ksqlDB's message when ksqlDB refuses it too
+// (report.StateRefusal) and the reason; one they can is allowed even
+// where ksqlDB refuses it (adding an aggregate keeps every group's other
+// accumulators), and the report says what is kept, added and dropped.
+func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos ast.Pos) error {
+	diff, err := physical.CompareState(old, next)
+	switch {
+	case err != nil && report.StateRefusal != nil:
+		return sqlerr.New(sqlerr.Semantic, pos, "%s (%v)", errMessage(report.StateRefusal), err)
+	case err != nil:
+		return sqlerr.New(sqlerr.Semantic, pos, "%v", err)
+	}
+	report.StateRefusal = nil
+	report.State = diff.Accumulators()
+	return nil
 }
 
 // replaceQuery runs a checked upgrade (createAsSelect's CREATE OR
@@ -117,7 +141,7 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, s *se
 }
 
 // recordUpgrade appends the command of an upgrade of q: q's id, its
-// application-id prefix and its internal topics' formats, so a replay
+// application-id prefix and its internal topics' and stores' formats, so a replay
 // builds the new plan under the same names.
 func (e *Engine) recordUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command, q *query) (*command, error) {
 	c, err := e.record(ctx, st, s, cmd, nil, func(c *command) {
@@ -125,6 +149,9 @@ func (e *Engine) recordUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *s
 		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
 		if q.topo.RepartitionKeysAreStoreKeys() {
 			c.InternalFormats = ""
+		}
+		if q.topo.LegacyStores() {
+			c.StoreFormats = ""
 		}
 	})
 	return c, err

@@ -55,7 +55,9 @@ func consumeRecords(t *testing.T, n *node, topic string, count int) []*kgo.Recor
 // sources write their repartition topics in Avro in Confluent's wire
 // format, under the repartition topics' own subjects (as ksqlDB), which
 // a standard deserializer (hamba/avro by the record's schema id) reads;
-// the table store's changelog key is in the table's key format; the
+// the table store's changelog key is in the table's key format and its
+// values (after their timestamp) in the table's value format, as the
+// aggregate store's accumulators are in the source's; the
 // query reads its repartition topic back across a restart; DROP …
 // DELETE TOPIC deletes the internal subjects with the topics.
 func TestInternalTopicsInQueryFormats(t *testing.T) {
@@ -82,13 +84,11 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 			t.Fatalf("%s key %q: want the KAFKA BIGINT of the bids' key format", groupBy, r.Key)
 		}
 		_, s := schemaOf(t, fake, r.Value)
-		var v struct {
-			Arg *int64 `avro:"ARG_0_0"`
+		arg, err := avroArg(s.Schema, r.Value[5:])
+		if err != nil {
+			t.Fatalf("hamba/avro cannot read %s's value %q with %s: %v", groupBy, r.Value, s.Schema, err)
 		}
-		if err := hamba.Unmarshal(hamba.MustParse(s.Schema), r.Value[5:], &v); err != nil || v.Arg == nil {
-			t.Fatalf("hamba/avro cannot read %s's value %q with %s: %+v %v", groupBy, r.Value, s.Schema, v, err)
-		}
-		args = append(args, *v.Arg)
+		args = append(args, arg)
 	}
 	if fmt.Sprint(args) != "[5 50 30]" {
 		t.Errorf("%s values %v, want the prices [5 50 30]", groupBy, args)
@@ -112,11 +112,29 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 	changelog := internalTopic(t, n, "CSAS_CITIES_", "-KafkaTopic_Right-Reduce-changelog")
 	if r := consumeRecords(t, n, changelog, 1)[0]; string(r.Key) != "ann" {
 		t.Errorf("%s key %q, want the KAFKA string of the table's key format", changelog, r.Key)
+	} else if len(r.Value) < 13 {
+		t.Errorf("%s value %q", changelog, r.Value)
+	} else if _, s := schemaOf(t, fake, r.Value[8:]); !strings.Contains(s.Schema, `"CITY"`) {
+		t.Errorf("%s value %q (after its timestamp) has the schema %s, want the table's columns in Avro", changelog, r.Value, s.Schema)
 	}
 	for _, v := range consumeValues(t, n, "CITIES", 2) {
 		if _, s := schemaOf(t, fake, v); !strings.Contains(s.Schema, `"CITY"`) {
 			t.Errorf("CITIES value %q has the schema %s", v, s.Schema)
 		}
+	}
+	// The aggregate store's changelog: an 8-byte timestamp, then the
+	// accumulator in Avro under the changelog's own subject.
+	storeLog := internalTopic(t, n, "CTAS_TOP_", "-Aggregate-Aggregate-Materialize-changelog")
+	for _, r := range consumeRecords(t, n, storeLog, 2) {
+		if len(r.Value) < 13 {
+			t.Fatalf("%s value %q", storeLog, r.Value)
+		}
+		if _, s := schemaOf(t, fake, r.Value[8:]); s.Type != sr.TypeAvro || !strings.Contains(s.Schema, `"KSQL_AGG_MAX_`) {
+			t.Fatalf("%s value %q has the schema %s, want MAX's accumulator in Avro", storeLog, r.Value, s.Schema)
+		}
+	}
+	if !fake.SubjectExists(storeLog + "-value") {
+		t.Errorf("no subject %s-value", storeLog)
 	}
 	eventually(t, "pull from top", func() error {
 		return same(counts(t, n, "SELECT * FROM top WHERE auction = 1;"), map[string]string{"1": "50"})
@@ -128,19 +146,47 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 	})
 	query := groupBy[strings.Index(groupBy, "CTAS_TOP_"):strings.Index(groupBy, "-Aggregate")]
 	n.mustKsql("TERMINATE " + query + "; DROP TABLE top DELETE TOPIC;")
-	eventually(t, "the repartition subject deleted with its topic", func() error {
-		if fake.SubjectExists(groupBy + "-value") {
-			return fmt.Errorf("%s-value still exists", groupBy)
+	eventually(t, "the internal subjects deleted with their topics", func() error {
+		for _, topic := range []string{groupBy, storeLog} {
+			if fake.SubjectExists(topic + "-value") {
+				return fmt.Errorf("%s-value still exists", topic)
+			}
 		}
 		return nil
 	})
+}
+
+// avroArg reads the one aggregate argument (a field named *_ARG_0, a
+// nullable long) of a GROUP BY repartition value.
+func avroArg(schema string, payload []byte) (int64, error) {
+	var v map[string]any
+	if err := hamba.Unmarshal(hamba.MustParse(schema), payload, &v); err != nil {
+		return 0, err
+	}
+	for name, x := range v {
+		if !strings.HasSuffix(name, "_ARG_0") {
+			continue
+		}
+		if m, ok := x.(map[string]any); ok {
+			x = m["long"]
+		}
+		if n, ok := x.(int64); ok {
+			return n, nil
+		}
+		return 0, fmt.Errorf("field %s is %T %v", name, x, x)
+	}
+	return 0, fmt.Errorf("no *_ARG_0 field in %v", v)
 }
 
 // TestLegacyCommandKeepsJSONInternalTopics: a GROUP BY recorded in the
 // command topic by a release whose internal topics were always JSON
 // keeps writing and reading JSON there after the upgrade (and across a
 // restart), while a query recorded now writes its repartition topic in
-// its source's formats (KAFKA key, DELIMITED value).
+// its source's formats (KAFKA key, DELIMITED value). A GROUP BY recorded
+// by the release whose repartition topics followed the sources but whose
+// aggregate stores did not (internalFormats without storeFormats) keeps
+// its store's JSON values (STATE_0); one recorded now writes them in the
+// source's value format (DELIMITED).
 func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	t.Parallel()
 	const topic, secret = "_old__command_topic", "the secret of the old service"
@@ -152,6 +198,8 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 		{"seq": 0, "statement": "CREATE STREAM s (k STRING KEY, v STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='DELIMITED', PARTITIONS=1);"},
 		{"seq": 1, "statement": "CREATE TABLE c AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_C_1",
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}},
+		{"seq": 2, "statement": "CREATE TABLE e AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_E_2",
+			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources"},
 	} {
 		b, err := json.Marshal(cmd)
 		if err != nil {
@@ -194,6 +242,27 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 		if string(r.Key) != "a" || !strings.HasPrefix(string(r.Value), "k") {
 			t.Fatalf("%s holds %q → %q, want a KAFKA key and a DELIMITED value", fresh, r.Key, r.Value)
 		}
+	}
+	// Store values: 8-byte timestamp, then the accumulators.
+	storeValues := func(topic string, count int) []string {
+		var out []string
+		for _, r := range consumeRecords(t, n, topic, count) {
+			if len(r.Value) < 8 {
+				t.Fatalf("%s value %q has no timestamp", topic, r.Value)
+			}
+			out = append(out, string(r.Value[8:]))
+		}
+		return out
+	}
+	older := "old_query_CTAS_E_2-Aggregate-Aggregate-Materialize-changelog"
+	if got := storeValues(older, 1); got[0] != `{"STATE_0":1}` && got[0] != `{"STATE_0":2}` && got[0] != `{"STATE_0":3}` {
+		t.Errorf("%s holds %q, want JSON accumulators by position as that release wrote", older, got)
+	}
+	eventually(t, "the new query's count", func() error {
+		return same(counts(t, n, "SELECT * FROM d WHERE v = 'a';"), map[string]string{"a": "3"})
+	})
+	if got := storeValues(internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1); got[0] != "1" && got[0] != "2" && got[0] != "3" {
+		t.Errorf("the new query's store holds %q, want the count in the source's DELIMITED format", got)
 	}
 }
 

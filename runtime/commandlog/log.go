@@ -33,6 +33,11 @@ type Command struct {
 	// foreign-key join reformatted); empty in commands recorded before it
 	// was (JSON).
 	InternalFormats string `json:"internalFormats,omitempty"`
+	// StoreFormats says in which formats the queries this command starts
+	// write their aggregate and join table stores' values ("query": the
+	// query's value formats, accumulators named after their calls); empty
+	// in commands recorded before it was (JSON, accumulators by position).
+	StoreFormats string `json:"storeFormats,omitempty"`
 }
 
 // Engine is what the log applies accepted commands to. Lock and Unlock
