@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
@@ -63,8 +64,8 @@ type Engine struct {
 	restored    atomic.Bool   // every query restored at startup has run (readiness.go)
 	tmu         sync.Mutex
 	transients  map[string]*transient
-	peers       *peerSet    // the other servers of the service id; nil on the in-memory cluster
-	agent       *peer.Agent // heartbeats and lag reports; nil when not sent
+	peers       *cluster.Peers // the other servers of the service id; nil on the in-memory cluster
+	agent       *peer.Agent    // heartbeats and lag reports; nil when not sent
 }
 
 // New starts an engine on the Kafka cluster given by WithBootstrap: it
@@ -108,7 +109,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		e.cmdLog = cmdLog
-		e.peers = newPeerSet(o.advertised, peer.Key(cmdLog.Key()),
+		e.peers = cluster.NewPeers(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
 		e.recovery = newStorageRecovery(o.dataDir)
 		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke))

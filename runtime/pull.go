@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -68,19 +69,19 @@ func (e *Engine) startTablePull(t *transient, plan *planner.Plan, pos ast.Pos) (
 	}
 	// Routed before the answer starts: a partition no live server holds
 	// is an error response, not a truncated table.
-	route, err := e.routePull(t, q, m, needed)
+	route, err := e.peers.Route(clusterQuery{q}, e.pullOf(t, m, needed))
 	if err != nil {
 		return nil, err
 	}
 	// Likewise a host that does not answer (dead, its heartbeats not yet
-	// timed out): its partitions go to their next host (pull_failover.go).
-	remotes, fellBack, err := e.openRemotes(t, q, route)
+	// timed out): its partitions go to their next host (package cluster).
+	remotes, fellBack, err := e.peers.OpenRemotes(clusterQuery{q}, route, e.forwardOf(t), e.logger)
 	if err != nil {
 		return nil, err
 	}
-	route.local = append(route.local, fellBack...)
+	local := append(route.Local, fellBack...)
 	go func() {
-		t.finishWith(e.scanStore(t, q, m, route.local, remotes, keys, isLookup), "")
+		t.finishWith(e.scanStore(t, q, m, local, remotes, keys, isLookup), "")
 	}()
 	return exec.RunnerFunc(func() error { return nil }), nil
 }
@@ -101,10 +102,10 @@ func (e *Engine) storePartitions(q *query, m *physical.Materialization) (int32, 
 
 // scanStore reads the store partitions the pull query needs (those of
 // its keys for a key lookup, else all): this server's own (local), then
-// each other host's through its opened forward (pull_route.go,
-// pull_failover.go), whose bodies it closes.
+// each other host's through its opened forward (package cluster), whose
+// bodies it closes.
 func (e *Engine) scanStore(t *transient, q *query, m *physical.Materialization, local []int32, remotes []*peer.Forward, keys [][]byte, isLookup bool) error {
-	defer closeAll(remotes)
+	defer cluster.CloseAll(remotes)
 	env := t.taskEnv(t.topo.SubTopologies[0], 0)
 	task, err := t.topo.NewTask(0, env)
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"slices"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/cluster"
+	"github.com/sqlstream/sqlstream/runtime/peer"
+	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/format"
 )
@@ -86,6 +89,34 @@ func allPartitions(parts int32) []int32 {
 	out := make([]int32, parts)
 	for p := range out {
 		out[p] = int32(p)
+	}
+	return out
+}
+
+// pullOf is what the route of t's pull query over store partitions
+// parts depends on: the store's sub-topology, what a forwarded query was
+// sent for, and the client's standby-read settings.
+func (e *Engine) pullOf(t *transient, m *physical.Materialization, parts []int32) cluster.Pull {
+	read := props.NewParser(e.table, t.props)
+	return cluster.Pull{Sub: m.Sub, Parts: parts, Only: t.only,
+		StandbyReads: read.Bool(props.StandbyReads), MaxLag: read.Int(props.MaxOffsetLag)}
+}
+
+// forwardOf is the forward of t's pull query to another server (its
+// partitions set per host): the same SQL, the properties the client set
+// and its credentials.
+func (e *Engine) forwardOf(t *transient) peer.ForwardRequest {
+	return peer.ForwardRequest{SQL: t.sql, Props: overrides(t.props, e.props), Authorization: t.auth, Done: t.closed}
+}
+
+// overrides returns the properties of set that differ from the server's
+// base: what the client set for this query.
+func overrides(set, base props.Properties) map[string]string {
+	out := map[string]string{}
+	for k, v := range set {
+		if base[k] != v {
+			out[k] = v
+		}
 	}
 	return out
 }

@@ -34,7 +34,10 @@ type importRule struct {
 // everything they need. Inside runtime, the executor (runtime/exec) runs
 // topologies for the engine and never imports it: it sees physical's
 // topologies, never a statement or a plan; runtime/global (global
-// tables' stores) sits on the executor and below the engine. server reaches the engine only through its own
+// tables' stores) sits on the executor and below the engine;
+// runtime/assign (task placement) sees no other runtime package but the
+// configuration, and runtime/cluster (the peers' view, pull routing)
+// sits on assign, exec and peer, below the engine. server reaches the engine only through its own
 // Engine interface (never runtime), and repl is an HTTP client (api and
 // the statement splitter only).
 func importRules() []importRule {
@@ -55,6 +58,12 @@ func importRules() []importRule {
 		{"runtime/props", []string{"runtime"}},
 		{"runtime/commandlog", []string{"runtime$"}},
 		{"runtime/peer", []string{"runtime"}},
+		// Task placement sees a query as its Config and reports to an
+		// Observer: no runtime package but the configuration.
+		{"runtime/assign", []string{"runtime$", "runtime/exec", "runtime/global", "runtime/commandlog", "runtime/peer", "runtime/cluster", "planner", "sql", "api", "broker", "state"}},
+		// The cluster view and pull routing see a query as a
+		// cluster.Query: never the engine, a statement or a plan.
+		{"runtime/cluster", []string{"runtime$", "runtime/global", "runtime/commandlog", "planner", "sql", "broker", "state"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
 		{"runtime/exec", []string{"runtime$", "runtime/global", "runtime/commandlog", "runtime/peer", "planner", "sql/ast", "sql/parser", "api", "broker"}},
@@ -111,6 +120,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"planner/x":           {"state"},
 		"runtime/props":       {"runtime/exec", "planner"},
 		"runtime/commandlog":  {"runtime/props", "runtime"},
+		"runtime/assign":      {"runtime/props", "physical", "runtime/exec"},
+		"runtime/cluster":     {"runtime/assign", "runtime/exec", "runtime", "planner"},
 	}
 	got := violations(imports, importRules())
 	want := []string{
@@ -118,6 +129,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"planner imports physical/ops (planner may not import physical)",
 		"planner/x imports state (planner may not import state)",
 		"repl imports runtime (repl may not import runtime)",
+		"runtime/assign imports runtime/exec (runtime/assign may not import runtime/exec)",
+		"runtime/cluster imports planner (runtime/cluster may not import planner)",
+		"runtime/cluster imports runtime (runtime/cluster may not import runtime)",
 		"runtime/commandlog imports runtime (runtime/commandlog may not import runtime)",
 		"runtime/exec imports runtime (runtime/exec may not import runtime)",
 		"runtime/global imports runtime (runtime/global may not import runtime)",

@@ -1,7 +1,8 @@
-package runtime
+package cluster
 
 import (
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 // A pull query forwards a partition to its active host first, but for a
 // second or two after a server dies its heartbeats still say it is alive
-// (cluster_peers.go), and the forward fails. Before issue 16 point 15 that
+// (peers.go), and the forward fails. Before issue 16 point 15 that
 // failure came after this server had already streamed its own rows under
 // a 200: a partial table with an error element at the end. Now every
 // forward is opened, up to the answer's header, before the query's answer
@@ -27,35 +28,38 @@ import (
 // rather than an error status. Buffering every remote row before the
 // first would close it at the cost of holding a whole scan in memory.
 
-// openRemotes opens the forwards of route, failing a partition over to
-// its next usable host when its host does not answer. It returns the
-// opened forwards and the partitions that fell back to this server
-// (which route.local does not list); an error means none is open.
-func (e *Engine) openRemotes(t *transient, q *query, route pullRoute) ([]*peer.Forward, []int32, error) {
+// OpenRemotes opens the forwards of route for the pull query on q (req
+// with each host's partitions), failing a partition over to its next
+// usable host when its host does not answer. It returns the opened
+// forwards and the partitions that fell back to this server (which
+// route.Local does not list); an error means none is open.
+func (p *Peers) OpenRemotes(q Query, route Route, req peer.ForwardRequest, logger *slog.Logger) ([]*peer.Forward, []int32, error) {
 	var opened []*peer.Forward
 	var local []int32
 	failed := map[string]error{}
-	pending := route.remote
+	pending := route.Remote
 	for len(pending) > 0 {
 		next := map[string][]int32{}
 		for _, ep := range slices.Sorted(maps.Keys(pending)) {
-			f, err := e.openForward(t, ep, pending[ep])
+			r := req
+			r.Partitions = pending[ep]
+			f, err := peer.OpenForward(p.auth, ep, r)
 			if err == nil {
 				opened = append(opened, f)
 				continue
 			}
-			e.logger.Debug("pull query forward failed; trying the next host of its partitions", "host", ep, "err", err)
+			logger.Debug("pull query forward failed; trying the next host of its partitions", "host", ep, "err", err)
 			failed[ep] = err
-			for _, p := range pending[ep] {
-				alt, err := nextHost(route.alts[p], failed)
+			for _, part := range pending[ep] {
+				alt, err := nextHost(route.alts[part], failed)
 				if err != nil {
-					closeAll(opened)
-					return nil, nil, fmt.Errorf("Unable to execute pull query: partition %d of %s: %w", p, q.id, err)
+					CloseAll(opened)
+					return nil, nil, fmt.Errorf("Unable to execute pull query: partition %d of %s: %w", part, q.ID(), err)
 				}
-				if alt == e.peers.self {
-					local = append(local, p)
+				if alt == p.self {
+					local = append(local, part)
 				} else {
-					next[alt] = append(next[alt], p)
+					next[alt] = append(next[alt], part)
 				}
 			}
 		}
@@ -80,28 +84,9 @@ func nextHost(alts []string, failed map[string]error) (string, error) {
 		strings.Join(msgs, "; "), props.StandbyReads)
 }
 
-func closeAll(fs []*peer.Forward) {
+// CloseAll closes the bodies of forwards.
+func CloseAll(fs []*peer.Forward) {
 	for _, f := range fs {
 		f.Close()
 	}
-}
-
-// openForward opens the forward of t's pull query to endpoint over parts
-// (peer.OpenForward), with the properties the client set and its
-// credentials.
-func (e *Engine) openForward(t *transient, endpoint string, parts []int32) (*peer.Forward, error) {
-	return peer.OpenForward(e.peers.auth, endpoint, peer.ForwardRequest{SQL: t.sql, Props: overrides(t.props, e.props),
-		Partitions: parts, Authorization: t.auth, Done: t.closed})
-}
-
-// overrides returns the properties of set that differ from the server's
-// base: what the client set for this query.
-func overrides(set, base props.Properties) map[string]string {
-	out := map[string]string{}
-	for k, v := range set {
-		if base[k] != v {
-			out[k] = v
-		}
-	}
-	return out
 }

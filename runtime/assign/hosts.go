@@ -1,4 +1,4 @@
-package runtime
+package assign
 
 import (
 	"maps"
@@ -14,13 +14,14 @@ import (
 // task → host map in the user data of every member's assignment, as
 // Kafka Streams' AssignmentInfo carries partitionsByHost. Each server so
 // learns, at every rebalance, where each task of each query runs: pull
-// queries route by it (pull_route.go), heartbeats discover peers by it
-// and /clusterStatus lists it.
+// queries route by it, heartbeats discover peers by it and /clusterStatus
+// lists it (package runtime/cluster).
 
-// hostTasks maps an advertised endpoint (a URL) to the tasks it runs
-// actively. nil means unknown: no assignment with a host map was seen
-// (the in-memory cluster, or a group balanced by range).
-type hostTasks map[string][]physical.TaskID
+// Hosts maps an advertised endpoint (a URL) to the tasks it runs
+// actively (or, for a standby host map, keeps replicas of). nil means
+// unknown: no assignment with a host map was seen (the in-memory
+// cluster, or a group balanced by range).
+type Hosts map[string][]physical.TaskID
 
 // hostMapUserData is the host map in the user data of every member's
 // assignment (other fields may join it there: unknown ones are ignored).
@@ -29,14 +30,14 @@ type hostMapUserData struct {
 	// Active maps endpoints to task names ("<sub-topology>_<partition>").
 	Active map[string][]string `json:"activeHosts"`
 	// Standby maps endpoints to the tasks they keep replicas of, standby
-	// or warmup (standby_hosts.go).
+	// or warmup (encodeStandbyHosts).
 	Standby map[string][]string `json:"standbyHosts,omitempty"`
 }
 
 // hostTasks computes the host map of a plan: each member's tasks, under
 // the endpoint it advertised (members that advertised none are left out).
-func (b *taskBalancer) hostTasks(plan *kgo.BalancePlan, endpoints map[string]string) hostTasks {
-	out := hostTasks{}
+func (b *Balancer) hostTasks(plan *kgo.BalancePlan, endpoints map[string]string) Hosts {
+	out := Hosts{}
 	for member, topics := range plan.AsMemberIDMap() {
 		ep := endpoints[member]
 		if ep == "" {
@@ -56,17 +57,17 @@ func (b *taskBalancer) hostTasks(plan *kgo.BalancePlan, endpoints map[string]str
 				}
 			}
 		}
-		slices.SortFunc(out[ep], compareTasks)
+		slices.SortFunc(out[ep], CompareTasks)
 	}
 	return out
 }
 
 // encodeHostMap lays out the host map for the assignments' user data.
-func encodeHostMap(hosts hostTasks) hostMapUserData {
+func encodeHostMap(hosts Hosts) hostMapUserData {
 	ud := hostMapUserData{Version: 1, Active: map[string][]string{}}
 	for _, ep := range slices.Sorted(maps.Keys(hosts)) {
 		for _, k := range hosts[ep] {
-			ud.Active[ep] = append(ud.Active[ep], taskName(k))
+			ud.Active[ep] = append(ud.Active[ep], TaskName(k))
 		}
 	}
 	return ud
@@ -74,11 +75,11 @@ func encodeHostMap(hosts hostTasks) hostMapUserData {
 
 // decode reads the host maps of actives and of standbys; both nil when
 // the user data carries no host map (no version).
-func (ud hostMapUserData) decode() (active, standby hostTasks) {
+func (ud hostMapUserData) decode() (active, standby Hosts) {
 	if ud.Version != 1 {
 		return nil, nil
 	}
-	active, standby = hostTasks{}, hostTasks{}
+	active, standby = Hosts{}, Hosts{}
 	for ep, names := range ud.Active {
 		active[ep] = decodeTaskNames(names)
 	}
@@ -88,12 +89,33 @@ func (ud hostMapUserData) decode() (active, standby hostTasks) {
 	return active, standby
 }
 
-// owner returns the endpoint running task k, or "".
-func (h hostTasks) owner(k physical.TaskID) string {
+// Owner returns the endpoint running task k, or "".
+func (h Hosts) Owner(k physical.TaskID) string {
 	for ep, ts := range h {
 		if slices.Contains(ts, k) {
 			return ep
 		}
 	}
 	return ""
+}
+
+// encodeStandbyHosts lays out the plan's standbys and warmups by the
+// endpoint of their member (members without one are left out): next to
+// the actives, the leader puts in every member's assignment the
+// endpoints keeping a standby or warmup of each task (Kafka Streams'
+// standbyPartitionsByHost), so that every server knows where to read a
+// partition whose active host died (ksql.query.pull.enable.standby.reads).
+func encodeStandbyHosts(ha haPlan, endpoints map[string]string) map[string][]string {
+	out := map[string][]string{}
+	for _, replicas := range []map[string][]physical.TaskID{ha.standby, ha.warmup} {
+		for member, ts := range replicas {
+			if ep := endpoints[member]; ep != "" {
+				out[ep] = append(out[ep], encodeTaskNames(ts)...)
+			}
+		}
+	}
+	for ep := range out {
+		slices.Sort(out[ep])
+	}
+	return out
 }

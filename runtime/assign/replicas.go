@@ -1,4 +1,4 @@
-package runtime
+package assign
 
 import (
 	"slices"
@@ -41,7 +41,7 @@ func assignReplicas(tasks []physical.TaskID, members []taskMember, in haInput, c
 	members = slices.Clone(members)
 	sort.Slice(members, func(i, j int) bool { return members[i].id < members[j].id })
 	tasks = slices.Clone(tasks)
-	slices.SortFunc(tasks, compareTasks)
+	slices.SortFunc(tasks, CompareTasks)
 	owner := map[physical.TaskID]string{}
 	for id, ts := range plan.active {
 		for _, k := range ts {
@@ -70,7 +70,7 @@ func assignReplicas(tasks []physical.TaskID, members []taskMember, in haInput, c
 	plan.assignStandbys(tasks, members, owner, in, cfg)
 	for _, m := range []map[string][]physical.TaskID{plan.active, plan.standby, plan.warmup} {
 		for id := range m {
-			slices.SortFunc(m[id], compareTasks)
+			slices.SortFunc(m[id], CompareTasks)
 		}
 	}
 	return plan

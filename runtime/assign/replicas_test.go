@@ -1,4 +1,4 @@
-package runtime
+package assign
 
 import (
 	"fmt"
@@ -133,7 +133,7 @@ func checkReplicasApart(t *testing.T, p haPlan) {
 		for _, ts := range [][]physical.TaskID{p.active[id], p.standby[id], p.warmup[id]} {
 			for _, k := range ts {
 				if seen[k] {
-					t.Fatalf("%s holds two copies of task %s: %s", id, taskName(k), renderPlan(p))
+					t.Fatalf("%s holds two copies of task %s: %s", id, TaskName(k), renderPlan(p))
 				}
 				seen[k] = true
 			}
@@ -167,7 +167,7 @@ func TestAssignReplicasStandbysApart(t *testing.T) {
 					want = 0
 				}
 				if count[k] != want {
-					t.Fatalf("%d members, %d standbys: task %s has %d", n, standbys, taskName(k), count[k])
+					t.Fatalf("%d members, %d standbys: task %s has %d", n, standbys, TaskName(k), count[k])
 				}
 			}
 		}
@@ -181,7 +181,7 @@ func TestAssignReplicasStandbysApart(t *testing.T) {
 // revoked, so no member is asked to rejoin at once.
 func TestTaskBalancerReplicas(t *testing.T) {
 	now := time.UnixMilli(1_700_000_000_000)
-	newB := func() *taskBalancer {
+	newB := func() *Balancer {
 		b := joinBalancer(1)
 		b.ha = props.HA{Standbys: 1, AcceptableLag: 10, MaxWarmups: 2, ProbeInterval: 3 * time.Second}
 		b.stateful = map[int]bool{0: true, 1: true}
@@ -196,11 +196,11 @@ func TestTaskBalancerReplicas(t *testing.T) {
 		if !slices.Equal(parts["l"], parts["r"]) {
 			t.Fatalf("%s holds l%v but r%v: a join task split", id, parts["l"], parts["r"])
 		}
-		if want := now.Add(3 * time.Second); !ma.probeAt.Equal(want) || ma.rejoin {
-			t.Fatalf("%s: probe at %v, rejoin %v; want a probe at %v and no rejoin", id, ma.probeAt, ma.rejoin, want)
+		if want := now.Add(3 * time.Second); !ma.ProbeAt.Equal(want) || ma.Rejoin {
+			t.Fatalf("%s: probe at %v, rejoin %v; want a probe at %v and no rejoin", id, ma.ProbeAt, ma.Rejoin, want)
 		}
 		got = append(got, fmt.Sprintf("%s: l%v x%v standby%v warmup%v", id, parts["l"], parts["x"],
-			encodeTaskNames(ma.standby), encodeTaskNames(ma.warmup)))
+			encodeTaskNames(ma.Standby), encodeTaskNames(ma.Warmup)))
 	}
 	slices.Sort(got)
 	want := "a: l[0 1] x[0 1] standby[] warmup[]|b: l[] x[] standby[0_0 1_0] warmup[0_1 1_1]"
@@ -214,16 +214,16 @@ func TestTaskBalancerReplicas(t *testing.T) {
 // once for the round that assigns them; the round after, which revokes
 // nothing, does not. No warmup is pending: no probe.
 func TestTaskBalancerRejoinAfterRevoking(t *testing.T) {
-	newB := func() *taskBalancer { b := joinBalancer(1); b.now = time.Now; return b }
+	newB := func() *Balancer { b := joinBalancer(1); b.now = time.Now; return b }
 	first := syncAssignments(t, newB, map[string]map[string][]int32{"a": {"l": {0, 1}, "r": {0, 1}, "x": {0, 1}}, "b": nil})
 	for id, ma := range first {
-		if !ma.rejoin || !ma.probeAt.IsZero() {
-			t.Fatalf("first round, %s: rejoin %v, probe at %v; want a rejoin and no probe", id, ma.rejoin, ma.probeAt)
+		if !ma.Rejoin || !ma.ProbeAt.IsZero() {
+			t.Fatalf("first round, %s: rejoin %v, probe at %v; want a rejoin and no probe", id, ma.Rejoin, ma.ProbeAt)
 		}
 	}
 	second := syncAssignments(t, newB, map[string]map[string][]int32{"a": first["a"].parts, "b": first["b"].parts})
 	for id, ma := range second {
-		if ma.rejoin {
+		if ma.Rejoin {
 			t.Fatalf("second round, %s: asked to rejoin again (owned a%v b%v)", id, first["a"].parts, first["b"].parts)
 		}
 	}
@@ -234,13 +234,13 @@ func TestTaskBalancerRejoinAfterRevoking(t *testing.T) {
 
 // parsedAssignment is one member's side of a balance.
 type parsedAssignment struct {
-	memberAssignment
+	Assignment
 	parts map[string][]int32
 }
 
 // syncAssignments balances members (id → owned partitions of l, r and
 // x, two each) with newB's leader and parses each member's assignment.
-func syncAssignments(t *testing.T, newB func() *taskBalancer, owned map[string]map[string][]int32) map[string]parsedAssignment {
+func syncAssignments(t *testing.T, newB func() *Balancer, owned map[string]map[string][]int32) map[string]parsedAssignment {
 	t.Helper()
 	var members []kmsg.JoinGroupResponseMember
 	for _, id := range slices.Sorted(maps.Keys(owned)) {
@@ -259,7 +259,7 @@ func syncAssignments(t *testing.T, newB func() *taskBalancer, owned map[string]m
 	for _, a := range res.IntoSyncAssignment() {
 		m := newB()
 		var pa parsedAssignment
-		m.assigned = func(x memberAssignment) { pa.memberAssignment = x }
+		m.obs = observer{assigned: func(x Assignment) { pa.Assignment = x }}
 		if pa.parts, err = m.ParseSyncAssignment(a.MemberAssignment); err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func probesToConverge(t *testing.T, standbys int) int {
 			m := &members[i]
 			for _, k := range p.active[m.id] {
 				if !in.caughtUp(*m, k, cfg) {
-					t.Fatalf("round %d: task %s active on %s, which is not caught up", round, taskName(k), m.id)
+					t.Fatalf("round %d: task %s active on %s, which is not caught up", round, TaskName(k), m.id)
 				}
 			}
 			// Until the next probe every replica catches up.

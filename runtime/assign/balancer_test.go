@@ -1,4 +1,4 @@
-package runtime
+package assign
 
 import (
 	"fmt"
@@ -134,8 +134,8 @@ func TestAssignTasksBalance(t *testing.T) {
 
 // joinBalancer is the balancer of a topology whose sub-topology 0 joins
 // topics l and r and whose sub-topology 1 reads the repartition topic x.
-func joinBalancer(threads int) *taskBalancer {
-	return &taskBalancer{subOf: map[string]int{"l": 0, "r": 0, "x": 1}, threads: threads}
+func joinBalancer(threads int) *Balancer {
+	return &Balancer{subOf: map[string]int{"l": 0, "r": 0, "x": 1}, threads: threads}
 }
 
 // balanceGroup runs one leader balance over members (id → owned
@@ -222,4 +222,34 @@ func TestTaskBalancerSubscription(t *testing.T) {
 	if want := "threads=3 owned=[0_1 1_0 1_2] offsets=map[0_1:42]"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
+}
+
+// observer is an Observer of functions (nil ones ignore what they hear).
+type observer struct {
+	assigned func(Assignment)
+	placed   func(active, standby Hosts)
+}
+
+func (o observer) Assigned(a Assignment) {
+	if o.assigned != nil {
+		o.assigned(a)
+	}
+}
+
+func (o observer) Placed(active, standby Hosts) {
+	if o.placed != nil {
+		o.placed(active, standby)
+	}
+}
+
+// withEndpoint makes b advertise endpoint.
+func withEndpoint(b *Balancer, endpoint func() string) *Balancer {
+	b.endpoint = endpoint
+	return b
+}
+
+// observed makes b report its assignments to assigned and placed.
+func observed(b *Balancer, assigned func(Assignment), placed func(active, standby Hosts)) *Balancer {
+	b.obs = observer{assigned: assigned, placed: placed}
+	return b
 }

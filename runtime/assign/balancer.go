@@ -1,4 +1,4 @@
-package runtime
+package assign
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// taskBalancer is the group balancer of a query's consumer group: it
+// Balancer is the group balancer of a query's consumer group: it
 // assigns tasks, not partitions. A task (sub-topology s, partition p)
 // is partition p of every source topic of s, moved whole so that its
 // co-partitioned inputs (a join's two sides) meet on one member. Tasks
@@ -29,36 +29,68 @@ import (
 // task is revoked in one rebalance and assigned in the next), and the
 // result depends only on the members and their subscriptions
 // (deterministic: every leader computes the same plan).
-type taskBalancer struct {
-	subOf   map[string]int // source topic → sub-topology
-	threads int            // this member's num.stream.threads
-	// offsetSums returns the checkpointed changelog offsets of the
-	// local stores, summed per task (nil: no local state).
+type Balancer struct {
+	subOf      map[string]int // source topic → sub-topology
+	threads    int            // this member's num.stream.threads
 	offsetSums func() map[physical.TaskID]int64
 
-	// Standbys and warmups (task_replicas.go): the leader reads the
+	// Standbys and warmups (replicas.go): the leader reads the
 	// changelogs' end offsets per task (endSums, nil when unknown) to
 	// tell which members are caught up, and sets the time of a probing
-	// rebalance in every member's assignment (now is its clock);
-	// assigned hands a member its standbys, warmups and rebalance
-	// schedule (exec's rebalance_rounds.go).
+	// rebalance in every member's assignment (now is its clock).
 	ha       props.HA
 	stateful map[int]bool
 	endSums  func() map[physical.TaskID]int64
 	now      func() time.Time
-	assigned func(memberAssignment)
-	// endpoint returns this server's advertised URL ("" while unknown),
-	// sent to the group so that every member learns who runs what.
 	endpoint func() string
-	// onHosts receives the task → host map of each assignment (see
-	// task_hosts.go); nil to ignore it.
-	onHosts func(hostTasks)
-	// onStandbys receives each assignment's task → standby host map.
-	onStandbys func(hostTasks)
+	obs      Observer
 }
 
-// taskBalancerName is the protocol name in JoinGroup.
-const taskBalancerName = "sqlstream-tasks-v1"
+// Config is what the balancer knows of its query and of this server.
+type Config struct {
+	// SubOf maps each source topic to the sub-topology reading it.
+	SubOf map[string]int
+	// Threads is this member's num.stream.threads (at least 1).
+	Threads int
+	// HA is the query's standby and warmup settings.
+	HA props.HA
+	// Stateful tells the sub-topologies with stores: only their tasks
+	// get standbys and warmups.
+	Stateful map[int]bool
+	// OffsetSums returns the checkpointed changelog offsets of this
+	// server's local stores, summed per task (nil: no local state).
+	OffsetSums func() map[physical.TaskID]int64
+	// EndSums returns the changelogs' end offsets summed per task, read
+	// by the leader (nil, or a nil map: unknown, every member counts as
+	// caught up).
+	EndSums func() map[physical.TaskID]int64
+	// Endpoint returns this server's advertised URL ("" while unknown),
+	// sent to the group so that every member learns who runs what (nil:
+	// none).
+	Endpoint func() string
+	// Now is the clock of probing rebalances (nil: none is scheduled).
+	Now func() time.Time
+}
+
+// Observer hears what each of this member's assignments says.
+type Observer interface {
+	// Assigned hands this member its standbys, warmups and rebalance
+	// schedule.
+	Assigned(Assignment)
+	// Placed hands over the leader's host maps: the endpoints running
+	// each task and those keeping a replica of it (both nil when the
+	// assignment carries none: hosts.go).
+	Placed(active, standby Hosts)
+}
+
+// New returns the balancer of a query's group; obs may be nil.
+func New(cfg Config, obs Observer) *Balancer {
+	return &Balancer{subOf: cfg.SubOf, threads: max(cfg.Threads, 1), offsetSums: cfg.OffsetSums, ha: cfg.HA,
+		stateful: cfg.Stateful, endSums: cfg.EndSums, now: cfg.Now, endpoint: cfg.Endpoint, obs: obs}
+}
+
+// Name is the protocol name in JoinGroup.
+const Name = "sqlstream-tasks-v1"
 
 // taskUserData is a member's subscription user data.
 type taskUserData struct {
@@ -69,53 +101,22 @@ type taskUserData struct {
 	Endpoint string `json:"endpoint,omitempty"`
 }
 
-func newTaskBalancer(subOf map[string]int, threads int, offsetSums func() map[physical.TaskID]int64) *taskBalancer {
-	return &taskBalancer{subOf: subOf, threads: max(threads, 1), offsetSums: offsetSums}
-}
+// TaskName is a task's name in the wire format: "<sub-topology>_<partition>".
+func TaskName(k physical.TaskID) string { return fmt.Sprintf("%d_%d", k.SubTopology, k.Partition) }
 
-// withHosts makes the balancer advertise endpoint and report every
-// assignment's host map to onHosts.
-func (b *taskBalancer) withHosts(endpoint func() string, onHosts func(hostTasks)) *taskBalancer {
-	b.endpoint, b.onHosts = endpoint, onHosts
-	return b
-}
-
-// taskOffsetSums sums the checkpointed offsets of the query's local
-// store partitions per task.
-func (q *query) taskOffsetSums() map[physical.TaskID]int64 {
-	subOf := map[string]int{}
-	for _, st := range q.topo.SubTopologies {
-		for _, spec := range st.Stores {
-			subOf[spec.Name] = st.ID
-		}
-	}
-	out := map[physical.TaskID]int64{}
-	for _, id := range q.eng.db.Stores() {
-		sub, ok := subOf[id.Name]
-		if id.App != q.appID || !ok {
-			continue
-		}
-		if off, ok := q.eng.db.Checkpointed(id); ok {
-			out[physical.TaskID{SubTopology: sub, Partition: id.Partition}] += off
-		}
-	}
-	return out
-}
-
-func taskName(k physical.TaskID) string { return fmt.Sprintf("%d_%d", k.SubTopology, k.Partition) }
-
-func parseTaskName(s string) (physical.TaskID, bool) {
+// ParseTaskName reads a TaskName.
+func ParseTaskName(s string) (physical.TaskID, bool) {
 	var k physical.TaskID
 	_, err := fmt.Sscanf(s, "%d_%d", &k.SubTopology, &k.Partition)
 	return k, err == nil
 }
 
-var _ kgo.GroupBalancer = (*taskBalancer)(nil)
+var _ kgo.GroupBalancer = (*Balancer)(nil)
 
-func (*taskBalancer) ProtocolName() string { return taskBalancerName }
-func (*taskBalancer) IsCooperative() bool  { return true }
+func (*Balancer) ProtocolName() string { return Name }
+func (*Balancer) IsCooperative() bool  { return true }
 
-func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int32, generation int32) []byte {
+func (b *Balancer) JoinGroupMetadata(topics []string, owned map[string][]int32, generation int32) []byte {
 	meta := kmsg.NewConsumerMemberMetadata()
 	meta.Version = 3
 	meta.Topics = topics
@@ -129,7 +130,7 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 			if data.OffsetSums == nil {
 				data.OffsetSums = map[string]int64{}
 			}
-			data.OffsetSums[taskName(k)] = sum
+			data.OffsetSums[TaskName(k)] = sum
 		}
 	}
 	ud, _ := json.Marshal(data) // sorted keys: the same state gives the same metadata
@@ -142,23 +143,18 @@ func (b *taskBalancer) JoinGroupMetadata(topics []string, owned map[string][]int
 	return meta.AppendTo(nil)
 }
 
-// ParseSyncAssignment returns this member's partitions, hands its
-// standbys and warmups to assigned and the leader's host map to onHosts.
-func (b *taskBalancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
+// ParseSyncAssignment returns this member's partitions and hands its
+// standbys, warmups and the leader's host maps to the observer.
+func (b *Balancer) ParseSyncAssignment(assignment []byte) (map[string][]int32, error) {
 	parts, ma, err := parseMemberAssignment(assignment)
-	if err == nil && b.assigned != nil {
-		b.assigned(ma)
-	}
-	if err == nil && b.onHosts != nil {
-		b.onHosts(ma.hosts)
-	}
-	if err == nil && b.onStandbys != nil {
-		b.onStandbys(ma.standbyHosts)
+	if err == nil && b.obs != nil {
+		b.obs.Assigned(ma.Assignment)
+		b.obs.Placed(ma.hosts, ma.standbyHosts)
 	}
 	return parts, err
 }
 
-func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.GroupMemberBalancer, map[string]struct{}, error) {
+func (b *Balancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (kgo.GroupMemberBalancer, map[string]struct{}, error) {
 	cb, err := kgo.NewConsumerBalancer(b, members)
 	if err != nil {
 		return nil, nil, err
@@ -170,7 +166,7 @@ func (b *taskBalancer) MemberBalancer(members []kmsg.JoinGroupResponseMember) (k
 // (assignReplicas: actives by assignTasks, then warmups and standbys)
 // and gives each member the partitions of its active tasks and, in the
 // assignment's user data, its standbys and warmups.
-func (b *taskBalancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]int32) kgo.IntoSyncAssignment {
+func (b *Balancer) Balance(cb *kgo.ConsumerBalancer, partitions map[string]int32) kgo.IntoSyncAssignment {
 	topicsOf := map[int][]string{}
 	for _, t := range slices.Sorted(maps.Keys(partitions)) {
 		if s, ok := b.subOf[t]; ok {
@@ -238,7 +234,7 @@ func revokes(members []taskMember, active map[string][]physical.TaskID) bool {
 // member reads a member's subscription: its threads and the tasks whose
 // partitions it owns (a task counts as owned when any of its partitions
 // is, so a half-owned task goes back whole).
-func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) taskMember {
+func (b *Balancer) member(id string, meta *kmsg.ConsumerMemberMetadata) taskMember {
 	m := taskMember{id: id, threads: 1}
 	var ud taskUserData
 	if json.Unmarshal(meta.UserData, &ud) == nil && ud.Threads > 0 {
@@ -246,7 +242,7 @@ func (b *taskBalancer) member(id string, meta *kmsg.ConsumerMemberMetadata) task
 	}
 	m.endpoint = ud.Endpoint
 	for name, sum := range ud.OffsetSums {
-		if k, ok := parseTaskName(name); ok && sum > 0 {
+		if k, ok := ParseTaskName(name); ok && sum > 0 {
 			if m.offsets == nil {
 				m.offsets = map[physical.TaskID]int64{}
 			}
@@ -297,7 +293,7 @@ func assignTasks(tasks []physical.TaskID, members []taskMember) map[string][]phy
 	members = slices.Clone(members)
 	sort.Slice(members, func(i, j int) bool { return members[i].id < members[j].id })
 	tasks = slices.Clone(tasks)
-	slices.SortFunc(tasks, compareTasks)
+	slices.SortFunc(tasks, CompareTasks)
 	quota := quotas(len(tasks), members)
 	exists := map[physical.TaskID]bool{}
 	for _, k := range tasks {
@@ -327,7 +323,7 @@ func assignTasks(tasks []physical.TaskID, members []taskMember) map[string][]phy
 		out[members[best].id] = append(out[members[best].id], k)
 	}
 	for id := range out {
-		slices.SortFunc(out[id], compareTasks)
+		slices.SortFunc(out[id], CompareTasks)
 	}
 	return out
 }
@@ -402,7 +398,8 @@ func countSub(ts []physical.TaskID, sub int) int {
 	return n
 }
 
-func compareTasks(a, b physical.TaskID) int {
+// CompareTasks orders tasks by sub-topology, then partition.
+func CompareTasks(a, b physical.TaskID) int {
 	return cmp.Or(cmp.Compare(a.SubTopology, b.SubTopology), cmp.Compare(a.Partition, b.Partition))
 }
 
