@@ -78,11 +78,11 @@ func (q *query) placed(active, standby assign.Hosts) {
 	q.eng.peers.PlaceStandbys(q.appID, standby)
 }
 
-// replicas returns the query's standby and warmup tasks on this server.
+// replicas returns the query's standby and warmup tasks on this server,
+// whatever runs it (a query reading a global table runs the executor's
+// runner inside the global stores' runner).
 func (q *query) replicas() []TaskAssignment {
-	q.mu.Lock()
-	r, _ := q.runner.(exec.TaskReporter)
-	q.mu.Unlock()
+	r := q.tasks()
 	if r == nil {
 		return nil
 	}
@@ -92,9 +92,7 @@ func (q *query) replicas() []TaskAssignment {
 // replicaErrors is the feed errors of the query's replicas on this
 // server, and the last one.
 func (q *query) replicaErrors() (int64, string) {
-	q.mu.Lock()
-	r, _ := q.runner.(exec.TaskReporter)
-	q.mu.Unlock()
+	r := q.tasks()
 	if r == nil {
 		return 0, ""
 	}
