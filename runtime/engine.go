@@ -85,7 +85,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	if o.cluster == nil {
-		security, err := kafkaSecurity(e.props)
+		security, err := kafkaSecurity(e.cfg.Kafka)
 		if err != nil {
 			return nil, fmt.Errorf("kafka security: %w", err)
 		}

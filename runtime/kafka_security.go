@@ -5,8 +5,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
-	"regexp"
-	"strings"
 
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -15,29 +13,23 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
-// kafkaSecurity maps the Kafka client security properties (Kafka's names:
-// security.protocol, sasl.mechanism, sasl.jaas.config,
-// ssl.truststore.location, ssl.keystore.location) to franz-go options.
-// Every Kafka client of the engine is made with them (exec.Kafka.client).
-// PLAINTEXT, the default, adds none.
-func kafkaSecurity(p props.Properties) ([]kgo.Opt, error) {
-	proto := strings.ToUpper(p[props.SecProtocol])
+// kafkaSecurity maps the Kafka clients' security settings (props.Kafka,
+// read once with the engine's configuration: security.protocol,
+// sasl.mechanism, sasl.jaas.config, ssl.truststore.location,
+// ssl.keystore.location) to franz-go options. Every Kafka client of the
+// engine is made with them (exec.Kafka.client). PLAINTEXT, the default,
+// adds none.
+func kafkaSecurity(k props.Kafka) ([]kgo.Opt, error) {
 	var opts []kgo.Opt
-	switch proto {
-	case "", "PLAINTEXT":
-		return nil, nil
-	case "SSL", "SASL_SSL":
-		cfg, err := kafkaTLS(p)
+	if k.TLS {
+		cfg, err := kafkaTLS(k)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, kgo.DialTLSConfig(cfg))
-	case "SASL_PLAINTEXT":
-	default:
-		return nil, fmt.Errorf("%s=%s: want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", props.SecProtocol, proto)
 	}
-	if strings.HasPrefix(proto, "SASL_") {
-		m, err := saslMechanism(p)
+	if k.SASL {
+		m, err := saslMechanism(k)
 		if err != nil {
 			return nil, err
 		}
@@ -49,17 +41,17 @@ func kafkaSecurity(p props.Properties) ([]kgo.Opt, error) {
 // kafkaTLS trusts the CA certificates of ssl.truststore.location (PEM; the
 // system's when unset) and presents the certificate and key of
 // ssl.keystore.location (one PEM file) when set.
-func kafkaTLS(p props.Properties) (*tls.Config, error) {
+func kafkaTLS(k props.Kafka) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if loc := p[props.TrustLocation]; loc != "" {
-		pool, err := LoadCertPool(loc)
+	if k.Trust != "" {
+		pool, err := LoadCertPool(k.Trust)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", props.TrustLocation, err)
 		}
 		cfg.RootCAs = pool
 	}
-	if loc := p[props.KeyLocation]; loc != "" {
-		cert, err := LoadKeyPair(loc, loc)
+	if k.Key != "" {
+		cert, err := LoadKeyPair(k.Key, k.Key)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", props.KeyLocation, err)
 		}
@@ -99,38 +91,17 @@ func LoadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
 	return pair, nil
 }
 
-// jaasOption is one key="value" (or key='value') of a JAAS entry.
-var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
-
 // saslMechanism builds the mechanism of sasl.mechanism with the username
-// and password of sasl.jaas.config (a PlainLoginModule or
-// ScramLoginModule entry).
-func saslMechanism(p props.Properties) (sasl.Mechanism, error) {
-	user, pass, err := jaasCredentials(p[props.SASLJAAS])
-	if err != nil {
-		return nil, err
+// and password of sasl.jaas.config.
+func saslMechanism(k props.Kafka) (sasl.Mechanism, error) {
+	switch k.Mechanism {
+	case "", "plain":
+		return plain.Auth{User: k.User, Pass: k.Password}.AsMechanism(), nil
+	case "scram-sha-256":
+		return scram.Auth{User: k.User, Pass: k.Password}.AsSha256Mechanism(), nil
+	case "scram-sha-512":
+		return scram.Auth{User: k.User, Pass: k.Password}.AsSha512Mechanism(), nil
 	}
-	switch mech := strings.ToUpper(p[props.SASLMechanism]); mech {
-	case "", "PLAIN":
-		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
-	case "SCRAM-SHA-256":
-		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
-	case "SCRAM-SHA-512":
-		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
-	default:
-		return nil, fmt.Errorf("%s=%s: want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", props.SASLMechanism, mech)
-	}
-}
-
-func jaasCredentials(jaas string) (user, pass string, err error) {
-	vals := map[string]string{}
-	for _, m := range jaasOption.FindAllStringSubmatch(jaas, -1) {
-		vals[m[1]] = m[2] + m[3]
-	}
-	user, okU := vals["username"]
-	pass, okP := vals["password"]
-	if !okU || !okP {
-		return "", "", fmt.Errorf("%s needs username=\"…\" and password=\"…\"", props.SASLJAAS)
-	}
-	return user, pass, nil
+	// The table admits no other value.
+	return nil, fmt.Errorf("%s=%s: want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", props.SASLMechanism, k.Mechanism)
 }

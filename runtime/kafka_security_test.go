@@ -64,7 +64,12 @@ func TestKafkaSecurity(t *testing.T) {
 }
 
 func pingWith(seeds []string, p props.Properties) error {
-	sec, err := kafkaSecurity(p)
+	table := props.NewTable()
+	cfg, err := props.NewEngineConfig(table, table.Defaults().Merge(p))
+	if err != nil {
+		return err
+	}
+	sec, err := kafkaSecurity(cfg.Kafka)
 	if err != nil {
 		return err
 	}
