@@ -138,19 +138,10 @@
 // queries (see its doc); the engine hands it its queries as
 // cluster.Query values (cluster_queries.go).
 //
-// A pull query on a table first passes ksqlDB's WHERE rules
-// (`pull_where.go`): a key never compared with NULL, `key IN (…)` values of
-// the key's type, and, with `ksql.query.pull.table.scan.enabled=false`,
-// every OR-branch looking up each key column once (`=` or `IN` on
-// expressions without columns; one `<`/`>` bound on a lone STRING key
-// under `ksql.query.pull.range.scan.enabled`), otherwise a 400. It is
-// then routed (package runtime/cluster): the store partitions this server
-// runs are read here, the others forwarded to their hosts. A key lookup
-// reads only its keys' partitions when the task reads the source topic itself
-// (murmur2 of the key in the source key format) or, for a query recorded
-// before internal topics took the sources' formats, the JSON store key
-// behind a repartition; behind a repartition topic in the source's key
-// format it asks every partition (pull_partition.go).
+// A pull query on a table is checked against ksqlDB's WHERE rules and
+// reads its keys' partitions or all (package runtime/pull), then is
+// routed (package runtime/cluster): the store partitions this server runs
+// are read here, the others forwarded to their hosts (runtime/pull.go).
 //
 // Inter-node requests (package peer: `/heartbeat`, `/lag`, forwarded pulls) carry
 // `X-Sqlstream-Peer`: a time, a random nonce and an HMAC-SHA256 over

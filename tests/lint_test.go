@@ -64,6 +64,9 @@ func importRules() []importRule {
 		// The cluster view and pull routing see a query as a
 		// cluster.Query: never the engine, a statement or a plan.
 		{"runtime/cluster", []string{"runtime$", "runtime/global", "runtime/commandlog", "planner", "sql", "broker", "state"}},
+		// Pull-query evaluation reads plans and the state DB; where a
+		// partition is read is runtime/cluster's.
+		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
 		{"runtime/exec", []string{"runtime$", "runtime/global", "runtime/commandlog", "runtime/peer", "planner", "sql/ast", "sql/parser", "api", "broker"}},

@@ -1,7 +1,6 @@
-package runtime
+package pull
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -22,16 +21,16 @@ import (
 //	----
 //	<the expression: ok, or the error's code and message>
 func TestPullWhere(t *testing.T) {
-	datadriven.RunTest(t, "testdata/pull_where", func(t *testing.T, d *datadriven.TestData) string {
-		w := pullWhere{windowed: d.HasArg("windowed"), scan: props.PullScan{Table: true, KeyRange: true}}
+	datadriven.RunTest(t, "testdata/where", func(t *testing.T, d *datadriven.TestData) string {
+		w := Where{Windowed: d.HasArg("windowed"), Scan: props.PullScan{Table: true, KeyRange: true}}
 		for _, arg := range d.CmdArgs {
 			switch arg.Key {
 			case "keys":
-				w.keys = parseKeyColumns(t, arg.Vals)
+				w.Keys = parseKeyColumns(t, arg.Vals)
 			case "table-scan":
-				w.scan.Table = arg.Vals[0] == "true"
+				w.Scan.Table = arg.Vals[0] == "true"
 			case "range-scan":
-				w.scan.KeyRange = arg.Vals[0] == "true"
+				w.Scan.KeyRange = arg.Vals[0] == "true"
 			}
 		}
 		var out strings.Builder
@@ -42,7 +41,7 @@ func TestPullWhere(t *testing.T) {
 	})
 }
 
-func pullWhereResult(t *testing.T, w pullWhere, where string) string {
+func pullWhereResult(t *testing.T, w Where, where string) string {
 	var cond ast.Expr
 	if where != "-" {
 		var err error
@@ -50,7 +49,7 @@ func pullWhereResult(t *testing.T, w pullWhere, where string) string {
 			t.Fatalf("%s: %v", where, err)
 		}
 	}
-	err := w.check(cond, ast.Pos{Line: 1, Col: 1})
+	err := w.Check(cond, ast.Pos{Line: 1, Col: 1})
 	var se *sqlerr.Error
 	switch {
 	case err == nil:
@@ -73,39 +72,6 @@ func parseKeyColumns(t *testing.T, specs []string) []types.Column {
 		keys = append(keys, types.Column{Name: name, Type: ty, NS: types.KeyNS})
 	}
 	return keys
-}
-
-// TestPullLimitClauseDisabled: ksql.query.pull.limit.clause.enabled=false
-// refuses LIMIT in pull queries only, with ksqlDB's message.
-func TestPullLimitClauseDisabled(t *testing.T) {
-	te, err := NewTestEngine(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer te.Close()
-	mustRun(t, te, `CREATE STREAM s (id INT KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);`)
-	off := map[string]any{props.PullLimit: false}
-	for _, c := range []struct {
-		sql   string
-		props map[string]any
-		fails bool
-	}{
-		{"SELECT * FROM s LIMIT 2;", nil, false},
-		{"SELECT * FROM s LIMIT 2;", off, true},
-		{"SELECT * FROM s;", off, false},
-		{"SELECT * FROM s EMIT CHANGES LIMIT 2;", off, false},
-	} {
-		rs, err := te.Query(context.Background(), c.sql, c.props, nil)
-		if err == nil {
-			rs.Close()
-		}
-		switch {
-		case c.fails && (err == nil || !strings.Contains(err.Error(), "LIMIT clause in pull queries is currently disabled")):
-			t.Errorf("%s %v: %v, want the LIMIT-disabled error", c.sql, c.props, err)
-		case !c.fails && err != nil:
-			t.Errorf("%s %v: %v", c.sql, c.props, err)
-		}
-	}
 }
 
 func nonEmptyLines(s string) []string {

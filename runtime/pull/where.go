@@ -1,4 +1,4 @@
-package runtime
+package pull
 
 import (
 	"fmt"
@@ -26,31 +26,32 @@ import (
 //     table by <, <=, > or >= instead. Anything else would read the whole
 //     table, which the user has turned off.
 
-// checkPullLimit refuses a pull query's LIMIT when the user turned the
-// clause off, with ksqlDB's message.
-func (e *Engine) checkPullLimit(plan *planner.Plan, s *session, pos ast.Pos) error {
-	p := props.NewParser(e.table, s.props)
-	if plan.Kind != planner.Pull || plan.Limit < 0 || p.Bool(props.PullLimit) {
+// CheckLimit refuses a pull query's LIMIT when the user turned the
+// clause off (enabled is ksql.query.pull.limit.clause.enabled), with
+// ksqlDB's message.
+func CheckLimit(plan *planner.Plan, enabled bool, pos ast.Pos) error {
+	if plan.Kind != planner.Pull || plan.Limit < 0 || enabled {
 		return nil
 	}
 	return sqlerr.New(sqlerr.Unsupported, pos, "LIMIT clause in pull queries is currently disabled. You can enable them by setting %s=true. See https://cnfl.io/queries for more info.\nAdd EMIT CHANGES if you intended to issue a push query.", props.PullLimit)
 }
 
-// pullWhere is the table a WHERE is checked against.
-type pullWhere struct {
-	keys     []types.Column
-	windowed bool
-	scan     props.PullScan
+// Where is the table a WHERE is checked against: its key columns,
+// whether it is windowed, and what the user lets a pull query scan.
+type Where struct {
+	Keys     []types.Column
+	Windowed bool
+	Scan     props.PullScan
 }
 
-// check returns the first rule cond (nil: no WHERE) breaks.
-func (w pullWhere) check(cond ast.Expr, pos ast.Pos) error {
+// Check returns the first rule cond (nil: no WHERE) breaks.
+func (w Where) Check(cond ast.Expr, pos ast.Pos) error {
 	if cond != nil {
 		if err := w.checkKeyValues(cond); err != nil {
 			return err
 		}
 	}
-	if w.scan.Table {
+	if w.Scan.Table {
 		return nil
 	}
 	if cond == nil {
@@ -66,7 +67,7 @@ func (w pullWhere) check(cond ast.Expr, pos ast.Pos) error {
 }
 
 // checkKeyValues applies the rules that hold whatever scans are enabled.
-func (w pullWhere) checkKeyValues(cond ast.Expr) error {
+func (w Where) checkKeyValues(cond ast.Expr) error {
 	var err error
 	ast.Walk(cond, func(x ast.Expr) bool {
 		if err == nil {
@@ -77,7 +78,7 @@ func (w pullWhere) checkKeyValues(cond ast.Expr) error {
 	return err
 }
 
-func (w pullWhere) checkKeyValue(x ast.Expr) error {
+func (w Where) checkKeyValue(x ast.Expr) error {
 	switch c := x.(type) {
 	case *ast.Binary:
 		if c.Op < ast.OpEQ || c.Op > ast.OpGE {
@@ -116,7 +117,7 @@ func checkInValues(c *ast.In, k types.Column) error {
 
 // checkDisjunct checks one OR-branch with table scans off: each key
 // column bound once, by equality (or, when alone may, by a range).
-func (w pullWhere) checkDisjunct(d ast.Expr, alone bool) error {
+func (w Where) checkDisjunct(d ast.Expr, alone bool) error {
 	bound := map[string]bool{}
 	ranged := false
 	for _, c := range splitOp(d, ast.OpAnd, nil) {
@@ -135,7 +136,7 @@ func (w pullWhere) checkDisjunct(d ast.Expr, alone bool) error {
 	if err := w.checkAllKeys(d, bound); err != nil {
 		return err
 	}
-	if ranged && !(alone && w.scan.KeyRange && w.rangeable()) {
+	if ranged && !(alone && w.Scan.KeyRange && w.rangeable()) {
 		return errNeedsTableScan(d.Position())
 	}
 	return nil
@@ -143,7 +144,7 @@ func (w pullWhere) checkDisjunct(d ast.Expr, alone bool) error {
 
 // keyBound classifies one conjunct: the key column it bounds ("" for
 // none), whether by a range, or why it cannot be served by a lookup.
-func (w pullWhere) keyBound(c ast.Expr) (key string, isRange bool, err error) {
+func (w Where) keyBound(c ast.Expr) (key string, isRange bool, err error) {
 	if !w.refersToKey(c) {
 		return "", false, nil
 	}
@@ -166,7 +167,7 @@ func (w pullWhere) keyBound(c ast.Expr) (key string, isRange bool, err error) {
 }
 
 // comparisonBound classifies `a op b` that refers to a key column.
-func (w pullWhere) comparisonBound(c *ast.Binary) (string, bool, error) {
+func (w Where) comparisonBound(c *ast.Binary) (string, bool, error) {
 	if c.Op < ast.OpEQ || c.Op > ast.OpGE {
 		return "", false, errNeedsTableScan(c.P) // AND/OR nested inside, or arithmetic
 	}
@@ -188,15 +189,15 @@ func (w pullWhere) comparisonBound(c *ast.Binary) (string, bool, error) {
 }
 
 // checkAllKeys requires every key column among the bound ones.
-func (w pullWhere) checkAllKeys(d ast.Expr, bound map[string]bool) error {
-	if len(w.keys) == 1 {
-		if !bound[w.keys[0].Name] {
+func (w Where) checkAllKeys(d ast.Expr, bound map[string]bool) error {
+	if len(w.Keys) == 1 {
+		if !bound[w.Keys[0].Name] {
 			return sqlerr.New(sqlerr.Unsupported, d.Position(), "WHERE clause missing key column for disjunct: %s. Set %s=true to scan the table.", ast.FormatExpr(d), props.PullTableScan)
 		}
 		return nil
 	}
 	var specified, expected []string
-	for _, k := range w.keys {
+	for _, k := range w.Keys {
 		expected = append(expected, "`"+k.Name+"`")
 		if bound[k.Name] {
 			specified = append(specified, "`"+k.Name+"`")
@@ -211,17 +212,17 @@ func (w pullWhere) checkAllKeys(d ast.Expr, bound map[string]bool) error {
 
 // rangeable reports whether a key range can be read without a scan: one
 // STRING key of an unwindowed table (its bytes sort as the strings).
-func (w pullWhere) rangeable() bool {
-	return !w.windowed && len(w.keys) == 1 && w.keys[0].Type.Kind == types.KindString
+func (w Where) rangeable() bool {
+	return !w.Windowed && len(w.Keys) == 1 && w.Keys[0].Type.Kind == types.KindString
 }
 
 // keyRef returns the key column e is, if it is one.
-func (w pullWhere) keyRef(e ast.Expr) (types.Column, bool) {
+func (w Where) keyRef(e ast.Expr) (types.Column, bool) {
 	ref, ok := e.(*ast.ColumnRef)
 	if !ok {
 		return types.Column{}, false
 	}
-	for _, k := range w.keys {
+	for _, k := range w.Keys {
 		if k.Name == ref.Name {
 			return k, true
 		}
@@ -229,7 +230,7 @@ func (w pullWhere) keyRef(e ast.Expr) (types.Column, bool) {
 	return types.Column{}, false
 }
 
-func (w pullWhere) refersToKey(e ast.Expr) bool {
+func (w Where) refersToKey(e ast.Expr) bool {
 	for _, ref := range expr.ColumnRefs(e) {
 		if _, ok := w.keyRef(ref); ok {
 			return true

@@ -1,0 +1,32 @@
+// Package pull is the evaluation of a pull query on a materialized
+// table: ksqlDB's WHERE rules checked before anything is read
+// (where.go), the keys a key lookup reads and the store partitions
+// holding them (keys.go, partitions.go), and the reading of this
+// server's partitions of the store into the pull query's task (scan.go).
+// Where each partition is read (this server, a peer, a standby) is
+// package runtime/cluster's; the engine ties the two together
+// (runtime/pull.go) and never hands this package a query, only plans,
+// topologies and the state DB.
+//
+//	pull query plan ─► Where.Check (NULL keys, IN types, table and range
+//	      │             scans as the user allows)
+//	      ├─► LookupKeys ─► LookupPartitions (murmur2 of the key as the
+//	      │                 store's task was fed) │ AllPartitions
+//	      ▼
+//	cluster.Route ─► local partitions ─► Lookup (keys, one iterator per
+//	                                     partition) │ Scan (every entry)
+//	                                     ─► the task's filter, projection,
+//	                                        LIMIT (done stops the read)
+//
+// A pull query on a table first passes ksqlDB's WHERE rules: a key never
+// compared with NULL, `key IN (…)` values of the key's type, and, with
+// `ksql.query.pull.table.scan.enabled=false`, every OR-branch looking up
+// each key column once (`=` or `IN` on expressions without columns; one
+// `<`/`>` bound on a lone STRING key under
+// `ksql.query.pull.range.scan.enabled`), otherwise a 400. A key lookup
+// reads only its keys' partitions when the task reads the source topic
+// itself (murmur2 of the key in the source key format) or, for a query
+// recorded before internal topics took the sources' formats, the JSON
+// store key behind a repartition; behind a repartition topic in the
+// source's key format, and for joins, it asks every partition.
+package pull
