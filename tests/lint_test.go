@@ -66,6 +66,8 @@ func importRules() []importRule {
 		{"runtime/cluster", []string{"runtime$", "runtime/global", "runtime/commandlog", "planner", "sql", "broker", "state"}},
 		// Pull-query evaluation reads plans and the state DB; where a
 		// partition is read is runtime/cluster's.
+		// PRINT's rendering of records: formats and registry only.
+		{"runtime/printer", []string{"runtime", "planner", "sql/ast", "sql/expr", "sql/parser", "api", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
