@@ -64,7 +64,7 @@
 // cluster or query kind runs it. No code reads a property with an inline
 // default.
 //
-// Schema registry (schema_registry.go): ksql.schema.registry.url (with
+// Schema registry (package runtime/registry): ksql.schema.registry.url (with
 // basic auth and PEM TLS) builds the registry client the planner and the
 // registry formats' codecs use (WithSchemaRegistry replaces it in tests).
 // CREATE registers its key and value schemas when the subjects do not

@@ -16,6 +16,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -159,7 +160,7 @@ func newEngine(o options) (*Engine, error) {
 		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(*n))
 	}
 	if d.SchemaRegistry = o.registry; d.SchemaRegistry == nil {
-		sr, err := schemaRegistry(cfg.Registry)
+		sr, err := registry.New(cfg.Registry)
 		if err != nil {
 			return nil, err
 		}

@@ -2,10 +2,9 @@ package runtime
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"os"
 
+	"github.com/sqlstream/sqlstream/internal/pemfile"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -44,51 +43,20 @@ func kafkaSecurity(k props.Kafka) ([]kgo.Opt, error) {
 func kafkaTLS(k props.Kafka) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if k.Trust != "" {
-		pool, err := LoadCertPool(k.Trust)
+		pool, err := pemfile.LoadCertPool(k.Trust)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", props.TrustLocation, err)
 		}
 		cfg.RootCAs = pool
 	}
 	if k.Key != "" {
-		cert, err := LoadKeyPair(k.Key, k.Key)
+		cert, err := pemfile.LoadKeyPair(k.Key, k.Key)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", props.KeyLocation, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	return cfg, nil
-}
-
-// LoadCertPool reads the PEM certificates of file.
-func LoadCertPool(file string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("%s holds no PEM certificate (only PEM truststores are supported, not JKS or PKCS12)", file)
-	}
-	return pool, nil
-}
-
-// LoadKeyPair reads a PEM certificate chain and its unencrypted private
-// key (both may be in one file).
-func LoadKeyPair(certFile, keyFile string) (tls.Certificate, error) {
-	cert, err := os.ReadFile(certFile)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	key, err := os.ReadFile(keyFile)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	pair, err := tls.X509KeyPair(cert, key)
-	if err != nil {
-		return tls.Certificate{}, fmt.Errorf("%s: %w (only PEM keystores with an unencrypted key are supported, not JKS or PKCS12)", certFile, err)
-	}
-	return pair, nil
 }
 
 // saslMechanism builds the mechanism of sasl.mechanism with the username

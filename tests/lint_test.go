@@ -68,6 +68,9 @@ func importRules() []importRule {
 		// partition is read is runtime/cluster's.
 		// PRINT's rendering of records: formats and registry only.
 		{"runtime/printer", []string{"runtime", "planner", "sql/ast", "sql/expr", "sql/parser", "api", "broker", "state"}},
+		// The engine's use of the schema registry: planner sources and
+		// the registry client, never the engine.
+		{"runtime/registry", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
@@ -85,6 +88,8 @@ func importRules() []importRule {
 		{"schemaregistry", []string{""}},
 		{"internal/qttmode", []string{""}},
 		{"internal/testutil", []string{""}},
+		// PEM files of the TLS settings: a leaf.
+		{"internal/pemfile", []string{""}},
 		// The Nexmark generator, queries and checks are a Kafka client
 		// of the engine, never a part of it.
 		{"nexmark", []string{""}},
