@@ -15,6 +15,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
+	"github.com/sqlstream/sqlstream/runtime/proclog"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/sql/functions"
@@ -37,7 +38,7 @@ type Engine struct {
 	table   props.Table        // every property the engine accepts
 	cluster exec.Cluster
 	reg     *functions.Registry
-	procLog *processingLog
+	procLog *proclog.Log
 	cmdLog  *commandlog.Log
 	db      *state.DB // local state of every task on this server
 	// recovery reopens db after a write failure and restarts the queries
@@ -172,10 +173,11 @@ func newEngine(o options) (*Engine, error) {
 
 // open prepares internal topics and replays the command log.
 func (e *Engine) open(ctx context.Context) error {
-	e.procLog = newProcessingLog(e, e.opts.serviceID+"ksql_processing_log")
-	if err := e.procLog.open(ctx); err != nil {
+	e.procLog = proclog.New(e.cluster, e.logger, e.opts.serviceID+"ksql_processing_log")
+	if err := e.procLog.Open(ctx); err != nil {
 		return fmt.Errorf("processing log: %w", err)
 	}
+	e.cat.Put(e.procLog.Source())
 	if e.cmdLog != nil {
 		if err := e.cmdLog.Replay(ctx); err != nil {
 			return fmt.Errorf("command topic: %w", err)
@@ -206,7 +208,7 @@ func (e *Engine) Close() error {
 	e.stops = nil
 	e.mu.Unlock()
 	stopped := e.runStops(jobs)
-	e.procLog.close()
+	e.procLog.Close()
 	e.cluster.Close()
 	if !stopped {
 		// Tasks still running may still write to the local state: leave

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/proclog"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
@@ -40,7 +42,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues, s *sess
 	if !ok {
 		return sqlerr.New(sqlerr.Unknown, st.P, "Cannot insert values into an unknown stream/table: %s", st.Target)
 	}
-	if src.ReadOnly || src.Name == ProcessingLogStream {
+	if src.ReadOnly || src.Name == proclog.Stream {
 		return sqlerr.New(sqlerr.Semantic, st.P, "Cannot insert values into read-only %s: %s", strings.ToLower(src.Kind.String()), src.Name)
 	}
 	cols, err := insertColumns(src, st)
@@ -205,7 +207,7 @@ func (e *Engine) Insert(ctx context.Context, target string, row map[string]any) 
 	if !ok {
 		return fmt.Errorf("Cannot insert values into an unknown stream: %s", target)
 	}
-	if src.ReadOnly || src.Name == ProcessingLogStream {
+	if src.ReadOnly || src.Name == proclog.Stream {
 		return fmt.Errorf("Cannot insert values into read-only source: %s", src.Name)
 	}
 	vals := make([]any, len(src.Schema.Columns))
@@ -266,3 +268,9 @@ func jsonText(v any) string {
 	}
 	return string(b)
 }
+
+func nowMillis() int64 { return time.Now().UnixMilli() }
+
+// ProcessingLogStream is the stream over the processing-log topic (package
+// runtime/proclog), which INSERT never writes.
+const ProcessingLogStream = proclog.Stream

@@ -103,7 +103,7 @@ func (t *TestEngine) Topics() map[string]int32 {
 }
 
 // ProcessingLogTopic is the topic processing-log entries go to.
-func (t *TestEngine) ProcessingLogTopic() string { return t.procLog.topic }
+func (t *TestEngine) ProcessingLogTopic() string { return t.procLog.Topic() }
 
 // Read returns every record of a topic, partition by partition.
 func (t *TestEngine) Read(topic string) []physical.InRecord {

@@ -71,6 +71,8 @@ func importRules() []importRule {
 		// The engine's use of the schema registry: planner sources and
 		// the registry client, never the engine.
 		{"runtime/registry", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker", "state"}},
+		// The processing log writes through the executor's Cluster.
+		{"runtime/proclog", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.

@@ -1,4 +1,4 @@
-package runtime
+package proclog
 
 import (
 	"encoding/base64"

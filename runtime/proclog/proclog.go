@@ -1,10 +1,11 @@
-package runtime
+package proclog
 
 import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,21 +19,22 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// ProcessingLogStream is the stream over the processing-log topic.
-const ProcessingLogStream = "KSQL_PROCESSING_LOG"
+// Stream is the stream over the processing-log topic.
+const Stream = "KSQL_PROCESSING_LOG"
 
-// processingLog writes entries for skipped and dropped records to the
-// topic `<service-id>ksql_processing_log` (readable as the stream
+// Log writes entries for skipped and dropped records to the topic
+// `<service-id>ksql_processing_log` (readable as the stream
 // KSQL_PROCESSING_LOG). Writes are asynchronous on Kafka: tasks never
 // block on the log; if its buffer is full the entry is counted as lost.
-type processingLog struct {
-	e     *Engine
-	topic string
-	ch    chan *physical.OutRecord
-	wg    sync.WaitGroup
-	lost  atomic.Int64
-	total atomic.Int64
-	sync  bool
+type Log struct {
+	cluster exec.Cluster
+	logger  *slog.Logger
+	topic   string
+	ch      chan *physical.OutRecord
+	wg      sync.WaitGroup
+	lost    atomic.Int64
+	total   atomic.Int64
+	sync    bool
 }
 
 // processingLogSchema is the value schema of KSQL_PROCESSING_LOG.
@@ -55,17 +57,17 @@ func processingLogSchema() *types.Schema {
 	}}
 }
 
-func newProcessingLog(e *Engine, topic string) *processingLog {
-	return &processingLog{e: e, topic: topic, sync: e.cluster.Synchronous(), ch: make(chan *physical.OutRecord, 4096)}
+// New returns the processing log writing to topic on cluster (in the
+// caller's goroutine on a synchronous cluster, the in-memory one).
+func New(cluster exec.Cluster, logger *slog.Logger, topic string) *Log {
+	return &Log{cluster: cluster, logger: logger, topic: topic, sync: cluster.Synchronous(), ch: make(chan *physical.OutRecord, 4096)}
 }
 
-func (l *processingLog) open(ctx context.Context) error {
-	if err := l.e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: l.topic, Partitions: 1, Replicas: 1}); err != nil {
+// Open creates the topic if needed and starts the writer.
+func (l *Log) Open(ctx context.Context) error {
+	if err := l.cluster.CreateTopic(ctx, exec.TopicSpec{Name: l.topic, Partitions: 1, Replicas: 1}); err != nil {
 		return err
 	}
-	l.e.cat.Put(&planner.Source{Name: ProcessingLogStream, Kind: ast.Stream, Schema: processingLogSchema(),
-		Topic: l.topic, KeyFormat: format.Spec{Name: "KAFKA"}, ValueFormat: format.Spec{Name: "JSON"}, Partitions: 1,
-		SQL: "CREATE STREAM KSQL_PROCESSING_LOG (...) WITH (KAFKA_TOPIC='" + l.topic + "', VALUE_FORMAT='JSON');"})
 	if !l.sync {
 		l.wg.Add(1)
 		go l.run()
@@ -73,11 +75,22 @@ func (l *processingLog) open(ctx context.Context) error {
 	return nil
 }
 
-func (l *processingLog) run() {
+// Topic is the processing log's topic.
+func (l *Log) Topic() string { return l.topic }
+
+// Source is the stream KSQL_PROCESSING_LOG over the topic, for the
+// catalog.
+func (l *Log) Source() *planner.Source {
+	return &planner.Source{Name: Stream, Kind: ast.Stream, Schema: processingLogSchema(),
+		Topic: l.topic, KeyFormat: format.Spec{Name: "KAFKA"}, ValueFormat: format.Spec{Name: "JSON"}, Partitions: 1,
+		SQL: "CREATE STREAM KSQL_PROCESSING_LOG (...) WITH (KAFKA_TOPIC='" + l.topic + "', VALUE_FORMAT='JSON');"}
+}
+
+func (l *Log) run() {
 	defer l.wg.Done()
 	for r := range l.ch {
-		if err := l.e.cluster.Produce(context.Background(), r); err != nil {
-			l.e.logger.Warn("processing log write failed", "err", err)
+		if err := l.cluster.Produce(context.Background(), r); err != nil {
+			l.logger.Warn("processing log write failed", "err", err)
 		}
 	}
 }
@@ -113,16 +126,16 @@ const (
 	maxLoggedMessage = 16 << 10
 )
 
-// logFor writes an entry on behalf of query id.
-func (l *processingLog) logFor(id string, e *physical.LogEntry) {
+// LogFor writes an entry on behalf of query id.
+func (l *Log) LogFor(id string, e *physical.LogEntry) {
 	l.total.Add(1)
-	now := nowMillis()
+	now := time.Now().UnixMilli()
 	b := entryValue(id, e, now)
-	l.e.logger.Warn("record skipped", "query", id, "kind", e.Kind.String(), "topic", e.Topic,
+	l.logger.Warn("record skipped", "query", id, "kind", e.Kind.String(), "topic", e.Topic,
 		"partition", e.Partition, "offset", e.Offset, "err", cutText(e.Message, maxLoggedMessage))
 	r := &physical.OutRecord{Topic: l.topic, Partition: 0, Value: b, Timestamp: now}
 	if l.sync {
-		_ = l.e.cluster.Produce(context.Background(), r)
+		_ = l.cluster.Produce(context.Background(), r)
 		return
 	}
 	select {
@@ -167,13 +180,12 @@ func cutText(s string, max int) string {
 }
 
 // Log implements physical.ProcessingLog for transient queries.
-func (l *processingLog) Log(e *physical.LogEntry) { l.logFor("transient", e) }
+func (l *Log) Log(e *physical.LogEntry) { l.LogFor("transient", e) }
 
-func (l *processingLog) close() {
+// Close writes what is queued and stops the writer.
+func (l *Log) Close() {
 	if !l.sync {
 		close(l.ch)
 		l.wg.Wait()
 	}
 }
-
-func nowMillis() int64 { return time.Now().UnixMilli() }
