@@ -17,6 +17,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/proclog"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/recovery"
 	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
@@ -42,8 +43,8 @@ type Engine struct {
 	cmdLog  *commandlog.Log
 	db      *state.DB // local state of every task on this server
 	// recovery reopens db after a write failure and restarts the queries
-	// that failed on it (storage_failure.go); nil without a data directory.
-	recovery *storageRecovery
+	// that failed on it (package runtime/recovery); nil without a data directory.
+	recovery *recovery.Recovery
 	// autoCreateTopics creates a missing source topic (one partition)
 	// instead of failing CREATE STREAM/TABLE: the test driver's behaviour,
 	// where a test's input topics exist implicitly.
@@ -113,8 +114,8 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.cmdLog = cmdLog
 		e.peers = cluster.NewPeers(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
-		e.recovery = newStorageRecovery(o.dataDir)
-		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke))
+		e.recovery = recovery.New(o.dataDir)
+		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.Poke))
 		if err != nil {
 			kc.Close()
 			return nil, fmt.Errorf("state in %s: %w", o.dataDir, err)
@@ -190,7 +191,7 @@ func (e *Engine) open(ctx context.Context) error {
 // Close stops all queries (keeping their committed offsets), waiting at
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
-	e.stopStorageRecovery()
+	e.recovery.Stop()
 	e.agent.Stop()
 	if e.cmdLog != nil {
 		e.cmdLog.StopFollowing()

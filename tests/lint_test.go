@@ -73,6 +73,9 @@ func importRules() []importRule {
 		{"runtime/registry", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker", "state"}},
 		// The processing log writes through the executor's Cluster.
 		{"runtime/proclog", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker", "state"}},
+		// The storage recovery loop sees the state DB through its own
+		// interface and hands query ids back to the engine.
+		{"runtime/recovery", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "sql", "api", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
