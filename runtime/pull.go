@@ -137,7 +137,7 @@ func (e *Engine) pullOf(t *transient, m *physical.Materialization, parts []int32
 // partitions set per host): the same SQL, the properties the client set
 // and its credentials.
 func (e *Engine) forwardOf(t *transient) peer.ForwardRequest {
-	return peer.ForwardRequest{SQL: t.sql, Props: overrides(t.props, e.props), Authorization: t.auth, Done: t.closed}
+	return peer.ForwardRequest{SQL: t.sql, Props: overrides(t.props, e.props), Authorization: t.auth, Done: t.Closed()}
 }
 
 // overrides returns the properties of set that differ from the server's

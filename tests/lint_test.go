@@ -76,6 +76,9 @@ func importRules() []importRule {
 		// The storage recovery loop sees the state DB through its own
 		// interface and hands query ids back to the engine.
 		{"runtime/recovery", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "sql", "api", "broker", "state"}},
+		// A transient query's rows on their way to the client: api and
+		// types only.
+		{"runtime/rowqueue", []string{"runtime", "planner", "physical", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.

@@ -1,4 +1,4 @@
-package runtime
+package rowqueue
 
 import (
 	"sync"
@@ -8,19 +8,17 @@ import (
 
 // Bounds, in bytes, on what one transient query holds for a client that
 // does not read (a stalled push reader): the rows waiting for the client
-// and the records fetched ahead. Before, they were bounded in counts
+// (RowBytes) and the records fetched ahead (the push runner's fetch
+// bound in runtime/exec, pushFetchBytes, the same size). Before, they were bounded in counts
 // only (256 rows) and by franz-go's default fetch size (50 MiB), and a
 // stalled reader held ≈ 53 MB. Now a stalled push query holds about
-// pushRowBytes + pushFetchBytes (measured through the binary: eight
+// RowBytes + the fetch bound (measured through the binary: eight
 // stalled readers of 200 kB rows, 749 MB before, 68 MB after). A row or
 // record bigger than its bound still goes through, alone: the bounds only
 // stop reading ahead. The fetch bound is on the bytes the broker sends:
 // records that compress very well decompress to many times that (kgo
 // decompresses whole batches), which no consumer setting bounds.
-const (
-	pushRowBytes   = 1 << 20 // rows queued for the client
-	pushFetchBytes = 1 << 20 // one fetch response, all partitions
-)
+const RowBytes = 1 << 20 // rows queued for the client
 
 // rowBudget counts the bytes of the rows queued for a client and makes
 // the producer wait while a new row would pass max, unless none is

@@ -1,6 +1,9 @@
-package runtime
+package rowqueue
 
 import (
+	"context"
+	"errors"
+	"io"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -42,11 +45,10 @@ func TestRowBudget(t *testing.T) {
 }
 
 // TestTransientRowBytes: a push query's queue for its client holds about
-// pushRowBytes, not 256 rows of any size: with the client away, Row
+// RowBytes, not 256 rows of any size: with the client away, Row
 // blocks once the queued rows' bytes reach the budget, and Close ends it.
 func TestTransientRowBytes(t *testing.T) {
-	q := &transient{rows: make(chan queuedRow, 256), budget: newRowBudget(pushRowBytes),
-		closed: make(chan struct{}), ended: make(chan struct{}), limit: -1}
+	q := New(-1, func() string { return "" })
 	big := strings.Repeat("x", 100<<10)
 	row := &types.Row{Values: []any{big, []any{"a", int32(1)}, map[string]any{"k": big}}}
 	n := 0
@@ -59,7 +61,7 @@ func TestTransientRowBytes(t *testing.T) {
 	}()
 	// Rows of ≈ 200 KiB: the budget takes five, the sixth waits. Close
 	// is the client leaving; Row then returns false.
-	want := pushRowBytes / rowBytes(row.Values)
+	want := RowBytes / rowBytes(row.Values)
 	for len(q.rows) < want {
 		goruntime.Gosched() // the fact waited on: the producer queued its rows
 	}
@@ -68,9 +70,41 @@ func TestTransientRowBytes(t *testing.T) {
 		t.Errorf("%d rows of %d bytes queued, want %d", len(q.rows), used, want)
 	}
 	q.budget.mu.Unlock()
-	close(q.closed)
+	q.Close()
 	<-done
 	if n != want {
 		t.Errorf("Row accepted %d rows, want %d", n, want)
+	}
+}
+
+// TestQueueLimitAndEnd: LIMIT ends the query with limitFinal's message
+// after the last row, the rows queued before the end are still taken, and
+// a failed query's error comes after its rows.
+func TestQueueLimitAndEnd(t *testing.T) {
+	ctx := context.Background()
+	q := New(2, func() string { return "Limit Reached" })
+	if !q.Row(&types.Row{Values: []any{1}}) || q.Row(&types.Row{Values: []any{2}}) {
+		t.Fatal("Row: want true for the first row, false for the one reaching LIMIT")
+	}
+	for _, want := range []any{1, 2} {
+		if r, err := q.Next(ctx); err != nil || r.Values[0] != want {
+			t.Fatalf("Next = %v, %v; want %v", r, err, want)
+		}
+	}
+	if _, err := q.Next(ctx); err != io.EOF || q.FinalMessage() != "Limit Reached" {
+		t.Fatalf("after LIMIT: %v, final %q", err, q.FinalMessage())
+	}
+	failed := New(-1, nil)
+	failed.Row(&types.Row{Values: []any{"a"}})
+	failed.Finish(errors.New("broken"))
+	failed.FinishWith(nil, "ignored: only the first end counts")
+	if r, err := failed.Next(ctx); err != nil || r.Values[0] != "a" {
+		t.Fatalf("the row before the failure: %v, %v", r, err)
+	}
+	if _, err := failed.Next(ctx); err == nil || err.Error() != "broken" || failed.FinalMessage() != "" {
+		t.Fatalf("after the failure: %v, final %q", err, failed.FinalMessage())
+	}
+	if !failed.Close() || failed.Close() {
+		t.Fatal("Close: want true the first time only")
 	}
 }
