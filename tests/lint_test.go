@@ -79,6 +79,8 @@ func importRules() []importRule {
 		// A transient query's rows on their way to the client: api and
 		// types only.
 		{"runtime/rowqueue", []string{"runtime", "planner", "physical", "broker", "state"}},
+		// Inserted rows into records: planner sources and formats.
+		{"runtime/insert", []string{"runtime", "api", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
