@@ -14,6 +14,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/kafkasec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/proclog"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -88,7 +89,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	if o.cluster == nil {
-		security, err := kafkaSecurity(e.cfg.Kafka)
+		security, err := kafkasec.Options(e.cfg.Kafka)
 		if err != nil {
 			return nil, fmt.Errorf("kafka security: %w", err)
 		}

@@ -81,6 +81,8 @@ func importRules() []importRule {
 		{"runtime/rowqueue", []string{"runtime", "planner", "physical", "broker", "state"}},
 		// Inserted rows into records: planner sources and formats.
 		{"runtime/insert", []string{"runtime", "api", "broker", "state"}},
+		// The Kafka clients' TLS and SASL options: the typed settings only.
+		{"runtime/kafkasec", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "sql", "api", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.

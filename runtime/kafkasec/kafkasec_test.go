@@ -1,4 +1,4 @@
-package runtime
+package kafkasec
 
 import (
 	"context"
@@ -69,7 +69,7 @@ func pingWith(seeds []string, p props.Properties) error {
 	if err != nil {
 		return err
 	}
-	sec, err := kafkaSecurity(cfg.Kafka)
+	sec, err := Options(cfg.Kafka)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,13 @@
-package runtime
+// Package kafkasec makes the TLS and SASL options of the engine's Kafka
+// clients from their typed settings (props.Kafka, read once with the
+// engine's configuration): SSL trusts the PEM CAs of
+// ssl.truststore.location (the system's when unset) and presents the
+// certificate and key of ssl.keystore.location; SASL_PLAINTEXT and
+// SASL_SSL authenticate with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 and
+// the JAAS entry's username and password. PLAINTEXT adds none.
+//
+//	props.Kafka ─► Options ─► kgo.DialTLSConfig, kgo.SASL ─► exec.KafkaConfig.Security
+package kafkasec
 
 import (
 	"crypto/tls"
@@ -12,13 +21,13 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
-// kafkaSecurity maps the Kafka clients' security settings (props.Kafka,
+// Options maps the Kafka clients' security settings (props.Kafka,
 // read once with the engine's configuration: security.protocol,
 // sasl.mechanism, sasl.jaas.config, ssl.truststore.location,
 // ssl.keystore.location) to franz-go options. Every Kafka client of the
 // engine is made with them (exec.Kafka.client). PLAINTEXT, the default,
 // adds none.
-func kafkaSecurity(k props.Kafka) ([]kgo.Opt, error) {
+func Options(k props.Kafka) ([]kgo.Opt, error) {
 	var opts []kgo.Opt
 	if k.TLS {
 		cfg, err := kafkaTLS(k)
