@@ -46,7 +46,7 @@ func TestCollect(t *testing.T) {
 		"sqlstream_task_stream_time_ms,Q1,0_0": 1000, "sqlstream_task_open_windows,Q1,0_0": 2,
 		"sqlstream_query_transaction_end_seconds,Q1": 4, "sqlstream_query_transaction_end_max_seconds,Q1": 0.03,
 		"sqlstream_query_global_records_loaded_total,Q2": 7,
-		"sqlstream_queries,RUNNING": 1, "sqlstream_queries,ERROR": 1, "sqlstream_queries,PENDING": 0,
+		"sqlstream_queries,RUNNING":                      1, "sqlstream_queries,ERROR": 1, "sqlstream_queries,PENDING": 0,
 	} {
 		if v, ok := got[key]; !ok || v != want {
 			t.Errorf("%s = %v (present %v), want %v", key, v, ok, want)

@@ -1,8 +1,10 @@
 // Package pull is the evaluation of a pull query on a materialized
 // table: ksqlDB's WHERE rules checked before anything is read
 // (where.go), the keys a key lookup reads and the store partitions
-// holding them (keys.go, partitions.go), and the reading of this
-// server's partitions of the store into the pull query's task (scan.go).
+// holding them (keys.go, partitions.go), the reading of this server's
+// partitions of the store into the pull query's task (scan.go), and
+// whether the table's query has caught up with its inputs for the first
+// pull query (ready.go: Behind; the engine waits on it).
 // Where each partition is read (this server, a peer, a standby) is
 // package runtime/cluster's; the engine ties the two together
 // (runtime/pull.go) and never hands this package a query, only plans,
