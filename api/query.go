@@ -50,6 +50,10 @@ type RunningQuery struct {
 	// ProcessingGuarantee is sqlstream's: at_least_once or exactly_once_v2
 	// for a persistent query, absent for a push query.
 	ProcessingGuarantee string `json:"processingGuarantee,omitempty"`
+	// Upgrade is sqlstream's, for EXPLAIN CREATE OR REPLACE of a sink
+	// with a running query: whether the statement upgrades that query in
+	// place and what it keeps, adds and drops, or why it is refused.
+	Upgrade string `json:"upgrade,omitempty"`
 }
 
 // MarshalJSON encodes the query with [] for empty lists.
@@ -169,6 +173,10 @@ type QueryDescription struct {
 	// ProcessingGuarantee is sqlstream's: the guarantee a persistent query
 	// runs with (at_least_once or exactly_once_v2).
 	ProcessingGuarantee string `json:"processingGuarantee,omitempty"`
+	// Upgrade is sqlstream's, for EXPLAIN CREATE OR REPLACE of a sink
+	// with a running query: whether the statement upgrades that query in
+	// place and what it keeps, adds and drops, or why it is refused.
+	Upgrade string `json:"upgrade,omitempty"`
 }
 
 // MarshalJSON encodes the description with [] and {} for empty values.

@@ -46,8 +46,13 @@ type Aggregate struct {
 	// Retention are filled with their defaults.
 	Window *ast.WindowExpr
 	// Final is EMIT FINAL: one result per window, after it closes.
-	Final  bool
-	schema *types.Schema
+	Final bool
+	// Required are the input columns the query reads, in ksqlDB's order
+	// (the select list, WHERE, GROUP BY, HAVING; COUNT(*) reads ROWTIME):
+	// ksqlDB's "columns not part of aggregate", which an upgrade in place
+	// must keep (upgrade_query.go).
+	Required []string
+	schema   *types.Schema
 }
 
 // Default grace period and retention of windows when the WINDOW clause
@@ -157,6 +162,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	a.n.schema = a.schema()
 	a.n.Repartition = !sameKey(q.GroupBy, in.Schema())
+	a.n.Required = requiredColumns(items, q)
 	return a.n, out, having, a.checkNonAggregates(items, out, having)
 }
 
@@ -433,4 +439,42 @@ func checkAggregateFormat(n *Aggregate, src *Source, pos ast.Pos) error {
 		}
 	}
 	return nil
+}
+
+// requiredColumns lists the columns an aggregation reads, once each, in
+// the order ksqlDB's AggregateAnalyzer meets them.
+func requiredColumns(items []ast.SelectItem, q *ast.Query) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	visit := func(e ast.Expr) {
+		if e == nil {
+			return
+		}
+		ast.Walk(e, func(x ast.Expr) bool {
+			switch x := x.(type) {
+			case *ast.ColumnRef:
+				add(x.Name)
+			case *ast.Call:
+				if x.Star {
+					add("ROWTIME")
+				}
+			}
+			return true
+		})
+	}
+	for _, it := range items {
+		visit(it.Expr)
+	}
+	visit(q.Where)
+	for _, g := range q.GroupBy {
+		visit(g)
+	}
+	visit(q.Having)
+	return out
 }

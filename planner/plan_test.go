@@ -19,6 +19,8 @@ import (
 //	create   CREATE STREAM/TABLE … (adds the source to the catalog)
 //	plan     a SELECT, CREATE … AS SELECT or INSERT INTO: prints the plan
 //	         and the output schema, or the error with its caret
+//	upgrade  two CREATE … AS SELECT, the running query's and its CREATE OR
+//	         REPLACE: prints CheckQueryUpgrade's report or refusal
 func TestPlan(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		if filepath.Base(path) == "validations" {
@@ -40,6 +42,8 @@ func TestPlan(t *testing.T) {
 				return "ok\n"
 			case "plan":
 				return planText(p, stmts[0], d.Input)
+			case "upgrade":
+				return upgradeText(p, stmts, d.Input)
 			}
 			t.Fatalf("unknown command %s", d.Cmd)
 			return ""
@@ -70,6 +74,31 @@ func planText(p *planner.Planner, stmt ast.Statement, input string) string {
 			plan.Sink.Topic, plan.Sink.KeyFormat.Name, plan.Sink.ValueFormat.Name, plan.Sink.Partitions)
 	}
 	return b.String()
+}
+
+// upgradeText plans the old query, puts its sink in the catalog, plans
+// the CREATE OR REPLACE and checks the upgrade; the catalog is left as
+// it was.
+func upgradeText(p *planner.Planner, stmts []ast.Statement, input string) string {
+	if len(stmts) != 2 {
+		return "upgrade needs two statements\n"
+	}
+	old, err := p.PlanCreateAs(stmts[0].(*ast.CreateAsSelect))
+	if err != nil {
+		return renderErr(err, input)
+	}
+	p.Catalog.Put(old.Sink)
+	defer p.Catalog.Delete(old.Sink.Name)
+	st := stmts[1].(*ast.CreateAsSelect)
+	next, err := p.PlanCreateAs(st)
+	if err != nil {
+		return renderErr(err, input)
+	}
+	r, err := planner.CheckQueryUpgrade(old, next, st.P)
+	if err != nil {
+		return renderErr(err, input)
+	}
+	return r.String()
 }
 
 func renderErr(err error, input string) string {

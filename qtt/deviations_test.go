@@ -57,7 +57,7 @@ func TestDeviationsNameExistingTests(t *testing.T) {
 func conformanceTestNames(t *testing.T, root, file string) []string {
 	var names []string
 	if strings.HasSuffix(file, ".sql") {
-		src, err := os.ReadFile(filepath.Join(root, "ksql-sqltests", file))
+		src, err := os.ReadFile(findSQLTestFile(t, filepath.Join(root, "ksql-sqltests"), file))
 		if err != nil {
 			t.Fatalf("%s is not in ksql-sqltests: %v", file, err)
 		}
@@ -86,4 +86,20 @@ func conformanceTestNames(t *testing.T, root, file string) []string {
 		names = append(names, tc.Name)
 	}
 	return names
+}
+
+// findSQLTestFile is the path of the SQL test file of base name file in
+// dir or one of its folders (query-upgrades/filters.sql).
+func findSQLTestFile(t *testing.T, dir, file string) string {
+	found := filepath.Join(dir, file)
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == file {
+			found = path
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }

@@ -18,7 +18,7 @@ import (
 
 // record appends an accepted statement to the command log (unless it is
 // being replayed from it) and returns its sequence number.
-func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd *command, queryID func(seq int64) string) (*command, error) {
+func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd *command, queryID func(seq int64) string, edits ...func(*command)) (*command, error) {
 	if cmd != nil {
 		return cmd, nil
 	}
@@ -33,6 +33,9 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if queryID != nil {
 		c.QueryID = queryID(c.Seq)
 		e.queryCount++
+	}
+	for _, edit := range edits {
+		edit(c)
 	}
 	if e.cmdLog != nil {
 		if err := e.cmdLog.Append(ctx, c); err != nil {
@@ -225,11 +228,24 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 			return nil, sqlerr.New(sqlerr.Exists, st.P, "Cannot add %s '%s': A %s with the same name already exists",
 				strings.ToLower(old.Kind.String()), st.Name, strings.ToLower(old.Kind.String()))
 		}
-		return nil, sqlerr.New(sqlerr.Unsupported, st.P, "CREATE OR REPLACE of a persistent query is not supported yet")
+		u, err := e.planUpgrade(ctx, st, s.props[props.OutputTopicPrefix], cmd)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			return e.replaceQuery(ctx, st, s, cmd, u)
+		}
 	}
 	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
 	if err != nil {
 		return nil, err
+	}
+	if old, ok := e.cat.Get(st.Name); ok && st.OrReplace {
+		// No query writes into the existing source: its schema may only
+		// grow at the end, as any CREATE OR REPLACE of a source.
+		if err := planner.CheckSinkUpgrade(old, plan.Sink, st.P); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
 		return nil, err
@@ -378,23 +394,40 @@ func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, b queryBui
 }
 
 // startQuery starts a persistent query on its topology (built by
-// buildQuery; its offsets are initialized by initOffsets).
+// buildQuery; its offsets are initialized by initOffsets). During a
+// replay of the command log the query starts once the log is applied
+// (startPending), so a query a later command upgrades runs only its
+// latest plan.
 func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan, topo *physical.Topology, s *session) error {
-	appID := e.commandAppID(c)
-	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
-		return err
-	}
-	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, e.props.Merge(c.Props))
+	q, err := e.prepareQuery(ctx, c, plan, topo)
 	if err != nil {
 		return err
 	}
+	e.queries[q.id] = q
+	if e.replaying {
+		e.pending = append(e.pending, q.id)
+		return nil
+	}
+	return q.start()
+}
+
+// prepareQuery creates a persistent query's internal topics and its
+// query value, not started.
+func (e *Engine) prepareQuery(ctx context.Context, c *command, plan *planner.Plan, topo *physical.Topology) (*query, error) {
+	appID := e.commandAppID(c)
+	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
+		return nil, err
+	}
+	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, e.props.Merge(c.Props))
+	if err != nil {
+		return nil, err
+	}
 	if t := q.cfg.LateTopic; t != "" {
 		if err := e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: t, Partitions: max(plan.Sources[0].Partitions, 1), Replicas: 1}); err != nil {
-			return fmt.Errorf("could not create %s %s: %w", props.LateTopic, t, err)
+			return nil, fmt.Errorf("could not create %s %s: %w", props.LateTopic, t, err)
 		}
 	}
-	e.queries[q.id] = q
-	return q.start()
+	return q, nil
 }
 
 func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *command) (api.Entity, error) {

@@ -51,10 +51,15 @@ type Engine struct {
 	// where a test's input topics exist implicitly.
 	autoCreateTopics bool
 
-	mu         sync.Mutex // serializes statement execution
-	cat        *planner.Catalog
-	planner    *planner.Planner
-	queries    map[string]*query
+	mu      sync.Mutex // serializes statement execution
+	cat     *planner.Catalog
+	planner *planner.Planner
+	queries map[string]*query
+	// replaying is set while the command log replays at the start: the
+	// queries it creates wait in pending until the log is applied
+	// (startPending), so each runs only its latest plan.
+	replaying  bool
+	pending    []string
 	seq        int64 // next command sequence number
 	queryCount int64 // persistent queries created (see qttmode.Mode.Naming)
 	// queryBuilds counts the topologies buildQuery built (a statement
@@ -181,7 +186,13 @@ func (e *Engine) open(ctx context.Context) error {
 	}
 	e.cat.Put(e.procLog.Source())
 	if e.cmdLog != nil {
-		if err := e.cmdLog.Replay(ctx); err != nil {
+		e.replaying = true
+		err := e.cmdLog.Replay(ctx)
+		e.mu.Lock()
+		e.replaying = false
+		e.startPending()
+		e.unlock()
+		if err != nil {
 			return fmt.Errorf("command topic: %w", err)
 		}
 		e.cmdLog.StartFollowing()

@@ -209,7 +209,7 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 	case *ast.DescribeFunction:
 		return e.describeFunction(st)
 	case *ast.Explain:
-		return e.explain(st, s)
+		return e.explain(ctx, st, s)
 	}
 	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "statement not supported: %s", firstWords(stmt.Text()))
 }

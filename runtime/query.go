@@ -26,6 +26,9 @@ type query struct {
 	props   props.Properties
 	cfg     props.QueryConfig // parsed from props when the query starts
 	created time.Time
+	// resume is set on a query upgraded in place: its group goes on from
+	// the offsets the query it replaces committed.
+	resume bool
 
 	processed   atomic.Int64 // input records processed
 	logged      atomic.Int64 // processing-log entries

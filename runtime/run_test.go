@@ -94,6 +94,12 @@ func execText(eng *runtime.TestEngine, sql string) string {
 			fmt.Fprintf(&b, "%s %s\n", e.EntityType(), typeListJSON(e))
 		case api.WarningEntity:
 			fmt.Fprintf(&b, "%s: %s\n", e.EntityType(), e.Message)
+		case api.QueryDescriptionEntity:
+			if u := e.QueryDescription.Upgrade; u != "" {
+				fmt.Fprintf(&b, "EXPLAIN %s (upgrade):\n%s", e.QueryDescription.ID, u)
+				break
+			}
+			fmt.Fprintf(&b, "%s\n", e.EntityType())
 		case api.KafkaTopicsList:
 			fmt.Fprintf(&b, "%s:", e.EntityType())
 			for _, t := range e.Topics {

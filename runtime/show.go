@@ -326,13 +326,22 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 	return stats, errs
 }
 
-func (e *Engine) explain(st *ast.Explain, s *session) (api.Entity, error) {
+func (e *Engine) explain(ctx context.Context, st *ast.Explain, s *session) (api.Entity, error) {
 	if st.Statement == nil {
 		q, ok := e.queries[strings.ToUpper(st.QueryID)]
 		if !ok {
 			return nil, sqlerr.New(sqlerr.Unknown, st.P, "Query with id:%s does not exist, use SHOW QUERIES to view the full set of queries.", st.QueryID)
 		}
 		return api.QueryDescriptionEntity{StatementText: st.Text(), QueryDescription: e.queryDescription(q)}, nil
+	}
+	if cas, ok := st.Statement.(*ast.CreateAsSelect); ok && cas.OrReplace && replaceEnabled(s.props) {
+		desc, ok, err := e.explainUpgrade(ctx, cas, s)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return api.QueryDescriptionEntity{StatementText: st.Text(), QueryDescription: desc}, nil
+		}
 	}
 	plan, err := e.planExplained(st.Statement, s)
 	if err != nil {

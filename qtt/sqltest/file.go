@@ -183,9 +183,16 @@ func lineOf(src string, off int) int {
 // formatsNeedingRegistry are the formats --only-easy skips.
 var formatsNeedingRegistry = regexp.MustCompile(`(?i)format\s*=\s*'(AVRO|PROTOBUF|PROTOBUF_NOSR|JSON_SR)'`)
 
+// offsetReset is where a query of a SQL test starts reading: at the end
+// of its sources, as in ksqlDB's runner, whose queries see only the
+// records inserted after they start (its test driver pipes each INSERT to
+// the queries running then); a query that a CREATE OR REPLACE upgrades
+// goes on from where the old one stopped.
+const offsetReset = "latest"
+
 // job is the test as a qtt.Job of file name.
 func (t *test) job(file string) qtt.Job {
-	v := &qtt.Variant{File: file, Name: t.name, Expect: t.expect, Properties: map[string]string{}}
+	v := &qtt.Variant{File: file, Name: t.name, Expect: t.expect, Properties: map[string]string{"ksql.streams.auto.offset.reset": offsetReset}}
 	seen := map[string]bool{}
 	for _, s := range t.steps {
 		v.Statements = append(v.Statements, s.text)

@@ -225,7 +225,7 @@ func (s *memSub) deliver(in *physical.InRecord) {
 // topics) are replayed by replay,
 // once every sub-topology of the query is subscribed (so records a replay
 // sends through a repartition topic reach the next sub-topology).
-func (m *Mem) subscribe(topo *physical.Topology, sub int, group string, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromEarliest bool) *memSub {
+func (m *Mem) subscribe(topo *physical.Topology, sub int, group string, newEnv func(int32) *physical.TaskEnv, onErr func(error), fromEarliest, resume bool) *memSub {
 	internal := map[string]bool{}
 	for _, it := range topo.Internal {
 		internal[it.Name] = true
@@ -236,7 +236,7 @@ func (m *Mem) subscribe(topo *physical.Topology, sub int, group string, newEnv f
 	for _, topic := range s.topics {
 		// internal topics are always read from the start, source topics
 		// (a join's sub-topology reads one too) only with earliest
-		if t, ok := m.topics[topic]; ok && (internal[topic] || fromEarliest) {
+		if t, ok := m.topics[topic]; ok && !resume && (internal[topic] || fromEarliest) {
 			for _, p := range t.parts {
 				s.backlog = append(s.backlog, p...)
 			}
@@ -316,7 +316,7 @@ func (m *Mem) Start(q *Query) (Runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.Topology, i, q.AppID, newEnv, onErr, q.Config.FromEarliest))
+		subs = append(subs, m.subscribe(q.Topology, i, q.AppID, newEnv, onErr, q.Config.FromEarliest, q.Resume))
 	}
 	m.replay(subs)
 	q.Observer.Running()
@@ -390,7 +390,7 @@ func (m *Mem) StartPush(q *Push) (Runner, error) {
 			}
 			return env
 		}
-		subs = append(subs, m.subscribe(q.Topology, i, "", newEnv, onErr, q.Config.FromEarliest))
+		subs = append(subs, m.subscribe(q.Topology, i, "", newEnv, onErr, q.Config.FromEarliest, false))
 	}
 	m.replay(subs)
 	return RunnerFunc(func() error {

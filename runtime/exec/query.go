@@ -27,6 +27,12 @@ type Query struct {
 	Log      physical.ProcessingLog // where bad records are reported
 	Globals  physical.GlobalStores  // the query's global-table stores (nil: none)
 	Observer Observer
+	// Resume is set on a query upgraded in place: its group consumed
+	// before, and it goes on from the group's committed offsets. Kafka
+	// does so by itself; the in-memory cluster, which keeps no offsets
+	// and whose earlier run processed every record already in its
+	// topics, skips them.
+	Resume bool
 
 	// Counters the engine reads for SHOW QUERIES, EXPLAIN and metrics;
 	// none may be nil.

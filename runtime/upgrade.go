@@ -1,0 +1,316 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
+)
+
+// CREATE OR REPLACE … AS SELECT of a sink whose query runs upgrades that
+// query in place, as ksqlDB does:
+//
+//	check (planUpgrade): one writer, planner.CheckQueryUpgrade, the
+//	      sources, the topology under the old application id
+//	      ── refused: nothing changed, nothing recorded, the old query runs
+//	register the sink's new schemas (the subject's compatibility check)
+//	record the command (same query id, application-id prefix, formats)
+//	catalog: the sink's new schema
+//	e.mu free: stop the old runner (its tasks commit: at_least_once
+//	      commits its offsets, exactly_once_v2 ends its transaction), then
+//	      start the new topology in the same group from those offsets
+//
+// EXPLAIN CREATE OR REPLACE runs the same check and prints its report
+// without changing anything. A replay of the command log starts no query
+// before the whole log is applied (startPending), so a restart runs only
+// the latest plan of each query.
+
+// upgrade is a checked in-place upgrade of a running query.
+type upgrade struct {
+	old    *query
+	plan   *planner.Plan
+	topo   *physical.Topology
+	report *planner.UpgradeReport
+}
+
+// sinkWriters lists the persistent queries writing into name, by id.
+func (e *Engine) sinkWriters(name string) []*query {
+	var out []*query
+	for _, q := range e.sortedQueries() {
+		if q.plan.Sink != nil && q.plan.Sink.Name == name {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// planUpgrade checks that st may replace the query writing into its sink
+// in place; nil without error means no query writes into the sink (a
+// source created by CREATE STREAM/TABLE, or whose query was terminated):
+// the statement then starts a new query.
+func (e *Engine) planUpgrade(ctx context.Context, st *ast.CreateAsSelect, topicPrefix string, cmd *command) (*upgrade, error) {
+	writers := e.sinkWriters(st.Name)
+	switch {
+	case len(writers) == 0:
+		return nil, nil
+	case len(writers) > 1:
+		ids := make([]string, len(writers))
+		for i, q := range writers {
+			ids[i] = q.id
+		}
+		return nil, sqlerr.New(sqlerr.Semantic, st.P, "REPLACE for sink %s is not supported because there are multiple queries writing into it: [%s]",
+			st.Name, strings.Join(ids, ", "))
+	}
+	old := writers[0]
+	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(topicPrefix))
+	if err != nil {
+		return nil, err
+	}
+	report, err := planner.CheckQueryUpgrade(old.plan, plan, st.P)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+		return nil, err
+	}
+	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+		return nil, err
+	}
+	plan.Sink.Partitions = old.plan.Sink.Partitions
+	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
+		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys()})
+	if err != nil {
+		return nil, err
+	}
+	e.queryBuilds++
+	return &upgrade{old: old, plan: plan, topo: topo, report: report}, nil
+}
+
+// replaceQuery runs a checked upgrade (createAsSelect's CREATE OR
+// REPLACE of a sink with a running query).
+func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command, u *upgrade) (api.Entity, error) {
+	if cmd == nil {
+		if err := e.registerSchemas(ctx, u.plan.Sink, true, st.P); err != nil {
+			return nil, err
+		}
+	}
+	c, err := e.recordUpgrade(ctx, st, s, cmd, u.old)
+	if err != nil {
+		return nil, err
+	}
+	e.cat.Put(u.plan.Sink)
+	if err := e.swapQuery(ctx, c, u); err != nil {
+		return nil, fmt.Errorf("%s %s was upgraded but its query %s could not start (a restart retries it): %w", st.Kind, st.Name, c.QueryID, err)
+	}
+	kind := strings.ToLower(st.Kind.String())
+	id := kind + "/" + st.Name + "/create"
+	e.statuses[id] = api.StatusSuccess
+	return commandStatus(st, id, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
+}
+
+// recordUpgrade appends the command of an upgrade of q: q's id, its
+// application-id prefix and its internal topics' formats, so a replay
+// builds the new plan under the same names.
+func (e *Engine) recordUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command, q *query) (*command, error) {
+	c, err := e.record(ctx, st, s, cmd, nil, func(c *command) {
+		c.QueryID = q.id
+		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
+		if q.topo.RepartitionKeysAreStoreKeys() {
+			c.InternalFormats = ""
+		}
+	})
+	return c, err
+}
+
+// swapQuery puts the upgraded query in place of the old one: the old
+// runner stops once the engine lock is free, then the new query starts
+// in the same group (during a replay, only once the log is applied).
+func (e *Engine) swapQuery(ctx context.Context, c *command, u *upgrade) error {
+	q, err := e.prepareQuery(ctx, c, u.plan, u.topo)
+	if err != nil {
+		return err
+	}
+	q.resume = true
+	q.processed.Store(u.old.processed.Load())
+	old := u.old
+	old.mu.Lock()
+	r := old.runner
+	old.runner = nil
+	old.mu.Unlock()
+	old.setState(StateTerminated, nil)
+	e.queries[q.id] = q
+	if e.replaying {
+		e.pending = append(e.pending, q.id)
+		return nil
+	}
+	e.deferStop(q.id, func() error {
+		if r != nil {
+			if err := r.Stop(); err != nil {
+				e.logger.Warn("the query being upgraded stopped with an error", "query", q.id, "err", err)
+			}
+		}
+		return e.startIfCurrent(q)
+	})
+	return nil
+}
+
+// startIfCurrent starts q unless a statement replaced or ended it since
+// it was queued.
+func (e *Engine) startIfCurrent(q *query) error {
+	e.mu.Lock()
+	defer e.unlock()
+	if e.queries[q.id] != q || q.State() != StatePending {
+		return nil
+	}
+	return q.start()
+}
+
+// startPending starts the queries a replay of the command log created
+// (the latest plan of each). e.mu is held.
+func (e *Engine) startPending() {
+	ids := e.pending
+	e.pending = nil
+	for _, id := range ids {
+		q := e.queries[id]
+		if q == nil || q.State() != StatePending {
+			continue
+		}
+		q.mu.Lock()
+		running := q.runner != nil
+		q.mu.Unlock()
+		if running {
+			continue
+		}
+		if err := q.start(); err != nil {
+			e.logger.Error("a replayed query could not start", "query", id, "err", err)
+		}
+	}
+}
+
+// explainUpgrade is EXPLAIN CREATE OR REPLACE of a sink with a running
+// query: the new plan and, in Upgrade, whether it replaces the query in
+// place and what it keeps, adds and drops, or why it is refused. Nothing
+// changes.
+func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *session) (api.QueryDescription, bool, error) {
+	u, err := e.planUpgrade(ctx, st, s.props[props.OutputTopicPrefix], nil)
+	if u == nil && err == nil {
+		return api.QueryDescription{}, false, nil
+	}
+	if err != nil {
+		plan, perr := e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
+		if perr != nil {
+			return api.QueryDescription{}, true, err
+		}
+		d, derr := e.describePlan(plan, st.Text())
+		if derr != nil {
+			return api.QueryDescription{}, true, err
+		}
+		if w := e.sinkWriters(st.Name); len(w) > 0 {
+			d.ID = w[0].id
+		}
+		d.Upgrade = "refused: " + errMessage(err) + "\nnothing changes: the running query goes on as it is\n"
+		return d, true, nil
+	}
+	d := describe(u.plan, u.topo, st.Text())
+	d.ID = u.old.id
+	d.QueryType = api.QueryPersistent
+	d.ConsumerGroupID = u.old.appID
+	d.Upgrade = u.report.String() + topologyChanges(u.old.topo, u.topo) + schemaChanges(u.plan.Sink, len(u.report.Added) > 0)
+	return d, true, nil
+}
+
+// topologyChanges lists the stores and internal topics an upgrade keeps,
+// adds and drops.
+func topologyChanges(old, next *physical.Topology) string {
+	var b strings.Builder
+	diff(&b, "stores", storeNames(old), storeNames(next))
+	diff(&b, "internal topics", internalNames(old), internalNames(next))
+	fmt.Fprintf(&b, "sink topic: %s (kept)\n", next.SinkTopic)
+	return b.String()
+}
+
+func diff(b *strings.Builder, what string, old, next []string) {
+	var kept, added, dropped []string
+	for _, n := range next {
+		if slices.Contains(old, n) {
+			kept = append(kept, n)
+		} else {
+			added = append(added, n)
+		}
+	}
+	for _, o := range old {
+		if !slices.Contains(next, o) {
+			dropped = append(dropped, o)
+		}
+	}
+	if len(old)+len(next) == 0 {
+		fmt.Fprintf(b, "%s: none\n", what)
+		return
+	}
+	for _, l := range []struct {
+		verb  string
+		names []string
+	}{{"kept", kept}, {"added", added}, {"dropped", dropped}} {
+		if len(l.names) > 0 {
+			fmt.Fprintf(b, "%s %s: %s\n", what, l.verb, strings.Join(l.names, ", "))
+		}
+	}
+}
+
+func storeNames(t *physical.Topology) []string {
+	var out []string
+	for _, st := range t.SubTopologies {
+		for _, s := range st.Stores {
+			out = append(out, s.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func internalNames(t *physical.Topology) []string {
+	var out []string
+	for _, it := range t.Internal {
+		out = append(out, it.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// schemaChanges says which registry subjects of the sink get a new
+// version (checked against the subject's compatibility when the
+// statement runs).
+func schemaChanges(sink *planner.Source, changed bool) string {
+	var subjects []string
+	for _, f := range []struct {
+		uses    bool
+		subject string
+	}{{sink.KeyFormat.UsesRegistry(), sink.KeyFormat.Subject}, {sink.ValueFormat.UsesRegistry(), sink.ValueFormat.Subject}} {
+		if f.uses {
+			subjects = append(subjects, f.subject)
+		}
+	}
+	if len(subjects) == 0 {
+		return "schemas: no registry subjects\n"
+	}
+	if !changed {
+		return "schemas: " + strings.Join(subjects, ", ") + " unchanged\n"
+	}
+	return "schemas: a new version of " + strings.Join(subjects, ", ") + " (must pass the subject's compatibility check)\n"
+}
+
+// errMessage is an error's message without its position.
+func errMessage(err error) string {
+	if se, ok := err.(*sqlerr.Error); ok {
+		return se.Msg
+	}
+	return err.Error()
+}
