@@ -22,7 +22,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsOfSources}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsFKReformat}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok {
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must

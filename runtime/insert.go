@@ -100,3 +100,7 @@ func nowMillis() int64 { return time.Now().UnixMilli() }
 // ProcessingLogStream is the stream over the processing-log topic (package
 // runtime/proclog), which INSERT never writes.
 const ProcessingLogStream = proclog.Stream
+
+// ProcessingLogTopic is the topic processing-log entries go to
+// (<service id>ksql_processing_log).
+func (e *Engine) ProcessingLogTopic() string { return e.procLog.Topic() }

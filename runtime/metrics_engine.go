@@ -27,6 +27,9 @@ func (e *Engine) metricsSnapshot() []metrics.Query {
 			Late: q.late.Load(), Skipped: q.skipped.Load(), GlobalLoaded: q.globalLoaded.Load(), Globals: len(q.topo.Globals) > 0,
 			StreamTimes: q.streamTimes.Snapshot(), OpenWindows: q.streamTimes.OpenSnapshot()}
 		m.TxnEnds, m.TxnEndMean, m.TxnEndMax = q.txnEnds.Snapshot()
+		m.Commits, m.CommitMean, m.CommitMax = q.commits.Snapshot()
+		m.Nodes = q.nodes.Snapshot()
+		m.ConsumerLags = consumerLags(q)
 		out = append(out, m)
 	}
 	return out
@@ -52,6 +55,21 @@ func (q *query) streamTimeText() []string {
 	var out []string
 	for _, t := range tasks {
 		out = append(out, fmt.Sprintf("task %s: stream time %s, %d open windows", t, formatMillis(snap[t]), open[t]))
+	}
+	return out
+}
+
+// consumerLags is the consumer lag of q's active tasks here, where known.
+func consumerLags(q *query) map[string]int64 {
+	r := q.tasks()
+	if r == nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, t := range r.Tasks() {
+		if lag := t.ConsumerLag(); t.Role == RoleActive && lag >= 0 {
+			out[t.Task] = lag
+		}
 	}
 	return out
 }

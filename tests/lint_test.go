@@ -84,7 +84,7 @@ func importRules() []importRule {
 		// The Kafka clients' TLS and SASL options: the typed settings only.
 		{"runtime/kafkasec", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "sql", "api", "broker", "state"}},
 		// The engine's figures in Prometheus' format, from a snapshot.
-		{"runtime/metrics", []string{"runtime", "planner", "physical", "sql", "api", "broker", "state"}},
+		{"runtime/metrics", []string{"runtime", "planner", "sql", "api", "broker", "state"}},
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.

@@ -2,7 +2,9 @@
 // Prometheus' format: records processed, processing-log entries, late
 // and skipped records, records the global-table stores loaded, each
 // windowed task's stream time and open windows, exactly_once_v2
-// transaction ends, and the persistent queries by state. It reads a
+// transaction ends and at_least_once commits, each active task's
+// consumer lag, the records each node of a topology received, and the
+// persistent queries by state. It reads a
 // snapshot of the queries at scrape time (Query, from the engine), so
 // nothing is kept twice; it never imports the engine.
 //
@@ -10,9 +12,11 @@
 package metrics
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sqlstream/sqlstream/physical"
 )
 
 // Query is one persistent query's figures at a scrape.
@@ -25,6 +29,10 @@ type Query struct {
 	OpenWindows                      map[string]int64 // task → windows still accepting records
 	TxnEnds                          int64            // transaction ends (exactly_once_v2)
 	TxnEndMean, TxnEndMax            time.Duration
+	Commits                          int64 // commits that sent offsets (at_least_once)
+	CommitMean, CommitMax            time.Duration
+	Nodes                            []physical.NodeCount // records each node of the topology received here
+	ConsumerLags                     map[string]int64     // active task here → its consumer lag (known ones only)
 }
 
 // Collector exports the figures of the queries snapshot returns, with
@@ -36,6 +44,8 @@ type Collector struct {
 	skipped, globalLoaded           *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
+	commit, commitMax               *prometheus.Desc
+	consumerLag, nodeRecords        *prometheus.Desc
 }
 
 // New returns the collector of snapshot's queries.
@@ -54,12 +64,21 @@ func New(snapshot func() []Query, states []string) *Collector {
 		txnEnd: prometheus.NewDesc("sqlstream_query_transaction_end_seconds",
 			"Time an exactly_once_v2 query took to end its transactions (cache and producer flush, offsets, EndTxn).", q, nil),
 		txnEndMax: prometheus.NewDesc("sqlstream_query_transaction_end_max_seconds", "Longest transaction end of an exactly_once_v2 query.", q, nil),
+		commit: prometheus.NewDesc("sqlstream_query_commit_seconds",
+			"Time an at_least_once query took to commit (store and producer flushes, checkpoints, the offset commit), for commits that sent offsets.", q, nil),
+		commitMax: prometheus.NewDesc("sqlstream_query_commit_max_seconds", "Longest commit of an at_least_once query.", q, nil),
+		consumerLag: prometheus.NewDesc("sqlstream_task_consumer_lag",
+			"Records an active task on this server has yet to process: from its position to each input partition's last stable offset as the last fetch told it, summed over its inputs (absent while unknown).",
+			[]string{"query", "task"}, nil),
+		nodeRecords: prometheus.NewDesc("sqlstream_node_records_total",
+			"Records a node of a persistent query's topology received on this server (a source: from its topic; a processor or sink: from the node before it).",
+			[]string{"query", "subtopology", "node"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords} {
 		ch <- d
 	}
 }
@@ -85,6 +104,16 @@ func (m *Collector) Collect(ch chan<- prometheus.Metric) {
 		if q.TxnEnds > 0 {
 			ch <- prometheus.MustNewConstSummary(m.txnEnd, uint64(q.TxnEnds), q.TxnEndMean.Seconds()*float64(q.TxnEnds), nil, q.ID)
 			ch <- prometheus.MustNewConstMetric(m.txnEndMax, prometheus.GaugeValue, q.TxnEndMax.Seconds(), q.ID)
+		}
+		if q.Commits > 0 {
+			ch <- prometheus.MustNewConstSummary(m.commit, uint64(q.Commits), q.CommitMean.Seconds()*float64(q.Commits), nil, q.ID)
+			ch <- prometheus.MustNewConstMetric(m.commitMax, prometheus.GaugeValue, q.CommitMax.Seconds(), q.ID)
+		}
+		for _, c := range q.Nodes {
+			ch <- prometheus.MustNewConstMetric(m.nodeRecords, prometheus.CounterValue, float64(c.Records), q.ID, strconv.Itoa(c.SubTopology), c.Node)
+		}
+		for task, lag := range q.ConsumerLags {
+			ch <- prometheus.MustNewConstMetric(m.consumerLag, prometheus.GaugeValue, float64(lag), q.ID, task)
 		}
 	}
 	for _, s := range m.states {

@@ -78,6 +78,19 @@ type Kafka struct {
 	Key            string // ssl.keystore.location: certificate and key in one PEM file ("" for none)
 }
 
+// NewKafka reads the Kafka clients' security settings of props (over
+// t's defaults) alone, for a client outside the engine on the same Kafka
+// (the embedded schema registry's); the error, an *Error, names the
+// setting.
+func NewKafka(t Table, props Properties) (Kafka, error) {
+	p := NewParser(t, props)
+	k, err := parseKafka(p)
+	if p.Err() != nil {
+		return k, p.Err()
+	}
+	return k, err
+}
+
 // jaasOption is one key="value" (or key='value') of a JAAS entry.
 var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
 

@@ -26,9 +26,12 @@
 // each key column once (`=` or `IN` on expressions without columns; one
 // `<`/`>` bound on a lone STRING key under
 // `ksql.query.pull.range.scan.enabled`), otherwise a 400. A key lookup
-// reads only its keys' partitions when the task reads the source topic
-// itself (murmur2 of the key in the source key format) or, for a query
-// recorded before internal topics took the sources' formats, the JSON
-// store key behind a repartition; behind a repartition topic in the
-// source's key format, and for joins, it asks every partition.
+// reads only its keys' partitions: murmur2 of the key as the task's input
+// is keyed, in the source key format when the task reads the source
+// topic itself, through the repartition topic's own key codec behind a
+// GROUP BY repartition (the source's key format under the topic's
+// subject, its schema id included; the JSON store key for a query
+// recorded before internal topics took the sources' formats); a join's
+// store, or a key the codec cannot encode (registry down), asks every
+// partition.
 package pull
