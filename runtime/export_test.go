@@ -6,4 +6,5 @@ var (
 	WithGlobalLoadHook       = withGlobalLoadHook
 	WithGlobalPartitionCheck = withGlobalPartitionCheck
 	WithReplicaFault         = withReplicaFault
+	WithStateFS              = withStateFS
 )

@@ -64,8 +64,6 @@ func importRules() []importRule {
 		// The cluster view and pull routing see a query as a
 		// cluster.Query: never the engine, a statement or a plan.
 		{"runtime/cluster", []string{"runtime$", "runtime/global", "runtime/commandlog", "planner", "sql", "broker", "state"}},
-		// Pull-query evaluation reads plans and the state DB; where a
-		// partition is read is runtime/cluster's.
 		// PRINT's rendering of records: formats and registry only.
 		{"runtime/printer", []string{"runtime", "planner", "sql/ast", "sql/expr", "sql/parser", "api", "broker", "state"}},
 		// The engine's use of the schema registry: planner sources and
@@ -85,7 +83,13 @@ func importRules() []importRule {
 		{"runtime/kafkasec", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "sql", "api", "broker", "state"}},
 		// The engine's figures in Prometheus' format, from a snapshot.
 		{"runtime/metrics", []string{"runtime", "planner", "sql", "api", "broker", "state"}},
+		// Pull-query evaluation reads plans and the state DB; where a
+		// partition is read is runtime/cluster's.
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
+		// The Kafka Connect REST client: a leaf the engine calls (its
+		// fake Connect, connecttest, is a leaf too: the client imports it
+		// in tests only).
+		{"runtime/connect", []string{""}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
 		{"runtime/exec", []string{"runtime$", "runtime/global", "runtime/commandlog", "runtime/peer", "planner", "sql/ast", "sql/parser", "api", "broker"}},
