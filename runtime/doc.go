@@ -20,12 +20,13 @@
 // server that cannot verify the topic refuses to start: commandlog/chain.go),
 // and each runs every persistent query, its consumer group splitting the
 // query's tasks between them
-// (balancer.go: whole tasks, sticky, cooperative, by num.stream.threads).
-// With num.standby.replicas the balancer also places standby replicas on
-// other servers, kept warm from the changelogs (exec's standby.go), and
-// moves a task only to a caught-up server, warming the new one up first
-// (task_replicas.go); Engine.TaskAssignments reports each server's
-// active, standby and warmup tasks and their lag (task_assignment.go).
+// (package runtime/assign: whole tasks, sticky, cooperative, by
+// num.stream.threads). With num.standby.replicas the balancer also
+// places standby replicas on other servers, kept warm from the changelogs
+// (exec's standby.go), and moves a task only to a caught-up server,
+// warming the new one up first; Engine.TaskAssignments reports each
+// server's active, standby and warmup tasks and their lag
+// (task_assignment.go).
 //
 // What runs a topology is package runtime/exec (see its doc): the
 // exec.Cluster interface has two implementations, exec.Kafka (franz-go,
@@ -63,7 +64,7 @@
 // cluster or query kind runs it. No code reads a property with an inline
 // default.
 //
-// Schema registry (schema_registry.go): ksql.schema.registry.url (with
+// Schema registry (package runtime/registry): ksql.schema.registry.url (with
 // basic auth and PEM TLS) builds the registry client the planner and the
 // registry formats' codecs use (WithSchemaRegistry replaces it in tests).
 // CREATE registers its key and value schemas when the subjects do not
@@ -84,28 +85,12 @@
 // # Scale-out: standbys, warmups, failover
 //
 // Every server runs every persistent query; the query's group splits its
-// tasks with the `sqlstream-tasks-v1` balancer (`runtime/balancer.go`). Each
-// member's subscription carries its threads and its offset sums per task
-// (checkpointed changelog offsets of the local stores, owned or not, as
-// Kafka Streams' taskOffsetSums). The leader lists the changelogs' end
-// offsets, so a member's lag on a task is end sum − offset sum (0 where it
-// owns the task). `assignReplicas` (`task_replicas.go`, KIP-441's shape):
-// the sticky balanced placement is the target; a task whose target is not
-// within `acceptable.recovery.lag` (default 10 000) stays active on a
-// caught-up member and the target gets a **warmup** of it, at most
-// `max.warmup.replicas` (default 2) in the group; then each stateful task
-// gets `num.standby.replicas` (default 0) **standbys** on members other than
-// its active (a warmup counts as one), preferring the members with the most
-// local state of it. Standbys and warmups travel in the assignment's user
-// data. A member keeps its replicas warm from their changelogs (the standby
-// feeder, see runtime/exec). When warmups
-// are pending the leader's assignment sets a **probing rebalance** for
-// `probing.rebalance.interval.ms` later (default 10 min; we accept ≥ 1 s,
-// Kafka Streams ≥ 1 min), which every member joins at that time; a member
-// whose warmups all caught up forces one at once (its subscription
-// changed); the caught-up warmup then becomes the target and the move is
-// cooperative. Because a member in a join commits nothing (kgo holds
-// commits from JoinGroup to SyncGroup) until the last member joins, the
+// tasks with the `sqlstream-tasks-v1` balancer of package runtime/assign
+// (see its doc: sticky, by threads, standbys and warmups placed as
+// KIP-441, probing rebalances), and the standby feeder of runtime/exec
+// keeps each server's replicas warm from their changelogs. Because a
+// member in a join commits nothing (kgo holds commits from JoinGroup to
+// SyncGroup) until the last member joins, the
 // rebalances the group plans are joined by every member at once
 // (`runtime/exec/rebalance_rounds.go`): an assignment that revoked tasks tells every
 // member to rejoin immediately for the second round (as Kafka Streams'
@@ -154,70 +139,20 @@
 //
 // Servers of one service id share the command topic (every server runs
 // every persistent query) and split each query's tasks through the group
-// balancer `sqlstream-tasks-v1`. Each member's subscription carries its
-// advertised endpoint (`ksql.advertised.listener`, default the URL of the
-// bound HTTP address; the HTTP listener is bound before the engine starts
-// so that queries join with it; it stays loopback unless `listeners` says
-// otherwise). The leader puts the whole task → host map of the round in
-// every member's assignment user data (`task_hosts.go`, Kafka Streams'
-// AssignmentInfo), so every server knows, per query, which host runs each
-// task. A task moving cooperatively is in no member's assignment between
-// its revocation and the next round; meanwhile each server keeps it at its
-// old owner, which committed it on revocation and keeps its stores, so pull
-// queries go on (a server that joined in that round has no old map and
-// answers "retry" for it).
+// balancer (package runtime/assign), whose assignments carry the host
+// maps of the whole group. Each member advertises its endpoint
+// (`ksql.advertised.listener`, default the URL of the bound HTTP address;
+// the HTTP listener is bound before the engine starts so that queries
+// join with it; it stays loopback unless `listeners` says otherwise).
+// Package runtime/cluster keeps this server's view of the others (host
+// maps, heartbeats, lag reports), answers /clusterStatus and routes pull
+// queries (see its doc); the engine hands it its queries as
+// cluster.Query values (cluster_queries.go).
 //
-// A pull query on a table first passes ksqlDB's WHERE rules
-// (`pull_where.go`): a key never compared with NULL, `key IN (…)` values of
-// the key's type, and, with `ksql.query.pull.table.scan.enabled=false`,
-// every OR-branch looking up each key column once (`=` or `IN` on
-// expressions without columns; one `<`/`>` bound on a lone STRING key
-// under `ksql.query.pull.range.scan.enabled`), otherwise a 400. It
-// (`pull_route.go`) then reads the store partitions
-// this server runs and forwards the others, grouped by host, as the same
-// SQL to `/query-stream` with ksqlDB's request properties
-// `request.ksql.query.pull.skip.forwarding` and
-// `request.ksql.query.pull.partitions`; the peer reads only those
-// partitions of its own state and forwards nothing. A key lookup reads only
-// its keys' partitions: murmur2 of the key as the task's input is keyed,
-// in the source key format when the task reads the source topic itself,
-// through the repartition topic's own key codec behind a GROUP BY
-// repartition (the source's key format under the topic's subject, its
-// schema id included; the JSON store key for a query recorded before
-// internal topics took the sources' formats); a join's store, or a key
-// the codec cannot encode (registry down), asks every partition
-// (pull_partition.go). Rows
-// of all hosts are merged; LIMIT counts them all. Candidates per partition
-// are the active host, then standbys (`ksql.query.pull.enable.standby.reads`,
-// within `ksql.query.pull.max.allowed.offset.lag`), dead hosts skipped; the
-// route is decided before the answer starts, so a partition no live host
-// holds is a 400 naming it and the dead host. The leader puts each
-// task's standby and warmup hosts in the host map too (`standbyHosts`,
-// `standby_hosts.go`); a standby's lag is this server's own replica's
-// (position against the changelog end) or the peer's last `/lag` report,
-// summed over the task's stores, and one of unknown lag is read only
-// without a lag limit. So with `num.standby.replicas` ≥ 1 and standby
-// reads on, a pull query answers in full between a host's death (the
-// heartbeat window, 2 s) and the move of its tasks (the session timeout):
-// `tests/cluster_routing_test.go` reads both tables whole from the
-// standbys 2 s after kill -9, the move coming at 5–6 s, and
-// `tests/failover_test.go` scans every 300 ms on the survivors through
-// the whole failover.
-//
-// Every `ksql.heartbeat.send.interval.ms` (100) each server POSTs
-// `/heartbeat` to every peer it knows of (discovered, as in ksqlDB, from
-// the queries' host maps, or from heartbeats received), and every
-// `ksql.lag.reporting.send.interval.ms` (5000) `/lag` with its store lags
-// and, our own, its query states. A peer is alive while its heartbeats
-// arrive within `ksql.heartbeat.window.ms` (2000). Both default on (ksqlDB:
-// off). `/clusterStatus` lists every host (`host:port`) with `hostAlive`,
-// `lastStatusUpdateMs`, `activeStandbyPerQuery` (active and
-// `standByStores`/`standByPartitions`: this server's replicas from its
-// feeder, the others' from the standby host maps) and `hostStoreLags`
-// (restoring actives and replicas, keyed `<store>/<partition>`); SHOW QUERIES'
-// `statusCount` and EXPLAIN's `ksqlHostQueryStatus` count each host's
-// state, UNRESPONSIVE for a dead one. A killed server is dead after the
-// window; its tasks move after `ksql.streams.session.timeout.ms` (default 10 s, see "Scale-out: standbys, warmups, failover").
+// A pull query on a table is checked against ksqlDB's WHERE rules and
+// reads its keys' partitions or all (package runtime/pull), then is
+// routed (package runtime/cluster): the store partitions this server runs
+// are read here, the others forwarded to their hosts (runtime/pull.go).
 //
 // Inter-node requests (package peer: `/heartbeat`, `/lag`, forwarded pulls) carry
 // `X-Sqlstream-Peer`: a time, a random nonce and an HMAC-SHA256 over
@@ -229,7 +164,5 @@
 // and `/lag` need no user credentials (the signature is theirs), and a
 // forwarded pull query carries the user's `Authorization` header, checked by
 // the peer as any request: every server needs the same users. Not done:
-// peers reached over https need a certificate the system roots trust. A host no host map names any more is
-// listed dead until 30 windows after it was last heard from, then
-// forgotten.
+// peers reached over https need a certificate the system roots trust.
 package runtime

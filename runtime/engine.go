@@ -11,10 +11,15 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/kafkasec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
+	"github.com/sqlstream/sqlstream/runtime/proclog"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/recovery"
+	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -35,12 +40,12 @@ type Engine struct {
 	table   props.Table        // every property the engine accepts
 	cluster exec.Cluster
 	reg     *functions.Registry
-	procLog *processingLog
+	procLog *proclog.Log
 	cmdLog  *commandlog.Log
 	db      *state.DB // local state of every task on this server
 	// recovery reopens db after a write failure and restarts the queries
-	// that failed on it (storage_failure.go); nil without a data directory.
-	recovery *storageRecovery
+	// that failed on it (package runtime/recovery); nil without a data directory.
+	recovery *recovery.Recovery
 	// autoCreateTopics creates a missing source topic (one partition)
 	// instead of failing CREATE STREAM/TABLE: the test driver's behaviour,
 	// where a test's input topics exist implicitly.
@@ -68,8 +73,8 @@ type Engine struct {
 	restored    atomic.Bool   // every query restored at startup has run (readiness.go)
 	tmu         sync.Mutex
 	transients  map[string]*transient
-	peers       *peerSet    // the other servers of the service id; nil on the in-memory cluster
-	agent       *peer.Agent // heartbeats and lag reports; nil when not sent
+	peers       *cluster.Peers // the other servers of the service id; nil on the in-memory cluster
+	agent       *peer.Agent    // heartbeats and lag reports; nil when not sent
 }
 
 // New starts an engine on the Kafka cluster given by WithBootstrap: it
@@ -89,7 +94,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	if o.cluster == nil {
-		security, err := KafkaSecurity(e.props)
+		security, err := kafkasec.Options(e.cfg.Kafka)
 		if err != nil {
 			return nil, fmt.Errorf("kafka security: %w", err)
 		}
@@ -113,10 +118,10 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 		e.cmdLog = cmdLog
-		e.peers = newPeerSet(o.advertised, peer.Key(cmdLog.Key()),
+		e.peers = cluster.NewPeers(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
-		e.recovery = newStorageRecovery(o.dataDir)
-		stateOpts := []state.Option{state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke)}
+		e.recovery = recovery.New(o.dataDir)
+		stateOpts := []state.Option{state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.Poke)}
 		if o.stateFS != nil {
 			stateOpts = append(stateOpts, state.WithFS(o.stateFS))
 		}
@@ -167,7 +172,7 @@ func newEngine(o options) (*Engine, error) {
 		d.Aggregates = append(d.Aggregates, functions.WithCollectSetLimit(*n))
 	}
 	if d.SchemaRegistry = o.registry; d.SchemaRegistry == nil {
-		sr, err := schemaRegistry(cfg.Registry)
+		sr, err := registry.New(cfg.Registry)
 		if err != nil {
 			return nil, err
 		}
@@ -179,10 +184,11 @@ func newEngine(o options) (*Engine, error) {
 
 // open prepares internal topics and replays the command log.
 func (e *Engine) open(ctx context.Context) error {
-	e.procLog = newProcessingLog(e, e.opts.serviceID+"ksql_processing_log")
-	if err := e.procLog.open(ctx); err != nil {
+	e.procLog = proclog.New(e.cluster, e.logger, e.opts.serviceID+"ksql_processing_log")
+	if err := e.procLog.Open(ctx); err != nil {
 		return fmt.Errorf("processing log: %w", err)
 	}
+	e.cat.Put(e.procLog.Source())
 	if e.cmdLog != nil {
 		e.replaying = true
 		err := e.cmdLog.Replay(ctx)
@@ -201,7 +207,7 @@ func (e *Engine) open(ctx context.Context) error {
 // Close stops all queries (keeping their committed offsets), waiting at
 // most ksql.streams.shutdown.timeout.ms, and the cluster connection.
 func (e *Engine) Close() error {
-	e.stopStorageRecovery()
+	e.recovery.Stop()
 	e.agent.Stop()
 	if e.cmdLog != nil {
 		e.cmdLog.StopFollowing()
@@ -219,7 +225,7 @@ func (e *Engine) Close() error {
 	e.stops = nil
 	e.mu.Unlock()
 	stopped := e.runStops(jobs)
-	e.procLog.close()
+	e.procLog.Close()
 	e.cluster.Close()
 	if !stopped {
 		// Tasks still running may still write to the local state: leave

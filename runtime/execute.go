@@ -20,7 +20,7 @@ type session struct {
 	props props.Properties
 	vars  map[string]string
 	// only is set for a pull query a peer forwarded: the partitions to
-	// read here, never forwarding again (pull_route.go).
+	// read here, never forwarding again (package runtime/cluster).
 	only []int32
 	auth string // the request's Authorization header, for forwarding
 }

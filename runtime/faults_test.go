@@ -29,7 +29,7 @@ type faultRig struct {
 	adm *kadm.Client
 }
 
-func newFaultRig(t *testing.T) *faultRig {
+func newFaultRig(t *testing.T, extra ...runtime.Option) *faultRig {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		t.Fatal(err)
@@ -37,9 +37,10 @@ func newFaultRig(t *testing.T) *faultRig {
 	t.Cleanup(c.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := runtime.New(ctx, runtime.WithBootstrap(c.ListenAddrs()), runtime.WithDataDir(t.TempDir()),
+	opts := append([]runtime.Option{runtime.WithBootstrap(c.ListenAddrs()), runtime.WithDataDir(t.TempDir()),
 		runtime.WithProperties(map[string]string{props.CommitInterval: "100"}),
-		runtime.WithLogger(slog.New(slog.DiscardHandler)))
+		runtime.WithLogger(slog.New(slog.DiscardHandler))}, extra...)
+	e, err := runtime.New(ctx, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,13 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/pull"
 )
 
 // pullReadyPoll is how often awaitCaughtUp looks at the query again.
@@ -96,7 +96,7 @@ func (e *Engine) waitCaughtUp(ctx context.Context, q *query) (missing string, er
 				if err != nil {
 					return missing, e.pullReadyErr(ctx, err)
 				}
-				missing = behind(q, ends, committed, eos)
+				missing = pull.Behind(q.appID, q.cfg.FromEarliest, ends, committed, eos)
 			default:
 				missing = "is " + st.String() + " (its tasks are being assigned or restored)"
 			}
@@ -122,64 +122,17 @@ func (e *Engine) pullReadyErr(ctx context.Context, err error) error {
 	return fmt.Errorf("checking whether the table's query caught up: %w", err)
 }
 
-// behind describes the input partitions whose committed offset is short
-// of its end, or returns "" when none is.
-func behind(q *query, ends kadm.ListedOffsets, committed kadm.OffsetResponses, eos eosWritten) string {
-	var lag []string
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Err != nil || o.Offset <= 0 {
-			return
-		}
-		at := int64(0)
-		c, ok := committed.Lookup(o.Topic, o.Partition)
-		switch {
-		case ok && c.Err == nil && c.At >= 0:
-			at = c.At
-		case !q.cfg.FromEarliest && !strings.HasPrefix(o.Topic, q.appID+"-"):
-			return // no commit yet on a source read from latest: the records before it started are not its to read
-		}
-		if slack := eos.markerSlack(o.Topic); at < o.Offset-slack {
-			lag = append(lag, fmt.Sprintf("%s[%d] at %d of %d", o.Topic, o.Partition, at, o.Offset))
-		}
-	})
-	if len(lag) == 0 {
-		return ""
-	}
-	return "has not caught up with " + strings.Join(lag, ", ")
-}
-
-// eosWritten is what this engine's exactly_once_v2 queries write: their
-// sink topics and the prefixes of their internal topics, taken once per
-// wait (under the engine lock once, not for every partition of every
-// poll).
-type eosWritten struct {
-	sinks    map[string]bool
-	prefixes []string
-}
-
-func (e *Engine) eosWritten() eosWritten {
-	w := eosWritten{sinks: map[string]bool{}}
+// eosWritten is what this engine's exactly_once_v2 queries write (see
+// pull.EOSWritten).
+func (e *Engine) eosWritten() pull.EOSWritten {
+	w := pull.EOSWritten{Sinks: map[string]bool{}}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, q := range e.queries {
 		if q.cfg.Guarantee == props.ExactlyOnce {
-			w.sinks[q.topo.SinkTopic] = true
-			w.prefixes = append(w.prefixes, q.appID+"-")
+			w.Sinks[q.topo.SinkTopic] = true
+			w.Prefixes = append(w.Prefixes, q.appID+"-")
 		}
 	}
 	return w
-}
-
-// markerSlack is 1 for a topic an exactly_once_v2 query of this engine
-// writes (its partitions may end with a transaction marker), else 0.
-func (w eosWritten) markerSlack(topic string) int64 {
-	if w.sinks[topic] {
-		return 1
-	}
-	for _, p := range w.prefixes {
-		if strings.HasPrefix(topic, p) {
-			return 1
-		}
-	}
-	return 0
 }

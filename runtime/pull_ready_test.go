@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/pull"
 )
 
 // TestPullReadyBehind pins when a table's query counts as caught up for
@@ -53,7 +54,7 @@ func TestPullReadyBehind(t *testing.T) {
 			if tc.eos {
 				q.cfg.Guarantee = props.ExactlyOnce
 			}
-			got := behind(q, tc.ends, tc.committed, e.eosWritten())
+			got := pull.Behind(q.appID, q.cfg.FromEarliest, tc.ends, tc.committed, e.eosWritten())
 			if (got == "") != tc.wantCaughtUp {
 				t.Fatalf("behind = %q, want caught up %v", got, tc.wantCaughtUp)
 			}

@@ -141,7 +141,7 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 	if e.Kind == physical.LateRecord {
 		l.q.late.Add(1)
 	}
-	l.q.eng.procLog.logFor(l.q.id, e)
+	l.q.eng.procLog.LogFor(l.q.id, e)
 }
 
 // start runs the query on the cluster. A query joining a global table

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/assign"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -45,28 +46,42 @@ func (o queryObserver) Recovered(err error) { o.q.noteError(err) }
 
 // Stopped forgets the query's placement: this server runs none of its
 // tasks any more.
-func (o queryObserver) Stopped() {
-	o.q.placed(nil)
-	o.q.placedStandbys(nil)
+func (o queryObserver) Stopped() { o.q.placed(nil, nil) }
+
+// balancer is the query's task balancer (package runtime/assign): the
+// query's threads, local offset sums and high-availability settings,
+// advertising this server and recording the host maps of every
+// assignment (cluster_queries.go).
+func (q *query) balancer(h exec.BalancerHooks) kgo.GroupBalancer {
+	stateful := map[int]bool{}
+	for _, st := range q.topo.SubTopologies {
+		stateful[st.ID] = len(st.Stores) > 0
+	}
+	return assign.New(assign.Config{SubOf: h.SubOf, Threads: q.cfg.Threads, HA: q.cfg.HA, Stateful: stateful,
+		OffsetSums: q.taskOffsetSums, EndSums: h.EndSums, Endpoint: q.eng.peers.Advertised, Now: time.Now},
+		placement{q: q, hooks: h})
 }
 
-// balancer is the query's task balancer: the query's threads, local
-// offset sums and high-availability settings, advertising this server
-// and recording the host maps of every assignment (task_hosts.go,
-// standby_hosts.go).
-func (q *query) balancer(h exec.BalancerHooks) kgo.GroupBalancer {
-	b := newTaskBalancer(h.SubOf, q.cfg.Threads, q.taskOffsetSums)
-	b.ha = q.cfg.HA
-	b.stateful = map[int]bool{}
+// taskOffsetSums sums the checkpointed offsets of the query's local
+// store partitions per task.
+func (q *query) taskOffsetSums() map[physical.TaskID]int64 {
+	subOf := map[string]int{}
 	for _, st := range q.topo.SubTopologies {
-		b.stateful[st.ID] = len(st.Stores) > 0
+		for _, spec := range st.Stores {
+			subOf[spec.Name] = st.ID
+		}
 	}
-	b.endSums = h.EndSums
-	b.now = time.Now
-	b.assigned = func(ma memberAssignment) {
-		h.Assigned(exec.Assignment{Standby: ma.standby, Warmup: ma.warmup, ProbeAt: ma.probeAt, Rejoin: ma.rejoin})
+	out := map[physical.TaskID]int64{}
+	for _, id := range q.eng.db.Stores() {
+		sub, ok := subOf[id.Name]
+		if id.App != q.appID || !ok {
+			continue
+		}
+		if off, ok := q.eng.db.Checkpointed(id); ok {
+			out[physical.TaskID{SubTopology: sub, Partition: id.Partition}] += off
+		}
 	}
-	return b.withHosts(q.eng.peers.advertised, q.placed).withStandbyHosts(q.placedStandbys)
+	return out
 }
 
 // tasks is the query's runner as a task reporter (nil: no runner, or
@@ -89,18 +104,6 @@ func taskReporterOf(r exec.Runner) exec.TaskReporter {
 		return taskReporterOf(r.Started())
 	}
 	return nil
-}
-
-// replicaErrors is the feed errors of the query's replicas on this
-// server, and the last one.
-func (q *query) replicaErrors() (int64, string) {
-	q.mu.Lock()
-	r, _ := q.runner.(exec.TaskReporter)
-	q.mu.Unlock()
-	if r == nil {
-		return 0, ""
-	}
-	return r.ReplicaErrors()
 }
 
 // spec is what the push runner sees of the transient query.

@@ -135,7 +135,7 @@ func TestJSONSRInsertAndPrint(t *testing.T) {
 	if !ok || id != latest.ID || string(payload) != `{"A":21}` {
 		t.Fatalf("INSERT wrote %q (id %d, src-value is id %d)", in[0].Value, id, latest.ID)
 	}
-	if got := e.printLine(context.Background(), &in[0]); !strings.Contains(got, `value: {"A":21}`) {
+	if got := e.printer().Line(context.Background(), &in[0]); !strings.Contains(got, `value: {"A":21}`) {
 		t.Errorf("PRINT line %q", got)
 	}
 	if err := e.Produce(&physical.OutRecord{Topic: "src", Partition: 0, Key: []byte("y"), Value: []byte("\x00\x00\x00\x10\x00{\"A\":1}")}); err != nil {

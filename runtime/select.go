@@ -12,6 +12,8 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/runtime/peer"
+	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/pull"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
@@ -98,7 +100,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if s.only != nil && (plan.Kind != planner.Pull || plan.Sources[0].Kind != ast.Table) {
 		return nil, errForwardedPull()
 	}
-	if err := e.checkPullLimit(plan, s, st.P); err != nil {
+	if err := pull.CheckLimit(plan, props.NewParser(e.table, s.props).Bool(props.PullLimit), st.P); err != nil {
 		return nil, err
 	}
 	if err := e.checkCopartitioned(context.Background(), plan, st.P); err != nil {

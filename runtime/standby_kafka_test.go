@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -132,5 +133,44 @@ func (p *pair) latestCounts(topic string) map[string]int {
 				out[string(rec.Key)] = v.N
 			}
 		})
+	}
+}
+
+// A query reading a global table runs the executor's runner inside the
+// global stores' runner: its standbys are still this server's replicas,
+// so /clusterStatus lists them (standByStores, standByPartitions and
+// their lags) and /lag reports them to the peers, whose pull routing
+// reads a standby only when it knows the standby's lag.
+func TestGlobalJoinStandbysReported(t *testing.T) {
+	p := newPair(t)
+	execOn(t, p.a, `CREATE STREAM S (K STRING KEY, R STRING) WITH (KAFKA_TOPIC='s', PARTITIONS=4, VALUE_FORMAT='JSON');
+	  CREATE GLOBAL TABLE G (ID STRING PRIMARY KEY, NAME STRING) WITH (KAFKA_TOPIC='g', PARTITIONS=1, VALUE_FORMAT='JSON');`, nil)
+	p.produce("g", "r1", `{"NAME":"north"}`)
+	out := execOn(t, p.a, `SET 'num.standby.replicas'='1'; SET 'auto.offset.reset'='earliest';
+	  CREATE TABLE C WITH (KAFKA_TOPIC='c') AS SELECT S.K, COUNT(*) AS N FROM S JOIN G ON S.R = G.ID GROUP BY S.K;`, nil)
+	qid := *out[len(out)-1].(api.CommandStatusEntity).CommandStatus.QueryID
+	for i := 0; i < 80; i++ {
+		p.produce("s", fmt.Sprintf("k%02d", i%20), `{"R":"r1"}`)
+	}
+	eventually(t, "caught-up standbys on both servers", func() bool {
+		ra, okA := roles(p.a)
+		rb, okB := roles(p.b)
+		return okA && okB && strings.Count(ra, ":STANDBY") > 0 && strings.Count(rb, ":STANDBY") > 0
+	})
+	for name, e := range map[string]*runtime.Engine{"A": p.a, "B": p.b} {
+		own := e.ClusterStatus().ClusterStatus["scale_@local"]
+		as := own.ActiveStandbyPerQuery[qid]
+		if len(as.StandByStores) == 0 || len(as.StandByPartitions) == 0 {
+			t.Errorf("%s lists no standbys of %s in /clusterStatus: %+v", name, qid, as)
+		}
+		lags := own.HostStoreLags.StateStoreLags[qid].LagByPartition
+		for _, ta := range e.TaskAssignments()[0].Tasks {
+			for _, s := range ta.Stores {
+				key := fmt.Sprintf("%s/%d", s.Store, s.Partition)
+				if _, ok := lags[key]; ta.Role == runtime.RoleStandby && !ok {
+					t.Errorf("%s reports no lag of %s, the store of its standby %s", name, key, ta.Task)
+				}
+			}
+		}
 	}
 }

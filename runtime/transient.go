@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"context"
-	"io"
 	"sync"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -11,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/rowqueue"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -35,18 +34,12 @@ type transient struct {
 	// globals are the global-table stores of a push query's join.
 	globals *global.Stores
 
-	rows   chan queuedRow
-	budget *rowBudget    // bytes of the rows in rows, at most pushRowBytes
-	closed chan struct{} // closed by Close: the client is gone
+	// Queue is the rows on their way to the client (package
+	// runtime/rowqueue): Row, Next, FinalMessage.
+	*rowqueue.Queue
 
-	mu      sync.Mutex
-	sent    int
-	done    bool
-	err     error
-	final   string
-	runner  exec.Runner
-	endOnce sync.Once
-	ended   chan struct{} // closed when the producer side is finished
+	mu     sync.Mutex
+	runner exec.Runner
 }
 
 // newTransient prepares a push or pull query or a PRINT; a property its
@@ -56,39 +49,10 @@ func newTransient(e *Engine, id, sql string, topo *physical.Topology, cols []typ
 	if err != nil {
 		return nil, err
 	}
-	return &transient{eng: e, id: id, sql: sql, topo: topo, props: set, cfg: cfg, limit: limit,
-		header: api.QueryHeader{QueryID: id, Columns: cols},
-		rows:   make(chan queuedRow, 256), budget: newRowBudget(pushRowBytes),
-		closed: make(chan struct{}), ended: make(chan struct{})}, nil
-}
-
-// queuedRow is a row waiting for the client, with the bytes it holds of
-// the query's rowBudget.
-type queuedRow struct {
-	row   api.Row
-	bytes int
-}
-
-// Row implements physical.RowSink: it blocks until the client takes the
-// row or goes away, and returns false once LIMIT is reached.
-func (t *transient) Row(r *types.Row) bool {
-	n := rowBytes(r.Values)
-	if !t.budget.acquire(n, t.closed) {
-		return false
-	}
-	select {
-	case t.rows <- queuedRow{api.Row{Values: r.Values, Tombstone: r.Tombstone}, n}:
-	case <-t.closed:
-		return false
-	}
-	t.mu.Lock()
-	t.sent++
-	more := t.limit < 0 || t.sent < t.limit
-	t.mu.Unlock()
-	if !more {
-		t.finishWith(nil, t.limitMessage())
-	}
-	return more
+	t := &transient{eng: e, id: id, sql: sql, topo: topo, props: set, cfg: cfg, limit: limit,
+		header: api.QueryHeader{QueryID: id, Columns: cols}}
+	t.Queue = rowqueue.New(limit, t.limitMessage)
+	return t, nil
 }
 
 // limitMessage is the final message when LIMIT is reached: "Limit
@@ -102,70 +66,19 @@ func (t *transient) limitMessage() string {
 }
 
 // finish ends the producing side: err nil means the query completed.
-func (t *transient) finish(err error) { t.finishWith(err, "") }
+func (t *transient) finish(err error) { t.Finish(err) }
 
-func (t *transient) finishWith(err error, final string) {
-	t.endOnce.Do(func() {
-		t.mu.Lock()
-		t.err, t.final, t.done = err, final, true
-		t.mu.Unlock()
-		close(t.ended)
-	})
-}
+func (t *transient) finishWith(err error, final string) { t.FinishWith(err, final) }
 
 // Header implements api.RowStream.
 func (t *transient) Header() api.QueryHeader { return t.header }
 
-// Next implements api.RowStream.
-func (t *transient) Next(ctx context.Context) (api.Row, error) {
-	select {
-	case q := <-t.rows:
-		return t.take(q), nil
-	default:
-	}
-	select {
-	case q := <-t.rows:
-		return t.take(q), nil
-	case <-t.ended:
-		select {
-		case q := <-t.rows:
-			return t.take(q), nil
-		default:
-		}
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if t.err != nil {
-			return api.Row{}, t.err
-		}
-		return api.Row{}, io.EOF
-	case <-ctx.Done():
-		return api.Row{}, ctx.Err()
-	}
-}
-
-// take hands a queued row to the client and frees its bytes.
-func (t *transient) take(q queuedRow) api.Row {
-	t.budget.release(q.bytes)
-	return q.row
-}
-
-// FinalMessage implements api.RowStream.
-func (t *transient) FinalMessage() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.final
-}
-
 // Close implements api.RowStream: it stops the query and forgets it.
 func (t *transient) Close() error {
-	t.mu.Lock()
-	select {
-	case <-t.closed:
-		t.mu.Unlock()
+	if !t.Queue.Close() {
 		return nil
-	default:
-		close(t.closed)
 	}
+	t.mu.Lock()
 	r := t.runner
 	t.mu.Unlock()
 	t.finish(nil)

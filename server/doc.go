@@ -52,8 +52,8 @@
 //     read. The REPL takes `--user/--password`, URL userinfo and `--ca-file`.
 //   - **Kafka clients**: `security.protocol`, `sasl.mechanism` (PLAIN,
 //     SCRAM-SHA-256/512), `sasl.jaas.config`, PEM `ssl.truststore.location` /
-//     `ssl.keystore.location` become franz-go options in
-//     `runtime/kafka_security.go`; `kafkaCluster.client` makes every client.
+//     `ssl.keystore.location` are read once into `props.Kafka` and become
+//     franz-go options in `runtime/kafkasec`; `exec.Kafka` makes every client.
 //   - **Secrets** (`*password*`, `*secret*`, `sasl.jaas.config`,
 //     `basic.auth.user.info`, inline PEM keys) print as `[hidden]` in SHOW
 //     PROPERTIES, EXPLAIN and property errors (`runtime/props/secrets.go`).

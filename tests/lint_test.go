@@ -34,7 +34,10 @@ type importRule struct {
 // everything they need. Inside runtime, the executor (runtime/exec) runs
 // topologies for the engine and never imports it: it sees physical's
 // topologies, never a statement or a plan; runtime/global (global
-// tables' stores) sits on the executor and below the engine. server reaches the engine only through its own
+// tables' stores) sits on the executor and below the engine;
+// runtime/assign (task placement) sees no other runtime package but the
+// configuration, and runtime/cluster (the peers' view, pull routing)
+// sits on assign, exec and peer, below the engine. server reaches the engine only through its own
 // Engine interface (never runtime), and repl is an HTTP client (api and
 // the statement splitter only).
 func importRules() []importRule {
@@ -55,6 +58,34 @@ func importRules() []importRule {
 		{"runtime/props", []string{"runtime"}},
 		{"runtime/commandlog", []string{"runtime$"}},
 		{"runtime/peer", []string{"runtime"}},
+		// Task placement sees a query as its Config and reports to an
+		// Observer: no runtime package but the configuration.
+		{"runtime/assign", []string{"runtime$", "runtime/exec", "runtime/global", "runtime/commandlog", "runtime/peer", "runtime/cluster", "planner", "sql", "api", "broker", "state"}},
+		// The cluster view and pull routing see a query as a
+		// cluster.Query: never the engine, a statement or a plan.
+		{"runtime/cluster", []string{"runtime$", "runtime/global", "runtime/commandlog", "planner", "sql", "broker", "state"}},
+		// PRINT's rendering of records: formats and registry only.
+		{"runtime/printer", []string{"runtime", "planner", "sql/ast", "sql/expr", "sql/parser", "api", "broker", "state"}},
+		// The engine's use of the schema registry: planner sources and
+		// the registry client, never the engine.
+		{"runtime/registry", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker", "state"}},
+		// The processing log writes through the executor's Cluster.
+		{"runtime/proclog", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker", "state"}},
+		// The storage recovery loop sees the state DB through its own
+		// interface and hands query ids back to the engine.
+		{"runtime/recovery", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "sql", "api", "broker", "state"}},
+		// A transient query's rows on their way to the client: api and
+		// types only.
+		{"runtime/rowqueue", []string{"runtime", "planner", "physical", "broker", "state"}},
+		// Inserted rows into records: planner sources and formats.
+		{"runtime/insert", []string{"runtime", "api", "broker", "state"}},
+		// The Kafka clients' TLS and SASL options: the typed settings only.
+		{"runtime/kafkasec", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "sql", "api", "broker", "state"}},
+		// The engine's figures in Prometheus' format, from a snapshot.
+		{"runtime/metrics", []string{"runtime", "planner", "sql", "api", "broker", "state"}},
+		// Pull-query evaluation reads plans and the state DB; where a
+		// partition is read is runtime/cluster's.
+		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
 		// The Kafka Connect REST client: a leaf the engine calls (its
 		// fake Connect, connecttest, is a leaf too: the client imports it
 		// in tests only).
@@ -75,6 +106,8 @@ func importRules() []importRule {
 		{"schemaregistry", []string{""}},
 		{"internal/qttmode", []string{""}},
 		{"internal/testutil", []string{""}},
+		// PEM files of the TLS settings: a leaf.
+		{"internal/pemfile", []string{""}},
 		// The Nexmark generator, queries and checks are a Kafka client
 		// of the engine, never a part of it.
 		{"nexmark", []string{""}},
@@ -115,6 +148,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"planner/x":           {"state"},
 		"runtime/props":       {"runtime/exec", "planner"},
 		"runtime/commandlog":  {"runtime/props", "runtime"},
+		"runtime/assign":      {"runtime/props", "physical", "runtime/exec"},
+		"runtime/cluster":     {"runtime/assign", "runtime/exec", "runtime", "planner"},
 	}
 	got := violations(imports, importRules())
 	want := []string{
@@ -122,6 +157,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		"planner imports physical/ops (planner may not import physical)",
 		"planner/x imports state (planner may not import state)",
 		"repl imports runtime (repl may not import runtime)",
+		"runtime/assign imports runtime/exec (runtime/assign may not import runtime/exec)",
+		"runtime/cluster imports planner (runtime/cluster may not import planner)",
+		"runtime/cluster imports runtime (runtime/cluster may not import runtime)",
 		"runtime/commandlog imports runtime (runtime/commandlog may not import runtime)",
 		"runtime/exec imports runtime (runtime/exec may not import runtime)",
 		"runtime/global imports runtime (runtime/global may not import runtime)",

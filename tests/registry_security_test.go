@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/internal/pemfile"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -63,7 +63,7 @@ func TestEmbeddedRegistryOverSASLSSL(t *testing.T) {
 		return err
 	})
 
-	pool, err := runtime.LoadCertPool(ca)
+	pool, err := pemfile.LoadCertPool(ca)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/kafkasec"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/schemaregistry"
 	"github.com/sqlstream/sqlstream/server"
@@ -62,7 +62,11 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 // beside an HTTPS API.
 func registryOptions(s cli.Settings, bootstrap []string, log *slog.Logger) ([]schemaregistry.Option, error) {
 	p := props.Server(s.Properties)
-	security, err := runtime.KafkaSecurity(p)
+	kafka, err := props.NewKafka(props.NewTable(), p)
+	if err != nil {
+		return nil, fmt.Errorf("the embedded schema registry's Kafka client: %w", err)
+	}
+	security, err := kafkasec.Options(kafka)
 	if err != nil {
 		return nil, fmt.Errorf("the embedded schema registry's Kafka client: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/internal/pemfile"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/server"
 )
@@ -108,5 +108,5 @@ func listenerCertificate(p props.Properties) (tls.Certificate, error) {
 		return tls.Certificate{}, fmt.Errorf("an https listener needs %s and %s, or %s (one PEM file with both)",
 			props.CertLocation, props.CertKey, props.KeyLocation)
 	}
-	return runtime.LoadKeyPair(cert, key)
+	return pemfile.LoadKeyPair(cert, key)
 }

@@ -25,7 +25,10 @@
 // KsqlConfig's names and defaults (testdata/ksqlconfig.tsv) and pins each
 // answer in testdata/checklist. Names are declared in names.go only; defaults whose reason
 // needs words are in defaults.go. Secrets (secrets.go) are shown as
-// [hidden] wherever a value is printed.
+// [hidden] wherever a value is printed. The Kafka clients' TLS and SASL
+// settings are read into EngineConfig.Kafka (security.go), the JAAS
+// entry's credentials included, so a SASL protocol without them is an
+// Error naming sasl.jaas.config when the engine starts.
 //
 // props imports no other runtime package: the engine and its
 // subpackages read their settings from it, never the other way round.

@@ -38,6 +38,7 @@ type EngineConfig struct {
 	CommandReplayTimeout time.Duration // sqlstream.command.topic.replay.timeout.ms
 
 	Registry RegistryConfig
+	Kafka    Kafka // the Kafka clients' TLS and SASL (security.go)
 }
 
 // RegistryConfig is the schema registry client's settings (all "" when
@@ -84,7 +85,12 @@ func NewEngineConfig(t Table, props Properties) (EngineConfig, error) {
 	if p.Bool(LagReportEnable) {
 		c.LagReportInterval = p.Millis(LagReportInterval)
 	}
-	return c, p.Err()
+	kafka, err := parseKafka(p)
+	c.Kafka = kafka
+	if p.Err() != nil {
+		return c, p.Err()
+	}
+	return c, err
 }
 
 func optionalInt(p *Parser, name string) *int {

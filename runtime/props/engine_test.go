@@ -18,7 +18,8 @@ func TestEngineConfigDefaults(t *testing.T) {
 	want := EngineConfig{ServiceID: "default_", PersistentPrefix: "query_", MaxPartitions: 1000, MaxStatements: DefaultMaxStatements,
 		MaxPushQueries: 100, ActiveQueryLimit: math.MaxInt32, ShutdownTimeout: 30 * time.Second, InternalReplicas: 1, MaxResultBytes: 10 << 20,
 		MaxWindowsPerRecord: 10000, KeyFormat: "KAFKA", HeartbeatInterval: 100 * time.Millisecond,
-		HeartbeatWindow: 2 * time.Second, LagReportInterval: 5 * time.Second, CommandReplayTimeout: 2 * time.Minute}
+		HeartbeatWindow: 2 * time.Second, LagReportInterval: 5 * time.Second, CommandReplayTimeout: 2 * time.Minute,
+		Kafka: Kafka{Mechanism: "plain"}}
 	if c != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
 	}
@@ -54,5 +55,52 @@ func TestEngineConfigError(t *testing.T) {
 	var pe *Error
 	if !errors.As(err, &pe) || pe.Name != MaxPushQueries || pe.Problem != ProblemInvalid {
 		t.Fatalf("got %v, want an invalid %s", err, MaxPushQueries)
+	}
+}
+
+// TestEngineConfigKafka: the Kafka clients' security settings are read
+// once, in any case; SASL takes its credentials from sasl.jaas.config,
+// and a SASL protocol without them, or a protocol or mechanism Kafka has
+// not, is an *Error naming the setting (the JAAS entry hidden).
+func TestEngineConfigKafka(t *testing.T) {
+	table := NewTable()
+	read := func(set map[string]string) (Kafka, error) {
+		c, err := NewEngineConfig(table, table.Defaults().Merge(set))
+		return c.Kafka, err
+	}
+	jaas := `org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" password='pw b';`
+	for _, c := range []struct {
+		set  map[string]string
+		want Kafka
+	}{
+		{map[string]string{SecProtocol: "ssl", TrustLocation: "/ca.pem"}, Kafka{TLS: true, Mechanism: "plain", Trust: "/ca.pem"}},
+		{map[string]string{SecProtocol: "SASL_SSL", SASLMechanism: "SCRAM-SHA-512", SASLJAAS: jaas, KeyLocation: "/k.pem"},
+			Kafka{TLS: true, SASL: true, Mechanism: "scram-sha-512", User: "bob", Password: "pw b", Key: "/k.pem"}},
+		{map[string]string{SecProtocol: "sasl_plaintext", SASLJAAS: jaas}, Kafka{SASL: true, Mechanism: "plain", User: "bob", Password: "pw b"}},
+		// Credentials are read only for SASL.
+		{map[string]string{SecProtocol: "PLAINTEXT", SASLJAAS: "nonsense"}, Kafka{Mechanism: "plain"}},
+	} {
+		got, err := read(c.set)
+		if err != nil || got != c.want {
+			t.Errorf("%v:\n got %+v, %v\nwant %+v", c.set, got, err, c.want)
+		}
+	}
+	for name, c := range map[string]struct {
+		set  map[string]string
+		bad  string
+		text string
+	}{
+		"no password": {map[string]string{SecProtocol: "SASL_SSL", SASLJAAS: `PlainLoginModule required username="a";`}, SASLJAAS, "Invalid value [hidden] for configuration sasl.jaas.config: a PlainLoginModule or ScramLoginModule entry needs username=\"…\" and password=\"…\" (ksql.streams.security.protocol is SASL_SSL)"},
+		"no JAAS":     {map[string]string{SecProtocol: "SASL_PLAINTEXT"}, SASLJAAS, ""},
+		"protocol":    {map[string]string{SecProtocol: "TLS"}, SecProtocol, ""},
+		"mechanism":   {map[string]string{SecProtocol: "SASL_SSL", SASLMechanism: "GSSAPI", SASLJAAS: jaas}, SASLMechanism, ""},
+	} {
+		_, err := read(c.set)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Name != c.bad || pe.Problem != ProblemInvalid {
+			t.Errorf("%s: got %v, want an invalid %s", name, err, c.bad)
+		} else if c.text != "" && err.Error() != c.text {
+			t.Errorf("%s: message\n%s\nwant\n%s", name, err, c.text)
+		}
 	}
 }

@@ -1,5 +1,10 @@
 package props
 
+import (
+	"regexp"
+	"strings"
+)
+
 // securityDefs are the HTTP API's authentication and TLS (read by the
 // server), the Kafka clients' TLS and SASL, and the command topic's key
 // and replay bound. All are the server's own (fixed) and off by default.
@@ -55,4 +60,61 @@ func schemaRegistryDefs() []*Def {
 		str(SchemaRegistryKeyPass, "accepted for compatibility (PEM keys are not encrypted)"),
 		str(SchemaRegistryKeyKeyPass, "accepted for compatibility (PEM keys are not encrypted)"),
 	}
+}
+
+// Kafka is how the engine's Kafka clients connect: Kafka's client
+// security settings under ksql.streams., read once with the engine's
+// configuration. The defaults (PLAINTEXT) are the table's.
+type Kafka struct {
+	TLS  bool // security.protocol is SSL or SASL_SSL
+	SASL bool // security.protocol is SASL_PLAINTEXT or SASL_SSL
+	// Mechanism is sasl.mechanism, lower-cased: "plain" (the default),
+	// "scram-sha-256" or "scram-sha-512".
+	Mechanism string
+	// User and Password are sasl.jaas.config's username and password
+	// (read only with SASL).
+	User, Password string
+	Trust          string // ssl.truststore.location: PEM CA certificates ("" for the system's roots)
+	Key            string // ssl.keystore.location: certificate and key in one PEM file ("" for none)
+}
+
+// NewKafka reads the Kafka clients' security settings of props (over
+// t's defaults) alone, for a client outside the engine on the same Kafka
+// (the embedded schema registry's); the error, an *Error, names the
+// setting.
+func NewKafka(t Table, props Properties) (Kafka, error) {
+	p := NewParser(t, props)
+	k, err := parseKafka(p)
+	if p.Err() != nil {
+		return k, p.Err()
+	}
+	return k, err
+}
+
+// jaasOption is one key="value" (or key='value') of a JAAS entry.
+var jaasOption = regexp.MustCompile(`(\w+)\s*=\s*(?:"([^"]*)"|'([^']*)')`)
+
+// parseKafka reads the Kafka clients' security settings; a SASL
+// protocol needs sasl.jaas.config's username and password (an *Error
+// naming it otherwise).
+func parseKafka(p *Parser) (Kafka, error) {
+	proto := p.Str(SecProtocol)
+	k := Kafka{TLS: proto == "ssl" || proto == "sasl_ssl", SASL: strings.HasPrefix(proto, "sasl_"),
+		Mechanism: p.Str(SASLMechanism), Trust: p.Str(TrustLocation), Key: p.Str(KeyLocation)}
+	if !k.SASL {
+		return k, nil
+	}
+	jaas := p.Str(SASLJAAS)
+	vals := map[string]string{}
+	for _, m := range jaasOption.FindAllStringSubmatch(jaas, -1) {
+		vals[m[1]] = m[2] + m[3]
+	}
+	user, okU := vals["username"]
+	pass, okP := vals["password"]
+	if !okU || !okP {
+		return k, &Error{Name: SASLJAAS, Value: jaas, Problem: ProblemInvalid,
+			Reason: `a PlainLoginModule or ScramLoginModule entry needs username="…" and password="…" (` + SecProtocol + " is " + strings.ToUpper(proto) + ")"}
+	}
+	k.User, k.Password = user, pass
+	return k, nil
 }

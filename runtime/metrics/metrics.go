@@ -1,0 +1,122 @@
+// Package metrics exports the engine's per-query figures in
+// Prometheus' format: records processed, processing-log entries, late
+// and skipped records, records the global-table stores loaded, each
+// windowed task's stream time and open windows, exactly_once_v2
+// transaction ends and at_least_once commits, each active task's
+// consumer lag, the records each node of a topology received, and the
+// persistent queries by state. It reads a
+// snapshot of the queries at scrape time (Query, from the engine), so
+// nothing is kept twice; it never imports the engine.
+//
+//	GET /metrics ─► Collector.Collect ─► snapshot() ─► []Query ─► const metrics
+package metrics
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sqlstream/sqlstream/physical"
+)
+
+// Query is one persistent query's figures at a scrape.
+type Query struct {
+	ID, State                        string
+	Processed, Logged, Late, Skipped int64
+	GlobalLoaded                     int64
+	Globals                          bool             // it reads global tables: GlobalLoaded is exported
+	StreamTimes                      map[string]int64 // task → stream time (ms)
+	OpenWindows                      map[string]int64 // task → windows still accepting records
+	TxnEnds                          int64            // transaction ends (exactly_once_v2)
+	TxnEndMean, TxnEndMax            time.Duration
+	Commits                          int64 // commits that sent offsets (at_least_once)
+	CommitMean, CommitMax            time.Duration
+	Nodes                            []physical.NodeCount // records each node of the topology received here
+	ConsumerLags                     map[string]int64     // active task here → its consumer lag (known ones only)
+}
+
+// Collector exports the figures of the queries snapshot returns, with
+// every state of states counted (0 when no query is in it).
+type Collector struct {
+	snapshot                        func() []Query
+	states                          []string
+	processed, logged, late, stream *prometheus.Desc
+	skipped, globalLoaded           *prometheus.Desc
+	open, queries                   *prometheus.Desc
+	txnEnd, txnEndMax               *prometheus.Desc
+	commit, commitMax               *prometheus.Desc
+	consumerLag, nodeRecords        *prometheus.Desc
+}
+
+// New returns the collector of snapshot's queries.
+func New(snapshot func() []Query, states []string) *Collector {
+	q := []string{"query"}
+	return &Collector{snapshot: snapshot, states: states,
+		processed: prometheus.NewDesc("sqlstream_query_records_processed_total", "Input records a persistent query processed.", q, nil),
+		logged:    prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
+		late:      prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
+		skipped:   prometheus.NewDesc("sqlstream_query_skipped_records_total", "Records a join (stream–stream, stream–table, stream–global table) skipped for a null key or value.", q, nil),
+		stream:    prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
+		open:      prometheus.NewDesc("sqlstream_task_open_windows", "Distinct windows a windowed task still accepts records for.", []string{"query", "task"}, nil),
+		queries:   prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
+		globalLoaded: prometheus.NewDesc("sqlstream_query_global_records_loaded_total",
+			"Records a query's global-table stores read from their topics (a restart reads only those after the local checkpoint).", q, nil),
+		txnEnd: prometheus.NewDesc("sqlstream_query_transaction_end_seconds",
+			"Time an exactly_once_v2 query took to end its transactions (cache and producer flush, offsets, EndTxn).", q, nil),
+		txnEndMax: prometheus.NewDesc("sqlstream_query_transaction_end_max_seconds", "Longest transaction end of an exactly_once_v2 query.", q, nil),
+		commit: prometheus.NewDesc("sqlstream_query_commit_seconds",
+			"Time an at_least_once query took to commit (store and producer flushes, checkpoints, the offset commit), for commits that sent offsets.", q, nil),
+		commitMax: prometheus.NewDesc("sqlstream_query_commit_max_seconds", "Longest commit of an at_least_once query.", q, nil),
+		consumerLag: prometheus.NewDesc("sqlstream_task_consumer_lag",
+			"Records an active task on this server has yet to process: from its position to each input partition's last stable offset as the last fetch told it, summed over its inputs (absent while unknown).",
+			[]string{"query", "task"}, nil),
+		nodeRecords: prometheus.NewDesc("sqlstream_node_records_total",
+			"Records a node of a persistent query's topology received on this server (a source: from its topic; a processor or sink: from the node before it).",
+			[]string{"query", "subtopology", "node"}, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (m *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (m *Collector) Collect(ch chan<- prometheus.Metric) {
+	states := map[string]int{}
+	for _, q := range m.snapshot() {
+		states[q.State]++
+		ch <- prometheus.MustNewConstMetric(m.processed, prometheus.CounterValue, float64(q.Processed), q.ID)
+		ch <- prometheus.MustNewConstMetric(m.logged, prometheus.CounterValue, float64(q.Logged), q.ID)
+		ch <- prometheus.MustNewConstMetric(m.late, prometheus.CounterValue, float64(q.Late), q.ID)
+		ch <- prometheus.MustNewConstMetric(m.skipped, prometheus.CounterValue, float64(q.Skipped), q.ID)
+		if q.Globals {
+			ch <- prometheus.MustNewConstMetric(m.globalLoaded, prometheus.CounterValue, float64(q.GlobalLoaded), q.ID)
+		}
+		for task, t := range q.StreamTimes {
+			ch <- prometheus.MustNewConstMetric(m.stream, prometheus.GaugeValue, float64(t), q.ID, task)
+		}
+		for task, n := range q.OpenWindows {
+			ch <- prometheus.MustNewConstMetric(m.open, prometheus.GaugeValue, float64(n), q.ID, task)
+		}
+		if q.TxnEnds > 0 {
+			ch <- prometheus.MustNewConstSummary(m.txnEnd, uint64(q.TxnEnds), q.TxnEndMean.Seconds()*float64(q.TxnEnds), nil, q.ID)
+			ch <- prometheus.MustNewConstMetric(m.txnEndMax, prometheus.GaugeValue, q.TxnEndMax.Seconds(), q.ID)
+		}
+		if q.Commits > 0 {
+			ch <- prometheus.MustNewConstSummary(m.commit, uint64(q.Commits), q.CommitMean.Seconds()*float64(q.Commits), nil, q.ID)
+			ch <- prometheus.MustNewConstMetric(m.commitMax, prometheus.GaugeValue, q.CommitMax.Seconds(), q.ID)
+		}
+		for _, c := range q.Nodes {
+			ch <- prometheus.MustNewConstMetric(m.nodeRecords, prometheus.CounterValue, float64(c.Records), q.ID, strconv.Itoa(c.SubTopology), c.Node)
+		}
+		for task, lag := range q.ConsumerLags {
+			ch <- prometheus.MustNewConstMetric(m.consumerLag, prometheus.GaugeValue, float64(lag), q.ID, task)
+		}
+	}
+	for _, s := range m.states {
+		ch <- prometheus.MustNewConstMetric(m.queries, prometheus.GaugeValue, float64(states[s]), s)
+	}
+}
