@@ -244,6 +244,31 @@ func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *
 	return d, true, nil
 }
 
+// explainInsertUpgrade is EXPLAIN INSERT INTO … WITH (QUERY_ID) of a
+// running query's id: the upgrade's report or refusal; ok is false when
+// the statement starts a new query.
+func (e *Engine) explainInsertUpgrade(ctx context.Context, st *ast.InsertInto, plan *planner.Plan) (api.QueryDescription, bool) {
+	id, ok, err := insertQueryID(st)
+	old := e.queries[id]
+	if err != nil || !ok || old == nil {
+		return api.QueryDescription{}, false
+	}
+	u, err := e.checkReplace(ctx, old, plan, st.P)
+	if err != nil {
+		d, derr := e.describePlan(plan, st.Text())
+		if derr != nil {
+			return api.QueryDescription{}, false
+		}
+		d.ID = id
+		d.Upgrade = "refused: " + errMessage(err) + "\nnothing changes: the running query goes on as it is\n"
+		return d, true
+	}
+	d := describe(u.plan, u.topo, st.Text())
+	d.ID, d.QueryType, d.ConsumerGroupID = id, api.QueryPersistent, old.appID
+	d.Upgrade = u.report.String() + topologyChanges(old.topo, u.topo)
+	return d, true
+}
+
 // topologyChanges lists the stores and internal topics an upgrade keeps,
 // adds and drops.
 func topologyChanges(old, next *physical.Topology) string {
