@@ -7,3 +7,6 @@ var (
 	WithGlobalPartitionCheck = withGlobalPartitionCheck
 	WithReplicaFault         = withReplicaFault
 )
+
+// QueryStarts counts the persistent query runs the engine started.
+func (e *Engine) QueryStarts() int64 { return e.queryStarts.Load() }

@@ -145,6 +145,7 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 // start runs the query on the cluster. A query joining a global table
 // on Kafka loads its stores in the background first (global_start.go).
 func (q *query) start() error {
+	q.eng.queryStarts.Add(1)
 	if !q.eng.cluster.Synchronous() && len(q.topo.Globals) > 0 {
 		q.startLoadingGlobals()
 		return nil

@@ -391,3 +391,35 @@ func TestUpgradeAggregationKeepsCounts(t *testing.T) {
 		return nil
 	})
 }
+
+// TestUpgradeRestartRunsOnlyLatestPlan restarts a server whose command
+// topic holds a query's CREATE and its CREATE OR REPLACE, with records
+// written while it was down that only the new plan accepts: the replay
+// starts the query once, on its latest plan, so every one of them is in
+// the sink exactly once.
+func TestUpgradeRestartRunsOnlyLatestPlan(t *testing.T) {
+	br := startBrokerProcess(t)
+	n := startServerOn(t, br.Kafka)
+	n.mustKsql(purchasesDDL)
+	n.mustKsql("CREATE STREAM valid AS SELECT * FROM purchases WHERE cost > 0;")
+	n.mustKsql("CREATE OR REPLACE STREAM valid AS SELECT * FROM purchases WHERE quantity > 0;")
+	produce(t, br.Kafka, "purchases", "k00", `{"cost":0,"quantity":1}`)
+	awaitSink(t, n, "VALID", "k00")
+	group := queryGroup(t, n, "CSAS_VALID_1")
+	if err := testutil.WaitCommitted(timeoutCtx(t), kadm.NewClient(kafkaClient(t, br.Kafka)), group, "purchases"); err != nil {
+		t.Fatal(err)
+	}
+	n.stop()
+	keys := []string{"k00"}
+	var kvs []string
+	for i := 1; i <= 50; i++ {
+		keys = append(keys, fmt.Sprintf("k%02d", i))
+		kvs = append(kvs, keys[i], `{"cost":0,"quantity":1}`)
+	}
+	produce(t, br.Kafka, "purchases", kvs...)
+	n.start()
+	awaitSink(t, n, "VALID", keys...)
+	if got := queryStates(t, n); got != "CSAS_VALID_1=RUNNING" {
+		t.Fatalf("queries after the restart: %s", got)
+	}
+}
