@@ -6,6 +6,7 @@
 //	        ──GET /console/app.js, app.css (gzip when accepted) ──► dist/
 //	        ──POST /ksql, /query-stream, /close-query ──► statements, queries
 //	        ──GET /metrics, /clusterStatus, /tasks, /info, /healthcheck ──► live figures
+//	          (per query, per node of its topology, per task: consumer lag)
 //	        ──POST /query-stream on KSQL_PROCESSING_LOG ──► per-task late records, errors
 //	        ──GET /schema-registry/… ──► the embedded registry (read only)
 //

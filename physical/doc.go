@@ -29,7 +29,10 @@
 //	      between two sub-topologies (join_fk.go); global table: GlobalStore lookups.
 //
 // A Processor has one method, Process(row). Each task owns its processor
-// instances, so operators keep per-task buffers without locks. Describe
+// instances, so operators keep per-task buffers without locks. With
+// TaskEnv.Counts a task counts the records each of its nodes receives
+// (node_counts.go: one atomic counter per node of the query, no lookup per
+// record), for the per-processor rates of /metrics and the console. Describe
 // prints the topology in Kafka Streams' TopologyDescription format with
 // explicit, stable node names; golden tests pin it and EXPLAIN shows it.
 //

@@ -74,6 +74,9 @@ type TaskEnv struct {
 	// intervals, whatever the key) the task's windowed operator still
 	// accepts records for.
 	OpenWindows *atomic.Int64
+	// Counts, when set, counts the records each node of the task's
+	// sub-topology receives (shared by every task of the query here).
+	Counts *NodeCounts
 	// punctuators are called by Task.Punctuate with the wall-clock time.
 	punctuators []func(now int64) error
 	// current is the input record being processed, for log entries.

@@ -26,6 +26,9 @@ type Task struct {
 	ID   TaskID
 	env  *TaskEnv
 	head rawProcessor
+	// counts are the source nodes' record counters (TaskEnv.Counts; nil:
+	// not counted).
+	counts []sourceCount
 }
 
 // NewTask instantiates the processors of sub-topology sub for partition p.
@@ -35,7 +38,11 @@ func (t *Topology) NewTask(sub int, env *TaskEnv) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Task{ID: TaskID{SubTopology: sub, Partition: env.Partition}, env: env, head: head}, nil
+	task := &Task{ID: TaskID{SubTopology: sub, Partition: env.Partition}, env: env, head: head}
+	if env.Counts != nil {
+		task.counts = env.Counts.sources(sub)
+	}
+	return task, nil
 }
 
 // Process runs one input record through the task. The returned error is
@@ -54,6 +61,9 @@ func (t *Task) Process(r *InRecord) (err error) {
 			err = pe
 		}
 	}()
+	if t.counts != nil {
+		countInput(t.counts, r)
+	}
 	return t.head.ProcessRaw(r)
 }
 

@@ -4,21 +4,26 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // metricsCollector exports per-query figures in Prometheus' format:
-// records processed, processing-log entries, late records dropped, and
-// the stream time of each task. It reads the engine's state at scrape
-// time, so nothing is kept twice.
+// records processed, processing-log entries, late records dropped,
+// commit and transaction-end latencies, the stream time of each task,
+// each active task's consumer lag and the records each node of a
+// topology received. It reads the engine's state at scrape time, so
+// nothing is kept twice.
 type metricsCollector struct {
 	e                               *Engine
 	processed, logged, late, stream *prometheus.Desc
 	skipped, globalLoaded           *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
+	commit, commitMax               *prometheus.Desc
+	consumerLag, nodeRecords        *prometheus.Desc
 }
 
 func newMetricsCollector(e *Engine) *metricsCollector {
@@ -36,12 +41,21 @@ func newMetricsCollector(e *Engine) *metricsCollector {
 		txnEnd: prometheus.NewDesc("sqlstream_query_transaction_end_seconds",
 			"Time an exactly_once_v2 query took to end its transactions (cache and producer flush, offsets, EndTxn).", q, nil),
 		txnEndMax: prometheus.NewDesc("sqlstream_query_transaction_end_max_seconds", "Longest transaction end of an exactly_once_v2 query.", q, nil),
+		commit: prometheus.NewDesc("sqlstream_query_commit_seconds",
+			"Time an at_least_once query took to commit (store and producer flushes, checkpoints, the offset commit), for commits that sent offsets.", q, nil),
+		commitMax: prometheus.NewDesc("sqlstream_query_commit_max_seconds", "Longest commit of an at_least_once query.", q, nil),
+		consumerLag: prometheus.NewDesc("sqlstream_task_consumer_lag",
+			"Records an active task on this server has yet to process: from its position to each input partition's last stable offset as the last fetch told it, summed over its inputs (absent while unknown).",
+			[]string{"query", "task"}, nil),
+		nodeRecords: prometheus.NewDesc("sqlstream_node_records_total",
+			"Records a node of a persistent query's topology received on this server (a source: from its topic; a processor or sink: from the node before it).",
+			[]string{"query", "subtopology", "node"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords} {
 		ch <- d
 	}
 }
@@ -71,9 +85,30 @@ func (m *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstSummary(m.txnEnd, uint64(n), mean.Seconds()*float64(n), nil, q.id)
 			ch <- prometheus.MustNewConstMetric(m.txnEndMax, prometheus.GaugeValue, longest.Seconds(), q.id)
 		}
+		if n, mean, longest := q.commits.Snapshot(); n > 0 {
+			ch <- prometheus.MustNewConstSummary(m.commit, uint64(n), mean.Seconds()*float64(n), nil, q.id)
+			ch <- prometheus.MustNewConstMetric(m.commitMax, prometheus.GaugeValue, longest.Seconds(), q.id)
+		}
+		for _, c := range q.nodes.Snapshot() {
+			ch <- prometheus.MustNewConstMetric(m.nodeRecords, prometheus.CounterValue, float64(c.Records), q.id, strconv.Itoa(c.SubTopology), c.Node)
+		}
+		m.collectTasks(ch, q)
 	}
 	for _, s := range stateNames {
 		ch <- prometheus.MustNewConstMetric(m.queries, prometheus.GaugeValue, float64(states[s]), s)
+	}
+}
+
+// collectTasks exports the consumer lag of q's active tasks here.
+func (m *metricsCollector) collectTasks(ch chan<- prometheus.Metric, q *query) {
+	r := q.tasks()
+	if r == nil {
+		return
+	}
+	for _, t := range r.Tasks() {
+		if lag := t.ConsumerLag(); t.Role == RoleActive && lag >= 0 {
+			ch <- prometheus.MustNewConstMetric(m.consumerLag, prometheus.GaugeValue, float64(lag), q.id, t.Task)
+		}
 	}
 }
 

@@ -35,7 +35,9 @@ type query struct {
 	late        atomic.Int64 // records dropped for arriving after their window closed
 	skipped     atomic.Int64 // records a join skipped for a null key or value
 	streamTimes exec.StreamTimes
-	txnEnds     exec.Latencies // how long ending each transaction took (exactly_once_v2)
+	txnEnds     exec.Latencies       // how long ending each transaction took (exactly_once_v2)
+	commits     exec.Latencies       // how long each at_least_once commit took
+	nodes       *physical.NodeCounts // records each node of the topology received here
 	// globals are the global-table stores of the current run, filled
 	// before its runner starts (nil: the query joins no global table).
 	globals *global.Stores
@@ -60,7 +62,7 @@ func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physi
 		return nil, err
 	}
 	return &query{eng: e, id: id, appID: appID, sql: sql, plan: plan, topo: topo, props: set, cfg: cfg,
-		created: time.Now()}, nil
+		created: time.Now(), nodes: topo.NewNodeCounts()}, nil
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.

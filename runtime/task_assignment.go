@@ -138,6 +138,9 @@ type TaskAssignment = exec.TaskAssignment
 // StoreLag is how far one local store partition lags its changelog.
 type StoreLag = exec.StoreLag
 
+// InputLag is how far an active task is behind one input partition.
+type InputLag = exec.InputLag
+
 // QueryTasks is this server's tasks of one persistent query.
 type QueryTasks struct {
 	QueryID string
@@ -146,8 +149,8 @@ type QueryTasks struct {
 
 // TaskAssignments lists, per persistent query running on Kafka, the tasks
 // assigned to this server as active, standby or warmup, with their stores'
-// lag (an active task lags only while it restores). Queries in task order
-// and by id.
+// lag (an active task lags only while it restores) and each active task's
+// lag on its input partitions. Queries in task order and by id.
 func (e *Engine) TaskAssignments() []QueryTasks {
 	e.mu.Lock()
 	queries := e.sortedQueries()

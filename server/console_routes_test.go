@@ -112,12 +112,15 @@ func TestTasksEndpoint(t *testing.T) {
 	if rec := serve(New(tasksEngine{fakeEngine: newFakeEngine()}), "GET", "/tasks", "", ""); rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != "[]" {
 		t.Errorf("no queries: %d %s", rec.Code, rec.Body)
 	}
+	lag := int64(2)
 	e := tasksEngine{fakeEngine: newFakeEngine(), tasks: []api.QueryTasks{{QueryID: "CTAS_T_1", Tasks: []api.TaskInfo{
-		{TaskID: "0_0", Role: "ACTIVE", State: "RUNNING", Stores: []api.StoreLagInfo{{Store: "s", Partition: 0}}},
+		{TaskID: "0_0", Role: "ACTIVE", State: "RUNNING", Stores: []api.StoreLagInfo{{Store: "s", Partition: 0}}, ConsumerLag: &lag,
+			Inputs: []api.InputLagInfo{{Topic: "t", Position: 4, HighWatermark: 7, LastStableOffset: 6, Lag: 2}}},
 		{TaskID: "0_1", Role: "STANDBY", Stores: []api.StoreLagInfo{{Store: "s", Partition: 1, Position: 3, End: 5, Lag: 2}}},
 	}}}}
 	rec := serve(New(e), "GET", "/tasks", "", "")
-	want := `[{"queryId":"CTAS_T_1","tasks":[{"taskId":"0_0","role":"ACTIVE","state":"RUNNING","stores":[{"store":"s","partition":0,"position":0,"end":0,"lag":0}]},` +
+	want := `[{"queryId":"CTAS_T_1","tasks":[{"taskId":"0_0","role":"ACTIVE","state":"RUNNING","stores":[{"store":"s","partition":0,"position":0,"end":0,"lag":0}],` +
+		`"consumerLag":2,"inputs":[{"topic":"t","partition":0,"position":4,"highWatermark":7,"lastStableOffset":6,"lag":2}]},` +
 		`{"taskId":"0_1","role":"STANDBY","stores":[{"store":"s","partition":1,"position":3,"end":5,"lag":2}]}]}]`
 	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != want {
 		t.Errorf("GET /tasks: %d\n%s\nwant\n%s", rec.Code, rec.Body, want)

@@ -367,7 +367,19 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("the graph has no node %s", node)
 		}
 	}
-	b.until("the source node counts the records", `/query: [3-9] records in/.test(document.querySelector('[data-testid="topology"] [data-node="Source-CLICKS"]').textContent)`)
+	// Each node counts its own records (sqlstream_node_records_total):
+	// the source and the aggregation of sub-topology 1 the three inserted.
+	for _, node := range []string{"Source-CLICKS", "Aggregate-Aggregate"} {
+		b.until(node+" counts its records", `/(^|[^0-9])3 records in/.test(document.querySelector('[data-testid="topology"] [data-node="`+node+`"]').textContent)`)
+	}
+	b.until("a node's records/s", `/records\/s/.test(document.querySelector('[data-testid="topology"] [data-node="Sink-CLICKS_PER_PAGE"]').textContent)`)
+	// Every task of the query runs here and has processed its inputs:
+	// consumer lag 0 in the task table's column.
+	b.until("the tasks' consumer lag", `(() => { const rows = [...document.querySelectorAll('[data-testid="tasks"] tbody tr')].filter((tr) => tr.cells[1].textContent.startsWith('ACTIVE')); `+
+		`return rows.length === 4 && rows.every((tr) => tr.cells[2].textContent === '0'); })()`)
+	if head := b.text(`[data-testid="tasks"] thead`); !strings.Contains(head, "consumer lag") {
+		t.Errorf("the task table's columns: %q", head)
+	}
 	b.until("the store node shows its keys", `/2 keys/.test(document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]').textContent)`)
 	// A record that is not JSON: a deserialization error of a task of
 	// sub-topology 0, counted in the task table from the processing log.
@@ -375,7 +387,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	if err := cl.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: "clicks", Key: []byte("zed"), Value: []byte("not json")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	b.until("the task's processing-log error", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[7].textContent === '1')`)
+	b.until("the task's processing-log error", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[8].textContent === '1')`)
 	b.shot("topology")
 	b.tallShot("topology-graph", `[data-testid="tasks"]`)
 
@@ -391,7 +403,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	}
 	b.do("opening the windowed query", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_PER_MINUTE"]`)))
-	b.until("the task's late record", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[6].textContent === '1')`)
+	b.until("the task's late record", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[7].textContent === '1')`)
 	b.tallShot("late-record", `[data-testid="tasks"]`)
 
 	b.do("describing the table", chromedp.Click(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"]`)))
@@ -422,14 +434,21 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 
 	b.do("the charts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
-	b.until("five charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 5`)
+	b.until("seven charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 7`)
+	for _, chart := range []string{"consumer lag, records (tasks on this server)", "commit, mean ms (at_least_once)"} {
+		if !eval[bool](b, `!!document.querySelector('#charts .chart[data-chart="`+chart+`"] canvas')`) {
+			t.Errorf("no chart %q", chart)
+		}
+	}
 	var more []string
 	for i := range 20 {
 		more = append(more, fmt.Sprintf(`{"USER":"u%d","PAGE":"p%d","MS":%d}`, i, i%4, i))
 	}
 	insertRows(t, n, "CLICKS", more...)
 	b.until("the query's rate rises", `[...document.querySelectorAll('[data-testid="rates"] tbody tr')].some((tr) => tr.cells[0].textContent.startsWith('CTAS_CLICKS_PER_PAGE') && Number(tr.cells[1].textContent) > 0)`)
-	b.shot("metrics")
+	// The consumer lag chart's figure for the query: its tasks here, caught up.
+	b.until("the query's consumer lag", `[...document.querySelectorAll('[data-testid="rates"] tbody tr')].some((tr) => tr.cells[0].textContent.startsWith('CTAS_CLICKS_PER_PAGE') && tr.cells[5].textContent === '0')`)
+	b.tallShot("metrics", `#charts`)
 
 	b.do("the cluster's hosts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="cluster"]`)))
 	host := strings.TrimPrefix(n.URL, "http://")

@@ -28,9 +28,25 @@ func apiTasks(qs []runtime.QueryTasks) []api.QueryTasks {
 			for _, s := range t.Stores {
 				stores = append(stores, api.StoreLagInfo{Store: s.Store, Partition: s.Partition, Position: s.Position, End: s.End, Lag: s.Lag})
 			}
-			tasks = append(tasks, api.TaskInfo{TaskID: t.Task, Role: string(t.Role), State: t.State, Stores: stores})
+			tasks = append(tasks, apiTask(t, stores))
 		}
 		out = append(out, api.QueryTasks{QueryID: q.QueryID, Tasks: tasks})
+	}
+	return out
+}
+
+// apiTask is one task of GET /tasks: an active task with its consumer
+// lag and input partitions, a replica with its stores alone.
+func apiTask(t runtime.TaskAssignment, stores []api.StoreLagInfo) api.TaskInfo {
+	out := api.TaskInfo{TaskID: t.Task, Role: string(t.Role), State: t.State, Stores: stores}
+	if t.Role != runtime.RoleActive {
+		return out
+	}
+	lag := t.ConsumerLag()
+	out.ConsumerLag = &lag
+	for _, in := range t.Inputs {
+		out.Inputs = append(out.Inputs, api.InputLagInfo{Topic: in.Topic, Partition: in.Partition, Position: in.Position,
+			HighWatermark: in.HighWatermark, LastStableOffset: in.LastStableOffset, Lag: in.Lag})
 	}
 	return out
 }

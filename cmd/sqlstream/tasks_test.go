@@ -9,15 +9,24 @@ import (
 )
 
 // TestAPITasks: runtime's task view becomes GET /tasks' entities field
-// for field, with [] rather than null for no stores.
+// for field, with [] rather than null for no stores; an active task
+// carries its consumer lag (its known input lags summed) and inputs, a
+// replica neither.
 func TestAPITasks(t *testing.T) {
 	got := apiTasks([]runtime.QueryTasks{{QueryID: "Q", Tasks: []runtime.TaskAssignment{
-		{Task: "1_0", Role: runtime.RoleActive, State: "RESTORING", Stores: []runtime.StoreLag{{Store: "st", Partition: 0, Lag: 7}}},
+		{Task: "1_0", Role: runtime.RoleActive, State: "RESTORING", Stores: []runtime.StoreLag{{Store: "st", Partition: 0, Lag: 7}},
+			Inputs: []runtime.InputLag{{Topic: "a", Partition: 0, Position: 3, HighWatermark: 9, LastStableOffset: 8, Lag: 5},
+				{Topic: "b", Partition: 0, Position: -1, HighWatermark: -1, LastStableOffset: -1, Lag: -1}}},
+		{Task: "2_0", Role: runtime.RoleActive, State: "RUNNING", Inputs: []runtime.InputLag{{Topic: "c", Position: -1, HighWatermark: -1, LastStableOffset: -1, Lag: -1}}},
 		{Task: "1_1", Role: runtime.RoleWarmup, Stores: []runtime.StoreLag{{Store: "st", Partition: 1, Position: 2, End: -1, Lag: -1}}},
 		{Task: "0_1", Role: runtime.RoleStandby},
 	}}})
 	want := []api.QueryTasks{{QueryID: "Q", Tasks: []api.TaskInfo{
-		{TaskID: "1_0", Role: "ACTIVE", State: "RESTORING", Stores: []api.StoreLagInfo{{Store: "st", Partition: 0, Lag: 7}}},
+		{TaskID: "1_0", Role: "ACTIVE", State: "RESTORING", Stores: []api.StoreLagInfo{{Store: "st", Partition: 0, Lag: 7}}, ConsumerLag: ptr(5),
+			Inputs: []api.InputLagInfo{{Topic: "a", Partition: 0, Position: 3, HighWatermark: 9, LastStableOffset: 8, Lag: 5},
+				{Topic: "b", Partition: 0, Position: -1, HighWatermark: -1, LastStableOffset: -1, Lag: -1}}},
+		{TaskID: "2_0", Role: "ACTIVE", State: "RUNNING", Stores: []api.StoreLagInfo{}, ConsumerLag: ptr(-1),
+			Inputs: []api.InputLagInfo{{Topic: "c", Position: -1, HighWatermark: -1, LastStableOffset: -1, Lag: -1}}},
 		{TaskID: "1_1", Role: "WARMUP", Stores: []api.StoreLagInfo{{Store: "st", Partition: 1, Position: 2, End: -1, Lag: -1}}},
 		{TaskID: "0_1", Role: "STANDBY", Stores: []api.StoreLagInfo{}},
 	}}}
@@ -28,3 +37,5 @@ func TestAPITasks(t *testing.T) {
 		t.Errorf("no queries: %#v", got)
 	}
 }
+
+func ptr(v int64) *int64 { return &v }

@@ -22,10 +22,10 @@ const pollEvery = 20 * time.Millisecond
 // subscription topics, named <group>-…, changelogs aside), at least the
 // end offset the partition had when the wait began: every record
 // produced to them before the call has been processed and its offset
-// committed, so a restart does not read it again. The records must come
-// from producers outside transactions (a transaction's marker would sit
-// past the last committed offset). The error, once ctx ends, names the
-// partitions still behind.
+// committed, so a restart does not read it again. Records written in
+// transactions count too: the queries' clients keep the transaction
+// markers, so their committed offsets step over a marker at the end.
+// The error, once ctx ends, names the partitions still behind.
 func WaitCommitted(ctx context.Context, adm *kadm.Client, group string, topics ...string) error {
 	internal, err := readInternal(ctx, adm, group)
 	if err != nil {

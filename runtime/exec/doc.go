@@ -44,6 +44,12 @@
 // the query in ERROR with what to do next; a push query ends with the
 // same message. A query never keeps running while skipping records.
 //
+// A Kafka runner reports its tasks (task_report.go): roles, states,
+// their stores' changelog lags and each active task's consumer lag, its
+// position against its input partitions' ends as the fetches return them
+// (input_lag.go). The clients keep transaction markers so that positions
+// and committed offsets step over them (the tasks skip them).
+//
 // What only one cluster can do (ping a broker, commit a group's offsets,
 // tell whether a group caught up) is a method of Cluster that the other
 // answers as a cluster without it would, so the engine never asks which

@@ -224,7 +224,7 @@ func (r *kafkaRunner) rejoin(ctx context.Context, wipe []physical.TaskID) error 
 	r.tasks.closeAll()
 	r.groups.reset()
 	r.mu.Lock()
-	r.processed, r.committed = map[tp]int64{}, map[tp]int64{}
+	r.processed, r.committed, r.inputs = map[tp]int64{}, map[tp]int64{}, map[tp]*inputPosition{}
 	r.emitErr = nil
 	r.mu.Unlock()
 	if err := r.wipeTasks(wipe); err != nil {

@@ -60,10 +60,11 @@ type kafkaRunner struct {
 	// exactly-once commit flushes most cached keys, a record each.
 	changelogRecs sync.Pool
 
-	mu        sync.Mutex   // guards the maps below, emitErr and failed
-	processed map[tp]int64 // next offset to commit
-	committed map[tp]int64 // last committed offset
-	produced  map[tp]int64 // next offset of each changelog partition written
+	mu        sync.Mutex            // guards the maps below, emitErr and failed
+	processed map[tp]int64          // next offset to commit
+	committed map[tp]int64          // last committed offset
+	inputs    map[tp]*inputPosition // each input partition's position and end (input_lag.go)
+	produced  map[tp]int64          // next offset of each changelog partition written
 	emitErr   error
 	failed    error // the fatal error that ends the loop
 
@@ -121,6 +122,7 @@ func (r *kafkaRunner) newClient() error {
 
 func newKafkaRunner(k *Kafka, q *Query) *kafkaRunner {
 	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
+		inputs:   map[tp]*inputPosition{},
 		interval: q.Config.CommitInterval, workers: max(1, q.Config.Threads), done: make(chan struct{})}
 	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
 	r.groups = newTaskGroups(q.Topology, q.Config.MaxTaskIdle)
@@ -151,6 +153,12 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.RecordPartitioner(Partitioner()),
 		kgo.ProducerLinger(5*time.Millisecond),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// Transaction markers come with the records, so the processed
+		// offsets (committed, and the tasks' positions) step over a
+		// marker as Kafka Streams' consumer position does, instead of
+		// stopping one short of a transactional topic's end (KAFKA-6607);
+		// the tasks skip them.
+		kgo.KeepControlRecords(),
 	)
 }
 
@@ -212,6 +220,7 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 			delete(r.fresh, r.tasks.keyOf(topic, p))
 			delete(r.processed, tp{topic, p})
 			delete(r.committed, tp{topic, p})
+			delete(r.inputs, tp{topic, p})
 			r.mu.Unlock()
 		}
 	}
@@ -340,6 +349,7 @@ func (r *kafkaRunner) round(ctx context.Context, commitDue bool) error {
 // process runs the fetched records through their tasks, one task per
 // worker at a time (workUnits).
 func (r *kafkaRunner) process(fs kgo.Fetches) error {
+	r.noteFetches(fs)
 	units := r.workUnits(fs)
 	if len(units) == 0 {
 		return nil
@@ -369,6 +379,9 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 	}
 	var in physical.InRecord
 	for _, rec := range p.Records {
+		if rec.Attrs.IsControl() {
+			continue
+		}
 		fromKgo(rec, &in)
 		if err := t.task.Process(&in); err != nil {
 			k := r.tasks.keyOf(p.Topic, p.Partition)
@@ -380,7 +393,7 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 		return err
 	}
 	r.mu.Lock()
-	r.processed[tp{p.Topic, p.Partition}] = p.Records[len(p.Records)-1].Offset + 1
+	r.processedTo(tp{p.Topic, p.Partition}, p.Records[len(p.Records)-1].Offset+1)
 	if len(r.fresh) > 0 {
 		r.firstRecords(r.tasks.keyOf(p.Topic, p.Partition))
 	}
@@ -391,8 +404,10 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 // commit flushes stores and outputs, checkpoints the stores and then
 // commits the processed input offsets. An error means nothing was
 // committed: a store that could not flush, a producer flush cut short by
-// ctx, or a record the broker refused since the last commit.
+// ctx, or a record the broker refused since the last commit. A commit
+// that sent offsets is timed (Query.Commits).
 func (r *kafkaRunner) commit(ctx context.Context) error {
+	start := time.Now()
 	if err := r.releaseOutputs(); err != nil {
 		return err
 	}
@@ -414,18 +429,20 @@ func (r *kafkaRunner) commit(ctx context.Context) error {
 		return fmt.Errorf("writing an output or changelog record: %w", err)
 	}
 	r.checkpoint()
-	r.commitOffsets(ctx)
+	if r.commitOffsets(ctx) && r.q.Commits != nil {
+		r.q.Commits.Observe(time.Since(start))
+	}
 	return nil
 }
 
 // commitOffsets commits the processed offsets not yet committed. Offsets
 // the coordinator did not accept (ctx ended, a rebalance) stay dirty, so
 // the next commit, at the latest the final one when the runner stops,
-// sends them again.
-func (r *kafkaRunner) commitOffsets(ctx context.Context) {
+// sends them again. It reports whether there were offsets to send.
+func (r *kafkaRunner) commitOffsets(ctx context.Context) bool {
 	offsets := r.dirtyOffsets()
 	if len(offsets) == 0 {
-		return
+		return false
 	}
 	r.cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		if err == nil {
@@ -439,6 +456,7 @@ func (r *kafkaRunner) commitOffsets(ctx context.Context) {
 		}
 		r.markCommitted(offsets)
 	})
+	return true
 }
 
 // producedOffset is the offset of the last record produced to a

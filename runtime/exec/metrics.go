@@ -72,7 +72,8 @@ func (s *StreamTimes) Snapshot() map[string]int64 {
 }
 
 // Latencies keeps the count, total and maximum of a duration (the time
-// transactions take to end, for the query's metrics).
+// transactions take to end, or at_least_once commits take, for the
+// query's metrics).
 type Latencies struct {
 	mu         sync.Mutex
 	n          int64

@@ -69,6 +69,16 @@ func (g *partitionGroup) add(p kgo.FetchTopicPartition) {
 	if q == nil || p.Err != nil {
 		return
 	}
+	fetched := int64(-1) // the offset after the fetch's last record, a marker's too
+	if n := len(p.Records); n > 0 {
+		fetched = p.Records[n-1].Offset + 1
+	}
+	if recs := dataRecords(p.Records); len(recs) < len(p.Records) {
+		if len(recs) == 0 && len(q.recs) == 0 {
+			q.done = fetched // only markers, nothing waiting: step over them
+		}
+		p.Records = recs
+	}
 	if len(p.Records) == 0 {
 		if q.lag != 0 {
 			q.lag, q.deadline = 0, time.Time{}
@@ -81,7 +91,25 @@ func (g *partitionGroup) add(p kgo.FetchTopicPartition) {
 	if end <= 0 {
 		end = p.HighWatermark
 	}
-	q.lag = max(0, end-(p.Records[len(p.Records)-1].Offset+1))
+	q.lag = max(0, end-fetched)
+}
+
+// dataRecords drops the transaction markers of recs (the clients keep
+// them to step over their offsets).
+func dataRecords(recs []*kgo.Record) []*kgo.Record {
+	for i, r := range recs {
+		if !r.Attrs.IsControl() {
+			continue
+		}
+		out := append(make([]*kgo.Record, 0, len(recs)-1), recs[:i]...)
+		for _, r := range recs[i+1:] {
+			if !r.Attrs.IsControl() {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	return recs
 }
 
 // next removes and returns the record to process now, or nil when the
@@ -150,6 +178,17 @@ func (g *partitionGroup) holds(q *partitionQueue, now time.Time) bool {
 func (g *partitionGroup) hasEmpty() bool {
 	for _, q := range g.queues {
 		if len(q.recs) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stepped reports whether a queue stepped over markers (takeDone has
+// an offset to give).
+func (g *partitionGroup) stepped() bool {
+	for _, q := range g.queues {
+		if q.done >= 0 {
 			return true
 		}
 	}

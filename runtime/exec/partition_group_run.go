@@ -58,13 +58,14 @@ func (g *taskGroups) add(ts *taskSet, p kgo.FetchTopicPartition) {
 	pg.add(p)
 }
 
-// pending returns the tasks whose groups hold records.
+// pending returns the tasks whose groups hold records or stepped over
+// transaction markers.
 func (g *taskGroups) pending() []physical.TaskID {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out []physical.TaskID
 	for k, pg := range g.groups {
-		if pg.buffered() {
+		if pg.buffered() || pg.stepped() {
 			out = append(out, k)
 		}
 	}
@@ -166,7 +167,7 @@ func (r *kafkaRunner) processGroup(k physical.TaskID) error {
 		err = r.releaseIfFull(k, t)
 	}
 	r.mu.Lock()
-	pg.takeDone(func(p tp, next int64) { r.processed[p] = next })
+	pg.takeDone(r.processedTo)
 	r.mu.Unlock()
 	return err
 }

@@ -133,3 +133,40 @@ func assertReleased(t *testing.T, got, want []string) {
 		}
 	}
 }
+
+// controlRecord is a transaction's commit marker at offset off of
+// topic's partition 0 (the runners' clients keep them).
+func controlRecord(topic string, off int64) *kgo.Record {
+	return &kgo.Record{Topic: topic, Offset: off, Attrs: kgo.NewRecordAttrs(kgo.RecordAttrsOpts{Transactional: true, Control: true})}
+}
+
+// TestPartitionGroupStepsOverMarkers: transaction markers are never
+// released to the task; a fetch of markers alone, with nothing waiting,
+// moves the partition's processed offset past them (the task's position
+// reaches the topic's end), and the group counts as caught up there; a
+// marker at the end of a fetch is no lag (no idle wait for it).
+func TestPartitionGroupStepsOverMarkers(t *testing.T) {
+	g := twoInputs(-1)
+	p := fetched("stream", 0, 2, 1000)
+	p.Records = append(p.Records, controlRecord("stream", 1))
+	g.add(p)
+	if q := g.queue(tp{"stream", 0}); q.lag != 0 {
+		t.Errorf("lag %d after a record and its marker at the end, want 0", q.lag)
+	}
+	got := drain(g, time.Now())
+	assertReleased(t, got, []string{"stream@01.000"})
+	only := fetched("stream", 2, 3)
+	only.Records = append(only.Records, controlRecord("stream", 2))
+	g.add(only)
+	if !g.stepped() || g.buffered() {
+		t.Fatalf("a fetch of one marker: stepped %v, buffered %v; want stepped over, nothing queued", g.stepped(), g.buffered())
+	}
+	var done []int64
+	g.takeDone(func(_ tp, next int64) { done = append(done, next) })
+	if len(done) != 1 || done[0] != 3 {
+		t.Errorf("processed offsets %v after the marker at 2, want [3]", done)
+	}
+	if q := g.queue(tp{"stream", 0}); q.lag != 0 {
+		t.Errorf("lag %d after the markers, want 0", q.lag)
+	}
+}

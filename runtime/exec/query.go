@@ -40,7 +40,14 @@ type Query struct {
 	Skipped     *atomic.Int64 // records a join skipped (TaskEnv.Skipped)
 	StreamTimes *StreamTimes  // each task's stream time and open windows
 	TxnEnds     *Latencies    // how long ending each transaction took (exactly_once_v2)
-	Restores    *Restores     // each store's restoration progress
+	// Commits, when set, times each at_least_once commit that sent
+	// offsets (store and producer flushes, checkpoints, the offset
+	// commit).
+	Commits  *Latencies
+	Restores *Restores // each store's restoration progress
+	// Nodes counts the records each node of the topology receives (nil:
+	// not counted).
+	Nodes *physical.NodeCounts
 
 	// Balancer makes the query's group balancer (Kafka only): it assigns
 	// whole tasks and calls back through hooks.

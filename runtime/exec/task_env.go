@@ -26,6 +26,9 @@ type taskEnvs struct {
 	times *StreamTimes
 	// skipped, when set, counts the records tasks skip (TaskEnv.Skipped).
 	skipped *atomic.Int64
+	// nodes, when set, counts the records each node receives
+	// (TaskEnv.Counts).
+	nodes *physical.NodeCounts
 	// transactional opens the stores for exactly_once_v2 (state.
 	// Transactional): their writes reach Pebble only when the runner
 	// commits them with its Kafka transaction.
@@ -46,7 +49,7 @@ type taskEnvs struct {
 // its stores (nil for a stateless task).
 func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv, *taskStores) {
 	env := &physical.TaskEnv{Partition: p, Emit: b.emit, Rows: b.rows, Log: b.log,
-		ThrowOnInvalidTimestamp: b.cfg.ThrowOnInvalid, IdleCloseMs: b.cfg.IdleCloseMs, Skipped: b.skipped}
+		ThrowOnInvalidTimestamp: b.cfg.ThrowOnInvalid, IdleCloseMs: b.cfg.IdleCloseMs, Skipped: b.skipped, Counts: b.nodes}
 	if b.emit != nil {
 		env.LateTopic = b.cfg.LateTopic
 	}
@@ -77,7 +80,7 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 // emitting through emit and writing changelogs to sink.
 func (q *Query) envs(emit physical.Emitter, sink changelogSink) *taskEnvs {
 	return &taskEnvs{cfg: q.Config, emit: emit, log: q.Log, db: q.DB, appID: q.AppID, sink: sink,
-		times: q.StreamTimes, skipped: q.Skipped, globals: q.Globals}
+		times: q.StreamTimes, skipped: q.Skipped, nodes: q.Nodes, globals: q.Globals}
 }
 
 // envs returns the builder of the environments of the push query's

@@ -9,9 +9,10 @@ import (
 )
 
 // What a Kafka runner reports of its share of a query's tasks: which run
-// here (ACTIVE), which are kept warm (STANDBY, WARMUP), and how far each
-// copy's stores lag their changelogs (Engine.TaskAssignments,
-// /clusterStatus and pull-query routing read it).
+// here (ACTIVE), which are kept warm (STANDBY, WARMUP), how far each
+// copy's stores lag their changelogs, and how far each active task lags
+// its input partitions (input_lag.go; Engine.TaskAssignments, GET /tasks,
+// /metrics, /clusterStatus and pull-query routing read it).
 
 // TaskRole is what a server does with a task.
 type TaskRole string
@@ -28,6 +29,9 @@ type TaskAssignment struct {
 	Role   TaskRole
 	State  string // an active task's state (RESTORING, RUNNING…); "" for a replica
 	Stores []StoreLag
+	// Inputs is an active task's lag on each input partition (none for
+	// a replica; input_lag.go).
+	Inputs []InputLag
 }
 
 // StoreLag is how far one local store partition lags its changelog. A
@@ -52,7 +56,7 @@ func (r *kafkaRunner) Tasks() []TaskAssignment {
 	}
 	r.tasks.mu.Unlock()
 	for k, s := range active {
-		out = append(out, TaskAssignment{Task: k.String(), Role: RoleActive, State: s.String(), Stores: r.activeLags(k)})
+		out = append(out, TaskAssignment{Task: k.String(), Role: RoleActive, State: s.String(), Stores: r.activeLags(k), Inputs: r.inputLags(k)})
 	}
 	if r.standby != nil {
 		out = append(out, r.standby.assignments()...)

@@ -369,18 +369,22 @@ async function followLog(g) {
   }
 }
 
-// refreshQueryFigures writes the live figures of the open query: the
-// input rate on its sources, store keys, bytes and changelog lag on its
-// stores, and the per-task table.
+// refreshQueryFigures writes the live figures of the open query: each
+// source's, processor's and sink's records and records/s on this server
+// (sqlstream_node_records_total; a join's inner nodes are not counted),
+// store keys, bytes and changelog lag on its stores, and the per-task
+// table.
 async function refreshQueryFigures() {
   const g = state.graph;
   if (!g) return;
   const [stats, cluster, tasks] = await Promise.all([storeStats(g.desc), getJSON('/clusterStatus').catch(() => null), getJSON('/tasks').catch(() => [])]);
   const lags = storeLags(cluster, g.id);
-  const rate = state.history.latest('processed', g.id);
+  const nodes = state.history.nodeFigures(g.id);
   g.update((n) => {
-    // The engine counts records per query, not per processor.
-    if (n.kind === 'source') return [`query: ${state.history.total('processed', g.id) ?? '–'} records in`, rate === null ? '' : `${rate.toFixed(1)} records/s`];
+    const c = nodes[n.label];
+    if (c && (n.kind === 'source' || n.kind === 'processor' || n.kind === 'sink')) {
+      return [`${c.total} records in`, c.rate === null ? '' : `${c.rate.toFixed(1)} records/s`];
+    }
     if (n.kind === 'store') {
       const s = sum(stats, n.label);
       const lag = lags.filter((l) => l.store === n.label).reduce((a, l) => a + l.lag, 0);
@@ -433,8 +437,9 @@ function renderRates() {
     const r = hs.latest(k, q);
     return r === null ? '' : r.toFixed(1);
   };
-  const rows = hs.queries().map((q) => [q, rate('processed', q), rate('logged', q), rate('late', q), hs.total('processed', q) ?? '', hs.points[hs.points.length - 1].storeLag[q] ?? '']);
-  $('rates').replaceChildren(table(['query', 'records/s', 'processing-log/s', 'late/s', 'records in', 'store changelog lag'], rows));
+  const last = hs.points[hs.points.length - 1];
+  const rows = hs.queries().map((q) => [q, rate('processed', q), rate('logged', q), rate('late', q), hs.total('processed', q) ?? '', last.consumerLag[q] ?? '', last.storeLag[q] ?? '']);
+  $('rates').replaceChildren(table(['query', 'records/s', 'processing-log/s', 'late/s', 'records in', 'consumer lag (here)', 'store changelog lag'], rows));
 }
 
 // lagByQuery sums each query's store changelog lags over its store
@@ -450,16 +455,21 @@ function lagByQuery(cluster) {
 }
 
 // renderTasks lists each task (sub-topology_partition) with its role and
-// state on this server (/tasks), its stores' size and lag, its stream time
+// state on this server (/tasks), an active task's consumer lag (records
+// between its position and its inputs' ends, "?" until a fetch told
+// them), its stores' size and lag, its stream time
 // and open windows (windowed tasks), and its late records and other
 // processing-log entries as the processing log holds them (followLog).
 function renderTasks(g, stats, lags, here) {
   const subOf = {};
   for (const n of g.graph.nodes.values()) if (n.kind === 'store') subOf[n.label] = n.sub;
   const tasks = new Map();
-  const task = (id) => tasks.get(id) || tasks.set(id, { id, role: '', stores: [], lag: [], stream: '', open: '', late: 0, errors: 0 }).get(id);
+  const task = (id) => tasks.get(id) || tasks.set(id, { id, role: '', consumer: '', stores: [], lag: [], stream: '', open: '', late: 0, errors: 0 }).get(id);
   for (const [id, c] of g.logCounts) Object.assign(task(id), c);
-  for (const t of here) task(t.taskId).role = t.role + (t.state ? ' ' + t.state : '');
+  for (const t of here) {
+    task(t.taskId).role = t.role + (t.state ? ' ' + t.state : '');
+    if (t.consumerLag !== undefined) task(t.taskId).consumer = consumerLag(t);
+  }
   for (const s of stats) task(`${subOf[s.store] ?? '?'}_${s.partition}`).stores.push(`${s.store}: ${s.keys} keys, ~${bytes(s.bytes)}`);
   for (const l of lags) task(`${subOf[l.store] ?? '?'}_${l.partition}`).lag.push(`${l.host}: ${l.lag}`);
   for (const s of state.samples) {
@@ -474,8 +484,16 @@ function renderTasks(g, stats, lags, here) {
   box.appendChild(h('div', { class: 'muted' }, `query totals: ${late} late records dropped, ${logged} processing-log entries` +
     (g.logError ? ` (reading the processing log: ${g.logError})` : '')));
   const rows = [...tasks.values()].sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
-  box.appendChild(table(['task', 'here', 'store size', 'changelog lag by host', 'stream time', 'open windows', 'late records (by origin)', 'processing-log errors (by origin)'],
-    rows.map((t) => [t.id, t.role, t.stores.join('; '), t.lag.join('; '), t.stream, t.open, t.late, t.errors])));
+  box.appendChild(table(['task', 'here', 'consumer lag', 'store size', 'changelog lag by host', 'stream time', 'open windows', 'late records (by origin)', 'processing-log errors (by origin)'],
+    rows.map((t) => [t.id, t.role, t.consumer, t.stores.join('; '), t.lag.join('; '), t.stream, t.open, t.late, t.errors])));
+}
+
+// consumerLag is an active task's consumer lag, with each input's
+// position and end when it reads several.
+function consumerLag(t) {
+  const total = t.consumerLag < 0 ? '?' : String(t.consumerLag);
+  if ((t.inputs || []).length < 2) return total;
+  return `${total} (${t.inputs.map((i) => `${i.topic}: ${i.lag < 0 ? '?' : i.lag}`).join(', ')})`;
 }
 
 function bytes(n) {

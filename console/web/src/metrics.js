@@ -1,8 +1,9 @@
 // Live metrics: GET /metrics (Prometheus' text format) polled every few
 // seconds, turned into per-query rates — records processed, processing-
-// log entries, late records — and the mean transaction end of
-// exactly_once_v2 queries, drawn with uPlot, with the stores' changelog
-// lag from /clusterStatus.
+// log entries, late records — the mean transaction end of
+// exactly_once_v2 queries and the mean commit of at_least_once ones, the
+// consumer lag of this server's tasks and each topology node's records,
+// drawn with uPlot, with the stores' changelog lag from /clusterStatus.
 
 import uPlot from 'uplot';
 
@@ -27,6 +28,13 @@ export function perQuery(samples, name) {
   return out;
 }
 
+// perNode sums sqlstream_node_records_total of query q by node name.
+export function perNode(samples, q) {
+  const out = {};
+  for (const s of samples) if (s.name === 'sqlstream_node_records_total' && s.labels.query === q) out[s.labels.node] = (out[s.labels.node] || 0) + s.value;
+  return out;
+}
+
 const COUNTERS = {
   processed: 'sqlstream_query_records_processed_total',
   logged: 'sqlstream_query_processing_log_total',
@@ -40,7 +48,7 @@ export class History {
   constructor(keep = 60) {
     this.keep = keep;
     this.times = [];
-    this.points = []; // [{processed: {q: n}, …, txnSum: {q}, txnCount: {q}}]
+    this.points = []; // [{processed: {q: n}, …, txnSum: {q}, txnCount: {q}, consumerLag: {q}, samples}]
   }
 
   // add records one poll: the /metrics samples and the store changelog
@@ -50,6 +58,12 @@ export class History {
     for (const [k, name] of Object.entries(COUNTERS)) p[k] = perQuery(samples, name);
     p.txnSum = perQuery(samples, 'sqlstream_query_transaction_end_seconds_sum');
     p.txnCount = perQuery(samples, 'sqlstream_query_transaction_end_seconds_count');
+    p.commitSum = perQuery(samples, 'sqlstream_query_commit_seconds_sum');
+    p.commitCount = perQuery(samples, 'sqlstream_query_commit_seconds_count');
+    // Each task's lag is exported once known; a query with none known
+    // has no point.
+    p.consumerLag = perQuery(samples, 'sqlstream_task_consumer_lag');
+    p.samples = samples;
     this.times.push(t);
     this.points.push(p);
     if (this.times.length > this.keep) {
@@ -97,11 +111,38 @@ export class History {
 
   // txnMeanMs is the mean transaction end, in ms, between two points.
   txnMeanMs(q) {
+    return this.meanMs('txnSum', 'txnCount', q);
+  }
+
+  // commitMeanMs is the mean at_least_once commit, in ms, between two
+  // points.
+  commitMeanMs(q) {
+    return this.meanMs('commitSum', 'commitCount', q);
+  }
+
+  // meanMs is the mean of a summary (fields sum and count) of query q,
+  // in ms, between each two points (null where none was observed).
+  meanMs(sum, count, q) {
     const out = [];
     for (let i = 1; i < this.points.length; i++) {
-      const ds = (this.points[i].txnSum[q] ?? 0) - (this.points[i - 1].txnSum[q] ?? 0);
-      const dc = (this.points[i].txnCount[q] ?? 0) - (this.points[i - 1].txnCount[q] ?? 0);
+      const ds = (this.points[i][sum][q] ?? 0) - (this.points[i - 1][sum][q] ?? 0);
+      const dc = (this.points[i][count][q] ?? 0) - (this.points[i - 1][count][q] ?? 0);
       out.push(dc > 0 ? (ds / dc) * 1000 : null);
+    }
+    return out;
+  }
+
+  // nodeFigures returns, for each node of query q, its records so far
+  // and its records/s between the last two points (null with one point).
+  nodeFigures(q) {
+    const n = this.points.length;
+    const out = {};
+    if (!n) return out;
+    const now = perNode(this.points[n - 1].samples, q);
+    const before = n > 1 ? perNode(this.points[n - 2].samples, q) : {};
+    const dt = n > 1 ? this.times[n - 1] - this.times[n - 2] : 0;
+    for (const [node, total] of Object.entries(now)) {
+      out[node] = { total, rate: dt > 0 && before[node] !== undefined ? Math.max(total - before[node], 0) / dt : null };
     }
     return out;
   }
@@ -122,6 +163,8 @@ export class Charts {
       ['processing-log entries/s', (q) => history.rate('logged', q)],
       ['late records/s', (q) => history.rate('late', q)],
       ['transaction end, mean ms (exactly_once_v2)', (q) => history.txnMeanMs(q)],
+      ['commit, mean ms (at_least_once)', (q) => history.commitMeanMs(q)],
+      ['consumer lag, records (tasks on this server)', (q) => history.gauge('consumerLag', q)],
       ['store changelog lag, records (all hosts)', (q) => history.gauge('storeLag', q)],
     ];
     const key = qs.join(',');

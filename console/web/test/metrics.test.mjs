@@ -1,7 +1,7 @@
 // /metrics parsing and per-query rates (node --test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseMetrics, perQuery, History } from '../src/metrics.js';
+import { parseMetrics, perQuery, perNode, History } from '../src/metrics.js';
 
 const at = (n, logged) => `# HELP sqlstream_query_records_processed_total Input records.
 # TYPE sqlstream_query_records_processed_total counter
@@ -52,4 +52,26 @@ sqlstream_query_transaction_end_seconds_count{query="Q"} ${count}
   const [a, b] = h.txnMeanMs('Q');
   assert.ok(Math.abs(a - 50) < 1e-9, `mean ${a}`);
   assert.equal(b, null);
+});
+
+test('the mean at_least_once commit, the tasks\' consumer lag and each node\'s records', () => {
+  const alos = (count, sum, lag0, source) => `sqlstream_query_records_processed_total{query="Q"} 1
+sqlstream_query_commit_seconds_sum{query="Q"} ${sum}
+sqlstream_query_commit_seconds_count{query="Q"} ${count}
+sqlstream_task_consumer_lag{query="Q",task="0_0"} ${lag0}
+sqlstream_task_consumer_lag{query="Q",task="0_1"} 2
+sqlstream_node_records_total{node="Source-S",query="Q",subtopology="0"} ${source}
+sqlstream_node_records_total{node="Sink-T",query="Q",subtopology="0"} 4
+sqlstream_node_records_total{node="Source-S",query="OTHER",subtopology="0"} 99
+`;
+  const h = new History();
+  assert.deepEqual(h.nodeFigures('Q'), {});
+  h.add(0, parseMetrics(alos(1, 0.004, 10, 6)));
+  assert.deepEqual(h.nodeFigures('Q'), { 'Source-S': { total: 6, rate: null }, 'Sink-T': { total: 4, rate: null } });
+  h.add(2, parseMetrics(alos(3, 0.010, 0, 10)));
+  const [mean] = h.commitMeanMs('Q');
+  assert.ok(Math.abs(mean - 3) < 1e-9, `mean ${mean}`);
+  assert.deepEqual(h.gauge('consumerLag', 'Q'), [2]);
+  assert.deepEqual(h.nodeFigures('Q'), { 'Source-S': { total: 10, rate: 2 }, 'Sink-T': { total: 4, rate: 0 } });
+  assert.deepEqual(perNode(parseMetrics(alos(1, 0, 0, 1)), 'OTHER'), { 'Source-S': 99 });
 });
