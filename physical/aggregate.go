@@ -54,6 +54,7 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 		topic := b.internalName(repartitionName)
 		b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
 		key, value := b.prepFormats(topic, prep)
+		b.topo.notePartitionKey(topic, key, prep.Keys())
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: repartitionName + "-sink", Topic: topic},
 			make: func(env *TaskEnv, _ Processor) (Processor, error) {
 				return newRepartitionSink(env, topic, prep, key, value)

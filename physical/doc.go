@@ -440,8 +440,14 @@
 // NULL as its proto3 default); a stream–stream join's window stores keep
 // each side's rows in that side's value format. Table-side join store
 // values (timestamp ‖ row) and the aggregate and foreign-key stores stay
-// sqlstream's own encoding. Each command records `internalFormats:
-// "sources"`; queries of commands recorded before it keep JSON internal
+// sqlstream's own encoding. A foreign-key join whose right table is keyed
+// in a registry format copies that table through
+// `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
+// ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
+// writes are the bytes the right rows are keyed and partitioned by. Each
+// command records `internalFormats: "sources/2"` (commands recorded with
+// `"sources"` keep their FK joins unreformatted, planner.Defaults.
+// LegacyRegistryJoinSteps); queries of commands recorded before it keep JSON internal
 // topics (and the kept side's key format on join repartition keys, as they
 // had), so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,

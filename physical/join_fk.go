@@ -28,19 +28,25 @@ const (
 // response goes back to the partition its left row came from. The two
 // sources need not be co-partitioned.
 func (b *builder) startForeignJoin(n *planner.Join) {
+	right := n.Right.Source
+	if n.Right.Reformat {
+		right = reformatted(n, planner.JoinRight, b.internal(), b.reformatTable(n, planner.JoinRight))
+	}
 	reg, resp := b.internalName(fkRegistrationName), b.internalName(fkResponseName)
 	rightTopic := n.Right.Source.Topic
 	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: reg, PartitionsOf: rightTopic}, InternalTopic{Name: resp})
 
 	b.table = true
-	rseg := &segment{topics: []string{reg, rightTopic}}
+	rseg := &segment{topics: []string{reg, right.Topic}}
 	b.cur = rseg
 	rstore, sstore := b.store(joinStoreName(n, planner.JoinRight)), b.store(fkSubscriptionName)
 	for i := len(b.topo.Internal) - 2; i < len(b.topo.Internal); i++ {
 		b.topo.Internal[i].PartitionsOf = rightTopic
 	}
-	rseg.joinDescs = fkRightDescs(n, reg, resp, rstore.Name, sstore.Name)
-	rseg.head = func(env *TaskEnv, _ Processor) (rawProcessor, error) { return b.newForeignRight(env, n, reg, resp) }
+	rseg.joinDescs = fkRightDescs(n, right, reg, resp, rstore.Name, sstore.Name)
+	rseg.head = func(env *TaskEnv, _ Processor) (rawProcessor, error) {
+		return b.newForeignRight(env, n, right, reg, resp)
+	}
 	b.finish()
 
 	lseg := &segment{topics: []string{n.Left.Source.Topic, resp}}
@@ -48,13 +54,14 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 	lstore := b.store(joinStoreName(n, planner.JoinLeft))
 	lseg.joinDescs = fkLeftDescs(n, reg, resp, lstore.Name)
 	lseg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		return b.newForeignLeft(env, n, reg, resp, next)
+		return b.newForeignLeft(env, n, right, reg, resp, next)
 	}
 }
 
 // newForeignRight makes the right sub-topology's head: subscriptions and
-// right-table changes answered on the response topic.
-func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp string) (rawProcessor, error) {
+// right-table changes (read from rightSrc: the right table's topic, or
+// its reformat topic) answered on the response topic.
+func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *planner.Source, reg, resp string) (rawProcessor, error) {
 	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys)
 	if err != nil {
 		return nil, err
@@ -63,26 +70,28 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, reg, resp strin
 	if err != nil {
 		return nil, err
 	}
-	fk, err := format.NewKeyCodec(n.Right.Source.KeyFormat, n.Right.Source.Schema.Keys())
+	fk, err := format.NewKeyCodec(rightSrc.KeyFormat, n.Right.Source.Schema.Keys())
 	if err != nil {
 		return nil, err
 	}
 	r := &fkResponder{env: env, right: right, subs: subs, topic: resp}
 	head := &joinHead{byTopic: map[string]rawProcessor{reg: &fkSubscriptionSource{env: env, fk: fk, r: r}}}
-	if err := b.addSourceOp(env, head, n.Right.Source, &fkRightSide{r: r}); err != nil {
+	if err := b.addSourceOp(env, head, rightSrc, &fkRightSide{r: r}); err != nil {
 		return nil, err
 	}
 	return head, nil
 }
 
 // newForeignLeft makes the left sub-topology's head: left changes send
-// subscriptions, responses are joined with the current left row.
-func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string, next Processor) (rawProcessor, error) {
+// subscriptions, keyed by the foreign key as rightSrc's records are keyed
+// (so a subscription lands in its right row's partition), responses are
+// joined with the current left row.
+func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planner.Source, reg, resp string, next Processor) (rawProcessor, error) {
 	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys)
 	if err != nil {
 		return nil, err
 	}
-	fk, err := format.NewKeyCodec(n.Right.Source.KeyFormat, n.Right.Source.Schema.Keys())
+	fk, err := format.NewKeyCodec(rightSrc.KeyFormat, n.Right.Source.Schema.Keys())
 	if err != nil {
 		return nil, err
 	}
@@ -100,9 +109,9 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, reg, resp string
 }
 
 // fkRightDescs describes the right sub-topology of a foreign-key join.
-func fkRightDescs(n *planner.Join, reg, resp, rstore, sstore string) []*NodeDesc {
+func fkRightDescs(n *planner.Join, right *planner.Source, reg, resp, rstore, sstore string) []*NodeDesc {
 	regSrc := &NodeDesc{Kind: "Source", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-source", Topic: reg}
-	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: n.Right.Source.Topic}
+	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: right.Topic}
 	recv := &NodeDesc{Kind: "Processor", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR", Stores: []string{sstore, rstore}, Prev: []string{regSrc.Name}}
 	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{rstore, sstore}, Prev: []string{rs.Name}}
 	sink := &NodeDesc{Kind: "Sink", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-sink", Topic: resp, Prev: []string{recv.Name, rm.Name}}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -33,8 +34,12 @@ func sideKeyed(side planner.JoinSide) string {
 func (b *builder) reformatTable(n *planner.Join, side planner.JoinSide) string {
 	name := n.Prefix + reformatName(side)
 	topic := b.internalName(name)
-	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
 	in := joinInput(n, side)
+	it := InternalTopic{Name: topic}
+	if n.Foreign() {
+		it.PartitionsOf = in.Source.Topic // the right table's count, as the FK topics'
+	}
+	b.topo.Internal = append(b.topo.Internal, it)
 	b.startSource(&planner.Scan{Source: in.Source, Alias: in.Alias})
 	via := reformatted(n, side, b.internal(), topic)
 	b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: name + "-sink", Topic: topic},
@@ -44,7 +49,8 @@ func (b *builder) reformatTable(n *planner.Join, side planner.JoinSide) string {
 }
 
 // reformatted describes a side's repartition topic as a source: the
-// table's columns, the left's key format, the value columns in the
+// table's columns, the join's key format (the left's, or the table's own
+// when an n-way step re-keys its left side), the value columns in the
 // table's value format (legacy queries: JSON); the rows' times are
 // already set (no TIMESTAMP column).
 func reformatted(n *planner.Join, side planner.JoinSide, f internalFormats, topic string) *planner.Source {
@@ -52,10 +58,21 @@ func reformatted(n *planner.Join, side planner.JoinSide, f internalFormats, topi
 	src := *table
 	src.Schema = valueRecordColumns(src.Schema) // the copy keeps the table's records'
 	src.Topic = topic
-	src.KeyFormat = f.joinKeySpec(n.Left.Source.KeyFormat, topic, src.Schema.Keys())
+	src.KeyFormat = f.joinKeySpec(reformatKeyFormat(n), topic, src.Schema.Keys())
 	src.ValueFormat = f.valueSpec(table.ValueFormat, topic, src.Schema.Values())
 	src.TimestampColumn = ""
 	return &src
+}
+
+// reformatKeyFormat is the key format a reformatted table is copied
+// into: the left's, or the right table's own when the left side is
+// re-keyed (an n-way step re-keying the nested join into the right's key
+// format, which the copy keeps under its own subject).
+func reformatKeyFormat(n *planner.Join) format.Spec {
+	if n.Left.Rekeyed() {
+		return n.Right.Source.KeyFormat
+	}
+	return n.Left.Source.KeyFormat
 }
 
 // valueRecordColumns is s with its record columns (types.RecordNS) as

@@ -48,17 +48,19 @@ func sharedStoreName(n *planner.Join) string {
 }
 
 // streamJoinBase is Kafka Streams' node index of the "this" side's store:
-// 8, plus 4 for each re-keyed side.
+// 8, plus 4 for each re-keyed side (not for an n-way step's right stream
+// re-keyed only into the registry key format, planner.JoinInput.Aligned),
+// plus the step's planner.Join.StoreShift.
 //
 // Each nested step below adds 20 (an n-way join's second step is
 // KSTREAM-JOINTHIS-0000000028).
 func streamJoinBase(n *planner.Join) int {
-	base := 8
+	base := 8 + n.StoreShift
 	for in := &n.Left; in.Nested(); in = &in.Node.(*planner.Join).Left {
 		base += 20
 	}
 	for _, in := range []*planner.JoinInput{&n.Left, &n.Right} {
-		if in.Rekeyed() {
+		if in.Rekeyed() && !in.Aligned {
 			base += 4
 		}
 	}

@@ -138,7 +138,7 @@ func (b *builder) openJoinStore(env *TaskEnv, n *planner.Join, side planner.Join
 	in := joinInput(n, side)
 	kf := in.Source.KeyFormat
 	if in.Reformat {
-		kf = n.Left.Source.KeyFormat
+		kf = reformatKeyFormat(n)
 	}
 	name := joinStoreName(n, side)
 	keys := b.internal().keySpec(kf, b.internalName(name+"-changelog"), in.Source.Schema.Keys())

@@ -31,6 +31,9 @@ type Topology struct {
 	// formats decides the formats of internal topics and stored tables
 	// (the builder's, for readers of the stores such as pull queries).
 	formats internalFormats
+	// partitionKeys are the key formats of the repartition topics, by
+	// topic (PartitionKeyCodec).
+	partitionKeys map[string]*partitionKey
 }
 
 // RepartitionKeysAreStoreKeys reports whether the repartition topics of

@@ -69,6 +69,11 @@ type JoinInput struct {
 	// format), sends the table through a repartition topic in the left's
 	// key format (alignKeyFormats).
 	Reformat bool
+	// Aligned, on the right stream of an n-way join's next step keyed in
+	// a registry format, marks its re-key by its own key columns
+	// (alignKeyFormats), which Kafka Streams numbers no nodes before the
+	// step's window stores for, as it does a re-key by expressions.
+	Aligned bool
 	// Lookup, on the stream side of a join with a global table, computes
 	// the table's key from a stream row (Keys is then the stream's
 	// key, the result's; none for a keyless stream).
@@ -169,8 +174,13 @@ type Join struct {
 	// n-way join's nested steps: "L_" for the first nested one, as
 	// ksqlDB's query context stacker names them.
 	Prefix string
-	schema *types.Schema
-	leaves []joinLeaf // the sources of the join tree, for references
+	// StoreShift is what Kafka Streams' node numbering of the step's
+	// window stores moves by for nodes built before the step: 12 when it
+	// is nested as the left of a stream–table step whose right table is
+	// reformatted (ksqlDB builds that table first).
+	StoreShift int
+	schema     *types.Schema
+	leaves     []joinLeaf // the sources of the join tree, for references
 	// hidden are the output columns `*` does not select: each source's
 	// row time, ALIAS_ROWTIME (what `alias.ROWTIME` reads), and the record
 	// columns of a side that carries them (ALIAS_ROWPARTITION,

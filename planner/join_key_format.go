@@ -15,7 +15,29 @@ import (
 // `RightSourceKeyed-Materialize` (Reformat).
 func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 	l, r := &n.Left, &n.Right
-	if n.Foreign() || l.Nested() || r.Nested() {
+	if n.Foreign() {
+		r.Reformat = !p.Defaults.LegacyJoinRepartition && !p.Defaults.LegacyRegistryJoinSteps && registryKeyed(r.Source) && !r.Nested()
+		return nil
+	}
+	if r.Nested() {
+		return nil
+	}
+	if l.Nested() {
+		// An n-way join's next step: the nested join's rows keep the key
+		// (and key format) they were joined on, as ksqlDB's do, or are
+		// re-keyed by expressions; only a right side joined on its key is
+		// repartitioned into the join's key format, when that is a
+		// registry's.
+		if p.Defaults.LegacyJoinRepartition || p.Defaults.LegacyRegistryJoinSteps || !forcesRepartition(n) || r.Rekeyed() {
+			return nil
+		}
+		if err := p.repartitionKeyed(s, r); err != nil {
+			return err
+		}
+		r.Aligned = r.Rekeyed()
+		if r.Reformat {
+			shiftNested(l, reformatNodes)
+		}
 		return nil
 	}
 	if !p.Defaults.LegacyJoinRepartition && forcesRepartition(n) {
@@ -25,6 +47,21 @@ func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 		return nil
 	}
 	return p.repartitionKeyed(s, r)
+}
+
+// reformatNodes are the Kafka Streams nodes of a reformatted right table
+// (source, materialization, re-key, repartition sink and source, …),
+// which ksqlDB builds before a stream–table join's left side.
+const reformatNodes = 12
+
+// shiftNested moves the store numbering of every join nested on the left
+// of in by k nodes.
+func shiftNested(in *JoinInput, k int) {
+	for in.Nested() {
+		j := in.Node.(*Join)
+		j.StoreShift += k
+		in = &j.Left
+	}
 }
 
 // repartitionKeyed sends a side joined on its key through a repartition
@@ -44,6 +81,18 @@ func (p *Planner) repartitionKeyed(s *joinScope, in *JoinInput) error {
 		}
 	}
 	return nil
+}
+
+// registryKeyed reports a source keyed in a schema-registry format. The
+// right table of a foreign-key join so keyed is reformatted into the left
+// table's key format, as ksqlDB's PreJoinRepartitionNode does: the
+// foreign keys the left side extracts are written by the join's own
+// serializer (its schema, its id), which a producer's key bytes of the
+// right table need not equal, and murmur2 of unequal bytes would send a
+// subscription to another partition than its right row.
+func registryKeyed(src *Source) bool {
+	_, registry := format.SchemaTypeOf(src.KeyFormat.Name)
+	return registry
 }
 
 // forcesRepartition reports a join whose key format is a schema-registry

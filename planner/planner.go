@@ -29,6 +29,12 @@ type Defaults struct {
 	// the runtime sets it to replay the queries of commands recorded then,
 	// whose topologies, topics and stores must not change. Default false.
 	LegacyJoinRepartition bool
+	// LegacyRegistryJoinSteps plans joins keyed in a registry format as
+	// before a foreign-key join's right table and an n-way join step's
+	// right side were repartitioned into the join's key format
+	// (alignKeyFormats), for the queries of commands recorded then.
+	// Default false.
+	LegacyRegistryJoinSteps bool
 }
 
 // Planner turns statements into catalog entries and logical plans.

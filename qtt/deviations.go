@@ -80,6 +80,18 @@ const headerColumnOrder = "the /query header lists columns in the order of the r
 // cannot read (qtt/doc.go, "Deliberate deviations from ksqlDB").
 const scriptNotProvided = "RUN SCRIPT '/test-script.sql' names a file of ksqlDB's test resources that the conformance data does not hold; the runner reports it missing as a test error"
 
+// protoUnsetBytes is why protobuf.json's "should not filter out bytes"
+// differs: its record leaves the proto3 bytes field c2 unset, which reads
+// as the field's default, empty bytes, as proto3 gives no presence to a
+// scalar (sqlstream reads an unset string as "" too, and ksqlDB's own
+// tests expect that). The test expects "c2": null and passes in ksqlDB
+// only because ksqlDB's comparator looks the lower-case name up exactly,
+// finds no field, and takes the missing field for the expected null; the
+// runner reads expected values through the topic's schema (C2). The
+// record sqlstream writes is the one ksqlDB writes: empty bytes and null
+// are both the absent field on the wire.
+const protoUnsetBytes = "an unset proto3 bytes field reads as its default, empty bytes, as an unset string reads as \"\"; the test's \"c2\": null passes in ksqlDB only by its comparator's exact-name lookup missing the field C2 (the wire bytes are the same)"
+
 // upgradedFilterDeletes is why ksqlDB's upgrade tests of a table's
 // filter differ: after CREATE OR REPLACE changes the WHERE of a table
 // query, a row the sink still holds and the new filter refuses stays in
@@ -110,6 +122,10 @@ func deviations() []Deviation {
 		{File: "multi-col-keys.json", Test: "join on multi-column key", Reason: multiConditionJoins},
 		{File: "joins.json", Test: "table join pipeline", Reason: harnessPartitions},
 		{File: "fk-join.json", Test: "Should allow partition count mismatch", Reason: harnessPartitions},
+		// post.topics expects OUTPUT to have the harness's 4 partitions
+		// (its left source's, which the harness made 4).
+		{File: "fk-join.json", Test: "Should allow format mismatch without repartitioning", Reason: harnessPartitions},
+		{File: "protobuf.json", Test: "should not filter out bytes", Reason: protoUnsetBytes},
 		// post.topics expects the harness's 4 partitions for topics the
 		// statements create without PARTITIONS; outputs and registered
 		// schemas match (checked with the partition counts left out).

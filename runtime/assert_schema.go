@@ -86,7 +86,9 @@ func schemaExists(ctx context.Context, reg format.SchemaRegistry, st *ast.Assert
 			return slices.Contains(subjects, st.Subject), nil
 		}
 	case st.ID != 0:
-		_, err = reg.SchemaByID(ctx, st.ID)
+		// Polled until it exists: not the data path's memory of ids the
+		// registry did not have, which would see it seconds late.
+		_, err = reg.SchemaByID(format.AskingRegistry(ctx), st.ID)
 	default:
 		_, err = reg.Latest(ctx, st.Subject)
 	}

@@ -22,7 +22,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsOfSources}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsFKReformat}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok {
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must
@@ -435,6 +435,7 @@ func (e *Engine) prepareQuery(ctx context.Context, c *command, plan *planner.Pla
 	if err != nil {
 		return nil, err
 	}
+	q.formats = c.InternalFormats
 	if t := q.cfg.LateTopic; t != "" {
 		if err := e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: t, Partitions: max(plan.Sources[0].Partitions, 1), Replicas: 1}); err != nil {
 			return nil, fmt.Errorf("could not create %s %s: %w", props.LateTopic, t, err)

@@ -183,11 +183,14 @@
 // `request.ksql.query.pull.skip.forwarding` and
 // `request.ksql.query.pull.partitions`; the peer reads only those
 // partitions of its own state and forwards nothing. A key lookup reads only
-// its keys' partitions when the task reads the source topic itself
-// (murmur2 of the key in the source key format) or, for a query recorded
-// before internal topics took the sources' formats, the JSON store key
-// behind a repartition; behind a repartition topic in the source's key
-// format it asks every partition (pull_partition.go). Rows
+// its keys' partitions: murmur2 of the key as the task's input is keyed,
+// in the source key format when the task reads the source topic itself,
+// through the repartition topic's own key codec behind a GROUP BY
+// repartition (the source's key format under the topic's subject, its
+// schema id included; the JSON store key for a query recorded before
+// internal topics took the sources' formats); a join's store, or a key
+// the codec cannot encode (registry down), asks every partition
+// (pull_partition.go). Rows
 // of all hosts are merged; LIMIT counts them all. Candidates per partition
 // are the active host, then standbys (`ksql.query.pull.enable.standby.reads`,
 // within `ksql.query.pull.max.allowed.offset.lag`), dead hosts skipped; the

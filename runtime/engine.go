@@ -92,7 +92,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	if o.cluster == nil {
-		security, err := kafkaSecurity(e.props)
+		security, err := KafkaSecurity(e.props)
 		if err != nil {
 			return nil, fmt.Errorf("kafka security: %w", err)
 		}

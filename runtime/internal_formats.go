@@ -10,21 +10,30 @@ import "github.com/sqlstream/sqlstream/planner"
 // JSON, and they keep writing and reading JSON after an upgrade.
 const internalFormatsOfSources = "sources"
 
+// internalFormatsFKReformat is what a command records now: the sources'
+// formats, and a foreign-key join's right table (an n-way join step's
+// right side) keyed in a registry format repartitioned into the join's
+// key format (planner.Defaults.LegacyRegistryJoinSteps). Commands
+// recorded with internalFormatsOfSources keep their joins' topologies.
+const internalFormatsFKReformat = "sources/2"
+
 // legacyInternalJSON reports whether the queries c starts keep JSON
 // internal topics.
 func legacyInternalJSON(c *command) bool {
-	return c.InternalFormats != internalFormatsOfSources
+	return c.InternalFormats != internalFormatsOfSources && c.InternalFormats != internalFormatsFKReformat
 }
 
 // plannerFor is the planner that plans the query of cmd: the engine's, or
 // for a command recorded before registry-keyed joins repartitioned every
-// side, a copy that plans them as then (the engine lock is held, the copy
-// shares the catalog).
+// side (or before FK joins reformatted a registry-keyed right table), a
+// copy that plans them as then (the engine lock is held, the copy shares
+// the catalog).
 func (e *Engine) plannerFor(cmd *command) *planner.Planner {
-	if cmd == nil || !legacyInternalJSON(cmd) {
+	if cmd == nil || cmd.InternalFormats == internalFormatsFKReformat {
 		return e.planner
 	}
 	p := *e.planner
-	p.Defaults.LegacyJoinRepartition = true
+	p.Defaults.LegacyRegistryJoinSteps = true
+	p.Defaults.LegacyJoinRepartition = legacyInternalJSON(cmd)
 	return &p
 }

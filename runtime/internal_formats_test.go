@@ -3,8 +3,10 @@ package runtime
 import "testing"
 
 // TestPlannerForLegacyCommands: a command recorded before internal topics
-// followed the sources' formats is planned with the joins of then; a new
-// or newly recorded one with the engine's planner.
+// followed the sources' formats is planned with the joins of then, one
+// recorded before FK joins reformatted a registry-keyed right table with
+// the FK joins of then; a new or newly recorded one with the engine's
+// planner.
 func TestPlannerForLegacyCommands(t *testing.T) {
 	e, err := NewTestEngine(nil)
 	if err != nil {
@@ -13,12 +15,20 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 	if p := e.plannerFor(nil); p != e.planner {
 		t.Error("a new statement is not planned by the engine's planner")
 	}
-	if p := e.plannerFor(&command{InternalFormats: internalFormatsOfSources}); p != e.planner {
+	if p := e.plannerFor(&command{InternalFormats: internalFormatsFKReformat}); p != e.planner {
 		t.Error("a command of this release is not planned by the engine's planner")
 	}
-	p := e.plannerFor(&command{})
-	if !p.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyJoinRepartition || p.Catalog != e.planner.Catalog {
-		t.Errorf("an old command's planner: legacy %v (engine's %v), same catalog %v",
-			p.Defaults.LegacyJoinRepartition, e.planner.Defaults.LegacyJoinRepartition, p.Catalog == e.planner.Catalog)
+	for _, c := range []struct {
+		formats    string
+		repart, fk bool
+	}{{"", true, true}, {internalFormatsOfSources, false, true}} {
+		p := e.plannerFor(&command{InternalFormats: c.formats})
+		if p == e.planner || p.Defaults.LegacyJoinRepartition != c.repart || p.Defaults.LegacyRegistryJoinSteps != c.fk || p.Catalog != e.planner.Catalog {
+			t.Errorf("command of %q: legacy repartition %v, FK %v, want %v, %v; same catalog %v",
+				c.formats, p.Defaults.LegacyJoinRepartition, p.Defaults.LegacyRegistryJoinSteps, c.repart, c.fk, p.Catalog == e.planner.Catalog)
+		}
+	}
+	if e.planner.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyRegistryJoinSteps {
+		t.Error("the engine's planner plans legacy joins")
 	}
 }

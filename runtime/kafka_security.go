@@ -15,12 +15,14 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
-// kafkaSecurity maps the Kafka client security properties (Kafka's names:
+// KafkaSecurity maps the Kafka client security properties (Kafka's names:
 // security.protocol, sasl.mechanism, sasl.jaas.config,
 // ssl.truststore.location, ssl.keystore.location) to franz-go options.
-// Every Kafka client of the engine is made with them (exec.Kafka.client).
-// PLAINTEXT, the default, adds none.
-func kafkaSecurity(p props.Properties) ([]kgo.Opt, error) {
+// Every Kafka client of the engine is made with them (exec.Kafka.client),
+// and so is the embedded schema registry's client of its _schemas topic
+// (cmd/sqlstream), which lives on the same Kafka. PLAINTEXT, the
+// default, adds none.
+func KafkaSecurity(p props.Properties) ([]kgo.Opt, error) {
 	proto := strings.ToUpper(p[props.SecProtocol])
 	var opts []kgo.Opt
 	switch proto {

@@ -64,7 +64,7 @@ func TestKafkaSecurity(t *testing.T) {
 }
 
 func pingWith(seeds []string, p props.Properties) error {
-	sec, err := kafkaSecurity(p)
+	sec, err := KafkaSecurity(p)
 	if err != nil {
 		return err
 	}

@@ -177,3 +177,7 @@ func (l *processingLog) close() {
 }
 
 func nowMillis() int64 { return time.Now().UnixMilli() }
+
+// ProcessingLogTopic is the topic processing-log entries go to
+// (<service id>ksql_processing_log).
+func (e *Engine) ProcessingLogTopic() string { return e.procLog.topic }

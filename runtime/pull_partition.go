@@ -10,11 +10,13 @@ import (
 
 // lookupPartitions returns the store partitions holding the keys of a
 // key lookup: each key serialized as the records of the store's task
-// are keyed (the repartition topic's JSON key of a query recorded before
-// internal topics took the sources' formats, which is the store key, or,
-// when the task reads the source topic itself, the source's key format),
-// then murmur2 as the producer partitioned them. Anything it
-// cannot compute gives every partition.
+// are keyed (through the repartition topic's own key codec, in the
+// source's key format with the topic's schema id, or its JSON key, which
+// is the store key, for a query recorded before internal topics took the
+// sources' formats; when the task reads the source topic itself, the
+// source's key format), then murmur2 as the producer partitioned them.
+// Anything it cannot compute (a registry that does not answer) gives
+// every partition.
 func lookupPartitions(t *transient, q *query, m *physical.Materialization, storeKeys [][]byte, parts int32) []int32 {
 	encode, ok := partitionKeyEncoder(q, m)
 	if !ok {
@@ -46,9 +48,10 @@ func lookupPartitions(t *transient, q *query, m *physical.Materialization, store
 }
 
 // partitionKeyEncoder returns how the records of the store's task are
-// keyed: as the store key when the task reads an internal topic, with the
-// source's key codec when it reads the one source topic of a single-key
-// source; ok is false otherwise. A join's task is partitioned as its
+// keyed: with the repartition topic's key codec when the task reads one
+// (the store key for legacy JSON internal topics), with the source's key
+// codec when it reads the one source topic of a single-key source; ok is
+// false otherwise. A join's task is partitioned as its
 // inputs are (a source topic's key format, a repartition topic in the
 // other side's format, an FK response sent to the left row's partition),
 // which is not the store key: its lookups ask every partition.
@@ -62,10 +65,17 @@ func partitionKeyEncoder(q *query, m *physical.Materialization) (func([]any) ([]
 		internal[it.Name] = true
 	}
 	if slices.ContainsFunc(st.Topics, func(t string) bool { return internal[t] }) {
+		if q.topo.RepartitionKeysAreStoreKeys() {
+			return m.Key, true
+		}
 		// A repartition topic in the source's key format (which may carry
-		// a registry's schema id) is not keyed as the store: ask every
-		// partition rather than the wrong one.
-		return m.Key, q.topo.RepartitionKeysAreStoreKeys()
+		// a registry's schema id) is keyed by its own codec, not as the
+		// store.
+		c, ok, _ := q.topo.PartitionKeyCodec(m.Sub)
+		if !ok {
+			return nil, false
+		}
+		return func(vals []any) ([]byte, error) { return c.Encode(nil, vals) }, true
 	}
 	if len(q.plan.Sources) != 1 || len(st.Topics) != 1 || st.Topics[0] != q.plan.Sources[0].Topic {
 		return nil, false

@@ -29,6 +29,9 @@ type query struct {
 	// resume is set on a query upgraded in place: its group goes on from
 	// the offsets the query it replaces committed.
 	resume bool
+	// formats is the InternalFormats of the command that started it: an
+	// upgrade records them again, so its internal topics keep theirs.
+	formats string
 
 	processed   atomic.Int64 // input records processed
 	logged      atomic.Int64 // processing-log entries

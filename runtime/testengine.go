@@ -102,9 +102,6 @@ func (t *TestEngine) Topics() map[string]int32 {
 	return out
 }
 
-// ProcessingLogTopic is the topic processing-log entries go to.
-func (t *TestEngine) ProcessingLogTopic() string { return t.procLog.topic }
-
 // Read returns every record of a topic, partition by partition.
 func (t *TestEngine) Read(topic string) []physical.InRecord {
 	var out []physical.InRecord

@@ -69,11 +69,21 @@ func (e *Engine) planUpgrade(ctx context.Context, st *ast.CreateAsSelect, topicP
 		return nil, sqlerr.New(sqlerr.Semantic, st.P, "REPLACE for sink %s is not supported because there are multiple queries writing into it: [%s]",
 			st.Name, strings.Join(ids, ", "))
 	}
-	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(topicPrefix))
+	plan, err := e.plannerFor(upgradeCommand(cmd, writers[0])).PlanCreateAs(st, planner.WithTopicPrefix(topicPrefix))
 	if err != nil {
 		return nil, err
 	}
 	return e.checkReplace(ctx, writers[0], plan, st.P)
+}
+
+// upgradeCommand is the command whose formats plan an upgrade of old:
+// the replayed one, or for a new statement one with old's, so the new
+// plan's internal topics are those old's command asked for.
+func upgradeCommand(cmd *command, old *query) *command {
+	if cmd != nil {
+		return cmd
+	}
+	return &command{InternalFormats: old.formats}
 }
 
 // checkReplace checks that plan may replace the running query old in
@@ -140,9 +150,7 @@ func (e *Engine) recordUpgrade(ctx context.Context, stmt ast.Statement, s *sessi
 	c, err := e.record(ctx, stmt, s, cmd, nil, func(c *command) {
 		c.QueryID = q.id
 		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
-		if q.topo.RepartitionKeysAreStoreKeys() {
-			c.InternalFormats = ""
-		}
+		c.InternalFormats = q.formats
 	})
 	return c, err
 }

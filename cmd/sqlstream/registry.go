@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
+	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/schemaregistry"
 	"github.com/sqlstream/sqlstream/server"
@@ -54,16 +55,19 @@ func startRegistry(ctx context.Context, s cli.Settings, bootstrap []string, log 
 }
 
 // registryOptions configures the registry from the server's properties:
-// the Kafka it keeps its topic in, and the HTTP API's BASIC users. It
-// warns about a registry reachable beyond loopback without
-// authentication, or in plain HTTP beside an HTTPS API.
+// the Kafka it keeps its topic in, reached with the engine's own security
+// settings (security.protocol, SASL, TLS: the topic lives on the Kafka the
+// engine uses), and the HTTP API's BASIC users. It warns about a registry
+// reachable beyond loopback without authentication, or in plain HTTP
+// beside an HTTPS API.
 func registryOptions(s cli.Settings, bootstrap []string, log *slog.Logger) ([]schemaregistry.Option, error) {
 	p := props.Server(s.Properties)
-	if proto := strings.ToUpper(p[props.SecProtocol]); proto != "" && proto != "PLAINTEXT" {
-		return nil, fmt.Errorf("the embedded schema registry reaches Kafka over PLAINTEXT only, not security.protocol=%s: set %s to an external registry", proto, props.SchemaRegistryURL)
+	security, err := runtime.KafkaSecurity(p)
+	if err != nil {
+		return nil, fmt.Errorf("the embedded schema registry's Kafka client: %w", err)
 	}
 	opts := []schemaregistry.Option{
-		schemaregistry.WithKafka(kgo.SeedBrokers(bootstrap...)),
+		schemaregistry.WithKafka(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security...)...),
 		schemaregistry.WithTopic(s.SchemaRegistryTopic),
 		schemaregistry.WithLogger(log.With("component", "schema-registry")),
 	}

@@ -270,6 +270,11 @@ func (d *brokerDriver) consume(ctx context.Context, topic string, offsets map[in
 
 func (d *brokerDriver) Sources() []qtt.SourceInfo { return sourcesOf(d.eng.Catalog()) }
 
+// Topics lists the topics of the test as the in-memory driver does: the
+// sources, sinks and the queries' internal topics (ksqlDB's
+// `_confluent-ksql-…` names, which the tests' post.topics check), not the
+// broker's own (`__consumer_offsets`, `__transaction_state`), the command
+// topic or the processing log.
 func (d *brokerDriver) Topics() []qtt.TopicInfo {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -279,11 +284,16 @@ func (d *brokerDriver) Topics() []qtt.TopicInfo {
 	}
 	var out []qtt.TopicInfo
 	for _, t := range td.Sorted() {
-		if !strings.HasPrefix(t.Topic, "_") && !strings.HasSuffix(t.Topic, "ksql_processing_log") {
+		if !d.engineOwn(t.Topic) {
 			out = append(out, qtt.TopicInfo{Name: t.Topic, Partitions: int32(len(t.Partitions))})
 		}
 	}
 	return out
+}
+
+// engineOwn reports a topic the broker or the engine keeps for itself.
+func (d *brokerDriver) engineOwn(topic string) bool {
+	return strings.HasPrefix(topic, "__") || topic == "_"+ServiceID+"_command_topic" || topic == d.eng.ProcessingLogTopic()
 }
 
 func (d *brokerDriver) Close() error {

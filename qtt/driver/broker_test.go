@@ -40,3 +40,38 @@ func TestAwaitCaughtUp(t *testing.T) {
 		t.Fatalf("another error: got %v after %d calls, want NOT_COORDINATOR at once", err, calls)
 	}
 }
+
+// TestBrokerTopicsListInternalTopics: over a broker, the topics a test's
+// post.topics checks include the queries' internal topics (ksqlDB's
+// `_confluent-ksql-…` names, as the in-memory driver lists them), not the
+// broker's own, the command topic or the processing log.
+func TestBrokerTopicsListInternalTopics(t *testing.T) {
+	d, err := newBroker(nil, nil, map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, stmt := range []string{
+		`CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=2);`,
+		`CREATE TABLE t AS SELECT v, COUNT(*) AS n FROM s GROUP BY v;`,
+	} {
+		if err := d.Execute(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	got := map[string]int32{}
+	for _, ti := range d.Topics() {
+		got[ti.Name] = ti.Partitions
+	}
+	const app = "_confluent-ksql-" + ServiceID + "query_CTAS_T_0"
+	for _, want := range []string{"s", "T", app + "-Aggregate-GroupBy-repartition", app + "-Aggregate-Aggregate-Materialize-changelog"} {
+		if got[want] != 2 {
+			t.Errorf("topic %s listed with %d partitions, want 2 (listed: %v)", want, got[want], got)
+		}
+	}
+	for name := range got {
+		if strings.HasPrefix(name, "__") || strings.HasSuffix(name, "_command_topic") || name == d.eng.ProcessingLogTopic() {
+			t.Errorf("topic %s of the broker or the engine listed as the test's", name)
+		}
+	}
+}

@@ -29,7 +29,9 @@ type Command struct {
 	AppPrefix string `json:"appIdPrefix,omitempty"`
 	// InternalFormats says in which formats the queries this command
 	// starts write their internal topics ("sources": their sources'
-	// formats); empty in commands recorded before it was (JSON).
+	// formats; "sources/2": also a registry-keyed right table of a
+	// foreign-key join reformatted); empty in commands recorded before it
+	// was (JSON).
 	InternalFormats string `json:"internalFormats,omitempty"`
 }
 

@@ -21,7 +21,7 @@ type Kafka struct {
 	cl     *kgo.Client // admin requests and synchronous produces
 	adm    *kadm.Client
 	logger *slog.Logger
-	// base are the options of every client: the seeds and kafkaSecurity's.
+	// base are the options of every client: the seeds and runtime.KafkaSecurity's.
 	base []kgo.Opt
 	// globalCheck is how often a global table's follower looks for
 	// partitions added to its topic (KafkaConfig.GlobalCheck).
@@ -32,7 +32,7 @@ type Kafka struct {
 type KafkaConfig struct {
 	Seeds  []string
 	Logger *slog.Logger
-	// Security are the client options kafkaSecurity made (TLS, SASL).
+	// Security are the client options runtime.KafkaSecurity made (TLS, SASL).
 	Security []kgo.Opt
 	// GlobalCheck is how often a global table's follower looks for
 	// partitions added to its topic; 0: every 10 s.

@@ -32,7 +32,12 @@
 //
 // The registry formats reach a Confluent-compatible registry through the
 // SchemaRegistry interface (registry.go); RegistryClient implements it
-// over franz-go's sr.Client (ksql.schema.registry.url). RegistrySchema is
+// over franz-go's sr.Client (ksql.schema.registry.url), keeping schemas by
+// id, and for RegistryConfig.MissingRetry (default 5 s) the ids the
+// registry did not have: records all naming an unknown id are each a
+// DecodeError (so a processing-log entry with topic, partition and
+// offset) but ask the registry once an interval; a schema that cannot be
+// read as the columns is compiled once per codec. RegistrySchema is
 // the schema CREATE and CREATE … AS SELECT register; InferColumns turns a
 // registered schema into columns for CREATE without columns; JSONSchemaOf
 // prints JSON_SR's schema in the shape Kafka Connect gives ksqlDB's

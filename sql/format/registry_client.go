@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -21,17 +22,39 @@ type RegistryConfig struct {
 	UserInfo string
 	// TLS configures https:// URLs (nil: the system's roots).
 	TLS *tls.Config
+	// MissingRetry is how long a schema id the registry answered as not
+	// found stays not found without asking again, so that records all
+	// carrying an unknown id (each still its own deserialization error)
+	// cost one request per interval, not one each; an id registered later
+	// is read once the interval is over. 0: DefaultMissingRetry.
+	MissingRetry time.Duration
 }
+
+// DefaultMissingRetry is RegistryConfig.MissingRetry's default: a schema
+// registered after the records naming it is read within seconds, and a
+// topic of bad ids asks the registry a few times a minute at most.
+const DefaultMissingRetry = 5 * time.Second
 
 // RegistryClient is a SchemaRegistry over franz-go's sr.Client. Schemas by
 // id never change, so it keeps them; it also remembers what it registered
-// (the registry would answer the same id again).
+// (the registry would answer the same id again), and for
+// RegistryConfig.MissingRetry the ids the registry did not have.
 type RegistryClient struct {
-	cl *sr.Client
+	cl    *sr.Client
+	retry time.Duration
+	now   func() time.Time // time.Now; tests move it
 
 	mu         sync.Mutex
 	byID       map[int]RegisteredSchema
+	missing    map[int]missingID
 	registered map[string]RegisteredSchema // subject + "\x00" + text
+}
+
+// missingID is a schema id the registry answered as not found, when, and
+// the error it gave.
+type missingID struct {
+	at  time.Time
+	err error
 }
 
 var _ SchemaRegistry = (*RegistryClient)(nil)
@@ -55,26 +78,71 @@ func NewRegistryClient(cfg RegistryConfig) (*RegistryClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema registry: %w", err)
 	}
-	return &RegistryClient{cl: cl, byID: map[int]RegisteredSchema{}, registered: map[string]RegisteredSchema{}}, nil
+	retry := cfg.MissingRetry
+	if retry <= 0 {
+		retry = DefaultMissingRetry
+	}
+	return &RegistryClient{cl: cl, retry: retry, now: time.Now, byID: map[int]RegisteredSchema{},
+		missing: map[int]missingID{}, registered: map[string]RegisteredSchema{}}, nil
 }
 
 // SchemaByID returns the schema of id.
+// An id the registry does not have is answered so (ErrSchemaNotFound)
+// without asking again for MissingRetry.
 func (c *RegistryClient) SchemaByID(ctx context.Context, id int) (RegisteredSchema, error) {
 	c.mu.Lock()
 	rs, ok := c.byID[id]
+	miss, missing := c.missing[id]
 	c.mu.Unlock()
 	if ok {
 		return rs, nil
 	}
+	if missing && c.now().Sub(miss.at) < c.retry && ctx.Value(askKey{}) == nil {
+		return RegisteredSchema{}, miss.err
+	}
 	s, err := c.cl.SchemaByID(ctx, id)
 	if err != nil {
-		return RegisteredSchema{}, registryError(err, fmt.Sprintf("schema id %d", id))
+		err = registryError(err, fmt.Sprintf("schema id %d", id))
+		if errors.Is(err, ErrSchemaNotFound) {
+			c.noteMissing(id, err)
+		}
+		return RegisteredSchema{}, err
 	}
 	rs = RegisteredSchema{Schema: fromSR(s), ID: id}
 	c.mu.Lock()
 	c.byID[id] = rs
+	delete(c.missing, id)
 	c.mu.Unlock()
 	return rs, nil
+}
+
+// askKey marks a context whose SchemaByID asks the registry even for an
+// id it recently did not have.
+type askKey struct{}
+
+// AskingRegistry returns ctx for a SchemaByID that asks the registry
+// about an id it answered as missing less than MissingRetry ago (ASSERT
+// SCHEMA polls an id until it is registered).
+func AskingRegistry(ctx context.Context) context.Context {
+	return context.WithValue(ctx, askKey{}, true)
+}
+
+// maxMissing bounds the ids remembered as missing (records of random
+// bytes name any of 2^32): past it, expired ones are forgotten, then any.
+const maxMissing = 1024
+
+func (c *RegistryClient) noteMissing(id int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	if len(c.missing) >= maxMissing {
+		for k, m := range c.missing {
+			if now.Sub(m.at) >= c.retry || len(c.missing) >= maxMissing {
+				delete(c.missing, k)
+			}
+		}
+	}
+	c.missing[id] = missingID{at: now, err: err}
 }
 
 // Latest returns the latest version of subject.

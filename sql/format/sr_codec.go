@@ -69,8 +69,12 @@ type srCodec struct {
 	// writer is the compiled encoder, once there is one.
 	writer atomic.Pointer[compiledEncoder]
 
-	mu       sync.Mutex // guards decoders and compiling the encoder
+	mu       sync.Mutex // guards decoders, unreadable and compiling the encoder
 	decoders map[decoderKey]payloadDecoder
+	// unreadable are the schemas (by id and message) that cannot be read
+	// as the columns, with why: a schema by id never changes, so every
+	// later record of one fails alike without compiling it again.
+	unreadable map[decoderKey]error
 }
 
 type lastDecoder struct {
@@ -95,7 +99,8 @@ type decoderKey struct {
 var _ Codec = (*srCodec)(nil)
 
 func newSRCodec(spec Spec, cols []types.Column, p srPayload, unwrapped, key bool) (*srCodec, error) {
-	return &srCodec{spec: spec, cols: cols, payload: p, unwrapped: unwrapped, key: key, decoders: map[decoderKey]payloadDecoder{}}, nil
+	return &srCodec{spec: spec, cols: cols, payload: p, unwrapped: unwrapped, key: key,
+		decoders: map[decoderKey]payloadDecoder{}, unreadable: map[decoderKey]error{}}, nil
 }
 
 // Decode strips the wire header, finds (or compiles) the decoder of the
@@ -161,6 +166,9 @@ func (c *srCodec) decoder(id int, indexes []int) (payloadDecoder, error) {
 	if d, ok := c.decoders[key]; ok {
 		return d, nil
 	}
+	if err := c.unreadable[key]; err != nil {
+		return nil, err
+	}
 	rs, err := c.fetch(id)
 	if err != nil {
 		return nil, err
@@ -171,7 +179,9 @@ func (c *srCodec) decoder(id int, indexes []int) (payloadDecoder, error) {
 	}
 	d, err := c.payload.decoder(rs, refs, indexes, c.cols, c.spec, c.unwrapped, c.key)
 	if err != nil {
-		return nil, fmt.Errorf("schema id %d cannot be read as %s: %w", id, columnList(c.cols), err)
+		err = fmt.Errorf("schema id %d cannot be read as %s: %w", id, columnList(c.cols), err)
+		c.unreadable[key] = err
+		return nil, err
 	}
 	c.decoders[key] = d
 	return d, nil

@@ -1,7 +1,9 @@
 package avro
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -18,8 +20,9 @@ const maxRenderDepth = 64
 // KafkaAvroDeserializer returns, as Java prints it. A record (or map) is
 // Avro's GenericData.toString, {"F": 1, "S": "x", "N": null} (strings
 // JSON-escaped, bytes {"bytes": "…"}, unions as their branch's value,
-// logical types as their underlying values); a bare primitive is Java's
-// toString of it (a string unquoted).
+// logical types as their underlying values, a map's entries in its
+// HashMap's order); a bare primitive is Java's toString of it (a string
+// unquoted).
 func Render(schema string, refs Refs, payload []byte) (string, error) {
 	s, err := parse(schema, refs)
 	if err != nil {
@@ -68,7 +71,7 @@ func (r *reader) render(buf []byte, s hamba.Schema, depth int) ([]byte, error) {
 	case *hamba.ArraySchema:
 		return r.renderBlocks(buf, s.Items(), false, depth)
 	case *hamba.MapSchema:
-		return r.renderBlocks(buf, s.Values(), true, depth)
+		return r.renderMap(buf, s.Values(), depth)
 	case *hamba.RecordSchema:
 		return r.renderRecord(buf, s, depth)
 	}
@@ -128,6 +131,78 @@ func (r *reader) renderRecord(buf []byte, s *hamba.RecordSchema, depth int) ([]b
 		}
 	}
 	return append(buf, '}'), nil
+}
+
+// renderMap prints a map {"k": v, …} in the order ksqlDB's PRINT shows
+// it: Avro's GenericDatumReader reads a map into new HashMap<>(n), whose
+// toString iterates by hash bucket (Utf8.hashCode, over the key's UTF-8
+// bytes as Java's signed bytes), entries of one bucket in the order read.
+func (r *reader) renderMap(buf []byte, values hamba.Schema, depth int) ([]byte, error) {
+	var entries []renderedEntry
+	for {
+		n, err := r.blockCount("", 1)
+		if err != nil || n == 0 {
+			return appendMapEntries(buf, entries), err
+		}
+		for ; n > 0; n-- {
+			k, err := r.bytes("")
+			if err != nil {
+				return buf, err
+			}
+			e := renderedEntry{key: string(k), text: appendJavaQuoted(nil, string(k))}
+			e.text = append(e.text, ": "...)
+			if e.text, err = r.render(e.text, values, depth+1); err != nil {
+				return buf, err
+			}
+			entries = append(entries, e)
+		}
+	}
+}
+
+// renderedEntry is one map entry read: its key, and its text "k": v.
+type renderedEntry struct {
+	key  string
+	text []byte
+}
+
+func appendMapEntries(buf []byte, entries []renderedEntry) []byte {
+	size := javaTableSize(len(entries))
+	bucket := func(k string) uint32 {
+		h := utf8Hash(k)
+		return (h ^ h>>16) & uint32(size-1)
+	}
+	slices.SortStableFunc(entries, func(a, b renderedEntry) int { return cmp.Compare(bucket(a.key), bucket(b.key)) })
+	buf = append(buf, '{')
+	for i, e := range entries {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = append(buf, e.text...)
+	}
+	return append(buf, '}')
+}
+
+// javaTableSize is the table size of new HashMap<>(n) after n puts: the
+// next power of two, doubled while the load factor 0.75 is exceeded.
+func javaTableSize(n int) int {
+	c := 1
+	for c < n {
+		c <<= 1
+	}
+	for float64(n) > 0.75*float64(c) {
+		c <<= 1
+	}
+	return c
+}
+
+// utf8Hash is Avro's Utf8.hashCode: h*31 + b over the bytes, each a
+// Java (signed) byte.
+func utf8Hash(s string) uint32 {
+	var h uint32
+	for i := 0; i < len(s); i++ {
+		h = 31*h + uint32(int32(int8(s[i])))
+	}
+	return h
 }
 
 // renderBlocks prints an array [a, b] or (keys) a map {"k": v}.

@@ -1,0 +1,116 @@
+package format
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// TestMissingSchemaIDAskedOnce: records that all carry a schema id the
+// registry does not have are each a DecodeError naming the id, but the
+// registry is asked once per RegistryConfig.MissingRetry, not once a
+// record; once the id is registered, the first record after the
+// interval reads. A schema that cannot be read as the columns is
+// compiled once, its error given to every record.
+func TestMissingSchemaIDAskedOnce(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	target, _ := url.Parse(fake.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var byID atomic.Int64
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/schemas/ids/") {
+			byID.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	reg, err := NewRegistryClient(RegistryConfig{URLs: []string{front.URL}, MissingRetry: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1000, 0)
+	reg.now = func() time.Time { return now }
+	c, err := NewValueCodec(Spec{Name: JSONSR, Registry: reg}, []types.Column{{Name: "A", Type: types.IntegerType}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h sr.ConfluentHeader
+	record, _ := h.AppendEncode(nil, 1, nil) // srfake's first id
+	record = append(record, `{"A":7}`...)
+	decode := func() (any, error) {
+		row := make([]any, 1)
+		err := c.Decode(record, row)
+		return row[0], err
+	}
+	for i := 0; i < 50; i++ {
+		_, err := decode()
+		var de *DecodeError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "schema id 1: not found") {
+			t.Fatalf("record %d with an unknown id: %v, want a DecodeError naming schema id 1", i, err)
+		}
+	}
+	if n := byID.Load(); n != 1 {
+		t.Fatalf("50 records of an unknown id asked the registry %d times, want 1", n)
+	}
+	if id, _, err := fake.RegisterSchema("t-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"type":"object","properties":{"A":{"type":"integer"}}}`}); err != nil || id != 1 {
+		t.Fatalf("register: id %d, %v (the test needs id 1)", id, err)
+	}
+	now = now.Add(59 * time.Second)
+	if _, err := decode(); err == nil || !strings.Contains(err.Error(), "not found") || byID.Load() != 1 {
+		t.Fatalf("within the interval: %v after %d requests, want not found without asking", err, byID.Load())
+	}
+	now = now.Add(time.Second)
+	if v, err := decode(); err != nil || v != int32(7) {
+		t.Fatalf("after the interval, the id registered since: %v (%T), %v; want 7", v, v, err)
+	}
+	if n := byID.Load(); n != 2 {
+		t.Fatalf("the registry was asked %d times, want 2 (the schema is kept once read)", n)
+	}
+
+	// Registered, but not readable as the columns: compiled once.
+	avroID, _, err := fake.RegisterSchema("a-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"type":"array"}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, _ := h.AppendEncode(nil, avroID, nil)
+	bad = append(bad, `[1]`...)
+	var first string
+	for i := 0; i < 20; i++ {
+		err := c.Decode(bad, make([]any, 1))
+		if err == nil {
+			t.Fatal("an array schema read as a row of A")
+		}
+		if i == 0 {
+			first = err.Error()
+		} else if err.Error() != first {
+			t.Fatalf("record %d: %v, want the first record's error %s", i, err, first)
+		}
+	}
+	if n := byID.Load(); n != 3 {
+		t.Fatalf("the registry was asked %d times, want 3", n)
+	}
+
+	// ASSERT SCHEMA's polling asks within the interval too.
+	ctx := context.Background()
+	for i, want := range []int64{4, 4, 5} {
+		if i == 2 {
+			ctx = AskingRegistry(ctx)
+		}
+		if _, err := reg.SchemaByID(ctx, 99); !errors.Is(err, ErrSchemaNotFound) || byID.Load() != want {
+			t.Fatalf("SchemaByID(99) #%d: %v after %d requests, want not found after %d", i, err, byID.Load(), want)
+		}
+	}
+}
