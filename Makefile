@@ -86,8 +86,13 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRequestDecoders$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSchema$$' -fuzztime $(FUZZTIME) ./schemaregistry/
 
+# The end-to-end tests that only wait on their own processes (most of
+# them: a test's server sits idle between commits and polls) run
+# E2E_PARALLEL at a time (t.Parallel); the kill -9, failover, terminal
+# and Nexmark ones run alone first.
+E2E_PARALLEL ?= 4
 test-e2e:
-	$(GO) test -count=1 -timeout $(TIMEOUT) ./tests/...
+	$(GO) test -count=1 -timeout $(TIMEOUT) -parallel $(E2E_PARALLEL) ./tests/...
 
 # The long kill -9 run (tests/eos_crash_test.go): a broker process, three
 # engine processes, 1M events and 100 seeded SIGKILLs; SQLSTREAM_CRASH_SEED

@@ -65,9 +65,21 @@ type SourceInfo struct {
 // the order it was written (partition by partition): records produced by
 // INSERT statements and by queries alike, once the queries have caught
 // up. ksqlDB's SQL test files (qtt/sqltest) need it for ASSERT VALUES;
-// the in-memory driver of qtt/driver has it (--broker's does not yet).
+// both drivers of qtt/driver have it.
 type TopicReader interface {
 	ReadAll(topic string) ([]Record, error)
+}
+
+// Settler is a Driver whose queries process what a statement wrote after
+// the statement returns (over a broker). ksqlDB's SQL test runner feeds
+// TopologyTestDriver synchronously, so each INSERT's record is processed
+// before the next statement runs; the SQL test files' runner calls Settle
+// after each INSERT, which returns once every query has caught up with
+// its inputs, so that a join sees records in the file's order even where
+// they share a timestamp. A driver that processes an INSERT before
+// Execute returns (the in-memory engine) needs none.
+type Settler interface {
+	Settle() error
 }
 
 // TopicInfo is one topic that exists after the variant ran.

@@ -23,6 +23,7 @@ import (
 // the waiting orders are joined exactly once, with a rate that arrived
 // late after the restart.
 func TestAsOfJoinSurvivesRestartAndLostState(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM orders (currency VARCHAR KEY, id VARCHAR)
 	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=1);

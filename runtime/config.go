@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/format"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -36,6 +37,8 @@ type options struct {
 	advertised   string // see WithAdvertisedListener
 	// replicaFault: see withReplicaFault.
 	replicaFault func(store string, partition int32, offset int64) error
+	// stateFS: see withStateFS.
+	stateFS vfs.FS
 	// globalHook and globalCheck: see withGlobalLoadHook and
 	// withGlobalPartitionCheck.
 	globalHook  func(topic string, partition int32, offset int64) error
@@ -111,4 +114,12 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 // tests (export_test.go); default none.
 func withReplicaFault(f func(store string, partition int32, offset int64) error) Option {
 	return optionFunc(func(o *options) { o.replicaFault = f })
+}
+
+// withStateFS sets the file system the state DB (Pebble) reads and writes
+// the data directory through, so that a test can make it refuse writes
+// (a full disk) under a running engine. For fault-injection tests
+// (export_test.go); default the operating system's (vfs.Default).
+func withStateFS(fs vfs.FS) Option {
+	return optionFunc(func(o *options) { o.stateFS = fs })
 }

@@ -119,7 +119,11 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.peers = newPeerSet(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
 		e.recovery = newStorageRecovery(o.dataDir)
-		db, err := state.Open(o.dataDir, state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke))
+		stateOpts := []state.Option{state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.poke)}
+		if o.stateFS != nil {
+			stateOpts = append(stateOpts, state.WithFS(o.stateFS))
+		}
+		db, err := state.Open(o.dataDir, stateOpts...)
 		if err != nil {
 			kc.Close()
 			return nil, fmt.Errorf("state in %s: %w", o.dataDir, err)

@@ -151,6 +151,7 @@ func values(recs []*kgo.Record) []string {
 }
 
 func TestCSASOverKafkaAndRestart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM pageviews (user_id VARCHAR KEY, page VARCHAR, ms BIGINT)
 	  WITH (KAFKA_TOPIC='page-views', VALUE_FORMAT='JSON', PARTITIONS=4);`)
@@ -249,6 +250,7 @@ func (r *rig) consumeAll(topic string) []*kgo.Record {
 }
 
 func TestPushQueryLimit(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=2);`)
 	r.exec(`INSERT INTO s (k, v) VALUES ('a', 1); INSERT INTO s (k, v) VALUES ('b', 2);`)
@@ -281,6 +283,7 @@ func TestPushQueryLimit(t *testing.T) {
 // deleted (the store is rebuilt from its changelog): counts continue
 // exactly.
 func TestTableAggregationRestore(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE TABLE customers (id VARCHAR PRIMARY KEY, tier VARCHAR)
 	  WITH (KAFKA_TOPIC='customers', VALUE_FORMAT='JSON', PARTITIONS=4);
@@ -336,6 +339,7 @@ func TestTableAggregationRestore(t *testing.T) {
 // TestClusterStatusReportsRestoration checks that store restoration
 // progress is visible through the engine's /clusterStatus report.
 func TestClusterStatusReportsRestoration(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
 	SET 'auto.offset.reset'='earliest';
@@ -364,6 +368,7 @@ func TestClusterStatusReportsRestoration(t *testing.T) {
 // window: the window's count continues exactly (state restored, offsets
 // resumed), and a late record is still dropped.
 func TestWindowCountsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM clicks (user VARCHAR KEY, site VARCHAR, ts BIGINT)
 	  WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2, TIMESTAMP='ts');
@@ -396,6 +401,7 @@ func TestWindowCountsSurviveRestart(t *testing.T) {
 // TestIdleWindowsCloseByWallClock: with window.close.idle.ms a quiet
 // partition's EMIT FINAL windows are emitted without newer records.
 func TestIdleWindowsCloseByWallClock(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	now := time.Now().UnixMilli()
 	r.exec(`CREATE STREAM clicks (user VARCHAR KEY, site VARCHAR, ts BIGINT)
@@ -415,6 +421,7 @@ func TestIdleWindowsCloseByWallClock(t *testing.T) {
 // TestMetricsExposeQueryFigures scrapes the Prometheus handler: records
 // processed, late records and stream time per task are there.
 func TestMetricsExposeQueryFigures(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM clicks (user VARCHAR KEY, site VARCHAR, ts BIGINT)
 	  WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1, TIMESTAMP='ts');
@@ -444,6 +451,7 @@ func TestMetricsExposeQueryFigures(t *testing.T) {
 // TestAggregatingPushQuery runs a GROUP BY push query on Kafka: its own
 // repartition topic and local store, removed when the query is closed.
 func TestAggregatingPushQuery(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM s (k VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=2);`)
 	r.produce("s", "a", `{"PAGE":"x"}`)
@@ -485,6 +493,7 @@ func TestAggregatingPushQuery(t *testing.T) {
 // end offsets committed at once): both succeed and a record produced
 // afterwards goes through.
 func TestCreateTopicAndQueryInOneRequest(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM src (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='fresh', VALUE_FORMAT='JSON', PARTITIONS=3);
 	CREATE STREAM doubled AS SELECT k, v * 2 AS w FROM src EMIT CHANGES;`)

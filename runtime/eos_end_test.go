@@ -19,6 +19,7 @@ import (
 // Now the runner lets the rebalance through, the transaction aborts and
 // is redone, and every count is exact, none repeated (awaitCounts).
 func TestEOSGroupLosesMemberInTransaction(t *testing.T) {
+	t.Parallel()
 	f := newEOSRig(t)
 	f.exec(`CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=2);
 	  SET 'auto.offset.reset'='earliest';

@@ -51,6 +51,7 @@ func (f *faultRig) txnEnds(query string) txnEndStats {
 // idle query would spend its life in those); records that come after the
 // idle spell are processed as before, in transactions that end fast.
 func TestEOSIdleQueryOpensNoTransaction(t *testing.T) {
+	t.Parallel()
 	f := newEOSRig(t)
 	f.eosCounts("idle_counts", "exactly_once_v2", 2)
 	const q = "CTAS_IDLE_COUNTS_1"
@@ -84,6 +85,7 @@ func TestEOSIdleQueryOpensNoTransaction(t *testing.T) {
 // own (no record was polled for it), which commits: read_committed shows
 // every window exactly once.
 func TestEOSIdleClosingBeginsTransaction(t *testing.T) {
+	t.Parallel()
 	f := newEOSRig(t)
 	f.exec(fmt.Sprintf(lessonFinal, "SET 'processing.guarantee'='exactly_once_v2'; SET 'window.close.idle.ms'='1000';"))
 	base := (time.Now().UnixMilli() - 3600000) / 300000 * 300000

@@ -224,6 +224,7 @@ func (f *faultRig) pull(table string) map[string]int {
 // under exactly_once_v2, read read_committed, ends with exactly the
 // at-least-once query's counts, both right.
 func TestEOSCountEqualsAtLeastOnce(t *testing.T) {
+	t.Parallel()
 	f := newFaultRig(t)
 	f.eosCounts("eos_counts", "exactly_once_v2", 4)
 	f.eosCounts("alos_counts", "at_least_once", 4)
@@ -408,12 +409,14 @@ func (f *faultRig) countsSoFar(n, _ int) map[string]int {
 // transaction (TryAbort), which takes every write with it: output,
 // changelog, store and cache; the records are processed again.
 func TestEOSAbortOnFailedProduce(t *testing.T) {
+	t.Parallel()
 	eosFaultRun(t, func(f *faultRig) *atomic.Int64 { return f.refuseProduceTimes("counts", 3) })
 }
 
 // TestEOSAbortOnFailedEndTxn: an EndTxn answered UNKNOWN_SERVER_ERROR is
 // retried as an abort.
 func TestEOSAbortOnFailedEndTxn(t *testing.T) {
+	t.Parallel()
 	eosFaultRun(t, func(f *faultRig) *atomic.Int64 {
 		return f.failTimes(kmsg.EndTxn, 2, func(req kmsg.Request) bool { return req.(*kmsg.EndTxnRequest).Commit },
 			func(req kmsg.Request) kmsg.Response {
@@ -428,6 +431,7 @@ func TestEOSAbortOnFailedEndTxn(t *testing.T) {
 // TestEOSAbortOnRefusedOffsets: a TxnOffsetCommit answered
 // ILLEGAL_GENERATION (what a zombie gets) aborts the transaction.
 func TestEOSAbortOnRefusedOffsets(t *testing.T) {
+	t.Parallel()
 	eosFaultRun(t, func(f *faultRig) *atomic.Int64 {
 		return f.failTimes(kmsg.TxnOffsetCommit, 2, anyRequest, func(req kmsg.Request) kmsg.Response {
 			tr := req.(*kmsg.TxnOffsetCommitRequest)
@@ -455,6 +459,7 @@ func TestEOSAbortOnRefusedOffsets(t *testing.T) {
 // session that fences the intruder in turn; no record is lost or counted
 // twice.
 func TestEOSFencedSessionIsReplaced(t *testing.T) {
+	t.Parallel()
 	eosFaultRun(t, func(f *faultRig) *atomic.Int64 {
 		ctx := context.Background()
 		txns, err := f.adm.ListTransactions(ctx, nil, nil)
@@ -484,6 +489,7 @@ func TestEOSFencedSessionIsReplaced(t *testing.T) {
 // output and the changelog hold them only aborted), and the query goes to
 // ERROR.
 func TestEOSFailingTaskAbortsTransaction(t *testing.T) {
+	t.Parallel()
 	f := newEOSRig(t)
 	f.exec(`CREATE STREAM s (k VARCHAR KEY, ts VARCHAR) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1,
 	    TIMESTAMP='ts', TIMESTAMP_FORMAT='yyyy-MM-dd');
@@ -543,6 +549,7 @@ func TestEOSFailingTaskAbortsTransaction(t *testing.T) {
 // from their changelogs, operators new) a record for a window that closed
 // before the restart is dropped as late, exactly as without the restart.
 func TestEOSStreamTimeSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	f := newEOSRig(t)
 	f.exec(`CREATE STREAM clicks (u VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1);
 	  SET 'auto.offset.reset'='earliest';
@@ -588,6 +595,7 @@ func TestEOSStreamTimeSurvivesRestart(t *testing.T) {
 // transaction on the changelog waits until it ends instead of stopping
 // at the last stable offset, and skips its records once it aborted.
 func TestEOSRestoreWaitsForOpenTransaction(t *testing.T) {
+	t.Parallel()
 	f := newEOSRig(t)
 	f.eosCounts("counts", "exactly_once_v2", 1)
 	f.produceEvents(20, 5)

@@ -66,6 +66,7 @@ func (f *faultRig) offsetsAnswered(n int, code int16) *atomic.Int64 {
 // retriable error the client gives up on) ends the session; the runner
 // rejoins with a new one and redoes the work since the last commit.
 func TestRetriableErrorRedoesWork(t *testing.T) {
+	t.Parallel()
 	recoveryRun(t, "retriable", func(f *faultRig) *atomic.Int64 {
 		return f.offsetsAnswered(1, kerr.RequestTimedOut.Code)
 	})
@@ -75,6 +76,7 @@ func TestRetriableErrorRedoesWork(t *testing.T) {
 // (a producer of a newer epoch; what a zombie meets) rejoins with a new
 // session and restores its tasks.
 func TestMigratedTaskRejoins(t *testing.T) {
+	t.Parallel()
 	recoveryRun(t, "task migrated", func(f *faultRig) *atomic.Int64 {
 		return f.offsetsAnswered(1, kerr.ProducerFenced.Code)
 	})
@@ -87,6 +89,7 @@ func TestMigratedTaskRejoins(t *testing.T) {
 // changelog, and counts on exactly (the engine stopped cleanly, so no
 // record is reprocessed).
 func TestCorruptStoreIsWipedAndRestored(t *testing.T) {
+	t.Parallel()
 	for _, g := range []string{"at_least_once", "exactly_once_v2"} {
 		t.Run(g, func(t *testing.T) { testCorruptStore(t, g) })
 	}
@@ -157,6 +160,7 @@ func corruptStores(t *testing.T, dir, name string) int {
 // query in ERROR, under either guarantee, with a USER error that says
 // why and how to get out of ERROR.
 func TestFatalUserErrorSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	for _, g := range []string{"at_least_once", "exactly_once_v2"} {
 		t.Run(g, func(t *testing.T) {
 			f := newFaultRig(t)

@@ -6,6 +6,7 @@ var (
 	WithGlobalLoadHook       = withGlobalLoadHook
 	WithGlobalPartitionCheck = withGlobalPartitionCheck
 	WithReplicaFault         = withReplicaFault
+	WithStateFS              = withStateFS
 )
 
 // QueryStarts counts the persistent query runs the engine started.

@@ -13,6 +13,7 @@ import (
 // from its KafkaTopic_Right-Reduce changelog, so later orders still find
 // their customer without the customer being produced again.
 func TestStreamTableJoinSurvivesRestartAndLostState(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(`CREATE STREAM orders (customer_id VARCHAR KEY, total INT)
 	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=2);

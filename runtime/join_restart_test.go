@@ -47,6 +47,7 @@ var (
 // TestGraceJoinWithoutRestart runs the inputs on the test engine in one
 // go: the results the restarted runs must reproduce.
 func TestGraceJoinWithoutRestart(t *testing.T) {
+	t.Parallel()
 	if got := graceJoinInOneRun(t); got != graceWant {
 		t.Fatalf("results %s, want %s", got, graceWant)
 	}
@@ -82,6 +83,7 @@ func graceJoinInOneRun(t *testing.T) string {
 // so the sink holds exactly the results of the run without a restart,
 // none lost or repeated.
 func TestGraceJoinSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	want := graceJoinInOneRun(t)
 	for _, lose := range []bool{false, true} {
 		t.Run(fmt.Sprintf("lose-state=%t", lose), func(t *testing.T) {

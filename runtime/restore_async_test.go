@@ -15,6 +15,7 @@ import (
 // counts new records meanwhile; once the transaction ends the waiting
 // task restores and catches up, and every count is right.
 func TestLongRestoreStallsNeitherGroupNorOtherTasks(t *testing.T) {
+	t.Parallel()
 	f := newEOSRig(t)
 	f.eosCounts("counts", "at_least_once", 2)
 	want := f.produceEvents(40, 10)

@@ -116,6 +116,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // on A is in B's catalog once B reached its sequence number, B runs A's
 // query, and a TERMINATE on B stops it on A.
 func TestSharedCatalogAcrossServers(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	out := execOn(t, p.a, "CREATE STREAM S (K STRING KEY, V INT) WITH (KAFKA_TOPIC='s', PARTITIONS=2, VALUE_FORMAT='JSON');", nil)
 	seq := lastSeq(t, out)
@@ -139,6 +140,7 @@ func TestSharedCatalogAcrossServers(t *testing.T) {
 // Two servers racing CREATEs of one name: one succeeds, the other gets
 // the clean "already exists" error, and both catalogs agree.
 func TestRacingCreatesAcrossServers(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	for round := 0; round < 3; round++ {
 		name := fmt.Sprintf("R%d", round)
@@ -177,6 +179,7 @@ func TestRacingCreatesAcrossServers(t *testing.T) {
 // together they write each output record once, the output one server
 // alone writes, under either guarantee.
 func TestQueryTasksSplitAcrossServers(t *testing.T) {
+	t.Parallel()
 	for _, guarantee := range []string{"at_least_once", "exactly_once_v2"} {
 		t.Run(guarantee, func(t *testing.T) { testTasksSplit(t, guarantee) })
 	}
@@ -248,6 +251,7 @@ func (p *pair) checkDoubled(t *testing.T, from, n int) {
 // When one server stops, the other takes over its tasks and the output
 // stays exactly the single-server output.
 func TestSurvivingServerTakesOverTasks(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	p.splitQuery(t, "at_least_once")
 	p.checkDoubled(t, 0, 100)
@@ -312,6 +316,7 @@ func (r *rig) committedExcept(topic, skip string) []string {
 // open transaction at once, rather than waiting out its timeout, and
 // the dead server's record is never readable.
 func TestAppendFencesADeadServersOpenAppend(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	dead, err := kgo.NewClient(kgo.SeedBrokers(p.rig.b.Addrs()...), kgo.TransactionalID("scale_"),
 		kgo.TransactionTimeout(time.Minute), kgo.DefaultProduceTopic("_scale__command_topic"))
@@ -342,6 +347,7 @@ func TestAppendFencesADeadServersOpenAppend(t *testing.T) {
 // fails with ksqlDB's catch-up timeout (HTTP 503) rather than running
 // against an older catalog.
 func TestCommandSequenceNumberNotReached(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	ahead := int64(1000)
 	_, err := p.b.Execute(context.Background(), api.KsqlRequest{Ksql: "SHOW STREAMS;", CommandSequenceNumber: &ahead})

@@ -55,6 +55,7 @@ func standbyPositions(e *runtime.Engine) map[string]int64 {
 // stops, the other takes its tasks over restoring only what its copies
 // missed, and the counts go on exactly.
 func TestStandbyReplicasTakeOver(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	execOn(t, p.a, "CREATE STREAM S (K STRING KEY, V INT) WITH (KAFKA_TOPIC='s', PARTITIONS=4, VALUE_FORMAT='JSON');", nil)
 	execOn(t, p.a, `SET 'num.standby.replicas'='1'; SET 'auto.offset.reset'='earliest';

@@ -19,6 +19,7 @@ import (
 // retries are spaced at least 100, 200 and 400 ms apart, and DESCRIBE
 // EXTENDED on B counts the three errors and shows the last.
 func TestReplicaFeedRetriesAfterErrors(t *testing.T) {
+	t.Parallel()
 	const injected = 3
 	var mu sync.Mutex
 	var failedAt []time.Time

@@ -55,6 +55,7 @@ func finalWindows(recs []*kgo.Record, base int64) []string {
 // from the changelogs): the sink holds each final window exactly once,
 // and a record for a window emitted before the restart is still late.
 func TestFinalWindowsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	for _, lose := range []bool{false, true} {
 		t.Run(fmt.Sprintf("lose-state=%t", lose), func(t *testing.T) {
 			r := newRig(t)
@@ -87,6 +88,7 @@ func TestFinalWindowsSurviveRestart(t *testing.T) {
 // times are an hour old), closing and expiring them at once; each is
 // emitted exactly once.
 func TestIdleClosingEmitsExpiredWindows(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(fmt.Sprintf(lessonFinal, "SET 'window.close.idle.ms'='1000';"))
 	// An hour ago, on a 5-minute boundary so the windows are the lesson's.
@@ -103,6 +105,7 @@ func TestIdleClosingEmitsExpiredWindows(t *testing.T) {
 // restart still closes its windows by the wall clock (the restored task
 // counts as having just seen a record), and each is emitted once.
 func TestIdleClosingAfterRestart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.exec(fmt.Sprintf(lessonFinal, "SET 'window.close.idle.ms'='5000';"))
 	base := (time.Now().UnixMilli() - 3600000) / 300000 * 300000

@@ -168,21 +168,22 @@ func (s *pebbleStore) enter() (exit func(), err error) {
 
 // current checks the store against the DB's generation (see above); s.mu
 // and pmu are held.
+//
+// A store whose commit failed (lost already, with the write's error) is
+// lost with the reopen too: from the reopen on it fails with
+// errLostWithReopen, so its owner knows to open it again from its
+// checkpoint instead of retrying it.
 func (s *pebbleStore) current() error {
-	if s.lost != nil {
-		return s.lost
-	}
 	g := s.db.generation()
 	if s.gen == g {
-		return nil
-	}
-	if s.batch != nil || s.lastWrite > s.db.genDurable[s.gen] {
-		s.lost = &WriteError{Op: "store " + s.part.id.String(), Err: errLostWithReopen}
-		s.dropBatch()
 		return s.lost
 	}
+	if s.lost != nil || s.batch != nil || s.lastWrite > s.db.genDurable[s.gen] {
+		s.lost = &WriteError{Op: "store " + s.part.id.String(), Err: errLostWithReopen}
+		s.dropBatch()
+	}
 	s.gen = g
-	return nil
+	return s.lost
 }
 
 // dropBatch discards the pending batch; s.mu is held.

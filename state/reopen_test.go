@@ -46,7 +46,8 @@ func waitFailed(t *testing.T, db *DB) error {
 // has room, Reopen opens the DB again in place while readers keep reading
 // through it (none sees it closed): the failure is gone, what was
 // committed before is there, the store whose commit failed is lost (its
-// calls fail with a *WriteError until it is closed and opened again), a
+// calls fail with a *WriteError until it is closed and opened again, one
+// that says so: IsLostWithReopen, what a standby feeder renews on), a
 // store that wrote nothing since its last synced commit goes on, and
 // writes are taken again. The failure hook heard of the failure once.
 func TestReopenAfterFullDisk(t *testing.T) {
@@ -128,8 +129,8 @@ func TestReopenAfterFullDisk(t *testing.T) {
 	if n := hooked.Load(); n != 1 {
 		t.Fatalf("the failure hook was called %d times, want once", n)
 	}
-	if _, err := failing.Get([]byte("a")); !IsWriteFailure(err) || !strings.Contains(err.Error(), "restore it") {
-		t.Fatalf("the store whose commit failed, after the reopen: %v, want it lost", err)
+	if _, err := failing.Get([]byte("a")); !IsWriteFailure(err) || !IsLostWithReopen(err) || !strings.Contains(err.Error(), "restore it") {
+		t.Fatalf("the store whose commit failed, after the reopen: %v, want it lost with the reopen", err)
 	}
 	must(t, failing.Close())
 	if v, err := clean.Get([]byte("x")); err != nil || string(v) != "1" {

@@ -14,6 +14,7 @@ import (
 // the rate valid at 2000 from the as-of join. Times come from a TIMESTAMP
 // column, so kcat's records carry them in their values.
 func TestAsOfJoinWithKcat(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM orders (currency VARCHAR KEY, id VARCHAR, ts BIGINT)

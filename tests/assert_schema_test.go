@@ -14,6 +14,7 @@ import (
 // the assertion holds and HTTP 417 with ksqlDB's message when it does not
 // within its timeout; the REPL prints ksqlDB's CLI line.
 func TestAssertSchema(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	id := registerSchema(t, fake, "users-value", sr.TypeJSON, srUserSchema)
 	other := registerSchema(t, fake, "others-value", sr.TypeAvro, bidAvro)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestBinaryVersion(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := runBinary(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "sqlstream ") {
 		t.Fatalf("sqlstream version: exit %d, stdout %q, stderr %q", code, out, errOut)
@@ -17,6 +18,7 @@ func TestBinaryVersion(t *testing.T) {
 // TestBinaryHelpListsEveryFlag: --help documents each flag with its
 // default.
 func TestBinaryHelpListsEveryFlag(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runBinary(t, "server", "--help")
 	if code != 0 {
 		t.Fatalf("sqlstream server --help: exit %d", code)
@@ -41,6 +43,7 @@ func TestBinaryHelpListsEveryFlag(t *testing.T) {
 // TestBinaryBadConfigExits2: configuration is validated before anything
 // starts; errors name the file and line and exit with code 2.
 func TestBinaryBadConfigExits2(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "app.properties")
 	if err := os.WriteFile(cfg, []byte("ksql.service.id=svc_\njust-a-key\n"), 0o644); err != nil {
@@ -71,6 +74,7 @@ func TestBinaryBadConfigExits2(t *testing.T) {
 // the statements through its REPL, exits 0 at end of input, and keeps its
 // logs in the data directory instead of the terminal.
 func TestCombinedModeRunsPipedScript(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	script := "CREATE STREAM s1 (id INT KEY, v VARCHAR) WITH (KAFKA_TOPIC='s1', VALUE_FORMAT='JSON', PARTITIONS=1);\nSHOW STREAMS;\n"
 	code, out, errOut := runBinaryInput(t, script,

@@ -22,6 +22,7 @@ func startBroker(t *testing.T, dir string) *broker.Broker {
 // README does, and checks franz-go sees the same records, before and after
 // a restart on the same data directory.
 func TestBrokerWithKcat(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	dir := t.TempDir()
 	b := startBroker(t, dir)
@@ -51,6 +52,7 @@ func TestBrokerWithKcat(t *testing.T) {
 // TestKcatCannotAutoCreateTopics: topics come from sqlstream's DDL (or the
 // admin API), never from a client's metadata request.
 func TestKcatCannotAutoCreateTopics(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	addr := startBroker(t, t.TempDir()).Addrs()[0]
 	createTopic(t, addr, "exists", 1)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -70,13 +71,15 @@ func TestEOSBrokerKillNine(t *testing.T) {
 	aborted := 0
 	for i := range kills {
 		produceChunk(t, br.Kafka, i*chunk, chunk, want)
+		resume := func() {}
 		if anytime {
 			time.Sleep(time.Duration(20+rand.IntN(200)) * time.Millisecond)
 		} else {
-			awaitOngoingTxn(t, br.Kafka)
+			resume = holdOpenTxn(t, br.Kafka, srv)
 		}
 		t.Logf("kill -9 of the broker #%d", i+1)
 		br.kill()
+		resume()
 		br.start()
 		if strings.Contains(br.Logs(), brokerAbortLine) {
 			aborted++
@@ -137,12 +140,61 @@ func produceChunk(t *testing.T, kafka string, from, n int, want map[string]int) 
 	}
 }
 
-// awaitOngoingTxn waits until the broker has a transaction open, then a
-// little more for its first records.
-func awaitOngoingTxn(t *testing.T, kafka string) {
+// holdOpenTxn waits until a transaction of srv is open with records in
+// the broker's log (some partition's high watermark past its last stable
+// offset), and stops srv (SIGSTOP) there, so that the transaction is
+// still open, its records written, when the broker is killed: the kill
+// then always leaves a transaction for the broker's crash recovery to
+// abort. (Waiting for an ongoing transaction and 20 ms more, as this did,
+// sometimes killed the broker after the transaction's commit or before
+// its first write, three times in a row under load: no teeth.) It
+// returns the function that lets srv go on (SIGCONT).
+func holdOpenTxn(t *testing.T, kafka string, srv *node) (resume func()) {
 	t.Helper()
-	awaitOpenTxns(t, kafka, "no transaction of the server open", func(n int) bool { return n > 0 })
-	time.Sleep(20 * time.Millisecond)
+	adm := kadm.NewClient(kafkaClient(t, kafka))
+	defer adm.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	signal := func(sig syscall.Signal) {
+		if err := srv.cmd.Process.Signal(sig); err != nil {
+			t.Fatalf("%v to the server: %v", sig, err)
+		}
+	}
+	for {
+		if openTxnWritten(ctx, adm) {
+			signal(syscall.SIGSTOP)
+			// Requests the server sent before it stopped are answered
+			// by now or never: still open, it stays open until SIGCONT.
+			if openTxnWritten(ctx, adm) {
+				return func() { signal(syscall.SIGCONT) }
+			}
+			signal(syscall.SIGCONT) // it ended meanwhile: wait for the next
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no transaction of the server open with records in the log within 30 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// openTxnWritten reports whether some partition holds records of an open
+// transaction: its high watermark is past its last stable offset.
+func openTxnWritten(ctx context.Context, adm *kadm.Client) bool {
+	hwm, err := adm.ListEndOffsets(ctx)
+	if err != nil {
+		return false
+	}
+	lso, err := adm.ListCommittedOffsets(ctx)
+	if err != nil {
+		return false
+	}
+	written := false
+	hwm.Each(func(o kadm.ListedOffset) {
+		if c, ok := lso.Lookup(o.Topic, o.Partition); ok && o.Err == nil && c.Err == nil && o.Offset > c.Offset {
+			written = true
+		}
+	})
+	return written
 }
 
 // awaitNoTxn waits until the broker has no transaction open.

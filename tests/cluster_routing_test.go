@@ -36,6 +36,7 @@ const routingConfig = scaleoutConfig + "ksql.streams.session.timeout.ms=6000\nks
 // between the kill and the move (the session timeout) pull queries with
 // standby reads on return the whole table from the standbys.
 func TestPullQueriesFromAnyServer(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	cfg := writeConfig(t, routingConfig+"ksql.streams.num.standby.replicas=1\n")
 	nodes := []*node{startServerOn(t, br.Kafka, "--config", cfg), startServerOn(t, br.Kafka, "--config", cfg),
@@ -402,6 +403,7 @@ func refusesUnsignedPeers(t *testing.T, n *node) {
 // query on either returns the whole table, the part forwarded to the
 // other server carrying the user's credentials.
 func TestPullRoutingWithBasicAuth(t *testing.T) {
+	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users")
 	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 // again, is refused and logged by the running server and by a restart;
 // x and its data survive.
 func TestReplayedCommandRejected(t *testing.T) {
+	t.Parallel()
 	const topic = "_default__command_topic"
 	n := startNode(t)
 	n.mustKsql("CREATE STREAM x (v INT) WITH (KAFKA_TOPIC='x', VALUE_FORMAT='JSON', PARTITIONS=1);")
@@ -102,6 +103,7 @@ func awaitLog(t *testing.T, n *node, re *regexp.Regexp) {
 // next commit (same transactional id) is not hidden from its next start,
 // whether that start follows a clean stop or a kill.
 func TestTornCommandRecord(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql("CREATE STREAM a (v INT) WITH (KAFKA_TOPIC='a', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	n.mustKsql("CREATE STREAM b (v INT) WITH (KAFKA_TOPIC='b', VALUE_FORMAT='JSON', PARTITIONS=1);")
@@ -150,6 +152,7 @@ func tearLastBatch(t *testing.T, dir string) {
 // sqlstream.command.topic.replay.timeout.ms, saying what holds it and
 // what to do; once it is aborted the server starts.
 func TestCommandReadBounded(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	const topic = "_open__command_topic"
 	createTopic(t, br.Kafka, topic, 1)
@@ -182,6 +185,7 @@ func TestCommandReadBounded(t *testing.T) {
 // and write no key; with the key restored the server starts with its
 // streams.
 func TestUnverifiableCommandTopic(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql("CREATE STREAM kept (v INT) WITH (KAFKA_TOPIC='kept', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	n.stop()
@@ -223,6 +227,7 @@ func TestUnverifiableCommandTopic(t *testing.T) {
 // setting, and write no key; the first keeps serving. (With the secret,
 // TestServersShareOneCatalog shows them running each other's statements.)
 func TestCopiesOfOneServiceID(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	first := startServerOn(t, br.Kafka, "--service-id", "copies_")
 	for i := 2; i <= 3; i++ {
@@ -246,6 +251,7 @@ func TestCopiesOfOneServiceID(t *testing.T) {
 // still runs, as the prefix before the chain start the first start
 // appends; a copy of one of its records appended after that is refused.
 func TestPreviousReleaseCommandTopic(t *testing.T) {
+	t.Parallel()
 	const topic, secret = "_old__command_topic", "the secret of the old service"
 	br := startBrokerProcess(t)
 	createTopic(t, br.Kafka, topic, 1)

@@ -292,6 +292,7 @@ func insertRows(t *testing.T, n *node, target string, rows ...string) {
 // confirmation; the page sends nothing to another origin and meets no
 // JavaScript error.
 func TestConsoleInBrowser(t *testing.T) {
+	t.Parallel()
 	browserPath(t)
 	n := startNode(t)
 	// An API client (no text/html in its Accept) still gets ksqlDB's
@@ -486,6 +487,7 @@ func TestConsoleInBrowser(t *testing.T) {
 // user who cancels sees "Unauthorized" and nothing else); with them it
 // loads and its API requests run as that user.
 func TestConsoleBasicAuth(t *testing.T) {
+	t.Parallel()
 	browserPath(t)
 	users := filepath.Join(t.TempDir(), "users")
 	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
@@ -561,6 +563,7 @@ func TestConsoleBasicAuth(t *testing.T) {
 // hosts alive in its Cluster tab with their active and standby partitions
 // of the query, and the query's per-host status names both.
 func TestConsoleClusterHosts(t *testing.T) {
+	t.Parallel()
 	browserPath(t)
 	br := startBrokerProcess(t)
 	cfg := writeConfig(t, routingConfig+"ksql.streams.num.standby.replicas=1\n")
@@ -592,6 +595,7 @@ func TestConsoleClusterHosts(t *testing.T) {
 // loads it, and its statements and catalog requests go to the same https
 // origin.
 func TestConsoleOverHTTPS(t *testing.T) {
+	t.Parallel()
 	browserPath(t)
 	n, _, cert := startHTTPSNode(t)
 	b := newBrowser(t, n.URL, chromedp.Flag("ignore-certificate-errors-spki-list", spkiHash(t, cert)))

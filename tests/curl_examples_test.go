@@ -18,6 +18,7 @@ import (
 // The examples' host is localhost:8088; the test's server listens on a
 // free port.
 func TestKsqlDBCurlExamples(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
 	}

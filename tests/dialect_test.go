@@ -11,6 +11,7 @@ import (
 // a restart the type is still registered (it was replayed from the
 // command topic) and DROP TYPE removes it.
 func TestCustomTypesAndRound(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE TYPE ADDRESS AS STRUCT<number INTEGER, street VARCHAR>;
 CREATE STREAM people (id VARCHAR KEY, home ADDRESS, score DOUBLE) WITH (KAFKA_TOPIC='people', VALUE_FORMAT='JSON', PARTITIONS=1);

@@ -10,6 +10,16 @@
 //
 // The import-direction lint (lint_test.go) parses the tree with go/parser.
 //
+// The binary is built once per `go test` run (harness_test.go). A test
+// that owns all it starts (free ports, its own temporary directories, no
+// environment) and waits only on facts calls t.Parallel: `make test` runs
+// E2E_PARALLEL (4) of them at a time, since their processes mostly sit
+// between commits and polls (the browser tests too: they wait on the
+// page's facts, and the rolling restart, whose pauses are only logged).
+// The kill -9, failover, broker-restart, terminal and
+// Nexmark tests, whose timing matters to what they show or which keep
+// both cores busy, run alone, before the parallel ones.
+//
 // # Testing
 //
 // Golden `datadriven` tests pin parse output, plans (`planner/testdata`),

@@ -399,6 +399,7 @@ func grepLines(text string, subs ...string) string {
 // waiting for the group to settle between restarts: every record is
 // counted exactly once.
 func TestRollingRestartLosesNothing(t *testing.T) {
+	t.Parallel() // waits on facts; the pauses it logs are not asserted
 	if testing.Short() {
 		t.Skip("multi-process rolling restart")
 	}

@@ -103,6 +103,7 @@ func queryStateOf(t *testing.T, n *node, idPart string) (string, string) {
 // closes within its bound), and once the disk has room again a restart
 // brings the count back to RUNNING, counting on.
 func TestFullDiskPutsQueryInError(t *testing.T) {
+	t.Parallel()
 	kafka := startBroker(t, t.TempDir()).Addrs()[0]
 	dataDir := t.TempDir()
 	stateDir := filepath.Join(dataDir, "state")
@@ -194,12 +195,14 @@ func healthOf(t *testing.T, n *node) api.HealthCheckResponse {
 // quiet during the failure, stays or comes back RUNNING and counts on
 // (its stores, durable when the DB failed, survive the reopen).
 func TestFullDiskRecoversByItself(t *testing.T) {
+	t.Parallel()
 	testFullDiskRecovers(t, "at_least_once")
 }
 
 // TestFullDiskRecoversByItselfEOS is TestFullDiskRecoversByItself under
 // exactly_once_v2: every key is counted exactly once in the sink.
 func TestFullDiskRecoversByItselfEOS(t *testing.T) {
+	t.Parallel()
 	testFullDiskRecovers(t, "exactly_once_v2")
 }
 

@@ -18,6 +18,7 @@ import (
 // checkpoint: nothing here), and a plain table with the same mismatched
 // partitions still gets the co-partitioning error.
 func TestGlobalTableJoin(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM orders (id VARCHAR KEY, region VARCHAR, total INT)

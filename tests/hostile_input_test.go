@@ -23,6 +23,7 @@ import (
 // as nested too deeply, a flat chain of 501 additions runs, and the
 // server keeps answering.
 func TestChainedSubscriptsRefused(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM cs (id VARCHAR KEY, n INT)
 	  WITH (KAFKA_TOPIC='cs', VALUE_FORMAT='JSON', PARTITIONS=1);`)
@@ -43,6 +44,7 @@ func TestChainedSubscriptsRefused(t *testing.T) {
 // a processing-log entry with its topic, partition and offset and the
 // first 64 KiB of it, and the query goes on with the next record.
 func TestBigBadRecordIsLogged(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM bigbad (id VARCHAR KEY, n INT)
 	  WITH (KAFKA_TOPIC='bigbad', VALUE_FORMAT='JSON', PARTITIONS=1);
@@ -66,6 +68,7 @@ func TestBigBadRecordIsLogged(t *testing.T) {
 // characters is a 400 that leaves no table behind, before or after a
 // restart, and the server keeps answering.
 func TestLongDerivedTopicNameLeavesNothing(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM ln (id VARCHAR KEY, v INT)
 	  WITH (KAFKA_TOPIC='ln', VALUE_FORMAT='JSON', PARTITIONS=1);`)
@@ -89,6 +92,7 @@ func TestLongDerivedTopicNameLeavesNothing(t *testing.T) {
 // processing-log entry naming the column and the byte, not written on
 // with U+FFFD in place of its bytes; the next record goes through.
 func TestInvalidUTF8IsADeserializationError(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM u8 (id VARCHAR KEY, s VARCHAR)
 	  WITH (KAFKA_TOPIC='u8', VALUE_FORMAT='JSON', PARTITIONS=1);
@@ -125,6 +129,7 @@ func TestInvalidUTF8IsADeserializationError(t *testing.T) {
 // than sqlstream.request.max.statements is a 400 naming the limit (and
 // one at the limit runs), and the server keeps answering after each.
 func TestHostileInputRoundTwo(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "sqlstream.request.max.statements=5\n"))
 	for _, tc := range []struct{ name, sql, want string }{
 		{"NUL in a quoted identifier", "CREATE STREAM `a\x00b` (v INT) WITH (KAFKA_TOPIC='nul', VALUE_FORMAT='JSON', PARTITIONS=1);",
@@ -146,6 +151,7 @@ func TestHostileInputRoundTwo(t *testing.T) {
 // binary: a user with an empty password stops the server at start with
 // the file and line, instead of letting anyone in under that name.
 func TestEmptyPasswordStopsTheStart(t *testing.T) {
+	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users")
 	if err := os.WriteFile(users, []byte("alice: wonderland,admin\neve: ,admin\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -163,6 +169,7 @@ func TestEmptyPasswordStopsTheStart(t *testing.T) {
 // cap, not INVALID_PARTITIONS' "Number of partitions is below 1"; the
 // server keeps answering.
 func TestPartitionCapMessage(t *testing.T) {
+	t.Parallel()
 	b := startBrokerProcess(t, "--config", writeConfig(t, "sqlstream.topic.partitions.max=4\n"))
 	n := startServerOn(t, b.Kafka)
 	status, body := n.ksql("CREATE STREAM five (a INT) WITH (KAFKA_TOPIC='five', VALUE_FORMAT='JSON', PARTITIONS=5);", nil)
@@ -182,6 +189,7 @@ func TestPartitionCapMessage(t *testing.T) {
 // row; the server's resident memory has then grown by far less than
 // 8 × 51 MB.
 func TestStalledPushReadersBounded(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM stall (id VARCHAR KEY, s VARCHAR)
 	  WITH (KAFKA_TOPIC='stall', VALUE_FORMAT='JSON', PARTITIONS=1);`)

@@ -10,6 +10,7 @@ import (
 // API: each statement is refused with its reason (and, where it has one,
 // its position), and the server keeps answering after each.
 func TestHostileStatementsRefused(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM hs (id VARCHAR KEY, a VARCHAR, n INT)
 	  WITH (KAFKA_TOPIC='hs', VALUE_FORMAT='JSON', PARTITIONS=1);`)
@@ -61,6 +62,7 @@ func TestHostileStatementsRefused(t *testing.T) {
 // two billion characters is NULL for that record, with the limit named
 // in the processing log, and the query goes on with the next record.
 func TestPaddingPastLimitIsLogged(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM pads (id VARCHAR KEY, a VARCHAR, n INT)
 	  WITH (KAFKA_TOPIC='pads', VALUE_FORMAT='JSON', PARTITIONS=1);

@@ -19,6 +19,7 @@ import (
 // must not delete the row. Each is a deserialization error in the
 // processing log, with its offset, and the row keeps its last good value.
 func TestNulValueIsNoTombstone(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE TABLE accounts (id VARCHAR PRIMARY KEY, a INT)
 	  WITH (KAFKA_TOPIC='accounts', VALUE_FORMAT='JSON', PARTITIONS=1);
@@ -52,6 +53,7 @@ func TestNulValueIsNoTombstone(t *testing.T) {
 // at CREATE with its position, a Kafka client asking the embedded broker
 // for it is refused too, and the server restarts on its data directory.
 func TestIllegalTopicNameRejected(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	long := strings.Repeat("t", 260)
 	status, body := n.ksql("CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='"+long+"', VALUE_FORMAT='JSON', PARTITIONS=1);", nil)
@@ -74,6 +76,7 @@ func TestIllegalTopicNameRejected(t *testing.T) {
 // another origin cannot run statements, whatever body type it sends; an
 // origin on access.control.allow.origin can; the server keeps answering.
 func TestCrossSiteRequestRefused(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "access.control.allow.origin=https://ui.example\n"))
 	send := func(origin, ctype string) int {
 		req := n.newRequest(context.Background(), "/ksql", "application/json",
@@ -106,6 +109,7 @@ func TestCrossSiteRequestRefused(t *testing.T) {
 // page) gets 403 on /info, /clusterStatus and /metrics, and the server
 // keeps answering a loopback Host.
 func TestDNSRebindingReadsNothing(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	get := func(path, host string) (int, string) {
 		req, err := http.NewRequest("GET", n.URL+path, nil)

@@ -25,6 +25,7 @@ const timedBidAvro = `{"type":"record","name":"Bid","fields":[{"name":"auction",
 // columns first); CSAS over it writes each record at that column's time,
 // not at the time it was produced, and a name the schema lacks is refused.
 func TestInferredTimestampColumn(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	createTopic(t, n.Kafka, "timed", 1)
 	id := registerSchema(t, fake, "timed-value", sr.TypeAvro, timedBidAvro)

@@ -59,6 +59,7 @@ func consumeRecords(t *testing.T, n *node, topic string, count int) []*kgo.Recor
 // query reads its repartition topic back across a restart; DROP …
 // DELETE TOPIC deletes the internal subjects with the topics.
 func TestInternalTopicsInQueryFormats(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	createTopic(t, n.Kafka, "bids", 1)
 	id := registerSchema(t, fake, "bids-value", sr.TypeAvro, bidAvro)
@@ -141,6 +142,7 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 // restart), while a query recorded now writes its repartition topic in
 // its source's formats (KAFKA key, DELIMITED value).
 func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
+	t.Parallel()
 	const topic, secret = "_old__command_topic", "the secret of the old service"
 	br := startBrokerProcess(t)
 	createTopic(t, br.Kafka, topic, 1)
@@ -201,6 +203,7 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 // after the server loses its local state the store is restored from that
 // changelog and the join still finds the table's row.
 func TestRegistryKeyJoinRestoresFromChangelog(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	n.mustKsql(`CREATE STREAM clicks (usr STRING KEY, page STRING) WITH (KAFKA_TOPIC='clicks', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON', PARTITIONS=1);
 	  CREATE TABLE users (usr STRING PRIMARY KEY, city STRING) WITH (KAFKA_TOPIC='users', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON', PARTITIONS=1);

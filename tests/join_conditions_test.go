@@ -15,6 +15,7 @@ import (
 // its JSON key, so each meets its limit's partition. The LEFT join keeps
 // an order over its limit with a null limit; the inner join drops it.
 func TestCompositeKeyJoinWithResidual(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM orders (id INT KEY, region VARCHAR, amount DOUBLE)
 	  WITH (KAFKA_TOPIC='orders', KEY_FORMAT='JSON', VALUE_FORMAT='JSON', PARTITIONS=2);
@@ -63,6 +64,7 @@ func TestCompositeKeyJoinWithResidual(t *testing.T) {
 // through the repartition topics the re-keying on them needs, so the
 // n-th order meets the n-th shipment whatever their keys.
 func TestJoinOnSidesRecordOffsets(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM a (id INT KEY, foo VARCHAR)
 	  WITH (KAFKA_TOPIC='a', KEY_FORMAT='JSON', VALUE_FORMAT='JSON', PARTITIONS=1);

@@ -104,6 +104,7 @@ func minute(m int) string { return strconv.Itoa(eventBase + m*60_000) }
 // joins a click buffered before it, and nothing already written is
 // written again.
 func TestStreamStreamJoinWithin(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM clicks (user VARCHAR KEY, url VARCHAR, ts BIGINT)
@@ -158,6 +159,7 @@ func TestStreamStreamJoinWithin(t *testing.T) {
 // read back with kcat and with pull queries; a restart between the
 // update and the tombstones keeps both sides' stores.
 func TestTableTableJoin(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE TABLE accounts (id VARCHAR PRIMARY KEY, balance BIGINT)
@@ -209,6 +211,7 @@ func TestTableTableJoin(t *testing.T) {
 // behind: SHOW QUERIES, SHOW STREAMS, the broker's topics (kcat -L) and
 // the command topic are as before.
 func TestJoinCopartitionError(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM orders (id VARCHAR KEY, customer_id VARCHAR)

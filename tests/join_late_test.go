@@ -16,6 +16,7 @@ import (
 // copied to late.records.topic. A right row with a null key is skipped
 // and counted.
 func TestStreamStreamJoinLateRecordThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM a_s (k VARCHAR KEY, x INT, ts BIGINT)
 	  WITH (KAFKA_TOPIC='a_s', VALUE_FORMAT='JSON', PARTITIONS=1, TIMESTAMP='ts');

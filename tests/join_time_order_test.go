@@ -19,6 +19,7 @@ import (
 // A second query, with max.task.idle.ms set per query, sees a customer
 // produced while its order waits.
 func TestJoinReadsInputsInTimestampOrder(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM orders (customer_id VARCHAR KEY, total INT)
 	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=2);

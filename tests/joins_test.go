@@ -15,6 +15,7 @@ import (
 // exists is dropped by the inner join and kept with a null name by the
 // left join; results are read back from the sink topics.
 func TestOrdersJoinCustomers(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM orders (id VARCHAR KEY, customer_id VARCHAR, total INT)
 	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=2);
@@ -57,6 +58,7 @@ func TestOrdersJoinCustomers(t *testing.T) {
 // (read_committed) ends in its tombstone, and pull queries on it no
 // longer see it.
 func TestOrdersForeignKeyJoin(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE TABLE orders (id VARCHAR PRIMARY KEY, customer_id VARCHAR, total INT)
 	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=2);

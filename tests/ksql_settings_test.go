@@ -20,6 +20,7 @@ import (
 // refuses INSERT VALUES and /inserts-stream; SHOW PROPERTIES lists
 // ksqlDB's settings with their defaults.
 func TestKsqlConfigSettings(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := runBinary(t, "server", "--config",
 		writeConfig(t, "ksql.security.extension.class=io.confluent.Ext\n"), "--data-dir", t.TempDir())
 	if code != 2 || !strings.Contains(errOut, "ksql.security.extension.class") || !strings.Contains(errOut, "Java plugins") {
@@ -94,6 +95,7 @@ func TestKsqlConfigSettings(t *testing.T) {
 // running, and a restart with a lower limit still replays every query
 // accepted before.
 func TestPersistentQueryLimit(t *testing.T) {
+	t.Parallel()
 	config := writeConfig(t, "ksql.query.persistent.active.limit=2\n")
 	n := startNode(t, "--config", config)
 	n.mustKsql("CREATE STREAM s (id INT KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")

@@ -16,6 +16,7 @@ import (
 // them), PRINT starts with its key/value format header, and
 // ksql.variable.substitution.enable=false leaves ${name} as written.
 func TestListingsAsKsqlDB(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM v (k VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='v', VALUE_FORMAT='JSON', PARTITIONS=1);
 		CREATE TABLE c AS SELECT page, COUNT(*) AS n FROM v GROUP BY page;
@@ -88,6 +89,7 @@ func waitTopics(t *testing.T, n *node, sql, part string) string {
 // queries on a two-partition topic are two groups holding four
 // partition assignments; the CLI prints ksqlDB's columns.
 func TestShowTopicsExtendedCountsConsumers(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM ev (k VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='ev', VALUE_FORMAT='JSON', PARTITIONS=2);
 		CREATE STREAM ev_a AS SELECT * FROM ev WHERE page = '/a';

@@ -20,14 +20,21 @@ import (
 // process, then q1 (a projection), q4 (a windowed join and two
 // aggregations) and q5 (hopping windows, EMIT FINAL) each run on a fresh
 // engine until their input is consumed, and their sinks must hold
-// exactly the rows of the reference computation. Nothing is timed.
+// exactly the rows of the reference computation. Nothing is timed, so
+// the three engines run at once (each query's own service id, consumer
+// groups and sink): most of a query's run is waiting (q4's join tasks
+// wait its max.task.idle.ms at the end of their inputs, commits come
+// every 2 s), not work.
 func TestNexmarkSmall(t *testing.T) {
 	run := newNexmarkRun(t, 5000, 250)
 	for _, name := range []string{"q1", "q4", "q5"} {
 		q, _ := nexmark.Lookup(name)
-		if r := run.query(q); r.mismatch != "" {
-			t.Errorf("%s: %s", name, r.mismatch)
-		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if r := run.query(t, q); r.mismatch != "" {
+				t.Errorf("%s: %s", name, r.mismatch)
+			}
+		})
 	}
 }
 
@@ -47,7 +54,7 @@ func TestNexmarkBenchmark(t *testing.T) {
 		if only := os.Getenv("NEXMARK_QUERIES"); only != "" && !strings.Contains(","+only+",", ","+q.Name+",") {
 			continue
 		}
-		r := run.query(q)
+		r := run.query(t, q)
 		fmt.Println(r.line())
 		if r.mismatch != "" {
 			t.Errorf("%s: MISMATCH %s", q.Name, r.mismatch)
@@ -107,9 +114,9 @@ type nexmarkResult struct {
 
 // query runs q alone on a fresh engine (its own service id, so no other
 // query's commands replay) until its consumer groups have committed the
-// end of their input, then checks its sink against the reference.
-func (r *nexmarkRun) query(q *nexmark.Query) nexmarkResult {
-	t := r.t
+// end of their input, then checks its sink against the reference; t is
+// the test (or subtest) it runs in.
+func (r *nexmarkRun) query(t *testing.T, q *nexmark.Query) nexmarkResult {
 	t.Helper()
 	sid := "nx_" + q.Name + "_"
 	srv := startServerOn(t, r.broker.Kafka, "--service-id", sid, "--log-level", "info")
@@ -241,9 +248,13 @@ func nexmarkTable(events int64, results []nexmarkResult) string {
 // name no TIMESTAMP column: the engine checks it before it infers the
 // columns and refuses it; the records' timestamps are the event times
 // anyway.)
+// The three formats run at once, each on its own server.
 func TestNexmarkRegistryFormats(t *testing.T) {
 	for _, format := range []string{"AVRO", "JSON_SR", "PROTOBUF"} {
-		t.Run(format, func(t *testing.T) { nexmarkRegistryFormat(t, format) })
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			nexmarkRegistryFormat(t, format)
+		})
 	}
 }
 

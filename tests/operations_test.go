@@ -19,6 +19,7 @@ import (
 // RUNNING (never PENDING), and 503 with error 50302 before; /metrics
 // carries the Go runtime, process and HTTP metrics beside the engine's.
 func TestProbesAndMetrics(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM clicks (user VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);
 	CREATE TABLE clicks_per_user AS SELECT user, COUNT(*) AS n FROM clicks GROUP BY user EMIT CHANGES;`)
@@ -69,6 +70,7 @@ func get(t *testing.T, url string) (int, string) {
 // --log-format json every line the server writes is one JSON object with
 // time, level and msg, the ready line included, down to its shutdown.
 func TestJSONLogs(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	cmd := exec.Command(binary(t), "server", "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
 		"--data-dir", dataDir, "--log-level", "debug", "--log-format", "json")

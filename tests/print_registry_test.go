@@ -21,6 +21,7 @@ import (
 // TextFormat's short form, compact JSON), not as hex; over REST and in the
 // REPL.
 func TestPrintDecodesRegistryFormats(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	var serde sr.Serde
 	avroID := registerSchema(t, fake, "pavro-value", sr.TypeAvro, bidAvro)

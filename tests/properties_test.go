@@ -14,6 +14,7 @@ import (
 // server keeps answering afterwards. A config file with an unknown key
 // does not start.
 func TestBadPropertiesGetClearErrors(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := runBinary(t, "server", "--config", writeConfig(t, "ksql.streams.no.such.thing=1\n"),
 		"--data-dir", t.TempDir())
 	if code != 2 || !strings.Contains(errOut, "ksql.streams.no.such.thing") {

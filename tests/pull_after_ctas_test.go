@@ -13,6 +13,7 @@ import (
 // shortened to 1 ms it answers either all rows or error 50302 saying the
 // table is not ready, never a partial answer.
 func TestPullRightAfterCTAS(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.auto.offset.reset=earliest\n"))
 	n.mustKsql(`CREATE STREAM orders (id VARCHAR KEY, item VARCHAR) WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=3);`)
 	var kvs []string

@@ -20,6 +20,7 @@ import (
 // which a standard protobuf library (protocompile + dynamicpb, not the
 // server's code) decodes to the table's values.
 func TestPullProtobufResponse(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.auto.offset.reset=earliest\n"))
 	n.mustKsql(`CREATE STREAM visits (id VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='visits', VALUE_FORMAT='JSON', PARTITIONS=1);`)
 	produce(t, n.Kafka, "visits", "u1", `{"PAGE":"a"}`, "u1", `{"PAGE":"b"}`, "u2", `{"PAGE":"c"}`)

@@ -12,6 +12,7 @@ import (
 // is refused with a 400 naming the rule and the property, and a request
 // may turn scans back on; NULL keys are refused whatever the setting.
 func TestPullWhereTableScanOff(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.auto.offset.reset=earliest\nksql.query.pull.table.scan.enabled=false\n"))
 	n.mustKsql(`CREATE STREAM clicks (id VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);`)
 	var kvs []string

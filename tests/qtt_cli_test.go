@@ -35,6 +35,7 @@ const qttFile = `{
 // TestBinaryRunsQTT: `sqlstream test` is wired to the test runner; a
 // failing variant makes the exit code 1, with or without --strict.
 func TestBinaryRunsQTT(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ucase.json")
 	if err := os.WriteFile(path, []byte(qttFile), 0o644); err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ ASSERT VALUES output (id, u) VALUES (1, 'B');
 // SQL test format, says so, and exits 1 when a test fails (0 when the
 // filter leaves only the passing one).
 func TestBinaryRunsSQLTests(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ucase.sql")
 	if err := os.WriteFile(path, []byte(sqlTestFile), 0o644); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // … AS SELECT reads gives ksqlDB's message, listing the reader; once the
 // reader is dropped the source is dropped too.
 func TestBytesAndDropThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM blobs (id INT KEY, b BYTES) WITH (kafka_topic='blobs', value_format='JSON', partitions=1);
 CREATE STREAM copies AS SELECT id, b, LEN(b) AS len FROM blobs;`)

@@ -14,6 +14,7 @@ import (
 // writes and ends on /close-query of that id; one with a GROUP BY keeps
 // its transient_ name.
 func TestScalablePushQueryIDs(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.query.push.v2.enabled=true\nksql.streams.auto.offset.reset=latest\n"))
 	n.mustKsql(`CREATE STREAM s (k VARCHAR KEY, a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
 		CREATE STREAM c AS SELECT * FROM s;`)

@@ -23,6 +23,7 @@ const scaleoutConfig = "ksql.streams.commit.interval.ms=100\nsqlstream.command.t
 // racing CREATEs of one name on A and B get one success and one clean
 // error, and a TERMINATE on B stops the query on A.
 func TestServersShareOneCatalog(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	cfg := writeConfig(t, scaleoutConfig)
 	a := startServerOn(t, br.Kafka, "--config", cfg)
@@ -129,6 +130,7 @@ func listed(t *testing.T, raw []byte, key, field string) []string {
 // servers together is what one server alone writes: each input record
 // once, transformed.
 func TestServersSplitQueryTasks(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	cfg := writeConfig(t, scaleoutConfig)
 	a := startServerOn(t, br.Kafka, "--config", cfg)

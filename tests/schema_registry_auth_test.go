@@ -13,6 +13,7 @@ import (
 // an external registry that requires it (srfake with WithAuth), and SHOW
 // PROPERTIES prints it as [hidden].
 func TestRegistryBasicAuth(t *testing.T) {
+	t.Parallel()
 	fake := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte("reg-user:s3cr3t-pw"))))
 	t.Cleanup(fake.Close)
 	n := startNodeExternalRegistry(t, "--config", writeConfig(t, "ksql.schema.registry.url="+fake.URL()+

@@ -92,6 +92,7 @@ func schemaOf(t *testing.T, fake *srfake.Registry, value []byte) (int, sr.Schema
 // deserializer reads by the record's schema id, and a CTAS answers pull
 // queries before and after a restart.
 func TestAvroExternalRegistry(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	createTopic(t, n.Kafka, "bids", 1)
 	id := registerSchema(t, fake, "bids-value", sr.TypeAvro, bidAvro)
@@ -142,6 +143,7 @@ func TestAvroExternalRegistry(t *testing.T) {
 // the registered .proto reads them, and CSAS writes PROTOBUF a dynamicpb
 // deserializer reads by the record's schema id.
 func TestProtobufExternalRegistry(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	createTopic(t, n.Kafka, "pbids", 1)
 	id := registerSchema(t, fake, "pbids-value", sr.TypeProtobuf, bidProto)

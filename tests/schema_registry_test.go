@@ -67,6 +67,7 @@ func plainHTTP(t *testing.T, method, url, body string) (int, map[string]any) {
 // HTTP client with no Content-Type register and read schemas of the three
 // types; after a restart (a new port) every id and version is the same.
 func TestEmbeddedSchemaRegistry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	n := startNode(t)
 	cl := registryClient(t, registryURL(t, n))
@@ -117,6 +118,7 @@ func TestEmbeddedSchemaRegistry(t *testing.T) {
 // `sqlstream broker`, each with its registry on the shared _schemas
 // topic: what is registered through either has the same id on both.
 func TestSchemaRegistryServersShareOne(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	br := startBrokerProcess(t)
 	cfg := writeConfig(t, scaleoutConfig)
@@ -147,6 +149,7 @@ func TestSchemaRegistryServersShareOne(t *testing.T) {
 // embedded registry does not start: the server starts although the
 // default registry port is held, and says which registry it uses.
 func TestExternalSchemaRegistryURL(t *testing.T) {
+	t.Parallel()
 	external := httptest.NewServer(srfake.NewRegistry().Handler())
 	defer external.Close()
 	held, err := net.Listen("tcp", "127.0.0.1:8081")
@@ -165,6 +168,7 @@ func TestExternalSchemaRegistryURL(t *testing.T) {
 // TestSchemaRegistryPortInUse: a taken --schema-registry-listen address
 // is an error at start that names the flag.
 func TestSchemaRegistryPortInUse(t *testing.T) {
+	t.Parallel()
 	held, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +185,7 @@ func TestSchemaRegistryPortInUse(t *testing.T) {
 // embedded registry takes the HTTP API's users and roles: no or wrong
 // credentials, or a user without an allowed role, get 401.
 func TestSchemaRegistryBasicAuth(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	users := filepath.Join(t.TempDir(), "users")
 	if err := os.WriteFile(users, []byte("alice: wonderland,admin\nbob: builder,guest\n"), 0o600); err != nil {

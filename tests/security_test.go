@@ -35,6 +35,7 @@ import (
 // the property; the embedded broker refuses such a topic from any Kafka
 // client; the server keeps answering.
 func TestPartitionLimit(t *testing.T) {
+	t.Parallel()
 	if props.MaxPartitions != broker.MaxPartitionsProperty {
 		t.Fatalf("engine property %s, broker names %s", props.MaxPartitions, broker.MaxPartitionsProperty)
 	}
@@ -73,6 +74,7 @@ func TestPartitionLimit(t *testing.T) {
 // passwords and SASL credentials as ksqlDB does, [hidden], and neither
 // the answer nor the log holds them.
 func TestSecretsHidden(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, strings.Join([]string{
 		"ssl.keystore.password=hunter2-keystore",
 		"ksql.streams.ssl.key.password=hunter2-key",
@@ -97,6 +99,7 @@ func TestSecretsHidden(t *testing.T) {
 // source that drops a column is refused with ksqlDB's message and the
 // source keeps its columns; adding one at the end is accepted.
 func TestReplaceMayNotDropColumns(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql("CREATE STREAM r (k VARCHAR KEY, a INT, b VARCHAR) WITH (KAFKA_TOPIC='r', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	status, body := n.ksql("CREATE OR REPLACE STREAM r (k VARCHAR KEY, a INT) WITH (KAFKA_TOPIC='r', VALUE_FORMAT='JSON');", nil)
@@ -114,6 +117,7 @@ func TestReplaceMayNotDropColumns(t *testing.T) {
 // its offset); commands of a topic that predates signing run, as its
 // prefix; the key file is private.
 func TestForeignCommandsRejected(t *testing.T) {
+	t.Parallel()
 	const topic = "_default__command_topic"
 	br := startBrokerProcess(t)
 	createTopic(t, br.Kafka, topic, 1)
@@ -157,6 +161,7 @@ func TestForeignCommandsRejected(t *testing.T) {
 // URL's userinfo. Listening beyond loopback without authentication logs a
 // warning.
 func TestBasicAuthentication(t *testing.T) {
+	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users")
 	if err := os.WriteFile(users, []byte("alice: wonderland,admin\nbob: builder,guest\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -208,6 +213,7 @@ func TestBasicAuthentication(t *testing.T) {
 // listeners=https://… with a PEM certificate and key serves HTTPS that a
 // client trusting the CA verifies, and the REPL reaches it with --ca-file.
 func TestHTTPSListener(t *testing.T) {
+	t.Parallel()
 	n, ca, _ := startHTTPSNode(t)
 	pool := x509.NewCertPool()
 	pemCA, _ := os.ReadFile(ca)
@@ -298,6 +304,7 @@ func writeTestCertificates(t *testing.T, dir string) (ca, cert, key string) {
 // TestKafkaSecurityNeedsExternalKafka: SASL/TLS settings with the
 // embedded broker (PLAINTEXT only) fail at start with a clear message.
 func TestKafkaSecurityNeedsExternalKafka(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	code, _, errOut := runBinary(t, "server", "--listen", "127.0.0.1:0", "--broker-listen", "127.0.0.1:0",
 		"--schema-registry-listen", "127.0.0.1:0", "--data-dir", dir, "--config", writeConfig(t, "security.protocol=SASL_SSL\n"))

@@ -12,6 +12,7 @@ import (
 // TestServerStopsCleanlyOnSIGINT: Ctrl-C on `sqlstream server` is a
 // graceful shutdown with exit code 0, like SIGTERM.
 func TestServerStopsCleanlyOnSIGINT(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(createPageviews)
 	n.stopWith(os.Interrupt)
@@ -24,6 +25,7 @@ func TestServerStopsCleanlyOnSIGINT(t *testing.T) {
 // file, sqlstream runs no broker of its own and keeps its command topic
 // (named after ksql.service.id) in the external cluster.
 func TestExternalKafkaFromConfigFile(t *testing.T) {
+	t.Parallel()
 	kafka := startBroker(t, t.TempDir()).Addrs()[0]
 	dataDir := t.TempDir()
 	cfg := filepath.Join(dataDir, "sqlstream.properties")

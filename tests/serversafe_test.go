@@ -48,6 +48,7 @@ func errorOf(v any) (code float64, msg string) {
 // /ksql is its syntax error with a position, and DEFINE still reaches the
 // statements after it.
 func TestKsqlBatchIsParsedFirst(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	status, v := n.ksql(`CREATE STREAM first (a INT) WITH (KAFKA_TOPIC='first', VALUE_FORMAT='JSON', PARTITIONS=1);
 		CREATE STREAM second (a INT) WITH (KAFKA_TOPIC='second', VALUE_FORMAT='JSON', PARTITIONS=1) EXTRA;`, nil)
@@ -70,6 +71,7 @@ func TestKsqlBatchIsParsedFirst(t *testing.T) {
 // TestQueryStreamRunsOneStatement is issue 9.16: two statements on
 // /query-stream or /query are a 400, and the second one does not run.
 func TestQueryStreamRunsOneStatement(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql("CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	for _, c := range []struct{ path, field string }{{"/query-stream", "sql"}, {"/query", "ksql"}} {
@@ -86,6 +88,7 @@ func TestQueryStreamRunsOneStatement(t *testing.T) {
 // 40003; TERMINATE with the transient id as /query-stream printed it ends
 // the first, which frees its place.
 func TestTerminateTransientAndPushLimit(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.max.push.queries=1\n"))
 	n.mustKsql("CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")
 	id, lines := n.openPush("SELECT * FROM s EMIT CHANGES;")
@@ -124,6 +127,7 @@ func TestTerminateTransientAndPushLimit(t *testing.T) {
 // (the wedged-shutdown case is TestTerminateDoesNotHoldEngineLock in
 // runtime).
 func TestTerminateKeepsServerAnswering(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
 		CREATE STREAM c AS SELECT * FROM s;`)
@@ -145,6 +149,7 @@ func TestTerminateKeepsServerAnswering(t *testing.T) {
 // TestBodyOverLimitIs413 is issue 9.8 through the binary: a /ksql body
 // over 32 MiB is a 413, and the server keeps answering.
 func TestBodyOverLimitIs413(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	status, raw := n.post("/ksql", "application/json", map[string]any{"ksql": strings.Repeat("x", 33<<20)})
 	if status != http.StatusRequestEntityTooLarge || !strings.Contains(string(raw), `"error_code":41300`) {
@@ -156,6 +161,7 @@ func TestBodyOverLimitIs413(t *testing.T) {
 // TestConfigLineOverLimit is issue 9.22: a config value over 64 KiB is an
 // error naming its file and line.
 func TestConfigLineOverLimit(t *testing.T) {
+	t.Parallel()
 	cfg := writeConfig(t, "ksql.service.id=x_\nksql.functions.big="+strings.Repeat("v", 70000)+"\n")
 	code, _, errOut := runBinary(t, "server", "--config", cfg, "--data-dir", t.TempDir())
 	if code != 2 || !strings.Contains(errOut, cfg+":2: line longer than 65536 bytes") {

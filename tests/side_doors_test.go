@@ -33,6 +33,7 @@ import (
 // request sent again within the signature's window is refused as a
 // replay, and the server keeps answering.
 func TestPeerReplayRefused(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, scaleoutConfig))
 	body, err := json.Marshal(map[string]any{"hostInfo": map[string]any{"host": "127.0.0.1", "port": 1}, "timestamp": time.Now().UnixMilli()})
 	if err != nil {
@@ -83,6 +84,7 @@ func peerSignature(secret, method, path string, body []byte) string {
 // (instead of loading the partition empty and the offsets reset, which
 // counts records twice); recreated empty, the server starts and answers.
 func TestDeletedBrokerDataRefused(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM lost (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='lost', VALUE_FORMAT='JSON', PARTITIONS=2);`)
 	n.mustKsql(`INSERT INTO lost (k, v) VALUES ('a', 1);`)
@@ -118,6 +120,7 @@ func TestDeletedBrokerDataRefused(t *testing.T) {
 // the engine itself (its own internal user) runs the query, /healthcheck
 // stays green and the catalog survives a restart.
 func TestBrokerSideDoorClosed(t *testing.T) {
+	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users")
 	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -225,6 +228,7 @@ func TestBrokerSideDoorClosed(t *testing.T) {
 // binary: --broker-listen 0.0.0.0 without authentication logs an error
 // naming the address really bound (not the 127.0.0.1 it advertises).
 func TestBrokerBeyondLoopbackWarns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	n := startNodeArgs(t, dir, "--listen", "127.0.0.1:0", "--broker-listen", "0.0.0.0:0", "--data-dir", dir)
 	_, port, err := net.SplitHostPort(n.Kafka)
@@ -245,6 +249,7 @@ func TestBrokerBeyondLoopbackWarns(t *testing.T) {
 // the next start empty); /healthcheck reports the command runner healthy
 // and a restart keeps the catalog.
 func TestCommandTopicUndeletable(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM keep (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='keep', VALUE_FORMAT='JSON', PARTITIONS=1);`)
 	resp, err := kadm.NewClient(kafkaClient(t, n.Kafka)).DeleteTopics(timeoutCtx(t), "_default__command_topic")
@@ -267,6 +272,7 @@ func TestCommandTopicUndeletable(t *testing.T) {
 // and refuses anonymous clients, and a server connecting as a user
 // (security.protocol=SASL_PLAINTEXT) runs statements on it.
 func TestBrokerProcessAuthenticates(t *testing.T) {
+	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users")
 	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
 		t.Fatal(err)

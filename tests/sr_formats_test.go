@@ -111,6 +111,7 @@ func consumeJSONSR(t *testing.T, n *node, fake *srfake.Registry, topic string, c
 // before and after a restart, bad bytes are processing-log errors that
 // do not stop the query, and DROP … DELETE TOPIC deletes the subject.
 func TestJSONSRExternalRegistry(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	createTopic(t, n.Kafka, "users", 1)
 	produceJSONSR(t, n, fake, "users", srUser{"ann", 40}, srUser{"bob", 12})
@@ -181,6 +182,7 @@ func TestJSONSRExternalRegistry(t *testing.T) {
 // the embedded broker the embedded registry always runs: this server uses
 // a separate broker and names no registry.)
 func TestJSONSRWithoutRegistry(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	n := startServerOn(t, br.Kafka)
 	status, body := n.ksql(`CREATE STREAM s (a INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON_SR', PARTITIONS=1);`, nil)
@@ -199,6 +201,7 @@ func TestJSONSRWithoutRegistry(t *testing.T) {
 // pull queries, and a restart of the binary keeps ids, subjects and
 // counts.
 func TestAvroEmbeddedRegistry(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(`CREATE STREAM pv (usr STRING KEY, page STRING) WITH (KAFKA_TOPIC='pv', VALUE_FORMAT='AVRO', PARTITIONS=1);`)
 	n.mustKsql(`INSERT INTO pv (usr, page) VALUES ('ann', 'home');`)
@@ -245,6 +248,7 @@ func TestAvroEmbeddedRegistry(t *testing.T) {
 // JSON_SR), as ksqlDB's does, instead of KAFKA_BYTES; bytes whose id the
 // registry does not know are still KAFKA_BYTES.
 func TestPrintHeaderNamesRegistryFormats(t *testing.T) {
+	t.Parallel()
 	fake, n := externalRegistry(t)
 	var h sr.ConfluentHeader
 	wire := func(id int, payload string) []byte {

@@ -59,6 +59,7 @@ func eventuallyWithin(t *testing.T, what string, d time.Duration, check func() e
 // restarted; then its local state directory is deleted and the stores are
 // rebuilt from their changelog topics. Counts stay exact.
 func TestAggregationSurvivesKillAndLostState(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE TABLE customers (id VARCHAR PRIMARY KEY, tier VARCHAR)
 	  WITH (KAFKA_TOPIC='customers', VALUE_FORMAT='JSON', PARTITIONS=4);

@@ -11,6 +11,7 @@ import (
 // shows the FlatMap step; SHOW FUNCTIONS and DESCRIBE FUNCTION list
 // EXPLODE as a TABLE function.
 func TestExplodeThenGroupBy(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM orders (id VARCHAR KEY, items ARRAY<VARCHAR>, qtys ARRAY<INT>)
 	  WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=2);

@@ -18,6 +18,7 @@ import (
 // offsets), and a restart under the default naming keeps them for that
 // query while a new query gets sqlstream's names.
 func TestKsqlDBTopicNaming(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "sqlstream.internal.topic.naming=ksqldb\n"))
 	n.mustKsql(`CREATE STREAM v (k VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='v', VALUE_FORMAT='JSON', PARTITIONS=1);
 		CREATE TABLE c AS SELECT page, COUNT(*) AS n FROM v GROUP BY page;

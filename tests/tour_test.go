@@ -26,6 +26,7 @@ const (
 // data directory after which the catalog, the data and the persistent
 // query are all still there.
 func TestTour(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(createPageviews)
 	n.mustKsql(createProductViews)
@@ -63,6 +64,7 @@ INSERT INTO pageviews (user_id, page, ms) VALUES ('bob', '/home', 300);`)
 // TestTourWithKcat produces into the source topic and consumes the sink
 // topic with kcat, as the README shows.
 func TestTourWithKcat(t *testing.T) {
+	t.Parallel()
 	kcatPath(t)
 	n := startNode(t)
 	n.mustKsql(createPageviews + "\n" + createProductViews)
@@ -74,6 +76,7 @@ func TestTourWithKcat(t *testing.T) {
 // TestKsqlErrorsAreStatementErrors: a bad statement answers 400 with
 // ksqlDB's statement_error entity.
 func TestKsqlErrorsAreStatementErrors(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	status, v := n.ksql("CREATE STREAM broken (x INT) WITH (KAFKA_TOPIC='missing', VALUE_FORMAT='JSON');", nil)
 	body, _ := v.(map[string]any)

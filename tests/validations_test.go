@@ -76,6 +76,7 @@ func parseValidationRow(rule, status, body string) validationRow {
 // ksqlDB's message where the table says ✓, and the server goes on
 // answering.
 func TestValidationsThroughBinary(t *testing.T) {
+	t.Parallel()
 	shared, rows := readValidations(t)
 	if len(rows) < 100 {
 		t.Fatalf("read %d refusal rows from the validation table", len(rows))

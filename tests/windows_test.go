@@ -18,6 +18,7 @@ import (
 // COUNT per window, records arriving out of order. Windows [0,5)=4,
 // [5,10)=2, [10,15)=1; minutes 2 and 8 are dropped as late and counted.
 func TestLessonWindowsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	n.mustKsql(`CREATE STREAM clicks (user VARCHAR KEY, site VARCHAR, ts BIGINT)
 	  WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1, TIMESTAMP='ts');
@@ -50,6 +51,7 @@ func TestLessonWindowsThroughTheBinary(t *testing.T) {
 // window at once: the sink topic holds exactly [0,5)=4, [5,10)=2 and
 // [10,15)=1, each once, and the records at minutes 2 and 8 are late.
 func TestLessonEmitFinalThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
 	code, v := n.ksql(`CREATE STREAM clicks (user VARCHAR KEY, site VARCHAR, ts BIGINT)
 	  WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1, TIMESTAMP='ts');

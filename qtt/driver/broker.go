@@ -142,7 +142,18 @@ func (d *brokerDriver) Drain() ([]qtt.Record, error) {
 	return out, nil
 }
 
-var _ qtt.TopicReader = (*brokerDriver)(nil)
+var (
+	_ qtt.TopicReader = (*brokerDriver)(nil)
+	_ qtt.Settler     = (*brokerDriver)(nil)
+)
+
+// Settle implements qtt.Settler: it waits until every query has caught
+// up with its inputs (quiesce), within the variant's timeout.
+func (d *brokerDriver) Settle() error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return d.quiesce(ctx)
+}
 
 // ReadAll implements qtt.TopicReader: once the queries have caught up,
 // every record of the topic from its start. The records read before are

@@ -34,11 +34,13 @@
 // ksqlDB's runner feeds TopologyTestDriver synchronously, with no
 // timeouts; the in-memory engine processes an INSERT before Execute
 // returns, so an ASSERT reads what ksqlDB's would. Under --broker the
-// driver reads a topic back once every query has caught up with its
-// inputs (their groups' committed offsets at the topics' ends; a group
-// not formed yet is waited for), up to the topic's end offsets. A join
-// of records that share a timestamp may then see them in either order,
-// where ksqlDB's test driver keeps the file's. Error kinds follow
+// runner waits after each INSERT until every query has caught up with its
+// inputs (qtt.Settler: their groups' committed offsets at the topics'
+// ends; a group not formed yet is waited for), so the queries see the
+// records in the file's order, as ksqlDB's test driver feeds them (a
+// join of records that share a timestamp saw them in either order
+// before), and the driver reads a topic back, up to its end offsets,
+// once they have caught up again. Error kinds follow
 // ksqlDB's classes: record assertions are java.lang.AssertionError,
 // source assertions and statement failures io.confluent.ksql.util.
 // KsqlException (statements also KsqlStatementException).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // errKind is the class of a step's failure, as ksqlDB's runner would
@@ -64,6 +65,7 @@ func (k errKind) matches(class string) bool {
 type runner struct {
 	d       qtt.Driver
 	topics  qtt.TopicReader
+	settler qtt.Settler // nil: the driver processes an INSERT before Execute returns
 	reg     *functions.Registry
 	session []string       // SET/UNSET/DEFINE/UNDEFINE so far
 	read    map[string]int // records of each topic the ASSERTs consumed
@@ -76,6 +78,7 @@ func run(v *qtt.Variant, t *test, d qtt.Driver) qtt.Result {
 	}
 	r := &runner{d: d, reg: functions.NewRegistry(), read: map[string]int{}}
 	r.topics, _ = d.(qtt.TopicReader)
+	r.settler, _ = d.(qtt.Settler)
 	for i, s := range t.steps {
 		if err := r.step(s); err != nil {
 			return judge(v, t, i, err)
@@ -102,6 +105,19 @@ func (r *runner) step(s step) *stepError {
 	}
 	if s.kind == stepSession {
 		r.session = append(r.session, s.sql)
+	}
+	return r.settle(s)
+}
+
+// settle waits, after an INSERT on a driver whose queries run behind its
+// statements, until the queries have processed it, as ksqlDB's runner
+// has before its next statement (qtt.Settler).
+func (r *runner) settle(s step) *stepError {
+	if r.settler == nil || !strings.EqualFold(script.FirstWord(s.sql), "INSERT") {
+		return nil
+	}
+	if err := r.settler.Settle(); err != nil {
+		return &stepError{kind: kindHarness, err: fmt.Errorf("after the INSERT: %w", err)}
 	}
 	return nil
 }

@@ -5,7 +5,8 @@
 //
 //	engine statement ─► Serialized: begin (fencing producer, txn id =
 //	                    service id) ─► catchUp ─► run ─► Append (signed,
-//	                    chained) ─► commit; fenced: run again (backoff)
+//	                    chained) ─► commit ─► read back (read_committed);
+//	                    fenced, or not in the topic: run again (backoff)
 //
 //	Open ─► records (read_committed, bounded by ReplayTimeout)
 //	     ─► Replay: chain.check each record ─► Engine.Apply

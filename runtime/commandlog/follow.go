@@ -42,7 +42,9 @@ func appendBackoff(attempt int) time.Duration {
 	return time.Duration(rand.Int64N(int64(20*time.Millisecond) << min(attempt, 7)))
 }
 
-// ErrFenced is an append that lost the race to another server's.
+// ErrFenced is an append whose transaction did not commit: it lost the
+// race to another server's append, or it was ended with an abort (see
+// appendTxn). Nothing of it was applied; the statement runs again.
 var ErrFenced = errors.New("another server appended to the command topic at the same time")
 
 // commandTxn is one serialized append: the fencing producer.
@@ -120,7 +122,37 @@ func (c *Log) appendTxn(ctx context.Context, r *physical.OutRecord) (int64, erro
 		}
 		return 0, err
 	}
-	return res[0].Record.Offset, nil
+	off := res[0].Record.Offset
+	return off, c.confirmCommitted(ctx, off)
+}
+
+// confirmCommitted reads the record just appended at off back,
+// read_committed: EndTransaction(TryCommit) returning nil does not prove
+// a commit. franz-go (v1.22.3) ends a transaction with an abort, and
+// returns nil, when it believes no produce of it succeeded, and under
+// load it can believe so of one that did (seen here: the produce
+// answered with its offset, then "no produce succeeded in this
+// transaction … issuing an abort"). Such an append is gone from the
+// topic while this server would apply it: the other servers and every
+// restart would never see the statement. It is ErrFenced instead, and
+// the statement runs again.
+func (c *Log) confirmCommitted(ctx context.Context, off int64) error {
+	end, err := c.broker.EndOffset(ctx, c.topic, 0)
+	if err != nil {
+		return fmt.Errorf("confirming the append at offset %d: %w", off, err)
+	}
+	committed := false
+	err = c.broker.ReadRange(ctx, c.topic, 0, off, end, func(r *kgo.Record) error {
+		committed = committed || r.Offset == off
+		return nil
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("confirming the append at offset %d: %w", off, err)
+	case !committed:
+		return fmt.Errorf("%w: its transaction was ended with an abort, not committed (the append at offset %d is not in the topic read_committed)", ErrFenced, off)
+	}
+	return nil
 }
 
 func isFenced(err error) bool {

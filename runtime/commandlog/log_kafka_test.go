@@ -6,12 +6,14 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestLogBetweenServers runs two servers' logs of one service id over a
@@ -206,5 +208,60 @@ func (b *fakeBroker) ReadRange(ctx context.Context, topic string, p int32, from,
 		if done || ferr != nil {
 			return ferr
 		}
+	}
+}
+
+// TestAbortedAppendRunsAgain: an append whose EndTxn the broker answers
+// as a commit but executes as an abort (what franz-go's EndTransaction
+// does by itself when it believes no produce of the transaction
+// succeeded, and returns nil: TestLogBetweenServers lost commands so
+// under load) is read back, found missing, and its statement run again,
+// so the command is in the topic for the other servers and restarts.
+func TestAbortedAppendRunsAgain(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.DefaultNumPartitions(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := newFakeBroker(t, c.ListenAddrs())
+	const topic = "_svc_command_topic"
+	if _, err := b.adm.CreateTopic(context.Background(), 1, 1, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	cfg := func() Config {
+		return Config{Topic: topic, ServiceID: "svc", Dir: t.TempDir(), Secret: "a shared secret of servers",
+			ReplayTimeout: 10 * time.Second, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a := &fakeEngine{}
+	la := openReplayed(t, ctx, cfg(), b, a)
+
+	var turned atomic.Int32
+	c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.DropControl()
+		if r := req.(*kmsg.EndTxnRequest); r.Commit {
+			r.Commit = false
+			turned.Add(1)
+		}
+		return nil, nil, false
+	})
+	runs := 0
+	a.Lock()
+	err = la.Serialized(ctx, func(ctx context.Context) error {
+		runs++
+		return la.Append(ctx, &Command{Seq: 0, SQL: "CREATE STREAM s …;"})
+	})
+	a.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turned.Load() != 1 || runs != 2 {
+		t.Fatalf("%d commits turned into aborts, the statement ran %d times; want 1 and 2", turned.Load(), runs)
+	}
+	other := &fakeEngine{}
+	openReplayed(t, ctx, cfg(), b, other)
+	if got := other.applied(); fmt.Sprint(got) != "[0]" {
+		t.Fatalf("replayed by another server: %v, want [0] (the command run again after the abort)", got)
 	}
 }

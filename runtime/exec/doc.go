@@ -67,9 +67,11 @@
 // places them) with one group-less consumer of their changelog partitions
 // (assigned, read_committed), applying through state.Restorer and
 // committing with a checkpoint every second (standby.go); a replica of a
-// task active here is never kept. A record a replica cannot apply is
-// retried from that record with a backoff doubling from 100 ms to 30 s
-// (standby_retry.go); every feed error is counted and DESCRIBE EXTENDED's
+// task active here is never kept. A record a replica cannot apply, or a
+// commit that fails, is retried from there with a backoff doubling from
+// 100 ms to 30 s; a replica lost with a reopen of the state DB after a
+// full disk starts again from its checkpoint (standby_retry.go,
+// runtime's TestStandbyRenewedAfterReopen); every feed error is counted and DESCRIBE EXTENDED's
 // errorStats shows `standby-feed-errors: N (last: …)` (Query.ReplicaFault
 // injects errors in tests).
 package exec

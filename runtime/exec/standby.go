@@ -272,11 +272,18 @@ func (f *standbyFeeder) loop(ctx context.Context, cl *kgo.Client, parts map[tp]*
 		retry.reset()
 		if time.Since(last) >= standbyCommitEvery {
 			last = time.Now()
-			f.commit(parts)
+			// A failed commit is retried as a failed apply is: what
+			// was applied since the last commit went with it.
+			if err := f.commit(parts); err != nil {
+				if !f.retryAfter(ctx, cl, parts, &retry, err) {
+					break
+				}
+				continue
+			}
 			f.nudgeIfCaughtUp(parts)
 		}
 	}
-	f.commit(parts)
+	_ = f.commit(parts) // each failure is logged; the next feeder starts from the checkpoints
 }
 
 // applyFetches applies the fetched records to their stores, each after
@@ -314,15 +321,22 @@ func applyFetches(fs kgo.Fetches, parts map[tp]*standbyPart, fault func(string, 
 	return err
 }
 
-func (f *standbyFeeder) commit(parts map[tp]*standbyPart) {
+// commit commits every replica's applied records; it returns the first
+// failure (each is logged).
+func (f *standbyFeeder) commit(parts map[tp]*standbyPart) error {
+	var first error
 	for _, p := range parts {
 		next := p.next.Load() // the loop's goroutine is the one applying
 		if err := p.rs.Commit(); err != nil {
 			f.r.q.Logger.Warn("standby replica: commit failed", "query", f.r.q.ID, "store", p.id.String(), "err", err)
+			if first == nil {
+				first = err
+			}
 			continue
 		}
 		p.committed.Store(next)
 	}
+	return first
 }
 
 // nudgeIfCaughtUp asks for a rebalance, once per assignment, when every

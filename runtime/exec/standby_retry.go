@@ -16,7 +16,10 @@ import (
 // Engine.TaskAssignments per replica), and a failed apply is retried
 // from the failed record after a backoff doubling from
 // replicaRetryMin to replicaRetryMax, reset by the next apply that
-// succeeds.
+// succeeds. A failed commit is retried the same way, from the offset
+// after the last record applied; a store whose commit failed on a
+// write failure takes nothing more until the state DB is reopened, and
+// then is lost with the reopen (renew, below).
 
 const (
 	replicaRetryMin = 100 * time.Millisecond
@@ -63,7 +66,7 @@ func (f *standbyFeeder) retryAfter(ctx context.Context, cl *kgo.Client, parts ma
 	f.feedErrs.record(err)
 	d := b.fail()
 	n, _ := f.feedErrs.snapshot()
-	f.r.q.Logger.Warn("standby replicas: apply failed; retrying", "query", f.r.q.ID, "err", err, "errors", n, "retry_in", d)
+	f.r.q.Logger.Warn("standby replicas: apply or commit failed; retrying", "query", f.r.q.ID, "err", err, "errors", n, "retry_in", d)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
