@@ -27,6 +27,7 @@ const purchasesDDL = "CREATE STREAM purchases (id VARCHAR KEY, cost DOUBLE, quan
 // the command topic; a restart runs the new plan from the committed
 // offsets.
 func TestUpgradeRunningQueryHowTo(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(purchasesDDL)
 	n.mustKsql("CREATE STREAM valid_purchases AS SELECT * FROM purchases WHERE cost > 0.00 AND quantity > 0;")
@@ -177,6 +178,7 @@ func commandLogHas(t *testing.T, kafka, text, marker string) bool {
 // sink, read committed, holds every record exactly once, those after the
 // upgrade with its new column.
 func TestUpgradeLosesAndRepeatsNothing(t *testing.T) {
+	t.Parallel()
 	for _, g := range []struct{ guarantee, interval string }{{"exactly_once_v2", "100"}, {"at_least_once", "600000"}} {
 		t.Run(g.guarantee, func(t *testing.T) {
 			n := startNode(t, "--config", writeConfig(t, "ksql.streams.processing.guarantee="+g.guarantee+
@@ -250,6 +252,7 @@ func readSink(t *testing.T, n *node, topic string, min int) []*kgo.Record {
 // record after it once, through the new plan, whichever server's task
 // processed it.
 func TestUpgradeReachesEveryServer(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	cfg := writeConfig(t, scaleoutConfig)
 	a := startServerOn(t, br.Kafka, "--config", cfg)
@@ -293,6 +296,7 @@ func TestUpgradeReachesEveryServer(t *testing.T) {
 // check refuses (another writer registered TOTAL as a string) refuses the
 // statement before it runs, and the query goes on with its plan.
 func TestUpgradeRegistryCompatibility(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	url := registryURL(t, n)
 	n.mustKsql(purchasesDDL)
@@ -359,6 +363,7 @@ func subjectVersions(t *testing.T, url, subject string) int {
 // after the upgrade, and the counts go on from them, nothing counted
 // twice.
 func TestUpgradeAggregationKeepsCounts(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(purchasesDDL)
 	n.mustKsql("CREATE TABLE counts AS SELECT id, COUNT(*) AS n FROM purchases WHERE cost > 0 GROUP BY id;")
@@ -398,6 +403,7 @@ func TestUpgradeAggregationKeepsCounts(t *testing.T) {
 // starts the query once, on its latest plan, so every one of them is in
 // the sink exactly once.
 func TestUpgradeRestartRunsOnlyLatestPlan(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	n := startServerOn(t, br.Kafka)
 	n.mustKsql(purchasesDDL)
