@@ -2,8 +2,45 @@ package api
 
 import "strconv"
 
-// TypeAssertSchema is the "@type" of AssertSchemaEntity.
-const TypeAssertSchema = "assert_schema"
+// The "@type"s of AssertSchemaEntity and AssertTopicEntity.
+const (
+	TypeAssertSchema = "assert_schema"
+	TypeAssertTopic  = "assert_topic"
+)
+
+// AssertTopicEntity ("assert_topic") is the answer of an ASSERT TOPIC
+// that held: the topic and whether it asserted the topic exists (false
+// for ASSERT NOT EXISTS). An assertion that fails is an error with
+// CodeAssertionFailed.
+type AssertTopicEntity struct {
+	StatementText string    `json:"statementText"`
+	TopicName     string    `json:"topicName"`
+	Exists        bool      `json:"exists"`
+	Warnings      []Warning `json:"warnings"`
+}
+
+// EntityType returns "assert_topic".
+func (e AssertTopicEntity) EntityType() string { return TypeAssertTopic }
+
+// EntityWarnings returns the entity's warnings.
+func (e AssertTopicEntity) EntityWarnings() []Warning { return e.Warnings }
+
+// MarshalJSON encodes the entity with its "@type" first.
+func (e AssertTopicEntity) MarshalJSON() ([]byte, error) {
+	type plain AssertTopicEntity
+	p := plain(e)
+	p.Warnings = orEmpty(p.Warnings)
+	return marshalTyped(e.EntityType(), p)
+}
+
+// Text is the entity as ksqlDB's CLI prints it: "Topic t exists." (or
+// "does not exist.").
+func (e AssertTopicEntity) Text() string {
+	if e.Exists {
+		return "Topic " + e.TopicName + " exists."
+	}
+	return "Topic " + e.TopicName + " does not exist."
+}
 
 // AssertSchemaEntity ("assert_schema") is the answer of an ASSERT SCHEMA
 // that held: the subject and id it named (null when absent) and whether

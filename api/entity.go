@@ -135,6 +135,18 @@ func newEntity(typeName string) Entity {
 		return &VariablesList{}
 	case TypeAssertSchema:
 		return &AssertSchemaEntity{}
+	case TypeAssertTopic:
+		return &AssertTopicEntity{}
+	case TypeConnectorInfo:
+		return &CreateConnectorEntity{}
+	case TypeDropConnector:
+		return &DropConnectorEntity{}
+	case TypeConnectorList:
+		return &ConnectorList{}
+	case TypeConnectorPluginsList:
+		return &ConnectorPluginsList{}
+	case TypeConnectorDescription:
+		return &ConnectorDescription{}
 	}
 	return nil
 }

@@ -54,8 +54,9 @@ var entityCases = []struct {
 		`"topic":"kafka-topic","partitions":1,"replication":1,"statement":"sql statement","queryOffsetSummaries":[],"sourceConstraints":[],` +
 		`"clusterStatistics":[],"clusterErrorStats":[]},"warnings":[]}`},
 	{"properties", PropertiesList{StatementText: "e", Properties: []Property{
-		{Name: "k1", Scope: "KSQL", Value: "1", Level: "SERVER"},
-	}}, `{"@type":"properties","statementText":"e","properties":[{"name":"k1","scope":"KSQL","value":"1","editable":false,"level":"SERVER"}],"overwrittenProperties":[],"defaultProperties":[],"warnings":[]}`},
+		{Name: "k1", Scope: "KSQL", Value: ptr("1"), Level: "SERVER"},
+		{Name: "k2", Scope: "KSQL", Level: "SERVER"},
+	}}, `{"@type":"properties","statementText":"e","properties":[{"name":"k1","scope":"KSQL","value":"1","editable":false,"level":"SERVER"},{"name":"k2","scope":"KSQL","value":null,"editable":false,"level":"SERVER"}],"overwrittenProperties":[],"defaultProperties":[],"warnings":[]}`},
 	{"type_list", TypeList{StatementText: "statement", Types: map[string]SchemaInfo{
 		"typeC": SchemaInfoOf(types.DecimalOf(10, 9)),
 	}}, `{"@type":"type_list","statementText":"statement","types":{"typeC":{"type":"DECIMAL","fields":null,"memberSchema":null,"parameters":{"precision":10,"scale":9}}},"warnings":[]}`},
@@ -129,12 +130,12 @@ func TestDecodeEntitiesRoundTrip(t *testing.T) {
 }
 
 func TestDecodeUnknownEntity(t *testing.T) {
-	ents, err := DecodeEntities([]byte(`[{"@type":"connector_list","statementText":"x","connectors":[]}]`))
+	ents, err := DecodeEntities([]byte(`[{"@type":"future_entity","statementText":"x","things":[]}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw, ok := ents[0].(*RawEntity)
-	if !ok || raw.Type != "connector_list" {
+	if !ok || raw.Type != "future_entity" {
 		t.Fatalf("got %#v", ents[0])
 	}
 }
@@ -209,3 +210,6 @@ func TestVariablesDecoding(t *testing.T) {
 		t.Fatal("want an error for a list value")
 	}
 }
+
+// ptr is a pointer to v.
+func ptr[T any](v T) *T { return &v }

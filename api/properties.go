@@ -11,13 +11,15 @@ type PropertiesList struct {
 	Warnings          []Warning `json:"warnings"`
 }
 
-// Property is one property of SHOW PROPERTIES.
+// Property is one property of SHOW PROPERTIES: every property the server
+// knows is listed, an unset one with a null value (ksqlDB's
+// PropertiesList).
 type Property struct {
-	Name     string `json:"name"`
-	Scope    string `json:"scope"` // KSQL, STREAMS, ADMIN, PRODUCER, CONSUMER
-	Value    string `json:"value"`
-	Editable bool   `json:"editable"`
-	Level    string `json:"level"` // SERVER or QUERY
+	Name     string  `json:"name"`
+	Scope    string  `json:"scope"` // KSQL, STREAMS, ADMIN, PRODUCER, CONSUMER
+	Value    *string `json:"value"` // null when the property is unset
+	Editable bool    `json:"editable"`
+	Level    string  `json:"level"` // SERVER or QUERY
 }
 
 // EntityType returns "properties".

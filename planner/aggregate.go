@@ -121,6 +121,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 	}
 	out := make([]ast.SelectItem, len(items))
 	names := newNamer(in.Schema())
+	names.deferDup = true // the projection over the aggregation checks, knowing the types
 	for i, it := range items {
 		e, err := a.rewrite(it.Expr)
 		if err != nil {
@@ -128,7 +129,7 @@ func (p *Planner) aggregate(in Node, q *ast.Query, scope expr.Scope, table bool,
 		}
 		// Output names come from the expressions as written (KSQL_COL_n
 		// for aggregate calls), not from their rewritten form.
-		if it.Alias, err = names.name(it); err != nil {
+		if it.Alias, err = names.name(it, nil); err != nil {
 			return nil, nil, nil, err
 		}
 		it.Expr = e

@@ -169,6 +169,13 @@ func (p *Plan) outputKind() ast.SourceKind {
 }
 
 func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
+	if q.NegativeLimit < 0 {
+		return nil, negativeLimit(q, kind)
+	}
+	if kind == Pull && q.Having != nil {
+		// PullQueryValidator's, before AggregateAnalyzer's
+		return nil, sqlerr.New(sqlerr.Unsupported, q.Having.Position(), "Pull queries don't support HAVING clauses.")
+	}
 	if err := unsupportedClauses(q); err != nil {
 		return nil, err
 	}
@@ -207,7 +214,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 	items := nameItems(q.Items, src.Schema)
 	if len(q.PartitionBy) > 0 {
 		if src.Kind == ast.Table {
-			return nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Unsupported PARTITION BY on a TABLE: only streams can be re-partitioned. Use GROUP BY to re-key a table.")
+			return nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. Only streams can be re-partitioned: use GROUP BY to re-key a table.")
 		}
 		if err := checkWindowedRepartition(src, q.PartitionBy); err != nil {
 			return nil, err
@@ -251,7 +258,7 @@ func (p *Planner) plan(q *ast.Query, kind QueryKind) (*Plan, error) {
 		scope = expr.SchemaScope(agg.Schema(), aliases(ref), plan.Windowed)
 		if having != nil {
 			if node, err = p.filter(node, having, scope, "HAVING"); err != nil {
-				return nil, err
+				return nil, callsAsWritten(err, agg.Calls)
 			}
 		}
 	}
@@ -302,6 +309,7 @@ func (p *Planner) hasAggregate(items []ast.SelectItem, having ast.Expr) bool {
 // FilterTypeValidator words it.
 func (p *Planner) filter(in Node, cond ast.Expr, scope expr.Scope, clause string) (*Filter, error) {
 	c, err := expr.Compile(cond, scope, p.Registry)
+	err = inClause(err, clause)
 	var se *sqlerr.Error
 	if errors.As(err, &se) && se.Code == sqlerr.Type {
 		wrapped := *se

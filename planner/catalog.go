@@ -30,6 +30,9 @@ type Source struct {
 	HistoryRetention int64
 	// ReadOnly is set for CREATE SOURCE STREAM|TABLE.
 	ReadOnly bool
+	// QueryCreated is set for the target of CREATE … AS SELECT (ksqlDB's
+	// isCasTarget): ALTER may not add columns to it.
+	QueryCreated bool
 	// Global is set for CREATE GLOBAL TABLE: a join reads its whole topic
 	// into one store per query (Kafka Streams' GlobalKTable).
 	Global bool

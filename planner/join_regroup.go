@@ -16,7 +16,7 @@ func (p *Planner) regroupJoin(plan *Plan, q *ast.Query, node Node, items []ast.S
 	n := plan.Join
 	if len(q.PartitionBy) > 0 {
 		if n.Result() == ast.Table {
-			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Unsupported PARTITION BY on a TABLE: only streams can be re-partitioned. Use GROUP BY to re-key a table.")
+			return nil, nil, nil, sqlerr.New(sqlerr.Semantic, q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. Only streams can be re-partitioned: use GROUP BY to re-key a table.")
 		}
 		exprs, err := rewriteAll(js, q.PartitionBy)
 		if err != nil {

@@ -16,8 +16,12 @@ import (
 // source's columns and earlier fields; for any other expression the
 // next KSQL_COL_n whose number no source column KSQL_COL_n uses.
 type namer struct {
-	used map[string]bool
-	gens map[string]*aliasGen // by name without its _n suffix
+	// deferDup leaves duplicate names to a later namer that knows the
+	// columns' types (an aggregation's items are named before they are
+	// compiled; the projection over them checks).
+	deferDup bool
+	used     map[string]bool
+	gens     map[string]*aliasGen // by name without its _n suffix
 }
 
 // aliasGen hands out prefix_n for increasing n, skipping the numbers the
@@ -84,13 +88,15 @@ func (n *namer) gen(base string) *aliasGen {
 	return g
 }
 
-func (n *namer) name(it ast.SelectItem) (string, error) {
+// name names an item of type t (nil when not known yet); a name used
+// twice is ksqlDB's "Duplicate value columns found in schema: `N` TYPE".
+func (n *namer) name(it ast.SelectItem, t *types.Type) (string, error) {
 	name := it.Alias
 	if name == "" {
 		name = n.derived(it.Expr)
 	}
-	if n.used[name] {
-		return "", sqlerr.New(sqlerr.Semantic, it.P, "Duplicate value columns found in schema: `%s`", name)
+	if n.used[name] && !n.deferDup {
+		return "", sqlerr.New(sqlerr.Semantic, it.P, "Duplicate value columns found in schema: `%s` %s", name, t)
 	}
 	n.used[name] = true
 	return name, nil

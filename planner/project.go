@@ -26,12 +26,12 @@ func (p *Planner) project(in Node, items []ast.SelectItem, scope expr.Scope, src
 		e, asValue := unwrapAsValue(it.Expr)
 		c, err := expr.Compile(readFlatMap(in, e), scope, p.Registry)
 		if err != nil {
-			return nil, err
+			return nil, inClause(err, "SELECT")
 		}
 		if c.Type().Kind == types.KindUnknown {
 			return nil, sqlerr.New(sqlerr.Type, it.Expr.Position(), "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR).")
 		}
-		name, err := names.name(it)
+		name, err := names.name(it, c.Type())
 		if err != nil {
 			return nil, err
 		}
@@ -324,7 +324,7 @@ func (p *Planner) sinkSource(s *ast.CreateAsSelect, plan *Plan, prefix string) (
 		return nil, err
 	}
 	from := plan.Sources[0]
-	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: prefix + s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas}
+	sink := &Source{Name: s.Name, Kind: s.Kind, Schema: plan.Root.Schema(), Topic: prefix + s.Name, SQL: s.Text(), Partitions: from.Partitions, Replicas: from.Replicas, QueryCreated: true}
 	switch {
 	case plan.Window != nil:
 		sink.Window = plan.Window

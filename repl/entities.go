@@ -53,6 +53,10 @@ func (c *console) printEntity(e api.Entity) {
 		c.println(string(e.JSON))
 	case *api.AssertSchemaEntity:
 		c.println(e.Text())
+	case *api.AssertTopicEntity:
+		c.println(e.Text())
+	case *api.ConnectorDescription:
+		c.printConnectorDescription(e)
 	default:
 		t := entityTable(e)
 		t.print(c)
@@ -86,6 +90,9 @@ func entityTable(e api.Entity) *table {
 		return typesTable(e.Types)
 	case *api.VariablesList:
 		return variablesTable(e.Variables)
+	}
+	if t := connectorTable(e); t != nil {
+		return t
 	}
 	return messageTable(fmt.Sprintf("(no rendering for entity %q)", e.EntityType()))
 }
@@ -151,7 +158,11 @@ func propertiesTable(p *api.PropertiesList) *table {
 		case defaults[pr.Name]:
 			override = ""
 		}
-		t.add(pr.Name, pr.Scope, override, pr.Value)
+		value := "NULL" // ksqlDB's CLI for an unset property
+		if pr.Value != nil {
+			value = *pr.Value
+		}
+		t.add(pr.Name, pr.Scope, override, value)
 	}
 	return t
 }

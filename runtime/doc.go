@@ -85,6 +85,17 @@
 // exist, CREATE … AS SELECT always, both before any topic is created and
 // never on replay; DROP … DELETE TOPIC deletes the subjects.
 //
+// Statements of ksqlDB's grammar beside queries: ALTER STREAM|TABLE … ADD
+// COLUMN (alter_source.go, a recorded command: the planner appends value
+// columns to a source no query created); ASSERT [NOT EXISTS] SCHEMA|TOPIC
+// (assert_schema.go, assert_topic.go: retried every 100 ms until their
+// TIMEOUT, a failure is a 417 in ksqlDB's words); the connector
+// statements (connectors.go, connectors_show.go), sent to the Kafka
+// Connect cluster at ksql.connect.url through package runtime/connect,
+// outside the engine lock and never recorded (as ksqlDB, Connect keeps
+// the connectors), Connect's failures answered as ksqlDB's
+// KsqlRestException (a generic error with Connect's status and body).
+//
 // # Scale-out: standbys, warmups, failover
 //
 // Every server runs every persistent query; the query's group splits its

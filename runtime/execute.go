@@ -112,6 +112,10 @@ func parseSingle(ctx context.Context, text string, lookup func(string) (*types.T
 
 // statementError wraps err as ksqlDB's statement_error.
 func statementError(err error, text string, done []api.Entity) error {
+	var re *restError
+	if errors.As(err, &re) {
+		return re.ErrorMessage // ksqlDB's KsqlRestException: its body as it is
+	}
 	var ae *api.ErrorMessage
 	if errors.As(err, &ae) && ae.ErrorCode == api.CodeAssertionFailed {
 		return ae // ksqlDB answers a failed ASSERT with a generic error body
@@ -162,6 +166,10 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		return nil, e.insertValues(ctx, st, s)
 	case *ast.AssertSchema:
 		return e.assertSchema(ctx, st, s)
+	case *ast.AssertTopic:
+		return e.assertTopic(ctx, st, s)
+	case *ast.CreateConnector, *ast.DropConnector, *ast.DescribeConnector, *ast.ListConnectors, *ast.ListConnectorPlugins:
+		return e.connectStatement(ctx, st, s)
 	}
 	e.mu.Lock()
 	defer e.unlock()
@@ -210,6 +218,8 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 		return e.describeFunction(st)
 	case *ast.Explain:
 		return e.explain(ctx, st, s)
+	case *ast.AlterSource:
+		return e.alterSource(ctx, st, s, cmd)
 	}
 	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "statement not supported: %s", firstWords(stmt.Text()))
 }

@@ -94,6 +94,8 @@ func execText(eng *runtime.TestEngine, sql string) string {
 			fmt.Fprintf(&b, "%s %s\n", e.EntityType(), typeListJSON(e))
 		case api.WarningEntity:
 			fmt.Fprintf(&b, "%s: %s\n", e.EntityType(), e.Message)
+		case api.AssertTopicEntity:
+			fmt.Fprintf(&b, "%s: %s\n", e.EntityType(), e.Text())
 		case api.QueryDescriptionEntity:
 			if u := e.QueryDescription.Upgrade; u != "" {
 				fmt.Fprintf(&b, "EXPLAIN %s (upgrade):\n%s", e.QueryDescription.ID, u)

@@ -180,17 +180,22 @@ func runningQuery(q *query) api.RunningQuery {
 	return rq
 }
 
+// showProperties lists every property the engine knows, as ksqlDB's
+// ListPropertiesExecutor does: unset ones with a null value, secrets
+// hidden, those the session overrode and those at their default named.
 func (e *Engine) showProperties(st *ast.Show, s *session) api.Entity {
 	out := api.PropertiesList{StatementText: st.Text()}
-	for _, k := range s.props.Sorted() {
-		scope, editable := "KSQL", true
-		if d, err := e.table.Lookup(k); err == nil {
-			scope, editable = d.Scope(), !d.Fixed()
+	for _, l := range e.table.List(s.props) {
+		p := api.Property{Name: l.Name, Scope: l.Scope, Editable: !l.Fixed, Level: "SERVER"}
+		if l.Set {
+			p.Value = &l.Value
 		}
-		out.Properties = append(out.Properties, api.Property{Name: k, Scope: scope, Value: props.Shown(k, s.props[k]),
-			Editable: editable, Level: "SERVER"})
-		if s.props[k] != e.props[k] {
-			out.OverwrittenProperties = append(out.OverwrittenProperties, k)
+		out.Properties = append(out.Properties, p)
+		if s.props[l.Name] != e.props[l.Name] {
+			out.OverwrittenProperties = append(out.OverwrittenProperties, l.Name)
+		}
+		if l.Default {
+			out.DefaultProperties = append(out.DefaultProperties, l.Name)
 		}
 	}
 	return out

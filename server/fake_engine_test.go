@@ -68,7 +68,7 @@ func queryEndpointError(stmt string) error {
 func propsOf(m map[string]any) []api.Property {
 	var out []api.Property
 	for k, v := range m {
-		out = append(out, api.Property{Name: k, Scope: "KSQL", Value: fmt.Sprintf("%v (%T)", v, v), Level: "QUERY"})
+		out = append(out, api.Property{Name: k, Scope: "KSQL", Value: ptr(fmt.Sprintf("%v (%T)", v, v)), Level: "QUERY"})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -233,3 +233,6 @@ func (h *firehoseStream) Close() error {
 	h.f.pushDone <- h.header.QueryID
 	return nil
 }
+
+// ptr is a pointer to v.
+func ptr[T any](v T) *T { return &v }

@@ -18,7 +18,7 @@ import (
 // 'ksql.create.or.replace.enabled' is accepted, and false refuses CREATE
 // OR REPLACE as ksqlDB does; ksql.insert.into.values.enabled=false
 // refuses INSERT VALUES and /inserts-stream; SHOW PROPERTIES lists
-// ksqlDB's settings with their defaults.
+// ksqlDB's settings with their defaults, and the unset ones as null.
 func TestKsqlConfigSettings(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := runBinary(t, "server", "--config",
@@ -83,7 +83,9 @@ func TestKsqlConfigSettings(t *testing.T) {
 
 	shown := fmt.Sprint(n.mustKsql("SHOW PROPERTIES;"))
 	for _, want := range []string{"ksql.connect.url scope:KSQL value:http://localhost:8083", "ksql.query.pull.max.qps scope:KSQL value:2147483647",
-		"ksql.create.or.replace.enabled scope:KSQL value:true", "ksql.output.topic.name.prefix scope:KSQL value:new_"} {
+		"ksql.create.or.replace.enabled scope:KSQL value:true", "ksql.output.topic.name.prefix scope:KSQL value:new_",
+		"ksql.metrics.extension scope:KSQL value:<nil>"} { // unset: listed with a null value, as ksqlDB
+
 		if !strings.Contains(shown, "name:"+want+"]") {
 			t.Errorf("SHOW PROPERTIES lacks %q", want)
 		}

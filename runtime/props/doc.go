@@ -15,8 +15,9 @@
 //
 // The table (table.go) validates the server's configuration, SET and a
 // request's streamsProperties with ksqlDB's messages (Error), answers GET
-// /is_valid_property, fills SHOW PROPERTIES and the sample configuration
-// (docs.go). Every ksql.* setting of ksqlDB's KsqlConfig has a row
+// /is_valid_property, fills SHOW PROPERTIES (listing.go: every property,
+// unset ones null, as ksqlDB's ListPropertiesExecutor) and the sample
+// configuration (docs.go). Every ksql.* setting of ksqlDB's KsqlConfig has a row
 // (ksql.go holds those no other file does), with one of three answers:
 // honoured, accepted with no effect (inert, the doc says why), or refused
 // at any value but its default with a message that names it and says why

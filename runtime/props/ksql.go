@@ -59,13 +59,12 @@ func ksqlDefs() []*Def {
 func ksqlSettings() []*Def {
 	const (
 		noJava     = "sqlstream runs no Java plugins"
-		noConnect  = "sqlstream has no Kafka Connect integration (CREATE CONNECTOR is refused)"
+		noConnect  = "connector statements send the request's Authorization header to Kafka Connect, as ksqlDB does without a credentials file"
 		noAuthz    = "sqlstream has no authorizer: the Kafka and HTTP credentials decide what a user may do"
 		noShared   = "each persistent query runs its own tasks; there are no shared runtimes"
 		noPushV2   = "sqlstream serves scalable push queries as other push queries"
 		noPullPool = "pull queries run on the request's goroutine; there is no thread pool or queue to size"
 		noRate     = "sqlstream has no pull or push query rate limits"
-		noAssert   = "ASSERT TOPIC is refused by the parser (ASSERT SCHEMA is honoured: its timeout is ksql.assert.schema.default.timeout.ms)"
 		noTransien = "transient queries leave no internal topics or state behind to clean up"
 		noMetrics  = "sqlstream's metrics are its own (GET /metrics), not JMX"
 		overrides  = "which properties a client may SET is the table's fixed column, not a list"
@@ -83,7 +82,6 @@ func ksqlSettings() []*Def {
 		refusedDef("ksql.fail.on.production.error", kindBool, "true", "a record the producer cannot write fails the query's task; sqlstream never drops it"),
 		inertDef("ksql.access.validator.enable", kindString, "auto", noAuthz),
 		inertDef("ksql.admin.request.retry.timeout.ms", kindLong, "2500", "admin requests are franz-go's, retried by its own policy"),
-		inertDef("ksql.assert.topic.default.timeout.ms", kindInt, "1000", noAssert),
 		inertDef("ksql.authorization.cache.expiry.time.secs", kindLong, "30", noAuthz),
 		inertDef("ksql.authorization.cache.max.entries", kindLong, "10000", noAuthz),
 		refusedDef("ksql.cast.strings.preserve.nulls", kindBool, "true", current),
@@ -92,9 +90,11 @@ func ksqlSettings() []*Def {
 		inertDef("ksql.connect.basic.auth.credentials.reload", kindBool, "false", noConnect),
 		inertDef("ksql.connect.basic.auth.credentials.source", kindString, "NONE", noConnect),
 		refusedDef("ksql.connect.request.headers.plugin", kindString, "", noJava),
-		inertDef("ksql.connect.request.timeout.ms", kindLong, "5000", noConnect),
-		inertDef("ksql.connect.url", kindString, "http://localhost:8083", noConnect),
-		inertDef("ksql.connect.worker.config", kindString, "", noConnect),
+		{name: ConnectTimeout, kind: kindLong, min: 1, def: "5000", fixed: true,
+			doc: "milliseconds each request to Kafka Connect may take (a connector statement tries up to three times)"},
+		{name: ConnectURL, kind: kindString, def: DefaultConnectURL, fixed: true,
+			doc: "the Kafka Connect REST URL that CREATE, DROP, DESCRIBE and SHOW CONNECTOR(S) are sent to, as ksqlDB sends them (empty: connector statements are refused)"},
+		inertDef("ksql.connect.worker.config", kindString, "", "sqlstream runs no embedded Kafka Connect worker: connector statements go to the cluster at ksql.connect.url"),
 		refusedDef("ksql.create.topic.inherit.source.replicas.enabled", kindBool, "true", "a new sink topic always takes its source topic's replication factor"),
 		inertDef("ksql.deployment.type", kindString, "selfManaged", "Confluent Cloud's deployment switch"),
 		inertDef("ksql.endpoint.migrate.query", kindBool, "true", "ksqlDB's switch between its old and new /query endpoint code"),

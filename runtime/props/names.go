@@ -122,6 +122,17 @@ const (
 	// AssertSchemaTimeout is ksqlDB's: how long an ASSERT SCHEMA without
 	// TIMEOUT waits for its assertion to hold (default 1000 ms).
 	AssertSchemaTimeout = "ksql.assert.schema.default.timeout.ms"
+	// ConnectURL is ksqlDB's: the Kafka Connect REST URL connector
+	// statements go to (default http://localhost:8083).
+	ConnectURL = "ksql.connect.url"
+	// DefaultConnectURL is ksql.connect.url's default, ksqlDB's.
+	DefaultConnectURL = "http://localhost:8083"
+	// ConnectTimeout is ksqlDB's: the timeout of each Connect request in
+	// ms (default 5000).
+	ConnectTimeout = "ksql.connect.request.timeout.ms"
+	// AssertTopicTimeout is ksqlDB's: how long an ASSERT TOPIC without
+	// TIMEOUT waits for its assertion to hold (default 1000 ms).
+	AssertTopicTimeout = "ksql.assert.topic.default.timeout.ms"
 	// PushV2 turns on ksqlDB's scalable push queries (off by default, as
 	// in ksqlDB).
 	PushV2 = "ksql.query.push.v2.enabled"

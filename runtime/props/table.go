@@ -164,6 +164,8 @@ func engineDefs() []*Def {
 			doc: "milliseconds the first pull query on a table waits for the table's query to be RUNNING and caught up with its inputs; past it the answer is error 50302 (0: answer at once, as ksqlDB)"},
 		{name: AssertSchemaTimeout, kind: kindInt, min: 0, def: "1000",
 			doc: "milliseconds an ASSERT SCHEMA without TIMEOUT waits for its assertion to hold"},
+		{name: AssertTopicTimeout, kind: kindInt, min: 0, def: "1000",
+			doc: "milliseconds an ASSERT TOPIC without TIMEOUT waits for its assertion to hold"},
 		{name: IdleClose, kind: kindLong, min: 0, def: "0",
 			doc: "milliseconds without records after which the windows of a quiet partition close (0: off)"},
 		// Accepted as ksqlDB accepts them (the conformance tests set them).

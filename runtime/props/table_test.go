@@ -17,6 +17,9 @@ import (
 //	config     "name=value" lines over the defaults: the parsed
 //	           QueryConfig, or the error naming the bad property
 //	defaults   the table's defaults (num.stream.threads masked)
+//	list       SHOW PROPERTIES' rows over the defaults and the given
+//	           "name=value" lines: value (null when unset), [default],
+//	           [fixed]; ksql.streams.num.stream.threads masked
 func TestPropertyTable(t *testing.T) {
 	table := NewTable()
 	datadriven.RunTest(t, "testdata/table", func(t *testing.T, d *datadriven.TestData) string {
@@ -52,6 +55,8 @@ func TestPropertyTable(t *testing.T) {
 				fmt.Fprintf(&out, "%s=%s\n", k, p[k])
 			}
 			return out.String()
+		case "list":
+			return listing(table, d.Input)
 		}
 		t.Fatalf("unknown command %s", d.Cmd)
 		return ""
@@ -106,4 +111,31 @@ func TestStreamsPropertyNumbers(t *testing.T) {
 	if err := table.CheckOverride(CacheBytes, Text(float64(10485760))); err != nil {
 		t.Error(err)
 	}
+}
+
+// listing prints SHOW PROPERTIES' rows over the defaults and the given
+// lines.
+func listing(table Table, input string) string {
+	p := table.Defaults()
+	for _, line := range nonEmptyLines(input) {
+		name, value, _ := strings.Cut(line, "=")
+		p[Normalize(name)] = value
+	}
+	p[NumThreads] = "<cpus>"
+	var out strings.Builder
+	for _, l := range table.List(p) {
+		v := "null"
+		if l.Set {
+			v = l.Value
+		}
+		fmt.Fprintf(&out, "%s %s=%s", l.Scope, l.Name, v)
+		if l.Default {
+			out.WriteString(" [default]")
+		}
+		if l.Fixed {
+			out.WriteString(" [fixed]")
+		}
+		out.WriteString("\n")
+	}
+	return out.String()
 }

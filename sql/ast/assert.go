@@ -13,3 +13,16 @@ type AssertSchema struct {
 	// absent (ksql.assert.schema.default.timeout.ms applies).
 	TimeoutMs int64
 }
+
+// AssertTopic is ASSERT [NOT EXISTS] TOPIC name [WITH (…)] [TIMEOUT n
+// unit]: the Kafka topic exists (with the PARTITIONS and REPLICAS the
+// WITH clause gives) or, with NOT EXISTS, does not.
+type AssertTopic struct {
+	Base
+	NotExists bool
+	Topic     string // as written: topic names are case-sensitive
+	Props     Properties
+	// TimeoutMs is how long to wait for the assertion to hold; -1 when
+	// absent (ksql.assert.topic.default.timeout.ms applies).
+	TimeoutMs int64
+}

@@ -148,6 +148,9 @@ func formatQuery(b *strings.Builder, q *Query) {
 	if q.Limit >= 0 {
 		b.WriteString(" LIMIT " + strconv.Itoa(q.Limit))
 	}
+	if q.NegativeLimit < 0 {
+		b.WriteString(" LIMIT " + strconv.Itoa(q.NegativeLimit))
+	}
 }
 
 func formatClause(b *strings.Builder, kw string, e Expr) {

@@ -99,6 +99,8 @@ func formatSession(b *strings.Builder, s Statement) {
 		b.WriteString("UNDEFINE " + QuoteName(s.Name))
 	case *AssertSchema:
 		formatAssertSchema(b, s)
+	default:
+		formatAlterAssertConnector(b, s)
 	}
 }
 

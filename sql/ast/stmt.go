@@ -239,6 +239,9 @@ type Query struct {
 	Having      Expr
 	Emit        EmitKind
 	Limit       int // -1 when absent
+	// NegativeLimit is a LIMIT below zero as written (ksqlDB's grammar
+	// takes it; the planner refuses it); 0 when none, Limit is then -1.
+	NegativeLimit int
 }
 
 // ShowKind is what SHOW/LIST lists.

@@ -50,7 +50,8 @@ func cmpTest(op ast.BinaryOp) func(c int) bool {
 // operand is FALSE, not NULL.
 func (c *compiler) comparison(e *ast.Binary, l, r *node) (*node, error) {
 	if l.typ.Kind == types.KindUnknown && r.typ.Kind == types.KindUnknown {
-		return nil, errAt(sqlerr.Type, e, "Comparison with NULL not supported: %s", describe(e))
+		// ksqlDB's ComparisonUtil names the operands' types: NULL for both.
+		return nil, errAt(sqlerr.Type, e, "Comparison with NULL not supported: NULL %s NULL", e.Op)
 	}
 	cmp, err := c.comparator(e, e.Op, l, r)
 	if err != nil {

@@ -55,7 +55,18 @@ func coerceLiteral(v any, from, to *types.Type) (any, error) {
 	case from.Kind == to.Kind && from.Kind == types.KindStruct:
 		return coerceLiteralStruct(v.(*types.StructValue), to)
 	}
-	return nil, fmt.Errorf("cannot coerce %s to %s", typeName(from), to)
+	return nil, coercionFailure(v, from, to)
+}
+
+// coercionFailure is ksqlDB's CoercionUtil text for a literal that cannot
+// take the type: "operator does not exist: INTEGER = BOOLEAN (true)" and
+// its hint.
+func coercionFailure(v any, from, to *types.Type) error {
+	val := "null"
+	if v != nil {
+		val = fmt.Sprint(v)
+	}
+	return fmt.Errorf("operator does not exist: %s = %s (%s)\nHint: You might need to add explicit type casts.", to, typeName(from), val)
 }
 
 func isPrimitive(t *types.Type) bool {
@@ -67,7 +78,7 @@ func isPrimitive(t *types.Type) bool {
 }
 
 func invalidLiteral(v any, to *types.Type) error {
-	return fmt.Errorf("invalid input syntax for type %s: %s", to, quoteValue(v))
+	return fmt.Errorf("invalid input syntax for type %s: %s.", to, quoteValue(v))
 }
 
 // literalBytes decodes a STRING given for BYTES as ksqlDB's value coercer

@@ -131,7 +131,7 @@ type AggregateNoOverloadError struct {
 
 func (e *AggregateNoOverloadError) Error() string {
 	return fmt.Sprintf("Function '%s' does not accept parameters (%s). Valid alternatives are: %s",
-		e.Name, argList(e.Args), strings.Join(e.Candidates, ", "))
+		KsqlSpelling(e.Name), argList(e.Args), strings.Join(e.Candidates, ", "))
 }
 
 // ParamNotLiteralError says an argument that configures an aggregate

@@ -385,7 +385,7 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("Function '%s' cannot be resolved due to ambiguous method parameters (%s).", e.Name, argList(e.Args))
+	return fmt.Sprintf("Function '%s' cannot be resolved due to ambiguous method parameters (%s).", KsqlSpelling(e.Name), argList(e.Args))
 }
 
 func argTypes(args []Arg) []*types.Type {
@@ -421,7 +421,7 @@ type NoOverloadError struct {
 }
 
 func (e *NoOverloadError) Error() string {
-	msg := fmt.Sprintf("Function '%s' does not accept parameters (%s).", e.Name, argList(e.Args))
+	msg := fmt.Sprintf("Function '%s' does not accept parameters (%s).", KsqlSpelling(e.Name), argList(e.Args))
 	if len(e.Alternatives) > 0 {
 		msg += "\nValid alternatives are:\n" + strings.Join(e.Alternatives, "\n")
 	}

@@ -143,7 +143,7 @@ func TestDeclaredAggregatesMatchTheAggregateRegistry(t *testing.T) {
 
 func TestNoOverloadAlternatives(t *testing.T) {
 	_, err := NewRegistry().Resolve("LPAD", []*types.Type{types.IntegerType})
-	want := "Function 'LPAD' does not accept parameters (INTEGER).\nValid alternatives are:\n" +
+	want := "Function 'LPad' does not accept parameters (INTEGER).\nValid alternatives are:\n" +
 		"LPAD(STRING input, INTEGER length, STRING padding)\nLPAD(BYTES input, INTEGER length, BYTES padding)"
 	if err == nil || err.Error() != want {
 		t.Errorf("LPAD(INTEGER): %v\nwant %s", err, want)

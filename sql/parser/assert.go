@@ -6,22 +6,27 @@ import (
 )
 
 // assert parses ASSERT [NOT EXISTS] SCHEMA [SUBJECT name] [ID n]
-// [TIMEOUT n unit]. The subject is a string, a quoted identifier or a
-// bare one, each keeping its case (subject names are case-sensitive).
-// Other ASSERT statements (TOPIC, the test runner's VALUES) are not
-// supported.
+// [TIMEOUT n unit] and ASSERT [NOT EXISTS] TOPIC name [WITH (…)]
+// [TIMEOUT n unit]. A subject or topic is a string, a quoted identifier
+// or a bare one, each keeping its case (ksqlDB's resourceName: subject
+// and topic names are case-sensitive). The test runner's ASSERT VALUES /
+// STREAM / TABLE are not supported on a server.
 func (p *parser) assert() (ast.Statement, error) {
 	start := p.i
 	assert := p.next()
-	st := &ast.AssertSchema{TimeoutMs: -1}
+	notExists := false
 	if p.accept("NOT") {
 		if err := p.expect("EXISTS"); err != nil {
 			return nil, err
 		}
-		st.NotExists = true
+		notExists = true
 	}
+	if p.accept("TOPIC") {
+		return p.assertTopic(start, notExists)
+	}
+	st := &ast.AssertSchema{TimeoutMs: -1, NotExists: notExists}
 	if !p.accept("SCHEMA") {
-		// ASSERT TOPIC, and the test runner's ASSERT VALUES / STREAM / TABLE
+		// the test runner's ASSERT VALUES / STREAM / TABLE
 		return nil, p.unsupported(assert, "ASSERT "+p.peek().Raw)
 	}
 	if err := p.assertSchemaClauses(st); err != nil {
@@ -34,21 +39,50 @@ func (p *parser) assert() (ast.Statement, error) {
 	return st, nil
 }
 
+// assertTopic parses the rest of ASSERT [NOT EXISTS] TOPIC.
+func (p *parser) assertTopic(start int, notExists bool) (ast.Statement, error) {
+	st := &ast.AssertTopic{TimeoutMs: -1, NotExists: notExists}
+	var err error
+	if st.Topic, err = p.resourceName("topic"); err != nil {
+		return nil, err
+	}
+	if st.Props, err = p.withClause(); err != nil {
+		return nil, err
+	}
+	if p.accept("TIMEOUT") {
+		if st.TimeoutMs, err = p.duration(); err != nil {
+			return nil, err
+		}
+	}
+	st.Base = p.base(start)
+	return st, nil
+}
+
+// resourceName parses ksqlDB's resourceName: a bare name as written (not
+// upper-cased), a quoted name or a string.
+func (p *parser) resourceName(what string) (string, error) {
+	t := p.peek()
+	switch t.Kind {
+	case tIdent:
+		p.next()
+		return t.Raw, nil
+	case tQuoted, tString:
+		if t.Val == "" {
+			return "", p.errAt(t, sqlerr.Syntax, "the %s name is empty", what)
+		}
+		p.next()
+		return t.Val, nil
+	}
+	return "", p.expected("a " + what + " name")
+}
+
 func (p *parser) assertSchemaClauses(st *ast.AssertSchema) error {
 	if p.accept("SUBJECT") {
-		t := p.next()
-		switch t.Kind {
-		case tIdent:
-			st.Subject = t.Raw
-		case tQuoted, tString:
-			if t.Val == "" {
-				return p.errAt(t, sqlerr.Syntax, "the subject name is empty")
-			}
-			st.Subject = t.Val
-		default:
-			p.i--
-			return p.expected("a subject name")
+		subject, err := p.resourceName("subject")
+		if err != nil {
+			return err
 		}
+		st.Subject = subject
 	}
 	if p.accept("ID") {
 		t := p.peek()

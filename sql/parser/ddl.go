@@ -30,6 +30,9 @@ func (p *parser) create() (ast.Statement, error) {
 		}
 		h.orReplace = true
 	}
+	if p.atKw("SINK") || (p.atKw("SOURCE") && p.peekN(1).is("CONNECTOR")) {
+		return p.createConnectorHead(h)
+	}
 	h.source = p.accept("SOURCE")
 	switch t := p.next(); {
 	case t.is("STREAM"):
@@ -38,8 +41,9 @@ func (p *parser) create() (ast.Statement, error) {
 		h.kind = ast.Table
 	case t.is("TYPE") && !h.orReplace && !h.source:
 		return p.createType(h.start)
-	case t.is("CONNECTOR"), t.is("SINK"):
-		return nil, p.unsupported(t, "CREATE "+t.Val)
+	case t.is("CONNECTOR"):
+		p.i--
+		return nil, p.expected("SOURCE or SINK before CONNECTOR")
 	default:
 		p.i--
 		return nil, p.expected("STREAM or TABLE")
@@ -51,6 +55,22 @@ func (p *parser) create() (ast.Statement, error) {
 		h.ifNotExists = true
 	}
 	return p.createBody(h)
+}
+
+// createConnectorHead parses CREATE SOURCE|SINK CONNECTOR (not after OR
+// REPLACE, which the grammar does not give connectors).
+func (p *parser) createConnectorHead(h createHead) (ast.Statement, error) {
+	scope := ast.SourceConnector
+	if p.next().is("SINK") {
+		scope = ast.SinkConnector
+	}
+	if h.orReplace {
+		return nil, p.errAt(p.toks[h.start], sqlerr.Syntax, "CREATE OR REPLACE does not apply to connectors")
+	}
+	if err := p.expect("CONNECTOR"); err != nil {
+		return nil, err
+	}
+	return p.createConnector(h.start, scope)
 }
 
 // createGlobal parses CREATE GLOBAL TABLE [IF NOT EXISTS] name (…) WITH

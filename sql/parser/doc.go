@@ -78,8 +78,9 @@
 // testdata/grammar is the rule-by-rule table of ksqlDB's grammar
 // (SqlBase.g4): each parser rule and lexical form with a statement the
 // grammar accepts and one it refuses, the forms sqlstream accepts beyond
-// it (>) and those it refuses (!: connectors, ALTER, ASSERT TOPIC|SCHEMA,
-// GROUP BY ()), each with its reason (TestGrammar).
+// it (>) and those it refuses (!: ALTER SYSTEM), each with its reason
+// (TestGrammar). GROUP BY () and PARTITION BY () pass the grammar and are
+// refused with the words of ksqlDB's AST builder.
 //
 // Every error is a *sqlerr.Error pointing into the user's original text.
 // `${var}` references are replaced by the caller with Substitute before

@@ -26,7 +26,10 @@ import (
 //
 // A + or > line that does not parse, or a - or ! line that does, fails
 // the test, as does a canonical text that does not parse back to itself;
-// the golden output pins the canonical text or the error of each.
+// the golden output pins the canonical text or the error of each. A +
+// row may end with "-- server: text", the error a server answers it with
+// when it runs (TestGrammarTableThroughBinary in tests/ sends every +
+// row to the binary).
 func TestGrammar(t *testing.T) {
 	datadriven.Walk(t, "testdata/grammar", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {

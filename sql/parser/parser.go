@@ -254,7 +254,9 @@ func (p *parser) statement() (ast.Statement, error) {
 		return p.undefine()
 	case "ASSERT":
 		return p.assert()
-	case "PAUSE", "RESUME", "ALTER", "RUN":
+	case "ALTER":
+		return p.alter()
+	case "PAUSE", "RESUME", "RUN":
 		return nil, p.unsupported(t, t.Val)
 	}
 	return nil, p.errAt(t, sqlerr.Syntax, "unknown statement %s", t.Val)

@@ -120,6 +120,10 @@ func (p *parser) exprClause(qs *queryState, kw, stops string) error {
 // is parenthesized so TiDB does not read a number as a column position.
 func (p *parser) byClause(qs *queryState, kw, stops string) error {
 	end := p.scanTo(stops)
+	if end == p.i+2 && p.toks[p.i].isPunct("(") && p.toks[p.i+1].isPunct(")") {
+		// The grammar's empty list; ksqlDB's GroupBy/PartitionBy refuse it.
+		return p.errAt(p.toks[p.i], sqlerr.Syntax, "%s BY requires at least one expression", p.toks[p.i-2].Val)
+	}
 	ranges, err := qs.w.splitCommas(p.i, end)
 	if err != nil {
 		return err
@@ -368,11 +372,18 @@ func (p *parser) emitAndLimit(q *ast.Query) error {
 		}
 	}
 	if p.accept("LIMIT") {
+		neg := p.peek().isPunct("-") && p.peekN(1).Kind == tNumber
+		if neg {
+			p.next()
+		}
 		n, err := p.smallInt("a row count")
 		if err != nil {
 			return err
 		}
 		q.Limit = n
+		if neg && n > 0 { // the planner refuses it, in ksqlDB's words for a pull query
+			q.Limit, q.NegativeLimit = -1, -n
+		}
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ func (p *parser) show() (ast.Statement, error) {
 	start := p.i
 	p.next()
 	if t := p.peek(); keywordSet(" CONNECTORS CONNECTOR SOURCE SINK ", t.Val) && t.Kind == tIdent {
-		return nil, p.unsupported(t, "SHOW "+t.Val)
+		return p.showConnectors(start)
 	}
 	st := &ast.Show{All: p.accept("ALL")}
 	t := p.next()
@@ -73,7 +73,7 @@ func (p *parser) describe() (ast.Statement, error) {
 	start := p.i
 	p.next()
 	if p.atKw("CONNECTOR") && p.peekN(1).Kind != tEOF {
-		return nil, p.unsupported(p.peek(), "DESCRIBE CONNECTOR")
+		return p.describeConnector(start)
 	}
 	if p.atKw("FUNCTION") && p.peekN(1).Kind != tEOF {
 		p.next()
@@ -144,7 +144,7 @@ func (p *parser) drop() (ast.Statement, error) {
 	case t.is("TYPE"):
 		return p.dropType(start)
 	case t.is("CONNECTOR"):
-		return nil, p.unsupported(t, "DROP "+t.Val)
+		return p.dropConnector(start)
 	default:
 		p.i--
 		return nil, p.expected("STREAM or TABLE")
