@@ -80,7 +80,9 @@
 // which an LSM keeps as tombstones for a while), and the store cache
 // indexes its live entries in a B-tree built by the first Range and drops
 // written-down deletes at flush (`state/caching.go`), so a scan costs the
-// windows it emits. `window.close.idle.ms` lets the wall clock
+// windows it emits; and it scans only once stream time has passed the
+// earliest buffered window's end (`nextEnd`, read after each scan and
+// lowered by every buffered result), not after every record. `window.close.idle.ms` lets the wall clock
 // close the windows of a quiet partition (the runner punctuates tasks
 // between polls). Windowed changelogs are `compact,delete` with the window
 // retention plus a day.
@@ -166,7 +168,11 @@
 // retention plus a day). Rows with a null key or value are skipped and
 // counted (`dropped-records (null key or value)`,
 // `sqlstream_query_skipped_records_total`), except a null key on a
-// preserved side (KIP-962). Each window store has an in-memory
+// preserved side (KIP-962). The two window stores have no write-back
+// cache (`StoreSpec.Uncached`; Kafka Streams builds them without one
+// too): every row is a key of its own (key, time, sequence number), so a
+// cache would only copy, index and later write down each put; a put goes
+// to the changelog and the Pebble batch at once. Each window store has an in-memory
 // `windowCache` (`join_window_cache.go`) of the decoded rows put in the
 // last 2·(before + after), ≤ 16 MiB estimated: a lookup from at or after
 // its low-water mark is answered from it, an older one (late rows,

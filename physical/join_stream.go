@@ -86,7 +86,8 @@ type streamWindow struct {
 	observed     int64
 	retention    int64
 	cache        *windowCache
-	purged       int64 // the last Purge bound
+	purged       int64  // the last Purge bound
+	scratch      []byte // the encoded row of the put in progress (the store copies what it keeps)
 }
 
 // openStreamWindow opens one side's store of a join window w; keys are
@@ -145,10 +146,11 @@ func (sw *streamWindow) put(key []byte, vals []any, ts int64) (bool, error) {
 	if ts < sw.observed-sw.retention {
 		return false, nil
 	}
-	v, err := sw.value.Encode(nil, vals)
+	v, err := sw.value.Encode(sw.scratch[:0], vals)
 	if err != nil {
 		return false, err
 	}
+	sw.scratch = v[:0]
 	dropped := sw.w.Dropped()
 	if err := sw.w.Put(key, ts, v); err != nil || sw.w.Dropped() != dropped {
 		return false, err

@@ -259,7 +259,7 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	w := n.Within
 	retention := w.Before + w.After + joinGrace(w)
 	ln, rn := streamJoinStores(n)
-	ls, rs := b.store(ln), b.store(rn)
+	ls, rs := b.uncachedStore(ln), b.uncachedStore(rn)
 	b.retainChangelog(ls, retention)
 	b.retainChangelog(rs, retention)
 	var shared StoreSpec

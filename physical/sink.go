@@ -24,6 +24,7 @@ type sinkOp struct {
 	// innerPlacement places a windowed record by its inner key (Kafka
 	// Streams' WindowedStreamPartitioner), not by the key with its window.
 	innerPlacement bool
+	valSize        sizeHint
 }
 
 func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*sinkOp, error) {
@@ -71,10 +72,11 @@ func (op *sinkOp) Process(row *types.Row) error {
 			vals = append(vals, row.Values[idx])
 		}
 		op.vals = vals
-		b, err := op.valCodec.Encode(nil, vals)
+		b, err := op.valCodec.Encode(op.valSize.buf(), vals)
 		if err != nil {
 			return encodeFailure(op.env, "value", err)
 		}
+		op.valSize.note(b)
 		rec.Value = b
 	}
 	op.env.Emit.Emit(rec)

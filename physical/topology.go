@@ -91,6 +91,12 @@ type SubTopology struct {
 type StoreSpec struct {
 	Name      string
 	Changelog string
+	// Uncached stores take no write-back cache: every key is written
+	// once (a stream–stream join window's row, keyed by key, time and
+	// sequence number), so a cache would only copy each write, index
+	// it and write it down later. Kafka Streams builds its join window
+	// stores without caching too.
+	Uncached bool
 }
 
 // NodeDesc describes one node for EXPLAIN and topology golden tests.
@@ -301,7 +307,16 @@ func readsRegistry(src *planner.Source) bool {
 // store declares a state store of the current segment and returns its
 // spec; its changelog is an internal compacted topic.
 func (b *builder) store(name string) StoreSpec {
-	s := StoreSpec{Name: name, Changelog: b.internalName(name + "-changelog")}
+	return b.addStore(StoreSpec{Name: name, Changelog: b.internalName(name + "-changelog")})
+}
+
+// uncachedStore declares a store whose keys are each written once (see
+// StoreSpec.Uncached).
+func (b *builder) uncachedStore(name string) StoreSpec {
+	return b.addStore(StoreSpec{Name: name, Changelog: b.internalName(name + "-changelog"), Uncached: true})
+}
+
+func (b *builder) addStore(s StoreSpec) StoreSpec {
 	b.cur.stores = append(b.cur.stores, s)
 	b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: s.Changelog, Compact: true})
 	return s

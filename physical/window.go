@@ -3,6 +3,7 @@ package physical
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/sqlstream/sqlstream/planner"
@@ -49,6 +50,11 @@ type windowAggOp struct {
 	// never come back, so emitClosed scans from here, not over the
 	// deleted keys an LSM store keeps as tombstones for a while.
 	bufferFrom []byte
+	// nextEnd is at most the smallest window end in the buffer (valid
+	// when nextKnown): till stream time passes it no window can close,
+	// so emitClosed reads nothing (a store scan per record otherwise).
+	nextEnd    int64
+	nextKnown  bool
 	streamTime int64
 	purged     int64
 	lastRecord int64 // wall clock of the last record, for idle closing
@@ -290,6 +296,7 @@ func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Wind
 	if err != nil {
 		return err
 	}
+	op.nextEnd = min(op.nextEnd, w.End)
 	return op.buffer.Put(bufferKey(w, key), b)
 }
 
@@ -327,7 +334,11 @@ func (op *windowAggOp) emitClosed() error {
 	if op.sessions != nil {
 		closeAfter += op.w.Size
 	}
-	bound := binary.BigEndian.AppendUint64(nil, uint64(op.streamTime-closeAfter+1)^(1<<63))
+	limit := op.streamTime - closeAfter + 1 // windows ending before it closed
+	if op.nextKnown && op.nextEnd >= limit {
+		return nil
+	}
+	bound := binary.BigEndian.AppendUint64(nil, uint64(limit)^(1<<63))
 	type entry struct {
 		k, v []byte
 	}
@@ -348,6 +359,9 @@ func (op *windowAggOp) emitClosed() error {
 		}
 	}
 	op.bufferFrom = bound
+	if err := op.findNextEnd(bound); err != nil {
+		return err
+	}
 	if op.sessions != nil {
 		// A session ending exactly at the bound's last millisecond may
 		// still merge with a record (FindSessions keeps it), and the
@@ -355,6 +369,16 @@ func (op *windowAggOp) emitClosed() error {
 		op.bufferFrom = binary.BigEndian.AppendUint64(nil, uint64(op.streamTime-closeAfter)^(1<<63))
 	}
 	return nil
+}
+
+// findNextEnd reads the end of the first window left in the buffer from
+// bound on (none: no window can close until one is buffered).
+func (op *windowAggOp) findNextEnd(bound []byte) error {
+	op.nextEnd, op.nextKnown = math.MaxInt64, true
+	return op.buffer.Range(bound, nil, func(k, _ []byte) bool {
+		op.nextEnd = bufferWindow(k).End
+		return false
+	})
 }
 
 func (op *windowAggOp) emitBuffered(k, v []byte) error {

@@ -169,8 +169,8 @@ func (r *recordingStore) Put(key, value []byte) error {
 	r.puts = append(r.puts, string(key)+"="+string(value)+" unknown")
 	return r.Store.Put(key, value)
 }
-func (r *recordingStore) putKnown(key, value []byte, existed bool) error {
-	r.puts = append(r.puts, fmt.Sprintf("%s=%s existed=%v flushing=%v", key, value, existed, r.in))
+func (r *recordingStore) putKnown(key, value []byte, below presence) error {
+	r.puts = append(r.puts, fmt.Sprintf("%s=%s existed=%v flushing=%v", key, value, below == present, r.in))
 	return r.Store.Put(key, value)
 }
 func (r *recordingStore) flushing(on bool) { r.in = on }

@@ -26,6 +26,8 @@ type DB struct {
 	// closed the old Pebble DB but could not open it again.
 	pmu sync.RWMutex
 	pdb *pebble.DB
+	// runlock is pmu.RUnlock, the release use hands out, made once.
+	runlock func()
 	// genDurable holds, per generation closed by a reopen, the number of
 	// the last write durable when it closed; its length is the current
 	// generation (reopen.go). Guarded by pmu.
@@ -76,6 +78,7 @@ func OpenMem(opts ...Option) (*DB, error) {
 
 func open(dir string, cfg dbConfig) (*DB, error) {
 	d := &DB{dir: dir, cfg: cfg, wopt: &pebble.WriteOptions{Sync: cfg.sync}, parts: map[StoreID]*partition{}}
+	d.runlock = d.pmu.RUnlock
 	pdb, err := d.openPebble()
 	if err != nil {
 		return nil, err

@@ -89,7 +89,10 @@
 // The Pebble layer keeps an exact committed key count per store (for
 // DESCRIBE EXTENDED, with EstimateDiskUsage for bytes) by checking whether
 // each written key exists; that read is most of the cost of a write that
-// reaches Pebble, one more reason the cache absorbs hot keys.
+// reaches Pebble, one more reason the cache absorbs hot keys. A
+// duplicates window store's keys are new by construction (the sequence
+// number is past every stored one), so its puts tell the layers below so
+// (putNew, known.go) and skip that read.
 //
 // # A disk that refuses writes
 //

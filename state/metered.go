@@ -51,13 +51,18 @@ func (s *meteredStore) Get(key []byte) ([]byte, error) {
 }
 
 func (s *meteredStore) Put(key, value []byte) error {
+	s.count(key, value)
+	return s.inner.Put(key, value)
+}
+
+// count meters one write.
+func (s *meteredStore) count(key, value []byte) {
 	if value == nil {
 		s.m.deletes.Add(1)
 	} else {
 		s.m.puts.Add(1)
 	}
 	s.m.bytesWritten.Add(int64(len(key) + len(value)))
-	return s.inner.Put(key, value)
 }
 
 func (s *meteredStore) Range(start, end []byte, fn func(k, v []byte) bool) error {

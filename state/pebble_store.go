@@ -53,14 +53,20 @@ type pebbleStore struct {
 	keyBuf []byte
 	ckpt   []byte
 	closed bool
-	// pdb is the DB's Pebble DB, held for the call in progress (enter).
-	pdb *pebble.DB
+	// pdb is the DB's Pebble DB, held for the call in progress (enter),
+	// done what releases it; exitFn is exit, made once.
+	pdb    *pebble.DB
+	done   func()
+	exitFn func()
 	// gen is the DB generation the store last saw, lastWrite the number
 	// of its last commit, lost its failure once a reopen lost what it
 	// wrote (reopen.go).
 	gen       int
 	lastWrite uint64
 	lost      error
+	// lookups counts the existence lookups of writes that went to
+	// Pebble (the key in neither the batch nor ruled out by the filter).
+	lookups int64
 }
 
 var (
@@ -197,6 +203,7 @@ func (s *pebbleStore) exists(k []byte) (bool, error) {
 	if s.neverWritten(k) {
 		return false, nil
 	}
+	s.lookups++
 	_, c, err := s.pdb.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil

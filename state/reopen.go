@@ -62,7 +62,7 @@ func (d *DB) use() (pdb *pebble.DB, done func(), err error) {
 		}
 		return nil, nil, errClosed
 	}
-	return d.pdb, d.pmu.RUnlock, nil
+	return d.pdb, d.runlock, nil
 }
 
 // generation is the number of reopens so far; pmu is held.
@@ -153,17 +153,23 @@ func (s *pebbleStore) enter() (exit func(), err error) {
 		s.mu.Unlock()
 		return nil, err
 	}
-	exit = func() {
-		s.pdb = nil
-		done()
-		s.mu.Unlock()
-	}
-	s.pdb = pdb
+	s.pdb, s.done = pdb, done
 	if err := s.current(); err != nil {
-		exit()
+		s.exit()
 		return nil, err
 	}
-	return exit, nil
+	if s.exitFn == nil {
+		s.exitFn = s.exit // made once: a closure per call was two allocations per store operation
+	}
+	return s.exitFn, nil
+}
+
+// exit ends the call enter began.
+func (s *pebbleStore) exit() {
+	done := s.done
+	s.pdb, s.done = nil, nil
+	done()
+	s.mu.Unlock()
 }
 
 // current checks the store against the DB's generation (see above); s.mu

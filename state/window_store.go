@@ -122,7 +122,7 @@ func (w *WindowStore) Put(key []byte, windowStart int64, value []byte) error {
 		return nil
 	}
 	w.seq++
-	return w.s.Put(w.key(key, windowStart, w.seq), value)
+	return putNew(w.s, w.key(key, windowStart, w.seq), value)
 }
 
 // Fetch calls fn for key's windows starting in [from, to], by start time.

@@ -191,3 +191,95 @@ func TestWindowGet(t *testing.T) {
 		}
 	}
 }
+
+// bottom is the Pebble layer under a store's wrappers.
+func bottom(t *testing.T, s Store) *pebbleStore {
+	t.Helper()
+	for {
+		switch x := s.(type) {
+		case *meteredStore:
+			s = x.inner
+		case *cachingStore:
+			s = x.inner
+		case *changeloggingStore:
+			s = x.inner
+		case *pebbleStore:
+			return x
+		default:
+			t.Fatalf("unexpected layer %T", s)
+		}
+	}
+}
+
+// TestDuplicatesPutLooksNothingUp: a duplicates window store's key is new
+// by construction (its sequence number is past every stored one), so its
+// put reaches Pebble with no existence lookup, cached or not, even where
+// no key filter can rule the key out, and uncached it is not mirrored in
+// the pending map (its reads are ranges, which see it); a plain store's
+// put of a new key still looks it up there, for the key count, which
+// stays right either way.
+func TestDuplicatesPutLooksNothingUp(t *testing.T) {
+	for _, cache := range []int64{0, 1 << 20} {
+		db := memDB(t)
+		w, err := db.WindowStore(testID, RetainDuplicates(), WithCache(cache))
+		must(t, err)
+		ps := bottom(t, w.s)
+		ps.part.filter = nil // as for a partition past filterMaxKeys
+		for i := range 100 {
+			must(t, w.Put([]byte("k"), int64(i), []byte("v")))
+		}
+		if cache == 0 && len(ps.pending) != 0 {
+			t.Errorf("uncached: %d fresh keys mirrored in the pending map, want none", len(ps.pending))
+		}
+		n := 0
+		must(t, w.Fetch([]byte("k"), 0, 1000, func(int64, []byte) bool { n++; return true }))
+		if n != 100 {
+			t.Errorf("cache %d: a fetch before the flush finds %d rows, want 100", cache, n)
+		}
+		must(t, w.Flush())
+		if ps.lookups != 0 {
+			t.Errorf("cache %d: 100 duplicates puts made %d existence lookups, want 0", cache, ps.lookups)
+		}
+		if n := ps.part.keys.Load(); n != 100 {
+			t.Errorf("cache %d: key count %d, want 100", cache, n)
+		}
+		plain, err := db.Store(StoreID{App: "app", Name: "plain"}, WithCache(cache))
+		must(t, err)
+		pp := bottom(t, plain)
+		pp.part.filter = nil
+		must(t, plain.Put([]byte("k"), []byte("v")))
+		must(t, plain.Flush())
+		if pp.lookups != 1 {
+			t.Errorf("cache %d: a plain put of a new key made %d lookups, want 1", cache, pp.lookups)
+		}
+	}
+}
+
+// TestFreshPutsInATransaction: a transactional duplicates window store
+// without a cache (a stream–stream join's under exactly_once_v2) writes
+// fresh keys unmirrored, and its fetches still see them before the
+// transaction commits, and after.
+func TestFreshPutsInATransaction(t *testing.T) {
+	db := memDB(t)
+	w, err := db.WindowStore(testID, RetainDuplicates(), WithCache(0), Transactional())
+	must(t, err)
+	for i := range 10 {
+		must(t, w.Put([]byte("k"), int64(i), []byte("v"+strconv.Itoa(i))))
+	}
+	count := func() int {
+		n := 0
+		must(t, w.Fetch([]byte("k"), 0, 100, func(int64, []byte) bool { n++; return true }))
+		return n
+	}
+	if n := count(); n != 10 {
+		t.Fatalf("before the commit a fetch finds %d rows, want 10", n)
+	}
+	must(t, w.Flush())
+	must(t, db.CommitTransactionUnsynced(testID, -1))
+	if n := count(); n != 10 {
+		t.Fatalf("after the commit a fetch finds %d rows, want 10", n)
+	}
+	if n := bottom(t, w.s).part.keys.Load(); n != 10 {
+		t.Fatalf("key count %d, want 10", n)
+	}
+}

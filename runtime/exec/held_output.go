@@ -33,6 +33,7 @@ import (
 // processing it, or the poll loop between rounds).
 type heldOutput struct {
 	produce func(*kgo.Record)
+	record  func(*physical.OutRecord) *kgo.Record // nil: ToKgo
 	recs    []*kgo.Record
 	bytes   int64
 	limit   int64 // release once bytes reach it; 0: after every batch
@@ -43,7 +44,12 @@ var _ physical.Emitter = (*heldOutput)(nil)
 // Emit implements physical.Emitter: the record is converted now (the
 // operator may reuse rec) and produced at the next release.
 func (h *heldOutput) Emit(rec *physical.OutRecord) {
-	kr := ToKgo(rec)
+	var kr *kgo.Record
+	if h.record != nil {
+		kr = h.record(rec)
+	} else {
+		kr = ToKgo(rec)
+	}
 	h.recs = append(h.recs, kr)
 	h.bytes += int64(len(kr.Key) + len(kr.Value) + recordOverhead)
 }

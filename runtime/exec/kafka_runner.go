@@ -59,6 +59,9 @@ type kafkaRunner struct {
 	// changelogRecs recycles changelog records once acknowledged: an
 	// exactly-once commit flushes most cached keys, a record each.
 	changelogRecs sync.Pool
+	// outRecs recycles output and repartition records the same way:
+	// one franz-go record (~200 bytes) per record a task emits.
+	outRecs sync.Pool
 
 	mu        sync.Mutex            // guards the maps below, emitErr and failed
 	processed map[tp]int64          // next offset to commit
@@ -96,7 +99,7 @@ func (k *Kafka) Start(q *Query) (Runner, error) {
 	}
 	r := newKafkaRunner(k, q)
 	envs := q.envs(r, r)
-	envs.hold = r.produceOutput
+	envs.hold, envs.record = r.produceOutput, r.outRecord
 	r.tasks = newTaskSet(q.Topology, envs.build)
 	if err := r.newClient(); err != nil {
 		return nil, err
@@ -124,7 +127,7 @@ func newKafkaRunner(k *Kafka, q *Query) *kafkaRunner {
 	r := &kafkaRunner{k: k, q: q, processed: map[tp]int64{}, committed: map[tp]int64{}, produced: map[tp]int64{},
 		inputs:   map[tp]*inputPosition{},
 		interval: q.Config.CommitInterval, workers: max(1, q.Config.Threads), done: make(chan struct{})}
-	r.emitted, r.changelogged = r.onProduced, r.onChangelogged
+	r.emitted, r.changelogged = r.onEmitted, r.onChangelogged
 	r.groups = newTaskGroups(q.Topology, q.Config.MaxTaskIdle)
 	r.standby = newStandbyFeeder(r)
 	return r
@@ -229,7 +232,26 @@ func (r *kafkaRunner) drop(parts map[string][]int32) {
 // Emit implements physical.Emitter: records are produced asynchronously;
 // the first failure fails the query at the next commit.
 func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
-	r.produce(ToKgo(rec), r.emitted)
+	r.produce(r.outRecord(rec), r.emitted)
+}
+
+// outRecord converts rec into a franz-go record from the pool (the
+// emitted promise puts it back).
+func (r *kafkaRunner) outRecord(rec *physical.OutRecord) *kgo.Record {
+	kr, _ := r.outRecs.Get().(*kgo.Record)
+	if kr == nil {
+		kr = new(kgo.Record)
+	}
+	fillKgo(kr, rec)
+	return kr
+}
+
+// onEmitted notes an output's failure, then recycles the record (its
+// headers' room kept): the client is done with it once it calls back.
+func (r *kafkaRunner) onEmitted(kr *kgo.Record, err error) {
+	r.onProduced(kr, err)
+	*kr = kgo.Record{Headers: kr.Headers[:0]}
+	r.outRecs.Put(kr)
 }
 
 // produceOutput produces an output record a stateful task held back

@@ -58,7 +58,11 @@ func (t *taskStores) Store(name string) (physical.Store, error) {
 	}
 	id := t.id(name)
 	log := changelogFunc(func(k, v []byte) { t.sink.sendChangelog(spec.Changelog, t.partition, k, v) })
-	opts := []state.StoreOption{state.WithChangelog(log), state.WithCache(t.cache)}
+	cache := t.cache
+	if spec.Uncached {
+		cache = 0
+	}
+	opts := []state.StoreOption{state.WithChangelog(log), state.WithCache(cache)}
 	if t.transactional {
 		opts = append(opts, state.Transactional())
 	}

@@ -43,6 +43,9 @@ type taskEnvs struct {
 	// the commit or once they fill the cache's bound (at_least_once in
 	// Kafka: heldOutput); nil emits them at once.
 	hold func(*kgo.Record)
+	// record converts an output record for hold (nil: ToKgo), the
+	// runner's, which recycles the records it produced.
+	record func(*physical.OutRecord) *kgo.Record
 }
 
 // build returns the environment of the task of sub for partition p, and
@@ -70,7 +73,7 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	stores.transactional = b.transactional
 	env.Stores = stores
 	if b.hold != nil && env.Emit != nil {
-		stores.held = &heldOutput{produce: b.hold, limit: b.cfg.CacheBytes}
+		stores.held = &heldOutput{produce: b.hold, record: b.record, limit: b.cfg.CacheBytes}
 		env.Emit = stores.held
 	}
 	return env, stores

@@ -64,13 +64,25 @@ func (c *kafkaCodec) fixed(data []byte) any {
 	return math.Float64frombits(binary.BigEndian.Uint64(data))
 }
 
+// kafkaSize is the bytes v takes in the KAFKA format, for a buffer
+// allocated once: a string or bytes value its length, a number 8.
+func kafkaSize(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case []byte:
+		return len(x)
+	}
+	return 8
+}
+
 // Encode appends the column's bytes; NULL encodes as a nil record.
 func (c *kafkaCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 	if vals[0] == nil {
 		return nil, nil
 	}
 	if buf == nil {
-		buf = make([]byte, 0, 8)
+		buf = make([]byte, 0, kafkaSize(vals[0]))
 	}
 	switch x := vals[0].(type) {
 	case string:

@@ -28,6 +28,12 @@
 //	                        engine figures, no hand loop)
 //	BenchmarkScaleOutGroupBy CTAS … COUNT(*) GROUP BY on 1, 2, 3   issue 12
 //	                        `sqlstream server` processes
+//	BenchmarkNexmark        Nexmark q0, q1, q5, q7, q3, q8 in this     issue 21
+//	                        process (BENCH_NEXMARK_EVENTS, _QUERIES),
+//	                        verified, so -cpuprofile profiles them
+//
+// profile.md holds the profile findings of the performance pass (issue
+// 21 part 4): what took the time, what changed, before and after.
 //
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.
