@@ -42,6 +42,16 @@
 // accepted, ext a recorded extension) that TestValidations checks; the
 // checks made outside the planner are listed at its top.
 //
+// Upgrades (upgrade.go, upgrade_query.go): CREATE OR REPLACE of a source
+// may only add value columns at the end (checkUpgrade);
+// CheckQueryUpgrade decides whether a CREATE OR REPLACE … AS SELECT may
+// replace the running query of its sink in place, with ksqlDB's rules in
+// their order (the sink as a source, then the plans' enforcing steps from
+// the sink down: WHERE and projections are passive), one named rule per
+// refusal; the stateful steps (aggregations, joins) are decided in one
+// place, statefulUpgrade. testdata/upgrade_query pins every allowed and
+// refused change.
+//
 // Schema-registry formats (schema_registry.go): the planner gives AVRO,
 // PROTOBUF and JSON_SR specs their subjects and the registry, refuses them
 // without one, and fills in the columns a CREATE leaves out from the

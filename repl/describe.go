@@ -164,6 +164,7 @@ func (c *console) printQueryDescription(q api.QueryDescription) {
 		"For source description please run: DESCRIBE [EXTENDED] <SourceId>")
 	c.printNames("Sinks that this query writes to: ", q.Sinks,
 		"For sink description please run: DESCRIBE [EXTENDED] <SinkId>")
+	c.printSection("Upgrade", "-------", strings.TrimRight(q.Upgrade, "\n"))
 	c.printSection("Execution plan", "--------------", q.ExecutionPlan)
 	c.printSection("Processing topology", "-------------------", q.Topology)
 	c.printOverriddenProperties(q.OverriddenProperties)

@@ -233,7 +233,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 			return nil, err
 		}
 		if u != nil {
-			return e.replaceQuery(ctx, st, s, cmd, u)
+			return e.replaceQuery(ctx, st, strings.ToLower(st.Kind.String())+"/"+st.Name+"/create", s, cmd, u)
 		}
 	}
 	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
@@ -351,10 +351,23 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
+	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
+	if id, ok, err := insertQueryID(st); err != nil {
+		return nil, err
+	} else if ok {
+		if old := e.queries[id]; old != nil {
+			// WITH (QUERY_ID) of a running query: an upgrade in place.
+			u, err := e.checkReplace(ctx, old, plan, st.P)
+			if err != nil {
+				return nil, err
+			}
+			return e.replaceQuery(ctx, st, "stream/"+st.Target+"/create", s, cmd, u)
+		}
+		queryID = func(int64) string { return id }
+	}
 	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
-	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
 	b, err := e.buildQuery(plan, queryID, cmd, st.P)
 	if err != nil {
 		return nil, err
@@ -422,6 +435,7 @@ func (e *Engine) prepareQuery(ctx context.Context, c *command, plan *planner.Pla
 	if err != nil {
 		return nil, err
 	}
+	q.formats = c.InternalFormats
 	if t := q.cfg.LateTopic; t != "" {
 		if err := e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: t, Partitions: max(plan.Sources[0].Partitions, 1), Replicas: 1}); err != nil {
 			return nil, fmt.Errorf("could not create %s %s: %w", props.LateTopic, t, err)

@@ -48,6 +48,21 @@
 // and stops its runner, which leaves the consumer group: a query never
 // keeps running while skipping records.
 //
+// Upgrades in place (upgrade.go): CREATE OR REPLACE … AS SELECT of a sink
+// whose query runs replaces that query, as ksqlDB does: the same query
+// id, application id (consumer group, internal topics, stores) and sink
+// topic. planner.CheckQueryUpgrade decides with ksqlDB's rules and words
+// before anything changes (a refused statement is never recorded); the
+// sink's new schemas are registered (the subject's compatibility check);
+// the command records the old query's id and prefix; once the engine lock
+// is free the old runner stops (at_least_once commits, exactly_once_v2
+// ends its transaction) and the new topology starts in the same group
+// from the committed offsets, stores kept. Every server applies the
+// command alike; a replay of the command log starts its queries only once
+// the whole log is applied, so a restart runs each query's latest plan.
+// EXPLAIN CREATE OR REPLACE prints the same check's report (what is kept,
+// added and dropped, or why it is refused) and changes nothing.
+//
 // Naming (query_naming.go): a persistent query's application id (its
 // consumer group, the prefix of its internal topics and store ids) is
 // [_confluent-ksql-]<service id><ksql.persistent.prefix><query id>, the

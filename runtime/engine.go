@@ -65,6 +65,9 @@ type Engine struct {
 	// queryBuilds counts the topologies buildQuery built (a statement
 	// builds its query's once; query_build_test.go).
 	queryBuilds int
+	// queryStarts counts the runs of persistent queries started (q.start):
+	// a replay starts each query once, on its latest plan.
+	queryStarts atomic.Int64
 	statuses    map[string]string
 	commands    map[string]api.CommandStatus // full status of each command id, see CommandStatus
 	started     time.Time

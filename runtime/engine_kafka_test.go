@@ -503,3 +503,27 @@ func TestCreateTopicAndQueryInOneRequest(t *testing.T) {
 		t.Fatalf("DOUBLED got %s, want {\"W\":42}", got)
 	}
 }
+
+// TestUpgradeReplayStartsLatestPlanOnce: a restart replays a query's
+// CREATE and its CREATE OR REPLACE and starts the query once, on the
+// new plan (no run of the old plan in between), from the offsets the
+// upgraded query committed.
+func TestUpgradeReplayStartsLatestPlanOnce(t *testing.T) {
+	r := newRig(t)
+	r.exec("CREATE STREAM s (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	r.exec("CREATE STREAM big AS SELECT * FROM s WHERE v > 10;")
+	r.exec("CREATE OR REPLACE STREAM big AS SELECT * FROM s WHERE v > 1;")
+	r.produce("s", "a", `{"v":5}`)
+	if got := values(r.consume("BIG", 1)); got[0] != `a={"V":5}` {
+		t.Fatalf("the upgraded query wrote %v", got)
+	}
+	r.awaitCommitted("default_query_CSAS_BIG_1", "s")
+	r.restart()
+	if got := r.e.QueryStarts(); got != 1 {
+		t.Fatalf("the restart started %d query runs, want 1", got)
+	}
+	r.produce("s", "b", `{"v":6}`)
+	if got := values(r.consume("BIG", 2)); len(got) != 2 || got[1] != `b={"V":6}` {
+		t.Fatalf("after the restart: %v", got)
+	}
+}

@@ -8,3 +8,6 @@ var (
 	WithReplicaFault         = withReplicaFault
 	WithStateFS              = withStateFS
 )
+
+// QueryStarts counts the persistent query runs the engine started.
+func (e *Engine) QueryStarts() int64 { return e.queryStarts.Load() }

@@ -29,6 +29,9 @@ type query struct {
 	// resume is set on a query upgraded in place: its group goes on from
 	// the offsets the query it replaces committed.
 	resume bool
+	// formats is the InternalFormats of the command that started it: an
+	// upgrade records them again, so its internal topics keep theirs.
+	formats string
 
 	processed   atomic.Int64 // input records processed
 	logged      atomic.Int64 // processing-log entries
@@ -147,6 +150,7 @@ func (l *queryLog) Log(e *physical.LogEntry) {
 // start runs the query on the cluster. A query joining a global table
 // on Kafka loads its stores in the background first (global_start.go).
 func (q *query) start() error {
+	q.eng.queryStarts.Add(1)
 	if !q.eng.cluster.Synchronous() && len(q.topo.Globals) > 0 {
 		q.startLoadingGlobals()
 		return nil

@@ -352,6 +352,11 @@ func (e *Engine) explain(ctx context.Context, st *ast.Explain, s *session) (api.
 	if err != nil {
 		return nil, err
 	}
+	if ins, ok := st.Statement.(*ast.InsertInto); ok {
+		if desc, ok := e.explainInsertUpgrade(ctx, ins, plan); ok {
+			return api.QueryDescriptionEntity{StatementText: st.Text(), QueryDescription: desc}, nil
+		}
+	}
 	desc, err := e.describePlan(plan, st.Statement.Text())
 	if err != nil {
 		return nil, err

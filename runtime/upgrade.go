@@ -71,19 +71,34 @@ func (e *Engine) planUpgrade(ctx context.Context, st *ast.CreateAsSelect, topicP
 		return nil, sqlerr.New(sqlerr.Semantic, st.P, "REPLACE for sink %s is not supported because there are multiple queries writing into it: [%s]",
 			st.Name, strings.Join(ids, ", "))
 	}
-	old := writers[0]
-	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(topicPrefix))
+	plan, err := e.plannerFor(upgradeCommand(cmd, writers[0])).PlanCreateAs(st, planner.WithTopicPrefix(topicPrefix))
 	if err != nil {
 		return nil, err
 	}
-	report, err := planner.CheckQueryUpgrade(old.plan, plan, st.P)
+	return e.checkReplace(ctx, writers[0], plan, st.P)
+}
+
+// upgradeCommand is the command whose formats plan an upgrade of old:
+// the replayed one, or for a new statement one with old's, so the new
+// plan's internal topics are those old's command asked for.
+func upgradeCommand(cmd *command, old *query) *command {
+	if cmd != nil {
+		return cmd
+	}
+	return &command{InternalFormats: old.formats}
+}
+
+// checkReplace checks that plan may replace the running query old in
+// place and builds its topology under old's application id.
+func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Plan, pos ast.Pos) (*upgrade, error) {
+	report, err := planner.CheckQueryUpgrade(old.plan, plan, pos)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+	if err := e.checkSourcesReadable(plan, pos); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+	if err := e.checkCopartitioned(ctx, plan, pos); err != nil {
 		return nil, err
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
@@ -93,7 +108,7 @@ func (e *Engine) planUpgrade(ctx context.Context, st *ast.CreateAsSelect, topicP
 		return nil, err
 	}
 	e.queryBuilds++
-	if err := keepState(old.topo, topo, report, st.P); err != nil {
+	if err := keepState(old.topo, topo, report, pos); err != nil {
 		return nil, err
 	}
 	return &upgrade{old: old, plan: plan, topo: topo, report: report}, nil
@@ -118,38 +133,48 @@ func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos 
 	return nil
 }
 
-// replaceQuery runs a checked upgrade (createAsSelect's CREATE OR
-// REPLACE of a sink with a running query).
-func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command, u *upgrade) (api.Entity, error) {
-	if cmd == nil {
-		if err := e.registerSchemas(ctx, u.plan.Sink, true, st.P); err != nil {
+// replaceQuery runs a checked upgrade: createAsSelect's CREATE OR
+// REPLACE of a sink with a running query, or insertInto's INSERT INTO
+// WITH (QUERY_ID) of a running query's id (statusID is the command id
+// the statement answers with).
+func (e *Engine) replaceQuery(ctx context.Context, stmt ast.Statement, statusID string, s *session, cmd *command, u *upgrade) (api.Entity, error) {
+	pos := stmtPos(stmt)
+	if _, ok := stmt.(*ast.CreateAsSelect); ok && cmd == nil {
+		if err := e.registerSchemas(ctx, u.plan.Sink, true, pos); err != nil {
 			return nil, err
 		}
 	}
-	c, err := e.recordUpgrade(ctx, st, s, cmd, u.old)
+	c, err := e.recordUpgrade(ctx, stmt, s, cmd, u.old)
 	if err != nil {
 		return nil, err
 	}
 	e.cat.Put(u.plan.Sink)
 	if err := e.swapQuery(ctx, c, u); err != nil {
-		return nil, fmt.Errorf("%s %s was upgraded but its query %s could not start (a restart retries it): %w", st.Kind, st.Name, c.QueryID, err)
+		return nil, fmt.Errorf("the query %s was upgraded but could not start (a restart retries it): %w", c.QueryID, err)
 	}
-	kind := strings.ToLower(st.Kind.String())
-	id := kind + "/" + st.Name + "/create"
-	e.statuses[id] = api.StatusSuccess
-	return commandStatus(st, id, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
+	e.statuses[statusID] = api.StatusSuccess
+	return commandStatus(stmt, statusID, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
+}
+
+// stmtPos is where a query statement starts.
+func stmtPos(stmt ast.Statement) ast.Pos {
+	switch st := stmt.(type) {
+	case *ast.CreateAsSelect:
+		return st.P
+	case *ast.InsertInto:
+		return st.P
+	}
+	return ast.Pos{}
 }
 
 // recordUpgrade appends the command of an upgrade of q: q's id, its
 // application-id prefix and its internal topics' and stores' formats, so a replay
 // builds the new plan under the same names.
-func (e *Engine) recordUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command, q *query) (*command, error) {
-	c, err := e.record(ctx, st, s, cmd, nil, func(c *command) {
+func (e *Engine) recordUpgrade(ctx context.Context, stmt ast.Statement, s *session, cmd *command, q *query) (*command, error) {
+	c, err := e.record(ctx, stmt, s, cmd, nil, func(c *command) {
 		c.QueryID = q.id
 		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
-		if q.topo.RepartitionKeysAreStoreKeys() {
-			c.InternalFormats = ""
-		}
+		c.InternalFormats = q.formats
 		if q.topo.LegacyStores() {
 			c.StoreFormats = ""
 		}
@@ -254,6 +279,31 @@ func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *
 	return d, true, nil
 }
 
+// explainInsertUpgrade is EXPLAIN INSERT INTO … WITH (QUERY_ID) of a
+// running query's id: the upgrade's report or refusal; ok is false when
+// the statement starts a new query.
+func (e *Engine) explainInsertUpgrade(ctx context.Context, st *ast.InsertInto, plan *planner.Plan) (api.QueryDescription, bool) {
+	id, ok, err := insertQueryID(st)
+	old := e.queries[id]
+	if err != nil || !ok || old == nil {
+		return api.QueryDescription{}, false
+	}
+	u, err := e.checkReplace(ctx, old, plan, st.P)
+	if err != nil {
+		d, derr := e.describePlan(plan, st.Text())
+		if derr != nil {
+			return api.QueryDescription{}, false
+		}
+		d.ID = id
+		d.Upgrade = "refused: " + errMessage(err) + "\nnothing changes: the running query goes on as it is\n"
+		return d, true
+	}
+	d := describe(u.plan, u.topo, st.Text())
+	d.ID, d.QueryType, d.ConsumerGroupID = id, api.QueryPersistent, old.appID
+	d.Upgrade = u.report.String() + topologyChanges(old.topo, u.topo)
+	return d, true
+}
+
 // topologyChanges lists the stores and internal topics an upgrade keeps,
 // adds and drops.
 func topologyChanges(old, next *physical.Topology) string {
@@ -340,4 +390,29 @@ func errMessage(err error) string {
 		return se.Msg
 	}
 	return err.Error()
+}
+
+// reservedQueryPrefixes start the ids sqlstream gives queries; a
+// QUERY_ID may not take them (ksqlDB's QueryIdUtil).
+var reservedQueryPrefixes = []string{"INSERTQUERY_", "CTAS_", "CSAS_", "CST_"}
+
+// insertQueryID is INSERT INTO's WITH (QUERY_ID='…'), upper-cased as
+// ksqlDB does; ok is false without one.
+func insertQueryID(st *ast.InsertInto) (string, bool, error) {
+	p, ok := st.Props.Get("QUERY_ID")
+	if !ok {
+		return "", false, nil
+	}
+	raw, _ := p.Value.Value.(string)
+	id := strings.ToUpper(raw)
+	for _, prefix := range reservedQueryPrefixes {
+		if strings.HasPrefix(id, prefix) {
+			return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs must not start with a reserved query ID prefix (%s). Got '%s'.",
+				strings.Join(reservedQueryPrefixes, ", "), id)
+		}
+	}
+	if id == "" || strings.IndexFunc(id, func(r rune) bool { return !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z') }) >= 0 {
+		return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs may contain only alphanumeric characters and '_'. Got: '%s'", raw)
+	}
+	return id, true, nil
 }

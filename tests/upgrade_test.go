@@ -27,6 +27,7 @@ const purchasesDDL = "CREATE STREAM purchases (id VARCHAR KEY, cost DOUBLE, quan
 // the command topic; a restart runs the new plan from the committed
 // offsets.
 func TestUpgradeRunningQueryHowTo(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	n.mustKsql(purchasesDDL)
 	n.mustKsql("CREATE STREAM valid_purchases AS SELECT * FROM purchases WHERE cost > 0.00 AND quantity > 0;")
@@ -177,6 +178,7 @@ func commandLogHas(t *testing.T, kafka, text, marker string) bool {
 // sink, read committed, holds every record exactly once, those after the
 // upgrade with its new column.
 func TestUpgradeLosesAndRepeatsNothing(t *testing.T) {
+	t.Parallel()
 	for _, g := range []struct{ guarantee, interval string }{{"exactly_once_v2", "100"}, {"at_least_once", "600000"}} {
 		t.Run(g.guarantee, func(t *testing.T) {
 			n := startNode(t, "--config", writeConfig(t, "ksql.streams.processing.guarantee="+g.guarantee+
@@ -250,6 +252,7 @@ func readSink(t *testing.T, n *node, topic string, min int) []*kgo.Record {
 // record after it once, through the new plan, whichever server's task
 // processed it.
 func TestUpgradeReachesEveryServer(t *testing.T) {
+	t.Parallel()
 	br := startBrokerProcess(t)
 	cfg := writeConfig(t, scaleoutConfig)
 	a := startServerOn(t, br.Kafka, "--config", cfg)
@@ -293,6 +296,7 @@ func TestUpgradeReachesEveryServer(t *testing.T) {
 // check refuses (another writer registered TOTAL as a string) refuses the
 // statement before it runs, and the query goes on with its plan.
 func TestUpgradeRegistryCompatibility(t *testing.T) {
+	t.Parallel()
 	n := startNode(t)
 	url := registryURL(t, n)
 	n.mustKsql(purchasesDDL)
@@ -351,4 +355,77 @@ func subjectVersions(t *testing.T, url, subject string) int {
 		t.Fatalf("versions of %s: %v", subject, err)
 	}
 	return len(versions)
+}
+
+// TestUpgradeAggregationKeepsCounts changes the WHERE of a GROUP BY
+// count in place (the aggregation reads the same columns and counts the
+// same, so ksqlDB allows it): pull queries answer the same counts right
+// after the upgrade, and the counts go on from them, nothing counted
+// twice.
+func TestUpgradeAggregationKeepsCounts(t *testing.T) {
+	t.Parallel()
+	n := startNode(t)
+	n.mustKsql(purchasesDDL)
+	n.mustKsql("CREATE TABLE counts AS SELECT id, COUNT(*) AS n FROM purchases WHERE cost > 0 GROUP BY id;")
+	produce(t, n.Kafka, "purchases", "a", `{"cost":1,"quantity":1}`, "a", `{"cost":2,"quantity":1}`, "b", `{"cost":1,"quantity":1}`)
+	counts := func() string {
+		t.Helper()
+		var got string
+		eventually(t, "the counts", func() error {
+			rows, err := pullRows(n, "SELECT id, n FROM counts WHERE id IN ('a', 'b');")
+			got = fmt.Sprint(rows)
+			return err
+		})
+		return got
+	}
+	eventually(t, "a counted twice, b once", func() error {
+		if got := counts(); got != "[[a 2] [b 1]]" {
+			return fmt.Errorf("counts %s", got)
+		}
+		return nil
+	})
+	n.mustKsql("CREATE OR REPLACE TABLE counts AS SELECT id, COUNT(*) AS n FROM purchases WHERE cost > 1 GROUP BY id;")
+	if got := counts(); got != "[[a 2] [b 1]]" {
+		t.Fatalf("counts right after the upgrade: %s", got)
+	}
+	produce(t, n.Kafka, "purchases", "a", `{"cost":1,"quantity":1}`, "b", `{"cost":3,"quantity":1}`, "a", `{"cost":5,"quantity":1}`)
+	eventually(t, "the counts go on", func() error {
+		if got := counts(); got != "[[a 3] [b 2]]" {
+			return fmt.Errorf("counts %s", got)
+		}
+		return nil
+	})
+}
+
+// TestUpgradeRestartRunsOnlyLatestPlan restarts a server whose command
+// topic holds a query's CREATE and its CREATE OR REPLACE, with records
+// written while it was down that only the new plan accepts: the replay
+// starts the query once, on its latest plan, so every one of them is in
+// the sink exactly once.
+func TestUpgradeRestartRunsOnlyLatestPlan(t *testing.T) {
+	t.Parallel()
+	br := startBrokerProcess(t)
+	n := startServerOn(t, br.Kafka)
+	n.mustKsql(purchasesDDL)
+	n.mustKsql("CREATE STREAM valid AS SELECT * FROM purchases WHERE cost > 0;")
+	n.mustKsql("CREATE OR REPLACE STREAM valid AS SELECT * FROM purchases WHERE quantity > 0;")
+	produce(t, br.Kafka, "purchases", "k00", `{"cost":0,"quantity":1}`)
+	awaitSink(t, n, "VALID", "k00")
+	group := queryGroup(t, n, "CSAS_VALID_1")
+	if err := testutil.WaitCommitted(timeoutCtx(t), kadm.NewClient(kafkaClient(t, br.Kafka)), group, "purchases"); err != nil {
+		t.Fatal(err)
+	}
+	n.stop()
+	keys := []string{"k00"}
+	var kvs []string
+	for i := 1; i <= 50; i++ {
+		keys = append(keys, fmt.Sprintf("k%02d", i))
+		kvs = append(kvs, keys[i], `{"cost":0,"quantity":1}`)
+	}
+	produce(t, br.Kafka, "purchases", kvs...)
+	n.start()
+	awaitSink(t, n, "VALID", keys...)
+	if got := queryStates(t, n); got != "CSAS_VALID_1=RUNNING" {
+		t.Fatalf("queries after the restart: %s", got)
+	}
 }
