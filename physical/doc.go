@@ -32,7 +32,11 @@
 // instances, so operators keep per-task buffers without locks. With
 // TaskEnv.Counts a task counts the records each of its nodes receives
 // (node_counts.go: one atomic counter per node of the query, no lookup per
-// record), for the per-processor rates of /metrics and the console. Describe
+// record), for the per-processor rates of /metrics and the console: a
+// wrapper in front of each step, and inside a join's head the counters its
+// operators take by node name when the task is made (materializations,
+// join nodes, a foreign-key join's subscription processor and sinks), so
+// every node the topology describes has a figure. Describe
 // prints the topology in Kafka Streams' TopologyDescription format with
 // explicit, stable node names; golden tests pin it and EXPLAIN shows it.
 //

@@ -117,9 +117,15 @@ func newAsOfJoin(env *TaskEnv, n *planner.Join, next Processor) (lp, rp Processo
 			return nil, nil, err
 		}
 	}
-	lp = &streamTableJoin{joiner: joiner{n: n}, table: table.codec, asOf: a, left: n.Type == ast.LeftJoin,
-		env: env, next: next}
-	return lp, table, nil
+	if lp, err = env.counted(&streamTableJoin{joiner: joiner{n: n}, table: table.codec, asOf: a, left: n.Type == ast.LeftJoin,
+		env: env, next: next}, n.Prefix+joinNodeName); err != nil {
+		return nil, nil, err
+	}
+	// the table side's node is the stream–table join's materialization
+	if rp, err = env.counted(table, n.Prefix+rightMaterializeName); err != nil {
+		return nil, nil, err
+	}
+	return lp, rp, nil
 }
 
 // asOfDescs describes an as-of join's nodes: the stream–table ones, the

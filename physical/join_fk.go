@@ -15,6 +15,15 @@ const (
 	fkResponseName     = "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000020-topic"
 )
 
+// The nodes of a foreign-key join's sub-topologies besides its sources,
+// materializations and join (the descriptions and the counters the
+// operators take name them alike).
+const (
+	fkProcessorNode        = "KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR"
+	fkResponseSinkNode     = "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-sink"
+	fkRegistrationSinkNode = "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-sink"
+)
+
 // startForeignJoin plans a foreign-key table–table join (KIP-213) as two
 // sub-topologies linked by two topics:
 //
@@ -74,9 +83,21 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *plann
 	if err != nil {
 		return nil, err
 	}
-	r := &fkResponder{env: env, right: right, subs: subs, topic: resp}
-	head := &joinHead{byTopic: map[string]rawProcessor{reg: &fkSubscriptionSource{env: env, fk: fk, r: r}}}
-	if err := b.addSourceOp(env, head, rightSrc, &fkRightSide{r: r}); err != nil {
+	sent, err := env.nodeCounter(fkResponseSinkNode)
+	if err != nil {
+		return nil, err
+	}
+	r := &fkResponder{env: env, right: right, subs: subs, topic: resp, sent: sent}
+	recv, err := env.countedRaw(&fkSubscriptionSource{env: env, fk: fk, r: r}, fkProcessorNode)
+	if err != nil {
+		return nil, err
+	}
+	rm, err := env.counted(&fkRightSide{r: r}, rightMaterializeName)
+	if err != nil {
+		return nil, err
+	}
+	head := &joinHead{byTopic: map[string]rawProcessor{reg: recv}}
+	if err := b.addSourceOp(env, head, rightSrc, rm); err != nil {
 		return nil, err
 	}
 	return head, nil
@@ -99,9 +120,26 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planne
 	if err != nil {
 		return nil, err
 	}
+	sent, err := env.nodeCounter(fkRegistrationSinkNode)
+	if err != nil {
+		return nil, err
+	}
+	// the join receives the responses and the left rows the left side
+	// joins alone (a null foreign key)
 	j := joiner{n: n}
-	head := &joinHead{byTopic: map[string]rawProcessor{resp: &fkResponseJoin{joiner: j, env: env, left: left, right: right, next: next}}}
-	lp := &fkLeftSide{joiner: j, env: env, left: left, fk: fk, topic: reg, next: next}
+	join, err := env.countedRaw(&fkResponseJoin{joiner: j, env: env, left: left, right: right, next: next}, joinNodeName)
+	if err != nil {
+		return nil, err
+	}
+	alone, err := env.counted(next, joinNodeName)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := env.counted(&fkLeftSide{joiner: j, env: env, left: left, fk: fk, topic: reg, sent: sent, next: alone}, leftMaterializeName)
+	if err != nil {
+		return nil, err
+	}
+	head := &joinHead{byTopic: map[string]rawProcessor{resp: join}}
 	if err := b.addSourceOp(env, head, n.Left.Source, lp); err != nil {
 		return nil, err
 	}
@@ -121,9 +159,9 @@ func (b *builder) fkStoreValues(n *planner.Join, side planner.JoinSide) format.S
 func fkRightDescs(n *planner.Join, right *planner.Source, reg, resp, rstore, sstore string) []*NodeDesc {
 	regSrc := &NodeDesc{Kind: "Source", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-source", Topic: reg}
 	rs := &NodeDesc{Kind: "Source", Name: "Source-" + n.Right.Source.Name, Topic: right.Topic}
-	recv := &NodeDesc{Kind: "Processor", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR", Stores: []string{sstore, rstore}, Prev: []string{regSrc.Name}}
-	rm := &NodeDesc{Kind: "Processor", Name: "Join-Right-Materialize", Stores: []string{rstore, sstore}, Prev: []string{rs.Name}}
-	sink := &NodeDesc{Kind: "Sink", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-sink", Topic: resp, Prev: []string{recv.Name, rm.Name}}
+	recv := &NodeDesc{Kind: "Processor", Name: fkProcessorNode, Stores: []string{sstore, rstore}, Prev: []string{regSrc.Name}}
+	rm := &NodeDesc{Kind: "Processor", Name: rightMaterializeName, Stores: []string{rstore, sstore}, Prev: []string{rs.Name}}
+	sink := &NodeDesc{Kind: "Sink", Name: fkResponseSinkNode, Topic: resp, Prev: []string{recv.Name, rm.Name}}
 	regSrc.Next, rs.Next = []string{recv.Name}, []string{rm.Name}
 	recv.Next, rm.Next = []string{sink.Name}, []string{sink.Name}
 	return []*NodeDesc{regSrc, rs, recv, rm, sink}
@@ -133,10 +171,10 @@ func fkRightDescs(n *planner.Join, right *planner.Source, reg, resp, rstore, sst
 // where the steps above the join attach.
 func fkLeftDescs(n *planner.Join, reg, resp, lstore string) []*NodeDesc {
 	ls := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: n.Left.Source.Topic}
-	lm := &NodeDesc{Kind: "Processor", Name: "Join-Left-Materialize", Stores: []string{lstore}, Prev: []string{ls.Name}}
-	sink := &NodeDesc{Kind: "Sink", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-sink", Topic: reg, Prev: []string{lm.Name}}
+	lm := &NodeDesc{Kind: "Processor", Name: leftMaterializeName, Stores: []string{lstore}, Prev: []string{ls.Name}}
+	sink := &NodeDesc{Kind: "Sink", Name: fkRegistrationSinkNode, Topic: reg, Prev: []string{lm.Name}}
 	respSrc := &NodeDesc{Kind: "Source", Name: "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-source", Topic: resp}
-	join := &NodeDesc{Kind: "Processor", Name: "Join", Stores: []string{lstore}, Prev: []string{respSrc.Name, lm.Name}}
+	join := &NodeDesc{Kind: "Processor", Name: joinNodeName, Stores: []string{lstore}, Prev: []string{respSrc.Name, lm.Name}}
 	ls.Next, lm.Next, respSrc.Next = []string{lm.Name}, []string{sink.Name, join.Name}, []string{join.Name}
 	return []*NodeDesc{ls, lm, sink, respSrc, join}
 }

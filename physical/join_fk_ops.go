@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
@@ -67,8 +68,9 @@ type fkLeftSide struct {
 	joiner
 	env   *TaskEnv
 	left  *sideStore
-	fk    format.Codec // the FK in the right table's key format
-	topic string       // the registration topic
+	fk    format.Codec  // the FK in the right table's key format
+	topic string        // the registration topic
+	sent  *atomic.Int64 // the registration sink's counter (nil: not counted)
 	next  Processor
 }
 
@@ -139,6 +141,7 @@ func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte,
 	v := appendHash([]byte{byte(instr)}, hash)
 	v = binary.BigEndian.AppendUint32(v, uint32(row.Partition))
 	v = append(v, pk...)
+	count(op.sent)
 	op.env.Emit.Emit(&OutRecord{Topic: op.topic, Partition: -1, Key: fk, Value: v, Timestamp: row.Time})
 }
 
@@ -161,6 +164,7 @@ type fkResponder struct {
 	right *sideStore
 	subs  Store
 	topic string
+	sent  *atomic.Int64 // the response sink's counter (nil: not counted)
 }
 
 func (r *fkResponder) respond(pk, hash []byte, partition int32, entry []byte, ts int64) {
@@ -170,6 +174,7 @@ func (r *fkResponder) respond(pk, hash []byte, partition int32, entry []byte, ts
 	} else {
 		v = append(v, 0)
 	}
+	count(r.sent)
 	r.env.Emit.Emit(&OutRecord{Topic: r.topic, Partition: partition, Key: bytes.Clone(pk), Value: v, Timestamp: ts})
 }
 

@@ -79,18 +79,22 @@ func (b *builder) startGlobalJoin(n *planner.Join) {
 		// a star join: the earlier steps' rows, in their own segment,
 		// each look up the global table in one more step
 		b.startJoin(inner)
-		b.addStep(step{desc: NodeDesc{Name: n.Prefix + "Join", Stores: []string{g.Name}},
+		b.addStep(step{desc: NodeDesc{Name: n.Prefix + joinNodeName, Stores: []string{g.Name}},
 			make: func(env *TaskEnv, next Processor) (Processor, error) { return newGlobalJoin(env, n, g, next) }})
 		return
 	}
 	seg := &segment{topics: []string{n.Left.Source.Topic}}
 	b.cur = seg
 	src := &NodeDesc{Kind: "Source", Name: "Source-" + n.Left.Source.Name, Topic: n.Left.Source.Topic}
-	join := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join", Stores: []string{g.Name}, Prev: []string{src.Name}}
+	join := &NodeDesc{Kind: "Processor", Name: n.Prefix + joinNodeName, Stores: []string{g.Name}, Prev: []string{src.Name}}
 	src.Next = []string{join.Name}
 	seg.joinDescs = []*NodeDesc{src, join}
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		op, err := newGlobalJoin(env, n, g, next)
+		join, err := newGlobalJoin(env, n, g, next)
+		if err != nil {
+			return nil, err
+		}
+		op, err := env.counted(join, n.Prefix+joinNodeName)
 		if err != nil {
 			return nil, err
 		}

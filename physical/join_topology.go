@@ -65,6 +65,18 @@ func (b *builder) startJoin(n *planner.Join) {
 	}
 }
 
+// The names of a join's nodes (after the join's Prefix, which tells the
+// steps of an n-way join apart): its descriptions and the counters its
+// operators take (TaskEnv.counted) name them alike.
+const (
+	joinNodeName         = "Join"
+	leftMaterializeName  = "Join-Left-Materialize"
+	rightMaterializeName = "Join-Right-Materialize"
+	thisJoinName         = "Join-this-join"
+	otherJoinName        = "Join-other-join"
+	mergeName            = "Join-merge"
+)
+
 // joinSegment starts the join's segment. The nested step of an n-way
 // join that is joined on its key runs in the same sub-topology: its
 // segment is continued, its output rows feeding this join's left side.
@@ -116,16 +128,25 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next 
 	}
 	var lp, rp Processor
 	j := joiner{n: n}
+	join, lm, rm := n.Prefix+joinNodeName, n.Prefix+leftMaterializeName, n.Prefix+rightMaterializeName
 	if n.Shape == planner.TableTable {
 		left, err := b.openJoinStore(env, n, planner.JoinLeft)
 		if err != nil {
 			return nil, err
 		}
-		lp = &tableTableJoin{joiner: j, side: planner.JoinLeft, this: left, other: right, next: next}
-		rp = &tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}
+		// each side's operator is its materialization and the join
+		if lp, err = env.counted(&tableTableJoin{joiner: j, side: planner.JoinLeft, this: left, other: right, next: next}, lm, join); err != nil {
+			return nil, err
+		}
+		rp, err = env.counted(&tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}, rm, join)
 	} else {
-		lp = &streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, env: env, next: next}
-		rp = &tableSide{table: right}
+		if lp, err = env.counted(&streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, env: env, next: next}, join); err != nil {
+			return nil, err
+		}
+		rp, err = env.counted(&tableSide{table: right}, rm)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return b.joinSources(env, n, t, lp, rp)
 }
@@ -238,15 +259,15 @@ func (b *builder) addSourceOp(env *TaskEnv, head *joinHead, src *planner.Source,
 // the last one ("Join") is where the segment's steps attach.
 func joinDescs(n *planner.Join, stores [2]StoreSpec, t joinTopics) []*NodeDesc {
 	ls, rs := sourceDescs(n, t)
-	join := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join"}
-	rm := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-Right-Materialize", Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}
+	join := &NodeDesc{Kind: "Processor", Name: n.Prefix + joinNodeName}
+	rm := &NodeDesc{Kind: "Processor", Name: n.Prefix + rightMaterializeName, Stores: []string{stores[1].Name}, Prev: []string{rs.Name}}
 	rs.Next = []string{rm.Name}
 	if n.Shape != planner.TableTable {
 		ls.Next, join.Prev = []string{join.Name}, []string{ls.Name}
 		join.Stores = []string{stores[1].Name}
 		return []*NodeDesc{ls, rs, rm, join}
 	}
-	lm := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-Left-Materialize", Stores: []string{stores[0].Name}, Prev: []string{ls.Name}, Next: []string{join.Name}}
+	lm := &NodeDesc{Kind: "Processor", Name: n.Prefix + leftMaterializeName, Stores: []string{stores[0].Name}, Prev: []string{ls.Name}, Next: []string{join.Name}}
 	ls.Next = []string{lm.Name}
 	rm.Next = []string{join.Name}
 	join.Prev = []string{lm.Name, rm.Name}
@@ -271,6 +292,10 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
 
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
+		next, err := env.counted(next, n.Prefix+mergeName) // both window joins' results
+		if err != nil {
+			return nil, err
+		}
 		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, b.windowKeys(n, ls), b.windowValues(n.Left.Source, ls), n.KeyTypes(), w, retention)
 		if err != nil {
 			return nil, err
@@ -298,7 +323,15 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 			return nil, err
 		}
 		lp.clock, rp.clock, lp.env, rp.env = clock, clock, env, env
-		return b.joinSources(env, n, t, lp, rp)
+		this, err := env.counted(lp, n.Prefix+thisJoinName)
+		if err != nil {
+			return nil, err
+		}
+		other, err := env.counted(rp, n.Prefix+otherJoinName)
+		if err != nil {
+			return nil, err
+		}
+		return b.joinSources(env, n, t, this, other)
 	}
 }
 
@@ -321,10 +354,10 @@ func streamJoinDescs(n *planner.Join, lstore, rstore, shared string, t joinTopic
 	if shared != "" {
 		lstores, rstores = append(lstores, shared), append(rstores, shared)
 	}
-	this := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-this-join", Stores: lstores, Prev: []string{ls.Name}, Next: []string{n.Prefix + "Join-merge"}}
-	other := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-other-join", Stores: rstores, Prev: []string{rs.Name}, Next: []string{n.Prefix + "Join-merge"}}
+	this := &NodeDesc{Kind: "Processor", Name: n.Prefix + thisJoinName, Stores: lstores, Prev: []string{ls.Name}, Next: []string{n.Prefix + mergeName}}
+	other := &NodeDesc{Kind: "Processor", Name: n.Prefix + otherJoinName, Stores: rstores, Prev: []string{rs.Name}, Next: []string{n.Prefix + mergeName}}
 	ls.Next, rs.Next = []string{this.Name}, []string{other.Name}
-	merge := &NodeDesc{Kind: "Processor", Name: n.Prefix + "Join-merge", Prev: []string{this.Name, other.Name}}
+	merge := &NodeDesc{Kind: "Processor", Name: n.Prefix + mergeName, Prev: []string{this.Name, other.Name}}
 	return []*NodeDesc{ls, rs, this, other, merge}
 }
 

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -11,19 +12,23 @@ import (
 // through a pointer each task takes when it is made, so a record costs an
 // atomic add per node and no lookup. A source node counts the raw
 // records its task takes from its topic; a processor or sink the rows
-// its predecessor passes it. The nodes inside a join's head (its sides'
-// materializations and the join itself) are not counted; the first node
-// after the join counts what it emits.
+// its predecessor passes it. A step is counted by a wrapper in front of
+// it (countedOp); the nodes inside a join's head (its sides'
+// materializations, the join itself, a foreign-key join's subscription
+// processor and internal sinks) take their counters by name when the
+// task is made (TaskEnv.counted, TaskEnv.nodeCounter), so every node of
+// the described topology has a figure. A node fed by two (a table–table
+// join from both materializations, a stream–stream join's merge from
+// both window joins) counts what both pass it.
 type NodeCounts struct {
 	subs [][]nodeCount // by sub-topology, in SubTopology.Nodes order
 }
 
 type nodeCount struct {
-	name    string
-	kind    string
-	topic   string // a source's
-	counted bool
-	n       atomic.Int64
+	name  string
+	kind  string
+	topic string // a source's
+	n     atomic.Int64
 }
 
 // NewNodeCounts returns zero counts for t's nodes.
@@ -33,21 +38,20 @@ func (t *Topology) NewNodeCounts() *NodeCounts {
 		c.subs[i] = make([]nodeCount, len(st.Nodes))
 		for j, n := range st.Nodes {
 			c.subs[i][j].name, c.subs[i][j].kind, c.subs[i][j].topic = n.Name, n.Kind, n.Topic
-			c.subs[i][j].counted = n.Kind == "Source" || j >= len(st.Nodes)-st.steps
 		}
 	}
 	return c
 }
 
-// NodeCount is one counted node's records so far.
+// NodeCount is one node's records so far.
 type NodeCount struct {
 	SubTopology int
 	Node        string
 	Records     int64
 }
 
-// Snapshot returns the counted nodes' records, by sub-topology and in
-// each sub-topology's node order (none for nil counts).
+// Snapshot returns the nodes' records, by sub-topology and in each
+// sub-topology's node order (none for nil counts).
 func (c *NodeCounts) Snapshot() []NodeCount {
 	var out []NodeCount
 	if c == nil {
@@ -55,9 +59,7 @@ func (c *NodeCounts) Snapshot() []NodeCount {
 	}
 	for i, sub := range c.subs {
 		for j := range sub {
-			if sub[j].counted {
-				out = append(out, NodeCount{SubTopology: i, Node: sub[j].name, Records: sub[j].n.Load()})
-			}
+			out = append(out, NodeCount{SubTopology: i, Node: sub[j].name, Records: sub[j].n.Load()})
 		}
 	}
 	return out
@@ -67,6 +69,58 @@ func (c *NodeCounts) Snapshot() []NodeCount {
 func (c *NodeCounts) step(sub, i, steps int) *atomic.Int64 {
 	nodes := c.subs[sub]
 	return &nodes[len(nodes)-steps+i].n
+}
+
+// node is the counter of the node named name of sub-topology sub (nil:
+// no such node).
+func (c *NodeCounts) node(sub int, name string) *atomic.Int64 {
+	for j := range c.subs[sub] {
+		if n := &c.subs[sub][j]; n.name == name {
+			return &n.n
+		}
+	}
+	return nil
+}
+
+// nodeCounter is the counter of the node named name of the task's
+// sub-topology, taken when the task is made (nil: the task is not
+// counted). A name its topology does not describe is a bug of the
+// builder, reported, not silently uncounted.
+func (e *TaskEnv) nodeCounter(name string) (*atomic.Int64, error) {
+	if e.Counts == nil {
+		return nil, nil
+	}
+	if n := e.Counts.node(e.sub, name); n != nil {
+		return n, nil
+	}
+	return nil, fmt.Errorf("physical: sub-topology %d has no node %s to count", e.sub, name)
+}
+
+// counted puts the counters of the nodes named before p, in the order a
+// row reaches them (a table–table join's side: its materialization, then
+// the join); p itself when the task is not counted.
+func (e *TaskEnv) counted(p Processor, names ...string) (Processor, error) {
+	for i := len(names) - 1; i >= 0; i-- {
+		n, err := e.nodeCounter(names[i])
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			p = &countedOp{n: n, next: p}
+		}
+	}
+	return p, nil
+}
+
+// countedRaw puts the counter of the node named name before a raw
+// processor (a foreign-key join's subscription processor and response
+// join, which read their internal topics' records themselves).
+func (e *TaskEnv) countedRaw(p rawProcessor, name string) (rawProcessor, error) {
+	n, err := e.nodeCounter(name)
+	if n == nil || err != nil {
+		return p, err
+	}
+	return &countedRawOp{n: n, next: p}, nil
 }
 
 // sources are sub-topology sub's source counters, by topic.
@@ -105,4 +159,22 @@ type countedOp struct {
 func (c *countedOp) Process(row *types.Row) error {
 	c.n.Add(1)
 	return c.next.Process(row)
+}
+
+// countedRawOp counts the raw records it passes to the node's operator.
+type countedRawOp struct {
+	n    *atomic.Int64
+	next rawProcessor
+}
+
+func (c *countedRawOp) ProcessRaw(r *InRecord) error {
+	c.n.Add(1)
+	return c.next.ProcessRaw(r)
+}
+
+// count adds one to n, a node's counter (nil: not counted).
+func count(n *atomic.Int64) {
+	if n != nil {
+		n.Add(1)
+	}
 }

@@ -77,6 +77,9 @@ type TaskEnv struct {
 	// Counts, when set, counts the records each node of the task's
 	// sub-topology receives (shared by every task of the query here).
 	Counts *NodeCounts
+	// sub is the task's sub-topology (NewTask), whose nodes' counters a
+	// join's head takes by name.
+	sub int
 	// punctuators are called by Task.Punctuate with the wall-clock time.
 	punctuators []func(now int64) error
 	// current is the input record being processed, for log entries.

@@ -34,6 +34,7 @@ type Task struct {
 // NewTask instantiates the processors of sub-topology sub for partition p.
 func (t *Topology) NewTask(sub int, env *TaskEnv) (*Task, error) {
 	st := t.SubTopologies[sub]
+	env.sub = sub
 	head, err := st.build(env)
 	if err != nil {
 		return nil, err

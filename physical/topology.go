@@ -91,7 +91,6 @@ type SubTopology struct {
 	Stores []StoreSpec
 	Nodes  []*NodeDesc
 	build  func(env *TaskEnv) (rawProcessor, error)
-	steps  int // the last steps of Nodes are the segment's steps (counted: node_counts.go)
 }
 
 // StoreSpec names a state store of a sub-topology and its changelog topic.
@@ -389,8 +388,7 @@ func (b *builder) add(n planner.Node) error {
 // finish turns the current segment into a sub-topology.
 func (b *builder) finish() {
 	seg := b.cur
-	sub := &SubTopology{ID: len(b.topo.SubTopologies), Topics: seg.topics, Stores: seg.stores, Nodes: describeSegment(seg),
-		steps: len(seg.steps)}
+	sub := &SubTopology{ID: len(b.topo.SubTopologies), Topics: seg.topics, Stores: seg.stores, Nodes: describeSegment(seg)}
 	sub.build = func(env *TaskEnv) (rawProcessor, error) {
 		var next Processor
 		for i := len(seg.steps) - 1; i >= 0; i-- {
