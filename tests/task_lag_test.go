@@ -64,7 +64,8 @@ func caughtUp(tasks []api.TaskInfo) (int64, error) {
 // exactly_once_v2 query writes in transactions also reaches lag 0 (each
 // commit marker takes an offset that no record carries, and its tasks'
 // positions pass them). /metrics also counts the records of each node of
-// the copy's topology, and times the at_least_once query's commits as it
+// the copy's topology and of a stream–table join's (the nodes inside the
+// join's head too: each node EXPLAIN describes), and times the at_least_once query's commits as it
 // times the exactly_once_v2 query's transaction ends.
 func TestTaskConsumerLagThroughTheBinary(t *testing.T) {
 	n := startNode(t, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
@@ -77,6 +78,11 @@ func TestTaskConsumerLagThroughTheBinary(t *testing.T) {
 	if status, v := n.ksql(`CREATE STREAM downstream AS SELECT * FROM eos_copy;`, earliest); status != http.StatusOK {
 		t.Fatalf("CSAS over the transactional topic: %d %v", status, v)
 	}
+	n.mustKsql(`CREATE TABLE users (user VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='users', VALUE_FORMAT='JSON', PARTITIONS=2);`)
+	if status, v := n.ksql(`CREATE STREAM named AS SELECT c.user, page, name FROM clicks c LEFT JOIN users u ON c.user = u.user;`, earliest); status != http.StatusOK {
+		t.Fatalf("CSAS of a stream–table join: %d %v", status, v)
+	}
+	produce(t, n.Kafka, "users", "u1", `{"NAME":"ada"}`, "u2", `{"NAME":"bob"}`, "u3", `{"NAME":"cy"}`)
 	var kvs []string
 	for i := range 10 {
 		kvs = append(kvs, fmt.Sprintf("u%d", i), fmt.Sprintf(`{"PAGE":"p%d"}`, i))
@@ -117,6 +123,32 @@ func TestTaskConsumerLagThroughTheBinary(t *testing.T) {
 	if got, want := strings.Join(counted, " "), "Project=10 Sink-EOS_COPY=10 Source-CLICKS=10"; got != want {
 		t.Errorf("the copy's node counts: %s, want %s:\n%s", got, want, grepLines(string(body), "sqlstream_node_records_total"))
 	}
+	// Every node the join query's topology describes counts its records,
+	// those inside the join's head too: the three users through the
+	// right side's materialization, the ten clicks through the join and
+	// on (a LEFT JOIN passes each).
+	joinID, _ := tasksOf(t, n, "CSAS_NAMED")
+	explain := jsonText(t, n.mustKsql("EXPLAIN "+joinID+";"))
+	var described []string
+	for _, m := range regexp.MustCompile(`(?:Source|Processor|Sink): ([^ ]+) \(`).FindAllStringSubmatch(explain, -1) {
+		described = append(described, m[1])
+	}
+	want := map[string]string{"Source-USERS": "3", "Join-Right-Materialize": "3", "Source-CLICKS": "10", "Join": "10", "Project": "10", "Sink-NAMED": "10"}
+	if len(described) != len(want) {
+		t.Fatalf("EXPLAIN %s describes nodes %v, want %d: %s", joinID, described, len(want), explain)
+	}
+	eventually(t, "every node of the join counted", func() error {
+		if status, body = n.get("/metrics"); status != http.StatusOK {
+			return fmt.Errorf("GET /metrics: %d", status)
+		}
+		for _, node := range described {
+			m := regexp.MustCompile(`(?m)^sqlstream_node_records_total\{node="` + regexp.QuoteMeta(node) + `",query="` + joinID + `",subtopology="0"\} (\d+)$`).FindStringSubmatch(string(body))
+			if m == nil || m[1] != want[node] {
+				return fmt.Errorf("node %s of %s: %v, want %s records:\n%s", node, joinID, m, want[node], grepLines(string(body), "sqlstream_node_records_total"))
+			}
+		}
+		return nil
+	})
 	// The at_least_once query times its commits (the one of those
 	// records' offsets may come after the positions are seen); the
 	// exactly_once_v2 one its transaction ends instead.
