@@ -15,6 +15,10 @@ import (
 
 // queryEndpointMessage is ksqlDB's answer (error 40002) to a SELECT or
 // PRINT sent to /ksql.
+// alterSystemRefusal is open-source ksqlDB's answer to ALTER SYSTEM
+// (shared runtimes, which apply it, are off there and absent here).
+const alterSystemRefusal = "Cannot alter system configs when KSQL_SHARED_RUNTIME_ENABLED is turned off."
+
 const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
 
 // parseBatch parses every statement of a /ksql request before any of them

@@ -154,6 +154,11 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 			delete(s.props, name)
 		}
 		return nil, nil
+	case *ast.AlterSystem:
+		// ksqlDB's ValidatedCommandFactory applies ALTER SYSTEM only with
+		// shared runtimes (Confluent Cloud); open-source ksqlDB refuses it
+		// in these words, before it reaches the command topic.
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: alterSystemRefusal}
 	case *ast.Define:
 		s.vars[st.Name] = st.Value
 		return nil, nil
