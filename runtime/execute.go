@@ -63,7 +63,7 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 	for _, stmt := range stmts {
 		ent, err := e.executeOne(ctx, stmt, s)
 		if err != nil {
-			return out, statementError(err, stmt.Text(), out)
+			return out, statementError(err, ast.MaskedText(stmt), out)
 		}
 		if ent != nil {
 			out = append(out, ent)
