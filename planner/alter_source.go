@@ -12,7 +12,9 @@ import (
 // catalog's source with the value columns appended, refused in ksqlDB's
 // words (its AlterSourceFactory and DdlCommandExec) for a missing source,
 // a read-only (CREATE SOURCE) one, the other kind, a source a CREATE … AS
-// SELECT made, and a column name already taken. The catalog is not
+// SELECT made, and a column name already taken. The copy's statement
+// text is the source's with the ALTER on a line of its own after it, as
+// ksqlDB's DESCRIBE shows it. The catalog is not
 // changed: the caller puts the copy once the command is recorded.
 func (p *Planner) AlterSource(st *ast.AlterSource) (*Source, error) {
 	src, ok := p.Catalog.Get(st.Name)
@@ -36,5 +38,8 @@ func (p *Planner) AlterSource(st *ast.AlterSource) (*Source, error) {
 	}
 	altered := *src
 	altered.Schema = &types.Schema{Columns: cols}
+	// ksqlDB's DdlCommandExec appends the ALTER to the source's statement
+	// (DataSource.with: sql + "\n" + alter), which DESCRIBE shows.
+	altered.SQL = src.SQL + "\n" + st.Text()
 	return &altered, nil
 }

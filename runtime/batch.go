@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -9,12 +10,18 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
+	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // queryEndpointMessage is ksqlDB's answer (error 40002) to a SELECT or
 // PRINT sent to /ksql.
+// alterSystemRefusal is open-source ksqlDB's answer to ALTER SYSTEM
+// (shared runtimes, which apply it, are off there and absent here).
+const alterSystemRefusal = "Cannot alter system configs when KSQL_SHARED_RUNTIME_ENABLED is turned off."
+
 const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
 
 // parseBatch parses every statement of a /ksql request before any of them
@@ -42,7 +49,7 @@ func (e *Engine) parseBatch(ctx context.Context, ksql string, s *session) ([]ast
 	for _, st := range all {
 		stmt, err := b.parse(st.Text)
 		if err != nil {
-			return nil, statementError(err, st.Text, nil)
+			return nil, maskedParseError(err, st.Text)
 		}
 		out = append(out, stmt)
 	}
@@ -102,4 +109,22 @@ func (b *batchScope) lookupType(name string) (*types.Type, bool) {
 		return t, t != nil
 	}
 	return b.e.cat.Types().Lookup(name)
+}
+
+// maskedParseError is the statement_error of a statement that does not
+// parse. When the statement holds values ksqlDB's QueryMask hides
+// (parser.MaskText), the message keeps only the position and the reason:
+// neither the source line nor the token near the error, either of which
+// may be a credential.
+func maskedParseError(err error, text string) error {
+	masked := parser.MaskText(text)
+	var se *sqlerr.Error
+	if masked == text || !errors.As(err, &se) {
+		return statementError(err, masked, nil)
+	}
+	msg := se.Msg
+	if se.Pos.Line > 0 {
+		msg = fmt.Sprintf("line %d:%d: %s", se.Pos.Line, se.Pos.Col, se.Msg)
+	}
+	return statementError(&api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: msg}, masked, nil)
 }

@@ -107,7 +107,7 @@ func (e *Engine) createConnector(ctx context.Context, c *connect.Client, st *ast
 	if hasConnector(names, st.Name) {
 		msg := "Connector " + st.Name + " already exists"
 		if st.IfNotExists {
-			return api.WarningEntity{StatementText: st.Text(), Message: msg}, nil
+			return api.WarningEntity{StatementText: ast.MaskedText(st), Message: msg}, nil
 		}
 		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: http.StatusConflict * 100, Message: msg}}
 	}
@@ -119,7 +119,7 @@ func (e *Engine) createConnector(ctx context.Context, c *connect.Client, st *ast
 	if err != nil {
 		return nil, connectFailure("Failed to create connector", err)
 	}
-	return api.CreateConnectorEntity{StatementText: st.Text(), Info: connectorInfo(info)}, nil
+	return api.CreateConnectorEntity{StatementText: ast.MaskedText(st), Info: connectorInfo(info)}, nil
 }
 
 func hasConnector(names []string, name string) bool {
@@ -178,11 +178,11 @@ func javaMap(m map[string]string) string {
 func dropConnector(ctx context.Context, c *connect.Client, st *ast.DropConnector) (api.Entity, error) {
 	if err := c.Delete(ctx, st.Name); err != nil {
 		if st.IfExists && connect.IsNotFound(err) {
-			return api.WarningEntity{StatementText: st.Text(), Message: "Connector '" + st.Name + "' does not exist."}, nil
+			return api.WarningEntity{StatementText: ast.MaskedText(st), Message: "Connector '" + st.Name + "' does not exist."}, nil
 		}
 		return nil, connectFailure("Failed to drop connector", err)
 	}
-	return api.DropConnectorEntity{StatementText: st.Text(), ConnectorName: st.Name}, nil
+	return api.DropConnectorEntity{StatementText: ast.MaskedText(st), ConnectorName: st.Name}, nil
 }
 
 func listConnectorPlugins(ctx context.Context, c *connect.Client, st *ast.ListConnectorPlugins) (api.Entity, error) {
@@ -190,7 +190,7 @@ func listConnectorPlugins(ctx context.Context, c *connect.Client, st *ast.ListCo
 	if err != nil {
 		return nil, connectFailure("Failed to list connector plugins", err)
 	}
-	out := api.ConnectorPluginsList{StatementText: st.Text()}
+	out := api.ConnectorPluginsList{StatementText: ast.MaskedText(st)}
 	for _, p := range plugins {
 		out.Plugins = append(out.Plugins, api.ConnectorPluginInfo{ClassName: p.Class, Type: p.Type, Version: p.Version})
 	}

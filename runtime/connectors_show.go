@@ -18,7 +18,7 @@ func listConnectors(ctx context.Context, c *connect.Client, st *ast.ListConnecto
 	if err != nil {
 		return nil, connectFailure("Failed to list connectors", err)
 	}
-	out := api.ConnectorList{StatementText: st.Text()}
+	out := api.ConnectorList{StatementText: ast.MaskedText(st)}
 	for _, name := range names {
 		info, err := c.Describe(ctx, name)
 		if err != nil {
@@ -86,7 +86,7 @@ func (e *Engine) describeConnector(ctx context.Context, c *connect.Client, st *a
 	if err != nil {
 		return nil, connectFailure("Failed to describe connector", err)
 	}
-	out := api.ConnectorDescription{StatementText: st.Text(), ConnectorClass: info.Config["connector.class"], Status: stateInfo(status)}
+	out := api.ConnectorDescription{StatementText: ast.MaskedText(st), ConnectorClass: info.Config["connector.class"], Status: stateInfo(status)}
 	topics, err := c.Topics(ctx, st.Name)
 	switch {
 	case connect.IsNotFound(err): // an older Connect without the topics endpoint

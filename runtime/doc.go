@@ -88,7 +88,9 @@
 //
 // Statements of ksqlDB's grammar beside queries: ALTER STREAM|TABLE … ADD
 // COLUMN (alter_source.go, a recorded command: the planner appends value
-// columns to a source no query created); ASSERT [NOT EXISTS] SCHEMA|TOPIC
+// columns to a source no query created, and the ALTER to the statement
+// DESCRIBE shows, as ksqlDB does); ALTER SYSTEM refused in open-source
+// ksqlDB's words; ASSERT [NOT EXISTS] SCHEMA|TOPIC
 // (assert_schema.go, assert_topic.go: retried every 100 ms until their
 // TIMEOUT, a failure is a 417 in ksqlDB's words); the connector
 // statements (connectors.go, connectors_show.go), sent to the Kafka

@@ -63,7 +63,7 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 	for _, stmt := range stmts {
 		ent, err := e.executeOne(ctx, stmt, s)
 		if err != nil {
-			return out, statementError(err, stmt.Text(), out)
+			return out, statementError(err, ast.MaskedText(stmt), out)
 		}
 		if ent != nil {
 			out = append(out, ent)
@@ -154,6 +154,11 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 			delete(s.props, name)
 		}
 		return nil, nil
+	case *ast.AlterSystem:
+		// ksqlDB's ValidatedCommandFactory applies ALTER SYSTEM only with
+		// shared runtimes (Confluent Cloud); open-source ksqlDB refuses it
+		// in these words, before it reaches the command topic.
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: alterSystemRefusal}
 	case *ast.Define:
 		s.vars[st.Name] = st.Value
 		return nil, nil

@@ -14,10 +14,12 @@ import (
 
 // TestAlterAssertConnectors: issue 23's grammar gaps through the binary.
 // ALTER STREAM … ADD COLUMN is a recorded command (a restart keeps the
-// column; a CSAS target is refused in ksqlDB's words); ASSERT TOPIC
+// column, and DESCRIBE shows the ALTER after the CREATE in the source's
+// statement; a CSAS target is refused in ksqlDB's words); ASSERT TOPIC
 // answers ksqlDB's assert_topic entity or a 417; the connector statements
 // reach Kafka Connect at ksql.connect.url, here connecttest's fake Connect
-// in this process (there is no real Connect on this machine), and the
+// in this process (there is no real Connect on this machine), answer
+// with the config values masked in statementText (QueryMask), and the
 // REPL prints ksqlDB's CLI table. Restarted with a Connect that does not
 // answer, then with no ksql.connect.url (ksqlDB's default URL, where
 // nothing listens here), the statements fail saying so and the server
@@ -40,7 +42,8 @@ func TestAlterAssertConnectors(t *testing.T) {
 	expectBody(t, n, "ASSERT NOT EXISTS TOPIC nope;", 200, `"topicName":"nope","exists":false`)
 
 	expectBody(t, n, "CREATE SOURCE CONNECTOR lines WITH ('connector.class'='io.example.FileSource', 'file'='/tmp/x', 'topic'='a_topic');", 200,
-		`"@type":"connector_info"`, `"config":{"connector.class":"io.example.FileSource","file":"/tmp/x","name":"LINES","topic":"a_topic"}`)
+		`"@type":"connector_info"`, `"config":{"connector.class":"io.example.FileSource","file":"/tmp/x","name":"LINES","topic":"a_topic"}`,
+		`"statementText":"CREATE SOURCE CONNECTOR lines WITH ('connector.class'='io.example.FileSource', 'file'='[string]', 'topic'='[string]')"`)
 	expectBody(t, n, "DESCRIBE CONNECTOR lines;", 200, `"@type":"connector_description"`, `"topics":["a_topic"]`, `"sources":[{"name":"A"`)
 	expectBody(t, n, "CREATE SOURCE CONNECTOR lines WITH ('connector.class'='io.example.FileSource');", 409,
 		`{"@type":"generic_error","error_code":40900,"message":"Connector LINES already exists"}`)
@@ -55,7 +58,7 @@ func TestAlterAssertConnectors(t *testing.T) {
 	srv.Close()
 	rewrite(t, config, "ksql.connect.url="+gone+"\n")
 	n.restart()
-	expectBody(t, n, "DESCRIBE a;", 200, `"name":"COL2"`)
+	expectBody(t, n, "DESCRIBE a EXTENDED;", 200, `"name":"COL2"`, `\nALTER STREAM a ADD COLUMN col2 INT"`)
 	expectBody(t, n, "SHOW CONNECTORS;", 400, `{"@type":"generic_error","error_code":40000,"message":"Connect to `+gone+` failed: `)
 
 	// Not configured: ksqlDB's default URL is tried, and the error says so

@@ -17,3 +17,13 @@ type AlterColumn struct {
 	Name string
 	Type *types.Type
 }
+
+// AlterSystem is ALTER SYSTEM 'name' = 'value': a cluster-wide setting in
+// ksqlDB, which only its shared runtimes (Confluent Cloud) apply; the
+// engine refuses it as open-source ksqlDB does.
+type AlterSystem struct {
+	Base
+	Name, Value string
+}
+
+func (*AlterSystem) stmtNode() {}

@@ -11,6 +11,8 @@ func formatAlterAssertConnector(b *strings.Builder, s Statement) {
 	switch s := s.(type) {
 	case *AlterSource:
 		formatAlterSource(b, s)
+	case *AlterSystem:
+		b.WriteString("ALTER SYSTEM " + QuoteString(s.Name) + "=" + QuoteString(s.Value))
 	case *AssertTopic:
 		formatAssertTopic(b, s)
 	case *CreateConnector:

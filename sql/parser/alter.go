@@ -5,11 +5,11 @@ import (
 )
 
 // alter parses ALTER STREAM|TABLE name ADD [COLUMN] col type [, ADD …].
-// ALTER SYSTEM (a cluster-wide setting in ksqlDB) is not supported:
-// sqlstream's settings are a server's configuration or a session's SET.
+// ALTER SYSTEM 'name' = 'value' parses (the engine refuses it, as
+// open-source ksqlDB does).
 func (p *parser) alter() (ast.Statement, error) {
 	start := p.i
-	alter := p.next()
+	p.next()
 	st := &ast.AlterSource{}
 	switch t := p.next(); {
 	case t.is("STREAM"):
@@ -17,7 +17,7 @@ func (p *parser) alter() (ast.Statement, error) {
 	case t.is("TABLE"):
 		st.Kind = ast.Table
 	case t.is("SYSTEM"):
-		return nil, p.unsupported(alter, "ALTER SYSTEM")
+		return p.alterSystem(start)
 	default:
 		p.i--
 		return nil, p.expected("STREAM or TABLE")
@@ -56,4 +56,20 @@ func (p *parser) alterOption() (ast.AlterColumn, error) {
 		return ast.AlterColumn{}, err
 	}
 	return ast.AlterColumn{P: t.P, Name: name, Type: typ}, nil
+}
+
+// alterSystem parses the rest of ALTER SYSTEM 'name' = 'value'.
+func (p *parser) alterSystem(start int) (ast.Statement, error) {
+	name, err := p.stringLit("a property name in quotes")
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct("="); err != nil {
+		return nil, err
+	}
+	val, err := p.stringLit("a property value in quotes")
+	if err != nil {
+		return nil, err
+	}
+	return &ast.AlterSystem{Base: p.base(start), Name: name, Value: val}, nil
 }

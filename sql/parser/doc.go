@@ -78,7 +78,7 @@
 // testdata/grammar is the rule-by-rule table of ksqlDB's grammar
 // (SqlBase.g4): each parser rule and lexical form with a statement the
 // grammar accepts and one it refuses, the forms sqlstream accepts beyond
-// it (>) and those it refuses (!: ALTER SYSTEM), each with its reason
+// it (>) and those it refuses (!; none left), each with its reason
 // (TestGrammar). GROUP BY () and PARTITION BY () pass the grammar and are
 // refused with the words of ksqlDB's AST builder.
 //
