@@ -371,7 +371,7 @@ async function followLog(g) {
 
 // refreshQueryFigures writes the live figures of the open query: each
 // source's, processor's and sink's records and records/s on this server
-// (sqlstream_node_records_total; a join's inner nodes are not counted),
+// (sqlstream_node_records_total, a join's inner nodes included),
 // store keys, bytes and changelog lag on its stores, and the per-task
 // table.
 async function refreshQueryFigures() {
