@@ -60,14 +60,7 @@ func (p *parser) alterOption() (ast.AlterColumn, error) {
 
 // alterSystem parses the rest of ALTER SYSTEM 'name' = 'value'.
 func (p *parser) alterSystem(start int) (ast.Statement, error) {
-	name, err := p.stringLit("a property name in quotes")
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expectPunct("="); err != nil {
-		return nil, err
-	}
-	val, err := p.stringLit("a property value in quotes")
+	name, val, err := p.propertyAssignment()
 	if err != nil {
 		return nil, err
 	}

@@ -252,18 +252,28 @@ func (p *parser) printOptions(st *ast.Print) error {
 func (p *parser) set() (ast.Statement, error) {
 	start := p.i
 	p.next()
-	name, err := p.stringLit("a property name in quotes")
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expectPunct("="); err != nil {
-		return nil, err
-	}
-	val, err := p.stringLit("a property value in quotes")
+	name, val, err := p.propertyAssignment()
 	if err != nil {
 		return nil, err
 	}
 	return &ast.SetProperty{Base: p.base(start), Name: name, Value: val}, nil
+}
+
+// propertyAssignment parses 'name' = 'value', the property pair of SET
+// and ALTER SYSTEM.
+func (p *parser) propertyAssignment() (string, string, error) {
+	name, err := p.stringLit("a property name in quotes")
+	if err != nil {
+		return "", "", err
+	}
+	if err := p.expectPunct("="); err != nil {
+		return "", "", err
+	}
+	val, err := p.stringLit("a property value in quotes")
+	if err != nil {
+		return "", "", err
+	}
+	return name, val, nil
 }
 
 // unset parses UNSET 'name'.
