@@ -90,14 +90,14 @@
 // COLUMN (alter_source.go, a recorded command: the planner appends value
 // columns to a source no query created, and the ALTER to the statement
 // DESCRIBE shows, as ksqlDB does); ALTER SYSTEM refused in open-source
-// ksqlDB's words; ASSERT [NOT EXISTS] SCHEMA|TOPIC
-// (assert_schema.go, assert_topic.go: retried every 100 ms until their
-// TIMEOUT, a failure is a 417 in ksqlDB's words); the connector
-// statements (connectors.go, connectors_show.go), sent to the Kafka
-// Connect cluster at ksql.connect.url through package runtime/connect,
-// outside the engine lock and never recorded (as ksqlDB, Connect keeps
-// the connectors), Connect's failures answered as ksqlDB's
-// KsqlRestException (a generic error with Connect's status and body).
+// ksqlDB's words; ASSERT [NOT EXISTS] SCHEMA|TOPIC (package
+// runtime/assert: retried every 100 ms until their TIMEOUT, a failure is
+// a 417 in ksqlDB's words); the connector statements (package
+// runtime/connectors, over the Connect client of runtime/connect), sent
+// to the Kafka Connect cluster at ksql.connect.url outside the engine
+// lock and never recorded (as ksqlDB, Connect keeps the connectors),
+// Connect's failures answered as ksqlDB's KsqlRestException (a generic
+// error with Connect's status and body).
 //
 // # Scale-out: standbys, warmups, failover
 //

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime/assert"
+	"github.com/sqlstream/sqlstream/runtime/connectors"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
@@ -112,7 +115,7 @@ func parseSingle(ctx context.Context, text string, lookup func(string) (*types.T
 
 // statementError wraps err as ksqlDB's statement_error.
 func statementError(err error, text string, done []api.Entity) error {
-	var re *restError
+	var re *connectors.Error
 	if errors.As(err, &re) {
 		return re.ErrorMessage // ksqlDB's KsqlRestException: its body as it is
 	}
@@ -170,11 +173,11 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 	case *ast.InsertValues:
 		return nil, e.insertValues(ctx, st, s)
 	case *ast.AssertSchema:
-		return e.assertSchema(ctx, st, s)
+		return assert.Schema(ctx, e.planner.Defaults.SchemaRegistry, st, props.NewParser(e.table, s.props).Millis(props.AssertSchemaTimeout))
 	case *ast.AssertTopic:
-		return e.assertTopic(ctx, st, s)
+		return assert.Topic(ctx, e.cluster, st, props.NewParser(e.table, s.props).Millis(props.AssertTopicTimeout))
 	case *ast.CreateConnector, *ast.DropConnector, *ast.DescribeConnector, *ast.ListConnectors, *ast.ListConnectorPlugins:
-		return e.connectStatement(ctx, st, s)
+		return connectors.Run(ctx, st, e.connectConfig(ctx, s), e.sourcesOver)
 	}
 	e.mu.Lock()
 	defer e.unlock()
@@ -235,4 +238,26 @@ func firstWords(s string) string {
 		f = f[:2]
 	}
 	return strings.Join(f, " ")
+}
+
+// connectConfig is the session's Kafka Connect settings (package
+// runtime/connectors), with the request's Authorization header.
+func (e *Engine) connectConfig(ctx context.Context, s *session) connectors.Config {
+	url := strings.TrimSpace(s.props[props.ConnectURL])
+	return connectors.Config{URL: url, DefaultURL: s.props[props.ConnectURL] == props.DefaultConnectURL,
+		Timeout: props.NewParser(e.table, s.props).Millis(props.ConnectTimeout), Auth: api.AuthorizationFrom(ctx)}
+}
+
+// sourcesOver describes the streams and tables over the topics (DESCRIBE
+// CONNECTOR's), under the engine lock.
+func (e *Engine) sourcesOver(ctx context.Context, topics []string) []api.SourceDescription {
+	e.mu.Lock()
+	defer e.unlock()
+	var out []api.SourceDescription
+	for _, src := range e.cat.List() {
+		if slices.Contains(topics, src.Topic) {
+			out = append(out, e.describeSource(ctx, src, false))
+		}
+	}
+	return out
 }

@@ -86,6 +86,12 @@ func importRules() []importRule {
 		// Pull-query evaluation reads plans and the state DB; where a
 		// partition is read is runtime/cluster's.
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
+		// The connector statements: the Connect client, api entities and
+		// statements, never the engine or its executor.
+		{"runtime/connectors", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "broker", "state"}},
+		// ASSERT TOPIC/SCHEMA: the executor's topic listing and the
+		// registry, never the engine.
+		{"runtime/assert", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "broker", "state"}},
 		// The Kafka Connect REST client: a leaf the engine calls (its
 		// fake Connect, connecttest, is a leaf too: the client imports it
 		// in tests only).
