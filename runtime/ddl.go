@@ -4,14 +4,15 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/topics"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -22,7 +23,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsFKReformat, StoreFormats: storeFormatsOfQuery}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.names.AppPrefix(), InternalFormats: internalFormatsFKReformat, StoreFormats: storeFormatsOfQuery}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok {
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must
@@ -80,7 +81,7 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 		if cst, err = e.planner.PlanMaterialization(src); err != nil {
 			return nil, err
 		}
-		id := func(seq int64) string { return cstID(src.Name, e.queryNumber(seq)) }
+		id := func(seq int64) string { return naming.CST(src.Name, e.queryNumber(seq)) }
 		if cstQuery, err = e.buildQuery(cst, id, cmd, st.P); err != nil {
 			return nil, err
 		}
@@ -90,7 +91,7 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 			return nil, err
 		}
 	}
-	if err := e.ensureSourceTopic(ctx, src, st.P, cmd != nil); err != nil {
+	if err := e.topics().EnsureSource(ctx, src, st.P, cmd != nil); err != nil {
 		return nil, err
 	}
 	recorded := *st // with the inferred columns written out, so replays do not infer again
@@ -133,9 +134,6 @@ func (e *Engine) materializeSource(ctx context.Context, plan *planner.Plan, b qu
 	return cst.QueryID, e.startQuery(ctx, &cst, plan, b.topo, s)
 }
 
-// cstID is the id of the query materializing SOURCE table name.
-func cstID(name string, n int64) string { return fmt.Sprintf("CST_%s_%d", name, n) }
-
 // queryBuild is the query a statement starts, built once: its id, its
 // application id and its topology, which the name check, initOffsets and
 // startQuery share.
@@ -148,7 +146,7 @@ type queryBuild struct {
 // the application id of the id its command gets when recorded (a new
 // statement, cmd nil: the next sequence number) or got (a replayed one:
 // the prefix it recorded). A new statement's derived names are checked
-// (checkDerivedNames); a replayed one's were when it was accepted.
+// (naming.CheckDerived); a replayed one's were when it was accepted.
 func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, cmd *command, pos ast.Pos) (queryBuild, error) {
 	b := queryBuild{id: queryID(e.seq)}
 	if cmd != nil {
@@ -157,9 +155,9 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 		if b.id = cmd.QueryID; b.id == "" {
 			b.id = queryID(cmd.Seq)
 		}
-		b.appID = e.commandAppID(&command{QueryID: b.id, AppPrefix: cmd.AppPrefix})
+		b.appID = e.names.CommandAppID(cmd.AppPrefix, b.id)
 	} else {
-		b.appID = e.queryAppID(b.id)
+		b.appID = e.names.AppID(b.id)
 	}
 	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.parseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd)})
 	if err != nil {
@@ -168,34 +166,9 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 	e.queryBuilds++
 	b.topo = topo
 	if cmd == nil {
-		return b, e.checkDerivedNames(topo, b.id, pos)
+		return b, naming.CheckDerived(topo, b.id, pos)
 	}
 	return b, nil
-}
-
-// ensureSourceTopic checks the topic of a CREATE STREAM/TABLE: it must
-// exist unless PARTITIONS is given, in which case it is created; an
-// existing topic's partition count must match PARTITIONS.
-func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos ast.Pos, replay bool) error {
-	n, exists, err := e.cluster.Partitions(ctx, src.Topic)
-	if err != nil {
-		return fmt.Errorf("could not describe topic %s: %w", src.Topic, err)
-	}
-	switch {
-	case exists && src.Partitions > 0 && n != src.Partitions && !replay:
-		return sqlerr.New(sqlerr.Kafka, pos, "A Kafka topic with the name '%s' already exists, with different partition/replica configuration than required. KSQL expects %d partitions (topic has %d).", src.Topic, src.Partitions, n)
-	case exists:
-		src.Partitions = n
-		return nil
-	case src.Partitions == 0 && e.autoCreateTopics:
-		src.Partitions = 1
-	case src.Partitions == 0:
-		return sqlerr.New(sqlerr.Kafka, pos, "Kafka topic does not exist: %s", src.Topic)
-	}
-	if err := e.checkPartitions(src.Partitions, pos); err != nil {
-		return err
-	}
-	return e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: src.Topic, Partitions: src.Partitions, Replicas: src.Replicas})
 }
 
 // checkQueryCapacity refuses a new persistent query past
@@ -250,17 +223,13 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+	if err := e.topics().CheckCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
 	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
-	prefix := "CSAS_"
-	if st.Kind == ast.Table {
-		prefix = "CTAS_"
-	}
-	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, e.queryNumber(seq)) }
+	queryID := func(seq int64) string { return naming.CreateAs(st.Kind, st.Name, e.queryNumber(seq)) }
 	b, err := e.buildQuery(plan, queryID, cmd, st.P)
 	if err != nil {
 		return nil, err
@@ -270,7 +239,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 			return nil, err
 		}
 	}
-	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
+	if err := e.topics().EnsureSink(ctx, plan.Sink, st.P); err != nil {
 		return nil, err
 	}
 	if err := e.initOffsets(ctx, plan, b, s, cmd); err != nil {
@@ -305,41 +274,6 @@ func (e *Engine) checkSourcesReadable(plan *planner.Plan, pos ast.Pos) error {
 	return nil
 }
 
-// ensureSinkTopic creates the sink topic of a CREATE … AS SELECT with the
-// source's partition count (or PARTITIONS) when it does not exist.
-func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source, pos ast.Pos) error {
-	n, exists, err := e.cluster.Partitions(ctx, sink.Topic)
-	if err != nil {
-		return err
-	}
-	if exists {
-		sink.Partitions = n
-		return nil
-	}
-	if sink.Partitions <= 0 {
-		sink.Partitions = 1
-	}
-	if err := e.checkPartitions(sink.Partitions, pos); err != nil {
-		return err
-	}
-	spec := exec.TopicSpec{Name: sink.Topic, Partitions: sink.Partitions, Replicas: sink.Replicas}
-	if sink.Kind == ast.Table {
-		spec.Configs = map[string]string{"cleanup.policy": "compact"}
-	}
-	return e.cluster.CreateTopic(ctx, spec)
-}
-
-// checkPartitions refuses to create a topic of more than
-// props.MaxPartitions partitions: each costs memory in every query reading
-// the topic.
-func (e *Engine) checkPartitions(n int32, pos ast.Pos) error {
-	limit := e.cfg.MaxPartitions
-	if int(n) <= limit {
-		return nil
-	}
-	return sqlerr.New(sqlerr.Kafka, pos, "Invalid value %d for PARTITIONS: a topic may have at most %d partitions (server property %s)", n, limit, props.MaxPartitions)
-}
-
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
 	plan, err := e.plannerFor(cmd).PlanInsertInto(st)
 	if err != nil {
@@ -348,11 +282,11 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 	if err := e.checkSourcesReadable(plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+	if err := e.topics().CheckCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
-	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
-	if id, ok, err := insertQueryID(st); err != nil {
+	queryID := func(seq int64) string { return naming.Insert(e.queryNumber(seq)) }
+	if id, ok, err := naming.InsertQueryID(st); err != nil {
 		return nil, err
 	} else if ok {
 		if old := e.queries[id]; old != nil {
@@ -397,7 +331,7 @@ func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, b queryBui
 	if cmd != nil || e.cluster.Synchronous() || props.NewParser(e.table, s.props).Str(props.OffsetReset) == "earliest" {
 		return nil
 	}
-	if err := e.createInternalTopics(ctx, plan, b.topo); err != nil {
+	if err := e.topics().CreateInternal(ctx, plan, b.topo); err != nil {
 		return err
 	}
 	if err := e.cluster.CommitEnds(ctx, b.appID, b.topo.SourceTopics()); err != nil {
@@ -427,8 +361,8 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 // prepareQuery creates a persistent query's internal topics and its
 // query value, not started.
 func (e *Engine) prepareQuery(ctx context.Context, c *command, plan *planner.Plan, topo *physical.Topology) (*query, error) {
-	appID := e.commandAppID(c)
-	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
+	appID := e.names.CommandAppID(c.AppPrefix, c.QueryID)
+	if err := e.topics().CreateInternal(ctx, plan, topo); err != nil {
 		return nil, err
 	}
 	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, e.props.Merge(c.Props))
@@ -497,7 +431,7 @@ func (e *Engine) queriesUsing(name string) (*query, []string) {
 	var owner *query
 	var users []string
 	for _, q := range e.sortedQueries() {
-		isOwner := q.plan.Sink != nil && q.plan.Sink.Name == name && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_") || strings.HasPrefix(q.id, "CST_"))
+		isOwner := isCreateAs(q) && q.plan.Sink.Name == name
 		if isOwner {
 			owner = q
 			continue
@@ -541,7 +475,7 @@ func (e *Engine) checkDropReaders(st *ast.Drop, name string, owner *query, users
 // isCreateAs reports whether q is the CREATE … AS SELECT query that owns
 // its sink (not an INSERT INTO).
 func isCreateAs(q *query) bool {
-	return q.plan.Sink != nil && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_") || strings.HasPrefix(q.id, "CST_"))
+	return q.plan.Sink != nil && naming.OwnsSink(q.id)
 }
 
 // insertReaders returns the ids of the queries other than CREATE … AS
@@ -634,33 +568,10 @@ func (e *Engine) terminateTransient(target string) (string, bool) {
 	return t.id, true
 }
 
-// createInternalTopics creates a topology's repartition and changelog
-// topics with the partition count of its source topic.
-func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, topo *physical.Topology) error {
-	n := plan.Sources[0].Partitions
-	if n <= 0 {
-		var err error
-		if n, _, err = e.cluster.Partitions(ctx, plan.Sources[0].Topic); err != nil {
-			return err
-		}
-	}
-	for _, t := range topo.Internal {
-		n, err := e.internalPartitions(ctx, plan, t, n)
-		if err != nil {
-			return err
-		}
-		spec := exec.TopicSpec{Name: t.Name, Partitions: max(n, 1), Replicas: e.cfg.InternalReplicas}
-		switch {
-		case t.Compact && t.RetentionMs > 0:
-			spec.Configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(t.RetentionMs, 10)}
-		case t.Compact:
-			spec.Configs = map[string]string{"cleanup.policy": "compact"}
-		}
-		if err := e.cluster.CreateTopic(ctx, spec); err != nil {
-			return fmt.Errorf("could not create internal topic %s: %w", t.Name, err)
-		}
-	}
-	return nil
+// topics checks and creates the topics of statements on the engine's
+// cluster (package runtime/topics).
+func (e *Engine) topics() topics.Topics {
+	return topics.Topics{Cluster: e.cluster, MaxPartitions: e.cfg.MaxPartitions, InternalReplicas: e.cfg.InternalReplicas, AutoCreate: e.autoCreateTopics}
 }
 
 // deleteInternalTopics removes a topology's internal topics (a transient

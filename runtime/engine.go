@@ -15,6 +15,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/kafkasec"
+	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/proclog"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -37,6 +38,7 @@ type Engine struct {
 	logger  *slog.Logger
 	props   props.Properties   // the server's properties over the table's defaults (a session's base)
 	cfg     props.EngineConfig // parsed from props once, at the start
+	names   naming.Names       // the application ids of queries
 	table   props.Table        // every property the engine accepts
 	cluster exec.Cluster
 	reg     *functions.Registry
@@ -156,14 +158,13 @@ func newEngine(o options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
-	prefix, err := namingPrefix(o, cfg)
+	names, err := naming.New(o.appPrefix, cfg.KsqlDBNaming, o.serviceID, cfg.PersistentPrefix)
 	if err != nil {
 		return nil, err
 	}
-	o.appPrefix = prefix
 	reg := functions.NewRegistry(functions.WithMaxResultBytes(cfg.MaxResultBytes))
 	cat := planner.NewCatalog()
-	e := &Engine{opts: o, logger: logger, props: set, cfg: cfg, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
+	e := &Engine{opts: o, names: names, logger: logger, props: set, cfg: cfg, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
 		queries: map[string]*query{}, statuses: map[string]string{}, commands: map[string]api.CommandStatus{}, transients: map[string]*transient{},
 		started: time.Now(), healthWait: defaultHealthWait}
 	d := planner.Defaults{KeyFormat: cfg.KeyFormat, ValueFormat: cfg.ValueFormat,

@@ -10,6 +10,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/assert"
 	"github.com/sqlstream/sqlstream/runtime/connectors"
+	"github.com/sqlstream/sqlstream/runtime/describe"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
@@ -221,9 +222,9 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 	case *ast.Show:
 		return e.show(ctx, st, s)
 	case *ast.Describe:
-		return e.describe(ctx, st)
+		return describe.Describe(st, e.cat, e.views())
 	case *ast.DescribeFunction:
-		return e.describeFunction(st)
+		return describe.Function(st, e.reg, Version())
 	case *ast.Explain:
 		return e.explain(ctx, st, s)
 	case *ast.AlterSource:
@@ -250,13 +251,13 @@ func (e *Engine) connectConfig(ctx context.Context, s *session) connectors.Confi
 
 // sourcesOver describes the streams and tables over the topics (DESCRIBE
 // CONNECTOR's), under the engine lock.
-func (e *Engine) sourcesOver(ctx context.Context, topics []string) []api.SourceDescription {
+func (e *Engine) sourcesOver(_ context.Context, topics []string) []api.SourceDescription {
 	e.mu.Lock()
 	defer e.unlock()
 	var out []api.SourceDescription
 	for _, src := range e.cat.List() {
 		if slices.Contains(topics, src.Topic) {
-			out = append(out, e.describeSource(ctx, src, false))
+			out = append(out, describe.Source(src, e.views(), false))
 		}
 	}
 	return out

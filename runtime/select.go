@@ -103,16 +103,16 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if err := pull.CheckLimit(plan, props.NewParser(e.table, s.props).Bool(props.PullLimit), st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(context.Background(), plan, st.P); err != nil {
+	if err := e.topics().CheckCopartitioned(context.Background(), plan, st.P); err != nil {
 		return nil, err
 	}
 	id := e.transientID(st, plan, s)
-	appID := e.opts.appPrefix + e.opts.serviceID + id
+	appID := e.names.TransientAppID(id)
 	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
 	if err != nil {
 		return nil, err
 	}
-	if err := e.createInternalTopics(context.Background(), plan, topo); err != nil {
+	if err := e.topics().CreateInternal(context.Background(), plan, topo); err != nil {
 		return nil, err
 	}
 	t, err := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)

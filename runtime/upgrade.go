@@ -3,13 +3,13 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/describe"
+	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -98,7 +98,7 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	if err := e.checkSourcesReadable(plan, pos); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(ctx, plan, pos); err != nil {
+	if err := e.topics().CheckCopartitioned(ctx, plan, pos); err != nil {
 		return nil, err
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
@@ -124,7 +124,7 @@ func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos 
 	diff, err := physical.CompareState(old, next)
 	switch {
 	case err != nil && report.StateRefusal != nil:
-		return sqlerr.New(sqlerr.Semantic, pos, "%s (%v)", errMessage(report.StateRefusal), err)
+		return sqlerr.New(sqlerr.Semantic, pos, "%s (%v)", describe.Message(report.StateRefusal), err)
 	case err != nil:
 		return sqlerr.New(sqlerr.Semantic, pos, "%v", err)
 	}
@@ -268,14 +268,14 @@ func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *
 		if w := e.sinkWriters(st.Name); len(w) > 0 {
 			d.ID = w[0].id
 		}
-		d.Upgrade = "refused: " + errMessage(err) + "\nnothing changes: the running query goes on as it is\n"
+		d.Upgrade = describe.Refused(err)
 		return d, true, nil
 	}
-	d := describe(u.plan, u.topo, st.Text())
+	d := describe.Plan(u.plan, u.topo, st.Text())
 	d.ID = u.old.id
 	d.QueryType = api.QueryPersistent
 	d.ConsumerGroupID = u.old.appID
-	d.Upgrade = u.report.String() + topologyChanges(u.old.topo, u.topo) + schemaChanges(u.plan.Sink, len(u.report.Added) > 0)
+	d.Upgrade = describe.Upgrade(u.report, u.old.topo, u.topo, u.plan.Sink)
 	return d, true, nil
 }
 
@@ -283,7 +283,7 @@ func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *
 // running query's id: the upgrade's report or refusal; ok is false when
 // the statement starts a new query.
 func (e *Engine) explainInsertUpgrade(ctx context.Context, st *ast.InsertInto, plan *planner.Plan) (api.QueryDescription, bool) {
-	id, ok, err := insertQueryID(st)
+	id, ok, err := naming.InsertQueryID(st)
 	old := e.queries[id]
 	if err != nil || !ok || old == nil {
 		return api.QueryDescription{}, false
@@ -295,124 +295,11 @@ func (e *Engine) explainInsertUpgrade(ctx context.Context, st *ast.InsertInto, p
 			return api.QueryDescription{}, false
 		}
 		d.ID = id
-		d.Upgrade = "refused: " + errMessage(err) + "\nnothing changes: the running query goes on as it is\n"
+		d.Upgrade = describe.Refused(err)
 		return d, true
 	}
-	d := describe(u.plan, u.topo, st.Text())
+	d := describe.Plan(u.plan, u.topo, st.Text())
 	d.ID, d.QueryType, d.ConsumerGroupID = id, api.QueryPersistent, old.appID
-	d.Upgrade = u.report.String() + topologyChanges(old.topo, u.topo)
+	d.Upgrade = describe.Upgrade(u.report, old.topo, u.topo, nil)
 	return d, true
-}
-
-// topologyChanges lists the stores and internal topics an upgrade keeps,
-// adds and drops.
-func topologyChanges(old, next *physical.Topology) string {
-	var b strings.Builder
-	diff(&b, "stores", storeNames(old), storeNames(next))
-	diff(&b, "internal topics", internalNames(old), internalNames(next))
-	fmt.Fprintf(&b, "sink topic: %s (kept)\n", next.SinkTopic)
-	return b.String()
-}
-
-func diff(b *strings.Builder, what string, old, next []string) {
-	var kept, added, dropped []string
-	for _, n := range next {
-		if slices.Contains(old, n) {
-			kept = append(kept, n)
-		} else {
-			added = append(added, n)
-		}
-	}
-	for _, o := range old {
-		if !slices.Contains(next, o) {
-			dropped = append(dropped, o)
-		}
-	}
-	if len(old)+len(next) == 0 {
-		fmt.Fprintf(b, "%s: none\n", what)
-		return
-	}
-	for _, l := range []struct {
-		verb  string
-		names []string
-	}{{"kept", kept}, {"added", added}, {"dropped", dropped}} {
-		if len(l.names) > 0 {
-			fmt.Fprintf(b, "%s %s: %s\n", what, l.verb, strings.Join(l.names, ", "))
-		}
-	}
-}
-
-func storeNames(t *physical.Topology) []string {
-	var out []string
-	for _, st := range t.SubTopologies {
-		for _, s := range st.Stores {
-			out = append(out, s.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func internalNames(t *physical.Topology) []string {
-	var out []string
-	for _, it := range t.Internal {
-		out = append(out, it.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// schemaChanges says which registry subjects of the sink get a new
-// version (checked against the subject's compatibility when the
-// statement runs).
-func schemaChanges(sink *planner.Source, changed bool) string {
-	var subjects []string
-	for _, f := range []struct {
-		uses    bool
-		subject string
-	}{{sink.KeyFormat.UsesRegistry(), sink.KeyFormat.Subject}, {sink.ValueFormat.UsesRegistry(), sink.ValueFormat.Subject}} {
-		if f.uses {
-			subjects = append(subjects, f.subject)
-		}
-	}
-	if len(subjects) == 0 {
-		return "schemas: no registry subjects\n"
-	}
-	if !changed {
-		return "schemas: " + strings.Join(subjects, ", ") + " unchanged\n"
-	}
-	return "schemas: a new version of " + strings.Join(subjects, ", ") + " (must pass the subject's compatibility check)\n"
-}
-
-// errMessage is an error's message without its position.
-func errMessage(err error) string {
-	if se, ok := err.(*sqlerr.Error); ok {
-		return se.Msg
-	}
-	return err.Error()
-}
-
-// reservedQueryPrefixes start the ids sqlstream gives queries; a
-// QUERY_ID may not take them (ksqlDB's QueryIdUtil).
-var reservedQueryPrefixes = []string{"INSERTQUERY_", "CTAS_", "CSAS_", "CST_"}
-
-// insertQueryID is INSERT INTO's WITH (QUERY_ID='…'), upper-cased as
-// ksqlDB does; ok is false without one.
-func insertQueryID(st *ast.InsertInto) (string, bool, error) {
-	p, ok := st.Props.Get("QUERY_ID")
-	if !ok {
-		return "", false, nil
-	}
-	raw, _ := p.Value.Value.(string)
-	id := strings.ToUpper(raw)
-	for _, prefix := range reservedQueryPrefixes {
-		if strings.HasPrefix(id, prefix) {
-			return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs must not start with a reserved query ID prefix (%s). Got '%s'.",
-				strings.Join(reservedQueryPrefixes, ", "), id)
-		}
-	}
-	if id == "" || strings.IndexFunc(id, func(r rune) bool { return !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z') }) >= 0 {
-		return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs may contain only alphanumeric characters and '_'. Got: '%s'", raw)
-	}
-	return id, true, nil
 }

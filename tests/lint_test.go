@@ -86,6 +86,15 @@ func importRules() []importRule {
 		// Pull-query evaluation reads plans and the state DB; where a
 		// partition is read is runtime/cluster's.
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
+		// Query ids and application ids: names, statements and topologies
+		// only.
+		{"runtime/naming", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "planner", "api", "broker", "state"}},
+		// The topics statements need, on the executor's Cluster: never
+		// the engine.
+		{"runtime/topics", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "api", "broker", "state"}},
+		// SHOW/DESCRIBE/EXPLAIN entities from the engine's views: never
+		// the engine, the state DB or the cluster view.
+		{"runtime/describe", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "broker", "state"}},
 		// The connector statements: the Connect client, api entities and
 		// statements, never the engine or its executor.
 		{"runtime/connectors", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "broker", "state"}},
