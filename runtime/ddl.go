@@ -28,7 +28,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must
 		// not move the query to another topic.
-		c.Props[props.OutputTopicPrefix] = s.props[props.OutputTopicPrefix]
+		c.Props[props.OutputTopicPrefix] = s.cfg.OutputTopicPrefix
 	}
 	c.Seq = e.seq
 	if queryID != nil {
@@ -184,24 +184,19 @@ func (e *Engine) checkQueryCapacity(cmd *command, pos ast.Pos) error {
 		props.ActiveQueryLimit, len(e.queries), e.cfg.ActiveQueryLimit)
 }
 
-// replaceEnabled reads ksql.create.or.replace.enabled (default true): off,
-// CREATE OR REPLACE … AS SELECT of an existing source is refused as
-// ksqlDB refuses it, as a source that already exists.
-func replaceEnabled(p props.Properties) bool {
-	return !strings.EqualFold(strings.TrimSpace(p[props.CreateOrReplace]), "false")
-}
-
 func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
 	kind := strings.ToLower(st.Kind.String())
 	if _, ok := e.cat.Get(st.Name); ok && st.IfNotExists {
 		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
 	}
 	if old, ok := e.cat.Get(st.Name); ok && st.OrReplace {
-		if !replaceEnabled(s.props) {
+		// ksql.create.or.replace.enabled off: refused as ksqlDB refuses
+		// it, as a source that already exists.
+		if !s.cfg.CreateOrReplace {
 			return nil, sqlerr.New(sqlerr.Exists, st.P, "Cannot add %s '%s': A %s with the same name already exists",
 				strings.ToLower(old.Kind.String()), st.Name, strings.ToLower(old.Kind.String()))
 		}
-		u, err := e.planUpgrade(ctx, st, s.props[props.OutputTopicPrefix], cmd)
+		u, err := e.planUpgrade(ctx, st, s.cfg.OutputTopicPrefix, cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +204,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 			return e.replaceQuery(ctx, st, strings.ToLower(st.Kind.String())+"/"+st.Name+"/create", s, cmd, u)
 		}
 	}
-	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
+	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.cfg.OutputTopicPrefix))
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +323,7 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 // other servers of the service id start the query too, and the group,
 // once it has members, refuses a commit from outside it.
 func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, b queryBuild, s *session, cmd *command) error {
-	if cmd != nil || e.cluster.Synchronous() || props.NewParser(e.table, s.props).Str(props.OffsetReset) == "earliest" {
+	if cmd != nil || e.cluster.Synchronous() || s.cfg.FromEarliest {
 		return nil
 	}
 	if err := e.topics().CreateInternal(ctx, plan, b.topo); err != nil {

@@ -22,6 +22,7 @@ import (
 // overrides (SET) and variables (DEFINE).
 type session struct {
 	props props.Properties
+	cfg   props.SessionConfig // parsed from props by setProps
 	vars  map[string]string
 	// only is set for a pull query a peer forwarded: the partitions to
 	// read here, never forwarding again (package runtime/cluster).
@@ -42,7 +43,28 @@ func (e *Engine) newSession(given map[string]any, vars map[string]string) (*sess
 	for k, v := range vars {
 		vs[k] = v
 	}
-	return &session{props: e.props.Merge(over), vars: vs}, nil
+	return e.session(e.props.Merge(over), vs)
+}
+
+// session is a session over the properties p (the server's and the
+// overrides), its typed settings parsed once.
+func (e *Engine) session(p props.Properties, vars map[string]string) (*session, error) {
+	s := &session{vars: vars}
+	if err := s.setProps(e.table, p); err != nil {
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
+	}
+	return s, nil
+}
+
+// setProps makes p the session's properties and parses its settings
+// from them (after each SET and UNSET).
+func (s *session) setProps(t props.Table, p props.Properties) error {
+	cfg, err := props.NewSessionConfig(t, p)
+	if err != nil {
+		return err
+	}
+	s.props, s.cfg = p, cfg
+	return nil
 }
 
 // Execute runs the statements of a /ksql request in order and returns
@@ -79,17 +101,11 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 // parseStatement substitutes the session's variables in and parses one
 // statement, stopping when ctx is done.
 func (e *Engine) parseStatement(ctx context.Context, text string, s *session) (ast.Statement, error) {
-	sub, err := substituteUnless(!s.substitutes(), text, s.vars)
+	sub, err := substituteUnless(!s.cfg.VarSubstitution, text, s.vars)
 	if err != nil {
 		return nil, err
 	}
 	return parseSingle(ctx, sub, e.cat.Types().Lookup)
-}
-
-// substitutes reports whether ${name} substitution is on for the session
-// (ksql.variable.substitution.enable, default true).
-func (s *session) substitutes() bool {
-	return !strings.EqualFold(s.props[props.VarSubstitution], "false")
 }
 
 // substituteUnless substitutes vars into text unless off is set, when
@@ -145,19 +161,19 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		if err := e.table.CheckOverride(st.Name, st.Value); err != nil {
 			return nil, err
 		}
-		s.props[props.Normalize(st.Name)] = st.Value
-		return nil, nil
+		return nil, s.setProps(e.table, s.props.Merge(map[string]string{props.Normalize(st.Name): st.Value}))
 	case *ast.UnsetProperty:
 		if _, err := e.table.Lookup(st.Name); err != nil {
 			return nil, err
 		}
 		name := props.Normalize(st.Name)
+		next := s.props.Merge(nil)
 		if def, ok := e.props[name]; ok {
-			s.props[name] = def
+			next[name] = def
 		} else {
-			delete(s.props, name)
+			delete(next, name)
 		}
-		return nil, nil
+		return nil, s.setProps(e.table, next)
 	case *ast.AlterSystem:
 		// ksqlDB's ValidatedCommandFactory applies ALTER SYSTEM only with
 		// shared runtimes (Confluent Cloud); open-source ksqlDB refuses it
@@ -174,9 +190,9 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 	case *ast.InsertValues:
 		return nil, e.insertValues(ctx, st, s)
 	case *ast.AssertSchema:
-		return assert.Schema(ctx, e.planner.Defaults.SchemaRegistry, st, props.NewParser(e.table, s.props).Millis(props.AssertSchemaTimeout))
+		return assert.Schema(ctx, e.planner.Defaults.SchemaRegistry, st, s.cfg.AssertSchemaTimeout)
 	case *ast.AssertTopic:
-		return assert.Topic(ctx, e.cluster, st, props.NewParser(e.table, s.props).Millis(props.AssertTopicTimeout))
+		return assert.Topic(ctx, e.cluster, st, s.cfg.AssertTopicTimeout)
 	case *ast.CreateConnector, *ast.DropConnector, *ast.DescribeConnector, *ast.ListConnectors, *ast.ListConnectorPlugins:
 		return connectors.Run(ctx, st, e.connectConfig(ctx, s), e.sourcesOver)
 	}
@@ -244,9 +260,8 @@ func firstWords(s string) string {
 // connectConfig is the session's Kafka Connect settings (package
 // runtime/connectors), with the request's Authorization header.
 func (e *Engine) connectConfig(ctx context.Context, s *session) connectors.Config {
-	url := strings.TrimSpace(s.props[props.ConnectURL])
-	return connectors.Config{URL: url, DefaultURL: s.props[props.ConnectURL] == props.DefaultConnectURL,
-		Timeout: props.NewParser(e.table, s.props).Millis(props.ConnectTimeout), Auth: api.AuthorizationFrom(ctx)}
+	return connectors.Config{URL: s.cfg.ConnectURL, DefaultURL: s.cfg.ConnectDefault,
+		Timeout: s.cfg.ConnectTimeout, Auth: api.AuthorizationFrom(ctx)}
 }
 
 // sourcesOver describes the streams and tables over the topics (DESCRIBE

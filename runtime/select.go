@@ -12,7 +12,6 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/runtime/peer"
-	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/runtime/pull"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
@@ -100,7 +99,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if s.only != nil && (plan.Kind != planner.Pull || plan.Sources[0].Kind != ast.Table) {
 		return nil, errForwardedPull()
 	}
-	if err := pull.CheckLimit(plan, props.NewParser(e.table, s.props).Bool(props.PullLimit), st.P); err != nil {
+	if err := pull.CheckLimit(plan, s.cfg.PullLimit, st.P); err != nil {
 		return nil, err
 	}
 	if err := e.topics().CheckCopartitioned(context.Background(), plan, st.P); err != nil {

@@ -136,7 +136,7 @@ func (e *Engine) explain(ctx context.Context, st *ast.Explain, s *session) (api.
 		}
 		return api.QueryDescriptionEntity{StatementText: st.Text(), QueryDescription: describe.Description(e.view(q))}, nil
 	}
-	if cas, ok := st.Statement.(*ast.CreateAsSelect); ok && cas.OrReplace && replaceEnabled(s.props) {
+	if cas, ok := st.Statement.(*ast.CreateAsSelect); ok && cas.OrReplace && s.cfg.CreateOrReplace {
 		desc, ok, err := e.explainUpgrade(ctx, cas, s)
 		if err != nil {
 			return nil, err
@@ -167,7 +167,7 @@ func (e *Engine) planExplained(stmt ast.Statement, s *session) (*planner.Plan, e
 	case *ast.Query:
 		return e.planner.PlanQuery(st)
 	case *ast.CreateAsSelect:
-		return e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
+		return e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.cfg.OutputTopicPrefix))
 	case *ast.InsertInto:
 		return e.planner.PlanInsertInto(st)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/describe"
 	"github.com/sqlstream/sqlstream/runtime/naming"
-	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -252,12 +251,12 @@ func (e *Engine) startPending() {
 // place and what it keeps, adds and drops, or why it is refused. Nothing
 // changes.
 func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *session) (api.QueryDescription, bool, error) {
-	u, err := e.planUpgrade(ctx, st, s.props[props.OutputTopicPrefix], nil)
+	u, err := e.planUpgrade(ctx, st, s.cfg.OutputTopicPrefix, nil)
 	if u == nil && err == nil {
 		return api.QueryDescription{}, false, nil
 	}
 	if err != nil {
-		plan, perr := e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
+		plan, perr := e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.cfg.OutputTopicPrefix))
 		if perr != nil {
 			return api.QueryDescription{}, true, err
 		}
