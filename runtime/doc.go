@@ -99,77 +99,35 @@
 // Connect's failures answered as ksqlDB's KsqlRestException (a generic
 // error with Connect's status and body).
 //
-// # Scale-out: standbys, warmups, failover
+// # Scale-out
 //
-// Every server runs every persistent query; the query's group splits its
-// tasks with the `sqlstream-tasks-v1` balancer of package runtime/assign
-// (see its doc: sticky, by threads, standbys and warmups placed as
-// KIP-441, probing rebalances), and the standby feeder of runtime/exec
-// keeps each server's replicas warm from their changelogs. Because a
-// member in a join commits nothing (kgo holds commits from JoinGroup to
-// SyncGroup) until the last member joins, the
-// rebalances the group plans are joined by every member at once
-// (`runtime/exec/rebalance_rounds.go`): an assignment that revoked tasks tells every
-// member to rejoin immediately for the second round (as Kafka Streams'
-// follow-up rebalance), not at its next heartbeat; a rebalance waiting for
-// a member (kgo's OnPartitionsCallbackBlocked) ends its open transaction
-// at once; a member in a join keeps its transaction open until the sync
-// (ending it then would abort it); and a task that just started ends its
-// first transaction at once. Moving a task so took 58–67 ms from its
-// revocation to its output on the new owner in an instrumented run (revoke
-// → assigned 10 ms → restored 10 ms → first records 29–41 ms → committed
-// 4–10 ms), against ~660 ms before (the second round waited 500 ms for the
-// new owner's first heartbeat, the first transaction 140 ms for the
-// interval, and the revoking members' other tasks lost two transactions:
-// one begun after the revocation, one ended into the held join commit). On failover the dead member's tasks go
-// to the members with the most local state, their standbys, which restore
-// only their lag. `Engine.TaskAssignments` (`task_assignment.go`) lists each
-// server's ACTIVE / STANDBY / WARMUP tasks with each store's position, end
-// and lag, for /clusterStatus and pull-query routing.
+// Every server of a service id runs every persistent query; the query's
+// consumer group splits its tasks with the `sqlstream-tasks-v1` balancer
+// of package runtime/assign (sticky, by num.stream.threads, standbys and
+// warmups placed as KIP-441, probing rebalances, host maps in every
+// assignment). Package runtime/exec keeps the replicas warm (the standby
+// feeder), restores beside processing, and joins the rounds of a
+// rebalance at once (rebalance_rounds.go; its doc gives the measured
+// hand-over of a task). On failover the dead member's tasks go to the
+// members holding their standbys, which restore only their lag
+// (tests/failover_test.go has the measured figures). A member's session
+// timeout is `ksql.streams.session.timeout.ms` (default 10 s instead of
+// the Java consumer's 45 s; the broker's minimum is 6 s).
+// Engine.TaskAssignments (task_assignment.go) lists each server's
+// ACTIVE, STANDBY and WARMUP tasks with each store's position, end and
+// lag, for /clusterStatus and pull-query routing.
 //
-// Restores run beside processing (see runtime/exec). A member's session timeout is
-// `ksql.streams.session.timeout.ms` (default 10 s instead of the Java
-// consumer's 45 s; the broker's minimum is 6 s). Under exactly_once_v2 a
-// killed server's open transaction holds its partitions until the
-// transaction timeout (10 s), so failover takes about max(session timeout,
-// 10 s) plus the restore: `tests/failover_test.go` kills one of three
-// servers mid-stream (10.2–10.4 s from kill to every partition's output
-// moving again, standbys or not at that size: the moved stores restored 0
-// records in 16 ms with a standby, ~700 in 20–30 ms without; with
-// `SQLSTREAM_FAILOVER_PRELOAD=60000` keys, 0 records in 20 ms against 10 500
-// in 60–80 ms, so detection, not restore, dominates until stores hold
-// millions of records), adds a fourth (warmups first, actives once caught
-// up; while it joins, no partition's output pauses longer than the
-// baseline's longest pause, ~240–290 ms on a loaded two-core machine, plus
-// one commit interval and the 25 ms polls' granularity: measured, the
-// join's longest pause was 251/266/262 ms against baselines of 244/269/238
-// ms, where before `runtime/exec/rebalance_rounds.go` it was 664 ms against 186 ms) and restarts all
-// three in turn, with zero lost or duplicated records.
-// `SQLSTREAM_FAILOVER_EVENTS`/`SQLSTREAM_FAILOVER_RATE` scale the run
-// (12 000 at 300/s by default; the kill comes once 30 % are produced, the
-// check waits until the query's group committed every event, at most
-// max(3 min, events / 1 000 per s)); `make test-failover-long` runs 1M at
-// 20 000/s (60 000 at 5 000/s: output moving again 9.98 s after the kill,
-// 0 lost, 0 duplicated).
-//
-// # Scale-out: who runs what, pull queries from any server
-//
-// Servers of one service id share the command topic (every server runs
-// every persistent query) and split each query's tasks through the group
-// balancer (package runtime/assign), whose assignments carry the host
-// maps of the whole group. Each member advertises its endpoint
-// (`ksql.advertised.listener`, default the URL of the bound HTTP address;
-// the HTTP listener is bound before the engine starts so that queries
-// join with it; it stays loopback unless `listeners` says otherwise).
-// Package runtime/cluster keeps this server's view of the others (host
-// maps, heartbeats, lag reports), answers /clusterStatus and routes pull
-// queries (see its doc); the engine hands it its queries as
-// cluster.Query values (cluster_queries.go).
-//
-// A pull query on a table is checked against ksqlDB's WHERE rules and
-// reads its keys' partitions or all (package runtime/pull), then is
-// routed (package runtime/cluster): the store partitions this server runs
-// are read here, the others forwarded to their hosts (runtime/pull.go).
+// Each member advertises its endpoint (`ksql.advertised.listener`,
+// default the URL of the bound HTTP address; the HTTP listener is bound
+// before the engine starts so that queries join with it; it stays
+// loopback unless `listeners` says otherwise). Package runtime/cluster
+// keeps this server's view of the others (host maps, heartbeats, lag
+// reports), answers /clusterStatus and routes pull queries; the engine
+// hands it its queries as cluster.Query values (cluster_queries.go). A
+// pull query on a table is checked against ksqlDB's WHERE rules and
+// evaluated by package runtime/pull, the store partitions this server
+// runs read here and the others forwarded to their hosts
+// (runtime/pull.go).
 //
 // Inter-node requests (package peer: `/heartbeat`, `/lag`, forwarded pulls) carry
 // `X-Sqlstream-Peer`: a time, a random nonce and an HMAC-SHA256 over
