@@ -30,3 +30,10 @@ func (e *Engine) alterSource(ctx context.Context, st *ast.AlterSource, s *sessio
 	e.statuses[id] = api.StatusSuccess
 	return commandStatus(st, id, fmt.Sprintf("%s %s altered.", capitalize(kind), st.Name), c.Seq, ""), nil
 }
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -3,12 +3,12 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/check"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -159,7 +159,7 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 	} else {
 		b.appID = e.names.AppID(b.id)
 	}
-	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.parseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd)})
+	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.reg.ParseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd)})
 	if err != nil {
 		return b, err
 	}
@@ -169,19 +169,6 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 		return b, naming.CheckDerived(topo, b.id, pos)
 	}
 	return b, nil
-}
-
-// checkQueryCapacity refuses a new persistent query past
-// ksql.query.persistent.active.limit, with ksqlDB's message. A replayed
-// command (cmd set) is never refused: its query was accepted before.
-func (e *Engine) checkQueryCapacity(cmd *command, pos ast.Pos) error {
-	if cmd != nil || len(e.queries) < e.cfg.ActiveQueryLimit {
-		return nil
-	}
-	return sqlerr.New(sqlerr.Semantic, pos, "Not executing statement(s) as it would cause the number of active, persistent queries "+
-		"to exceed the configured limit. Use the TERMINATE command to terminate existing queries, or increase the '%s' setting "+
-		"via the 'ksql-server.properties' file. Current persistent query count: %d. Configured limit: %d.",
-		props.ActiveQueryLimit, len(e.queries), e.cfg.ActiveQueryLimit)
 }
 
 func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
@@ -215,13 +202,13 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 			return nil, err
 		}
 	}
-	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+	if err := check.NotOwnSink(plan, st.P); err != nil {
 		return nil, err
 	}
 	if err := e.topics().CheckCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
+	if err := e.checkCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	queryID := func(seq int64) string { return naming.CreateAs(st.Kind, st.Name, e.queryNumber(seq)) }
@@ -260,21 +247,12 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	return commandStatus(st, id, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
 }
 
-func (e *Engine) checkSourcesReadable(plan *planner.Plan, pos ast.Pos) error {
-	for _, src := range plan.Sources {
-		if plan.Sink != nil && src.Name == plan.Sink.Name {
-			return sqlerr.New(sqlerr.Semantic, pos, "Cannot insert into %s: it is also a source of the query", src.Name)
-		}
-	}
-	return nil
-}
-
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
 	plan, err := e.plannerFor(cmd).PlanInsertInto(st)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+	if err := check.NotOwnSink(plan, st.P); err != nil {
 		return nil, err
 	}
 	if err := e.topics().CheckCopartitioned(ctx, plan, st.P); err != nil {
@@ -294,7 +272,7 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 		}
 		queryID = func(int64) string { return id }
 	}
-	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
+	if err := e.checkCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	b, err := e.buildQuery(plan, queryID, cmd, st.P)
@@ -374,30 +352,20 @@ func (e *Engine) prepareQuery(ctx context.Context, c *command, plan *planner.Pla
 }
 
 func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *command) (api.Entity, error) {
-	kind := strings.ToLower(st.Kind.String())
 	src, ok := e.cat.Get(st.Name)
-	if !ok {
-		if st.IfExists {
-			return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("%s %s does not exist.", st.Kind, st.Name)}, nil
-		}
-		return nil, sqlerr.New(sqlerr.Unknown, st.P, "%s %s does not exist.", capitalize(kind), st.Name)
+	if !ok && st.IfExists {
+		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("%s %s does not exist.", st.Kind, st.Name)}, nil
 	}
-	if st.DeleteTopic && src.ReadOnly {
-		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Cannot delete topic for read-only source: %s", src.Name)
-	}
-	if src.Kind != st.Kind {
-		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Incompatible data source type is %s, but statement was DROP %s", src.Kind, st.Kind)
-	}
-	owner, users := e.queriesUsing(src.Name)
-	if err := e.checkDropReaders(st, src.Name, owner, users); err != nil {
+	owner, err := check.Drop(st, src, e.checkViews())
+	if err != nil {
 		return nil, err
 	}
 	c, err := e.record(ctx, st, s, cmd, nil)
 	if err != nil {
 		return nil, err
 	}
-	if owner != nil {
-		e.retire(owner)
+	if q := e.queries[owner]; q != nil {
+		e.retire(q)
 	}
 	e.cat.Delete(src.Name)
 	// Only the server that runs the statement deletes the topic, as in
@@ -414,101 +382,30 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 			return nil, fmt.Errorf("source %s and its topic %s were dropped but its schema registry subjects could not be deleted (delete them in the registry): %w", src.Name, src.Topic, err)
 		}
 	}
-	id := kind + "/" + st.Name + "/drop"
+	id := strings.ToLower(st.Kind.String()) + "/" + st.Name + "/drop"
 	e.statuses[id] = api.StatusSuccess
 	return commandStatus(st, id, fmt.Sprintf("Source `%s` (topic: %s) was dropped.", src.Name, src.Topic), c.Seq, ""), nil
 }
 
-// queriesUsing returns the CREATE … AS SELECT query that owns name (it is
-// terminated with the source) and the ids of every other query that reads
-// or writes it.
-func (e *Engine) queriesUsing(name string) (*query, []string) {
-	var owner *query
-	var users []string
-	for _, q := range e.sortedQueries() {
-		isOwner := isCreateAs(q) && q.plan.Sink.Name == name
-		if isOwner {
-			owner = q
-			continue
-		}
-		if q.reads(name) || (q.plan.Sink != nil && q.plan.Sink.Name == name) {
-			users = append(users, q.id)
-		}
+// checkCapacity refuses a new persistent query past
+// ksql.query.persistent.active.limit; a replayed command (cmd set) is
+// never refused: its query was accepted before.
+func (e *Engine) checkCapacity(cmd *command, pos ast.Pos) error {
+	if cmd != nil {
+		return nil
 	}
-	return owner, users
+	return check.Capacity(len(e.queries), e.cfg.ActiveQueryLimit, pos)
 }
 
-// checkDropReaders refuses to drop a source others still use, in ksqlDB's
-// order and words: first the INSERT INTO queries that read or write it
-// (they must be terminated), then the sources whose CREATE … AS SELECT
-// reads it (they must be dropped), listed by name in sorted order.
-func (e *Engine) checkDropReaders(st *ast.Drop, name string, owner *query, users []string) error {
-	var inserts, readers []string
-	for _, id := range users {
-		q := e.queries[id]
-		if q != nil && isCreateAs(q) && q.plan.Sink.Name != name {
-			readers = append(readers, q.plan.Sink.Name)
-			continue
-		}
-		inserts = append(inserts, id)
-	}
-	if len(inserts) > 0 {
-		in, out := e.insertReaders(name, owner), e.writers(name, owner)
-		sort.Strings(in)
-		sort.Strings(out)
-		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
-			name, strings.Join(in, ", "), strings.Join(out, ", "), name)
-	}
-	if len(readers) > 0 {
-		sort.Strings(readers)
-		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following streams and/or tables read from this source: [%s].\nYou need to drop them before dropping %s.",
-			name, strings.Join(readers, ", "), name)
-	}
-	return nil
-}
-
-// isCreateAs reports whether q is the CREATE … AS SELECT query that owns
-// its sink (not an INSERT INTO).
-func isCreateAs(q *query) bool {
-	return q.plan.Sink != nil && naming.OwnsSink(q.id)
-}
-
-// insertReaders returns the ids of the queries other than CREATE … AS
-// SELECT ones that read name.
-func (e *Engine) insertReaders(name string, owner *query) []string {
-	var out []string
-	for _, q := range e.sortedQueries() {
-		if q != owner && !isCreateAs(q) && q.reads(name) {
-			out = append(out, q.id)
-		}
+// checkViews are the persistent queries as package runtime/check sees
+// them, in creation order.
+func (e *Engine) checkViews() []check.Query {
+	qs := e.sortedQueries()
+	out := make([]check.Query, len(qs))
+	for i, q := range qs {
+		out[i] = check.Query{ID: q.id, Plan: q.plan}
 	}
 	return out
-}
-
-func (e *Engine) writers(name string, owner *query) []string {
-	var out []string
-	for _, q := range e.sortedQueries() {
-		if q != owner && q.plan.Sink != nil && q.plan.Sink.Name == name {
-			out = append(out, q.id)
-		}
-	}
-	return out
-}
-
-func (q *query) reads(name string) bool {
-	for _, s := range q.plan.Sources {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (e *Engine) terminate(ctx context.Context, st *ast.Terminate, s *session, cmd *command) (api.Entity, error) {

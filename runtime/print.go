@@ -77,23 +77,3 @@ func (p *printStream) Next(ctx context.Context) (api.Row, error) {
 }
 
 func (p *printStream) FinalMessage() string { return "" }
-
-// parseWithFunction parses a timestamp string through the registry's
-// PARSE_TIMESTAMP, so TIMESTAMP_FORMAT behaves exactly like the function.
-func parseWithFunction(e *Engine, value, pattern string) (int64, error) {
-	fn, err := e.reg.Resolve("PARSE_TIMESTAMP", []*types.Type{types.StringType, types.StringType})
-	if err != nil {
-		return 0, err
-	}
-	v, err := fn.Fn([]any{value, pattern})
-	if err != nil {
-		return 0, err
-	}
-	switch t := v.(type) {
-	case types.Timestamp:
-		return int64(t), nil
-	case int64:
-		return t, nil
-	}
-	return 0, fmt.Errorf("cannot parse timestamp %q with format %q", value, pattern)
-}

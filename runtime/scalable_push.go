@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/check"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/expr"
@@ -69,7 +70,7 @@ func usesRowPosition(st *ast.Query) bool {
 func (e *Engine) countWriters(source string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.writers(source, nil))
+	return len(check.Writers(e.checkViews(), source, ""))
 }
 
 // randomUUID is a version 4 UUID, as ksqlDB's scalable push query ids end.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
@@ -14,7 +13,6 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/pull"
 	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
 )
 
@@ -107,7 +105,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	}
 	id := e.transientID(st, plan, s)
 	appID := e.names.TransientAppID(id)
-	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
+	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.reg.ParseTimestamp})
 	if err != nil {
 		return nil, err
 	}
@@ -202,18 +200,4 @@ func (e *Engine) startStreamScan(t *transient) (exec.Runner, error) {
 		t.finishWith(err, api.FinalQueryCompleted)
 	}()
 	return exec.RunnerFunc(func() error { cancel(); <-done; return nil }), nil
-}
-
-// parseTimestamp parses a string TIMESTAMP column with the same function
-// users call as PARSE_TIMESTAMP.
-func (e *Engine) parseTimestamp(value, pattern string) (int64, error) {
-	return parseWithFunction(e, value, pattern)
-}
-
-// substitute applies ${var} substitution.
-func substitute(text string, vars map[string]string) (string, error) {
-	if !strings.Contains(text, "${") {
-		return text, nil
-	}
-	return parser.Substitute(text, vars)
 }

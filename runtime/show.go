@@ -177,7 +177,7 @@ func (e *Engine) planExplained(stmt ast.Statement, s *session) (*planner.Plan, e
 // describePlan describes a statement's plan for EXPLAIN <statement>, its
 // topology built under a placeholder application id.
 func (e *Engine) describePlan(plan *planner.Plan, sql string) (api.QueryDescription, error) {
-	topo, err := physical.Build(plan, physical.Options{AppID: e.names.AppID("<id>"), ParseTimestamp: e.parseTimestamp})
+	topo, err := physical.Build(plan, physical.Options{AppID: e.names.AppID("<id>"), ParseTimestamp: e.reg.ParseTimestamp})
 	if err != nil {
 		return api.QueryDescription{}, err
 	}

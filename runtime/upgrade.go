@@ -8,6 +8,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/check"
 	"github.com/sqlstream/sqlstream/runtime/describe"
 	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -19,7 +20,7 @@ import (
 //
 //	check (planUpgrade): one writer, planner.CheckQueryUpgrade, the
 //	      sources, the topology under the old application id, its
-//	      stores against the old ones' (keepState: physical.CompareState
+//	      stores against the old ones' (check.KeepState: physical.CompareState
 //	      decides the stateful steps ksqlDB's rules refuse)
 //	      ── refused: nothing changed, nothing recorded, the old query runs
 //	register the sink's new schemas (the subject's compatibility check)
@@ -94,42 +95,23 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkSourcesReadable(plan, pos); err != nil {
+	if err := check.NotOwnSink(plan, pos); err != nil {
 		return nil, err
 	}
 	if err := e.topics().CheckCopartitioned(ctx, plan, pos); err != nil {
 		return nil, err
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
-	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
+	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.reg.ParseTimestamp,
 		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores()})
 	if err != nil {
 		return nil, err
 	}
 	e.queryBuilds++
-	if err := keepState(old.topo, topo, report, pos); err != nil {
+	if err := check.KeepState(old.topo, topo, report, pos); err != nil {
 		return nil, err
 	}
 	return &upgrade{old: old, plan: plan, topo: topo, report: report}, nil
-}
-
-// keepState compares the state of the running query's topology with the
-// upgrade's (physical.CompareState): an upgrade whose stores cannot be
-// kept is refused, with ksqlDB's message when ksqlDB refuses it too
-// (report.StateRefusal) and the reason; one they can is allowed even
-// where ksqlDB refuses it (adding an aggregate keeps every group's other
-// accumulators), and the report says what is kept, added and dropped.
-func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos ast.Pos) error {
-	diff, err := physical.CompareState(old, next)
-	switch {
-	case err != nil && report.StateRefusal != nil:
-		return sqlerr.New(sqlerr.Semantic, pos, "%s (%v)", describe.Message(report.StateRefusal), err)
-	case err != nil:
-		return sqlerr.New(sqlerr.Semantic, pos, "%v", err)
-	}
-	report.StateRefusal = nil
-	report.State = diff.Accumulators()
-	return nil
 }
 
 // replaceQuery runs a checked upgrade: createAsSelect's CREATE OR

@@ -86,6 +86,9 @@ func importRules() []importRule {
 		// Pull-query evaluation reads plans and the state DB; where a
 		// partition is read is runtime/cluster's.
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
+		// The checks that refuse a statement before anything changes:
+		// plans and topologies, never the engine or its executor.
+		{"runtime/check", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "api", "broker", "state"}},
 		// Query ids and application ids: names, statements and topologies
 		// only.
 		{"runtime/naming", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "planner", "api", "broker", "state"}},
