@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/internal/version"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
@@ -257,7 +258,7 @@ func (e *Engine) Registry() *functions.Registry { return e.reg }
 
 // Info implements the server's /info.
 func (e *Engine) Info() api.ServerInfo {
-	return api.ServerInfo{Version: Version(), KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
+	return api.ServerInfo{Version: version.String(), KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
 }
 
 // CommandStatuses implements the server's /status.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/internal/version"
 	"github.com/sqlstream/sqlstream/runtime/assert"
 	"github.com/sqlstream/sqlstream/runtime/connectors"
 	"github.com/sqlstream/sqlstream/runtime/describe"
@@ -240,7 +241,7 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 	case *ast.Describe:
 		return describe.Describe(st, e.cat, e.views())
 	case *ast.DescribeFunction:
-		return describe.Function(st, e.reg, Version())
+		return describe.Function(st, e.reg, version.String())
 	case *ast.Explain:
 		return e.explain(ctx, st, s)
 	case *ast.AlterSource:

@@ -122,6 +122,8 @@ func importRules() []importRule {
 		{"repl", []string{"sql/ast", "sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/types", "planner", "physical", "runtime", "state", "broker", "qtt", "server", "cmd"}},
 		{"state", []string{""}},
 		{"schemaregistry", []string{""}},
+		// The release version: a leaf.
+		{"internal/version", []string{""}},
 		{"internal/qttmode", []string{""}},
 		{"internal/testutil", []string{""}},
 		// PEM files of the TLS settings: a leaf.
