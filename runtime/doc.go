@@ -51,8 +51,9 @@
 // Upgrades in place (upgrade.go): CREATE OR REPLACE … AS SELECT of a sink
 // whose query runs replaces that query, as ksqlDB does: the same query
 // id, application id (consumer group, internal topics, stores) and sink
-// topic. planner.CheckQueryUpgrade decides with ksqlDB's rules and words
-// before anything changes (a refused statement is never recorded); the
+// topic. planner.CheckQueryUpgrade decides with ksqlDB's rules and words,
+// check.KeepState whether the stores can be kept, before anything
+// changes (a refused statement is never recorded); the
 // sink's new schemas are registered (the subject's compatibility check);
 // the command records the old query's id and prefix; once the engine lock
 // is free the old runner stops (at_least_once commits, exactly_once_v2
@@ -61,9 +62,18 @@
 // command alike; a replay of the command log starts its queries only once
 // the whole log is applied, so a restart runs each query's latest plan.
 // EXPLAIN CREATE OR REPLACE prints the same check's report (what is kept,
-// added and dropped, or why it is refused) and changes nothing.
+// added and dropped, or why it is refused: runtime/describe words it)
+// and changes nothing.
 //
-// Naming (query_naming.go): a persistent query's application id (its
+// The statements' jobs beside the engine are its subpackages, each
+// given views or a small interface, never *Engine: runtime/describe
+// renders SHOW, DESCRIBE and EXPLAIN from views the engine takes under
+// its lock (show.go); runtime/check refuses a statement before anything
+// changes (a DROP's users, the query limit, a query reading its sink);
+// runtime/topics checks and creates the topics a statement needs (on
+// two methods of exec.Cluster); runtime/naming names queries.
+//
+// Naming (package runtime/naming): a persistent query's application id (its
 // consumer group, the prefix of its internal topics and store ids) is
 // [_confluent-ksql-]<service id><ksql.persistent.prefix><query id>, the
 // ksqlDB prefix under sqlstream.internal.topic.naming=ksqldb; the command
@@ -73,7 +83,9 @@
 // default, doc) validates the server's configuration, SET and a request's
 // streamsProperties with ksqlDB's messages and fills SHOW PROPERTIES; the
 // engine parses the server's properties once into a props.EngineConfig
-// (Engine.cfg) and each query its own into a props.QueryConfig, whose
+// (Engine.cfg), each session its own into a props.SessionConfig (when it
+// starts and after each SET or UNSET), and each query its own into a
+// props.QueryConfig, whose
 // runner part (exec.Config, query_exec.go) one builder (exec's
 // task_env.go) makes the environment of every task from, whichever
 // cluster or query kind runs it. No code reads a property with an inline
