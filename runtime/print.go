@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
-	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/printer"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -39,18 +38,9 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 	p := e.printer()
 	go func() {
 		defer close(done)
-		n := 0
-		err := e.cluster.Read(rctx, st.Topic, from, false, func(r *physical.InRecord) bool {
-			n++
-			if st.Interval > 1 && (n-1)%st.Interval != 0 {
-				return true
-			}
-			line := p.Line(rctx, r)
-			if n == 1 {
-				line = p.Header(rctx, r) + line
-			}
+		err := e.cluster.Read(rctx, st.Topic, from, false, p.Lines(rctx, st.Interval, func(line string) bool {
 			return t.Row(&types.Row{Values: []any{line}})
-		})
+		}))
 		if err == context.Canceled {
 			err = nil
 		}

@@ -32,7 +32,7 @@ func (e *Engine) show(ctx context.Context, st *ast.Show, s *session) (api.Entity
 	case ast.ShowVariables:
 		return describe.Variables(st.Text(), s.vars), nil
 	case ast.ShowTypes:
-		return e.showTypes(st), nil
+		return describe.Types(st.Text(), e.cat.Types().List()), nil
 	}
 	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "SHOW: not supported")
 }

@@ -11,7 +11,8 @@
 //	                   ──► []Transient ───────┤   Queries, Description ───────► QueriesList, QueryDescription(List)
 //	                   ──► Topics (cluster) ──┤   TopicList (Hidden) ─────────► KafkaTopicsList[Extended]
 //	                   ──► props.Table ───────┤   Properties, Variables ──────► PropertiesList, VariablesList
-//	                   ──► functions.Registry ┘   Functions, Function ────────► FunctionNameList, FunctionDescriptionList
+//	                   ──► functions.Registry ┤   Functions, Function ────────► FunctionNameList, FunctionDescriptionList
+//	                   ──► custom types ──────┘   Types ──────────────────────► TypeList
 //
 //	EXPLAIN <statement> ─► Statement(plan, topology)
 //	EXPLAIN CREATE OR REPLACE / INSERT … WITH (QUERY_ID) of a running

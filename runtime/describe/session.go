@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/functions"
@@ -86,4 +87,13 @@ func functionInfo(o functions.OverloadInfo) api.FunctionInfo {
 		fi.ArgumentTypes = append(fi.ArgumentTypes, a.Type)
 	}
 	return fi
+}
+
+// Types is SHOW TYPES: the custom types as ksqlDB's type_list entity.
+func Types(text string, named []planner.NamedType) api.Entity {
+	out := api.TypeList{StatementText: text, Types: map[string]api.SchemaInfo{}}
+	for _, t := range named {
+		out.Types[t.Name] = api.SchemaInfoOf(t.Type)
+	}
+	return out
 }
