@@ -271,9 +271,10 @@ func (e *Engine) sourcesOver(_ context.Context, topics []string) []api.SourceDes
 	e.mu.Lock()
 	defer e.unlock()
 	var out []api.SourceDescription
+	views := e.views()
 	for _, src := range e.cat.List() {
 		if slices.Contains(topics, src.Topic) {
-			out = append(out, describe.Source(src, e.views(), false))
+			out = append(out, describe.Source(src, views, false))
 		}
 	}
 	return out
