@@ -30,6 +30,9 @@ type NodeRecords struct {
 	SubTopology int    `json:"subTopology"`
 	Node        string `json:"node"`
 	Records     int64  `json:"records"`
+	// SinceMs is when a node an upgrade added started counting (absent:
+	// since the query started on this server).
+	SinceMs int64 `json:"sinceMs,omitempty"`
 }
 
 // GlobalStoreInfo is a global table's store of a query on one server:

@@ -52,6 +52,9 @@ type query struct {
 	// until it starts and takes over its counts; upgradedAt is when.
 	upgraded   *query
 	upgradedAt time.Time
+	// nodeSince is when the nodes upgrades added started counting, by
+	// "<sub-topology>/<name>" (set before the query starts, read only).
+	nodeSince map[string]time.Time
 	// caughtUp is set once a pull query found the query caught up with
 	// its inputs (pull_ready.go): later pull queries do not wait.
 	caughtUp atomic.Bool

@@ -38,8 +38,18 @@ func (q *query) continueCounts() {
 	q.late.Store(old.late.Load())
 	q.skipped.Store(old.skipped.Load())
 	q.globalLoaded.Store(old.globalLoaded.Load())
-	if added := q.nodes.ContinueFrom(old.nodes); len(added) > 0 {
+	added := q.nodes.ContinueFrom(old.nodes)
+	if len(added) > 0 {
 		q.logger().Info("upgraded query: nodes new in its plan count from the upgrade", "query", q.id, "nodes", added)
+	}
+	q.nodeSince = map[string]time.Time{}
+	for k, at := range old.nodeSince {
+		if !slices.Contains(added, k) {
+			q.nodeSince[k] = at
+		}
+	}
+	for _, k := range added {
+		q.nodeSince[k] = q.upgradedAt
 	}
 	q.globalFigs = old.globalFigs
 }
@@ -83,6 +93,10 @@ type QueryFigures struct {
 	Stores                  []StoreSize
 	Globals                 []global.StoreFigures
 	UpgradedAt              time.Time // zero: never upgraded in place here
+	// NodeSince is when each node an upgrade added started counting, by
+	// "<sub-topology>/<name>" (the others count from the query's start
+	// here).
+	NodeSince map[string]time.Time
 }
 
 // StoreSize is one local store partition's size.
@@ -95,7 +109,7 @@ type StoreSize struct {
 // queryFigures are q's figures here.
 func (e *Engine) queryFigures(q *query) QueryFigures {
 	f := QueryFigures{Processed: q.processed.Load(), Logged: q.logged.Load(), Late: q.late.Load(),
-		Nodes: q.nodes.Snapshot(), Globals: q.globalStores(), UpgradedAt: q.upgradedAt}
+		Nodes: q.nodes.Snapshot(), Globals: q.globalStores(), UpgradedAt: q.upgradedAt, NodeSince: q.nodeSince}
 	for _, g := range q.metricsGlobals(f.Globals) { // the global stores' section of the description
 		f.Nodes = append(f.Nodes, physical.NodeCount{SubTopology: g.SubTopology, Node: g.Source, Records: g.Loaded},
 			physical.NodeCount{SubTopology: g.SubTopology, Node: g.Materialize, Records: g.Loaded})

@@ -136,6 +136,9 @@ func TestUpgradeCountsContinue(t *testing.T) {
 	if f.UpgradedAt.Before(before) || f.UpgradedAt.After(time.Now()) {
 		t.Errorf("upgraded at %v, want the CREATE OR REPLACE's time (after %v)", f.UpgradedAt, before)
 	}
+	if len(f.NodeSince) != 1 || !f.NodeSince["0/WhereFilter"].Equal(f.UpgradedAt) {
+		t.Errorf("nodes counting since the upgrade: %v, want the filter alone", f.NodeSince)
+	}
 	rec := httptest.NewRecorder()
 	r.e.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if m := `sqlstream_query_upgraded_timestamp_seconds{query="` + id + `"}`; !strings.Contains(rec.Body.String(), m) {

@@ -73,7 +73,11 @@ func apiQueryFigures(q api.QueryTasks, f runtime.QueryFigures) api.QueryTasks {
 	q.Processed, q.Logged, q.Late = f.Processed, f.Logged, f.Late
 	q.Nodes = make([]api.NodeRecords, 0, len(f.Nodes))
 	for _, n := range f.Nodes {
-		q.Nodes = append(q.Nodes, api.NodeRecords{SubTopology: n.SubTopology, Node: n.Node, Records: n.Records})
+		r := api.NodeRecords{SubTopology: n.SubTopology, Node: n.Node, Records: n.Records}
+		if at, ok := f.NodeSince[fmt.Sprintf("%d/%s", n.SubTopology, n.Node)]; ok {
+			r.SinceMs = at.UnixMilli()
+		}
+		q.Nodes = append(q.Nodes, r)
 	}
 	for _, g := range f.Globals {
 		q.GlobalStores = append(q.GlobalStores, apiGlobalStore(g))
