@@ -491,7 +491,7 @@ function renderTasks(g, hosts) {
   box.appendChild(table(['task', 'host', 'role', 'consumer lag', 'store size', 'changelog lag', 'stream time', 'open windows', 'late records (by origin)', 'processing-log errors (by origin)'],
     rows.map((r) => {
       const c = r.role.startsWith('ACTIVE') || !r.host ? g.logCounts.get(r.task) || { late: 0, errors: 0 } : { late: '', errors: '' };
-      const l = (r.self && local[r.task]) || { stream: '', open: '' };
+      const l = (r.self && r.role.startsWith('ACTIVE') && local[r.task]) || { stream: '', open: '' };
       return [r.task, r.host, r.role, r.consumer, r.stores.join('; '), r.lag.join('; '), l.stream, l.open, c.late, c.errors];
     })));
 }
