@@ -286,7 +286,7 @@ func insertRows(t *testing.T, n *node, target string, rows ...string) {
 }
 
 // TestConsoleInBrowser walks through the console against the binary:
-// the catalog, DDL and a CTAS from the editor, an error's position, a
+// the catalog (a type too), DDL and a CTAS from the editor, an error's position, a
 // push query whose rows arrive over REST while it runs, the CTAS's
 // topology graph, a pull query, the charts and a TERMINATE with its
 // confirmation; the page sends nothing to another origin and meets no
@@ -314,12 +314,14 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.sql("CREATE STREAM clicks (user VARCHAR KEY, page VARCHAR, ms INT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);\n" +
 		"CREATE TABLE clicks_per_page AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page EMIT CHANGES;\n" +
 		"CREATE GLOBAL TABLE regions (rid VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='regions', VALUE_FORMAT='JSON', PARTITIONS=1);\n" +
-		"CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM clicks WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 0 SECONDS) GROUP BY page EMIT CHANGES;")
-	b.until("the four statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 4`)
+		"CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM clicks WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 0 SECONDS) GROUP BY page EMIT CHANGES;\n" +
+		"CREATE TYPE address AS STRUCT<street VARCHAR, city VARCHAR>;")
+	b.until("the five statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 5`)
 	b.do("the new stream, table and query in the lists",
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS"][data-type="STREAM"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"][data-type="TABLE"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
+	b.do("the new type in the catalog", chromedp.WaitVisible(chromedp.CSS(`[data-testid="types"] li[data-type-name="ADDRESS"]`)))
 	if badge := b.text(`[data-testid="sources"] li[data-source="REGIONS"] .badge`); badge != "GLOBAL" {
 		t.Errorf("the global table's badge is %q", badge)
 	}
@@ -382,6 +384,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("the task table's columns: %q", head)
 	}
 	b.until("the store node shows its keys", `/2 keys/.test(document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]').textContent)`)
+	// Each task of the aggregation (sub-topology 1) has its store
+	// partition's size in the table, and EXPLAIN's text is under it.
+	b.until("a task's store size", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^1_\d$/.test(tr.cells[0].textContent) && /Aggregate-Aggregate-Materialize: [1-9]\d* keys, ~/.test(tr.cells[4].textContent))`)
+	if explain := b.text(`[data-testid="explain"]`); !strings.Contains(explain, "Sub-topology: 1") || !strings.Contains(explain, "Aggregate-Aggregate-Materialize") {
+		t.Errorf("EXPLAIN's text under the graph:\n%s", explain)
+	}
 	// A record that is not JSON: a deserialization error of a task of
 	// sub-topology 0, counted in the task table from the processing log.
 	cl := kafkaClient(t, n.Kafka)
