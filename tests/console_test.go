@@ -321,6 +321,8 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS"][data-type="STREAM"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"][data-type="TABLE"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
+	b.until("the query's state, guarantee and per-host status", `/RUNNING/.test(document.querySelector('[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]').textContent) && `+
+		`/at_least_once · 1 RUNNING/.test(document.querySelector('[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]').textContent)`)
 	b.do("the new type in the catalog", chromedp.WaitVisible(chromedp.CSS(`[data-testid="types"] li[data-type-name="ADDRESS"]`)))
 	if badge := b.text(`[data-testid="sources"] li[data-source="REGIONS"] .badge`); badge != "GLOBAL" {
 		t.Errorf("the global table's badge is %q", badge)
