@@ -54,9 +54,14 @@ func (q *query) continueCounts() {
 	q.globalFigs = old.globalFigs
 }
 
-// globalStores are the figures of q's global stores on this server.
+// globalStores are the figures of q's global stores on this server
+// (those of its plan: figures taken over from an upgraded plan may name
+// a store this one dropped).
 func (q *query) globalStores() []global.StoreFigures {
-	return q.globalFigs.Snapshot(q.eng.db, q.appID)
+	all := q.globalFigs.Snapshot(q.eng.db, q.appID)
+	return slices.DeleteFunc(all, func(f global.StoreFigures) bool {
+		return !slices.ContainsFunc(q.topo.Globals, func(g physical.GlobalStoreSpec) bool { return g.Name == f.Store })
+	})
 }
 
 // metricsGlobals are q's global stores (with their figures here) as
