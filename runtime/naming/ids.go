@@ -1,7 +1,9 @@
 package naming
 
 import (
+	crand "crypto/rand"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -62,4 +64,22 @@ func InsertQueryID(st *ast.InsertInto) (id string, ok bool, err error) {
 		return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs may contain only alphanumeric characters and '_'. Got: '%s'", raw)
 	}
 	return id, true, nil
+}
+
+// Transient is the id of a push query over source: SCALABLE_PUSH_QUERY_
+// and a random version 4 UUID for one ksqlDB would run as a scalable
+// push query (check.ScalablePush), transient_<source>_<random> otherwise.
+// Deviation: sqlstream runs both alike, as the transient query reading
+// the source's topic from latest; the rows are the same (those the
+// writing query produces once the query has started), the id says which
+// kind ksqlDB would have made.
+func Transient(source string, scalable bool) string {
+	if !scalable {
+		return fmt.Sprintf("transient_%s_%d", source, rand.Int64N(1<<62))
+	}
+	var b [16]byte
+	_, _ = crand.Read(b[:]) // never fails (crypto/rand panics instead)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("SCALABLE_PUSH_QUERY_%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

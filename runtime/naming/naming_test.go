@@ -58,3 +58,15 @@ func TestInsertQueryID(t *testing.T) {
 		}
 	}
 }
+
+// TestTransient: a push query's id says whether ksqlDB would have run it
+// as a scalable push query.
+func TestTransient(t *testing.T) {
+	if id := Transient("S", false); !strings.HasPrefix(id, "transient_S_") {
+		t.Errorf("transient id %s", id)
+	}
+	id := Transient("S", true)
+	if !strings.HasPrefix(id, "SCALABLE_PUSH_QUERY_") || len(id) != len("SCALABLE_PUSH_QUERY_")+36 || id[len("SCALABLE_PUSH_QUERY_")+14] != '4' {
+		t.Errorf("scalable push id %s (want a version 4 UUID)", id)
+	}
+}

@@ -18,6 +18,7 @@ type SessionConfig struct {
 	// sources from the beginning, so no end offsets are committed first.
 	FromEarliest bool
 	PullLimit    bool // ksql.query.pull.limit.clause.enabled
+	PushV2       bool // ksql.query.push.v2.enabled (scalable push query ids)
 
 	AssertTopicTimeout  time.Duration // ksql.assert.topic.default.timeout.ms
 	AssertSchemaTimeout time.Duration // ksql.assert.schema.default.timeout.ms
@@ -41,6 +42,7 @@ func NewSessionConfig(t Table, props Properties) (SessionConfig, error) {
 		OutputTopicPrefix:   p.Str(OutputTopicPrefix),
 		FromEarliest:        p.Str(OffsetReset) == "earliest",
 		PullLimit:           p.Bool(PullLimit),
+		PushV2:              p.Bool(PushV2),
 		AssertTopicTimeout:  p.Millis(AssertTopicTimeout),
 		AssertSchemaTimeout: p.Millis(AssertSchemaTimeout),
 		ConnectURL:          strings.TrimSpace(url),
