@@ -59,10 +59,10 @@ type query struct {
 	// its inputs (pull_ready.go): later pull queries do not wait.
 	caughtUp atomic.Bool
 
-	mu       sync.Mutex
-	state    QueryState
-	errs     []queryError
-	runner   exec.Runner
+	mu     sync.Mutex
+	state  QueryState
+	errs   []queryError
+	runner exec.Runner
 	// reporter is the executor's runner of the current run as a task
 	// reporter, recorded when it starts (nil on the in-memory cluster,
 	// whose runners report no tasks); it reports only while runner is set.
