@@ -1,11 +1,7 @@
 package runtime
 
 import (
-	"fmt"
 	"net/http"
-	"sort"
-	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -46,22 +42,6 @@ func (e *Engine) MetricsHandler() http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
-// streamTimeText describes the tasks' stream times for DESCRIBE EXTENDED.
-func (q *query) streamTimeText() []string {
-	snap := q.streamTimes.Snapshot()
-	tasks := make([]string, 0, len(snap))
-	for t := range snap {
-		tasks = append(tasks, t)
-	}
-	sort.Strings(tasks)
-	open := q.streamTimes.OpenSnapshot()
-	var out []string
-	for _, t := range tasks {
-		out = append(out, fmt.Sprintf("task %s: stream time %s, %d open windows", t, formatMillis(snap[t]), open[t]))
-	}
-	return out
-}
-
 // consumerLags is the consumer lag of q's active tasks here, where known.
 func consumerLags(q *query) map[string]int64 {
 	r := q.tasks()
@@ -75,9 +55,4 @@ func consumerLags(q *query) map[string]int64 {
 		}
 	}
 	return out
-}
-
-// formatMillis renders epoch millis as UTC time and the number.
-func formatMillis(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") + " (" + strconv.FormatInt(ms, 10) + ")"
 }

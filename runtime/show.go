@@ -115,7 +115,7 @@ func (e *Engine) storeSizes(q *query) []string {
 		}
 		out = append(out, fmt.Sprintf("%s: %d keys, ~%d bytes", id, keys, bytes))
 	}
-	return append(out, q.streamTimeText()...)
+	return append(out, describe.StreamTimes(q.streamTimes.Snapshot(), q.streamTimes.OpenSnapshot())...)
 }
 
 func (e *Engine) transientViews() []describe.Transient {

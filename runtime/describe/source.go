@@ -2,7 +2,10 @@ package describe
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/planner"
@@ -124,4 +127,21 @@ func sourceStats(users []Query) (string, string) {
 		errs += fmt.Sprintf(" standby-feed-errors: %d (last: %s)", sum.FeedErrors, sum.LastFeedError)
 	}
 	return stats, errs
+}
+
+// StreamTimes describes tasks' stream times (epoch ms by task) and open
+// windows, a line per task in task order, for DESCRIBE EXTENDED's state.
+func StreamTimes(times, open map[string]int64) []string {
+	tasks := make([]string, 0, len(times))
+	for t := range times {
+		tasks = append(tasks, t)
+	}
+	sort.Strings(tasks)
+	out := make([]string, 0, len(tasks))
+	for _, t := range tasks {
+		ms := times[t]
+		at := time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") + " (" + strconv.FormatInt(ms, 10) + ")"
+		out = append(out, fmt.Sprintf("task %s: stream time %s, %d open windows", t, at, open[t]))
+	}
+	return out
 }
