@@ -69,3 +69,14 @@ func TestQueriesListsTransients(t *testing.T) {
 		t.Errorf("queries: %+v", ent.Queries)
 	}
 }
+
+// TestStreamTimes: a line per task in task order, its stream time as UTC
+// and epoch milliseconds, and its open windows.
+func TestStreamTimes(t *testing.T) {
+	got := StreamTimes(map[string]int64{"1_0": 1500, "0_1": 0}, map[string]int64{"1_0": 3})
+	want := []string{"task 0_1: stream time 1970-01-01T00:00:00.000Z (0), 0 open windows",
+		"task 1_0: stream time 1970-01-01T00:00:01.500Z (1500), 3 open windows"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
