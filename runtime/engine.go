@@ -127,7 +127,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.peers = cluster.NewPeers(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
 		e.recovery = recovery.New(o.dataDir)
-		stateOpts := []state.Option{state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.Poke)}
+		stateOpts := []state.Option{state.WithLogger(state.SlogLogger(e.logger)), state.WithFailureHook(e.recovery.Poke)}
 		if o.stateFS != nil {
 			stateOpts = append(stateOpts, state.WithFS(o.stateFS))
 		}
@@ -308,20 +308,4 @@ func (e *Engine) Catalog() (srcs []*planner.Source, sinks map[string]bool) {
 // drivers agree).
 func DefaultPartition(key []byte, partitions int32) int32 {
 	return exec.DefaultPartition(key, partitions)
-}
-
-// pebbleLogger routes Pebble's messages to the engine's logger.
-type pebbleLogger struct{ l *slog.Logger }
-
-func (p pebbleLogger) Infof(format string, args ...any) {
-	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
-}
-
-func (p pebbleLogger) Errorf(format string, args ...any) {
-	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-}
-
-func (p pebbleLogger) Fatalf(format string, args ...any) {
-	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-	panic(fmt.Sprintf(format, args...))
 }
