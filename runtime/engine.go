@@ -302,10 +302,3 @@ func (e *Engine) Catalog() (srcs []*planner.Source, sinks map[string]bool) {
 	}
 	return e.cat.List(), sinks
 }
-
-// DefaultPartition is Kafka's default partitioner: murmur2 of the key
-// modulo the partition count (partition 0 for a null key here, so test
-// drivers agree).
-func DefaultPartition(key []byte, partitions int32) int32 {
-	return exec.DefaultPartition(key, partitions)
-}
