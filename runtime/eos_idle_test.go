@@ -6,10 +6,12 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // txnEndStats is what /metrics says of one query's transaction ends.
@@ -107,5 +109,71 @@ func TestEOSIdleClosingBeginsTransaction(t *testing.T) {
 	}
 	if fmt.Sprint(got) != want {
 		t.Fatalf("final windows read_committed: %v, want %s", got, want)
+	}
+}
+
+// TestEOSFalseCommitIsRedone: franz-go can end a transaction that
+// carried no input offsets with an abort and report it committed (it
+// believed none of its produces succeeded). The broker here does the
+// same to the first such commit of the query (a wall-clock punctuation
+// closing the last window): the runner reads the transaction's record
+// back, finds it missing, rejoins and closes the window again, so
+// read_committed shows every window exactly once.
+func TestEOSFalseCommitIsRedone(t *testing.T) {
+	t.Parallel()
+	f := newEOSRig(t)
+	var mu sync.Mutex
+	withOffsets := map[string]bool{} // transactional id → its open transaction carries offsets
+	turned := 0
+	markOffsets := func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.c.KeepControl()
+		mu.Lock()
+		defer mu.Unlock()
+		switch r := req.(type) {
+		case *kmsg.TxnOffsetCommitRequest:
+			withOffsets[r.TransactionalID] = len(r.Topics) > 0 || withOffsets[r.TransactionalID]
+		case *kmsg.AddOffsetsToTxnRequest:
+			withOffsets[r.TransactionalID] = true
+		}
+		return nil, nil, false
+	}
+	f.c.ControlKey(int16(kmsg.TxnOffsetCommit), markOffsets)
+	f.c.ControlKey(int16(kmsg.AddOffsetsToTxn), markOffsets)
+	f.c.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.c.KeepControl()
+		mu.Lock()
+		defer mu.Unlock()
+		r := req.(*kmsg.EndTxnRequest)
+		if r.Commit && !withOffsets[r.TransactionalID] && turned == 0 && strings.Contains(r.TransactionalID, "FINAL_PER_WINDOW") {
+			r.Commit = false
+			turned++
+		}
+		delete(withOffsets, r.TransactionalID)
+		return nil, nil, false
+	})
+	f.exec(fmt.Sprintf(lessonFinal, "SET 'processing.guarantee'='exactly_once_v2'; SET 'window.close.idle.ms'='1000';"))
+	base := (time.Now().UnixMilli() - 3600000) / 300000 * 300000
+	var recs []*kgo.Record
+	for _, m := range []int{0, 1, 4, 6, 3, 9, 12} {
+		recs = append(recs, &kgo.Record{Topic: "clicks", Key: []byte("u"), Value: fmt.Appendf(nil, `{"SITE":"s","TS":%d}`, base+int64(m)*60000)})
+	}
+	if err := f.cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	want := `[0={"N":4} 5={"N":2} 10={"N":1}]`
+	var got []string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if got = finalWindows(f.readTopic("FINAL_PER_WINDOW", true), base); len(got) >= 3 {
+			break
+		}
+	}
+	mu.Lock()
+	n := turned
+	mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d commits without offsets turned into aborts, want 1", n)
+	}
+	if fmt.Sprint(got) != want {
+		t.Fatalf("final windows read_committed: %v, want %s (the window closed in the aborted transaction is lost)", got, want)
 	}
 }
