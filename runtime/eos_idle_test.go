@@ -47,6 +47,18 @@ func (f *faultRig) txnEnds(query string) txnEndStats {
 	return s
 }
 
+// awaitTxnEnds waits until the query's transaction ends metric reaches
+// n (the runner records an end just after the commit Quiesce sees) and
+// returns it.
+func (f *faultRig) awaitTxnEnds(query string, n int) int {
+	f.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if got := f.txnEnds(query).n; got >= n || time.Now().After(deadline) {
+			return got
+		}
+	}
+}
+
 // TestEOSIdleQueryOpensNoTransaction: an exactly_once_v2 query with
 // nothing to read begins no transaction, so none has to end (franz-go
 // ends one that committed no offsets only after a 500 ms pause, and an
@@ -176,4 +188,61 @@ func TestEOSFalseCommitIsRedone(t *testing.T) {
 	if fmt.Sprint(got) != want {
 		t.Fatalf("final windows read_committed: %v, want %s (the window closed in the aborted transaction is lost)", got, want)
 	}
+}
+
+// TestEOSStepsOverMarkersInItsTransactions counts the transactions of a
+// query whose input is written in transactions upstream. A committed
+// upstream transaction's marker comes in the same poll as its records
+// (read_committed shows both once the marker is written), so it is
+// stepped over in the transaction of those records: one transaction
+// each. An aborted upstream transaction brings its marker alone (its
+// records are filtered out): that takes one offsets-only transaction,
+// the one that commits the offset past the marker so the group is
+// caught up (Quiesce); records polled within the commit interval after
+// it would join it, since it stays open that long.
+func TestEOSStepsOverMarkersInItsTransactions(t *testing.T) {
+	t.Parallel()
+	f := newEOSRig(t)
+	f.eosCounts("marker_counts", "exactly_once_v2", 1)
+	const q = "CTAS_MARKER_COUNTS_1"
+	up, err := kgo.NewClient(kgo.SeedBrokers(f.c.ListenAddrs()...), kgo.TransactionalID("upstream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	want := map[string]int{}
+	upTxn := func(i int, end kgo.TransactionEndTry) {
+		t.Helper()
+		if err := up.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		k := fmt.Sprintf("k%d", i%2)
+		if end == kgo.TryCommit {
+			want[k]++
+		}
+		if err := up.ProduceSync(ctx, &kgo.Record{Topic: "s", Key: []byte(k), Value: fmt.Appendf(nil, `{"V":%d}`, i)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if err := up.EndTransaction(ctx, end); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.e.Quiesce(ctx); err != nil { // committed past the marker
+			t.Fatal(err)
+		}
+	}
+	const upstream = 5
+	for i := range upstream {
+		upTxn(i, kgo.TryCommit)
+	}
+	f.awaitCounts("marker_counts", want)
+	if n := f.awaitTxnEnds(q, upstream); n != upstream {
+		t.Fatalf("%d transactions ended for %d upstream transactions of one record each, want one each", n, upstream)
+	}
+	upTxn(upstream, kgo.TryAbort)
+	if n := f.awaitTxnEnds(q, upstream+1); n != upstream+1 {
+		t.Fatalf("%d transactions ended after an aborted upstream transaction, want %d (one to step over its marker)", n, upstream+1)
+	}
+	f.awaitCounts("marker_counts", want)
 }

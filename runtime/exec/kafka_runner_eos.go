@@ -63,7 +63,12 @@ type eosSession struct {
 	// polled, or a first record produced (a punctuation's). An idle
 	// query begins none, so it ends none: franz-go ends a transaction
 	// that committed no offsets only after a 500 ms pause (its pre-KIP-447
-	// path).
+	// path). A poll that brought only transaction markers (an aborted
+	// upstream transaction's: a committed one's comes with its records)
+	// begins one too, which carries nothing but the offset past them:
+	// without it the group would stay one short of its inputs' ends
+	// (never caught up, a consumer lag of 1), and records polled within
+	// the commit interval join it (TestEOSStepsOverMarkersInItsTransactions).
 	beginMu sync.Mutex
 	open    atomic.Bool
 	began   time.Time // guarded by beginMu
