@@ -103,8 +103,12 @@ func (r *kafkaRunner) unstickEnd(done <-chan struct{}) {
 // offsets in the transaction it always sends the commit (the offsets
 // count as added), so only a transaction that produced and polled
 // nothing is exposed: a wall-clock punctuation's (window.close.idle.ms).
-// Such a commit is confirmed by reading one of its records back
-// read_committed; one that is not there was aborted, and the runner
+// Such a commit is confirmed by reading its records back read_committed
+// from the first one acknowledged (the probe): a record of the
+// transaction's producer id at or after the probe's offset (the probe
+// itself, or a later record of the transaction if compaction removed
+// it; later transactions have not begun) proves the commit. None there:
+// the transaction was aborted, and the runner
 // takes the recovery path (sessionError: drop the tasks, rejoin,
 // restore from Pebble, which never received the transaction's writes,
 // and the committed changelog tail), so the punctuation runs again.
@@ -114,15 +118,16 @@ type ackedRecord struct {
 	topic     string
 	partition int32
 	offset    int64
+	producer  int64 // the transaction's producer id
 }
 
 // noteAcked keeps the first record acknowledged in the open transaction
 // (called from every produce promise: one atomic load once it is kept).
 func (s *eosSession) noteAcked(kr *kgo.Record) {
-	if s.probe.Load() != nil {
+	if s.probe.Load() != nil || kr.Offset < 0 {
 		return
 	}
-	s.probe.CompareAndSwap(nil, &ackedRecord{kr.Topic, kr.Partition, kr.Offset})
+	s.probe.CompareAndSwap(nil, &ackedRecord{kr.Topic, kr.Partition, kr.Offset, kr.ProducerID})
 }
 
 // confirmCommitted checks a committed transaction without input offsets
@@ -135,10 +140,13 @@ func (r *kafkaRunner) confirmCommitted(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, eosEndTimeout)
 	defer cancel()
 	found := false
-	err := r.k.ReadRange(ctx, p.topic, p.partition, p.offset, p.offset+1, func(rec *kgo.Record) error {
-		found = found || rec.Offset == p.offset
-		return nil
-	})
+	end, err := r.k.EndOffset(ctx, p.topic, p.partition)
+	if err == nil {
+		err = r.k.ReadRange(ctx, p.topic, p.partition, p.offset, end, func(rec *kgo.Record) error {
+			found = found || rec.ProducerID == p.producer
+			return nil
+		})
+	}
 	r.q.Logger.Debug("confirmed a transaction without offsets", "query", r.q.ID,
 		"topic", p.topic, "partition", p.partition, "offset", p.offset, "committed", found, "err", err)
 	switch {
