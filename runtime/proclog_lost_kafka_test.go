@@ -12,7 +12,7 @@ import (
 
 // TestProcessingLogLossIsReported: processing-log entries whose writes
 // the broker refuses are counted lost for their query, in DESCRIBE
-// EXTENDED's error statistics and on /metrics, and once the log writes
+// EXTENDED's error statistics, GET /tasks' figures and on /metrics, and once the log writes
 // again an ENTRIES_LOST entry in the topic says how many were lost.
 func TestProcessingLogLossIsReported(t *testing.T) {
 	t.Parallel()
@@ -36,6 +36,9 @@ func TestProcessingLogLossIsReported(t *testing.T) {
 	waitFor(t, "two entries counted lost", func() bool { return strings.Contains(describe(), "processing-log-entries-lost: 2") })
 	if refused.Load() != 2 {
 		t.Fatalf("%d log writes refused, want 2", refused.Load())
+	}
+	if figs := f.e.TaskAssignments(); len(figs) != 1 || figs[0].Figures.LogLost != 2 {
+		t.Fatalf("GET /tasks figures: %+v, want 2 entries lost", figs)
 	}
 	rec := httptest.NewRecorder()
 	f.e.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
