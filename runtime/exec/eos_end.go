@@ -108,10 +108,10 @@ func (r *kafkaRunner) unstickEnd(done <-chan struct{}) {
 // transaction's producer id at or after the probe's offset (the probe
 // itself, or a later record of the transaction if compaction removed
 // it; later transactions have not begun) proves the commit. None there:
-// the transaction was aborted, and the runner
-// takes the recovery path (sessionError: drop the tasks, rejoin,
-// restore from Pebble, which never received the transaction's writes,
-// and the committed changelog tail), so the punctuation runs again.
+// the transaction was aborted, and the runner takes the recovery path
+// (sessionError: drop the tasks, rejoin, restore from Pebble, which
+// never received the transaction's writes, and the committed changelog
+// tail), so the punctuation runs again.
 
 // ackedRecord is where one record of the open transaction was written.
 type ackedRecord struct {
@@ -131,7 +131,8 @@ func (s *eosSession) noteAcked(kr *kgo.Record) {
 }
 
 // confirmCommitted checks a committed transaction without input offsets
-// by reading its probe record back; nil for every other transaction.
+// by reading its probe's partition back from the probe on; nil for every
+// other transaction.
 func (r *kafkaRunner) confirmCommitted(ctx context.Context) error {
 	p := r.eos.probe.Load()
 	if p == nil || r.eos.offsetsIn.Load() {
