@@ -155,7 +155,12 @@
 // Stream–stream joins (`WITHIN n | (before, after) [GRACE PERIOD g]`,
 // `physical/join_stream.go`, `join_outer.go`) keep each side in a window
 // store with duplicates (`KSTREAM-JOINTHIS-N-store` /
-// `KSTREAM-OUTEROTHER-(N+1)-store`…, N = 8 plus 4 per re-keyed side;
+// `KSTREAM-OUTEROTHER-(N+1)-store`…, N Kafka Streams' node number of the
+// store: the nodes ksqlDB builds before it, counted by
+// `join_numbering.go` (8 for one join, plus 4 per re-keyed side; an
+// n-way step counts the steps and tables below it; commands recorded
+// before `internalFormats: "sources/3"` keep their old numbers,
+// Options.LegacyJoinStoreNumbers);
 // retention before + after + grace, grace defaulting to max(24h − 2·before,
 // 0) as ksqlDB's deprecated `JoinWindows.of`). Each store has its own
 // stream time, its largest row time (Kafka Streams' observedStreamTime,
@@ -467,7 +472,8 @@
 // `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
 // writes are the bytes the right rows are keyed and partitioned by. Each
-// command records `internalFormats: "sources/2"` (commands recorded with
+// command records `internalFormats: "sources/3"` (commands recorded with
+// `"sources/2"` keep their stream–stream join store numbers; those with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.
 // LegacyRegistryJoinSteps) and `storeFormats: "query"`; queries of
 // commands recorded before the first keep JSON internal topics (and the

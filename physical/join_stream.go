@@ -22,10 +22,9 @@ func joinGrace(w *ast.JoinWindow) int64 {
 
 // streamJoinStores names the two window stores as Kafka Streams does for
 // ksqlDB's joins (KSTREAM-JOINTHIS-N / -OUTERTHIS-N, -JOINOTHER-N+1 /
-// -OUTEROTHER-N+1, N = 8, or 12 when a side is re-keyed). "This" is the
+// -OUTEROTHER-N+1, N the step's base, b.streamJoinBase). "This" is the
 // SQL left side, but the right one of a RIGHT join (a swapped LEFT join).
-func streamJoinStores(n *planner.Join) (left, right string) {
-	base := streamJoinBase(n)
+func streamJoinStores(n *planner.Join, base int) (left, right string) {
 	this, other := "JOINTHIS", "OUTEROTHER"
 	switch n.Type {
 	case ast.InnerJoin:
@@ -43,18 +42,31 @@ func streamJoinStores(n *planner.Join) (left, right string) {
 
 // sharedStoreName is the outer join's shared store,
 // KSTREAM-OUTERSHARED-N-store with N the "this" side's index.
-func sharedStoreName(n *planner.Join) string {
-	return fmt.Sprintf("KSTREAM-OUTERSHARED-%010d-store", streamJoinBase(n))
+func sharedStoreName(base int) string {
+	return fmt.Sprintf("KSTREAM-OUTERSHARED-%010d-store", base)
 }
 
-// streamJoinBase is Kafka Streams' node index of the "this" side's store:
-// 8, plus 4 for each re-keyed side (not for an n-way step's right stream
-// re-keyed only into the registry key format, planner.JoinInput.Aligned),
-// plus the step's planner.Join.StoreShift.
-//
-// Each nested step below adds 20 (an n-way join's second step is
-// KSTREAM-JOINTHIS-0000000028).
-func streamJoinBase(n *planner.Join) int {
+// streamJoinBase is Kafka Streams' node index of the "this" side's
+// store: ksqlDB's (ksqlStreamJoinBase), or for the queries of commands
+// recorded before (Options.LegacyJoinStoreNumbers) the number they were
+// given then (legacyStreamJoinBase).
+func (b *builder) streamJoinBase(n *planner.Join) int {
+	if b.opts.LegacyJoinStoreNumbers {
+		return legacyStreamJoinBase(n)
+	}
+	if b.joinBases == nil {
+		b.joinBases = ksqlStreamJoinBases(b.rootJoin)
+	}
+	return b.joinBases[n]
+}
+
+// legacyStreamJoinBase is how queries recorded before ksqlDB's node
+// counting numbered a step's window stores: 8, plus 4 for each re-keyed
+// side (not for an n-way step's right stream re-keyed only into the
+// registry key format, planner.JoinInput.Aligned), plus the step's
+// planner.Join.StoreShift, plus 20 for each nested step below. It is
+// ksqlDB's for a single join, not for most n-way ones.
+func legacyStreamJoinBase(n *planner.Join) int {
 	base := 8 + n.StoreShift
 	for in := &n.Left; in.Nested(); in = &in.Node.(*planner.Join).Left {
 		base += 20

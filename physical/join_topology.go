@@ -281,13 +281,14 @@ func joinDescs(n *planner.Join, stores [2]StoreSpec, t joinTopics) []*NodeDesc {
 func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	w := n.Within
 	retention := w.Before + w.After + joinGrace(w)
-	ln, rn := streamJoinStores(n)
+	base := b.streamJoinBase(n)
+	ln, rn := streamJoinStores(n, base)
 	ls, rs := b.uncachedStore(ln), b.uncachedStore(rn)
 	b.retainChangelog(ls, retention)
 	b.retainChangelog(rs, retention)
 	var shared StoreSpec
 	if w.Grace >= 0 && n.Type != ast.InnerJoin {
-		shared = b.store(sharedStoreName(n))
+		shared = b.store(sharedStoreName(base))
 	}
 	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
 

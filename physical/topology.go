@@ -31,6 +31,8 @@ type Topology struct {
 	// formats decides the formats of internal topics and stored tables
 	// (the builder's, for readers of the stores such as pull queries).
 	formats internalFormats
+	// legacyJoinNumbers: built with Options.LegacyJoinStoreNumbers.
+	legacyJoinNumbers bool
 	// plan is the plan built, for CompareState.
 	plan *planner.Plan
 	// partitionKeys are the key formats of the repartition topics, by
@@ -48,6 +50,12 @@ func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy 
 // stores keep JSON values by position (Options.LegacyStoreJSON): an
 // upgrade of its query must build the new topology so too.
 func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
+
+// LegacyJoinStoreNumbers reports whether the topology numbers its
+// stream–stream join stores as before ksqlDB's node counting
+// (Options.LegacyJoinStoreNumbers): an upgrade of its query must build
+// the new topology so too.
+func (t *Topology) LegacyJoinStoreNumbers() bool { return t.legacyJoinNumbers }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
@@ -149,6 +157,13 @@ type Options struct {
 	// format, accumulators named after their calls (see aggState), join
 	// table stores in the table's value format.
 	LegacyStoreJSON bool
+	// LegacyJoinStoreNumbers numbers the window stores of stream–stream
+	// joins as queries did before they counted ksqlDB's nodes (an n-way
+	// join's steps got other numbers than ksqlDB's): the runtime sets it
+	// for queries of commands recorded then, whose stores and changelogs
+	// have those names. Default false: ksqlDB's numbers
+	// (join_numbering.go).
+	LegacyJoinStoreNumbers bool
 }
 
 // Build turns a logical plan into a topology.
@@ -160,6 +175,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
 		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan)}
 	if j, ok := bottom.(*planner.Join); ok {
+		b.rootJoin = j
 		b.startJoin(j)
 	} else {
 		b.startSource(bottom.(*planner.Scan))
@@ -184,6 +200,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	}
 	b.topo.Subjects = b.internalSubjects(plan)
 	b.topo.formats = b.internal()
+	b.topo.legacyJoinNumbers = opts.LegacyJoinStoreNumbers
 	b.topo.plan = plan
 	return b.topo, nil
 }
@@ -262,6 +279,10 @@ type builder struct {
 	// sourceFormats is the first source, whose formats the GROUP BY
 	// repartition topic takes.
 	sourceFormats *planner.Source
+	// rootJoin is the plan's join (nil: none), joinBases the numbers of
+	// its stream–stream steps' window stores (streamJoinBase).
+	rootJoin  *planner.Join
+	joinBases map[*planner.Join]int
 }
 
 func (b *builder) startSource(scan *planner.Scan) {

@@ -10,17 +10,34 @@ import "github.com/sqlstream/sqlstream/planner"
 // JSON, and they keep writing and reading JSON after an upgrade.
 const internalFormatsOfSources = "sources"
 
-// internalFormatsFKReformat is what a command records now: the sources'
-// formats, and a foreign-key join's right table (an n-way join step's
-// right side) keyed in a registry format repartitioned into the join's
-// key format (planner.Defaults.LegacyRegistryJoinSteps). Commands
+// internalFormatsFKReformat is what a command recorded next: the
+// sources' formats, and a foreign-key join's right table (an n-way join
+// step's right side) keyed in a registry format repartitioned into the
+// join's key format (planner.Defaults.LegacyRegistryJoinSteps). Commands
 // recorded with internalFormatsOfSources keep their joins' topologies.
 const internalFormatsFKReformat = "sources/2"
+
+// internalFormatsKsqlNumbers is what a command records now: as
+// internalFormatsFKReformat, and stream–stream join stores numbered as
+// ksqlDB numbers them (physical.Options.LegacyJoinStoreNumbers false).
+// Commands recorded before keep their stores' names.
+const internalFormatsKsqlNumbers = "sources/3"
 
 // legacyInternalJSON reports whether the queries c starts keep JSON
 // internal topics.
 func legacyInternalJSON(c *command) bool {
-	return c.InternalFormats != internalFormatsOfSources && c.InternalFormats != internalFormatsFKReformat
+	switch c.InternalFormats {
+	case internalFormatsOfSources, internalFormatsFKReformat, internalFormatsKsqlNumbers:
+		return false
+	}
+	return true
+}
+
+// legacyJoinStoreNumbers reports whether the queries cmd starts number
+// their stream–stream join stores as before ksqlDB's numbers (nil: a
+// new statement, which does not).
+func legacyJoinStoreNumbers(cmd *command) bool {
+	return cmd != nil && cmd.InternalFormats != internalFormatsKsqlNumbers
 }
 
 // storeFormatsOfQuery is what a command records (command.StoreFormats)
@@ -41,7 +58,7 @@ func legacyStoreJSON(c *command) bool { return c.StoreFormats != storeFormatsOfQ
 // copy that plans them as then (the engine lock is held, the copy shares
 // the catalog).
 func (e *Engine) plannerFor(cmd *command) *planner.Planner {
-	if cmd == nil || cmd.InternalFormats == internalFormatsFKReformat {
+	if cmd == nil || cmd.InternalFormats == internalFormatsFKReformat || cmd.InternalFormats == internalFormatsKsqlNumbers {
 		return e.planner
 	}
 	p := *e.planner

@@ -15,8 +15,11 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 	if p := e.plannerFor(nil); p != e.planner {
 		t.Error("a new statement is not planned by the engine's planner")
 	}
-	if p := e.plannerFor(&command{InternalFormats: internalFormatsFKReformat}); p != e.planner {
+	if p := e.plannerFor(&command{InternalFormats: internalFormatsKsqlNumbers}); p != e.planner {
 		t.Error("a command of this release is not planned by the engine's planner")
+	}
+	if !legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsFKReformat}) || legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsKsqlNumbers}) || legacyJoinStoreNumbers(nil) {
+		t.Error("only commands recorded before sources/3 keep the old join store numbers")
 	}
 	for _, c := range []struct {
 		formats    string

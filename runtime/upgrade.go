@@ -103,7 +103,8 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
-		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores()})
+		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores(),
+		LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers()})
 	if err != nil {
 		return nil, err
 	}
