@@ -265,8 +265,16 @@
 // PreJoinRepartitionNode does "to avoid misses due to key schema ID
 // mismatch": each producer's key bytes carry its own schema id, the
 // repartition topics' one serializer's; tables go through
-// `LeftSourceKeyed-` / `RightSourceKeyed-SelectKey-repartition` (not yet
-// for windowed sides or n-way steps).
+// `LeftSourceKeyed-` / `RightSourceKeyed-SelectKey-repartition` (n-way
+// steps repartition their right side only). Two windowed streams so
+// keyed are repartitioned too (`join_window_rekey.go`): the repartition
+// keys end with the window in the left's windowed key format (a time
+// window's start, a session's end and start), the values with the row's
+// own WINDOWSTART and WINDOWEND, which the window stores keep too; rows
+// match by key and the window as the left's format reads it, so time
+// windows of other types or sizes join by their starts, as in ksqlDB
+// (commands recorded before `internalFormats: "sources/3"` keep reading
+// their sources, planner.Defaults.LegacyWindowedJoins).
 //
 // Joins of windowed sources (`planner/join_windowed.go`,
 // `physical/join_window_key.go`) follow ksqlDB's rules: both sides or
@@ -274,7 +282,9 @@
 // those ("Incompatible windowed sources…"), no re-keying ("Implicit
 // repartitioning of windowed sources is not supported. See …4385"), and the
 // same window type, size and key format (else ksqlDB would repartition to
-// match the key format, so the same error without the link); no FK join.
+// match the key format, so the same error without the link; except for
+// two streams keyed in a registry format, repartitioned anyway, above);
+// no FK join.
 // The join key carries the window: the side stores' keys are the key
 // followed by the window's end and start (an exact match, as ksqlDB's
 // binary key match), the output row keeps the window so the sink writes a

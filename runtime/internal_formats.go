@@ -18,9 +18,11 @@ const internalFormatsOfSources = "sources"
 const internalFormatsFKReformat = "sources/2"
 
 // internalFormatsKsqlNumbers is what a command records now: as
-// internalFormatsFKReformat, and stream–stream join stores numbered as
-// ksqlDB numbers them (physical.Options.LegacyJoinStoreNumbers false).
-// Commands recorded before keep their stores' names.
+// internalFormatsFKReformat, stream–stream join stores numbered as
+// ksqlDB numbers them (physical.Options.LegacyJoinStoreNumbers false),
+// and a stream–stream join of windowed streams keyed in a registry
+// format repartitioning both sides (planner.Defaults.LegacyWindowedJoins
+// false). Commands recorded before keep their stores' names and joins.
 const internalFormatsKsqlNumbers = "sources/3"
 
 // legacyInternalJSON reports whether the queries c starts keep JSON
@@ -54,15 +56,16 @@ func legacyStoreJSON(c *command) bool { return c.StoreFormats != storeFormatsOfQ
 
 // plannerFor is the planner that plans the query of cmd: the engine's, or
 // for a command recorded before registry-keyed joins repartitioned every
-// side (or before FK joins reformatted a registry-keyed right table), a
-// copy that plans them as then (the engine lock is held, the copy shares
+// side (or before FK joins reformatted a registry-keyed right table, or
+// windowed joins were repartitioned), a copy that plans them as then (the engine lock is held, the copy shares
 // the catalog).
 func (e *Engine) plannerFor(cmd *command) *planner.Planner {
-	if cmd == nil || cmd.InternalFormats == internalFormatsFKReformat || cmd.InternalFormats == internalFormatsKsqlNumbers {
+	if cmd == nil || cmd.InternalFormats == internalFormatsKsqlNumbers {
 		return e.planner
 	}
 	p := *e.planner
-	p.Defaults.LegacyRegistryJoinSteps = true
+	p.Defaults.LegacyWindowedJoins = true
+	p.Defaults.LegacyRegistryJoinSteps = cmd.InternalFormats != internalFormatsFKReformat
 	p.Defaults.LegacyJoinRepartition = legacyInternalJSON(cmd)
 	return &p
 }
