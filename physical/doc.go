@@ -517,11 +517,16 @@
 // aggregation (a new accumulator would retract rows it never added) or a
 // sliding window (its raw rows hold the old calls' arguments), and any
 // change of the aggregates when the store is read by position
-// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores), and
-// what the store's registry subject would refuse under BACKWARD (an
-// aggregate added to a JSON_SR store: a property added to an open
-// content model; a PROTOBUF field number given another type: add new
-// aggregates at the end). Old rows
+// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores), and a
+// PROTOBUF field number given another type (add new aggregates at the
+// end). Whether a kept subject takes its new schema is its registry's
+// answer under the subject's own rule (BACKWARD, FORWARD, FULL, their
+// TRANSITIVE forms, NONE): the builder records the schema each internal
+// subject's codec registers (`subject_schemas.go`), `SchemaChanges(old,
+// next)` lists the kept subjects whose schema changes, and the runtime
+// asks the registry about each before the upgrade is recorded, refusing
+// it with the subject and the rule (an aggregate added to a JSON_SR
+// store under BACKWARD, one dropped under FULL). Old rows
 // are read by column name (`agg_state.go`): a kept aggregate finds its
 // accumulator, a new one starts from its initial value and counts only
 // records after the upgrade, a dropped one is ignored and leaves a row

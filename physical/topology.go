@@ -33,6 +33,8 @@ type Topology struct {
 	formats internalFormats
 	// legacyJoinNumbers: built with Options.LegacyJoinStoreNumbers.
 	legacyJoinNumbers bool
+	// schemas are the internal subjects' schemas (SchemaChanges).
+	schemas subjectSchemas
 	// plan is the plan built, for CompareState.
 	plan *planner.Plan
 	// partitionKeys are the key formats of the repartition topics, by
@@ -173,7 +175,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		return nil, err
 	}
 	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
-		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan)}
+		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan), schemas: subjectSchemas{}}
 	if j, ok := bottom.(*planner.Join); ok {
 		b.rootJoin = j
 		b.startJoin(j)
@@ -199,6 +201,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		b.topo.SinkTopic = s.Target.Topic
 	}
 	b.topo.Subjects = b.internalSubjects(plan)
+	b.topo.schemas, b.schemas = b.schemas, nil
 	b.topo.formats = b.internal()
 	b.topo.legacyJoinNumbers = opts.LegacyJoinStoreNumbers
 	b.topo.plan = plan
@@ -283,6 +286,9 @@ type builder struct {
 	// its stream–stream steps' window stores (streamJoinBase).
 	rootJoin  *planner.Join
 	joinBases map[*planner.Join]int
+	// schemas records the internal subjects' schemas while Build runs
+	// (nil once it returned: the tasks' closures only read formats).
+	schemas subjectSchemas
 }
 
 func (b *builder) startSource(scan *planner.Scan) {
@@ -319,7 +325,7 @@ func (b *builder) internalName(name string) string { return b.opts.AppID + "-" +
 
 // internal decides the formats of the query's internal topics.
 func (b *builder) internal() internalFormats {
-	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON}
+	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON, schemas: b.schemas}
 }
 
 // internalSubjects are the subjects the internal topics' codecs may
