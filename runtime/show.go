@@ -92,7 +92,8 @@ func (e *Engine) view(q *query) describe.Query {
 func (e *Engine) queryStats(q *query) describe.Stats {
 	late := q.late.Load()
 	// A late record is logged too, but counts as late only.
-	s := describe.Stats{Processed: q.processed.Load(), Failed: q.logged.Load() - late, Late: late, Skipped: q.skipped.Load()}
+	s := describe.Stats{Processed: q.processed.Load(), Failed: q.logged.Load() - late, Late: late, Skipped: q.skipped.Load(),
+		LogLost: e.procLog.Lost(q.id)}
 	s.FeedErrors, s.LastFeedError = q.replicaErrors()
 	if st := q.restores.Status(); st != "" {
 		s.State = append(s.State, st)

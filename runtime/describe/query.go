@@ -30,6 +30,7 @@ type Stats struct {
 	Failed    int64 // processing-log entries other than late records
 	Late      int64 // records dropped for arriving after their window closed
 	Skipped   int64 // records a join skipped for a null key or value
+	LogLost   int64 // processing-log entries the log could not write
 	// FeedErrors counts the standby feeder's errors, LastFeedError the
 	// last one's message.
 	FeedErrors    int64

@@ -113,6 +113,7 @@ func sourceStats(users []Query) (string, string) {
 		sum.Failed += s.Failed
 		sum.Late += s.Late
 		sum.Skipped += s.Skipped
+		sum.LogLost += s.LogLost
 		if s.FeedErrors > 0 {
 			sum.FeedErrors, sum.LastFeedError = sum.FeedErrors+s.FeedErrors, s.LastFeedError
 		}
@@ -123,6 +124,9 @@ func sourceStats(users []Query) (string, string) {
 		stats += "\nstate:\n" + strings.Join(sum.State, "\n")
 	}
 	errs := fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d dropped-records (null key or value): %d", sum.Failed, sum.Late, sum.Skipped)
+	if sum.LogLost > 0 {
+		errs += fmt.Sprintf(" processing-log-entries-lost: %d", sum.LogLost)
+	}
 	if sum.FeedErrors > 0 {
 		errs += fmt.Sprintf(" standby-feed-errors: %d (last: %s)", sum.FeedErrors, sum.LastFeedError)
 	}
