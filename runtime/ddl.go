@@ -12,6 +12,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/runtime/topics"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -87,7 +88,7 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 		}
 	}
 	if cmd == nil {
-		if err := e.registerSchemas(ctx, src, false, st.P); err != nil {
+		if err := registry.Register(ctx, src, false, st.P); err != nil {
 			return nil, err
 		}
 	}
@@ -218,7 +219,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 		return nil, err
 	}
 	if cmd == nil {
-		if err := e.registerSchemas(ctx, plan.Sink, true, st.P); err != nil {
+		if err := registry.Register(ctx, plan.Sink, true, st.P); err != nil {
 			return nil, err
 		}
 	}
@@ -378,8 +379,9 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 		if err := e.cluster.DeleteTopic(ctx, src.Topic); err != nil {
 			return nil, fmt.Errorf("source %s was dropped but its topic %s could not be deleted: %w", src.Name, src.Topic, err)
 		}
-		// Subjects not on replay: a later CREATE may have registered them again.
-		if err := e.deleteSubjects(ctx, src, cmd != nil); err != nil {
+		// Subjects not on replay either: a later CREATE may have
+		// registered them again.
+		if err := registry.DeleteSubjects(ctx, src); err != nil {
 			return nil, fmt.Errorf("source %s and its topic %s were dropped but its schema registry subjects could not be deleted (delete them in the registry): %w", src.Name, src.Topic, err)
 		}
 	}
@@ -475,5 +477,5 @@ func (e *Engine) deleteInternalTopics(topo *physical.Topology) {
 			e.logger.Warn("could not delete internal topic", "topic", t.Name, "err", err)
 		}
 	}
-	e.deleteInternalSubjects(topo.Subjects)
+	registry.DeleteInternal(e.planner.Defaults.SchemaRegistry, topo.Subjects, e.logger)
 }

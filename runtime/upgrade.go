@@ -12,6 +12,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/check"
 	"github.com/sqlstream/sqlstream/runtime/describe"
 	"github.com/sqlstream/sqlstream/runtime/naming"
+	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -123,12 +124,12 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 func (e *Engine) replaceQuery(ctx context.Context, stmt ast.Statement, statusID string, s *session, cmd *command, u *upgrade) (api.Entity, error) {
 	pos := stmtPos(stmt)
 	if cmd == nil {
-		if err := e.checkUpgradeSchemas(ctx, u, pos); err != nil {
+		if err := registry.CheckUpgrade(ctx, e.planner.Defaults.SchemaRegistry, u.old.topo, u.topo, pos); err != nil {
 			return nil, err
 		}
 	}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok && cmd == nil {
-		if err := e.registerSchemas(ctx, u.plan.Sink, true, pos); err != nil {
+		if err := registry.Register(ctx, u.plan.Sink, true, pos); err != nil {
 			return nil, err
 		}
 	}
