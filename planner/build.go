@@ -111,6 +111,9 @@ func (p *Planner) checkGlobalAggregate(s *ast.CreateAsSelect) error {
 // PlanInsertInto plans INSERT INTO target SELECT …: the target must be a
 // stream whose schema matches the query's.
 func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
+	if err := knownProps(s.Props, insertProps); err != nil {
+		return nil, err
+	}
 	target, ok := p.Catalog.Get(s.Target)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Unknown, s.P, "Source `%s` does not exist.", s.Target) // ksqlDB's UnknownSourceException
