@@ -1,9 +1,12 @@
 package tests
 
 import (
+	"context"
 	"encoding/pem"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/runtime/connect/connecttest"
@@ -45,4 +48,32 @@ func TestConnectCredentialsAndTLS(t *testing.T) {
 	expectBody(t, n, "SHOW CONNECTORS;", 401,
 		`{"@type":"generic_error","error_code":40100,"message":"Failed to list connectors: User cannot access the resource."}`)
 	n.mustKsql("SHOW STREAMS;")
+}
+
+// TestConnectForwardsAuthorization: with no credentials file (the
+// default source, NONE) a connector statement sends Kafka Connect the
+// Authorization header its request carried, as ksqlDB does, also on a
+// server without authentication of its own; a request without one sends
+// none.
+func TestConnectForwardsAuthorization(t *testing.T) {
+	t.Parallel()
+	fake := connecttest.New()
+	defer fake.Close()
+	fake.RequireLogin("wilma", "flintstone")
+	n := startNode(t, "--config", writeConfig(t, "ksql.connect.url="+fake.URL+"\n"))
+	req := n.newRequest(context.Background(), "/ksql", "application/vnd.ksql.v1+json", map[string]any{"ksql": "SHOW CONNECTORS;"})
+	req.Header.Set("Authorization", "Basic d2lsbWE6ZmxpbnRzdG9uZQ==")
+	resp, err := httpClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"@type":"connector_list"`) {
+		t.Errorf("SHOW CONNECTORS with the user's header: %d %s", resp.StatusCode, body)
+	}
+	expectBody(t, n, "SHOW CONNECTORS;", 401, `"message":"Failed to list connectors: User cannot access the resource."`)
+	if a := fake.Authorizations(); len(a) != 2 || a[0] != "Basic d2lsbWE6ZmxpbnRzdG9uZQ==" || a[1] != "" {
+		t.Errorf("Authorization headers Connect received: %q", a)
+	}
 }
