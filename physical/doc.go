@@ -455,7 +455,18 @@
 // aggregate's intermediate type (`agg_state.go`), named after its call
 // (`KSQL_AGG_<FUNCTION>_<hash>`) where ksqlDB numbers them
 // (`KSQL_AGG_VARIABLE_n`), so an upgraded query that keeps an aggregate
-// keeps its accumulator; the group key stays in the store key (JSON).
+// keeps its accumulator. Its keys (so its changelog's) are the group key
+// in the first source's key format under the changelog's key subject, as
+// ksqlDB writes `…-Aggregate-Materialize-changelog` keys (NONE becomes
+// KAFKA, KAFKA of several columns JSON); a windowed store's keys are that
+// key then the window as Kafka Streams' window (start, sequence number)
+// and session (end, start) stores lay them out. The EMIT FINAL buffer's
+// values are the window's timestamp then its results in the query's value
+// format, one column per aggregate named after its accumulator (the
+// group key is in the buffer key), and a sliding window's raw rows the
+// timestamp then the calls' arguments named as the GROUP BY repartition
+// topic names them, each under its own changelog's subjects (protobuf
+// with wrapped scalars, so a NULL stays NULL).
 // A stream–table, table–table or foreign-key join's table store holds
 // timestamp ‖ the row's non-key columns in the table's value format,
 // under its changelog's value subject (a foreign-key response carries
@@ -469,12 +480,14 @@
 // writes are the bytes the right rows are keyed and partitioned by. Each
 // command records `internalFormats: "sources/2"` (commands recorded with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.
-// LegacyRegistryJoinSteps) and `storeFormats: "query"`; queries of
+// LegacyRegistryJoinSteps) and `storeFormats: "query/2"`; queries of
 // commands recorded before the first keep JSON internal topics (and the
 // kept side's key format on join repartition keys, as they had), before
 // the second JSON aggregate store values by position (`STATE_n`) and
-// JSON join table store values, so an upgrade reads the topics and
-// stores they wrote. A registry
+// JSON join table store values, and those recorded with `storeFormats:
+// "query"` JSON aggregate store keys, EMIT FINAL buffers of whole rows
+// by position and JSON sliding raw rows (Options.LegacyStoreKeysJSON),
+// so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal
 // topic or a sink never skips a row for it. Windowed sink records are

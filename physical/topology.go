@@ -49,6 +49,12 @@ func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy 
 // upgrade of its query must build the new topology so too.
 func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
 
+// LegacyStoreKeys reports whether the topology's aggregate store keys,
+// EMIT FINAL buffer and sliding raw rows are JSON
+// (Options.LegacyStoreKeysJSON): an upgrade of its query must build the
+// new topology so too.
+func (t *Topology) LegacyStoreKeys() bool { return t.formats.legacyStoreKeys }
+
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
 type InternalTopic struct {
@@ -149,6 +155,14 @@ type Options struct {
 	// format, accumulators named after their calls (see aggState), join
 	// table stores in the table's value format.
 	LegacyStoreJSON bool
+	// LegacyStoreKeysJSON keeps in JSON the keys of aggregate stores (so
+	// of their changelogs), the EMIT FINAL buffer's rows (whole result
+	// rows, columns by position) and a sliding window's raw rows, as
+	// queries of commands recorded with storeFormats "query" wrote them
+	// (LegacyStoreJSON implies it). Default false: the first source's key
+	// format for the keys and its value format for the rows, under each
+	// store changelog's subjects.
+	LegacyStoreKeysJSON bool
 }
 
 // Build turns a logical plan into a topology.
@@ -298,7 +312,9 @@ func (b *builder) internalName(name string) string { return b.opts.AppID + "-" +
 
 // internal decides the formats of the query's internal topics.
 func (b *builder) internal() internalFormats {
-	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON}
+	legacyStore := b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON
+	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: legacyStore,
+		legacyStoreKeys: legacyStore || b.opts.LegacyStoreKeysJSON}
 }
 
 // internalSubjects are the subjects the internal topics' codecs may

@@ -103,7 +103,8 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
-		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores()})
+		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores(),
+		LegacyStoreKeysJSON: old.topo.LegacyStoreKeys()})
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +176,11 @@ func (e *Engine) recordUpgrade(ctx context.Context, stmt ast.Statement, s *sessi
 		c.QueryID = q.id
 		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
 		c.InternalFormats = q.formats
-		if q.topo.LegacyStores() {
+		switch {
+		case q.topo.LegacyStores():
 			c.StoreFormats = ""
+		case q.topo.LegacyStoreKeys():
+			c.StoreFormats = storeFormatsOfQuery
 		}
 	})
 	return c, err

@@ -35,8 +35,11 @@ type Command struct {
 	InternalFormats string `json:"internalFormats,omitempty"`
 	// StoreFormats says in which formats the queries this command starts
 	// write their aggregate and join table stores' values ("query": the
-	// query's value formats, accumulators named after their calls); empty
-	// in commands recorded before it was (JSON, accumulators by position).
+	// query's value formats, accumulators named after their calls;
+	// "query/2": also the aggregate stores' keys in the query's key
+	// format and the EMIT FINAL buffer's and sliding windows' raw rows in
+	// its value format); empty in commands recorded before it was (JSON,
+	// accumulators by position).
 	StoreFormats string `json:"storeFormats,omitempty"`
 }
 
