@@ -514,7 +514,8 @@
 // aggregation (a new accumulator would retract rows it never added) or a
 // sliding window (its raw rows hold the old calls' arguments), and any
 // change of the aggregates when the store is read by position
-// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores), and
+// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores, legacy
+// EMIT FINAL buffers and sliding raw rows), and
 // what the store's registry subject would refuse under BACKWARD (an
 // aggregate added to a JSON_SR store: a property added to an open
 // content model; a PROTOBUF field number given another type: add new
