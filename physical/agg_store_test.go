@@ -212,7 +212,9 @@ func sessionInner(k []byte) ([]byte, error) {
 }
 
 // checkAvroRows checks every value of a store (but the EMIT FINAL
-// buffer's stream time) is a timestamp then an Avro row under subject.
+// buffer's stream time) is a timestamp then an Avro row under subject,
+// and the buffer's keys' group key Avro under the changelog's key
+// subject.
 func checkAvroRows(t *testing.T, cl *sr.Client, store mapStore, subject string, final bool) {
 	t.Helper()
 	if len(store) == 0 {
@@ -228,6 +230,12 @@ func checkAvroRows(t *testing.T, cl *sr.Client, store mapStore, subject string, 
 		row, subjects := avroDatum(t, cl, v[8:])
 		if !slices.Contains(subjects, subject) {
 			t.Errorf("row %v has a schema of the subjects %v, want %s", row, subjects, subject)
+		}
+		if final { // window end ‖ group key ‖ window start
+			keySubject := strings.TrimSuffix(subject, "-value") + "-key"
+			if key, subjects := avroDatum(t, cl, []byte(k[8:len(k)-8])); !slices.Contains(subjects, keySubject) {
+				t.Errorf("buffer key %v has a schema of the subjects %v, want %s", key, subjects, keySubject)
+			}
 		}
 	}
 }
@@ -290,5 +298,118 @@ func TestLegacyStoreKeysStayJSON(t *testing.T) {
 		if inner, _ := windowInner([]byte(k)); string(inner) != `"ann"` || string(v[8:]) != `{"A1_0":1}` {
 			t.Errorf("sliding raw row %q → %q, want a JSON key and JSON arguments by position", k, v)
 		}
+	}
+}
+
+// TestAsOfJoinStoresInQueryFormats: an as-of join over AVRO values keeps
+// the table's versions keyed in the table's key format (KAFKA: the bare
+// string, then the version's time) with the rows in Avro under the
+// versioned store's changelog subject, and buffers the stream rows of
+// its grace period in Avro under the buffer's changelog subject; a new
+// task over the same stores (a restart) joins a buffered order with the
+// version read back.
+func TestAsOfJoinStoresInQueryFormats(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := sr.NewClient(sr.URLs(fake.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	stmts, err := parser.Parse(`CREATE STREAM orders (currency STRING KEY, id STRING, amount DOUBLE) WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='AVRO', PARTITIONS=1);
+	  CREATE TABLE rates (currency STRING PRIMARY KEY, rate DOUBLE) WITH (KAFKA_TOPIC='rates', VALUE_FORMAT='AVRO', PARTITIONS=1, HISTORY_RETENTION='1 MINUTE');
+	  CREATE STREAM asof WITH (FORMAT='JSON') AS SELECT o.currency, o.id, r.rate FROM orders o
+	    JOIN rates FOR SYSTEM_TIME AS OF o.ROWTIME r GRACE PERIOD 10 SECONDS ON o.currency = r.currency;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srcs []*planner.Source
+	for _, st := range stmts[:2] {
+		src, err := p.CreateSource(st.(*ast.CreateSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Catalog.Put(src)
+		srcs = append(srcs, src)
+	}
+	plan, err := p.PlanCreateAs(stmts[2].(*ast.CreateAsSelect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores := mapStores{}
+	emit := &copyingRecorder{}
+	task := func() *physical.Task {
+		topo, err := physical.Build(plan, physical.Options{AppID: "app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk, err := topo.NewTask(0, &physical.TaskEnv{Emit: emit, Stores: stores})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	send := func(tk *physical.Task, src *planner.Source, key string, ts int64, vals ...any) {
+		t.Helper()
+		c, err := format.NewValueCodec(src.ValueFormat, src.Schema.Values())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := c.Encode(nil, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tk.Process(&physical.InRecord{Topic: src.Topic, Key: []byte(key), Value: v, Timestamp: ts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tk := task()
+	send(tk, srcs[1], "USD", 1000, 1.5)
+	send(tk, srcs[0], "USD", 2000, "o1", 10.0) // buffered for the grace period
+	versions := stores["KafkaTopic_Right-Versioned"]
+	found := false
+	for k, v := range versions {
+		if len(k) == 1 {
+			continue // the table time
+		}
+		found = true
+		if inner, _, err := state.SplitVersionKey([]byte(k)); err != nil || string(inner) != "USD" {
+			t.Errorf("version key %q: want the KAFKA string USD then the version's time", k)
+		}
+		if row, subjects := avroDatum(t, cl, []byte(v[1:])); !slices.Contains(subjects, "app-KafkaTopic_Right-Versioned-changelog-value") {
+			t.Errorf("version %v has a schema of the subjects %v", row, subjects)
+		}
+	}
+	if !found {
+		t.Fatal("no version stored")
+	}
+	buffered := 0
+	for k, v := range stores["Join-Buffer"] {
+		if len(k) != 20 {
+			continue // the stream time
+		}
+		buffered++
+		if row, subjects := avroDatum(t, cl, []byte(v[5:])); !slices.Contains(subjects, "app-Join-Buffer-changelog-value") {
+			t.Errorf("buffered row %v has a schema of the subjects %v", row, subjects)
+		}
+	}
+	if buffered != 1 {
+		t.Fatalf("%d rows buffered, want the order", buffered)
+	}
+	tk = task()
+	send(tk, srcs[1], "USD", 15_000, 2.5) // stream time passes the order's grace
+	send(tk, srcs[0], "USD", 14_000, "o2", 1.0)
+	var got []string
+	for _, r := range emit.recs {
+		if r.Topic == "ASOF" {
+			got = append(got, string(r.Value))
+		}
+	}
+	if len(got) == 0 || got[0] != `{"ID":"o1","RATE":1.5}` {
+		t.Errorf("the join after the restart: %q, want o1 joined with the rate valid at 2000", got)
 	}
 }

@@ -92,6 +92,7 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	if n.Final {
 		buffer := b.store(suppressStore)
 		formats.buffer = f.rowStoreSpec(b.sourceFormats.ValueFormat, buffer.Changelog, bufferColumns(n, f.legacyStoreKeys))
+		formats.bufferKeys = f.storeKeySpec(b.sourceFormats.KeyFormat, buffer.Changelog, n.Schema().Keys())
 		names = append(names, buffer.Name)
 	}
 	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: names},
@@ -122,6 +123,9 @@ type aggFormats struct {
 	raw     format.Spec
 	rawKeys format.Spec // the group key in the raw rows' keys
 	buffer  format.Spec
+	// bufferKeys: the group key in the buffer's keys (window end ‖ key ‖
+	// window start).
+	bufferKeys format.Spec
 	// legacy: the buffer holds whole result rows and the raw rows their
 	// arguments, columns by position (bufferColumns, rawColumns), as
 	// queries recorded before wrote them (Options.LegacyStoreKeysJSON).

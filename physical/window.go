@@ -45,6 +45,7 @@ type windowAggOp struct {
 	sessions *state.SessionStore
 	buffer   Store
 	bufCodec format.Codec // the buffer's values (bufferColumns)
+	bufKeys  format.Codec // the group key in the buffer's keys
 	// wholeRows: the buffer's values are whole result rows (legacy).
 	wholeRows bool
 	// bufferFrom is where the buffer's live keys start: every key below
@@ -134,6 +135,9 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, formats ag
 		}
 		if op.bufCodec, err = format.NewValueCodec(formats.buffer, bufferColumns(n, formats.legacy)); err != nil {
 			return nil, fmt.Errorf("%s values: %w", suppressStore, err)
+		}
+		if op.bufKeys, err = format.NewKeyCodec(formats.bufferKeys, n.Schema().Keys()); err != nil {
+			return nil, fmt.Errorf("%s keys: %w", suppressStore, err)
 		}
 	}
 	return op, err
@@ -317,7 +321,11 @@ func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Wind
 		return err
 	}
 	op.nextEnd = min(op.nextEnd, w.End)
-	return op.buffer.Put(bufferKey(w, key), b)
+	bk, err := op.bufKeys.Encode(nil, row.Values[:op.nkeys])
+	if err != nil {
+		return err
+	}
+	return op.buffer.Put(bufferKey(w, bk), b)
 }
 
 func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, old oldResult) error {
@@ -412,7 +420,7 @@ func (op *windowAggOp) emitBuffered(k, v []byte) error {
 		}
 		return op.next.Process(row)
 	}
-	if err := op.key.Decode(k[8:len(k)-8], row.Values[:op.nkeys]); err != nil {
+	if err := op.bufKeys.Decode(k[8:len(k)-8], row.Values[:op.nkeys]); err != nil {
 		return &state.CorruptError{What: fmt.Sprintf("%s key %q (%v)", suppressStore, k, err)}
 	}
 	if err := op.bufCodec.Decode(v[8:], row.Values[op.nkeys:]); err != nil {
@@ -533,7 +541,11 @@ func (op *windowAggOp) mergeInto(b []byte) (int64, error) {
 // drops it from the EMIT FINAL buffer.
 func (op *windowAggOp) retractSession(key []byte, row *types.Row, ts int64, w types.Window, b []byte) error {
 	if op.buffer != nil {
-		return op.buffer.Put(bufferKey(w, key), nil)
+		bk, err := op.bufKeys.Encode(nil, row.Values[:op.nkeys])
+		if err != nil {
+			return err
+		}
+		return op.buffer.Put(bufferKey(w, bk), nil)
 	}
 	old, err := op.storedResults(row, b)
 	if err != nil {
