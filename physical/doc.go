@@ -471,9 +471,13 @@
 // timestamp ‖ the row's non-key columns in the table's value format,
 // under its changelog's value subject (a foreign-key response carries
 // the right store's entry as stored; the staleness hash digests the
-// left row's JSON, whatever the store's format). The foreign-key
-// subscription store, the as-of and global-table stores stay
-// sqlstream's own encoding (JSON). A foreign-key join whose right table
+// left row's JSON, whatever the store's format). An as-of join's
+// versioned table store keys each version by the table's key (in the
+// format its rows arrive keyed in) then its time, its rows in the
+// table's value format, and its grace buffer holds the stream rows in
+// the stream's value format, under their changelogs' subjects. The
+// foreign-key join's side store keys and subscription store, and the
+// global-table stores, stay sqlstream's own encoding (JSON). A foreign-key join whose right table
 // is keyed in a registry format copies that table through
 // `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
@@ -486,7 +490,8 @@
 // the second JSON aggregate store values by position (`STATE_n`) and
 // JSON join table store values, and those recorded with `storeFormats:
 // "query"` JSON aggregate store keys, EMIT FINAL buffers of whole rows
-// by position and JSON sliding raw rows (Options.LegacyStoreKeysJSON),
+// by position, JSON sliding raw rows and JSON as-of join stores
+// (Options.LegacyStoreKeysJSON),
 // so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal

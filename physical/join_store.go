@@ -45,13 +45,14 @@ type sideRow struct {
 }
 
 // jsonKeys is the key format of the side stores whose keys are JSON:
-// foreign-key, as-of and global-table joins', and every join's of queries
-// recorded before join stores' keys followed the query's key format.
+// foreign-key and global-table joins' (an as-of join's follow the
+// table's, asOfFormats), and every join's of queries recorded before
+// join stores' keys followed the query's key format.
 var jsonKeys = format.Spec{Name: format.JSON}
 
 // jsonValues is the value format of the side stores whose values are
-// JSON: foreign-key, as-of and global-table joins', and every join's of
-// queries recorded before join stores' values followed the table's.
+// JSON: global-table joins', and every join's of queries recorded before
+// join stores' values followed the table's.
 var jsonValues = format.Spec{Name: format.JSON}
 
 func openSideStore(env *TaskEnv, name string, schema *types.Schema, keys, values format.Spec) (*sideStore, error) {

@@ -157,11 +157,13 @@ type Options struct {
 	LegacyStoreJSON bool
 	// LegacyStoreKeysJSON keeps in JSON the keys of aggregate stores (so
 	// of their changelogs), the EMIT FINAL buffer's rows (whole result
-	// rows, columns by position) and a sliding window's raw rows, as
+	// rows, columns by position), a sliding window's raw rows and an
+	// as-of join's versioned table store and grace buffer, as
 	// queries of commands recorded with storeFormats "query" wrote them
 	// (LegacyStoreJSON implies it). Default false: the first source's key
-	// format for the keys and its value format for the rows, under each
-	// store changelog's subjects.
+	// format for the keys and its value format for the rows (the as-of
+	// join's: the table's and the stream's), under each store
+	// changelog's subjects.
 	LegacyStoreKeysJSON bool
 }
 

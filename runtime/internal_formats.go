@@ -33,7 +33,8 @@ const storeFormatsOfQuery = "query"
 
 // storeFormatsKeys is what a command records now: storeFormatsOfQuery,
 // and the aggregate stores' keys in the query's key format, the EMIT
-// FINAL buffer's and a sliding window's raw rows in its value format
+// FINAL buffer's and a sliding window's raw rows in its value format,
+// an as-of join's versioned store and buffer in its sides' formats
 // (physical.Options.LegacyStoreKeysJSON false). Commands recorded with
 // storeFormatsOfQuery keep those JSON.
 const storeFormatsKeys = "query/2"
@@ -45,7 +46,8 @@ func legacyStoreJSON(c *command) bool {
 }
 
 // legacyStoreKeysJSON reports whether the queries c starts keep JSON
-// aggregate store keys, EMIT FINAL buffers and sliding raw rows.
+// aggregate store keys, EMIT FINAL buffers, sliding raw rows and as-of
+// join stores.
 func legacyStoreKeysJSON(c *command) bool { return c.StoreFormats != storeFormatsKeys }
 
 // plannerFor is the planner that plans the query of cmd: the engine's, or

@@ -37,8 +37,8 @@ type Command struct {
 	// write their aggregate and join table stores' values ("query": the
 	// query's value formats, accumulators named after their calls;
 	// "query/2": also the aggregate stores' keys in the query's key
-	// format and the EMIT FINAL buffer's and sliding windows' raw rows in
-	// its value format); empty in commands recorded before it was (JSON,
+	// format, the EMIT FINAL buffer's and sliding windows' raw rows in
+	// its value format, as-of joins' stores in their sides' formats); empty in commands recorded before it was (JSON,
 	// accumulators by position).
 	StoreFormats string `json:"storeFormats,omitempty"`
 }
