@@ -45,9 +45,9 @@ type sideRow struct {
 }
 
 // jsonKeys is the key format of the side stores whose keys are JSON:
-// foreign-key and global-table joins' (an as-of join's follow the
-// table's, asOfFormats), and every join's of queries recorded before
-// join stores' keys followed the query's key format.
+// global-table joins' (as-of and foreign-key joins' follow the tables',
+// asOfFormats and fkStoreKeys), and every join's of queries recorded
+// before join stores' keys followed the query's key format.
 var jsonKeys = format.Spec{Name: format.JSON}
 
 // jsonValues is the value format of the side stores whose values are
