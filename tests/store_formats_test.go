@@ -62,8 +62,7 @@ func TestRegistryAggregateStoresRestoreFromChangelog(t *testing.T) {
 		if q.name != "SLIDE" { // a sliding window keeps raw rows, not accumulators
 			waitAvroStoreRecord(t, n, fake, aggLog, false)
 		}
-		id := storeLog[strings.Index(storeLog, "CTAS_"+q.name+"_"):strings.Index(storeLog, "-Aggregate")]
-		if err := testutil.WaitCommitted(timeoutCtx(t), adm, queryGroup(t, n, id), "s"); err != nil {
+		if err := testutil.WaitCommitted(timeoutCtx(t), adm, queryGroup(t, n, queryIDOf(storeLog, "CTAS_"+q.name+"_")), "s"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,6 +77,18 @@ func TestRegistryAggregateStoresRestoreFromChangelog(t *testing.T) {
 	for _, q := range aggregateStoreQueries {
 		waitResult(t, n, q.name, `"N":3,"TOTAL":7`)
 	}
+	// A key lookup encodes its key as the store's keys are (Avro under
+	// the changelog's subject) and finds the restored group.
+	eventually(t, "a key lookup in the restored store", func() error {
+		return same(counts(t, n, "SELECT * FROM plain WHERE k = 'ann';"), map[string]string{"ann": "3 7"})
+	})
+}
+
+// queryIDOf is the query id in an internal topic's name:
+// <service id>query_<prefix…>-<store or topic>.
+func queryIDOf(topic, prefix string) string {
+	id := topic[strings.Index(topic, prefix):]
+	return id[:strings.Index(id, "-")]
 }
 
 // waitResult waits for a record of the sink topic name whose value holds
@@ -169,4 +180,77 @@ func avroField(t *testing.T, fake *srfake.Registry, subject string, b []byte) st
 		t.Fatalf("hamba/avro cannot read %q with %s: %v", b, s.Schema, r.Error)
 	}
 	return fmt.Sprint(v)
+}
+
+// TestRegistryJoinStoresRestoreFromChangelog: an as-of join (with a grace
+// period) and a foreign-key join over AVRO values keep their stores in
+// the query's formats (the versioned table store's and the grace
+// buffer's rows in Avro under their changelogs' subjects, the FK join's
+// subscriptions keyed len(fk) ‖ fk ‖ left key in the tables' KAFKA key
+// bytes), and after the server loses its local state each store is
+// restored from its changelog: a late order finds the version it needs,
+// the buffered order comes out joined, and a customer's update reaches
+// the order subscribed to it before the restart.
+func TestRegistryJoinStoresRestoreFromChangelog(t *testing.T) {
+	t.Parallel()
+	fake, n := externalRegistry(t)
+	base := time.Now().Truncate(time.Hour).UnixMilli()
+	n.mustKsql(fmt.Sprintf(`CREATE STREAM orders (currency STRING KEY, id STRING) WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='AVRO', PARTITIONS=1);
+	  CREATE TABLE rates (currency STRING PRIMARY KEY, rate DOUBLE) WITH (KAFKA_TOPIC='rates', VALUE_FORMAT='AVRO', PARTITIONS=1, HISTORY_RETENTION='1 HOUR');
+	  CREATE TABLE purchases (id STRING PRIMARY KEY, cid STRING) WITH (KAFKA_TOPIC='purchases', VALUE_FORMAT='AVRO', PARTITIONS=1);
+	  CREATE TABLE customers (id STRING PRIMARY KEY, name STRING) WITH (KAFKA_TOPIC='customers', VALUE_FORMAT='AVRO', PARTITIONS=1);
+	  INSERT INTO rates (ROWTIME, currency, rate) VALUES (%d, 'USD', 1.5);
+	  INSERT INTO customers (id, name) VALUES ('c1', 'ada');`, base+1000))
+	n.mustKsql(`SET 'auto.offset.reset'='earliest';
+	  CREATE STREAM asof WITH (FORMAT='JSON') AS SELECT o.currency, o.id, r.rate FROM orders o
+	    JOIN rates FOR SYSTEM_TIME AS OF o.ROWTIME r GRACE PERIOD 10 SECONDS ON o.currency = r.currency;`)
+	n.mustKsql(`SET 'auto.offset.reset'='earliest';
+	  CREATE TABLE bought WITH (FORMAT='JSON') AS SELECT p.id, c.name FROM purchases p JOIN customers c ON p.cid = c.id;`)
+	// o1 is joined once o2 moves stream time past its grace; o2 stays
+	// buffered across the restart.
+	n.mustKsql(fmt.Sprintf(`INSERT INTO orders (ROWTIME, currency, id) VALUES (%d, 'USD', 'o1');
+	  INSERT INTO orders (ROWTIME, currency, id) VALUES (%d, 'USD', 'o2');
+	  INSERT INTO purchases (id, cid) VALUES ('p1', 'c1');`, base+2000, base+20_000))
+	waitResult(t, n, "ASOF", `{"ID":"o1","RATE":1.5}`)
+	waitResult(t, n, "BOUGHT", `{"NAME":"ada"}`)
+
+	versions := internalTopic(t, n, "CSAS_ASOF_", "-KafkaTopic_Right-Versioned-changelog")
+	buffer := internalTopic(t, n, "CSAS_ASOF_", "-Join-Buffer-changelog")
+	for _, r := range consumeRecords(t, n, versions, 2) {
+		if len(r.Key) > 8 { // not the table time
+			if string(r.Key[:len(r.Key)-8]) != "USD" || len(r.Value) < 6 {
+				t.Fatalf("%s holds %q → %q, want the KAFKA key then the version's time", versions, r.Key, r.Value)
+			}
+			avroField(t, fake, versions+"-value", r.Value[1:])
+		}
+	}
+	for _, r := range consumeRecords(t, n, buffer, 2) {
+		if len(r.Key) == 20 && r.Value != nil {
+			avroField(t, fake, buffer+"-value", r.Value[5:])
+		}
+	}
+	subs := internalTopic(t, n, "CTAS_BOUGHT_", "-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000016-changelog")
+	if r := consumeRecords(t, n, subs, 1)[0]; string(r.Key) != "\x00\x00\x00\x02c1p1" {
+		t.Errorf("%s key %q, want len(fk) ‖ fk ‖ left key in the tables' KAFKA key bytes", subs, r.Key)
+	}
+	adm := kadm.NewClient(kafkaClient(t, n.Kafka))
+	for query, topics := range map[string][]string{queryIDOf(versions, "CSAS_ASOF_"): {"orders", "rates"},
+		queryIDOf(subs, "CTAS_BOUGHT_"): {"purchases", "customers"}} {
+		if err := testutil.WaitCommitted(timeoutCtx(t), adm, queryGroup(t, n, query), topics...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n.stop()
+	if err := os.RemoveAll(filepath.Join(n.dataDir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	n.start()
+	// o3 is older than stream time − grace: joined at once, with the
+	// version valid at its time; o4 releases the buffered o2.
+	n.mustKsql(fmt.Sprintf(`INSERT INTO orders (ROWTIME, currency, id) VALUES (%d, 'USD', 'o3');
+	  INSERT INTO orders (ROWTIME, currency, id) VALUES (%d, 'USD', 'o4');
+	  INSERT INTO customers (id, name) VALUES ('c1', 'bob');`, base+3000, base+40_000))
+	waitResult(t, n, "ASOF", `{"ID":"o3","RATE":1.5}`)
+	waitResult(t, n, "ASOF", `{"ID":"o2","RATE":1.5}`)
+	waitResult(t, n, "BOUGHT", `{"NAME":"bob"}`)
 }
