@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -275,6 +276,28 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	}
 	if r := consumeRecords(t, n, internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1)[0]; string(r.Key) != "a" {
 		t.Errorf("the new query's store key %q, want the KAFKA string of the source's key format", r.Key)
+	}
+	// An upgrade of the query recorded with storeFormats "query" records
+	// that level with it: after a replay its store still takes JSON keys.
+	n.mustKsql("CREATE OR REPLACE TABLE q AS SELECT v, COUNT(k) AS n FROM s GROUP BY v HAVING COUNT(k) > 0;")
+	n.restart()
+	produce("k4", "b")
+	eventually(t, "the upgraded query's count after a replay", func() error {
+		return same(counts(t, n, "SELECT * FROM q WHERE v = 'b';"), map[string]string{"b": "1"})
+	})
+	kc := kafkaClient(t, n.Kafka, kgo.ConsumeTopics(keyed), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx := timeoutCtx(t)
+	var seen []string
+	ofB := func(k string) bool { return strings.Contains(k, "b") }
+	for !slices.ContainsFunc(seen, ofB) {
+		fs := kc.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%s: no record for b among the keys %q", keyed, seen)
+		}
+		fs.EachRecord(func(r *kgo.Record) { seen = append(seen, string(r.Key)) })
+	}
+	if k := seen[slices.IndexFunc(seen, ofB)]; k != `"b"` {
+		t.Errorf("%s key %q after the upgrade and a replay, want JSON keys as the query's first command recorded", keyed, k)
 	}
 }
 
