@@ -35,8 +35,8 @@ type slidingOp struct {
 	raw      Store
 	rawCodec format.Codec
 	// rawKeys encodes the group key of the raw rows' keys (under their
-	// changelog's key subject; the aggregate's own key codec writes the
-	// EMIT FINAL buffer's).
+	// changelog's key subject, as the EMIT FINAL buffer's keys are under
+	// theirs).
 	rawKeys format.Codec
 	nargs   int
 	seq     uint32
@@ -101,10 +101,6 @@ func (op *slidingOp) Process(row *types.Row) error {
 	if err := op.advance(row.Time); err != nil {
 		return err
 	}
-	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
-	if err != nil {
-		return err
-	}
 	d, t := op.w.Size, row.Time
 	if op.closed(t + d) { // every window holding t ends by t+d
 		op.late(row)
@@ -125,7 +121,7 @@ func (op *slidingOp) Process(row *types.Row) error {
 		if op.closed(w.End) {
 			continue
 		}
-		if err := op.emitSliding(key, row, w, recs); err != nil {
+		if err := op.emitSliding(row, w, recs); err != nil {
 			return err
 		}
 	}
@@ -202,7 +198,7 @@ func affectedWindows(recs []rawRecord, t, d int64) []types.Window {
 
 // emitSliding aggregates the records of window w and forwards (or
 // buffers) the result.
-func (op *slidingOp) emitSliding(key []byte, row *types.Row, w types.Window, recs []rawRecord) error {
+func (op *slidingOp) emitSliding(row *types.Row, w types.Window, recs []rawRecord) error {
 	ts := op.freshAccumulators()
 	for _, r := range recs {
 		if r.ts < w.Start || r.ts > w.End {
@@ -221,7 +217,7 @@ func (op *slidingOp) emitSliding(key []byte, row *types.Row, w types.Window, rec
 		ts = max(ts, r.ts)
 	}
 	// The window's previous result is not kept: a failing one is deleted.
-	return op.result(key, row, ts, w, oldResult{})
+	return op.result(row, ts, w, oldResult{})
 }
 
 // purgeRaw drops the group's records no open window can hold any more.

@@ -266,7 +266,7 @@ func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) 
 	if err := op.windows.Put(key, w.Start, v); err != nil {
 		return err
 	}
-	return op.result(key, row, ts, w, old)
+	return op.result(row, ts, w, old)
 }
 
 // decode loads accumulators from a stored value (initial ones for nil).
@@ -305,7 +305,7 @@ func knownOld(vals []any) oldResult { return oldResult{vals: vals, known: true} 
 
 // result forwards (EMIT CHANGES) or buffers (EMIT FINAL) a window's new
 // result; old is its previous one.
-func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Window, old oldResult) error {
+func (op *windowAggOp) result(row *types.Row, ts int64, w types.Window, old oldResult) error {
 	op.opened(w)
 	if op.buffer == nil {
 		op.win = w
@@ -466,7 +466,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 		if err := op.sessions.Remove(key, o.start, o.end); err != nil {
 			return err
 		}
-		if err := op.retractSession(key, row, t, types.Window{Start: o.start, End: o.end}, o.value); err != nil {
+		if err := op.retractSession(row, t, types.Window{Start: o.start, End: o.end}, o.value); err != nil {
 			return err
 		}
 	}
@@ -483,7 +483,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 		return err
 	}
 	// The merged session is a new windowed key: it had no result.
-	return op.result(key, row, accTs, win, knownOld(nil))
+	return op.result(row, accTs, win, knownOld(nil))
 }
 
 // storedResults returns the group key and results of the stored
@@ -539,7 +539,7 @@ func (op *windowAggOp) mergeInto(b []byte) (int64, error) {
 // retractSession deletes a merged-away session downstream (a tombstone for
 // its windowed key, carrying its stored result b as the old value), or
 // drops it from the EMIT FINAL buffer.
-func (op *windowAggOp) retractSession(key []byte, row *types.Row, ts int64, w types.Window, b []byte) error {
+func (op *windowAggOp) retractSession(row *types.Row, ts int64, w types.Window, b []byte) error {
 	if op.buffer != nil {
 		bk, err := op.bufKeys.Encode(nil, row.Values[:op.nkeys])
 		if err != nil {
