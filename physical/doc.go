@@ -479,8 +479,9 @@
 // foreign-key join's side stores are keyed in the format each side's
 // rows arrive keyed in, and its subscription store by len(fk) ‖ fk ‖
 // left key in those bytes (Kafka Streams' CombinedKey; its values,
-// hash ‖ partition, are sqlstream's own). The global-table stores stay
-// sqlstream's own encoding (JSON). A foreign-key join whose right table
+// hash ‖ partition, are sqlstream's own). A global table's local copy
+// (no changelog) keeps its rows in the table's own formats where they
+// need no registry, JSON otherwise. A foreign-key join whose right table
 // is keyed in a registry format copies that table through
 // `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
@@ -493,8 +494,9 @@
 // the second JSON aggregate store values by position (`STATE_n`) and
 // JSON join table store values, and those recorded with `storeFormats:
 // "query"` JSON aggregate store keys, EMIT FINAL buffers of whole rows
-// by position, JSON sliding raw rows, JSON as-of join stores and JSON
-// foreign-key join store keys (Options.LegacyStoreKeysJSON),
+// by position, JSON sliding raw rows, JSON as-of join stores, JSON
+// foreign-key join store keys and JSON global-table copies
+// (Options.LegacyStoreKeysJSON),
 // so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal

@@ -158,8 +158,9 @@ type Options struct {
 	// LegacyStoreKeysJSON keeps in JSON the keys of aggregate stores (so
 	// of their changelogs), the EMIT FINAL buffer's rows (whole result
 	// rows, columns by position), a sliding window's raw rows, an as-of
-	// join's versioned table store and grace buffer and the keys of a
-	// foreign-key join's side and subscription stores, as
+	// join's versioned table store and grace buffer, the keys of a
+	// foreign-key join's side and subscription stores and a global
+	// table's local copy, as
 	// queries of commands recorded with storeFormats "query" wrote them
 	// (LegacyStoreJSON implies it). Default false: the first source's key
 	// format for the keys and its value format for the rows (the as-of
