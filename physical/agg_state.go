@@ -129,7 +129,7 @@ func (f internalFormats) aggStateSpec(src format.Spec, changelog string, n *plan
 	if f.legacyStore {
 		return stateFormat{spec: format.Spec{Name: format.JSON}, legacy: true}
 	}
-	return stateFormat{spec: nullsKept(f.valueSpec(src, changelog, accumulatorColumns(n, false)))}
+	return stateFormat{spec: f.nullsKept(src, changelog, accumulatorColumns(n, false))}
 }
 
 // positionalFormat reports whether a format reads a value's columns by

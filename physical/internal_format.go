@@ -22,7 +22,12 @@ import (
 // keep those stores' JSON values; queries recorded before the aggregate
 // store's keys and the stores beside it followed them
 // (Options.LegacyStoreKeysJSON) keep those JSON.
-type internalFormats struct{ legacy, legacyStore, legacyStoreKeys bool }
+type internalFormats struct {
+	legacy, legacyStore, legacyStoreKeys bool
+	// schemas, while the topology is built, records the schemas the
+	// specs decided register (nil afterwards: tasks only read).
+	schemas subjectSchemas
+}
 
 // keySpec is the key format of internal topic topic copying keys written
 // in src: NONE becomes KAFKA (ksqlDB's default key format), KAFKA with
@@ -42,6 +47,7 @@ func (f internalFormats) keySpec(src format.Spec, topic string, cols []types.Col
 	if _, err := format.NewKeyCodec(s, cols); err != nil {
 		return format.Spec{Name: format.JSON}
 	}
+	f.schemas.note(s, cols, true)
 	return s
 }
 
@@ -69,6 +75,7 @@ func (f internalFormats) valueSpec(src format.Spec, topic string, cols []types.C
 	if _, err := format.NewValueCodec(s, cols); err != nil {
 		return format.Spec{Name: format.JSON}
 	}
+	f.schemas.note(s, cols, false)
 	return s
 }
 
@@ -116,15 +123,19 @@ func (f internalFormats) rowStoreSpec(src format.Spec, changelog string, cols []
 	if f.legacyStoreKeys {
 		return format.Spec{Name: format.JSON}
 	}
-	return nullsKept(f.valueSpec(src, changelog, cols))
+	return f.nullsKept(src, changelog, cols)
 }
 
-// nullsKept is spec with NULLs kept through protobuf: proto3 writes a
-// NULL scalar as its default, so a stored NULL (MAX before any value, a
-// NULL argument) would read back as 0 without wrappers.
-func nullsKept(spec format.Spec) format.Spec {
+// nullsKept is f.valueSpec(src, changelog, cols) with NULLs kept
+// through protobuf: proto3 writes a NULL scalar as its default, so a
+// stored NULL (MAX before any value, a NULL argument) would read back as
+// 0 without wrappers. The schema noted for the subject is the wrapped
+// one, which the codec registers.
+func (f internalFormats) nullsKept(src format.Spec, changelog string, cols []types.Column) format.Spec {
+	spec := f.valueSpec(src, changelog, cols)
 	if (spec.Name == format.Protobuf || spec.Name == format.ProtobufNoSR) && spec.NullableRepresentation == "" {
 		spec.NullableRepresentation = "WRAPPER"
+		f.schemas.note(spec, cols, false)
 	}
 	return spec
 }

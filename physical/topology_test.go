@@ -20,6 +20,8 @@ import (
 // compare (a query and its upgrade: CompareState's diff or refusal;
 // with legacy-store-keys both are built as queries of commands recorded
 // with storeFormats "query" are, Options.LegacyStoreKeysJSON).
+// topology legacy-numbers builds as for a command recorded before
+// ksqlDB's join store numbers (Options.LegacyJoinStoreNumbers).
 // Sources may be in registry formats: building a topology asks the
 // registry nothing (its codecs register when their tasks run).
 func TestTopology(t *testing.T) {
@@ -39,7 +41,7 @@ func TestTopology(t *testing.T) {
 				p.Catalog.Put(src)
 				return "ok\n"
 			case "topology":
-				topo, err := build(p, stmts[0])
+				topo, err := buildWith(p, stmts[0], physical.Options{AppID: "app", LegacyJoinStoreNumbers: d.HasArg("legacy-numbers")})
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
