@@ -112,6 +112,9 @@ func (p *Planner) checkGlobalAggregate(s *ast.CreateAsSelect) error {
 // stream whose schema matches the query's (numeric literals selected into
 // DECIMAL columns are cast to them, implicitCasts).
 func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
+	if err := knownProps(s.Props, insertProps); err != nil {
+		return nil, err
+	}
 	target, ok := p.Catalog.Get(s.Target)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Unknown, s.P, "Source `%s` does not exist.", s.Target) // ksqlDB's UnknownSourceException

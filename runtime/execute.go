@@ -258,11 +258,10 @@ func firstWords(s string) string {
 	return strings.Join(f, " ")
 }
 
-// connectConfig is the session's Kafka Connect settings (package
-// runtime/connectors), with the request's Authorization header.
+// connectConfig is the engine's Kafka Connect clients (package
+// runtime/connectors) with the request's Authorization header.
 func (e *Engine) connectConfig(ctx context.Context, s *session) connectors.Config {
-	return connectors.Config{URL: s.cfg.ConnectURL, DefaultURL: s.cfg.ConnectDefault,
-		Timeout: s.cfg.ConnectTimeout, Auth: api.AuthorizationFrom(ctx)}
+	return connectors.Config{Factory: e.connect, DefaultURL: s.cfg.ConnectDefault, Auth: api.AuthorizationFrom(ctx)}
 }
 
 // sourcesOver describes the streams and tables over the topics (DESCRIBE

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/connect"
@@ -15,14 +14,13 @@ import (
 	"github.com/sqlstream/sqlstream/sql/ast"
 )
 
-// Config is what a connector statement runs with: the session's
-// ksql.connect.url and ksql.connect.request.timeout.ms and the request's
-// Authorization header.
+// Config is what a connector statement runs with: the engine's Connect
+// clients (ksql.connect.*, its URL "" refusing connector statements)
+// and the request's Authorization header.
 type Config struct {
-	URL        string        // ksql.connect.url; "" refuses connector statements
-	DefaultURL bool          // URL is ksql.connect.url's default, not a configured one
-	Timeout    time.Duration // ksql.connect.request.timeout.ms, per request
-	Auth       string        // the request's Authorization header, forwarded to Connect
+	Factory    *connect.Factory
+	DefaultURL bool   // ksql.connect.url is its default, not a configured one
+	Auth       string // the request's Authorization header, forwarded to Connect without a credentials file
 }
 
 // Sources describes the streams and tables over topics (DESCRIBE
@@ -38,7 +36,7 @@ type Error struct {
 }
 
 // Run runs a connector statement against the Kafka Connect cluster at
-// cfg.URL, as ksqlDB's ConnectExecutor, ListConnectorsExecutor,
+// ksql.connect.url, as ksqlDB's ConnectExecutor, ListConnectorsExecutor,
 // DescribeConnectorExecutor, DropConnectorExecutor and
 // ListConnectorPluginsExecutor do. The caller holds no engine lock:
 // sources takes what it needs.
@@ -72,16 +70,21 @@ func run(ctx context.Context, c *connect.Client, stmt ast.Statement, sources Sou
 }
 
 // client is a client of the configured Connect cluster, sending the
-// request's Authorization header (ksqlDB forwards it when no credentials
-// file is configured).
+// credentials file's header (ksql.connect.basic.auth.credentials.*) or
+// else the request's Authorization header, as ksqlDB's
+// DefaultConnectClientFactory does.
 func client(cfg Config) (*connect.Client, error) {
-	if cfg.URL == "" {
+	if cfg.Factory.URL() == "" {
 		return nil, &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest,
 			Message: "Kafka Connect is not configured: set '" + props.ConnectURL + "' to the REST URL of a Connect cluster to run connector statements"}}
 	}
-	c, err := connect.New(cfg.URL, cfg.Timeout, cfg.Auth)
-	if err != nil {
+	c, err := cfg.Factory.Client(cfg.Auth)
+	var ue *connect.URLError
+	switch {
+	case errors.As(err, &ue):
 		return nil, &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error() + " (set '" + props.ConnectURL + "' to an http:// or https:// URL)"}}
+	case err != nil:
+		return nil, &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}}
 	}
 	return c, nil
 }

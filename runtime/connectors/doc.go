@@ -1,7 +1,8 @@
 // Package connectors runs ksqlDB's connector statements against a Kafka
 // Connect cluster (through the REST client of package runtime/connect)
-// and answers them as ksqlDB's REST entities. The engine gives it the
-// session's Connect settings (Config) and a way to describe the
+// and answers them as ksqlDB's REST entities. The engine gives it its
+// Connect clients (connect.Factory, from ksql.connect.*) with the
+// request's Authorization header (Config) and a way to describe the
 // sources over a connector's topics (Sources); it holds no engine lock
 // while Connect answers, and nothing is recorded: Connect keeps the
 // connectors, as in ksqlDB.

@@ -19,7 +19,8 @@ func TestEngineConfigDefaults(t *testing.T) {
 		MaxPushQueries: 100, ActiveQueryLimit: math.MaxInt32, ShutdownTimeout: 30 * time.Second, InternalReplicas: 1, InsertValues: true, MaxResultBytes: 10 << 20,
 		MaxWindowsPerRecord: 10000, KeyFormat: "KAFKA", HeartbeatInterval: 100 * time.Millisecond,
 		HeartbeatWindow: 2 * time.Second, LagReportInterval: 5 * time.Second, CommandReplayTimeout: 2 * time.Minute,
-		Kafka: Kafka{Mechanism: "plain"}}
+		Kafka:   Kafka{Mechanism: "plain"},
+		Connect: ConnectConfig{URL: DefaultConnectURL, Timeout: 5 * time.Second, VerifyHost: true}}
 	if c != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
 	}
@@ -115,7 +116,7 @@ func TestSessionConfig(t *testing.T) {
 	}
 	want := SessionConfig{InsertValues: true, CreateOrReplace: true, VarSubstitution: true, PullLimit: true,
 		AssertTopicTimeout: time.Second, AssertSchemaTimeout: time.Second,
-		ConnectURL: DefaultConnectURL, ConnectDefault: true, ConnectTimeout: 5 * time.Second}
+		ConnectDefault: true}
 	if c != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
 	}
@@ -124,7 +125,7 @@ func TestSessionConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.InsertValues || c.CreateOrReplace || !c.FromEarliest || c.OutputTopicPrefix != "p_" || c.ConnectURL != "http://c:8083" ||
+	if c.InsertValues || c.CreateOrReplace || !c.FromEarliest || c.OutputTopicPrefix != "p_" ||
 		c.ConnectDefault || c.AssertTopicTimeout != 50*time.Millisecond {
 		t.Errorf("set values: %+v", c)
 	}

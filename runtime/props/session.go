@@ -1,7 +1,6 @@
 package props
 
 import (
-	"strings"
 	"time"
 )
 
@@ -23,18 +22,16 @@ type SessionConfig struct {
 	AssertTopicTimeout  time.Duration // ksql.assert.topic.default.timeout.ms
 	AssertSchemaTimeout time.Duration // ksql.assert.schema.default.timeout.ms
 
-	ConnectURL string // ksql.connect.url, trimmed ("" refuses connector statements)
 	// ConnectDefault says ksql.connect.url is its default, not a
-	// configured URL (a failure says so).
+	// configured URL (a failure says so; the URL itself is the server's,
+	// EngineConfig.Connect).
 	ConnectDefault bool
-	ConnectTimeout time.Duration // ksql.connect.request.timeout.ms
 }
 
 // NewSessionConfig parses a session's properties. The error, an *Error,
 // names the first bad property.
 func NewSessionConfig(t Table, props Properties) (SessionConfig, error) {
 	p := NewParser(t, props)
-	url := p.Str(ConnectURL)
 	c := SessionConfig{
 		InsertValues:        p.Bool(InsertValues),
 		CreateOrReplace:     p.Bool(CreateOrReplace),
@@ -45,9 +42,7 @@ func NewSessionConfig(t Table, props Properties) (SessionConfig, error) {
 		PushV2:              p.Bool(PushV2),
 		AssertTopicTimeout:  p.Millis(AssertTopicTimeout),
 		AssertSchemaTimeout: p.Millis(AssertSchemaTimeout),
-		ConnectURL:          strings.TrimSpace(url),
-		ConnectDefault:      url == DefaultConnectURL,
-		ConnectTimeout:      p.Millis(ConnectTimeout),
+		ConnectDefault:      p.Str(ConnectURL) == DefaultConnectURL,
 	}
 	return c, p.Err()
 }
