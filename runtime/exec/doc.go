@@ -48,7 +48,11 @@
 // their stores' changelog lags and each active task's consumer lag, its
 // position against its input partitions' ends as the fetches return them
 // (input_lag.go). The clients keep transaction markers so that positions
-// and committed offsets step over them (the tasks skip them).
+// and committed offsets step over them (the tasks skip them). A query's
+// group reads its internal topics (repartition, a foreign-key join's
+// subscription and response topics) from their start where it has no
+// commit, whatever auto.offset.reset says; only source topics follow it,
+// as in Kafka Streams (internal_start.go).
 //
 // What only one cluster can do (ping a broker, commit a group's offsets,
 // tell whether a group caught up) is a method of Cluster that the other

@@ -1,0 +1,52 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestRepartitionReadFromStartUnderLatest: a query's group reads its
+// repartition topic from the start where it has no commit, even under
+// auto.offset.reset=latest (the default), as Kafka Streams resets
+// internal topics to earliest. The repartition topic of a GROUP BY gets
+// records before the query's group has committed anything (here written
+// before the query starts, in the shape its first sub-topology writes
+// them: the group key in the key, the value {}); they stand for what
+// another member's, or this member's, first sub-topology writes before
+// the partition is assigned here. Reading "latest" skipped them and the
+// counts came out short. Through the binary, on a separate broker
+// process, under both guarantees (their runners share the group's
+// options).
+func TestRepartitionReadFromStartUnderLatest(t *testing.T) {
+	t.Parallel()
+	for _, guarantee := range []string{"at_least_once", "exactly_once_v2"} {
+		t.Run(guarantee, func(t *testing.T) {
+			t.Parallel()
+			repartitionFromStart(t, "ksql.streams.commit.interval.ms=100\nksql.streams.processing.guarantee="+guarantee+"\n")
+		})
+	}
+}
+
+func repartitionFromStart(t *testing.T, config string) {
+	br := startBrokerProcess(t)
+	srv := startServerOn(t, br.Kafka, "--config", writeConfig(t, config))
+	srv.mustKsql(`CREATE STREAM clicks (uid VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	const repartition = "default_query_CTAS_PAGES_1-Aggregate-GroupBy-repartition"
+	createTopic(t, br.Kafka, repartition, 1)
+	cl := kafkaClient(t, br.Kafka)
+	for _, page := range []string{"home", "cart", "home"} {
+		r := &kgo.Record{Topic: repartition, Key: []byte(page), Value: []byte("{}")}
+		if err := cl.ProduceSync(timeoutCtx(t), r).FirstErr(); err != nil {
+			t.Fatalf("produce to %s: %v", repartition, err)
+		}
+	}
+	srv.mustKsql(`CREATE TABLE pages AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page;`)
+	if got := internalTopic(t, srv, "CTAS_PAGES_", "-repartition"); got != repartition {
+		t.Fatalf("the query's repartition topic is %s, not %s: the test seeds the wrong topic", got, repartition)
+	}
+	srv.mustKsql(`INSERT INTO clicks (uid, page) VALUES ('u1', 'home');`)
+	eventually(t, "counts with the repartition topic's earlier records", func() error {
+		return same(counts(t, srv, "SELECT * FROM pages;"), map[string]string{"home": "3", "cart": "1"})
+	})
+}
