@@ -83,6 +83,24 @@ func (t *Topology) SourceTopics() []string {
 	return out
 }
 
+// InputTopics returns every topic the topology's tasks read, each once:
+// its sources and the internal topics its sub-topologies feed each other
+// through (repartition topics, a foreign-key join's subscription and
+// response topics), not the changelogs, which only restores read.
+func (t *Topology) InputTopics() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, st := range t.SubTopologies {
+		for _, topic := range st.Topics {
+			if !seen[topic] {
+				seen[topic] = true
+				out = append(out, topic)
+			}
+		}
+	}
+	return out
+}
+
 // SubTopology is a connected group of processors fed by source topics.
 // The runtime creates one task per partition of its source topics.
 type SubTopology struct {

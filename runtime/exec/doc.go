@@ -55,7 +55,7 @@
 // as in Kafka Streams (internal_start.go).
 //
 // What only one cluster can do (ping a broker, commit a group's offsets,
-// tell whether a group caught up) is a method of Cluster that the other
+// list a group's committed offsets) is a method of Cluster that the other
 // answers as a cluster without it would, so the engine never asks which
 // one it has.
 //
