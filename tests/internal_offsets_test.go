@@ -50,3 +50,27 @@ func repartitionFromStart(t *testing.T, config string) {
 		return same(counts(t, srv, "SELECT * FROM pages;"), map[string]string{"home": "3", "cart": "1"})
 	})
 }
+
+// TestForeignKeyJoinOnBrokerProcess: a foreign-key table–table join
+// under auto.offset.reset=latest (the default) on a separate broker
+// process, its sides with different partition counts, answers every
+// left row through its subscription and response topics and follows a
+// change of the right row to every left row subscribed to it.
+func TestForeignKeyJoinOnBrokerProcess(t *testing.T) {
+	t.Parallel()
+	br := startBrokerProcess(t)
+	srv := startServerOn(t, br.Kafka, "--config", writeConfig(t, "ksql.streams.commit.interval.ms=100\n"))
+	srv.mustKsql(`CREATE TABLE customers (c_id BIGINT PRIMARY KEY, city VARCHAR) WITH (KAFKA_TOPIC='customers', VALUE_FORMAT='JSON', PARTITIONS=2);
+	CREATE TABLE orders (o_id BIGINT PRIMARY KEY, item VARCHAR, cust BIGINT) WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=1);
+	CREATE TABLE shipped AS SELECT o_id, item, city FROM orders JOIN customers ON cust = c_id;`)
+	srv.mustKsql(`INSERT INTO customers (c_id, city) VALUES (7, 'Oslo');
+	INSERT INTO orders (o_id, item, cust) VALUES (1, 'pen', 7);
+	INSERT INTO orders (o_id, item, cust) VALUES (2, 'ink', 7);`)
+	eventually(t, "the joined orders", func() error {
+		return same(counts(t, srv, "SELECT * FROM shipped;"), map[string]string{"1": "penOslo", "2": "inkOslo"})
+	})
+	srv.mustKsql(`INSERT INTO customers (c_id, city) VALUES (7, 'Bergen');`)
+	eventually(t, "the orders after the customer moved", func() error {
+		return same(counts(t, srv, "SELECT * FROM shipped;"), map[string]string{"1": "penBergen", "2": "inkBergen"})
+	})
+}
