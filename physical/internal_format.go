@@ -20,7 +20,12 @@ import (
 // their topics and stores stay readable after an upgrade; queries
 // recorded before aggregate stores followed them (Options.LegacyStoreJSON)
 // keep those stores' JSON values.
-type internalFormats struct{ legacy, legacyStore bool }
+type internalFormats struct {
+	legacy, legacyStore bool
+	// schemas, while the topology is built, records the schemas the
+	// specs decided register (nil afterwards: tasks only read).
+	schemas subjectSchemas
+}
 
 // keySpec is the key format of internal topic topic copying keys written
 // in src: NONE becomes KAFKA (ksqlDB's default key format), KAFKA with
@@ -40,6 +45,7 @@ func (f internalFormats) keySpec(src format.Spec, topic string, cols []types.Col
 	if _, err := format.NewKeyCodec(s, cols); err != nil {
 		return format.Spec{Name: format.JSON}
 	}
+	f.schemas.note(s, cols, true)
 	return s
 }
 
@@ -67,6 +73,7 @@ func (f internalFormats) valueSpec(src format.Spec, topic string, cols []types.C
 	if _, err := format.NewValueCodec(s, cols); err != nil {
 		return format.Spec{Name: format.JSON}
 	}
+	f.schemas.note(s, cols, false)
 	return s
 }
 

@@ -382,11 +382,6 @@ func refuseAccumulators(o, n queryState, accs []AccumulatorChange) error {
 			what = "the store was written before accumulators were named (its values are read by position)"
 		}
 		return &StateRefusal{Reason: "the aggregates change and " + what, Instead: newQueryInstead}
-	case added && o.source == format.JSONSR:
-		return &StateRefusal{
-			Reason:  "an aggregate is added and the store's JSON_SR subject would refuse its new schema (a property added to an open content model is not BACKWARD compatible)",
-			Instead: newQueryInstead,
-		}
 	case o.source == format.Protobuf && !sameFieldTypes(o.agg, n.agg):
 		return &StateRefusal{
 			Reason:  "the store's PROTOBUF fields are numbered by the aggregates' positions and an aggregate of another type would take a field's number (its subject refuses a changed field type)",

@@ -31,6 +31,10 @@ type Topology struct {
 	// formats decides the formats of internal topics and stored tables
 	// (the builder's, for readers of the stores such as pull queries).
 	formats internalFormats
+	// legacyJoinNumbers: built with Options.LegacyJoinStoreNumbers.
+	legacyJoinNumbers bool
+	// schemas are the internal subjects' schemas (SchemaChanges).
+	schemas subjectSchemas
 	// plan is the plan built, for CompareState.
 	plan *planner.Plan
 	// partitionKeys are the key formats of the repartition topics, by
@@ -48,6 +52,12 @@ func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy 
 // stores keep JSON values by position (Options.LegacyStoreJSON): an
 // upgrade of its query must build the new topology so too.
 func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
+
+// LegacyJoinStoreNumbers reports whether the topology numbers its
+// stream–stream join stores as before ksqlDB's node counting
+// (Options.LegacyJoinStoreNumbers): an upgrade of its query must build
+// the new topology so too.
+func (t *Topology) LegacyJoinStoreNumbers() bool { return t.legacyJoinNumbers }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
@@ -193,6 +203,13 @@ type Options struct {
 	// format, accumulators named after their calls (see aggState), join
 	// table stores in the table's value format.
 	LegacyStoreJSON bool
+	// LegacyJoinStoreNumbers numbers the window stores of stream–stream
+	// joins as queries did before they counted ksqlDB's nodes (an n-way
+	// join's steps got other numbers than ksqlDB's): the runtime sets it
+	// for queries of commands recorded then, whose stores and changelogs
+	// have those names. Default false: ksqlDB's numbers
+	// (join_numbering.go).
+	LegacyJoinStoreNumbers bool
 }
 
 // Build turns a logical plan into a topology.
@@ -202,8 +219,9 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		return nil, err
 	}
 	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
-		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan)}
+		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan), schemas: subjectSchemas{}}
 	if j, ok := bottom.(*planner.Join); ok {
+		b.rootJoin = j
 		b.startJoin(j)
 	} else {
 		b.startSource(bottom.(*planner.Scan))
@@ -227,7 +245,9 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		b.topo.SinkTopic = s.Target.Topic
 	}
 	b.topo.Subjects = b.internalSubjects(plan)
+	b.topo.schemas, b.schemas = b.schemas, nil
 	b.topo.formats = b.internal()
+	b.topo.legacyJoinNumbers = opts.LegacyJoinStoreNumbers
 	b.topo.plan = plan
 	return b.topo, nil
 }
@@ -306,6 +326,13 @@ type builder struct {
 	// sourceFormats is the first source, whose formats the GROUP BY
 	// repartition topic takes.
 	sourceFormats *planner.Source
+	// rootJoin is the plan's join (nil: none), joinBases the numbers of
+	// its stream–stream steps' window stores (streamJoinBase).
+	rootJoin  *planner.Join
+	joinBases map[*planner.Join]int
+	// schemas records the internal subjects' schemas while Build runs
+	// (nil once it returned: the tasks' closures only read formats).
+	schemas subjectSchemas
 }
 
 func (b *builder) startSource(scan *planner.Scan) {
@@ -342,7 +369,7 @@ func (b *builder) internalName(name string) string { return b.opts.AppID + "-" +
 
 // internal decides the formats of the query's internal topics.
 func (b *builder) internal() internalFormats {
-	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON}
+	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON, schemas: b.schemas}
 }
 
 // internalSubjects are the subjects the internal topics' codecs may

@@ -307,3 +307,51 @@ func TestRegistryKeyJoinRestoresFromChangelog(t *testing.T) {
 		t.Fatalf("enriched after the store was restored from its changelog: %q", got[1])
 	}
 }
+
+// TestLegacyCommandKeepsJoinStoreNames: an n-way stream–stream join
+// recorded by the release before ksqlDB's join store numbers
+// (internalFormats "sources/2") keeps its second step's stores and
+// changelogs (KSTREAM-JOINTHIS-0000000028) after the upgrade, while the
+// same join recorded now numbers them as ksqlDB does (…-0000000016).
+func TestLegacyCommandKeepsJoinStoreNames(t *testing.T) {
+	t.Parallel()
+	const topic, secret = "_old__command_topic", "the secret of the old service"
+	br := startBrokerProcess(t)
+	createTopic(t, br.Kafka, topic, 1)
+	for _, s := range []string{"s1", "s2", "s3"} {
+		createTopic(t, br.Kafka, s, 1)
+	}
+	const join = "SELECT s1.id AS id, s1.v AS v1, s2.v AS v2, s3.v AS v3 FROM s1 JOIN s2 WITHIN 5 SECONDS ON s1.id = s2.id JOIN s3 WITHIN 10 SECONDS ON s1.id = s3.id;"
+	cl := kafkaClient(t, br.Kafka)
+	for i, cmd := range []map[string]any{
+		{"seq": 0, "statement": "CREATE STREAM s1 (id INT KEY, v STRING) WITH (KAFKA_TOPIC='s1', VALUE_FORMAT='JSON', PARTITIONS=1);"},
+		{"seq": 1, "statement": "CREATE STREAM s2 (id INT KEY, v STRING) WITH (KAFKA_TOPIC='s2', VALUE_FORMAT='JSON', PARTITIONS=1);"},
+		{"seq": 2, "statement": "CREATE STREAM s3 (id INT KEY, v STRING) WITH (KAFKA_TOPIC='s3', VALUE_FORMAT='JSON', PARTITIONS=1);"},
+		{"seq": 3, "statement": "CREATE STREAM o AS " + join, "queryId": "CSAS_O_3", "internalFormats": "sources/2", "storeFormats": "query"},
+	} {
+		b, err := json.Marshal(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(timeoutCtx(t), formatOneRecord(topic, secret, fmt.Sprint(i), string(b))).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := writeConfig(t, "sqlstream.command.topic.secret="+secret+"\n")
+	n := startServerOn(t, br.Kafka, "--service-id", "old_", "--config", cfg)
+	internalTopic(t, n, "CSAS_O_3", "-KSTREAM-JOINTHIS-0000000028-store-changelog")
+	internalTopic(t, n, "CSAS_O_3", "-KSTREAM-JOINOTHER-0000000029-store-changelog")
+
+	n.mustKsql("CREATE STREAM p AS " + join)
+	internalTopic(t, n, "CSAS_P_", "-KSTREAM-JOINTHIS-0000000016-store-changelog")
+	internalTopic(t, n, "CSAS_P_", "-KSTREAM-JOINOTHER-0000000017-store-changelog")
+	topics, err := kadm.NewClient(kafkaClient(t, n.Kafka)).ListTopics(timeoutCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range topics.Names() {
+		if strings.Contains(name, "CSAS_O_3") && strings.Contains(name, "-0000000016-") {
+			t.Errorf("the old query has a store topic numbered as the new one: %s", name)
+		}
+	}
+}
