@@ -5,7 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -13,8 +15,9 @@ import (
 // that decoding a record does no type analysis.
 type jsonNode struct {
 	t    *types.Type
-	elem *jsonNode   // ARRAY element, MAP value
-	obj  *jsonObject // STRUCT fields
+	elem *jsonNode      // ARRAY element, MAP value
+	obj  *jsonObject    // STRUCT fields
+	box  unsafe.Pointer // type word of the Go value of a scalar, boxed in the scanner's arena
 }
 
 // jsonObject matches JSON object keys to a fixed list of names the way
@@ -30,7 +33,7 @@ type jsonObject struct {
 const smallObject = 8
 
 func newJSONNode(t *types.Type) *jsonNode {
-	n := &jsonNode{t: t}
+	n := &jsonNode{t: t, box: boxTypeWord(t.Kind)}
 	switch t.Kind {
 	case types.KindArray, types.KindMap:
 		n.elem = newJSONNode(t.Elem)
@@ -43,6 +46,43 @@ func newJSONNode(t *types.Type) *jsonNode {
 		n.obj = newJSONObject(names, fts)
 	}
 	return n
+}
+
+// boxTypeWord is the type word of the Go value a scalar of kind decodes
+// to (sql/types/value.go), nil for the kinds not boxed in an arena.
+func boxTypeWord(k types.Kind) unsafe.Pointer {
+	switch k {
+	case types.KindString:
+		return boxes.TypeWord("")
+	case types.KindInteger:
+		return boxes.TypeWord(int32(0))
+	case types.KindDate:
+		return boxes.TypeWord(types.Date(0))
+	case types.KindTime:
+		return boxes.TypeWord(types.Time(0))
+	case types.KindBigint:
+		return boxes.TypeWord(int64(0))
+	case types.KindTimestamp:
+		return boxes.TypeWord(types.Timestamp(0))
+	case types.KindDouble:
+		return boxes.TypeWord(float64(0))
+	}
+	return nil
+}
+
+// boxCounts counts the columns whose values a record boxes in its arena:
+// 8-byte words and strings (the sizes of the arena's first chunks).
+func boxCounts(ts []*types.Type) (words, strs int) {
+	for _, t := range ts {
+		switch boxTypeWord(t.Kind) {
+		case nil:
+		case boxes.TypeWord(""):
+			strs++
+		default:
+			words++
+		}
+	}
+	return words, strs
 }
 
 func newJSONObject(names []string, ts []*types.Type) *jsonObject {
@@ -234,28 +274,31 @@ func (n *jsonNode) decodeString(s *scanner, c byte) (any, error) {
 	switch c {
 	case '"':
 		b, at, err := s.strSpan()
-		if err != nil || at < 0 {
-			return string(b), err
+		if err != nil {
+			return nil, err
 		}
-		return s.stringAt(at, at+len(b)), nil
+		if at < 0 {
+			return n.boxString(s, string(b)), nil
+		}
+		return n.boxString(s, s.stringAt(at, at+len(b))), nil
 	case '{', '[':
 		if err := s.skip(); err != nil {
 			return nil, err
 		}
 		// skip refused invalid UTF-8 in the strings, and JSON has no
 		// other place for bytes past ASCII.
-		return string(compactJSON(nil, s.data[start:s.pos])), nil
+		return n.boxString(s, string(compactJSON(nil, s.data[start:s.pos]))), nil
 	case 't', 'f':
 		if err := s.skip(); err != nil {
 			return nil, err
 		}
-		return s.stringAt(start, s.pos), nil
+		return n.boxString(s, s.stringAt(start, s.pos)), nil
 	}
 	if c == '-' || isDigit(c) {
 		if _, _, err := s.number(); err != nil {
 			return nil, err
 		}
-		return s.stringAt(start, s.pos), nil
+		return n.boxString(s, s.stringAt(start, s.pos)), nil
 	}
 	return nil, n.mismatch(s, c)
 }
@@ -338,11 +381,11 @@ func (n *jsonNode) decodeInt32(s *scanner, c byte) (any, error) {
 	}
 	switch n.t.Kind {
 	case types.KindDate:
-		return types.Date(v), nil
+		return boxes.Word(&s.arena, n.box, types.Date(v)), nil
 	case types.KindTime:
-		return types.Time(v), nil
+		return boxes.Word(&s.arena, n.box, types.Time(v)), nil
 	}
-	return int32(v), nil
+	return boxes.Word(&s.arena, n.box, int32(v)), nil
 }
 
 func (n *jsonNode) decodeInt64(s *scanner, c byte) (any, error) {
@@ -351,9 +394,9 @@ func (n *jsonNode) decodeInt64(s *scanner, c byte) (any, error) {
 		return nil, err
 	}
 	if n.t.Kind == types.KindTimestamp {
-		return types.Timestamp(v), nil
+		return boxes.Word(&s.arena, n.box, types.Timestamp(v)), nil
 	}
-	return v, nil
+	return boxes.Word(&s.arena, n.box, v), nil
 }
 
 func (n *jsonNode) decodeDouble(s *scanner, c byte) (any, error) {
@@ -366,8 +409,11 @@ func (n *jsonNode) decodeDouble(s *scanner, c byte) (any, error) {
 	if perr != nil && !isRangeErr(perr) {
 		return nil, n.coerceFail(s, start)
 	}
-	return f, nil
+	return boxes.Word(&s.arena, n.box, f), nil
 }
+
+// boxString boxes a decoded STRING in the scanner's arena.
+func (n *jsonNode) boxString(s *scanner, v string) any { return boxes.String(&s.arena, n.box, v) }
 
 // numberText reads a JSON number, or a string that should hold one, as
 // text for a DOUBLE or DECIMAL field.
