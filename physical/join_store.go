@@ -36,6 +36,7 @@ type sideStore struct {
 	hasher format.Codec // JSON of the non-key columns, what hash digests
 	keys   []int
 	vals   []int
+	rows   *rowCache // decoded rows by store key; nil unless this store sees every write (cacheRows)
 }
 
 // sideRow is a stored table row (all columns of its side) and its time.
@@ -124,11 +125,17 @@ func (s *sideStore) lookupKey(key []any, cols []int, w *types.Window) ([]byte, [
 // get returns the stored row with the key of row (nil: none).
 
 func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
+	if r, ok := s.rows.get(key); ok {
+		return r, nil
+	}
 	b, err := s.store.Get(key)
 	if err != nil || b == nil {
+		s.rows.put(key, nil, err)
 		return nil, err
 	}
-	return s.decode(b, keyVals)
+	r, err := s.decode(b, keyVals)
+	s.rows.put(key, r, err)
+	return r, err
 }
 
 // decode reads a stored entry (ts ‖ non-key columns) of the row with key
@@ -167,6 +174,7 @@ func (s *sideStore) update(row *types.Row) (old *sideRow, key []byte, err error)
 	if old, err = s.get(key, s.keyValues(row.Values)); err != nil {
 		return nil, nil, err
 	}
+	s.rows.forget(key)
 	if row.Tombstone {
 		return old, key, s.store.Put(key, nil)
 	}
