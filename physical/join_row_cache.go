@@ -1,9 +1,16 @@
 package physical
 
-// rowCacheSize bounds the rows a side store's rowCache keeps decoded:
-// 16384 per store partition (a few MiB for rows of a handful of columns),
-// past which a random entry makes room for each new one.
-const rowCacheSize = 16384
+// rowCacheBytes bounds the memory a side store's rowCache holds, per
+// store partition: 8 MiB as rowCost counts it (about 30,000 rows of a
+// handful of columns), past which random entries make room for each new
+// one.
+const rowCacheBytes = 8 << 20
+
+// rowCost estimates the memory of a cached row from its key and stored
+// value: the key as the map's string, the value's text (which its decoded
+// strings share) and about as much again for the decoded values and
+// their boxes, and the map entry and row headers.
+func rowCost(key, stored []byte) int { return len(key) + 2*len(stored) + 96 }
 
 // rowCache keeps the decoded rows of a join's table side by store key,
 // and which keys have no row, so a stream row whose key was looked up
@@ -20,12 +27,19 @@ const rowCacheSize = 16384
 // rows are shared with the callers, who copy them (withTime) and never
 // write them.
 type rowCache struct {
-	rows map[string]*sideRow // nil value: no row under the key
-	max  int
+	rows  map[string]cachedRow
+	bytes int // the rowCost of the rows held
+	max   int // bound on bytes
 }
 
-func newRowCache(max int) *rowCache {
-	return &rowCache{rows: make(map[string]*sideRow), max: max}
+// cachedRow is a decoded row (nil: no row under the key) and its rowCost.
+type cachedRow struct {
+	row  *sideRow
+	cost int
+}
+
+func newRowCache(maxBytes int) *rowCache {
+	return &rowCache{rows: make(map[string]cachedRow), max: maxBytes}
 }
 
 // get returns the cached row under key (nil: none) and whether the key
@@ -35,26 +49,34 @@ func (c *rowCache) get(key []byte) (*sideRow, bool) {
 		return nil, false
 	}
 	r, ok := c.rows[string(key)]
-	return r, ok
+	return r.row, ok
 }
 
-// put caches what a store read found under key, unless it failed.
-func (c *rowCache) put(key []byte, r *sideRow, err error) {
+// put caches what a store read found under key (stored: its bytes),
+// unless it failed.
+func (c *rowCache) put(key, stored []byte, r *sideRow, err error) {
 	if c == nil || err != nil {
 		return
 	}
-	if len(c.rows) >= c.max {
-		for k := range c.rows { // map order is random: a random eviction
-			delete(c.rows, k)
+	cost := rowCost(key, stored)
+	for k, e := range c.rows { // map order is random: random evictions
+		if c.bytes+cost <= c.max {
 			break
 		}
+		delete(c.rows, k)
+		c.bytes -= e.cost
 	}
-	c.rows[string(key)] = r
+	c.rows[string(key)] = cachedRow{row: r, cost: cost}
+	c.bytes += cost
 }
 
 // forget drops key, about to be written.
 func (c *rowCache) forget(key []byte) {
-	if c != nil {
+	if c == nil {
+		return
+	}
+	if e, ok := c.rows[string(key)]; ok {
 		delete(c.rows, string(key))
+		c.bytes -= e.cost
 	}
 }

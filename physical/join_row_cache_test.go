@@ -23,8 +23,8 @@ func (s *countingStore) Get(k []byte) ([]byte, error) {
 // under the same key is served decoded from its row cache, present or
 // absent, without reading the store; the table side's write of a key is
 // seen by the next lookup (an insert of a key known absent, an update, a
-// delete); past its bound the cache evicts, and what it no longer holds
-// is read from the store again.
+// delete); past its bound in bytes the cache evicts, and what it no
+// longer holds is read from the store again.
 func TestRowCacheServesRepeatedLookups(t *testing.T) {
 	db, err := state.OpenMem()
 	if err != nil {
@@ -44,7 +44,7 @@ func TestRowCacheServesRepeatedLookups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	side.rows = newRowCache(2)
+	side.rows = newRowCache(300) // two rows: a, b and c cost 97, 141 and 145 (rowCost)
 	lookup := func(id string) any {
 		t.Helper()
 		r, err := side.lookup([]any{id}, []int{0}, nil)
@@ -81,8 +81,8 @@ func TestRowCacheServesRepeatedLookups(t *testing.T) {
 	write("c", "carol", false) // 6
 	check("b", "bob", 7)
 	check("c", "carol", 8) // a third key in a cache of two: one is evicted
-	if len(side.rows.rows) != 2 {
-		t.Errorf("the cache holds %d rows, bound 2", len(side.rows.rows))
+	if len(side.rows.rows) != 2 || side.rows.bytes > side.rows.max {
+		t.Errorf("the cache holds %d rows of cost %d, bound %d (two rows)", len(side.rows.rows), side.rows.bytes, side.rows.max)
 	}
 	for id, want := range map[string]any{"a": nil, "b": "bob", "c": "carol"} {
 		if got := lookup(id); got != want {

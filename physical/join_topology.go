@@ -169,7 +169,7 @@ func (b *builder) openJoinStore(env *TaskEnv, n *planner.Join, side planner.Join
 	if err != nil {
 		return nil, err
 	}
-	s.rows = newRowCache(rowCacheSize) // its writes are this task's table side's (rowCache)
+	s.rows = newRowCache(rowCacheBytes) // its writes are this task's table side's (rowCache)
 	return s, nil
 }
 
