@@ -90,9 +90,14 @@ test-fuzz:
 # them: a test's server sits idle between commits and polls) run
 # E2E_PARALLEL at a time (t.Parallel); the kill -9, failover, terminal
 # and Nexmark ones run alone first.
+# The web console's browser tests save a screenshot of each step under
+# $(ARTIFACTS)/console/<test>/ (the run's own: emptied first).
 E2E_PARALLEL ?= 4
+ARTIFACTS ?= bin/test-artifacts
 test-e2e:
-	$(GO) test -count=1 -timeout $(TIMEOUT) -parallel $(E2E_PARALLEL) ./tests/...
+	rm -rf $(ARTIFACTS)/console && mkdir -p $(ARTIFACTS)/console
+	SQLSTREAM_CONSOLE_SCREENSHOTS=$(abspath $(ARTIFACTS))/console $(GO) test -count=1 -timeout $(TIMEOUT) -parallel $(E2E_PARALLEL) ./tests/...
+	@echo "console screenshots: $(ARTIFACTS)/console ($$(find $(ARTIFACTS)/console -name '*.png' | wc -l) files)"
 
 # The long kill -9 run (tests/eos_crash_test.go): a broker process, three
 # engine processes, 1M events and 100 seeded SIGKILLs; SQLSTREAM_CRASH_SEED

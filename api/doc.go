@@ -11,5 +11,6 @@
 // Marshal encodes like Jackson does for ksqlDB: no HTML escaping, "@type"
 // first, empty lists as [] (never null) where ksqlDB always sends a list.
 // DecodeEntities and DecodeError are the client side (used by the REPL).
-// QueryTasks (GET /tasks) is sqlstream's own, with no ksqlDB counterpart.
+// QueryTasks (GET /tasks) and ClusterTasks (GET /clusterTasks) are
+// sqlstream's own, with no ksqlDB counterpart.
 package api

@@ -5,10 +5,16 @@
 //	browser ──GET / (Accept: text/html) ──► index.html
 //	        ──GET /console/app.js, app.css (gzip when accepted) ──► dist/
 //	        ──POST /ksql, /query-stream, /close-query ──► statements, queries
-//	        ──GET /metrics, /clusterStatus, /tasks, /info, /healthcheck ──► live figures
-//	          (per query, per node of its topology, per task: consumer lag)
+//	        ──GET /metrics, /clusterStatus, /info, /healthcheck ──► live figures, charts
+//	        ──GET /clusterTasks ──► /tasks of every server of the service id: per
+//	          node of the topology (a global store's section too), per task
+//	          and host (consumer lag, store size and lag), hosts not answering
 //	        ──POST /query-stream on KSQL_PROCESSING_LOG ──► per-task late records, errors
 //	        ──GET /schema-registry/… ──► the embedded registry (read only)
+//
+// web/src/cluster.js turns /clusterTasks into the figures: node records
+// summed over hosts (a global store's section: the largest host's, each
+// host loading the whole table), store sizes over active copies.
 //
 // The page (web/src) is plain ES modules bundled by esbuild into one
 // script and one stylesheet: CodeMirror 6 (the SQL editor, with the

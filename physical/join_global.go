@@ -171,12 +171,20 @@ func (op *globalJoin) lookup(row *types.Row) (right []any, null bool, err error)
 	return withTime(t.values, t.time, nil), false, nil
 }
 
+// GlobalNodes names the i-th global store's section of the description:
+// its sub-topology number (after the task sub-topologies), its source
+// node and the processor that materializes it.
+func (t *Topology) GlobalNodes(i int) (sub int, source, materialize string) {
+	g := t.Globals[i]
+	return len(t.SubTopologies) + i, "Source-" + g.Source.Name, g.Name + "-Materialize"
+}
+
 // describeGlobals renders the global stores as Kafka Streams does: a
 // sub-topology each that generates no tasks.
 func (t *Topology) describeGlobals(b *strings.Builder) {
 	for i, g := range t.Globals {
-		src, mat := "Source-"+g.Source.Name, g.Name+"-Materialize"
-		fmt.Fprintf(b, "   Sub-topology: %d for global store (will not generate tasks)\n", len(t.SubTopologies)+i)
+		sub, src, mat := t.GlobalNodes(i)
+		fmt.Fprintf(b, "   Sub-topology: %d for global store (will not generate tasks)\n", sub)
 		fmt.Fprintf(b, "    Source: %s (topics: [%s])\n      --> %s\n", src, g.Topic, mat)
 		fmt.Fprintf(b, "    Processor: %s (stores: [%s])\n      <-- %s\n\n", mat, g.Name, src)
 	}

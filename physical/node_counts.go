@@ -178,3 +178,40 @@ func count(n *atomic.Int64) {
 		n.Add(1)
 	}
 }
+
+// ContinueFrom starts c (a new plan's counts, before its tasks run) from
+// old's (the plan it upgrades): a node of c counts on from old's node of
+// the same sub-topology, name and kind (and topic, for a source), the
+// one that plays its part in the plan: node names are their roles
+// (Source-<NAME>, Aggregate-Aggregate, Project…), numbered by
+// sub-topology. A node with no such match is new in this plan and counts
+// from 0; ContinueFrom returns those, as "<sub>/<name>".
+func (c *NodeCounts) ContinueFrom(old *NodeCounts) (added []string) {
+	if c == nil {
+		return nil
+	}
+	for i := range c.subs {
+		for j := range c.subs[i] {
+			n := &c.subs[i][j]
+			if o := old.match(i, n); o != nil {
+				n.n.Store(o.n.Load())
+				continue
+			}
+			added = append(added, fmt.Sprintf("%d/%s", i, n.name))
+		}
+	}
+	return added
+}
+
+// match is c's node of sub-topology sub playing n's part (nil: none).
+func (c *NodeCounts) match(sub int, n *nodeCount) *nodeCount {
+	if c == nil || sub >= len(c.subs) {
+		return nil
+	}
+	for j := range c.subs[sub] {
+		if o := &c.subs[sub][j]; o.name == n.name && o.kind == n.kind && o.topic == n.topic {
+			return o
+		}
+	}
+	return nil
+}

@@ -297,3 +297,35 @@ func buildWith(t *testing.T, sources, sql string) *Topology {
 	}
 	return topo
 }
+
+// TestNodeCountsContinueFrom: an upgrade's new plan counts on from the
+// old plan's nodes that play the same part (same sub-topology, name,
+// kind and topic); the filter the new plan adds counts from 0 and is
+// reported as added.
+func TestNodeCountsContinueFrom(t *testing.T) {
+	old := csas(t, "CREATE STREAM out AS SELECT k, a * 2 AS b FROM s;").NewNodeCounts()
+	for j := range old.subs[0] {
+		old.subs[0][j].n.Store(int64(10 + j))
+	}
+	before := map[string]int64{}
+	for _, n := range old.Snapshot() {
+		before[n.Node] = n.Records
+	}
+	next := csas(t, "CREATE STREAM out AS SELECT k, a * 2 AS b FROM s WHERE a > 1;").NewNodeCounts()
+	added := next.ContinueFrom(old)
+	if strings.Join(added, " ") != "0/WhereFilter" {
+		t.Errorf("added %q, want the filter alone", added)
+	}
+	for _, n := range next.Snapshot() {
+		want, ok := before[n.Node]
+		if !ok {
+			want = 0
+		}
+		if n.Records != want {
+			t.Errorf("%s counts from %d, want %d", n.Node, n.Records, want)
+		}
+	}
+	if len(before) < 3 {
+		t.Fatalf("the old plan has nodes %v", before)
+	}
+}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"sort"
@@ -171,3 +172,13 @@ func (e *Engine) LagReport(m api.LagReportingMessage) {
 func (e *Engine) VerifyPeer(method, path, header string, body []byte) error {
 	return e.peers.Auth().Verify(method, path, header, body)
 }
+
+// GatherFromPeers reads path (GET) on every other server of the service
+// id as a peer, with the request's user (package cluster's Gather).
+func (e *Engine) GatherFromPeers(ctx context.Context, path string) []cluster.PeerAnswer {
+	return e.peers.Gather(ctx, path, api.AuthorizationFrom(ctx))
+}
+
+// HostKey is this server's host:port ("local" without an endpoint), as
+// /clusterStatus keys it.
+func (e *Engine) HostKey() string { return e.peers.SelfKey() }

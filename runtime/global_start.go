@@ -52,6 +52,7 @@ func globalLoadError(q *query, err error) error {
 func (q *query) globalEnv() global.Env {
 	env := q.eng.globalEnv(q.appID, q.cfg.CacheBytes, q.procLog(), q.globalFailed)
 	env.Count = func() { q.globalLoaded.Add(1) }
+	env.Figures = q.globalFigs
 	return env
 }
 

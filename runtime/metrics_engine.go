@@ -30,6 +30,7 @@ func (e *Engine) metricsSnapshot() []metrics.Query {
 		m.Commits, m.CommitMean, m.CommitMax = q.commits.Snapshot()
 		m.Nodes = q.nodes.Snapshot()
 		m.ConsumerLags = consumerLags(q)
+		m.GlobalStores, m.UpgradedAt = q.metricsGlobals(q.globalStores()), q.upgradedAt
 		out = append(out, m)
 	}
 	return out

@@ -46,6 +46,15 @@ type query struct {
 	globals *global.Stores
 	// globalLoaded counts the records its global stores loaded.
 	globalLoaded atomic.Int64
+	// globalFigs are its global stores' figures (query_figures.go).
+	globalFigs *global.Figures
+	// upgraded is the query this one replaced in place (nil: none),
+	// until it starts and takes over its counts; upgradedAt is when.
+	upgraded   *query
+	upgradedAt time.Time
+	// nodeSince is when the nodes upgrades added started counting, by
+	// "<sub-topology>/<name>" (set before the query starts, read only).
+	nodeSince map[string]time.Time
 	// caughtUp is set once a pull query found the query caught up with
 	// its inputs (pull_ready.go): later pull queries do not wait.
 	caughtUp atomic.Bool
@@ -65,7 +74,7 @@ func (e *Engine) newQuery(id, appID, sql string, plan *planner.Plan, topo *physi
 		return nil, err
 	}
 	return &query{eng: e, id: id, appID: appID, sql: sql, plan: plan, topo: topo, props: set, cfg: cfg,
-		created: time.Now(), nodes: topo.NewNodeCounts()}, nil
+		created: time.Now(), nodes: topo.NewNodeCounts(), globalFigs: global.NewFigures()}, nil
 }
 
 // queryError is one error a query hit, for EXPLAIN / DESCRIBE EXTENDED.

@@ -31,6 +31,9 @@ type InputLag = exec.InputLag
 type QueryTasks struct {
 	QueryID string
 	Tasks   []TaskAssignment
+	// Figures are the query's figures on this server beside its tasks
+	// (query_figures.go).
+	Figures QueryFigures
 }
 
 // TaskAssignments lists, per persistent query running on Kafka, the tasks
@@ -47,7 +50,7 @@ func (e *Engine) TaskAssignments() []QueryTasks {
 		if r == nil {
 			continue
 		}
-		out = append(out, QueryTasks{QueryID: q.id, Tasks: r.Tasks()})
+		out = append(out, QueryTasks{QueryID: q.id, Tasks: r.Tasks(), Figures: e.queryFigures(q)})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
@@ -191,7 +192,9 @@ func (e *Engine) swapQuery(ctx context.Context, c *command, u *upgrade) error {
 		return err
 	}
 	q.resume = true
-	q.processed.Store(u.old.processed.Load())
+	if !e.replaying { // a replay's queries have counted nothing yet
+		q.upgraded, q.upgradedAt = u.old, time.Now()
+	}
 	old := u.old
 	old.mu.Lock()
 	r := old.runner
@@ -222,6 +225,7 @@ func (e *Engine) startIfCurrent(q *query) error {
 	if e.queries[q.id] != q || q.State() != StatePending {
 		return nil
 	}
+	q.continueCounts()
 	return q.start()
 }
 

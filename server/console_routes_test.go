@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -104,7 +105,8 @@ type tasksEngine struct {
 func (e tasksEngine) Tasks() []api.QueryTasks { return e.tasks }
 
 // TestTasksEndpoint: GET /tasks answers the engine's task list as JSON
-// ([] for none), and 404 when the engine keeps none.
+// ([] for none), with each store partition's size and the query's
+// figures, and 404 when the engine keeps none.
 func TestTasksEndpoint(t *testing.T) {
 	if rec := serve(New(newFakeEngine()), "GET", "/tasks", "", ""); rec.Code != http.StatusNotFound {
 		t.Errorf("an engine without tasks: %d", rec.Code)
@@ -116,13 +118,57 @@ func TestTasksEndpoint(t *testing.T) {
 	e := tasksEngine{fakeEngine: newFakeEngine(), tasks: []api.QueryTasks{{QueryID: "CTAS_T_1", Tasks: []api.TaskInfo{
 		{TaskID: "0_0", Role: "ACTIVE", State: "RUNNING", Stores: []api.StoreLagInfo{{Store: "s", Partition: 0}}, ConsumerLag: &lag,
 			Inputs: []api.InputLagInfo{{Topic: "t", Position: 4, HighWatermark: 7, LastStableOffset: 6, Lag: 2}}},
-		{TaskID: "0_1", Role: "STANDBY", Stores: []api.StoreLagInfo{{Store: "s", Partition: 1, Position: 3, End: 5, Lag: 2}}},
-	}}}}
+		{TaskID: "0_1", Role: "STANDBY", Stores: []api.StoreLagInfo{{Store: "s", Partition: 1, Position: 3, End: 5, Lag: 2, Keys: 4, Bytes: 90}}},
+	}, Processed: 5, Logged: 1, Nodes: []api.NodeRecords{{SubTopology: 0, Node: "Source-T", Records: 5}, {SubTopology: 0, Node: "WhereFilter", Records: 2, SinceMs: 1000}},
+		GlobalStores: []api.GlobalStoreInfo{{Store: "G-GlobalStore", Topic: "g", RecordsLoaded: 3, Rows: 3, Lag: 0,
+			Partitions: []api.InputLagInfo{{Topic: "g", Position: 3, HighWatermark: -1, LastStableOffset: 3}}}},
+		UpgradedAtMs: 1000}}}
 	rec := serve(New(e), "GET", "/tasks", "", "")
-	want := `[{"queryId":"CTAS_T_1","tasks":[{"taskId":"0_0","role":"ACTIVE","state":"RUNNING","stores":[{"store":"s","partition":0,"position":0,"end":0,"lag":0}],` +
+	want := `[{"queryId":"CTAS_T_1","tasks":[{"taskId":"0_0","role":"ACTIVE","state":"RUNNING","stores":[{"store":"s","partition":0,"position":0,"end":0,"lag":0,"keys":0,"bytes":0}],` +
 		`"consumerLag":2,"inputs":[{"topic":"t","partition":0,"position":4,"highWatermark":7,"lastStableOffset":6,"lag":2}]},` +
-		`{"taskId":"0_1","role":"STANDBY","stores":[{"store":"s","partition":1,"position":3,"end":5,"lag":2}]}]}]`
+		`{"taskId":"0_1","role":"STANDBY","stores":[{"store":"s","partition":1,"position":3,"end":5,"lag":2,"keys":4,"bytes":90}]}],` +
+		`"recordsProcessed":5,"processingLogEntries":1,"lateRecords":0,` +
+		`"nodes":[{"subTopology":0,"node":"Source-T","records":5},{"subTopology":0,"node":"WhereFilter","records":2,"sinceMs":1000}],` +
+		`"globalStores":[{"store":"G-GlobalStore","topic":"g","recordsLoaded":3,"rows":3,"bytes":0,"lag":0,` +
+		`"partitions":[{"topic":"g","partition":0,"position":3,"highWatermark":-1,"lastStableOffset":3,"lag":0}]}],"upgradedAtMs":1000}]`
 	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != want {
 		t.Errorf("GET /tasks: %d\n%s\nwant\n%s", rec.Code, rec.Body, want)
+	}
+}
+
+type clusterTasksEngine struct {
+	*fakeEngine
+	auth string // the Authorization ClusterTasks was called with
+}
+
+func (e *clusterTasksEngine) ClusterTasks(ctx context.Context) api.ClusterTasks {
+	e.auth = api.AuthorizationFrom(ctx)
+	return api.ClusterTasks{Hosts: []api.HostTasks{{Host: "a:1", Self: true, Queries: []api.QueryTasks{}},
+		{Host: "b:2", Error: "not alive", Queries: []api.QueryTasks{}}}}
+}
+
+// TestClusterTasksEndpoint: GET /clusterTasks answers the engine's
+// hosts, a host that did not answer with its error, and hands the engine
+// the request's Authorization to pass on to the peers; 404 without.
+func TestClusterTasksEndpoint(t *testing.T) {
+	if rec := serve(New(newFakeEngine()), "GET", "/clusterTasks", "", ""); rec.Code != http.StatusNotFound {
+		t.Errorf("an engine without cluster tasks: %d", rec.Code)
+	}
+	users, err := ParseUsers(strings.NewReader("alice: wonderland,admin\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &clusterTasksEngine{fakeEngine: newFakeEngine()}
+	s := New(e, WithBasicAuth("KsqlServer-Props", []string{"*"}, users))
+	if rec := serve(s, "GET", "/clusterTasks", "", ""); rec.Code != http.StatusUnauthorized {
+		t.Errorf("without credentials: %d", rec.Code)
+	}
+	rec := serveAccept(s, "GET", "/clusterTasks", "alice", "wonderland", "application/json")
+	want := `{"hosts":[{"host":"a:1","self":true,"queries":[]},{"host":"b:2","error":"not alive","queries":[]}]}`
+	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != want {
+		t.Errorf("GET /clusterTasks: %d\n%s\nwant\n%s", rec.Code, rec.Body, want)
+	}
+	if e.auth != "Basic YWxpY2U6d29uZGVybGFuZA==" {
+		t.Errorf("the engine got Authorization %q", e.auth)
 	}
 }

@@ -10,7 +10,8 @@
 //	   POST /inserts-stream  ──► Engine.Insert per row ──► acks
 //	   GET  /info /healthcheck /status[/t/e/a] /is_valid_property/p
 //	   GET  /chc/live /chc/ready (probes.go)  /metrics (http_metrics.go)
-//	   GET  /tasks            ──► TaskLister: this server's tasks per query (sqlstream's)
+//	   GET  /tasks            ──► TaskLister: this server's tasks and figures per query (sqlstream's)
+//	   GET  /clusterTasks     ──► ClusterTaskLister: /tasks of every server of the service id (sqlstream's)
 //	   GET  /  /console/…     ──► the web console (WithConsole) for a browser; others: / ──► /info
 //	   GET  /schema-registry/… ──► the embedded registry, read only (WithSchemaRegistry)
 //

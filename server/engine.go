@@ -70,3 +70,11 @@ type MetricsProvider interface {
 type TaskLister interface {
 	Tasks() []api.QueryTasks
 }
+
+// ClusterTaskLister is an optional Engine extension: GET /tasks of every
+// server of the service id, for GET /clusterTasks (the web console's
+// figures across hosts). ctx carries the request's Authorization, passed
+// on to the peers.
+type ClusterTaskLister interface {
+	ClusterTasks(ctx context.Context) api.ClusterTasks
+}

@@ -124,3 +124,16 @@ func (s *Server) handleTasks(w http.ResponseWriter, r *http.Request) {
 	}
 	answer(w, r, http.StatusOK, tasks)
 }
+
+// handleClusterTasks serves GET /clusterTasks, sqlstream's: GET /tasks of
+// this server and of every other server of its service id (a server that
+// does not answer is marked with why). 404 when the engine does not
+// report them.
+func (s *Server) handleClusterTasks(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.engine.(ClusterTaskLister)
+	if !ok {
+		notFound(w, r)
+		return
+	}
+	answer(w, r, http.StatusOK, l.ClusterTasks(r.Context()))
+}

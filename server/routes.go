@@ -28,6 +28,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/status", s.handleStatuses)
 	r.Get("/clusterStatus", s.handleClusterStatus)
 	r.Get("/tasks", s.handleTasks)
+	r.Get("/clusterTasks", s.handleClusterTasks)
 	r.Post("/heartbeat", s.handleHeartbeat)
 	r.Post("/lag", s.handleLag)
 	r.Method(http.MethodGet, "/metrics", s.metricsHandler())

@@ -286,7 +286,7 @@ func insertRows(t *testing.T, n *node, target string, rows ...string) {
 }
 
 // TestConsoleInBrowser walks through the console against the binary:
-// the catalog, DDL and a CTAS from the editor, an error's position, a
+// the catalog (a type too), DDL and a CTAS from the editor, an error's position, a
 // push query whose rows arrive over REST while it runs, the CTAS's
 // topology graph, a pull query, the charts and a TERMINATE with its
 // confirmation; the page sends nothing to another origin and meets no
@@ -314,12 +314,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.sql("CREATE STREAM clicks (user VARCHAR KEY, page VARCHAR, ms INT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=2);\n" +
 		"CREATE TABLE clicks_per_page AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page EMIT CHANGES;\n" +
 		"CREATE GLOBAL TABLE regions (rid VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='regions', VALUE_FORMAT='JSON', PARTITIONS=1);\n" +
-		"CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM clicks WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 0 SECONDS) GROUP BY page EMIT CHANGES;")
-	b.until("the four statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 4`)
+		"CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM clicks WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 0 SECONDS) GROUP BY page EMIT CHANGES;\n" +
+		"CREATE TYPE address AS STRUCT<street VARCHAR, city VARCHAR>;")
+	b.until("the five statements succeed", `document.querySelectorAll('[data-testid="result"] .ok').length === 5`)
 	b.do("the new stream, table and query in the lists",
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS"][data-type="STREAM"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"][data-type="TABLE"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]`)))
+	b.until("the query's state, guarantee and per-host status", `/RUNNING/.test(document.querySelector('[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]').textContent) && `+
+		`/at_least_once · 1 RUNNING/.test(document.querySelector('[data-testid="queries"] li[data-query^="CTAS_CLICKS_PER_PAGE"]').textContent)`)
+	b.do("the new type in the catalog", chromedp.WaitVisible(chromedp.CSS(`[data-testid="types"] li[data-type-name="ADDRESS"]`)))
 	if badge := b.text(`[data-testid="sources"] li[data-source="REGIONS"] .badge`); badge != "GLOBAL" {
 		t.Errorf("the global table's badge is %q", badge)
 	}
@@ -376,19 +380,25 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.until("a node's records/s", `/records\/s/.test(document.querySelector('[data-testid="topology"] [data-node="Sink-CLICKS_PER_PAGE"]').textContent)`)
 	// Every task of the query runs here and has processed its inputs:
 	// consumer lag 0 in the task table's column.
-	b.until("the tasks' consumer lag", `(() => { const rows = [...document.querySelectorAll('[data-testid="tasks"] tbody tr')].filter((tr) => tr.cells[1].textContent.startsWith('ACTIVE')); `+
-		`return rows.length === 4 && rows.every((tr) => tr.cells[2].textContent === '0'); })()`)
+	b.until("the tasks' consumer lag", `(() => { const rows = [...document.querySelectorAll('[data-testid="tasks"] tbody tr')].filter((tr) => tr.cells[2].textContent.startsWith('ACTIVE')); `+
+		`return rows.length === 4 && rows.every((tr) => tr.cells[3].textContent === '0'); })()`)
 	if head := b.text(`[data-testid="tasks"] thead`); !strings.Contains(head, "consumer lag") {
 		t.Errorf("the task table's columns: %q", head)
 	}
 	b.until("the store node shows its keys", `/2 keys/.test(document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]').textContent)`)
+	// Each task of the aggregation (sub-topology 1) has its store
+	// partition's size in the table, and EXPLAIN's text is under it.
+	b.until("a task's store size", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^1_\d$/.test(tr.cells[0].textContent) && /Aggregate-Aggregate-Materialize: [1-9]\d* keys, ~/.test(tr.cells[4].textContent))`)
+	if explain := b.text(`[data-testid="explain"]`); !strings.Contains(explain, "Sub-topology: 1") || !strings.Contains(explain, "Aggregate-Aggregate-Materialize") {
+		t.Errorf("EXPLAIN's text under the graph:\n%s", explain)
+	}
 	// A record that is not JSON: a deserialization error of a task of
 	// sub-topology 0, counted in the task table from the processing log.
 	cl := kafkaClient(t, n.Kafka)
 	if err := cl.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: "clicks", Key: []byte("zed"), Value: []byte("not json")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	b.until("the task's processing-log error", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[8].textContent === '1')`)
+	b.until("the task's processing-log error", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[9].textContent === '1')`)
 	b.shot("topology")
 	b.tallShot("topology-graph", `[data-testid="tasks"]`)
 
@@ -404,7 +414,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 	}
 	b.do("opening the windowed query", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_PER_MINUTE"]`)))
-	b.until("the task's late record", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[7].textContent === '1')`)
+	b.until("the task's late record", `[...document.querySelectorAll('[data-testid="tasks"] tbody tr')].some((tr) => /^0_\d$/.test(tr.cells[0].textContent) && tr.cells[8].textContent === '1')`)
 	b.tallShot("late-record", `[data-testid="tasks"]`)
 
 	b.do("describing the table", chromedp.Click(chromedp.CSS(`[data-testid="sources"] li[data-source="CLICKS_PER_PAGE"]`)))
@@ -561,7 +571,10 @@ func TestConsoleBasicAuth(t *testing.T) {
 // TestConsoleClusterHosts: two servers of one service id on one broker,
 // each task with a standby on the other. The console of either lists both
 // hosts alive in its Cluster tab with their active and standby partitions
-// of the query, and the query's per-host status names both.
+// of the query, and the query's per-host status names both; its graph's
+// figures and task table cover both hosts' tasks (a row per task and
+// host), and once one server is killed the page names it as not
+// answering.
 func TestConsoleClusterHosts(t *testing.T) {
 	t.Parallel()
 	browserPath(t)
@@ -583,10 +596,27 @@ func TestConsoleClusterHosts(t *testing.T) {
 	page.until("both hosts alive, each with active and standby partitions", both)
 	page.shot("cluster-hosts")
 
+	var kvs []string
+	for i := range 8 {
+		kvs = append(kvs, fmt.Sprintf("k%d", i), `{"V":1}`)
+	}
+	produce(t, br.Kafka, "events", kvs...)
 	page.do("the query's hosts", chromedp.Click(chromedp.CSS(`[data-testid="queries"] li[data-query^="CTAS_COUNTS"]`)))
-	page.until("this server's active and standby tasks", `(() => { const t = document.querySelector('[data-testid="tasks"]').innerText; return /ACTIVE RUNNING/.test(t) && /STANDBY/.test(t); })()`)
+	// The task table has a row per task and host: each host's active
+	// tasks and standbys, from GET /clusterTasks (the other server asked
+	// as a peer), and the graph's figures add up over both hosts.
+	page.until("both hosts' active and standby tasks", fmt.Sprintf(`(() => { const rows = [...document.querySelectorAll('[data-testid="tasks"] tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent)); `+
+		`return %q.split(' ').every((h) => rows.some((r) => r[1] === h && r[2] === 'ACTIVE RUNNING') && rows.some((r) => r[1] === h && r[2] === 'STANDBY')); })()`, strings.Join(hosts, " ")))
+	page.until("the figures name both hosts", fmt.Sprintf(`%q.split(' ').every((h) => document.querySelector('[data-testid="figures-hosts"]').textContent.includes(h))`, strings.Join(hosts, " ")))
+	page.until("the source counts every host's records", `/(^|[^0-9])8 records in/.test((document.querySelector('[data-testid="topology"] [data-node="Source-EVENTS"]') || {}).textContent || '')`)
+	page.until("the store's keys over both hosts' active copies", `/8 keys/.test((document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]') || {}).textContent || '')`)
 	page.until("the query RUNNING on both hosts", fmt.Sprintf(`%q.split(' ').every((h) => document.querySelector('#topology-head').textContent.includes(h + ' RUNNING'))`, strings.Join(hosts, " ")))
 	page.tallShot("query-hosts", `[data-testid="tasks"]`)
+	// The other server stops: its figures are missing, and the page says
+	// so (it is not alive, so it is not asked).
+	a.kill()
+	page.until("the stopped host marked", fmt.Sprintf(`!!document.querySelector('[data-host-error=%q]')`, hosts[0]))
+	page.shot("host-down")
 	page.checkClean()
 }
 
@@ -628,4 +658,49 @@ func spkiHash(t *testing.T, certFile string) string {
 	}
 	sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
 	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// TestConsoleGlobalStoreAndUpgrade: a stream–global table join's graph
+// gives the description's "Sub-topology 1 for global store" section its
+// figures like every other node: records loaded by its source and
+// materializing processor, the store's rows and its lag behind the
+// table's topic. After CREATE OR REPLACE adds a filter, the page says the
+// query was upgraded, the source's count goes on from the records before
+// the upgrade, and the filter, new in the plan, counts from then.
+func TestConsoleGlobalStoreAndUpgrade(t *testing.T) {
+	t.Parallel()
+	browserPath(t)
+	n := startNode(t)
+	n.mustKsql(`CREATE STREAM orders (id VARCHAR KEY, region VARCHAR, total INT) WITH (KAFKA_TOPIC='orders', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	n.mustKsql(`CREATE GLOBAL TABLE regions (rid VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='regions', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	produce(t, n.Kafka, "regions", "north", `{"NAME":"North"}`, "south", `{"NAME":"South"}`, "east", `{"NAME":"East"}`)
+	n.mustKsql(`CREATE STREAM by_region AS SELECT o.id, r.name, o.total FROM orders o JOIN regions r ON o.region = r.rid;`)
+	insertRows(t, n, "ORDERS", `{"ID":"a","REGION":"north","TOTAL":1}`, `{"ID":"b","REGION":"south","TOTAL":2}`)
+
+	b := newBrowser(t, n.URL)
+	// The list is drawn again at each poll: click it from the page.
+	open := `(() => { const e = document.querySelector('[data-testid="queries"] li[data-query^="CSAS_BY_REGION"]'); if (e) e.click(); return !!e; })()`
+	b.do("opening the console", chromedp.Navigate(n.URL+"/"))
+	b.until("opening the join's graph", open)
+	node := func(name string) string {
+		return `((document.querySelector('[data-testid="topology"] [data-node="` + name + `"]') || {}).textContent || '')`
+	}
+	b.until("the global section's source counts the rows loaded", `/(^|[^0-9])3 records in per host/.test(`+node("Source-REGIONS")+`)`)
+	b.until("the materializing processor too", `/(^|[^0-9])3 records in per host/.test(`+node("REGIONS-GlobalStore-Materialize")+`)`)
+	b.until("the global store's rows and topic lag", `/3 rows, ~/.test(`+node("REGIONS-GlobalStore")+`) && /topic lag 0/.test(`+node("REGIONS-GlobalStore")+`)`)
+	b.until("the global section's records/s", `/records\/s/.test(`+node("Source-REGIONS")+`)`)
+	if sub := eval[string](b, `document.querySelector('[data-testid="topology"] [data-sub="1"] text').textContent`); sub != "sub-topology 1 (global store)" {
+		t.Errorf("the global section is labelled %q", sub)
+	}
+	b.until("the stream's source", `/(^|[^0-9])2 records in/.test(`+node("Source-ORDERS")+`)`)
+	b.tallShot("global-store", `[data-testid="tasks"]`)
+
+	n.mustKsql(`CREATE OR REPLACE STREAM by_region AS SELECT o.id, r.name, o.total FROM orders o JOIN regions r ON o.region = r.rid WHERE o.total > 1;`)
+	insertRows(t, n, "ORDERS", `{"ID":"c","REGION":"east","TOTAL":3}`)
+	b.until("opening the upgraded query", open)
+	b.until("the upgrade said", `/upgraded in place/.test((document.querySelector('[data-testid="upgraded"]') || {}).textContent || '')`)
+	b.until("the source's count goes on", `/(^|[^0-9])3 records in/.test(`+node("Source-ORDERS")+`)`)
+	b.until("the new filter counts from the upgrade", `/(^|[^0-9])1 records in since \d\d:\d\d:\d\d/.test(`+node("WhereFilter")+`)`)
+	b.tallShot("upgraded", `[data-testid="tasks"]`)
+	b.checkClean()
 }

@@ -18,6 +18,8 @@
 //	                             └───► OpenRemotes ─► peer.OpenForward (each
 //	                                   host's partitions; a host that does not
 //	                                   answer fails over to the next)
+//	GET /clusterTasks ─► Gather("/tasks") ─► peer.Get on every live host
+//	                     at once (5 s each); a dead or silent host marked
 //
 // A task moving cooperatively is in no member's assignment between its
 // revocation and the next round; meanwhile each server keeps it at its

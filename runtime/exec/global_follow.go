@@ -26,6 +26,15 @@ type FollowStore interface {
 	String() string
 }
 
+// FollowProgress is an optional FollowStore extension: after each fetch
+// the follower tells it, for every partition the fetch returned, the
+// next offset it loads and where the partition ends (its last stable
+// offset, the follower reading read_committed; the high watermark when
+// the broker gives none). From the fetches alone: no request is added.
+type FollowProgress interface {
+	Progress(partition int32, position, end int64)
+}
+
 // Follow loads every partition of topic into s (a global table's store)
 // from its checkpoint, or from the beginning when it has none or one out
 // of the topic's range (s is wiped first): it returns once s has every
@@ -238,7 +247,32 @@ func (f *follower) poll(ctx context.Context) error {
 		fromKgo(r, &in)
 		lerr = f.store.Load(&in, r.Attrs.IsControl())
 	})
+	if lerr == nil {
+		f.noteProgress(fs)
+	}
 	return lerr
+}
+
+// noteProgress tells a FollowProgress store where each fetched
+// partition stands once its records are loaded: past its last record, or
+// at the end when the fetch gave it none (the follower loads everything
+// it fetches before the next fetch, so nothing fetched is waiting).
+func (f *follower) noteProgress(fs kgo.Fetches) {
+	fp, ok := f.store.(FollowProgress)
+	if !ok {
+		return
+	}
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if p.Err != nil {
+			return
+		}
+		in := inputPosition{position: -1, fetched: -1}
+		in.noteFetch(&p)
+		if in.fetched >= 0 {
+			in.position = in.fetched
+		}
+		fp.Progress(p.Partition, in.position, in.end())
+	})
 }
 
 // follow loads the records topic has (in time order across partitions,

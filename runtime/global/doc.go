@@ -18,6 +18,12 @@
 // Loading (Background) loads the stores outside the engine's lock and
 // starts the query's runner once they are loaded.
 //
+// Figures (figures.go) keep, for the query's life, each store's records
+// loaded and its follower's position against each partition's end (told
+// after every fetch, exec.FollowProgress), for /metrics and GET /tasks:
+// the console's figures of the description's "Sub-topology N for global
+// store" section.
+//
 // The engine (package runtime) starts the stores with an Env (the state
 // DB, the cluster that follows, the processing log, what to do when a
 // follower fails after the start); global never imports the engine.

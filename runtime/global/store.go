@@ -35,6 +35,8 @@ type Store struct {
 	// onLoad observes every record before it is loaded (counts, test
 	// hooks); an error fails the load. May be nil.
 	onLoad func(r *physical.InRecord) error
+	// figs are the store's figures (nil: none kept).
+	figs *storeFigures
 }
 
 const (
@@ -64,11 +66,20 @@ func (s *Store) Load(r *physical.InRecord, control bool) error {
 		if err := s.loader.Load(r); err != nil {
 			return err
 		}
+		if s.figs != nil {
+			s.figs.loaded.Add(1)
+		}
 	}
 	s.mu.Lock()
 	s.next[r.Partition] = r.Offset + 1
 	s.mu.Unlock()
 	return nil
+}
+
+// Progress implements exec.FollowProgress: the follower's position and
+// the partition's end, for the store's figures.
+func (s *Store) Progress(partition int32, position, end int64) {
+	s.figs.progress(partition, position, end)
 }
 
 // Checkpoint returns the durable next offsets by partition (empty: no

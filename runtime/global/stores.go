@@ -33,6 +33,9 @@ type Env struct {
 	OnErr   func(error) // a follower's fault after the start
 	// Count counts every record loaded (may be nil).
 	Count func()
+	// Figures, when set, keep each store's records loaded and its
+	// follower's lag (the query's, across its runs).
+	Figures *Figures
 	// Hook, when set, is called for every record loaded, before it is
 	// applied; an error fails the load (the engine's WithGlobalLoadHook).
 	Hook func(topic string, partition int32, offset int64) error
@@ -61,6 +64,8 @@ func (g *Stores) start(ctx context.Context, spec physical.GlobalStoreSpec, env E
 		return err
 	}
 	g.stores[spec.Name] = gs
+	gs.figs = env.Figures.of(spec.Name, spec.Topic)
+	gs.figs.opened(gs)
 	if gs.loader, err = spec.NewLoader(gs, env.Log); err != nil {
 		return err
 	}
@@ -164,5 +169,6 @@ func WithStores(r exec.Runner, g *Stores) exec.Runner {
 var (
 	_ physical.GlobalStores = (*Stores)(nil)
 	_ exec.FollowStore      = (*Store)(nil)
+	_ exec.FollowProgress   = (*Store)(nil)
 	_ physical.Store        = (*Store)(nil)
 )

@@ -3,8 +3,9 @@
 // and skipped records, records the global-table stores loaded, each
 // windowed task's stream time and open windows, exactly_once_v2
 // transaction ends and at_least_once commits, each active task's
-// consumer lag, the records each node of a topology received, and the
-// persistent queries by state. It reads a
+// consumer lag, the records each node of a topology received (a global
+// table's store section too), each global store's lag and rows, when a
+// query was last upgraded in place, and the persistent queries by state. It reads a
 // snapshot of the queries at scrape time (Query, from the engine), so
 // nothing is kept twice; it never imports the engine.
 //
@@ -33,6 +34,22 @@ type Query struct {
 	CommitMean, CommitMax            time.Duration
 	Nodes                            []physical.NodeCount // records each node of the topology received here
 	ConsumerLags                     map[string]int64     // active task here → its consumer lag (known ones only)
+	GlobalStores                     []GlobalStore        // its global tables' stores here
+	// UpgradedAt is when the query was last upgraded in place on this
+	// server (CREATE OR REPLACE; zero: never): its counters go on across
+	// it, a node the new plan added counts from then.
+	UpgradedAt time.Time
+}
+
+// GlobalStore is one global table's store of a query, in the
+// description's "Sub-topology N for global store" section: both its
+// nodes (the source and the materializing processor) count the records
+// loaded; Lag is its follower's, summed over the topic's partitions (-1
+// while unknown), Rows and Bytes its size.
+type GlobalStore struct {
+	Store, Source, Materialize string
+	SubTopology                int
+	Loaded, Lag, Rows, Bytes   int64
 }
 
 // Collector exports the figures of the queries snapshot returns, with
@@ -46,6 +63,7 @@ type Collector struct {
 	txnEnd, txnEndMax               *prometheus.Desc
 	commit, commitMax               *prometheus.Desc
 	consumerLag, nodeRecords        *prometheus.Desc
+	globalLag, globalRows, upgraded *prometheus.Desc
 }
 
 // New returns the collector of snapshot's queries.
@@ -73,12 +91,18 @@ func New(snapshot func() []Query, states []string) *Collector {
 		nodeRecords: prometheus.NewDesc("sqlstream_node_records_total",
 			"Records a node of a persistent query's topology received on this server (a source: from its topic; a processor or sink: from the node before it).",
 			[]string{"query", "subtopology", "node"}, nil),
+		globalLag: prometheus.NewDesc("sqlstream_global_store_lag",
+			"Records a global table's store on this server has yet to load: from its follower's position to each partition's last stable offset as its last fetch told it, summed over the topic's partitions (absent while unknown).",
+			[]string{"query", "store"}, nil),
+		globalRows: prometheus.NewDesc("sqlstream_global_store_rows", "Rows a global table's store holds on this server.", []string{"query", "store"}, nil),
+		upgraded: prometheus.NewDesc("sqlstream_query_upgraded_timestamp_seconds",
+			"When the query was last upgraded in place on this server (CREATE OR REPLACE): its counters go on across it; a node the new plan added counts from then.", q, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords, m.globalLag, m.globalRows, m.upgraded} {
 		ch <- d
 	}
 }
@@ -115,8 +139,27 @@ func (m *Collector) Collect(ch chan<- prometheus.Metric) {
 		for task, lag := range q.ConsumerLags {
 			ch <- prometheus.MustNewConstMetric(m.consumerLag, prometheus.GaugeValue, float64(lag), q.ID, task)
 		}
+		m.collectGlobals(ch, q)
+		if !q.UpgradedAt.IsZero() {
+			ch <- prometheus.MustNewConstMetric(m.upgraded, prometheus.GaugeValue, float64(q.UpgradedAt.UnixMilli())/1000, q.ID)
+		}
 	}
 	for _, s := range m.states {
 		ch <- prometheus.MustNewConstMetric(m.queries, prometheus.GaugeValue, float64(states[s]), s)
+	}
+}
+
+// collectGlobals exports q's global stores: their two nodes' records
+// (beside the task sub-topologies' nodes), lag and rows.
+func (m *Collector) collectGlobals(ch chan<- prometheus.Metric, q Query) {
+	for _, g := range q.GlobalStores {
+		sub := strconv.Itoa(g.SubTopology)
+		for _, node := range []string{g.Source, g.Materialize} {
+			ch <- prometheus.MustNewConstMetric(m.nodeRecords, prometheus.CounterValue, float64(g.Loaded), q.ID, sub, node)
+		}
+		if g.Lag >= 0 {
+			ch <- prometheus.MustNewConstMetric(m.globalLag, prometheus.GaugeValue, float64(g.Lag), q.ID, g.Store)
+		}
+		ch <- prometheus.MustNewConstMetric(m.globalRows, prometheus.GaugeValue, float64(g.Rows), q.ID, g.Store)
 	}
 }

@@ -10,6 +10,8 @@
 //	OpenForward ─ Auth.Sign ─► POST /query-stream (skip forwarding,
 //	            partitions) ─► Verify ─► its own partitions' rows
 //	Forward.Rows ◄─ delimited rows (or an error object) ◄┘
+//	Get ─ Auth.Sign ─► GET /tasks (the user's credentials) ─► its tasks
+//	    (cluster.Gather: the console's figures of every host, get.go)
 //
 // The inter-node key is derived from the command topic's key (Key):
 // the servers of a service id share it anyway, so holding it is what

@@ -7,6 +7,7 @@ import { createEditor } from './editor.js';
 import { parseTopology, renderTopology } from './topology.js';
 import { parseMetrics, History, Charts } from './metrics.js';
 import { h, clear, table, entityView } from './render.js';
+import { queryOnHosts, nodeTotals, NodeRates, storeSizes, globalStores, upgradedAt, totals, taskRows, bytes } from './cluster.js';
 
 const POLL_MS = 2000;
 const $ = (id) => document.getElementById(id);
@@ -313,6 +314,7 @@ async function openQuery(id) {
   showTab('topology-panel');
   const head = $('topology-head');
   clear(head);
+  clear($('figures-hosts'));
   head.appendChild(h('h2', {}, id));
   let desc;
   try {
@@ -326,7 +328,7 @@ async function openQuery(id) {
     h('button', { class: 'danger', 'data-testid': 'query-terminate', onclick: () => confirmRun(`Terminate ${id}?`, () => `TERMINATE ${id};`, false) }, 'TERMINATE')));
   if (desc.queryErrors.length) head.appendChild(table(['time', 'type', 'error'], desc.queryErrors.map((e) => [new Date(e.timestamp).toISOString(), e.type, e.errorMessage])));
   const graph = parseTopology(desc.topology);
-  state.graph = { id, desc, graph, update: renderTopology($('topology'), graph), stores: {}, logCounts: new Map() };
+  state.graph = { id, desc, graph, update: renderTopology($('topology'), graph), rates: new NodeRates(), logCounts: new Map() };
   followLog(state.graph);
   $('explain').textContent = desc.topology + '\n' + desc.executionPlan;
   await refreshQueryFigures();
@@ -369,65 +371,73 @@ async function followLog(g) {
   }
 }
 
-// refreshQueryFigures writes the live figures of the open query: each
-// source's, processor's and sink's records and records/s on this server
-// (sqlstream_node_records_total, a join's inner nodes included),
-// store keys, bytes and changelog lag on its stores, and the per-task
-// table.
+// refreshQueryFigures writes the live figures of the open query, from
+// every server of the service id (GET /clusterTasks; a host that did not
+// answer is named above the graph): each source's, processor's and
+// sink's records and records/s (a join's inner nodes and a global
+// table's store section included), store keys, bytes and changelog lag
+// on its stores (a global store: rows and its topic lag), and the
+// per-task table, a row per task and host.
 async function refreshQueryFigures() {
   const g = state.graph;
   if (!g) return;
-  const [stats, cluster, tasks] = await Promise.all([storeStats(g.desc), getJSON('/clusterStatus').catch(() => null), getJSON('/tasks').catch(() => [])]);
-  const lags = storeLags(cluster, g.id);
-  const nodes = state.history.nodeFigures(g.id);
-  g.update((n) => {
-    const c = nodes[n.label];
-    if (c && (n.kind === 'source' || n.kind === 'processor' || n.kind === 'sink')) {
-      return [`${c.total} records in`, c.rate === null ? '' : `${c.rate.toFixed(1)} records/s`];
-    }
-    if (n.kind === 'store') {
-      const s = sum(stats, n.label);
-      const lag = lags.filter((l) => l.store === n.label).reduce((a, l) => a + l.lag, 0);
-      return [s ? `${s.keys} keys, ~${bytes(s.bytes)}` : '', `changelog lag ${lag}`];
-    }
-    if (n.kind === 'topic' && n.internal) return [n.what.split(' (')[0].slice(0, 30)];
-    return [];
-  });
-  renderTasks(g, stats, lags, (tasks.find((q) => q.queryId === g.id) || { tasks: [] }).tasks);
-}
-
-// storeStats reads DESCRIBE EXTENDED's "state:" lines of each sink:
-// "<app>/<store>/<partition>: N keys, ~B bytes".
-async function storeStats(desc) {
-  const out = [];
-  for (const sink of desc.sinks) {
-    const d = await ksql(`DESCRIBE ${ident(sink)} EXTENDED;`, {}).catch(() => null);
-    const text = d && d[0].sourceDescription ? d[0].sourceDescription.statistics : '';
-    for (const m of text.matchAll(/^[^/\n]+\/([^/\n]+)\/(\d+): (\d+) keys, ~(\d+) bytes$/gm)) {
-      out.push({ store: m[1], partition: Number(m[2]), keys: Number(m[3]), bytes: Number(m[4]) });
-    }
+  let ct;
+  try {
+    ct = await getJSON('/clusterTasks');
+  } catch (err) {
+    ct = { hosts: [], error: err.message };
   }
-  return out;
+  if (state.graph !== g) return;
+  const hosts = queryOnHosts(ct, g.id);
+  const globalSubs = new Set(g.graph.subs.filter((s) => s.global).map((s) => s.id));
+  g.rates.add(Date.now() / 1000, nodeTotals(hosts, globalSubs));
+  const nodes = g.rates.figures();
+  const sizes = storeSizes(hosts);
+  const globals = globalStores(hosts);
+  g.update((n) => nodeLines(n, nodes, sizes, globals));
+  renderHosts(ct, hosts);
+  renderTasks(g, hosts);
 }
 
-function sum(stats, store) {
-  const mine = stats.filter((s) => s.store === store);
-  if (!mine.length) return null;
-  return mine.reduce((a, s) => ({ keys: a.keys + s.keys, bytes: a.bytes + s.bytes }), { keys: 0, bytes: 0 });
-}
-
-// storeLags lists the store partitions' changelog lags /clusterStatus
-// reports for query id, on every host.
-function storeLags(cluster, id) {
-  const out = [];
-  for (const [host, hs] of Object.entries((cluster && cluster.clusterStatus) || {})) {
-    const q = hs.hostStoreLags.stateStoreLags[id];
-    for (const [k, l] of Object.entries((q && q.lagByPartition) || {})) {
-      const [store, p] = k.split('/');
-      out.push({ host, store, partition: Number(p), lag: l.offsetLag, position: l.currentOffsetPosition, end: l.endOffsetPosition });
-    }
+// nodeLines are the two lines of live figures under a node's label.
+function nodeLines(n, nodes, sizes, globals) {
+  const c = nodes[n.label];
+  if (c && (n.kind === 'source' || n.kind === 'processor' || n.kind === 'sink')) {
+    const since = c.since ? ` since ${new Date(c.since).toISOString().slice(11, 19)}` : '';
+    const perHost = inGlobalSection(n) ? ' per host' : '';
+    return [`${c.total} records in${perHost}${since}`, c.rate === null ? '' : `${c.rate.toFixed(1)} records/s`];
   }
-  return out;
+  if (n.kind === 'store' && n.global) {
+    const s = globals[n.label];
+    return s ? [`${s.rows} rows, ~${bytes(s.bytes)}`, `topic lag ${s.lag < 0 ? '?' : s.lag}`] : [];
+  }
+  if (n.kind === 'store') {
+    const s = sizes[n.label];
+    return s ? [`${s.keys} keys, ~${bytes(s.bytes)}`, `changelog lag ${s.lag}`] : [];
+  }
+  if (n.kind === 'topic' && n.internal) return [n.what.split(' (')[0].slice(0, 30)];
+  return [];
+}
+
+// inGlobalSection says whether node n belongs to a global store's section (its records
+// are each host's, not a share).
+function inGlobalSection(n) {
+  const sub = state.graph && state.graph.graph.subs.find((s) => s.id === n.sub);
+  return !!(sub && sub.global);
+}
+
+// renderHosts says where the figures come from: the hosts that answered,
+// those that did not (and why), and an upgrade in place.
+function renderHosts(ct, hosts) {
+  const box = $('figures-hosts');
+  const ok = hosts.filter((h) => !h.error).map((h) => h.host);
+  const parts = [`figures from ${ok.length} host${ok.length === 1 ? '' : 's'}: ${ok.join(', ')}`];
+  const failed = hosts.filter((h) => h.error);
+  const up = upgradedAt(hosts);
+  box.replaceChildren(h('div', { class: 'muted' }, parts.join('')),
+    ...(ct.error ? [h('div', { class: 'error', 'data-host-error': '' }, `GET /clusterTasks: ${ct.error}`)] : []),
+    ...failed.map((f) => h('div', { class: 'error', 'data-host-error': f.host }, `${f.host} did not answer: ${f.error}; its figures are missing`)),
+    ...(up ? [h('div', { class: 'upgraded', 'data-testid': 'upgraded' }, `upgraded in place (CREATE OR REPLACE) at ${new Date(up).toISOString()}: counts go on from the plan before; a node the new plan added counts from then`)] : []));
 }
 
 // renderRates tabulates each query's latest figures above the charts.
@@ -454,51 +464,38 @@ function lagByQuery(cluster) {
   return out;
 }
 
-// renderTasks lists each task (sub-topology_partition) with its role and
-// state on this server (/tasks), an active task's consumer lag (records
+// renderTasks lists each task (sub-topology_partition) on each host
+// with its role and state there, an active task's consumer lag (records
 // between its position and its inputs' ends, "?" until a fetch told
-// them), its stores' size and lag, its stream time
-// and open windows (windowed tasks), and its late records and other
-// processing-log entries as the processing log holds them (followLog).
-function renderTasks(g, stats, lags, here) {
-  const subOf = {};
-  for (const n of g.graph.nodes.values()) if (n.kind === 'store') subOf[n.label] = n.sub;
-  const tasks = new Map();
-  const task = (id) => tasks.get(id) || tasks.set(id, { id, role: '', consumer: '', stores: [], lag: [], stream: '', open: '', late: 0, errors: 0 }).get(id);
-  for (const [id, c] of g.logCounts) Object.assign(task(id), c);
-  for (const t of here) {
-    task(t.taskId).role = t.role + (t.state ? ' ' + t.state : '');
-    if (t.consumerLag !== undefined) task(t.taskId).consumer = consumerLag(t);
-  }
-  for (const s of stats) task(`${subOf[s.store] ?? '?'}_${s.partition}`).stores.push(`${s.store}: ${s.keys} keys, ~${bytes(s.bytes)}`);
-  for (const l of lags) task(`${subOf[l.store] ?? '?'}_${l.partition}`).lag.push(`${l.host}: ${l.lag}`);
+// them), its stores' size and changelog lag on that host, its stream
+// time and open windows (windowed tasks, this server's /metrics), and
+// its late records and other processing-log entries as the processing
+// log holds them (followLog; by the task the record entered by, shown on
+// its active copy).
+function renderTasks(g, hosts) {
+  const rows = taskRows(hosts);
+  const tasks = new Set(rows.map((r) => r.task));
+  for (const id of g.logCounts.keys()) if (!tasks.has(id)) rows.push({ task: id, host: '', role: '', consumer: '', stores: [], lag: [] });
+  const local = {};
   for (const s of state.samples) {
     if (s.labels.query !== g.id || !s.labels.task) continue;
-    if (s.name === 'sqlstream_task_stream_time_ms') task(s.labels.task).stream = new Date(s.value).toISOString();
-    if (s.name === 'sqlstream_task_open_windows') task(s.labels.task).open = String(s.value);
+    const o = local[s.labels.task] || (local[s.labels.task] = { stream: '', open: '' });
+    if (s.name === 'sqlstream_task_stream_time_ms') o.stream = new Date(s.value).toISOString();
+    if (s.name === 'sqlstream_task_open_windows') o.open = String(s.value);
   }
-  const late = state.history.total('late', g.id) ?? '–';
-  const logged = state.history.total('logged', g.id) ?? '–';
   const box = $('tasks');
   clear(box);
-  box.appendChild(h('div', { class: 'muted' }, `query totals: ${late} late records dropped, ${logged} processing-log entries` +
+  box.appendChild(h('div', { class: 'muted' }, `query totals (every host): ${totals(hosts, 'lateRecords')} late records dropped, ${totals(hosts, 'processingLogEntries')} processing-log entries` +
     (g.logError ? ` (reading the processing log: ${g.logError})` : '')));
-  const rows = [...tasks.values()].sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
-  box.appendChild(table(['task', 'here', 'consumer lag', 'store size', 'changelog lag by host', 'stream time', 'open windows', 'late records (by origin)', 'processing-log errors (by origin)'],
-    rows.map((t) => [t.id, t.role, t.consumer, t.stores.join('; '), t.lag.join('; '), t.stream, t.open, t.late, t.errors])));
+  rows.sort((a, b) => a.task.localeCompare(b.task, 'en', { numeric: true }) || a.host.localeCompare(b.host));
+  box.appendChild(table(['task', 'host', 'role', 'consumer lag', 'store size', 'changelog lag', 'stream time', 'open windows', 'late records (by origin)', 'processing-log errors (by origin)'],
+    rows.map((r) => {
+      const c = r.role.startsWith('ACTIVE') || !r.host ? g.logCounts.get(r.task) || { late: 0, errors: 0 } : { late: '', errors: '' };
+      const l = (r.self && r.role.startsWith('ACTIVE') && local[r.task]) || { stream: '', open: '' };
+      return [r.task, r.host, r.role, r.consumer, r.stores.join('; '), r.lag.join('; '), l.stream, l.open, c.late, c.errors];
+    })));
 }
 
-// consumerLag is an active task's consumer lag, with each input's
-// position and end when it reads several.
-function consumerLag(t) {
-  const total = t.consumerLag < 0 ? '?' : String(t.consumerLag);
-  if ((t.inputs || []).length < 2) return total;
-  return `${total} (${t.inputs.map((i) => `${i.topic}: ${i.lag < 0 ? '?' : i.lag}`).join(', ')})`;
-}
-
-function bytes(n) {
-  return n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / (1 << 20)).toFixed(1)} MiB`;
-}
 
 // ---- metrics, cluster, registry ---------------------------------------------
 

@@ -8,7 +8,7 @@ import dagre from '@dagrejs/dagre';
 
 // parseTopology returns {subs: [{id, global}], nodes: Map(id → node),
 // edges: [[from, to]]}. A node is {id, kind (source|processor|sink|store|
-// topic), label, sub, internal, what}.
+// topic), label, sub, internal, what, global (a global table's store)}.
 export function parseTopology(text) {
   const nodes = new Map();
   const edges = [];
@@ -40,8 +40,12 @@ export function parseTopology(text) {
       edges.push([m[1], 'topic:' + m[2]]);
     } else if ((m = /^Processor: (\S+) \(stores: \[(.*)\]\)$/.exec(line))) {
       cur = add(m[1], { kind: 'processor', label: m[1], sub });
+      const global = subs.length > 0 && subs[subs.length - 1].global;
       for (const s of m[2].split(',').map((x) => x.trim()).filter(Boolean)) {
-        add('store:' + s, { kind: 'store', label: s, sub });
+        const st = add('store:' + s, { kind: 'store', label: s, sub });
+        // A global store is read by its query's processors and filled
+        // by its own section: it sits in that section.
+        if (global) Object.assign(st, { sub, global: true });
         edges.push([m[1], 'store:' + s]);
       }
     } else if ((m = /^--> (.*)$/.exec(line)) && cur) {

@@ -83,3 +83,35 @@ test('layout places every node inside its sub-topology', () => {
     assert.ok(Math.abs(p.x - c.x) <= c.width / 2 && Math.abs(p.y - c.y) <= c.height / 2, `${n.id} outside sub-topology ${n.sub}`);
   }
 });
+
+// physical/testdata/join's stream–global table join: the join reads the
+// store before its section fills it.
+const join = `Topologies:
+   Sub-topology: 0
+    Source: Source-ORDERS (topics: [orders])
+      --> Join
+    Processor: Join (stores: [TIERS-GlobalStore])
+      --> Project
+      <-- Source-ORDERS
+    Processor: Project (stores: [])
+      --> Sink-RANKED
+      <-- Join
+    Sink: Sink-RANKED (topic: RANKED)
+      <-- Project
+
+   Sub-topology: 1 for global store (will not generate tasks)
+    Source: Source-TIERS (topics: [tiers])
+      --> TIERS-GlobalStore-Materialize
+    Processor: TIERS-GlobalStore-Materialize (stores: [TIERS-GlobalStore])
+      <-- Source-TIERS
+`;
+
+test('a global store sits in its own section, marked global', () => {
+  const g = parseTopology(join);
+  const st = g.nodes.get('store:TIERS-GlobalStore');
+  assert.equal(st.sub, 1);
+  assert.equal(st.global, true);
+  assert.equal(g.nodes.get('Join').sub, 0);
+  assert.ok(g.edges.some(([a, b]) => a === 'Join' && b === 'store:TIERS-GlobalStore'));
+  assert.ok(g.edges.some(([a, b]) => a === 'TIERS-GlobalStore-Materialize' && b === 'store:TIERS-GlobalStore'));
+});

@@ -1,0 +1,178 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// clusterTasks is GET /clusterTasks' answer, as far as these tests read it.
+type clusterTasks struct {
+	Hosts []struct {
+		Host    string `json:"host"`
+		Self    bool   `json:"self"`
+		Error   string `json:"error"`
+		Queries []struct {
+			QueryID   string `json:"queryId"`
+			Processed int64  `json:"recordsProcessed"`
+			Nodes     []struct {
+				Node    string `json:"node"`
+				Records int64  `json:"records"`
+			} `json:"nodes"`
+			Tasks []struct {
+				TaskID string `json:"taskId"`
+				Role   string `json:"role"`
+				State  string `json:"state"`
+				Stores []struct {
+					Store string `json:"store"`
+					Keys  int64  `json:"keys"`
+				} `json:"stores"`
+			} `json:"tasks"`
+		} `json:"queries"`
+	} `json:"hosts"`
+}
+
+// getClusterTasks reads GET /clusterTasks of n as user:password.
+func getClusterTasks(n *node, user, password string) (int, clusterTasks, string) {
+	n.t.Helper()
+	var ct clusterTasks
+	req, err := http.NewRequest(http.MethodGet, n.URL+"/clusterTasks", nil)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := httpClient().Do(req)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(body, &ct); err != nil {
+			n.t.Fatalf("GET /clusterTasks: %v in %s", err, body)
+		}
+	}
+	return resp.StatusCode, ct, string(body)
+}
+
+// TestClusterTasksEveryHost runs two servers of one service id with
+// BASIC authentication on. GET /clusterTasks on either gives both hosts'
+// tasks of the query, the other host's asked as a peer with the user's
+// credentials (without them the peer would refuse): every task active on
+// exactly one host, each host's node records adding up to the records
+// produced, and the active copies' store keys to the distinct keys.
+// After kill -9 of one server the other marks it as not answering and
+// still gives its own tasks.
+func TestClusterTasksEveryHost(t *testing.T) {
+	t.Parallel()
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice: wonderland,admin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	br := startBrokerProcess(t)
+	cfg := writeConfig(t, routingConfig+"authentication.method=BASIC\nsqlstream.authentication.users.file="+users+"\n")
+	a, b := startServerOn(t, br.Kafka, "--config", cfg), startServerOn(t, br.Kafka, "--config", cfg)
+	for _, sql := range []string{
+		`CREATE STREAM events (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='events', VALUE_FORMAT='JSON', PARTITIONS=4);`,
+		`CREATE TABLE counts AS SELECT k, COUNT(*) AS n FROM events GROUP BY k;`,
+	} {
+		if status, body := postAs(t, a, sql); status != http.StatusOK {
+			t.Fatalf("%s: %d %s", sql, status, body)
+		}
+	}
+	if status, _, _ := getClusterTasks(a, "", ""); status != http.StatusUnauthorized {
+		t.Errorf("GET /clusterTasks without credentials: %d, want 401", status)
+	}
+	hosts := map[string]bool{hostOf(a): true, hostOf(b): true}
+	// Both servers run a share of the four tasks before any record goes in.
+	eventually(t, "both hosts with active tasks", func() error {
+		_, ct, body := getClusterTasks(b, "alice", "wonderland")
+		active := map[string]string{}
+		for _, h := range ct.Hosts {
+			if h.Error != "" {
+				return fmt.Errorf("%s: %s", h.Host, h.Error)
+			}
+			for _, q := range h.Queries {
+				for _, task := range q.Tasks {
+					if task.Role == "ACTIVE" && task.State == "RUNNING" {
+						if other, dup := active[task.TaskID]; dup {
+							return fmt.Errorf("task %s active on %s and %s", task.TaskID, other, h.Host)
+						}
+						active[task.TaskID] = h.Host
+					}
+				}
+			}
+		}
+		owners := map[string]bool{}
+		for _, h := range active {
+			owners[h] = true
+		}
+		if len(ct.Hosts) != 2 || !ct.Hosts[0].Self || len(active) != 4 || len(owners) != 2 || !hosts[ct.Hosts[1].Host] {
+			return fmt.Errorf("hosts and tasks: %s", body)
+		}
+		return nil
+	})
+	var kvs []string
+	for i := range 12 {
+		kvs = append(kvs, fmt.Sprintf("k%02d", i%6), `{"V":1}`)
+	}
+	produce(t, br.Kafka, "events", kvs...)
+	eventually(t, "every host's figures add up", func() error {
+		_, ct, body := getClusterTasks(a, "alice", "wonderland")
+		var source, processed, keys int64
+		for _, h := range ct.Hosts {
+			for _, q := range h.Queries {
+				if !strings.HasPrefix(q.QueryID, "CTAS_COUNTS") {
+					continue
+				}
+				processed += q.Processed
+				for _, n := range q.Nodes {
+					if n.Node == "Source-EVENTS" {
+						source += n.Records
+					}
+				}
+				for _, task := range q.Tasks {
+					for _, s := range task.Stores {
+						if task.Role == "ACTIVE" {
+							keys += s.Keys
+						}
+					}
+				}
+			}
+		}
+		if len(ct.Hosts) != 2 || source != 12 || processed != 12 || keys != 6 {
+			return fmt.Errorf("source %d, processed %d, keys %d over hosts: %s", source, processed, keys, body)
+		}
+		return nil
+	})
+
+	b.kill()
+	eventually(t, "the killed host marked", func() error {
+		_, ct, body := getClusterTasks(a, "alice", "wonderland")
+		if len(ct.Hosts) != 2 || ct.Hosts[1].Host != hostOf(b) || ct.Hosts[1].Error == "" || len(ct.Hosts[0].Queries) == 0 {
+			return fmt.Errorf("after the kill: %s", body)
+		}
+		return nil
+	})
+}
+
+// postAs runs a statement on n as alice.
+func postAs(t *testing.T, n *node, sql string) (int, string) {
+	t.Helper()
+	req := n.newRequest(t.Context(), "/ksql", "application/json", map[string]any{"ksql": sql})
+	req.SetBasicAuth("alice", "wonderland")
+	resp, err := httpClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
