@@ -13,8 +13,8 @@ type jsonCodec struct {
 	single    *jsonNode   // unwrapped
 	obj       *jsonObject // wrapped
 	prefixes  [][]byte    // `"NAME":` per column, for Encode
-	// words, strs size a record's arena (boxCounts of the columns).
-	words, strs int
+	// strs sizes a record's arena of strings (boxCounts of the columns).
+	strs int
 }
 
 var _ Codec = (*jsonCodec)(nil)
@@ -25,7 +25,7 @@ func newJSONCodec(cols []types.Column, unwrapped bool) *jsonCodec {
 	for i, col := range cols {
 		ts[i] = col.Type
 	}
-	c.words, c.strs = boxCounts(ts)
+	c.strs = boxCounts(ts)
 	if unwrapped {
 		c.single = newJSONNode(cols[0].Type)
 		return c
@@ -42,7 +42,7 @@ func newJSONCodec(cols []types.Column, unwrapped bool) *jsonCodec {
 
 // Decode parses one JSON record into dst.
 func (c *jsonCodec) Decode(data []byte, dst []any) error {
-	s := scanner{data: data, arena: boxes.New(c.words, c.strs)}
+	s := scanner{data: data, arena: boxes.New(0, c.strs)}
 	if err := c.decode(&s, dst); err != nil {
 		return err
 	}

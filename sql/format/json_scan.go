@@ -22,7 +22,7 @@ type scanner struct {
 	// strings without escapes are substrings of it, so a record costs one
 	// allocation for all its strings.
 	text string
-	// arena holds the boxed scalars of the record's values, so they cost
+	// arena holds the boxed strings of the record's values, so they cost
 	// an allocation per chunk, not one each (sql/format/internal/boxes).
 	arena boxes.Arena
 }

@@ -146,8 +146,8 @@ func TestJSONManyColumns(t *testing.T) {
 
 // TestJSONDecodeAllocations: a page view (three strings, a BIGINT)
 // decodes in three allocations — the record's text, which its strings
-// share, and one arena chunk each for the strings' and the number's
-// boxes — instead of one more per boxed value; the values are the Go
+// share, one arena chunk for the strings' boxes and the number's box —
+// instead of one per string box; the values are the Go
 // types sql/types defines and survive the next record's decode.
 func TestJSONDecodeAllocations(t *testing.T) {
 	c, err := NewValueCodec(Spec{Name: JSON}, pageViewColumns())
