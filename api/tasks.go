@@ -9,10 +9,13 @@ type QueryTasks struct {
 	QueryID string     `json:"queryId"`
 	Tasks   []TaskInfo `json:"tasks"`
 	// The query's counters on this server: input records processed,
-	// processing-log entries, late records dropped.
+	// processing-log entries (and those lost), late records dropped.
 	Processed int64 `json:"recordsProcessed"`
 	Logged    int64 `json:"processingLogEntries"`
 	Late      int64 `json:"lateRecords"`
+	// LogLost is the query's processing-log entries lost here (the
+	// log's queue full, or the write failed; absent: none).
+	LogLost int64 `json:"processingLogEntriesLost,omitempty"`
 	// Nodes are the records each node of the topology received here
 	// (sqlstream_node_records_total), a global store's section included.
 	Nodes []NodeRecords `json:"nodes"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,8 +93,8 @@ func embeddedRegistry(t *testing.T) string {
 }
 
 // aggStateEvolves runs the upgrade over a registry; a checking one
-// refuses the JSON_SR layout with a new property (BACKWARD), which is
-// why CompareState refuses added aggregates there.
+// refuses the JSON_SR layout with a new property under BACKWARD, which
+// is why an upgrade asks the registry (SchemaChanges) before it runs.
 func aggStateEvolves(t *testing.T, url string, checks bool) {
 	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{url}})
 	if err != nil {
@@ -202,8 +203,9 @@ func TestAggStateKeepsNulls(t *testing.T) {
 }
 
 // TestCompareStateRegistryFormats: an aggregate added to a JSON_SR store
-// is refused (its subject would refuse the schema), as is a PROTOBUF
-// field number taking another type; an aggregate added at the end of a
+// is kept, its store's subject listed among the schema changes the
+// upgrade asks the registry about (SchemaChanges); a PROTOBUF field
+// number taking another type is refused; an aggregate added at the end of a
 // PROTOBUF store is kept.
 func TestCompareStateRegistryFormats(t *testing.T) {
 	fake := srfake.New()
@@ -236,13 +238,21 @@ func TestCompareStateRegistryFormats(t *testing.T) {
 	for _, c := range []struct {
 		format, old, next, want string
 	}{
-		{format.JSONSR, "SELECT g, COUNT(*) AS n FROM s GROUP BY g", "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "JSON_SR subject would refuse"},
+		// kept here; whether its subject takes the new property is the
+		// registry's answer under its rule (SchemaChanges)
+		{format.JSONSR, "SELECT g, COUNT(*) AS n FROM s GROUP BY g", "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", ""},
 		{format.JSONSR, "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "SELECT g, COUNT(*) AS n FROM s GROUP BY g", ""},
 		{format.Protobuf, "SELECT g, COUNT(*) AS n FROM s GROUP BY g", "SELECT g, COUNT(*) AS n, SUM(d) AS t FROM s GROUP BY g", ""},
 		{format.Protobuf, "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "SELECT g, SUM(d) AS u, COUNT(*) AS n FROM s GROUP BY g", "PROTOBUF fields are numbered"},
 		{format.Avro, "SELECT g, COUNT(*) AS n, SUM(x) AS t FROM s GROUP BY g", "SELECT g, SUM(d) AS u, COUNT(*) AS n FROM s GROUP BY g", ""},
 	} {
-		_, err := CompareState(topology(c.format, "CREATE TABLE t AS "+c.old+";"), topology(c.format, "CREATE TABLE t AS "+c.next+";"))
+		old, next := topology(c.format, "CREATE TABLE t AS "+c.old+";"), topology(c.format, "CREATE TABLE t AS "+c.next+";")
+		_, err := CompareState(old, next)
+		if err == nil && !slices.ContainsFunc(SchemaChanges(old, next), func(s SubjectSchema) bool {
+			return s.Subject == "app-Aggregate-Aggregate-Materialize-changelog-value"
+		}) {
+			t.Errorf("%s: %s → %s: the store's subject is not among the schema changes %v", c.format, c.old, c.next, SchemaChanges(old, next))
+		}
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %s → %s refused: %v", c.format, c.old, c.next, err)

@@ -76,33 +76,60 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 			}}
 	}
 	store := b.store(aggregateStore)
-	states := b.internal().aggStateSpec(b.sourceFormats.ValueFormat, store.Changelog, n)
+	f := b.internal()
+	formats := aggFormats{legacy: f.legacyStoreKeys, keys: f.storeKeySpec(b.sourceFormats.KeyFormat, store.Changelog, n.Schema().Keys()),
+		states: f.aggStateSpec(b.sourceFormats.ValueFormat, store.Changelog, n)}
 	if n.Window != nil {
 		b.retainChangelog(store, windowRetention(n.Window))
 	}
 	names := []string{store.Name}
 	if n.Window != nil && n.Window.Kind == ast.Sliding {
-		names = append(names, b.store(slidingRawStore).Name)
+		raw := b.store(slidingRawStore)
+		formats.raw = f.rowStoreSpec(b.sourceFormats.ValueFormat, raw.Changelog, rawColumns(n, f.legacyStoreKeys))
+		formats.rawKeys = f.storeKeySpec(b.sourceFormats.KeyFormat, raw.Changelog, n.Schema().Keys())
+		names = append(names, raw.Name)
 	}
 	if n.Final {
-		names = append(names, b.store(suppressStore).Name)
+		buffer := b.store(suppressStore)
+		formats.buffer = f.rowStoreSpec(b.sourceFormats.ValueFormat, buffer.Changelog, bufferColumns(n, f.legacyStoreKeys))
+		formats.bufferKeys = f.storeKeySpec(b.sourceFormats.KeyFormat, buffer.Changelog, n.Schema().Keys())
+		names = append(names, buffer.Name)
 	}
 	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: names},
 		make: func(env *TaskEnv, next Processor) (Processor, error) {
 			if n.Window != nil && n.Window.Kind == ast.Sliding {
-				w, err := newWindowAggOp(env, n, store.Name, states, next)
+				w, err := newWindowAggOp(env, n, store.Name, formats, next)
 				if err != nil {
 					return nil, err
 				}
-				return newSlidingOp(w)
+				return newSlidingOp(w, formats)
 			}
 			if n.Window != nil {
-				return newWindowAggOp(env, n, store.Name, states, next)
+				return newWindowAggOp(env, n, store.Name, formats, next)
 			}
-			return newAggregateOp(env, n, store.Name, states, next)
+			return newAggregateOp(env, n, store.Name, formats, next)
 		}})
 	b.table, b.aggregated = true, true
 	return nil
+}
+
+// aggFormats are the formats of an aggregation's stores: the aggregate
+// store's keys (the group key; a windowed store appends the window) and
+// values, the sliding window's raw rows and the EMIT FINAL buffer's
+// values (see internalFormats.storeKeySpec and rowStoreSpec).
+type aggFormats struct {
+	keys    format.Spec
+	states  stateFormat
+	raw     format.Spec
+	rawKeys format.Spec // the group key in the raw rows' keys
+	buffer  format.Spec
+	// bufferKeys: the group key in the buffer's keys (window end ‖ key ‖
+	// window start).
+	bufferKeys format.Spec
+	// legacy: the buffer holds whole result rows and the raw rows their
+	// arguments, columns by position (bufferColumns, rawColumns), as
+	// queries recorded before wrote them (Options.LegacyStoreKeysJSON).
+	legacy bool
 }
 
 func storeNames(has bool, s StoreSpec) []string {
@@ -327,8 +354,10 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 
 // aggregateOp keeps one accumulator per aggregate call and group in its
 // store (value: 8-byte big-endian timestamp, then the accumulators in
-// the query's value format, see aggState) and forwards the group's new result row on every update. The
-// result's timestamp is the largest input timestamp the group has seen.
+// the query's value format, see aggState) under the group key (in the
+// query's key format, see internalFormats.storeKeySpec) and forwards the
+// group's new result row on every update. The result's timestamp is the
+// largest input timestamp the group has seen.
 type aggregateOp struct {
 	env    *TaskEnv
 	n      *planner.Aggregate
@@ -347,16 +376,16 @@ type aggregateOp struct {
 	pendingExisted bool
 }
 
-func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, states stateFormat, next Processor) (*aggregateOp, error) {
+func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*aggregateOp, error) {
 	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls))}
 	var err error
 	if op.store, err = env.store(store); err != nil {
 		return nil, err
 	}
-	if op.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, n.Schema().Keys()); err != nil {
-		return nil, err
+	if op.key, err = format.NewKeyCodec(formats.keys, n.Schema().Keys()); err != nil {
+		return nil, fmt.Errorf("%s keys: %w", aggregateStore, err)
 	}
-	op.state, err = newAggState(n, states)
+	op.state, err = newAggState(n, formats.states)
 	return op, err
 }
 

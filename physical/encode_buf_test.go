@@ -65,7 +65,7 @@ func TestStreamWindowPutReusesItsBuffer(t *testing.T) {
 	defer db.Close()
 	src := &planner.Source{Schema: &types.Schema{Columns: []types.Column{{Name: "V", Type: types.StringType}}}}
 	sw, err := openStreamWindow(&TaskEnv{Stores: dbStores{db}}, "KSTREAM-JOINTHIS-0000000008-store", src, jsonKeys, jsonKeys,
-		[]*types.Type{types.StringType}, &ast.JoinWindow{Before: 1000, After: 1000}, 100000)
+		[]*types.Type{types.StringType}, &ast.JoinWindow{Before: 1000, After: 1000}, 100000, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,11 @@ func (op *streamStreamJoin) sweep(in *types.Row) error {
 		if err != nil {
 			return err
 		}
-		if err := op.emitSide(e.side, keyVal, e.values, e.ts, w, in); err != nil {
+		vals, w, err := op.ownWindow(e.values, w)
+		if err != nil {
+			return err
+		}
+		if err := op.emitSide(e.side, keyVal, vals, e.ts, w, in); err != nil {
 			return err
 		}
 		if err := op.shared.store.Put(e.storeKey, nil); err != nil {

@@ -105,6 +105,9 @@ func joinRepartitionCodecs(n *planner.Join, side planner.JoinSide, f internalFor
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
 	}
+	if windowedRekey(n, side) {
+		cols = append(cols, windowBoundColumns...) // the row's own window (join_window_rekey.go)
+	}
 	value, err := format.NewValueCodec(f.valueSpec(src.ValueFormat, topic, cols), cols)
 	return key, value, err
 }
@@ -116,22 +119,38 @@ type joinRepartitionSink struct {
 	topic string
 	key   *repartitionKey
 	value format.Codec
+	// windowed: the join of windowed streams whose sides keep their
+	// windows (join_window_rekey.go), n its join.
+	windowed bool
+	n        *planner.Join
 }
 
 func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, side planner.JoinSide, f internalFormats, topic string) (*joinRepartitionSink, error) {
 	key, value, err := joinRepartitionCodecs(n, side, f, topic)
-	return &joinRepartitionSink{env: env, topic: topic, key: key, value: value}, err
+	return &joinRepartitionSink{env: env, topic: topic, key: key, value: value, windowed: windowedRekey(n, side), n: n}, err
 }
 
 func (s *joinRepartitionSink) Process(row *types.Row) error {
 	var k []byte
+	vals := row.Values[s.key.width():]
+	if s.windowed {
+		var err error
+		if vals, err = withBounds(vals, row.Window); err != nil {
+			return err
+		}
+	}
 	if !row.NullKey {
 		var err error
 		if k, err = s.key.encode(row.Values[:s.key.width()]); err != nil {
 			return encodeFailure(s.env, "key", err)
 		}
+		if s.windowed {
+			if k, err = appendKeyWindow(s.n, k, row.Window); err != nil {
+				return err
+			}
+		}
 	}
-	v, err := s.value.Encode(nil, row.Values[s.key.width():])
+	v, err := s.value.Encode(nil, vals)
 	if err != nil {
 		return encodeFailure(s.env, "value", err)
 	}
@@ -145,31 +164,57 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 
 // joinRepartitionSource reads re-keyed rows back: [key, row values…].
 type joinRepartitionSource struct {
-	env   *TaskEnv
-	n     int
-	key   *repartitionKey
-	value format.Codec
-	next  Processor
+	env      *TaskEnv
+	n        int
+	key      *repartitionKey
+	value    format.Codec
+	windowed bool // the values end with the row's window (joinRepartitionSink)
+	join     *planner.Join
+	next     Processor
 }
 
 func newJoinRepartitionSource(env *TaskEnv, n *planner.Join, side planner.JoinSide, f internalFormats, topic string, next Processor) (*joinRepartitionSource, error) {
 	key, value, err := joinRepartitionCodecs(n, side, f, topic)
-	return &joinRepartitionSource{env: env, n: len(joinInput(n, side).Source.Schema.Columns), key: key, value: value, next: next}, err
+	return &joinRepartitionSource{env: env, n: len(joinInput(n, side).Source.Schema.Columns), key: key, value: value,
+		windowed: windowedRekey(n, side), join: n, next: next}, err
 }
 
 func (s *joinRepartitionSource) ProcessRaw(r *InRecord) error {
 	s.env.current = r
-	w := s.key.width()
-	row := types.Row{Values: make([]any, w+s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	w, width := s.key.width(), s.n
+	if s.windowed {
+		width += len(windowBoundColumns)
+	}
+	row := types.Row{Values: make([]any, w+width), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
 	if r.Key == nil {
 		row.NullKey = true
-	} else if err := s.key.decode(r.Key, row.Values[:w]); err != nil {
+	} else if err := s.decodeKey(r.Key, row.Values[:w]); err != nil {
 		return internalDecodeError(s.env, "key", err, r, r.Key)
 	}
 	if err := s.value.Decode(r.Value, row.Values[w:]); err != nil {
 		return internalDecodeError(s.env, "value", err, r, r.Value)
 	}
+	if s.windowed {
+		vals, win, err := splitBounds(row.Values)
+		if err != nil {
+			return internalDecodeError(s.env, "value", err, r, r.Value)
+		}
+		row.Values, row.Window = vals, win
+	}
 	return s.next.Process(&row)
+}
+
+// decodeKey reads a record key into the join key (a windowed key's
+// window is dropped: the row's own comes with its value).
+func (s *joinRepartitionSource) decodeKey(b []byte, key []any) error {
+	if s.windowed {
+		inner, err := joinInnerKey(s.join, b)
+		if err != nil {
+			return err
+		}
+		b = inner
+	}
+	return s.key.decode(b, key)
 }
 
 var (

@@ -49,14 +49,8 @@ type sideRow struct {
 	time   int64
 }
 
-// jsonKeys is the key format of the side stores whose keys are JSON:
-// foreign-key, as-of and global-table joins', and every join's of queries
-// recorded before join stores' keys followed the query's key format.
-var jsonKeys = format.Spec{Name: format.JSON}
-
-// jsonValues is the value format of the side stores whose values are
-// JSON: foreign-key, as-of and global-table joins', and every join's of
-// queries recorded before join stores' values followed the table's.
+// jsonValues is the format of a row's non-key columns that the
+// foreign-key join's staleness hash digests, whatever the store's format.
 var jsonValues = format.Spec{Name: format.JSON}
 
 func openSideStore(env *TaskEnv, name string, schema *types.Schema, keys, values format.Spec) (*sideStore, error) {

@@ -22,10 +22,9 @@ func joinGrace(w *ast.JoinWindow) int64 {
 
 // streamJoinStores names the two window stores as Kafka Streams does for
 // ksqlDB's joins (KSTREAM-JOINTHIS-N / -OUTERTHIS-N, -JOINOTHER-N+1 /
-// -OUTEROTHER-N+1, N = 8, or 12 when a side is re-keyed). "This" is the
+// -OUTEROTHER-N+1, N the step's base, b.streamJoinBase). "This" is the
 // SQL left side, but the right one of a RIGHT join (a swapped LEFT join).
-func streamJoinStores(n *planner.Join) (left, right string) {
-	base := streamJoinBase(n)
+func streamJoinStores(n *planner.Join, base int) (left, right string) {
 	this, other := "JOINTHIS", "OUTEROTHER"
 	switch n.Type {
 	case ast.InnerJoin:
@@ -43,18 +42,31 @@ func streamJoinStores(n *planner.Join) (left, right string) {
 
 // sharedStoreName is the outer join's shared store,
 // KSTREAM-OUTERSHARED-N-store with N the "this" side's index.
-func sharedStoreName(n *planner.Join) string {
-	return fmt.Sprintf("KSTREAM-OUTERSHARED-%010d-store", streamJoinBase(n))
+func sharedStoreName(base int) string {
+	return fmt.Sprintf("KSTREAM-OUTERSHARED-%010d-store", base)
 }
 
-// streamJoinBase is Kafka Streams' node index of the "this" side's store:
-// 8, plus 4 for each re-keyed side (not for an n-way step's right stream
-// re-keyed only into the registry key format, planner.JoinInput.Aligned),
-// plus the step's planner.Join.StoreShift.
-//
-// Each nested step below adds 20 (an n-way join's second step is
-// KSTREAM-JOINTHIS-0000000028).
-func streamJoinBase(n *planner.Join) int {
+// streamJoinBase is Kafka Streams' node index of the "this" side's
+// store: ksqlDB's (ksqlStreamJoinBase), or for the queries of commands
+// recorded before (Options.LegacyJoinStoreNumbers) the number they were
+// given then (legacyStreamJoinBase).
+func (b *builder) streamJoinBase(n *planner.Join) int {
+	if b.opts.LegacyJoinStoreNumbers {
+		return legacyStreamJoinBase(n)
+	}
+	if b.joinBases == nil {
+		b.joinBases = ksqlStreamJoinBases(b.rootJoin)
+	}
+	return b.joinBases[n]
+}
+
+// legacyStreamJoinBase is how queries recorded before ksqlDB's node
+// counting numbered a step's window stores: 8, plus 4 for each re-keyed
+// side (not for an n-way step's right stream re-keyed only into the
+// registry key format, planner.JoinInput.Aligned), plus the step's
+// planner.Join.StoreShift, plus 20 for each nested step below. It is
+// ksqlDB's for a single join, not for most n-way ones.
+func legacyStreamJoinBase(n *planner.Join) int {
 	base := 8 + n.StoreShift
 	for in := &n.Left; in.Nested(); in = &in.Node.(*planner.Join).Left {
 		base += 20
@@ -93,8 +105,10 @@ type streamWindow struct {
 // openStreamWindow opens one side's store of a join window w; keys are
 // encoded as the join key's columns in format keys, rows (every column of
 // the side) in format values.
-func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, w *ast.JoinWindow, retention int64) (*streamWindow, error) {
-	sw, err := openWindowStore(env, name, src, keys, values, keyTypes, retention)
+// With bounds, each row is kept with its own window's bounds after its
+// columns (join_window_rekey.go).
+func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, w *ast.JoinWindow, retention int64, bounds bool) (*streamWindow, error) {
+	sw, err := openWindowStore(env, name, src, keys, values, keyTypes, retention, bounds)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +116,7 @@ func openStreamWindow(env *TaskEnv, name string, src *planner.Source, keys, valu
 	return sw, sw.warm()
 }
 
-func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, retention int64) (*streamWindow, error) {
+func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys, values format.Spec, keyTypes []*types.Type, retention int64, bounds bool) (*streamWindow, error) {
 	s, err := env.store(name)
 	if err != nil {
 		return nil, err
@@ -111,8 +125,8 @@ func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys, value
 	if err != nil {
 		return nil, err
 	}
-	sw := &streamWindow{w: w, name: name, cols: len(src.Schema.Columns), observed: w.MaxStart(), retention: retention, purged: -1 << 63}
-	cols := windowColumns(src)
+	cols := windowColumns(src, bounds)
+	sw := &streamWindow{w: w, name: name, cols: len(cols), observed: w.MaxStart(), retention: retention, purged: -1 << 63}
 	_, sw.registryKeys = format.SchemaTypeOf(keys.Name)
 	if sw.key, err = format.NewKeyCodec(keys, joinKeyColumns(keyTypes)); err != nil {
 		return nil, err
@@ -122,11 +136,14 @@ func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys, value
 }
 
 // windowColumns are the columns a join window store keeps of a side's
-// rows: all of them, as values.
-func windowColumns(src *planner.Source) []types.Column {
-	cols := make([]types.Column, len(src.Schema.Columns))
+// rows: all of them, as values, and with bounds the row's window.
+func windowColumns(src *planner.Source, bounds bool) []types.Column {
+	cols := make([]types.Column, len(src.Schema.Columns), len(src.Schema.Columns)+len(windowBoundColumns))
 	for i, c := range src.Schema.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS}
+	}
+	if bounds {
+		cols = append(cols, windowBoundColumns...)
 	}
 	return cols
 }
@@ -236,6 +253,11 @@ type streamStreamJoin struct {
 	after       int64 // other.ts <= ts + after
 	outer       bool
 	otherCols   int
+	// size: rows match by their window's start and this size (0: by
+	// their window); bounds: the stores keep each row's own window
+	// (join_window_rekey.go).
+	size   int64
+	bounds bool
 	// shared holds unmatched rows of outer joins with a GRACE PERIOD
 	// until their window closes (nil: emit them at once); clock is the
 	// task's stream time, shared by both sides.
@@ -262,11 +284,12 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 			return err
 		}
 	}
-	k, err := joinStoreKey(op.this.key, keyVal, row.Window)
+	mw := matchWindow(row.Window, op.size)
+	k, err := joinStoreKey(op.this.key, keyVal, mw)
 	if err != nil {
 		return err
 	}
-	ko, err := op.otherKey(k, keyVal, row.Window)
+	ko, err := op.otherKey(k, keyVal, mw)
 	if err != nil {
 		return err
 	}
@@ -274,9 +297,17 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 	if err != nil {
 		return err
 	}
+	stored, err := op.stored(vals, row.Window)
+	if err != nil {
+		return err
+	}
 	matched := false
 	for _, m := range matches {
-		ok, err := op.emitMatch(keyVal, withTime(vals, row.Time, row.Window), withTime(m.values, m.time, row.Window), max(row.Time, m.time), row)
+		mvals, mwin, err := op.ownWindow(m.values, row.Window)
+		if err != nil {
+			return err
+		}
+		ok, err := op.emitMatch(keyVal, withTime(vals, row.Time, row.Window), withTime(mvals, m.time, mwin), max(row.Time, m.time), row)
 		if err != nil || !ok {
 			if err != nil {
 				return err
@@ -291,12 +322,12 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		}
 	}
 	if !matched && op.outer {
-		if err := op.unmatched(k, keyVal, vals, row); err != nil {
+		if err := op.unmatched(k, keyVal, vals, stored, row); err != nil {
 			return err
 		}
 	}
-	stored, err := op.this.put(k, vals, row.Time)
-	if err == nil && !stored {
+	put, err := op.this.put(k, stored, row.Time)
+	if err == nil && !put {
 		op.env.dropLate(fmt.Sprintf("Record with timestamp %d dropped from join store %s: older than its stream time %d minus the retention %d ms, it can join no later record",
 			row.Time, op.this.name, op.this.observed, op.this.retention))
 	}
@@ -315,12 +346,31 @@ func (op *streamStreamJoin) otherKey(k []byte, keyVal []any, w *types.Window) ([
 }
 
 // unmatched emits a preserved side's row with nulls now (no GRACE, or its
-// window already closed) or keeps it in the shared store until it closes.
-func (op *streamStreamJoin) unmatched(k []byte, keyVal []any, vals []any, row *types.Row) error {
+// window already closed) or keeps it (as stored) in the shared store
+// until it closes.
+func (op *streamStreamJoin) unmatched(k []byte, keyVal []any, vals, stored []any, row *types.Row) error {
 	if op.shared == nil || row.Time+op.after < op.clock.time {
 		return op.emit(keyVal, withTime(vals, row.Time, row.Window), nil, row.Time, row)
 	}
-	return op.shared.put(row.Time, sideIndex(op.side), k, vals)
+	return op.shared.put(row.Time, sideIndex(op.side), k, stored)
+}
+
+// stored is what the window stores keep of a row: its columns, and with
+// bounds its window's.
+func (op *streamStreamJoin) stored(vals []any, w *types.Window) ([]any, error) {
+	if !op.bounds {
+		return vals, nil
+	}
+	return withBounds(vals, w)
+}
+
+// ownWindow splits a stored row into its columns and its own window
+// (without bounds, w: the windows matched are equal).
+func (op *streamStreamJoin) ownWindow(stored []any, w *types.Window) ([]any, *types.Window, error) {
+	if !op.bounds {
+		return stored, w, nil
+	}
+	return splitBounds(stored)
 }
 
 // split returns the join key and this side's columns of row.
@@ -345,7 +395,8 @@ func (op *streamStreamJoin) emitMatch(key []any, this, other []any, ts int64, in
 	if l != nil && r != nil && !op.accepts(values) {
 		return false, nil
 	}
-	out := &types.Row{Values: values, Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil, Window: in.Window}
+	// the left's window (time windows matched by their starts)
+	out := &types.Row{Values: values, Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil, Window: matchWindow(in.Window, op.size)}
 	return true, op.next.Process(out)
 
 }

@@ -44,7 +44,7 @@ func TestStreamWindowPurgesAndRefusesLateRows(t *testing.T) {
 	src := &planner.Source{Schema: &types.Schema{Columns: []types.Column{{Name: "V", Type: types.BigintType}}}}
 	const retention = 100000 // segment interval: 1 minute
 	open := func() *streamWindow {
-		sw, err := openStreamWindow(env, "KSTREAM-JOINTHIS-0000000008-store", src, jsonKeys, jsonKeys, []*types.Type{types.StringType}, &ast.JoinWindow{Before: 1000, After: 1000}, retention)
+		sw, err := openStreamWindow(env, "KSTREAM-JOINTHIS-0000000008-store", src, jsonKeys, jsonKeys, []*types.Type{types.StringType}, &ast.JoinWindow{Before: 1000, After: 1000}, retention, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -184,9 +184,10 @@ func (b *builder) windowKeys(n *planner.Join, st StoreSpec) format.Spec {
 
 // windowValues is the format of the rows a stream–stream join's window
 // store st keeps of src: src's value format (as ksqlDB's JOINTHIS /
-// JOINOTHER stores), under the changelog's subject.
-func (b *builder) windowValues(src *planner.Source, st StoreSpec) format.Spec {
-	return b.internal().valueSpec(src.ValueFormat, st.Changelog, windowColumns(src))
+// JOINOTHER stores), under the changelog's subject; with bounds each
+// row's window after its columns.
+func (b *builder) windowValues(src *planner.Source, st StoreSpec, bounds bool) format.Spec {
+	return b.internal().valueSpec(src.ValueFormat, st.Changelog, windowColumns(src, bounds))
 }
 
 // joinTopics are the topics a join's sub-topology reads for each side:
@@ -286,13 +287,14 @@ func joinDescs(n *planner.Join, stores [2]StoreSpec, t joinTopics) []*NodeDesc {
 func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 	w := n.Within
 	retention := w.Before + w.After + joinGrace(w)
-	ln, rn := streamJoinStores(n)
+	base := b.streamJoinBase(n)
+	ln, rn := streamJoinStores(n, base)
 	ls, rs := b.uncachedStore(ln), b.uncachedStore(rn)
 	b.retainChangelog(ls, retention)
 	b.retainChangelog(rs, retention)
 	var shared StoreSpec
 	if w.Grace >= 0 && n.Type != ast.InnerJoin {
-		shared = b.store(sharedStoreName(n))
+		shared = b.store(sharedStoreName(base))
 	}
 	seg.joinDescs = streamJoinDescs(n, ls.Name, rs.Name, shared.Name, t)
 
@@ -301,20 +303,22 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 		if err != nil {
 			return nil, err
 		}
-		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, b.windowKeys(n, ls), b.windowValues(n.Left.Source, ls), n.KeyTypes(), w, retention)
+		bounds := carriesWindows(n)
+		lw, err := openStreamWindow(env, ls.Name, n.Left.Source, b.windowKeys(n, ls), b.windowValues(n.Left.Source, ls, bounds), n.KeyTypes(), w, retention, bounds)
 		if err != nil {
 			return nil, err
 		}
-		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, b.windowKeys(n, rs), b.windowValues(n.Right.Source, rs), n.KeyTypes(), w, retention)
+		rw, err := openStreamWindow(env, rs.Name, n.Right.Source, b.windowKeys(n, rs), b.windowValues(n.Right.Source, rs, bounds), n.KeyTypes(), w, retention, bounds)
 		if err != nil {
 			return nil, err
 		}
 		j := joiner{n: n}
 		full := n.Type == ast.FullJoin
+		size := matchSize(n)
 		lp := &streamStreamJoin{joiner: j, side: planner.JoinLeft, this: lw, other: rw, before: w.Before, after: w.After,
-			outer: full || n.Type == ast.LeftJoin, otherCols: len(n.Right.Source.Schema.Columns), next: next}
+			outer: full || n.Type == ast.LeftJoin, otherCols: rw.cols, size: size, bounds: bounds, next: next}
 		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
-			outer: full || n.Type == ast.RightJoin, otherCols: len(n.Left.Source.Schema.Columns), next: next}
+			outer: full || n.Type == ast.RightJoin, otherCols: lw.cols, size: size, bounds: bounds, next: next}
 		var kept Store
 		if shared.Name != "" {
 			o, err := openOuterStore(env, shared.Name, n, lw, rw)
@@ -348,7 +352,7 @@ func openOuterStore(env *TaskEnv, name string, n *planner.Join, lw, rw *streamWi
 	}
 	w := n.Within
 	return &outerStore{store: s, codec: [2]*streamWindow{lw, rw}, grace: w.Grace, minTime: math.MaxInt64,
-		cols:     [2]int{len(n.Left.Source.Schema.Columns), len(n.Right.Source.Schema.Columns)},
+		cols:     [2]int{lw.cols, rw.cols},
 		lookBack: [2]int64{w.After, w.Before}}, nil
 }
 

@@ -31,6 +31,10 @@ type Topology struct {
 	// formats decides the formats of internal topics and stored tables
 	// (the builder's, for readers of the stores such as pull queries).
 	formats internalFormats
+	// legacyJoinNumbers: built with Options.LegacyJoinStoreNumbers.
+	legacyJoinNumbers bool
+	// schemas are the internal subjects' schemas (SchemaChanges).
+	schemas subjectSchemas
 	// plan is the plan built, for CompareState.
 	plan *planner.Plan
 	// partitionKeys are the key formats of the repartition topics, by
@@ -48,6 +52,18 @@ func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy 
 // stores keep JSON values by position (Options.LegacyStoreJSON): an
 // upgrade of its query must build the new topology so too.
 func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
+
+// LegacyStoreKeys reports whether the topology's aggregate store keys,
+// EMIT FINAL buffer and sliding raw rows are JSON
+// (Options.LegacyStoreKeysJSON): an upgrade of its query must build the
+// new topology so too.
+func (t *Topology) LegacyStoreKeys() bool { return t.formats.legacyStoreKeys }
+
+// LegacyJoinStoreNumbers reports whether the topology numbers its
+// stream–stream join stores as before ksqlDB's node counting
+// (Options.LegacyJoinStoreNumbers): an upgrade of its query must build
+// the new topology so too.
+func (t *Topology) LegacyJoinStoreNumbers() bool { return t.legacyJoinNumbers }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
@@ -149,6 +165,25 @@ type Options struct {
 	// format, accumulators named after their calls (see aggState), join
 	// table stores in the table's value format.
 	LegacyStoreJSON bool
+	// LegacyStoreKeysJSON keeps in JSON the keys of aggregate stores (so
+	// of their changelogs), the EMIT FINAL buffer's rows (whole result
+	// rows, columns by position), a sliding window's raw rows, an as-of
+	// join's versioned table store and grace buffer, the keys of a
+	// foreign-key join's side and subscription stores and a global
+	// table's local copy, as
+	// queries of commands recorded with storeFormats "query" wrote them
+	// (LegacyStoreJSON implies it). Default false: the first source's key
+	// format for the keys and its value format for the rows (the as-of
+	// join's: the table's and the stream's), under each store
+	// changelog's subjects.
+	LegacyStoreKeysJSON bool
+	// LegacyJoinStoreNumbers numbers the window stores of stream–stream
+	// joins as queries did before they counted ksqlDB's nodes (an n-way
+	// join's steps got other numbers than ksqlDB's): the runtime sets it
+	// for queries of commands recorded then, whose stores and changelogs
+	// have those names. Default false: ksqlDB's numbers
+	// (join_numbering.go).
+	LegacyJoinStoreNumbers bool
 }
 
 // Build turns a logical plan into a topology.
@@ -158,8 +193,9 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		return nil, err
 	}
 	b := &builder{opts: opts, topo: &Topology{}, materialize: materializesTable(plan, chain),
-		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan)}
+		push: plan.Kind == planner.Push, sourceFormats: firstSource(plan), schemas: subjectSchemas{}}
 	if j, ok := bottom.(*planner.Join); ok {
+		b.rootJoin = j
 		b.startJoin(j)
 	} else {
 		b.startSource(bottom.(*planner.Scan))
@@ -183,7 +219,9 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		b.topo.SinkTopic = s.Target.Topic
 	}
 	b.topo.Subjects = b.internalSubjects(plan)
+	b.topo.schemas, b.schemas = b.schemas, nil
 	b.topo.formats = b.internal()
+	b.topo.legacyJoinNumbers = opts.LegacyJoinStoreNumbers
 	b.topo.plan = plan
 	return b.topo, nil
 }
@@ -262,6 +300,13 @@ type builder struct {
 	// sourceFormats is the first source, whose formats the GROUP BY
 	// repartition topic takes.
 	sourceFormats *planner.Source
+	// rootJoin is the plan's join (nil: none), joinBases the numbers of
+	// its stream–stream steps' window stores (streamJoinBase).
+	rootJoin  *planner.Join
+	joinBases map[*planner.Join]int
+	// schemas records the internal subjects' schemas while Build runs
+	// (nil once it returned: the tasks' closures only read formats).
+	schemas subjectSchemas
 }
 
 func (b *builder) startSource(scan *planner.Scan) {
@@ -298,7 +343,9 @@ func (b *builder) internalName(name string) string { return b.opts.AppID + "-" +
 
 // internal decides the formats of the query's internal topics.
 func (b *builder) internal() internalFormats {
-	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON}
+	legacyStore := b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON
+	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: legacyStore,
+		legacyStoreKeys: legacyStore || b.opts.LegacyStoreKeysJSON, schemas: b.schemas}
 }
 
 // internalSubjects are the subjects the internal topics' codecs may

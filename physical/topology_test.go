@@ -17,7 +17,11 @@ import (
 
 // TestTopology pins the topology descriptions EXPLAIN prints, including
 // node and topic names. Commands: create (a source), topology (a query),
-// compare (a query and its upgrade: CompareState's diff or refusal).
+// compare (a query and its upgrade: CompareState's diff or refusal;
+// with legacy-store-keys both are built as queries of commands recorded
+// with storeFormats "query" are, Options.LegacyStoreKeysJSON).
+// topology legacy-numbers builds as for a command recorded before
+// ksqlDB's join store numbers (Options.LegacyJoinStoreNumbers).
 // Sources may be in registry formats: building a topology asks the
 // registry nothing (its codecs register when their tasks run).
 func TestTopology(t *testing.T) {
@@ -37,18 +41,19 @@ func TestTopology(t *testing.T) {
 				p.Catalog.Put(src)
 				return "ok\n"
 			case "topology":
-				topo, err := build(p, stmts[0])
+				topo, err := buildWith(p, stmts[0], physical.Options{AppID: "app", LegacyJoinStoreNumbers: d.HasArg("legacy-numbers")})
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
 				return topo.Describe()
 			case "compare":
 				// The first statement is a query, the second its upgrade.
-				old, err := build(p, stmts[0])
+				opts := physical.Options{AppID: "app", LegacyStoreKeysJSON: d.HasArg("legacy-store-keys")}
+				old, err := buildWith(p, stmts[0], opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				next, err := build(p, stmts[1])
+				next, err := buildWith(p, stmts[1], opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -66,6 +71,11 @@ func TestTopology(t *testing.T) {
 
 // build plans and builds one query statement under the application id app.
 func build(p *planner.Planner, st ast.Statement) (*physical.Topology, error) {
+	return buildWith(p, st, physical.Options{AppID: "app"})
+}
+
+// buildWith plans and builds one query statement with opts.
+func buildWith(p *planner.Planner, st ast.Statement, opts physical.Options) (*physical.Topology, error) {
 	var plan *planner.Plan
 	var err error
 	switch st := st.(type) {
@@ -79,7 +89,7 @@ func build(p *planner.Planner, st ast.Statement) (*physical.Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	return physical.Build(plan, physical.Options{AppID: "app"})
+	return physical.Build(plan, opts)
 }
 
 // unaskedRegistry is the registry of tests that must not ask one: any

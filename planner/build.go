@@ -109,8 +109,12 @@ func (p *Planner) checkGlobalAggregate(s *ast.CreateAsSelect) error {
 }
 
 // PlanInsertInto plans INSERT INTO target SELECT …: the target must be a
-// stream whose schema matches the query's.
+// stream whose schema matches the query's (numeric literals selected into
+// DECIMAL columns are cast to them, implicitCasts).
 func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
+	if err := knownProps(s.Props, insertProps); err != nil {
+		return nil, err
+	}
 	target, ok := p.Catalog.Get(s.Target)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.Unknown, s.P, "Source `%s` does not exist.", s.Target) // ksqlDB's UnknownSourceException
@@ -124,7 +128,7 @@ func (p *Planner) PlanInsertInto(s *ast.InsertInto) (*Plan, error) {
 	if s.Query.Limit >= 0 {
 		return nil, sqlerr.New(sqlerr.Unsupported, s.P, "INSERT INTO statements don't support LIMIT clause.")
 	}
-	plan, err := p.plan(s.Query, Persistent)
+	plan, err := p.plan(implicitCasts(s.Query, target), Persistent)
 	if err != nil {
 		return nil, err
 	}

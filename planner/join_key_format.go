@@ -28,7 +28,7 @@ func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 		// re-keyed by expressions; only a right side joined on its key is
 		// repartitioned into the join's key format, when that is a
 		// registry's.
-		if p.Defaults.LegacyJoinRepartition || p.Defaults.LegacyRegistryJoinSteps || !forcesRepartition(n) || r.Rekeyed() {
+		if p.Defaults.LegacyJoinRepartition || p.Defaults.LegacyRegistryJoinSteps || !forcesRepartition(n, false) || r.Rekeyed() {
 			return nil
 		}
 		if err := p.repartitionKeyed(s, r); err != nil {
@@ -40,7 +40,7 @@ func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 		}
 		return nil
 	}
-	if !p.Defaults.LegacyJoinRepartition && forcesRepartition(n) {
+	if !p.Defaults.LegacyJoinRepartition && forcesRepartition(n, !p.Defaults.LegacyWindowedJoins) {
 		return p.repartitionBoth(n, s)
 	}
 	if l.Rekeyed() || r.Rekeyed() || l.Source.KeyFormat.Name == r.Source.KeyFormat.Name {
@@ -100,15 +100,32 @@ func registryKeyed(src *Source) bool {
 // PreJoinRepartitionNode, "to avoid misses due to key schema ID
 // mismatch"), every side is repartitioned, so both sides' keys are
 // written by one serializer's schema, not each by its producer's (tables
-// through LeftSourceKeyed / RightSourceKeyed topics). Not done yet here:
-// windowed sides and n-way joins' steps.
-func forcesRepartition(n *Join) bool {
+// through LeftSourceKeyed / RightSourceKeyed topics). Windowed sides are
+// repartitioned so too when windows is set and both are streams
+// (windowedRepartition): their records keep their windows, written in
+// the left's windowed key format. An n-way join's steps repartition only
+// their right side (alignKeyFormats).
+func forcesRepartition(n *Join, windows bool) bool {
 	kf := n.Left.Source.KeyFormat
 	if n.Left.Rekeyed() && !n.Right.Rekeyed() {
 		kf = n.Right.Source.KeyFormat
 	}
 	_, registry := format.SchemaTypeOf(kf.Name)
-	return registry && !n.Left.Source.Windowed() && !n.Right.Source.Windowed()
+	if n.Left.Source.Windowed() || n.Right.Source.Windowed() {
+		return registry && windows && windowedRepartition(n)
+	}
+	return registry
+}
+
+// windowedRepartition reports a join whose windowed sides may go through
+// repartition topics: a stream–stream join of two windowed streams, not
+// an n-way join's step. Kafka Streams writes their keys with the left's
+// windowed serializer (a time window's start, a session's end and
+// start), so time windows of other sizes or types join by their starts,
+// as in ksqlDB, where that is only done for registry key formats.
+func windowedRepartition(n *Join) bool {
+	return n.Shape == StreamStream && !n.Left.Nested() && !n.Right.Nested() &&
+		n.Left.Source.Windowed() && n.Right.Source.Windowed()
 }
 
 // repartitionBoth repartitions each side not already re-keyed.

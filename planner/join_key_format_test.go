@@ -46,3 +46,58 @@ func TestForeignKeyJoinReformatsRegistryKeyedRight(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowedRegistryJoinRepartitions: a stream–stream join of windowed
+// streams keyed in a registry format repartitions both sides, so time
+// windows of other sizes join (physical/testdata/join_key_format pins
+// the topology); under LegacyWindowedJoins (commands recorded before) a
+// session join reads its sources as it did and windows of other sizes
+// are refused, as they are for KAFKA keys.
+func TestWindowedRegistryJoinRepartitions(t *testing.T) {
+	for _, c := range []struct {
+		keyFormat, right string
+		legacy           bool
+		want             string // "rekeyed", "kept" or "refused"
+	}{
+		{"JSON_SR", "WINDOW_TYPE='SESSION'", false, "rekeyed"},
+		{"JSON_SR", "WINDOW_TYPE='TUMBLING', WINDOW_SIZE='2 SECONDS'", false, "rekeyed"},
+		{"JSON_SR", "WINDOW_TYPE='SESSION'", true, "kept"},
+		{"JSON_SR", "WINDOW_TYPE='TUMBLING', WINDOW_SIZE='2 SECONDS'", true, "refused"},
+		{"KAFKA", "WINDOW_TYPE='SESSION'", false, "kept"},
+		{"KAFKA", "WINDOW_TYPE='TUMBLING', WINDOW_SIZE='2 SECONDS'", false, "refused"},
+	} {
+		left := "WINDOW_TYPE='HOPPING', WINDOW_SIZE='5 SECONDS'"
+		if c.right == "WINDOW_TYPE='SESSION'" {
+			left = c.right
+		}
+		reg := &subjects{schemas: map[string]format.RegisteredSchema{}}
+		p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg, LegacyWindowedJoins: c.legacy})
+		for _, sql := range []string{
+			`CREATE STREAM l (id INT KEY, v BIGINT) WITH (KAFKA_TOPIC='l', KEY_FORMAT='` + c.keyFormat + `', VALUE_FORMAT='JSON', PARTITIONS=1, ` + left + `);`,
+			`CREATE STREAM r (id INT KEY, v BIGINT) WITH (KAFKA_TOPIC='r', KEY_FORMAT='` + c.keyFormat + `', VALUE_FORMAT='JSON', PARTITIONS=1, ` + c.right + `);`,
+		} {
+			_, src, err := createSource(t, p, sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Catalog.Put(src)
+		}
+		stmts, err := parser.Parse(`CREATE STREAM o AS SELECT l.id, l.v AS lv, r.v AS rv FROM l JOIN r WITHIN 1 MINUTE ON l.id = r.id;`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "kept"
+		plan, err := p.PlanCreateAs(stmts[0].(*ast.CreateAsSelect))
+		switch {
+		case err != nil:
+			got = "refused"
+		case plan.Join.Left.Rekeyed() && plan.Join.Right.Rekeyed():
+			got = "rekeyed"
+		case plan.Join.Left.Rekeyed() || plan.Join.Right.Rekeyed():
+			got = "one side rekeyed"
+		}
+		if got != c.want {
+			t.Errorf("%s keys, right %s, legacy %v: %s (%v), want %s", c.keyFormat, c.right, c.legacy, got, err, c.want)
+		}
+	}
+}

@@ -65,7 +65,7 @@ func (p *Planner) joinNode(j *ast.Join, items []ast.SelectItem, refs recordRefs,
 	if err := p.joinCondition(j, n, scope); err != nil {
 		return nil, nil, err
 	}
-	if err := checkWindowedJoin(j, n); err != nil {
+	if err := p.checkWindowedJoin(j, n); err != nil {
 		return nil, nil, err
 	}
 	if err := p.alignKeyFormats(n, scope); err != nil {

@@ -32,7 +32,12 @@ func windowKindText(s *Source) string {
 // and size and the same key format (else ksqlDB would repartition one
 // side, which it does not do for windowed sources). A foreign-key join
 // looks up the right table by key alone, so it takes no windowed table.
-func checkWindowedJoin(j *ast.Join, n *Join) error {
+//
+// A stream–stream join keyed in a registry format repartitions both
+// sides by their keys anyway (forcesRepartition): there, as in ksqlDB,
+// the right's window may differ in type and size, and its key format
+// too (both are written in the left's).
+func (p *Planner) checkWindowedJoin(j *ast.Join, n *Join) error {
 	l, r := n.Left.Source, n.Right.Source
 	if !l.Windowed() {
 		return nil
@@ -42,8 +47,10 @@ func checkWindowedJoin(j *ast.Join, n *Join) error {
 		return sqlerr.New(sqlerr.Unsupported, j.P, "Foreign-key table-table joins are not supported on windowed tables.")
 	case n.Left.Rekeyed() || n.Right.Rekeyed():
 		return sqlerr.New(sqlerr.Unsupported, j.P, "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
-	case l.Window.Kind != r.Window.Kind || l.Window.Size != r.Window.Size || l.KeyFormat.Name != r.KeyFormat.Name:
-		return sqlerr.New(sqlerr.Unsupported, j.P, "Implicit repartitioning of windowed sources is not supported.")
+	case l.Window.Kind == r.Window.Kind && l.Window.Size == r.Window.Size && l.KeyFormat.Name == r.KeyFormat.Name:
+		return nil
+	case !p.Defaults.LegacyJoinRepartition && forcesRepartition(n, !p.Defaults.LegacyWindowedJoins):
+		return nil
 	}
-	return nil
+	return sqlerr.New(sqlerr.Unsupported, j.P, "Implicit repartitioning of windowed sources is not supported.")
 }

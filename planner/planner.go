@@ -35,6 +35,12 @@ type Defaults struct {
 	// (alignKeyFormats), for the queries of commands recorded then.
 	// Default false.
 	LegacyRegistryJoinSteps bool
+	// LegacyWindowedJoins plans stream–stream joins of windowed streams
+	// keyed in a registry format as before their sides were repartitioned
+	// (forcesRepartition): each side read from its own topic, windows of
+	// one type and size only. The runtime sets it for the queries of
+	// commands recorded then. Default false.
+	LegacyWindowedJoins bool
 }
 
 // Planner turns statements into catalog entries and logical plans.

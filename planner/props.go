@@ -14,33 +14,57 @@ type withProps struct {
 	props ast.Properties
 }
 
-// knownProps lists the WITH properties sqlstream understands, per statement
-// kind: true for CREATE, false for … AS SELECT only. Both kinds accept the
-// common ones.
+// createProps lists the WITH properties of CREATE STREAM|TABLE and
+// CREATE … AS SELECT. QUERY_ID is not one: ksqlDB takes it only in
+// INSERT INTO's WITH (its InsertIntoConfigs; CreateAsSelect has no query
+// id), so a CREATE … AS SELECT naming one is refused as it is there.
 var createProps = map[string]bool{
 	"KAFKA_TOPIC": true, "KEY_FORMAT": true, "VALUE_FORMAT": true, "FORMAT": true,
 	"PARTITIONS": true, "REPLICAS": true, "TIMESTAMP": true, "TIMESTAMP_FORMAT": true,
 	"WRAP_SINGLE_VALUE": true, "VALUE_DELIMITER": true, "KEY_DELIMITER": true,
 	"WINDOW_TYPE": true, "WINDOW_SIZE": true, "RETENTION_MS": true, "CLEANUP_POLICY": true,
 	"SOURCE_CONNECTOR": true, "KEY_SCHEMA_ID": true, "VALUE_SCHEMA_ID": true,
-	"KEY_SCHEMA_FULL_NAME": true, "VALUE_SCHEMA_FULL_NAME": true,
-	"VALUE_AVRO_SCHEMA_FULL_NAME": true, "QUERY_ID": true,
+	"KEY_SCHEMA_FULL_NAME": true, "VALUE_SCHEMA_FULL_NAME": true, "VALUE_AVRO_SCHEMA_FULL_NAME": true,
 	"KEY_PROTOBUF_NULLABLE_REPRESENTATION": true, "VALUE_PROTOBUF_NULLABLE_REPRESENTATION": true,
 	"HISTORY_RETENTION": true,
 }
 
+// insertProps are INSERT INTO … SELECT's WITH properties (ksqlDB's
+// InsertIntoConfigs).
+var insertProps = map[string]bool{"QUERY_ID": true}
+
 func newWithProps(ps ast.Properties) (*withProps, error) {
+	if err := knownProps(ps, createProps); err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	for _, p := range ps {
-		if !createProps[p.Name] {
-			return nil, sqlerr.New(sqlerr.Unknown, p.P, "unknown WITH property %s", p.Name)
-		}
 		if seen[p.Name] {
 			return nil, sqlerr.New(sqlerr.Semantic, p.P, "duplicate WITH property %s", p.Name)
 		}
 		seen[p.Name] = true
 	}
 	return &withProps{props: ps}, nil
+}
+
+// knownProps refuses the properties of ps that known does not list, all
+// named in one message at the first, in ksqlDB's words (its
+// PropertiesConfig).
+func knownProps(ps ast.Properties, known map[string]bool) error {
+	var unknown []string
+	var at ast.Pos
+	for _, p := range ps {
+		if !known[p.Name] {
+			if unknown == nil {
+				at = p.P
+			}
+			unknown = append(unknown, p.Name)
+		}
+	}
+	if unknown == nil {
+		return nil
+	}
+	return sqlerr.New(sqlerr.Unknown, at, "Invalid config variable(s) in the WITH clause: %s", strings.Join(unknown, ","))
 }
 
 func (w *withProps) has(name string) bool {

@@ -112,6 +112,16 @@
 //     rows the new filter accepts (three tests of
 //     `query-upgrades/filters.sql`).
 //
+//   - **An overflowing SUM skips its record, not the query.** A SUM
+//     over DECIMAL(p, s) whose total needs more than p − s integer digits
+//     is ksqlDB's "Numeric field overflow": ksqlDB throws from the
+//     aggregate, the query dies and dies again on the same record after
+//     every restart. sqlstream writes a processing-log entry (topic,
+//     partition, offset, the message) and skips that record, the group
+//     keeping its last sum (`sum.json`, "sum decimal with overflow" and
+//     "sum decimal should overflow with cast to lower precision"; the
+//     outputs before the overflow are ksqlDB's).
+//
 // Differences that no conformance test exercises, chosen where ksqlDB's
 // behaviour would surprise or endanger a user:
 //

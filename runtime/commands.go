@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
@@ -107,12 +108,30 @@ func (a commandApplier) Apply(ctx context.Context, cmd *command) {
 		e.logger.Error("skipping unparsable command", "seq", cmd.Seq, "err", err)
 		return
 	}
+	dropRecordedQueryID(stmts[0])
 	s := &session{props: e.props.Merge(cmd.Props), vars: map[string]string{}}
 	if _, err := e.execLocked(ctx, stmts[0], s, cmd); err != nil {
 		e.logger.Error("command failed on replay", "seq", cmd.Seq, "statement", cmd.SQL, "err", err)
 		return
 	}
 	e.logger.Info("replayed command", "seq", cmd.Seq, "queryId", cmd.QueryID)
+}
+
+// dropRecordedQueryID removes a QUERY_ID from the WITH clause of a
+// recorded CREATE: one was accepted and had no effect before it was
+// refused (ksqlDB takes QUERY_ID only in INSERT INTO), so its command
+// replays as it ran instead of failing and losing its source.
+func dropRecordedQueryID(stmt ast.Statement) {
+	var ps *ast.Properties
+	switch st := stmt.(type) {
+	case *ast.CreateAsSelect:
+		ps = &st.Props
+	case *ast.CreateSource:
+		ps = &st.Props
+	default:
+		return
+	}
+	*ps = slices.DeleteFunc(slices.Clone(*ps), func(p ast.Property) bool { return p.Name == "QUERY_ID" })
 }
 
 // commandBroker is the Kafka cluster as the command log sees it: the

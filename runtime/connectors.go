@@ -28,7 +28,7 @@ type restError struct {
 // DropConnectorExecutor and ListConnectorPluginsExecutor do. It holds no
 // engine lock while Connect answers.
 func (e *Engine) connectStatement(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
-	c, err := e.connectClient(ctx, s)
+	c, err := e.connectClient(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,18 +57,21 @@ func (e *Engine) runConnect(ctx context.Context, c *connect.Client, stmt ast.Sta
 }
 
 // connectClient is a client of the configured Connect cluster, sending
-// the request's Authorization header (ksqlDB forwards it when no
-// credentials file is configured).
-func (e *Engine) connectClient(ctx context.Context, s *session) (*connect.Client, error) {
-	url := strings.TrimSpace(s.props[props.ConnectURL])
-	if url == "" {
+// the credentials file's header (ksql.connect.basic.auth.credentials.*)
+// or else the request's Authorization header, as ksqlDB's
+// DefaultConnectClientFactory does.
+func (e *Engine) connectClient(ctx context.Context) (*connect.Client, error) {
+	if e.connect.URL() == "" {
 		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest,
 			Message: "Kafka Connect is not configured: set '" + props.ConnectURL + "' to the REST URL of a Connect cluster to run connector statements"}}
 	}
-	p := props.NewParser(e.table, s.props)
-	c, err := connect.New(url, p.Millis(props.ConnectTimeout), api.AuthorizationFrom(ctx))
-	if err != nil {
+	c, err := e.connect.Client(api.AuthorizationFrom(ctx))
+	var ue *connect.URLError
+	switch {
+	case errors.As(err, &ue):
 		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error() + " (set '" + props.ConnectURL + "' to an http:// or https:// URL)"}}
+	case err != nil:
+		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}}
 	}
 	return c, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
+	"github.com/sqlstream/sqlstream/runtime/connect"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/kafkasec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
@@ -37,6 +38,7 @@ type Engine struct {
 	logger  *slog.Logger
 	props   props.Properties   // the server's properties over the table's defaults (a session's base)
 	cfg     props.EngineConfig // parsed from props once, at the start
+	connect *connect.Factory   // the connector statements' Kafka Connect clients (ksql.connect.*)
 	table   props.Table        // every property the engine accepts
 	cluster exec.Cluster
 	reg     *functions.Registry
@@ -182,6 +184,11 @@ func newEngine(o options) (*Engine, error) {
 		d.SchemaRegistry = sr
 	}
 	e.planner = planner.New(cat, reg, d)
+	c := cfg.Connect
+	if e.connect, err = connect.NewFactory(connect.Config{URL: c.URL, Timeout: c.Timeout, CredentialsFile: c.CredentialsFile,
+		ReloadCredentials: c.ReloadCredentials, Trust: c.Trust, Key: c.Key, VerifyHost: c.VerifyHost}); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
 	return e, nil
 }
 

@@ -10,17 +10,36 @@ import "github.com/sqlstream/sqlstream/planner"
 // JSON, and they keep writing and reading JSON after an upgrade.
 const internalFormatsOfSources = "sources"
 
-// internalFormatsFKReformat is what a command records now: the sources'
-// formats, and a foreign-key join's right table (an n-way join step's
-// right side) keyed in a registry format repartitioned into the join's
-// key format (planner.Defaults.LegacyRegistryJoinSteps). Commands
+// internalFormatsFKReformat is what a command recorded next: the
+// sources' formats, and a foreign-key join's right table (an n-way join
+// step's right side) keyed in a registry format repartitioned into the
+// join's key format (planner.Defaults.LegacyRegistryJoinSteps). Commands
 // recorded with internalFormatsOfSources keep their joins' topologies.
 const internalFormatsFKReformat = "sources/2"
+
+// internalFormatsKsqlNumbers is what a command records now: as
+// internalFormatsFKReformat, stream–stream join stores numbered as
+// ksqlDB numbers them (physical.Options.LegacyJoinStoreNumbers false),
+// and a stream–stream join of windowed streams keyed in a registry
+// format repartitioning both sides (planner.Defaults.LegacyWindowedJoins
+// false). Commands recorded before keep their stores' names and joins.
+const internalFormatsKsqlNumbers = "sources/3"
 
 // legacyInternalJSON reports whether the queries c starts keep JSON
 // internal topics.
 func legacyInternalJSON(c *command) bool {
-	return c.InternalFormats != internalFormatsOfSources && c.InternalFormats != internalFormatsFKReformat
+	switch c.InternalFormats {
+	case internalFormatsOfSources, internalFormatsFKReformat, internalFormatsKsqlNumbers:
+		return false
+	}
+	return true
+}
+
+// legacyJoinStoreNumbers reports whether the queries cmd starts number
+// their stream–stream join stores as before ksqlDB's numbers (nil: a
+// new statement, which does not).
+func legacyJoinStoreNumbers(cmd *command) bool {
+	return cmd != nil && cmd.InternalFormats != internalFormatsKsqlNumbers
 }
 
 // storeFormatsOfQuery is what a command records (command.StoreFormats)
@@ -31,21 +50,38 @@ func legacyInternalJSON(c *command) bool {
 // they keep them after an upgrade.
 const storeFormatsOfQuery = "query"
 
+// storeFormatsKeys is what a command records now: storeFormatsOfQuery,
+// and the aggregate stores' keys in the query's key format, the EMIT
+// FINAL buffer's and a sliding window's raw rows in its value format,
+// an as-of join's versioned store and buffer in its sides' formats, a
+// foreign-key join's store keys in its tables' key formats
+// (physical.Options.LegacyStoreKeysJSON false). Commands recorded with
+// storeFormatsOfQuery keep those JSON.
+const storeFormatsKeys = "query/2"
+
 // legacyStoreJSON reports whether the queries c starts keep JSON
 // aggregate store values.
-func legacyStoreJSON(c *command) bool { return c.StoreFormats != storeFormatsOfQuery }
+func legacyStoreJSON(c *command) bool {
+	return c.StoreFormats != storeFormatsOfQuery && c.StoreFormats != storeFormatsKeys
+}
+
+// legacyStoreKeysJSON reports whether the queries c starts keep JSON
+// aggregate store keys, EMIT FINAL buffers, sliding raw rows and as-of
+// join stores.
+func legacyStoreKeysJSON(c *command) bool { return c.StoreFormats != storeFormatsKeys }
 
 // plannerFor is the planner that plans the query of cmd: the engine's, or
 // for a command recorded before registry-keyed joins repartitioned every
-// side (or before FK joins reformatted a registry-keyed right table), a
-// copy that plans them as then (the engine lock is held, the copy shares
+// side (or before FK joins reformatted a registry-keyed right table, or
+// windowed joins were repartitioned), a copy that plans them as then (the engine lock is held, the copy shares
 // the catalog).
 func (e *Engine) plannerFor(cmd *command) *planner.Planner {
-	if cmd == nil || cmd.InternalFormats == internalFormatsFKReformat {
+	if cmd == nil || cmd.InternalFormats == internalFormatsKsqlNumbers {
 		return e.planner
 	}
 	p := *e.planner
-	p.Defaults.LegacyRegistryJoinSteps = true
+	p.Defaults.LegacyWindowedJoins = true
+	p.Defaults.LegacyRegistryJoinSteps = cmd.InternalFormats != internalFormatsFKReformat
 	p.Defaults.LegacyJoinRepartition = legacyInternalJSON(cmd)
 	return &p
 }

@@ -15,20 +15,26 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 	if p := e.plannerFor(nil); p != e.planner {
 		t.Error("a new statement is not planned by the engine's planner")
 	}
-	if p := e.plannerFor(&command{InternalFormats: internalFormatsFKReformat}); p != e.planner {
+	if p := e.plannerFor(&command{InternalFormats: internalFormatsKsqlNumbers}); p != e.planner {
 		t.Error("a command of this release is not planned by the engine's planner")
+	}
+	if !legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsFKReformat}) || legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsKsqlNumbers}) || legacyJoinStoreNumbers(nil) {
+		t.Error("only commands recorded before sources/3 keep the old join store numbers")
 	}
 	for _, c := range []struct {
 		formats    string
 		repart, fk bool
-	}{{"", true, true}, {internalFormatsOfSources, false, true}} {
+	}{{"", true, true}, {internalFormatsOfSources, false, true}, {internalFormatsFKReformat, false, false}} {
 		p := e.plannerFor(&command{InternalFormats: c.formats})
+		if !p.Defaults.LegacyWindowedJoins {
+			t.Errorf("command of %q: windowed registry joins planned as now", c.formats)
+		}
 		if p == e.planner || p.Defaults.LegacyJoinRepartition != c.repart || p.Defaults.LegacyRegistryJoinSteps != c.fk || p.Catalog != e.planner.Catalog {
 			t.Errorf("command of %q: legacy repartition %v, FK %v, want %v, %v; same catalog %v",
 				c.formats, p.Defaults.LegacyJoinRepartition, p.Defaults.LegacyRegistryJoinSteps, c.repart, c.fk, p.Catalog == e.planner.Catalog)
 		}
 	}
-	if e.planner.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyRegistryJoinSteps {
+	if e.planner.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyRegistryJoinSteps || e.planner.Defaults.LegacyWindowedJoins {
 		t.Error("the engine's planner plans legacy joins")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
@@ -110,7 +109,9 @@ func TestGraceJoinSurvivesRestart(t *testing.T) {
 				r.produce(in.topic, in.key, in.value())
 				r.consume("AB", 2+i)
 			}
-			time.Sleep(500 * time.Millisecond) // nothing more may follow
+			// Every input processed and committed: its outputs were
+			// acknowledged before the commit, so nothing more follows.
+			r.awaitCommitted(app, "a_s", "b_s")
 			if got := strings.Join(values(r.consumeAll("AB")), " "); got != want {
 				t.Fatalf("sink after the restart: %s, want %s", got, want)
 			}

@@ -24,7 +24,7 @@ func (e *Engine) metricsSnapshot() []metrics.Query {
 	out := make([]metrics.Query, 0, len(queries))
 	for _, q := range queries {
 		m := metrics.Query{ID: q.id, State: q.State().String(), Processed: q.processed.Load(), Logged: q.logged.Load(),
-			Late: q.late.Load(), Skipped: q.skipped.Load(), GlobalLoaded: q.globalLoaded.Load(), Globals: len(q.topo.Globals) > 0,
+			Late: q.late.Load(), Skipped: q.skipped.Load(), LogLost: e.procLog.Lost(q.id), GlobalLoaded: q.globalLoaded.Load(), Globals: len(q.topo.Globals) > 0,
 			StreamTimes: q.streamTimes.Snapshot(), OpenWindows: q.streamTimes.OpenSnapshot()}
 		m.TxnEnds, m.TxnEndMean, m.TxnEndMax = q.txnEnds.Snapshot()
 		m.Commits, m.CommitMean, m.CommitMax = q.commits.Snapshot()

@@ -94,6 +94,7 @@ func (q *query) metricsGlobals(here []global.StoreFigures) []metrics.GlobalStore
 // store partitions' sizes and its global stores.
 type QueryFigures struct {
 	Processed, Logged, Late int64
+	LogLost                 int64 // processing-log entries lost (proclog.Log.Lost)
 	Nodes                   []physical.NodeCount
 	Stores                  []StoreSize
 	Globals                 []global.StoreFigures
@@ -113,7 +114,7 @@ type StoreSize struct {
 
 // queryFigures are q's figures here.
 func (e *Engine) queryFigures(q *query) QueryFigures {
-	f := QueryFigures{Processed: q.processed.Load(), Logged: q.logged.Load(), Late: q.late.Load(),
+	f := QueryFigures{Processed: q.processed.Load(), Logged: q.logged.Load(), Late: q.late.Load(), LogLost: e.procLog.Lost(q.id),
 		Nodes: q.nodes.Snapshot(), Globals: q.globalStores(), UpgradedAt: q.upgradedAt, NodeSince: q.nodeSince}
 	for _, g := range q.metricsGlobals(f.Globals) { // the global stores' section of the description
 		f.Nodes = append(f.Nodes, physical.NodeCount{SubTopology: g.SubTopology, Node: g.Source, Records: g.Loaded},

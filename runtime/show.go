@@ -300,7 +300,7 @@ func windowName(k ast.WindowKind) string {
 // sourceStats summarizes the queries reading or writing a source: records
 // processed and processing-log entries.
 func (e *Engine) sourceStats(src *planner.Source) (string, string) {
-	var processed, failed, late, skipped, feedErrs int64
+	var processed, failed, late, skipped, feedErrs, logLost int64
 	var restores []string
 	var lastFeedErr string
 	for _, q := range e.queries {
@@ -310,6 +310,7 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 			failed += q.logged.Load() - q.late.Load()
 			late += q.late.Load()
 			skipped += q.skipped.Load()
+			logLost += e.procLog.Lost(q.id)
 			if n, last := q.replicaErrors(); n > 0 {
 				feedErrs, lastFeedErr = feedErrs+n, last
 			}
@@ -325,6 +326,9 @@ func (e *Engine) sourceStats(src *planner.Source) (string, string) {
 		stats += "\nstate:\n" + strings.Join(restores, "\n")
 	}
 	errs := fmt.Sprintf("consumer-failed-messages: %d dropped-records (late): %d dropped-records (null key or value): %d", failed, late, skipped)
+	if logLost > 0 {
+		errs += fmt.Sprintf(" processing-log-entries-lost: %d", logLost)
+	}
 	if feedErrs > 0 {
 		errs += fmt.Sprintf(" standby-feed-errors: %d (last: %s)", feedErrs, lastFeedErr)
 	}

@@ -104,7 +104,8 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
-		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores()})
+		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores(),
+		LegacyStoreKeysJSON: old.topo.LegacyStoreKeys(), LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers()})
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +141,11 @@ func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos 
 // the statement answers with).
 func (e *Engine) replaceQuery(ctx context.Context, stmt ast.Statement, statusID string, s *session, cmd *command, u *upgrade) (api.Entity, error) {
 	pos := stmtPos(stmt)
+	if cmd == nil {
+		if err := e.checkUpgradeSchemas(ctx, u, pos); err != nil {
+			return nil, err
+		}
+	}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok && cmd == nil {
 		if err := e.registerSchemas(ctx, u.plan.Sink, true, pos); err != nil {
 			return nil, err
@@ -176,8 +182,11 @@ func (e *Engine) recordUpgrade(ctx context.Context, stmt ast.Statement, s *sessi
 		c.QueryID = q.id
 		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
 		c.InternalFormats = q.formats
-		if q.topo.LegacyStores() {
+		switch {
+		case q.topo.LegacyStores():
 			c.StoreFormats = ""
+		case q.topo.LegacyStoreKeys():
+			c.StoreFormats = storeFormatsOfQuery
 		}
 	})
 	return c, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlstream/sqlstream/api"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -59,9 +60,13 @@ func TestFinalWindowsSurviveRestart(t *testing.T) {
 	for _, lose := range []bool{false, true} {
 		t.Run(fmt.Sprintf("lose-state=%t", lose), func(t *testing.T) {
 			r := newRig(t)
-			r.exec(fmt.Sprintf(lessonFinal, ""))
+			out := r.exec(fmt.Sprintf(lessonFinal, ""))
+			app := "default_query_" + *out[len(out)-1].(api.CommandStatusEntity).CommandStatus.QueryID
 			r.clicksAt(0, 0, "u1", 1, "u2", 4, "u1", 6, "u3", 3, "u2", 9, "u1")
 			r.consume("FINAL_PER_WINDOW", 1) // [0,5) closed at minute 9
+			// Stopped once everything before is committed (at_least_once
+			// redoes what a stop did not commit, counting it twice).
+			r.awaitCommitted(app, "clicks")
 			r.e.Close()
 			r.e = nil
 			if lose {

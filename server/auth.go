@@ -110,7 +110,12 @@ func (b *basicAuth) allows(user, password string) bool {
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	auth := s.cfg.auth
 	if auth == nil {
-		return next
+		// Without authentication the request's Authorization header is
+		// still what connector statements forward to Kafka Connect, as
+		// ksqlDB's DefaultApiSecurityContext takes it from any request.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r.WithContext(api.WithAuthorization(r.Context(), r.Header.Get("Authorization"))))
+		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		user, password, ok := r.BasicAuth()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,7 +187,10 @@ func avroArg(schema string, payload []byte) (int64, error) {
 // by the release whose repartition topics followed the sources but whose
 // aggregate stores did not (internalFormats without storeFormats) keeps
 // its store's JSON values (STATE_0); one recorded now writes them in the
-// source's value format (DELIMITED).
+// source's value format (DELIMITED). One recorded by the release whose
+// store values followed the query but whose keys did not (storeFormats
+// "query") keeps its store's JSON keys; one recorded now writes them in
+// the source's key format (KAFKA).
 func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	t.Parallel()
 	const topic, secret = "_old__command_topic", "the secret of the old service"
@@ -200,6 +204,8 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}},
 		{"seq": 2, "statement": "CREATE TABLE e AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_E_2",
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources"},
+		{"seq": 3, "statement": "CREATE TABLE q AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_Q_3",
+			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources/2", "storeFormats": "query"},
 	} {
 		b, err := json.Marshal(cmd)
 		if err != nil {
@@ -264,6 +270,35 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	if got := storeValues(internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1); got[0] != "1" && got[0] != "2" && got[0] != "3" {
 		t.Errorf("the new query's store holds %q, want the count in the source's DELIMITED format", got)
 	}
+	keyed := "old_query_CTAS_Q_3-Aggregate-Aggregate-Materialize-changelog"
+	if r := consumeRecords(t, n, keyed, 1)[0]; string(r.Key) != `"a"` || len(r.Value) < 9 || !strings.ContainsAny(string(r.Value[8:]), "123") || r.Value[8] == '{' {
+		t.Errorf("%s holds %q → %q, want a JSON key and a DELIMITED count as that release wrote", keyed, r.Key, r.Value)
+	}
+	if r := consumeRecords(t, n, internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1)[0]; string(r.Key) != "a" {
+		t.Errorf("the new query's store key %q, want the KAFKA string of the source's key format", r.Key)
+	}
+	// An upgrade of the query recorded with storeFormats "query" records
+	// that level with it: after a replay its store still takes JSON keys.
+	n.mustKsql("CREATE OR REPLACE TABLE q AS SELECT v, COUNT(k) AS n FROM s GROUP BY v HAVING COUNT(k) > 0;")
+	n.restart()
+	produce("k4", "b")
+	eventually(t, "the upgraded query's count after a replay", func() error {
+		return same(counts(t, n, "SELECT * FROM q WHERE v = 'b';"), map[string]string{"b": "1"})
+	})
+	kc := kafkaClient(t, n.Kafka, kgo.ConsumeTopics(keyed), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx := timeoutCtx(t)
+	var seen []string
+	ofB := func(k string) bool { return strings.Contains(k, "b") }
+	for !slices.ContainsFunc(seen, ofB) {
+		fs := kc.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%s: no record for b among the keys %q", keyed, seen)
+		}
+		fs.EachRecord(func(r *kgo.Record) { seen = append(seen, string(r.Key)) })
+	}
+	if k := seen[slices.IndexFunc(seen, ofB)]; k != `"b"` {
+		t.Errorf("%s key %q after the upgrade and a replay, want JSON keys as the query's first command recorded", keyed, k)
+	}
 }
 
 // TestRegistryKeyJoinRestoresFromChangelog: a stream–table join keyed in
@@ -305,5 +340,53 @@ func TestRegistryKeyJoinRestoresFromChangelog(t *testing.T) {
 	n.mustKsql(`INSERT INTO clicks (usr, page) VALUES ('ann', 'about');`)
 	if got := consumeValues(t, n, "enriched", 2); string(got[1]) != `{"PAGE":"about","CITY":"Oslo"}` {
 		t.Fatalf("enriched after the store was restored from its changelog: %q", got[1])
+	}
+}
+
+// TestLegacyCommandKeepsJoinStoreNames: an n-way stream–stream join
+// recorded by the release before ksqlDB's join store numbers
+// (internalFormats "sources/2") keeps its second step's stores and
+// changelogs (KSTREAM-JOINTHIS-0000000028) after the upgrade, while the
+// same join recorded now numbers them as ksqlDB does (…-0000000016).
+func TestLegacyCommandKeepsJoinStoreNames(t *testing.T) {
+	t.Parallel()
+	const topic, secret = "_old__command_topic", "the secret of the old service"
+	br := startBrokerProcess(t)
+	createTopic(t, br.Kafka, topic, 1)
+	for _, s := range []string{"s1", "s2", "s3"} {
+		createTopic(t, br.Kafka, s, 1)
+	}
+	const join = "SELECT s1.id AS id, s1.v AS v1, s2.v AS v2, s3.v AS v3 FROM s1 JOIN s2 WITHIN 5 SECONDS ON s1.id = s2.id JOIN s3 WITHIN 10 SECONDS ON s1.id = s3.id;"
+	cl := kafkaClient(t, br.Kafka)
+	for i, cmd := range []map[string]any{
+		{"seq": 0, "statement": "CREATE STREAM s1 (id INT KEY, v STRING) WITH (KAFKA_TOPIC='s1', VALUE_FORMAT='JSON', PARTITIONS=1);"},
+		{"seq": 1, "statement": "CREATE STREAM s2 (id INT KEY, v STRING) WITH (KAFKA_TOPIC='s2', VALUE_FORMAT='JSON', PARTITIONS=1);"},
+		{"seq": 2, "statement": "CREATE STREAM s3 (id INT KEY, v STRING) WITH (KAFKA_TOPIC='s3', VALUE_FORMAT='JSON', PARTITIONS=1);"},
+		{"seq": 3, "statement": "CREATE STREAM o AS " + join, "queryId": "CSAS_O_3", "internalFormats": "sources/2", "storeFormats": "query"},
+	} {
+		b, err := json.Marshal(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(timeoutCtx(t), formatOneRecord(topic, secret, fmt.Sprint(i), string(b))).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := writeConfig(t, "sqlstream.command.topic.secret="+secret+"\n")
+	n := startServerOn(t, br.Kafka, "--service-id", "old_", "--config", cfg)
+	internalTopic(t, n, "CSAS_O_3", "-KSTREAM-JOINTHIS-0000000028-store-changelog")
+	internalTopic(t, n, "CSAS_O_3", "-KSTREAM-JOINOTHER-0000000029-store-changelog")
+
+	n.mustKsql("CREATE STREAM p AS " + join)
+	internalTopic(t, n, "CSAS_P_", "-KSTREAM-JOINTHIS-0000000016-store-changelog")
+	internalTopic(t, n, "CSAS_P_", "-KSTREAM-JOINOTHER-0000000017-store-changelog")
+	topics, err := kadm.NewClient(kafkaClient(t, n.Kafka)).ListTopics(timeoutCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range topics.Names() {
+		if strings.Contains(name, "CSAS_O_3") && strings.Contains(name, "-0000000016-") {
+			t.Errorf("the old query has a store topic numbered as the new one: %s", name)
+		}
 	}
 }

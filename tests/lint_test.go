@@ -89,10 +89,12 @@ func importRules() []importRule {
 		// Pull-query evaluation reads plans and the state DB; where a
 		// partition is read is runtime/cluster's.
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
-		// The Kafka Connect REST client: a leaf the engine calls (its
-		// fake Connect, connecttest, is a leaf too: the client imports it
-		// in tests only).
-		{"runtime/connect", []string{""}},
+		// The Kafka Connect REST client: a leaf the engine calls, but for
+		// the internal leaves that read its credentials and PEM files
+		// (its fake Connect, connecttest, imports nothing: the client
+		// imports it in tests only).
+		{"runtime/connect", []string{"runtime", "planner", "physical", "sql", "api", "broker", "state", "qtt", "server", "repl", "cmd", "internal/qttmode", "internal/testutil"}},
+		{"runtime/connect/connecttest", []string{""}},
 		// The executor runs topologies for the engine: it sees physical's
 		// topologies, never a statement, a plan or global tables' stores.
 		{"runtime/exec", []string{"runtime$", "runtime/global", "runtime/commandlog", "runtime/peer", "planner", "sql/ast", "sql/parser", "api", "broker"}},
@@ -111,6 +113,9 @@ func importRules() []importRule {
 		{"internal/testutil", []string{""}},
 		// PEM files of the TLS settings: a leaf.
 		{"internal/pemfile", []string{""}},
+		// Java properties files (the --config file, Connect's
+		// credentials file): a leaf.
+		{"internal/javaprops", []string{""}},
 		// The Nexmark generator, queries and checks are a Kafka client
 		// of the engine, never a part of it.
 		{"nexmark", []string{""}},

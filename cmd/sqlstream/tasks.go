@@ -70,7 +70,7 @@ func apiTasks(qs []runtime.QueryTasks) []api.QueryTasks {
 
 // apiQueryFigures adds a query's figures beside its tasks.
 func apiQueryFigures(q api.QueryTasks, f runtime.QueryFigures) api.QueryTasks {
-	q.Processed, q.Logged, q.Late = f.Processed, f.Logged, f.Late
+	q.Processed, q.Logged, q.Late, q.LogLost = f.Processed, f.Logged, f.Late, f.LogLost
 	q.Nodes = make([]api.NodeRecords, 0, len(f.Nodes))
 	for _, n := range f.Nodes {
 		r := api.NodeRecords{SubTopology: n.SubTopology, Node: n.Node, Records: n.Records}

@@ -30,13 +30,20 @@ type Client struct {
 func New(rawURL string, timeout time.Duration, authorization string) (*Client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("Could not initialize connect client due to invalid URI: %s", rawURL)
+		return nil, &URLError{URL: rawURL}
 	}
 	h := http.Header{}
 	if authorization != "" {
 		h.Set("Authorization", authorization)
 	}
 	return &Client{base: u, http: &http.Client{Timeout: timeout}, header: h, backoff: 50 * time.Millisecond}, nil
+}
+
+// URLError is a Connect URL that is not an http:// or https:// URL.
+type URLError struct{ URL string }
+
+func (e *URLError) Error() string {
+	return "Could not initialize connect client due to invalid URI: " + e.URL
 }
 
 // Error is an answer of Connect with a status the request did not

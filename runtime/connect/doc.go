@@ -17,6 +17,16 @@
 // Connect's JSON (ConnectorInfo, ConnectorStateInfo, ConfigInfos), which
 // ksqlDB's REST entities embed as they are.
 //
-// The package imports no other sqlstream package: the engine reads the
-// URL and timeout from runtime/props and turns answers into api entities.
+// A Factory, built once when the engine starts, makes each statement's
+// client as ksqlDB's DefaultConnectClientFactory does: the basic-auth
+// header of a credentials file (Credentials, read again when it changes
+// if reload is set) or else the request's own Authorization header, and
+// the TLS settings of an https Connect (truststore, keystore, host name
+// check) read once.
+//
+// The package imports no other sqlstream package but the internal leaves
+// that read its files (internal/javaprops, internal/pemfile): the engine
+// copies runtime/props' ConnectConfig into a Config and turns answers into
+// api entities. The client is tested against connecttest's fake Connect
+// only: no real Kafka Connect runs where sqlstream is tested.
 package connect

@@ -91,3 +91,74 @@ func (r *kafkaRunner) unstickEnd(done <-chan struct{}) {
 		started = time.Now() // warn again only if End goes on waiting
 	}
 }
+
+// A committed End does not prove a commit when the transaction carried
+// no input offsets. franz-go (v1.22.3, the newest served here) ends a
+// transaction with an abort, and reports it committed, when it believes
+// none of the transaction's produces succeeded (its log: "no produce
+// succeeded in this transaction but produces were attempted; issuing an
+// abort"): it counts a partition as added only on a produce response it
+// credits, and under load it failed to credit one that had succeeded
+// (the command log lost appends so: commandlog's confirmCommitted). With
+// offsets in the transaction it always sends the commit (the offsets
+// count as added), so only a transaction that produced and polled
+// nothing is exposed: a wall-clock punctuation's (window.close.idle.ms).
+// Such a commit is confirmed by reading its records back read_committed
+// from the first one acknowledged (the probe): a record of the
+// transaction's producer id at or after the probe's offset (the probe
+// itself, or a later record of the transaction if compaction removed
+// it; later transactions have not begun) proves the commit. None there:
+// the transaction was aborted, and the runner takes the recovery path
+// (sessionError: drop the tasks, rejoin, restore from Pebble, which
+// never received the transaction's writes, and the committed changelog
+// tail), so the punctuation runs again.
+
+// ackedRecord is where one record of the open transaction was written.
+type ackedRecord struct {
+	topic     string
+	partition int32
+	offset    int64
+	producer  int64 // the transaction's producer id
+}
+
+// noteAcked keeps the first record acknowledged in the open transaction
+// (called from every produce promise: one atomic load once it is kept).
+func (s *eosSession) noteAcked(kr *kgo.Record) {
+	if s.probe.Load() != nil || kr.Offset < 0 {
+		return
+	}
+	s.probe.CompareAndSwap(nil, &ackedRecord{kr.Topic, kr.Partition, kr.Offset, kr.ProducerID})
+}
+
+// confirmCommitted checks a committed transaction without input offsets
+// by reading its probe's partition back from the probe on; nil for every
+// other transaction.
+func (r *kafkaRunner) confirmCommitted(ctx context.Context) error {
+	p := r.eos.probe.Load()
+	if p == nil || r.eos.offsetsIn.Load() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, eosEndTimeout)
+	defer cancel()
+	found := false
+	end, err := r.k.EndOffset(ctx, p.topic, p.partition)
+	if err == nil {
+		err = r.k.ReadRange(ctx, p.topic, p.partition, p.offset, end, func(rec *kgo.Record) error {
+			found = found || rec.ProducerID == p.producer
+			return nil
+		})
+	}
+	r.q.Logger.Debug("confirmed a transaction without offsets", "query", r.q.ID,
+		"topic", p.topic, "partition", p.partition, "offset", p.offset, "committed", found, "err", err)
+	switch {
+	case err != nil:
+		return fmt.Errorf("confirming the commit of a transaction without input offsets (record %s[%d]@%d; outcome unknown, restoring from the committed changelogs): %w",
+			p.topic, p.partition, p.offset, err)
+	case !found:
+		r.q.Logger.Warn("a transaction reported committed was aborted; the query rejoins and restores, so its work is done again",
+			"query", r.q.ID, "topic", p.topic, "partition", p.partition, "offset", p.offset)
+		return fmt.Errorf("the transaction was reported committed but its record %s[%d]@%d is not in the topic read_committed (franz-go ended it with an abort); rejoining to do its work again",
+			p.topic, p.partition, p.offset)
+	}
+	return nil
+}

@@ -300,7 +300,10 @@ func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
 	r.changelogRecs.Put(kr)
 }
 
-func (r *kafkaRunner) onProduced(_ *kgo.Record, err error) {
+func (r *kafkaRunner) onProduced(kr *kgo.Record, err error) {
+	if r.eos != nil && err == nil {
+		r.eos.noteAcked(kr)
+	}
 	if err != nil {
 		r.mu.Lock()
 		if r.emitErr == nil {

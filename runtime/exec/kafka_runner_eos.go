@@ -29,7 +29,9 @@ import (
 //	Begin ─► poll ─► tasks ─► … every commit.interval.ms:
 //	  flush caches (their changelog records join the transaction)
 //	  ─► flush producer ─► End(TryCommit, or TryAbort after a failed produce)
-//	     committed: commit stores + checkpoints to Pebble
+//	     committed: (no input offsets in it: read one record back,
+//	                read_committed, eos_end.go; missing: rejoin)
+//	                commit stores + checkpoints to Pebble
 //	     aborted:   the session rewound the consumer; rebuild every task
 //	                from Pebble (the last committed state)
 //	  ─► AllowRebalance (revocations happen between transactions)
@@ -61,7 +63,12 @@ type eosSession struct {
 	// polled, or a first record produced (a punctuation's). An idle
 	// query begins none, so it ends none: franz-go ends a transaction
 	// that committed no offsets only after a 500 ms pause (its pre-KIP-447
-	// path).
+	// path). A poll that brought only transaction markers (an aborted
+	// upstream transaction's: a committed one's comes with its records)
+	// begins one too, which carries nothing but the offset past them:
+	// without it the group would stay one short of its inputs' ends
+	// (never caught up, a consumer lag of 1), and records polled within
+	// the commit interval join it (TestEOSStepsOverMarkersInItsTransactions).
 	beginMu sync.Mutex
 	open    atomic.Bool
 	began   time.Time // guarded by beginMu
@@ -77,6 +84,13 @@ type eosSession struct {
 	blockedAt atomic.Int64
 	wakeMu    sync.Mutex
 	wake      context.CancelFunc // cancels the poll in progress, if any
+	// offsetsIn: the open transaction carries input offsets (its
+	// TxnOffsetCommit had partitions: withStreamTimes). probe: one
+	// record the open transaction's producer acknowledged. Both are
+	// cleared when a transaction begins; confirmCommitted reads the
+	// probe of a committed transaction without offsets back.
+	offsetsIn atomic.Bool
+	probe     atomic.Pointer[ackedRecord]
 	// joining is when the member's current join began (Unix nanoseconds,
 	// 0: not joining): from the revocation callback that ends a session
 	// (revokedEOS) to the sync's assignment (the balancer's
@@ -242,6 +256,9 @@ func (r *kafkaRunner) startTime(id physical.TaskID) *int64 {
 // partitions' offsets. It runs under the client's transaction lock: no
 // blocking.
 func (r *kafkaRunner) withStreamTimes(req *kmsg.TxnOffsetCommitRequest) error {
+	if len(req.Topics) > 0 {
+		r.eos.offsetsIn.Store(true)
+	}
 	for i := range req.Topics {
 		t := &req.Topics[i]
 		for j := range t.Partitions {
@@ -375,6 +392,8 @@ func (s *eosSession) begin() error {
 		return fmt.Errorf("beginning a transaction: %w", err)
 	}
 	s.began = time.Now()
+	s.offsetsIn.Store(false)
+	s.probe.Store(nil)
 	s.open.Store(true)
 	return nil
 }
@@ -505,6 +524,10 @@ func (r *kafkaRunner) endTxn(ctx context.Context, commit bool) (bool, error) {
 	r.emitErr = nil // the failed records were aborted with the transaction
 	r.mu.Unlock()
 	r.q.TxnEnds.Observe(time.Since(start))
+	if committed && err == nil {
+		err = r.confirmCommitted(ctx)
+		committed = err == nil
+	}
 	if committed {
 		return true, r.commitStores()
 	}

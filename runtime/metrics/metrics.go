@@ -1,5 +1,6 @@
 // Package metrics exports the engine's per-query figures in
-// Prometheus' format: records processed, processing-log entries, late
+// Prometheus' format: records processed, processing-log entries (and
+// those lost), late
 // and skipped records, records the global-table stores loaded, each
 // windowed task's stream time and open windows, exactly_once_v2
 // transaction ends and at_least_once commits, each active task's
@@ -24,6 +25,7 @@ import (
 type Query struct {
 	ID, State                        string
 	Processed, Logged, Late, Skipped int64
+	LogLost                          int64 // processing-log entries lost (queue full, write failed)
 	GlobalLoaded                     int64
 	Globals                          bool             // it reads global tables: GlobalLoaded is exported
 	StreamTimes                      map[string]int64 // task → stream time (ms)
@@ -58,7 +60,7 @@ type Collector struct {
 	snapshot                        func() []Query
 	states                          []string
 	processed, logged, late, stream *prometheus.Desc
-	skipped, globalLoaded           *prometheus.Desc
+	skipped, globalLoaded, logLost  *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
 	commit, commitMax               *prometheus.Desc
@@ -72,11 +74,13 @@ func New(snapshot func() []Query, states []string) *Collector {
 	return &Collector{snapshot: snapshot, states: states,
 		processed: prometheus.NewDesc("sqlstream_query_records_processed_total", "Input records a persistent query processed.", q, nil),
 		logged:    prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
-		late:      prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
-		skipped:   prometheus.NewDesc("sqlstream_query_skipped_records_total", "Records a join (stream–stream, stream–table, stream–global table) skipped for a null key or value.", q, nil),
-		stream:    prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
-		open:      prometheus.NewDesc("sqlstream_task_open_windows", "Distinct windows a windowed task still accepts records for.", []string{"query", "task"}, nil),
-		queries:   prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
+		logLost: prometheus.NewDesc("sqlstream_query_processing_log_lost_total",
+			"Processing-log entries of a query that were lost (the log's queue was full, or the write failed); an ENTRIES_LOST entry reports them once the log writes again.", q, nil),
+		late:    prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
+		skipped: prometheus.NewDesc("sqlstream_query_skipped_records_total", "Records a join (stream–stream, stream–table, stream–global table) skipped for a null key or value.", q, nil),
+		stream:  prometheus.NewDesc("sqlstream_task_stream_time_ms", "Stream time (largest event time seen) of a windowed task.", []string{"query", "task"}, nil),
+		open:    prometheus.NewDesc("sqlstream_task_open_windows", "Distinct windows a windowed task still accepts records for.", []string{"query", "task"}, nil),
+		queries: prometheus.NewDesc("sqlstream_queries", "Persistent queries by state.", []string{"state"}, nil),
 		globalLoaded: prometheus.NewDesc("sqlstream_query_global_records_loaded_total",
 			"Records a query's global-table stores read from their topics (a restart reads only those after the local checkpoint).", q, nil),
 		txnEnd: prometheus.NewDesc("sqlstream_query_transaction_end_seconds",
@@ -102,7 +106,7 @@ func New(snapshot func() []Query, states []string) *Collector {
 
 // Describe implements prometheus.Collector.
 func (m *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords, m.globalLag, m.globalRows, m.upgraded} {
+	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.logLost, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords, m.globalLag, m.globalRows, m.upgraded} {
 		ch <- d
 	}
 }
@@ -114,6 +118,7 @@ func (m *Collector) Collect(ch chan<- prometheus.Metric) {
 		states[q.State]++
 		ch <- prometheus.MustNewConstMetric(m.processed, prometheus.CounterValue, float64(q.Processed), q.ID)
 		ch <- prometheus.MustNewConstMetric(m.logged, prometheus.CounterValue, float64(q.Logged), q.ID)
+		ch <- prometheus.MustNewConstMetric(m.logLost, prometheus.CounterValue, float64(q.LogLost), q.ID)
 		ch <- prometheus.MustNewConstMetric(m.late, prometheus.CounterValue, float64(q.Late), q.ID)
 		ch <- prometheus.MustNewConstMetric(m.skipped, prometheus.CounterValue, float64(q.Skipped), q.ID)
 		if q.Globals {

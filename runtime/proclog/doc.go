@@ -15,4 +15,11 @@
 //	               a 4096-record queue ─► one writer ─► the topic
 //	               (full: the entry is counted lost; on the in-memory
 //	               cluster written at once)
+//
+// An entry the full queue refuses, or whose write fails, is counted lost
+// for its query (Log.Lost: DESCRIBE EXTENDED's
+// processing-log-entries-lost, GET /tasks' processingLogEntriesLost,
+// /metrics' sqlstream_query_processing_log_lost_total), and after the writer's
+// next successful write an entry of TYPE ENTRIES_LOST says how many of
+// the query's entries were lost and why the last one was (lost.go).
 package proclog

@@ -25,16 +25,25 @@ const Stream = "KSQL_PROCESSING_LOG"
 // Log writes entries for skipped and dropped records to the topic
 // `<service-id>ksql_processing_log` (readable as the stream
 // KSQL_PROCESSING_LOG). Writes are asynchronous on Kafka: tasks never
-// block on the log; if its buffer is full the entry is counted as lost.
+// block on the log; an entry its full queue refuses, or whose write
+// fails, is counted lost for its query (Lost) and reported: once the
+// log writes again, an entry of type ENTRIES_LOST says how many of the
+// query's entries were lost since the last such report (lost.go).
 type Log struct {
 	cluster exec.Cluster
 	logger  *slog.Logger
 	topic   string
-	ch      chan *physical.OutRecord
+	ch      chan queued
 	wg      sync.WaitGroup
-	lost    atomic.Int64
 	total   atomic.Int64
 	sync    bool
+	losses  losses
+}
+
+// queued is an entry waiting for the writer, with the query it is for.
+type queued struct {
+	query string
+	rec   *physical.OutRecord
 }
 
 // processingLogSchema is the value schema of KSQL_PROCESSING_LOG.
@@ -60,7 +69,7 @@ func processingLogSchema() *types.Schema {
 // New returns the processing log writing to topic on cluster (in the
 // caller's goroutine on a synchronous cluster, the in-memory one).
 func New(cluster exec.Cluster, logger *slog.Logger, topic string) *Log {
-	return &Log{cluster: cluster, logger: logger, topic: topic, sync: cluster.Synchronous(), ch: make(chan *physical.OutRecord, 4096)}
+	return &Log{cluster: cluster, logger: logger, topic: topic, sync: cluster.Synchronous(), ch: make(chan queued, 4096)}
 }
 
 // Open creates the topic if needed and starts the writer.
@@ -86,13 +95,24 @@ func (l *Log) Source() *planner.Source {
 		SQL: "CREATE STREAM KSQL_PROCESSING_LOG (...) WITH (KAFKA_TOPIC='" + l.topic + "', VALUE_FORMAT='JSON');"}
 }
 
+// run writes the queued entries, and the reports of lost ones once a
+// write succeeds again.
 func (l *Log) run() {
 	defer l.wg.Done()
-	for r := range l.ch {
-		if err := l.cluster.Produce(context.Background(), r); err != nil {
-			l.logger.Warn("processing log write failed", "err", err)
+	for q := range l.ch {
+		if l.write(q.query, q.rec) {
+			l.reportLost()
 		}
 	}
+}
+
+// write produces one entry; a failed write counts it lost.
+func (l *Log) write(query string, r *physical.OutRecord) bool {
+	if err := l.cluster.Produce(context.Background(), r); err != nil {
+		l.lose(query, "its write failed: "+err.Error())
+		return false
+	}
+	return true
 }
 
 // logEntry is the JSON value of a processing-log record.
@@ -135,13 +155,15 @@ func (l *Log) LogFor(id string, e *physical.LogEntry) {
 		"partition", e.Partition, "offset", e.Offset, "err", cutText(e.Message, maxLoggedMessage))
 	r := &physical.OutRecord{Topic: l.topic, Partition: 0, Value: b, Timestamp: now}
 	if l.sync {
-		_ = l.cluster.Produce(context.Background(), r)
+		if l.write(id, r) {
+			l.reportLost()
+		}
 		return
 	}
 	select {
-	case l.ch <- r:
+	case l.ch <- queued{id, r}:
 	default:
-		l.lost.Add(1)
+		l.lose(id, "the processing log's queue was full")
 	}
 }
 

@@ -28,7 +28,9 @@
 // [hidden] wherever a value is printed. The Kafka clients' TLS and SASL
 // settings are read into EngineConfig.Kafka (security.go), the JAAS
 // entry's credentials included, so a SASL protocol without them is an
-// Error naming sasl.jaas.config when the engine starts.
+// Error naming sasl.jaas.config when the engine starts. The Kafka Connect
+// client's settings (ksql.connect.*: credentials file, TLS) are read into
+// EngineConfig.Connect (connect.go).
 //
 // props imports no other runtime package: the engine and its
 // subpackages read their settings from it, never the other way round.

@@ -38,7 +38,8 @@ type EngineConfig struct {
 	CommandReplayTimeout time.Duration // sqlstream.command.topic.replay.timeout.ms
 
 	Registry RegistryConfig
-	Kafka    Kafka // the Kafka clients' TLS and SASL (security.go)
+	Connect  ConnectConfig // the Kafka Connect client's (connect.go)
+	Kafka    Kafka         // the Kafka clients' TLS and SASL (security.go)
 }
 
 // RegistryConfig is the schema registry client's settings (all "" when
@@ -87,8 +88,13 @@ func NewEngineConfig(t Table, props Properties) (EngineConfig, error) {
 	}
 	kafka, err := parseKafka(p)
 	c.Kafka = kafka
+	connect, cerr := parseConnect(p)
+	c.Connect = connect
 	if p.Err() != nil {
 		return c, p.Err()
+	}
+	if err == nil {
+		err = cerr
 	}
 	return c, err
 }

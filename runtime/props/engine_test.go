@@ -19,7 +19,8 @@ func TestEngineConfigDefaults(t *testing.T) {
 		MaxPushQueries: 100, ActiveQueryLimit: math.MaxInt32, ShutdownTimeout: 30 * time.Second, InternalReplicas: 1, MaxResultBytes: 10 << 20,
 		MaxWindowsPerRecord: 10000, KeyFormat: "KAFKA", HeartbeatInterval: 100 * time.Millisecond,
 		HeartbeatWindow: 2 * time.Second, LagReportInterval: 5 * time.Second, CommandReplayTimeout: 2 * time.Minute,
-		Kafka: Kafka{Mechanism: "plain"}}
+		Kafka:   Kafka{Mechanism: "plain"},
+		Connect: ConnectConfig{URL: DefaultConnectURL, Timeout: 5 * time.Second, VerifyHost: true}}
 	if c != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
 	}

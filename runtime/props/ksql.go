@@ -59,7 +59,6 @@ func ksqlDefs() []*Def {
 func ksqlSettings() []*Def {
 	const (
 		noJava     = "sqlstream runs no Java plugins"
-		noConnect  = "connector statements send the request's Authorization header to Kafka Connect, as ksqlDB does without a credentials file"
 		noAuthz    = "sqlstream has no authorizer: the Kafka and HTTP credentials decide what a user may do"
 		noShared   = "each persistent query runs its own tasks; there are no shared runtimes"
 		noPushV2   = "sqlstream serves scalable push queries as other push queries"
@@ -86,9 +85,6 @@ func ksqlSettings() []*Def {
 		inertDef("ksql.authorization.cache.max.entries", kindLong, "10000", noAuthz),
 		refusedDef("ksql.cast.strings.preserve.nulls", kindBool, "true", current),
 		inertDef("ksql.client.ip_port.configuration.enabled", kindBool, "false", "the HTTP server does not tell queries the client's address"),
-		inertDef("ksql.connect.basic.auth.credentials.file", kindString, "", noConnect),
-		inertDef("ksql.connect.basic.auth.credentials.reload", kindBool, "false", noConnect),
-		inertDef("ksql.connect.basic.auth.credentials.source", kindString, "NONE", noConnect),
 		refusedDef("ksql.connect.request.headers.plugin", kindString, "", noJava),
 		{name: ConnectTimeout, kind: kindLong, min: 1, def: "5000", fixed: true,
 			doc: "milliseconds each request to Kafka Connect may take (a connector statement tries up to three times)"},

@@ -87,10 +87,11 @@ func NewTable() Table {
 }
 
 // allDefs is every property the engine knows: the table's own, the Kafka
-// security settings, the cluster's, the schema registry's and the rest
+// security settings, the cluster's, the schema registry's, the Kafka
+// Connect client's and the rest
 // of ksqlDB's KsqlConfig.
 func allDefs() []*Def {
-	return slices.Concat(engineDefs(), securityDefs(), clusterDefs(), schemaRegistryDefs(), ksqlDefs())
+	return slices.Concat(engineDefs(), securityDefs(), clusterDefs(), schemaRegistryDefs(), connectDefs(), ksqlDefs())
 }
 
 func engineDefs() []*Def {

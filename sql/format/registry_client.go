@@ -280,3 +280,50 @@ func (c *RegistryClient) SchemaByVersion(ctx context.Context, subject string, ve
 }
 
 var _ SchemaVersionLookup = (*RegistryClient)(nil)
+
+// Compatibility is a registry's answer whether a schema may be
+// registered under a subject: the subject's rule (its compatibility
+// level, or the global one) and, when not, the registry's reasons.
+type Compatibility struct {
+	Compatible bool
+	Rule       string
+	Messages   []string
+}
+
+// CompatibilityChecker is the registry's compatibility check (POST
+// /compatibility/subjects/{subject}/versions…, under GET /config's
+// level), which an upgrade asks before its tasks write a kept subject's
+// new schema; RegistryClient implements it.
+type CompatibilityChecker interface {
+	CheckCompatibility(ctx context.Context, subject string, s Schema) (Compatibility, error)
+}
+
+var _ CompatibilityChecker = (*RegistryClient)(nil)
+
+// CheckCompatibility asks whether s may be registered under subject: a
+// subject with no schema takes any; a TRANSITIVE rule is checked
+// against every version, the others against the latest.
+func (c *RegistryClient) CheckCompatibility(ctx context.Context, subject string, s Schema) (Compatibility, error) {
+	res := c.cl.Compatibility(sr.WithParams(ctx, sr.DefaultToGlobal), subject)
+	if len(res) != 1 || res[0].Err != nil {
+		err := fmt.Errorf("no answer")
+		if len(res) == 1 {
+			err = res[0].Err
+		}
+		return Compatibility{}, registryError(err, "compatibility level of subject "+subject)
+	}
+	out := Compatibility{Rule: res[0].Level.String(), Compatible: true}
+	version := -1
+	if strings.HasSuffix(out.Rule, "_TRANSITIVE") {
+		version = -2
+	}
+	is, err := c.cl.CheckCompatibility(ctx, subject, version, toSR(s))
+	switch {
+	case notFound(err):
+		return out, nil // no version yet: the first schema is accepted
+	case err != nil:
+		return Compatibility{}, registryError(err, "compatibility check under subject "+subject)
+	}
+	out.Compatible, out.Messages = is.Is, is.Messages
+	return out, nil
+}

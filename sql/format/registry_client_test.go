@@ -114,3 +114,50 @@ func TestMissingSchemaIDAskedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCompatibility: an external registry's answer through
+// pkg/sr: the subject's level (FULL_TRANSITIVE, so checked against every
+// version: POST /compatibility/subjects/s/versions), its refusal and
+// messages; a subject with no version takes any schema; a level the
+// registry will not say is an error, never a silent yes.
+func TestCheckCompatibility(t *testing.T) {
+	var checked atomic.Value
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/config/down":
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write([]byte(`{"error_code":50001,"message":"store down"}`))
+		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/config/"):
+			_, _ = w.Write([]byte(`{"compatibilityLevel":"FULL_TRANSITIVE"}`))
+		case r.Method == http.MethodPost && r.URL.Path == "/compatibility/subjects/fresh/versions":
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error_code":40401,"message":"Subject 'fresh' not found."}`))
+		case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/compatibility/subjects/"):
+			checked.Store(r.URL.Path)
+			_, _ = w.Write([]byte(`{"is_compatible":false,"messages":["property T removed"]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	reg, err := NewRegistryClient(RegistryConfig{URLs: []string{hs.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := Schema{Type: JSONSchema, Text: `{"type":"object"}`}
+	got, err := reg.CheckCompatibility(ctx, "s", s)
+	if err != nil || got.Compatible || got.Rule != "FULL_TRANSITIVE" || len(got.Messages) != 1 || got.Messages[0] != "property T removed" {
+		t.Errorf("s: %+v, %v; want refused under FULL_TRANSITIVE with the registry's message", got, err)
+	}
+	if p, _ := checked.Load().(string); p != "/compatibility/subjects/s/versions" {
+		t.Errorf("a TRANSITIVE rule was checked at %q, want against every version", p)
+	}
+	if got, err := reg.CheckCompatibility(ctx, "fresh", s); err != nil || !got.Compatible {
+		t.Errorf("a subject with no version: %+v, %v; want compatible", got, err)
+	}
+	if _, err := reg.CheckCompatibility(ctx, "down", s); err == nil {
+		t.Error("a registry that does not say the level answered compatible")
+	}
+}

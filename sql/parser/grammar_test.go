@@ -87,3 +87,53 @@ func errorLine(err error) string {
 	}
 	return "non-sql error: " + err.Error()
 }
+
+// TestGrammarChecklist runs testdata/sqlbase, the list of every rule,
+// labelled alternative and token of ksqlDB's SqlBase.g4 with the block of
+// testdata/grammar covering it, and prints each with that block's
+// status (same, extension or gap) and the counts by status.
+func TestGrammarChecklist(t *testing.T) {
+	status := grammarBlockStatus(t)
+	datadriven.RunTest(t, "testdata/sqlbase", func(t *testing.T, d *datadriven.TestData) string {
+		var b strings.Builder
+		counts := map[string]int{}
+		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			name, block, ok := strings.Cut(strings.TrimSpace(line), " ")
+			st, known := status[block]
+			if !ok || !known {
+				t.Errorf("%s: %q names no block of testdata/grammar", d.Pos, line)
+				continue
+			}
+			counts[st]++
+			fmt.Fprintf(&b, "%s %s %s\n", name, block, st)
+		}
+		for _, st := range []string{"same", "extension", "gap"} {
+			fmt.Fprintf(&b, "%s: %d\n", st, counts[st])
+		}
+		return b.String()
+	})
+}
+
+// grammarBlockStatus reads the blocks of testdata/grammar: gap when one
+// of its rows is !, extension when one is >, same otherwise.
+func grammarBlockStatus(t *testing.T) map[string]string {
+	out := map[string]string{}
+	datadriven.Walk(t, "testdata/grammar", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			var rule string
+			d.ScanArgs(t, "rule", &rule)
+			st := "same"
+			for _, line := range strings.Split(d.Input, "\n") {
+				switch mark, _, _ := strings.Cut(strings.TrimSpace(line), " "); {
+				case mark == "!":
+					st = "gap"
+				case mark == ">" && st == "same":
+					st = "extension"
+				}
+			}
+			out[rule] = st
+			return d.Expected
+		})
+	})
+	return out
+}

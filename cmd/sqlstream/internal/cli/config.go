@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/internal/javaprops"
 	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
@@ -76,8 +77,8 @@ func (sf *serverFlags) loadFile(vals map[string]sourced) error {
 		return configErrorf("config file: %v", err)
 	}
 	defer f.Close()
-	props, err := ParseProperties(f)
-	var perr *PropertiesError
+	props, err := javaprops.Parse(f)
+	var perr *javaprops.Error
 	if errors.As(err, &perr) {
 		return configErrorf("config file %s:%d: %v", path, perr.Line, perr.Err)
 	}

@@ -1,4 +1,8 @@
-package cli
+// Package javaprops reads Java properties files (java.util.Properties'
+// format), which ksqlDB's configuration files and credentials files are:
+// the server's --config file and Kafka Connect's basic-auth credentials
+// file (ksql.connect.basic.auth.credentials.file). A leaf.
+package javaprops
 
 import (
 	"bufio"
@@ -16,25 +20,25 @@ type Property struct {
 	Line       int
 }
 
-// PropertiesError is a malformed entry of a properties file.
-type PropertiesError struct {
+// Error is a malformed entry of a properties file.
+type Error struct {
 	Line int // first physical line of the entry, from 1
 	Err  error
 }
 
-func (e *PropertiesError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
-func (e *PropertiesError) Unwrap() error { return e.Err }
+func (e *Error) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
 
-// ParseProperties reads a Java-style properties file: `key=value`,
+// Parse reads a Java-style properties file: `key=value`,
 // `key: value` or `key value` entries, `#` and `!` comment lines, trailing
 // backslash continuation, and \t \n \r \f \\ \uXXXX escapes. Unlike Java, a
 // line with a key and no separator, or with an empty key, is an error that
-// names the line, and so is a physical line over maxPropertyLine bytes.
+// names the line, and so is a physical line over maxLine bytes.
 // Later entries for a key replace earlier ones.
-func ParseProperties(r io.Reader) ([]Property, error) {
+func Parse(r io.Reader) ([]Property, error) {
 	var props []Property
 	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, maxPropertyLine)
+	sc.Buffer(nil, maxLine)
 	line := 0
 	for {
 		text, start, ok := logicalLine(sc, &line)
@@ -46,7 +50,7 @@ func ParseProperties(r io.Reader) ([]Property, error) {
 		}
 		p, err := parseEntry(text)
 		if err != nil {
-			return nil, &PropertiesError{Line: start, Err: err}
+			return nil, &Error{Line: start, Err: err}
 		}
 		p.Line = start
 		props = append(props, p)
@@ -57,16 +61,16 @@ func ParseProperties(r io.Reader) ([]Property, error) {
 	return props, nil
 }
 
-// maxPropertyLine is the longest physical line of a properties file
+// maxLine is the longest physical line of a properties file
 // (bufio.Scanner's default token limit, 64 KiB).
-const maxPropertyLine = bufio.MaxScanTokenSize
+const maxLine = bufio.MaxScanTokenSize
 
 // scanError names the physical line the scanner stopped on.
 func scanError(err error, line int) error {
 	if errors.Is(err, bufio.ErrTooLong) {
-		err = fmt.Errorf("line longer than %d bytes", maxPropertyLine)
+		err = fmt.Errorf("line longer than %d bytes", maxLine)
 	}
-	return &PropertiesError{Line: line, Err: err}
+	return &Error{Line: line, Err: err}
 }
 
 // logicalLine joins physical lines ending in an odd number of backslashes

@@ -1,4 +1,4 @@
-package cli
+package javaprops
 
 import (
 	"errors"
@@ -12,11 +12,11 @@ import (
 // TestProperties pins how property files parse: one line per entry as
 // "line N: key=<value>", or the error.
 func TestProperties(t *testing.T) {
-	datadriven.RunTest(t, "testdata/properties", func(t *testing.T, d *datadriven.TestData) string {
+	datadriven.RunTest(t, "testdata/parse", func(t *testing.T, d *datadriven.TestData) string {
 		if d.Cmd != "parse" {
 			d.Fatalf(t, "unknown command %s", d.Cmd)
 		}
-		props, err := ParseProperties(strings.NewReader(d.Input))
+		props, err := Parse(strings.NewReader(d.Input))
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}
@@ -31,11 +31,11 @@ func TestProperties(t *testing.T) {
 // TestPropertiesLongLine: a value over the line limit is an error naming
 // its line, not bufio's bare "token too long".
 func TestPropertiesLongLine(t *testing.T) {
-	in := "a=1\nb=" + strings.Repeat("x", maxPropertyLine) + "\nc=3\n"
-	_, err := ParseProperties(strings.NewReader(in))
-	var pe *PropertiesError
+	in := "a=1\nb=" + strings.Repeat("x", maxLine) + "\nc=3\n"
+	_, err := Parse(strings.NewReader(in))
+	var pe *Error
 	if !errors.As(err, &pe) || pe.Line != 2 {
-		t.Fatalf("ParseProperties with a %d-byte line 2: %v, want a PropertiesError on line 2", maxPropertyLine, err)
+		t.Fatalf("Parse with a %d-byte line 2: %v, want a Error on line 2", maxLine, err)
 	}
 	if !strings.Contains(err.Error(), "line 2: line longer than 65536 bytes") {
 		t.Errorf("error %q does not name the line and the limit", err)
