@@ -18,7 +18,9 @@ const pullReadyPoll = 50 * time.Millisecond
 // (assigned, stores restored) and its committed offsets at the end
 // offsets its inputs had when the pull query came, one sub-topology after
 // the other (a repartition topic's end is taken once the sub-topology
-// feeding it has caught up). ksqlDB answers at once from whatever the
+// feeding it has caught up; one more round per topic a sub-topology
+// writes back to an earlier one, physical.Topology.BackEdges: a
+// foreign-key join's subscriptions). ksqlDB answers at once from whatever the
 // store holds, so a pull query right after the CTAS comes back empty;
 // sqlstream waits (bounded by props.PullReadyWait) and, past the bound,
 // answers error 50302 saying what the query still waits for. Once a query

@@ -29,10 +29,22 @@ type Table struct {
 // WaitCaughtUp polls every poll until q's committed offsets are at the
 // end offsets its inputs had, one sub-topology after the other (a
 // repartition topic's end is taken once the sub-topology feeding it has
-// caught up), or ctx ends; missing says what it still waited for. A
+// caught up; one more round per topic a sub-topology writes back to an
+// earlier one, physical.Topology.BackEdges: a foreign-key join's
+// subscriptions), or ctx ends; missing says what it still waited for. A
 // query that ends meanwhile is waited for no longer. An error of Kafka's
 // is returned as it is, ctx's when ctx ended.
 func WaitCaughtUp(ctx context.Context, c Offsets, q Table, eos EOSWritten, poll time.Duration) (missing string, err error) {
+	for pass := 0; pass <= q.Topology.BackEdges(); pass++ {
+		if missing, err = waitPass(ctx, c, q, eos, poll); missing != "" || err != nil {
+			return missing, err
+		}
+	}
+	return "", nil
+}
+
+// waitPass is one round of WaitCaughtUp over the sub-topologies.
+func waitPass(ctx context.Context, c Offsets, q Table, eos EOSWritten, poll time.Duration) (missing string, err error) {
 	_, _, name := q.State()
 	missing = "is " + name
 	for _, sub := range q.Topology.SubTopologies {
