@@ -2,9 +2,7 @@ package runtime
 
 import (
 	"context"
-	"fmt"
 	"net"
-	"sort"
 	"strconv"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/peer"
-	"github.com/sqlstream/sqlstream/state"
 )
 
 // The engine's side of the cluster (package runtime/cluster): its
@@ -27,11 +24,13 @@ type clusterQuery struct{ q *query }
 
 var _ cluster.Query = clusterQuery{}
 
-func (c clusterQuery) ID() string                                    { return c.q.id }
-func (c clusterQuery) AppID() string                                 { return c.q.appID }
-func (c clusterQuery) Topology() *physical.Topology                  { return c.q.topo }
-func (c clusterQuery) Restoring() (map[string]api.LagInfo, []string) { return c.q.storeLags() }
-func (c clusterQuery) Replicas() []exec.TaskAssignment               { return c.q.replicas() }
+func (c clusterQuery) ID() string                   { return c.q.id }
+func (c clusterQuery) AppID() string                { return c.q.appID }
+func (c clusterQuery) Topology() *physical.Topology { return c.q.topo }
+func (c clusterQuery) Restoring() (map[string]api.LagInfo, []string) {
+	return cluster.RestoreLags(&c.q.restores)
+}
+func (c clusterQuery) Replicas() []exec.TaskAssignment { return c.q.replicas() }
 
 // clusterQueries is the persistent queries, in order, as the cluster
 // view sees them.
@@ -98,26 +97,6 @@ func (q *query) replicaErrors() (int64, string) {
 		return 0, ""
 	}
 	return r.ReplicaErrors()
-}
-
-// storeLags returns the restoration progress of the query's store
-// partitions and the names of its stores.
-func (q *query) storeLags() (map[string]api.LagInfo, []string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	lags := map[string]api.LagInfo{}
-	seen := map[string]bool{}
-	var stores []string
-	q.restores.Each(func(id state.StoreID, r state.Restorer) {
-		n, total := r.Progress()
-		lags[fmt.Sprintf("%s/%d", id.Name, id.Partition)] = api.LagInfo{CurrentOffsetPosition: n, EndOffsetPosition: total, OffsetLag: max(total-n, 0)}
-		if !seen[id.Name] {
-			seen[id.Name] = true
-			stores = append(stores, id.Name)
-		}
-	})
-	sort.Strings(stores)
-	return lags, stores
 }
 
 // peerSource is the engine as the peer agent sees it.

@@ -71,7 +71,10 @@
 // its lock (show.go); runtime/check refuses a statement before anything
 // changes (a DROP's users, the query limit, a query reading its sink);
 // runtime/topics checks and creates the topics a statement needs (on
-// two methods of exec.Cluster); runtime/naming names queries.
+// two methods of exec.Cluster); runtime/naming names queries;
+// runtime/figures gathers a query's figures for GET /tasks and /metrics
+// (store sizes, global stores, node counts carried across an upgrade in
+// place) from plain values the engine hands it (query_figures.go).
 //
 // Naming (package runtime/naming): a persistent query's application id (its
 // consumer group, the prefix of its internal topics and store ids) is

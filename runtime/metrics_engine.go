@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/sqlstream/sqlstream/runtime/figures"
 	"github.com/sqlstream/sqlstream/runtime/metrics"
 )
 
@@ -28,7 +29,7 @@ func (e *Engine) metricsSnapshot() []metrics.Query {
 		m.Commits, m.CommitMean, m.CommitMax = q.commits.Snapshot()
 		m.Nodes = q.nodes.Snapshot()
 		m.ConsumerLags = consumerLags(q)
-		m.GlobalStores, m.UpgradedAt = q.metricsGlobals(q.globalStores()), q.upgradedAt
+		m.GlobalStores, m.UpgradedAt = figures.MetricsGlobals(q.topo, q.globalStores()), q.upgradedAt
 		out = append(out, m)
 	}
 	return out

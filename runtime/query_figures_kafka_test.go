@@ -7,22 +7,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/figures"
 )
 
 // figuresOf returns the figures GET /tasks gives query id (false while
 // it has no runner here).
-func figuresOf(r *rig, id string) (runtime.QueryFigures, bool) {
+func figuresOf(r *rig, id string) (figures.Query, bool) {
 	for _, q := range r.e.TaskAssignments() {
 		if q.QueryID == id {
 			return q.Figures, true
 		}
 	}
-	return runtime.QueryFigures{}, false
+	return figures.Query{}, false
 }
 
 // awaitFigures waits until ok holds of query id's figures.
-func awaitFigures(t *testing.T, r *rig, id, what string, ok func(runtime.QueryFigures) bool) runtime.QueryFigures {
+func awaitFigures(t *testing.T, r *rig, id, what string, ok func(figures.Query) bool) figures.Query {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -38,7 +38,7 @@ func awaitFigures(t *testing.T, r *rig, id, what string, ok func(runtime.QueryFi
 }
 
 // nodeRecords is the records node received, by name.
-func nodeRecords(f runtime.QueryFigures, node string) int64 {
+func nodeRecords(f figures.Query, node string) int64 {
 	for _, n := range f.Nodes {
 		if n.Node == node {
 			return n.Records
@@ -63,8 +63,8 @@ func TestGlobalStoreFigures(t *testing.T) {
 	r.produce("orders", "a", `{"REGION":"r1","TOTAL":1}`)
 	expectRegion(t, r, "BY_REGION", 1, `a={"NAME":"n1","TOTAL":1}`)
 	const id = "CSAS_BY_REGION_2"
-	caughtUp := func(n int64) func(runtime.QueryFigures) bool {
-		return func(f runtime.QueryFigures) bool {
+	caughtUp := func(n int64) func(figures.Query) bool {
+		return func(f figures.Query) bool {
 			return len(f.Globals) == 1 && f.Globals[0].Loaded == n && f.Globals[0].Lag() == 0
 		}
 	}
@@ -119,13 +119,13 @@ func TestUpgradeCountsContinue(t *testing.T) {
 		r.produce("s", fmt.Sprint(i), `{"v":5}`)
 	}
 	r.consume("BIG", 3)
-	awaitFigures(t, r, id, "the first plan's records", func(f runtime.QueryFigures) bool { return nodeRecords(f, "Sink-BIG") == 3 })
+	awaitFigures(t, r, id, "the first plan's records", func(f figures.Query) bool { return nodeRecords(f, "Sink-BIG") == 3 })
 	before := time.Now()
 	r.exec("CREATE OR REPLACE STREAM big AS SELECT k, v FROM s WHERE v > 1;")
 	r.produce("s", "x", `{"v":6}`)
 	r.produce("s", "y", `{"v":0}`)
 	r.consume("BIG", 4)
-	f := awaitFigures(t, r, id, "the new plan's records", func(f runtime.QueryFigures) bool {
+	f := awaitFigures(t, r, id, "the new plan's records", func(f figures.Query) bool {
 		return f.Processed == 5 && nodeRecords(f, "Source-S") == 5 && nodeRecords(f, "WhereFilter") == 2
 	})
 	for node, want := range map[string]int64{"Project": 4, "Sink-BIG": 4} {

@@ -1,6 +1,9 @@
 package runtime
 
-import "github.com/sqlstream/sqlstream/runtime/exec"
+import (
+	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/figures"
+)
 
 // The per-task view of this server's share of each query: which tasks
 // run here (ACTIVE), which are kept warm (STANDBY, WARMUP), and how far
@@ -32,8 +35,8 @@ type QueryTasks struct {
 	QueryID string
 	Tasks   []TaskAssignment
 	// Figures are the query's figures on this server beside its tasks
-	// (query_figures.go).
-	Figures QueryFigures
+	// (package runtime/figures).
+	Figures figures.Query
 }
 
 // TaskAssignments lists, per persistent query running on Kafka, the tasks

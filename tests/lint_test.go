@@ -119,6 +119,10 @@ func importRules() []importRule {
 		// Global tables' stores, for the engine: they see the executor's
 		// Cluster (to follow a topic), never the engine.
 		{"runtime/global", []string{"runtime$", "runtime/commandlog", "runtime/peer", "planner", "sql", "api", "broker"}},
+		// A query's figures for GET /tasks and /metrics: plain values (a
+		// topology, the store database, global stores' figures), never
+		// the engine, a statement or a plan.
+		{"runtime/figures", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/commandlog", "runtime/assign", "planner", "sql", "api", "broker"}},
 		{"api", []string{"planner", "physical", "runtime", "state", "broker", "qtt", "server", "repl", "cmd"}},
 		{"broker", []string{"sql", "planner", "physical", "runtime", "api", "qtt", "server", "repl", "cmd", "state"}},
 		{"topicname", []string{""}},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/figures"
 	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/server"
 )
@@ -49,7 +50,7 @@ func (e taskEngine) ClusterTasks(ctx context.Context) api.ClusterTasks {
 func apiTasks(qs []runtime.QueryTasks) []api.QueryTasks {
 	out := make([]api.QueryTasks, 0, len(qs))
 	for _, q := range qs {
-		sizes := map[string]runtime.StoreSize{}
+		sizes := map[string]figures.StoreSize{}
 		for _, s := range q.Figures.Stores {
 			sizes[fmt.Sprintf("%s/%d", s.Store, s.Partition)] = s
 		}
@@ -69,7 +70,7 @@ func apiTasks(qs []runtime.QueryTasks) []api.QueryTasks {
 }
 
 // apiQueryFigures adds a query's figures beside its tasks.
-func apiQueryFigures(q api.QueryTasks, f runtime.QueryFigures) api.QueryTasks {
+func apiQueryFigures(q api.QueryTasks, f figures.Query) api.QueryTasks {
 	q.Processed, q.Logged, q.Late, q.LogLost = f.Processed, f.Logged, f.Late, f.LogLost
 	q.Nodes = make([]api.NodeRecords, 0, len(f.Nodes))
 	for _, n := range f.Nodes {

@@ -8,6 +8,7 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/figures"
 	"github.com/sqlstream/sqlstream/runtime/global"
 )
 
@@ -24,9 +25,9 @@ func TestAPITasks(t *testing.T) {
 		{Task: "2_0", Role: runtime.RoleActive, State: "RUNNING", Inputs: []runtime.InputLag{{Topic: "c", Position: -1, HighWatermark: -1, LastStableOffset: -1, Lag: -1}}},
 		{Task: "1_1", Role: runtime.RoleWarmup, Stores: []runtime.StoreLag{{Store: "st", Partition: 1, Position: 2, End: -1, Lag: -1}}},
 		{Task: "0_1", Role: runtime.RoleStandby},
-	}, Figures: runtime.QueryFigures{Processed: 9, Logged: 2, Late: 1, LogLost: 3,
+	}, Figures: figures.Query{Processed: 9, Logged: 2, Late: 1, LogLost: 3,
 		Nodes:      []physical.NodeCount{{SubTopology: 0, Node: "Source-S", Records: 9}, {SubTopology: 3, Node: "Source-G", Records: 4}},
-		Stores:     []runtime.StoreSize{{Store: "st", Partition: 1, Keys: 3, Bytes: 120}},
+		Stores:     []figures.StoreSize{{Store: "st", Partition: 1, Keys: 3, Bytes: 120}},
 		Globals:    []global.StoreFigures{{Store: "G-GlobalStore", Topic: "g", Loaded: 4, Rows: 2, Bytes: 64, Partitions: []global.PartitionProgress{{Partition: 0, Position: 4, End: 6, Lag: 2}}}},
 		UpgradedAt: time.UnixMilli(1700000000000), NodeSince: map[string]time.Time{"3/Source-G": time.UnixMilli(1700000000000)}}}})
 	want := []api.QueryTasks{{QueryID: "Q", Tasks: []api.TaskInfo{
