@@ -28,7 +28,7 @@ func (c clusterQuery) ID() string                   { return c.q.id }
 func (c clusterQuery) AppID() string                { return c.q.appID }
 func (c clusterQuery) Topology() *physical.Topology { return c.q.topo }
 func (c clusterQuery) Restoring() (map[string]api.LagInfo, []string) {
-	return cluster.RestoreLags(&c.q.restores)
+	return cluster.RestoreLags(c.q.restores.Progress())
 }
 func (c clusterQuery) Replicas() []exec.TaskAssignment { return c.q.replicas() }
 

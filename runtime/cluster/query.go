@@ -6,7 +6,6 @@ import (
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
-	"github.com/sqlstream/sqlstream/state"
 )
 
 // Query is what the cluster view needs of one persistent query of this
@@ -27,20 +26,17 @@ type Query interface {
 }
 
 // RestoreLags is what a Query's Restoring returns for the store
-// partitions rs tracks: each one's restoration progress, keyed
-// StoreLagKey, and the names of the stores, sorted.
-func RestoreLags(rs *exec.Restores) (map[string]api.LagInfo, []string) {
+// partitions restoring (exec.Restores.Progress): each one's progress,
+// keyed StoreLagKey, and the names of the stores, sorted.
+func RestoreLags(progress []exec.RestoreProgress) (map[string]api.LagInfo, []string) {
 	lags := map[string]api.LagInfo{}
-	seen := map[string]bool{}
 	var stores []string
-	rs.Each(func(id state.StoreID, r state.Restorer) {
-		n, total := r.Progress()
-		lags[StoreLagKey(id.Name, id.Partition)] = api.LagInfo{CurrentOffsetPosition: n, EndOffsetPosition: total, OffsetLag: max(total-n, 0)}
-		if !seen[id.Name] {
-			seen[id.Name] = true
-			stores = append(stores, id.Name)
+	for _, p := range progress {
+		lags[StoreLagKey(p.Store, p.Partition)] = api.LagInfo{CurrentOffsetPosition: p.Done, EndOffsetPosition: p.Total, OffsetLag: max(p.Total-p.Done, 0)}
+		if !slices.Contains(stores, p.Store) {
+			stores = append(stores, p.Store)
 		}
-	})
+	}
 	slices.Sort(stores)
 	return lags, stores
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -102,3 +103,15 @@ func (q fakeQuery) Restoring() (map[string]api.LagInfo, []string) {
 	return map[string]api.LagInfo{}, nil
 }
 func (q fakeQuery) Replicas() []exec.TaskAssignment { return q.replicas }
+
+// TestRestoreLags: each restoring store partition's progress keyed
+// <store>/<partition>, its lag never negative, and the stores named
+// once, sorted.
+func TestRestoreLags(t *testing.T) {
+	lags, stores := RestoreLags([]exec.RestoreProgress{{Store: "b", Partition: 1, Done: 3, Total: 10}, {Store: "a", Partition: 0, Done: 4, Total: 4}, {Store: "b", Partition: 0, Done: 9, Total: 8}})
+	want := map[string]api.LagInfo{"b/1": {CurrentOffsetPosition: 3, EndOffsetPosition: 10, OffsetLag: 7},
+		"a/0": {CurrentOffsetPosition: 4, EndOffsetPosition: 4}, "b/0": {CurrentOffsetPosition: 9, EndOffsetPosition: 8}}
+	if !reflect.DeepEqual(lags, want) || !reflect.DeepEqual(stores, []string{"a", "b"}) {
+		t.Fatalf("RestoreLags = %v %v", lags, stores)
+	}
+}

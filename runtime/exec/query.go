@@ -180,6 +180,24 @@ func (rs *Restores) Status() string {
 	return strings.Join(lines, "\n")
 }
 
+// RestoreProgress is how far the restoration of one store partition
+// has come: Done of Total changelog records.
+type RestoreProgress struct {
+	Store       string
+	Partition   int32
+	Done, Total int64
+}
+
+// Progress is each tracked store partition's restoration progress.
+func (rs *Restores) Progress() []RestoreProgress {
+	var out []RestoreProgress
+	rs.Each(func(id state.StoreID, r state.Restorer) {
+		n, total := r.Progress()
+		out = append(out, RestoreProgress{Store: id.Name, Partition: id.Partition, Done: n, Total: total})
+	})
+	return out
+}
+
 // Each calls fn for each store's restorer.
 func (rs *Restores) Each(fn func(id state.StoreID, r state.Restorer)) {
 	rs.mu.Lock()
