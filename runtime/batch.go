@@ -2,27 +2,17 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/stmterr"
 	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
-	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
-
-// queryEndpointMessage is ksqlDB's answer (error 40002) to a SELECT or
-// PRINT sent to /ksql.
-// alterSystemRefusal is open-source ksqlDB's answer to ALTER SYSTEM
-// (shared runtimes, which apply it, are off there and absent here).
-const alterSystemRefusal = "Cannot alter system configs when KSQL_SHARED_RUNTIME_ENABLED is turned off."
-
-const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
 
 // parseBatch parses every statement of a /ksql request before any of them
 // runs, as ksqlDB does: a syntax error in statement N runs nothing, and
@@ -49,14 +39,14 @@ func (e *Engine) parseBatch(ctx context.Context, ksql string, s *session) ([]ast
 	for _, st := range all {
 		stmt, err := b.parse(st.Text)
 		if err != nil {
-			return nil, maskedParseError(err, st.Text)
+			return nil, stmterr.MaskedParse(err, st.Text)
 		}
 		out = append(out, stmt)
 	}
 	for _, stmt := range out {
 		switch stmt.(type) {
 		case *ast.Query, *ast.Print:
-			return nil, &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage,
+			return nil, &api.StatementError{ErrorCode: api.CodeQueryEndpoint, Message: stmterr.QueryEndpoint,
 				StatementText: stmt.Text(), Entities: []api.Entity{}}
 		}
 	}
@@ -109,22 +99,4 @@ func (b *batchScope) lookupType(name string) (*types.Type, bool) {
 		return t, t != nil
 	}
 	return b.e.cat.Types().Lookup(name)
-}
-
-// maskedParseError is the statement_error of a statement that does not
-// parse. When the statement holds values ksqlDB's QueryMask hides
-// (parser.MaskText), the message keeps only the position and the reason:
-// neither the source line nor the token near the error, either of which
-// may be a credential.
-func maskedParseError(err error, text string) error {
-	masked := parser.MaskText(text)
-	var se *sqlerr.Error
-	if masked == text || !errors.As(err, &se) {
-		return statementError(err, masked, nil)
-	}
-	msg := se.Msg
-	if se.Pos.Line > 0 {
-		msg = fmt.Sprintf("line %d:%d: %s", se.Pos.Line, se.Pos.Col, se.Msg)
-	}
-	return statementError(&api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: msg}, masked, nil)
 }

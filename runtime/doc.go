@@ -74,7 +74,9 @@
 // two methods of exec.Cluster); runtime/naming names queries;
 // runtime/figures gathers a query's figures for GET /tasks and /metrics
 // (store sizes, global stores, node counts carried across an upgrade in
-// place) from plain values the engine hands it (query_figures.go).
+// place) from plain values the engine hands it (query_figures.go);
+// runtime/stmterr shapes a failed statement's answer (statement_error,
+// masked parse errors, /query's one-statement rule).
 //
 // Naming (package runtime/naming): a persistent query's application id (its
 // consumer group, the prefix of its internal topics and store ids) is

@@ -2,10 +2,8 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/internal/version"
@@ -13,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/connectors"
 	"github.com/sqlstream/sqlstream/runtime/describe"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/stmterr"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -90,7 +89,7 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 	for _, stmt := range stmts {
 		ent, err := e.executeOne(ctx, stmt, s)
 		if err != nil {
-			return out, statementError(err, ast.MaskedText(stmt), out)
+			return out, stmterr.Wrap(err, ast.MaskedText(stmt), out)
 		}
 		if ent != nil {
 			out = append(out, ent)
@@ -131,30 +130,6 @@ func parseSingle(ctx context.Context, text string, lookup func(string) (*types.T
 	return stmts[0], nil
 }
 
-// statementError wraps err as ksqlDB's statement_error.
-func statementError(err error, text string, done []api.Entity) error {
-	var re *connectors.Error
-	if errors.As(err, &re) {
-		return re.ErrorMessage // ksqlDB's KsqlRestException: its body as it is
-	}
-	var ae *api.ErrorMessage
-	if errors.As(err, &ae) && ae.ErrorCode == api.CodeAssertionFailed {
-		return ae // ksqlDB answers a failed ASSERT with a generic error body
-	}
-	if errors.As(err, &ae) {
-		return &api.StatementError{ErrorCode: ae.ErrorCode, Message: ae.Message, StatementText: text, Entities: done}
-	}
-	msg := err.Error()
-	var se *sqlerr.Error
-	if errors.As(err, &se) {
-		if se.SQL == "" {
-			se.SQL = text
-		}
-		msg = se.Render()
-	}
-	return &api.StatementError{ErrorCode: api.CodeBadStatement, Message: msg, StatementText: text, Entities: done}
-}
-
 // executeOne runs one statement under the engine lock.
 func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
 	switch st := stmt.(type) {
@@ -179,7 +154,7 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		// ksqlDB's ValidatedCommandFactory applies ALTER SYSTEM only with
 		// shared runtimes (Confluent Cloud); open-source ksqlDB refuses it
 		// in these words, before it reaches the command topic.
-		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: alterSystemRefusal}
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: stmterr.AlterSystemRefusal}
 	case *ast.Define:
 		s.vars[st.Name] = st.Value
 		return nil, nil
@@ -187,7 +162,7 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		delete(s.vars, st.Name)
 		return nil, nil
 	case *ast.Query, *ast.Print:
-		return nil, &api.ErrorMessage{ErrorCode: api.CodeQueryEndpoint, Message: queryEndpointMessage}
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeQueryEndpoint, Message: stmterr.QueryEndpoint}
 	case *ast.InsertValues:
 		return nil, e.insertValues(ctx, st, s)
 	case *ast.AssertSchema:
@@ -247,15 +222,7 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 	case *ast.AlterSource:
 		return e.alterSource(ctx, st, s, cmd)
 	}
-	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "statement not supported: %s", firstWords(stmt.Text()))
-}
-
-func firstWords(s string) string {
-	f := strings.Fields(s)
-	if len(f) > 2 {
-		f = f[:2]
-	}
-	return strings.Join(f, " ")
+	return nil, sqlerr.New(sqlerr.Unsupported, ast.Pos{}, "statement not supported: %s", stmterr.FirstWords(stmt.Text()))
 }
 
 // connectConfig is the engine's Kafka Connect clients (package

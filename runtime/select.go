@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
@@ -12,8 +11,8 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/pull"
+	"github.com/sqlstream/sqlstream/runtime/stmterr"
 	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/script"
 )
 
 // Query runs a SELECT (push or pull) or PRINT for /query and
@@ -39,13 +38,13 @@ func (e *Engine) query(ctx context.Context, sql string, props map[string]any, va
 		return nil, err
 	}
 	s.only, s.auth = only, api.AuthorizationFrom(ctx)
-	text, err := onlyStatement(sql)
+	text, err := stmterr.OnlyStatement(sql)
 	if err != nil {
 		return nil, err
 	}
 	stmt, err := e.parseStatement(ctx, text, s)
 	if err != nil {
-		return nil, statementError(err, text, nil)
+		return nil, stmterr.Wrap(err, text, nil)
 	}
 	var rs api.RowStream
 	switch st := stmt.(type) {
@@ -53,38 +52,20 @@ func (e *Engine) query(ctx context.Context, sql string, props map[string]any, va
 		rs, err = e.startSelect(st, s)
 	case *ast.Print:
 		if only != nil {
-			return nil, errForwardedPull()
+			return nil, stmterr.ForwardedPull()
 		}
 		rs, err = e.startPrint(ctx, st, s)
 	default:
-		err = &api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: "Only SELECT and PRINT statements can be run on this endpoint; use /ksql for: " + firstWords(stmt.Text())}
+		err = &api.ErrorMessage{ErrorCode: api.CodeBadStatement, Message: "Only SELECT and PRINT statements can be run on this endpoint; use /ksql for: " + stmterr.FirstWords(stmt.Text())}
 	}
 	var limit *api.ErrorMessage
 	switch {
 	case errors.As(err, &limit) && limit.ErrorCode == api.CodeMaxPushQueries:
 		return nil, limit // about the server, not the statement: ksqlDB's generic_error
 	case err != nil:
-		return nil, statementError(err, stmt.Text(), nil)
+		return nil, stmterr.Wrap(err, stmt.Text(), nil)
 	}
 	return rs, nil
-}
-
-// errForwardedPull refuses anything but a pull query on a table in a
-// forwarded request.
-func errForwardedPull() error {
-	return &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: "a forwarded request runs only a pull query on a table"}
-}
-
-// onlyStatement is the text of the one statement of sql: /query and
-// /query-stream run exactly one, and more (or none) is an error rather
-// than a silent drop of the rest, as in ksqlDB.
-func onlyStatement(sql string) (string, error) {
-	stmts := script.All(sql)
-	if len(stmts) == 1 {
-		return stmts[0].Text, nil
-	}
-	return "", &api.StatementError{ErrorCode: api.CodeBadStatement, StatementText: sql, Entities: []api.Entity{},
-		Message: fmt.Sprintf("Expected exactly one KSQL statement; found %d instead", len(stmts))}
 }
 
 func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
@@ -95,7 +76,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 		return nil, err
 	}
 	if s.only != nil && (plan.Kind != planner.Pull || plan.Sources[0].Kind != ast.Table) {
-		return nil, errForwardedPull()
+		return nil, stmterr.ForwardedPull()
 	}
 	if err := pull.CheckLimit(plan, s.cfg.PullLimit, st.P); err != nil {
 		return nil, err

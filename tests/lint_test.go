@@ -119,6 +119,9 @@ func importRules() []importRule {
 		// Global tables' stores, for the engine: they see the executor's
 		// Cluster (to follow a topic), never the engine.
 		{"runtime/global", []string{"runtime$", "runtime/commandlog", "runtime/peer", "planner", "sql", "api", "broker"}},
+		// A failed statement's answer in ksqlDB's words: errors and text,
+		// never the engine, the executor or a plan.
+		{"runtime/stmterr", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "planner", "physical", "broker", "state"}},
 		// A query's figures for GET /tasks and /metrics: plain values (a
 		// topology, the store database, global stores' figures), never
 		// the engine, a statement or a plan.
