@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
 )
@@ -108,7 +108,7 @@ func (a commandApplier) Apply(ctx context.Context, cmd *command) {
 		e.logger.Error("skipping unparsable command", "seq", cmd.Seq, "err", err)
 		return
 	}
-	dropRecordedQueryID(stmts[0])
+	naming.DropRecordedQueryID(stmts[0])
 	s, err := e.session(e.props.Merge(cmd.Props), map[string]string{})
 	if err == nil {
 		_, err = e.execLocked(ctx, stmts[0], s, cmd)
@@ -118,23 +118,6 @@ func (a commandApplier) Apply(ctx context.Context, cmd *command) {
 		return
 	}
 	e.logger.Info("replayed command", "seq", cmd.Seq, "queryId", cmd.QueryID)
-}
-
-// dropRecordedQueryID removes a QUERY_ID from the WITH clause of a
-// recorded CREATE: one was accepted and had no effect before it was
-// refused (ksqlDB takes QUERY_ID only in INSERT INTO), so its command
-// replays as it ran instead of failing and losing its source.
-func dropRecordedQueryID(stmt ast.Statement) {
-	var ps *ast.Properties
-	switch st := stmt.(type) {
-	case *ast.CreateAsSelect:
-		ps = &st.Props
-	case *ast.CreateSource:
-		ps = &st.Props
-	default:
-		return
-	}
-	*ps = slices.DeleteFunc(slices.Clone(*ps), func(p ast.Property) bool { return p.Name == "QUERY_ID" })
 }
 
 // commandBroker is the Kafka cluster as the command log sees it: the

@@ -4,6 +4,7 @@ import (
 	crand "crypto/rand"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -64,6 +65,23 @@ func InsertQueryID(st *ast.InsertInto) (id string, ok bool, err error) {
 		return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs may contain only alphanumeric characters and '_'. Got: '%s'", raw)
 	}
 	return id, true, nil
+}
+
+// DropRecordedQueryID removes a QUERY_ID from the WITH clause of a
+// recorded CREATE: one was accepted and had no effect before it was
+// refused (ksqlDB takes QUERY_ID only in INSERT INTO), so its command
+// replays as it ran instead of failing and losing its source.
+func DropRecordedQueryID(stmt ast.Statement) {
+	var ps *ast.Properties
+	switch st := stmt.(type) {
+	case *ast.CreateAsSelect:
+		ps = &st.Props
+	case *ast.CreateSource:
+		ps = &st.Props
+	default:
+		return
+	}
+	*ps = slices.DeleteFunc(slices.Clone(*ps), func(p ast.Property) bool { return p.Name == "QUERY_ID" })
 }
 
 // Transient is the id of a push query over source: SCALABLE_PUSH_QUERY_

@@ -70,3 +70,20 @@ func TestTransient(t *testing.T) {
 		t.Errorf("scalable push id %s (want a version 4 UUID)", id)
 	}
 }
+
+// TestDropRecordedQueryID: a recorded CREATE loses its QUERY_ID (and
+// keeps its other properties); INSERT INTO keeps its own.
+func TestDropRecordedQueryID(t *testing.T) {
+	stmts, err := parser.Parse("CREATE STREAM y (id INT KEY) WITH (QUERY_ID='q', kafka_topic='y', value_format='JSON'); INSERT INTO x WITH (QUERY_ID='i') SELECT * FROM s;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	DropRecordedQueryID(stmts[0])
+	DropRecordedQueryID(stmts[1])
+	if got := stmts[0].(*ast.CreateSource).Props; len(got) != 2 || got[0].Name != "KAFKA_TOPIC" {
+		t.Errorf("CREATE STREAM's properties after: %+v", got)
+	}
+	if got := stmts[1].(*ast.InsertInto).Props; len(got) != 1 || got[0].Name != "QUERY_ID" {
+		t.Errorf("INSERT INTO keeps its QUERY_ID: %+v", got)
+	}
+}
