@@ -27,6 +27,7 @@ var _ cluster.Query = clusterQuery{}
 func (c clusterQuery) ID() string                   { return c.q.id }
 func (c clusterQuery) AppID() string                { return c.q.appID }
 func (c clusterQuery) Topology() *physical.Topology { return c.q.topo }
+func (c clusterQuery) State() string                { return c.q.State().String() }
 func (c clusterQuery) Restoring() (map[string]api.LagInfo, []string) {
 	return cluster.RestoreLags(c.q.restores.Progress())
 }
@@ -104,9 +105,11 @@ type peerSource struct{ e *Engine }
 
 var _ peer.Peers = peerSource{}
 
-func (s peerSource) Targets() []string                                   { return s.e.peers.Targets() }
-func (s peerSource) Prune(now time.Time)                                 { s.e.peers.Prune(now) }
-func (s peerSource) LagReport(host api.HostInfo) api.LagReportingMessage { return s.e.lagReport(host) }
+func (s peerSource) Targets() []string   { return s.e.peers.Targets() }
+func (s peerSource) Prune(now time.Time) { s.e.peers.Prune(now) }
+func (s peerSource) LagReport(host api.HostInfo) api.LagReportingMessage {
+	return cluster.LagReport(host, s.e.clusterQueries())
+}
 
 // startPeerAgent starts the heartbeats and lag reports (package peer)
 // if this server has an endpoint and the key to sign with.
@@ -116,23 +119,6 @@ func (e *Engine) startPeerAgent() {
 	}
 	e.agent = peer.StartAgent(peer.AgentConfig{Self: e.peers.Advertised(), Beat: e.cfg.HeartbeatInterval,
 		Lag: e.cfg.LagReportInterval, Window: e.peers.Window(), Auth: e.peers.Auth(), Logger: e.logger}, peerSource{e})
-}
-
-// lagReport is this server's /lag message: its store lags and the state
-// of each persistent query.
-func (e *Engine) lagReport(host api.HostInfo) api.LagReportingMessage {
-	msg := api.LagReportingMessage{HostInfo: host, QueryStates: map[string]string{}}
-	msg.HostStoreLags = api.HostStoreLags{StateStoreLags: map[string]api.QueryStoreLags{}, UpdateTimeMs: nowMillis()}
-	e.mu.Lock()
-	queries := e.sortedQueries()
-	e.mu.Unlock()
-	for _, q := range queries {
-		msg.QueryStates[q.id] = q.State().String()
-		if lags := cluster.HostLags(clusterQuery{q}); len(lags) > 0 {
-			msg.HostStoreLags.StateStoreLags[q.id] = api.QueryStoreLags{LagByPartition: lags}
-		}
-	}
-	return msg
 }
 
 // Heartbeat records a peer's heartbeat (POST /heartbeat, verified by the

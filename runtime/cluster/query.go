@@ -10,12 +10,14 @@ import (
 
 // Query is what the cluster view needs of one persistent query of this
 // server: its names, its topology (which stores and source topics each
-// task holds), its stores' restoration progress and the replicas it
-// keeps here. The engine answers it; the cluster never sees the engine.
+// task holds), its state here, its stores' restoration progress and
+// the replicas it keeps here. The engine answers it; the cluster never sees the engine.
 type Query interface {
 	ID() string
 	AppID() string
 	Topology() *physical.Topology
+	// State is the query's state on this server (RUNNING, ERROR, …).
+	State() string
 	// Restoring is the restoration progress of the query's active store
 	// partitions, keyed StoreLagKey, and the names of its stores.
 	Restoring() (map[string]api.LagInfo, []string)

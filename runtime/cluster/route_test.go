@@ -99,6 +99,7 @@ type fakeQuery struct {
 func (q fakeQuery) ID() string                   { return q.id }
 func (q fakeQuery) AppID() string                { return q.appID }
 func (q fakeQuery) Topology() *physical.Topology { return q.topo }
+func (q fakeQuery) State() string                { return "RUNNING" }
 func (q fakeQuery) Restoring() (map[string]api.LagInfo, []string) {
 	return map[string]api.LagInfo{}, nil
 }
@@ -113,5 +114,18 @@ func TestRestoreLags(t *testing.T) {
 		"a/0": {CurrentOffsetPosition: 4, EndOffsetPosition: 4}, "b/0": {CurrentOffsetPosition: 9, EndOffsetPosition: 8}}
 	if !reflect.DeepEqual(lags, want) || !reflect.DeepEqual(stores, []string{"a", "b"}) {
 		t.Fatalf("RestoreLags = %v %v", lags, stores)
+	}
+}
+
+// TestLagReport: the /lag message names this host, carries each query's
+// state, and holds store lags only for queries that have some.
+func TestLagReport(t *testing.T) {
+	host := api.HostInfo{Host: "n1", Port: 8088}
+	msg := LagReport(host, []Query{fakeQuery{id: "CTAS_T_1"}, fakeQuery{id: "CSAS_S_2"}})
+	if msg.HostInfo != host || !reflect.DeepEqual(msg.QueryStates, map[string]string{"CTAS_T_1": "RUNNING", "CSAS_S_2": "RUNNING"}) {
+		t.Fatalf("LagReport = %+v", msg)
+	}
+	if len(msg.HostStoreLags.StateStoreLags) != 0 || msg.HostStoreLags.UpdateTimeMs == 0 {
+		t.Fatalf("store lags of queries without stores: %+v", msg.HostStoreLags)
 	}
 }

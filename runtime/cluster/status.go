@@ -97,3 +97,17 @@ func (p *Peers) HostStates(queryID, state string) map[string]string {
 	}
 	return out
 }
+
+// LagReport is this server's /lag message: the store lags (HostLags) and
+// the state of each of its persistent queries.
+func LagReport(host api.HostInfo, queries []Query) api.LagReportingMessage {
+	msg := api.LagReportingMessage{HostInfo: host, QueryStates: map[string]string{}}
+	msg.HostStoreLags = api.HostStoreLags{StateStoreLags: map[string]api.QueryStoreLags{}, UpdateTimeMs: time.Now().UnixMilli()}
+	for _, q := range queries {
+		msg.QueryStates[q.ID()] = q.State()
+		if lags := HostLags(q); len(lags) > 0 {
+			msg.HostStoreLags.StateStoreLags[q.ID()] = api.QueryStoreLags{LagByPartition: lags}
+		}
+	}
+	return msg
+}
