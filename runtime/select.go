@@ -121,7 +121,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	case plan.Kind == planner.Pull && plan.Sources[0].Kind == ast.Table:
 		r, err = e.startTablePull(t, plan, st.P)
 	case plan.Kind == planner.Pull:
-		r, err = e.startStreamScan(t)
+		r = pull.ScanStream(e.cluster.Read, t.topo, t.taskEnv, func(err error) { t.finishWith(err, api.FinalQueryCompleted) })
 	default:
 		r, err = e.startPush(t)
 	}
@@ -148,37 +148,4 @@ func (e *Engine) startPush(t *transient) (exec.Runner, error) {
 		return nil, err
 	}
 	return global.WithStores(r, g), nil
-}
-
-// startStreamScan runs a pull query over a stream: the topic is read from
-// the beginning up to the end offsets at the start, then the query
-// completes.
-func (e *Engine) startStreamScan(t *transient) (exec.Runner, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tasks := map[int32]*physical.Task{}
-		var ferr error
-		err := e.cluster.Read(ctx, t.topo.SubTopologies[0].Topics[0], true, true, func(r *physical.InRecord) bool {
-			task := tasks[r.Partition]
-			if task == nil {
-				env := t.taskEnv(t.topo.SubTopologies[0], r.Partition)
-				if task, ferr = t.topo.NewTask(0, env); ferr != nil {
-					return false
-				}
-				tasks[r.Partition] = task
-			}
-			ferr = task.Process(r)
-			return ferr == nil
-		})
-		if ferr != nil && !physical.IsStopped(ferr) {
-			err = ferr
-		}
-		if err == context.Canceled {
-			err = nil
-		}
-		t.finishWith(err, api.FinalQueryCompleted)
-	}()
-	return exec.RunnerFunc(func() error { cancel(); <-done; return nil }), nil
 }

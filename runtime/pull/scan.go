@@ -1,9 +1,49 @@
 package pull
 
 import (
+	"context"
+
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/state"
 )
+
+// ScanStream runs a pull query over a stream: the topic of topo's only
+// sub-topology is read with read (exec.Cluster's Read) from the
+// beginning up to the end offsets at the start, each partition's records
+// through a task of its own (env gives its environment), then done
+// reports the end (nil once read whole, or stopped by the returned
+// runner, which stops the read and waits for it; the task's error or the
+// read's otherwise).
+func ScanStream(read func(ctx context.Context, topic string, fromBeginning, untilEnd bool, fn func(*physical.InRecord) bool) error,
+	topo *physical.Topology, env func(*physical.SubTopology, int32) *physical.TaskEnv, done func(error)) exec.Runner {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tasks := map[int32]*physical.Task{}
+		var ferr error
+		err := read(ctx, topo.SubTopologies[0].Topics[0], true, true, func(r *physical.InRecord) bool {
+			task := tasks[r.Partition]
+			if task == nil {
+				if task, ferr = topo.NewTask(0, env(topo.SubTopologies[0], r.Partition)); ferr != nil {
+					return false
+				}
+				tasks[r.Partition] = task
+			}
+			ferr = task.Process(r)
+			return ferr == nil
+		})
+		if ferr != nil && !physical.IsStopped(ferr) {
+			err = ferr
+		}
+		if err == context.Canceled {
+			err = nil
+		}
+		done(err)
+	}()
+	return exec.RunnerFunc(func() error { cancel(); <-stopped; return nil })
+}
 
 // Scan feeds every committed entry of the given local partitions of the
 // store of application appID to the pull query's task; done reports
