@@ -511,7 +511,10 @@
 // JSON join table store values, and those recorded with `storeFormats:
 // "query"` JSON aggregate store keys, EMIT FINAL buffers of whole rows
 // by position, JSON sliding raw rows, JSON as-of join stores, JSON
-// foreign-key join store keys and JSON global-table copies
+// foreign-key join store keys, JSON global-table copies and a table
+// aggregation's input rows (`Aggregate-Source-Materialize`, else keyed by
+// the table key in the source's key format, rows in its value format,
+// under its changelog's subjects) in JSON under the record's key bytes
 // (Options.LegacyStoreKeysJSON),
 // so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
