@@ -315,3 +315,34 @@ func readAvroInputRows(t *testing.T, n *node, fake *srfake.Registry, topic strin
 	}
 	return rows
 }
+
+// TestRegistryForeignKeyJoinTopicsUnderOwnSubjects: a foreign-key join
+// of AVRO-keyed tables writes its registration and response topics'
+// keys under each topic's own `<topic>-key` subject (as ksqlDB's
+// KsqlTopic of each internal topic), which hamba/avro reads by the
+// schema id: the foreign key c1 in the registration topic, the left key
+// p1 in the response topic. The join still joins, across a restart, and
+// a customer's update reaches the purchase subscribed to it.
+func TestRegistryForeignKeyJoinTopicsUnderOwnSubjects(t *testing.T) {
+	t.Parallel()
+	fake, n := externalRegistry(t)
+	n.mustKsql(`CREATE TABLE purchases (id STRING PRIMARY KEY, cid STRING) WITH (KAFKA_TOPIC='purchases', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=2);
+	  CREATE TABLE customers (id STRING PRIMARY KEY, name STRING) WITH (KAFKA_TOPIC='customers', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=2);
+	  INSERT INTO customers (id, name) VALUES ('c1', 'ada');
+	  SET 'auto.offset.reset'='earliest';
+	  CREATE TABLE bought WITH (FORMAT='JSON') AS SELECT p.id, c.name FROM purchases p JOIN customers c ON p.cid = c.id;
+	  INSERT INTO purchases (id, cid) VALUES ('p1', 'c1');`)
+	waitResult(t, n, "BOUGHT", `{"NAME":"ada"}`)
+	for suffix, want := range map[string]string{"-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000012-topic": "c1",
+		"-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000020-topic": "p1"} {
+		topic := internalTopic(t, n, "CTAS_BOUGHT_", suffix)
+		r := consumeRecords(t, n, topic, 1)[0]
+		if got := avroField(t, fake, topic+"-key", r.Key); got != want {
+			t.Errorf("%s key %q reads as %s, want %s", topic, r.Key, got, want)
+		}
+	}
+	n.stop()
+	n.start()
+	n.mustKsql(`INSERT INTO customers (id, name) VALUES ('c1', 'bob');`)
+	waitResult(t, n, "BOUGHT", `{"NAME":"bob"}`)
+}
