@@ -300,11 +300,13 @@ func (op *groupByOp) emit(row *types.Row, retract, quiet bool) error {
 // repartitionSink writes prep rows to the repartition topic, keyed by the
 // group key so each group lands in one partition.
 type repartitionSink struct {
-	env   *TaskEnv
-	topic string
-	nkeys int
-	key   format.Codec
-	value format.Codec
+	env     *TaskEnv
+	topic   string
+	nkeys   int
+	key     format.Codec
+	value   format.Codec
+	keySize sizeHint
+	valSize sizeHint
 }
 
 func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
@@ -331,20 +333,22 @@ func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, for
 }
 
 func (s *repartitionSink) Process(row *types.Row) error {
-	k, err := s.key.Encode(nil, row.Values[:s.nkeys])
+	k, err := s.key.Encode(s.keySize.buf(), row.Values[:s.nkeys])
 	if err != nil {
 		return err
 	}
-	v, err := s.value.Encode(nil, row.Values[s.nkeys:])
+	s.keySize.note(k)
+	v, err := s.value.Encode(s.valSize.buf(), row.Values[s.nkeys:])
 	if err != nil {
 		return err
 	}
+	s.valSize.note(v)
 	if v == nil {
 		v = []byte{}
 	}
 	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
 	if cur := s.env.current; cur != nil {
-		rec.Headers = append(userHeaders(cur.Headers), Header{Key: originHeader, Value: originOf(cur)})
+		rec.Headers = withOrigin(cur)
 	}
 	if row.Retract {
 		flag := byte(1)
@@ -573,7 +577,18 @@ func originOf(r *InRecord) []byte {
 			return h.Value
 		}
 	}
-	return []byte(fmt.Sprintf("%s/%d/%d", r.Topic, r.Partition, r.Offset))
+	b := make([]byte, 0, len(r.Topic)+24)
+	b = strconv.AppendInt(append(append(b, r.Topic...), '/'), int64(r.Partition), 10)
+	return strconv.AppendInt(append(b, '/'), r.Offset, 10)
+}
+
+// withOrigin is a repartition record's headers: the input's user headers
+// and the origin header, in one allocation.
+func withOrigin(cur *InRecord) []Header {
+	hs := userHeaders(cur.Headers)
+	out := make([]Header, len(hs), len(hs)+2) // room for the retract flag
+	copy(out, hs)
+	return append(out, Header{Key: originHeader, Value: originOf(cur)})
 }
 
 // origin returns the source topic, partition and offset of the record

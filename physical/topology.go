@@ -99,6 +99,50 @@ func (t *Topology) SourceTopics() []string {
 	return out
 }
 
+// InputTopics returns every topic the topology's tasks read, each once:
+// its sources and the internal topics its sub-topologies feed each other
+// through (repartition topics, a foreign-key join's subscription and
+// response topics), not the changelogs, which only restores read.
+func (t *Topology) InputTopics() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, st := range t.SubTopologies {
+		for _, topic := range st.Topics {
+			if !seen[topic] {
+				seen[topic] = true
+				out = append(out, topic)
+			}
+		}
+	}
+	return out
+}
+
+// BackEdges counts the topics a sub-topology writes that an earlier one
+// (in SubTopologies' order) reads: a foreign-key join's left side feeds
+// the subscription topic the right side, before it, reads. A reader
+// that waits for the sub-topologies one after the other, each up to the
+// ends its inputs had once the one before caught up, must go round once
+// more per back edge to see what went back.
+func (t *Topology) BackEdges() int {
+	readBy := map[string]int{}
+	for i, st := range t.SubTopologies {
+		for _, topic := range st.Topics {
+			if _, ok := readBy[topic]; !ok {
+				readBy[topic] = i
+			}
+		}
+	}
+	n := 0
+	for i, st := range t.SubTopologies {
+		for _, node := range st.Nodes {
+			if j, ok := readBy[node.Topic]; ok && node.Kind == "Sink" && j < i {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // SubTopology is a connected group of processors fed by source topics.
 // The runtime creates one task per partition of its source topics.
 type SubTopology struct {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/runtime/pull"
@@ -20,7 +18,9 @@ const pullReadyPoll = 50 * time.Millisecond
 // (assigned, stores restored) and its committed offsets at the end
 // offsets its inputs had when the pull query came, one sub-topology after
 // the other (a repartition topic's end is taken once the sub-topology
-// feeding it has caught up). ksqlDB answers at once from whatever the
+// feeding it has caught up; one more round per topic a sub-topology
+// writes back to an earlier one, physical.Topology.BackEdges: a
+// foreign-key join's subscriptions). ksqlDB answers at once from whatever the
 // store holds, so a pull query right after the CTAS comes back empty;
 // sqlstream waits (bounded by props.PullReadyWait) and, past the bound,
 // answers error 50302 saying what the query still waits for. Once a query
@@ -72,54 +72,15 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 		q.plan.Sink.Name, q.id, missing, wait, props.PullReadyWait)}
 }
 
-// waitCaughtUp polls until q is caught up (see awaitCaughtUp) or ctx
-// ends; missing says what it still waited for.
+// waitCaughtUp polls until q is caught up (see awaitCaughtUp and
+// pull.WaitCaughtUp) or ctx ends; missing says what it still waited for.
 func (e *Engine) waitCaughtUp(ctx context.Context, q *query) (missing string, err error) {
-	missing = "is " + q.State().String()
-	eos := e.eosWritten()
-	for _, sub := range q.topo.SubTopologies {
-		if len(sub.Topics) == 0 {
-			continue // kadm would list every topic's ends
-		}
-		var ends kadm.ListedOffsets
-		for {
-			switch st := q.State(); st {
-			case StateError, StateTerminated:
-				return "is " + st.String(), nil // answer from the store as it is
-			case StateRunning:
-				if ends == nil {
-					if ends, err = e.cluster.EndOffsets(ctx, sub.Topics...); err != nil {
-						return missing, e.pullReadyErr(ctx, err)
-					}
-				}
-				committed, err := e.cluster.CommittedOffsets(ctx, q.appID)
-				if err != nil {
-					return missing, e.pullReadyErr(ctx, err)
-				}
-				missing = pull.Behind(q.appID, q.cfg.FromEarliest, ends, committed, eos)
-			default:
-				missing = "is " + st.String() + " (its tasks are being assigned or restored)"
-			}
-			if missing == "" {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return missing, ctx.Err()
-			case <-time.After(pullReadyPoll):
-			}
-		}
+	state := func() (bool, bool, string) {
+		st := q.State()
+		return st == StateRunning, st == StateError || st == StateTerminated, st.String()
 	}
-	return "", nil
-}
-
-// pullReadyErr is a Kafka error while waiting; a deadline passes through
-// so that the caller answers "not ready".
-func (e *Engine) pullReadyErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return fmt.Errorf("checking whether the table's query caught up: %w", err)
+	t := pull.Table{AppID: q.appID, FromEarliest: q.cfg.FromEarliest, Topology: q.topo, State: state}
+	return pull.WaitCaughtUp(ctx, e.cluster, t, e.eosWritten(), pullReadyPoll)
 }
 
 // eosWritten is what this engine's exactly_once_v2 queries write (see
