@@ -20,9 +20,10 @@ const (
 	kindLong            // a 64-bit integer, at least Def.min
 	kindBool            // true or false
 	kindEnum            // one of Def.values
+	kindDouble          // a 64-bit floating point number
 )
 
-var kindNames = [...]string{"STRING", "INT", "LONG", "BOOLEAN", "STRING"}
+var kindNames = [...]string{"STRING", "INT", "LONG", "BOOLEAN", "STRING", "DOUBLE"}
 
 // Def is one row of the property table: every property the engine
 // accepts, with its type, default and meaning. The same table validates
@@ -47,6 +48,11 @@ type Def struct {
 	// purpose (the doc says why); "" when they are the same.
 	ksqlDefault string
 	doc         string
+	// client rows are Kafka client settings (clients.go): Defaults leaves
+	// them out, so a client sees only what was set, and roles are the
+	// clients a prefixed spelling may name (0: any).
+	client bool
+	roles  clientRole
 }
 
 // Status is the property's answer in the KsqlConfig checklist: honoured,
@@ -91,7 +97,7 @@ func NewTable() Table {
 // Connect client's and the rest
 // of ksqlDB's KsqlConfig.
 func allDefs() []*Def {
-	return slices.Concat(engineDefs(), securityDefs(), clusterDefs(), schemaRegistryDefs(), connectDefs(), ksqlDefs())
+	return slices.Concat(engineDefs(), securityDefs(), clusterDefs(), schemaRegistryDefs(), connectDefs(), ksqlDefs(), clientDefs())
 }
 
 func engineDefs() []*Def {
@@ -191,11 +197,12 @@ func engineDefs() []*Def {
 	}
 }
 
-// Defaults returns the properties that have a default.
+// Defaults returns the properties that have a default, Kafka client
+// settings aside (their clients see only what was set).
 func (t Table) Defaults() Properties {
 	out := Properties{}
 	for name, d := range t {
-		if d.def != "" {
+		if d.def != "" && !d.client {
 			out[name] = d.def
 		}
 	}
@@ -203,11 +210,15 @@ func (t Table) Defaults() Properties {
 }
 
 // Lookup returns the definition of a property (any spelling Normalize
-// accepts). Function properties (ksql.functions.*) are
+// accepts, and a Kafka client setting under a client's prefix, as
+// clients.go resolves it). Function properties (ksql.functions.*) are
 // open-ended, as in ksqlDB: they have no definition and are valid.
 func (t Table) Lookup(name string) (*Def, error) {
 	full := Normalize(name)
 	if d, ok := t[full]; ok {
+		return d, nil
+	}
+	if d, ok := t.lookupClient(full); ok {
 		return d, nil
 	}
 	if strings.HasPrefix(full, "ksql.functions.") {
@@ -267,6 +278,10 @@ func (d *Def) parse(name, value string) error {
 	case kindEnum:
 		if !slices.Contains(d.values, strings.ToLower(strings.TrimSpace(value))) {
 			return bad("String must be one of: " + strings.Join(d.values, ", "))
+		}
+	case kindDouble:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil {
+			return bad("Not a number of type DOUBLE")
 		}
 	}
 	return nil
