@@ -38,6 +38,10 @@
 // defaults; the honoured ones are read into QueryConfig.Clients
 // (clients_config.go) when set, the rest are inert.
 // TestKafkaClientChecklist pins each one's status (testdata/kafkaclients).
+// A client's SET of one of ksqlDB's ImmutableProperties (bootstrap.servers,
+// every ssl.* setting, ksql.extension.dir, …) is refused in the words of
+// ksqlDB's LocalPropertyValidator (ProblemImmutable), as is
+// auto.offset.reset=none.
 //
 // props imports no other runtime package: the engine and its
 // subpackages read their settings from it, never the other way round.

@@ -53,6 +53,10 @@ type Def struct {
 	// clients a prefixed spelling may name (0: any).
 	client bool
 	roles  clientRole
+	// immutable properties are in ksqlDB's ImmutableProperties (its
+	// LocalPropertyValidator refuses them with ProblemImmutable's text);
+	// they are fixed too.
+	immutable bool
 }
 
 // Status is the property's answer in the KsqlConfig checklist: honoured,
@@ -87,6 +91,10 @@ type Table map[string]*Def
 func NewTable() Table {
 	t := Table{}
 	for _, d := range allDefs() {
+		// ksqlDB's ImmutableProperties include every TLS setting.
+		if strings.HasPrefix(d.name, "ksql.streams.ssl.") {
+			d.fixed, d.immutable = true, true
+		}
 		t[d.name] = d
 	}
 	return t
@@ -109,7 +117,7 @@ func engineDefs() []*Def {
 			doc: "names of new persistent queries' consumer groups and internal topics: sqlstream (<service id>query_<id>) or ksqldb (_confluent-ksql-<service id>query_<id>, as ksqlDB); a query keeps the names it was created with"},
 		{name: PersistentPrefix, kind: kindString, def: "query_", fixed: true,
 			doc: "what a new persistent query's consumer group and internal topics put between the service id and the query id, as ksqlDB's"},
-		{name: Bootstrap, kind: kindString, fixed: true, doc: "Kafka bootstrap servers"},
+		{name: Bootstrap, kind: kindString, fixed: true, immutable: true, doc: "Kafka bootstrap servers"},
 		{name: Listeners, kind: kindString, fixed: true, doc: "HTTP API listeners"},
 		{name: StateDir, kind: kindString, fixed: true, doc: "directory of the state stores"},
 		{name: BrokerListen, kind: kindString, fixed: true, doc: "embedded broker address"},
@@ -243,6 +251,9 @@ func (t Table) CheckOverride(name, value string) error {
 	if err != nil {
 		return err
 	}
+	if d.immutable {
+		return &Error{Name: name, Problem: ProblemImmutable}
+	}
 	if d.fixed {
 		return &Error{Name: name, Problem: ProblemProhibited}
 	}
@@ -257,6 +268,10 @@ func (d *Def) parse(name, value string) error {
 	if d.refused != "" && !d.isDefault(value) {
 		return &Error{Name: name, Value: value, Problem: ProblemRefused,
 			Reason: d.refused + " (only " + shownDefault(d.def) + " is accepted)"}
+	}
+	if d.name == OffsetReset && strings.EqualFold(strings.TrimSpace(value), "none") {
+		// Kafka's consumer takes none; ksqlDB's LocalPropertyValidator does not.
+		return bad("'none' is not valid for this property within KSQL")
 	}
 	switch d.kind {
 	case kindBool:
@@ -301,6 +316,7 @@ const (
 	ProblemProhibited                // a server property a client may not override
 	ProblemInvalid                   // a value of the wrong type or out of range
 	ProblemRefused                   // a ksqlDB setting sqlstream supports only at its default
+	ProblemImmutable                 // one of ksqlDB's ImmutableProperties, which no client may SET
 )
 
 // Error is a property that may not be set, or not to that value. The
@@ -318,6 +334,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("Not recognizable as ksql, streams, consumer, or producer property: '%s'", e.Name)
 	case ProblemRefused:
 		return fmt.Sprintf("Property '%s' cannot be %s in sqlstream: %s", e.Name, Shown(e.Name, e.Value), e.Reason)
+	case ProblemImmutable:
+		return fmt.Sprintf("Cannot override property '%s'", e.Name)
 	case ProblemProhibited:
 		return fmt.Sprintf("One or more properties overrides set locally are prohibited by the KSQL server (use UNSET to reset their default value): [%s]", e.Name)
 	}
