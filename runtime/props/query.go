@@ -82,6 +82,11 @@ func NewQueryConfig(t Table, props Properties) (QueryConfig, error) {
 		Pull:    PullScan{Table: p.Bool(PullTableScan), KeyRange: p.Bool(PullRangeScan)},
 		Clients: parseClients(p),
 	}
+	// session.timeout.ms is a consumer setting: its consumer. spelling
+	// wins, as Kafka Streams reads it.
+	if d := (clientReader{p, []string{"main.consumer.", "consumer."}}).millis("session.timeout.ms"); d.Ok {
+		c.SessionTimeout = d.V
+	}
 	// exactly_once is ksqlDB's (and Kafka Streams' deprecated) name of the
 	// same setting; both run as exactly_once_v2.
 	if g := p.Str(Guarantee); g == "exactly_once_v2" || g == "exactly_once" {
