@@ -129,13 +129,7 @@ func (f internalFormats) aggStateSpec(src format.Spec, changelog string, n *plan
 	if f.legacyStore {
 		return stateFormat{spec: format.Spec{Name: format.JSON}, legacy: true}
 	}
-	spec := f.valueSpec(src, changelog, accumulatorColumns(n, false))
-	if (spec.Name == format.Protobuf || spec.Name == format.ProtobufNoSR) && spec.NullableRepresentation == "" {
-		// proto3 writes a NULL scalar as its default: an accumulator that
-		// is NULL (MAX before any value) must read back as NULL.
-		spec.NullableRepresentation = "WRAPPER"
-	}
-	return stateFormat{spec: spec}
+	return stateFormat{spec: f.nullsKept(src, changelog, accumulatorColumns(n, false))}
 }
 
 // positionalFormat reports whether a format reads a value's columns by

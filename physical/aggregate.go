@@ -76,33 +76,60 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 			}}
 	}
 	store := b.store(aggregateStore)
-	states := b.internal().aggStateSpec(b.sourceFormats.ValueFormat, store.Changelog, n)
+	f := b.internal()
+	formats := aggFormats{legacy: f.legacyStoreKeys, keys: f.storeKeySpec(b.sourceFormats.KeyFormat, store.Changelog, n.Schema().Keys()),
+		states: f.aggStateSpec(b.sourceFormats.ValueFormat, store.Changelog, n)}
 	if n.Window != nil {
 		b.retainChangelog(store, windowRetention(n.Window))
 	}
 	names := []string{store.Name}
 	if n.Window != nil && n.Window.Kind == ast.Sliding {
-		names = append(names, b.store(slidingRawStore).Name)
+		raw := b.store(slidingRawStore)
+		formats.raw = f.rowStoreSpec(b.sourceFormats.ValueFormat, raw.Changelog, rawColumns(n, f.legacyStoreKeys))
+		formats.rawKeys = f.storeKeySpec(b.sourceFormats.KeyFormat, raw.Changelog, n.Schema().Keys())
+		names = append(names, raw.Name)
 	}
 	if n.Final {
-		names = append(names, b.store(suppressStore).Name)
+		buffer := b.store(suppressStore)
+		formats.buffer = f.rowStoreSpec(b.sourceFormats.ValueFormat, buffer.Changelog, bufferColumns(n, f.legacyStoreKeys))
+		formats.bufferKeys = f.storeKeySpec(b.sourceFormats.KeyFormat, buffer.Changelog, n.Schema().Keys())
+		names = append(names, buffer.Name)
 	}
 	b.addStep(step{desc: NodeDesc{Name: aggregateName, Stores: names},
 		make: func(env *TaskEnv, next Processor) (Processor, error) {
 			if n.Window != nil && n.Window.Kind == ast.Sliding {
-				w, err := newWindowAggOp(env, n, store.Name, states, next)
+				w, err := newWindowAggOp(env, n, store.Name, formats, next)
 				if err != nil {
 					return nil, err
 				}
-				return newSlidingOp(w)
+				return newSlidingOp(w, formats)
 			}
 			if n.Window != nil {
-				return newWindowAggOp(env, n, store.Name, states, next)
+				return newWindowAggOp(env, n, store.Name, formats, next)
 			}
-			return newAggregateOp(env, n, store.Name, states, next)
+			return newAggregateOp(env, n, store.Name, formats, next)
 		}})
 	b.table, b.aggregated = true, true
 	return nil
+}
+
+// aggFormats are the formats of an aggregation's stores: the aggregate
+// store's keys (the group key; a windowed store appends the window) and
+// values, the sliding window's raw rows and the EMIT FINAL buffer's
+// values (see internalFormats.storeKeySpec and rowStoreSpec).
+type aggFormats struct {
+	keys    format.Spec
+	states  stateFormat
+	raw     format.Spec
+	rawKeys format.Spec // the group key in the raw rows' keys
+	buffer  format.Spec
+	// bufferKeys: the group key in the buffer's keys (window end ‖ key ‖
+	// window start).
+	bufferKeys format.Spec
+	// legacy: the buffer holds whole result rows and the raw rows their
+	// arguments, columns by position (bufferColumns, rawColumns), as
+	// queries recorded before wrote them (Options.LegacyStoreKeysJSON).
+	legacy bool
 }
 
 func storeNames(has bool, s StoreSpec) []string {
@@ -231,11 +258,13 @@ func (op *groupByOp) emit(row *types.Row, retract, quiet bool) error {
 // repartitionSink writes prep rows to the repartition topic, keyed by the
 // group key so each group lands in one partition.
 type repartitionSink struct {
-	env   *TaskEnv
-	topic string
-	nkeys int
-	key   format.Codec
-	value format.Codec
+	env     *TaskEnv
+	topic   string
+	nkeys   int
+	key     format.Codec
+	value   format.Codec
+	keySize sizeHint
+	valSize sizeHint
 }
 
 func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
@@ -262,20 +291,22 @@ func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, for
 }
 
 func (s *repartitionSink) Process(row *types.Row) error {
-	k, err := s.key.Encode(nil, row.Values[:s.nkeys])
+	k, err := s.key.Encode(s.keySize.buf(), row.Values[:s.nkeys])
 	if err != nil {
 		return err
 	}
-	v, err := s.value.Encode(nil, row.Values[s.nkeys:])
+	s.keySize.note(k)
+	v, err := s.value.Encode(s.valSize.buf(), row.Values[s.nkeys:])
 	if err != nil {
 		return err
 	}
+	s.valSize.note(v)
 	if v == nil {
 		v = []byte{}
 	}
 	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
 	if cur := s.env.current; cur != nil {
-		rec.Headers = append(userHeaders(cur.Headers), Header{Key: originHeader, Value: originOf(cur)})
+		rec.Headers = withOrigin(cur)
 	}
 	if row.Retract {
 		flag := byte(1)
@@ -323,8 +354,10 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 
 // aggregateOp keeps one accumulator per aggregate call and group in its
 // store (value: 8-byte big-endian timestamp, then the accumulators in
-// the query's value format, see aggState) and forwards the group's new result row on every update. The
-// result's timestamp is the largest input timestamp the group has seen.
+// the query's value format, see aggState) under the group key (in the
+// query's key format, see internalFormats.storeKeySpec) and forwards the
+// group's new result row on every update. The result's timestamp is the
+// largest input timestamp the group has seen.
 type aggregateOp struct {
 	env    *TaskEnv
 	n      *planner.Aggregate
@@ -343,16 +376,16 @@ type aggregateOp struct {
 	pendingExisted bool
 }
 
-func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, states stateFormat, next Processor) (*aggregateOp, error) {
+func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*aggregateOp, error) {
 	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls))}
 	var err error
 	if op.store, err = env.store(store); err != nil {
 		return nil, err
 	}
-	if op.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, n.Schema().Keys()); err != nil {
-		return nil, err
+	if op.key, err = format.NewKeyCodec(formats.keys, n.Schema().Keys()); err != nil {
+		return nil, fmt.Errorf("%s keys: %w", aggregateStore, err)
 	}
-	op.state, err = newAggState(n, states)
+	op.state, err = newAggState(n, formats.states)
 	return op, err
 }
 
@@ -502,7 +535,18 @@ func originOf(r *InRecord) []byte {
 			return h.Value
 		}
 	}
-	return []byte(fmt.Sprintf("%s/%d/%d", r.Topic, r.Partition, r.Offset))
+	b := make([]byte, 0, len(r.Topic)+24)
+	b = strconv.AppendInt(append(append(b, r.Topic...), '/'), int64(r.Partition), 10)
+	return strconv.AppendInt(append(b, '/'), r.Offset, 10)
+}
+
+// withOrigin is a repartition record's headers: the input's user headers
+// and the origin header, in one allocation.
+func withOrigin(cur *InRecord) []Header {
+	hs := userHeaders(cur.Headers)
+	out := make([]Header, len(hs), len(hs)+2) // room for the retract flag
+	copy(out, hs)
+	return append(out, Header{Key: originHeader, Value: originOf(cur)})
 }
 
 // origin returns the source topic, partition and offset of the record

@@ -470,14 +470,33 @@
 // aggregate's intermediate type (`agg_state.go`), named after its call
 // (`KSQL_AGG_<FUNCTION>_<hash>`) where ksqlDB numbers them
 // (`KSQL_AGG_VARIABLE_n`), so an upgraded query that keeps an aggregate
-// keeps its accumulator; the group key stays in the store key (JSON).
+// keeps its accumulator. Its keys (so its changelog's) are the group key
+// in the first source's key format under the changelog's key subject, as
+// ksqlDB writes `…-Aggregate-Materialize-changelog` keys (NONE becomes
+// KAFKA, KAFKA of several columns JSON); a windowed store's keys are that
+// key then the window as Kafka Streams' window (start, sequence number)
+// and session (end, start) stores lay them out. The EMIT FINAL buffer's
+// values are the window's timestamp then its results in the query's value
+// format, one column per aggregate named after its accumulator (the
+// group key is in the buffer key), and a sliding window's raw rows the
+// timestamp then the calls' arguments named as the GROUP BY repartition
+// topic names them, each under its own changelog's subjects (protobuf
+// with wrapped scalars, so a NULL stays NULL).
 // A stream–table, table–table or foreign-key join's table store holds
 // timestamp ‖ the row's non-key columns in the table's value format,
 // under its changelog's value subject (a foreign-key response carries
 // the right store's entry as stored; the staleness hash digests the
-// left row's JSON, whatever the store's format). The foreign-key
-// subscription store, the as-of and global-table stores stay
-// sqlstream's own encoding (JSON). A foreign-key join whose right table
+// left row's JSON, whatever the store's format). An as-of join's
+// versioned table store keys each version by the table's key (in the
+// format its rows arrive keyed in) then its time, its rows in the
+// table's value format, and its grace buffer holds the stream rows in
+// the stream's value format, under their changelogs' subjects. A
+// foreign-key join's side stores are keyed in the format each side's
+// rows arrive keyed in, and its subscription store by len(fk) ‖ fk ‖
+// left key in those bytes (Kafka Streams' CombinedKey; its values,
+// hash ‖ partition, are sqlstream's own). A global table's local copy
+// (no changelog) keeps its rows in the table's own formats where they
+// need no registry, JSON otherwise. A foreign-key join whose right table
 // is keyed in a registry format copies that table through
 // `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
@@ -485,12 +504,16 @@
 // command records `internalFormats: "sources/3"` (commands recorded with
 // `"sources/2"` keep their stream–stream join store numbers; those with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.
-// LegacyRegistryJoinSteps) and `storeFormats: "query"`; queries of
+// LegacyRegistryJoinSteps) and `storeFormats: "query/2"`; queries of
 // commands recorded before the first keep JSON internal topics (and the
 // kept side's key format on join repartition keys, as they had), before
 // the second JSON aggregate store values by position (`STATE_n`) and
-// JSON join table store values, so an upgrade reads the topics and
-// stores they wrote. A registry
+// JSON join table store values, and those recorded with `storeFormats:
+// "query"` JSON aggregate store keys, EMIT FINAL buffers of whole rows
+// by position, JSON sliding raw rows, JSON as-of join stores, JSON
+// foreign-key join store keys and JSON global-table copies
+// (Options.LegacyStoreKeysJSON),
+// so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal
 // topic or a sink never skips a row for it. Windowed sink records are
@@ -517,9 +540,11 @@
 // aggregation (a new accumulator would retract rows it never added) or a
 // sliding window (its raw rows hold the old calls' arguments), and any
 // change of the aggregates when the store is read by position
-// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores), and a
-// PROTOBUF field number given another type (add new aggregates at the
-// end). Whether a kept subject takes its new schema is its registry's
+// (DELIMITED, KAFKA, PROTOBUF_NOSR, legacy `STATE_n` stores, legacy
+// EMIT FINAL buffers and sliding raw rows), and a PROTOBUF field number
+// given another type (an accumulator's, a buffered result's, a raw
+// argument's: add new aggregates at the end). Whether a kept subject
+// takes its new schema is its registry's
 // answer under the subject's own rule (BACKWARD, FORWARD, FULL, their
 // TRANSITIVE forms, NONE): the builder records the schema each internal
 // subject's codec registers (`subject_schemas.go`), `SchemaChanges(old,

@@ -9,14 +9,16 @@ import (
 // query on a global table answers from such a full local copy.
 func GlobalSpecOf(src *planner.Source, opts Options) GlobalStoreSpec {
 	b := &builder{opts: opts}
-	return GlobalStoreSpec{Name: src.Name + "-GlobalStore", Topic: src.Topic, Source: src, parse: b.timestampParser(src)}
+	g := GlobalStoreSpec{Name: src.Name + "-GlobalStore", Topic: src.Topic, Source: src, parse: b.timestampParser(src)}
+	g.keys, g.values = b.internal().globalFormats(src)
+	return g
 }
 
 // Rows passes every row of a global store to fn, in key order, as the
 // table's rows (all columns, the row time of its last change), until fn
 // fails. fn must not use the store.
 func (g GlobalStoreSpec) Rows(store Store, fn func(*types.Row) error) error {
-	side, err := newSideStore(store, g.Source.Schema, jsonKeys, jsonValues)
+	side, err := newSideStore(store, g.Source.Schema, g.keys, g.values)
 	if err != nil {
 		return err
 	}

@@ -19,9 +19,11 @@ import (
 // followed the query's formats (Options.LegacyInternalJSON) keep JSON, so
 // their topics and stores stay readable after an upgrade; queries
 // recorded before aggregate stores followed them (Options.LegacyStoreJSON)
-// keep those stores' JSON values.
+// keep those stores' JSON values; queries recorded before the aggregate
+// store's keys and the stores beside it followed them
+// (Options.LegacyStoreKeysJSON) keep those JSON.
 type internalFormats struct {
-	legacy, legacyStore bool
+	legacy, legacyStore, legacyStoreKeys bool
 	// schemas, while the topology is built, records the schemas the
 	// specs decided register (nil afterwards: tasks only read).
 	schemas subjectSchemas
@@ -96,6 +98,46 @@ func (f internalFormats) storeValueSpec(src format.Spec, changelog string, cols 
 		return format.Spec{Name: format.JSON}
 	}
 	return f.valueSpec(src, changelog, cols)
+}
+
+// storeKeySpec is the key format of an aggregate store (so of its
+// changelog's keys; a windowed store's keys are the inner key ‖ its
+// window, as Kafka Streams' window and session stores lay them out): the
+// first source's key format under the changelog's key subject, as ksqlDB
+// writes `…-Aggregate-Materialize-changelog` keys; JSON for legacy
+// stores (Options.LegacyStoreKeysJSON).
+func (f internalFormats) storeKeySpec(src format.Spec, changelog string, cols []types.Column) format.Spec {
+	if f.legacyStoreKeys {
+		return format.Spec{Name: format.JSON}
+	}
+	return f.keySpec(src, changelog, cols)
+}
+
+// rowStoreSpec is the value format of a store beside an aggregate or a
+// join that keeps rows of its own (the EMIT FINAL buffer's results, a
+// sliding window's raw arguments, a foreign-key join's subscriptions):
+// the query's value format under the store changelog's value subject,
+// protobuf with wrapped scalars so a NULL column stays NULL; JSON for
+// legacy stores (Options.LegacyStoreKeysJSON).
+func (f internalFormats) rowStoreSpec(src format.Spec, changelog string, cols []types.Column) format.Spec {
+	if f.legacyStoreKeys {
+		return format.Spec{Name: format.JSON}
+	}
+	return f.nullsKept(src, changelog, cols)
+}
+
+// nullsKept is f.valueSpec(src, changelog, cols) with NULLs kept
+// through protobuf: proto3 writes a NULL scalar as its default, so a
+// stored NULL (MAX before any value, a NULL argument) would read back as
+// 0 without wrappers. The schema noted for the subject is the wrapped
+// one, which the codec registers.
+func (f internalFormats) nullsKept(src format.Spec, changelog string, cols []types.Column) format.Spec {
+	spec := f.valueSpec(src, changelog, cols)
+	if (spec.Name == format.Protobuf || spec.Name == format.ProtobufNoSR) && spec.NullableRepresentation == "" {
+		spec.NullableRepresentation = "WRAPPER"
+		f.schemas.note(spec, cols, false)
+	}
+	return spec
 }
 
 // retarget is src written to another topic: its own subject, no schema id.

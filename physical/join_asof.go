@@ -3,6 +3,7 @@ package physical
 import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 	"github.com/sqlstream/sqlstream/state"
 )
@@ -25,7 +26,7 @@ type versionedSide struct {
 	codec *sideStore // codecs only
 }
 
-func openVersionedSide(env *TaskEnv, n *planner.Join) (*versionedSide, error) {
+func openVersionedSide(env *TaskEnv, n *planner.Join, f asOfFormats) (*versionedSide, error) {
 	s, err := env.store(versionedStoreName(n))
 	if err != nil {
 		return nil, err
@@ -34,7 +35,7 @@ func openVersionedSide(env *TaskEnv, n *planner.Join) (*versionedSide, error) {
 	if err != nil {
 		return nil, err
 	}
-	codec, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys, jsonValues)
+	codec, err := newSideStore(nil, n.Right.Source.Schema, f.keys, f.values)
 	if err != nil {
 		return nil, err
 	}
@@ -106,14 +107,14 @@ func (a *asOfLookup) time(vals []any, row *types.Row) (int64, bool) {
 
 // newAsOfJoin makes the operators of an as-of join: the stream side (with
 // its grace buffer) and the table side keeping versions.
-func newAsOfJoin(env *TaskEnv, n *planner.Join, next Processor) (lp, rp Processor, err error) {
-	table, err := openVersionedSide(env, n)
+func newAsOfJoin(env *TaskEnv, n *planner.Join, f asOfFormats, next Processor) (lp, rp Processor, err error) {
+	table, err := openVersionedSide(env, n, f)
 	if err != nil {
 		return nil, nil, err
 	}
 	a := &asOfLookup{table: table, timeIndex: n.AsOf.TimeIndex}
 	if n.AsOf.Grace >= 0 {
-		if a.buffer, err = openAsOfBuffer(env, n); err != nil {
+		if a.buffer, err = openAsOfBuffer(env, n, f.buffer); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -151,12 +152,48 @@ func (b *builder) startAsOfJoin(n *planner.Join, seg *segment, t joinTopics) {
 	if n.AsOf.Grace >= 0 {
 		buffer = b.store(bufferStoreName(n))
 	}
+	f := b.asOfFormats(n, versions, buffer)
 	seg.joinDescs = asOfDescs(n, versions, buffer, t)
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
-		lp, rp, err := newAsOfJoin(env, n, next)
+		lp, rp, err := newAsOfJoin(env, n, f, next)
 		if err != nil {
 			return nil, err
 		}
 		return b.joinSources(env, n, t, lp, rp)
 	}
+}
+
+// asOfFormats are the formats of an as-of join's stores: the versioned
+// table store's keys (then the version's time, as state.VersionedStore
+// lays them out) in the format the table's rows arrive keyed in and its
+// values in the table's value format, and the grace buffer's stream rows
+// in the stream's value format, each under its changelog's subjects
+// (internalFormats.storeKeySpec, asOfValueSpec and rowStoreSpec); JSON
+// for queries recorded before (Options.LegacyStoreKeysJSON).
+type asOfFormats struct {
+	keys, values, buffer format.Spec
+}
+
+func (b *builder) asOfFormats(n *planner.Join, versions, buffer StoreSpec) asOfFormats {
+	f := b.internal()
+	kf := n.Right.Source.KeyFormat
+	if n.Right.Reformat {
+		kf = reformatKeyFormat(n)
+	}
+	out := asOfFormats{keys: f.storeKeySpec(kf, versions.Changelog, n.Right.Source.Schema.Keys()),
+		values: f.asOfValueSpec(n.Right.Source.ValueFormat, versions.Changelog, valueColumns(n.Right.Source.Schema))}
+	if buffer.Name != "" {
+		out.buffer = f.rowStoreSpec(n.Left.Source.ValueFormat, buffer.Changelog, asOfBufferColumns(n))
+	}
+	return out
+}
+
+// asOfValueSpec is the value format of an as-of join's versioned store:
+// the table's own (as a stream–table join's table store, storeValueSpec)
+// under the changelog's subject; JSON for legacy stores.
+func (f internalFormats) asOfValueSpec(src format.Spec, changelog string, cols []types.Column) format.Spec {
+	if f.legacyStoreKeys {
+		return format.Spec{Name: format.JSON}
+	}
+	return f.valueSpec(src, changelog, cols)
 }

@@ -22,7 +22,8 @@ const bufferKeyLen = 20
 // time-ordered stream–table join buffer (KIP-923). Entries are keyed
 // ts ‖ offset ‖ n (n counts rows of one offset, so a replayed record
 // overwrites its own entry) → partition(4) ‖ null-key flag ‖ values
-// (JSON); the stream time, the largest row time seen, is kept under its
+// (the stream's value format, asOfFormats; JSON for legacy stores); the
+// stream time, the largest row time seen, is kept under its
 // own key so both are changelogged and restored.
 type asOfBuffer struct {
 	store      Store
@@ -34,13 +35,28 @@ type asOfBuffer struct {
 	n          uint32
 }
 
-// openAsOfBuffer opens a task's buffer; values are encoded with the
-// stream rows' columns ([key…, …] for a re-keyed side).
-func openAsOfBuffer(env *TaskEnv, n *planner.Join) (*asOfBuffer, error) {
+// openAsOfBuffer opens a task's buffer; values are encoded in values
+// with the stream rows' columns (asOfBufferColumns).
+func openAsOfBuffer(env *TaskEnv, n *planner.Join, values format.Spec) (*asOfBuffer, error) {
 	s, err := env.store(bufferStoreName(n))
 	if err != nil {
 		return nil, err
 	}
+	cols := asOfBufferColumns(n)
+	b := &asOfBuffer{store: s, cols: len(cols), grace: n.AsOf.Grace, streamTime: -1, offset: -1}
+	if b.value, err = format.NewValueCodec(values, cols); err != nil {
+		return nil, fmt.Errorf("%s values: %w", bufferStoreName(n), err)
+	}
+	v, err := s.Get(bufferTimeKey)
+	if len(v) == 8 {
+		b.streamTime = int64(binary.BigEndian.Uint64(v))
+	}
+	return b, err
+}
+
+// asOfBufferColumns are the columns of the stream rows an as-of join
+// buffers: [key…, …] for a re-keyed side (K0…), then the stream's.
+func asOfBufferColumns(n *planner.Join) []types.Column {
 	var cols []types.Column
 	if n.Left.Rekeyed() {
 		for i, t := range n.KeyTypes() {
@@ -50,15 +66,7 @@ func openAsOfBuffer(env *TaskEnv, n *planner.Join) (*asOfBuffer, error) {
 	for _, c := range n.Left.Source.Schema.Columns {
 		cols = append(cols, types.Column{Name: c.Name, Type: c.Type, NS: types.ValueNS})
 	}
-	b := &asOfBuffer{store: s, cols: len(cols), grace: n.AsOf.Grace, streamTime: -1, offset: -1}
-	if b.value, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols); err != nil {
-		return nil, err
-	}
-	v, err := s.Get(bufferTimeKey)
-	if len(v) == 8 {
-		b.streamTime = int64(binary.BigEndian.Uint64(v))
-	}
-	return b, err
+	return cols
 }
 
 // process buffers row (or joins it at once when it is already older than

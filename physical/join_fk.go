@@ -71,7 +71,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 // right-table changes (read from rightSrc: the right table's topic, or
 // its reformat topic) answered on the response topic.
 func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *planner.Source, reg, resp string) (rawProcessor, error) {
-	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinRight))
+	right, err := openSideStore(env, joinStoreName(n, planner.JoinRight), n.Right.Source.Schema, b.fkStoreKeys(n, planner.JoinRight, rightSrc), b.fkStoreValues(n, planner.JoinRight))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *plann
 // (so a subscription lands in its right row's partition), responses are
 // joined with the current left row.
 func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planner.Source, reg, resp string, next Processor) (rawProcessor, error) {
-	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinLeft))
+	left, err := openSideStore(env, joinStoreName(n, planner.JoinLeft), n.Left.Source.Schema, b.fkStoreKeys(n, planner.JoinLeft, n.Left.Source), b.fkStoreValues(n, planner.JoinLeft))
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planne
 	if err != nil {
 		return nil, err
 	}
-	right, err := newSideStore(nil, n.Right.Source.Schema, jsonKeys, b.fkStoreValues(n, planner.JoinRight))
+	right, err := newSideStore(nil, n.Right.Source.Schema, b.fkStoreKeys(n, planner.JoinRight, rightSrc), b.fkStoreValues(n, planner.JoinRight))
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +153,18 @@ func (b *builder) fkStoreValues(n *planner.Join, side planner.JoinSide) format.S
 	in := joinInput(n, side)
 	changelog := b.internalName(joinStoreName(n, side) + "-changelog")
 	return b.internal().storeValueSpec(in.Source.ValueFormat, changelog, valueColumns(in.Source.Schema))
+}
+
+// fkStoreKeys is the key format of a foreign-key join's side store: the
+// format the side's rows arrive keyed in (src: the side's table, or the
+// right table's reformat topic) under the store's changelog's subject.
+// The subscription store's keys (len(fk) ‖ fk ‖ left key) and the
+// registration and response records carry these stores' key bytes, so
+// they follow. JSON for queries recorded before
+// (Options.LegacyStoreKeysJSON).
+func (b *builder) fkStoreKeys(n *planner.Join, side planner.JoinSide, src *planner.Source) format.Spec {
+	changelog := b.internalName(joinStoreName(n, side) + "-changelog")
+	return b.internal().storeKeySpec(src.KeyFormat, changelog, joinInput(n, side).Source.Schema.Keys())
 }
 
 // fkRightDescs describes the right sub-topology of a foreign-key join.

@@ -31,8 +31,8 @@ const (
 
 // Wire formats (internal topics and store, big-endian):
 //
-//	subscription value: instruction ‖ hash len ‖ hash ‖ partition (4) ‖ left key (JSON)
-//	subscription store: len(fk) (4) ‖ fk (JSON) ‖ left key → hash len ‖ hash ‖ partition
+//	subscription value: instruction ‖ hash len ‖ hash ‖ partition (4) ‖ left key (the left store's)
+//	subscription store: len(fk) (4) ‖ fk (the right store's key) ‖ left key → hash len ‖ hash ‖ partition
 //	response value:     hash len ‖ hash ‖ found (1) ‖ right entry (ts ‖ the right store's value)
 func appendHash(b, hash []byte) []byte { return append(append(b, byte(len(hash))), hash...) }
 

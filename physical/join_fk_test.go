@@ -131,3 +131,74 @@ CREATE TABLE j AS SELECT o.id, c.name FROM o JOIN c ON o.c = c.id;`)
 		t.Fatalf("want only the answer to the current value (bob at 4), got %d records", len(out))
 	}
 }
+
+// TestForeignKeyJoinStoresInKeyFormats: a foreign-key join of KAFKA-keyed
+// tables keeps its side stores keyed in KAFKA (the bare strings, as the
+// tables' topics are keyed) and its subscriptions keyed len(fk) ‖ fk ‖
+// left key in those bytes (Kafka Streams' CombinedKey), and still
+// joins; a legacy query (Options.LegacyStoreKeysJSON) keeps JSON keys.
+func TestForeignKeyJoinStoresInKeyFormats(t *testing.T) {
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	stmts, err := parser.Parse(`CREATE TABLE o (id VARCHAR PRIMARY KEY, c VARCHAR) WITH (KAFKA_TOPIC='o', KEY_FORMAT='KAFKA', VALUE_FORMAT='JSON');
+CREATE TABLE c (id VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='c', KEY_FORMAT='KAFKA', VALUE_FORMAT='JSON');
+CREATE TABLE j AS SELECT o.id, c.name FROM o JOIN c ON o.c = c.id;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range stmts[:2] {
+		src, err := p.CreateSource(st.(*ast.CreateSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Catalog.Put(src)
+	}
+	plan, err := p.PlanCreateAs(stmts[2].(*ast.CreateAsSelect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		legacy           bool
+		left, right, sub string
+	}{
+		{false, "o1", "c1", "\x00\x00\x00\x02c1o1"},
+		{true, `"o1"`, `"c1"`, "\x00\x00\x00\x04\"c1\"\"o1\""},
+	} {
+		topo, err := physical.Build(plan, physical.Options{AppID: "app", LegacyStoreKeysJSON: c.legacy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emit, stores := &recorder{}, mapStores{}
+		task := func(sub int) *physical.Task {
+			tk, err := topo.NewTask(sub, &physical.TaskEnv{Emit: emit, Stores: stores})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tk
+		}
+		right, left := task(0), task(1)
+		process := func(tk *physical.Task, recs ...*physical.OutRecord) {
+			for _, r := range recs {
+				if err := tk.Process(&physical.InRecord{Topic: r.Topic, Key: r.Key, Value: r.Value, Timestamp: r.Timestamp}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		process(right, &physical.OutRecord{Topic: "c", Key: []byte("c1"), Value: []byte(`{"NAME":"ada"}`), Timestamp: 1})
+		process(left, &physical.OutRecord{Topic: "o", Key: []byte("o1"), Value: []byte(`{"C":"c1"}`), Timestamp: 2})
+		process(right, emit.take("REGISTRATION-0000000012-topic")...)
+		process(left, emit.take("RESPONSE-0000000020-topic")...)
+		if out := emit.take("J"); len(out) != 1 || string(out[0].Value) != `{"NAME":"ada"}` {
+			t.Fatalf("legacy %v: want o1 joined with ada, got %d records", c.legacy, len(out))
+		}
+		for store, want := range map[string]string{"KafkaTopic_Left-Reduce": c.left, "KafkaTopic_Right-Reduce": c.right,
+			"KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000016": c.sub} {
+			var keys []string
+			for k := range stores[store] {
+				keys = append(keys, k)
+			}
+			if len(keys) != 1 || keys[0] != want {
+				t.Errorf("legacy %v: %s keys %q, want %q", c.legacy, store, keys, want)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -19,6 +20,9 @@ type GlobalStoreSpec struct {
 	Topic  string
 	Source *planner.Source
 	parse  func(any) (int64, error)
+	// keys and values are the formats of the store's entries
+	// (internalFormats.globalFormats).
+	keys, values format.Spec
 }
 
 // GlobalStores gives a task the query's global stores by name; the
@@ -44,7 +48,7 @@ type GlobalLoader struct {
 // NewLoader makes a loader writing into store; log receives the records
 // that do not deserialize.
 func (g GlobalStoreSpec) NewLoader(store Store, log ProcessingLog) (*GlobalLoader, error) {
-	side, err := newSideStore(store, g.Source.Schema, jsonKeys, jsonValues)
+	side, err := newSideStore(store, g.Source.Schema, g.keys, g.values)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +61,30 @@ func (g GlobalStoreSpec) NewLoader(store Store, log ProcessingLog) (*GlobalLoade
 
 // Load applies one record of the topic.
 func (l *GlobalLoader) Load(r *InRecord) error { return l.src.ProcessRaw(r) }
+
+// globalFormats are the key and value formats of a global table's local
+// copy: the table's own where they need no registry (the copy has no
+// changelog whose subjects a schema could be registered under, and a
+// lookup's key must be the bytes the rows were stored under, so a key
+// carrying a schema id is no store key), JSON otherwise and for legacy
+// stores (Options.LegacyStoreKeysJSON).
+func (f internalFormats) globalFormats(src *planner.Source) (format.Spec, format.Spec) {
+	keys, values := format.Spec{Name: format.JSON}, format.Spec{Name: format.JSON}
+	if f.legacyStoreKeys {
+		return keys, values
+	}
+	if k := src.KeyFormat; !k.UsesRegistry() && k.Name != format.None {
+		if _, err := format.NewKeyCodec(k, src.Schema.Keys()); err == nil {
+			keys = k
+		}
+	}
+	if v := src.ValueFormat; !v.UsesRegistry() {
+		if _, err := format.NewValueCodec(v, valueColumns(src.Schema)); err == nil {
+			values = v
+		}
+	}
+	return keys, values
+}
 
 // globalStoreName names a global table's store.
 func globalStoreName(n *planner.Join) string {
@@ -74,6 +102,7 @@ func globalStoreName(n *planner.Join) string {
 func (b *builder) startGlobalJoin(n *planner.Join) {
 	g := GlobalStoreSpec{Name: globalStoreName(n), Topic: n.Right.Source.Topic, Source: n.Right.Source,
 		parse: b.timestampParser(n.Right.Source)}
+	g.keys, g.values = b.internal().globalFormats(n.Right.Source)
 	b.topo.Globals = append(b.topo.Globals, g)
 	if inner, ok := n.Left.Node.(*planner.Join); ok {
 		// a star join: the earlier steps' rows, in their own segment,
@@ -109,7 +138,7 @@ func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Proces
 	if err != nil {
 		return nil, err
 	}
-	table, err := newSideStore(s, n.Right.Source.Schema, jsonKeys, jsonValues)
+	table, err := newSideStore(s, n.Right.Source.Schema, g.keys, g.values)
 	if err != nil {
 		return nil, err
 	}

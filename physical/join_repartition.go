@@ -156,7 +156,7 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 	}
 	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
 	if cur := s.env.current; cur != nil {
-		rec.Headers = append(userHeaders(cur.Headers), Header{Key: originHeader, Value: originOf(cur)})
+		rec.Headers = withOrigin(cur)
 	}
 	s.env.Emit.Emit(rec)
 	return nil

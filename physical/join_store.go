@@ -36,6 +36,11 @@ type sideStore struct {
 	hasher format.Codec // JSON of the non-key columns, what hash digests
 	keys   []int
 	vals   []int
+	rows   *rowCache // decoded rows by store key; nil unless this store sees every write (rowCache)
+	// A lookup's key values and store key, reused: the store copies the
+	// keys it keeps, decode copies the values.
+	lookupKV  []any
+	lookupBuf []byte
 }
 
 // sideRow is a stored table row (all columns of its side) and its time.
@@ -44,14 +49,8 @@ type sideRow struct {
 	time   int64
 }
 
-// jsonKeys is the key format of the side stores whose keys are JSON:
-// foreign-key, as-of and global-table joins', and every join's of queries
-// recorded before join stores' keys followed the query's key format.
-var jsonKeys = format.Spec{Name: format.JSON}
-
-// jsonValues is the value format of the side stores whose values are
-// JSON: foreign-key, as-of and global-table joins', and every join's of
-// queries recorded before join stores' values followed the table's.
+// jsonValues is the format of a row's non-key columns that the
+// foreign-key join's staleness hash digests, whatever the store's format.
 var jsonValues = format.Spec{Name: format.JSON}
 
 func openSideStore(env *TaskEnv, name string, schema *types.Schema, keys, values format.Spec) (*sideStore, error) {
@@ -102,11 +101,34 @@ func (s *sideStore) encodeKey(row []any) ([]byte, error) {
 // hold the join key's values (nil: none).
 // A join of windowed sources looks up the row of the key and window w.
 func (s *sideStore) lookup(key []any, cols []int, w *types.Window) (*sideRow, error) {
-	k, kv, err := s.lookupKey(key, cols, w)
+	kv := s.lookupValues(key, cols)
+	k, err := s.key.Encode(s.lookupBuf[:0], kv)
 	if err != nil {
 		return nil, err
 	}
+	if w != nil {
+		k = format.AppendWindow(k, *w, true)
+	}
+	s.lookupBuf = k[:0]
 	return s.get(k, kv)
+}
+
+// lookupValues is the key values (in the order of s.keys) of the row
+// whose key columns cols hold key, in a slice reused by the next lookup.
+func (s *sideStore) lookupValues(key []any, cols []int) []any {
+	if cap(s.lookupKV) < len(s.keys) {
+		s.lookupKV = make([]any, len(s.keys))
+	}
+	kv := s.lookupKV[:len(s.keys)]
+	clear(kv)
+	for i, idx := range cols {
+		for j, k := range s.keys {
+			if k == idx {
+				kv[j] = key[i]
+			}
+		}
+	}
+	return kv
 }
 
 // lookupKey encodes the store key of the row whose key columns cols hold
@@ -124,11 +146,17 @@ func (s *sideStore) lookupKey(key []any, cols []int, w *types.Window) ([]byte, [
 // get returns the stored row with the key of row (nil: none).
 
 func (s *sideStore) get(key []byte, keyVals []any) (*sideRow, error) {
+	if r, ok := s.rows.get(key); ok {
+		return r, nil
+	}
 	b, err := s.store.Get(key)
 	if err != nil || b == nil {
+		s.rows.put(key, nil, nil, err)
 		return nil, err
 	}
-	return s.decode(b, keyVals)
+	r, err := s.decode(b, keyVals)
+	s.rows.put(key, b, r, err)
+	return r, err
 }
 
 // decode reads a stored entry (ts ‖ non-key columns) of the row with key
@@ -167,6 +195,7 @@ func (s *sideStore) update(row *types.Row) (old *sideRow, key []byte, err error)
 	if old, err = s.get(key, s.keyValues(row.Values)); err != nil {
 		return nil, nil, err
 	}
+	s.rows.forget(key)
 	if row.Tombstone {
 		return old, key, s.store.Put(key, nil)
 	}

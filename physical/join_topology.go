@@ -165,7 +165,12 @@ func (b *builder) openJoinStore(env *TaskEnv, n *planner.Join, side planner.Join
 	changelog := b.internalName(name + "-changelog")
 	keys := b.internal().keySpec(kf, changelog, in.Source.Schema.Keys())
 	values := b.internal().storeValueSpec(in.Source.ValueFormat, changelog, valueColumns(in.Source.Schema))
-	return openSideStore(env, name, in.Source.Schema, keys, values)
+	s, err := openSideStore(env, name, in.Source.Schema, keys, values)
+	if err != nil {
+		return nil, err
+	}
+	s.rows = newRowCache(rowCacheBytes) // its writes are this task's table side's (rowCache)
+	return s, nil
 }
 
 // windowKeys is the key format of a stream–stream join's window store

@@ -49,7 +49,9 @@ func (t *Topology) Materialization(plan *planner.Plan) (*Materialization, error)
 				m.post = append(m.post, post)
 			}
 		}
-		return m, m.codecs(t.formats.aggStateSpec(firstSource(plan).ValueFormat, t.storeChangelog(aggregateStore), agg))
+		src, changelog := firstSource(plan), t.storeChangelog(aggregateStore)
+		return m, m.codecs(t.formats.storeKeySpec(src.KeyFormat, changelog, agg.Schema().Keys()),
+			t.formats.aggStateSpec(src.ValueFormat, changelog, agg))
 	}
 	return nil, nil
 }
@@ -78,9 +80,9 @@ func (t *Topology) storeChangelog(name string) string {
 	return ""
 }
 
-func (m *Materialization) codecs(states stateFormat) error {
+func (m *Materialization) codecs(keys format.Spec, states stateFormat) error {
 	var err error
-	if m.key, err = format.NewKeyCodec(format.Spec{Name: format.JSON}, m.agg.Schema().Keys()); err != nil {
+	if m.key, err = format.NewKeyCodec(keys, m.agg.Schema().Keys()); err != nil {
 		return err
 	}
 	m.accs, err = newAggState(m.agg, states)

@@ -1,12 +1,15 @@
 package physical
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sort"
 
+	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/types"
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // Sliding windows, Kafka Streams' SlidingWindows semantics (which ksqlDB
@@ -31,23 +34,47 @@ type slidingOp struct {
 	*windowAggOp
 	raw      Store
 	rawCodec format.Codec
-	nargs    int
-	seq      uint32
+	// rawKeys encodes the group key of the raw rows' keys (under their
+	// changelog's key subject, as the EMIT FINAL buffer's keys are under
+	// theirs).
+	rawKeys format.Codec
+	nargs   int
+	seq     uint32
 }
 
-func newSlidingOp(w *windowAggOp) (*slidingOp, error) {
+func newSlidingOp(w *windowAggOp, formats aggFormats) (*slidingOp, error) {
 	raw, err := w.env.store(slidingRawStore)
 	if err != nil {
 		return nil, err
 	}
+	cols := rawColumns(w.n, formats.legacy)
+	codec, err := format.NewValueCodec(formats.raw, cols)
+	if err != nil {
+		return nil, fmt.Errorf("%s values: %w", slidingRawStore, err)
+	}
+	keys, err := format.NewKeyCodec(formats.rawKeys, w.n.Schema().Keys())
+	if err != nil {
+		return nil, fmt.Errorf("%s keys: %w", slidingRawStore, err)
+	}
+	return &slidingOp{windowAggOp: w, raw: raw, rawCodec: codec, rawKeys: keys, nargs: len(cols)}, nil
+}
+
+// rawColumns are the columns of a sliding window's raw rows (after their
+// 8-byte timestamp): every call's arguments, named after the call's
+// accumulator as the GROUP BY repartition topic names them
+// (<accumulator>_ARG_j, prepSchema), or A<i>_<j> by position for legacy
+// stores.
+func rawColumns(n *planner.Aggregate, legacy bool) []types.Column {
+	if !legacy {
+		return prepSchema(n, false).Values()
+	}
 	cols := make([]types.Column, 0, 4)
-	for i, c := range w.n.Calls {
+	for i, c := range n.Calls {
 		for j, a := range c.Args {
 			cols = append(cols, types.Column{Name: fmt.Sprintf("A%d_%d", i, j), Type: a.Type()})
 		}
 	}
-	codec, err := format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
-	return &slidingOp{windowAggOp: w, raw: raw, rawCodec: codec, nargs: len(cols)}, err
+	return cols
 }
 
 // rawKey is key ‖ time (8 bytes, order-preserving) ‖ seq.
@@ -56,6 +83,11 @@ func rawKey(key []byte, ts int64, seq uint32) []byte {
 	b = binary.BigEndian.AppendUint64(b, uint64(ts)^(1<<63))
 	return binary.BigEndian.AppendUint32(b, seq)
 }
+
+// ownRawKey reports whether the raw store key k is one of key's rows: a
+// group key in a binary format (KAFKA, AVRO) may be a prefix of another
+// group's, whose rows then sort inside key's range.
+func ownRawKey(k, key []byte) bool { return len(k) == len(key)+12 && bytes.HasPrefix(k, key) }
 
 // rawRecord is one stored argument row of a group.
 type rawRecord struct {
@@ -69,19 +101,19 @@ func (op *slidingOp) Process(row *types.Row) error {
 	if err := op.advance(row.Time); err != nil {
 		return err
 	}
-	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
-	if err != nil {
-		return err
-	}
 	d, t := op.w.Size, row.Time
 	if op.closed(t + d) { // every window holding t ends by t+d
 		op.late(row)
 		return nil
 	}
-	if err := op.store(key, row); err != nil {
+	rk, err := op.rawKeys.Encode(nil, row.Values[:op.nkeys])
+	if err != nil {
 		return err
 	}
-	recs, err := op.records(key, t-2*d-1, t+2*d+1)
+	if err := op.store(rk, row); err != nil {
+		return err
+	}
+	recs, err := op.records(rk, t-2*d-1, t+2*d+1)
 	if err != nil {
 		return err
 	}
@@ -89,7 +121,7 @@ func (op *slidingOp) Process(row *types.Row) error {
 		if op.closed(w.End) {
 			continue
 		}
-		if err := op.emitSliding(key, row, w, recs); err != nil {
+		if err := op.emitSliding(row, w, recs); err != nil {
 			return err
 		}
 	}
@@ -99,7 +131,7 @@ func (op *slidingOp) Process(row *types.Row) error {
 		}
 	}
 	op.pruneOpen()
-	return op.purgeRaw(key)
+	return op.purgeRaw(rk)
 }
 
 func (op *slidingOp) store(key []byte, row *types.Row) error {
@@ -116,7 +148,14 @@ func (op *slidingOp) store(key []byte, row *types.Row) error {
 func (op *slidingOp) records(key []byte, from, to int64) ([]rawRecord, error) {
 	var out []rawRecord
 	var derr error
-	err := op.raw.Range(rawKey(key, from, 0), rawKey(key, to+1, 0), func(_, v []byte) bool {
+	err := op.raw.Range(rawKey(key, from, 0), rawKey(key, to+1, 0), func(k, v []byte) bool {
+		if !ownRawKey(k, key) {
+			return true // another group's key that key is a prefix of
+		}
+		if len(v) < 8 {
+			derr = &state.CorruptError{What: fmt.Sprintf("%s entry %q", slidingRawStore, k)}
+			return false
+		}
 		r := rawRecord{ts: int64(binary.BigEndian.Uint64(v[:8])), args: make([]any, op.nargs)}
 		derr = op.rawCodec.Decode(v[8:], r.args)
 		out = append(out, r)
@@ -159,7 +198,7 @@ func affectedWindows(recs []rawRecord, t, d int64) []types.Window {
 
 // emitSliding aggregates the records of window w and forwards (or
 // buffers) the result.
-func (op *slidingOp) emitSliding(key []byte, row *types.Row, w types.Window, recs []rawRecord) error {
+func (op *slidingOp) emitSliding(row *types.Row, w types.Window, recs []rawRecord) error {
 	ts := op.freshAccumulators()
 	for _, r := range recs {
 		if r.ts < w.Start || r.ts > w.End {
@@ -178,7 +217,7 @@ func (op *slidingOp) emitSliding(key []byte, row *types.Row, w types.Window, rec
 		ts = max(ts, r.ts)
 	}
 	// The window's previous result is not kept: a failing one is deleted.
-	return op.result(key, row, ts, w, oldResult{})
+	return op.result(row, ts, w, oldResult{})
 }
 
 // purgeRaw drops the group's records no open window can hold any more.
@@ -189,6 +228,9 @@ func (op *slidingOp) purgeRaw(key []byte) error {
 	}
 	var old [][]byte
 	err := op.raw.Range(rawKey(key, -1<<62, 0), rawKey(key, before, 0), func(k, _ []byte) bool {
+		if !ownRawKey(k, key) {
+			return true
+		}
 		old = append(old, append([]byte(nil), k...))
 		return true
 	})

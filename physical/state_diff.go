@@ -9,6 +9,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // StateDiff is what an upgrade of a query from one topology to another
@@ -79,10 +80,12 @@ const newQueryInstead = "Create a new query (a new sink) instead, or drop this o
 // call, accumulators added to a table aggregation (retractions would
 // subtract rows they never added) or to a sliding window (its raw rows
 // hold the old calls' arguments), or accumulators added or dropped in a
-// store read by position (DELIMITED, KAFKA, PROTOBUF_NOSR, and stores
-// of queries recorded before accumulators were named), an aggregate added
-// to a JSON_SR store or a PROTOBUF field given another type (the store's
-// subject would refuse the new schema). Changes above the
+// store read by position (DELIMITED, KAFKA, PROTOBUF_NOSR, stores of
+// queries recorded before accumulators were named, and the EMIT FINAL
+// buffer's or sliding window's raw rows of queries recorded before
+// those were named), an aggregate added to a JSON_SR store or a PROTOBUF
+// field given another type (an accumulator's, a buffered result's or a
+// raw argument's: the store's subject would refuse the new schema). Changes above the
 // state (projection, HAVING, a filter before the aggregation, a join's
 // projection or residual condition) keep it.
 func CompareState(old, next *Topology) (StateDiff, error) {
@@ -116,7 +119,10 @@ type queryState struct {
 	outputs    map[string]string // output column → accumulator column it shows
 	joins      []string          // each join step's shape
 	positional bool              // aggregate store values read by position
-	source     string            // the first source's value format
+	// byPosition names what reads by position when positional holds for
+	// another reason than the source's format ("" otherwise).
+	byPosition string
+	source     string // the first source's value format
 }
 
 func stateOf(t *Topology) queryState {
@@ -127,6 +133,9 @@ func stateOf(t *Topology) queryState {
 	src := firstSource(t.plan)
 	s.source = src.ValueFormat.Name
 	s.positional = t.formats.legacyStore || positionalFormat(src.ValueFormat.Name)
+	if t.formats.legacyStore && !s.positional {
+		s.byPosition = "the store was written before accumulators were named (its values are read by position)"
+	}
 	chain, bottom, err := linearize(t.plan.Root)
 	if err != nil {
 		return s
@@ -138,9 +147,28 @@ func stateOf(t *Topology) queryState {
 		if a, ok := n.(*planner.Aggregate); ok {
 			s.agg = a
 			s.outputs = outputAccumulators(a, chain[i+1:])
+			s.legacyRows(t.formats, a)
 		}
 	}
 	return s
+}
+
+// legacyRows marks as read by position the stores of a whose rows
+// legacy queries wrote by position (Options.LegacyStoreKeysJSON): the
+// EMIT FINAL buffer's whole result rows, a sliding window's raw
+// arguments.
+func (s *queryState) legacyRows(f internalFormats, a *planner.Aggregate) {
+	if !f.legacyStoreKeys || s.positional {
+		return
+	}
+	switch {
+	case a.Final:
+		s.positional = true
+		s.byPosition = "the EMIT FINAL buffer was written before its columns were named (its results are read by position)"
+	case a.Window != nil && a.Window.Kind == ast.Sliding:
+		s.positional = true
+		s.byPosition = "the sliding window's raw rows were written before their columns were named (their arguments are read by position)"
+	}
 }
 
 // outputAccumulators maps each output column that shows an aggregate's
@@ -378,8 +406,8 @@ func refuseAccumulators(o, n queryState, accs []AccumulatorChange) error {
 	switch {
 	case o.positional && (added || dropped || !sameOrder(o.agg, n.agg)):
 		what := "the " + o.source + " format reads the store's values by position"
-		if o.source == "" || !positionalFormat(o.source) {
-			what = "the store was written before accumulators were named (its values are read by position)"
+		if o.byPosition != "" {
+			what = o.byPosition
 		}
 		return &StateRefusal{Reason: "the aggregates change and " + what, Instead: newQueryInstead}
 	case o.source == format.Protobuf && !sameFieldTypes(o.agg, n.agg):
@@ -398,17 +426,35 @@ func refuseAccumulators(o, n queryState, accs []AccumulatorChange) error {
 	return nil
 }
 
-// sameFieldTypes reports whether the accumulators both aggregations
+// sameFieldTypes reports whether the fields both aggregations' stores
 // have at each position are of one type (a protobuf field keeps its
-// number's type).
+// number's type): the accumulators, the EMIT FINAL buffer's results and
+// a sliding window's raw arguments.
 func sameFieldTypes(o, n *planner.Aggregate) bool {
-	a, b := accumulatorsOf(o), accumulatorsOf(n)
-	for i := range min(len(a), len(b)) {
-		if a[i].typ != b[i].typ {
-			return false
+	same := func(a, b []string) bool {
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				return false
+			}
 		}
+		return true
 	}
-	return true
+	ok := same(fieldTypes(accumulatorColumns(o, false)), fieldTypes(accumulatorColumns(n, false)))
+	if o.Final { // the window and EMIT mode are the same in both (compareGrouping)
+		ok = ok && same(fieldTypes(bufferColumns(o, false)), fieldTypes(bufferColumns(n, false)))
+	}
+	if o.Window != nil && o.Window.Kind == ast.Sliding {
+		ok = ok && same(fieldTypes(rawColumns(o, false)), fieldTypes(rawColumns(n, false)))
+	}
+	return ok
+}
+
+func fieldTypes(cols []types.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Type.String()
+	}
+	return out
 }
 
 // sameOrder reports whether two aggregations have the same calls in the

@@ -53,6 +53,12 @@ func (t *Topology) RepartitionKeysAreStoreKeys() bool { return t.formats.legacy 
 // upgrade of its query must build the new topology so too.
 func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
 
+// LegacyStoreKeys reports whether the topology's aggregate store keys,
+// EMIT FINAL buffer and sliding raw rows are JSON
+// (Options.LegacyStoreKeysJSON): an upgrade of its query must build the
+// new topology so too.
+func (t *Topology) LegacyStoreKeys() bool { return t.formats.legacyStoreKeys }
+
 // LegacyJoinStoreNumbers reports whether the topology numbers its
 // stream–stream join stores as before ksqlDB's node counting
 // (Options.LegacyJoinStoreNumbers): an upgrade of its query must build
@@ -91,6 +97,50 @@ func (t *Topology) SourceTopics() []string {
 		}
 	}
 	return out
+}
+
+// InputTopics returns every topic the topology's tasks read, each once:
+// its sources and the internal topics its sub-topologies feed each other
+// through (repartition topics, a foreign-key join's subscription and
+// response topics), not the changelogs, which only restores read.
+func (t *Topology) InputTopics() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, st := range t.SubTopologies {
+		for _, topic := range st.Topics {
+			if !seen[topic] {
+				seen[topic] = true
+				out = append(out, topic)
+			}
+		}
+	}
+	return out
+}
+
+// BackEdges counts the topics a sub-topology writes that an earlier one
+// (in SubTopologies' order) reads: a foreign-key join's left side feeds
+// the subscription topic the right side, before it, reads. A reader
+// that waits for the sub-topologies one after the other, each up to the
+// ends its inputs had once the one before caught up, must go round once
+// more per back edge to see what went back.
+func (t *Topology) BackEdges() int {
+	readBy := map[string]int{}
+	for i, st := range t.SubTopologies {
+		for _, topic := range st.Topics {
+			if _, ok := readBy[topic]; !ok {
+				readBy[topic] = i
+			}
+		}
+	}
+	n := 0
+	for i, st := range t.SubTopologies {
+		for _, node := range st.Nodes {
+			if j, ok := readBy[node.Topic]; ok && node.Kind == "Sink" && j < i {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // SubTopology is a connected group of processors fed by source topics.
@@ -159,6 +209,18 @@ type Options struct {
 	// format, accumulators named after their calls (see aggState), join
 	// table stores in the table's value format.
 	LegacyStoreJSON bool
+	// LegacyStoreKeysJSON keeps in JSON the keys of aggregate stores (so
+	// of their changelogs), the EMIT FINAL buffer's rows (whole result
+	// rows, columns by position), a sliding window's raw rows, an as-of
+	// join's versioned table store and grace buffer, the keys of a
+	// foreign-key join's side and subscription stores and a global
+	// table's local copy, as
+	// queries of commands recorded with storeFormats "query" wrote them
+	// (LegacyStoreJSON implies it). Default false: the first source's key
+	// format for the keys and its value format for the rows (the as-of
+	// join's: the table's and the stream's), under each store
+	// changelog's subjects.
+	LegacyStoreKeysJSON bool
 	// LegacyJoinStoreNumbers numbers the window stores of stream–stream
 	// joins as queries did before they counted ksqlDB's nodes (an n-way
 	// join's steps got other numbers than ksqlDB's): the runtime sets it
@@ -325,7 +387,9 @@ func (b *builder) internalName(name string) string { return b.opts.AppID + "-" +
 
 // internal decides the formats of the query's internal topics.
 func (b *builder) internal() internalFormats {
-	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON, schemas: b.schemas}
+	legacyStore := b.opts.LegacyStoreJSON || b.opts.LegacyInternalJSON
+	return internalFormats{legacy: b.opts.LegacyInternalJSON, legacyStore: legacyStore,
+		legacyStoreKeys: legacyStore || b.opts.LegacyStoreKeysJSON, schemas: b.schemas}
 }
 
 // internalSubjects are the subjects the internal topics' codecs may

@@ -17,7 +17,9 @@ import (
 
 // TestTopology pins the topology descriptions EXPLAIN prints, including
 // node and topic names. Commands: create (a source), topology (a query),
-// compare (a query and its upgrade: CompareState's diff or refusal).
+// compare (a query and its upgrade: CompareState's diff or refusal;
+// with legacy-store-keys both are built as queries of commands recorded
+// with storeFormats "query" are, Options.LegacyStoreKeysJSON).
 // topology legacy-numbers builds as for a command recorded before
 // ksqlDB's join store numbers (Options.LegacyJoinStoreNumbers).
 // Sources may be in registry formats: building a topology asks the
@@ -46,11 +48,12 @@ func TestTopology(t *testing.T) {
 				return topo.Describe()
 			case "compare":
 				// The first statement is a query, the second its upgrade.
-				old, err := build(p, stmts[0])
+				opts := physical.Options{AppID: "app", LegacyStoreKeysJSON: d.HasArg("legacy-store-keys")}
+				old, err := buildWith(p, stmts[0], opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				next, err := build(p, stmts[1])
+				next, err := buildWith(p, stmts[1], opts)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -44,7 +44,10 @@ type windowAggOp struct {
 	windows  *state.WindowStore
 	sessions *state.SessionStore
 	buffer   Store
-	bufCodec format.Codec
+	bufCodec format.Codec // the buffer's values (bufferColumns)
+	bufKeys  format.Codec // the group key in the buffer's keys
+	// wholeRows: the buffer's values are whole result rows (legacy).
+	wholeRows bool
 	// bufferFrom is where the buffer's live keys start: every key below
 	// it was emitted and deleted (nil: not known yet). Closed windows
 	// never come back, so emitClosed scans from here, not over the
@@ -105,12 +108,12 @@ func (op *windowAggOp) idleClose(now int64) error {
 	return nil
 }
 
-func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, states stateFormat, next Processor) (*windowAggOp, error) {
-	base, err := newAggregateOp(env, n, store, states, next)
+func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*windowAggOp, error) {
+	base, err := newAggregateOp(env, n, store, formats, next)
 	if err != nil {
 		return nil, err
 	}
-	op := &windowAggOp{aggregateOp: base, w: n.Window, streamTime: -1 << 63, purged: -1 << 63}
+	op := &windowAggOp{aggregateOp: base, w: n.Window, streamTime: -1 << 63, purged: -1 << 63, wholeRows: formats.legacy}
 	if t := env.InitialStreamTime; t != nil {
 		op.streamTime = *t
 		op.publishStreamTime()
@@ -130,17 +133,35 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, states sta
 		if err := op.restoreStreamTime(); err != nil {
 			return nil, err
 		}
-		op.bufCodec, err = format.NewValueCodec(format.Spec{Name: format.JSON}, resultColumns(n))
+		if op.bufCodec, err = format.NewValueCodec(formats.buffer, bufferColumns(n, formats.legacy)); err != nil {
+			return nil, fmt.Errorf("%s values: %w", suppressStore, err)
+		}
+		if op.bufKeys, err = format.NewKeyCodec(formats.bufferKeys, n.Schema().Keys()); err != nil {
+			return nil, fmt.Errorf("%s keys: %w", suppressStore, err)
+		}
 	}
 	return op, err
 }
 
-// resultColumns are the aggregate's output columns, keys included (the
-// EMIT FINAL buffer stores whole result rows).
-func resultColumns(n *planner.Aggregate) []types.Column {
-	cols := make([]types.Column, len(n.Schema().Columns))
-	for i, c := range n.Schema().Columns {
-		cols[i] = types.Column{Name: fmt.Sprintf("C%d", i), Type: c.Type}
+// bufferColumns are the columns of the EMIT FINAL buffer's values (after
+// their 8-byte timestamp): the aggregate's results, each named after its
+// accumulator (accumulatorColumns; the group key is in the buffer key),
+// so a window buffered before an upgrade reads a kept aggregate's
+// result by name and an added one's as NULL. Legacy buffers (wholeRows)
+// hold the whole result row, keys included, by position (C0…Cn).
+func bufferColumns(n *planner.Aggregate, wholeRows bool) []types.Column {
+	out := n.Schema().Columns
+	if wholeRows {
+		cols := make([]types.Column, len(out))
+		for i, c := range out {
+			cols[i] = types.Column{Name: fmt.Sprintf("C%d", i), Type: c.Type}
+		}
+		return cols
+	}
+	accs := accumulatorColumns(n, false)
+	cols := make([]types.Column, len(accs))
+	for i, a := range accs {
+		cols[i] = types.Column{Name: a.Name, Type: out[len(n.Keys)+i].Type}
 	}
 	return cols
 }
@@ -245,7 +266,7 @@ func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) 
 	if err := op.windows.Put(key, w.Start, v); err != nil {
 		return err
 	}
-	return op.result(key, row, ts, w, old)
+	return op.result(row, ts, w, old)
 }
 
 // decode loads accumulators from a stored value (initial ones for nil).
@@ -284,20 +305,27 @@ func knownOld(vals []any) oldResult { return oldResult{vals: vals, known: true} 
 
 // result forwards (EMIT CHANGES) or buffers (EMIT FINAL) a window's new
 // result; old is its previous one.
-func (op *windowAggOp) result(key []byte, row *types.Row, ts int64, w types.Window, old oldResult) error {
+func (op *windowAggOp) result(row *types.Row, ts int64, w types.Window, old oldResult) error {
 	op.opened(w)
 	if op.buffer == nil {
 		op.win = w
 		return op.forwardWindow(row, ts, &op.win, old)
 	}
 	vals := op.results(row)
+	if !op.wholeRows {
+		vals = vals[op.nkeys:] // the group key is in the buffer key
+	}
 	b := binary.BigEndian.AppendUint64(nil, uint64(ts))
 	b, err := op.bufCodec.Encode(b, vals)
 	if err != nil {
 		return err
 	}
 	op.nextEnd = min(op.nextEnd, w.End)
-	return op.buffer.Put(bufferKey(w, key), b)
+	bk, err := op.bufKeys.Encode(nil, row.Values[:op.nkeys])
+	if err != nil {
+		return err
+	}
+	return op.buffer.Put(bufferKey(w, bk), b)
 }
 
 func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, old oldResult) error {
@@ -382,9 +410,21 @@ func (op *windowAggOp) findNextEnd(bound []byte) error {
 }
 
 func (op *windowAggOp) emitBuffered(k, v []byte) error {
+	if len(k) < 16 || len(v) < 8 {
+		return &state.CorruptError{What: fmt.Sprintf("%s entry %q", suppressStore, k)}
+	}
 	row := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: int64(binary.BigEndian.Uint64(v[:8])), Window: bufferWindow(k)}
-	if err := op.bufCodec.Decode(v[8:], row.Values); err != nil {
-		return err
+	if op.wholeRows {
+		if err := op.bufCodec.Decode(v[8:], row.Values); err != nil {
+			return &state.CorruptError{What: fmt.Sprintf("%s entry %q (%v)", suppressStore, k, err)}
+		}
+		return op.next.Process(row)
+	}
+	if err := op.bufKeys.Decode(k[8:len(k)-8], row.Values[:op.nkeys]); err != nil {
+		return &state.CorruptError{What: fmt.Sprintf("%s key %q (%v)", suppressStore, k, err)}
+	}
+	if err := op.bufCodec.Decode(v[8:], row.Values[op.nkeys:]); err != nil {
+		return &state.CorruptError{What: fmt.Sprintf("%s entry %q (%v)", suppressStore, k, err)}
 	}
 	return op.next.Process(row)
 }
@@ -426,7 +466,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 		if err := op.sessions.Remove(key, o.start, o.end); err != nil {
 			return err
 		}
-		if err := op.retractSession(key, row, t, types.Window{Start: o.start, End: o.end}, o.value); err != nil {
+		if err := op.retractSession(row, t, types.Window{Start: o.start, End: o.end}, o.value); err != nil {
 			return err
 		}
 	}
@@ -443,7 +483,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 		return err
 	}
 	// The merged session is a new windowed key: it had no result.
-	return op.result(key, row, accTs, win, knownOld(nil))
+	return op.result(row, accTs, win, knownOld(nil))
 }
 
 // storedResults returns the group key and results of the stored
@@ -499,9 +539,13 @@ func (op *windowAggOp) mergeInto(b []byte) (int64, error) {
 // retractSession deletes a merged-away session downstream (a tombstone for
 // its windowed key, carrying its stored result b as the old value), or
 // drops it from the EMIT FINAL buffer.
-func (op *windowAggOp) retractSession(key []byte, row *types.Row, ts int64, w types.Window, b []byte) error {
+func (op *windowAggOp) retractSession(row *types.Row, ts int64, w types.Window, b []byte) error {
 	if op.buffer != nil {
-		return op.buffer.Put(bufferKey(w, key), nil)
+		bk, err := op.bufKeys.Encode(nil, row.Values[:op.nkeys])
+		if err != nil {
+			return err
+		}
+		return op.buffer.Put(bufferKey(w, bk), nil)
 	}
 	old, err := op.storedResults(row, b)
 	if err != nil {

@@ -134,9 +134,9 @@ func (r *rig) diagnosis() string {
 	return b.String()
 }
 
-// versionKey is a versioned store's changelog key: the JSON key ‖ time.
+// versionKey is a versioned store's changelog key: the table's KAFKA key ‖ time.
 func versionKey(key string, ts int64) []byte {
-	return binary.BigEndian.AppendUint64([]byte(`"`+key+`"`), uint64(ts))
+	return binary.BigEndian.AppendUint64([]byte(key), uint64(ts))
 }
 
 // bufferKey is an as-of join buffer's changelog key: ts ‖ offset ‖ 0.

@@ -22,7 +22,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsKsqlNumbers, StoreFormats: storeFormatsOfQuery}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsKsqlNumbers, StoreFormats: storeFormatsKeys}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok {
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must
@@ -162,7 +162,7 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 		b.appID = e.queryAppID(b.id)
 	}
 	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.parseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd),
-		LegacyJoinStoreNumbers: legacyJoinStoreNumbers(cmd)})
+		LegacyStoreKeysJSON: cmd != nil && legacyStoreKeysJSON(cmd), LegacyJoinStoreNumbers: legacyJoinStoreNumbers(cmd)})
 	if err != nil {
 		return b, err
 	}

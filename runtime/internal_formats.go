@@ -50,9 +50,25 @@ func legacyJoinStoreNumbers(cmd *command) bool {
 // they keep them after an upgrade.
 const storeFormatsOfQuery = "query"
 
+// storeFormatsKeys is what a command records now: storeFormatsOfQuery,
+// and the aggregate stores' keys in the query's key format, the EMIT
+// FINAL buffer's and a sliding window's raw rows in its value format,
+// an as-of join's versioned store and buffer in its sides' formats, a
+// foreign-key join's store keys in its tables' key formats
+// (physical.Options.LegacyStoreKeysJSON false). Commands recorded with
+// storeFormatsOfQuery keep those JSON.
+const storeFormatsKeys = "query/2"
+
 // legacyStoreJSON reports whether the queries c starts keep JSON
 // aggregate store values.
-func legacyStoreJSON(c *command) bool { return c.StoreFormats != storeFormatsOfQuery }
+func legacyStoreJSON(c *command) bool {
+	return c.StoreFormats != storeFormatsOfQuery && c.StoreFormats != storeFormatsKeys
+}
+
+// legacyStoreKeysJSON reports whether the queries c starts keep JSON
+// aggregate store keys, EMIT FINAL buffers, sliding raw rows and as-of
+// join stores.
+func legacyStoreKeysJSON(c *command) bool { return c.StoreFormats != storeFormatsKeys }
 
 // plannerFor is the planner that plans the query of cmd: the engine's, or
 // for a command recorded before registry-keyed joins repartitioned every

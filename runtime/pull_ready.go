@@ -20,7 +20,9 @@ const pullReadyPoll = 50 * time.Millisecond
 // (assigned, stores restored) and its committed offsets at the end
 // offsets its inputs had when the pull query came, one sub-topology after
 // the other (a repartition topic's end is taken once the sub-topology
-// feeding it has caught up). ksqlDB answers at once from whatever the
+// feeding it has caught up; one more round per topic a sub-topology
+// writes back to an earlier one, physical.Topology.BackEdges: a
+// foreign-key join's subscriptions). ksqlDB answers at once from whatever the
 // store holds, so a pull query right after the CTAS comes back empty;
 // sqlstream waits (bounded by props.PullReadyWait) and, past the bound,
 // answers error 50302 saying what the query still waits for. Once a query
@@ -77,6 +79,17 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 func (e *Engine) waitCaughtUp(ctx context.Context, q *query) (missing string, err error) {
 	missing = "is " + q.State().String()
 	eos := e.eosWritten()
+	for pass := 0; pass <= q.topo.BackEdges(); pass++ {
+		if missing, err = e.waitSubsCaughtUp(ctx, q, eos); missing != "" || err != nil {
+			return missing, err
+		}
+	}
+	return "", nil
+}
+
+// waitSubsCaughtUp is one pass of waitCaughtUp over the sub-topologies.
+func (e *Engine) waitSubsCaughtUp(ctx context.Context, q *query, eos pull.EOSWritten) (missing string, err error) {
+	missing = "is " + q.State().String()
 	for _, sub := range q.topo.SubTopologies {
 		if len(sub.Topics) == 0 {
 			continue // kadm would list every topic's ends

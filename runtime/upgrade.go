@@ -105,7 +105,7 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	plan.Sink.Partitions = old.plan.Sink.Partitions
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
 		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores(),
-		LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers()})
+		LegacyStoreKeysJSON: old.topo.LegacyStoreKeys(), LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers()})
 	if err != nil {
 		return nil, err
 	}
@@ -182,8 +182,11 @@ func (e *Engine) recordUpgrade(ctx context.Context, stmt ast.Statement, s *sessi
 		c.QueryID = q.id
 		c.AppPrefix = strings.TrimSuffix(q.appID, q.id)
 		c.InternalFormats = q.formats
-		if q.topo.LegacyStores() {
+		switch {
+		case q.topo.LegacyStores():
 			c.StoreFormats = ""
+		case q.topo.LegacyStoreKeys():
+			c.StoreFormats = storeFormatsOfQuery
 		}
 	})
 	return c, err

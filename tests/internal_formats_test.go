@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,7 +187,10 @@ func avroArg(schema string, payload []byte) (int64, error) {
 // by the release whose repartition topics followed the sources but whose
 // aggregate stores did not (internalFormats without storeFormats) keeps
 // its store's JSON values (STATE_0); one recorded now writes them in the
-// source's value format (DELIMITED).
+// source's value format (DELIMITED). One recorded by the release whose
+// store values followed the query but whose keys did not (storeFormats
+// "query") keeps its store's JSON keys; one recorded now writes them in
+// the source's key format (KAFKA).
 func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	t.Parallel()
 	const topic, secret = "_old__command_topic", "the secret of the old service"
@@ -200,6 +204,8 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}},
 		{"seq": 2, "statement": "CREATE TABLE e AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_E_2",
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources"},
+		{"seq": 3, "statement": "CREATE TABLE q AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_Q_3",
+			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources/2", "storeFormats": "query"},
 	} {
 		b, err := json.Marshal(cmd)
 		if err != nil {
@@ -263,6 +269,35 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	})
 	if got := storeValues(internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1); got[0] != "1" && got[0] != "2" && got[0] != "3" {
 		t.Errorf("the new query's store holds %q, want the count in the source's DELIMITED format", got)
+	}
+	keyed := "old_query_CTAS_Q_3-Aggregate-Aggregate-Materialize-changelog"
+	if r := consumeRecords(t, n, keyed, 1)[0]; string(r.Key) != `"a"` || len(r.Value) < 9 || !strings.ContainsAny(string(r.Value[8:]), "123") || r.Value[8] == '{' {
+		t.Errorf("%s holds %q → %q, want a JSON key and a DELIMITED count as that release wrote", keyed, r.Key, r.Value)
+	}
+	if r := consumeRecords(t, n, internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1)[0]; string(r.Key) != "a" {
+		t.Errorf("the new query's store key %q, want the KAFKA string of the source's key format", r.Key)
+	}
+	// An upgrade of the query recorded with storeFormats "query" records
+	// that level with it: after a replay its store still takes JSON keys.
+	n.mustKsql("CREATE OR REPLACE TABLE q AS SELECT v, COUNT(k) AS n FROM s GROUP BY v HAVING COUNT(k) > 0;")
+	n.restart()
+	produce("k4", "b")
+	eventually(t, "the upgraded query's count after a replay", func() error {
+		return same(counts(t, n, "SELECT * FROM q WHERE v = 'b';"), map[string]string{"b": "1"})
+	})
+	kc := kafkaClient(t, n.Kafka, kgo.ConsumeTopics(keyed), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx := timeoutCtx(t)
+	var seen []string
+	ofB := func(k string) bool { return strings.Contains(k, "b") }
+	for !slices.ContainsFunc(seen, ofB) {
+		fs := kc.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%s: no record for b among the keys %q", keyed, seen)
+		}
+		fs.EachRecord(func(r *kgo.Record) { seen = append(seen, string(r.Key)) })
+	}
+	if k := seen[slices.IndexFunc(seen, ofB)]; k != `"b"` {
+		t.Errorf("%s key %q after the upgrade and a replay, want JSON keys as the query's first command recorded", keyed, k)
 	}
 }
 

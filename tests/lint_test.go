@@ -49,6 +49,9 @@ func importRules() []importRule {
 		// Java's number printing, shared by the Avro and protobuf renderers:
 		// a leaf.
 		{"sql/format/internal/javafloat", []string{""}},
+		// Decoded values boxed in per-record arenas, shared by the JSON and
+		// Avro decoders: a leaf.
+		{"sql/format/internal/boxes", []string{""}},
 		{"sql", []string{"planner", "physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd", "state"}},
 		{"planner", []string{"physical", "runtime", "api", "broker", "qtt", "server", "repl", "cmd", "state"}},
 		{"physical", []string{"runtime", "api", "broker", "qtt", "server", "repl", "cmd"}},

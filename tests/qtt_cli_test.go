@@ -89,3 +89,22 @@ func TestBinaryRunsSQLTests(t *testing.T) {
 		t.Fatalf("sqlstream test --filter uppercase: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// TestBinaryRunsQTTOverBroker: `sqlstream test --broker` runs the
+// driver's own broker cases (qtt/driver/testdata/broker_order.json) end
+// to end over the Kafka protocol and all of them pass: a foreign-key
+// join (two hops through its subscription and response topics) and a
+// GROUP BY (its repartition topic) give every output, records of two
+// topics are processed in the order the file gives them, and a record
+// that fails its query is the test's expected exception.
+func TestBinaryRunsQTTOverBroker(t *testing.T) {
+	t.Parallel()
+	path, err := filepath.Abs("../qtt/driver/testdata/broker_order.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runBinary(t, "test", "--broker", "--strict", "-v", path)
+	if code != 0 || !strings.Contains(out, "3 passed, 0 failed") {
+		t.Fatalf("sqlstream test --broker: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

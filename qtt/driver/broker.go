@@ -89,8 +89,23 @@ func (d *brokerDriver) Execute(stmt string) error {
 }
 
 // Produce writes the record, choosing the partition the way the in-memory
-// driver does (murmur2 of the key) so both modes agree.
+// driver does (murmur2 of the key) so both modes agree, and returns once
+// the queries have processed it (quiesce), as the in-memory driver's
+// Produce does and as ksqlDB's TopologyTestDriver pipes one record at a
+// time: a test's records of two topics are processed in the order the
+// test gives them, not in the order the tasks happen to fetch them (a
+// foreign-key join's right-table change would otherwise overtake the
+// subscription of the left row before it, and a stream–stream join's
+// out-of-order record meet another stream time). A query that the
+// record failed is this Produce's error, as the in-memory driver's.
 func (d *brokerDriver) Produce(r qtt.Record) error {
+	if err := d.produce(r); err != nil {
+		return err
+	}
+	return d.Settle()
+}
+
+func (d *brokerDriver) produce(r qtt.Record) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	n, err := d.partitions(ctx, r.Topic)
@@ -198,6 +213,8 @@ func awaitCaughtUp(ctx context.Context, quiesce func(context.Context) error) err
 		switch {
 		case err == nil:
 			return nil
+		case errors.As(err, new(*runtime.QueryFailedError)):
+			return err
 		case !errors.Is(err, kerr.GroupIDNotFound):
 			return fmt.Errorf("the queries did not catch up with their input topics within %s: %w", timeout, err)
 		}

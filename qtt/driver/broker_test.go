@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // TestAwaitCaughtUp: a query whose consumer group has not formed yet
 // (GROUP_ID_NOT_FOUND) is waited for; one that never forms it is a clear
-// error once the variant's time is up, not empty outputs; any other
-// failure of Quiesce is returned at once.
+// error once the variant's time is up, not empty outputs; a failed query
+// and any other failure of Quiesce are returned at once.
 func TestAwaitCaughtUp(t *testing.T) {
 	notFormed := fmt.Errorf("fetching offsets: %w", kerr.GroupIDNotFound)
 	calls := 0
@@ -32,6 +33,13 @@ func TestAwaitCaughtUp(t *testing.T) {
 	err := awaitCaughtUp(ctx, never)
 	if !errors.Is(err, kerr.GroupIDNotFound) || !strings.Contains(err.Error(), "consumer group had not formed") {
 		t.Fatalf("a group that never forms: got %v", err)
+	}
+
+	calls = 0
+	failed := &runtime.QueryFailedError{ID: "CSAS_X_0", Msg: "bad timestamp"}
+	failing := func(context.Context) error { calls++; return fmt.Errorf("quiesce: %w", failed) }
+	if err := awaitCaughtUp(context.Background(), failing); !errors.Is(err, failed) || calls != 1 || strings.Contains(err.Error(), "did not catch up") {
+		t.Fatalf("a failed query: got %v after %d calls, want its failure at once, as it is", err, calls)
 	}
 
 	calls = 0

@@ -36,8 +36,11 @@ type Command struct {
 	InternalFormats string `json:"internalFormats,omitempty"`
 	// StoreFormats says in which formats the queries this command starts
 	// write their aggregate and join table stores' values ("query": the
-	// query's value formats, accumulators named after their calls); empty
-	// in commands recorded before it was (JSON, accumulators by position).
+	// query's value formats, accumulators named after their calls;
+	// "query/2": also the aggregate stores' keys in the query's key
+	// format, the EMIT FINAL buffer's and sliding windows' raw rows in
+	// its value format, as-of joins' stores in their sides' formats); empty in commands recorded before it was (JSON,
+	// accumulators by position).
 	StoreFormats string `json:"storeFormats,omitempty"`
 }
 

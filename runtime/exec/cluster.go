@@ -50,9 +50,6 @@ type Cluster interface {
 	// CommitEnds commits the current end offsets of topics for group, so
 	// a new query reading "latest" starts exactly where the topics are.
 	CommitEnds(ctx context.Context, group string, topics []string) error
-	// GroupCaughtUp reports whether group has committed the end offsets
-	// of topics.
-	GroupCaughtUp(ctx context.Context, group string, topics []string) (bool, error)
 	// EndOffsets lists the end offsets of topics' partitions.
 	EndOffsets(ctx context.Context, topics ...string) (kadm.ListedOffsets, error)
 	// CommittedOffsets fetches the offsets group committed.

@@ -48,10 +48,14 @@
 // their stores' changelog lags and each active task's consumer lag, its
 // position against its input partitions' ends as the fetches return them
 // (input_lag.go). The clients keep transaction markers so that positions
-// and committed offsets step over them (the tasks skip them).
+// and committed offsets step over them (the tasks skip them). A query's
+// group reads its internal topics (repartition, a foreign-key join's
+// subscription and response topics) from their start where it has no
+// commit, whatever auto.offset.reset says; only source topics follow it,
+// as in Kafka Streams (internal_start.go).
 //
 // What only one cluster can do (ping a broker, commit a group's offsets,
-// tell whether a group caught up) is a method of Cluster that the other
+// list a group's committed offsets) is a method of Cluster that the other
 // answers as a cluster without it would, so the engine never asks which
 // one it has.
 //

@@ -55,29 +55,6 @@ func (k *Kafka) CommitEnds(ctx context.Context, group string, topics []string) e
 	})
 }
 
-// GroupCaughtUp implements Cluster.
-func (k *Kafka) GroupCaughtUp(ctx context.Context, group string, topics []string) (bool, error) {
-	ends, err := k.adm.ListEndOffsets(ctx, topics...)
-	if err != nil {
-		return false, err
-	}
-	committed, err := k.adm.FetchOffsets(ctx, group)
-	if err != nil {
-		return false, err
-	}
-	caught := true
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset == 0 {
-			return
-		}
-		c, ok := committed.Lookup(o.Topic, o.Partition)
-		if !ok || c.At < o.Offset {
-			caught = false
-		}
-	})
-	return caught, nil
-}
-
 // RetryUnknownTopic retries fn while a just-created topic is not yet known
 // to every broker (up to ten seconds).
 func RetryUnknownTopic(ctx context.Context, fn func() error) error {

@@ -145,6 +145,7 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		kgo.ConsumerGroup(r.q.AppID),
 		kgo.ConsumeTopics(r.tasks.topics()...),
 		kgo.ConsumeResetOffset(reset),
+		kgo.AdjustFetchOffsetsFn(internalFromStart(r.q.Topology)),
 		// Range only while a member of an older version, which knows
 		// no task balancer, is in the group.
 		kgo.Balancers(r.q.Balancer(r.balancerHooks()),

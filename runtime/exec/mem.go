@@ -471,10 +471,6 @@ func (m *Mem) Ping(context.Context) error { return nil }
 // auto.offset.reset=earliest, from its subscription's backlog).
 func (m *Mem) CommitEnds(context.Context, string, []string) error { return nil }
 
-// GroupCaughtUp implements Cluster: every produce has been processed by
-// the time it returns.
-func (m *Mem) GroupCaughtUp(context.Context, string, []string) (bool, error) { return true, nil }
-
 // EndOffsets implements Cluster: each partition's record count.
 func (m *Mem) EndOffsets(_ context.Context, topics ...string) (kadm.ListedOffsets, error) {
 	m.mu.Lock()

@@ -14,7 +14,10 @@
 //	JSON       objects matched to columns by name (exact, then upper-cased);
 //	           hand-written scanner and appender, no reflection; invalid
 //	           UTF-8 in a string is a DecodeError at its first bad byte
-//	           (as ksqlDB's Jackson), never replaced
+//	           (as ksqlDB's Jackson), never replaced; a record's strings
+//	           share one copy of its bytes and are boxed in a per-record
+//	           arena (sql/format/internal/boxes): a page view
+//	           of three strings and a BIGINT decodes in 3 allocations
 //	DELIMITED  CSV (commons-csv DEFAULT rules): quotes, "" escapes, empty → NULL
 //	KAFKA      Kafka primitive serdes: 4/8-byte big-endian ints, IEEE doubles,
 //	           UTF-8 strings, raw bytes

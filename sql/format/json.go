@@ -1,6 +1,7 @@
 package format
 
 import (
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -12,21 +13,27 @@ type jsonCodec struct {
 	single    *jsonNode   // unwrapped
 	obj       *jsonObject // wrapped
 	prefixes  [][]byte    // `"NAME":` per column, for Encode
+	// strs sizes a record's arena of strings (boxCounts of the columns).
+	strs int
 }
 
 var _ Codec = (*jsonCodec)(nil)
 
 func newJSONCodec(cols []types.Column, unwrapped bool) *jsonCodec {
 	c := &jsonCodec{cols: cols, unwrapped: unwrapped}
+	ts := make([]*types.Type, len(cols))
+	for i, col := range cols {
+		ts[i] = col.Type
+	}
+	c.strs = boxCounts(ts)
 	if unwrapped {
 		c.single = newJSONNode(cols[0].Type)
 		return c
 	}
 	names := make([]string, len(cols))
-	ts := make([]*types.Type, len(cols))
 	c.prefixes = make([][]byte, len(cols))
 	for i, col := range cols {
-		names[i], ts[i] = col.Name, col.Type
+		names[i] = col.Name
 		c.prefixes[i] = append(appendJSONString(nil, col.Name), ':')
 	}
 	c.obj = newJSONObject(names, ts)
@@ -35,7 +42,7 @@ func newJSONCodec(cols []types.Column, unwrapped bool) *jsonCodec {
 
 // Decode parses one JSON record into dst.
 func (c *jsonCodec) Decode(data []byte, dst []any) error {
-	s := scanner{data: data}
+	s := scanner{data: data, arena: boxes.New(0, c.strs)}
 	if err := c.decode(&s, dst); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package format
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 )
 
 // maxJSONDepth bounds the nesting of skipped JSON values so hostile input
@@ -10,7 +12,8 @@ import (
 const maxJSONDepth = 512
 
 // scanner is a minimal JSON tokenizer over one record. It never allocates
-// except for strings that contain escapes or invalid UTF-8.
+// except for strings that contain escapes or invalid UTF-8, the record's
+// text (once) and the chunks of its arena.
 type scanner struct {
 	data  []byte
 	pos   int
@@ -19,6 +22,9 @@ type scanner struct {
 	// strings without escapes are substrings of it, so a record costs one
 	// allocation for all its strings.
 	text string
+	// arena holds the boxed strings of the record's values, so they cost
+	// an allocation per chunk, not one each (sql/format/internal/boxes).
+	arena boxes.Arena
 }
 
 // stringAt returns data[start:end] as a string sharing the record's text.

@@ -143,3 +143,38 @@ func TestJSONManyColumns(t *testing.T) {
 		t.Fatalf("decoded C0=%v C1=%v C3=%v C69=%v", dst[0], dst[1], dst[3], dst[69])
 	}
 }
+
+// TestJSONDecodeAllocations: a page view (three strings, a BIGINT)
+// decodes in three allocations — the record's text, which its strings
+// share, one arena chunk for the strings' boxes and the number's box —
+// instead of one per string box; the values are the Go
+// types sql/types defines and survive the next record's decode.
+func TestJSONDecodeAllocations(t *testing.T) {
+	c, err := NewValueCodec(Spec{Name: JSON}, pageViewColumns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(pageView)
+	first := make([]any, 4)
+	if err := c.Decode(data, first); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]any, 4)
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := c.Decode(data, dst); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 3 {
+		t.Errorf("a page view decodes in %.0f allocations, want 3", allocs)
+	}
+	want := []any{"user_4711", "/product/7", int64(1700000000123), "eu-west-1"}
+	for i := range want {
+		if first[i] != want[i] || dst[i] != want[i] {
+			t.Errorf("column %d: %#v and %#v, want %#v", i, first[i], dst[i], want[i])
+		}
+	}
+	if _, ok := first[2].(int64); !ok {
+		t.Errorf("MS decoded as %T", first[2])
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -16,7 +17,7 @@ func TestBoxLayout(t *testing.T) {
 	var kept []any
 	var want []any
 	for i := range 2000 {
-		r := &reader{wordHint: 3, strHint: 1}
+		r := &reader{arena: boxes.New(3, 1)}
 		s := fmt.Sprintf("s%d", i)
 		vals := []any{
 			box(r, typeWord(int64(0)), int64(i)*1e12),

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	hamba "github.com/hamba/avro/v2"
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -118,7 +119,7 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != d.ncols {
 		return fmt.Errorf("avro: decoding into %d slots for %d columns", len(dst), d.ncols)
 	}
-	r := reader{b: payload, wordHint: d.words, strHint: d.strs}
+	r := reader{b: payload, arena: boxes.New(d.words, d.strs)}
 	if d.single != nil {
 		v, err := d.single(&r)
 		if err != nil {

@@ -23,7 +23,8 @@
 // maps, no reflection. A payload that does not match its schema is a
 // *DecodeError naming the column path and the byte offset; a compile
 // error names the column and both types. Decoded values are boxed in
-// per-record arenas (box.go): a Nexmark Bid decodes in 4 allocations.
+// per-record arenas (box.go, over sql/format/internal/boxes, which the
+// JSON decoder shares): a Nexmark Bid decodes in 4 allocations.
 //
 // Deviations from ksqlDB, on purpose: a payload with bytes left after
 // its value is an error (Java's reader ignores them, which hides a

@@ -5,19 +5,18 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 )
 
 // reader reads Avro binary encoding from b, at off. Strings are copied
 // into slab, one allocation for all the strings of a record (sized by the
 // bytes left when the first string is read), and share it.
 type reader struct {
-	b    []byte
-	off  int
-	slab []byte
-	// The arenas of boxed values (box.go) and their first chunks' sizes.
-	words             []uint64
-	strs              []string
-	wordHint, strHint int
+	b     []byte
+	off   int
+	slab  []byte
+	arena boxes.Arena // the record's boxed values (box.go)
 }
 
 // str copies b (just read from the payload) into the slab as a string.
