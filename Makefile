@@ -6,9 +6,9 @@ SHARED    ?= ../shared
 QTT_DIR   ?= $(SHARED)/conformance/ksql-qtt
 SQLTEST_DIR ?= $(SHARED)/conformance/ksql-sqltests
 TIMEOUT   ?= 12m
-# The version /info and `sqlstream version` report (runtime.buildVersion).
+# The version /info and `sqlstream version` report (internal/version.buildVersion).
 VERSION   ?= 0.1.0
-LDFLAGS   := -X github.com/sqlstream/sqlstream/runtime.buildVersion=$(VERSION)
+LDFLAGS   := -X github.com/sqlstream/sqlstream/internal/version.buildVersion=$(VERSION)
 
 # Packages with goroutines run under the race detector; the end-to-end
 # tests in tests/ run once more against the freshly built binary, never

@@ -28,5 +28,5 @@ func (e *Engine) alterSource(ctx context.Context, st *ast.AlterSource, s *sessio
 	kind := strings.ToLower(st.Kind.String())
 	id := kind + "/" + st.Name + "/alter"
 	e.statuses[id] = api.StatusSuccess
-	return commandStatus(st, id, fmt.Sprintf("%s %s altered.", capitalize(kind), st.Name), c.Seq, ""), nil
+	return commandStatus(st, id, fmt.Sprintf("%s %s altered.", strings.ToUpper(kind[:1])+kind[1:], st.Name), c.Seq, ""), nil
 }

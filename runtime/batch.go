@@ -35,7 +35,7 @@ const queryEndpointMessage = "The following statement types should be issued to 
 // before any is parsed.
 func (e *Engine) parseBatch(ctx context.Context, ksql string, s *session) ([]ast.Statement, error) {
 	b := &batchScope{e: e, ctx: ctx, vars: maps.Clone(s.vars), types: map[string]*types.Type{},
-		noSubstitution: !s.substitutes()}
+		noSubstitution: !s.cfg.VarSubstitution}
 	if b.vars == nil {
 		b.vars = map[string]string{}
 	}

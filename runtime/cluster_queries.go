@@ -144,10 +144,12 @@ func (e *Engine) startPeerAgent() {
 func (e *Engine) lagReport(host api.HostInfo) api.LagReportingMessage {
 	msg := api.LagReportingMessage{HostInfo: host, QueryStates: map[string]string{}}
 	msg.HostStoreLags = api.HostStoreLags{StateStoreLags: map[string]api.QueryStoreLags{}, UpdateTimeMs: nowMillis()}
-	for _, cq := range e.clusterQueries() {
-		q := cq.(clusterQuery).q
+	e.mu.Lock()
+	queries := e.sortedQueries()
+	e.mu.Unlock()
+	for _, q := range queries {
 		msg.QueryStates[q.id] = q.State().String()
-		if lags := cluster.HostLags(cq); len(lags) > 0 {
+		if lags := cluster.HostLags(clusterQuery{q}); len(lags) > 0 {
 			msg.HostStoreLags.StateStoreLags[q.id] = api.QueryStoreLags{LagByPartition: lags}
 		}
 	}

@@ -109,8 +109,11 @@ func (a commandApplier) Apply(ctx context.Context, cmd *command) {
 		return
 	}
 	dropRecordedQueryID(stmts[0])
-	s := &session{props: e.props.Merge(cmd.Props), vars: map[string]string{}}
-	if _, err := e.execLocked(ctx, stmts[0], s, cmd); err != nil {
+	s, err := e.session(e.props.Merge(cmd.Props), map[string]string{})
+	if err == nil {
+		_, err = e.execLocked(ctx, stmts[0], s, cmd)
+	}
+	if err != nil {
 		e.logger.Error("command failed on replay", "seq", cmd.Seq, "statement", cmd.SQL, "err", err)
 		return
 	}

@@ -27,7 +27,7 @@ func TestReplayDropsRecordedQueryID(t *testing.T) {
 	}
 	a := commandApplier{e}
 	a.Lock()
-	a.Apply(context.Background(), &command{Seq: 7, SQL: csas, QueryID: "CSAS_X_7", AppPrefix: e.queryAppPrefix()})
+	a.Apply(context.Background(), &command{Seq: 7, SQL: csas, QueryID: "CSAS_X_7", AppPrefix: e.names.AppPrefix()})
 	a.Unlock()
 	if _, ok := e.cat.Get("X"); !ok {
 		t.Fatal("the recorded CSAS did not replay: X is missing")

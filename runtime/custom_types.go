@@ -45,12 +45,3 @@ func (e *Engine) dropType(ctx context.Context, st *ast.DropType, s *session, cmd
 	}
 	return commandStatus(st, "type/"+st.Name+"/drop", fmt.Sprintf("Dropped type '%s'", st.Name), c.Seq, ""), nil
 }
-
-// showTypes lists the custom types as ksqlDB's type_list entity.
-func (e *Engine) showTypes(st *ast.Show) api.Entity {
-	out := api.TypeList{StatementText: st.Text(), Types: map[string]api.SchemaInfo{}}
-	for _, t := range e.cat.Types().List() {
-		out.Types[t.Name] = api.SchemaInfoOf(t.Type)
-	}
-	return out
-}

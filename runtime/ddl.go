@@ -3,15 +3,17 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/runtime/check"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/registry"
+	"github.com/sqlstream/sqlstream/runtime/topics"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -22,12 +24,12 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.queryAppPrefix(), InternalFormats: internalFormatsKsqlNumbers, StoreFormats: storeFormatsKeys}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.names.AppPrefix(), InternalFormats: internalFormatsKsqlNumbers, StoreFormats: storeFormatsKeys}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok {
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must
 		// not move the query to another topic.
-		c.Props[props.OutputTopicPrefix] = s.props[props.OutputTopicPrefix]
+		c.Props[props.OutputTopicPrefix] = s.cfg.OutputTopicPrefix
 	}
 	c.Seq = e.seq
 	if queryID != nil {
@@ -80,17 +82,17 @@ func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource, s *sess
 		if cst, err = e.planner.PlanMaterialization(src); err != nil {
 			return nil, err
 		}
-		id := func(seq int64) string { return cstID(src.Name, e.queryNumber(seq)) }
+		id := func(seq int64) string { return naming.CST(src.Name, e.queryNumber(seq)) }
 		if cstQuery, err = e.buildQuery(cst, id, cmd, st.P); err != nil {
 			return nil, err
 		}
 	}
 	if cmd == nil {
-		if err := e.registerSchemas(ctx, src, false, st.P); err != nil {
+		if err := registry.Register(ctx, src, false, st.P); err != nil {
 			return nil, err
 		}
 	}
-	if err := e.ensureSourceTopic(ctx, src, st.P, cmd != nil); err != nil {
+	if err := e.topics().EnsureSource(ctx, src, st.P, cmd != nil); err != nil {
 		return nil, err
 	}
 	recorded := *st // with the inferred columns written out, so replays do not infer again
@@ -133,9 +135,6 @@ func (e *Engine) materializeSource(ctx context.Context, plan *planner.Plan, b qu
 	return cst.QueryID, e.startQuery(ctx, &cst, plan, b.topo, s)
 }
 
-// cstID is the id of the query materializing SOURCE table name.
-func cstID(name string, n int64) string { return fmt.Sprintf("CST_%s_%d", name, n) }
-
 // queryBuild is the query a statement starts, built once: its id, its
 // application id and its topology, which the name check, initOffsets and
 // startQuery share.
@@ -148,7 +147,7 @@ type queryBuild struct {
 // the application id of the id its command gets when recorded (a new
 // statement, cmd nil: the next sequence number) or got (a replayed one:
 // the prefix it recorded). A new statement's derived names are checked
-// (checkDerivedNames); a replayed one's were when it was accepted.
+// (naming.CheckDerived); a replayed one's were when it was accepted.
 func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, cmd *command, pos ast.Pos) (queryBuild, error) {
 	b := queryBuild{id: queryID(e.seq)}
 	if cmd != nil {
@@ -157,11 +156,11 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 		if b.id = cmd.QueryID; b.id == "" {
 			b.id = queryID(cmd.Seq)
 		}
-		b.appID = e.commandAppID(&command{QueryID: b.id, AppPrefix: cmd.AppPrefix})
+		b.appID = e.names.CommandAppID(cmd.AppPrefix, b.id)
 	} else {
-		b.appID = e.queryAppID(b.id)
+		b.appID = e.names.AppID(b.id)
 	}
-	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.parseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd),
+	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.reg.ParseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd),
 		LegacyStoreKeysJSON: cmd != nil && legacyStoreKeysJSON(cmd), LegacyJoinStoreNumbers: legacyJoinStoreNumbers(cmd)})
 	if err != nil {
 		return b, err
@@ -169,54 +168,9 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 	e.queryBuilds++
 	b.topo = topo
 	if cmd == nil {
-		return b, e.checkDerivedNames(topo, b.id, pos)
+		return b, naming.CheckDerived(topo, b.id, pos)
 	}
 	return b, nil
-}
-
-// ensureSourceTopic checks the topic of a CREATE STREAM/TABLE: it must
-// exist unless PARTITIONS is given, in which case it is created; an
-// existing topic's partition count must match PARTITIONS.
-func (e *Engine) ensureSourceTopic(ctx context.Context, src *planner.Source, pos ast.Pos, replay bool) error {
-	n, exists, err := e.cluster.Partitions(ctx, src.Topic)
-	if err != nil {
-		return fmt.Errorf("could not describe topic %s: %w", src.Topic, err)
-	}
-	switch {
-	case exists && src.Partitions > 0 && n != src.Partitions && !replay:
-		return sqlerr.New(sqlerr.Kafka, pos, "A Kafka topic with the name '%s' already exists, with different partition/replica configuration than required. KSQL expects %d partitions (topic has %d).", src.Topic, src.Partitions, n)
-	case exists:
-		src.Partitions = n
-		return nil
-	case src.Partitions == 0 && e.autoCreateTopics:
-		src.Partitions = 1
-	case src.Partitions == 0:
-		return sqlerr.New(sqlerr.Kafka, pos, "Kafka topic does not exist: %s", src.Topic)
-	}
-	if err := e.checkPartitions(src.Partitions, pos); err != nil {
-		return err
-	}
-	return e.cluster.CreateTopic(ctx, exec.TopicSpec{Name: src.Topic, Partitions: src.Partitions, Replicas: src.Replicas})
-}
-
-// checkQueryCapacity refuses a new persistent query past
-// ksql.query.persistent.active.limit, with ksqlDB's message. A replayed
-// command (cmd set) is never refused: its query was accepted before.
-func (e *Engine) checkQueryCapacity(cmd *command, pos ast.Pos) error {
-	if cmd != nil || len(e.queries) < e.cfg.ActiveQueryLimit {
-		return nil
-	}
-	return sqlerr.New(sqlerr.Semantic, pos, "Not executing statement(s) as it would cause the number of active, persistent queries "+
-		"to exceed the configured limit. Use the TERMINATE command to terminate existing queries, or increase the '%s' setting "+
-		"via the 'ksql-server.properties' file. Current persistent query count: %d. Configured limit: %d.",
-		props.ActiveQueryLimit, len(e.queries), e.cfg.ActiveQueryLimit)
-}
-
-// replaceEnabled reads ksql.create.or.replace.enabled (default true): off,
-// CREATE OR REPLACE … AS SELECT of an existing source is refused as
-// ksqlDB refuses it, as a source that already exists.
-func replaceEnabled(p props.Properties) bool {
-	return !strings.EqualFold(strings.TrimSpace(p[props.CreateOrReplace]), "false")
 }
 
 func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *session, cmd *command) (api.Entity, error) {
@@ -225,11 +179,13 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kind, st.Name, kind)}, nil
 	}
 	if old, ok := e.cat.Get(st.Name); ok && st.OrReplace {
-		if !replaceEnabled(s.props) {
+		// ksql.create.or.replace.enabled off: refused as ksqlDB refuses
+		// it, as a source that already exists.
+		if !s.cfg.CreateOrReplace {
 			return nil, sqlerr.New(sqlerr.Exists, st.P, "Cannot add %s '%s': A %s with the same name already exists",
 				strings.ToLower(old.Kind.String()), st.Name, strings.ToLower(old.Kind.String()))
 		}
-		u, err := e.planUpgrade(ctx, st, s.props[props.OutputTopicPrefix], cmd)
+		u, err := e.planUpgrade(ctx, st, s.cfg.OutputTopicPrefix, cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +193,7 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 			return e.replaceQuery(ctx, st, strings.ToLower(st.Kind.String())+"/"+st.Name+"/create", s, cmd, u)
 		}
 	}
-	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
+	plan, err := e.plannerFor(cmd).PlanCreateAs(st, planner.WithTopicPrefix(s.cfg.OutputTopicPrefix))
 	if err != nil {
 		return nil, err
 	}
@@ -248,30 +204,26 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 			return nil, err
 		}
 	}
-	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+	if err := check.NotOwnSink(plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+	if err := e.topics().CheckCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
+	if err := e.checkCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
-	prefix := "CSAS_"
-	if st.Kind == ast.Table {
-		prefix = "CTAS_"
-	}
-	queryID := func(seq int64) string { return fmt.Sprintf("%s%s_%d", prefix, st.Name, e.queryNumber(seq)) }
+	queryID := func(seq int64) string { return naming.CreateAs(st.Kind, st.Name, e.queryNumber(seq)) }
 	b, err := e.buildQuery(plan, queryID, cmd, st.P)
 	if err != nil {
 		return nil, err
 	}
 	if cmd == nil {
-		if err := e.registerSchemas(ctx, plan.Sink, true, st.P); err != nil {
+		if err := registry.Register(ctx, plan.Sink, true, st.P); err != nil {
 			return nil, err
 		}
 	}
-	if err := e.ensureSinkTopic(ctx, plan.Sink, st.P); err != nil {
+	if err := e.topics().EnsureSink(ctx, plan.Sink, st.P); err != nil {
 		return nil, err
 	}
 	if err := e.initOffsets(ctx, plan, b, s, cmd); err != nil {
@@ -297,63 +249,19 @@ func (e *Engine) createAsSelect(ctx context.Context, st *ast.CreateAsSelect, s *
 	return commandStatus(st, id, "Created query with ID "+c.QueryID, c.Seq, c.QueryID), nil
 }
 
-func (e *Engine) checkSourcesReadable(plan *planner.Plan, pos ast.Pos) error {
-	for _, src := range plan.Sources {
-		if plan.Sink != nil && src.Name == plan.Sink.Name {
-			return sqlerr.New(sqlerr.Semantic, pos, "Cannot insert into %s: it is also a source of the query", src.Name)
-		}
-	}
-	return nil
-}
-
-// ensureSinkTopic creates the sink topic of a CREATE … AS SELECT with the
-// source's partition count (or PARTITIONS) when it does not exist.
-func (e *Engine) ensureSinkTopic(ctx context.Context, sink *planner.Source, pos ast.Pos) error {
-	n, exists, err := e.cluster.Partitions(ctx, sink.Topic)
-	if err != nil {
-		return err
-	}
-	if exists {
-		sink.Partitions = n
-		return nil
-	}
-	if sink.Partitions <= 0 {
-		sink.Partitions = 1
-	}
-	if err := e.checkPartitions(sink.Partitions, pos); err != nil {
-		return err
-	}
-	spec := exec.TopicSpec{Name: sink.Topic, Partitions: sink.Partitions, Replicas: sink.Replicas}
-	if sink.Kind == ast.Table {
-		spec.Configs = map[string]string{"cleanup.policy": "compact"}
-	}
-	return e.cluster.CreateTopic(ctx, spec)
-}
-
-// checkPartitions refuses to create a topic of more than
-// props.MaxPartitions partitions: each costs memory in every query reading
-// the topic.
-func (e *Engine) checkPartitions(n int32, pos ast.Pos) error {
-	limit := e.cfg.MaxPartitions
-	if int(n) <= limit {
-		return nil
-	}
-	return sqlerr.New(sqlerr.Kafka, pos, "Invalid value %d for PARTITIONS: a topic may have at most %d partitions (server property %s)", n, limit, props.MaxPartitions)
-}
-
 func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session, cmd *command) (api.Entity, error) {
 	plan, err := e.plannerFor(cmd).PlanInsertInto(st)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkSourcesReadable(plan, st.P); err != nil {
+	if err := check.NotOwnSink(plan, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(ctx, plan, st.P); err != nil {
+	if err := e.topics().CheckCopartitioned(ctx, plan, st.P); err != nil {
 		return nil, err
 	}
-	queryID := func(seq int64) string { return fmt.Sprintf("INSERTQUERY_%d", e.queryNumber(seq)) }
-	if id, ok, err := insertQueryID(st); err != nil {
+	queryID := func(seq int64) string { return naming.Insert(e.queryNumber(seq)) }
+	if id, ok, err := naming.InsertQueryID(st); err != nil {
 		return nil, err
 	} else if ok {
 		if old := e.queries[id]; old != nil {
@@ -366,7 +274,7 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 		}
 		queryID = func(int64) string { return id }
 	}
-	if err := e.checkQueryCapacity(cmd, st.P); err != nil {
+	if err := e.checkCapacity(cmd, st.P); err != nil {
 		return nil, err
 	}
 	b, err := e.buildQuery(plan, queryID, cmd, st.P)
@@ -395,10 +303,10 @@ func (e *Engine) insertInto(ctx context.Context, st *ast.InsertInto, s *session,
 // other servers of the service id start the query too, and the group,
 // once it has members, refuses a commit from outside it.
 func (e *Engine) initOffsets(ctx context.Context, plan *planner.Plan, b queryBuild, s *session, cmd *command) error {
-	if cmd != nil || e.cluster.Synchronous() || props.NewParser(e.table, s.props).Str(props.OffsetReset) == "earliest" {
+	if cmd != nil || e.cluster.Synchronous() || s.cfg.FromEarliest {
 		return nil
 	}
-	if err := e.createInternalTopics(ctx, plan, b.topo); err != nil {
+	if err := e.topics().CreateInternal(ctx, plan, b.topo); err != nil {
 		return err
 	}
 	if err := e.cluster.CommitEnds(ctx, b.appID, b.topo.SourceTopics()); err != nil {
@@ -428,8 +336,8 @@ func (e *Engine) startQuery(ctx context.Context, c *command, plan *planner.Plan,
 // prepareQuery creates a persistent query's internal topics and its
 // query value, not started.
 func (e *Engine) prepareQuery(ctx context.Context, c *command, plan *planner.Plan, topo *physical.Topology) (*query, error) {
-	appID := e.commandAppID(c)
-	if err := e.createInternalTopics(ctx, plan, topo); err != nil {
+	appID := e.names.CommandAppID(c.AppPrefix, c.QueryID)
+	if err := e.topics().CreateInternal(ctx, plan, topo); err != nil {
 		return nil, err
 	}
 	q, err := e.newQuery(c.QueryID, appID, c.SQL, plan, topo, e.props.Merge(c.Props))
@@ -446,30 +354,20 @@ func (e *Engine) prepareQuery(ctx context.Context, c *command, plan *planner.Pla
 }
 
 func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *command) (api.Entity, error) {
-	kind := strings.ToLower(st.Kind.String())
 	src, ok := e.cat.Get(st.Name)
-	if !ok {
-		if st.IfExists {
-			return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("%s %s does not exist.", st.Kind, st.Name)}, nil
-		}
-		return nil, sqlerr.New(sqlerr.Unknown, st.P, "%s %s does not exist.", capitalize(kind), st.Name)
+	if !ok && st.IfExists {
+		return api.WarningEntity{StatementText: st.Text(), Message: fmt.Sprintf("%s %s does not exist.", st.Kind, st.Name)}, nil
 	}
-	if st.DeleteTopic && src.ReadOnly {
-		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Cannot delete topic for read-only source: %s", src.Name)
-	}
-	if src.Kind != st.Kind {
-		return nil, sqlerr.New(sqlerr.Semantic, st.P, "Incompatible data source type is %s, but statement was DROP %s", src.Kind, st.Kind)
-	}
-	owner, users := e.queriesUsing(src.Name)
-	if err := e.checkDropReaders(st, src.Name, owner, users); err != nil {
+	owner, err := check.Drop(st, src, e.checkViews())
+	if err != nil {
 		return nil, err
 	}
 	c, err := e.record(ctx, st, s, cmd, nil)
 	if err != nil {
 		return nil, err
 	}
-	if owner != nil {
-		e.retire(owner)
+	if q := e.queries[owner]; q != nil {
+		e.retire(q)
 	}
 	e.cat.Delete(src.Name)
 	// Only the server that runs the statement deletes the topic, as in
@@ -481,106 +379,36 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop, s *session, cmd *comman
 		if err := e.cluster.DeleteTopic(ctx, src.Topic); err != nil {
 			return nil, fmt.Errorf("source %s was dropped but its topic %s could not be deleted: %w", src.Name, src.Topic, err)
 		}
-		// Subjects not on replay: a later CREATE may have registered them again.
-		if err := e.deleteSubjects(ctx, src, cmd != nil); err != nil {
+		// Subjects not on replay either: a later CREATE may have
+		// registered them again.
+		if err := registry.DeleteSubjects(ctx, src); err != nil {
 			return nil, fmt.Errorf("source %s and its topic %s were dropped but its schema registry subjects could not be deleted (delete them in the registry): %w", src.Name, src.Topic, err)
 		}
 	}
-	id := kind + "/" + st.Name + "/drop"
+	id := strings.ToLower(st.Kind.String()) + "/" + st.Name + "/drop"
 	e.statuses[id] = api.StatusSuccess
 	return commandStatus(st, id, fmt.Sprintf("Source `%s` (topic: %s) was dropped.", src.Name, src.Topic), c.Seq, ""), nil
 }
 
-// queriesUsing returns the CREATE … AS SELECT query that owns name (it is
-// terminated with the source) and the ids of every other query that reads
-// or writes it.
-func (e *Engine) queriesUsing(name string) (*query, []string) {
-	var owner *query
-	var users []string
-	for _, q := range e.sortedQueries() {
-		isOwner := q.plan.Sink != nil && q.plan.Sink.Name == name && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_") || strings.HasPrefix(q.id, "CST_"))
-		if isOwner {
-			owner = q
-			continue
-		}
-		if q.reads(name) || (q.plan.Sink != nil && q.plan.Sink.Name == name) {
-			users = append(users, q.id)
-		}
+// checkCapacity refuses a new persistent query past
+// ksql.query.persistent.active.limit; a replayed command (cmd set) is
+// never refused: its query was accepted before.
+func (e *Engine) checkCapacity(cmd *command, pos ast.Pos) error {
+	if cmd != nil {
+		return nil
 	}
-	return owner, users
+	return check.Capacity(len(e.queries), e.cfg.ActiveQueryLimit, pos)
 }
 
-// checkDropReaders refuses to drop a source others still use, in ksqlDB's
-// order and words: first the INSERT INTO queries that read or write it
-// (they must be terminated), then the sources whose CREATE … AS SELECT
-// reads it (they must be dropped), listed by name in sorted order.
-func (e *Engine) checkDropReaders(st *ast.Drop, name string, owner *query, users []string) error {
-	var inserts, readers []string
-	for _, id := range users {
-		q := e.queries[id]
-		if q != nil && isCreateAs(q) && q.plan.Sink.Name != name {
-			readers = append(readers, q.plan.Sink.Name)
-			continue
-		}
-		inserts = append(inserts, id)
-	}
-	if len(inserts) > 0 {
-		in, out := e.insertReaders(name, owner), e.writers(name, owner)
-		sort.Strings(in)
-		sort.Strings(out)
-		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
-			name, strings.Join(in, ", "), strings.Join(out, ", "), name)
-	}
-	if len(readers) > 0 {
-		sort.Strings(readers)
-		return sqlerr.New(sqlerr.InUse, st.P, "Cannot drop %s.\nThe following streams and/or tables read from this source: [%s].\nYou need to drop them before dropping %s.",
-			name, strings.Join(readers, ", "), name)
-	}
-	return nil
-}
-
-// isCreateAs reports whether q is the CREATE … AS SELECT query that owns
-// its sink (not an INSERT INTO).
-func isCreateAs(q *query) bool {
-	return q.plan.Sink != nil && (strings.HasPrefix(q.id, "CSAS_") || strings.HasPrefix(q.id, "CTAS_") || strings.HasPrefix(q.id, "CST_"))
-}
-
-// insertReaders returns the ids of the queries other than CREATE … AS
-// SELECT ones that read name.
-func (e *Engine) insertReaders(name string, owner *query) []string {
-	var out []string
-	for _, q := range e.sortedQueries() {
-		if q != owner && !isCreateAs(q) && q.reads(name) {
-			out = append(out, q.id)
-		}
+// checkViews are the persistent queries as package runtime/check sees
+// them, in creation order.
+func (e *Engine) checkViews() []check.Query {
+	qs := e.sortedQueries()
+	out := make([]check.Query, len(qs))
+	for i, q := range qs {
+		out[i] = check.Query{ID: q.id, Plan: q.plan}
 	}
 	return out
-}
-
-func (e *Engine) writers(name string, owner *query) []string {
-	var out []string
-	for _, q := range e.sortedQueries() {
-		if q != owner && q.plan.Sink != nil && q.plan.Sink.Name == name {
-			out = append(out, q.id)
-		}
-	}
-	return out
-}
-
-func (q *query) reads(name string) bool {
-	for _, s := range q.plan.Sources {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (e *Engine) terminate(ctx context.Context, st *ast.Terminate, s *session, cmd *command) (api.Entity, error) {
@@ -635,33 +463,10 @@ func (e *Engine) terminateTransient(target string) (string, bool) {
 	return t.id, true
 }
 
-// createInternalTopics creates a topology's repartition and changelog
-// topics with the partition count of its source topic.
-func (e *Engine) createInternalTopics(ctx context.Context, plan *planner.Plan, topo *physical.Topology) error {
-	n := plan.Sources[0].Partitions
-	if n <= 0 {
-		var err error
-		if n, _, err = e.cluster.Partitions(ctx, plan.Sources[0].Topic); err != nil {
-			return err
-		}
-	}
-	for _, t := range topo.Internal {
-		n, err := e.internalPartitions(ctx, plan, t, n)
-		if err != nil {
-			return err
-		}
-		spec := exec.TopicSpec{Name: t.Name, Partitions: max(n, 1), Replicas: e.cfg.InternalReplicas}
-		switch {
-		case t.Compact && t.RetentionMs > 0:
-			spec.Configs = map[string]string{"cleanup.policy": "compact,delete", "retention.ms": strconv.FormatInt(t.RetentionMs, 10)}
-		case t.Compact:
-			spec.Configs = map[string]string{"cleanup.policy": "compact"}
-		}
-		if err := e.cluster.CreateTopic(ctx, spec); err != nil {
-			return fmt.Errorf("could not create internal topic %s: %w", t.Name, err)
-		}
-	}
-	return nil
+// topics checks and creates the topics of statements on the engine's
+// cluster (package runtime/topics).
+func (e *Engine) topics() topics.Topics {
+	return topics.Topics{Cluster: e.cluster, MaxPartitions: e.cfg.MaxPartitions, InternalReplicas: e.cfg.InternalReplicas, AutoCreate: e.autoCreateTopics}
 }
 
 // deleteInternalTopics removes a topology's internal topics (a transient
@@ -672,5 +477,5 @@ func (e *Engine) deleteInternalTopics(topo *physical.Topology) {
 			e.logger.Warn("could not delete internal topic", "topic", t.Name, "err", err)
 		}
 	}
-	e.deleteInternalSubjects(topo.Subjects)
+	registry.DeleteInternal(e.planner.Defaults.SchemaRegistry, topo.Subjects, e.logger)
 }

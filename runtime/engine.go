@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/internal/version"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/cluster"
 	"github.com/sqlstream/sqlstream/runtime/commandlog"
 	"github.com/sqlstream/sqlstream/runtime/connect"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/kafkasec"
+	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/peer"
 	"github.com/sqlstream/sqlstream/runtime/proclog"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -38,6 +40,7 @@ type Engine struct {
 	logger  *slog.Logger
 	props   props.Properties   // the server's properties over the table's defaults (a session's base)
 	cfg     props.EngineConfig // parsed from props once, at the start
+	names   naming.Names       // the application ids of queries
 	connect *connect.Factory   // the connector statements' Kafka Connect clients (ksql.connect.*)
 	table   props.Table        // every property the engine accepts
 	cluster exec.Cluster
@@ -126,7 +129,7 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 		e.peers = cluster.NewPeers(o.advertised, peer.Key(cmdLog.Key()),
 			e.cfg.HeartbeatWindow)
 		e.recovery = recovery.New(o.dataDir)
-		stateOpts := []state.Option{state.WithLogger(pebbleLogger{e.logger}), state.WithFailureHook(e.recovery.Poke)}
+		stateOpts := []state.Option{state.WithLogger(state.SlogLogger(e.logger)), state.WithFailureHook(e.recovery.Poke)}
 		if o.stateFS != nil {
 			stateOpts = append(stateOpts, state.WithFS(o.stateFS))
 		}
@@ -158,14 +161,13 @@ func newEngine(o options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
-	prefix, err := namingPrefix(o, cfg)
+	names, err := naming.New(o.appPrefix, cfg.KsqlDBNaming, o.serviceID, cfg.PersistentPrefix)
 	if err != nil {
 		return nil, err
 	}
-	o.appPrefix = prefix
 	reg := functions.NewRegistry(functions.WithMaxResultBytes(cfg.MaxResultBytes))
 	cat := planner.NewCatalog()
-	e := &Engine{opts: o, logger: logger, props: set, cfg: cfg, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
+	e := &Engine{opts: o, names: names, logger: logger, props: set, cfg: cfg, table: table, cluster: o.cluster, reg: reg, cat: cat, autoCreateTopics: o.createTopics,
 		queries: map[string]*query{}, statuses: map[string]string{}, commands: map[string]api.CommandStatus{}, transients: map[string]*transient{},
 		started: time.Now(), healthWait: defaultHealthWait}
 	d := planner.Defaults{KeyFormat: cfg.KeyFormat, ValueFormat: cfg.ValueFormat,
@@ -263,7 +265,7 @@ func (e *Engine) Registry() *functions.Registry { return e.reg }
 
 // Info implements the server's /info.
 func (e *Engine) Info() api.ServerInfo {
-	return api.ServerInfo{Version: Version(), KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
+	return api.ServerInfo{Version: version.String(), KafkaClusterID: "sqlstream", KsqlServiceID: e.opts.serviceID, ServerStatus: "RUNNING"}
 }
 
 // CommandStatuses implements the server's /status.
@@ -306,27 +308,4 @@ func (e *Engine) Catalog() (srcs []*planner.Source, sinks map[string]bool) {
 		}
 	}
 	return e.cat.List(), sinks
-}
-
-// DefaultPartition is Kafka's default partitioner: murmur2 of the key
-// modulo the partition count (partition 0 for a null key here, so test
-// drivers agree).
-func DefaultPartition(key []byte, partitions int32) int32 {
-	return exec.DefaultPartition(key, partitions)
-}
-
-// pebbleLogger routes Pebble's messages to the engine's logger.
-type pebbleLogger struct{ l *slog.Logger }
-
-func (p pebbleLogger) Infof(format string, args ...any) {
-	p.l.Debug(fmt.Sprintf(format, args...), "component", "pebble")
-}
-
-func (p pebbleLogger) Errorf(format string, args ...any) {
-	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-}
-
-func (p pebbleLogger) Fatalf(format string, args ...any) {
-	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
-	panic(fmt.Sprintf(format, args...))
 }

@@ -4,9 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/internal/version"
+	"github.com/sqlstream/sqlstream/runtime/assert"
+	"github.com/sqlstream/sqlstream/runtime/connectors"
+	"github.com/sqlstream/sqlstream/runtime/describe"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/parser"
@@ -18,6 +23,7 @@ import (
 // overrides (SET) and variables (DEFINE).
 type session struct {
 	props props.Properties
+	cfg   props.SessionConfig // parsed from props by setProps
 	vars  map[string]string
 	// only is set for a pull query a peer forwarded: the partitions to
 	// read here, never forwarding again (package runtime/cluster).
@@ -38,7 +44,28 @@ func (e *Engine) newSession(given map[string]any, vars map[string]string) (*sess
 	for k, v := range vars {
 		vs[k] = v
 	}
-	return &session{props: e.props.Merge(over), vars: vs}, nil
+	return e.session(e.props.Merge(over), vs)
+}
+
+// session is a session over the properties p (the server's and the
+// overrides), its typed settings parsed once.
+func (e *Engine) session(p props.Properties, vars map[string]string) (*session, error) {
+	s := &session{vars: vars}
+	if err := s.setProps(e.table, p); err != nil {
+		return nil, &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}
+	}
+	return s, nil
+}
+
+// setProps makes p the session's properties and parses its settings
+// from them (after each SET and UNSET).
+func (s *session) setProps(t props.Table, p props.Properties) error {
+	cfg, err := props.NewSessionConfig(t, p)
+	if err != nil {
+		return err
+	}
+	s.props, s.cfg = p, cfg
+	return nil
 }
 
 // Execute runs the statements of a /ksql request in order and returns
@@ -75,17 +102,11 @@ func (e *Engine) Execute(ctx context.Context, req api.KsqlRequest) ([]api.Entity
 // parseStatement substitutes the session's variables in and parses one
 // statement, stopping when ctx is done.
 func (e *Engine) parseStatement(ctx context.Context, text string, s *session) (ast.Statement, error) {
-	sub, err := substituteUnless(!s.substitutes(), text, s.vars)
+	sub, err := substituteUnless(!s.cfg.VarSubstitution, text, s.vars)
 	if err != nil {
 		return nil, err
 	}
 	return parseSingle(ctx, sub, e.cat.Types().Lookup)
-}
-
-// substitutes reports whether ${name} substitution is on for the session
-// (ksql.variable.substitution.enable, default true).
-func (s *session) substitutes() bool {
-	return !strings.EqualFold(s.props[props.VarSubstitution], "false")
 }
 
 // substituteUnless substitutes vars into text unless off is set, when
@@ -112,7 +133,7 @@ func parseSingle(ctx context.Context, text string, lookup func(string) (*types.T
 
 // statementError wraps err as ksqlDB's statement_error.
 func statementError(err error, text string, done []api.Entity) error {
-	var re *restError
+	var re *connectors.Error
 	if errors.As(err, &re) {
 		return re.ErrorMessage // ksqlDB's KsqlRestException: its body as it is
 	}
@@ -141,19 +162,19 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 		if err := e.table.CheckOverride(st.Name, st.Value); err != nil {
 			return nil, err
 		}
-		s.props[props.Normalize(st.Name)] = st.Value
-		return nil, nil
+		return nil, s.setProps(e.table, s.props.Merge(map[string]string{props.Normalize(st.Name): st.Value}))
 	case *ast.UnsetProperty:
 		if _, err := e.table.Lookup(st.Name); err != nil {
 			return nil, err
 		}
 		name := props.Normalize(st.Name)
+		next := s.props.Merge(nil)
 		if def, ok := e.props[name]; ok {
-			s.props[name] = def
+			next[name] = def
 		} else {
-			delete(s.props, name)
+			delete(next, name)
 		}
-		return nil, nil
+		return nil, s.setProps(e.table, next)
 	case *ast.AlterSystem:
 		// ksqlDB's ValidatedCommandFactory applies ALTER SYSTEM only with
 		// shared runtimes (Confluent Cloud); open-source ksqlDB refuses it
@@ -170,11 +191,11 @@ func (e *Engine) executeOne(ctx context.Context, stmt ast.Statement, s *session)
 	case *ast.InsertValues:
 		return nil, e.insertValues(ctx, st, s)
 	case *ast.AssertSchema:
-		return e.assertSchema(ctx, st, s)
+		return assert.Schema(ctx, e.planner.Defaults.SchemaRegistry, st, s.cfg.AssertSchemaTimeout)
 	case *ast.AssertTopic:
-		return e.assertTopic(ctx, st, s)
+		return assert.Topic(ctx, e.cluster, st, s.cfg.AssertTopicTimeout)
 	case *ast.CreateConnector, *ast.DropConnector, *ast.DescribeConnector, *ast.ListConnectors, *ast.ListConnectorPlugins:
-		return e.connectStatement(ctx, st, s)
+		return connectors.Run(ctx, st, e.connectConfig(ctx, s), e.sourcesOver)
 	}
 	e.mu.Lock()
 	defer e.unlock()
@@ -218,9 +239,9 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 	case *ast.Show:
 		return e.show(ctx, st, s)
 	case *ast.Describe:
-		return e.describe(ctx, st)
+		return describe.Describe(st, e.cat, e.views())
 	case *ast.DescribeFunction:
-		return e.describeFunction(st)
+		return describe.Function(st, e.reg, version.String())
 	case *ast.Explain:
 		return e.explain(ctx, st, s)
 	case *ast.AlterSource:
@@ -235,4 +256,25 @@ func firstWords(s string) string {
 		f = f[:2]
 	}
 	return strings.Join(f, " ")
+}
+
+// connectConfig is the engine's Kafka Connect clients (package
+// runtime/connectors) with the request's Authorization header.
+func (e *Engine) connectConfig(ctx context.Context, s *session) connectors.Config {
+	return connectors.Config{Factory: e.connect, DefaultURL: s.cfg.ConnectDefault, Auth: api.AuthorizationFrom(ctx)}
+}
+
+// sourcesOver describes the streams and tables over the topics (DESCRIBE
+// CONNECTOR's), under the engine lock.
+func (e *Engine) sourcesOver(_ context.Context, topics []string) []api.SourceDescription {
+	e.mu.Lock()
+	defer e.unlock()
+	var out []api.SourceDescription
+	views := e.views()
+	for _, src := range e.cat.List() {
+		if slices.Contains(topics, src.Topic) {
+			out = append(out, describe.Source(src, views, false))
+		}
+	}
+	return out
 }

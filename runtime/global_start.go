@@ -29,8 +29,12 @@ func (q *query) startLoadingGlobals() {
 		r, err := q.eng.cluster.Start(q.spec())
 		if err != nil {
 			q.fail(err)
+			return nil, err
 		}
-		return r, err
+		q.mu.Lock()
+		q.reporter, _ = r.(exec.TaskReporter)
+		q.mu.Unlock()
+		return r, nil
 	}, func(err error) { q.fail(globalLoadError(q, err)) })
 	q.mu.Lock()
 	q.runner = l

@@ -2,14 +2,10 @@ package runtime
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/state"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // defaultHealthWait is how long /healthcheck waits for the engine lock: a
@@ -61,38 +57,13 @@ func (e *Engine) Health(ctx context.Context) api.HealthCheckResponse {
 	}
 }
 
-// commandTopicReadable checks that the command topic exists and that the
-// offsets of each of its partitions can be listed (nil for an engine
-// without a command log).
+// commandTopicReadable checks the command topic (commandlog's
+// Readable; nil for an engine without a command log).
 func (e *Engine) commandTopicReadable(ctx context.Context) error {
 	if e.cmdLog == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	topic, adm := e.cmdLog.Topic(), e.cmdLog.Admin()
-	td, err := adm.ListTopics(ctx, topic)
-	if err == nil {
-		if d, ok := td[topic]; !ok {
-			err = kerr.UnknownTopicOrPartition
-		} else {
-			err = d.Err
-		}
-	}
-	if err == nil {
-		var ends kadm.ListedOffsets
-		if ends, err = adm.ListEndOffsets(ctx, topic); err == nil {
-			err = ends.Error()
-		}
-	}
-	switch {
-	case errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID):
-		return fmt.Errorf("the command topic %s does not exist (deleted?): the catalog lives in it, and a restart would "+
-			"come up without streams, tables and queries; restore the topic, or recreate them", topic)
-	case err != nil:
-		return fmt.Errorf("the command topic %s cannot be read: %w", topic, err)
-	}
-	return nil
+	return e.cmdLog.Readable(ctx)
 }
 
 // lockWithin reports whether the engine lock could be taken (and is

@@ -21,16 +21,11 @@ import (
 const insertsDisabled = "The server has disabled INSERT INTO ... VALUES functionality. " +
 	"To enable it, restart your ksqlDB server with '" + props.InsertValues + "'=true"
 
-// insertsEnabled reads ksql.insert.into.values.enabled (default true).
-func insertsEnabled(p props.Properties) bool {
-	return !strings.EqualFold(strings.TrimSpace(p[props.InsertValues]), "false")
-}
-
 // insertValues runs INSERT INTO … VALUES: the values are evaluated,
 // coerced to the column types, serialized with the source's formats and
 // produced to its topic (partitioned by key like any Kafka producer).
 func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues, s *session) error {
-	if !insertsEnabled(s.props) {
+	if !s.cfg.InsertValues {
 		return sqlerr.New(sqlerr.Unsupported, st.P, "%s", insertsDisabled)
 	}
 	e.mu.Lock()
@@ -69,7 +64,7 @@ func (e *Engine) constant(x ast.Expr, scope expr.Scope) (any, *types.Type, error
 // Insert writes one /inserts-stream row (JSON-decoded with UseNumber) to
 // a stream; column names match case-insensitively.
 func (e *Engine) Insert(ctx context.Context, target string, row map[string]any) error {
-	if !insertsEnabled(e.props) {
+	if !e.cfg.InsertValues {
 		return errors.New(insertsDisabled)
 	}
 	e.mu.Lock()

@@ -1,9 +1,7 @@
 package runtime
 
 import (
-	"fmt"
 	"net/http"
-	"sort"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -42,22 +40,6 @@ func (e *Engine) MetricsHandler() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e.MetricsCollector())
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
-}
-
-// streamTimeText describes the tasks' stream times for DESCRIBE EXTENDED.
-func (q *query) streamTimeText() []string {
-	snap := q.streamTimes.Snapshot()
-	tasks := make([]string, 0, len(snap))
-	for t := range snap {
-		tasks = append(tasks, t)
-	}
-	sort.Strings(tasks)
-	open := q.streamTimes.OpenSnapshot()
-	var out []string
-	for _, t := range tasks {
-		out = append(out, fmt.Sprintf("task %s: stream time %s, %d open windows", t, formatMillis(snap[t]), open[t]))
-	}
-	return out
 }
 
 // consumerLags is the consumer lag of q's active tasks here, where known.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
-	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/printer"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -39,18 +38,9 @@ func (e *Engine) startPrint(ctx context.Context, st *ast.Print, s *session) (api
 	p := e.printer()
 	go func() {
 		defer close(done)
-		n := 0
-		err := e.cluster.Read(rctx, st.Topic, from, false, func(r *physical.InRecord) bool {
-			n++
-			if st.Interval > 1 && (n-1)%st.Interval != 0 {
-				return true
-			}
-			line := p.Line(rctx, r)
-			if n == 1 {
-				line = p.Header(rctx, r) + line
-			}
+		err := e.cluster.Read(rctx, st.Topic, from, false, p.Lines(rctx, st.Interval, func(line string) bool {
 			return t.Row(&types.Row{Values: []any{line}})
-		})
+		}))
 		if err == context.Canceled {
 			err = nil
 		}
@@ -77,23 +67,3 @@ func (p *printStream) Next(ctx context.Context) (api.Row, error) {
 }
 
 func (p *printStream) FinalMessage() string { return "" }
-
-// parseWithFunction parses a timestamp string through the registry's
-// PARSE_TIMESTAMP, so TIMESTAMP_FORMAT behaves exactly like the function.
-func parseWithFunction(e *Engine, value, pattern string) (int64, error) {
-	fn, err := e.reg.Resolve("PARSE_TIMESTAMP", []*types.Type{types.StringType, types.StringType})
-	if err != nil {
-		return 0, err
-	}
-	v, err := fn.Fn([]any{value, pattern})
-	if err != nil {
-		return 0, err
-	}
-	switch t := v.(type) {
-	case types.Timestamp:
-		return int64(t), nil
-	case int64:
-		return t, nil
-	}
-	return 0, fmt.Errorf("cannot parse timestamp %q with format %q", value, pattern)
-}

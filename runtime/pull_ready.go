@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/runtime/pull"
@@ -74,65 +72,15 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 		q.plan.Sink.Name, q.id, missing, wait, props.PullReadyWait)}
 }
 
-// waitCaughtUp polls until q is caught up (see awaitCaughtUp) or ctx
-// ends; missing says what it still waited for.
+// waitCaughtUp polls until q is caught up (see awaitCaughtUp and
+// pull.WaitCaughtUp) or ctx ends; missing says what it still waited for.
 func (e *Engine) waitCaughtUp(ctx context.Context, q *query) (missing string, err error) {
-	missing = "is " + q.State().String()
-	eos := e.eosWritten()
-	for pass := 0; pass <= q.topo.BackEdges(); pass++ {
-		if missing, err = e.waitSubsCaughtUp(ctx, q, eos); missing != "" || err != nil {
-			return missing, err
-		}
+	state := func() (bool, bool, string) {
+		st := q.State()
+		return st == StateRunning, st == StateError || st == StateTerminated, st.String()
 	}
-	return "", nil
-}
-
-// waitSubsCaughtUp is one pass of waitCaughtUp over the sub-topologies.
-func (e *Engine) waitSubsCaughtUp(ctx context.Context, q *query, eos pull.EOSWritten) (missing string, err error) {
-	missing = "is " + q.State().String()
-	for _, sub := range q.topo.SubTopologies {
-		if len(sub.Topics) == 0 {
-			continue // kadm would list every topic's ends
-		}
-		var ends kadm.ListedOffsets
-		for {
-			switch st := q.State(); st {
-			case StateError, StateTerminated:
-				return "is " + st.String(), nil // answer from the store as it is
-			case StateRunning:
-				if ends == nil {
-					if ends, err = e.cluster.EndOffsets(ctx, sub.Topics...); err != nil {
-						return missing, e.pullReadyErr(ctx, err)
-					}
-				}
-				committed, err := e.cluster.CommittedOffsets(ctx, q.appID)
-				if err != nil {
-					return missing, e.pullReadyErr(ctx, err)
-				}
-				missing = pull.Behind(q.appID, q.cfg.FromEarliest, ends, committed, eos)
-			default:
-				missing = "is " + st.String() + " (its tasks are being assigned or restored)"
-			}
-			if missing == "" {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return missing, ctx.Err()
-			case <-time.After(pullReadyPoll):
-			}
-		}
-	}
-	return "", nil
-}
-
-// pullReadyErr is a Kafka error while waiting; a deadline passes through
-// so that the caller answers "not ready".
-func (e *Engine) pullReadyErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return fmt.Errorf("checking whether the table's query caught up: %w", err)
+	t := pull.Table{AppID: q.appID, FromEarliest: q.cfg.FromEarliest, Topology: q.topo, State: state}
+	return pull.WaitCaughtUp(ctx, e.cluster, t, e.eosWritten(), pullReadyPoll)
 }
 
 // eosWritten is what this engine's exactly_once_v2 queries write (see

@@ -59,10 +59,14 @@ type query struct {
 	// its inputs (pull_ready.go): later pull queries do not wait.
 	caughtUp atomic.Bool
 
-	mu       sync.Mutex
-	state    QueryState
-	errs     []queryError
-	runner   exec.Runner
+	mu     sync.Mutex
+	state  QueryState
+	errs   []queryError
+	runner exec.Runner
+	// reporter is the executor's runner of the current run as a task
+	// reporter, recorded when it starts (nil on the in-memory cluster,
+	// whose runners report no tasks); it reports only while runner is set.
+	reporter exec.TaskReporter
 	restores exec.Restores // each store's restoration progress
 }
 
@@ -178,6 +182,7 @@ func (q *query) start() error {
 	}
 	q.mu.Lock()
 	q.runner = global.WithStores(r, g)
+	q.reporter, _ = r.(exec.TaskReporter)
 	q.mu.Unlock()
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/assign"
 	"github.com/sqlstream/sqlstream/runtime/exec"
-	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/runtime/kafkasec"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -86,26 +85,15 @@ func (q *query) taskOffsetSums() map[physical.TaskID]int64 {
 	return out
 }
 
-// tasks is the query's runner as a task reporter (nil: no runner, or
-// one that runs no group).
+// tasks is the executor's runner of the query's current run as a task
+// reporter (nil: no runner, or one that runs no group).
 func (q *query) tasks() exec.TaskReporter {
 	q.mu.Lock()
-	r := q.runner
-	q.mu.Unlock()
-	return taskReporterOf(r)
-}
-
-// taskReporterOf unwraps r down to the executor's runner.
-func taskReporterOf(r exec.Runner) exec.TaskReporter {
-	switch r := r.(type) {
-	case exec.TaskReporter:
-		return r
-	case global.Runner:
-		return taskReporterOf(r.Unwrap())
-	case *global.Loading:
-		return taskReporterOf(r.Started())
+	defer q.mu.Unlock()
+	if q.runner == nil {
+		return nil
 	}
-	return nil
+	return q.reporter
 }
 
 // spec is what the push runner sees of the transient query.

@@ -22,9 +22,9 @@ func TestCommandAppIDKeepsRecordedNames(t *testing.T) {
 	}{
 		{command{QueryID: "CTAS_T_3"}, "svc_query_CTAS_T_3"},
 		{command{QueryID: "CTAS_T_3", AppPrefix: "svc_query_"}, "svc_query_CTAS_T_3"},
-		{command{QueryID: "CTAS_T_3", AppPrefix: e.queryAppPrefix()}, "_confluent-ksql-svc_pq_CTAS_T_3"},
+		{command{QueryID: "CTAS_T_3", AppPrefix: e.names.AppPrefix()}, "_confluent-ksql-svc_pq_CTAS_T_3"},
 	} {
-		if got := e.commandAppID(&c.cmd); got != c.want {
+		if got := e.names.CommandAppID(c.cmd.AppPrefix, c.cmd.QueryID); got != c.want {
 			t.Errorf("%+v: application id %s, want %s", c.cmd, got, c.want)
 		}
 	}

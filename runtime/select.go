@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
@@ -12,10 +11,8 @@ import (
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
 	"github.com/sqlstream/sqlstream/runtime/peer"
-	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/runtime/pull"
 	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/script"
 )
 
@@ -100,19 +97,19 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 	if s.only != nil && (plan.Kind != planner.Pull || plan.Sources[0].Kind != ast.Table) {
 		return nil, errForwardedPull()
 	}
-	if err := pull.CheckLimit(plan, props.NewParser(e.table, s.props).Bool(props.PullLimit), st.P); err != nil {
+	if err := pull.CheckLimit(plan, s.cfg.PullLimit, st.P); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(context.Background(), plan, st.P); err != nil {
+	if err := e.topics().CheckCopartitioned(context.Background(), plan, st.P); err != nil {
 		return nil, err
 	}
 	id := e.transientID(st, plan, s)
-	appID := e.opts.appPrefix + e.opts.serviceID + id
-	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.parseTimestamp})
+	appID := e.names.TransientAppID(id)
+	topo, err := physical.Build(plan, physical.Options{AppID: appID, ParseTimestamp: e.reg.ParseTimestamp})
 	if err != nil {
 		return nil, err
 	}
-	if err := e.createInternalTopics(context.Background(), plan, topo); err != nil {
+	if err := e.topics().CreateInternal(context.Background(), plan, topo); err != nil {
 		return nil, err
 	}
 	t, err := newTransient(e, id, st.Text(), topo, plan.Root.Schema().Columns, s.props, plan.Limit)
@@ -203,18 +200,4 @@ func (e *Engine) startStreamScan(t *transient) (exec.Runner, error) {
 		t.finishWith(err, api.FinalQueryCompleted)
 	}()
 	return exec.RunnerFunc(func() error { cancel(); <-done; return nil }), nil
-}
-
-// parseTimestamp parses a string TIMESTAMP column with the same function
-// users call as PARSE_TIMESTAMP.
-func (e *Engine) parseTimestamp(value, pattern string) (int64, error) {
-	return parseWithFunction(e, value, pattern)
-}
-
-// substitute applies ${var} substitution.
-func substitute(text string, vars map[string]string) (string, error) {
-	if !strings.Contains(text, "${") {
-		return text, nil
-	}
-	return parser.Substitute(text, vars)
 }

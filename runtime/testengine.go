@@ -48,7 +48,7 @@ func NewTestEngine(given map[string]string, opts ...Option) (*TestEngine, error)
 	}
 	e.logger = discardLogger()
 	e.autoCreateTopics = true
-	db, err := state.OpenMem(state.WithLogger(pebbleLogger{e.logger}))
+	db, err := state.OpenMem(state.WithLogger(state.SlogLogger(e.logger)))
 	if err != nil {
 		return nil, err
 	}

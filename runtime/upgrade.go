@@ -3,15 +3,16 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/runtime/props"
+	"github.com/sqlstream/sqlstream/runtime/check"
+	"github.com/sqlstream/sqlstream/runtime/describe"
+	"github.com/sqlstream/sqlstream/runtime/naming"
+	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 )
@@ -21,7 +22,7 @@ import (
 //
 //	check (planUpgrade): one writer, planner.CheckQueryUpgrade, the
 //	      sources, the topology under the old application id, its
-//	      stores against the old ones' (keepState: physical.CompareState
+//	      stores against the old ones' (check.KeepState: physical.CompareState
 //	      decides the stateful steps ksqlDB's rules refuse)
 //	      ── refused: nothing changed, nothing recorded, the old query runs
 //	register the sink's new schemas (the subject's compatibility check)
@@ -96,43 +97,24 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkSourcesReadable(plan, pos); err != nil {
+	if err := check.NotOwnSink(plan, pos); err != nil {
 		return nil, err
 	}
-	if err := e.checkCopartitioned(ctx, plan, pos); err != nil {
+	if err := e.topics().CheckCopartitioned(ctx, plan, pos); err != nil {
 		return nil, err
 	}
 	plan.Sink.Partitions = old.plan.Sink.Partitions
-	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.parseTimestamp,
+	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.reg.ParseTimestamp,
 		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores(),
 		LegacyStoreKeysJSON: old.topo.LegacyStoreKeys(), LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers()})
 	if err != nil {
 		return nil, err
 	}
 	e.queryBuilds++
-	if err := keepState(old.topo, topo, report, pos); err != nil {
+	if err := check.KeepState(old.topo, topo, report, pos); err != nil {
 		return nil, err
 	}
 	return &upgrade{old: old, plan: plan, topo: topo, report: report}, nil
-}
-
-// keepState compares the state of the running query's topology with the
-// upgrade's (physical.CompareState): an upgrade whose stores cannot be
-// kept is refused, with ksqlDB's message when ksqlDB refuses it too
-// (report.StateRefusal) and the reason; one they can is allowed even
-// where ksqlDB refuses it (adding an aggregate keeps every group's other
-// accumulators), and the report says what is kept, added and dropped.
-func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos ast.Pos) error {
-	diff, err := physical.CompareState(old, next)
-	switch {
-	case err != nil && report.StateRefusal != nil:
-		return sqlerr.New(sqlerr.Semantic, pos, "%s (%v)", errMessage(report.StateRefusal), err)
-	case err != nil:
-		return sqlerr.New(sqlerr.Semantic, pos, "%v", err)
-	}
-	report.StateRefusal = nil
-	report.State = diff.Accumulators()
-	return nil
 }
 
 // replaceQuery runs a checked upgrade: createAsSelect's CREATE OR
@@ -142,12 +124,12 @@ func keepState(old, next *physical.Topology, report *planner.UpgradeReport, pos 
 func (e *Engine) replaceQuery(ctx context.Context, stmt ast.Statement, statusID string, s *session, cmd *command, u *upgrade) (api.Entity, error) {
 	pos := stmtPos(stmt)
 	if cmd == nil {
-		if err := e.checkUpgradeSchemas(ctx, u, pos); err != nil {
+		if err := registry.CheckUpgrade(ctx, e.planner.Defaults.SchemaRegistry, u.old.topo, u.topo, pos); err != nil {
 			return nil, err
 		}
 	}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok && cmd == nil {
-		if err := e.registerSchemas(ctx, u.plan.Sink, true, pos); err != nil {
+		if err := registry.Register(ctx, u.plan.Sink, true, pos); err != nil {
 			return nil, err
 		}
 	}
@@ -265,12 +247,12 @@ func (e *Engine) startPending() {
 // place and what it keeps, adds and drops, or why it is refused. Nothing
 // changes.
 func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *session) (api.QueryDescription, bool, error) {
-	u, err := e.planUpgrade(ctx, st, s.props[props.OutputTopicPrefix], nil)
+	u, err := e.planUpgrade(ctx, st, s.cfg.OutputTopicPrefix, nil)
 	if u == nil && err == nil {
 		return api.QueryDescription{}, false, nil
 	}
 	if err != nil {
-		plan, perr := e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.props[props.OutputTopicPrefix]))
+		plan, perr := e.planner.PlanCreateAs(st, planner.WithTopicPrefix(s.cfg.OutputTopicPrefix))
 		if perr != nil {
 			return api.QueryDescription{}, true, err
 		}
@@ -281,14 +263,14 @@ func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *
 		if w := e.sinkWriters(st.Name); len(w) > 0 {
 			d.ID = w[0].id
 		}
-		d.Upgrade = "refused: " + errMessage(err) + "\nnothing changes: the running query goes on as it is\n"
+		d.Upgrade = describe.Refused(err)
 		return d, true, nil
 	}
-	d := describe(u.plan, u.topo, st.Text())
+	d := describe.Plan(u.plan, u.topo, st.Text())
 	d.ID = u.old.id
 	d.QueryType = api.QueryPersistent
 	d.ConsumerGroupID = u.old.appID
-	d.Upgrade = u.report.String() + topologyChanges(u.old.topo, u.topo) + schemaChanges(u.plan.Sink, len(u.report.Added) > 0)
+	d.Upgrade = describe.Upgrade(u.report, u.old.topo, u.topo, u.plan.Sink)
 	return d, true, nil
 }
 
@@ -296,7 +278,7 @@ func (e *Engine) explainUpgrade(ctx context.Context, st *ast.CreateAsSelect, s *
 // running query's id: the upgrade's report or refusal; ok is false when
 // the statement starts a new query.
 func (e *Engine) explainInsertUpgrade(ctx context.Context, st *ast.InsertInto, plan *planner.Plan) (api.QueryDescription, bool) {
-	id, ok, err := insertQueryID(st)
+	id, ok, err := naming.InsertQueryID(st)
 	old := e.queries[id]
 	if err != nil || !ok || old == nil {
 		return api.QueryDescription{}, false
@@ -308,124 +290,11 @@ func (e *Engine) explainInsertUpgrade(ctx context.Context, st *ast.InsertInto, p
 			return api.QueryDescription{}, false
 		}
 		d.ID = id
-		d.Upgrade = "refused: " + errMessage(err) + "\nnothing changes: the running query goes on as it is\n"
+		d.Upgrade = describe.Refused(err)
 		return d, true
 	}
-	d := describe(u.plan, u.topo, st.Text())
+	d := describe.Plan(u.plan, u.topo, st.Text())
 	d.ID, d.QueryType, d.ConsumerGroupID = id, api.QueryPersistent, old.appID
-	d.Upgrade = u.report.String() + topologyChanges(old.topo, u.topo)
+	d.Upgrade = describe.Upgrade(u.report, old.topo, u.topo, nil)
 	return d, true
-}
-
-// topologyChanges lists the stores and internal topics an upgrade keeps,
-// adds and drops.
-func topologyChanges(old, next *physical.Topology) string {
-	var b strings.Builder
-	diff(&b, "stores", storeNames(old), storeNames(next))
-	diff(&b, "internal topics", internalNames(old), internalNames(next))
-	fmt.Fprintf(&b, "sink topic: %s (kept)\n", next.SinkTopic)
-	return b.String()
-}
-
-func diff(b *strings.Builder, what string, old, next []string) {
-	var kept, added, dropped []string
-	for _, n := range next {
-		if slices.Contains(old, n) {
-			kept = append(kept, n)
-		} else {
-			added = append(added, n)
-		}
-	}
-	for _, o := range old {
-		if !slices.Contains(next, o) {
-			dropped = append(dropped, o)
-		}
-	}
-	if len(old)+len(next) == 0 {
-		fmt.Fprintf(b, "%s: none\n", what)
-		return
-	}
-	for _, l := range []struct {
-		verb  string
-		names []string
-	}{{"kept", kept}, {"added", added}, {"dropped", dropped}} {
-		if len(l.names) > 0 {
-			fmt.Fprintf(b, "%s %s: %s\n", what, l.verb, strings.Join(l.names, ", "))
-		}
-	}
-}
-
-func storeNames(t *physical.Topology) []string {
-	var out []string
-	for _, st := range t.SubTopologies {
-		for _, s := range st.Stores {
-			out = append(out, s.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func internalNames(t *physical.Topology) []string {
-	var out []string
-	for _, it := range t.Internal {
-		out = append(out, it.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// schemaChanges says which registry subjects of the sink get a new
-// version (checked against the subject's compatibility when the
-// statement runs).
-func schemaChanges(sink *planner.Source, changed bool) string {
-	var subjects []string
-	for _, f := range []struct {
-		uses    bool
-		subject string
-	}{{sink.KeyFormat.UsesRegistry(), sink.KeyFormat.Subject}, {sink.ValueFormat.UsesRegistry(), sink.ValueFormat.Subject}} {
-		if f.uses {
-			subjects = append(subjects, f.subject)
-		}
-	}
-	if len(subjects) == 0 {
-		return "schemas: no registry subjects\n"
-	}
-	if !changed {
-		return "schemas: " + strings.Join(subjects, ", ") + " unchanged\n"
-	}
-	return "schemas: a new version of " + strings.Join(subjects, ", ") + " (must pass the subject's compatibility check)\n"
-}
-
-// errMessage is an error's message without its position.
-func errMessage(err error) string {
-	if se, ok := err.(*sqlerr.Error); ok {
-		return se.Msg
-	}
-	return err.Error()
-}
-
-// reservedQueryPrefixes start the ids sqlstream gives queries; a
-// QUERY_ID may not take them (ksqlDB's QueryIdUtil).
-var reservedQueryPrefixes = []string{"INSERTQUERY_", "CTAS_", "CSAS_", "CST_"}
-
-// insertQueryID is INSERT INTO's WITH (QUERY_ID='…'), upper-cased as
-// ksqlDB does; ok is false without one.
-func insertQueryID(st *ast.InsertInto) (string, bool, error) {
-	p, ok := st.Props.Get("QUERY_ID")
-	if !ok {
-		return "", false, nil
-	}
-	raw, _ := p.Value.Value.(string)
-	id := strings.ToUpper(raw)
-	for _, prefix := range reservedQueryPrefixes {
-		if strings.HasPrefix(id, prefix) {
-			return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs must not start with a reserved query ID prefix (%s). Got '%s'.",
-				strings.Join(reservedQueryPrefixes, ", "), id)
-		}
-	}
-	if id == "" || strings.IndexFunc(id, func(r rune) bool { return !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z') }) >= 0 {
-		return "", false, sqlerr.New(sqlerr.Semantic, p.P, "Query IDs may contain only alphanumeric characters and '_'. Got: '%s'", raw)
-	}
-	return id, true, nil
 }

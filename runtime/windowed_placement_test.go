@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 )
 
 // TestWindowedSinkPlacedByInnerKey: a windowed query writes each record
@@ -32,7 +33,7 @@ func TestWindowedSinkPlacedByInnerKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := DefaultPartition(inner, 4)
+	want := exec.DefaultPartition(inner, 4)
 	n := 0
 	for _, r := range e.Drain() {
 		if r.Topic != "OUT" {

@@ -9,12 +9,17 @@ import (
 	"testing"
 )
 
-// `sqlstream version` prints the version the server reports in /info.
+// `sqlstream version` prints the version the server reports in /info:
+// the one `make build` links (internal/version.buildVersion), not the
+// devel fallback.
 func TestVersionMatchesServerInfo(t *testing.T) {
 	code, out, errOut := runBinary(t, "version")
 	fields := strings.Fields(out)
 	if code != 0 || len(fields) < 2 || fields[0] != "sqlstream" {
 		t.Fatalf("version: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if strings.Contains(fields[1], "-devel") {
+		t.Fatalf("sqlstream version says %q: the Makefile's -X flag did not link internal/version.buildVersion", fields[1])
 	}
 	n := startNode(t)
 	status, body := n.get("/info")

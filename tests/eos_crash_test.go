@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -141,7 +141,7 @@ func (r *crashRun) produce() crashWant {
 // partitionKey is a key the default partitioner puts in partition p.
 func partitionKey(p int32) string {
 	for i := 0; ; i++ {
-		if k := "close" + strconv.Itoa(i); runtime.DefaultPartition([]byte(k), crashPartitions) == p {
+		if k := "close" + strconv.Itoa(i); exec.DefaultPartition([]byte(k), crashPartitions) == p {
 			return k
 		}
 	}

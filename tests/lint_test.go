@@ -89,6 +89,24 @@ func importRules() []importRule {
 		// Pull-query evaluation reads plans and the state DB; where a
 		// partition is read is runtime/cluster's.
 		{"runtime/pull", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "api", "broker"}},
+		// The checks that refuse a statement before anything changes:
+		// plans and topologies, never the engine or its executor.
+		{"runtime/check", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "api", "broker", "state"}},
+		// Query ids and application ids: names, statements and topologies
+		// only.
+		{"runtime/naming", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "planner", "api", "broker", "state"}},
+		// The topics statements need, on the executor's Cluster: never
+		// the engine.
+		{"runtime/topics", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "api", "broker", "state"}},
+		// SHOW/DESCRIBE/EXPLAIN entities from the engine's views: never
+		// the engine, the state DB or the cluster view.
+		{"runtime/describe", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "runtime/assign", "broker", "state"}},
+		// The connector statements: the Connect client, api entities and
+		// statements, never the engine or its executor.
+		{"runtime/connectors", []string{"runtime$", "runtime/exec", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "broker", "state"}},
+		// ASSERT TOPIC/SCHEMA: the executor's topic listing and the
+		// registry, never the engine.
+		{"runtime/assert", []string{"runtime$", "runtime/cluster", "runtime/peer", "runtime/global", "runtime/commandlog", "planner", "physical", "broker", "state"}},
 		// The Kafka Connect REST client: a leaf the engine calls, but for
 		// the internal leaves that read its credentials and PEM files
 		// (its fake Connect, connecttest, imports nothing: the client
@@ -109,6 +127,8 @@ func importRules() []importRule {
 		{"repl", []string{"sql/ast", "sql/expr", "sql/format", "sql/functions", "sql/parser", "sql/types", "planner", "physical", "runtime", "state", "broker", "qtt", "server", "cmd"}},
 		{"state", []string{""}},
 		{"schemaregistry", []string{""}},
+		// The release version: a leaf.
+		{"internal/version", []string{""}},
 		{"internal/qttmode", []string{""}},
 		{"internal/testutil", []string{""}},
 		// PEM files of the TLS settings: a leaf.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/cmd/sqlstream/internal/cli"
 	"github.com/sqlstream/sqlstream/console"
+	"github.com/sqlstream/sqlstream/internal/version"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/qtt/driver"
 	"github.com/sqlstream/sqlstream/qtt/rest"
@@ -148,7 +149,7 @@ func (wiring) RunREPL(ctx context.Context, c cli.REPLConfig) error {
 		User:        c.User,
 		Password:    c.Password,
 		CAFile:      c.CAFile,
-		Version:     runtime.Version(),
+		Version:     version.String(),
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/sqlstream/sqlstream/internal/qttmode"
 	"github.com/sqlstream/sqlstream/qtt"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -114,7 +115,7 @@ func (d *brokerDriver) produce(r qtt.Record) error {
 	}
 	p := r.Partition
 	if p < 0 {
-		p = runtime.DefaultPartition(r.Key, n)
+		p = exec.DefaultPartition(r.Key, n)
 	}
 	kr := &kgo.Record{Topic: r.Topic, Partition: p, Key: r.Key, Value: r.Value, Timestamp: time.UnixMilli(r.Timestamp)}
 	for _, h := range r.Headers {

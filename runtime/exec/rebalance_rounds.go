@@ -28,6 +28,17 @@ import (
 // in a join it keeps its transaction open rather than end it into the
 // held commit (eosSession.joining).
 //
+// Measured in an instrumented run, moving a task so took 58–67 ms from
+// its revocation to its output on the new owner (revoke → assigned 10 ms
+// → restored 10 ms → first records 29–41 ms → committed 4–10 ms),
+// against ~660 ms before (the second round waited 500 ms for the new
+// owner's first heartbeat, the first transaction 140 ms for the
+// interval, and the revoking members' other tasks lost two transactions:
+// one begun after the revocation, one ended into the held join commit).
+// While a fourth server joins in tests/failover_test.go, the longest
+// pause of a partition's output was 251/266/262 ms against baselines of
+// 244/269/238 ms; before, 664 ms against 186 ms.
+//
 // Unplanned rebalances are still learnt by heartbeat: a member that
 // joins, leaves or asks for a rebalance (its warmups caught up) waits in
 // the join, its own commits held, until the others' next heartbeats.

@@ -130,3 +130,21 @@ func printable(b []byte) bool {
 	}
 	return true
 }
+
+// Lines is PRINT's record callback: every interval-th record read
+// (INTERVAL; 0 or 1 for each), the first led by the formats header,
+// rendered and handed to emit until emit returns false.
+func (p Printer) Lines(ctx context.Context, interval int, emit func(line string) bool) func(*physical.InRecord) bool {
+	n := 0
+	return func(r *physical.InRecord) bool {
+		n++
+		if interval > 1 && (n-1)%interval != 0 {
+			return true
+		}
+		line := p.Line(ctx, r)
+		if n == 1 {
+			line = p.Header(ctx, r) + line
+		}
+		return emit(line)
+	}
+}

@@ -35,3 +35,22 @@ func TestPrinterWithoutRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestLines: PRINT's INTERVAL prints every n-th record, the first led by
+// the header, until the client takes no more.
+func TestLines(t *testing.T) {
+	var got []string
+	fn := Printer{}.Lines(context.Background(), 2, func(line string) bool {
+		got = append(got, line)
+		return len(got) < 2
+	})
+	for i := range 6 {
+		if !fn(&physical.InRecord{Key: []byte("k"), Value: []byte{'0' + byte(i)}, Offset: int64(i)}) {
+			break
+		}
+	}
+	if len(got) != 2 || got[0] != "Key format: KAFKA_STRING\nValue format: JSON or KAFKA_STRING\nrowtime: 1970/01/01 00:00:00.000 Z, key: k, value: 0, partition: 0" ||
+		got[1] != "rowtime: 1970/01/01 00:00:00.000 Z, key: k, value: 2, partition: 0" {
+		t.Errorf("lines %q", got)
+	}
+}

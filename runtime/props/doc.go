@@ -8,7 +8,9 @@
 //	                        NewEngineConfig ─► EngineConfig (read once at
 //	                                          │  engine start)
 //	SET / streamsProperties ─► CheckOverride ─┤
-//	                                          ▼
+//	                                          ├─► NewSessionConfig ─► SessionConfig
+//	                                          │   (read when a session starts and
+//	                                          ▼    after each SET and UNSET)
 //	                        NewQueryConfig ──► QueryConfig (read once when
 //	                                             a query starts; every task
 //	                                             is built from it)

@@ -19,6 +19,10 @@ type EngineConfig struct {
 	ActiveQueryLimit int           // ksql.query.persistent.active.limit
 	ShutdownTimeout  time.Duration // ksql.streams.shutdown.timeout.ms
 	InternalReplicas int16         // ksql.internal.topic.replicas
+	// InsertValues is ksql.insert.into.values.enabled as the server has
+	// it: /inserts-stream has no session (a statement's INSERT … VALUES
+	// reads its session's, SessionConfig).
+	InsertValues bool
 
 	// The planner's and the functions' defaults.
 	MaxResultBytes      int    // sqlstream.function.max.result.bytes
@@ -65,6 +69,7 @@ func NewEngineConfig(t Table, props Properties) (EngineConfig, error) {
 		ActiveQueryLimit:     int(p.Int(ActiveQueryLimit)),
 		ShutdownTimeout:      p.Millis(ShutdownTimeout),
 		InternalReplicas:     int16(p.Int(InternalReplicas)),
+		InsertValues:         p.Bool(InsertValues),
 		MaxResultBytes:       int(p.Int(MaxResultBytes)),
 		MaxWindowsPerRecord:  int(p.Int(MaxWindowsPerRecord)),
 		KeyFormat:            props[KeyFormat],

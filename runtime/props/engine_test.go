@@ -16,7 +16,7 @@ func TestEngineConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := EngineConfig{ServiceID: "default_", PersistentPrefix: "query_", MaxPartitions: 1000, MaxStatements: DefaultMaxStatements,
-		MaxPushQueries: 100, ActiveQueryLimit: math.MaxInt32, ShutdownTimeout: 30 * time.Second, InternalReplicas: 1, MaxResultBytes: 10 << 20,
+		MaxPushQueries: 100, ActiveQueryLimit: math.MaxInt32, ShutdownTimeout: 30 * time.Second, InternalReplicas: 1, InsertValues: true, MaxResultBytes: 10 << 20,
 		MaxWindowsPerRecord: 10000, KeyFormat: "KAFKA", HeartbeatInterval: 100 * time.Millisecond,
 		HeartbeatWindow: 2 * time.Second, LagReportInterval: 5 * time.Second, CommandReplayTimeout: 2 * time.Minute,
 		Kafka:   Kafka{Mechanism: "plain"},
@@ -103,5 +103,30 @@ func TestEngineConfigKafka(t *testing.T) {
 		} else if c.text != "" && err.Error() != c.text {
 			t.Errorf("%s: message\n%s\nwant\n%s", name, err, c.text)
 		}
+	}
+}
+
+// TestSessionConfig: a session that sets nothing reads the table's
+// defaults; what it sets is what statements read.
+func TestSessionConfig(t *testing.T) {
+	table := NewTable()
+	c, err := NewSessionConfig(table, table.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SessionConfig{InsertValues: true, CreateOrReplace: true, VarSubstitution: true, PullLimit: true,
+		AssertTopicTimeout: time.Second, AssertSchemaTimeout: time.Second,
+		ConnectDefault: true}
+	if c != want {
+		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
+	}
+	c, err = NewSessionConfig(table, table.Defaults().Merge(map[string]string{InsertValues: "false", CreateOrReplace: "FALSE",
+		OffsetReset: "earliest", OutputTopicPrefix: "p_", ConnectURL: " http://c:8083 ", AssertTopicTimeout: "50"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.InsertValues || c.CreateOrReplace || !c.FromEarliest || c.OutputTopicPrefix != "p_" ||
+		c.ConnectDefault || c.AssertTopicTimeout != 50*time.Millisecond {
+		t.Errorf("set values: %+v", c)
 	}
 }

@@ -34,4 +34,10 @@
 // recorded before internal topics took the sources' formats); a join's
 // store, or a key the codec cannot encode (registry down), asks every
 // partition.
+//
+// The first pull query on a table waits for the table's query to catch
+// up (WaitCaughtUp: RUNNING, its committed offsets at its inputs' end
+// offsets, sub-topology by sub-topology, through Behind); the engine
+// bounds the wait (sqlstream.query.pull.ready.wait.ms) and says what is
+// missing when it passes.
 package pull

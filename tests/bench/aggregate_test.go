@@ -17,6 +17,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -150,7 +151,7 @@ func probeUsers() []string {
 	seen := map[int32]bool{}
 	for i := numKeys - 1; i >= 0 && len(seen) < partitions; i-- {
 		u := "user_" + strconv.Itoa(i)
-		if p := runtime.DefaultPartition([]byte(u), partitions); !seen[p] {
+		if p := exec.DefaultPartition([]byte(u), partitions); !seen[p] {
 			seen[p] = true
 			users = append(users, u)
 		}

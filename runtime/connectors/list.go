@@ -1,9 +1,8 @@
-package runtime
+package connectors
 
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/connect"
@@ -77,7 +76,7 @@ func stateSummary(s connect.StateInfo) string {
 // streams and tables over those topics (ksqlDB's
 // DescribeConnectorExecutor; sqlstream asks for the topics of every
 // connector, ksqlDB only of the connector classes it knows).
-func (e *Engine) describeConnector(ctx context.Context, c *connect.Client, st *ast.DescribeConnector) (api.Entity, error) {
+func describeConnector(ctx context.Context, c *connect.Client, st *ast.DescribeConnector, sources Sources) (api.Entity, error) {
 	status, err := c.Status(ctx, st.Name)
 	if err != nil {
 		return nil, connectFailure("Failed to query connector status", err)
@@ -95,24 +94,10 @@ func (e *Engine) describeConnector(ctx context.Context, c *connect.Client, st *a
 	default:
 		out.Topics = topics
 	}
-	out.Sources = e.sourcesOver(ctx, out.Topics)
+	if len(out.Topics) > 0 {
+		out.Sources = sources(ctx, out.Topics)
+	}
 	return out, nil
-}
-
-// sourcesOver describes the streams and tables over the topics.
-func (e *Engine) sourcesOver(ctx context.Context, topics []string) []api.SourceDescription {
-	if len(topics) == 0 {
-		return nil
-	}
-	e.mu.Lock()
-	defer e.unlock()
-	var out []api.SourceDescription
-	for _, src := range e.cat.List() {
-		if slices.Contains(topics, src.Topic) {
-			out = append(out, e.describeSource(ctx, src, false))
-		}
-	}
-	return out
 }
 
 func connectorInfo(c connect.ConnectorInfo) api.ConnectorInfo {

@@ -1,4 +1,4 @@
-package runtime
+package version
 
 import (
 	"runtime/debug"

@@ -1,4 +1,4 @@
-package runtime
+package assert
 
 import (
 	"context"
@@ -13,38 +13,53 @@ import (
 	"github.com/sqlstream/sqlstream/sql/format"
 )
 
-// assertRetry is how often an assertion is checked again while it fails
+// retryEvery is how often an assertion is checked again while it fails
 // (ksqlDB's AssertExecutor: every 100 ms until the timeout).
-const assertRetry = 100 * time.Millisecond
+const retryEvery = 100 * time.Millisecond
 
-// assertSchema runs ASSERT [NOT EXISTS] SCHEMA as ksqlDB's
+// Schema runs ASSERT [NOT EXISTS] SCHEMA as ksqlDB's
 // AssertSchemaExecutor: the registry is asked for the subject's latest
 // schema, the id's schema, or (both given) whether the id is registered
 // under the subject, every 100 ms until the assertion holds or the
-// timeout passes; then the last failure is an assertion error (HTTP 417,
-// "Schema with subject name s id n does not exist" / "… exists").
-func (e *Engine) assertSchema(ctx context.Context, st *ast.AssertSchema, s *session) (api.Entity, error) {
-	reg := e.planner.Defaults.SchemaRegistry
+// timeout (TIMEOUT, else def: ksql.assert.schema.default.timeout.ms)
+// passes; then the last failure is an assertion error (HTTP 417, "Schema
+// with subject name s id n does not exist" / "… exists"). reg nil is no
+// registry configured.
+func Schema(ctx context.Context, reg format.SchemaRegistry, st *ast.AssertSchema, def time.Duration) (api.Entity, error) {
 	if reg == nil {
 		return nil, &api.ErrorMessage{ErrorCode: api.CodeSchemaRegistryNotConfigured,
 			Message: "Cannot check schema existence: no schema registry is configured (set '" + props.SchemaRegistryURL + "')"}
 	}
-	timeout := time.Duration(st.TimeoutMs) * time.Millisecond
-	if st.TimeoutMs < 0 {
-		timeout = props.NewParser(e.table, s.props).Millis(props.AssertSchemaTimeout)
+	err := retry(ctx, timeout(st.TimeoutMs, def), func() string { return checkSchemaAssertion(ctx, reg, st) })
+	if err != nil {
+		return nil, err
 	}
+	return schemaEntity(st), nil
+}
+
+// timeout is a statement's TIMEOUT (ms; negative when not given) or def.
+func timeout(ms int64, def time.Duration) time.Duration {
+	if ms < 0 {
+		return def
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// retry checks until check holds ("") or the timeout passes (or ctx is
+// done); then check's last failure is an assertion error.
+func retry(ctx context.Context, timeout time.Duration, check func() string) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		why := checkSchemaAssertion(ctx, reg, st)
+		why := check()
 		if why == "" {
-			return assertSchemaEntity(st), nil
+			return nil
 		}
 		if ctx.Err() != nil || time.Until(deadline) <= 0 {
-			return nil, &api.ErrorMessage{ErrorCode: api.CodeAssertionFailed, Message: why}
+			return &api.ErrorMessage{ErrorCode: api.CodeAssertionFailed, Message: why}
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(min(assertRetry, time.Until(deadline))):
+		case <-time.After(min(retryEvery, time.Until(deadline))):
 		}
 	}
 }
@@ -98,7 +113,7 @@ func schemaExists(ctx context.Context, reg format.SchemaRegistry, st *ast.Assert
 	return err == nil, err
 }
 
-func assertSchemaEntity(st *ast.AssertSchema) api.AssertSchemaEntity {
+func schemaEntity(st *ast.AssertSchema) api.AssertSchemaEntity {
 	ent := api.AssertSchemaEntity{StatementText: st.Text(), Exists: !st.NotExists}
 	if st.Subject != "" {
 		ent.Subject = &st.Subject

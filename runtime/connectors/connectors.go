@@ -1,4 +1,4 @@
-package runtime
+package connectors
 
 import (
 	"context"
@@ -14,36 +14,49 @@ import (
 	"github.com/sqlstream/sqlstream/sql/ast"
 )
 
-// restError is an error ksqlDB answers as it is (a generic error body
+// Config is what a connector statement runs with: the engine's Connect
+// clients (ksql.connect.*, its URL "" refusing connector statements)
+// and the request's Authorization header.
+type Config struct {
+	Factory    *connect.Factory
+	DefaultURL bool   // ksql.connect.url is its default, not a configured one
+	Auth       string // the request's Authorization header, forwarded to Connect without a credentials file
+}
+
+// Sources describes the streams and tables over topics (DESCRIBE
+// CONNECTOR's sources), from the engine's catalog.
+type Sources func(ctx context.Context, topics []string) []api.SourceDescription
+
+// Error is an error ksqlDB answers as it is (a generic error body
 // with its own HTTP status), not as a statement_error: the connector
 // statements' (ksqlDB's KsqlRestException).
-type restError struct {
+type Error struct {
 	*api.ErrorMessage
 	unreachable bool // Kafka Connect did not answer
 }
 
-// connectStatement runs a connector statement against the Kafka Connect
-// cluster at ksql.connect.url, as ksqlDB's ConnectExecutor,
-// ListConnectorsExecutor, DescribeConnectorExecutor,
-// DropConnectorExecutor and ListConnectorPluginsExecutor do. It holds no
-// engine lock while Connect answers.
-func (e *Engine) connectStatement(ctx context.Context, stmt ast.Statement, s *session) (api.Entity, error) {
-	c, err := e.connectClient(ctx)
+// Run runs a connector statement against the Kafka Connect cluster at
+// ksql.connect.url, as ksqlDB's ConnectExecutor, ListConnectorsExecutor,
+// DescribeConnectorExecutor, DropConnectorExecutor and
+// ListConnectorPluginsExecutor do. The caller holds no engine lock:
+// sources takes what it needs.
+func Run(ctx context.Context, stmt ast.Statement, cfg Config, sources Sources) (api.Entity, error) {
+	c, err := client(cfg)
 	if err != nil {
 		return nil, err
 	}
-	ent, err := e.runConnect(ctx, c, stmt)
-	var re *restError
-	if errors.As(err, &re) && re.unreachable && s.props[props.ConnectURL] == props.DefaultConnectURL {
+	ent, err := run(ctx, c, stmt, sources)
+	var re *Error
+	if errors.As(err, &re) && re.unreachable && cfg.DefaultURL {
 		re.Message += " (" + props.ConnectURL + " is not set; its default, " + props.DefaultConnectURL + ", was tried)"
 	}
 	return ent, err
 }
 
-func (e *Engine) runConnect(ctx context.Context, c *connect.Client, stmt ast.Statement) (api.Entity, error) {
+func run(ctx context.Context, c *connect.Client, stmt ast.Statement, sources Sources) (api.Entity, error) {
 	switch st := stmt.(type) {
 	case *ast.CreateConnector:
-		return e.createConnector(ctx, c, st)
+		return createConnector(ctx, c, st)
 	case *ast.DropConnector:
 		return dropConnector(ctx, c, st)
 	case *ast.ListConnectors:
@@ -51,27 +64,27 @@ func (e *Engine) runConnect(ctx context.Context, c *connect.Client, stmt ast.Sta
 	case *ast.ListConnectorPlugins:
 		return listConnectorPlugins(ctx, c, st)
 	case *ast.DescribeConnector:
-		return e.describeConnector(ctx, c, st)
+		return describeConnector(ctx, c, st, sources)
 	}
 	return nil, fmt.Errorf("not a connector statement: %s", stmt.Text())
 }
 
-// connectClient is a client of the configured Connect cluster, sending
-// the credentials file's header (ksql.connect.basic.auth.credentials.*)
-// or else the request's Authorization header, as ksqlDB's
+// client is a client of the configured Connect cluster, sending the
+// credentials file's header (ksql.connect.basic.auth.credentials.*) or
+// else the request's Authorization header, as ksqlDB's
 // DefaultConnectClientFactory does.
-func (e *Engine) connectClient(ctx context.Context) (*connect.Client, error) {
-	if e.connect.URL() == "" {
-		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest,
+func client(cfg Config) (*connect.Client, error) {
+	if cfg.Factory.URL() == "" {
+		return nil, &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest,
 			Message: "Kafka Connect is not configured: set '" + props.ConnectURL + "' to the REST URL of a Connect cluster to run connector statements"}}
 	}
-	c, err := e.connect.Client(api.AuthorizationFrom(ctx))
+	c, err := cfg.Factory.Client(cfg.Auth)
 	var ue *connect.URLError
 	switch {
 	case errors.As(err, &ue):
-		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error() + " (set '" + props.ConnectURL + "' to an http:// or https:// URL)"}}
+		return nil, &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error() + " (set '" + props.ConnectURL + "' to an http:// or https:// URL)"}}
 	case err != nil:
-		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}}
+		return nil, &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}}
 	}
 	return c, nil
 }
@@ -83,9 +96,9 @@ func (e *Engine) connectClient(ctx context.Context) (*connect.Client, error) {
 func connectFailure(what string, err error) error {
 	var ce *connect.Error
 	if errors.As(err, &ce) {
-		return &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: ce.Status * 100, Message: what + ": " + ce.Body}}
+		return &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: ce.Status * 100, Message: what + ": " + ce.Body}}
 	}
-	return &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}, unreachable: true}
+	return &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: api.CodeBadRequest, Message: err.Error()}, unreachable: true}
 }
 
 // connectorConfig is the config sent to Connect: the WITH clause's values
@@ -102,7 +115,7 @@ func connectorConfig(st *ast.CreateConnector) map[string]string {
 // createConnector: the name is checked against Connect's connectors and
 // the config validated by its plugin before the connector is created
 // (ksqlDB's ConnectExecutor validate, then execute).
-func (e *Engine) createConnector(ctx context.Context, c *connect.Client, st *ast.CreateConnector) (api.Entity, error) {
+func createConnector(ctx context.Context, c *connect.Client, st *ast.CreateConnector) (api.Entity, error) {
 	names, err := c.Connectors(ctx)
 	if err != nil {
 		return nil, connectFailure("Failed to check for existing connector", err)
@@ -112,7 +125,7 @@ func (e *Engine) createConnector(ctx context.Context, c *connect.Client, st *ast
 		if st.IfNotExists {
 			return api.WarningEntity{StatementText: ast.MaskedText(st), Message: msg}, nil
 		}
-		return nil, &restError{ErrorMessage: &api.ErrorMessage{ErrorCode: http.StatusConflict * 100, Message: msg}}
+		return nil, &Error{ErrorMessage: &api.ErrorMessage{ErrorCode: http.StatusConflict * 100, Message: msg}}
 	}
 	config := connectorConfig(st)
 	if err := validateConnector(ctx, c, config); err != nil {
@@ -198,4 +211,10 @@ func listConnectorPlugins(ctx context.Context, c *connect.Client, st *ast.ListCo
 		out.Plugins = append(out.Plugins, api.ConnectorPluginInfo{ClassName: p.Class, Type: p.Type, Version: p.Version})
 	}
 	return out, nil
+}
+
+// literalText is a literal's value as Java's toString prints it (a
+// string without quotes).
+func literalText(lit *ast.Literal) string {
+	return fmt.Sprint(lit.Value)
 }

@@ -1,4 +1,4 @@
-package runtime
+package assert
 
 import (
 	"context"
@@ -8,41 +8,33 @@ import (
 
 	"github.com/sqlstream/sqlstream/api"
 	"github.com/sqlstream/sqlstream/runtime/exec"
-	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/sqlstream/sqlstream/sql/ast"
 )
 
-// assertTopic runs ASSERT [NOT EXISTS] TOPIC as ksqlDB's
-// AssertTopicExecutor: the cluster is asked whether the topic exists
-// and, for ASSERT TOPIC with WITH (PARTITIONS=…, REPLICAS=…), whether it
-// has those counts, every 100 ms until the assertion holds or the timeout
-// (TIMEOUT, else ksql.assert.topic.default.timeout.ms) passes; then the
-// last failure is an assertion error (HTTP 417, "Topic t does not exist",
+// Topics lists the cluster's topics (the executor's Cluster has the
+// method).
+type Topics interface {
+	ListTopics(ctx context.Context) ([]exec.TopicInfo, error)
+}
+
+// Topic runs ASSERT [NOT EXISTS] TOPIC as ksqlDB's AssertTopicExecutor:
+// the cluster is asked whether the topic exists and, for ASSERT TOPIC
+// with WITH (PARTITIONS=…, REPLICAS=…), whether it has those counts,
+// every 100 ms until the assertion holds or the timeout (TIMEOUT, else
+// def: ksql.assert.topic.default.timeout.ms) passes; then the last
+// failure is an assertion error (HTTP 417, "Topic t does not exist",
 // "Topic t exists", "Mismatched configuration for topic t: …").
-func (e *Engine) assertTopic(ctx context.Context, st *ast.AssertTopic, s *session) (api.Entity, error) {
-	timeout := time.Duration(st.TimeoutMs) * time.Millisecond
-	if st.TimeoutMs < 0 {
-		timeout = props.NewParser(e.table, s.props).Millis(props.AssertTopicTimeout)
+func Topic(ctx context.Context, c Topics, st *ast.AssertTopic, def time.Duration) (api.Entity, error) {
+	err := retry(ctx, timeout(st.TimeoutMs, def), func() string { return checkTopicAssertion(ctx, c, st) })
+	if err != nil {
+		return nil, err
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		why := checkTopicAssertion(ctx, e.cluster, st)
-		if why == "" {
-			return api.AssertTopicEntity{StatementText: st.Text(), TopicName: st.Topic, Exists: !st.NotExists}, nil
-		}
-		if ctx.Err() != nil || time.Until(deadline) <= 0 {
-			return nil, &api.ErrorMessage{ErrorCode: api.CodeAssertionFailed, Message: why}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(min(assertRetry, time.Until(deadline))):
-		}
-	}
+	return api.AssertTopicEntity{StatementText: st.Text(), TopicName: st.Topic, Exists: !st.NotExists}, nil
 }
 
 // checkTopicAssertion returns why st does not hold now ("" when it does).
 // A NOT EXISTS assertion ignores the WITH clause, as ksqlDB does.
-func checkTopicAssertion(ctx context.Context, c exec.Cluster, st *ast.AssertTopic) string {
+func checkTopicAssertion(ctx context.Context, c Topics, st *ast.AssertTopic) string {
 	info, exists, err := describeTopic(ctx, c, st.Topic)
 	switch {
 	case err != nil:
@@ -58,7 +50,7 @@ func checkTopicAssertion(ctx context.Context, c exec.Cluster, st *ast.AssertTopi
 }
 
 // describeTopic finds topic among the cluster's topics.
-func describeTopic(ctx context.Context, c exec.Cluster, topic string) (exec.TopicInfo, bool, error) {
+func describeTopic(ctx context.Context, c Topics, topic string) (exec.TopicInfo, bool, error) {
 	topics, err := c.ListTopics(ctx)
 	if err != nil {
 		return exec.TopicInfo{}, false, err

@@ -1,4 +1,11 @@
-package runtime
+// Package version is sqlstream's release version, the one string the
+// server's /info, DESCRIBE FUNCTION and `sqlstream version` report: the
+// linker sets it, else the build information gives it.
+//
+//	-ldflags -X …/internal/version.buildVersion=V ─► V
+//	go install module@vX.Y.Z                      ─► X.Y.Z
+//	go build / go test in the repository          ─► 0.1.0-devel[+revision]
+package version
 
 import (
 	"runtime/debug"
@@ -7,7 +14,7 @@ import (
 
 // buildVersion is the release version, set when the binary is linked:
 //
-//	go build -ldflags "-X github.com/sqlstream/sqlstream/runtime.buildVersion=0.1.0"
+//	go build -ldflags "-X github.com/sqlstream/sqlstream/internal/version.buildVersion=0.1.0"
 //
 // (the Makefile's VERSION). It is the one variable written outside the
 // program's own code — the linker writes it, nothing else does — so the
@@ -19,11 +26,11 @@ var buildVersion string
 // a module version (go build or go test in the repository).
 const develVersion = "0.1.0-devel"
 
-// Version is the server version reported by /info and `sqlstream version`:
+// String is the server version reported by /info and `sqlstream version`:
 // the linked buildVersion, else the main module's version from the build
 // information (set by `go install module@version`), else develVersion
 // with the VCS revision when the build stamped one ("0.1.0-devel+a5346b5").
-func Version() string {
+func String() string {
 	if buildVersion != "" {
 		return buildVersion
 	}
