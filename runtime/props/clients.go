@@ -72,20 +72,19 @@ func (t Table) lookupClient(full string) (*Def, bool) {
 	return d, true
 }
 
-// cdef is a client setting's row; a number has Kafka's lower bound (or
-// none: math.MinInt64).
+// cdef is a client setting's row, inert until honoured says otherwise;
+// a number has Kafka's lower bound (or none: math.MinInt64).
 func cdef(name string, roles clientRole, kind propKind, def string, min int64, doc string) *Def {
-	return &Def{name: "ksql.streams." + name, kind: kind, def: def, min: min, roles: roles, client: true, doc: doc}
+	return &Def{name: "ksql.streams." + name, kind: kind, def: def, min: min, roles: roles, client: true, inert: true, doc: doc}
 }
 
-// honoured marks a client setting sqlstream applies to its clients.
+// honoured marks a client setting sqlstream applies to its clients
+// (Clients reads it).
 func honoured(d *Def) *Def { d.inert = false; return d }
 
 // inertClient is a client setting accepted with no effect, for why.
 func inertClient(name string, roles clientRole, kind propKind, def string, min int64, why string) *Def {
-	d := cdef(name, roles, kind, def, min, why)
-	d.inert = true
-	return d
+	return cdef(name, roles, kind, def, min, why)
 }
 
 // enumClient is a client setting with Kafka's allowed values.
