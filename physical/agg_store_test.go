@@ -43,8 +43,15 @@ func (r *copyingRecorder) Emit(rec *physical.OutRecord) {
 
 func newAvroAggregation(t *testing.T, reg format.SchemaRegistry, stores mapStores, query string, opts physical.Options) *avroAggregation {
 	t.Helper()
+	return newAvroAggregationOver(t, reg, stores, `CREATE STREAM s (k STRING KEY, x BIGINT) WITH (KAFKA_TOPIC='s', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=1);`, query, opts)
+}
+
+// newAvroAggregationOver is newAvroAggregation over the source source
+// creates (its topic s).
+func newAvroAggregationOver(t *testing.T, reg format.SchemaRegistry, stores mapStores, source, query string, opts physical.Options) *avroAggregation {
+	t.Helper()
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
-	stmts, err := parser.Parse(`CREATE STREAM s (k STRING KEY, x BIGINT) WITH (KAFKA_TOPIC='s', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=1);` + query)
+	stmts, err := parser.Parse(source + query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +84,17 @@ func newAvroAggregation(t *testing.T, reg format.SchemaRegistry, stores mapStore
 // send processes the record k → x at ts.
 func (a *avroAggregation) send(t *testing.T, k string, x int64, ts int64) {
 	t.Helper()
+	a.sendValues(t, k, ts, x)
+}
+
+// sendValues processes the record k → values at ts.
+func (a *avroAggregation) sendValues(t *testing.T, k string, ts int64, values ...any) {
+	t.Helper()
 	kb, err := a.key.Encode(nil, []any{k})
 	if err != nil {
 		t.Fatal(err)
 	}
-	vb, err := a.value.Encode(nil, []any{x})
+	vb, err := a.value.Encode(nil, values)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +266,96 @@ func annResults(t *testing.T, a *avroAggregation) []string {
 		t.Fatalf("no result for ann among %d records", len(a.emit.recs))
 	}
 	return out
+}
+
+// TestTableAggregationInputRowsInQueryFormats: a GROUP BY over an AVRO
+// table keeps each input row (the store an update retracts the old row
+// from) keyed by the table key in Avro under its changelog's key subject
+// and the row in Avro under its value subject, as a standard
+// deserializer (hamba/avro by the schema id) reads them; a new task over
+// the same stores (a restart) finds the old row of an updated key and
+// moves it to its new group. A legacy query (Options.LegacyStoreKeysJSON)
+// keeps the record's key bytes and JSON rows.
+func TestTableAggregationInputRowsInQueryFormats(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := sr.NewClient(sr.URLs(fake.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const source = `CREATE TABLE s (k STRING PRIMARY KEY, g STRING, x BIGINT) WITH (KAFKA_TOPIC='s', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=1);`
+	const query = `CREATE TABLE per_g WITH (FORMAT='JSON') AS SELECT g, COUNT(*) AS n, SUM(x) AS total FROM s GROUP BY g;`
+	stores := mapStores{}
+	a := newAvroAggregationOver(t, reg, stores, source, query, physical.Options{})
+	a.sendValues(t, "ann", 1000, "red", int64(1))
+	a.sendValues(t, "bob", 2000, "red", int64(5))
+	rows := stores["Aggregate-Source-Materialize"]
+	if len(rows) != 2 {
+		t.Fatalf("the input-row store holds %d rows, want 2", len(rows))
+	}
+	for k, v := range rows {
+		key, subjects := avroDatum(t, cl, []byte(k))
+		if !slices.Contains(subjects, "app-Aggregate-Source-Materialize-changelog-key") {
+			t.Errorf("input-row key %v has a schema of the subjects %v, want app-Aggregate-Source-Materialize-changelog-key", key, subjects)
+		}
+		row, subjects := avroDatum(t, cl, v)
+		if !slices.Contains(subjects, "app-Aggregate-Source-Materialize-changelog-value") {
+			t.Errorf("input row %v has a schema of the subjects %v, want app-Aggregate-Source-Materialize-changelog-value", row, subjects)
+		}
+		if got := fmt.Sprint(row); !strings.Contains(got, "G:red") {
+			t.Errorf("input row %s of %v, want its group red", got, key)
+		}
+	}
+	aggregateRepartitioned(t, a, stores)
+	// A restart: ann moves from red to blue, retracting 1 from red.
+	a = newAvroAggregationOver(t, reg, stores, source, query, physical.Options{})
+	a.sendValues(t, "ann", 3000, "blue", int64(4))
+	got := map[string]string{}
+	for _, r := range aggregateRepartitioned(t, a, stores) {
+		if r.Topic == a.topo.SinkTopic {
+			got[string(r.Key)] = string(r.Value)
+		}
+	}
+	if got[`"red"`] != `{"N":1,"TOTAL":5}` || got[`"blue"`] != `{"N":1,"TOTAL":4}` {
+		t.Errorf("after the restart's update: %v, want red N 1 TOTAL 5 (ann's old row retracted) and blue N 1 TOTAL 4", got)
+	}
+
+	legacy := mapStores{}
+	a = newAvroAggregationOver(t, reg, legacy, source, query, physical.Options{LegacyStoreKeysJSON: true})
+	a.sendValues(t, "ann", 1000, "red", int64(1))
+	kb, err := a.key.Encode(nil, []any{"ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := legacy["Aggregate-Source-Materialize"][string(kb)]; !ok || !strings.HasPrefix(string(v), "{") {
+		t.Errorf("legacy input-row store %q, want ann's record key → a JSON row", legacy["Aggregate-Source-Materialize"])
+	}
+}
+
+// aggregateRepartitioned runs the records a's group-by task wrote to the
+// repartition topic through a task of the aggregating sub-topology over
+// stores, and returns what that one emitted.
+func aggregateRepartitioned(t *testing.T, a *avroAggregation, stores mapStores) []physical.OutRecord {
+	t.Helper()
+	rec := &copyingRecorder{}
+	task, err := a.topo.NewTask(1, &physical.TaskEnv{Emit: rec, Stores: stores})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range a.emit.recs {
+		if !strings.HasSuffix(r.Topic, "-repartition") {
+			continue
+		}
+		in := &physical.InRecord{Topic: r.Topic, Offset: int64(i), Key: r.Key, Value: r.Value, Timestamp: r.Timestamp, Headers: r.Headers}
+		if err := task.Process(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rec.recs
 }
 
 // TestLegacyStoreKeysStayJSON: a query of a command recorded before the

@@ -51,13 +51,15 @@ func prepSchema(n *planner.Aggregate, legacy bool) *types.Schema {
 func (b *builder) aggregate(n *planner.Aggregate) error {
 	prep := prepSchema(n, b.internal().legacyStore)
 	var table StoreSpec
+	in := n.Input.Schema()
+	var rows inputRowFormats
 	if n.OnTable {
 		table = b.store(tableStore)
+		rows = b.internal().inputRowSpecs(b.sourceFormats, table.Changelog, in)
 	}
-	in := n.Input.Schema()
 	b.addStep(step{desc: NodeDesc{Name: groupByName, Stores: storeNames(n.OnTable, table)},
 		make: func(env *TaskEnv, next Processor) (Processor, error) {
-			return newGroupByOp(env, n, in, table.Name, next)
+			return newGroupByOp(env, n, in, table.Name, rows, next)
 		}})
 	if n.Repartition {
 		topic := b.internalName(repartitionName)
@@ -139,24 +141,38 @@ func storeNames(has bool, s StoreSpec) []string {
 	return []string{s.Name}
 }
 
+// inputRowFormats are the formats of a table aggregation's input-row
+// store (see internalFormats.inputRowSpecs).
+type inputRowFormats struct {
+	// recordKey: the store is keyed by the input record's key bytes, as
+	// it was for queries recorded before (Options.LegacyStoreKeysJSON)
+	// and is for inputs without key columns; keys is unused then.
+	recordKey  bool
+	keys, rows format.Spec
+	keyIndex   []int // the key columns' positions in the input rows
+}
+
 // groupByOp turns input rows into prep rows (group key + call arguments).
 // On a table it keeps the latest row per table key in a store so an update
 // first retracts the old row from its group, then adds the new one
 // (Kafka Streams' KTable groupBy with a subtractor). Rows whose group key
 // is NULL are dropped, as Kafka Streams drops null keys.
 type groupByOp struct {
-	env   *TaskEnv
-	n     *planner.Aggregate
-	next  Processor
-	store Store
-	codec format.Codec // input rows in the table store
-	nargs int
-	buf   []any
-	out   types.Row // reused for every emitted row: the next operators copy what they keep
+	env     *TaskEnv
+	n       *planner.Aggregate
+	next    Processor
+	store   Store
+	formats inputRowFormats
+	keys    format.Codec // the table key of the rows in the table store
+	codec   format.Codec // input rows in the table store
+	nargs   int
+	buf     []any
+	keyBuf  []any
+	out     types.Row // reused for every emitted row: the next operators copy what they keep
 }
 
-func newGroupByOp(env *TaskEnv, n *planner.Aggregate, in *types.Schema, store string, next Processor) (*groupByOp, error) {
-	op := &groupByOp{env: env, n: n, next: next, buf: make([]any, len(in.Columns))}
+func newGroupByOp(env *TaskEnv, n *planner.Aggregate, in *types.Schema, store string, formats inputRowFormats, next Processor) (*groupByOp, error) {
+	op := &groupByOp{env: env, n: n, next: next, buf: make([]any, len(in.Columns)), formats: formats}
 	for _, c := range n.Calls {
 		op.nargs += len(c.Args)
 	}
@@ -167,12 +183,35 @@ func newGroupByOp(env *TaskEnv, n *planner.Aggregate, in *types.Schema, store st
 	if op.store, err = env.store(store); err != nil {
 		return nil, err
 	}
+	if op.codec, err = format.NewValueCodec(formats.rows, inputRowColumns(in)); err != nil || formats.recordKey {
+		return op, err
+	}
+	op.keyBuf = make([]any, len(formats.keyIndex))
+	op.keys, err = format.NewKeyCodec(formats.keys, in.Keys())
+	return op, err
+}
+
+// inputRowColumns are the columns a table aggregation's input-row store
+// keeps of each row: all of them, keys included (a retraction evaluates
+// the group key and arguments over the whole old row).
+func inputRowColumns(in *types.Schema) []types.Column {
 	cols := make([]types.Column, len(in.Columns))
 	for i, c := range in.Columns {
 		cols[i] = types.Column{Name: c.Name, Type: c.Type}
 	}
-	op.codec, err = format.NewValueCodec(format.Spec{Name: format.JSON}, cols)
-	return op, err
+	return cols
+}
+
+// storeKey is the input-row store's key of row: its key columns in the
+// store's key format, or the record's key bytes (inputRowFormats.recordKey).
+func (op *groupByOp) storeKey(row *types.Row) ([]byte, error) {
+	if op.formats.recordKey {
+		return op.env.current.Key, nil
+	}
+	for i, idx := range op.formats.keyIndex {
+		op.keyBuf[i] = row.Values[idx]
+	}
+	return op.keys.Encode(nil, op.keyBuf)
 }
 
 func (op *groupByOp) Process(row *types.Row) error {
@@ -182,7 +221,10 @@ func (op *groupByOp) Process(row *types.Row) error {
 		}
 		return op.emit(row, false, false)
 	}
-	key := op.env.current.Key
+	key, err := op.storeKey(row)
+	if err != nil {
+		return fmt.Errorf("table store of %s: %w", groupByName, err)
+	}
 	old, err := op.store.Get(key)
 	if err != nil {
 		return err

@@ -494,7 +494,11 @@
 // foreign-key join's side stores are keyed in the format each side's
 // rows arrive keyed in, and its subscription store by len(fk) ‖ fk ‖
 // left key in those bytes (Kafka Streams' CombinedKey; its values,
-// hash ‖ partition, are sqlstream's own). A global table's local copy
+// hash ‖ partition, are sqlstream's own). Its registration and response
+// topics are keyed under their own `<topic>-key` subjects (the foreign
+// key in the right table's key format, placed by the bytes the right
+// table is keyed in; the left key in the left table's), as ksqlDB's
+// KsqlTopic of each internal topic. A global table's local copy
 // (no changelog) keeps its rows in the table's own formats where they
 // need no registry, JSON otherwise. A foreign-key join whose right table
 // is keyed in a registry format copies that table through
@@ -511,7 +515,10 @@
 // JSON join table store values, and those recorded with `storeFormats:
 // "query"` JSON aggregate store keys, EMIT FINAL buffers of whole rows
 // by position, JSON sliding raw rows, JSON as-of join stores, JSON
-// foreign-key join store keys and JSON global-table copies
+// foreign-key join store keys, JSON global-table copies and a table
+// aggregation's input rows (`Aggregate-Source-Materialize`, else keyed by
+// the table key in the source's key format, rows in its value format,
+// under its changelog's subjects) in JSON under the record's key bytes
 // (Options.LegacyStoreKeysJSON),
 // so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,

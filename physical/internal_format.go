@@ -126,6 +126,30 @@ func (f internalFormats) rowStoreSpec(src format.Spec, changelog string, cols []
 	return f.nullsKept(src, changelog, cols)
 }
 
+// inputRowSpecs are the formats of a table aggregation's input-row store
+// (Aggregate-Source-Materialize, which keeps each table row so its update
+// retracts the old one) and so of its changelog: the table key in the
+// source's key format under the changelog's key subject and the whole
+// input row (keys included) in its value format under the value subject,
+// protobuf with wrapped scalars so a NULL column stays NULL. Legacy
+// stores (Options.LegacyStoreKeysJSON) and inputs without key columns
+// are keyed by the input record's key bytes, legacy rows are JSON.
+func (f internalFormats) inputRowSpecs(src *planner.Source, changelog string, in *types.Schema) inputRowFormats {
+	if f.legacyStoreKeys {
+		return inputRowFormats{recordKey: true, rows: format.Spec{Name: format.JSON}}
+	}
+	r := inputRowFormats{rows: f.nullsKept(src.ValueFormat, changelog, inputRowColumns(in))}
+	for i, c := range in.Columns {
+		if c.NS == types.KeyNS {
+			r.keyIndex = append(r.keyIndex, i)
+		}
+	}
+	if r.recordKey = len(r.keyIndex) == 0; !r.recordKey {
+		r.keys = f.storeKeySpec(src.KeyFormat, changelog, in.Keys())
+	}
+	return r
+}
+
 // nullsKept is f.valueSpec(src, changelog, cols) with NULLs kept
 // through protobuf: proto3 writes a NULL scalar as its default, so a
 // stored NULL (MAX before any value, a NULL argument) would read back as

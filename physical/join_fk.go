@@ -79,7 +79,7 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *plann
 	if err != nil {
 		return nil, err
 	}
-	fk, err := format.NewKeyCodec(rightSrc.KeyFormat, n.Right.Source.Schema.Keys())
+	keys, err := b.fkTopicCodecs(n, rightSrc, reg, resp)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,11 @@ func (b *builder) newForeignRight(env *TaskEnv, n *planner.Join, rightSrc *plann
 	if err != nil {
 		return nil, err
 	}
-	r := &fkResponder{env: env, right: right, subs: subs, topic: resp, sent: sent}
+	r := &fkResponder{env: env, right: right, subs: subs, topic: resp, sent: sent, keys: keys}
+	fk := keys.rightKeys
+	if keys.own {
+		fk = keys.registration
+	}
 	recv, err := env.countedRaw(&fkSubscriptionSource{env: env, fk: fk, r: r}, fkProcessorNode)
 	if err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planne
 	if err != nil {
 		return nil, err
 	}
-	fk, err := format.NewKeyCodec(rightSrc.KeyFormat, n.Right.Source.Schema.Keys())
+	keys, err := b.fkTopicCodecs(n, rightSrc, reg, resp)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +131,7 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planne
 	// the join receives the responses and the left rows the left side
 	// joins alone (a null foreign key)
 	j := joiner{n: n}
-	join, err := env.countedRaw(&fkResponseJoin{joiner: j, env: env, left: left, right: right, next: next}, joinNodeName)
+	join, err := env.countedRaw(&fkResponseJoin{joiner: j, env: env, left: left, right: right, keys: keys, next: next}, joinNodeName)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +139,7 @@ func (b *builder) newForeignLeft(env *TaskEnv, n *planner.Join, rightSrc *planne
 	if err != nil {
 		return nil, err
 	}
-	lp, err := env.counted(&fkLeftSide{joiner: j, env: env, left: left, fk: fk, topic: reg, sent: sent, next: alone}, leftMaterializeName)
+	lp, err := env.counted(&fkLeftSide{joiner: j, env: env, left: left, fk: keys.rightKeys, keys: keys, topic: reg, sent: sent, next: alone}, leftMaterializeName)
 	if err != nil {
 		return nil, err
 	}
@@ -158,13 +162,54 @@ func (b *builder) fkStoreValues(n *planner.Join, side planner.JoinSide) format.S
 // fkStoreKeys is the key format of a foreign-key join's side store: the
 // format the side's rows arrive keyed in (src: the side's table, or the
 // right table's reformat topic) under the store's changelog's subject.
-// The subscription store's keys (len(fk) ‖ fk ‖ left key) and the
-// registration and response records carry these stores' key bytes, so
-// they follow. JSON for queries recorded before
-// (Options.LegacyStoreKeysJSON).
+// The subscription store's keys (len(fk) ‖ fk ‖ left key) carry these
+// stores' key bytes; the registration and response topics' keys are
+// written under those topics' own subjects (fkTopicKeys). JSON for
+// queries recorded before (Options.LegacyStoreKeysJSON), whose
+// registration and response records carry the store key bytes.
 func (b *builder) fkStoreKeys(n *planner.Join, side planner.JoinSide, src *planner.Source) format.Spec {
 	changelog := b.internalName(joinStoreName(n, side) + "-changelog")
 	return b.internal().storeKeySpec(src.KeyFormat, changelog, joinInput(n, side).Source.Schema.Keys())
+}
+
+// fkTopicKeys are the codecs of the keys of a foreign-key join's
+// registration and response topics. A subscription's foreign key is
+// partitioned as the right table's records are keyed (rightKeys: its
+// bytes are what the registration record's partitioner hashes, so it
+// lands in its right row's partition); a response goes to the
+// partition its left row came from. With own set (queries recorded
+// with storeFormats "query/2") each topic's keys are written under the
+// topic's own key subject, as ksqlDB's KsqlTopic of each internal
+// topic: the foreign key in the right table's key format under
+// `<registration topic>-key`, the left key in the left table's under
+// `<response topic>-key`, which a standard deserializer reads by id;
+// leftKeys (the left store's) turns a response's key back into the
+// left store's. Without own (Options.LegacyStoreKeysJSON) the records
+// carry the right table's key bytes and the left store's.
+type fkTopicKeys struct {
+	own                    bool
+	rightKeys              format.Codec // the FK as the right table's records are keyed
+	registration, response format.Codec
+	leftKeys               format.Codec
+	leftColumns            int // the left key's
+}
+
+func (b *builder) fkTopicCodecs(n *planner.Join, rightSrc *planner.Source, reg, resp string) (fkTopicKeys, error) {
+	f := b.internal()
+	rk, lk := n.Right.Source.Schema.Keys(), n.Left.Source.Schema.Keys()
+	k := fkTopicKeys{own: !f.legacyStoreKeys, leftColumns: len(lk)}
+	var err error
+	if k.rightKeys, err = format.NewKeyCodec(rightSrc.KeyFormat, rk); err != nil || !k.own {
+		return k, err
+	}
+	if k.registration, err = format.NewKeyCodec(f.keySpec(rightSrc.KeyFormat, reg, rk), rk); err != nil {
+		return k, err
+	}
+	if k.response, err = format.NewKeyCodec(f.keySpec(n.Left.Source.KeyFormat, resp, lk), lk); err != nil {
+		return k, err
+	}
+	k.leftKeys, err = format.NewKeyCodec(b.fkStoreKeys(n, planner.JoinLeft, n.Left.Source), lk)
+	return k, err
 }
 
 // fkRightDescs describes the right sub-topology of a foreign-key join.

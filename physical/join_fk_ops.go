@@ -69,6 +69,7 @@ type fkLeftSide struct {
 	env   *TaskEnv
 	left  *sideStore
 	fk    format.Codec  // the FK in the right table's key format
+	keys  fkTopicKeys   // the registration topic's keys
 	topic string        // the registration topic
 	sent  *atomic.Int64 // the registration sink's counter (nil: not counted)
 	next  Processor
@@ -91,7 +92,9 @@ func (op *fkLeftSide) Process(row *types.Row) error {
 		if row.Tombstone {
 			instr = fkDeleteAndPropagate
 		}
-		op.subscribe(oldFK, instr, nil, pk, row)
+		if err := op.subscribe(oldFK, instr, nil, pk, row); err != nil {
+			return err
+		}
 	}
 	switch {
 	case row.Tombstone && old != nil && oldFK == nil && op.n.Type == ast.LeftJoin:
@@ -114,8 +117,7 @@ func (op *fkLeftSide) Process(row *types.Row) error {
 	if op.n.Type == ast.LeftJoin || old != nil {
 		instr = fkPropagateNull
 	}
-	op.subscribe(newFK, instr, hash, pk, row)
-	return nil
+	return op.subscribe(newFK, instr, hash, pk, row)
 }
 
 // foreignKey computes a left row's FK in the right key format (nil: the
@@ -137,12 +139,33 @@ func (op *fkLeftSide) foreignKey(vals []any) []byte {
 	return k
 }
 
-func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte, row *types.Row) {
+// subscribe sends a subscription of the left row (key pk in the left
+// store's bytes) to its foreign key fk (in the right table's key
+// bytes, which place it), keyed in the registration topic's format.
+func (op *fkLeftSide) subscribe(fk []byte, instr fkInstruction, hash, pk []byte, row *types.Row) error {
 	v := appendHash([]byte{byte(instr)}, hash)
 	v = binary.BigEndian.AppendUint32(v, uint32(row.Partition))
 	v = append(v, pk...)
+	rec := &OutRecord{Topic: op.topic, Partition: -1, Key: fk, Value: v, Timestamp: row.Time}
+	if op.keys.own {
+		key, err := reencode(op.keys.rightKeys, op.keys.registration, 1, fk)
+		if err != nil {
+			return encodeFailure(op.env, "key", err)
+		}
+		rec.Key, rec.PartitionKey = key, fk
+	}
 	count(op.sent)
-	op.env.Emit.Emit(&OutRecord{Topic: op.topic, Partition: -1, Key: fk, Value: v, Timestamp: row.Time})
+	op.env.Emit.Emit(rec)
+	return nil
+}
+
+// reencode is key b of ncols columns, written by from, written by to.
+func reencode(from, to format.Codec, ncols int, b []byte) ([]byte, error) {
+	vals := make([]any, ncols)
+	if err := from.Decode(b, vals); err != nil {
+		return nil, err
+	}
+	return to.Encode(nil, vals)
 }
 
 // emit forwards a result of the left row alone (vals nil: a delete, which
@@ -165,17 +188,28 @@ type fkResponder struct {
 	subs  Store
 	topic string
 	sent  *atomic.Int64 // the response sink's counter (nil: not counted)
+	keys  fkTopicKeys   // the response topic's keys
 }
 
-func (r *fkResponder) respond(pk, hash []byte, partition int32, entry []byte, ts int64) {
+// respond answers the left row of key pk (the left store's bytes) in the
+// response topic's key format.
+func (r *fkResponder) respond(pk, hash []byte, partition int32, entry []byte, ts int64) error {
 	v := appendHash(nil, hash)
 	if entry != nil {
 		v = append(append(v, 1), entry...)
 	} else {
 		v = append(v, 0)
 	}
+	key := bytes.Clone(pk)
+	if r.keys.own {
+		var err error
+		if key, err = reencode(r.keys.leftKeys, r.keys.response, r.keys.leftColumns, pk); err != nil {
+			return encodeFailure(r.env, "key", err)
+		}
+	}
 	count(r.sent)
-	r.env.Emit.Emit(&OutRecord{Topic: r.topic, Partition: partition, Key: bytes.Clone(pk), Value: v, Timestamp: ts})
+	r.env.Emit.Emit(&OutRecord{Topic: r.topic, Partition: partition, Key: key, Value: v, Timestamp: ts})
+	return nil
 }
 
 // fkSubscriptionSource keeps the subscriptions (FK ‖ left key → hash,
@@ -210,7 +244,7 @@ func (s *fkSubscriptionSource) ProcessRaw(rec *InRecord) error {
 			return err
 		}
 		if instr == fkDeleteAndPropagate {
-			s.r.respond(pk, nil, part, nil, rec.Timestamp)
+			return s.r.respond(pk, nil, part, nil, rec.Timestamp)
 		}
 		return nil
 	}
@@ -221,8 +255,7 @@ func (s *fkSubscriptionSource) ProcessRaw(rec *InRecord) error {
 	if err != nil || (entry == nil && instr == fkPropagateOnly) {
 		return err
 	}
-	s.r.respond(pk, hash, part, entry, rec.Timestamp)
-	return nil
+	return s.r.respond(pk, hash, part, entry, rec.Timestamp)
 }
 
 // fkRightSide is the right table of a foreign-key join: a change updates
@@ -264,7 +297,9 @@ func (op *fkRightSide) Process(row *types.Row) error {
 		return err
 	}
 	for _, s := range subs {
-		op.r.respond(s.pk, s.hash, s.partition, entry, row.Time)
+		if err := op.r.respond(s.pk, s.hash, s.partition, entry, row.Time); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -277,7 +312,8 @@ type fkResponseJoin struct {
 	joiner
 	env   *TaskEnv
 	left  *sideStore
-	right *sideStore // codecs only: decodes the right entry
+	right *sideStore  // codecs only: decodes the right entry
+	keys  fkTopicKeys // the response topic's keys
 	next  Processor
 }
 
@@ -288,10 +324,11 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 		return fmt.Errorf("corrupt foreign-key response")
 	}
 	keyVals := make([]any, len(op.left.keys))
-	if err := op.left.key.Decode(rec.Key, keyVals); err != nil {
+	pk, err := op.leftKey(rec.Key, keyVals)
+	if err != nil {
 		return err
 	}
-	cur, err := op.left.get(rec.Key, keyVals)
+	cur, err := op.left.get(pk, keyVals)
 	if err != nil {
 		return err
 	}
@@ -319,6 +356,19 @@ func (op *fkResponseJoin) ProcessRaw(rec *InRecord) error {
 		out.Tombstone, out.Values = true, op.join(key, op.left.keysOnly(keyVals), nil)
 	}
 	return op.next.Process(out)
+}
+
+// leftKey decodes a response's key into keyVals and returns the left
+// store's key of it (the response key itself when it carries those
+// bytes, fkTopicKeys.own false).
+func (op *fkResponseJoin) leftKey(key []byte, keyVals []any) ([]byte, error) {
+	if !op.keys.own {
+		return key, op.left.key.Decode(key, keyVals)
+	}
+	if err := op.keys.response.Decode(key, keyVals); err != nil {
+		return nil, err
+	}
+	return op.left.key.Encode(nil, keyVals)
 }
 
 // rightRow decodes the right entry; its key is the left row's FK.

@@ -2,13 +2,19 @@ package physical_test
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/parser"
 )
@@ -200,5 +206,137 @@ CREATE TABLE j AS SELECT o.id, c.name FROM o JOIN c ON o.c = c.id;`)
 				t.Errorf("legacy %v: %s keys %q, want %q", c.legacy, store, keys, want)
 			}
 		}
+	}
+}
+
+// TestForeignKeyJoinTopicsUnderOwnSubjects: a foreign-key join of
+// AVRO-keyed tables (through srfake) keys its registration records with
+// the foreign key in Avro under the registration topic's own key
+// subject, placed by the bytes the right table is keyed in (their
+// PartitionKey), and its responses with the left key under the response
+// topic's own key subject, as hamba/avro reads them by id; the join
+// joins. A legacy query (Options.LegacyStoreKeysJSON) keeps the stores'
+// key bytes.
+func TestForeignKeyJoinTopicsUnderOwnSubjects(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := sr.NewClient(sr.URLs(fake.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg})
+	stmts, err := parser.Parse(`CREATE TABLE o (id VARCHAR PRIMARY KEY, c VARCHAR) WITH (KAFKA_TOPIC='o', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON');
+CREATE TABLE c (id VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='c', KEY_FORMAT='AVRO', VALUE_FORMAT='JSON');
+CREATE TABLE j WITH (KEY_FORMAT='JSON') AS SELECT o.id, c.name FROM o JOIN c ON o.c = c.id;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []format.Codec
+	for _, st := range stmts[:2] {
+		src, err := p.CreateSource(st.(*ast.CreateSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Catalog.Put(src)
+		k, err := format.NewKeyCodec(src.KeyFormat, src.Schema.Keys())
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	plan, err := p.PlanCreateAs(stmts[2].(*ast.CreateAsSelect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, _ := keys[0].Encode(nil, []any{"o1"})
+	ck, _ := keys[1].Encode(nil, []any{"c1"})
+	for _, legacy := range []bool{false, true} {
+		topo, err := physical.Build(plan, physical.Options{AppID: "app", LegacyStoreKeysJSON: legacy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newTopicDriver(t, topo)
+		d.queue(&physical.OutRecord{Topic: "c", Key: ck, Value: []byte(`{"NAME":"ada"}`), Timestamp: 1})
+		d.queue(&physical.OutRecord{Topic: "o", Key: ok, Value: []byte(`{"C":"c1"}`), Timestamp: 2})
+		d.run()
+		if out := d.seen["J"]; len(out) != 1 || string(out[0].Value) != `{"NAME":"ada"}` {
+			t.Fatalf("legacy %v: want o1 joined with ada, got %d records", legacy, len(out))
+		}
+		for suffix, want := range map[string]string{"REGISTRATION-0000000012-topic": "c1", "RESPONSE-0000000020-topic": "o1"} {
+			found := false
+			for topic, recs := range d.seen {
+				if !strings.HasSuffix(topic, suffix) {
+					continue
+				}
+				found = true
+				r := recs[0]
+				if legacy {
+					if suffix == "RESPONSE-0000000020-topic" && string(r.Key) != `"o1"` {
+						t.Errorf("legacy %s key %q, want the left store's JSON key", topic, r.Key)
+					}
+					continue
+				}
+				v, subjects := avroDatum(t, cl, r.Key)
+				if fmt.Sprint(v) != want || !slices.Contains(subjects, topic+"-key") {
+					t.Errorf("%s key %v under %v, want %s under %s-key", topic, v, subjects, want, topic)
+				}
+				if suffix == "REGISTRATION-0000000012-topic" && len(r.PartitionKey) == 0 {
+					t.Errorf("%s record has no PartitionKey (the right table's key bytes place it)", topic)
+				}
+			}
+			if !found {
+				t.Errorf("legacy %v: no record of *%s among %d topics", legacy, suffix, len(d.seen))
+			}
+		}
+	}
+}
+
+// topicDriver runs a topology's tasks (partition 0 each, in-memory
+// stores) by routing each record to the sub-topology reading its topic,
+// until no record is left for one.
+type topicDriver struct {
+	t       *testing.T
+	tasks   map[string]*physical.Task
+	emit    *copyingRecorder
+	pending []physical.OutRecord
+	seen    map[string][]physical.OutRecord
+}
+
+func newTopicDriver(t *testing.T, topo *physical.Topology) *topicDriver {
+	d := &topicDriver{t: t, tasks: map[string]*physical.Task{}, emit: &copyingRecorder{}, seen: map[string][]physical.OutRecord{}}
+	stores := mapStores{}
+	for _, st := range topo.SubTopologies {
+		task, err := topo.NewTask(st.ID, &physical.TaskEnv{Emit: d.emit, Stores: stores})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, topic := range st.Topics {
+			d.tasks[topic] = task
+		}
+	}
+	return d
+}
+
+func (d *topicDriver) queue(r *physical.OutRecord) { d.pending = append(d.pending, *r) }
+
+func (d *topicDriver) run() {
+	for i := 0; len(d.pending) > 0; i++ {
+		r := d.pending[0]
+		d.pending = d.pending[1:]
+		if task, ok := d.tasks[r.Topic]; ok {
+			in := &physical.InRecord{Topic: r.Topic, Offset: int64(i), Key: r.Key, Value: r.Value, Timestamp: r.Timestamp, Headers: r.Headers}
+			if err := task.Process(in); err != nil {
+				d.t.Fatal(err)
+			}
+		}
+		for _, out := range d.emit.recs {
+			d.seen[out.Topic] = append(d.seen[out.Topic], out)
+			d.pending = append(d.pending, out)
+		}
+		d.emit.recs = nil
 	}
 }

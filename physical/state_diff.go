@@ -85,7 +85,9 @@ const newQueryInstead = "Create a new query (a new sink) instead, or drop this o
 // buffer's or sliding window's raw rows of queries recorded before
 // those were named), an aggregate added to a JSON_SR store or a PROTOBUF
 // field given another type (an accumulator's, a buffered result's or a
-// raw argument's: the store's subject would refuse the new schema). Changes above the
+// raw argument's: the store's subject would refuse the new schema), or
+// the columns of a table aggregation's stored input rows changed (a
+// replaced source) where that store reads them by position. Changes above the
 // state (projection, HAVING, a filter before the aggregation, a join's
 // projection or residual condition) keep it.
 func CompareState(old, next *Topology) (StateDiff, error) {
@@ -123,6 +125,9 @@ type queryState struct {
 	// another reason than the source's format ("" otherwise).
 	byPosition string
 	source     string // the first source's value format
+	// rowsByName: a table aggregation's input-row store reads its rows
+	// by column name (JSON, as legacy stores hold them, AVRO, JSON_SR).
+	rowsByName bool
 }
 
 func stateOf(t *Topology) queryState {
@@ -132,6 +137,7 @@ func stateOf(t *Topology) queryState {
 	}
 	src := firstSource(t.plan)
 	s.source = src.ValueFormat.Name
+	s.rowsByName = t.formats.legacyStoreKeys || !positionalFormat(s.source) && s.source != format.Protobuf
 	s.positional = t.formats.legacyStore || positionalFormat(src.ValueFormat.Name)
 	if t.formats.legacyStore && !s.positional {
 		s.byPosition = "the store was written before accumulators were named (its values are read by position)"
@@ -299,8 +305,41 @@ func compareAggregates(o, n queryState) ([]AccumulatorChange, error) {
 	if err := compareOutputs(o.outputs, n.outputs); err != nil {
 		return nil, err
 	}
+	if err := compareInputRows(o, n); err != nil {
+		return nil, err
+	}
 	accs := diffAccumulators(accumulatorsOf(o.agg), accumulatorsOf(n.agg))
 	return accs, refuseAccumulators(o, n, accs)
+}
+
+// compareInputRows refuses a change of the columns of the rows a table
+// aggregation keeps in its input-row store (a source replaced with more
+// columns) where the store reads them by position: DELIMITED, KAFKA and
+// PROTOBUF_NOSR rows, PROTOBUF rows but for columns added at the end (a
+// field keeps its number). Rows read by name take the new columns as
+// NULL (a registry format's subject checks the new schema).
+func compareInputRows(o, n queryState) error {
+	if !o.agg.OnTable || o.rowsByName {
+		return nil
+	}
+	was, is := fieldNames(inputRowColumns(o.agg.Input.Schema())), fieldNames(inputRowColumns(n.agg.Input.Schema()))
+	if slices.Equal(was, is) || o.source == format.Protobuf && len(was) < len(is) && slices.Equal(was, is[:len(was)]) {
+		return nil
+	}
+	return &StateRefusal{
+		Reason: fmt.Sprintf("the table rows the aggregation keeps to retract an update change from (%s) to (%s) and the %s format reads them by position",
+			strings.Join(was, ", "), strings.Join(is, ", "), o.source),
+		Instead: newQueryInstead,
+	}
+}
+
+// fieldNames are cols as name and type.
+func fieldNames(cols []types.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name + " " + c.Type.String()
+	}
+	return out
 }
 
 func startsOrStops(starts bool) string {

@@ -213,8 +213,10 @@ type Options struct {
 	// of their changelogs), the EMIT FINAL buffer's rows (whole result
 	// rows, columns by position), a sliding window's raw rows, an as-of
 	// join's versioned table store and grace buffer, the keys of a
-	// foreign-key join's side and subscription stores and a global
-	// table's local copy, as
+	// foreign-key join's side and subscription stores (and its
+	// registration and response records carry those stores' key bytes),
+	// a table aggregation's input rows (keyed by the record's key bytes)
+	// and a global table's local copy, as
 	// queries of commands recorded with storeFormats "query" wrote them
 	// (LegacyStoreJSON implies it). Default false: the first source's key
 	// format for the keys and its value format for the rows (the as-of

@@ -47,13 +47,18 @@ func TestTopology(t *testing.T) {
 				}
 				return topo.Describe()
 			case "compare":
-				// The first statement is a query, the second its upgrade.
+				// The first statement is a query, the last its upgrade; a
+				// CREATE between them replaces a source for the upgrade
+				// (the catalog gets the old one back after).
 				opts := physical.Options{AppID: "app", LegacyStoreKeysJSON: d.HasArg("legacy-store-keys")}
 				old, err := buildWith(p, stmts[0], opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				next, err := buildWith(p, stmts[1], opts)
+				if len(stmts) == 3 {
+					defer replaceSource(t, p, stmts[1].(*ast.CreateSource))()
+				}
+				next, err := buildWith(p, stmts[len(stmts)-1], opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -67,6 +72,19 @@ func TestTopology(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// replaceSource puts the source c creates in p's catalog in place of the
+// one of its name, and returns what puts that one back.
+func replaceSource(t *testing.T, p *planner.Planner, c *ast.CreateSource) func() {
+	t.Helper()
+	src, err := p.CreateSource(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was, _ := p.Catalog.Get(src.Name)
+	p.Catalog.Put(src)
+	return func() { p.Catalog.Put(was) }
 }
 
 // build plans and builds one query statement under the application id app.

@@ -54,7 +54,8 @@ const storeFormatsOfQuery = "query"
 // and the aggregate stores' keys in the query's key format, the EMIT
 // FINAL buffer's and a sliding window's raw rows in its value format,
 // an as-of join's versioned store and buffer in its sides' formats, a
-// foreign-key join's store keys in its tables' key formats
+// foreign-key join's store keys in its tables' key formats, a table
+// aggregation's input rows in its source's formats
 // (physical.Options.LegacyStoreKeysJSON false). Commands recorded with
 // storeFormatsOfQuery keep those JSON.
 const storeFormatsKeys = "query/2"

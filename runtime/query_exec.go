@@ -6,6 +6,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/assign"
 	"github.com/sqlstream/sqlstream/runtime/exec"
+	"github.com/sqlstream/sqlstream/runtime/kafkasec"
 	"github.com/sqlstream/sqlstream/runtime/props"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -21,7 +22,8 @@ func execConfig(c props.QueryConfig) exec.Config {
 	return exec.Config{CommitInterval: c.CommitInterval, Threads: c.Threads, FromEarliest: c.FromEarliest,
 		CacheBytes: c.CacheBytes, IdleCloseMs: c.IdleCloseMs, MaxTaskIdle: c.MaxTaskIdle, LateTopic: c.LateTopic,
 		ThrowOnInvalid: c.ThrowOnInvalid, ExactlyOnce: c.Guarantee == props.ExactlyOnce, SessionTimeout: c.SessionTimeout,
-		AcceptableLag: c.HA.AcceptableLag}
+		AcceptableLag: c.HA.AcceptableLag, Clients: kafkasec.ClientOptions(c.Clients, c.Guarantee == props.ExactlyOnce),
+		MaxPollRecords: c.Clients.Consumer.MaxPollRecords.V}
 }
 
 // spec is what the runner of the query's current run sees.

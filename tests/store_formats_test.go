@@ -254,3 +254,95 @@ func TestRegistryJoinStoresRestoreFromChangelog(t *testing.T) {
 	waitResult(t, n, "ASOF", `{"ID":"o2","RATE":1.5}`)
 	waitResult(t, n, "BOUGHT", `{"NAME":"bob"}`)
 }
+
+// TestRegistryTableAggregationRestoresFromChangelog: a GROUP BY over an
+// AVRO table keeps each input row (so that an update retracts the old
+// one) in the table's formats: its store's changelog
+// (`…-Aggregate-Source-Materialize-changelog`) has the table key in Avro
+// under `<changelog>-key` and the row in Avro under `<changelog>-value`,
+// as hamba/avro reads them by their schema ids. After the server loses
+// its local state the store is restored from its changelog: ann's move
+// from gold to silver retracts her old score from gold (N 1, TOTAL 5;
+// without the restored row gold would not change).
+func TestRegistryTableAggregationRestoresFromChangelog(t *testing.T) {
+	t.Parallel()
+	fake, n := externalRegistry(t)
+	n.mustKsql(`CREATE TABLE users (id STRING PRIMARY KEY, tier STRING, score BIGINT) WITH (KAFKA_TOPIC='users', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=1);
+	  INSERT INTO users (id, tier, score) VALUES ('ann', 'gold', 1);
+	  INSERT INTO users (id, tier, score) VALUES ('bob', 'gold', 5);
+	  SET 'auto.offset.reset'='earliest';
+	  CREATE TABLE per_tier WITH (FORMAT='JSON') AS SELECT tier, COUNT(*) AS n, SUM(score) AS total FROM users GROUP BY tier;`)
+	waitResult(t, n, "PER_TIER", `"N":2,"TOTAL":6`)
+	storeLog := internalTopic(t, n, "CTAS_PER_TIER_", "-Aggregate-Source-Materialize-changelog")
+	rows := readAvroInputRows(t, n, fake, storeLog, 2)
+	if rows["ann"] == "" || !strings.Contains(rows["bob"], "gold") {
+		t.Fatalf("%s holds %v, want ann's and bob's gold rows", storeLog, rows)
+	}
+	adm := kadm.NewClient(kafkaClient(t, n.Kafka))
+	if err := testutil.WaitCommitted(timeoutCtx(t), adm, queryGroup(t, n, queryIDOf(storeLog, "CTAS_PER_TIER_")), "users"); err != nil {
+		t.Fatal(err)
+	}
+	n.stop()
+	if err := os.RemoveAll(filepath.Join(n.dataDir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	n.start()
+	n.mustKsql(`INSERT INTO users (id, tier, score) VALUES ('ann', 'silver', 4);`)
+	waitResult(t, n, "PER_TIER", `"N":1,"TOTAL":5`)
+	eventually(t, "gold and silver after ann's move", func() error {
+		return same(counts(t, n, "SELECT * FROM per_tier;"), map[string]string{"gold": "1 5", "silver": "1 4"})
+	})
+}
+
+// readAvroInputRows reads the first want distinct keys of an input-row
+// store's changelog, each key and row in Avro under the changelog's
+// subjects, and returns each key's row as hamba/avro reads them.
+func readAvroInputRows(t *testing.T, n *node, fake *srfake.Registry, topic string, want int) map[string]string {
+	t.Helper()
+	kc := kafkaClient(t, n.Kafka, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx := timeoutCtx(t)
+	rows := map[string]string{}
+	for len(rows) < want {
+		fs := kc.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("%s: %d rows of %d: %v", topic, len(rows), want, rows)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Value != nil {
+				rows[avroField(t, fake, topic+"-key", r.Key)] = avroField(t, fake, topic+"-value", r.Value)
+			}
+		})
+	}
+	return rows
+}
+
+// TestRegistryForeignKeyJoinTopicsUnderOwnSubjects: a foreign-key join
+// of AVRO-keyed tables writes its registration and response topics'
+// keys under each topic's own `<topic>-key` subject (as ksqlDB's
+// KsqlTopic of each internal topic), which hamba/avro reads by the
+// schema id: the foreign key c1 in the registration topic, the left key
+// p1 in the response topic. The join still joins, across a restart, and
+// a customer's update reaches the purchase subscribed to it.
+func TestRegistryForeignKeyJoinTopicsUnderOwnSubjects(t *testing.T) {
+	t.Parallel()
+	fake, n := externalRegistry(t)
+	n.mustKsql(`CREATE TABLE purchases (id STRING PRIMARY KEY, cid STRING) WITH (KAFKA_TOPIC='purchases', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=2);
+	  CREATE TABLE customers (id STRING PRIMARY KEY, name STRING) WITH (KAFKA_TOPIC='customers', KEY_FORMAT='AVRO', VALUE_FORMAT='AVRO', PARTITIONS=2);
+	  INSERT INTO customers (id, name) VALUES ('c1', 'ada');
+	  SET 'auto.offset.reset'='earliest';
+	  CREATE TABLE bought WITH (FORMAT='JSON') AS SELECT p.id, c.name FROM purchases p JOIN customers c ON p.cid = c.id;
+	  INSERT INTO purchases (id, cid) VALUES ('p1', 'c1');`)
+	waitResult(t, n, "BOUGHT", `{"NAME":"ada"}`)
+	for suffix, want := range map[string]string{"-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000012-topic": "c1",
+		"-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000020-topic": "p1"} {
+		topic := internalTopic(t, n, "CTAS_BOUGHT_", suffix)
+		r := consumeRecords(t, n, topic, 1)[0]
+		if got := avroField(t, fake, topic+"-key", r.Key); got != want {
+			t.Errorf("%s key %q reads as %s, want %s", topic, r.Key, got, want)
+		}
+	}
+	n.stop()
+	n.start()
+	n.mustKsql(`INSERT INTO customers (id, name) VALUES ('c1', 'bob');`)
+	waitResult(t, n, "BOUGHT", `{"NAME":"bob"}`)
+}

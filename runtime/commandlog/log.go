@@ -39,7 +39,9 @@ type Command struct {
 	// query's value formats, accumulators named after their calls;
 	// "query/2": also the aggregate stores' keys in the query's key
 	// format, the EMIT FINAL buffer's and sliding windows' raw rows in
-	// its value format, as-of joins' stores in their sides' formats); empty in commands recorded before it was (JSON,
+	// its value format, as-of joins' stores in their sides' formats, a
+	// table aggregation's input rows in its source's formats); empty in
+	// commands recorded before it was (JSON,
 	// accumulators by position).
 	StoreFormats string `json:"storeFormats,omitempty"`
 }

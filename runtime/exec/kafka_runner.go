@@ -141,7 +141,7 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 	if r.q.Config.FromEarliest {
 		reset = kgo.NewOffset().AtStart()
 	}
-	return append(append([]kgo.Opt{}, r.k.base...),
+	return append(append(append([]kgo.Opt{}, r.k.base...),
 		kgo.ConsumerGroup(r.q.AppID),
 		kgo.ConsumeTopics(r.tasks.topics()...),
 		kgo.ConsumeResetOffset(reset),
@@ -163,7 +163,7 @@ func (r *kafkaRunner) clientOpts() []kgo.Opt {
 		// stopping one short of a transactional topic's end (KAFKA-6607);
 		// the tasks skip them.
 		kgo.KeepControlRecords(),
-	)
+	), r.q.Config.Clients...)
 }
 
 // assigned creates the tasks of newly assigned partitions (created →
@@ -349,7 +349,7 @@ func (r *kafkaRunner) loop(ctx context.Context) {
 // returns a fatal error; a stopping runner (ctx ended) is not one.
 func (r *kafkaRunner) round(ctx context.Context, commitDue bool) error {
 	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
-	fs := r.cl.PollRecords(pctx, 10_000)
+	fs := r.cl.PollRecords(pctx, r.q.Config.maxPoll())
 	cancel()
 	if ctx.Err() != nil || r.failure() != nil {
 		return nil

@@ -326,7 +326,7 @@ func (r *kafkaRunner) leaveGroup() {
 func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
 	r.eos.setWake(cancel)
-	fs := r.eos.sess.PollRecords(pctx, 10_000)
+	fs := r.eos.sess.PollRecords(pctx, r.q.Config.maxPoll())
 	r.eos.setWake(nil)
 	cancel()
 	if err := FetchErr(fs); err != nil && ctx.Err() == nil {

@@ -134,6 +134,20 @@ type Config struct {
 	ExactlyOnce    bool          // ksql.streams.processing.guarantee=exactly_once_v2
 	SessionTimeout time.Duration // ksql.streams.session.timeout.ms
 	AcceptableLag  int64         // ksql.streams.acceptable.recovery.lag: a warmup this close is caught up
+	// Clients are the options of the Kafka client settings set
+	// (runtime/kafkasec.ClientOptions), after the runner's own.
+	Clients []kgo.Opt
+	// MaxPollRecords is max.poll.records: most records one poll of a
+	// persistent query takes (0: 10000).
+	MaxPollRecords int
+}
+
+// maxPoll is the most records one poll takes.
+func (c Config) maxPoll() int {
+	if c.MaxPollRecords > 0 {
+		return c.MaxPollRecords
+	}
+	return 10_000
 }
 
 // Restores tracks each store's restorer of one query, for DESCRIBE

@@ -7,6 +7,12 @@
 // the JAAS entry's username and password. PLAINTEXT adds none.
 //
 //	props.Kafka ─► Options ─► kgo.DialTLSConfig, kgo.SASL ─► exec.KafkaConfig.Security
+//
+// ClientOptions (clients.go) makes the options of a query's Kafka client
+// settings (props.Clients: acks, compression.type, linger.ms, fetch
+// sizes, client.id, …), which the runner adds after its own.
+//
+//	props.Clients ─► ClientOptions ─► exec.Config.Clients
 package kafkasec
 
 import (

@@ -99,3 +99,77 @@ func TestRefusedSettings(t *testing.T) {
 		}
 	}
 }
+
+// kafkaClientRow is one Kafka client setting ksqlDB passes through
+// (testdata/kafkaclients.tsv).
+type kafkaClientRow struct{ name, clients, def string }
+
+func readKafkaClients(t *testing.T) []kafkaClientRow {
+	data, err := os.ReadFile("testdata/kafkaclients.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []kafkaClientRow
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.SplitN(line, "\t", 3)
+		if len(parts) != 3 {
+			t.Fatalf("kafkaclients.tsv: %q is not name, clients and default", line)
+		}
+		rows = append(rows, kafkaClientRow{parts[0], parts[1], parts[2]})
+	}
+	return rows
+}
+
+// clientPrefixes are the prefixes each client's settings may be given
+// with, as ksqlDB's KsqlConfigResolver and Kafka Streams read them.
+var clientPrefixes = map[string][]string{
+	"consumer": {"consumer.", "main.consumer.", "restore.consumer.", "global.consumer."},
+	"producer": {"producer."}, "admin": {"admin."}, "streams": {},
+}
+
+// TestKafkaClientChecklist: every Kafka client and Streams setting ksqlDB
+// passes through is accepted bare, under ksql.streams. and under each of
+// its clients' prefixes, with Kafka's default, and has a status; the
+// golden file testdata/kafkaclients lists them.
+func TestKafkaClientChecklist(t *testing.T) {
+	table := NewTable()
+	rows := readKafkaClients(t)
+	for _, r := range rows {
+		names := []string{r.name, "ksql.streams." + r.name}
+		for _, c := range strings.Split(r.clients, ",") {
+			for _, p := range clientPrefixes[c] {
+				names = append(names, p+r.name, "ksql.streams."+p+r.name)
+			}
+		}
+		for _, n := range names {
+			d, err := table.Lookup(n)
+			if err != nil {
+				t.Errorf("%s: %v", n, err)
+				continue
+			}
+			if r.clients != "" && d.def != r.def {
+				t.Errorf("%s: default %q, Kafka's %q", n, d.def, r.def)
+			}
+		}
+	}
+	datadriven.RunTest(t, "testdata/kafkaclients", func(t *testing.T, td *datadriven.TestData) string {
+		var out strings.Builder
+		counts := map[string]int{}
+		for _, r := range rows {
+			d, err := table.Lookup(r.name)
+			if err != nil {
+				fmt.Fprintf(&out, "%s missing\n", r.name)
+				continue
+			}
+			counts[d.Status()]++
+			fmt.Fprintf(&out, "%s %s default=%s\n", r.name, d.Status(), d.def)
+		}
+		for _, s := range []string{"honoured", "inert", "refused"} {
+			fmt.Fprintf(&out, "%s: %d\n", s, counts[s])
+		}
+		return out.String()
+	})
+}

@@ -32,7 +32,18 @@
 // entry's credentials included, so a SASL protocol without them is an
 // Error naming sasl.jaas.config when the engine starts. The Kafka Connect
 // client's settings (ksql.connect.*: credentials file, TLS) are read into
-// EngineConfig.Connect (connect.go).
+// EngineConfig.Connect (connect.go). The Kafka client and Kafka Streams
+// settings ksqlDB passes through (clients.go: acks, compression.type,
+// max.poll.records, …) are accepted bare, under ksql.streams. and under
+// a client's prefix (consumer., producer., admin., main.consumer., …),
+// with Kafka's types, ranges and values, and listed with Kafka's
+// defaults; the honoured ones are read into QueryConfig.Clients
+// (clients_config.go) when set, the rest are inert.
+// TestKafkaClientChecklist pins each one's status (testdata/kafkaclients).
+// A client's SET of one of ksqlDB's ImmutableProperties (bootstrap.servers,
+// every ssl.* setting, ksql.extension.dir, …) is refused in the words of
+// ksqlDB's LocalPropertyValidator (ProblemImmutable), as is
+// auto.offset.reset=none.
 //
 // props imports no other runtime package: the engine and its
 // subpackages read their settings from it, never the other way round.

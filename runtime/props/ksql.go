@@ -51,7 +51,9 @@ func ksqlImmutable(name string) bool {
 func ksqlDefs() []*Def {
 	defs := ksqlSettings()
 	for _, d := range defs {
-		d.fixed = d.fixed || ksqlImmutable(d.name)
+		if ksqlImmutable(d.name) {
+			d.fixed, d.immutable = true, true
+		}
 	}
 	return defs
 }

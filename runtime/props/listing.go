@@ -49,9 +49,17 @@ func (t Table) listed(name string, p Properties) Listed {
 		l.Value = HiddenValue // ksqlDB hides every function setting it does not define
 		return l
 	}
+	if !known {
+		// A Kafka client setting under a client's prefix.
+		d, known = t.lookupClient(name)
+	}
 	if known {
 		l.Scope, l.Fixed = d.Scope(), d.fixed
 		l.Default = set && d.def != "" && d.isDefault(v)
+	}
+	if known && !set && d.client && d.def != "" {
+		// A client setting left unset: Kafka's default, as ksqlDB lists it.
+		l.Value, l.Set, l.Default = d.def, true, true
 	}
 	return l
 }

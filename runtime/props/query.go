@@ -23,6 +23,7 @@ type QueryConfig struct {
 	SessionTimeout time.Duration // ksql.streams.session.timeout.ms
 	HA             HA            // standbys and warmups
 	Pull           PullScan      // ksql.query.pull.table.scan.enabled, ksql.query.pull.range.scan.enabled
+	Clients        Clients       // the Kafka client settings set (clients.go)
 }
 
 // HA is what the task balancer reads of Kafka Streams' high availability
@@ -78,7 +79,13 @@ func NewQueryConfig(t Table, props Properties) (QueryConfig, error) {
 		SessionTimeout: p.Millis(SessionTimeout),
 		HA: HA{Standbys: int(p.Int(Standbys)), AcceptableLag: p.Int(RecoveryLag),
 			MaxWarmups: int(p.Int(MaxWarmups)), ProbeInterval: p.Millis(ProbingInterval)},
-		Pull: PullScan{Table: p.Bool(PullTableScan), KeyRange: p.Bool(PullRangeScan)},
+		Pull:    PullScan{Table: p.Bool(PullTableScan), KeyRange: p.Bool(PullRangeScan)},
+		Clients: parseClients(p),
+	}
+	// session.timeout.ms is a consumer setting: its consumer. spelling
+	// wins, as Kafka Streams reads it.
+	if d := (clientReader{p, []string{"main.consumer.", "consumer."}}).millis("session.timeout.ms"); d.Ok {
+		c.SessionTimeout = d.V
 	}
 	// exactly_once is ksqlDB's (and Kafka Streams' deprecated) name of the
 	// same setting; both run as exactly_once_v2.

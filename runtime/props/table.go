@@ -20,9 +20,10 @@ const (
 	kindLong            // a 64-bit integer, at least Def.min
 	kindBool            // true or false
 	kindEnum            // one of Def.values
+	kindDouble          // a 64-bit floating point number
 )
 
-var kindNames = [...]string{"STRING", "INT", "LONG", "BOOLEAN", "STRING"}
+var kindNames = [...]string{"STRING", "INT", "LONG", "BOOLEAN", "STRING", "DOUBLE"}
 
 // Def is one row of the property table: every property the engine
 // accepts, with its type, default and meaning. The same table validates
@@ -47,6 +48,15 @@ type Def struct {
 	// purpose (the doc says why); "" when they are the same.
 	ksqlDefault string
 	doc         string
+	// client rows are Kafka client settings (clients.go): Defaults leaves
+	// them out, so a client sees only what was set, and roles are the
+	// clients a prefixed spelling may name (0: any).
+	client bool
+	roles  clientRole
+	// immutable properties are in ksqlDB's ImmutableProperties (its
+	// LocalPropertyValidator refuses them with ProblemImmutable's text);
+	// they are fixed too.
+	immutable bool
 }
 
 // Status is the property's answer in the KsqlConfig checklist: honoured,
@@ -81,6 +91,10 @@ type Table map[string]*Def
 func NewTable() Table {
 	t := Table{}
 	for _, d := range allDefs() {
+		// ksqlDB's ImmutableProperties include every TLS setting.
+		if strings.HasPrefix(d.name, "ksql.streams.ssl.") {
+			d.fixed, d.immutable = true, true
+		}
 		t[d.name] = d
 	}
 	return t
@@ -91,7 +105,7 @@ func NewTable() Table {
 // Connect client's and the rest
 // of ksqlDB's KsqlConfig.
 func allDefs() []*Def {
-	return slices.Concat(engineDefs(), securityDefs(), clusterDefs(), schemaRegistryDefs(), connectDefs(), ksqlDefs())
+	return slices.Concat(engineDefs(), securityDefs(), clusterDefs(), schemaRegistryDefs(), connectDefs(), ksqlDefs(), clientDefs())
 }
 
 func engineDefs() []*Def {
@@ -103,7 +117,7 @@ func engineDefs() []*Def {
 			doc: "names of new persistent queries' consumer groups and internal topics: sqlstream (<service id>query_<id>) or ksqldb (_confluent-ksql-<service id>query_<id>, as ksqlDB); a query keeps the names it was created with"},
 		{name: PersistentPrefix, kind: kindString, def: "query_", fixed: true,
 			doc: "what a new persistent query's consumer group and internal topics put between the service id and the query id, as ksqlDB's"},
-		{name: Bootstrap, kind: kindString, fixed: true, doc: "Kafka bootstrap servers"},
+		{name: Bootstrap, kind: kindString, fixed: true, immutable: true, doc: "Kafka bootstrap servers"},
 		{name: Listeners, kind: kindString, fixed: true, doc: "HTTP API listeners"},
 		{name: StateDir, kind: kindString, fixed: true, doc: "directory of the state stores"},
 		{name: BrokerListen, kind: kindString, fixed: true, doc: "embedded broker address"},
@@ -191,11 +205,12 @@ func engineDefs() []*Def {
 	}
 }
 
-// Defaults returns the properties that have a default.
+// Defaults returns the properties that have a default, Kafka client
+// settings aside (their clients see only what was set).
 func (t Table) Defaults() Properties {
 	out := Properties{}
 	for name, d := range t {
-		if d.def != "" {
+		if d.def != "" && !d.client {
 			out[name] = d.def
 		}
 	}
@@ -203,11 +218,15 @@ func (t Table) Defaults() Properties {
 }
 
 // Lookup returns the definition of a property (any spelling Normalize
-// accepts). Function properties (ksql.functions.*) are
+// accepts, and a Kafka client setting under a client's prefix, as
+// clients.go resolves it). Function properties (ksql.functions.*) are
 // open-ended, as in ksqlDB: they have no definition and are valid.
 func (t Table) Lookup(name string) (*Def, error) {
 	full := Normalize(name)
 	if d, ok := t[full]; ok {
+		return d, nil
+	}
+	if d, ok := t.lookupClient(full); ok {
 		return d, nil
 	}
 	if strings.HasPrefix(full, "ksql.functions.") {
@@ -232,6 +251,9 @@ func (t Table) CheckOverride(name, value string) error {
 	if err != nil {
 		return err
 	}
+	if d.immutable {
+		return &Error{Name: name, Problem: ProblemImmutable}
+	}
 	if d.fixed {
 		return &Error{Name: name, Problem: ProblemProhibited}
 	}
@@ -246,6 +268,10 @@ func (d *Def) parse(name, value string) error {
 	if d.refused != "" && !d.isDefault(value) {
 		return &Error{Name: name, Value: value, Problem: ProblemRefused,
 			Reason: d.refused + " (only " + shownDefault(d.def) + " is accepted)"}
+	}
+	if d.name == OffsetReset && strings.EqualFold(strings.TrimSpace(value), "none") {
+		// Kafka's consumer takes none; ksqlDB's LocalPropertyValidator does not.
+		return bad("'none' is not valid for this property within KSQL")
 	}
 	switch d.kind {
 	case kindBool:
@@ -268,6 +294,10 @@ func (d *Def) parse(name, value string) error {
 		if !slices.Contains(d.values, strings.ToLower(strings.TrimSpace(value))) {
 			return bad("String must be one of: " + strings.Join(d.values, ", "))
 		}
+	case kindDouble:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil {
+			return bad("Not a number of type DOUBLE")
+		}
 	}
 	return nil
 }
@@ -286,6 +316,7 @@ const (
 	ProblemProhibited                // a server property a client may not override
 	ProblemInvalid                   // a value of the wrong type or out of range
 	ProblemRefused                   // a ksqlDB setting sqlstream supports only at its default
+	ProblemImmutable                 // one of ksqlDB's ImmutableProperties, which no client may SET
 )
 
 // Error is a property that may not be set, or not to that value. The
@@ -303,6 +334,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("Not recognizable as ksql, streams, consumer, or producer property: '%s'", e.Name)
 	case ProblemRefused:
 		return fmt.Sprintf("Property '%s' cannot be %s in sqlstream: %s", e.Name, Shown(e.Name, e.Value), e.Reason)
+	case ProblemImmutable:
+		return fmt.Sprintf("Cannot override property '%s'", e.Name)
 	case ProblemProhibited:
 		return fmt.Sprintf("One or more properties overrides set locally are prohibited by the KSQL server (use UNSET to reset their default value): [%s]", e.Name)
 	}

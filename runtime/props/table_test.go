@@ -139,3 +139,15 @@ func listing(table Table, input string) string {
 	}
 	return out.String()
 }
+
+// TestNoDuplicateRows: each property has one row (a second would
+// silently replace the first in NewTable).
+func TestNoDuplicateRows(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range allDefs() {
+		if seen[d.name] {
+			t.Errorf("%s has two rows", d.name)
+		}
+		seen[d.name] = true
+	}
+}
