@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/sqlstream/sqlstream/internal/pemfile"
@@ -39,11 +41,17 @@ type Factory struct {
 	creds     *Credentials // nil: forward the request's header
 }
 
-// NewFactory reads the TLS files of cfg; the error names the file.
+// NewFactory reads the TLS files of cfg when Connect's URL is https (the
+// only scheme they serve; the bare ssl.* settings they fall back to are
+// the Kafka clients', so an http Connect must not need them readable);
+// the error names the file.
 func NewFactory(cfg Config) (*Factory, error) {
 	f := &Factory{cfg: cfg}
 	if cfg.CredentialsFile != "" {
 		f.creds = NewCredentials(cfg.CredentialsFile, cfg.ReloadCredentials)
+	}
+	if u, err := url.Parse(cfg.URL); err != nil || !strings.EqualFold(u.Scheme, "https") {
+		return f, nil
 	}
 	t, err := tlsConfig(cfg)
 	if err != nil {

@@ -105,6 +105,20 @@ func TestCredentialsReload(t *testing.T) {
 // ksql.connect.ssl.truststore.location; its host name is checked unless
 // the endpoint identification algorithm is none, which still checks the
 // certificate's chain.
+// TestFactoryTLSOnlyForHTTPS: the TLS files serve an https Connect only;
+// an http one starts even when they (the Kafka clients' ssl.* settings,
+// which they fall back to) are not readable, and an https one says which.
+func TestFactoryTLSOnlyForHTTPS(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "unused.pem")
+	if _, err := NewFactory(Config{URL: "http://localhost:8083", Key: missing, Trust: missing}); err != nil {
+		t.Fatalf("an http Connect read the TLS files: %v", err)
+	}
+	_, err := NewFactory(Config{URL: "https://localhost:8083", Key: missing})
+	if err == nil || !strings.Contains(err.Error(), "ksql.connect.ssl.keystore.location") {
+		t.Fatalf("an https Connect with an unreadable keystore: %v", err)
+	}
+}
+
 func TestFactoryTLS(t *testing.T) {
 	fake := connecttest.NewTLS()
 	defer fake.Close()
