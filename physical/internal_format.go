@@ -132,8 +132,9 @@ func (f internalFormats) rowStoreSpec(src format.Spec, changelog string, cols []
 // source's key format under the changelog's key subject and the whole
 // input row (keys included) in its value format under the value subject,
 // protobuf with wrapped scalars so a NULL column stays NULL. Legacy
-// stores (Options.LegacyStoreKeysJSON) and inputs without key columns
-// are keyed by the input record's key bytes, legacy rows are JSON.
+// stores (Options.LegacyStoreKeysJSON), inputs without key columns and
+// windowed tables are keyed by the input record's key bytes (a windowed
+// key carries its window); legacy rows are JSON.
 func (f internalFormats) inputRowSpecs(src *planner.Source, changelog string, in *types.Schema) inputRowFormats {
 	if f.legacyStoreKeys {
 		return inputRowFormats{recordKey: true, rows: format.Spec{Name: format.JSON}}
@@ -144,7 +145,9 @@ func (f internalFormats) inputRowSpecs(src *planner.Source, changelog string, in
 			r.keyIndex = append(r.keyIndex, i)
 		}
 	}
-	if r.recordKey = len(r.keyIndex) == 0; !r.recordKey {
+	// A windowed table's rows are one per key and window: the record's
+	// key bytes carry the window, the key columns alone do not.
+	if r.recordKey = len(r.keyIndex) == 0 || src.Windowed(); !r.recordKey {
 		r.keys = f.storeKeySpec(src.KeyFormat, changelog, in.Keys())
 	}
 	return r
