@@ -110,3 +110,22 @@ type StoreLagInfo struct {
 	Keys  int64 `json:"keys"`
 	Bytes int64 `json:"bytes"`
 }
+
+// ClusterMetrics is sqlstream's GET /clusterMetrics: the engine's
+// metrics (GET /metrics' sqlstream_query_*, sqlstream_task_*,
+// sqlstream_node_* … families, without the Go runtime, process and HTTP
+// ones) of every server of the service id, this one first, each other
+// one asked as a peer; a server that did not answer has Error and no
+// metrics.
+type ClusterMetrics struct {
+	Hosts []HostMetrics `json:"hosts"`
+}
+
+// HostMetrics is one server's answer in ClusterMetrics: its engine's
+// samples in Prometheus' text format, as its GET /metrics has them.
+type HostMetrics struct {
+	Host    string `json:"host"` // host:port, as /clusterStatus keys it
+	Self    bool   `json:"self,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Metrics string `json:"metrics"`
+}

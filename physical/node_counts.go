@@ -65,6 +65,25 @@ func (c *NodeCounts) Snapshot() []NodeCount {
 	return out
 }
 
+// Written is the records the sink nodes writing topic received (a
+// persistent query's output: the rows its sink topic got here), summed
+// over its sub-topologies; 0 for nil counts or an empty topic. It reads
+// the counters the nodes keep, so the output costs nothing per record.
+func (c *NodeCounts) Written(topic string) int64 {
+	var n int64
+	if c == nil || topic == "" {
+		return 0
+	}
+	for _, sub := range c.subs {
+		for j := range sub {
+			if sub[j].kind == "Sink" && sub[j].topic == topic {
+				n += sub[j].n.Load()
+			}
+		}
+	}
+	return n
+}
+
 // step is the counter of the i-th step of sub-topology sub.
 func (c *NodeCounts) step(sub, i, steps int) *atomic.Int64 {
 	nodes := c.subs[sub]

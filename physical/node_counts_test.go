@@ -69,6 +69,9 @@ func TestNodeCountsCountEachNode(t *testing.T) {
 	if want := "0/Source-S=4 0/WhereFilter=3 0/Project=2 0/Sink-OUT=2"; strings.Join(got, " ") != want || emit.n != 2 {
 		t.Errorf("counts %s (emitted %d), want %s (emitted 2)", strings.Join(got, " "), emit.n, want)
 	}
+	if n := counts.Written(topo.SinkTopic); n != 2 {
+		t.Errorf("written to %s: %d, want the sink's 2", topo.SinkTopic, n)
+	}
 }
 
 // TestNodeCountsOfAnAggregation: both sub-topologies of a GROUP BY count,
@@ -96,6 +99,21 @@ func TestNodeCountsOfAnAggregation(t *testing.T) {
 		if c.Records != 0 {
 			t.Errorf("a task without counts counted %s: %d", c.Node, c.Records)
 		}
+	}
+	// The output is the sink topic's sink alone, not the repartition's.
+	counted, err := topo.NewTask(0, &TaskEnv{Emit: &dropEmitter{}, Log: &logRecorder{}, Counts: counts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := counted.Process(&InRecord{Topic: "s", Key: []byte("x"), Value: []byte(`{"A":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := counts.Written(topo.SinkTopic); n != 0 {
+		t.Errorf("written to %s before sub-topology 1 ran: %d, want 0 (the repartition sink is not the output)", topo.SinkTopic, n)
+	}
+	var nilCounts *NodeCounts
+	if nilCounts.Written(topo.SinkTopic) != 0 {
+		t.Error("nil counts wrote something")
 	}
 }
 

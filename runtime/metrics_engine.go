@@ -27,7 +27,7 @@ func (e *Engine) metricsSnapshot() []metrics.Query {
 			StreamTimes: q.streamTimes.Snapshot(), OpenWindows: q.streamTimes.OpenSnapshot()}
 		m.TxnEnds, m.TxnEndMean, m.TxnEndMax = q.txnEnds.Snapshot()
 		m.Commits, m.CommitMean, m.CommitMax = q.commits.Snapshot()
-		m.Nodes = q.nodes.Snapshot()
+		m.Nodes, m.Out = q.nodes.Snapshot(), q.nodes.Written(q.topo.SinkTopic)
 		m.ConsumerLags = consumerLags(q)
 		m.GlobalStores, m.UpgradedAt = figures.MetricsGlobals(q.topo, q.globalStores()), q.upgradedAt
 		out = append(out, m)

@@ -172,3 +172,42 @@ func TestClusterTasksEndpoint(t *testing.T) {
 		t.Errorf("the engine got Authorization %q", e.auth)
 	}
 }
+
+type clusterMetricsEngine struct {
+	*fakeEngine
+	auth string // the Authorization ClusterMetrics was called with
+}
+
+func (e *clusterMetricsEngine) ClusterMetrics(ctx context.Context) api.ClusterMetrics {
+	e.auth = api.AuthorizationFrom(ctx)
+	return api.ClusterMetrics{Hosts: []api.HostMetrics{{Host: "a:1", Self: true, Metrics: "sqlstream_queries{state=\"RUNNING\"} 1\n"},
+		{Host: "b:2", Error: "not alive"}}}
+}
+
+// TestClusterMetricsEndpoint: GET /clusterMetrics answers the engine's
+// hosts with their metrics text, a host that did not answer with its
+// error, behind the same authentication as the API, and hands the
+// engine the request's Authorization to pass on to the peers; 404
+// without.
+func TestClusterMetricsEndpoint(t *testing.T) {
+	if rec := serve(New(newFakeEngine()), "GET", "/clusterMetrics", "", ""); rec.Code != http.StatusNotFound {
+		t.Errorf("an engine without cluster metrics: %d", rec.Code)
+	}
+	users, err := ParseUsers(strings.NewReader("alice: wonderland,admin\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &clusterMetricsEngine{fakeEngine: newFakeEngine()}
+	s := New(e, WithBasicAuth("KsqlServer-Props", []string{"*"}, users))
+	if rec := serve(s, "GET", "/clusterMetrics", "", ""); rec.Code != http.StatusUnauthorized {
+		t.Errorf("without credentials: %d", rec.Code)
+	}
+	rec := serveAccept(s, "GET", "/clusterMetrics", "alice", "wonderland", "application/json")
+	want := `{"hosts":[{"host":"a:1","self":true,"metrics":"sqlstream_queries{state=\"RUNNING\"} 1\n"},{"host":"b:2","error":"not alive","metrics":""}]}`
+	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != want {
+		t.Errorf("GET /clusterMetrics: %d\n%s\nwant\n%s", rec.Code, rec.Body, want)
+	}
+	if e.auth != "Basic YWxpY2U6d29uZGVybGFuZA==" {
+		t.Errorf("the engine got Authorization %q", e.auth)
+	}
+}

@@ -12,6 +12,7 @@
 //	   GET  /chc/live /chc/ready (probes.go)  /metrics (http_metrics.go)
 //	   GET  /tasks            ──► TaskLister: this server's tasks and figures per query (sqlstream's)
 //	   GET  /clusterTasks     ──► ClusterTaskLister: /tasks of every server of the service id (sqlstream's)
+//	   GET  /clusterMetrics   ──► ClusterMetricsLister: the engine's /metrics of every server of the service id (sqlstream's)
 //	   GET  /  /console/…     ──► the web console (WithConsole) for a browser; others: / ──► /info
 //	   GET  /schema-registry/… ──► the embedded registry, read only (WithSchemaRegistry)
 //

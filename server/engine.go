@@ -78,3 +78,11 @@ type TaskLister interface {
 type ClusterTaskLister interface {
 	ClusterTasks(ctx context.Context) api.ClusterTasks
 }
+
+// ClusterMetricsLister is an optional Engine extension: the engine's
+// metrics of every server of the service id, for GET /clusterMetrics
+// (the web console's Metrics tab across hosts). ctx carries the
+// request's Authorization, passed on to the peers.
+type ClusterMetricsLister interface {
+	ClusterMetrics(ctx context.Context) api.ClusterMetrics
+}

@@ -137,3 +137,17 @@ func (s *Server) handleClusterTasks(w http.ResponseWriter, r *http.Request) {
 	}
 	answer(w, r, http.StatusOK, l.ClusterTasks(r.Context()))
 }
+
+// handleClusterMetrics serves GET /clusterMetrics, sqlstream's: the
+// engine's metrics of this server and of every other server of its
+// service id (a server that does not answer is marked with why), for the
+// web console's charts across hosts. 404 when the engine does not report
+// them.
+func (s *Server) handleClusterMetrics(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.engine.(ClusterMetricsLister)
+	if !ok {
+		notFound(w, r)
+		return
+	}
+	answer(w, r, http.StatusOK, l.ClusterMetrics(r.Context()))
+}

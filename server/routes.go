@@ -29,6 +29,7 @@ func (s *Server) routes() http.Handler {
 	r.Get("/clusterStatus", s.handleClusterStatus)
 	r.Get("/tasks", s.handleTasks)
 	r.Get("/clusterTasks", s.handleClusterTasks)
+	r.Get("/clusterMetrics", s.handleClusterMetrics)
 	r.Post("/heartbeat", s.handleHeartbeat)
 	r.Post("/lag", s.handleLag)
 	r.Method(http.MethodGet, "/metrics", s.metricsHandler())

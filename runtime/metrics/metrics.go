@@ -1,5 +1,6 @@
 // Package metrics exports the engine's per-query figures in
-// Prometheus' format: records processed, processing-log entries (and
+// Prometheus' format: records processed, rows out to the sink topic,
+// processing-log entries (and
 // those lost), late
 // and skipped records, records the global-table stores loaded, each
 // windowed task's stream time and open windows, exactly_once_v2
@@ -25,6 +26,7 @@ import (
 type Query struct {
 	ID, State                        string
 	Processed, Logged, Late, Skipped int64
+	Out                              int64 // rows its sink node passed to its sink topic
 	LogLost                          int64 // processing-log entries lost (queue full, write failed)
 	GlobalLoaded                     int64
 	Globals                          bool             // it reads global tables: GlobalLoaded is exported
@@ -60,6 +62,7 @@ type Collector struct {
 	snapshot                        func() []Query
 	states                          []string
 	processed, logged, late, stream *prometheus.Desc
+	out                             *prometheus.Desc
 	skipped, globalLoaded, logLost  *prometheus.Desc
 	open, queries                   *prometheus.Desc
 	txnEnd, txnEndMax               *prometheus.Desc
@@ -73,7 +76,9 @@ func New(snapshot func() []Query, states []string) *Collector {
 	q := []string{"query"}
 	return &Collector{snapshot: snapshot, states: states,
 		processed: prometheus.NewDesc("sqlstream_query_records_processed_total", "Input records a persistent query processed.", q, nil),
-		logged:    prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
+		out: prometheus.NewDesc("sqlstream_query_records_out_total",
+			"Rows a persistent query's sink node passed to its sink topic on this server (the sink node's records; repartition and other internal topics not counted).", q, nil),
+		logged: prometheus.NewDesc("sqlstream_query_processing_log_total", "Processing-log entries a query wrote (records it skipped or dropped).", q, nil),
 		logLost: prometheus.NewDesc("sqlstream_query_processing_log_lost_total",
 			"Processing-log entries of a query that were lost (the log's queue was full, or the write failed); an ENTRIES_LOST entry reports them once the log writes again.", q, nil),
 		late:    prometheus.NewDesc("sqlstream_query_late_records_total", "Records dropped because their window had closed.", q, nil),
@@ -106,7 +111,7 @@ func New(snapshot func() []Query, states []string) *Collector {
 
 // Describe implements prometheus.Collector.
 func (m *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.processed, m.logged, m.logLost, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords, m.globalLag, m.globalRows, m.upgraded} {
+	for _, d := range []*prometheus.Desc{m.processed, m.out, m.logged, m.logLost, m.late, m.skipped, m.globalLoaded, m.stream, m.open, m.queries, m.txnEnd, m.txnEndMax, m.commit, m.commitMax, m.consumerLag, m.nodeRecords, m.globalLag, m.globalRows, m.upgraded} {
 		ch <- d
 	}
 }
@@ -117,6 +122,7 @@ func (m *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, q := range m.snapshot() {
 		states[q.State]++
 		ch <- prometheus.MustNewConstMetric(m.processed, prometheus.CounterValue, float64(q.Processed), q.ID)
+		ch <- prometheus.MustNewConstMetric(m.out, prometheus.CounterValue, float64(q.Out), q.ID)
 		ch <- prometheus.MustNewConstMetric(m.logged, prometheus.CounterValue, float64(q.Logged), q.ID)
 		ch <- prometheus.MustNewConstMetric(m.logLost, prometheus.CounterValue, float64(q.LogLost), q.ID)
 		ch <- prometheus.MustNewConstMetric(m.late, prometheus.CounterValue, float64(q.Late), q.ID)

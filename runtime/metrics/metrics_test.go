@@ -15,7 +15,7 @@ import (
 func TestCollect(t *testing.T) {
 	snap := func() []Query {
 		return []Query{
-			{ID: "Q1", State: "RUNNING", Processed: 5, Logged: 1, StreamTimes: map[string]int64{"0_0": 1000}, OpenWindows: map[string]int64{"0_0": 2},
+			{ID: "Q1", State: "RUNNING", Processed: 5, Out: 3, Logged: 1, StreamTimes: map[string]int64{"0_0": 1000}, OpenWindows: map[string]int64{"0_0": 2},
 				TxnEnds: 4, TxnEndMean: 10 * time.Millisecond, TxnEndMax: 30 * time.Millisecond},
 			{ID: "Q2", State: "ERROR", Globals: true, GlobalLoaded: 7, UpgradedAt: time.UnixMilli(1500),
 				GlobalStores: []GlobalStore{{Store: "G-GlobalStore", Source: "Source-G", Materialize: "G-GlobalStore-Materialize", SubTopology: 2, Loaded: 7, Lag: 3, Rows: 6},
@@ -46,7 +46,7 @@ func TestCollect(t *testing.T) {
 		}
 	}
 	for key, want := range map[string]float64{
-		"sqlstream_query_records_processed_total,Q1": 5, "sqlstream_query_processing_log_total,Q1": 1,
+		"sqlstream_query_records_processed_total,Q1": 5, "sqlstream_query_records_out_total,Q1": 3, "sqlstream_query_processing_log_total,Q1": 1,
 		"sqlstream_task_stream_time_ms,Q1,0_0": 1000, "sqlstream_task_open_windows,Q1,0_0": 2,
 		"sqlstream_query_transaction_end_seconds,Q1": 4, "sqlstream_query_transaction_end_max_seconds,Q1": 0.03,
 		"sqlstream_query_global_records_loaded_total,Q2":              7,
