@@ -11,6 +11,7 @@
 // Marshal encodes like Jackson does for ksqlDB: no HTML escaping, "@type"
 // first, empty lists as [] (never null) where ksqlDB always sends a list.
 // DecodeEntities and DecodeError are the client side (used by the REPL).
-// QueryTasks (GET /tasks) and ClusterTasks (GET /clusterTasks) are
-// sqlstream's own, with no ksqlDB counterpart.
+// QueryTasks (GET /tasks), ClusterTasks (GET /clusterTasks) and
+// ClusterMetrics (GET /clusterMetrics) are sqlstream's own, with no
+// ksqlDB counterpart.
 package api

@@ -421,7 +421,8 @@ func TestIdleWindowsCloseByWallClock(t *testing.T) {
 }
 
 // TestMetricsExposeQueryFigures scrapes the Prometheus handler: records
-// processed, late records and stream time per task are there.
+// processed, late records, stream time per task and the rows out to the
+// sink topic (the one window's count, not the late record) are there.
 func TestMetricsExposeQueryFigures(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
@@ -440,7 +441,8 @@ func TestMetricsExposeQueryFigures(t *testing.T) {
 		body := rec.Body.String()
 		if strings.Contains(body, `sqlstream_query_late_records_total{query="CTAS_PER_WINDOW_1"} 1`) &&
 			strings.Contains(body, `sqlstream_task_stream_time_ms{query="CTAS_PER_WINDOW_1",task="0_0"} 600000`) &&
-			strings.Contains(body, `sqlstream_task_open_windows{query="CTAS_PER_WINDOW_1",task="0_0"} 1`) {
+			strings.Contains(body, `sqlstream_task_open_windows{query="CTAS_PER_WINDOW_1",task="0_0"} 1`) &&
+			strings.Contains(body, `sqlstream_query_records_out_total{query="CTAS_PER_WINDOW_1"} 1`) {
 			return
 		}
 		if time.Now().After(deadline) {

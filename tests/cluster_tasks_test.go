@@ -68,8 +68,9 @@ func getClusterTasks(n *node, user, password string) (int, clusterTasks, string)
 // credentials (without them the peer would refuse): every task active on
 // exactly one host, each host's node records adding up to the records
 // produced, and the active copies' store keys to the distinct keys.
-// After kill -9 of one server the other marks it as not answering and
-// still gives its own tasks.
+// GET /clusterMetrics gives both hosts' engine metrics the same way.
+// After kill -9 of one server the other marks it as not answering in
+// both and still gives its own.
 func TestClusterTasksEveryHost(t *testing.T) {
 	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users")
@@ -152,6 +153,28 @@ func TestClusterTasksEveryHost(t *testing.T) {
 		}
 		return nil
 	})
+	// GET /clusterMetrics: both hosts' engine metrics, the other's asked
+	// as a peer with alice's credentials; their records processed add up
+	// to the records produced, and each host's answer is the engine's
+	// families alone.
+	if status, _, _ := getClusterMetrics(a, "", ""); status != http.StatusUnauthorized {
+		t.Errorf("GET /clusterMetrics without credentials: %d, want 401", status)
+	}
+	eventually(t, "every host's metrics add up", func() error {
+		_, cm, body := getClusterMetrics(a, "alice", "wonderland")
+		var processed, out float64
+		for _, h := range cm.Hosts {
+			if h.Error != "" || strings.Contains(h.Metrics, "go_goroutines") || strings.Contains(h.Metrics, "sqlstream_http_") {
+				return fmt.Errorf("%s: %s", h.Host, body)
+			}
+			processed += sampleSum(h.Metrics, "sqlstream_query_records_processed_total", "CTAS_COUNTS")
+			out += sampleSum(h.Metrics, "sqlstream_query_records_out_total", "CTAS_COUNTS")
+		}
+		if len(cm.Hosts) != 2 || !cm.Hosts[0].Self || cm.Hosts[1].Host != hostOf(b) || processed != 12 || out < 6 {
+			return fmt.Errorf("processed %v, out %v over hosts: %s", processed, out, body)
+		}
+		return nil
+	})
 
 	b.kill()
 	eventually(t, "the killed host marked", func() error {
@@ -159,8 +182,64 @@ func TestClusterTasksEveryHost(t *testing.T) {
 		if len(ct.Hosts) != 2 || ct.Hosts[1].Host != hostOf(b) || ct.Hosts[1].Error == "" || len(ct.Hosts[0].Queries) == 0 {
 			return fmt.Errorf("after the kill: %s", body)
 		}
+		_, cm, body := getClusterMetrics(a, "alice", "wonderland")
+		if len(cm.Hosts) != 2 || cm.Hosts[1].Error == "" || cm.Hosts[1].Metrics != "" || sampleSum(cm.Hosts[0].Metrics, "sqlstream_query_records_processed_total", "CTAS_COUNTS") == 0 {
+			return fmt.Errorf("metrics after the kill: %s", body)
+		}
 		return nil
 	})
+}
+
+// clusterMetrics is GET /clusterMetrics' answer.
+type clusterMetrics struct {
+	Hosts []struct {
+		Host    string `json:"host"`
+		Self    bool   `json:"self"`
+		Error   string `json:"error"`
+		Metrics string `json:"metrics"`
+	} `json:"hosts"`
+}
+
+// getClusterMetrics reads GET /clusterMetrics of n as user:password.
+func getClusterMetrics(n *node, user, password string) (int, clusterMetrics, string) {
+	n.t.Helper()
+	var cm clusterMetrics
+	req, err := http.NewRequest(http.MethodGet, n.URL+"/clusterMetrics", nil)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	if user != "" {
+		req.SetBasicAuth(user, password)
+	}
+	resp, err := httpClient().Do(req)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK {
+		if err := json.Unmarshal(body, &cm); err != nil {
+			n.t.Fatalf("GET /clusterMetrics: %v in %s", err, body)
+		}
+	}
+	return resp.StatusCode, cm, string(body)
+}
+
+// sampleSum sums the samples of metric name whose query label starts
+// with query in Prometheus' text format.
+func sampleSum(text, name, query string) float64 {
+	var sum float64
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, name+`{query="`+query)
+		if !ok {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(rest[strings.LastIndexByte(rest, ' ')+1:], &v); err == nil {
+			sum += v
+		}
+	}
+	return sum
 }
 
 // postAs runs a statement on n as alice.

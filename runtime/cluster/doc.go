@@ -20,6 +20,8 @@
 //	                                   answer fails over to the next)
 //	GET /clusterTasks ─► Gather("/tasks") ─► peer.Get on every live host
 //	                     at once (5 s each); a dead or silent host marked
+//	GET /clusterMetrics ─► Gather("/metrics") (the same; the engine's
+//	                     families kept by the binary)
 //
 // A task moving cooperatively is in no member's assignment between its
 // revocation and the next round; meanwhile each server keeps it at its
