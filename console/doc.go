@@ -5,7 +5,9 @@
 //	browser ──GET / (Accept: text/html) ──► index.html
 //	        ──GET /console/app.js, app.css (gzip when accepted) ──► dist/
 //	        ──POST /ksql, /query-stream, /close-query ──► statements, queries
-//	        ──GET /metrics, /clusterStatus, /info, /healthcheck ──► live figures, charts
+//	        ──GET /clusterMetrics ──► the engine's /metrics of every server of the
+//	          service id (hosts not answering marked) ──► the Metrics tab's rates and charts
+//	        ──GET /clusterStatus, /info, /healthcheck ──► store lags, server, health
 //	        ──GET /clusterTasks ──► /tasks of every server of the service id: per
 //	          node of the topology (a global store's section too), per task
 //	          and host (consumer lag, store size and lag), hosts not answering
@@ -15,6 +17,12 @@
 // web/src/cluster.js turns /clusterTasks into the figures: node records
 // summed over hosts (a global store's section: the largest host's, each
 // host loading the whole table), store sizes over active copies.
+// web/src/metrics.js folds /clusterMetrics: each host's samples labelled
+// with its host, a rate taken per host between two polls that both have
+// it and summed over the hosts (a host that stops answering or restarts
+// adds nothing for that interval rather than a drop or a jump), consumer
+// lag summed over every host's tasks, mean commit and transaction end
+// over the hosts that had some.
 //
 // The page (web/src) is plain ES modules bundled by esbuild into one
 // script and one stylesheet: CodeMirror 6 (the SQL editor, with the

@@ -445,8 +445,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 
 	b.do("the charts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
-	b.until("seven charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 7`)
-	for _, chart := range []string{"consumer lag, records (tasks on this server)", "commit, mean ms (at_least_once)"} {
+	b.until("nine charts drawn", `document.querySelectorAll('#charts .chart canvas').length === 9`)
+	for _, chart := range []string{"consumer lag, records (all hosts)", "commit, mean ms (at_least_once)", "records/s out (all hosts)", "records/s in, per host"} {
 		if !eval[bool](b, `!!document.querySelector('#charts .chart[data-chart="`+chart+`"] canvas')`) {
 			t.Errorf("no chart %q", chart)
 		}
@@ -456,9 +456,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		more = append(more, fmt.Sprintf(`{"USER":"u%d","PAGE":"p%d","MS":%d}`, i, i%4, i))
 	}
 	insertRows(t, n, "CLICKS", more...)
-	b.until("the query's rate rises", `[...document.querySelectorAll('[data-testid="rates"] tbody tr')].some((tr) => tr.cells[0].textContent.startsWith('CTAS_CLICKS_PER_PAGE') && Number(tr.cells[1].textContent) > 0)`)
-	// The consumer lag chart's figure for the query: its tasks here, caught up.
-	b.until("the query's consumer lag", `[...document.querySelectorAll('[data-testid="rates"] tbody tr')].some((tr) => tr.cells[0].textContent.startsWith('CTAS_CLICKS_PER_PAGE') && tr.cells[5].textContent === '0')`)
+	// The query's row summed over the hosts (this one alone here): cells
+	// query, host, records in/s, out/s, …, records in, out, consumer lag.
+	sum := `[...document.querySelectorAll('[data-testid="rates"] tbody tr[data-host=""]')].find((tr) => tr.dataset.query.startsWith('CTAS_CLICKS_PER_PAGE'))`
+	b.until("the query's rate rises", `(() => { const tr = `+sum+`; return !!tr && Number(tr.cells[2].textContent) > 0; })()`)
+	// The consumer lag chart's figure for the query: its tasks, caught up.
+	b.until("the query's consumer lag", `(() => { const tr = `+sum+`; return !!tr && tr.cells[8].textContent === '0' && Number(tr.cells[7].textContent) > 0; })()`)
 	b.tallShot("metrics", `#charts`)
 
 	b.do("the cluster's hosts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="cluster"]`)))
@@ -573,8 +576,9 @@ func TestConsoleBasicAuth(t *testing.T) {
 // hosts alive in its Cluster tab with their active and standby partitions
 // of the query, and the query's per-host status names both; its graph's
 // figures and task table cover both hosts' tasks (a row per task and
-// host), and once one server is killed the page names it as not
-// answering.
+// host), its Metrics tab sums both hosts' records with a row and a chart
+// series per host, and once one server is killed the page names it as
+// not answering in both.
 func TestConsoleClusterHosts(t *testing.T) {
 	t.Parallel()
 	browserPath(t)
@@ -612,9 +616,34 @@ func TestConsoleClusterHosts(t *testing.T) {
 	page.until("the store's keys over both hosts' active copies", `/8 keys/.test((document.querySelector('[data-testid="topology"] [data-node="Aggregate-Aggregate-Materialize"]') || {}).textContent || '')`)
 	page.until("the query RUNNING on both hosts", fmt.Sprintf(`%q.split(' ').every((h) => document.querySelector('#topology-head').textContent.includes(h + ' RUNNING'))`, strings.Join(hosts, " ")))
 	page.tallShot("query-hosts", `[data-testid="tasks"]`)
+
+	// The Metrics tab's figures come from both hosts (GET /clusterMetrics,
+	// the other server asked as a peer): the query's row sums the hosts'
+	// rows, each host's records in are there, and the per-host chart has
+	// points from both.
+	page.do("the metrics of both hosts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
+	kvs = kvs[:0]
+	for i := range 32 { // enough keys for every partition, so each host's tasks get some
+		kvs = append(kvs, fmt.Sprintf("m%d", i), `{"V":1}`)
+	}
+	produce(t, br.Kafka, "events", kvs...)
+	rates := `[...document.querySelectorAll('[data-testid="rates"] tbody tr')].filter((tr) => tr.dataset.query.startsWith('CTAS_COUNTS'))`
+	page.until("the query's records in summed over both hosts", fmt.Sprintf(`(() => { const rows = %s; const sum = rows.find((r) => r.dataset.host === ''); `+
+		`const per = %q.split(' ').map((h) => rows.find((r) => r.dataset.host === h)); `+
+		`return !!sum && per.every((r) => r && Number(r.cells[6].textContent) > 0) && Number(sum.cells[6].textContent) === per.reduce((a, r) => a + Number(r.cells[6].textContent), 0) && Number(sum.cells[7].textContent) > 0; })()`,
+		rates, strings.Join(hosts, " ")))
+	page.until("a chart with points from both hosts", fmt.Sprintf(`(() => { const div = document.querySelector('#charts .chart[data-chart="records/s in, per host"]'); `+
+		`const series = div && div.dataset.series ? JSON.parse(div.dataset.series) : []; `+
+		`return %q.split(' ').every((h) => series.some((s) => s.label.startsWith('CTAS_COUNTS') && s.label.endsWith(' @ ' + h) && s.points > 0 && s.max > 0)); })()`,
+		strings.Join(hosts, " ")))
+	page.tallShot("metrics-hosts", `#charts`)
+
 	// The other server stops: its figures are missing, and the page says
 	// so (it is not alive, so it is not asked).
 	a.kill()
+	page.until("the stopped host marked in the metrics", fmt.Sprintf(`!!document.querySelector('[data-metrics-host-error=%q]')`, hosts[0]))
+	page.shot("metrics-host-down")
+	page.do("the query's graph again", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="topology-panel"]`)))
 	page.until("the stopped host marked", fmt.Sprintf(`!!document.querySelector('[data-host-error=%q]')`, hosts[0]))
 	page.shot("host-down")
 	page.checkClean()

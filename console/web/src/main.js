@@ -5,7 +5,7 @@ import { ksql, queryStream, closeQuery, getJSON, getText, ApiError } from './api
 import { split, kind, parseSet, errorOffset } from './script.js';
 import { createEditor } from './editor.js';
 import { parseTopology, renderTopology } from './topology.js';
-import { parseMetrics, History, Charts } from './metrics.js';
+import { hostSamples, History, Charts } from './metrics.js';
 import { h, clear, table, entityView } from './render.js';
 import { queryOnHosts, nodeTotals, NodeRates, storeSizes, globalStores, upgradedAt, totals, taskRows, bytes } from './cluster.js';
 
@@ -22,7 +22,8 @@ const state = {
   history: new History(),
   charts: null,
   graph: null, // {id, update, graph}
-  samples: [],
+  samples: [], // every host's engine metrics, each labelled with its host
+  metricHosts: [], // the hosts /clusterMetrics asked: [{host, self, error}]
   completionNames: null, // the sources completion was last given
   logFollow: null, // the AbortController of followLog's push query
 };
@@ -440,16 +441,35 @@ function renderHosts(ct, hosts) {
     ...(up ? [h('div', { class: 'upgraded', 'data-testid': 'upgraded' }, `upgraded in place (CREATE OR REPLACE) at ${new Date(up).toISOString()}: counts go on from the plan before; a node the new plan added counts from then`)] : []));
 }
 
-// renderRates tabulates each query's latest figures above the charts.
+// renderRates tabulates each query's latest figures above the charts: a
+// row summed over the hosts, then a row per host (records in and out,
+// consumer lag, mean commit and transaction end on that host), with the
+// hosts that did not answer named above the table.
 function renderRates() {
   const hs = state.history;
-  const rate = (k, q) => {
-    const r = hs.latest(k, q);
-    return r === null ? '' : r.toFixed(1);
-  };
-  const last = hs.points[hs.points.length - 1];
-  const rows = hs.queries().map((q) => [q, rate('processed', q), rate('logged', q), rate('late', q), hs.total('processed', q) ?? '', last.consumerLag[q] ?? '', last.storeLag[q] ?? '']);
-  $('rates').replaceChildren(table(['query', 'records/s', 'processing-log/s', 'late/s', 'records in', 'consumer lag (here)', 'store changelog lag'], rows));
+  const fixed = (v, digits = 1) => (v === null || v === undefined ? '' : v.toFixed(digits));
+  const mean = (series) => fixed(series.length ? series[series.length - 1] : null);
+  const row = (q, host) => [host === undefined ? q : '', host === undefined ? `all (${hs.hostsOf(q).length})` : host,
+    fixed(hs.latest('processed', q, host)), fixed(hs.latest('out', q, host)), fixed(hs.latest('logged', q, host)), fixed(hs.latest('late', q, host)),
+    hs.total('processed', q, host) ?? '', hs.total('out', q, host) ?? '', hs.total('consumerLag', q, host) ?? '',
+    mean(hs.commitMeanMs(q, host)), mean(hs.txnMeanMs(q, host)), host === undefined ? hs.total('storeLag', q) ?? '' : ''];
+  const rows = [];
+  const attrs = [];
+  for (const q of hs.queries()) {
+    rows.push(row(q));
+    attrs.push({ 'data-query': q, 'data-host': '' });
+    for (const host of hs.hostsOf(q)) {
+      rows.push(row(q, host));
+      attrs.push({ 'data-query': q, 'data-host': host, class: 'host-row' });
+    }
+  }
+  const t = table(['query', 'host', 'records in/s', 'records out/s', 'processing-log/s', 'late/s', 'records in', 'records out', 'consumer lag',
+    'commit ms (at_least_once)', 'transaction ms (exactly_once_v2)', 'store changelog lag'], rows);
+  [...t.tBodies[0].rows].forEach((tr, i) => Object.entries(attrs[i]).forEach(([k, v]) => tr.setAttribute(k, v)));
+  const ok = state.metricHosts.filter((m) => !m.error).map((m) => m.host);
+  $('rates').replaceChildren(h('div', { class: 'muted', 'data-testid': 'metrics-hosts' }, `figures from ${ok.length} host${ok.length === 1 ? '' : 's'}: ${ok.join(', ')}`),
+    ...state.metricHosts.filter((m) => m.error).map((m) => h('div', { class: 'error', 'data-metrics-host-error': m.host }, `${m.host} did not answer: ${m.error}; its figures are missing`)),
+    t);
 }
 
 // lagByQuery sums each query's store changelog lags over its store
@@ -476,10 +496,11 @@ function renderTasks(g, hosts) {
   const rows = taskRows(hosts);
   const tasks = new Set(rows.map((r) => r.task));
   for (const id of g.logCounts.keys()) if (!tasks.has(id)) rows.push({ task: id, host: '', role: '', consumer: '', stores: [], lag: [] });
-  const local = {};
+  const local = {}; // "host task" → its stream time and open windows
   for (const s of state.samples) {
     if (s.labels.query !== g.id || !s.labels.task) continue;
-    const o = local[s.labels.task] || (local[s.labels.task] = { stream: '', open: '' });
+    const key = `${s.labels.host} ${s.labels.task}`;
+    const o = local[key] || (local[key] = { stream: '', open: '' });
     if (s.name === 'sqlstream_task_stream_time_ms') o.stream = new Date(s.value).toISOString();
     if (s.name === 'sqlstream_task_open_windows') o.open = String(s.value);
   }
@@ -491,7 +512,7 @@ function renderTasks(g, hosts) {
   box.appendChild(table(['task', 'host', 'role', 'consumer lag', 'store size', 'changelog lag', 'stream time', 'open windows', 'late records (by origin)', 'processing-log errors (by origin)'],
     rows.map((r) => {
       const c = r.role.startsWith('ACTIVE') || !r.host ? g.logCounts.get(r.task) || { late: 0, errors: 0 } : { late: '', errors: '' };
-      const l = (r.self && r.role.startsWith('ACTIVE') && local[r.task]) || { stream: '', open: '' };
+      const l = (r.role.startsWith('ACTIVE') && local[`${r.host} ${r.task}`]) || { stream: '', open: '' };
       return [r.task, r.host, r.role, r.consumer, r.stores.join('; '), r.lag.join('; '), l.stream, l.open, c.late, c.errors];
     })));
 }
@@ -501,9 +522,10 @@ function renderTasks(g, hosts) {
 
 async function poll() {
   try {
-    const [text, cluster] = await Promise.all([getText('/metrics'), getJSON('/clusterStatus').catch(() => null)]);
-    state.samples = parseMetrics(text);
-    state.history.add(Date.now() / 1000, state.samples, lagByQuery(cluster));
+    const [metrics, cluster] = await Promise.all([clusterMetrics(), getJSON('/clusterStatus').catch(() => null)]);
+    state.samples = metrics.samples;
+    state.metricHosts = metrics.hosts;
+    state.history.add(Date.now() / 1000, state.samples, lagByQuery(cluster), metrics.hosts);
     if (!state.charts) state.charts = new Charts($('charts'));
     state.charts.draw(state.history);
     renderRates();
@@ -512,6 +534,17 @@ async function poll() {
     if ($('cluster').classList.contains('active')) await renderCluster();
   } catch (err) {
     $('health').textContent = `metrics: ${err.message}`;
+  }
+}
+
+// clusterMetrics reads every host's engine metrics (GET /clusterMetrics);
+// a server without it (404) gives its own /metrics as the one host.
+async function clusterMetrics() {
+  try {
+    return hostSamples(await getJSON('/clusterMetrics'));
+  } catch (err) {
+    if (err.status !== 404) throw err;
+    return hostSamples({ hosts: [{ host: 'this server', self: true, metrics: await getText('/metrics') }] });
   }
 }
 
