@@ -619,8 +619,8 @@ func TestConsoleClusterHosts(t *testing.T) {
 
 	// The Metrics tab's figures come from both hosts (GET /clusterMetrics,
 	// the other server asked as a peer): the query's row sums the hosts'
-	// rows, each host's records in are there, and the per-host chart has
-	// points from both.
+	// rows (its tooltip gives each host's rates), each host's records in
+	// are there, and the per-host chart has points from both.
 	page.do("the metrics of both hosts", chromedp.Click(chromedp.CSS(`#tabs button[data-tab="metrics"]`)))
 	kvs = kvs[:0]
 	for i := range 32 { // enough keys for every partition, so each host's tasks get some
@@ -630,7 +630,7 @@ func TestConsoleClusterHosts(t *testing.T) {
 	rates := `[...document.querySelectorAll('[data-testid="rates"] tbody tr')].filter((tr) => tr.dataset.query.startsWith('CTAS_COUNTS'))`
 	page.until("the query's records in summed over both hosts", fmt.Sprintf(`(() => { const rows = %s; const sum = rows.find((r) => r.dataset.host === ''); `+
 		`const per = %q.split(' ').map((h) => rows.find((r) => r.dataset.host === h)); `+
-		`return !!sum && per.every((r) => r && Number(r.cells[6].textContent) > 0) && Number(sum.cells[6].textContent) === per.reduce((a, r) => a + Number(r.cells[6].textContent), 0) && Number(sum.cells[7].textContent) > 0; })()`,
+		`return !!sum && per.every((r) => r && Number(r.cells[6].textContent) > 0) && Number(sum.cells[6].textContent) === per.reduce((a, r) => a + Number(r.cells[6].textContent), 0) && Number(sum.cells[7].textContent) > 0 && per.every((r) => sum.title.includes(r.dataset.host + ': ')); })()`,
 		rates, strings.Join(hosts, " ")))
 	page.until("a chart with points from both hosts", fmt.Sprintf(`(() => { const div = document.querySelector('#charts .chart[data-chart="records/s in, per host"]'); `+
 		`const series = div && div.dataset.series ? JSON.parse(div.dataset.series) : []; `+

@@ -457,7 +457,8 @@ function renderRates() {
   const attrs = [];
   for (const q of hs.queries()) {
     rows.push(row(q));
-    attrs.push({ 'data-query': q, 'data-host': '' });
+    const each = hs.hostsOf(q).map((host) => `${host}: ${fixed(hs.latest('processed', q, host))} in/s, ${fixed(hs.latest('out', q, host))} out/s`);
+    attrs.push({ 'data-query': q, 'data-host': '', title: each.join('\n') });
     for (const host of hs.hostsOf(q)) {
       rows.push(row(q, host));
       attrs.push({ 'data-query': q, 'data-host': host, class: 'host-row' });
