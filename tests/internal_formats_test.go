@@ -336,6 +336,17 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	if r := last(freshLog); string(r.Value) != "4" || r.Timestamp.UnixMilli() != 2000 {
 		t.Errorf("%s's last record %q at %d after the restore, want the count 4 alone at 2000", freshLog, r.Value, r.Timestamp.UnixMilli())
 	}
+	// An upgrade of it records "query/2" with it: after a replay the
+	// upgraded query still writes the prefix.
+	n.mustKsql("CREATE OR REPLACE TABLE r AS SELECT v, COUNT(k) AS n FROM s GROUP BY v HAVING COUNT(k) > 0;")
+	n.restart()
+	produce("k6", "a")
+	eventually(t, "the upgraded query's count after a replay", func() error {
+		return same(counts(t, n, "SELECT * FROM r WHERE v = 'a';"), map[string]string{"a": "5"})
+	})
+	if r := last(prefixed); len(r.Value) != 9 || string(r.Value[8:]) != "5" || be.BigEndian.Uint64(r.Value) != 2000 {
+		t.Errorf("%s's last record %q after the upgrade and a replay, want the timestamp (2000) then the count 5", prefixed, r.Value)
+	}
 }
 
 // TestRegistryKeyJoinRestoresFromChangelog: a stream–table join keyed in
