@@ -77,7 +77,7 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 				return newRepartitionSource(env, prep, key, value, next)
 			}}
 	}
-	store := b.store(aggregateStore)
+	store := b.timedStore(aggregateStore)
 	f := b.internal()
 	formats := aggFormats{legacy: f.legacyStoreKeys, keys: f.storeKeySpec(b.sourceFormats.KeyFormat, store.Changelog, n.Schema().Keys()),
 		states: f.aggStateSpec(b.sourceFormats.ValueFormat, store.Changelog, n)}
@@ -86,13 +86,13 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 	}
 	names := []string{store.Name}
 	if n.Window != nil && n.Window.Kind == ast.Sliding {
-		raw := b.store(slidingRawStore)
+		raw := b.timedStore(slidingRawStore)
 		formats.raw = f.rowStoreSpec(b.sourceFormats.ValueFormat, raw.Changelog, rawColumns(n, f.legacyStoreKeys))
 		formats.rawKeys = f.storeKeySpec(b.sourceFormats.KeyFormat, raw.Changelog, n.Schema().Keys())
 		names = append(names, raw.Name)
 	}
 	if n.Final {
-		buffer := b.store(suppressStore)
+		buffer := b.timedStore(suppressStore)
 		formats.buffer = f.rowStoreSpec(b.sourceFormats.ValueFormat, buffer.Changelog, bufferColumns(n, f.legacyStoreKeys))
 		formats.bufferKeys = f.storeKeySpec(b.sourceFormats.KeyFormat, buffer.Changelog, n.Schema().Keys())
 		names = append(names, buffer.Name)

@@ -464,8 +464,8 @@
 // ksqlDB's does, so a pull query answers what the topic holds (a PROTOBUF
 // NULL as its proto3 default); a stream–stream join's window stores keep
 // each side's rows in that side's value format. An aggregate store's
-// values (all window kinds; so its changelog's) are an 8-byte timestamp
-// then the accumulators in the first source's value format under the
+// values (all window kinds) are an 8-byte timestamp then the
+// accumulators in the first source's value format under the
 // changelog's value subject, one column per accumulator of the
 // aggregate's intermediate type (`agg_state.go`), named after its call
 // (`KSQL_AGG_<FUNCTION>_<hash>`) where ksqlDB numbers them
@@ -486,7 +486,15 @@
 // timestamp ‖ the row's non-key columns in the table's value format,
 // under its changelog's value subject (a foreign-key response carries
 // the right store's entry as stored; the staleness hash digests the
-// left row's JSON, whatever the store's format). An as-of join's
+// left row's JSON, whatever the store's format). These stores (aggregate,
+// EMIT FINAL buffer, sliding raw rows, join table stores) keep the
+// timestamp in Pebble only, as Kafka Streams' timestamped stores do: they
+// are TimestampInRecord (StoreSpec), so their changelog records' values
+// are the serialized value alone, a registry format's magic byte first
+// (a Confluent deserializer, or ksqlDB reading
+// `…-Aggregate-Materialize-changelog`, reads them), the timestamp is the
+// record's, and a restore puts it back in front (the buffer's stream
+// time, a bare timestamp, is an empty value at that time). An as-of join's
 // versioned table store keys each version by the table's key (in the
 // format its rows arrive keyed in) then its time, its rows in the
 // table's value format, and its grace buffer holds the stream rows in
@@ -508,7 +516,7 @@
 // command records `internalFormats: "sources/3"` (commands recorded with
 // `"sources/2"` keep their stream–stream join store numbers; those with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.
-// LegacyRegistryJoinSteps) and `storeFormats: "query/2"`; queries of
+// LegacyRegistryJoinSteps) and `storeFormats: "query/3"`; queries of
 // commands recorded before the first keep JSON internal topics (and the
 // kept side's key format on join repartition keys, as they had), before
 // the second JSON aggregate store values by position (`STATE_n`) and
@@ -519,7 +527,9 @@
 // aggregation's input rows (`Aggregate-Source-Materialize`, else keyed by
 // the table key in the source's key format, rows in its value format,
 // under its changelog's subjects) in JSON under the record's key bytes
-// (Options.LegacyStoreKeysJSON),
+// (Options.LegacyStoreKeysJSON), and those recorded with `"query/2"` (or
+// before) the timestamp in front of those stores' changelog values
+// (Options.LegacyChangelogTimePrefix),
 // so an upgrade reads the topics and stores they wrote. A registry
 // that does not answer (a schema to fetch or to register) fails the task,
 // which redoes the work since its commit: reading or writing an internal

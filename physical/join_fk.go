@@ -48,7 +48,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 	b.table = true
 	rseg := &segment{topics: []string{reg, right.Topic}}
 	b.cur = rseg
-	rstore, sstore := b.store(joinStoreName(n, planner.JoinRight)), b.store(fkSubscriptionName)
+	rstore, sstore := b.timedStore(joinStoreName(n, planner.JoinRight)), b.store(fkSubscriptionName)
 	for i := len(b.topo.Internal) - 2; i < len(b.topo.Internal); i++ {
 		b.topo.Internal[i].PartitionsOf = rightTopic
 	}
@@ -60,7 +60,7 @@ func (b *builder) startForeignJoin(n *planner.Join) {
 
 	lseg := &segment{topics: []string{n.Left.Source.Topic, resp}}
 	b.cur = lseg
-	lstore := b.store(joinStoreName(n, planner.JoinLeft))
+	lstore := b.timedStore(joinStoreName(n, planner.JoinLeft))
 	lseg.joinDescs = fkLeftDescs(n, reg, resp, lstore.Name)
 	lseg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
 		return b.newForeignLeft(env, n, right, reg, resp, next)

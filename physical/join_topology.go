@@ -56,9 +56,9 @@ func (b *builder) startJoin(n *planner.Join) {
 	}
 	var stores [2]StoreSpec
 	if n.Shape == planner.TableTable {
-		stores[0] = b.store(joinStoreName(n, planner.JoinLeft))
+		stores[0] = b.timedStore(joinStoreName(n, planner.JoinLeft))
 	}
-	stores[1] = b.store(joinStoreName(n, planner.JoinRight))
+	stores[1] = b.timedStore(joinStoreName(n, planner.JoinRight))
 	seg.joinDescs = joinDescs(n, stores, t)
 	seg.head = func(env *TaskEnv, next Processor) (rawProcessor, error) {
 		return b.newJoinHead(env, n, t, next)

@@ -33,6 +33,9 @@ type Topology struct {
 	formats internalFormats
 	// legacyJoinNumbers: built with Options.LegacyJoinStoreNumbers.
 	legacyJoinNumbers bool
+	// legacyTimePrefix: built with Options.LegacyChangelogTimePrefix (or
+	// an older level).
+	legacyTimePrefix bool
 	// schemas are the internal subjects' schemas (SchemaChanges).
 	schemas subjectSchemas
 	// plan is the plan built, for CompareState.
@@ -58,6 +61,12 @@ func (t *Topology) LegacyStores() bool { return t.formats.legacyStore }
 // (Options.LegacyStoreKeysJSON): an upgrade of its query must build the
 // new topology so too.
 func (t *Topology) LegacyStoreKeys() bool { return t.formats.legacyStoreKeys }
+
+// LegacyChangelogTimePrefix reports whether the changelog values of the
+// topology's timestamped stores keep their timestamp in front
+// (Options.LegacyChangelogTimePrefix): an upgrade of its query must
+// build the new topology so too.
+func (t *Topology) LegacyChangelogTimePrefix() bool { return t.legacyTimePrefix }
 
 // LegacyJoinStoreNumbers reports whether the topology numbers its
 // stream–stream join stores as before ksqlDB's node counting
@@ -163,6 +172,16 @@ type StoreSpec struct {
 	// it and write it down later. Kafka Streams builds its join window
 	// stores without caching too.
 	Uncached bool
+	// TimestampInRecord: the store's values are an 8-byte timestamp then
+	// the serialized value, and its changelog records carry the value
+	// alone (a registry format's magic byte first, so a standard
+	// deserializer reads them) with the timestamp as the record's, as
+	// Kafka Streams' timestamped stores log theirs
+	// (state.TimestampInRecord). The runtime opens and restores the
+	// store with it. False for stores of other layouts and for the
+	// stores of queries recorded before (Options.LegacyChangelogTimePrefix),
+	// whose changelogs hold the prefixed values.
+	TimestampInRecord bool
 }
 
 // NodeDesc describes one node for EXPLAIN and topology golden tests.
@@ -230,6 +249,17 @@ type Options struct {
 	// have those names. Default false: ksqlDB's numbers
 	// (join_numbering.go).
 	LegacyJoinStoreNumbers bool
+	// LegacyChangelogTimePrefix keeps the 8-byte timestamp at the head
+	// of the changelog record values of the stores that keep one in front
+	// of their values (aggregate stores of every window kind, the EMIT
+	// FINAL buffer, a sliding window's raw rows, the table stores of
+	// stream–table, table–table and foreign-key joins), as queries of
+	// commands recorded with storeFormats "query/2" or before wrote them
+	// (LegacyStoreKeysJSON implies it). Default false: those stores are
+	// TimestampInRecord, their changelog values the serialized value
+	// alone and the timestamp the record's, as Kafka Streams logs its
+	// timestamped stores.
+	LegacyChangelogTimePrefix bool
 }
 
 // Build turns a logical plan into a topology.
@@ -268,6 +298,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	b.topo.schemas, b.schemas = b.schemas, nil
 	b.topo.formats = b.internal()
 	b.topo.legacyJoinNumbers = opts.LegacyJoinStoreNumbers
+	b.topo.legacyTimePrefix = b.legacyTimePrefix()
 	b.topo.plan = plan
 	return b.topo, nil
 }
@@ -419,6 +450,20 @@ func (b *builder) store(name string) StoreSpec {
 	return b.addStore(StoreSpec{Name: name, Changelog: b.internalName(name + "-changelog")})
 }
 
+// timedStore declares a store whose values are a timestamp then the
+// serialized value, TimestampInRecord unless the query's changelogs keep
+// the prefix (Options.LegacyChangelogTimePrefix).
+func (b *builder) timedStore(name string) StoreSpec {
+	return b.addStore(StoreSpec{Name: name, Changelog: b.internalName(name + "-changelog"), TimestampInRecord: !b.legacyTimePrefix()})
+}
+
+// legacyTimePrefix reports whether the query's timestamped stores keep
+// the timestamp in their changelog values (Options.LegacyChangelogTimePrefix,
+// implied by the older levels).
+func (b *builder) legacyTimePrefix() bool {
+	return b.opts.LegacyChangelogTimePrefix || b.internal().legacyStoreKeys
+}
+
 // uncachedStore declares a store whose keys are each written once (see
 // StoreSpec.Uncached).
 func (b *builder) uncachedStore(name string) StoreSpec {
@@ -562,6 +607,9 @@ func (t *Topology) describeInternal(b *strings.Builder) {
 	for _, st := range t.SubTopologies {
 		for _, s := range st.Stores {
 			store[s.Changelog] = fmt.Sprintf("changelog of store %s (sub-topology %d)", s.Name, st.ID)
+			if s.TimestampInRecord {
+				store[s.Changelog] += ", timestamps in the records"
+			}
 		}
 	}
 	for _, it := range t.Internal {

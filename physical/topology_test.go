@@ -22,6 +22,8 @@ import (
 // with storeFormats "query" are, Options.LegacyStoreKeysJSON).
 // topology legacy-numbers builds as for a command recorded before
 // ksqlDB's join store numbers (Options.LegacyJoinStoreNumbers).
+// topology legacy-changelog-prefix builds as for a command recorded with
+// storeFormats "query/2" (Options.LegacyChangelogTimePrefix).
 // Sources may be in registry formats: building a topology asks the
 // registry nothing (its codecs register when their tasks run).
 func TestTopology(t *testing.T) {
@@ -41,7 +43,8 @@ func TestTopology(t *testing.T) {
 				p.Catalog.Put(src)
 				return "ok\n"
 			case "topology":
-				topo, err := buildWith(p, stmts[0], physical.Options{AppID: "app", LegacyJoinStoreNumbers: d.HasArg("legacy-numbers")})
+				topo, err := buildWith(p, stmts[0], physical.Options{AppID: "app", LegacyJoinStoreNumbers: d.HasArg("legacy-numbers"),
+					LegacyChangelogTimePrefix: d.HasArg("legacy-changelog-prefix")})
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}

@@ -15,7 +15,10 @@ import (
 )
 
 // changelogRecord is one record a store's changelog got.
-type changelogRecord struct{ key, value []byte }
+type changelogRecord struct {
+	key, value []byte
+	ts         int64
+}
 
 // changelogs collects every store's changelog records, as its topic
 // partition would hold them.
@@ -26,19 +29,43 @@ type storeLog struct {
 	name string
 }
 
-func (l storeLog) Send(key, value []byte) {
-	l.logs[l.name] = append(l.logs[l.name], changelogRecord{slices.Clone(key), slices.Clone(value)})
+func (l storeLog) Send(key, value []byte, ts int64) {
+	l.logs[l.name] = append(l.logs[l.name], changelogRecord{slices.Clone(key), slices.Clone(value), ts})
 }
 
-// loggedStores opens a task's stores in a Pebble DB, each changelogged.
+// loggedStores opens a task's stores in a Pebble DB, each changelogged,
+// with the layout its topology's spec states (timed: the stores that are
+// TimestampInRecord), as the runtime opens them.
 type loggedStores struct {
-	db   *state.DB
-	logs changelogs
-	open []physical.Store
+	db    *state.DB
+	logs  changelogs
+	timed map[string]bool
+	open  []physical.Store
+}
+
+// timedStores are the TimestampInRecord stores of the topologies.
+func timedStores(topos ...*physical.Topology) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range topos {
+		for _, sub := range t.SubTopologies {
+			for _, s := range sub.Stores {
+				out[s.Name] = out[s.Name] || s.TimestampInRecord
+			}
+		}
+	}
+	return out
+}
+
+// layout are the options of a store named name and its restorers.
+func (s *loggedStores) layout(name string) []state.StoreOption {
+	if s.timed[name] {
+		return []state.StoreOption{state.TimestampInRecord()}
+	}
+	return nil
 }
 
 func (s *loggedStores) Store(name string) (physical.Store, error) {
-	st, err := s.db.Store(state.StoreID{App: "app", Name: name}, state.WithChangelog(storeLog{s.logs, name}))
+	st, err := s.db.Store(state.StoreID{App: "app", Name: name}, append(s.layout(name), state.WithChangelog(storeLog{s.logs, name}))...)
 	s.open = append(s.open, st)
 	return st, err
 }
@@ -207,7 +234,7 @@ func upgradeKeepsAggregateState(t *testing.T, window string) {
 	defer db.Close()
 	logs := changelogs{}
 	sink := &sinkRows{topic: "PER_PAGE"}
-	stores := &loggedStores{db: db, logs: logs}
+	stores := &loggedStores{db: db, logs: logs, timed: timedStores(oldTopo, newTopo)}
 	runTopology(t, oldTopo, stores, sink, [][2]any{{"a", 1}, {"b", 2}, {"d", 5}, {"a", 4}}, 0)
 	stores.close(t)
 	if got := storeContents(t, db, oldTopo, oldPlan); fmt.Sprint(got) != "[[a 2] [b 1] [d 1]]" {
@@ -241,9 +268,9 @@ func upgradeKeepsAggregateState(t *testing.T, window string) {
 	}
 	defer restored.Close()
 	for name, recs := range logs {
-		r := restored.Restorer(state.StoreID{App: "app", Name: name})
+		r := restored.Restorer(state.StoreID{App: "app", Name: name}, stores.layout(name)...)
 		for i, rec := range recs {
-			if err := r.Restore(rec.key, rec.value, int64(i)); err != nil {
+			if err := r.Restore(rec.key, rec.value, rec.ts, int64(i)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -24,7 +24,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.names.AppPrefix(), InternalFormats: internalFormatsKsqlNumbers, StoreFormats: storeFormatsKeys}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.names.AppPrefix(), InternalFormats: internalFormatsKsqlNumbers, StoreFormats: storeFormatsTimestamps}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok {
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must
@@ -161,7 +161,8 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 		b.appID = e.names.AppID(b.id)
 	}
 	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.reg.ParseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd),
-		LegacyStoreKeysJSON: cmd != nil && legacyStoreKeysJSON(cmd), LegacyJoinStoreNumbers: legacyJoinStoreNumbers(cmd)})
+		LegacyStoreKeysJSON: cmd != nil && legacyStoreKeysJSON(cmd), LegacyJoinStoreNumbers: legacyJoinStoreNumbers(cmd),
+		LegacyChangelogTimePrefix: cmd != nil && legacyChangelogTimePrefix(cmd)})
 	if err != nil {
 		return b, err
 	}

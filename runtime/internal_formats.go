@@ -50,7 +50,8 @@ func legacyJoinStoreNumbers(cmd *command) bool {
 // they keep them after an upgrade.
 const storeFormatsOfQuery = "query"
 
-// storeFormatsKeys is what a command records now: storeFormatsOfQuery,
+// storeFormatsKeys is what a command records (command.StoreFormats)
+// when the queries it starts also write: storeFormatsOfQuery,
 // and the aggregate stores' keys in the query's key format, the EMIT
 // FINAL buffer's and a sliding window's raw rows in its value format,
 // an as-of join's versioned store and buffer in its sides' formats, a
@@ -60,16 +61,36 @@ const storeFormatsOfQuery = "query"
 // storeFormatsOfQuery keep those JSON.
 const storeFormatsKeys = "query/2"
 
+// storeFormatsTimestamps is what a command records now: storeFormatsKeys,
+// and the changelogs of the stores that keep a timestamp in front of
+// their values (aggregate stores, EMIT FINAL buffers, sliding raw rows,
+// join table stores) carry the serialized value alone with the
+// timestamp as the record's, so a standard deserializer reads them
+// (physical.Options.LegacyChangelogTimePrefix false). Commands recorded
+// with an earlier level keep the timestamp in front of those changelog
+// values, as their topics hold them.
+const storeFormatsTimestamps = "query/3"
+
 // legacyStoreJSON reports whether the queries c starts keep JSON
 // aggregate store values.
 func legacyStoreJSON(c *command) bool {
-	return c.StoreFormats != storeFormatsOfQuery && c.StoreFormats != storeFormatsKeys
+	switch c.StoreFormats {
+	case storeFormatsOfQuery, storeFormatsKeys, storeFormatsTimestamps:
+		return false
+	}
+	return true
 }
 
 // legacyStoreKeysJSON reports whether the queries c starts keep JSON
 // aggregate store keys, EMIT FINAL buffers, sliding raw rows and as-of
 // join stores.
-func legacyStoreKeysJSON(c *command) bool { return c.StoreFormats != storeFormatsKeys }
+func legacyStoreKeysJSON(c *command) bool {
+	return c.StoreFormats != storeFormatsKeys && c.StoreFormats != storeFormatsTimestamps
+}
+
+// legacyChangelogTimePrefix reports whether the queries c starts keep the
+// timestamp in front of their timestamped stores' changelog values.
+func legacyChangelogTimePrefix(c *command) bool { return c.StoreFormats != storeFormatsTimestamps }
 
 // plannerFor is the planner that plans the query of cmd: the engine's, or
 // for a command recorded before registry-keyed joins repartitioned every

@@ -38,3 +38,25 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 		t.Error("the engine's planner plans legacy joins")
 	}
 }
+
+// TestStoreFormatLevels: each recorded storeFormats level keeps the store
+// layouts its release wrote; only the current one ("query/3", what a new
+// command records) puts timestamped stores' timestamps in their changelog
+// records.
+func TestStoreFormatLevels(t *testing.T) {
+	for _, c := range []struct {
+		level                    string
+		values, keys, timePrefix bool
+	}{
+		{"", true, true, true},
+		{storeFormatsOfQuery, false, true, true},
+		{storeFormatsKeys, false, false, true},
+		{storeFormatsTimestamps, false, false, false},
+	} {
+		cmd := &command{StoreFormats: c.level}
+		if legacyStoreJSON(cmd) != c.values || legacyStoreKeysJSON(cmd) != c.keys || legacyChangelogTimePrefix(cmd) != c.timePrefix {
+			t.Errorf("storeFormats %q: legacy values %v, keys %v, changelog time prefix %v; want %v, %v, %v", c.level,
+				legacyStoreJSON(cmd), legacyStoreKeysJSON(cmd), legacyChangelogTimePrefix(cmd), c.values, c.keys, c.timePrefix)
+		}
+	}
+}

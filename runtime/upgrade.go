@@ -106,7 +106,8 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	plan.Sink.Partitions = old.plan.Sink.Partitions
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.reg.ParseTimestamp,
 		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores(),
-		LegacyStoreKeysJSON: old.topo.LegacyStoreKeys(), LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers()})
+		LegacyStoreKeysJSON: old.topo.LegacyStoreKeys(), LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers(),
+		LegacyChangelogTimePrefix: old.topo.LegacyChangelogTimePrefix()})
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +170,8 @@ func (e *Engine) recordUpgrade(ctx context.Context, stmt ast.Statement, s *sessi
 			c.StoreFormats = ""
 		case q.topo.LegacyStoreKeys():
 			c.StoreFormats = storeFormatsOfQuery
+		case q.topo.LegacyChangelogTimePrefix():
+			c.StoreFormats = storeFormatsKeys
 		}
 	})
 	return c, err

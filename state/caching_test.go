@@ -134,7 +134,7 @@ func TestCachingRangeStops(t *testing.T) {
 
 type countingLog struct{ n int }
 
-func (l *countingLog) Send(key, value []byte) { l.n++ }
+func (l *countingLog) Send(key, value []byte, _ int64) { l.n++ }
 
 var testID = StoreID{App: "app", Name: "store", Partition: 3}
 

@@ -26,6 +26,8 @@
 //	 0x01 prefix user-key      → value
 //
 //	restore:  changelog ─► Restorer.Restore ─► pebble    restore.go
+//	timestamped (TimestampInRecord): pebble ts(8) ‖ value;
+//	          changelog value, record timestamp ts        changelogging.go
 //	window:   WindowStore  key ‖ start(8) ‖ seq(4)      window_store.go
 //	session:  SessionStore key ‖ end(8) ‖ start(8)      session_store.go
 //	versions: VersionedStore key ‖ valid-from(8)        versioned_store.go
@@ -48,6 +50,20 @@
 // range deletion over the prefix here (Wipe), which Pebble turns into
 // dropped tables at compaction; prefixes are never reused, so a wiped
 // store's leftovers cannot leak into a new one.
+//
+// # What a changelog record holds
+//
+// A changelog record is a store write: the key, and the value as stored
+// (nil: a tombstone), stamped by the producer. A store opened with
+// TimestampInRecord keeps an 8-byte timestamp in front of each value
+// locally, as Kafka Streams' timestamped stores do, but its changelog
+// carries the value alone and the timestamp as the record's, so the
+// record is what a standard deserializer reads (a Confluent format's
+// magic byte first); its Restorer, given the same option, puts the
+// record's timestamp back in front. The option describes how the topic
+// was written: the runtime takes it from the query's plan, never from
+// the bytes, and keeps it for the store's life (queries recorded before
+// it existed keep the prefixed changelog values).
 //
 // # Commits and checkpoints
 //

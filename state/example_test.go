@@ -11,7 +11,7 @@ import (
 // records like a changelog partition would.
 type producer struct{ next int64 }
 
-func (p *producer) Send(key, value []byte) {
+func (p *producer) Send(key, value []byte, _ int64) {
 	fmt.Printf("changelog offset %d: %s=%s\n", p.next, key, value)
 	p.next++
 }

@@ -106,10 +106,13 @@ func presenceOf(v []byte) presence {
 }
 
 func (s *changeloggingStore) putKnown(key, value []byte, below presence) error {
+	if err := s.check(key, value); err != nil {
+		return err
+	}
 	if err := putDown(s.inner, key, value, below); err != nil {
 		return err
 	}
-	s.log.Send(key, value)
+	s.send(key, value)
 	return nil
 }
 

@@ -102,6 +102,7 @@ type storeConfig struct {
 	metrics          *Metrics
 	retainDuplicates bool
 	transactional    bool
+	timestamped      bool
 }
 
 func defaultStoreConfig() storeConfig {
@@ -147,6 +148,20 @@ func WithMetrics(m *Metrics) StoreOption {
 // Ignored by other stores.
 func RetainDuplicates() StoreOption {
 	return storeOption(func(c *storeConfig) { c.retainDuplicates = true })
+}
+
+// TimestampInRecord says the store's values are an 8-byte big-endian
+// timestamp then the serialized value, and that its changelog keeps the
+// timestamp out of the value as Kafka Streams' timestamped stores do: a
+// changelog record's value is the serialized value alone (so a standard
+// deserializer reads it, a registry format's magic byte first) and its
+// record timestamp is the stored timestamp; a Restorer opened with it
+// puts the timestamp back in front. A value shorter than 8 bytes is
+// refused. Default false: the changelog record carries the value as
+// stored, stamped by the producer. It says how the changelog topic was
+// written, so a store must keep it for the topic's life.
+func TimestampInRecord() StoreOption {
+	return storeOption(func(c *storeConfig) { c.timestamped = true })
 }
 
 // Transactional makes the store hold every write until

@@ -183,7 +183,7 @@ func TestReopenLosesUnsyncedRestorer(t *testing.T) {
 	must(t, err)
 	defer db.Close()
 	rs := db.Restorer(testID)
-	must(t, rs.Restore([]byte("a"), []byte("1"), 0))
+	must(t, rs.Restore([]byte("a"), []byte("1"), 0, 0))
 	must(t, rs.Commit()) // checkpoint 1, unsynced
 	full.Store(true)
 	if err := db.Checkpoint(StoreID{App: "app", Name: "other", Partition: 0}, 1); !IsWriteFailure(err) {
@@ -191,7 +191,7 @@ func TestReopenLosesUnsyncedRestorer(t *testing.T) {
 	}
 	full.Store(false)
 	must(t, db.Reopen())
-	err = rs.Restore([]byte("b"), []byte("2"), 1)
+	err = rs.Restore([]byte("b"), []byte("2"), 0, 1)
 	if err == nil {
 		err = rs.Commit()
 	}
@@ -201,7 +201,7 @@ func TestReopenLosesUnsyncedRestorer(t *testing.T) {
 	_ = rs.Done()
 	from, _ := db.Checkpointed(testID)
 	rs = db.Restorer(testID)
-	must(t, rs.Restore([]byte("b"), []byte("2"), from))
+	must(t, rs.Restore([]byte("b"), []byte("2"), 0, from))
 	must(t, rs.Done())
 }
 

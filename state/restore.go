@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 )
@@ -14,9 +15,11 @@ const restoreCommitBytes = 4 << 20
 // Done are called by one goroutine; Progress and SetTotal are safe for
 // concurrent use (status endpoints poll them).
 type Restorer interface {
-	// Restore applies one changelog record at offset: straight to Pebble,
-	// never to the changelog; a nil value deletes.
-	Restore(key, value []byte, offset int64) error
+	// Restore applies one changelog record at offset, of timestamp ts
+	// (epoch millis): straight to Pebble, never to the changelog; a nil
+	// value deletes. A Restorer of a TimestampInRecord store stores ts ‖
+	// value, as the store's Put was given it; others ignore ts.
+	Restore(key, value []byte, ts, offset int64) error
 	// SetTotal sets the number of records to restore (end offset minus
 	// start offset), for Progress.
 	SetTotal(total int64)
@@ -33,27 +36,40 @@ type Restorer interface {
 }
 
 type restorer struct {
-	ps       *pebbleStore
-	err      error // from claiming the partition
-	restored atomic.Int64
-	total    atomic.Int64
-	next     int64 // offset after the last record, -1 before any
+	ps          *pebbleStore
+	err         error // from claiming the partition
+	restored    atomic.Int64
+	total       atomic.Int64
+	next        int64 // offset after the last record, -1 before any
+	timestamped bool  // TimestampInRecord: values get their timestamp back
+	buf         []byte
 }
 
 // Restorer claims id for restoring; the partition cannot be opened as a
 // Store until Done. Errors (e.g. the store is open) surface from Restore
-// and Done.
-func (d *DB) Restorer(id StoreID) Restorer {
+// and Done. Of opts only TimestampInRecord applies: pass it for a store
+// opened with it, since its changelog records carry the timestamp
+// outside their values.
+func (d *DB) Restorer(id StoreID, opts ...StoreOption) Restorer {
+	cfg := defaultStoreConfig()
+	for _, o := range opts {
+		o.applyStore(&cfg)
+	}
 	ps, err := d.claim(id)
-	return &restorer{ps: ps, err: err, next: -1}
+	return &restorer{ps: ps, err: err, next: -1, timestamped: cfg.timestamped}
 }
 
-func (r *restorer) Restore(key, value []byte, offset int64) error {
+func (r *restorer) Restore(key, value []byte, ts, offset int64) error {
 	if r.err != nil {
 		return r.err
 	}
 	if offset < r.next {
 		return fmt.Errorf("state: restore %s: offset %d after %d goes backwards", r.ps.part.id, offset, r.next-1)
+	}
+	if r.timestamped && value != nil {
+		// The Pebble layer copies the value: one buffer serves every record.
+		r.buf = append(binary.BigEndian.AppendUint64(r.buf[:0], uint64(ts)), value...)
+		value = r.buf
 	}
 	if err := r.ps.Put(key, value); err != nil {
 		return err

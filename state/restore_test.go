@@ -19,7 +19,7 @@ func TestRestoreInterrupted(t *testing.T) {
 	r.SetTotal(10000)
 	value := []byte(strings.Repeat("v", 1000))
 	for i := range 10000 {
-		must(t, r.Restore(fmt.Appendf(nil, "k%05d", i), value, int64(100+i)))
+		must(t, r.Restore(fmt.Appendf(nil, "k%05d", i), value, 0, int64(100+i)))
 	}
 	if done, total := r.Progress(); done != 10000 || total != 10000 {
 		t.Fatalf("progress %d/%d", done, total)
@@ -43,8 +43,8 @@ func TestRestoreInterrupted(t *testing.T) {
 func TestRestoreRejects(t *testing.T) {
 	db := memDB(t)
 	r := db.Restorer(testID)
-	must(t, r.Restore([]byte("a"), []byte("1"), 5))
-	if err := r.Restore([]byte("a"), []byte("1"), 4); err == nil {
+	must(t, r.Restore([]byte("a"), []byte("1"), 0, 5))
+	if err := r.Restore([]byte("a"), []byte("1"), 0, 4); err == nil {
 		t.Error("an offset going backwards was accepted")
 	}
 	must(t, r.Done())
@@ -52,7 +52,7 @@ func TestRestoreRejects(t *testing.T) {
 		t.Errorf("checkpoint %d %v, want 6", off, ok)
 	}
 	bad := db.Restorer(StoreID{App: "app"})
-	if bad.Restore([]byte("a"), nil, 0) == nil || bad.Done() == nil {
+	if bad.Restore([]byte("a"), nil, 0, 0) == nil || bad.Done() == nil {
 		t.Error("a restorer for an invalid id did not fail")
 	}
 }
@@ -62,9 +62,9 @@ func TestRestoreRejects(t *testing.T) {
 func TestRestoreThenStore(t *testing.T) {
 	db := memDB(t)
 	r := db.Restorer(testID)
-	must(t, r.Restore([]byte("a"), []byte("1"), 0))
-	must(t, r.Restore([]byte("b"), []byte("2"), 1))
-	must(t, r.Restore([]byte("a"), nil, 2))
+	must(t, r.Restore([]byte("a"), []byte("1"), 0, 0))
+	must(t, r.Restore([]byte("b"), []byte("2"), 0, 1))
+	must(t, r.Restore([]byte("a"), nil, 0, 2))
 	must(t, r.Done())
 	var log countingLog
 	st, err := db.Store(testID, WithChangelog(&log))
@@ -81,7 +81,7 @@ func TestRestoreThenStore(t *testing.T) {
 func TestRestorerCommitKeepsClaim(t *testing.T) {
 	db := memDB(t)
 	r := db.Restorer(testID)
-	must(t, r.Restore([]byte("a"), []byte("1"), 10))
+	must(t, r.Restore([]byte("a"), []byte("1"), 0, 10))
 	must(t, r.Commit())
 	if off, ok := db.Checkpointed(testID); !ok || off != 11 {
 		t.Fatalf("checkpoint after Commit %d %v, want 11", off, ok)
@@ -89,7 +89,7 @@ func TestRestorerCommitKeepsClaim(t *testing.T) {
 	if _, err := db.Store(testID); err == nil {
 		t.Fatal("a store opened while its restorer holds it")
 	}
-	must(t, r.Restore([]byte("b"), []byte("2"), 12))
+	must(t, r.Restore([]byte("b"), []byte("2"), 0, 12))
 	must(t, r.Done())
 	if off, _ := db.Checkpointed(testID); off != 13 {
 		t.Fatalf("checkpoint after Done %d, want 13", off)

@@ -71,7 +71,7 @@ func stack(ps *pebbleStore, cfg storeConfig) *meteredStore {
 	ps.txn = cfg.transactional
 	var s Store = ps
 	if cfg.changelog != nil {
-		s = newChangeloggingStore(s, cfg.changelog)
+		s = newChangeloggingStore(s, cfg.changelog, cfg.timestamped)
 	}
 	s = newCachingStore(s, cfg.cacheBytes, cfg.listener)
 	m := cfg.metrics

@@ -1,7 +1,9 @@
 package state
 
 import (
+	"encoding/binary"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,8 +15,12 @@ import (
 // flush-listener calls.
 type eventLog struct{ lines []string }
 
-func (l *eventLog) Send(key, value []byte) {
-	l.lines = append(l.lines, fmt.Sprintf("changelog %s=%s", key, show(value)))
+func (l *eventLog) Send(key, value []byte, ts int64) {
+	if ts == NoTimestamp {
+		l.lines = append(l.lines, fmt.Sprintf("changelog %s=%s", key, show(value)))
+		return
+	}
+	l.lines = append(l.lines, fmt.Sprintf("changelog %s=%s timestamp=%d", key, show(value), ts))
 }
 
 func (l *eventLog) listener(key, value, old []byte) {
@@ -41,6 +47,28 @@ type storeRig struct {
 	id     StoreID
 	st     Store
 	events eventLog
+	// timestamped: the store was opened TimestampInRecord; values are
+	// written "v@ts" (ts ‖ v) and shown so.
+	timestamped bool
+}
+
+// value is the stored value of "v", or of "v@ts" (8 bytes of ts, then v)
+// in a timestamped rig.
+func (r *storeRig) value(v string) []byte {
+	if !r.timestamped {
+		return []byte(v)
+	}
+	v, at, _ := strings.Cut(v, "@")
+	ts, _ := strconv.ParseInt(at, 10, 64)
+	return append(binary.BigEndian.AppendUint64(nil, uint64(ts)), v...)
+}
+
+// shown is a stored value as written: "v@ts" in a timestamped rig.
+func (r *storeRig) shown(v []byte) string {
+	if !r.timestamped || len(v) < 8 {
+		return show(v)
+	}
+	return fmt.Sprintf("%s@%d", v[8:], int64(binary.BigEndian.Uint64(v)))
 }
 
 func newStoreRig(t *testing.T) *storeRig {
@@ -107,7 +135,7 @@ func (r *storeRig) run(t *testing.T, d *datadriven.TestData) []string {
 	case "reopen":
 		return r.reopen(t)
 	case "dump":
-		return dump(t, r.db, r.id)
+		return dump(t, r.db, r.id, r.shown)
 	case "wipe":
 		return result(r.db.Wipe(r.id))
 	case "restore":
@@ -127,11 +155,14 @@ func result(err error) []string {
 }
 
 // open opens the rig's store: cache=<bytes> (default 1 MiB), changelog,
-// listener.
+// listener, timestamped (TimestampInRecord).
 func (r *storeRig) open(t *testing.T, d *datadriven.TestData) []string {
 	cache := int64(1 << 20)
 	d.MaybeScanArgs(t, "cache", &cache)
 	opts := []StoreOption{WithCache(cache)}
+	if r.timestamped = d.HasArg("timestamped"); r.timestamped {
+		opts = append(opts, TimestampInRecord())
+	}
 	if d.HasArg("changelog") {
 		opts = append(opts, WithChangelog(&r.events))
 	}
@@ -146,15 +177,21 @@ func (r *storeRig) open(t *testing.T, d *datadriven.TestData) []string {
 	return []string{"ok"}
 }
 
-// put applies input lines "k=v" (set) and "del k" (delete).
+// put applies input lines "k=v" (set) and "del k" (delete); "put raw"
+// writes v as given, even in a timestamped rig.
 func (r *storeRig) put(d *datadriven.TestData) []string {
+	raw := d.HasArg("raw")
 	for _, line := range strings.Split(d.Input, "\n") {
 		var err error
 		if k, ok := strings.CutPrefix(line, "del "); ok {
 			err = r.st.Put([]byte(k), nil)
 		} else {
 			k, v, _ := strings.Cut(line, "=")
-			err = r.st.Put([]byte(k), []byte(v))
+			val := r.value(v)
+			if raw {
+				val = []byte(v)
+			}
+			err = r.st.Put([]byte(k), val)
 		}
 		if err != nil {
 			return result(err)
@@ -170,7 +207,7 @@ func (r *storeRig) get(d *datadriven.TestData) []string {
 		if err != nil {
 			return result(err)
 		}
-		out = append(out, fmt.Sprintf("%s=%s", k, show(v)))
+		out = append(out, fmt.Sprintf("%s=%s", k, r.shown(v)))
 	}
 	return out
 }
@@ -189,7 +226,7 @@ func (r *storeRig) rangeCmd(t *testing.T, d *datadriven.TestData) []string {
 	d.MaybeScanArgs(t, "limit", &limit)
 	out := []string{}
 	err := r.st.Range(start, end, func(k, v []byte) bool {
-		out = append(out, fmt.Sprintf("%s=%s", k, v))
+		out = append(out, fmt.Sprintf("%s=%s", k, r.shown(v)))
 		return len(out) != limit
 	})
 	if err != nil {
@@ -218,22 +255,30 @@ func (r *storeRig) reopen(t *testing.T) []string {
 	return []string{"reopened"}
 }
 
-// restore applies input lines "k=v@offset" / "del k@offset" and reports
-// progress.
+// restore applies input lines "k=v@offset" / "del k@offset", each
+// optionally followed by " timestamp=ts" (the record's, default 0), and
+// reports progress; "restore timestamped" restores as a TimestampInRecord
+// store, which the rig then shows as one.
 func (r *storeRig) restore(t *testing.T, d *datadriven.TestData) []string {
-	res := r.db.Restorer(r.id)
+	var opts []StoreOption
+	if r.timestamped = d.HasArg("timestamped"); r.timestamped {
+		opts = append(opts, TimestampInRecord())
+	}
+	res := r.db.Restorer(r.id, opts...)
 	lines := strings.Split(d.Input, "\n")
 	res.SetTotal(int64(len(lines)))
 	for _, line := range lines {
+		line, at, _ := strings.Cut(line, " timestamp=")
+		ts, _ := strconv.ParseInt(at, 10, 64)
 		rec, off, _ := strings.Cut(line, "@")
 		var offset int64
 		fmt.Sscan(off, &offset)
 		var err error
 		if k, ok := strings.CutPrefix(rec, "del "); ok {
-			err = res.Restore([]byte(k), nil, offset)
+			err = res.Restore([]byte(k), nil, ts, offset)
 		} else {
 			k, v, _ := strings.Cut(rec, "=")
-			err = res.Restore([]byte(k), []byte(v), offset)
+			err = res.Restore([]byte(k), []byte(v), ts, offset)
 		}
 		if err != nil {
 			return result(err)
@@ -252,7 +297,7 @@ func checkpointText(db *DB, id StoreID) string {
 
 // dump prints the committed data of id straight from Pebble, its key count
 // and checkpoint.
-func dump(t *testing.T, db *DB, id StoreID) []string {
+func dump(t *testing.T, db *DB, id StoreID, shown func([]byte) string) []string {
 	p, ok, err := db.known(id)
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +313,7 @@ func dump(t *testing.T, db *DB, id StoreID) []string {
 	var out []string
 	n := len(p.prefix.data())
 	for it.SeekGE(p.prefix.data()); it.Valid() && string(it.Key()) < string(p.prefix.dataEnd()); it.Next() {
-		out = append(out, fmt.Sprintf("%s=%s", it.Key()[n:], it.Value()))
+		out = append(out, fmt.Sprintf("%s=%s", it.Key()[n:], shown(it.Value())))
 	}
 	_, keys, err := db.ApproxSize(id)
 	if err != nil {

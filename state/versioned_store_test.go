@@ -76,7 +76,7 @@ func (r *versionRig) restore(t *testing.T) []string {
 	r.db = memDB(t)
 	rs := r.db.Restorer(testID)
 	for i, rec := range r.records {
-		must(t, rs.Restore(rec[0], rec[1], int64(i)))
+		must(t, rs.Restore(rec[0], rec[1], 0, int64(i)))
 	}
 	must(t, rs.Done())
 	return append([]string{fmt.Sprintf("replayed %d records", len(r.records))}, r.open()...)
@@ -130,7 +130,7 @@ type versionLog struct {
 	rig *versionRig
 }
 
-func (l *versionLog) Send(key, value []byte) {
+func (l *versionLog) Send(key, value []byte, _ int64) {
 	if l.rig != nil {
 		l.rig.records = append(l.rig.records, [2][]byte{append([]byte(nil), key...), append([]byte(nil), value...)})
 		if value == nil {

@@ -110,7 +110,7 @@ func nonEmpty(out []string, err error) []string {
 // windowLog shows changelog records with window keys split.
 type windowLog struct{ eventLog }
 
-func (l *windowLog) Send(key, value []byte) {
+func (l *windowLog) Send(key, value []byte, _ int64) {
 	k, start, seq, err := SplitWindowKey(key)
 	if err != nil {
 		l.lines = append(l.lines, "changelog "+err.Error())

@@ -8,7 +8,7 @@ import (
 // keyLog records the keys a changelog was sent, in order.
 type keyLog struct{ keys []string }
 
-func (l *keyLog) Send(key, value []byte) { l.keys = append(l.keys, string(key)) }
+func (l *keyLog) Send(key, value []byte, _ int64) { l.keys = append(l.keys, string(key)) }
 
 // TestWriteCachedLogsWithoutCommit: WriteCached sends each dirty key to
 // the changelog once, least recently written first, commits nothing (a

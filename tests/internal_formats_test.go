@@ -1,6 +1,7 @@
 package tests
 
 import (
+	be "encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	hamba "github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -57,8 +59,8 @@ func consumeRecords(t *testing.T, n *node, topic string, count int) []*kgo.Recor
 // format, under the repartition topics' own subjects (as ksqlDB), which
 // a standard deserializer (hamba/avro by the record's schema id) reads;
 // the table store's changelog key is in the table's key format and its
-// values (after their timestamp) in the table's value format, as the
-// aggregate store's accumulators are in the source's; the
+// values in the table's value format (the timestamp is the record's), as
+// the aggregate store's accumulators are in the source's; the
 // query reads its repartition topic back across a restart; DROP …
 // DELETE TOPIC deletes the internal subjects with the topics.
 func TestInternalTopicsInQueryFormats(t *testing.T) {
@@ -113,24 +115,19 @@ func TestInternalTopicsInQueryFormats(t *testing.T) {
 	changelog := internalTopic(t, n, "CSAS_CITIES_", "-KafkaTopic_Right-Reduce-changelog")
 	if r := consumeRecords(t, n, changelog, 1)[0]; string(r.Key) != "ann" {
 		t.Errorf("%s key %q, want the KAFKA string of the table's key format", changelog, r.Key)
-	} else if len(r.Value) < 13 {
-		t.Errorf("%s value %q", changelog, r.Value)
-	} else if _, s := schemaOf(t, fake, r.Value[8:]); !strings.Contains(s.Schema, `"CITY"`) {
-		t.Errorf("%s value %q (after its timestamp) has the schema %s, want the table's columns in Avro", changelog, r.Value, s.Schema)
+	} else if _, s := schemaOf(t, fake, r.Value); !strings.Contains(s.Schema, `"CITY"`) {
+		t.Errorf("%s value %q has the schema %s, want the table's columns in Avro", changelog, r.Value, s.Schema)
 	}
 	for _, v := range consumeValues(t, n, "CITIES", 2) {
 		if _, s := schemaOf(t, fake, v); !strings.Contains(s.Schema, `"CITY"`) {
 			t.Errorf("CITIES value %q has the schema %s", v, s.Schema)
 		}
 	}
-	// The aggregate store's changelog: an 8-byte timestamp, then the
-	// accumulator in Avro under the changelog's own subject.
+	// The aggregate store's changelog: the accumulator in Avro under the
+	// changelog's own subject.
 	storeLog := internalTopic(t, n, "CTAS_TOP_", "-Aggregate-Aggregate-Materialize-changelog")
 	for _, r := range consumeRecords(t, n, storeLog, 2) {
-		if len(r.Value) < 13 {
-			t.Fatalf("%s value %q", storeLog, r.Value)
-		}
-		if _, s := schemaOf(t, fake, r.Value[8:]); s.Type != sr.TypeAvro || !strings.Contains(s.Schema, `"KSQL_AGG_MAX_`) {
+		if _, s := schemaOf(t, fake, r.Value); s.Type != sr.TypeAvro || !strings.Contains(s.Schema, `"KSQL_AGG_MAX_`) {
 			t.Fatalf("%s value %q has the schema %s, want MAX's accumulator in Avro", storeLog, r.Value, s.Schema)
 		}
 	}
@@ -190,7 +187,11 @@ func avroArg(schema string, payload []byte) (int64, error) {
 // source's value format (DELIMITED). One recorded by the release whose
 // store values followed the query but whose keys did not (storeFormats
 // "query") keeps its store's JSON keys; one recorded now writes them in
-// the source's key format (KAFKA).
+// the source's key format (KAFKA). One recorded with storeFormats
+// "query/2" keeps the 8-byte timestamp in front of its store's changelog
+// values, and after the server loses its state restores from them and
+// goes on writing them so; one recorded now writes the count alone (the
+// timestamp the record's) and restores from that.
 func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	t.Parallel()
 	const topic, secret = "_old__command_topic", "the secret of the old service"
@@ -206,6 +207,8 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources"},
 		{"seq": 3, "statement": "CREATE TABLE q AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_Q_3",
 			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources/2", "storeFormats": "query"},
+		{"seq": 4, "statement": "CREATE TABLE r AS SELECT v, COUNT(k) AS n FROM s GROUP BY v;", "queryId": "CTAS_R_4",
+			"streamsProperties": map[string]string{"auto.offset.reset": "earliest"}, "internalFormats": "sources/3", "storeFormats": "query/2"},
 	} {
 		b, err := json.Marshal(cmd)
 		if err != nil {
@@ -217,7 +220,7 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	}
 	produce := func(k, v string) {
 		t.Helper()
-		if err := cl.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: "s", Key: []byte(k), Value: []byte(v)}).FirstErr(); err != nil {
+		if err := cl.ProduceSync(timeoutCtx(t), &kgo.Record{Topic: "s", Key: []byte(k), Value: []byte(v), Timestamp: time.UnixMilli(int64(len(k) * 1000))}).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -249,7 +252,7 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 			t.Fatalf("%s holds %q → %q, want a KAFKA key and a DELIMITED value", fresh, r.Key, r.Value)
 		}
 	}
-	// Store values: 8-byte timestamp, then the accumulators.
+	// Legacy store values: 8-byte timestamp, then the accumulators.
 	storeValues := func(topic string, count int) []string {
 		var out []string
 		for _, r := range consumeRecords(t, n, topic, count) {
@@ -267,8 +270,9 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	eventually(t, "the new query's count", func() error {
 		return same(counts(t, n, "SELECT * FROM d WHERE v = 'a';"), map[string]string{"a": "3"})
 	})
-	if got := storeValues(internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog"), 1); got[0] != "1" && got[0] != "2" && got[0] != "3" {
-		t.Errorf("the new query's store holds %q, want the count in the source's DELIMITED format", got)
+	freshLog := internalTopic(t, n, "CTAS_D_", "-Aggregate-Aggregate-Materialize-changelog")
+	if r := consumeRecords(t, n, freshLog, 1)[0]; !slices.Contains([]string{"1", "2", "3"}, string(r.Value)) || r.Timestamp.UnixMilli() != 2000 {
+		t.Errorf("the new query's store holds %q at %v, want the count alone in the source's DELIMITED format, at the record's time", r.Value, r.Timestamp.UnixMilli())
 	}
 	keyed := "old_query_CTAS_Q_3-Aggregate-Aggregate-Materialize-changelog"
 	if r := consumeRecords(t, n, keyed, 1)[0]; string(r.Key) != `"a"` || len(r.Value) < 9 || !strings.ContainsAny(string(r.Value[8:]), "123") || r.Value[8] == '{' {
@@ -298,6 +302,50 @@ func TestLegacyCommandKeepsJSONInternalTopics(t *testing.T) {
 	}
 	if k := seen[slices.IndexFunc(seen, ofB)]; k != `"b"` {
 		t.Errorf("%s key %q after the upgrade and a replay, want JSON keys as the query's first command recorded", keyed, k)
+	}
+
+	// storeFormats "query/2": the timestamp in front of the changelog
+	// value, before and after a restore from it.
+	prefixed := "old_query_CTAS_R_4-Aggregate-Aggregate-Materialize-changelog"
+	if got := storeValues(prefixed, 1); !slices.Contains([]string{"1", "2", "3"}, got[0]) {
+		t.Errorf("%s holds %q after the timestamp, want the DELIMITED count as that release wrote", prefixed, got)
+	}
+	n.stop()
+	if err := os.RemoveAll(filepath.Join(n.dataDir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	n.start()
+	produce("k5", "a")
+	for _, table := range []string{"r", "d"} {
+		eventually(t, "the count of "+table+" after restoring from its changelog", func() error {
+			return same(counts(t, n, "SELECT * FROM "+table+" WHERE v = 'a';"), map[string]string{"a": "4"})
+		})
+	}
+	last := func(topic string) *kgo.Record {
+		ends, err := kadm.NewClient(kafkaClient(t, n.Kafka)).ListEndOffsets(timeoutCtx(t), topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, _ := ends.Lookup(topic, 0)
+		recs := consumeRecords(t, n, topic, int(end.Offset))
+		return recs[len(recs)-1]
+	}
+	if r := last(prefixed); len(r.Value) != 9 || string(r.Value[8:]) != "4" || be.BigEndian.Uint64(r.Value) != 2000 {
+		t.Errorf("%s's last record %q after the restore, want the timestamp (2000) then the count 4 as that release wrote", prefixed, r.Value)
+	}
+	if r := last(freshLog); string(r.Value) != "4" || r.Timestamp.UnixMilli() != 2000 {
+		t.Errorf("%s's last record %q at %d after the restore, want the count 4 alone at 2000", freshLog, r.Value, r.Timestamp.UnixMilli())
+	}
+	// An upgrade of it records "query/2" with it: after a replay the
+	// upgraded query still writes the prefix.
+	n.mustKsql("CREATE OR REPLACE TABLE r AS SELECT v, COUNT(k) AS n FROM s GROUP BY v HAVING COUNT(k) > 0;")
+	n.restart()
+	produce("k6", "a")
+	eventually(t, "the upgraded query's count after a replay", func() error {
+		return same(counts(t, n, "SELECT * FROM r WHERE v = 'a';"), map[string]string{"a": "5"})
+	})
+	if r := last(prefixed); len(r.Value) != 9 || string(r.Value[8:]) != "5" || be.BigEndian.Uint64(r.Value) != 2000 {
+		t.Errorf("%s's last record %q after the upgrade and a replay, want the timestamp (2000) then the count 5", prefixed, r.Value)
 	}
 }
 

@@ -40,7 +40,9 @@ type Command struct {
 	// "query/2": also the aggregate stores' keys in the query's key
 	// format, the EMIT FINAL buffer's and sliding windows' raw rows in
 	// its value format, as-of joins' stores in their sides' formats, a
-	// table aggregation's input rows in its source's formats); empty in
+	// table aggregation's input rows in its source's formats; "query/3":
+	// also the changelogs of stores keeping a timestamp before their
+	// values carry the value alone, the timestamp as the record's); empty in
 	// commands recorded before it was (JSON,
 	// accumulators by position).
 	StoreFormats string `json:"storeFormats,omitempty"`

@@ -117,8 +117,8 @@ func (p *kafkaPush) Emit(rec *physical.OutRecord) {
 }
 
 // sendChangelog implements changelogSink.
-func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte) {
-	p.cl.Produce(context.Background(), changelogRecord(new(kgo.Record), topic, part, key, value), p.produced)
+func (p *kafkaPush) sendChangelog(topic string, part int32, key, value []byte, ts int64) {
+	p.cl.Produce(context.Background(), changelogRecord(new(kgo.Record), topic, part, key, value, ts), p.produced)
 }
 
 // loop polls and processes until the query stops or fails. A fetch error

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -261,22 +262,26 @@ func (r *kafkaRunner) produceOutput(kr *kgo.Record) { r.produce(kr, r.emitted) }
 
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints.
-func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte) {
+func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte, ts int64) {
 	kr, _ := r.changelogRecs.Get().(*kgo.Record)
 	if kr == nil {
 		kr = new(kgo.Record)
 	}
-	r.produce(changelogRecord(kr, topic, p, key, value), r.changelogged)
+	r.produce(changelogRecord(kr, topic, p, key, value, ts), r.changelogged)
 }
 
 // changelogRecord fills kr, zero, with a store write as a record for its
 // changelog partition. Key and value are copied, into one allocation: the
 // store may reuse them. An empty key stays null, a nil value is a
-// tombstone.
-func changelogRecord(kr *kgo.Record, topic string, p int32, key, value []byte) *kgo.Record {
+// tombstone. ts (epoch millis) is the record's timestamp; with
+// state.NoTimestamp the client stamps it.
+func changelogRecord(kr *kgo.Record, topic string, p int32, key, value []byte, ts int64) *kgo.Record {
 	buf := make([]byte, len(key)+len(value))
 	copy(buf, key)
 	kr.Topic, kr.Partition, kr.Context = topic, p, manualCtx
+	if ts != state.NoTimestamp {
+		kr.Timestamp = time.UnixMilli(ts)
+	}
 	if len(key) > 0 {
 		kr.Key = buf[:len(key):len(key)]
 	}

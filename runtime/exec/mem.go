@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sqlstream/sqlstream/physical"
+	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
@@ -359,8 +360,12 @@ func (m *Mem) fail(err error) {
 // sendChangelog implements changelogSink: changelog records are records
 // of the in-memory topics like any other. Key and value are copied: the
 // store may reuse them (a window store builds its keys in one buffer).
-func (m *Mem) sendChangelog(topic string, p int32, key, value []byte) {
-	m.Emit(&physical.OutRecord{Topic: topic, Partition: p, Key: bytes.Clone(key), Value: bytes.Clone(value)})
+// A record without a timestamp of its own (state.NoTimestamp) gets 0.
+func (m *Mem) sendChangelog(topic string, p int32, key, value []byte, ts int64) {
+	if ts == state.NoTimestamp {
+		ts = 0
+	}
+	m.Emit(&physical.OutRecord{Topic: topic, Partition: p, Key: bytes.Clone(key), Value: bytes.Clone(value), Timestamp: ts})
 }
 
 // StartPush implements Cluster.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -17,15 +18,15 @@ import (
 func (q *Query) restore(ctx context.Context, k *Kafka, sub int, p int32) error {
 	for _, spec := range q.Topology.SubTopologies[sub].Stores {
 		id := state.StoreID{App: q.AppID, Name: spec.Name, Partition: p}
-		if err := q.restoreStore(ctx, k, id, spec.Changelog); err != nil {
+		if err := q.restoreStore(ctx, k, id, spec); err != nil {
 			return fmt.Errorf("restoring %s from %s: %w", id, spec.Changelog, err)
 		}
 	}
 	return nil
 }
 
-func (q *Query) restoreStore(ctx context.Context, k *Kafka, id state.StoreID, topic string) error {
-	db := q.DB
+func (q *Query) restoreStore(ctx context.Context, k *Kafka, id state.StoreID, spec physical.StoreSpec) error {
+	db, topic := q.DB, spec.Changelog
 	from, ok := db.Checkpointed(id)
 	if !ok {
 		if err := db.Wipe(id); err != nil {
@@ -37,13 +38,13 @@ func (q *Query) restoreStore(ctx context.Context, k *Kafka, id state.StoreID, to
 	if err != nil {
 		return err
 	}
-	r := db.Restorer(id)
+	r := db.Restorer(id, layoutOptions(spec)...)
 	q.Restores.track(id, r)
 	if end > from {
 		r.SetTotal(end - from)
 		start := time.Now()
 		if err := k.ReadRange(ctx, topic, id.Partition, from, end, func(rec *kgo.Record) error {
-			return r.Restore(rec.Key, rec.Value, rec.Offset)
+			return r.Restore(rec.Key, rec.Value, rec.Timestamp.UnixMilli(), rec.Offset)
 		}); err != nil {
 			r.Done()
 			return err

@@ -52,7 +52,9 @@ type standbyPart struct {
 	id   state.StoreID
 	task physical.TaskID
 	rs   state.Restorer
-	next atomic.Int64 // next offset to apply
+	// layout: the store's layoutOptions, for every Restorer of it.
+	layout []state.StoreOption
+	next   atomic.Int64 // next offset to apply
 	// committed is the next offset after what the store committed: what
 	// a pull query reading the replica sees (it reads committed state).
 	committed atomic.Int64
@@ -181,12 +183,13 @@ func (f *standbyFeeder) open(k physical.TaskID) bool {
 			}
 			from = 0
 		}
-		rs := q.DB.Restorer(id)
+		layout := layoutOptions(spec)
+		rs := q.DB.Restorer(id, layout...)
 		if err := rs.Commit(); err != nil { // the claim failed: the store is open
 			f.closeTask(k)
 			return false
 		}
-		p := &standbyPart{id: id, task: k, rs: rs}
+		p := &standbyPart{id: id, task: k, rs: rs, layout: layout}
 		p.next.Store(from)
 		p.committed.Store(from)
 		p.end.Store(-1)
@@ -309,7 +312,7 @@ func applyFetches(fs kgo.Fetches, parts map[tp]*standbyPart, fault func(string, 
 					err = fault(p.id.Name, p.id.Partition, rec.Offset)
 				}
 				if err == nil {
-					err = p.rs.Restore(rec.Key, rec.Value, rec.Offset)
+					err = p.rs.Restore(rec.Key, rec.Value, rec.Timestamp.UnixMilli(), rec.Offset)
 				}
 				if err != nil {
 					return

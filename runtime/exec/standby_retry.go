@@ -107,7 +107,7 @@ func (f *standbyFeeder) renew(p *standbyPart) {
 		}
 		from = 0
 	}
-	p.rs = db.Restorer(p.id)
+	p.rs = db.Restorer(p.id, p.layout...)
 	p.next.Store(from)
 	p.committed.Store(from)
 	f.r.q.Logger.Info("standby replica: restoring again from its checkpoint after local state was reopened", "query", f.r.q.ID, "store", p.id.String(), "from", from)

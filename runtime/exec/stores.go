@@ -12,7 +12,9 @@ import (
 // produces them (and tracks the offsets for checkpoints), the in-memory
 // cluster appends them to its topics.
 type changelogSink interface {
-	sendChangelog(topic string, partition int32, key, value []byte)
+	// ts is the record's timestamp, state.NoTimestamp to let the
+	// producer stamp it (see state.Changelog).
+	sendChangelog(topic string, partition int32, key, value []byte, ts int64)
 }
 
 // taskStores opens the state stores of one task on demand, wiring each to
@@ -57,12 +59,12 @@ func (t *taskStores) Store(name string) (physical.Store, error) {
 		return nil, fmt.Errorf("unknown store %s", name)
 	}
 	id := t.id(name)
-	log := changelogFunc(func(k, v []byte) { t.sink.sendChangelog(spec.Changelog, t.partition, k, v) })
+	log := changelogFunc(func(k, v []byte, ts int64) { t.sink.sendChangelog(spec.Changelog, t.partition, k, v, ts) })
 	cache := t.cache
 	if spec.Uncached {
 		cache = 0
 	}
-	opts := []state.StoreOption{state.WithChangelog(log), state.WithCache(cache)}
+	opts := append(layoutOptions(spec), state.WithChangelog(log), state.WithCache(cache))
 	if t.transactional {
 		opts = append(opts, state.Transactional())
 	}
@@ -138,6 +140,15 @@ func (t *taskStores) close() {
 }
 
 // changelogFunc adapts a function to state.Changelog.
-type changelogFunc func(key, value []byte)
+type changelogFunc func(key, value []byte, ts int64)
 
-func (f changelogFunc) Send(key, value []byte) { f(key, value) }
+func (f changelogFunc) Send(key, value []byte, ts int64) { f(key, value, ts) }
+
+// layoutOptions are the options that say how spec's store lays out its
+// changelog records: a store and every Restorer of it take the same.
+func layoutOptions(spec physical.StoreSpec) []state.StoreOption {
+	if spec.TimestampInRecord {
+		return []state.StoreOption{state.TimestampInRecord()}
+	}
+	return nil
+}

@@ -10,7 +10,7 @@ import (
 // recordingSink keeps the changelog records sent, in order.
 type recordingSink struct{ keys []string }
 
-func (s *recordingSink) sendChangelog(_ string, _ int32, key, _ []byte) {
+func (s *recordingSink) sendChangelog(_ string, _ int32, key, _ []byte, _ int64) {
 	s.keys = append(s.keys, string(key))
 }
 

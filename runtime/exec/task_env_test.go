@@ -9,7 +9,7 @@ import (
 
 type nopSink struct{}
 
-func (nopSink) sendChangelog(string, int32, []byte, []byte) {}
+func (nopSink) sendChangelog(string, int32, []byte, []byte, int64) {}
 
 type nopEmitter struct{}
 
