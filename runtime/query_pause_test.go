@@ -2,11 +2,13 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
@@ -237,4 +239,70 @@ func TestPauseSurvivesRestart(t *testing.T) {
 	}
 	f.commandMessage("RESUME " + id + ";")
 	f.awaitCounts("counts", want)
+}
+
+// awaitPausedOn waits until query id's runner on e has carried out its
+// pause and made rounds poll rounds paused, and returns the rounds.
+func awaitPausedOn(t *testing.T, e *runtime.Engine, id string, rounds int64) int64 {
+	t.Helper()
+	var n int64
+	eventually(t, id+" paused", func() bool {
+		paused, got, _ := e.PauseFacts(id)
+		n = got
+		return paused && got >= rounds
+	})
+	return n
+}
+
+// TestPauseAcrossServers: a PAUSE posted to one server pauses the query
+// on every server of the service id (each applies the command to its
+// tasks); when one server leaves, the tasks the rebalance gives the
+// other stay paused: records written meanwhile are not processed until
+// RESUME, and then each exactly once.
+func TestPauseAcrossServers(t *testing.T) {
+	t.Parallel()
+	p := newPair(t)
+	p.splitQuery(t, "at_least_once")
+	p.checkDoubled(t, 0, 40)
+	id := queryIDs(t, p.a)[0]
+	seq := lastSeq(t, execOn(t, p.a, "PAUSE "+id+";", nil))
+	execOn(t, p.b, "SHOW QUERIES;", seq) // B applied the PAUSE
+	awaitPausedOn(t, p.b, id, 0)
+	awaitPausedOn(t, p.a, id, 0)
+	p.bClosed = true
+	if err := p.b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	group := "scale_query_" + id
+	adm := kadm.NewClient(p.rig.clientOrFatal())
+	eventually(t, "A owns every task of "+group, func() bool {
+		gs, err := adm.DescribeGroups(context.Background(), group)
+		if err != nil || gs[group].State != "Stable" || len(gs[group].Members) != 1 {
+			return false
+		}
+		a, ok := gs[group].Members[0].Assigned.AsConsumer()
+		return ok && len(a.Topics) == 1 && len(a.Topics[0].Partitions) == 4
+	})
+	offs, err := adm.FetchOffsets(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := offs.Sorted()
+	rounds := awaitPausedOn(t, p.a, id, 0)
+	for i := 40; i < 60; i++ {
+		p.produce("s", fmt.Sprintf("k%d", i), fmt.Sprintf(`{"V":%d}`, i))
+	}
+	awaitPausedOn(t, p.a, id, rounds+5)
+	after, err := adm.FetchOffsets(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(after.Sorted()) != fmt.Sprint(before) {
+		t.Fatalf("paused after the rebalance: committed offsets moved\n%v\n→ %v", before, after.Sorted())
+	}
+	if got := len(p.committed("t")); got != 40 {
+		t.Fatalf("paused after the rebalance: %d outputs, want 40", got)
+	}
+	execOn(t, p.a, "RESUME "+id+";", nil)
+	p.checkDoubled(t, 60, 0)
 }
