@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sqlstream/sqlstream/api"
+	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
@@ -305,4 +306,49 @@ func TestPauseAcrossServers(t *testing.T) {
 	}
 	execOn(t, p.a, "RESUME "+id+";", nil)
 	p.checkDoubled(t, 60, 0)
+}
+
+// TestPauseInMemory: on the in-memory cluster (`sqlstream test`) a paused
+// query holds the records written to its input and processes none of
+// them; RESUME processes them in order before it answers, and the query
+// goes on as before.
+func TestPauseInMemory(t *testing.T) {
+	eng := newTestEngine(t, nil)
+	for _, sql := range []string{
+		"CREATE STREAM s (id VARCHAR KEY, v INT) WITH (kafka_topic='s', value_format='JSON', partitions=1);",
+		"CREATE STREAM t AS SELECT id, v * 2 AS w FROM s;",
+	} {
+		if _, err := eng.ExecuteStatement(sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	write := func(from, to int) {
+		for i := from; i < to; i++ {
+			if err := eng.Produce(&physical.OutRecord{Topic: "s", Partition: -1, Key: []byte(fmt.Sprint(i)), Value: fmt.Appendf(nil, `{"V":%d}`, i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	outputs := func() string {
+		var vs []string
+		for _, r := range eng.Read("T") {
+			vs = append(vs, string(r.Value))
+		}
+		return strings.Join(vs, " ")
+	}
+	write(0, 2)
+	if _, err := eng.ExecuteStatement("PAUSE CSAS_T_1;", nil); err != nil {
+		t.Fatal(err)
+	}
+	write(2, 4)
+	if got := outputs(); got != `{"W":0} {"W":2}` {
+		t.Fatalf("paused: outputs %s", got)
+	}
+	if _, err := eng.ExecuteStatement("RESUME CSAS_T_1;", nil); err != nil {
+		t.Fatal(err)
+	}
+	write(4, 5)
+	if got := outputs(); got != `{"W":0} {"W":2} {"W":4} {"W":6} {"W":8}` {
+		t.Fatalf("resumed: outputs %s", got)
+	}
 }
