@@ -262,8 +262,17 @@ func awaitPausedOn(t *testing.T, e *runtime.Engine, id string, rounds int64) int
 // RESUME, and then each exactly once.
 func TestPauseAcrossServers(t *testing.T) {
 	t.Parallel()
+	for _, guarantee := range []string{"at_least_once", "exactly_once_v2"} {
+		t.Run(guarantee, func(t *testing.T) {
+			t.Parallel()
+			testPauseAcrossServers(t, guarantee)
+		})
+	}
+}
+
+func testPauseAcrossServers(t *testing.T, guarantee string) {
 	p := newPair(t)
-	p.splitQuery(t, "at_least_once")
+	p.splitQuery(t, guarantee)
 	p.checkDoubled(t, 0, 40)
 	id := queryIDs(t, p.a)[0]
 	seq := lastSeq(t, execOn(t, p.a, "PAUSE "+id+";", nil))
@@ -350,5 +359,23 @@ func TestPauseInMemory(t *testing.T) {
 	write(4, 5)
 	if got := outputs(); got != `{"W":0} {"W":2} {"W":4} {"W":6} {"W":8}` {
 		t.Fatalf("resumed: outputs %s", got)
+	}
+
+	// An upgrade in place of a paused query starts paused: the same
+	// query, paused until RESUME.
+	for _, sql := range []string{"PAUSE CSAS_T_1;", "CREATE OR REPLACE STREAM t AS SELECT id, v * 2 AS w, v AS u FROM s;"} {
+		if _, err := eng.ExecuteStatement(sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	write(5, 6)
+	if got := outputs(); strings.Count(got, "W") != 5 {
+		t.Fatalf("upgraded while paused: outputs %s", got)
+	}
+	if _, err := eng.ExecuteStatement("RESUME CSAS_T_1;", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := outputs(); !strings.HasSuffix(got, `{"W":10,"U":5}`) {
+		t.Fatalf("upgraded and resumed: outputs %s", got)
 	}
 }
