@@ -131,7 +131,9 @@ func newKafkaRunner(k *Kafka, q *Query) *kafkaRunner {
 	r.emitted, r.changelogged = r.onEmitted, r.onChangelogged
 	r.groups = newTaskGroups(q.Topology, q.Config.MaxTaskIdle)
 	r.standby = newStandbyFeeder(r)
-	r.pause.want.Store(q.Paused)
+	if q.Paused {
+		r.pause.move(pausing)
+	}
 	return r
 }
 

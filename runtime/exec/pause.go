@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -13,16 +14,17 @@ import (
 // its tasks, their stores and its committed offsets, and goes on from
 // there when resumed, so nothing is lost or processed twice.
 //
-//	Pause ──► want ──► the poll loop, at its next round:
+//	Pause ──► pausing ──► the poll loop, at its next round:
 //	                   PauseFetchTopics(every input topic) on the
 //	                   current client (again on a client a rejoin makes)
 //	                   ─► commits what it processed before (at_least_once)
 //	                      or ends the open transaction (exactly_once_v2)
-//	                   ─► settled: Paused() reports true
+//	                   ─► paused: Paused() reports true
 //	          rounds go on (poll, rebalances, heartbeats) but nothing is
 //	          processed or punctuated and no transaction begins
-//	Resume ─► the loop's next round: ResumeFetchTopics; fetching goes on
-//	          from the positions where it stopped
+//	Resume ─► resuming ─► the loop's next round: ResumeFetchTopics,
+//	          processing; fetching goes on from the positions where it
+//	          stopped
 //
 // A topic's pause in franz-go covers the partitions a rebalance assigns
 // later and is independent of the partition pauses of the tasks being
@@ -45,11 +47,41 @@ type Pauser interface {
 	PausedRounds() int64
 }
 
-// pauseCtl is a Kafka runner's side of Pause and Resume.
+// pauseState is a Kafka runner's side of PAUSE and RESUME, an explicit
+// lifecycle: Pause and Resume (any goroutine) ask, the poll loop carries
+// out.
+//
+//	processing ──Pause──► pausing ──loop: fetches paused, committed,
+//	    ▲                  │  ▲       no transaction open──► paused
+//	    │               Resume Pause                           │
+//	    │                  ▼  │                              Resume
+//	    └──loop: fetches── resuming ◄──────────────────────────┘
+//	       resumed
+type pauseState uint32
+
+const (
+	processing pauseState = iota // fetching and processing
+	pausing                      // asked to pause; the loop has yet to carry it out
+	paused                       // the pause took effect
+	resuming                     // asked to resume; the loop has yet to fetch again
+)
+
+var pauseNames = [...]string{"processing", "pausing", "paused", "resuming"}
+
+func (s pauseState) String() string { return pauseNames[s] }
+
+// pauseMoves lists the legal transitions.
+var pauseMoves = map[pauseState][]pauseState{
+	processing: {pausing},
+	pausing:    {paused, resuming},
+	paused:     {resuming},
+	resuming:   {processing, pausing},
+}
+
+// pauseCtl holds a Kafka runner's pauseState and what the loop needs.
 type pauseCtl struct {
-	want    atomic.Bool // asked: Pause sets it, Resume clears it
-	settled atomic.Bool // the loop carried the pause out
-	rounds  atomic.Int64
+	state  atomic.Uint32 // a pauseState
+	rounds atomic.Int64
 	// applied is the client whose input topics the loop paused (nil: not
 	// paused); only the loop touches it.
 	applied *kgo.Client
@@ -58,23 +90,57 @@ type pauseCtl struct {
 	wake context.CancelFunc // cancels the at_least_once poll in progress
 }
 
+func (c *pauseCtl) load() pauseState { return pauseState(c.state.Load()) }
+
+// move makes the first legal transition from the current state to one
+// of tos, and reports whether it made one (the current state may be one
+// of tos already, or allow none of them: nothing to do).
+func (c *pauseCtl) move(tos ...pauseState) bool {
+	for {
+		from := c.load()
+		to, ok := firstLegal(from, tos)
+		if !ok {
+			return false
+		}
+		if c.state.CompareAndSwap(uint32(from), uint32(to)) {
+			return true
+		}
+	}
+}
+
+func firstLegal(from pauseState, tos []pauseState) (pauseState, bool) {
+	for _, to := range tos {
+		if slices.Contains(pauseMoves[from], to) {
+			return to, true
+		}
+	}
+	return 0, false
+}
+
+// wantsPause: the loop is to keep its inputs paused.
+func (c *pauseCtl) wantsPause() bool {
+	s := c.load()
+	return s == pausing || s == paused
+}
+
 var _ Pauser = (*kafkaRunner)(nil)
 
 // Pause implements Pauser.
 func (r *kafkaRunner) Pause() {
-	r.pause.want.Store(true)
-	r.wakePoll()
+	if r.pause.move(pausing) {
+		r.wakePoll()
+	}
 }
 
 // Resume implements Pauser.
 func (r *kafkaRunner) Resume() {
-	r.pause.want.Store(false)
-	r.pause.settled.Store(false)
-	r.wakePoll()
+	if r.pause.move(resuming) {
+		r.wakePoll()
+	}
 }
 
 // Paused implements Pauser.
-func (r *kafkaRunner) Paused() bool { return r.pause.want.Load() && r.pause.settled.Load() }
+func (r *kafkaRunner) Paused() bool { return r.pause.load() == paused }
 
 // PausedRounds implements Pauser.
 func (r *kafkaRunner) PausedRounds() int64 { return r.pause.rounds.Load() }
@@ -103,7 +169,10 @@ func (r *kafkaRunner) setPollWake(cancel context.CancelFunc) {
 // at the start of a round (on the loop's goroutine); it reports whether
 // the round is a paused one.
 func (r *kafkaRunner) syncPause() bool {
-	want := r.pause.want.Load()
+	if r.pause.load() == resuming {
+		defer r.pause.move(processing) // unless a Pause came meanwhile
+	}
+	want := r.pause.wantsPause()
 	switch {
 	case want && r.pause.applied != r.cl:
 		r.cl.PauseFetchTopics(r.tasks.topics()...)
@@ -157,7 +226,7 @@ func (r *kafkaRunner) pausedRound(ctx context.Context) error {
 		return nil
 	}
 	r.unpolled(fs)
-	if r.pause.settled.Load() || !r.pause.want.Load() {
+	if r.pause.load() != pausing {
 		return nil
 	}
 	if err := r.commit(ctx); err != nil {
@@ -174,7 +243,7 @@ func (r *kafkaRunner) pausedRound(ctx context.Context) error {
 
 // settle marks the pause carried out, unless a Resume came meanwhile.
 func (r *kafkaRunner) settle() {
-	if r.pause.want.Load() && r.pause.settled.CompareAndSwap(false, true) {
-		r.q.Logger.Debug("query pause settled", "query", r.q.ID)
+	if r.pause.load() == pausing && r.pause.move(paused) {
+		r.q.Logger.Debug("query pause took effect", "query", r.q.ID)
 	}
 }
