@@ -379,3 +379,27 @@ func TestPauseInMemory(t *testing.T) {
 		t.Fatalf("upgraded and resumed: outputs %s", got)
 	}
 }
+
+// TestPauseRefusesSourceTableQueries: a SOURCE table's query cannot be
+// paused or resumed on its own, in ksqlDB's words (PAUSE ALL covers it).
+func TestPauseRefusesSourceTableQueries(t *testing.T) {
+	eng := newTestEngine(t, nil)
+	if _, err := eng.ExecuteStatement("CREATE SOURCE TABLE st (id VARCHAR PRIMARY KEY, v INT) WITH (kafka_topic='st', value_format='JSON', partitions=1);", nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := eng.ExecuteStatement("SHOW QUERIES;", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out[0].(api.QueriesList).Queries[0].ID
+	for _, verb := range []string{"pause", "resume"} {
+		_, err := eng.ExecuteStatement(strings.ToUpper(verb)+" "+id+";", nil)
+		want := fmt.Sprintf("Cannot %s query '%s' because it is linked to a source table.", verb, id)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s %s: %v, want %q", verb, id, err, want)
+		}
+	}
+	if _, err := eng.ExecuteStatement("PAUSE ALL;", nil); err != nil {
+		t.Fatal(err)
+	}
+}
