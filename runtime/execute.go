@@ -212,9 +212,9 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 	case *ast.Terminate:
 		return e.terminate(ctx, st, s, cmd)
 	case *ast.Pause:
-		return e.pauseOrResume(ctx, st, st.P, st.QueryID, st.All, false, s, cmd)
+		return e.pauseOrResume(ctx, st, pauseTarget{pos: st.P, id: st.QueryID, all: st.All}, s, cmd)
 	case *ast.Resume:
-		return e.pauseOrResume(ctx, st, st.P, st.QueryID, st.All, true, s, cmd)
+		return e.pauseOrResume(ctx, st, pauseTarget{pos: st.P, id: st.QueryID, all: st.All, resume: true}, s, cmd)
 	case *ast.Show:
 		return e.show(ctx, st, s)
 	case *ast.Describe:

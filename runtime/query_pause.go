@@ -34,13 +34,20 @@ import (
 // changes nothing. A replayed command whose query is gone is a no-op, as
 // in ksqlDB's InteractiveStatementExecutor.
 
-// pauseOrResume runs PAUSE or RESUME; id and all are its target.
-func (e *Engine) pauseOrResume(ctx context.Context, stmt ast.Statement, pos ast.Pos, id string, all, resume bool, s *session, cmd *command) (api.Entity, error) {
+// pauseTarget is what a PAUSE or RESUME names.
+type pauseTarget struct {
+	pos         ast.Pos
+	id          string
+	all, resume bool
+}
+
+// pauseOrResume runs stmt, a PAUSE or RESUME of t.
+func (e *Engine) pauseOrResume(ctx context.Context, stmt ast.Statement, t pauseTarget, s *session, cmd *command) (api.Entity, error) {
 	verb, done := "pause", "Query paused."
-	if resume {
+	if t.resume {
 		verb, done = "resume", "Query resumed."
 	}
-	targets, err := e.pauseTargets(pos, id, all, verb, cmd != nil)
+	targets, err := e.pauseTargets(t, verb, cmd != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -49,14 +56,14 @@ func (e *Engine) pauseOrResume(ctx context.Context, stmt ast.Statement, pos ast.
 		return nil, err
 	}
 	for _, q := range targets {
-		if resume {
+		if t.resume {
 			q.resumeRun()
 		} else {
 			q.pauseRun()
 		}
 	}
-	statusID := verb + "/" + strings.ToUpper(id) + "/execute"
-	if all {
+	statusID := verb + "/" + strings.ToUpper(t.id) + "/execute"
+	if t.all {
 		statusID = verb + "/ALL/execute"
 	}
 	e.statuses[statusID] = api.StatusSuccess
@@ -66,21 +73,21 @@ func (e *Engine) pauseOrResume(ctx context.Context, stmt ast.Statement, pos ast.
 // pauseTargets are the queries PAUSE or RESUME acts on, checked in
 // ksqlDB's words (none for a transient query's id, or for a replayed
 // command whose query is gone). e.mu is held.
-func (e *Engine) pauseTargets(pos ast.Pos, id string, all bool, verb string, replayed bool) ([]*query, error) {
-	if all {
+func (e *Engine) pauseTargets(t pauseTarget, verb string, replayed bool) ([]*query, error) {
+	if t.all {
 		return e.sortedQueries(), nil
 	}
-	if strings.Contains(strings.ToLower(id), "transient") {
+	if strings.Contains(strings.ToLower(t.id), "transient") {
 		return nil, nil
 	}
-	q, ok := e.queries[strings.ToUpper(id)]
+	q, ok := e.queries[strings.ToUpper(t.id)]
 	switch {
 	case !ok && replayed:
 		return nil, nil
 	case !ok:
-		return nil, sqlerr.New(sqlerr.Unknown, pos, "Unknown queryId: %s", id)
+		return nil, sqlerr.New(sqlerr.Unknown, t.pos, "Unknown queryId: %s", t.id)
 	case naming.MaterializesSource(q.id):
-		return nil, sqlerr.New(sqlerr.Semantic, pos, "Cannot %s query '%s' because it is linked to a source table.", verb, q.id)
+		return nil, sqlerr.New(sqlerr.Semantic, t.pos, "Cannot %s query '%s' because it is linked to a source table.", verb, q.id)
 	}
 	return []*query{q}, nil
 }
