@@ -320,7 +320,8 @@ func testPauseAcrossServers(t *testing.T, guarantee string) {
 // TestPauseInMemory: on the in-memory cluster (`sqlstream test`) a paused
 // query holds the records written to its input and processes none of
 // them; RESUME processes them in order before it answers, and the query
-// goes on as before.
+// goes on as before. An upgrade in place keeps it paused; DROP of its
+// sink ends it.
 func TestPauseInMemory(t *testing.T) {
 	eng := newTestEngine(t, nil)
 	for _, sql := range []string{
@@ -377,6 +378,16 @@ func TestPauseInMemory(t *testing.T) {
 	}
 	if got := outputs(); !strings.HasSuffix(got, `{"W":10,"U":5}`) {
 		t.Fatalf("upgraded and resumed: outputs %s", got)
+	}
+
+	// DROP of a paused query's sink ends the query.
+	for _, sql := range []string{"PAUSE CSAS_T_1;", "DROP STREAM t;"} {
+		if _, err := eng.ExecuteStatement(sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if out, _ := eng.ExecuteStatement("SHOW QUERIES;", nil); len(out[0].(api.QueriesList).Queries) != 0 {
+		t.Fatalf("after DROP of the paused query's sink: %+v", out)
 	}
 }
 
