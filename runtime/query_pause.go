@@ -33,6 +33,14 @@ import (
 // a paused query, or resuming a running one, is answered as success and
 // changes nothing. A replayed command whose query is gone is a no-op, as
 // in ksqlDB's InteractiveStatementExecutor.
+//
+// Where this differs from ksqlDB, on purpose: ksqlDB's EXPLAIN takes each
+// host's status from the Kafka Streams state, which a pause leaves
+// RUNNING, so there a paused query is RUNNING in EXPLAIN and PAUSED in
+// SHOW QUERIES; here both say PAUSED (and /clusterStatus too). CREATE OR
+// REPLACE of a paused query upgrades it in place paused: the PAUSE in
+// the command log still holds for the query id. A paused query's standby
+// replicas keep following their changelogs, which it does not write.
 
 // pauseTarget is what a PAUSE or RESUME names.
 type pauseTarget struct {
