@@ -325,9 +325,9 @@ func (r *kafkaRunner) leaveGroup() {
 // rebalance through and is done.
 func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	paused := r.syncPause()
-	timeout := r.interval
-	if !paused {
-		timeout = r.groups.pollTimeout(r.interval, time.Now())
+	timeout := r.groups.pollTimeout(r.interval, time.Now())
+	if paused {
+		timeout = r.pausedPollTimeout()
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	r.eos.setWake(cancel)

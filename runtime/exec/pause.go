@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -213,32 +214,42 @@ func (r *kafkaRunner) unpolled(fs kgo.Fetches) {
 	r.cl.SetOffsets(offs)
 }
 
-// pausedRound is an at_least_once round while paused: a poll that brings
-// nothing (it keeps the member's rebalances going), then the commit of
-// what was processed before the pause, which settles it.
+// pausedRound is an at_least_once round while paused: first (once) the
+// commit of what was processed before the pause, which carries it out,
+// then a poll that brings nothing (it keeps the member's rebalances
+// going).
 func (r *kafkaRunner) pausedRound(ctx context.Context) error {
+	if r.pause.load() == pausing {
+		if err := r.commit(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if len(r.dirtyOffsets()) == 0 { // else the coordinator refused them: next round
+			r.settle()
+		}
+	}
 	pctx, cancel := context.WithTimeout(ctx, r.interval)
 	r.setPollWake(cancel)
 	fs := r.cl.PollRecords(pctx, r.q.Config.maxPoll())
 	r.setPollWake(nil)
 	cancel()
-	if ctx.Err() != nil || r.failure() != nil {
-		return nil
-	}
-	r.unpolled(fs)
-	if r.pause.load() != pausing {
-		return nil
-	}
-	if err := r.commit(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
-	if len(r.dirtyOffsets()) == 0 { // else the coordinator refused them: next round
-		r.settle()
+	if ctx.Err() == nil && r.failure() == nil {
+		r.unpolled(fs)
 	}
 	return nil
+}
+
+// pausedPollTimeout is how long a paused exactly_once_v2 round polls: not
+// at all while the pause is being carried out (the open transaction ends
+// at once), unless a join holds the transaction open; else the commit
+// interval.
+func (r *kafkaRunner) pausedPollTimeout() time.Duration {
+	if r.pause.load() == pausing && r.eos.joining.Load() == 0 {
+		return 0
+	}
+	return r.interval
 }
 
 // settle marks the pause carried out, unless a Resume came meanwhile.
