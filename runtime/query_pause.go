@@ -145,6 +145,14 @@ func (q *query) startable() bool {
 	return q.state == StatePending || (q.state == StatePaused && q.beneath == StatePending && q.runner == nil)
 }
 
+// pendingBeneath reports whether q is PENDING, or PAUSED while its
+// runner has yet to report its tasks running.
+func (q *query) pendingBeneath() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.state == StatePending || (q.state == StatePaused && q.beneath == StatePending)
+}
+
 // isPaused reports whether PAUSE paused q (a runner starting now starts
 // paused).
 func (q *query) isPaused() bool {
