@@ -22,8 +22,10 @@ SET UNSET DEFINE UNDEFINE PRINT BEGINNING INTERVAL SAMPLE IF EXISTS ALTER ADD CO
 STRUCT ARRAY MAP VARCHAR STRING INT INTEGER BIGINT DOUBLE DECIMAL BOOLEAN BYTES
 TIMESTAMP DATE TIME EXIT QUIT`
 
-// completer completes keywords and the names of streams, tables and their
-// columns (fetched from the server with SHOW STREAMS/TABLES and DESCRIBE).
+// completer completes keywords, the names of streams, tables and their
+// columns, and the persistent queries' ids that TERMINATE, PAUSE, RESUME
+// and EXPLAIN take (fetched from the server with SHOW STREAMS/TABLES/
+// QUERIES and DESCRIBE).
 type completer struct {
 	mu       sync.Mutex
 	keywords []string
@@ -87,24 +89,36 @@ func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicod
 // refresh reloads source and column names from the server. Failures keep
 // the old names: completion is a convenience.
 func (c *completer) refresh(ctx context.Context, cl *client) {
-	entities, err := cl.execute(ctx, api.KsqlRequest{Ksql: "SHOW STREAMS; SHOW TABLES;"})
+	entities, err := cl.execute(ctx, api.KsqlRequest{Ksql: "SHOW STREAMS; SHOW TABLES; SHOW QUERIES;"})
 	if err != nil {
 		return
 	}
-	var sources []string
+	sources, queries := listedNames(entities)
+	names := append(sources, queries...)
+	names = append(names, columnNames(ctx, cl, sources)...)
+	c.mu.Lock()
+	c.names = names
+	c.mu.Unlock()
+}
+
+// listedNames are the streams and tables, and the persistent queries'
+// ids, that SHOW STREAMS, TABLES and QUERIES answered.
+func listedNames(entities []api.Entity) (sources, queries []string) {
 	for _, e := range entities {
 		switch e := e.(type) {
 		case *api.StreamsList:
 			sources = appendSourceNames(sources, e.Streams)
 		case *api.TablesList:
 			sources = appendSourceNames(sources, e.Tables)
+		case *api.QueriesList:
+			for _, q := range e.Queries {
+				if q.QueryType == api.QueryPersistent {
+					queries = append(queries, q.ID)
+				}
+			}
 		}
 	}
-	names := append([]string(nil), sources...)
-	names = append(names, columnNames(ctx, cl, sources)...)
-	c.mu.Lock()
-	c.names = names
-	c.mu.Unlock()
+	return sources, queries
 }
 
 func appendSourceNames(names []string, sources []api.SourceInfo) []string {

@@ -42,7 +42,7 @@ func openCommandLog(ctx context.Context, e *Engine, kc *exec.Kafka, topic, dir s
 func recordsCommand(stmt ast.Statement) bool {
 	switch stmt.(type) {
 	case *ast.CreateSource, *ast.CreateAsSelect, *ast.InsertInto, *ast.Drop,
-		*ast.CreateType, *ast.DropType, *ast.Terminate, *ast.AlterSource:
+		*ast.CreateType, *ast.DropType, *ast.Terminate, *ast.Pause, *ast.Resume, *ast.AlterSource:
 		return true
 	}
 	return false

@@ -40,7 +40,14 @@
 // Query lifecycle (an explicit state machine, see QueryState):
 //
 //	PENDING ─► RUNNING ─► TERMINATED
-//	    └────► ERROR ◄───┘
+//	    │  └────► ERROR ◄───┘
+//	    └──► PAUSED ◄──┘ (PAUSE; RESUME goes back)
+//
+// PAUSE and RESUME (query_pause.go) are commands of the command log, as
+// TERMINATE is: every server applies them to its tasks and a restart
+// replays them, so a paused query starts paused. Paused, its runner keeps
+// the group membership, tasks, stores and committed offsets and fetches
+// nothing (runtime/exec's Pauser); RESUME goes on from there.
 //
 // A fault a runner cannot get past (a store that cannot be restored, a
 // failing task, a record the broker refused, a store that cannot flush)

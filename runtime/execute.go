@@ -211,6 +211,10 @@ func (e *Engine) dispatchLocked(ctx context.Context, stmt ast.Statement, s *sess
 		return e.dropType(ctx, st, s, cmd)
 	case *ast.Terminate:
 		return e.terminate(ctx, st, s, cmd)
+	case *ast.Pause:
+		return e.pauseOrResume(ctx, st, pauseTarget{pos: st.P, id: st.QueryID, all: st.All}, s, cmd)
+	case *ast.Resume:
+		return e.pauseOrResume(ctx, st, pauseTarget{pos: st.P, id: st.QueryID, all: st.All, resume: true}, s, cmd)
 	case *ast.Show:
 		return e.show(ctx, st, s)
 	case *ast.Describe:

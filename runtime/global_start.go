@@ -31,9 +31,7 @@ func (q *query) startLoadingGlobals() {
 			q.fail(err)
 			return nil, err
 		}
-		q.mu.Lock()
-		q.reporter, _ = r.(exec.TaskReporter)
-		q.mu.Unlock()
+		q.started(r)
 		return r, nil
 	}, func(err error) { q.fail(globalLoadError(q, err)) })
 	q.mu.Lock()

@@ -77,7 +77,8 @@ func (e *Engine) awaitCaughtUp(t *transient, q *query) error {
 func (e *Engine) waitCaughtUp(ctx context.Context, q *query) (missing string, err error) {
 	state := func() (bool, bool, string) {
 		st := q.State()
-		return st == StateRunning, st == StateError || st == StateTerminated, st.String()
+		// A paused query catches up with nothing: its store answers as it is.
+		return st == StateRunning, st == StateError || st == StateTerminated || st == StatePaused, st.String()
 	}
 	t := pull.Table{AppID: q.appID, FromEarliest: q.cfg.FromEarliest, Topology: q.topo, State: state}
 	return pull.WaitCaughtUp(ctx, e.cluster, t, e.eosWritten(), pullReadyPoll)

@@ -68,6 +68,12 @@ type query struct {
 	// whose runners report no tasks); it reports only while runner is set.
 	reporter exec.TaskReporter
 	restores exec.Restores // each store's restoration progress
+	// paused is set by PAUSE and cleared by RESUME (query_pause.go);
+	// beneath is the state the runner reported meanwhile, which RESUME
+	// shows again. pauser is the current run's runner, when it can pause.
+	paused  bool
+	beneath QueryState
+	pauser  exec.Pauser
 }
 
 // newQuery prepares a persistent query; a property its configuration
@@ -104,6 +110,9 @@ func (q *query) State() QueryState {
 func (q *query) setState(to QueryState, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.paused && (to == StateRunning || to == StatePending) {
+		q.beneath, to = to, StatePaused // the runner's report, kept for RESUME
+	}
 	if q.state != to {
 		if terr := transition(q.state, to); terr != nil {
 			if q.state != StateTerminated {
@@ -182,8 +191,8 @@ func (q *query) start() error {
 	}
 	q.mu.Lock()
 	q.runner = global.WithStores(r, g)
-	q.reporter, _ = r.(exec.TaskReporter)
 	q.mu.Unlock()
+	q.started(r)
 	return nil
 }
 

@@ -31,7 +31,8 @@ func (q *query) spec() *exec.Query {
 	s := &exec.Query{ID: q.id, AppID: q.appID, Topology: q.topo, Config: execConfig(q.cfg), DB: q.eng.db,
 		Logger: q.eng.logger, Log: q.procLog(), Observer: queryObserver{q},
 		Processed: &q.processed, Skipped: &q.skipped, StreamTimes: &q.streamTimes, TxnEnds: &q.txnEnds, Commits: &q.commits, Nodes: q.nodes,
-		Restores: &q.restores, Balancer: q.balancer, ReplicaFault: q.eng.opts.replicaFault, Resume: q.resume}
+		Restores: &q.restores, Balancer: q.balancer, ReplicaFault: q.eng.opts.replicaFault, Resume: q.resume,
+		Paused: q.isPaused()}
 	if q.globals != nil {
 		s.Globals = q.globals
 	}

@@ -31,3 +31,38 @@ func TestRetryFailingAgainStaysInError(t *testing.T) {
 		t.Errorf("logged an illegal transition:\n%s", logs.String())
 	}
 }
+
+// TestPauseKeepsTheRunnersState: while PAUSED, what the runner reports
+// (its tasks restored: RUNNING; a rejoin: PENDING) is kept beneath the
+// pause and shown again by RESUME; a fault while paused is ERROR, and
+// RESUME leaves it there; pausing twice or resuming a query that is not
+// paused changes nothing; a paused query can be terminated.
+func TestPauseKeepsTheRunnersState(t *testing.T) {
+	var logs bytes.Buffer
+	q := &query{eng: &Engine{logger: slog.New(slog.NewTextHandler(&logs, nil))}, id: "CSAS_X_1"}
+	step := func(what string, do func(), want QueryState) {
+		t.Helper()
+		do()
+		if got := q.State(); got != want {
+			t.Fatalf("%s: %s, want %s", what, got, want)
+		}
+	}
+	step("PAUSE while PENDING", q.pauseRun, StatePaused)
+	step("runner running while paused", func() { q.setState(StateRunning, nil) }, StatePaused)
+	step("PAUSE again", q.pauseRun, StatePaused)
+	step("RESUME", q.resumeRun, StateRunning)
+	step("RESUME of a running query", q.resumeRun, StateRunning)
+	step("PAUSE while RUNNING", q.pauseRun, StatePaused)
+	step("runner rejoining while paused", func() { q.setState(StatePending, nil) }, StatePaused)
+	step("RESUME while the runner restores", q.resumeRun, StatePending)
+	step("runner running", func() { q.setState(StateRunning, nil) }, StateRunning)
+	step("PAUSE", q.pauseRun, StatePaused)
+	step("fault while paused", func() { q.fail(errors.New("disk full")) }, StateError)
+	step("RESUME of a failed query", q.resumeRun, StateError)
+	step("PAUSE of a failed query", q.pauseRun, StatePaused)
+	step("TERMINATE of a paused query", func() { q.setState(StateTerminated, nil) }, StateTerminated)
+	step("PAUSE after TERMINATE", q.pauseRun, StateTerminated)
+	if strings.Contains(logs.String(), "illegal") {
+		t.Errorf("logged an illegal transition:\n%s", logs.String())
+	}
+}

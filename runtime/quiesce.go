@@ -58,7 +58,7 @@ func (e *Engine) behind(ctx context.Context) (string, error) {
 	var qs []quiesced
 	e.mu.Lock()
 	for _, q := range e.queries {
-		switch q.State() {
+		switch q.State() { // a PAUSED query is waited for no more: it processes nothing
 		case StateRunning, StatePending:
 			qs = append(qs, quiesced{q.id, q.appID, q.cfg.FromEarliest, q.topo.InputTopics()})
 		case StateError:

@@ -30,12 +30,12 @@ func (e *Engine) Ready(ctx context.Context) error {
 	return nil
 }
 
-// pendingQueries lists the ids of the persistent queries still PENDING.
-// e.mu is held.
+// pendingQueries lists the ids of the persistent queries still PENDING
+// (a paused one too while its tasks restore). e.mu is held.
 func (e *Engine) pendingQueries() []string {
 	var out []string
 	for _, q := range e.sortedQueries() {
-		if q.State() == StatePending {
+		if q.pendingBeneath() {
 			out = append(out, q.id)
 		}
 	}

@@ -186,6 +186,9 @@ func (e *Engine) swapQuery(ctx context.Context, c *command, u *upgrade) error {
 		return err
 	}
 	q.resume = true
+	if u.old.isPaused() {
+		q.pauseRun() // the upgrade of a paused query starts paused
+	}
 	if !e.replaying { // a replay's queries have counted nothing yet
 		q.upgraded, q.upgradedAt = u.old, time.Now()
 	}
@@ -216,7 +219,7 @@ func (e *Engine) swapQuery(ctx context.Context, c *command, u *upgrade) error {
 func (e *Engine) startIfCurrent(q *query) error {
 	e.mu.Lock()
 	defer e.unlock()
-	if e.queries[q.id] != q || q.State() != StatePending {
+	if e.queries[q.id] != q || !q.startable() {
 		return nil
 	}
 	q.continueCounts()
@@ -230,7 +233,7 @@ func (e *Engine) startPending() {
 	e.pending = nil
 	for _, id := range ids {
 		q := e.queries[id]
-		if q == nil || q.State() != StatePending {
+		if q == nil || !q.startable() {
 			continue
 		}
 		q.mu.Lock()

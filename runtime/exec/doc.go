@@ -31,6 +31,15 @@
 // group balancer is the engine's (Query.Balancer): it places whole tasks
 // and calls back through BalancerHooks.
 //
+// A Kafka runner pauses (PAUSE, pause.go) by pausing the fetches of
+// every input topic on its client, a topic pause franz-go keeps for the
+// partitions later rebalances assign (the tasks' restore pauses are
+// partition pauses, independent of it); its loop goes on polling, so the
+// member stays in its group, but processes and punctuates nothing, commits
+// what it processed before (or ends the open transaction) and begins no
+// transaction until RESUME. The in-memory cluster holds a paused query's
+// records and processes them, in order, on RESUME.
+//
 // Task lifecycle (an explicit state machine, task_state.go):
 //
 //	created ──► restoring ──► running ◄──► suspended

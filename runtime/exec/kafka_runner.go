@@ -86,6 +86,7 @@ type kafkaRunner struct {
 	// recoveries counts the errors recovered from since the last
 	// commit (error_class.go).
 	recoveries int
+	pause      pauseCtl // PAUSE and RESUME (pause.go)
 }
 
 type tp struct {
@@ -131,6 +132,9 @@ func newKafkaRunner(k *Kafka, q *Query) *kafkaRunner {
 	r.emitted, r.changelogged = r.onEmitted, r.onChangelogged
 	r.groups = newTaskGroups(q.Topology, q.Config.MaxTaskIdle)
 	r.standby = newStandbyFeeder(r)
+	if q.Paused {
+		r.pause.move(pausing)
+	}
 	return r
 }
 
@@ -353,8 +357,13 @@ func (r *kafkaRunner) loop(ctx context.Context) {
 // round polls once and processes what came; commitDue adds a commit. It
 // returns a fatal error; a stopping runner (ctx ended) is not one.
 func (r *kafkaRunner) round(ctx context.Context, commitDue bool) error {
+	if r.syncPause() {
+		return r.pausedRound(ctx)
+	}
 	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
+	r.setPollWake(cancel)
 	fs := r.cl.PollRecords(pctx, r.q.Config.maxPoll())
+	r.setPollWake(nil)
 	cancel()
 	if ctx.Err() != nil || r.failure() != nil {
 		return nil

@@ -324,11 +324,22 @@ func (r *kafkaRunner) leaveGroup() {
 // round that polled and produced nothing has no transaction: it lets a
 // rebalance through and is done.
 func (r *kafkaRunner) roundEOS(ctx context.Context) error {
-	pctx, cancel := context.WithTimeout(ctx, r.groups.pollTimeout(r.interval, time.Now()))
+	paused := r.syncPause()
+	timeout := r.groups.pollTimeout(r.interval, time.Now())
+	if paused {
+		timeout = r.pausedPollTimeout()
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
 	r.eos.setWake(cancel)
 	fs := r.eos.sess.PollRecords(pctx, r.q.Config.maxPoll())
 	r.eos.setWake(nil)
 	cancel()
+	if paused {
+		// Nothing is processed, punctuated or begun (pause.go); the
+		// transaction open before the pause ends now (Pause set release).
+		r.unpolled(fs)
+		fs = nil
+	}
 	if err := FetchErr(fs); err != nil && ctx.Err() == nil {
 		r.q.Logger.Warn("fetch error", "query", r.q.ID, "err", err)
 	}
@@ -348,17 +359,22 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 			return &sessionError{err}
 		}
 	}
-	if err := r.process(fs); err != nil {
-		return err
-	}
-	if err := r.punctuate(); err != nil {
-		return err
+	if !paused {
+		if err := r.process(fs); err != nil {
+			return err
+		}
+		if err := r.punctuate(); err != nil {
+			return err
+		}
 	}
 	if !r.eos.open.Load() {
 		if err := r.takeEmitErr(); err != nil { // a punctuation's Begin failed
 			return &sessionError{err}
 		}
 		r.allowRebalanceEOS(ctx)
+		if paused {
+			r.settle()
+		}
 		return nil
 	}
 	if ctx.Err() != nil || !r.eos.due(r.interval) {

@@ -66,6 +66,10 @@ type memSub struct {
 	backlog []physical.InRecord
 	// global, when set, is a global table's loader (follow), not tasks.
 	global func(*physical.InRecord) error
+	// paused: the query is paused; the records it would get are held,
+	// in order, until it resumes (guarded by Mem.mu).
+	paused bool
+	held   []physical.InRecord
 }
 
 func (m *Mem) Partitions(_ context.Context, topic string) (int32, bool, error) {
@@ -162,7 +166,9 @@ func (m *Mem) drain() {
 		subs := m.subsFor(r.Topic)
 		m.mu.Unlock()
 		for _, s := range subs {
-			s.deliver(&in)
+			if !m.hold(s, &in) {
+				s.deliver(&in)
+			}
 		}
 	}
 }
@@ -262,7 +268,9 @@ func (m *Mem) replay(subs []*memSub) {
 			if m.closed(s) {
 				break // a push query that reached its LIMIT on another task
 			}
-			s.deliver(&backlog[i])
+			if !m.hold(s, &backlog[i]) {
+				s.deliver(&backlog[i])
+			}
 		}
 	}
 	m.mu.Lock()
@@ -319,9 +327,12 @@ func (m *Mem) Start(q *Query) (Runner, error) {
 		}
 		subs = append(subs, m.subscribe(q.Topology, i, q.AppID, newEnv, onErr, q.Config.FromEarliest, q.Resume))
 	}
+	if q.Paused {
+		m.setPaused(subs, true)
+	}
 	m.replay(subs)
 	q.Observer.Running()
-	return RunnerFunc(func() error {
+	return &memRunner{m: m, subs: subs, stop: func() error {
 		for _, s := range subs {
 			m.unsubscribe(s)
 		}
@@ -332,7 +343,74 @@ func (m *Mem) Start(q *Query) (Runner, error) {
 			ts.close()
 		}
 		return nil
-	}), nil
+	}}, nil
+}
+
+// memRunner is a persistent query on the in-memory cluster. Paused, its
+// subscriptions hold the records they would process; resumed, they
+// process them in order, then what those produced, before Resume
+// returns.
+type memRunner struct {
+	m    *Mem
+	subs []*memSub
+	stop func() error
+}
+
+var _ Pauser = (*memRunner)(nil)
+
+func (r *memRunner) Stop() error { return r.stop() }
+
+// Pause implements Pauser: it takes effect at once (nothing runs
+// between produces).
+func (r *memRunner) Pause() { r.m.setPaused(r.subs, true) }
+
+// Resume implements Pauser.
+func (r *memRunner) Resume() {
+	r.m.setPaused(r.subs, false)
+	r.m.replay(r.subs)
+}
+
+// Paused implements Pauser.
+func (r *memRunner) Paused() bool {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	return len(r.subs) > 0 && r.subs[0].paused
+}
+
+// PausedRounds implements Pauser: the records held.
+func (r *memRunner) PausedRounds() int64 {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	var n int64
+	for _, s := range r.subs {
+		n += int64(len(s.held))
+	}
+	return n
+}
+
+// setPaused pauses or resumes subs; resumed, their held records become
+// their backlog (replay delivers it).
+func (m *Mem) setPaused(subs []*memSub, paused bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range subs {
+		s.paused = paused
+		if !paused {
+			s.backlog = append(s.backlog, s.held...)
+			s.held = nil
+		}
+	}
+}
+
+// hold keeps in for s when s is paused, and reports whether it did.
+func (m *Mem) hold(s *memSub, in *physical.InRecord) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !s.paused {
+		return false
+	}
+	s.held = append(s.held, *in)
+	return true
 }
 
 func without(all, drop []*taskStores) []*taskStores {

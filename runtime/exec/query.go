@@ -33,6 +33,9 @@ type Query struct {
 	// and whose earlier run processed every record already in its
 	// topics, skips them.
 	Resume bool
+	// Paused starts the runner paused (a query a PAUSE command paused:
+	// pause.go); Pauser resumes it.
+	Paused bool
 
 	// Counters the engine reads for SHOW QUERIES, EXPLAIN and metrics;
 	// none may be nil.

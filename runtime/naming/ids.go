@@ -33,6 +33,11 @@ func CreateAs(kind ast.SourceKind, name string, n int64) string {
 // CST is the id of the query materializing SOURCE table name.
 func CST(name string, n int64) string { return fmt.Sprintf("%s%s_%d", cst, name, n) }
 
+// MaterializesSource reports whether query id is a SOURCE table's
+// materialization (ksqlDB's CREATE_SOURCE query type), which PAUSE and
+// RESUME refuse.
+func MaterializesSource(id string) bool { return strings.HasPrefix(id, cst) }
+
 // Insert is the id of the n-th INSERT INTO … SELECT without QUERY_ID.
 func Insert(n int64) string { return fmt.Sprintf("%s%d", insert, n) }
 

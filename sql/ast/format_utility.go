@@ -50,6 +50,14 @@ func formatUtility(b *strings.Builder, s Statement) {
 	}
 }
 
+// queryTarget is a PAUSE or RESUME target: ALL or the query id.
+func queryTarget(id string, all bool) string {
+	if all {
+		return "ALL"
+	}
+	return QuoteName(id)
+}
+
 func extended(e bool) string {
 	if e {
 		return " EXTENDED"
@@ -78,7 +86,8 @@ func formatDrop(b *strings.Builder, s *Drop) {
 	}
 }
 
-// formatSession writes TERMINATE, PRINT, SET, UNSET, DEFINE and UNDEFINE.
+// formatSession writes TERMINATE, PAUSE, RESUME, PRINT, SET, UNSET, DEFINE
+// and UNDEFINE.
 func formatSession(b *strings.Builder, s Statement) {
 	switch s := s.(type) {
 	case *Terminate:
@@ -87,6 +96,10 @@ func formatSession(b *strings.Builder, s Statement) {
 		} else {
 			b.WriteString("TERMINATE " + QuoteName(s.QueryID))
 		}
+	case *Pause:
+		b.WriteString("PAUSE " + queryTarget(s.QueryID, s.All))
+	case *Resume:
+		b.WriteString("RESUME " + queryTarget(s.QueryID, s.All))
 	case *Print:
 		formatPrint(b, s)
 	case *SetProperty:

@@ -306,6 +306,22 @@ type Terminate struct {
 	All     bool
 }
 
+// Pause is PAUSE query_id | ALL (ksqlDB 0.28): a persistent query stops
+// processing and keeps its consumer group, tasks, state and offsets.
+type Pause struct {
+	Base
+	QueryID string
+	All     bool
+}
+
+// Resume is RESUME query_id | ALL: a paused persistent query processes
+// again from where it stopped.
+type Resume struct {
+	Base
+	QueryID string
+	All     bool
+}
+
 // Print is PRINT topic [FROM BEGINNING] [INTERVAL n] [LIMIT n]. Topic keeps
 // its case (topic names are case-sensitive).
 type Print struct {
@@ -351,6 +367,8 @@ func (*DescribeFunction) stmtNode() {}
 func (*Explain) stmtNode()          {}
 func (*Drop) stmtNode()             {}
 func (*Terminate) stmtNode()        {}
+func (*Pause) stmtNode()            {}
+func (*Resume) stmtNode()           {}
 func (*Print) stmtNode()            {}
 func (*SetProperty) stmtNode()      {}
 func (*UnsetProperty) stmtNode()    {}

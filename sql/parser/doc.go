@@ -78,8 +78,8 @@
 // testdata/grammar is the rule-by-rule table of ksqlDB's grammar
 // (SqlBase.g4): each parser rule and lexical form with a statement the
 // grammar accepts and one it refuses, the forms sqlstream accepts beyond
-// it (>) and those it refuses (!: PAUSE and RESUME, and a bare EMIT
-// after a source), each with its reason (TestGrammar); testdata/sqlbase
+// it (>) and those it refuses (!: a bare EMIT after a source), each
+// with its reason (TestGrammar); testdata/sqlbase
 // lists every rule, labelled alternative and token of SqlBase.g4 with the
 // block covering it and that block's status (TestGrammarChecklist), so a
 // later release is diffed against it. PAUSE and RESUME are reserved, as

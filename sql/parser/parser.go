@@ -256,7 +256,9 @@ func (p *parser) statement() (ast.Statement, error) {
 		return p.assert()
 	case "ALTER":
 		return p.alter()
-	case "PAUSE", "RESUME", "RUN":
+	case "PAUSE", "RESUME":
+		return p.pauseResume(t.Val == "RESUME")
+	case "RUN":
 		return nil, p.unsupported(t, t.Val)
 	}
 	return nil, p.errAt(t, sqlerr.Syntax, "unknown statement %s", t.Val)

@@ -203,6 +203,26 @@ func (p *parser) terminate() (ast.Statement, error) {
 	return &ast.Terminate{Base: p.base(start), QueryID: id}, nil
 }
 
+// pauseResume parses PAUSE|RESUME query_id | ALL, as TERMINATE's target.
+func (p *parser) pauseResume(resume bool) (ast.Statement, error) {
+	start := p.i
+	p.next()
+	var id string
+	all := p.atKw("ALL") && p.peekN(1).Kind == tEOF
+	if all {
+		p.next()
+	} else {
+		var err error
+		if id, _, err = p.name("a query id or ALL"); err != nil {
+			return nil, err
+		}
+	}
+	if resume {
+		return &ast.Resume{Base: p.base(start), QueryID: id, All: all}, nil
+	}
+	return &ast.Pause{Base: p.base(start), QueryID: id, All: all}, nil
+}
+
 // print parses PRINT topic [FROM BEGINNING] [INTERVAL n] [LIMIT n]. The
 // topic keeps its case whether quoted or not.
 func (p *parser) print() (ast.Statement, error) {
