@@ -1,6 +1,7 @@
 package avro
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -144,6 +145,34 @@ func BenchmarkAvroEncodeTwmbStruct(b *testing.B) {
 		var err error
 		if buf, err = s.AppendEncode(buf[:0], &v); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecodeAllocations: a Nexmark bid (four 8-byte values, three
+// strings) decodes in two allocations — the reader with the first chunks
+// of its arena (frame), and the slab its strings share — and its values
+// survive the next record's decode and a collection (the frame's reader
+// is cleared, so they do not keep the payload).
+func TestDecodeAllocations(t *testing.T) {
+	bn := newBench(&testing.B{})
+	first := make([]any, len(bidCols))
+	if err := bn.dec.Decode(bn.payload, first); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]any, len(bidCols))
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := bn.dec.Decode(bn.payload, dst); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("a bid decodes in %.0f allocations, want 2", allocs)
+	}
+	runtime.GC()
+	for i, want := range bidRow {
+		if first[i] != want || dst[i] != want {
+			t.Errorf("column %s: %#v and %#v, want %#v", bidCols[i], first[i], dst[i], want)
 		}
 	}
 }

@@ -119,9 +119,30 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != d.ncols {
 		return fmt.Errorf("avro: decoding into %d slots for %d columns", len(dst), d.ncols)
 	}
-	r := reader{b: payload, arena: boxes.New(d.words, d.strs)}
+	f := &frame{}
+	f.r = reader{b: payload, arena: boxes.Within(f.words[:0], f.strs[:0], d.words, d.strs)}
+	err := d.decode(&f.r, dst)
+	f.r = reader{} // the values may outlive the decode: they must not keep the payload
+	return err
+}
+
+// frameWords and frameStrs are how many boxed values of each kind a
+// frame holds: a narrow record's (a page view's, a Nexmark bid's, an
+// aggregate's accumulators) boxes need no chunk of their own.
+const frameWords, frameStrs = 4, 4
+
+// frame is one decode's reader and the first chunks of its arena, in one
+// allocation: the reader escapes to the heap anyway (the compiled
+// functions take it), and a record's boxes would be one or two more.
+type frame struct {
+	r     reader
+	words [frameWords]uint64
+	strs  [frameStrs]string
+}
+
+func (d *rowDecoder) decode(r *reader, dst []any) error {
 	if d.single != nil {
-		v, err := d.single(&r)
+		v, err := d.single(r)
 		if err != nil {
 			return err
 		}
@@ -129,11 +150,13 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 		return r.end()
 	}
 	clear(dst)
-	run := runSteps
+	var err error
 	if d.root != nil {
-		run = func(r *reader, _ []step, dst []any) error { return d.root(r, dst) }
+		err = d.root(r, dst)
+	} else {
+		err = runSteps(r, d.steps, dst)
 	}
-	if err := run(&r, d.steps, dst); err != nil {
+	if err != nil {
 		return err
 	}
 	return r.end()

@@ -42,6 +42,26 @@ type Arena struct {
 // strs strings (the record's top-level columns of each kind).
 func New(words, strs int) Arena { return Arena{wordHint: words, strHint: strs} }
 
+// Within returns an arena whose first chunks are the empty slices words
+// and strs, whose backing arrays the caller allocated with something it
+// allocates anyway (the decoder's reader), so the first values of a
+// record cost no allocation of their own; wantWords and wantStrs (the
+// record's top-level columns of each kind) size the next chunks when those
+// are too small.
+func Within(words []uint64, strs []string, wantWords, wantStrs int) Arena {
+	return Arena{words: words[:0], strs: strs[:0],
+		wordHint: rest(wantWords, cap(words)), strHint: rest(wantStrs, cap(strs))}
+}
+
+// rest is the size of the chunk after a first one of capacity have, for a
+// record that wants want values: what is left of want, else chunkSize.
+func rest(want, have int) int {
+	if want > have {
+		return want - have
+	}
+	return chunkSize
+}
+
 // Word returns an interface of the type typ (a type word of T) holding v,
 // stored in a's word arena. T must be a pointer-free type of at most 8
 // bytes.
