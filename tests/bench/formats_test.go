@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,6 +102,15 @@ func measureN(n int64, fn func()) float64 {
 	cpu0 := cpuTime()
 	fn()
 	return float64(n) / (cpuTime() - cpu0).Seconds()
+}
+
+// measureLabeled is measureN with fn (and the goroutines it starts, the
+// engine's tasks) under pprof labels format and job, so one CPU profile of
+// the benchmark splits by them: go tool pprof -tagfocus job=groupby.
+func measureLabeled(n int64, f, job string, fn func()) float64 {
+	var r float64
+	pprof.Do(context.Background(), pprof.Labels("format", f, "job", job), func(context.Context) { r = measureN(n, fn) })
+	return r
 }
 
 // rowCodec is a hand loop's decoding and encoding of page views with a
@@ -251,7 +263,16 @@ func (e *formatEnv) formatFilterLoop(b *testing.B, f string) {
 // the input's format), events per CPU-second of the whole process (the
 // embedded broker included), against a hand-written franz-go loop doing
 // the CSAS job with the format's usual library. Run with -benchtime 1x.
+// BENCH_FORMAT_JOBS (a comma list of hand, csas, groupby; all unless set)
+// runs only those jobs, for a profile of one.
 func BenchmarkFormats(b *testing.B) {
+	jobs := os.Getenv("BENCH_FORMAT_JOBS")
+	run := func(job string, fn func() float64) float64 {
+		if jobs != "" && !slices.Contains(strings.Split(jobs, ","), job) {
+			return 0
+		}
+		return fn()
+	}
 	e := &formatEnv{env: setupBroker(b), reg: srfake.New()}
 	defer e.b.Close()
 	defer e.cl.Close()
@@ -265,14 +286,20 @@ func BenchmarkFormats(b *testing.B) {
 			e.generateFormat(b, f)
 			lf := strings.ToLower(f)
 			var r row
-			r.hand = measureN(fmtEvents, func() { e.formatFilterLoop(b, f) })
-			r.csas = measureN(fmtEvents, func() {
-				e.formatQuery(b, f, fmt.Sprintf(`CREATE STREAM out_%s AS SELECT USER_ID, PAGE, MS * 2 AS DOUBLE_MS, AGENT
-				  FROM pv_%s WHERE PAGE LIKE '/product/%%' EMIT CHANGES;`, lf, lf), "OUT_"+strings.ToUpper(lf), e.want)
+			r.hand = run("hand", func() float64 {
+				return measureLabeled(fmtEvents, f, "hand", func() { e.formatFilterLoop(b, f) })
 			})
-			r.group = measureN(fmtEvents, func() {
-				e.formatQuery(b, f, fmt.Sprintf(`CREATE TABLE cnt_%s AS SELECT USER_ID, COUNT(*) AS N FROM pv_%s GROUP BY USER_ID EMIT CHANGES;`, lf, lf),
-					"CNT_"+strings.ToUpper(lf), fmtEvents)
+			r.csas = run("csas", func() float64 {
+				return measureLabeled(fmtEvents, f, "csas", func() {
+					e.formatQuery(b, f, fmt.Sprintf(`CREATE STREAM out_%s AS SELECT USER_ID, PAGE, MS * 2 AS DOUBLE_MS, AGENT
+					  FROM pv_%s WHERE PAGE LIKE '/product/%%' EMIT CHANGES;`, lf, lf), "OUT_"+strings.ToUpper(lf), e.want)
+				})
+			})
+			r.group = run("groupby", func() float64 {
+				return measureLabeled(fmtEvents, f, "groupby", func() {
+					e.formatQuery(b, f, fmt.Sprintf(`CREATE TABLE cnt_%s AS SELECT USER_ID, COUNT(*) AS N FROM pv_%s GROUP BY USER_ID EMIT CHANGES;`, lf, lf),
+						"CNT_"+strings.ToUpper(lf), fmtEvents)
+				})
 			})
 			rows[f] = r
 			b.ReportMetric(r.csas, lf+"-csas-events/cpu-s")
