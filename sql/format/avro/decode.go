@@ -3,6 +3,7 @@ package avro
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	hamba "github.com/hamba/avro/v2"
 	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
@@ -35,6 +36,11 @@ type rowDecoder struct {
 	// words and strs size the first chunks of a record's arenas (box.go):
 	// how many columns box an 8-byte value or a string.
 	words, strs int
+	// readers are the decodes' readers: one escapes to the heap (the
+	// compiled functions take it), an allocation per record unless
+	// reused. The values decoded point into the arena's chunks and the
+	// string slab, never into the reader.
+	readers sync.Pool
 }
 
 var _ Decoder = (*rowDecoder)(nil)
@@ -119,25 +125,15 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != d.ncols {
 		return fmt.Errorf("avro: decoding into %d slots for %d columns", len(dst), d.ncols)
 	}
-	f := &frame{}
-	f.r = reader{b: payload, arena: boxes.Within(f.words[:0], f.strs[:0], d.words, d.strs)}
-	err := d.decode(&f.r, dst)
-	f.r = reader{} // the values may outlive the decode: they must not keep the payload
+	r, _ := d.readers.Get().(*reader)
+	if r == nil {
+		r = new(reader)
+	}
+	*r = reader{b: payload, arena: boxes.New(d.words, d.strs)}
+	err := d.decode(r, dst)
+	*r = reader{} // nothing of the record stays with the pooled reader
+	d.readers.Put(r)
 	return err
-}
-
-// frameWords and frameStrs are how many boxed values of each kind a
-// frame holds: a narrow record's (a page view's, a Nexmark bid's, an
-// aggregate's accumulators) boxes need no chunk of their own.
-const frameWords, frameStrs = 4, 4
-
-// frame is one decode's reader and the first chunks of its arena, in one
-// allocation: the reader escapes to the heap anyway (the compiled
-// functions take it), and a record's boxes would be one or two more.
-type frame struct {
-	r     reader
-	words [frameWords]uint64
-	strs  [frameStrs]string
 }
 
 func (d *rowDecoder) decode(r *reader, dst []any) error {

@@ -120,7 +120,7 @@ func BenchmarkProtobufCompile(b *testing.B) {
 }
 
 // TestDecodeAllocations: a Nexmark bid decodes in three allocations —
-// the payload's text, which its strings share, the arena frame boxing
+// the payload's text, which its strings share, the arena's frame boxing
 // its strings and BIGINTs, and the timestamp — and its values survive
 // the next record's decode and a collection.
 func TestDecodeAllocations(t *testing.T) {

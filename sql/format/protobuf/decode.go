@@ -71,20 +71,8 @@ func (d *decoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != len(d.m.slots) {
 		return fmt.Errorf("protobuf decoder: %d destination slots for %d columns (internal error)", len(dst), len(d.m.slots))
 	}
-	st := decodeState{payload: payload}
-	if d.words+d.strs > 0 {
-		f := &boxFrame{}
-		st.arena = boxes.Within(f.words[:0], f.strs[:0], d.words, d.strs)
-	}
+	st := decodeState{payload: payload, arena: boxes.New(d.words, d.strs)}
 	return d.m.decode(&st, payload, dst, 0)
-}
-
-// boxFrame is the first chunks of a record's arena in one allocation: a
-// narrow record's (a page view's, an aggregate's accumulators) boxes need
-// no more.
-type boxFrame struct {
-	words [4]uint64
-	strs  [4]string
 }
 
 // denseLimit bounds the field numbers looked up by slice index; higher

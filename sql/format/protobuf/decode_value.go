@@ -194,7 +194,7 @@ func (s *slot) value(st *decodeState, b []byte, typ protowire.Type, at int) (any
 		var x uint64
 		if x, n = protowire.ConsumeVarint(b); n >= 0 {
 			if s.kind == protoreflect.Int64Kind && s.vt.Kind == types.KindBigint {
-				v = boxes.Word(&st.arena, boxes.TypeWord(int64(0)), int64(x)) // fromVarint's, boxed in the arena
+				v = boxes.Int(&st.arena, boxes.TypeWord(int64(0)), int64(x)) // fromVarint's, boxed in the arena
 			} else {
 				v, err = s.fromVarint(x)
 			}
