@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	goruntime "runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -97,8 +98,12 @@ func (e *formatEnv) formatQuery(b *testing.B, f, sql, sink string, want int64) {
 	e.waitFor(b, sink, want)
 }
 
-// measureN runs fn and returns events (n) per CPU-second.
+// measureN runs fn and returns events (n) per CPU-second. The garbage
+// of what ran before (the generator, the previous job's engine) is
+// collected first, so its collection is not counted in fn's CPU time: on
+// the shared machine that moved a job's figure by ±20% from run to run.
 func measureN(n int64, fn func()) float64 {
+	goruntime.GC()
 	cpu0 := cpuTime()
 	fn()
 	return float64(n) / (cpuTime() - cpu0).Seconds()
