@@ -124,6 +124,7 @@ func measureLabeled(n int64, f, job string, fn func()) float64 {
 type rowCodec struct {
 	decode func(b []byte) (pageView, error)
 	encode func(p productView) ([]byte, error)
+	count  func(n int64) ([]byte, error) // a GROUP BY's {N} value
 }
 
 func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
@@ -151,7 +152,19 @@ func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
 			DoubleMS *int64  `avro:"DOUBLE_MS"`
 			Agent    *string `avro:"AGENT"`
 		}
+		cnt := hamba.MustParse(countAvro)
+		cntID := e.registerCount(b, cl, topic, sr.TypeAvro, countAvro)
 		return rowCodec{
+			count: func(n int64) ([]byte, error) {
+				v, err := hamba.Marshal(cnt, struct {
+					N *int64 `avro:"N"`
+				}{&n})
+				if err != nil {
+					return nil, err
+				}
+				hdr, _ := h.AppendEncode(make([]byte, 0, 5+len(v)), cntID, nil)
+				return append(hdr, v...), nil
+			},
 			decode: func(v []byte) (pageView, error) {
 				var r avroIn
 				_, payload, err := h.DecodeID(v)
@@ -179,7 +192,15 @@ func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
 		}
 		md := compileFirstMessage(b, ss.Schema.Schema)
 		fPage, fMS, fAgent := md.Fields().ByName("PAGE"), md.Fields().ByName("MS"), md.Fields().ByName("AGENT")
+		cmd := compileFirstMessage(b, countProto)
+		cntID, fN := e.registerCount(b, cl, topic, sr.TypeProtobuf, countProto), cmd.Fields().ByName("N")
 		return rowCodec{
+			count: func(n int64) ([]byte, error) {
+				m := dynamicpb.NewMessage(cmd)
+				m.Set(fN, protoreflect.ValueOfInt64(n))
+				hdr, _ := h.AppendEncode(nil, cntID, []int{0})
+				return proto.MarshalOptions{}.MarshalAppend(hdr, m)
+			},
 			decode: func(v []byte) (pageView, error) {
 				_, rest, err := h.DecodeID(v)
 				if err != nil {
@@ -212,7 +233,25 @@ func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
 			return pv, err
 		},
 		encode: func(p productView) ([]byte, error) { return json.Marshal(p) },
+		count:  func(n int64) ([]byte, error) { return json.Marshal(countValue{N: n}) },
 	}
+}
+
+// countAvro and countProto are the hand GROUP BY's value schemas, as the
+// engine registers them for the table's N column.
+const (
+	countAvro  = `{"type":"record","name":"Count","fields":[{"name":"N","type":["null","long"],"default":null}]}`
+	countProto = `syntax = "proto3"; message Count { int64 N = 1; }`
+)
+
+// registerCount registers the hand GROUP BY's value schema under its
+// output's subject and returns its id.
+func (e *formatEnv) registerCount(b *testing.B, cl *sr.Client, topic string, t sr.SchemaType, schema string) int {
+	ss, err := cl.CreateSchema(context.Background(), "handcnt-"+strings.TrimPrefix(topic, "pv-")+"-value", sr.Schema{Schema: schema, Type: t})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ss.ID
 }
 
 func compileFirstMessage(b *testing.B, text string) protoreflect.MessageDescriptor {
@@ -228,11 +267,35 @@ func compileFirstMessage(b *testing.B, text string) protoreflect.MessageDescript
 // formatFilterLoop is the CSAS job by hand with the format's library.
 func (e *formatEnv) formatFilterLoop(b *testing.B, f string) {
 	rc := e.libraryCodec(b, f)
-	in, out := "pv-"+strings.ToLower(f), "hand-"+strings.ToLower(f)
+	e.formatHandLoop(b, f, "hand-", e.want, func(pv pageView, _ []byte) ([]byte, error) {
+		if !strings.HasPrefix(pv.Page, "/product/") {
+			return nil, nil
+		}
+		return rc.encode(productView{Page: pv.Page, DoubleMS: pv.MS * 2, Agent: pv.Agent})
+	}, rc)
+}
+
+// formatCountLoop is the GROUP BY job by hand with the format's library:
+// counts by user in a map, one output per input. Unlike the engine it
+// keeps them in memory only, no store and no changelog.
+func (e *formatEnv) formatCountLoop(b *testing.B, f string) {
+	rc := e.libraryCodec(b, f)
+	counts := make(map[string]int64)
+	e.formatHandLoop(b, f, "handcnt-", fmtEvents, func(_ pageView, key []byte) ([]byte, error) {
+		counts[string(key)]++
+		return rc.count(counts[string(key)])
+	}, rc)
+}
+
+// formatHandLoop consumes pv-<format> with franz-go, decodes each value
+// with rc and produces step's value (none when nil) under the record's
+// key to <prefix><format>, until want records are out.
+func (e *formatEnv) formatHandLoop(b *testing.B, f, prefix string, want int64, step func(pv pageView, key []byte) ([]byte, error), rc rowCodec) {
+	in, out := "pv-"+strings.ToLower(f), prefix+strings.ToLower(f)
 	if _, err := e.adm.CreateTopic(context.Background(), partitions, 1, nil, out); err != nil {
 		b.Fatal(err)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup("hand-"+in),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup(out),
 		kgo.ConsumeTopics(in), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond))
 	if err != nil {
@@ -241,35 +304,38 @@ func (e *formatEnv) formatFilterLoop(b *testing.B, f string) {
 	defer cl.Close()
 	ctx := context.Background()
 	var produced int64
-	for produced < e.want {
+	for produced < want {
 		fs := cl.PollRecords(ctx, 10_000)
 		fs.EachRecord(func(r *kgo.Record) {
 			pv, err := rc.decode(r.Value)
-			if err != nil || !strings.HasPrefix(pv.Page, "/product/") {
+			if err != nil {
 				return
 			}
-			v, err := rc.encode(productView{Page: pv.Page, DoubleMS: pv.MS * 2, Agent: pv.Agent})
+			v, err := step(pv, r.Key)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cl.Produce(ctx, &kgo.Record{Topic: out, Key: r.Key, Value: v, Timestamp: r.Timestamp}, nil)
-			produced++
+			if v != nil {
+				cl.Produce(ctx, &kgo.Record{Topic: out, Key: r.Key, Value: v, Timestamp: r.Timestamp}, nil)
+				produced++
+			}
 		})
 		if err := cl.Flush(ctx); err != nil {
 			b.Fatal(err)
 		}
 		cl.CommitUncommittedOffsets(ctx)
 	}
-	e.waitFor(b, out, e.want)
+	e.waitFor(b, out, want)
 }
 
 // BenchmarkFormats is issue 17's benchmark: CSAS … WHERE and COUNT(*)
 // GROUP BY over the same page views in JSON, AVRO and PROTOBUF (sinks in
 // the input's format), events per CPU-second of the whole process (the
-// embedded broker included), against a hand-written franz-go loop doing
-// the CSAS job with the format's usual library. Run with -benchtime 1x.
-// BENCH_FORMAT_JOBS (a comma list of hand, csas, groupby; all unless set)
-// runs only those jobs, for a profile of one.
+// embedded broker included), against hand-written franz-go loops doing
+// each job with the format's usual library (hand loop: the CSAS's; hand
+// GROUP: the GROUP BY's, counts in a map). Run with -benchtime 1x.
+// BENCH_FORMAT_JOBS (a comma list of hand, handgroup, csas, groupby; all
+// unless set) runs only those jobs, for a profile of one.
 func BenchmarkFormats(b *testing.B) {
 	jobs := os.Getenv("BENCH_FORMAT_JOBS")
 	run := func(job string, fn func() float64) float64 {
@@ -285,7 +351,7 @@ func BenchmarkFormats(b *testing.B) {
 	formats := []string{format.JSON, format.Avro, format.Protobuf}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		type row struct{ csas, group, hand float64 }
+		type row struct{ csas, group, hand, handGroup float64 }
 		rows := map[string]row{}
 		for _, f := range formats {
 			e.generateFormat(b, f)
@@ -293,6 +359,9 @@ func BenchmarkFormats(b *testing.B) {
 			var r row
 			r.hand = run("hand", func() float64 {
 				return measureLabeled(fmtEvents, f, "hand", func() { e.formatFilterLoop(b, f) })
+			})
+			r.handGroup = run("handgroup", func() float64 {
+				return measureLabeled(fmtEvents, f, "handgroup", func() { e.formatCountLoop(b, f) })
 			})
 			r.csas = run("csas", func() float64 {
 				return measureLabeled(fmtEvents, f, "csas", func() {
@@ -310,12 +379,13 @@ func BenchmarkFormats(b *testing.B) {
 			b.ReportMetric(r.csas, lf+"-csas-events/cpu-s")
 			b.ReportMetric(r.group, lf+"-groupby-events/cpu-s")
 			b.ReportMetric(r.hand, lf+"-hand-events/cpu-s")
+			b.ReportMetric(r.handGroup, lf+"-hand-groupby-events/cpu-s")
 		}
 		fmt.Printf("\n%d page views, %d partitions, %d keys, events per CPU-second (whole process, broker included):\n", fmtEvents, partitions, numKeys)
-		fmt.Printf("  %-9s %12s %12s %12s %10s %10s\n", "format", "CSAS", "GROUP BY", "hand loop", "CSAS/JSON", "GROUP/JSON")
+		fmt.Printf("  %-9s %12s %12s %12s %12s %10s %10s\n", "format", "CSAS", "GROUP BY", "hand loop", "hand GROUP", "CSAS/JSON", "GROUP/JSON")
 		for _, f := range formats {
 			r, j := rows[f], rows[format.JSON]
-			fmt.Printf("  %-9s %12.0f %12.0f %12.0f %10.2f %10.2f\n", f, r.csas, r.group, r.hand, r.csas/j.csas, r.group/j.group)
+			fmt.Printf("  %-9s %12.0f %12.0f %12.0f %12.0f %10.2f %10.2f\n", f, r.csas, r.group, r.hand, r.handGroup, r.csas/j.csas, r.group/j.group)
 		}
 	}
 }
