@@ -119,17 +119,25 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 		}
 	}
 	dec, err := c.cachedDecoder(id, indexes)
-	var unavailable *RegistryUnavailableError
-	switch {
-	case errors.As(err, &unavailable):
-		return unavailable
-	case err != nil:
-		return &DecodeError{Format: c.spec.Name, Offset: 1, Text: excerpt(data, 1), Msg: err.Error()}
+	if err != nil {
+		return c.decoderError(err, data)
 	}
 	if err := dec.Decode(payload, dst); err != nil {
 		return payloadError(c.spec.Name, err, len(data)-len(payload))
 	}
 	return nil
+}
+
+// decoderError is the error of a record whose schema's decoder could not
+// be had: the registry's unavailability as is (not the record's fault),
+// else a decode error at the schema id. Apart from Decode, so the data
+// path does not move the errors.As target to the heap on every record.
+func (c *srCodec) decoderError(err error, data []byte) error {
+	var unavailable *RegistryUnavailableError
+	if errors.As(err, &unavailable) {
+		return unavailable
+	}
+	return &DecodeError{Format: c.spec.Name, Offset: 1, Text: excerpt(data, 1), Msg: err.Error()}
 }
 
 // firstMessage is the index path of a header's 0 byte, the first message.

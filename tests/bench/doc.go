@@ -31,9 +31,14 @@
 //	BenchmarkNexmark        Nexmark q0, q1, q5, q7, q3, q8 in this     issue 21
 //	                        process (BENCH_NEXMARK_EVENTS, _QUERIES),
 //	                        verified, so -cpuprofile profiles them
+//	BenchmarkFormats        CSAS and GROUP BY over 300k page views   issue 17
+//	                        in JSON, AVRO, PROTOBUF (a registry over
+//	                        HTTP), a hand loop for each job; jobs
+//	                        carry pprof labels (BENCH_FORMAT_JOBS)
 //
 // profile.md holds the profile findings of the performance pass (issue
-// 21 part 4): what took the time, what changed, before and after.
+// 21 part 4) and of the registry formats' GROUP BY (issue 17 part 5):
+// what took the time, what changed, before and after.
 //
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	goruntime "runtime"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,11 +98,24 @@ func (e *formatEnv) formatQuery(b *testing.B, f, sql, sink string, want int64) {
 	e.waitFor(b, sink, want)
 }
 
-// measureN runs fn and returns events (n) per CPU-second.
+// measureN runs fn and returns events (n) per CPU-second. The garbage
+// of what ran before (the generator, the previous job's engine) is
+// collected first, so its collection is not counted in fn's CPU time: on
+// the shared machine that moved a job's figure by ±20% from run to run.
 func measureN(n int64, fn func()) float64 {
+	goruntime.GC()
 	cpu0 := cpuTime()
 	fn()
 	return float64(n) / (cpuTime() - cpu0).Seconds()
+}
+
+// measureLabeled is measureN with fn (and the goroutines it starts, the
+// engine's tasks) under pprof labels format and job, so one CPU profile of
+// the benchmark splits by them: go tool pprof -tagfocus job=groupby.
+func measureLabeled(n int64, f, job string, fn func()) float64 {
+	var r float64
+	pprof.Do(context.Background(), pprof.Labels("format", f, "job", job), func(context.Context) { r = measureN(n, fn) })
+	return r
 }
 
 // rowCodec is a hand loop's decoding and encoding of page views with a
@@ -107,6 +124,7 @@ func measureN(n int64, fn func()) float64 {
 type rowCodec struct {
 	decode func(b []byte) (pageView, error)
 	encode func(p productView) ([]byte, error)
+	count  func(n int64) ([]byte, error) // a GROUP BY's {N} value
 }
 
 func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
@@ -134,7 +152,19 @@ func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
 			DoubleMS *int64  `avro:"DOUBLE_MS"`
 			Agent    *string `avro:"AGENT"`
 		}
+		cnt := hamba.MustParse(countAvro)
+		cntID := e.registerCount(b, cl, topic, sr.TypeAvro, countAvro)
 		return rowCodec{
+			count: func(n int64) ([]byte, error) {
+				v, err := hamba.Marshal(cnt, struct {
+					N *int64 `avro:"N"`
+				}{&n})
+				if err != nil {
+					return nil, err
+				}
+				hdr, _ := h.AppendEncode(make([]byte, 0, 5+len(v)), cntID, nil)
+				return append(hdr, v...), nil
+			},
 			decode: func(v []byte) (pageView, error) {
 				var r avroIn
 				_, payload, err := h.DecodeID(v)
@@ -162,7 +192,15 @@ func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
 		}
 		md := compileFirstMessage(b, ss.Schema.Schema)
 		fPage, fMS, fAgent := md.Fields().ByName("PAGE"), md.Fields().ByName("MS"), md.Fields().ByName("AGENT")
+		cmd := compileFirstMessage(b, countProto)
+		cntID, fN := e.registerCount(b, cl, topic, sr.TypeProtobuf, countProto), cmd.Fields().ByName("N")
 		return rowCodec{
+			count: func(n int64) ([]byte, error) {
+				m := dynamicpb.NewMessage(cmd)
+				m.Set(fN, protoreflect.ValueOfInt64(n))
+				hdr, _ := h.AppendEncode(nil, cntID, []int{0})
+				return proto.MarshalOptions{}.MarshalAppend(hdr, m)
+			},
 			decode: func(v []byte) (pageView, error) {
 				_, rest, err := h.DecodeID(v)
 				if err != nil {
@@ -195,7 +233,25 @@ func (e *formatEnv) libraryCodec(b *testing.B, f string) rowCodec {
 			return pv, err
 		},
 		encode: func(p productView) ([]byte, error) { return json.Marshal(p) },
+		count:  func(n int64) ([]byte, error) { return json.Marshal(countValue{N: n}) },
 	}
+}
+
+// countAvro and countProto are the hand GROUP BY's value schemas, as the
+// engine registers them for the table's N column.
+const (
+	countAvro  = `{"type":"record","name":"Count","fields":[{"name":"N","type":["null","long"],"default":null}]}`
+	countProto = `syntax = "proto3"; message Count { int64 N = 1; }`
+)
+
+// registerCount registers the hand GROUP BY's value schema under its
+// output's subject and returns its id.
+func (e *formatEnv) registerCount(b *testing.B, cl *sr.Client, topic string, t sr.SchemaType, schema string) int {
+	ss, err := cl.CreateSchema(context.Background(), "handcnt-"+strings.TrimPrefix(topic, "pv-")+"-value", sr.Schema{Schema: schema, Type: t})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ss.ID
 }
 
 func compileFirstMessage(b *testing.B, text string) protoreflect.MessageDescriptor {
@@ -211,11 +267,35 @@ func compileFirstMessage(b *testing.B, text string) protoreflect.MessageDescript
 // formatFilterLoop is the CSAS job by hand with the format's library.
 func (e *formatEnv) formatFilterLoop(b *testing.B, f string) {
 	rc := e.libraryCodec(b, f)
-	in, out := "pv-"+strings.ToLower(f), "hand-"+strings.ToLower(f)
+	e.formatHandLoop(b, f, "hand-", e.want, func(pv pageView, _ []byte) ([]byte, error) {
+		if !strings.HasPrefix(pv.Page, "/product/") {
+			return nil, nil
+		}
+		return rc.encode(productView{Page: pv.Page, DoubleMS: pv.MS * 2, Agent: pv.Agent})
+	}, rc)
+}
+
+// formatCountLoop is the GROUP BY job by hand with the format's library:
+// counts by user in a map, one output per input. Unlike the engine it
+// keeps them in memory only, no store and no changelog.
+func (e *formatEnv) formatCountLoop(b *testing.B, f string) {
+	rc := e.libraryCodec(b, f)
+	counts := make(map[string]int64)
+	e.formatHandLoop(b, f, "handcnt-", fmtEvents, func(_ pageView, key []byte) ([]byte, error) {
+		counts[string(key)]++
+		return rc.count(counts[string(key)])
+	}, rc)
+}
+
+// formatHandLoop consumes pv-<format> with franz-go, decodes each value
+// with rc and produces step's value (none when nil) under the record's
+// key to <prefix><format>, until want records are out.
+func (e *formatEnv) formatHandLoop(b *testing.B, f, prefix string, want int64, step func(pv pageView, key []byte) ([]byte, error), rc rowCodec) {
+	in, out := "pv-"+strings.ToLower(f), prefix+strings.ToLower(f)
 	if _, err := e.adm.CreateTopic(context.Background(), partitions, 1, nil, out); err != nil {
 		b.Fatal(err)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup("hand-"+in),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup(out),
 		kgo.ConsumeTopics(in), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond))
 	if err != nil {
@@ -224,34 +304,46 @@ func (e *formatEnv) formatFilterLoop(b *testing.B, f string) {
 	defer cl.Close()
 	ctx := context.Background()
 	var produced int64
-	for produced < e.want {
+	for produced < want {
 		fs := cl.PollRecords(ctx, 10_000)
 		fs.EachRecord(func(r *kgo.Record) {
 			pv, err := rc.decode(r.Value)
-			if err != nil || !strings.HasPrefix(pv.Page, "/product/") {
+			if err != nil {
 				return
 			}
-			v, err := rc.encode(productView{Page: pv.Page, DoubleMS: pv.MS * 2, Agent: pv.Agent})
+			v, err := step(pv, r.Key)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cl.Produce(ctx, &kgo.Record{Topic: out, Key: r.Key, Value: v, Timestamp: r.Timestamp}, nil)
-			produced++
+			if v != nil {
+				cl.Produce(ctx, &kgo.Record{Topic: out, Key: r.Key, Value: v, Timestamp: r.Timestamp}, nil)
+				produced++
+			}
 		})
 		if err := cl.Flush(ctx); err != nil {
 			b.Fatal(err)
 		}
 		cl.CommitUncommittedOffsets(ctx)
 	}
-	e.waitFor(b, out, e.want)
+	e.waitFor(b, out, want)
 }
 
 // BenchmarkFormats is issue 17's benchmark: CSAS … WHERE and COUNT(*)
 // GROUP BY over the same page views in JSON, AVRO and PROTOBUF (sinks in
 // the input's format), events per CPU-second of the whole process (the
-// embedded broker included), against a hand-written franz-go loop doing
-// the CSAS job with the format's usual library. Run with -benchtime 1x.
+// embedded broker included), against hand-written franz-go loops doing
+// each job with the format's usual library (hand loop: the CSAS's; hand
+// GROUP: the GROUP BY's, counts in a map). Run with -benchtime 1x.
+// BENCH_FORMAT_JOBS (a comma list of hand, handgroup, csas, groupby; all
+// unless set) runs only those jobs, for a profile of one.
 func BenchmarkFormats(b *testing.B) {
+	jobs := os.Getenv("BENCH_FORMAT_JOBS")
+	run := func(job string, fn func() float64) float64 {
+		if jobs != "" && !slices.Contains(strings.Split(jobs, ","), job) {
+			return 0
+		}
+		return fn()
+	}
 	e := &formatEnv{env: setupBroker(b), reg: srfake.New()}
 	defer e.b.Close()
 	defer e.cl.Close()
@@ -259,31 +351,41 @@ func BenchmarkFormats(b *testing.B) {
 	formats := []string{format.JSON, format.Avro, format.Protobuf}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		type row struct{ csas, group, hand float64 }
+		type row struct{ csas, group, hand, handGroup float64 }
 		rows := map[string]row{}
 		for _, f := range formats {
 			e.generateFormat(b, f)
 			lf := strings.ToLower(f)
 			var r row
-			r.hand = measureN(fmtEvents, func() { e.formatFilterLoop(b, f) })
-			r.csas = measureN(fmtEvents, func() {
-				e.formatQuery(b, f, fmt.Sprintf(`CREATE STREAM out_%s AS SELECT USER_ID, PAGE, MS * 2 AS DOUBLE_MS, AGENT
-				  FROM pv_%s WHERE PAGE LIKE '/product/%%' EMIT CHANGES;`, lf, lf), "OUT_"+strings.ToUpper(lf), e.want)
+			r.hand = run("hand", func() float64 {
+				return measureLabeled(fmtEvents, f, "hand", func() { e.formatFilterLoop(b, f) })
 			})
-			r.group = measureN(fmtEvents, func() {
-				e.formatQuery(b, f, fmt.Sprintf(`CREATE TABLE cnt_%s AS SELECT USER_ID, COUNT(*) AS N FROM pv_%s GROUP BY USER_ID EMIT CHANGES;`, lf, lf),
-					"CNT_"+strings.ToUpper(lf), fmtEvents)
+			r.handGroup = run("handgroup", func() float64 {
+				return measureLabeled(fmtEvents, f, "handgroup", func() { e.formatCountLoop(b, f) })
+			})
+			r.csas = run("csas", func() float64 {
+				return measureLabeled(fmtEvents, f, "csas", func() {
+					e.formatQuery(b, f, fmt.Sprintf(`CREATE STREAM out_%s AS SELECT USER_ID, PAGE, MS * 2 AS DOUBLE_MS, AGENT
+					  FROM pv_%s WHERE PAGE LIKE '/product/%%' EMIT CHANGES;`, lf, lf), "OUT_"+strings.ToUpper(lf), e.want)
+				})
+			})
+			r.group = run("groupby", func() float64 {
+				return measureLabeled(fmtEvents, f, "groupby", func() {
+					e.formatQuery(b, f, fmt.Sprintf(`CREATE TABLE cnt_%s AS SELECT USER_ID, COUNT(*) AS N FROM pv_%s GROUP BY USER_ID EMIT CHANGES;`, lf, lf),
+						"CNT_"+strings.ToUpper(lf), fmtEvents)
+				})
 			})
 			rows[f] = r
 			b.ReportMetric(r.csas, lf+"-csas-events/cpu-s")
 			b.ReportMetric(r.group, lf+"-groupby-events/cpu-s")
 			b.ReportMetric(r.hand, lf+"-hand-events/cpu-s")
+			b.ReportMetric(r.handGroup, lf+"-hand-groupby-events/cpu-s")
 		}
 		fmt.Printf("\n%d page views, %d partitions, %d keys, events per CPU-second (whole process, broker included):\n", fmtEvents, partitions, numKeys)
-		fmt.Printf("  %-9s %12s %12s %12s %10s %10s\n", "format", "CSAS", "GROUP BY", "hand loop", "CSAS/JSON", "GROUP/JSON")
+		fmt.Printf("  %-9s %12s %12s %12s %12s %10s %10s\n", "format", "CSAS", "GROUP BY", "hand loop", "hand GROUP", "CSAS/JSON", "GROUP/JSON")
 		for _, f := range formats {
 			r, j := rows[f], rows[format.JSON]
-			fmt.Printf("  %-9s %12.0f %12.0f %12.0f %10.2f %10.2f\n", f, r.csas, r.group, r.hand, r.csas/j.csas, r.group/j.group)
+			fmt.Printf("  %-9s %12.0f %12.0f %12.0f %12.0f %10.2f %10.2f\n", f, r.csas, r.group, r.hand, r.handGroup, r.csas/j.csas, r.group/j.group)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package avro
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -144,6 +145,76 @@ func BenchmarkAvroEncodeTwmbStruct(b *testing.B) {
 		var err error
 		if buf, err = s.AppendEncode(buf[:0], &v); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecodeAllocations: a Nexmark bid (four 8-byte values, three
+// strings) decodes in two allocations — one frame for its boxes of both
+// kinds, and the slab its strings share; the reader is the decoder's,
+// reused — and its values survive the next record's decode and a
+// collection.
+func TestDecodeAllocations(t *testing.T) {
+	bn := newBench(&testing.B{})
+	first := make([]any, len(bidCols))
+	if err := bn.dec.Decode(bn.payload, first); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]any, len(bidCols))
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := bn.dec.Decode(bn.payload, dst); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("a bid decodes in %.0f allocations, want 2", allocs)
+	}
+	runtime.GC()
+	for i, want := range bidRow {
+		if first[i] != want || dst[i] != want {
+			t.Errorf("column %s: %#v and %#v, want %#v", bidCols[i], first[i], dst[i], want)
+		}
+	}
+}
+
+// TestSmallCountAllocations: an aggregate's accumulators (a COUNT of 3)
+// decode without an allocation — a BIGINT in [0, 256) boxes in the Go
+// runtime's static table, not in the arena — and larger or negative ones
+// in one, the arena's chunk.
+func TestSmallCountAllocations(t *testing.T) {
+	cols := columns(t, []string{"KSQL_AGG_COUNT BIGINT"})
+	text, err := Schema(cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := NewDecoder(text, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := NewEncoder(text, nil, cols, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]any, 1)
+	for _, n := range []int64{3, 255, 256, -1} {
+		payload, err := enc.Encode(nil, []any{n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(100, func() {
+			if err := dec.Decode(payload, dst); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if dst[0] != n {
+			t.Errorf("%d decoded as %#v", n, dst[0])
+		}
+		want := 1.0
+		if n >= 0 && n < 256 {
+			want = 0
+		}
+		if allocs > want {
+			t.Errorf("a COUNT of %d decodes in %.0f allocations, want %.0f", n, allocs, want)
 		}
 	}
 }

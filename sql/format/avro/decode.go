@@ -3,6 +3,7 @@ package avro
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	hamba "github.com/hamba/avro/v2"
 	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
@@ -35,6 +36,11 @@ type rowDecoder struct {
 	// words and strs size the first chunks of a record's arenas (box.go):
 	// how many columns box an 8-byte value or a string.
 	words, strs int
+	// readers are the decodes' readers: one escapes to the heap (the
+	// compiled functions take it), an allocation per record unless
+	// reused. The values decoded point into the arena's chunks and the
+	// string slab, never into the reader.
+	readers sync.Pool
 }
 
 var _ Decoder = (*rowDecoder)(nil)
@@ -119,9 +125,20 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != d.ncols {
 		return fmt.Errorf("avro: decoding into %d slots for %d columns", len(dst), d.ncols)
 	}
-	r := reader{b: payload, arena: boxes.New(d.words, d.strs)}
+	r, _ := d.readers.Get().(*reader)
+	if r == nil {
+		r = new(reader)
+	}
+	*r = reader{b: payload, arena: boxes.New(d.words, d.strs)}
+	err := d.decode(r, dst)
+	*r = reader{} // nothing of the record stays with the pooled reader
+	d.readers.Put(r)
+	return err
+}
+
+func (d *rowDecoder) decode(r *reader, dst []any) error {
 	if d.single != nil {
-		v, err := d.single(&r)
+		v, err := d.single(r)
 		if err != nil {
 			return err
 		}
@@ -129,11 +146,13 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 		return r.end()
 	}
 	clear(dst)
-	run := runSteps
+	var err error
 	if d.root != nil {
-		run = func(r *reader, _ []step, dst []any) error { return d.root(r, dst) }
+		err = d.root(r, dst)
+	} else {
+		err = runSteps(r, d.steps, dst)
 	}
-	if err := run(&r, d.steps, dst); err != nil {
+	if err != nil {
 		return err
 	}
 	return r.end()

@@ -71,10 +71,10 @@ func intConv(logical hamba.LogicalType, k types.Kind) func(*reader, int32) any {
 	switch {
 	case k == types.KindInteger && logical == "":
 		typ := typeWord(int32(0))
-		return func(r *reader, v int32) any { return box(r, typ, v) }
+		return func(r *reader, v int32) any { return boxInt(r, typ, v) }
 	case k == types.KindBigint && logical == "":
 		typ := typeWord(int64(0))
-		return func(r *reader, v int32) any { return box(r, typ, int64(v)) }
+		return func(r *reader, v int32) any { return boxInt(r, typ, int64(v)) }
 	case k == types.KindDouble && logical == "":
 		typ := typeWord(float64(0))
 		return func(r *reader, v int32) any { return box(r, typ, float64(v)) }
@@ -111,7 +111,7 @@ func longConv(logical hamba.LogicalType, k types.Kind) func(*reader, int64) any 
 	switch {
 	case k == types.KindBigint:
 		typ := typeWord(int64(0))
-		return func(r *reader, v int64) any { return box(r, typ, v) }
+		return func(r *reader, v int64) any { return boxInt(r, typ, v) }
 	case k == types.KindDouble && logical == "":
 		typ := typeWord(float64(0))
 		return func(r *reader, v int64) any { return box(r, typ, float64(v)) }

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -39,7 +40,16 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{m: m}, nil
+	d := &decoder{m: m}
+	for _, c := range cols {
+		switch c.Type.Kind {
+		case types.KindString:
+			d.strs++
+		case types.KindBigint:
+			d.words++
+		}
+	}
+	return d, nil
 }
 
 func columnFields(cols []types.Column) []types.Field {
@@ -50,13 +60,18 @@ func columnFields(cols []types.Column) []types.Field {
 	return fields
 }
 
-type decoder struct{ m *msgDecoder }
+type decoder struct {
+	m *msgDecoder
+	// words and strs size the first chunks of a record's arena: its
+	// top-level BIGINT and STRING columns.
+	words, strs int
+}
 
 func (d *decoder) Decode(payload []byte, dst []any) error {
 	if len(dst) != len(d.m.slots) {
 		return fmt.Errorf("protobuf decoder: %d destination slots for %d columns (internal error)", len(dst), len(d.m.slots))
 	}
-	st := decodeState{payload: payload}
+	st := decodeState{payload: payload, arena: boxes.New(d.words, d.strs)}
 	return d.m.decode(&st, payload, dst, 0)
 }
 

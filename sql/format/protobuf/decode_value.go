@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/sqlstream/sqlstream/sql/format/internal/boxes"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -24,6 +25,10 @@ import (
 type decodeState struct {
 	payload []byte
 	text    string
+	// arena boxes the record's strings and BIGINTs
+	// (sql/format/internal/boxes): a chunk for all of them, not an
+	// allocation each.
+	arena boxes.Arena
 }
 
 // str returns the string field b found at byte at of the payload; invalid
@@ -188,7 +193,11 @@ func (s *slot) value(st *decodeState, b []byte, typ protowire.Type, at int) (any
 	case protowire.VarintType:
 		var x uint64
 		if x, n = protowire.ConsumeVarint(b); n >= 0 {
-			v, err = s.fromVarint(x)
+			if s.kind == protoreflect.Int64Kind && s.vt.Kind == types.KindBigint {
+				v = boxes.Int(&st.arena, boxes.TypeWord(int64(0)), int64(x)) // fromVarint's, boxed in the arena
+			} else {
+				v, err = s.fromVarint(x)
+			}
 		}
 	case protowire.Fixed32Type:
 		var x uint32
@@ -203,7 +212,11 @@ func (s *slot) value(st *decodeState, b []byte, typ protowire.Type, at int) (any
 	default:
 		var x []byte
 		if x, n = protowire.ConsumeBytes(b); n >= 0 {
-			v, err = s.fromBytes(st, x, at+n-len(x))
+			if s.kind == protoreflect.StringKind {
+				v = boxes.String(&st.arena, boxes.TypeWord(""), st.str(x, at+n-len(x))) // fromBytes', boxed in the arena
+			} else {
+				v, err = s.fromBytes(st, x, at+n-len(x))
+			}
 		}
 	}
 	if n < 0 {

@@ -3,9 +3,11 @@
 // heap cell for it, one per value: for a record of seven fields that is
 // most of a decode's cost. A decoder instead keeps a per-record Arena of
 // 8-byte words and one of string headers, and builds each interface value
-// from the value's type word and a pointer into the arena; a record's
-// boxed values then cost about two allocations (an arena grows by a new
-// chunk, never by moving, so a pointer handed out stays valid). The
+// from the value's type word and a pointer into the arena; a narrow
+// record's boxed values then cost one allocation (a frame holding the
+// first chunk of each kind), a wide one's a few (an arena grows by a new
+// chunk, never by moving, so a pointer handed out stays valid), and
+// integers in [0, 256) none (Int: the Go runtime's static boxes). The
 // values are never written again, as sql/types requires of all values,
 // and a chunk stays alive as long as any of its values does.
 //
@@ -36,17 +38,47 @@ type Arena struct {
 	words             []uint64
 	strs              []string
 	wordHint, strHint int
+	// framed: the first chunks of both kinds come in one frame, made
+	// when the first value is boxed.
+	framed bool
+}
+
+// frameWords and frameStrs are what a frame holds: a narrow record's
+// (a page view's, a Nexmark bid's) boxes need one allocation, not one
+// per kind.
+const frameWords, frameStrs = 4, 4
+
+// frame is the first chunks of both kinds of a record that boxes both.
+type frame struct {
+	words [frameWords]uint64
+	strs  [frameStrs]string
 }
 
 // New returns an arena whose first chunks hold words 8-byte values and
-// strs strings (the record's top-level columns of each kind).
-func New(words, strs int) Arena { return Arena{wordHint: words, strHint: strs} }
+// strs strings (the record's top-level columns of each kind); a record
+// of both kinds and few of each gets both chunks in one allocation.
+func New(words, strs int) Arena {
+	return Arena{wordHint: words, strHint: strs,
+		framed: words > 0 && strs > 0 && words <= frameWords && strs <= frameStrs}
+}
+
+// unframe makes the frame of a framed arena, its first chunks; false if
+// the arena is not framed (any more).
+func (a *Arena) unframe() bool {
+	if !a.framed {
+		return false
+	}
+	f := new(frame)
+	a.words, a.strs, a.framed = f.words[:0], f.strs[:0], false
+	a.wordHint, a.strHint = chunkSize, chunkSize
+	return true
+}
 
 // Word returns an interface of the type typ (a type word of T) holding v,
 // stored in a's word arena. T must be a pointer-free type of at most 8
 // bytes.
 func Word[T any](a *Arena, typ unsafe.Pointer, v T) any {
-	if len(a.words) == cap(a.words) {
+	if len(a.words) == cap(a.words) && !a.unframe() {
 		a.words = make([]uint64, 0, chunk(&a.wordHint))
 	}
 	a.words = a.words[:len(a.words)+1]
@@ -58,10 +90,21 @@ func Word[T any](a *Arena, typ unsafe.Pointer, v T) any {
 	return out
 }
 
+// Int is Word for an integer: one in [0, 256) boxes as the Go runtime
+// boxes it, from its static table, without an allocation or a place in
+// the arena (counts, flags and small codes, an aggregate's COUNT among
+// them, mostly are).
+func Int[T int32 | int64](a *Arena, typ unsafe.Pointer, v T) any {
+	if v >= 0 && v < 256 {
+		return v
+	}
+	return Word(a, typ, v)
+}
+
 // String returns s as an interface of type typ (the type word of string),
 // its header stored in a's string arena.
 func String(a *Arena, typ unsafe.Pointer, s string) any {
-	if len(a.strs) == cap(a.strs) {
+	if len(a.strs) == cap(a.strs) && !a.unframe() {
 		a.strs = make([]string, 0, chunk(&a.strHint))
 	}
 	a.strs = append(a.strs, s)

@@ -37,7 +37,9 @@ func TestLayout(t *testing.T) {
 }
 
 // TestArenaAllocations: a record of three words and two strings boxes in
-// two allocations (one chunk of each) with New's hints; the zero Arena
+// one allocation (a frame holding the first chunk of each) with New's
+// hints, one of 6 words and no strings in one (a chunk of words), one of
+// 6 words and 2 strings (more than a frame holds) in two; the zero Arena
 // works too.
 func TestArenaAllocations(t *testing.T) {
 	i64, str := TypeWord(int64(0)), TypeWord("")
@@ -48,11 +50,51 @@ func TestArenaAllocations(t *testing.T) {
 		sink = append(sink[:0], Word(&a, i64, int64(1e12)), Word(&a, i64, int64(2e12)), Word(&a, i64, int64(3e12)),
 			String(&a, str, s), String(&a, str, s))
 	})
-	if allocs > 2 {
-		t.Errorf("%.0f allocations for a record of 5 values, want 2", allocs)
+	if allocs > 1 {
+		t.Errorf("%.0f allocations for a record of 5 values, want 1", allocs)
+	}
+	for _, c := range []struct{ words, strs, want int }{{6, 0, 1}, {6, 2, 2}} {
+		allocs := testing.AllocsPerRun(100, func() {
+			a := New(c.words, c.strs)
+			sink = sink[:0]
+			for i := range c.words {
+				sink = append(sink, Word(&a, i64, int64(i)<<40))
+			}
+			for range c.strs {
+				sink = append(sink, String(&a, str, s))
+			}
+		})
+		if allocs > float64(c.want) {
+			t.Errorf("%.0f allocations for %d words and %d strings, want %d", allocs, c.words, c.strs, c.want)
+		}
+		for i := range c.words {
+			if sink[i] != any(int64(i)<<40) {
+				t.Errorf("word %d boxed as %#v", i, sink[i])
+			}
+		}
 	}
 	var zero Arena
 	if v := String(&zero, str, s); v != any(s) {
 		t.Errorf("zero arena boxed %#v", v)
+	}
+}
+
+// TestInt: integers in [0, 256) box without an allocation and outside
+// the arena, others in it; all are the values and types boxed.
+func TestInt(t *testing.T) {
+	i32, i64 := TypeWord(int32(0)), TypeWord(int64(0))
+	var sink any
+	for _, v := range []int64{0, 7, 255, 256, -1, 1 << 40} {
+		a := New(1, 0)
+		allocs := testing.AllocsPerRun(100, func() { a = New(1, 0); sink = Int(&a, i64, v) })
+		if sink != any(v) {
+			t.Errorf("Int(%d) boxed %#v", v, sink)
+		}
+		if small := v >= 0 && v < 256; small && allocs > 0 || !small && allocs > 1 {
+			t.Errorf("Int(%d): %.0f allocations", v, allocs)
+		}
+		if got := Int(&a, i32, int32(v)); v == int64(int32(v)) && got != any(int32(v)) {
+			t.Errorf("Int(int32 %d) boxed %#v", v, got)
+		}
 	}
 }
