@@ -3,9 +3,11 @@ package physical
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/sqlstream/sqlstream/state"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/state"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -411,6 +413,7 @@ type aggregateOp struct {
 	accs   []any
 	out    types.Row
 	encBuf []byte // encode's scratch
+	size   int    // the loaded group's stored size (aggValue.size)
 	// A quiet retract leaves the group's previous result here for the
 	// add that follows it.
 	quietBefore    bool
@@ -468,14 +471,20 @@ func (op *aggregateOp) Process(row *types.Row) error {
 // load reads the group's accumulators (initial ones for a new group) and
 // its timestamp.
 func (op *aggregateOp) load(key []byte) (int64, bool, error) {
-	b, err := op.store.Get(key)
+	l, b, err := state.GetLazy(op.store, key)
 	if err != nil {
 		return 0, false, err
+	}
+	if v, ok := l.(*aggValue); ok && v.state == op.state {
+		copy(op.accs, v.accs)
+		op.size = v.size
+		return v.ts, true, nil
 	}
 	if b == nil {
 		for i, c := range op.n.Calls {
 			op.accs[i] = c.Agg.Init()
 		}
+		op.size = 8 + 16*len(op.accs)
 		return -1 << 63, false, nil
 	}
 	if len(b) < 8 {
@@ -484,6 +493,7 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 	if err := op.state.Decode(b[8:], op.accs); err != nil {
 		return 0, false, &state.CorruptError{What: fmt.Sprintf("%s state for key %q (%v)", aggregateStore, key, err)}
 	}
+	op.size = len(b)
 	return int64(binary.BigEndian.Uint64(b)), true, nil
 }
 
@@ -527,14 +537,37 @@ func (op *aggregateOp) apply(row *types.Row) error {
 	return nil
 }
 
+// save puts the group's accumulators as they are (aggValue): the cache
+// encodes them when it writes them down, not on every update.
 func (op *aggregateOp) save(key []byte, ts int64) error {
-	buf := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(ts))
-	buf, err := op.state.Encode(buf, op.accs)
-	if err != nil {
-		return err
-	}
-	return op.store.Put(key, buf)
+	v := &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), size: op.size}
+	return state.PutLazy(op.store, key, v)
 }
+
+// aggValue is a group's stored value kept decoded in the store's cache
+// (a state.Lazy): its timestamp and accumulators, which are immutable
+// values (an Aggregator's Add returns a new one), so the snapshot stays
+// what was put. Its bytes are those save wrote before: the 8-byte
+// timestamp, then the accumulators in the state's codec. It is exact as
+// long as the aggregate operator is its store's only writer, as it is:
+// a restore runs before the task, and nothing else writes the store.
+type aggValue struct {
+	state *aggState
+	ts    int64
+	accs  []any
+	size  int // the bytes last made (or read) for the group, an estimate until these are made
+}
+
+var _ state.Lazy = (*aggValue)(nil)
+
+func (v *aggValue) AppendBytes(dst []byte) ([]byte, error) {
+	start := len(dst)
+	dst, err := v.state.Encode(binary.BigEndian.AppendUint64(dst, uint64(v.ts)), v.accs)
+	v.size = len(dst) - start
+	return dst, err
+}
+
+func (v *aggValue) Size() int { return v.size }
 
 func (op *aggregateOp) forward(row *types.Row, ts int64, old []any) error {
 	out := &op.out
