@@ -1,9 +1,10 @@
 package physical_test
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/physical"
@@ -19,10 +20,24 @@ import (
 // the outputs are the same rows, and the stored values the same bytes,
 // in the store and as each key's last changelog record. COUNT_DISTINCT
 // is the accumulator kept decoded for many updates (past 1,024 values it
-// is a sketch), the others small ones.
+// is a sketch), the others small ones. Likewise for tumbling and hopping
+// windows (EMIT CHANGES and EMIT FINAL), whose windows' accumulators the
+// window store's cache keeps decoded.
 func TestAggregateCachedStateMatchesStored(t *testing.T) {
+	for _, window := range []string{"", "WINDOW TUMBLING (SIZE 1000 SECONDS)",
+		"WINDOW HOPPING (SIZE 1000 SECONDS, ADVANCE BY 500 SECONDS, GRACE PERIOD 0 SECONDS)",
+		"WINDOW TUMBLING (SIZE 1000 SECONDS, GRACE PERIOD 0 SECONDS) GROUP BY page EMIT FINAL"} {
+		t.Run(window, func(t *testing.T) { aggregateCachedStateMatchesStored(t, window) })
+	}
+}
+
+func aggregateCachedStateMatchesStored(t *testing.T, window string) {
+	group := " GROUP BY page"
+	if strings.Contains(window, "GROUP BY") {
+		group = ""
+	}
 	plan, _ := upgradePlans(t,
-		`CREATE TABLE per_page AS SELECT page, COUNT(*) AS n, COUNT_DISTINCT(ms) AS d, MAX(ms) AS hi FROM views GROUP BY page;`,
+		`CREATE TABLE per_page AS SELECT page, COUNT(*) AS n, COUNT_DISTINCT(ms) AS d, MAX(ms) AS hi FROM views `+window+group+`;`,
 		`CREATE TABLE other AS SELECT page, COUNT(*) AS n FROM views GROUP BY page;`)
 	topo, err := physical.Build(plan, physical.Options{AppID: "app"})
 	if err != nil {
@@ -32,8 +47,19 @@ func TestAggregateCachedStateMatchesStored(t *testing.T) {
 	for i := range views {
 		views[i] = [2]any{fmt.Sprint("p", i%2), i * 7 % 5000}
 	}
-	plain, plainStores := &sinkRows{topic: "PER_PAGE"}, mapStores{}
+	plainDB, err := state.OpenMem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plainDB.Close()
+	plain := &sinkRows{topic: "PER_PAGE"}
+	plainStores := &uncachedStores{db: plainDB}
 	runTopology(t, topo, plainStores, plain, views, 0)
+	for _, st := range plainStores.open {
+		if err := errors.Join(st.Flush(), st.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	db, err := state.OpenMem()
 	if err != nil {
@@ -60,31 +86,60 @@ func TestAggregateCachedStateMatchesStored(t *testing.T) {
 		}
 		stores.close(t) // a restart: the caches are gone
 	}
+	if len(plain.rows) == 0 {
+		t.Fatal("no output rows")
+	}
 	if !slices.Equal(cached.rows, plain.rows) {
 		t.Fatalf("outputs differ: %d cached, %d plain; first cached %v, plain %v", len(cached.rows), len(plain.rows),
 			cached.rows[:min(3, len(cached.rows))], plain.rows[:min(3, len(plain.rows))])
 	}
 	agg := "Aggregate-Aggregate-Materialize"
-	want := plainStores[agg]
-	if len(want) != 2 {
-		t.Fatalf("plain store holds %d groups, want 2", len(want))
+	want := storeBytes(t, plainDB, agg)
+	if len(want) < 2 {
+		t.Fatalf("plain store holds %d groups, want at least 2", len(want))
 	}
-	last := map[string][]byte{}
+	last := map[string]string{}
 	for _, r := range stores.logs[agg] {
-		last[string(r.key)] = r.value
+		last[string(r.key)] = string(r.value)
 	}
-	st, err := db.Store(state.StoreID{App: "app", Name: agg})
+	got := storeBytes(t, db, agg)
+	for k, v := range want {
+		if got[k] != v || last[k] != v {
+			t.Errorf("group %q: stored %d bytes, last changelog record %d bytes, want the plain store's %d bytes",
+				k, len(got[k]), len(last[k]), len(v))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d keys stored, the plain store %d", len(got), len(want))
+	}
+}
+
+// uncachedStores opens a task's stores without a cache: every update
+// is encoded and written at once.
+type uncachedStores struct {
+	db   *state.DB
+	open []physical.Store
+}
+
+func (s *uncachedStores) Store(name string) (physical.Store, error) {
+	st, err := s.db.Store(state.StoreID{App: "app", Name: name}, state.WithCache(0))
+	s.open = append(s.open, st)
+	return st, err
+}
+
+// storeBytes is a store's contents.
+func storeBytes(t *testing.T, db *state.DB, name string) map[string]string {
+	t.Helper()
+	st, err := db.Store(state.StoreID{App: "app", Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for k, v := range want {
-		got, err := st.Get([]byte(k))
-		if err != nil || !bytes.Equal(got, v) || !bytes.Equal(last[k], v) {
-			t.Errorf("group %q: stored %d bytes, last changelog record %d bytes, want the plain store's %d bytes (%v)",
-				k, len(got), len(last[k]), len(v), err)
-		}
+	out := map[string]string{}
+	if err := st.Range(nil, nil, func(k, v []byte) bool { out[string(k)] = string(v); return true }); err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 // openPipeline opens a task of every sub-topology of topo, repartition

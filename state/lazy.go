@@ -109,3 +109,22 @@ func (s *cachingStore) valueOf(e *cacheEntry) ([]byte, error) {
 	s.size += e.bytes() - before
 	return b, nil
 }
+
+// GetLazy is Get of a window that may hold a Lazy value (GetLazy).
+func (w *WindowStore) GetLazy(key []byte, windowStart int64) (Lazy, []byte, error) {
+	return GetLazy(w.s, w.key(key, windowStart, 0))
+}
+
+// PutLazy is Put of a Lazy value (PutLazy); with RetainDuplicates its
+// bytes are made at once.
+func (w *WindowStore) PutLazy(key []byte, windowStart int64, v Lazy) error {
+	if w.duplicates || windowStart < 0 || windowStart < w.expired {
+		b, err := v.AppendBytes(nil)
+		if err != nil {
+			return err
+		}
+		return w.Put(key, windowStart, b)
+	}
+	w.maxStart = max(w.maxStart, windowStart)
+	return PutLazy(w.s, w.key(key, windowStart, 0), v)
+}

@@ -127,3 +127,37 @@ func TestLazyError(t *testing.T) {
 		t.Fatalf("Flush: %v, want %v", err, bad)
 	}
 }
+
+// TestWindowStoreLazy: a window's Lazy value comes back from GetLazy
+// until written down, as bytes from Fetch; a put to an expired window is
+// dropped as Put drops it; a duplicates store takes the bytes at once.
+func TestWindowStoreLazy(t *testing.T) {
+	db := memDB(t)
+	w, err := db.WindowStore(testID)
+	must(t, err)
+	made := 0
+	v := &textLazy{text: "ten", made: &made}
+	must(t, w.PutLazy([]byte("k"), 10, v))
+	if l, _, err := w.GetLazy([]byte("k"), 10); err != nil || l != v {
+		t.Fatalf("GetLazy = %v, %v; want the value put", l, err)
+	}
+	var got []string
+	must(t, w.Fetch([]byte("k"), 0, 100, func(start int64, b []byte) bool {
+		got = append(got, fmt.Sprint(start, "=", string(b)))
+		return true
+	}))
+	if fmt.Sprint(got) != "[10=ten]" || made != 1 || w.MaxStart() != 10 {
+		t.Fatalf("Fetch %v (made %d, max start %d), want [10=ten] made once, max start 10", got, made, w.MaxStart())
+	}
+	must(t, w.Purge(20))
+	must(t, w.PutLazy([]byte("k"), 15, &textLazy{text: "late", made: &made}))
+	if l, b, _ := w.GetLazy([]byte("k"), 15); l != nil || b != nil || w.Dropped() != 1 {
+		t.Fatalf("expired window: GetLazy = %v, %q, dropped %d; want nothing and 1 dropped", l, b, w.Dropped())
+	}
+	dup, err := db.WindowStore(StoreID{App: "app", Name: "dup"}, RetainDuplicates())
+	must(t, err)
+	must(t, dup.PutLazy([]byte("k"), 30, &textLazy{text: "d", made: &made}))
+	if made != 3 {
+		t.Fatalf("a duplicates store's Lazy value: bytes made %d times in all, want 3", made)
+	}
+}
