@@ -518,11 +518,9 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	op.known = nil
-	if v, ok := l.(*aggValue); ok && v.state == op.state {
-		copy(op.accs, v.accs)
-		op.size, op.known = v.size, v.results
-		return v.ts, true, nil
+	ts, hit, b, err := op.cached(l, b)
+	if hit || err != nil {
+		return ts, hit, err
 	}
 	if b == nil {
 		for i, c := range op.n.Calls {
@@ -539,6 +537,22 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 	}
 	op.size = len(b)
 	return int64(binary.BigEndian.Uint64(b)), true, nil
+}
+
+// cached takes what GetLazy found: the accumulators of a value this
+// operator put (hit), else the bytes (made from another's value).
+func (op *aggregateOp) cached(l state.Lazy, b []byte) (int64, bool, []byte, error) {
+	op.known = nil
+	if v, ok := l.(*aggValue); ok && v.state == op.state {
+		copy(op.accs, v.accs)
+		op.size, op.known = v.size, v.results
+		return v.ts, true, nil, nil
+	}
+	if l == nil {
+		return 0, false, b, nil
+	}
+	b, err := l.AppendBytes(nil)
+	return 0, false, b, err
 }
 
 // results computes the group's current result row (before an update).

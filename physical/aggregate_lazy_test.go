@@ -159,3 +159,61 @@ func openPipeline(t *testing.T, topo *physical.Topology, stores physical.StorePr
 	}
 	return pl
 }
+
+// foreignValue is a Lazy value some other writer put: its bytes only.
+type foreignValue []byte
+
+func (v foreignValue) AppendBytes(dst []byte) ([]byte, error) { return append(dst, v...), nil }
+func (v foreignValue) Size() int                              { return len(v) }
+
+// openStores hands out stores already open (the same on every call).
+type openStores map[string]physical.Store
+
+func (s openStores) Store(name string) (physical.Store, error) { return s[name], nil }
+
+// TestAggregateReadsAnotherLazyValue: a group whose cached value is not
+// the operator's own (a Lazy value of another writer) is read from its
+// bytes, so the counts go on from it rather than start again.
+func TestAggregateReadsAnotherLazyValue(t *testing.T) {
+	plan, _ := upgradePlans(t,
+		`CREATE TABLE per_page AS SELECT page, COUNT(*) AS n, COUNT_DISTINCT(ms) AS d FROM views GROUP BY page;`,
+		`CREATE TABLE other AS SELECT page, COUNT(*) AS n FROM views GROUP BY page;`)
+	topo, err := physical.Build(plan, physical.Options{AppID: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := [][2]any{{"a", 1}, {"a", 2}, {"b", 3}, {"a", 4}}
+	db, err := state.OpenMem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	first := &uncachedStores{db: db}
+	runTopology(t, topo, first, &sinkRows{topic: "PER_PAGE"}, views[:3], 0)
+	for _, st := range first.open {
+		if err := errors.Join(st.Flush(), st.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agg := "Aggregate-Aggregate-Materialize"
+	stored := storeBytes(t, db, agg)
+	stores := openStores{}
+	for _, name := range []string{agg} {
+		st, err := db.Store(state.StoreID{App: "app", Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for k, v := range stored {
+			if err := state.PutLazy(st, []byte(k), foreignValue(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stores[name] = st
+	}
+	sink := &sinkRows{topic: "PER_PAGE"}
+	runTopology(t, topo, stores, sink, views[3:], 3)
+	if want := []string{`a={"N":3,"D":3}`}; !slices.Equal(sink.rows, want) {
+		t.Fatalf("after another writer's value: %v, want %v", sink.rows, want)
+	}
+}

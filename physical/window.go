@@ -280,13 +280,11 @@ func (op *windowAggOp) loadWindow(key []byte, start int64) (int64, bool, error) 
 	if err != nil {
 		return 0, false, err
 	}
-	op.known = nil
-	if v, ok := l.(*aggValue); ok && v.state == op.state {
-		copy(op.accs, v.accs)
-		op.size, op.known = v.size, v.results
-		return v.ts, true, nil
+	ts, hit, b, err := op.cached(l, b)
+	if hit || err != nil {
+		return ts, hit, err
 	}
-	ts, err := op.decode(b)
+	ts, err = op.decode(b)
 	op.size = 8 + 16*len(op.accs)
 	if b != nil {
 		op.size = len(b)
