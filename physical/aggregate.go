@@ -3,9 +3,11 @@ package physical
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/sqlstream/sqlstream/state"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sqlstream/sqlstream/state"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -411,6 +413,9 @@ type aggregateOp struct {
 	accs   []any
 	out    types.Row
 	encBuf []byte // encode's scratch
+	size   int    // the loaded group's stored size (aggValue.size)
+	known  []any  // the loaded group's results when its value carried them (aggValue.results), else nil
+	before []any  // the accumulators before the update
 	// A quiet retract leaves the group's previous result here for the
 	// add that follows it.
 	quietBefore    bool
@@ -419,7 +424,7 @@ type aggregateOp struct {
 }
 
 func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*aggregateOp, error) {
-	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls))}
+	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls))}
 	var err error
 	if op.store, err = env.store(store); err != nil {
 		return nil, err
@@ -442,17 +447,19 @@ func (op *aggregateOp) Process(row *types.Row) error {
 	}
 	var old []any
 	if existed && !row.Quiet && !op.quietBefore {
-		old = op.results(row)
+		old = op.priorResults(row)
 	}
 	if op.quietBefore {
 		old, existed = op.pendingOld, op.pendingExisted
 	}
+	copy(op.before, op.accs)
 	if err := op.apply(row); err != nil {
 		op.env.log(ExpressionError, "value", err.Error(), nil)
 		return nil
 	}
 	ts = max(ts, row.Time)
-	if err := op.save(key, ts); err != nil {
+	vals := op.newResults(!row.Quiet)
+	if err := op.save(key, ts, vals); err != nil {
 		return err
 	}
 	if row.Quiet {
@@ -462,20 +469,64 @@ func (op *aggregateOp) Process(row *types.Row) error {
 		return nil
 	}
 	op.quietBefore = false
-	return op.forward(row, ts, old)
+	return op.forward(row, ts, old, vals)
+}
+
+// priorResults is the group's result row before the update: the results
+// its stored value carries when it was still in the cache, else computed.
+func (op *aggregateOp) priorResults(row *types.Row) []any {
+	if op.known == nil {
+		return op.results(row)
+	}
+	return append(append(make([]any, 0, op.nkeys+len(op.known)), row.Values[:op.nkeys]...), op.known...)
+}
+
+// newResults are the aggregates' results after the update. An
+// accumulator the update left as it was (COUNT_DISTINCT's sketch when no
+// register rose) keeps its known result: a sketch's estimate reads all
+// its registers. logErrs: a function's failure goes to the processing
+// log (when the row is forwarded).
+func (op *aggregateOp) newResults(logErrs bool) []any {
+	vals := make([]any, len(op.n.Calls))
+	for i, c := range op.n.Calls {
+		if op.known != nil && sameAccumulator(op.before[i], op.accs[i]) {
+			vals[i] = op.known[i]
+			continue
+		}
+		v, err := c.Agg.Result(op.accs[i])
+		if err != nil && logErrs {
+			op.env.log(ExpressionError, "value", fmt.Sprintf("%s: %v", ast.FormatExpr(c.Call), err), nil)
+		}
+		vals[i] = v
+	}
+	return vals
+}
+
+// sameAccumulator reports whether b is a, unchanged: the same struct
+// (accumulators are immutable; an Add that changes nothing returns its
+// input). Other kinds of accumulator count as changed.
+func sameAccumulator(a, b any) bool {
+	x, ok := a.(*types.StructValue)
+	y, ok2 := b.(*types.StructValue)
+	return ok && ok2 && x == y
 }
 
 // load reads the group's accumulators (initial ones for a new group) and
 // its timestamp.
 func (op *aggregateOp) load(key []byte) (int64, bool, error) {
-	b, err := op.store.Get(key)
+	l, b, err := state.GetLazy(op.store, key)
 	if err != nil {
 		return 0, false, err
+	}
+	ts, hit, b, err := op.cached(l, b)
+	if hit || err != nil {
+		return ts, hit, err
 	}
 	if b == nil {
 		for i, c := range op.n.Calls {
 			op.accs[i] = c.Agg.Init()
 		}
+		op.size = 8 + 16*len(op.accs)
 		return -1 << 63, false, nil
 	}
 	if len(b) < 8 {
@@ -484,7 +535,24 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 	if err := op.state.Decode(b[8:], op.accs); err != nil {
 		return 0, false, &state.CorruptError{What: fmt.Sprintf("%s state for key %q (%v)", aggregateStore, key, err)}
 	}
+	op.size = len(b)
 	return int64(binary.BigEndian.Uint64(b)), true, nil
+}
+
+// cached takes what GetLazy found: the accumulators of a value this
+// operator put (hit), else the bytes (made from another's value).
+func (op *aggregateOp) cached(l state.Lazy, b []byte) (int64, bool, []byte, error) {
+	op.known = nil
+	if v, ok := l.(*aggValue); ok && v.state == op.state {
+		copy(op.accs, v.accs)
+		op.size, op.known = v.size, v.results
+		return v.ts, true, nil, nil
+	}
+	if l == nil {
+		return 0, false, b, nil
+	}
+	b, err := l.AppendBytes(nil)
+	return 0, false, b, err
 }
 
 // results computes the group's current result row (before an update).
@@ -527,27 +595,47 @@ func (op *aggregateOp) apply(row *types.Row) error {
 	return nil
 }
 
-func (op *aggregateOp) save(key []byte, ts int64) error {
-	buf := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(ts))
-	buf, err := op.state.Encode(buf, op.accs)
-	if err != nil {
-		return err
-	}
-	return op.store.Put(key, buf)
+// save puts the group's accumulators as they are (aggValue): the cache
+// encodes them when it writes them down, not on every update.
+func (op *aggregateOp) save(key []byte, ts int64, results []any) error {
+	v := &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: results, size: op.size}
+	return state.PutLazy(op.store, key, v)
 }
 
-func (op *aggregateOp) forward(row *types.Row, ts int64, old []any) error {
+// aggValue is a group's stored value kept decoded in the store's cache
+// (a state.Lazy): its timestamp and accumulators, which are immutable
+// values (an Aggregator's Add returns a new one), so the snapshot stays
+// what was put. Its bytes are those save wrote before: the 8-byte
+// timestamp, then the accumulators in the state's codec. It is exact as
+// long as the aggregate operator is its store's only writer, as it is:
+// a restore runs before the task, and nothing else writes the store.
+type aggValue struct {
+	state *aggState
+	ts    int64
+	accs  []any
+	// results are the aggregates' results of accs (not part of the bytes).
+	results []any
+	size    int // the bytes last made (or read) for the group, an estimate until these are made
+}
+
+var _ state.Lazy = (*aggValue)(nil)
+
+func (v *aggValue) AppendBytes(dst []byte) ([]byte, error) {
+	start := len(dst)
+	dst, err := v.state.Encode(binary.BigEndian.AppendUint64(dst, uint64(v.ts)), v.accs)
+	v.size = len(dst) - start
+	return dst, err
+}
+
+func (v *aggValue) Size() int { return v.size }
+
+// forward sends the group's new result row (vals: newResults) on.
+func (op *aggregateOp) forward(row *types.Row, ts int64, old, vals []any) error {
 	out := &op.out
 	*out = types.Row{Values: make([]any, op.nkeys+len(op.n.Calls)), Time: ts, Partition: row.Partition, Offset: row.Offset,
 		Window: row.Window, Old: old, HasOld: true}
 	copy(out.Values, row.Values[:op.nkeys])
-	for i, c := range op.n.Calls {
-		v, err := c.Agg.Result(op.accs[i])
-		if err != nil {
-			op.env.log(ExpressionError, "value", fmt.Sprintf("%s: %v", ast.FormatExpr(c.Call), err), nil)
-		}
-		out.Values[op.nkeys+i] = v
-	}
+	copy(out.Values[op.nkeys:], vals)
 	return op.next.Process(out)
 }
 

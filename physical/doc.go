@@ -53,7 +53,11 @@
 // visible before); under at_least_once the records go out at the commit, or
 // once the held outputs fill `cache.max.bytes.buffering`, behind the store's
 // changelog records (`runtime/exec/held_output.go`), so a sink is never ahead of
-// what a restore brings back. A restart with intact local state replays only the
+// what a restore brings back. A group's accumulators stay decoded in the
+// store's cache between updates (`aggValue`, a `state.Lazy`): they are
+// encoded when the cache writes them down, not on every update, and a
+// result the update left unchanged is not computed again (a
+// COUNT_DISTINCT sketch is kilobytes). A restart with intact local state replays only the
 // changelog tail after the checkpoint; with lost state the store is rebuilt
 // from the changelog. Pull queries read the committed state of the store,
 // apply the query's HAVING and projection, then their own WHERE.

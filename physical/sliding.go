@@ -217,7 +217,7 @@ func (op *slidingOp) emitSliding(row *types.Row, w types.Window, recs []rawRecor
 		ts = max(ts, r.ts)
 	}
 	// The window's previous result is not kept: a failing one is deleted.
-	return op.result(row, ts, w, oldResult{})
+	return op.result(row, ts, w, oldResult{}, nil)
 }
 
 // purgeRaw drops the group's records no open window can hold any more.

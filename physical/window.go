@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/sqlstream/sqlstream/planner"
@@ -244,29 +245,51 @@ func (op *windowAggOp) timeWindows(key []byte, row *types.Row) error {
 }
 
 // updateWindow applies a row to one time window and emits the result.
+// The window's accumulators stay decoded in the store's cache (aggValue),
+// as the aggregate operator keeps its groups'.
 func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) error {
-	b, err := op.windows.Get(key, w.Start)
+	ts, existed, err := op.loadWindow(key, w.Start)
 	if err != nil {
 		return err
 	}
-	ts, err := op.decode(b)
-	if err != nil {
-		return err
+	var old oldResult
+	if existed {
+		old = knownOld(op.priorResults(row))
+	} else {
+		old = knownOld(nil)
 	}
-	old := knownOld(op.oldResults(b != nil, row))
+	copy(op.before, op.accs)
 	if err := op.apply(row); err != nil {
 		op.env.log(ExpressionError, "value", err.Error(), nil)
 		return nil
 	}
 	ts = max(ts, row.Time)
-	v, err := op.encode(ts)
+	vals := op.newResults(false)
+	v := &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: vals, size: op.size}
+	if err := op.windows.PutLazy(key, w.Start, v); err != nil {
+		return err
+	}
+	return op.result(row, ts, w, old, vals)
+}
+
+// loadWindow reads key's window at start into the accumulators (initial
+// ones for a new window): from the value the cache keeps decoded, else
+// from its bytes.
+func (op *windowAggOp) loadWindow(key []byte, start int64) (int64, bool, error) {
+	l, b, err := op.windows.GetLazy(key, start)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
-	if err := op.windows.Put(key, w.Start, v); err != nil {
-		return err
+	ts, hit, b, err := op.cached(l, b)
+	if hit || err != nil {
+		return ts, hit, err
 	}
-	return op.result(row, ts, w, old)
+	ts, err = op.decode(b)
+	op.size = 8 + 16*len(op.accs)
+	if b != nil {
+		op.size = len(b)
+	}
+	return ts, b != nil, err
 }
 
 // decode loads accumulators from a stored value (initial ones for nil).
@@ -304,14 +327,20 @@ type oldResult struct {
 func knownOld(vals []any) oldResult { return oldResult{vals: vals, known: true} }
 
 // result forwards (EMIT CHANGES) or buffers (EMIT FINAL) a window's new
-// result; old is its previous one.
-func (op *windowAggOp) result(row *types.Row, ts int64, w types.Window, old oldResult) error {
+// result; old is its previous one, fresh the aggregates' results of the
+// accumulators when known (newResults), else nil.
+func (op *windowAggOp) result(row *types.Row, ts int64, w types.Window, old oldResult, fresh []any) error {
 	op.opened(w)
 	if op.buffer == nil {
 		op.win = w
-		return op.forwardWindow(row, ts, &op.win, old)
+		return op.forwardWindow(row, ts, &op.win, old, fresh)
 	}
-	vals := op.results(row)
+	var vals []any
+	if fresh != nil {
+		vals = append(append(make([]any, 0, op.nkeys+len(fresh)), row.Values[:op.nkeys]...), fresh...)
+	} else {
+		vals = op.results(row)
+	}
 	if !op.wholeRows {
 		vals = vals[op.nkeys:] // the group key is in the buffer key
 	}
@@ -328,9 +357,13 @@ func (op *windowAggOp) result(row *types.Row, ts int64, w types.Window, old oldR
 	return op.buffer.Put(bufferKey(w, bk), b)
 }
 
-func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, old oldResult) error {
+func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, old oldResult, fresh []any) error {
 	out := &op.out
-	op.vals = op.resultsInto(op.vals[:0], row)
+	if fresh != nil {
+		op.vals = append(append(op.vals[:0], row.Values[:op.nkeys]...), fresh...)
+	} else {
+		op.vals = op.resultsInto(op.vals[:0], row)
+	}
 	*out = types.Row{Values: op.vals, Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w,
 		Old: old.vals, HasOld: old.known}
 	return op.next.Process(out)
@@ -483,7 +516,7 @@ func (op *windowAggOp) session(key []byte, row *types.Row) error {
 		return err
 	}
 	// The merged session is a new windowed key: it had no result.
-	return op.result(row, accTs, win, knownOld(nil))
+	return op.result(row, accTs, win, knownOld(nil), nil)
 }
 
 // storedResults returns the group key and results of the stored

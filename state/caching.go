@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 
 	"github.com/RaduBerinde/btreemap"
@@ -47,12 +48,22 @@ type cachingStore struct {
 type cacheEntry struct {
 	prev, next *cacheEntry // the LRU ring
 	key        string
-	value      []byte   // nil: a cached delete (dirty) or absence (clean)
+	value      []byte   // nil: a cached delete (dirty) or absence (clean), unless lazy is set
+	lazy       Lazy     // the value as put by PutLazy (its bytes made into value when needed), or nil
 	dirty      bool     // written since it was last written down
 	below      presence // whether the key exists below, when known
 }
 
-func (e *cacheEntry) bytes() int64 { return int64(len(e.key)+len(e.value)) + entryOverhead }
+func (e *cacheEntry) bytes() int64 {
+	n := len(e.value)
+	if e.value == nil && e.lazy != nil {
+		n = e.lazy.Size()
+	}
+	return int64(len(e.key)+n) + entryOverhead
+}
+
+// live reports whether e holds a value (not a delete or an absence).
+func (e *cacheEntry) live() bool { return e.value != nil || e.lazy != nil }
 
 var (
 	_ Store  = (*cachingStore)(nil)
@@ -96,7 +107,8 @@ func unlink(e *cacheEntry) {
 // Get answers from the cache, else from below (caching a value found).
 func (s *cachingStore) Get(key []byte) ([]byte, error) {
 	if e, ok := s.entries[string(key)]; ok {
-		return bytes.Clone(e.value), nil
+		v, err := s.valueOf(e)
+		return bytes.Clone(v), err
 	}
 	v, err := s.inner.Get(key)
 	if err != nil || s.max == 0 {
@@ -106,7 +118,7 @@ func (s *cachingStore) Get(key []byte) ([]byte, error) {
 		s.missed, s.hasMissed = append(s.missed[:0], key...), true
 		return nil, nil
 	}
-	s.upsert(key, bytes.Clone(v), false).below = present
+	s.upsert(key, bytes.Clone(v), nil, false).below = present
 	return v, s.shrink()
 }
 
@@ -128,19 +140,19 @@ func (s *cachingStore) Put(key, value []byte) error {
 	}
 	missed := s.hasMissed && bytes.Equal(key, s.missed)
 	s.hasMissed = false
-	if e := s.upsert(key, bytes.Clone(value), true); missed && e.below == unknown {
+	if e := s.upsert(key, bytes.Clone(value), nil, true); missed && e.below == unknown {
 		e.below = absent
 	}
 	return s.shrink()
 }
 
-// upsert sets key's entry, creating it (presence below unknown) if need
-// be, and returns it.
-func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
+// upsert sets key's entry to value or lazy, creating it (presence below
+// unknown) if need be, and returns it.
+func (s *cachingStore) upsert(key, value []byte, lazy Lazy, dirty bool) *cacheEntry {
 	if e, ok := s.entries[string(key)]; ok {
-		s.size += int64(len(value) - len(e.value))
-		wasLive := e.value != nil
-		e.value = value
+		before, wasLive := e.bytes(), e.live()
+		e.value, e.lazy = value, lazy
+		s.size += e.bytes() - before
 		if dirty && !e.dirty {
 			s.dirty++
 		}
@@ -152,7 +164,7 @@ func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
 		s.index(e, wasLive)
 		return e
 	}
-	e := &cacheEntry{key: string(key), value: value, dirty: dirty}
+	e := &cacheEntry{key: string(key), value: value, lazy: lazy, dirty: dirty}
 	if dirty {
 		s.dirty++
 	}
@@ -166,7 +178,7 @@ func (s *cachingStore) upsert(key, value []byte, dirty bool) *cacheEntry {
 // index keeps the ordered index up to date after e's value changed
 // (wasLive: it held a value before).
 func (s *cachingStore) index(e *cacheEntry, wasLive bool) {
-	switch live := e.value != nil; {
+	switch live := e.live(); {
 	case s.ordered == nil || live == wasLive:
 	case live:
 		s.ordered.ReplaceOrInsert(e.key, e)
@@ -178,7 +190,11 @@ func (s *cachingStore) index(e *cacheEntry, wasLive bool) {
 // evict writes el's entry down if it is dirty and drops it.
 func (s *cachingStore) evict(e *cacheEntry) error {
 	if e.dirty {
-		if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
+		v, err := s.valueOf(e)
+		if err != nil {
+			return err
+		}
+		if err := s.writeDown(s.keyBytes(e), v, e.below); err != nil {
 			return err
 		}
 	}
@@ -199,7 +215,7 @@ func (s *cachingStore) drop(e *cacheEntry) {
 	unlink(e)
 	delete(s.entries, e.key)
 	s.size -= e.bytes()
-	if s.ordered != nil && e.value != nil {
+	if s.ordered != nil && e.live() {
 		s.ordered.Delete(e.key)
 	}
 }
@@ -261,10 +277,10 @@ func (s *cachingStore) Range(start, end []byte, fn func(k, v []byte) bool) error
 	m := &rangeMerge{s: s, cached: s.cachedIn(start, end), fn: fn}
 	defer clear(s.inRange)
 	if err := s.inner.Range(start, end, m.below); err != nil || m.stopped {
-		return err
+		return errors.Join(err, m.err)
 	}
 	m.cachedBefore("", true)
-	return nil
+	return m.err
 }
 
 // rangeMerge walks the cached values in key order alongside the keys
@@ -274,6 +290,7 @@ type rangeMerge struct {
 	cached  []*cacheEntry
 	fn      func(k, v []byte) bool
 	stopped bool
+	err     error // a Lazy value's bytes could not be made (the walk stopped)
 }
 
 // below takes one key from below: cached keys before it go first, a
@@ -305,7 +322,12 @@ func (m *rangeMerge) cachedBefore(limit string, all bool) bool {
 func (m *rangeMerge) next() bool {
 	e := m.cached[0]
 	m.cached = m.cached[1:]
-	return m.emit([]byte(e.key), e.value)
+	v, err := m.s.valueOf(e)
+	if err != nil {
+		m.err, m.stopped = err, true
+		return false
+	}
+	return m.emit([]byte(e.key), v)
 }
 
 func (m *rangeMerge) emit(k, v []byte) bool {
@@ -322,7 +344,7 @@ func (s *cachingStore) cachedIn(start, end []byte) []*cacheEntry {
 	if s.ordered == nil {
 		s.ordered = btreemap.New[string, *cacheEntry](32, strings.Compare)
 		for k, e := range s.entries {
-			if e.value != nil {
+			if e.live() {
 				s.ordered.ReplaceOrInsert(k, e)
 			}
 		}

@@ -10,6 +10,8 @@
 //	metered        counts puts, gets, bytes               metered.go
 //	 ▼
 //	caching        write-back, LRU by write, size bound   caching.go
+//	 │             Lazy values kept as put, their bytes   lazy.go
+//	 │             made only at write-down or a read
 //	 │             Flush/evict: latest value per key ───► FlushListener
 //	 ▼
 //	changelogging  every write that reaches it ─────────► Changelog.Send

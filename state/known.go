@@ -80,7 +80,7 @@ func (s *cachingStore) putKnown(key, value []byte, below presence) error {
 		below = absent
 	}
 	s.hasMissed = false
-	if e := s.upsert(key, bytes.Clone(value), true); e.below == unknown {
+	if e := s.upsert(key, bytes.Clone(value), nil, true); e.below == unknown {
 		e.below = below
 	}
 	return s.shrink()

@@ -35,7 +35,11 @@ func (s *cachingStore) writeCached() error {
 	for e := s.firstDirty(); e != nil; {
 		next := s.after(e)
 		if e.dirty {
-			if err := s.writeDown(s.keyBytes(e), e.value, e.below); err != nil {
+			v, err := s.valueOf(e)
+			if err != nil {
+				return err
+			}
+			if err := s.writeDown(s.keyBytes(e), v, e.below); err != nil {
 				return err
 			}
 			e.dirty, e.below = false, presenceOf(e.value)
