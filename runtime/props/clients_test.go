@@ -51,3 +51,25 @@ func otherValue(d *Def) string {
 	}
 	return "x"
 }
+
+// TestClientSettingBounds: a Kafka SHORT with a range (Kafka's
+// Range.between) is refused past either end with Kafka's words, and a
+// setting whose default differs between clients shows each client's.
+func TestClientSettingBounds(t *testing.T) {
+	table := NewTable()
+	for v, want := range map[string]string{"3600": "", "3601": "Value must be no more than 3600", "-1": "Value must be at least 0", "40000": "Not a number of type SHORT"} {
+		err := table.CheckOverride("sasl.login.refresh.buffer.seconds", v)
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("sasl.login.refresh.buffer.seconds=%s: %v, want %q", v, err, want)
+		}
+	}
+	for name, want := range map[string]string{"receive.buffer.bytes": "32768", "producer.receive.buffer.bytes": "32768",
+		"consumer.receive.buffer.bytes": "65536", "admin.receive.buffer.bytes": "65536",
+		"connections.max.idle.ms": "540000", "admin.connections.max.idle.ms": "300000"} {
+		if d, err := table.Lookup(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if d.def != want {
+			t.Errorf("%s: default %q, want %q", name, d.def, want)
+		}
+	}
+}
