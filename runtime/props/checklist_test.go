@@ -177,10 +177,14 @@ func TestKafkaClientChecklist(t *testing.T) {
 	}
 	for name, d := range table {
 		base := strings.TrimPrefix(name, "ksql.streams.")
-		if d.client && roles[base] == 0 {
+		switch {
+		case d.client && roles[base] == 0:
 			t.Errorf("%s: a client row Kafka 3.4's ConfigDefs do not have", base)
-		} else if d.client && d.roles != roles[base] {
+		case d.client && d.roles != roles[base]:
 			t.Errorf("%s: roles %b, Kafka's clients %b", base, d.roles, roles[base])
+		case !d.client && base != name && roles[base] != 0 && d.roles&^roleStreams != roles[base]&^roleStreams:
+			// An engine row takes the prefixes of Kafka's clients that have it.
+			t.Errorf("%s: an engine row with roles %b, Kafka's clients %b", base, d.roles, roles[base])
 		}
 	}
 	datadriven.RunTest(t, "testdata/kafkaclients", func(t *testing.T, td *datadriven.TestData) string {

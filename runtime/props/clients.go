@@ -68,7 +68,7 @@ func (t Table) lookupClient(full string) (*Def, bool) {
 		return nil, false
 	}
 	d, ok := t["ksql.streams."+base]
-	if !ok || (d.roles != 0 && d.roles&role == 0) {
+	if !ok || d.roles&role == 0 {
 		return nil, false
 	}
 	for _, rd := range d.roleDefs {
@@ -86,6 +86,19 @@ func (t Table) lookupClient(full string) (*Def, bool) {
 type roleDefault struct {
 	roles clientRole
 	def   string
+}
+
+// engineClientRoles are the clients of the Kafka settings that have an
+// engine row of their own (table.go, security.go): a client's prefix is
+// accepted before them only for those clients (consumer.session.timeout.ms,
+// not producer.session.timeout.ms, as Kafka's ConfigDefs have them). An
+// engine row of Kafka Streams alone (commit.interval.ms, …) takes no
+// prefix.
+var engineClientRoles = map[string]clientRole{
+	SecProtocol: roleCommon | roleStreams, SASLMechanism: roleCommon, SASLJAAS: roleCommon,
+	TrustLocation: roleCommon, TrustType: roleCommon, TrustPassword: roleCommon,
+	KeyLocation: roleCommon, KeyType: roleCommon, KeyPassword: roleCommon, KeyKeyPassword: roleCommon,
+	EndpointIdent: roleCommon, SessionTimeout: roleConsumer, OffsetReset: roleConsumer,
 }
 
 // cdef is a client setting's row, inert until honoured says otherwise;
@@ -150,9 +163,9 @@ func honouredClientDefs() []*Def {
 		honoured(cdef("delivery.timeout.ms", roleProducer, kindInt, "120000", 0,
 			"milliseconds a write may take, retries included, before it fails the query (unset: no bound)")),
 		honoured(withRoleDefault(cdef("retries", roleProducer|roleAdmin|roleStreams, kindInt, "2147483647", 0,
-			"retries of a failed write before it fails the query"), roleStreams, "0")),
+			"retries of a failed write before it fails the query (admin.retries has no effect: the engine's admin requests take no query's settings)"), roleStreams, "0")),
 		honoured(cdef("max.poll.records", roleConsumer, kindInt, "500", 1,
-			"most records a persistent query processes per poll (unset: 10000)")),
+			"most records a persistent query processes per poll (unset: 10000); the main consumer's: the restore and global consumers apply whole fetches")),
 		honoured(cdef("fetch.max.bytes", roleConsumer, kindInt, "52428800", 0,
 			"most bytes one fetch returns (franz-go's default is the same)")),
 		honoured(cdef("max.partition.fetch.bytes", roleConsumer, kindInt, "1048576", 0,
@@ -162,21 +175,21 @@ func honouredClientDefs() []*Def {
 		honoured(cdef("fetch.max.wait.ms", roleConsumer, kindInt, "500", 0,
 			"longest a broker waits for fetch.min.bytes before answering a fetch (unset: franz-go's 5000)")),
 		honoured(enumClient(cdef("isolation.level", roleConsumer, kindString, "read_uncommitted", none,
-			"which records the queries read: read_committed or read_uncommitted (unset: read_committed, so aborted transactions are never read; exactly_once_v2 always reads committed)"), "read_committed", "read_uncommitted")),
+			"which records the queries read: read_committed or read_uncommitted (unset: read_committed, so aborted transactions are never read; exactly_once_v2 always reads committed); the main consumer's: the restore and global consumers always read committed"), "read_committed", "read_uncommitted")),
 		honoured(cdef("heartbeat.interval.ms", roleConsumer, kindInt, "3000", 1,
-			"milliseconds between a query's group heartbeats (unset: a third of session.timeout.ms, at most 3000)")),
+			"milliseconds between a query's group heartbeats (unset: a third of session.timeout.ms, at most 3000); the main consumer's: the restore and global consumers join no group")),
 		honoured(cdef("client.id", roleCommon|roleStreams, kindString, "", none,
-			"the client id the queries' Kafka clients send (unset: franz-go's, kgo)")),
+			"the client id the queries' Kafka clients send (unset: franz-go's, kgo); read bare only: under a client's prefix it has no effect (a query's consumer and producer are one client)")),
 		honoured(withRoleDefault(cdef("request.timeout.ms", roleCommon|roleStreams, kindInt, "30000", 0,
-			"milliseconds a write request may wait for its acknowledgement on the broker, and the time a request may take beyond its own timeout (unset: franz-go's 10000)"), roleStreams, "40000")),
+			"milliseconds a write request may wait for its acknowledgement on the broker, and the time a request may take beyond its own timeout (unset: franz-go's 10000); admin.request.timeout.ms has no effect: the engine's admin requests take no query's settings"), roleStreams, "40000")),
 		honoured(cdef("metadata.max.age.ms", roleCommon|roleStreams, kindLong, "300000", 0,
-			"milliseconds between the clients' metadata refreshes (franz-go's default is the same)")),
+			"milliseconds between the clients' metadata refreshes (franz-go's default is the same); read under the consumers' prefixes: producer. and admin. spellings have no effect (a query's consumer and producer are one client)")),
 		honoured(withRoleDefault(cdef("connections.max.idle.ms", roleCommon|roleStreams, kindLong, "540000", none,
-			"milliseconds an idle connection stays open (unset: franz-go's 20000)"), roleAdmin, "300000")),
+			"milliseconds an idle connection stays open (unset: franz-go's 20000); read under the consumers' prefixes: producer. and admin. spellings have no effect (a query's consumer and producer are one client)"), roleAdmin, "300000")),
 		honoured(cdef("socket.connection.setup.timeout.ms", roleCommon, kindLong, "10000", none,
-			"milliseconds a connection may take to open (franz-go's default is the same)")),
+			"milliseconds a connection may take to open (franz-go's default is the same); read under the consumers' prefixes: producer. and admin. spellings have no effect (a query's consumer and producer are one client)")),
 		honoured(cdef("allow.auto.create.topics", roleConsumer, kindBool, "true", none,
-			"whether reading a missing topic asks the broker to create it (unset: it does not; a query's sources exist before it starts)")),
+			"whether reading a missing topic asks the broker to create it (unset: it does not; a query's sources exist before it starts); the main consumer's only")),
 	}
 }
 

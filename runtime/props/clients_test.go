@@ -1,6 +1,9 @@
 package props
 
 import (
+	"fmt"
+
+	"github.com/cockroachdb/datadriven"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,4 +75,79 @@ func TestClientSettingBounds(t *testing.T) {
 			t.Errorf("%s: default %q, want %q", name, d.def, want)
 		}
 	}
+}
+
+// TestClientPrefixesRead pins, for every Kafka client setting the table
+// has (testdata/kafkaclients.tsv) and every spelling it accepts (bare
+// and under each prefix of its clients), whether the engine reads it:
+// a spelling is read when setting it alone changes the engine's, a
+// session's or a query's configuration. The golden file
+// testdata/kafkaprefixes lists the spellings of each honoured setting
+// that have no effect, so none is silently ignored.
+func TestClientPrefixesRead(t *testing.T) {
+	table := NewTable()
+	seen := map[string]bool{}
+	datadriven.RunTest(t, "testdata/kafkaprefixes", func(t *testing.T, td *datadriven.TestData) string {
+		var out strings.Builder
+		for _, r := range readKafkaClients(t) {
+			d, err := table.Lookup(r.name)
+			if err != nil || seen[r.name] || d.Status() != "honoured" {
+				continue
+			}
+			seen[r.name] = true
+			var read, inert []string
+			for _, p := range spellingPrefixes(d)[1:] { // the bare name's answer is the checklist's
+				if _, err := table.Lookup(p + r.name); err != nil {
+					continue
+				}
+				if readsSetting(t, table, "ksql.streams."+p+r.name, otherValue(d)) {
+					read = append(read, "'"+p+"'")
+				} else {
+					inert = append(inert, "'"+p+"'")
+				}
+			}
+			fmt.Fprintf(&out, "%s read=%s", r.name, strings.Join(read, ","))
+			if len(inert) > 0 {
+				fmt.Fprintf(&out, " no-effect=%s", strings.Join(inert, ","))
+			}
+			out.WriteString("\n")
+		}
+		return out.String()
+	})
+}
+
+// spellingPrefixes are the prefixes a setting may be given with ("",
+// the bare name, first).
+func spellingPrefixes(d *Def) []string {
+	out := []string{""}
+	for _, p := range rolePrefixes {
+		if d.roles&p.role != 0 {
+			out = append(out, p.prefix)
+		}
+	}
+	return out
+}
+
+// readsSetting says whether setting name=v alone changes the engine's,
+// a session's or a query's configuration.
+func readsSetting(t *testing.T, table Table, name, v string) bool {
+	t.Helper()
+	base := table.Defaults()
+	given := base.Merge(map[string]string{name: v})
+	if d, _ := table.Lookup(name); d != nil && d.kind == kindString && v == "x" {
+		given[name] = "/tmp/x" // a path or a name, valid for every string setting
+	}
+	type config struct {
+		e EngineConfig
+		s SessionConfig
+		q QueryConfig
+	}
+	parse := func(p Properties) config {
+		var c config
+		c.e, _ = NewEngineConfig(table, p)
+		c.s, _ = NewSessionConfig(table, p)
+		c.q, _ = NewQueryConfig(table, p)
+		return c
+	}
+	return fmt.Sprintf("%+v", parse(base)) != fmt.Sprintf("%+v", parse(given))
 }

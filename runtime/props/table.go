@@ -52,7 +52,8 @@ type Def struct {
 	doc         string
 	// client rows are Kafka client settings (clients.go): Defaults leaves
 	// them out, so a client sees only what was set, and roles are the
-	// clients a prefixed spelling may name (0: any).
+	// clients a prefixed spelling may name (0: none; an engine row's are
+	// engineClientRoles).
 	client bool
 	roles  clientRole
 	// roleDefs are Kafka's defaults for some of the clients where they
@@ -99,6 +100,9 @@ func NewTable() Table {
 		// ksqlDB's ImmutableProperties include every TLS setting.
 		if strings.HasPrefix(d.name, "ksql.streams.ssl.") {
 			d.fixed, d.immutable = true, true
+		}
+		if r, ok := engineClientRoles[d.name]; ok {
+			d.roles = r
 		}
 		t[d.name] = d
 	}
