@@ -2,10 +2,12 @@ package props
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,8 +105,9 @@ func TestRefusedSettings(t *testing.T) {
 
 // kafkaClientRow is one Kafka client setting ksqlDB passes through
 // (testdata/kafkaclients.tsv): its name, Kafka type, the clients whose
-// ConfigDef defines it with this default, and the class naming it.
-type kafkaClientRow struct{ name, kind, clients, def, class string }
+// ConfigDef defines it with this default, the class naming it and a
+// number's lower bound ("" for none).
+type kafkaClientRow struct{ name, kind, clients, def, class, min string }
 
 func readKafkaClients(t *testing.T) []kafkaClientRow {
 	data, err := os.ReadFile("testdata/kafkaclients.tsv")
@@ -117,10 +120,10 @@ func readKafkaClients(t *testing.T) []kafkaClientRow {
 			continue
 		}
 		parts := strings.Split(line, "\t")
-		if len(parts) != 5 || parts[2] == "" || parts[4] == "" {
-			t.Fatalf("kafkaclients.tsv: %q is not name, type, clients, default and class", line)
+		if len(parts) != 6 || parts[2] == "" || parts[4] == "" {
+			t.Fatalf("kafkaclients.tsv: %q is not name, type, clients, default, class and lower bound", line)
 		}
-		rows = append(rows, kafkaClientRow{parts[0], parts[1], parts[2], parts[3], parts[4]})
+		rows = append(rows, kafkaClientRow{parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]})
 	}
 	return rows
 }
@@ -173,6 +176,7 @@ func TestKafkaClientChecklist(t *testing.T) {
 		if !seen && d.def != r.def {
 			t.Errorf("%s: default %q, Kafka's %q (%s)", r.name, d.def, r.def, r.clients)
 		}
+		checkLowerBound(t, d, r)
 		checkClientSpellings(t, table, r)
 	}
 	for name, d := range table {
@@ -190,6 +194,32 @@ func TestKafkaClientChecklist(t *testing.T) {
 	datadriven.RunTest(t, "testdata/kafkaclients", func(t *testing.T, td *datadriven.TestData) string {
 		return kafkaClientList(table, rows)
 	})
+}
+
+// higherBounds are the client settings whose lower bound is above
+// Kafka's, and why (each Def's doc says so too).
+var higherBounds = map[string]string{
+	"heartbeat.interval.ms": "franz-go's heartbeat needs a positive interval",
+}
+
+// checkLowerBound: a client row's integer has Kafka's lower bound (or a
+// higher one higherBounds explains). A DOUBLE's bound is recorded only.
+func checkLowerBound(t *testing.T, d *Def, r kafkaClientRow) {
+	t.Helper()
+	if d.kind != kindInt && d.kind != kindLong && d.kind != kindShort {
+		return
+	}
+	want := int64(none)
+	if r.min != "" {
+		n, err := strconv.ParseInt(r.min, 10, 64)
+		if err != nil {
+			t.Fatalf("%s: lower bound %q: %v", r.name, r.min, err)
+		}
+		want = n
+	}
+	if d.min != want && higherBounds[r.name] == "" {
+		t.Errorf("%s: lower bound %d, Kafka's %s", r.name, d.min, cmp.Or(r.min, "none"))
+	}
 }
 
 // checkClientSpellings: a client row's name under ksql.streams. and
