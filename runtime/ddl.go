@@ -128,7 +128,7 @@ func (e *Engine) materializeSource(ctx context.Context, plan *planner.Plan, b qu
 	e.queryCount++
 	cst.Props = map[string]string{props.OffsetReset: "earliest"} // a table is its whole topic
 	for k, v := range c.Props {
-		if k != props.OffsetReset {
+		if !props.IsOffsetReset(k) {
 			cst.Props[k] = v
 		}
 	}

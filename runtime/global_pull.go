@@ -19,7 +19,7 @@ import (
 func (e *Engine) startGlobalPull(t *transient, src *planner.Source) (exec.Runner, error) {
 	spec := physical.GlobalSpecOf(src, physical.Options{AppID: t.appID, ParseTimestamp: e.reg.ParseTimestamp})
 	// a snapshot: the copy stops at the end offsets it started with
-	s, done, err := global.Snapshot(context.Background(), spec, e.globalEnv(t.appID, t.cfg.CacheBytes, e.procLog, t.finish))
+	s, done, err := global.Snapshot(context.Background(), spec, e.globalEnv(t.appID, t.cfg, e.procLog, t.finish))
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/global"
+	"github.com/sqlstream/sqlstream/runtime/kafkasec"
+	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
 // A persistent query joining a global table on Kafka loads the table's
@@ -52,17 +54,19 @@ func globalLoadError(q *query, err error) error {
 // globalEnv is the environment of q's global stores: a follower's fault
 // after the start fails the query; loaded records are counted.
 func (q *query) globalEnv() global.Env {
-	env := q.eng.globalEnv(q.appID, q.cfg.CacheBytes, q.procLog(), q.globalFailed)
+	env := q.eng.globalEnv(q.appID, q.cfg, q.procLog(), q.globalFailed)
 	env.Count = func() { q.globalLoaded.Add(1) }
 	env.Figures = q.globalFigs
 	return env
 }
 
-// globalEnv is the environment of the global stores of appID: records
-// that do not deserialize go to log, a follower's fault after the start
-// to onErr.
-func (e *Engine) globalEnv(appID string, cache int64, log physical.ProcessingLog, onErr func(error)) global.Env {
-	return global.Env{AppID: appID, Cache: cache, DB: e.db, Cluster: e.cluster, Log: log, OnErr: onErr, Hook: e.opts.globalHook}
+// globalEnv is the environment of the global stores of appID, run with
+// cfg (its cache size and the global consumer's Kafka client settings):
+// records that do not deserialize go to log, a follower's fault after
+// the start to onErr.
+func (e *Engine) globalEnv(appID string, cfg props.QueryConfig, log physical.ProcessingLog, onErr func(error)) global.Env {
+	return global.Env{AppID: appID, Cache: cfg.CacheBytes, DB: e.db, Cluster: e.cluster, Log: log, OnErr: onErr, Hook: e.opts.globalHook,
+		Clients: kafkasec.ReaderOptions(cfg.Clients.Global, cfg.Clients.Common)}
 }
 
 // withGlobalLoadHook calls hook for every record a global table's store

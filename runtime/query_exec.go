@@ -23,7 +23,7 @@ func execConfig(c props.QueryConfig) exec.Config {
 		CacheBytes: c.CacheBytes, IdleCloseMs: c.IdleCloseMs, MaxTaskIdle: c.MaxTaskIdle, LateTopic: c.LateTopic,
 		ThrowOnInvalid: c.ThrowOnInvalid, ExactlyOnce: c.Guarantee == props.ExactlyOnce, SessionTimeout: c.SessionTimeout,
 		AcceptableLag: c.HA.AcceptableLag, Clients: kafkasec.ClientOptions(c.Clients, c.Guarantee == props.ExactlyOnce),
-		MaxPollRecords: c.Clients.Consumer.MaxPollRecords.V}
+		MaxPollRecords: c.Clients.Consumer.MaxPollRecords.V, RestoreClients: kafkasec.ReaderOptions(c.Clients.Restore, c.Clients.Common)}
 }
 
 // spec is what the runner of the query's current run sees.

@@ -137,7 +137,7 @@ func (e *Engine) startSelect(st *ast.Query, s *session) (api.RowStream, error) {
 
 // startPush runs a push query, its global tables' stores filled first.
 func (e *Engine) startPush(t *transient) (exec.Runner, error) {
-	g, err := global.Start(context.Background(), t.topo.Globals, e.globalEnv(t.appID, t.cfg.CacheBytes, e.procLog, t.finish))
+	g, err := global.Start(context.Background(), t.topo.Globals, e.globalEnv(t.appID, t.cfg, e.procLog, t.finish))
 	if err != nil {
 		return nil, err
 	}

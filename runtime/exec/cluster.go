@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Cluster is where topics live and queries run: Kafka (Kafka) for the
@@ -37,8 +38,9 @@ type Cluster interface {
 	// Follow loads every record of every partition of topic (a global
 	// table's) into s from its checkpoint, returning once it is caught up
 	// with the end offsets at the call (or ctx ends), and keeps loading
-	// later records until stop.
-	Follow(ctx context.Context, topic string, s FollowStore, onErr func(error)) (stop func(), err error)
+	// later records until stop. opts are the consumer's Kafka client
+	// options (the global consumer's settings), after the follower's own.
+	Follow(ctx context.Context, topic string, s FollowStore, onErr func(error), opts ...kgo.Opt) (stop func(), err error)
 
 	// Synchronous is true for the in-memory cluster: producing runs every
 	// query downstream before it returns, so there are no group offsets

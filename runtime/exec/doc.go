@@ -52,6 +52,15 @@
 // (the user's, a full disk, or internal: a bug, an operator's panic) put
 // the query in ERROR with what to do next; a push query ends with the
 // same message. A query never keeps running while skipping records.
+// An at_least_once runner ends with a last commit; offsets the group
+// coordinator refuses then are reported (Recovered, and Stop's error,
+// which names them), and the next start resumes from the last commit.
+//
+// A query's Kafka clients take the query's client settings after their
+// own: the group member Config.Clients, the restore consumer (store
+// restores, standby feeds) Config.RestoreClients, the global-table
+// follower the options Follow is given; restores and followers always
+// read committed.
 //
 // A Kafka runner reports its tasks (task_report.go): roles, states,
 // their stores' changelog lags and each active task's consumer lag, its

@@ -41,8 +41,10 @@ type FollowProgress interface {
 // record below the end offsets seen at the call, and keeps loading the
 // records that come later, of partitions added later too, until stop. A
 // fault after the return goes to onErr. The consumer is unassigned (no
-// group): every server reads everything.
-func (k *Kafka) Follow(ctx context.Context, topic string, s FollowStore, onErr func(error)) (func(), error) {
+// group): every server reads everything. opts (the global consumer's
+// settings) come after the follower's own; none of them sets
+// isolation: the follower always reads committed.
+func (k *Kafka) Follow(ctx context.Context, topic string, s FollowStore, onErr func(error), opts ...kgo.Opt) (func(), error) {
 	ctx, cancel := context.WithCancel(ctx)
 	from, catch, err := k.planGlobalLoad(ctx, topic, s)
 	if err != nil {
@@ -51,10 +53,10 @@ func (k *Kafka) Follow(ctx context.Context, topic string, s FollowStore, onErr f
 	}
 	// a partition added later joins the next fetch: an idle fetch waits
 	// at most as long as the check for new partitions (kgo's default 5 s)
-	cl, err := k.Client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
+	cl, err := k.Client(append([]kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: from}),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords(),
-		kgo.FetchMaxWait(min(k.globalCheck, 5*time.Second)))
+		kgo.FetchMaxWait(min(k.globalCheck, 5*time.Second))}, opts...)...)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -279,7 +281,7 @@ func (f *follower) noteProgress(fs kgo.Fetches) {
 // as a join's backlog is replayed) into s, wiped first (the in-memory
 // cluster keeps no checkpoint worth trusting), and subscribes it to the
 // later ones, which the cluster delivers synchronously like any other.
-func (m *Mem) Follow(_ context.Context, topic string, s FollowStore, onErr func(error)) (func(), error) {
+func (m *Mem) Follow(_ context.Context, topic string, s FollowStore, onErr func(error), _ ...kgo.Opt) (func(), error) {
 	if err := s.Reset(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,6 +73,11 @@ type kafkaRunner struct {
 	produced  map[tp]int64          // next offset of each changelog partition written
 	emitErr   error
 	failed    error // the fatal error that ends the loop
+	// stopErr is why the last commit, when the runner stopped, left
+	// offsets uncommitted (Stop returns it).
+	stopErr error
+	// offsetErr is the answer to the last offset commit (nil: accepted).
+	offsetErr error
 
 	eos *eosSession // under exactly_once_v2, nil otherwise
 
@@ -349,9 +356,49 @@ func (r *kafkaRunner) loop(ctx context.Context) {
 	if r.failure() != nil {
 		return
 	}
+	r.finalCommit()
+}
+
+// finalCommit commits what the stopping runner processed. Offsets the
+// coordinator refused are not lost silently: the error goes to the
+// query's errors (Observer.Recovered) and Stop returns it; nothing else
+// is needed, since the next start resumes from the offsets last
+// committed and processes the records after them again.
+func (r *kafkaRunner) finalCommit() {
 	if err := r.commit(context.Background()); err != nil {
 		r.fatal(err)
+		return
 	}
+	r.mu.Lock()
+	refused := r.offsetErr
+	r.mu.Unlock()
+	dirty := r.dirtyOffsets()
+	if len(dirty) == 0 {
+		return
+	}
+	if refused == nil {
+		refused = errors.New("no answer")
+	}
+	err := fmt.Errorf("query %s: the last commit before it stopped was refused by the group coordinator (external: %w); "+
+		"the input offsets %s stay at their last commit, so its next start processes the records after them again "+
+		"(at_least_once: their outputs may repeat; nothing is lost)", r.q.ID, refused, describeOffsets(dirty))
+	r.mu.Lock()
+	r.stopErr = err
+	r.mu.Unlock()
+	r.q.Logger.Error("last commit failed", "query", r.q.ID, "err", err)
+	r.q.Observer.Recovered(err)
+}
+
+// describeOffsets lists offsets as topic[partition]@offset, sorted.
+func describeOffsets(offsets map[string]map[int32]kgo.EpochOffset) string {
+	var parts []string
+	for topic, ps := range offsets {
+		for p, o := range ps {
+			parts = append(parts, fmt.Sprintf("%s[%d]@%d", topic, p, o.Offset))
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
 }
 
 // round polls once and processes what came; commitDue adds a commit. It
@@ -488,6 +535,9 @@ func (r *kafkaRunner) commitOffsets(ctx context.Context) bool {
 		if err == nil {
 			err = commitRespErr(resp)
 		}
+		r.mu.Lock()
+		r.offsetErr = err
+		r.mu.Unlock()
 		if err != nil {
 			if ctx.Err() == nil {
 				r.q.Logger.Warn("commit failed", "query", r.q.ID, "err", err)
@@ -550,6 +600,8 @@ func (r *kafkaRunner) markCommitted(offsets map[string]map[int32]kgo.EpochOffset
 	}
 }
 
+// Stop implements Runner: the loop ends with a last commit; the error
+// says why that commit left input offsets uncommitted (finalCommit).
 func (r *kafkaRunner) Stop() error {
 	r.cancel()
 	<-r.done
@@ -558,7 +610,9 @@ func (r *kafkaRunner) Stop() error {
 	r.standby.close()
 	r.q.Observer.Stopped()
 	r.tasks.closeAll()
-	return nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopErr
 }
 
 func commitRespErr(resp *kmsg.OffsetCommitResponse) error {

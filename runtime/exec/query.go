@@ -140,6 +140,11 @@ type Config struct {
 	// Clients are the options of the Kafka client settings set
 	// (runtime/kafkasec.ClientOptions), after the runner's own.
 	Clients []kgo.Opt
+	// RestoreClients are the restore consumer's (restore.consumer.*,
+	// consumer.* and bare settings: runtime/kafkasec.ReaderOptions), after
+	// its own: it reads the changelogs that restore a task's stores and
+	// feed its standby replicas.
+	RestoreClients []kgo.Opt
 	// MaxPollRecords is max.poll.records: most records one poll of a
 	// persistent query takes (0: 10000).
 	MaxPollRecords int

@@ -43,7 +43,7 @@ func (q *Query) restoreStore(ctx context.Context, k *Kafka, id state.StoreID, sp
 	if end > from {
 		r.SetTotal(end - from)
 		start := time.Now()
-		if err := k.ReadRange(ctx, topic, id.Partition, from, end, func(rec *kgo.Record) error {
+		if err := k.readRange(ctx, topic, id.Partition, from, end, q.Config.RestoreClients, func(rec *kgo.Record) error {
 			return r.Restore(rec.Key, rec.Value, rec.Timestamp.UnixMilli(), rec.Offset)
 		}); err != nil {
 			r.Done()
@@ -85,8 +85,15 @@ func (k *Kafka) EndOffset(ctx context.Context, topic string, p int32) (int64, er
 // open over the range, and the read waits for it to commit or abort
 // rather than stop short of records it may commit.
 func (k *Kafka) ReadRange(ctx context.Context, topic string, p int32, from, end int64, fn func(*kgo.Record) error) error {
-	cl, err := k.Client(kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	return k.readRange(ctx, topic, p, from, end, nil, fn)
+}
+
+// readRange is ReadRange with the reader's Kafka client options (a
+// query's restore consumer settings) after its own; none of them sets
+// isolation: the read stays read_committed.
+func (k *Kafka) readRange(ctx context.Context, topic string, p int32, from, end int64, opts []kgo.Opt, fn func(*kgo.Record) error) error {
+	cl, err := k.Client(append([]kgo.Opt{kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords()}, opts...)...)
 	if err != nil {
 		return err
 	}

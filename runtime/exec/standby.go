@@ -225,7 +225,9 @@ func (f *standbyFeeder) startLoop() {
 		}
 		offsets[key.topic][key.partition] = kgo.NewOffset().At(p.next.Load())
 	}
-	cl, err := f.r.k.Client(kgo.ConsumePartitions(offsets), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	// Standby replicas are fed by the restore consumer, as in Kafka Streams.
+	cl, err := f.r.k.Client(append([]kgo.Opt{kgo.ConsumePartitions(offsets), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.KeepControlRecords()}, f.r.q.Config.RestoreClients...)...)
 	if err != nil {
 		f.feedErrs.record(err)
 		f.r.q.Logger.Warn("standby replicas: no consumer; the next reconcile retries", "query", f.r.q.ID, "err", err)

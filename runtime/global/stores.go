@@ -7,6 +7,7 @@ import (
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/state"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Stores are a query's global-table stores (physical.GlobalStores,
@@ -39,6 +40,10 @@ type Env struct {
 	// Hook, when set, is called for every record loaded, before it is
 	// applied; an error fails the load (the engine's WithGlobalLoadHook).
 	Hook func(topic string, partition int32, offset int64) error
+	// Clients are the global consumer's Kafka client options
+	// (global.consumer.*, consumer.* and bare settings:
+	// runtime/kafkasec.ReaderOptions), after the follower's own.
+	Clients []kgo.Opt
 }
 
 // Start fills the stores of specs and starts following their topics; it
@@ -70,7 +75,7 @@ func (g *Stores) start(ctx context.Context, spec physical.GlobalStoreSpec, env E
 		return err
 	}
 	gs.onLoad = env.onLoad(spec.Topic)
-	stop, err := env.Cluster.Follow(ctx, spec.Topic, gs, env.OnErr)
+	stop, err := env.Cluster.Follow(ctx, spec.Topic, gs, env.OnErr, env.Clients...)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,46 @@ func ClientOptions(c props.Clients, exactlyOnce bool) []kgo.Opt {
 	}
 	opts = append(opts, producerOptions(c.Producer, exactlyOnce)...)
 	k := c.Consumer
+	opts = append(opts, fetchOptions(k)...)
+	add(k.HeartbeatInterval.Ok, kgo.HeartbeatInterval(k.HeartbeatInterval.V))
+	add(k.AutoCreateTopics.Ok && k.AutoCreateTopics.V, kgo.AllowAutoTopicCreation())
+	if r := k.ReadUncommitted; r.Ok && !exactlyOnce {
+		level := kgo.ReadCommitted()
+		if r.V {
+			level = kgo.ReadUncommitted()
+		}
+		opts = append(opts, kgo.FetchIsolationLevel(level))
+	}
+	return opts
+}
+
+// ReaderOptions maps the settings of a consumer outside the query's
+// group (props.Clients.Restore: the restore consumer, which reads the
+// changelogs that restore a task's stores and feed its standbys;
+// props.Clients.Global: the global consumer, which loads the query's
+// global tables) to franz-go options, added after the reader's own:
+// the fetch sizes and wait, the request, metadata, idle and connection
+// timeouts and client.id. The settings of a group member
+// (heartbeat.interval.ms) and allow.auto.create.topics do not apply;
+// isolation.level is not taken either: those readers always read
+// committed, so a store never holds an aborted write.
+func ReaderOptions(k props.ConsumerSettings, common props.CommonSettings) []kgo.Opt {
+	var opts []kgo.Opt
+	if id := common.ClientID; id.Ok {
+		opts = append(opts, kgo.ClientID(id.V))
+	}
+	return append(opts, fetchOptions(k)...)
+}
+
+// fetchOptions are the options every consumer takes: what a fetch asks
+// for and how the connections behave.
+func fetchOptions(k props.ConsumerSettings) []kgo.Opt {
+	var opts []kgo.Opt
+	add := func(ok bool, o kgo.Opt) {
+		if ok {
+			opts = append(opts, o)
+		}
+	}
 	add(k.FetchMaxBytes.Ok, kgo.FetchMaxBytes(clamp(k.FetchMaxBytes.V, 1, 1<<30)))
 	if k.FetchMaxBytes.Ok && k.FetchMaxBytes.V > 100<<20 {
 		// franz-go refuses a fetch bound above the largest response it reads.
@@ -34,19 +74,10 @@ func ClientOptions(c props.Clients, exactlyOnce bool) []kgo.Opt {
 	add(k.PartitionFetchMax.Ok, kgo.FetchMaxPartitionBytes(clamp(k.PartitionFetchMax.V, 1, 1<<30)))
 	add(k.FetchMinBytes.Ok, kgo.FetchMinBytes(k.FetchMinBytes.V))
 	add(k.FetchMaxWait.Ok, kgo.FetchMaxWait(clamp(k.FetchMaxWait.V, 10*time.Millisecond, time.Hour)))
-	add(k.HeartbeatInterval.Ok, kgo.HeartbeatInterval(k.HeartbeatInterval.V))
-	add(k.AutoCreateTopics.Ok && k.AutoCreateTopics.V, kgo.AllowAutoTopicCreation())
 	add(k.RequestTimeout.Ok, kgo.RequestTimeoutOverhead(clamp(k.RequestTimeout.V, 100*time.Millisecond, 15*time.Minute)))
 	add(k.MetadataMaxAge.Ok, kgo.MetadataMaxAge(clamp(k.MetadataMaxAge.V, 10*time.Millisecond, time.Hour)))
 	add(k.ConnIdleTimeout.Ok, kgo.ConnIdleTimeout(clamp(k.ConnIdleTimeout.V, 100*time.Millisecond, 15*time.Minute)))
 	add(k.ConnectionSetupMax.Ok && k.ConnectionSetupMax.V > 0, kgo.DialTimeout(k.ConnectionSetupMax.V))
-	if r := k.ReadUncommitted; r.Ok && !exactlyOnce {
-		level := kgo.ReadCommitted()
-		if r.V {
-			level = kgo.ReadUncommitted()
-		}
-		opts = append(opts, kgo.FetchIsolationLevel(level))
-	}
 	return opts
 }
 

@@ -90,3 +90,39 @@ func clientWith(t *testing.T, set map[string]string, eos bool) *kgo.Client {
 	}
 	return cl
 }
+
+// TestReaderOptions: the restore and global consumers take their own
+// prefix over consumer. and the bare name, and never a setting they do
+// not apply (isolation.level: they always read committed).
+func TestReaderOptions(t *testing.T) {
+	set := map[string]string{"consumer.fetch.max.bytes": "1000000", "restore.consumer.fetch.max.bytes": "2000000",
+		"isolation.level": "read_uncommitted", "global.consumer.connections.max.idle.ms": "60000", "client.id": "analytics"}
+	table := props.NewTable()
+	cfg, err := props.NewQueryConfig(table, table.Defaults().Merge(set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		k    props.ConsumerSettings
+		opt  any
+		want any
+	}{
+		{"restore", cfg.Clients.Restore, kgo.FetchMaxBytes, int32(2000000)},
+		{"global", cfg.Clients.Global, kgo.FetchMaxBytes, int32(1000000)},
+		{"global", cfg.Clients.Global, kgo.ConnIdleTimeout, time.Minute},
+		{"restore", cfg.Clients.Restore, kgo.ClientID, "analytics"},
+		{"restore", cfg.Clients.Restore, kgo.FetchIsolationLevel, int8(1)}, // read_committed, as set first
+	} {
+		opts := append([]kgo.Opt{kgo.SeedBrokers("127.0.0.1:1"), kgo.FetchIsolationLevel(kgo.ReadCommitted())},
+			ReaderOptions(c.k, cfg.Clients.Common)...)
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cl.OptValue(c.opt); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %T %v, want %v", c.name, c.opt, got, c.want)
+		}
+		cl.Close()
+	}
+}

@@ -13,6 +13,8 @@
 // sizes, client.id, …), which the runner adds after its own.
 //
 //	props.Clients ─► ClientOptions ─► exec.Config.Clients
+//	props.Clients.Restore ─► ReaderOptions ─► exec.Config.RestoreClients
+//	props.Clients.Global ─► ReaderOptions ─► global.Env.Clients
 package kafkasec
 
 import (

@@ -18,7 +18,9 @@ import (
 // what was set (an unset one keeps sqlstream's choice, its doc says
 // which). The honoured ones are read into Clients (clients_config.go);
 // the rest are inert, their doc says why. testdata/kafkaclients.tsv lists
-// Kafka's names, clients and defaults; TestKafkaClientChecklist pins each
+// the names, types, clients and defaults of Kafka 3.4's ConfigDefs (the
+// Kafka of ksqlDB 0.29), each with the class it comes from;
+// TestKafkaClientChecklist fails when the table disagrees and pins each
 // one's status.
 
 // clientRole is which Kafka clients a setting belongs to.
@@ -66,10 +68,37 @@ func (t Table) lookupClient(full string) (*Def, bool) {
 		return nil, false
 	}
 	d, ok := t["ksql.streams."+base]
-	if !ok || (d.roles != 0 && d.roles&role == 0) {
+	if !ok || d.roles&role == 0 {
 		return nil, false
 	}
+	for _, rd := range d.roleDefs {
+		if role&^rd.roles == 0 {
+			c := *d
+			c.def = rd.def
+			return &c, true
+		}
+	}
 	return d, true
+}
+
+// roleDefault is Kafka's default of a setting for some of its clients,
+// where it differs from the row's.
+type roleDefault struct {
+	roles clientRole
+	def   string
+}
+
+// engineClientRoles are the clients of the Kafka settings that have an
+// engine row of their own (table.go, security.go): a client's prefix is
+// accepted before them only for those clients (consumer.session.timeout.ms,
+// not producer.session.timeout.ms, as Kafka's ConfigDefs have them). An
+// engine row of Kafka Streams alone (commit.interval.ms, …) takes no
+// prefix.
+var engineClientRoles = map[string]clientRole{
+	SecProtocol: roleCommon | roleStreams, SASLMechanism: roleCommon, SASLJAAS: roleCommon,
+	TrustLocation: roleCommon, TrustType: roleCommon, TrustPassword: roleCommon,
+	KeyLocation: roleCommon, KeyType: roleCommon, KeyPassword: roleCommon, KeyKeyPassword: roleCommon,
+	EndpointIdent: roleCommon, SessionTimeout: roleConsumer, OffsetReset: roleConsumer,
 }
 
 // cdef is a client setting's row, inert until honoured says otherwise;
@@ -86,6 +115,21 @@ func honoured(d *Def) *Def { d.inert = false; return d }
 func inertClient(name string, roles clientRole, kind propKind, def string, min int64, why string) *Def {
 	return cdef(name, roles, kind, def, min, why)
 }
+
+// withRoleDefault gives d Kafka's other default under the prefixes of
+// roles (receive.buffer.bytes is 65536 for the consumer and admin
+// client, 32768 for the producer).
+func withRoleDefault(d *Def, roles clientRole, def string) *Def {
+	d.roleDefs = append(d.roleDefs, roleDefault{roles, def})
+	return d
+}
+
+// withMax gives a number Kafka's upper bound.
+func withMax(d *Def, max int64) *Def { d.max = max; return d }
+
+// upgradeFrom are Kafka Streams 3.4's upgrade.from values.
+var upgradeFrom = []string{"0.10.0", "0.10.1", "0.10.2", "0.11.0", "1.0", "1.1", "2.0", "2.1", "2.2", "2.3",
+	"2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.1", "3.2", "3.3"}
 
 // enumClient is a client setting with Kafka's allowed values.
 func enumClient(d *Def, values ...string) *Def {
@@ -112,16 +156,16 @@ func honouredClientDefs() []*Def {
 			"compression of the record batches queries write: none, gzip, snappy, lz4 or zstd (unset: franz-go's snappy)"), "none", "gzip", "snappy", "lz4", "zstd")),
 		honoured(cdef("linger.ms", roleProducer, kindLong, "0", 0,
 			"milliseconds a query's writes wait to fill a batch (unset: 5)")),
-		honoured(cdef("batch.size", roleProducer, kindInt, "16384", 1,
-			"largest record batch a query writes, in bytes (unset: franz-go's 1000012)")),
-		honoured(cdef("max.request.size", roleProducer, kindInt, "1048576", 1,
-			"largest request the clients write to a broker, in bytes (unset: franz-go's 100 MiB)")),
+		honoured(cdef("batch.size", roleProducer, kindInt, "16384", 0,
+			"largest record batch a query writes, in bytes (unset: franz-go's 1000012; below 512, franz-go's least, 512)")),
+		honoured(cdef("max.request.size", roleProducer, kindInt, "1048576", 0,
+			"largest request the clients write to a broker, in bytes (unset: franz-go's 100 MiB; at least 1 KiB and the batch size)")),
 		honoured(cdef("delivery.timeout.ms", roleProducer, kindInt, "120000", 0,
 			"milliseconds a write may take, retries included, before it fails the query (unset: no bound)")),
-		honoured(cdef("retries", roleProducer|roleAdmin, kindInt, "2147483647", 0,
-			"retries of a failed write before it fails the query")),
+		honoured(withRoleDefault(cdef("retries", roleProducer|roleAdmin|roleStreams, kindInt, "2147483647", 0,
+			"retries of a failed write before it fails the query (admin.retries has no effect: the engine's admin requests take no query's settings)"), roleStreams, "0")),
 		honoured(cdef("max.poll.records", roleConsumer, kindInt, "500", 1,
-			"most records a persistent query processes per poll (unset: 10000)")),
+			"most records a persistent query processes per poll (unset: 10000); the main consumer's: the restore and global consumers apply whole fetches")),
 		honoured(cdef("fetch.max.bytes", roleConsumer, kindInt, "52428800", 0,
 			"most bytes one fetch returns (franz-go's default is the same)")),
 		honoured(cdef("max.partition.fetch.bytes", roleConsumer, kindInt, "1048576", 0,
@@ -131,21 +175,21 @@ func honouredClientDefs() []*Def {
 		honoured(cdef("fetch.max.wait.ms", roleConsumer, kindInt, "500", 0,
 			"longest a broker waits for fetch.min.bytes before answering a fetch (unset: franz-go's 5000)")),
 		honoured(enumClient(cdef("isolation.level", roleConsumer, kindString, "read_uncommitted", none,
-			"which records the queries read: read_committed or read_uncommitted (unset: read_committed, so aborted transactions are never read; exactly_once_v2 always reads committed)"), "read_committed", "read_uncommitted")),
+			"which records the queries read: read_committed or read_uncommitted (unset: read_committed, so aborted transactions are never read; exactly_once_v2 always reads committed); the main consumer's: the restore and global consumers always read committed"), "read_committed", "read_uncommitted")),
 		honoured(cdef("heartbeat.interval.ms", roleConsumer, kindInt, "3000", 1,
-			"milliseconds between a query's group heartbeats (unset: a third of session.timeout.ms, at most 3000)")),
+			"milliseconds between a query's group heartbeats (unset: a third of session.timeout.ms, at most 3000); at least 1 (Kafka takes any: franz-go's heartbeat needs a positive interval); the main consumer's: the restore and global consumers join no group")),
 		honoured(cdef("client.id", roleCommon|roleStreams, kindString, "", none,
-			"the client id the queries' Kafka clients send (unset: franz-go's, kgo)")),
-		honoured(cdef("request.timeout.ms", roleCommon, kindInt, "30000", 0,
-			"milliseconds a write request may wait for its acknowledgement on the broker, and the time a request may take beyond its own timeout (unset: franz-go's 10000)")),
-		honoured(cdef("metadata.max.age.ms", roleCommon, kindLong, "300000", 0,
-			"milliseconds between the clients' metadata refreshes (franz-go's default is the same)")),
-		honoured(cdef("connections.max.idle.ms", roleCommon, kindLong, "540000", none,
-			"milliseconds an idle connection stays open (unset: franz-go's 20000)")),
+			"the client id the queries' Kafka clients send (unset: franz-go's, kgo); read bare only: under a client's prefix it has no effect (a query's consumer and producer are one client)")),
+		honoured(withRoleDefault(cdef("request.timeout.ms", roleCommon|roleStreams, kindInt, "30000", 0,
+			"milliseconds a write request may wait for its acknowledgement on the broker, and the time a request may take beyond its own timeout (unset: franz-go's 10000); admin.request.timeout.ms has no effect: the engine's admin requests take no query's settings"), roleStreams, "40000")),
+		honoured(cdef("metadata.max.age.ms", roleCommon|roleStreams, kindLong, "300000", 0,
+			"milliseconds between the clients' metadata refreshes (franz-go's default is the same); read under the consumers' prefixes: producer. and admin. spellings have no effect (a query's consumer and producer are one client)")),
+		honoured(withRoleDefault(cdef("connections.max.idle.ms", roleCommon|roleStreams, kindLong, "540000", none,
+			"milliseconds an idle connection stays open (unset: franz-go's 20000); read under the consumers' prefixes: producer. and admin. spellings have no effect (a query's consumer and producer are one client)"), roleAdmin, "300000")),
 		honoured(cdef("socket.connection.setup.timeout.ms", roleCommon, kindLong, "10000", none,
-			"milliseconds a connection may take to open (franz-go's default is the same)")),
+			"milliseconds a connection may take to open (franz-go's default is the same); read under the consumers' prefixes: producer. and admin. spellings have no effect (a query's consumer and producer are one client)")),
 		honoured(cdef("allow.auto.create.topics", roleConsumer, kindBool, "true", none,
-			"whether reading a missing topic asks the broker to create it (unset: it does not; a query's sources exist before it starts)")),
+			"whether reading a missing topic asks the broker to create it (unset: it does not; a query's sources exist before it starts); the main consumer's only")),
 	}
 }
 
@@ -168,7 +212,7 @@ func inertCommonDefs() []*Def {
 		enumClient(inertClient("metrics.recording.level", roleCommon|roleStreams, s, "INFO", none, noJMX), "info", "debug", "trace"),
 		inertClient("metrics.sample.window.ms", roleCommon|roleStreams, l, "30000", 0, noJMX),
 		inertClient("auto.include.jmx.reporter", roleCommon|roleStreams, b, "true", none, noJMX),
-		inertClient("receive.buffer.bytes", roleCommon|roleStreams, i, "32768", -1, "the socket buffers are the operating system's"),
+		withRoleDefault(inertClient("receive.buffer.bytes", roleCommon|roleStreams, i, "32768", -1, "the socket buffers are the operating system's"), roleConsumer|roleAdmin, "65536"),
 		inertClient("send.buffer.bytes", roleCommon|roleStreams, i, "131072", -1, "the socket buffers are the operating system's"),
 		inertClient("reconnect.backoff.ms", roleCommon|roleStreams, l, "50", 0, franzOwn),
 		inertClient("reconnect.backoff.max.ms", roleCommon|roleStreams, l, "1000", 0, franzOwn),
@@ -194,8 +238,8 @@ func inertCommonDefs() []*Def {
 		inertClient("sasl.kerberos.min.time.before.relogin", roleCommon, l, "60000", none, noKerberos),
 		inertClient("sasl.login.refresh.window.factor", roleCommon, kindDouble, "0.8", none, noKerberos),
 		inertClient("sasl.login.refresh.window.jitter", roleCommon, kindDouble, "0.05", none, noKerberos),
-		inertClient("sasl.login.refresh.min.period.seconds", roleCommon, i, "60", 0, noKerberos),
-		inertClient("sasl.login.refresh.buffer.seconds", roleCommon, i, "300", 0, noKerberos),
+		withMax(inertClient("sasl.login.refresh.min.period.seconds", roleCommon, kindShort, "60", 0, noKerberos), 900),
+		withMax(inertClient("sasl.login.refresh.buffer.seconds", roleCommon, kindShort, "300", 0, noKerberos), 3600),
 		inertClient("sasl.login.callback.handler.class", roleCommon, s, "", none, javaClass),
 		inertClient("sasl.login.class", roleCommon, s, "", none, javaClass),
 		inertClient("sasl.client.callback.handler.class", roleCommon, s, "", none, javaClass),
@@ -258,26 +302,27 @@ func inertStreamsDefs() []*Def {
 		inertClient("application.id", st, s, "", none, named),
 		inertClient("application.server", st, s, "", none, "servers find each other by "+AdvertisedListener),
 		inertClient("buffered.records.per.partition", st, i, "1000", none, goStreams),
-		inertClient("built.in.metrics.version", st, s, "latest", none, noJMX),
+		enumClient(inertClient("built.in.metrics.version", st, s, "latest", none, noJMX), "latest"),
 		inertClient("default.deserialization.exception.handler", st, s, "org.apache.kafka.streams.errors.LogAndFailExceptionHandler", none, javaClass),
 		inertClient("default.production.exception.handler", st, s, "org.apache.kafka.streams.errors.DefaultProductionExceptionHandler", none, javaClass),
 		inertClient("default.key.serde", st, s, "", none, javaClass),
 		inertClient("default.value.serde", st, s, "", none, javaClass),
-		inertClient("default.windowed.key.serde.inner", st, s, "", none, javaClass),
-		inertClient("default.windowed.value.serde.inner", st, s, "", none, javaClass),
+		inertClient("default.list.key.serde.inner", st, s, "", none, javaClass),
+		inertClient("default.list.key.serde.type", st, s, "", none, javaClass),
+		inertClient("default.list.value.serde.inner", st, s, "", none, javaClass),
+		inertClient("default.list.value.serde.type", st, s, "", none, javaClass),
 		enumClient(inertClient("default.dsl.store", st, s, "rocksDB", none, "state stores are Pebble's"), "rocksdb", "in_memory"),
 		inertClient("rocksdb.config.setter", st, s, "", none, "state stores are Pebble's"),
 		inertClient("poll.ms", st, l, "100", none, "a query polls until its next commit or punctuation is due"),
-		inertClient("replication.factor", st, i, "-1", -1, "internal topics' replication is "+InternalReplicas),
+		inertClient("replication.factor", st, i, "-1", none, "internal topics' replication is "+InternalReplicas),
 		inertClient("state.cleanup.delay.ms", st, l, "600000", none, "a task's state is dropped when its query is"),
 		inertClient("task.timeout.ms", st, l, "300000", 0, "a task's errors are classified (retry, restore, fatal) without a timeout"),
-		inertClient("upgrade.from", st, s, "", none, "commands keep the plan they were recorded with"),
+		enumClient(inertClient("upgrade.from", st, s, "", none, "commands keep the plan they were recorded with"), upgradeFrom...),
 		inertClient("window.size.ms", st, l, "", none, javaClass),
 		inertClient("windowed.inner.class.serde", st, s, "", none, javaClass),
 		inertClient("rack.aware.assignment.tags", st, s, "", none, "the task balancer has no racks"),
 		inertClient("statestore.cache.max.bytes", st, l, "10485760", 0, "each store's cache is "+CacheBytes),
 		inertClient("repartition.purge.interval.ms", st, l, "30000", 0, "repartition topics are compacted by their retention"),
-		inertClient("default.client.supplier", st, s, "", none, javaClass),
-		inertClient("enable.metrics.push", roleCommon|st, kindBool, "true", none, noJMX),
+		inertClient("windowstore.changelog.additional.retention.ms", st, l, "86400000", none, "a windowed store's changelog keeps its windows' retention plus one day (Kafka's default), not configurable"),
 	}
 }

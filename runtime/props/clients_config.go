@@ -20,11 +20,22 @@ type Set[T any] struct {
 // settings (clients.go), parsed once with the query's other settings.
 // A setting is read under the client's own prefix first
 // (ksql.streams.producer.linger.ms), then bare (ksql.streams.linger.ms),
-// as Kafka Streams reads it.
+// as Kafka Streams reads it; each consumer's prefix (main.consumer.,
+// restore.consumer., global.consumer.) before consumer., as Kafka
+// Streams' getMainConsumerConfigs, getRestoreConsumerConfigs and
+// getGlobalConsumerConfigs override the plain consumer settings.
 type Clients struct {
 	Producer ProducerSettings
+	// Consumer is the main consumer's: the query's group member, which
+	// reads its sources and repartition topics.
 	Consumer ConsumerSettings
-	Common   CommonSettings
+	// Restore is the restore consumer's: it reads the changelogs that
+	// restore a task's stores and feed its standby replicas.
+	Restore ConsumerSettings
+	// Global is the global consumer's: it loads and follows the topics
+	// of the query's global tables.
+	Global ConsumerSettings
+	Common CommonSettings
 }
 
 // ProducerSettings are the honoured producer settings.
@@ -132,6 +143,8 @@ func (r clientReader) millis(name string) Set[time.Duration] {
 func parseClients(p *Parser) Clients {
 	prod := clientReader{p, []string{"producer.", ""}}
 	cons := clientReader{p, []string{"main.consumer.", "consumer.", ""}}
+	restore := clientReader{p, []string{"restore.consumer.", "consumer.", ""}}
+	global := clientReader{p, []string{"global.consumer.", "consumer.", ""}}
 	c := Clients{Common: CommonSettings{ClientID: clientReader{p, []string{""}}.str("client.id")}}
 	c.Producer = ProducerSettings{Acks: prod.str("acks"), Idempotence: prod.bool("enable.idempotence"),
 		Compression: prod.str("compression.type"), Linger: prod.millis("linger.ms"),
@@ -143,7 +156,7 @@ func parseClients(p *Parser) Clients {
 	if c.Producer.Acks.V == "-1" {
 		c.Producer.Acks.V = "all"
 	}
-	c.Consumer = parseConsumer(cons)
+	c.Consumer, c.Restore, c.Global = parseConsumer(cons), readerSettings(parseConsumer(restore)), readerSettings(parseConsumer(global))
 	checkIdempotence(p, c.Producer)
 	return c
 }
@@ -160,6 +173,18 @@ func parseConsumer(r clientReader) ConsumerSettings {
 	if l := r.str("isolation.level"); l.Ok {
 		c.ReadUncommitted = Set[bool]{l.V == "read_uncommitted", true}
 	}
+	return c
+}
+
+// readerSettings are the settings a consumer outside the group (the
+// restore and global consumers) applies: not those of a group member
+// (heartbeat.interval.ms), of a poll loop (max.poll.records: a reader
+// applies whole fetches) or of a query's sources
+// (allow.auto.create.topics), nor isolation.level (a reader always reads
+// committed, so a store never holds an aborted write).
+func readerSettings(c ConsumerSettings) ConsumerSettings {
+	c.HeartbeatInterval, c.AutoCreateTopics, c.ReadUncommitted = Set[time.Duration]{}, Set[bool]{}, Set[bool]{}
+	c.MaxPollRecords = Set[int]{}
 	return c
 }
 

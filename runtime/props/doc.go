@@ -37,9 +37,16 @@
 // max.poll.records, …) are accepted bare, under ksql.streams. and under
 // a client's prefix (consumer., producer., admin., main.consumer., …),
 // with Kafka's types, ranges and values, and listed with Kafka's
-// defaults; the honoured ones are read into QueryConfig.Clients
-// (clients_config.go) when set, the rest are inert.
-// TestKafkaClientChecklist pins each one's status (testdata/kafkaclients).
+// defaults (those of Kafka 3.4's ConfigDefs, testdata/kafkaclients.tsv,
+// each row with its class); the honoured ones are read into
+// QueryConfig.Clients (clients_config.go) when set, the rest are inert.
+// Each consumer reads its own prefix first, then consumer., then the bare
+// name: the main consumer (main.consumer.), the restore consumer
+// (restore.consumer.: changelogs, standbys) and the global consumer
+// (global.consumer.: global tables). TestKafkaClientChecklist pins each
+// one's status (testdata/kafkaclients) and fails when the table and
+// Kafka's ConfigDefs disagree; TestClientPrefixesRead pins which prefixed
+// spellings are read and which have no effect (testdata/kafkaprefixes).
 // A client's SET of one of ksqlDB's ImmutableProperties (bootstrap.servers,
 // every ssl.* setting, ksql.extension.dir, …) is refused in the words of
 // ksqlDB's LocalPropertyValidator (ProblemImmutable), as is

@@ -70,7 +70,7 @@ func NewQueryConfig(t Table, props Properties) (QueryConfig, error) {
 	c := QueryConfig{
 		CommitInterval: p.Millis(CommitInterval),
 		Threads:        int(p.Int(NumThreads)),
-		FromEarliest:   p.Str(OffsetReset) == "earliest",
+		FromEarliest:   fromEarliest(p),
 		CacheBytes:     p.Int(CacheBytes),
 		IdleCloseMs:    p.Int(IdleClose),
 		MaxTaskIdle:    p.Millis(MaxTaskIdle),
@@ -84,7 +84,7 @@ func NewQueryConfig(t Table, props Properties) (QueryConfig, error) {
 	}
 	// session.timeout.ms is a consumer setting: its consumer. spelling
 	// wins, as Kafka Streams reads it.
-	if d := (clientReader{p, []string{"main.consumer.", "consumer."}}).millis("session.timeout.ms"); d.Ok {
+	if d := (clientReader{p, mainConsumer}).millis("session.timeout.ms"); d.Ok {
 		c.SessionTimeout = d.V
 	}
 	// exactly_once is ksqlDB's (and Kafka Streams' deprecated) name of the
@@ -106,6 +106,34 @@ type Parser struct {
 	t     Table
 	props Properties
 	err   error
+}
+
+// mainConsumer are the prefixes of the main consumer's settings, before
+// the bare name, as Kafka Streams' getMainConsumerConfigs reads them.
+var mainConsumer = []string{"main.consumer.", "consumer."}
+
+// fromEarliest is auto.offset.reset=earliest, its main consumer's
+// spelling (consumer.auto.offset.reset) winning over the bare one.
+func fromEarliest(p *Parser) bool {
+	if v := (clientReader{p, mainConsumer}).str("auto.offset.reset"); v.Ok {
+		return v.V == "earliest"
+	}
+	return p.Str(OffsetReset) == "earliest"
+}
+
+// IsOffsetReset says whether a normalized property name is
+// auto.offset.reset in any spelling a query reads
+// (ksql.streams.consumer.auto.offset.reset too).
+func IsOffsetReset(name string) bool {
+	if name == OffsetReset {
+		return true
+	}
+	for _, pre := range mainConsumer {
+		if name == "ksql.streams."+pre+"auto.offset.reset" {
+			return true
+		}
+	}
+	return false
 }
 
 // NewParser reads props over t's defaults.

@@ -37,7 +37,7 @@ func NewSessionConfig(t Table, props Properties) (SessionConfig, error) {
 		CreateOrReplace:     p.Bool(CreateOrReplace),
 		VarSubstitution:     p.Bool(VarSubstitution),
 		OutputTopicPrefix:   p.Str(OutputTopicPrefix),
-		FromEarliest:        p.Str(OffsetReset) == "earliest",
+		FromEarliest:        fromEarliest(p),
 		PullLimit:           p.Bool(PullLimit),
 		PushV2:              p.Bool(PushV2),
 		AssertTopicTimeout:  p.Millis(AssertTopicTimeout),

@@ -21,9 +21,10 @@ const (
 	kindBool            // true or false
 	kindEnum            // one of Def.values
 	kindDouble          // a 64-bit floating point number
+	kindShort           // a 16-bit integer, at least Def.min
 )
 
-var kindNames = [...]string{"STRING", "INT", "LONG", "BOOLEAN", "STRING", "DOUBLE"}
+var kindNames = [...]string{"STRING", "INT", "LONG", "BOOLEAN", "STRING", "DOUBLE", "SHORT"}
 
 // Def is one row of the property table: every property the engine
 // accepts, with its type, default and meaning. The same table validates
@@ -35,7 +36,8 @@ type Def struct {
 	kind   propKind
 	def    string   // "" for none
 	values []string // the allowed values of a kindEnum
-	min    int64    // the smallest value of a kindInt or kindLong
+	min    int64    // the smallest value of a kindInt, kindLong or kindShort
+	max    int64    // the largest, when not 0
 	// fixed properties are the server's: a client may not override them.
 	fixed bool
 	// inert properties are accepted, as ksqlDB accepts them, and have no
@@ -50,9 +52,13 @@ type Def struct {
 	doc         string
 	// client rows are Kafka client settings (clients.go): Defaults leaves
 	// them out, so a client sees only what was set, and roles are the
-	// clients a prefixed spelling may name (0: any).
+	// clients a prefixed spelling may name (0: none; an engine row's are
+	// engineClientRoles).
 	client bool
 	roles  clientRole
+	// roleDefs are Kafka's defaults for some of the clients where they
+	// differ from def (lookupClient shows them under those prefixes).
+	roleDefs []roleDefault
 	// immutable properties are in ksqlDB's ImmutableProperties (its
 	// LocalPropertyValidator refuses them with ProblemImmutable's text);
 	// they are fixed too.
@@ -94,6 +100,9 @@ func NewTable() Table {
 		// ksqlDB's ImmutableProperties include every TLS setting.
 		if strings.HasPrefix(d.name, "ksql.streams.ssl.") {
 			d.fixed, d.immutable = true, true
+		}
+		if r, ok := engineClientRoles[d.name]; ok {
+			d.roles = r
 		}
 		t[d.name] = d
 	}
@@ -278,17 +287,17 @@ func (d *Def) parse(name, value string) error {
 		if _, err := strconv.ParseBool(strings.TrimSpace(value)); err != nil {
 			return bad("Expected value to be either true or false")
 		}
-	case kindInt, kindLong:
-		bits := 32
-		if d.kind == kindLong {
-			bits = 64
-		}
+	case kindInt, kindLong, kindShort:
+		bits := map[propKind]int{kindInt: 32, kindLong: 64, kindShort: 16}[d.kind]
 		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, bits)
 		if err != nil {
 			return bad("Not a number of type " + kindNames[d.kind])
 		}
 		if n < d.min {
 			return bad(fmt.Sprintf("Value must be at least %d", d.min))
+		}
+		if d.max != 0 && n > d.max {
+			return bad(fmt.Sprintf("Value must be no more than %d", d.max))
 		}
 	case kindEnum:
 		if !slices.Contains(d.values, strings.ToLower(strings.TrimSpace(value))) {
