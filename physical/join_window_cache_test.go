@@ -106,3 +106,27 @@ func seqs(ms []streamMatch) []int {
 	}
 	return out
 }
+
+// TestWindowCacheFollowsALaggingPeer: while the other side's input runs
+// minutes behind this one's, the rows its lookups need (near its own
+// time) stay cached; once it catches up they are trimmed.
+func TestWindowCacheFollowsALaggingPeer(t *testing.T) {
+	c := newWindowCache(1000, 1000, 1<<20)
+	peer := int64(0)
+	for ts := int64(0); ts <= 600_000; ts += 100 {
+		c.follow(peer)
+		c.put([]byte("k"), []any{"v", ts}, ts)
+	}
+	got, ok := c.fetch([]byte("k"), peer-1000, peer+1000)
+	if !ok || len(got) != 11 {
+		t.Fatalf("lookup at the lagging peer's time 0: %d rows, answered %v; want 11 from the cache", len(got), ok)
+	}
+	c.follow(600_000)
+	c.put([]byte("k"), []any{"v", int64(600_100)}, 600_100)
+	if _, ok := c.fetch([]byte("k"), 0, 1000); ok {
+		t.Fatalf("rows the caught-up peer can no longer ask for still answered from the cache")
+	}
+	if want := 600_100 - 2*c.span; c.low < want {
+		t.Fatalf("low %d after the peer caught up, want at least %d", c.low, want)
+	}
+}
