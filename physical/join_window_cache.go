@@ -5,6 +5,12 @@ import (
 	"slices"
 )
 
+// peerHold bounds, in spans, how far behind this side's newest row a
+// lagging other side holds the cache's horizon back: an idle other side
+// (no rows in this partition, or none for a long time) reads nothing,
+// and would only fill the cache to its budget.
+const peerHold = 8
+
 // windowCacheBudget bounds the bytes (estimated) one side's windowCache
 // holds; past it the oldest rows go and reads before them use the store.
 const windowCacheBudget = 16 << 20
@@ -20,9 +26,10 @@ const windowCacheBudget = 16 << 20
 //	                 passes the next width boundary (or the budget is hit)
 //
 // The horizon is the older of this side's newest row and the other
-// side's (peer): rows are kept span behind it, so that the other side's
-// lookups find them even when its input runs minutes behind this one's
-// (two topics polled together rarely advance together). A fetch from
+// side's (peer), but no more than peerHold spans behind the newest: rows
+// are kept span behind it, so that the other side's lookups find them
+// even when its input runs minutes behind this one's (two topics polled
+// together rarely advance together). A fetch from
 // before low reads the store, which keeps every row (and is what a
 // restart restores).
 type windowCache struct {
@@ -111,7 +118,11 @@ func (c *windowCache) fetch(key []byte, from, to int64) (out []streamMatch, ok b
 // time (so that a trim, which visits every key, comes once per many
 // puts), trimming every key's rows below it.
 func (c *windowCache) evict() {
-	if h := min(c.newest, c.peer); h > math.MinInt64+c.span {
+	h := min(c.newest, c.peer)
+	if hold := c.newest - peerHold*c.span; c.newest > math.MinInt64+peerHold*c.span && h < hold {
+		h = hold // an idle or far-behind other side holds back no more than this
+	}
+	if h > math.MinInt64+c.span {
 		if cut := c.boundary(h - c.span); cut > c.low {
 			c.trim(cut)
 		}
