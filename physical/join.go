@@ -104,6 +104,10 @@ func joinKeyOf(row *types.Row, in *planner.JoinInput, width int) ([]any, []any) 
 	if in.Rekeyed() {
 		return row.Values[:width], row.Values[width:]
 	}
+	if len(in.Keys) == 1 { // a view of the row's values (never written), not a copy
+		i := in.Keys[0]
+		return row.Values[i : i+1 : i+1], row.Values
+	}
 	key := make([]any, len(in.Keys))
 	for i, idx := range in.Keys {
 		key[i] = row.Values[idx]
