@@ -186,11 +186,13 @@
 // too): every row is a key of its own (key, time, sequence number), so a
 // cache would only copy, index and later write down each put; a put goes
 // to the changelog and the Pebble batch at once. Each window store has an in-memory
-// `windowCache` (`join_window_cache.go`) of the decoded rows put in the
-// last 2·(before + after), ≤ 16 MiB estimated: a lookup from at or after
-// its low-water mark is answered from it, an older one (late rows,
-// evicted buckets) reads the store; a restarted task refills it with one
-// scan from its newest time. Either side triggers: a row joins every row
+// `windowCache` (`join_window_cache.go`) of the decoded rows by key, put
+// in the last 2·(before + after) behind the older of the two sides'
+// newest times (the other side's input may run behind; at most 8 such
+// spans), ≤ 16 MiB estimated: a lookup from at or after its low-water
+// mark is answered from it, an older one (late rows, trimmed rows) reads
+// the store; a restarted task refills it with one scan from its newest
+// time. Either side triggers: a row joins every row
 // of the other side's window, time = max of both. Without GRACE, an
 // unmatched row of a preserved side is emitted at once (eager, as
 // ksqlDB); with GRACE it waits in `KSTREAM-OUTERSHARED-N-store` (ts ‖ side
@@ -301,7 +303,8 @@
 // Every source's row time is a hidden column `ALIAS_ROWTIME` at the end of
 // the join schema (not selected by `*`, read by a qualified `x.ROWTIME`):
 // operators pass each side's values followed by its row's time
-// (`withTime`), and the joiner reads index `len(side columns)`.
+// (`withTime`, or in place as a `timed` side), and the joiner reads index
+// `len(side columns)`.
 //
 // A qualified `x.ROWPARTITION` / `x.ROWOFFSET` (in ON or above the join)
 // reads x's source record, as in ksqlDB, whose sources copy these pseudo

@@ -47,6 +47,45 @@ func (j joiner) join(key []any, l, r []any) []any {
 	return out
 }
 
+// timed is a side's values with its row's time and window after them,
+// laid out as withTime lays them, without the copy; nil vals: a missing
+// side.
+type timed struct {
+	vals []any
+	ts   int64
+	w    *types.Window
+}
+
+// at is withTime(t.vals, t.ts, t.w)[i].
+func (t timed) at(i int) any {
+	switch n := len(t.vals); {
+	case i < n:
+		return t.vals[i]
+	case i == n:
+		return t.ts
+	case i == n+1:
+		return t.w.Start
+	}
+	return t.w.End
+}
+
+// joinTimed is join(key, withTime(l…), withTime(r…)) without the two
+// copies: the output's one allocation is all a joined row costs.
+func (j joiner) joinTimed(key []any, l, r timed) []any {
+	out := make([]any, len(j.n.Columns))
+	for i, c := range j.n.Columns {
+		switch {
+		case c.Side == planner.JoinKey && key != nil:
+			out[i] = key[c.Index]
+		case c.Side == planner.JoinLeft && l.vals != nil:
+			out[i] = l.at(c.Index)
+		case c.Side == planner.JoinRight && r.vals != nil:
+			out[i] = r.at(c.Index)
+		}
+	}
+	return out
+}
+
 // accepts reports whether the join's residual condition (ON's conjuncts
 // besides the key equalities) holds for a joined row; a pair it rejects
 // is no match. An error or a null counts as false, as in a WHERE.
@@ -64,6 +103,10 @@ func (j joiner) accepts(out []any) bool {
 func joinKeyOf(row *types.Row, in *planner.JoinInput, width int) ([]any, []any) {
 	if in.Rekeyed() {
 		return row.Values[:width], row.Values[width:]
+	}
+	if len(in.Keys) == 1 { // a view of the row's values (never written), not a copy
+		i := in.Keys[0]
+		return row.Values[i : i+1 : i+1], row.Values
 	}
 	key := make([]any, len(in.Keys))
 	for i, idx := range in.Keys {
@@ -127,22 +170,22 @@ func (op *streamTableJoin) Process(row *types.Row) error {
 // joinRow joins one stream row with its table row and forwards the result.
 func (op *streamTableJoin) joinRow(row *types.Row) error {
 	key, vals := joinKeyOf(row, &op.n.Left, op.n.KeyWidth())
-	var right []any
+	var right timed
 	if !nullJoinKey(row, key) {
 		t, err := op.lookup(key, vals, row)
 		if err != nil {
 			return err
 		}
 		if t != nil {
-			right = withTime(t.values, t.time, row.Window)
+			right = timed{t.values, t.time, row.Window}
 		}
 	}
-	left := withTime(vals, row.Time, row.Window)
-	values := op.join(key, left, right)
-	if right != nil && !op.accepts(values) {
-		right, values = nil, op.join(key, left, nil)
+	left := timed{vals, row.Time, row.Window}
+	values := op.joinTimed(key, left, right)
+	if right.vals != nil && !op.accepts(values) {
+		right, values = timed{}, op.joinTimed(key, left, timed{})
 	}
-	if right == nil && !op.left {
+	if right.vals == nil && !op.left {
 		return nil
 	}
 	out := &types.Row{Values: values, Time: row.Time, Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey, Window: row.Window}

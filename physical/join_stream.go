@@ -98,8 +98,9 @@ type streamWindow struct {
 	observed     int64
 	retention    int64
 	cache        *windowCache
-	purged       int64  // the last Purge bound
-	scratch      []byte // the encoded row of the put in progress (the store copies what it keeps)
+	peer         *streamWindow // the other side's store, whose time the cache follows
+	purged       int64         // the last Purge bound
+	scratch      []byte        // the encoded row of the put in progress (the store copies what it keeps)
 }
 
 // openStreamWindow opens one side's store of a join window w; keys are
@@ -152,6 +153,7 @@ func windowColumns(src *planner.Source, bounds bool) []types.Column {
 type streamMatch struct {
 	values []any
 	time   int64
+	size   int32 // rowBytes of a cached row
 }
 
 // put stores a row, unless it is late: older than the store's stream
@@ -171,6 +173,9 @@ func (sw *streamWindow) put(key []byte, vals []any, ts int64) (bool, error) {
 	dropped := sw.w.Dropped()
 	if err := sw.w.Put(key, ts, v); err != nil || sw.w.Dropped() != dropped {
 		return false, err
+	}
+	if sw.peer != nil {
+		sw.cache.follow(sw.peer.observed)
 	}
 	sw.cache.put(key, vals, ts)
 	return true, sw.purge()
@@ -271,7 +276,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 	keyVal, vals := op.split(row)
 	if row.Tombstone || nullJoinKey(row, keyVal) {
 		if !row.Tombstone && op.outer {
-			return op.emit(nil, withTime(vals, row.Time, row.Window), nil, row.Time, row) // KIP-962
+			return op.emit(nil, timed{vals, row.Time, row.Window}, timed{}, row.Time, row) // KIP-962
 		}
 		op.env.skip()
 		return nil
@@ -307,7 +312,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		if err != nil {
 			return err
 		}
-		ok, err := op.emitMatch(keyVal, withTime(vals, row.Time, row.Window), withTime(mvals, m.time, mwin), max(row.Time, m.time), row)
+		ok, err := op.emitMatch(keyVal, timed{vals, row.Time, row.Window}, timed{mvals, m.time, mwin}, max(row.Time, m.time), row)
 		if err != nil || !ok {
 			if err != nil {
 				return err
@@ -350,7 +355,7 @@ func (op *streamStreamJoin) otherKey(k []byte, keyVal []any, w *types.Window) ([
 // until it closes.
 func (op *streamStreamJoin) unmatched(k []byte, keyVal []any, vals, stored []any, row *types.Row) error {
 	if op.shared == nil || row.Time+op.after < op.clock.time {
-		return op.emit(keyVal, withTime(vals, row.Time, row.Window), nil, row.Time, row)
+		return op.emit(keyVal, timed{vals, row.Time, row.Window}, timed{}, row.Time, row)
 	}
 	return op.shared.put(row.Time, sideIndex(op.side), k, stored)
 }
@@ -378,7 +383,7 @@ func (op *streamStreamJoin) split(row *types.Row) ([]any, []any) {
 	return joinKeyOf(row, joinInput(op.n, op.side), op.n.KeyWidth())
 }
 
-func (op *streamStreamJoin) emit(key []any, this, other []any, ts int64, in *types.Row) error {
+func (op *streamStreamJoin) emit(key []any, this, other timed, ts int64, in *types.Row) error {
 	_, err := op.emitMatch(key, this, other, ts, in)
 	return err
 }
@@ -386,13 +391,13 @@ func (op *streamStreamJoin) emit(key []any, this, other []any, ts int64, in *typ
 // emitMatch emits the joined row unless the join's residual condition
 // rejects the pair (a pair with a missing side is always emitted), and
 // reports whether it did.
-func (op *streamStreamJoin) emitMatch(key []any, this, other []any, ts int64, in *types.Row) (bool, error) {
+func (op *streamStreamJoin) emitMatch(key []any, this, other timed, ts int64, in *types.Row) (bool, error) {
 	l, r := this, other
 	if op.side == planner.JoinRight {
 		l, r = other, this
 	}
-	values := op.join(key, l, r)
-	if l != nil && r != nil && !op.accepts(values) {
+	values := op.joinTimed(key, l, r)
+	if l.vals != nil && r.vals != nil && !op.accepts(values) {
 		return false, nil
 	}
 	// the left's window (time windows matched by their starts)

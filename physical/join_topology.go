@@ -312,6 +312,7 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 		if err != nil {
 			return nil, err
 		}
+		lw.peer, rw.peer = rw, lw
 		j := joiner{n: n}
 		full := n.Type == ast.FullJoin
 		size := matchSize(n)

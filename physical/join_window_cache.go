@@ -5,35 +5,54 @@ import (
 	"slices"
 )
 
+// peerHold bounds, in spans, how far behind this side's newest row a
+// lagging other side holds the cache's horizon back: an idle other side
+// (no rows in this partition, or none for a long time) reads nothing,
+// and would only fill the cache to its budget.
+const peerHold = 8
+
 // windowCacheBudget bounds the bytes (estimated) one side's windowCache
-// holds; past it the oldest buckets go and reads before them use the
-// store.
+// holds; past it the oldest rows go and reads before them use the store.
 const windowCacheBudget = 16 << 20
 
 // windowCache keeps the decoded rows a stream–stream join side put
 // recently, so that the other side's lookups within the window, almost
 // all of them near stream time, need no store read (a range seek over
 // every Pebble level) nor JSON decoding. It holds every row of the store
-// whose time is at least low, in one-window-wide buckets by time; older
-// buckets are evicted once the newest row is span past them or the
-// budget is exceeded, raising low. A fetch from before low reads the
-// store, which keeps every row (and is what a restart restores).
+// whose time is at least low:
+//
+//	rows: key ──► [row, row, row]   by time, then put order (the store's)
+//	              └─ trimmed below low, all keys at once, when the horizon
+//	                 passes the next width boundary (or the budget is hit)
+//
+// The horizon is the older of this side's newest row and the other
+// side's (peer), but no more than peerHold spans behind the newest: rows
+// are kept span behind it, so that the other side's lookups find them
+// even when its input runs minutes behind this one's (two topics polled
+// together rarely advance together). A fetch from
+// before low reads the store, which keeps every row (and is what a
+// restart restores).
 type windowCache struct {
 	span, width int64
 	low, newest int64
-	buckets     map[int64]map[string][]streamMatch
-	order       []int64 // bucket ids, ascending
-	bytes       int
-	budget      int
+	// peer is the other side's newest time (math.MaxInt64: not known,
+	// the horizon is this side's newest row).
+	peer   int64
+	rows   map[string]*keyRows
+	bytes  int
+	budget int
 }
 
+// keyRows are one key's cached rows, by time then put order.
+type keyRows struct{ rows []streamMatch }
+
 // newWindowCache caches rows for a window of before + after: span keeps
-// twice that behind the newest row (lookups from the other side, which
-// may lag this one's input a little).
+// twice that behind the horizon (lookups from the other side, which may
+// be a little out of order).
 func newWindowCache(before, after int64, budget int) *windowCache {
 	w := max(before+after, 1000)
-	return &windowCache{span: 2 * w, width: w, low: math.MinInt64, newest: math.MinInt64,
-		buckets: map[int64]map[string][]streamMatch{}, budget: budget}
+	return &windowCache{span: 2 * w, width: w, low: math.MinInt64, newest: math.MinInt64, peer: math.MaxInt64,
+		rows: map[string]*keyRows{}, budget: budget}
 }
 
 // put caches a row the store has just kept (vals are copied).
@@ -41,24 +60,30 @@ func (c *windowCache) put(key []byte, vals []any, ts int64) {
 	if ts < c.low {
 		return
 	}
-	b := c.bucketOf(ts)
-	m, ok := c.buckets[b]
-	if !ok {
-		m = map[string][]streamMatch{}
-		c.buckets[b] = m
-		i, _ := slices.BinarySearch(c.order, b)
-		c.order = slices.Insert(c.order, i, b)
+	kr := c.rows[string(key)]
+	if kr == nil {
+		kr = &keyRows{}
+		c.rows[string(key)] = kr
 	}
-	m[string(key)] = append(m[string(key)], streamMatch{values: slices.Clone(vals), time: ts})
-	c.bytes += rowBytes(len(key), vals)
+	n := rowBytes(len(key), vals)
+	m := streamMatch{values: slices.Clone(vals), time: ts, size: int32(n)}
+	i := len(kr.rows)
+	for i > 0 && kr.rows[i-1].time > ts {
+		i-- // a late row goes after the rows of its time, before the later ones
+	}
+	kr.rows = slices.Insert(kr.rows, i, m)
+	c.bytes += n
 	c.newest = max(c.newest, ts)
 	c.evict()
 }
 
+// follow tells the cache how far the other side's rows have come.
+func (c *windowCache) follow(peer int64) { c.peer = peer }
+
 // restart empties the cache for a store whose newest row is at newest
 // and returns the time from which it must be filled (put) again.
 func (c *windowCache) restart(newest int64) int64 {
-	c.buckets, c.order, c.bytes = map[int64]map[string][]streamMatch{}, nil, 0
+	c.rows, c.bytes = map[string]*keyRows{}, 0
 	c.newest = newest
 	c.low = newest - c.span
 	return c.low
@@ -66,55 +91,84 @@ func (c *windowCache) restart(newest int64) int64 {
 
 // fetch returns key's rows with time in [from, to], by time then put
 // order as the store returns them; ok is false when the cache may miss
-// some (from is before low).
+// some (from is before low). The rows are the cache's own: callers read
+// them before the next put.
 func (c *windowCache) fetch(key []byte, from, to int64) (out []streamMatch, ok bool) {
 	if from < c.low {
 		return nil, false
 	}
-	for b := c.bucketOf(from); b <= c.bucketOf(to); b++ {
-		for _, r := range c.buckets[b][string(key)] {
-			if r.time >= from && r.time <= to {
-				out = append(out, r)
-			}
-		}
+	kr := c.rows[string(key)]
+	if kr == nil {
+		return nil, true
 	}
-	slices.SortStableFunc(out, func(a, b streamMatch) int {
-		switch {
-		case a.time < b.time:
-			return -1
-		case a.time > b.time:
-			return 1
-		}
-		return 0
-	})
-	return out, true
+	rows := kr.rows
+	i := 0
+	for i < len(rows) && rows[i].time < from {
+		i++
+	}
+	j := i
+	for j < len(rows) && rows[j].time <= to {
+		j++
+	}
+	return rows[i:j:j], true
 }
 
-// evict drops the oldest buckets while they end span before the newest
-// row or the cache is over budget.
+// evict raises low to the width boundary span behind the horizon and,
+// while the cache is over budget, on by a quarter of what it holds at a
+// time (so that a trim, which visits every key, comes once per many
+// puts), trimming every key's rows below it.
 func (c *windowCache) evict() {
-	for len(c.order) > 0 {
-		b := c.order[0]
-		end := (b + 1) * c.width // the bucket holds [b·width, end)
-		if end > c.newest-c.span && c.bytes <= c.budget {
-			return
+	h := min(c.newest, c.peer)
+	if hold := c.newest - peerHold*c.span; c.newest > math.MinInt64+peerHold*c.span && h < hold {
+		h = hold // an idle or far-behind other side holds back no more than this
+	}
+	if h > math.MinInt64+c.span {
+		if cut := c.boundary(h - c.span); cut > c.low {
+			c.trim(cut)
 		}
-		for k, rows := range c.buckets[b] {
-			for _, r := range rows {
-				c.bytes -= rowBytes(len(k), r.values)
-			}
+	}
+	for c.bytes > c.budget && c.low <= c.newest {
+		base := c.low
+		if base == math.MinInt64 {
+			base = c.oldest()
 		}
-		delete(c.buckets, b)
-		c.order = c.order[1:]
-		c.low = max(c.low, end)
+		c.trim(c.boundary(base+(c.newest-base)/4) + c.width)
 	}
 }
 
-func (c *windowCache) bucketOf(ts int64) int64 {
-	if ts < 0 {
-		return (ts+1)/c.width - 1
+// oldest is the time of the oldest row cached (newest when none is).
+func (c *windowCache) oldest() int64 {
+	t := c.newest
+	for _, kr := range c.rows {
+		t = min(t, kr.rows[0].time)
 	}
-	return ts / c.width
+	return t
+}
+
+// trim drops the rows before low, and the keys left without rows.
+func (c *windowCache) trim(low int64) {
+	c.low = low
+	for k, kr := range c.rows {
+		i := 0
+		for i < len(kr.rows) && kr.rows[i].time < low {
+			c.bytes -= int(kr.rows[i].size)
+			i++
+		}
+		if i == len(kr.rows) {
+			delete(c.rows, k)
+			continue
+		}
+		kr.rows = kr.rows[i:]
+	}
+}
+
+// boundary is the start of the width-wide slot holding ts.
+func (c *windowCache) boundary(ts int64) int64 {
+	b := ts / c.width
+	if ts < 0 && ts%c.width != 0 {
+		b--
+	}
+	return b * c.width
 }
 
 // rowBytes estimates a cached row's memory: its slices, interface words

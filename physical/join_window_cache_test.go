@@ -106,3 +106,47 @@ func seqs(ms []streamMatch) []int {
 	}
 	return out
 }
+
+// TestWindowCacheFollowsALaggingPeer: while the other side's input runs
+// minutes behind this one's, the rows its lookups need (near its own
+// time) stay cached; once it catches up they are trimmed.
+func TestWindowCacheFollowsALaggingPeer(t *testing.T) {
+	c := newWindowCache(1000, 1000, 1<<20)
+	peer := int64(0)
+	end := (peerHold - 2) * c.span // behind by less than peerHold spans
+	for ts := int64(0); ts <= end; ts += 100 {
+		c.follow(peer)
+		c.put([]byte("k"), []any{"v", ts}, ts)
+	}
+	got, ok := c.fetch([]byte("k"), peer-1000, peer+1000)
+	if !ok || len(got) != 11 {
+		t.Fatalf("lookup at the lagging peer's time 0: %d rows, answered %v; want 11 from the cache", len(got), ok)
+	}
+	c.follow(end)
+	c.put([]byte("k"), []any{"v", end + 100}, end+100)
+	if _, ok := c.fetch([]byte("k"), 0, 1000); ok {
+		t.Fatalf("rows the caught-up peer can no longer ask for still answered from the cache")
+	}
+	if want := end + 100 - 2*c.span; c.low < want {
+		t.Fatalf("low %d after the peer caught up, want at least %d", c.low, want)
+	}
+}
+
+// TestWindowCacheIdlePeerHoldsBackLittle: an other side with no rows
+// (its time -1) holds the horizon back peerHold spans at most, so the
+// cache does not fill to its budget with rows nobody reads.
+func TestWindowCacheIdlePeerHoldsBackLittle(t *testing.T) {
+	c := newWindowCache(1000, 1000, 1<<30)
+	c.follow(-1)
+	last := int64(0)
+	for ts := int64(0); ts <= 50*c.span; ts += 500 {
+		c.put([]byte("k"), []any{"v"}, ts)
+		last = ts
+	}
+	if want := last - (peerHold+1)*c.span - c.width; c.low < want {
+		t.Fatalf("low %d with an idle other side, want at least %d (newest %d)", c.low, want, last)
+	}
+	if _, ok := c.fetch([]byte("k"), last-peerHold*c.span+c.span, last); !ok {
+		t.Fatalf("a fetch within the held-back horizon went to the store")
+	}
+}

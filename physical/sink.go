@@ -25,6 +25,7 @@ type sinkOp struct {
 	// Streams' WindowedStreamPartitioner), not by the key with its window.
 	innerPlacement bool
 	valSize        sizeHint
+	keySize        sizeHint
 }
 
 func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*sinkOp, error) {
@@ -72,7 +73,7 @@ func (op *sinkOp) Process(row *types.Row) error {
 			vals = append(vals, row.Values[idx])
 		}
 		op.vals = vals
-		b, err := op.valCodec.Encode(op.valSize.buf(), vals)
+		b, err := op.valCodec.Encode(op.valueBuf(rec), vals)
 		if err != nil {
 			return encodeFailure(op.env, "value", err)
 		}
@@ -93,14 +94,31 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool, error) {
 		return op.window(nil, row), true, nil
 	}
 	var b []byte
-	if op.windowed(row) {
+	switch {
+	case op.windowed(row):
 		b = make([]byte, 0, 32) // room for the window after the key
+	case !row.Tombstone && op.keySize.last > 0 && op.valSize.last > 0:
+		b = make([]byte, 0, op.keySize.last+op.valSize.last+op.valSize.last/4+8) // the value goes after it
 	}
 	b, err := op.keyCodec.Encode(b, row.Values[:op.nkeys])
 	if err != nil {
 		return nil, false, encodeFailure(op.env, "key", err)
 	}
+	op.keySize.note(b)
 	return op.window(b, row), true, nil
+}
+
+// valueBuf is the buffer the value of rec is encoded into: the room left
+// after its key when the key was given room for it (one allocation for
+// both; the key's capacity is cut to its length), else one sized from
+// the last value.
+func (op *sinkOp) valueBuf(rec *OutRecord) []byte {
+	k := rec.Key
+	if cap(k)-len(k) < max(op.valSize.last, 1) {
+		return op.valSize.buf()
+	}
+	rec.Key = k[:len(k):len(k)]
+	return k[len(k):len(k)]
 }
 
 func (op *sinkOp) windowed(row *types.Row) bool {
