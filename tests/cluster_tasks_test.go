@@ -41,7 +41,16 @@ type clusterTasks struct {
 func getClusterTasks(n *node, user, password string) (int, clusterTasks, string) {
 	n.t.Helper()
 	var ct clusterTasks
-	req, err := http.NewRequest(http.MethodGet, n.URL+"/clusterTasks", nil)
+	code, body := getAs(n, "/clusterTasks", user, password, &ct)
+	return code, ct, body
+}
+
+// getAs reads GET path of n as user:password (none when user is empty)
+// and, when it answers 200, decodes its JSON into v; it returns the
+// status and the body.
+func getAs(n *node, path, user, password string, v any) (int, string) {
+	n.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, n.URL+path, nil)
 	if err != nil {
 		n.t.Fatal(err)
 	}
@@ -55,11 +64,11 @@ func getClusterTasks(n *node, user, password string) (int, clusterTasks, string)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode == http.StatusOK {
-		if err := json.Unmarshal(body, &ct); err != nil {
-			n.t.Fatalf("GET /clusterTasks: %v in %s", err, body)
+		if err := json.Unmarshal(body, v); err != nil {
+			n.t.Fatalf("GET %s: %v in %s", path, err, body)
 		}
 	}
-	return resp.StatusCode, ct, string(body)
+	return resp.StatusCode, string(body)
 }
 
 // TestClusterTasksEveryHost runs two servers of one service id with
@@ -204,25 +213,8 @@ type clusterMetrics struct {
 func getClusterMetrics(n *node, user, password string) (int, clusterMetrics, string) {
 	n.t.Helper()
 	var cm clusterMetrics
-	req, err := http.NewRequest(http.MethodGet, n.URL+"/clusterMetrics", nil)
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	if user != "" {
-		req.SetBasicAuth(user, password)
-	}
-	resp, err := httpClient().Do(req)
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode == http.StatusOK {
-		if err := json.Unmarshal(body, &cm); err != nil {
-			n.t.Fatalf("GET /clusterMetrics: %v in %s", err, body)
-		}
-	}
-	return resp.StatusCode, cm, string(body)
+	code, body := getAs(n, "/clusterMetrics", user, password, &cm)
+	return code, cm, body
 }
 
 // sampleSum sums the samples of metric name whose query label starts
