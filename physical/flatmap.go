@@ -20,10 +20,11 @@ type flatMapOp struct {
 	next Processor
 	outs [][]any // per call, the values for the row being processed
 	out  types.Row
+	vals rowValues // the output rows' Values
 }
 
 func newFlatMapOp(env *TaskEnv, n *planner.FlatMap, next Processor) *flatMapOp {
-	return &flatMapOp{env: env, n: n, next: next, outs: make([][]any, len(n.Calls))}
+	return &flatMapOp{env: env, n: n, next: next, outs: make([][]any, len(n.Calls)), vals: newRowValues(next)}
 }
 
 func (op *flatMapOp) Process(row *types.Row) error {
@@ -44,7 +45,7 @@ func (op *flatMapOp) Process(row *types.Row) error {
 	for j := 0; j < longest; j++ {
 		out := &op.out
 		*out = *row
-		out.Values = make([]any, width, width+len(op.outs))
+		out.Values = op.vals.get(width, len(op.outs))
 		copy(out.Values, row.Values)
 		for _, vals := range op.outs {
 			var v any

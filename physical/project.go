@@ -18,10 +18,11 @@ type projectOp struct {
 	evals []*expr.Compiled // per task: function errors go to its log
 	next  Processor
 	out   types.Row
+	vals  rowValues // the output rows' Values
 }
 
 func newProjectOp(env *TaskEnv, n *planner.Project, next Processor) *projectOp {
-	op := &projectOp{env: env, n: n, next: next, evals: make([]*expr.Compiled, len(n.Columns))}
+	op := &projectOp{env: env, n: n, next: next, evals: make([]*expr.Compiled, len(n.Columns)), vals: newRowValues(next)}
 	s := n.Schema()
 	for i, c := range n.Columns {
 		op.cols = append(op.cols, s.Find(c.Name))
@@ -40,7 +41,7 @@ func (e *TaskEnv) functionErrors(what string) func(error) {
 
 func (op *projectOp) Process(row *types.Row) error {
 	out := &op.out
-	*out = types.Row{Values: make([]any, len(op.cols)), Time: row.Time, Partition: row.Partition, Offset: row.Offset,
+	*out = types.Row{Values: op.vals.get(len(op.cols), 0), Time: row.Time, Partition: row.Partition, Offset: row.Offset,
 		Window: row.Window, Tombstone: row.Tombstone, NullKey: row.NullKey}
 	for i, c := range op.n.Columns {
 		if row.Tombstone && !c.Key && !c.WindowBound {

@@ -1,0 +1,155 @@
+package physical
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/functions"
+	"github.com/sqlstream/sqlstream/sql/parser"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// planProject plans query over a stream S (K key, A bigint, V string)
+// and returns its projection.
+func planProject(t *testing.T, query string) *planner.Project {
+	t.Helper()
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	stmts, err := parser.Parse("CREATE STREAM s (k STRING KEY, a BIGINT, v STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);" + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Catalog.Put(src)
+	plan, err := p.PlanQuery(stmts[1].(*ast.Query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := plan.Root; n != nil; {
+		if pr, ok := n.(*planner.Project); ok {
+			return pr
+		}
+		in := n.Inputs()
+		if len(in) == 0 {
+			break
+		}
+		n = in[0]
+	}
+	t.Fatalf("no projection in the plan of %s", query)
+	return nil
+}
+
+// valuesKeeper keeps the Values slice of every row, as an operator that
+// keeps a copy of the Row struct does.
+type valuesKeeper struct{ kept [][]any }
+
+func (k *valuesKeeper) Process(row *types.Row) error {
+	k.kept = append(k.kept, row.Values)
+	return nil
+}
+
+// recordsEmitter keeps every record's value, as the runtime's emitter
+// keeps them until the broker has them.
+type recordsEmitter struct{ values [][]byte }
+
+func (e *recordsEmitter) Emit(r *OutRecord) { e.values = append(e.values, r.Value) }
+
+// TestProjectReusesValuesBeforeSink: a projection whose rows go (through
+// a node counter) to a sink, which keeps nothing of them, refills one
+// Values slice: a record then costs the sink's one buffer and nothing in
+// the projection, and every record is still its own row's.
+func TestProjectReusesValuesBeforeSink(t *testing.T) {
+	pr := planProject(t, "SELECT k, v AS w, a FROM s EMIT CHANGES;")
+	s := pr.Schema()
+	target := &planner.Source{Topic: "out", KeyFormat: format.Spec{Name: format.Kafka}, ValueFormat: format.Spec{Name: format.JSON}, Schema: s}
+	emit := &recordsEmitter{}
+	env := &TaskEnv{Emit: emit}
+	sink, err := newSinkOp(env, target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counter countedOp
+	counter.n, counter.next = new(atomic.Int64), sink
+	op := newProjectOp(env, pr, &counter)
+	if !op.vals.reuse {
+		t.Fatal("a projection before a sink makes a Values slice per row")
+	}
+	rows := []*types.Row{
+		{Values: []any{"k1", int64(1000), "first"}},
+		{Values: []any{"k2", nil, "second"}},
+		{Values: []any{"k3", int64(3000), nil}},
+	}
+	for _, r := range rows {
+		if err := op.Process(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{`{"W":"first","A":1000}`, `{"W":"second","A":null}`, `{"W":null,"A":3000}`}
+	if len(emit.values) != len(want) {
+		t.Fatalf("values %q, want %q", emit.values, want)
+	}
+	for i := range want {
+		if string(emit.values[i]) != want[i] {
+			t.Errorf("value %d = %s, want %s", i, emit.values[i], want[i])
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := op.Process(rows[0]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The sink's buffer is one; the recording emitter's append, amortized,
+	// rounds away.
+	if allocs > 1 {
+		t.Errorf("a projected record costs %.2f allocations, want 1 (the sink's buffer)", allocs)
+	}
+}
+
+// TestProjectKeepsValuesForKeepers: before an operator that does not say
+// it borrows, each row has a Values slice of its own.
+func TestProjectKeepsValuesForKeepers(t *testing.T) {
+	pr := planProject(t, "SELECT k, v AS w, a FROM s EMIT CHANGES;")
+	keep := &valuesKeeper{}
+	op := newProjectOp(&TaskEnv{}, pr, keep)
+	if op.vals.reuse {
+		t.Fatal("a projection before an operator that keeps rows reuses its Values")
+	}
+	for _, r := range []*types.Row{{Values: []any{"k1", int64(1), "a"}}, {Values: []any{"k2", int64(2), "b"}}} {
+		if err := op.Process(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(keep.kept) != 2 || keep.kept[0][1] != "a" || keep.kept[1][1] != "b" {
+		t.Errorf("kept rows %v, want [k1 a 1] [k2 b 2]", keep.kept)
+	}
+}
+
+// TestFlatMapReusesValuesBeforeSink: a flat map before a sink refills one
+// Values slice for all the rows of an input row, and the records are
+// each their own row's.
+func TestFlatMapReusesValuesBeforeSink(t *testing.T) {
+	fm := planFlatMap(t, "SELECT k, EXPLODE(a) FROM s EMIT CHANGES;")
+	target := &planner.Source{Topic: "out", KeyFormat: format.Spec{Name: format.Kafka}, ValueFormat: format.Spec{Name: format.JSON},
+		Schema: fm.Schema()}
+	emit := &recordsEmitter{}
+	env := &TaskEnv{Emit: emit}
+	sink, err := newSinkOp(env, target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := newFlatMapOp(env, fm, sink)
+	if !op.vals.reuse {
+		t.Fatal("a flat map before a sink makes a Values slice per row")
+	}
+	if err := op.Process(&types.Row{Values: []any{"x", []any{int32(1), int32(2)}, nil}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(emit.values) != 2 || string(emit.values[0]) != `{"A":[1,2],"B":null,"KSQL_SYNTH_0":1}` || string(emit.values[1]) != `{"A":[1,2],"B":null,"KSQL_SYNTH_0":2}` {
+		t.Errorf("values %q, want two records, KSQL_SYNTH_0 1 then 2", emit.values)
+	}
+}
