@@ -52,7 +52,7 @@ func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func
 		}
 	}
 	var err error
-	if op.keyCodec, err = format.NewKeyCodec(src.KeyFormat, keys); err != nil {
+	if op.keyCodec, err = format.NewTaskKeyCodec(src.KeyFormat, keys); err != nil { // the task's own: it decodes on the task's goroutine
 		return nil, err
 	}
 	if op.valCodec, err = format.NewValueCodec(src.ValueFormat, vals); err != nil {

@@ -14,6 +14,9 @@ import (
 // BYTES raw.
 type kafkaCodec struct {
 	col types.Column
+	// keys, when set, is the arena the codec's one task decodes into
+	// (NewTaskKeyCodec).
+	keys *keyArena
 }
 
 var _ Codec = (*kafkaCodec)(nil)
@@ -24,6 +27,10 @@ func newKafkaCodec(col types.Column) *kafkaCodec { return &kafkaCodec{col: col} 
 func (c *kafkaCodec) Decode(data []byte, dst []any) error {
 	switch c.col.Type.Kind {
 	case types.KindString:
+		if c.keys != nil {
+			dst[0] = c.keys.string(data)
+			return nil
+		}
 		dst[0] = string(data)
 		return nil
 	case types.KindBytes:
@@ -51,12 +58,18 @@ func (c *kafkaCodec) width() int {
 func (c *kafkaCodec) fixed(data []byte) any {
 	switch c.col.Type.Kind {
 	case types.KindInteger:
+		if c.keys != nil {
+			return c.keys.int32(int32(binary.BigEndian.Uint32(data)))
+		}
 		return int32(binary.BigEndian.Uint32(data))
 	case types.KindDate:
 		return types.Date(binary.BigEndian.Uint32(data))
 	case types.KindTime:
 		return types.Time(binary.BigEndian.Uint32(data))
 	case types.KindBigint:
+		if c.keys != nil {
+			return c.keys.int64(int64(binary.BigEndian.Uint64(data)))
+		}
 		return int64(binary.BigEndian.Uint64(data))
 	case types.KindTimestamp:
 		return types.Timestamp(binary.BigEndian.Uint64(data))
