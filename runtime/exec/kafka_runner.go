@@ -464,17 +464,8 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 		// made fatal.
 		return nil
 	}
-	var in physical.InRecord
-	for _, rec := range p.Records {
-		if rec.Attrs.IsControl() {
-			continue
-		}
-		fromKgo(rec, &in)
-		if err := t.task.Process(&in); err != nil {
-			k := r.tasks.keyOf(p.Topic, p.Partition)
-			return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
-		}
-		r.q.Processed.Add(1)
+	if err := r.processRecords(t, p); err != nil {
+		return err
 	}
 	if err := r.releaseIfFull(r.tasks.keyOf(p.Topic, p.Partition), t); err != nil {
 		return err
@@ -485,6 +476,27 @@ func (r *kafkaRunner) processPartition(p kgo.FetchTopicPartition) error {
 		r.firstRecords(r.tasks.keyOf(p.Topic, p.Partition))
 	}
 	r.mu.Unlock()
+	return nil
+}
+
+// processRecords runs p's records through task t. Query.Processed is
+// added to once for the partition's records (not per record: the
+// workers' tasks would contend for the counter's cache line).
+func (r *kafkaRunner) processRecords(t *taskEntry, p kgo.FetchTopicPartition) error {
+	var in physical.InRecord
+	n := int64(0)
+	defer func() { r.q.Processed.Add(n) }()
+	for _, rec := range p.Records {
+		if rec.Attrs.IsControl() {
+			continue
+		}
+		fromKgo(rec, &in)
+		if err := t.task.Process(&in); err != nil {
+			k := r.tasks.keyOf(p.Topic, p.Partition)
+			return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
+		}
+		n++
+	}
 	return nil
 }
 
