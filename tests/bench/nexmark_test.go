@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,12 @@ const benchNexmarkQueries = "q0,q1,q5,q7,q3,q8"
 // against the reference computation. Events per CPU-second are the whole
 // process's (the broker's share included), so they are lower than make
 // nexmark's engine-only figures. Run with -benchtime 1x.
+//
+// The query runs under the pprof label query=<name> (the engine's
+// goroutines inherit it, the broker's do not), so `go tool pprof
+// -tagfocus query=q0` shows the engine's part of a profile.
+// BENCH_NEXMARK_PROPS (k=v,k=v) adds streams properties to the query's,
+// to compare client settings (compression.type=none, linger.ms=100).
 func BenchmarkNexmark(b *testing.B) {
 	events := int64(50_000)
 	if v := os.Getenv("BENCH_NEXMARK_EVENTS"); v != "" {
@@ -41,6 +48,7 @@ func BenchmarkNexmark(b *testing.B) {
 	if v := os.Getenv("BENCH_NEXMARK_QUERIES"); v != "" {
 		names = v
 	}
+	extra := benchNexmarkProps(b)
 	g, err := nexmark.NewGenerator(nexmark.Config{Seed: 7, Rate: 1250})
 	if err != nil {
 		b.Fatal(err)
@@ -55,7 +63,10 @@ func BenchmarkNexmark(b *testing.B) {
 				b.StopTimer()
 				e := nexmarkSetup(b, g, events) // a broker of its own: the sink's name is the query's
 				b.StartTimer()
-				rate, cpu, _ := measureEvents(events, func() { e.nexmarkQuery(b, q, "bnx_"+q.Name+"_") })
+				run := func() { e.nexmarkQuery(b, q, "bnx_"+q.Name+"_", extra) }
+				rate, cpu, _ := measureEvents(events, func() {
+					pprof.Do(context.Background(), pprof.Labels("query", q.Name), func(context.Context) { run() })
+				})
 				b.ReportMetric(rate, "events/cpu-s")
 				fmt.Printf("nexmark %s in process: %d events, %v CPU, %.0f events/CPU-s (broker included)\n", q.Name, events, cpu.Round(time.Millisecond), rate)
 				e.checkNexmark(b, q, g, events)
@@ -64,6 +75,23 @@ func BenchmarkNexmark(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchNexmarkProps parses BENCH_NEXMARK_PROPS (k=v,k=v).
+func benchNexmarkProps(b *testing.B) map[string]any {
+	props := map[string]any{}
+	v := os.Getenv("BENCH_NEXMARK_PROPS")
+	if v == "" {
+		return props
+	}
+	for _, kv := range strings.Split(v, ",") {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			b.Fatalf("BENCH_NEXMARK_PROPS=%q: want k=v,k=v", v)
+		}
+		props[k] = val
+	}
+	return props
 }
 
 // nexmarkSetup starts a broker holding the first events of g.
@@ -85,7 +113,7 @@ func measureEvents(n int64, fn func()) (float64, time.Duration, time.Duration) {
 
 // nexmarkQuery runs q on a fresh engine of service id sid until its
 // groups have committed the end of their input.
-func (e *env) nexmarkQuery(b *testing.B, q *nexmark.Query, sid string) {
+func (e *env) nexmarkQuery(b *testing.B, q *nexmark.Query, sid string, extra map[string]any) {
 	ctx := context.Background()
 	eng, err := e.engine(ctx, sid, b.TempDir())
 	if err != nil {
@@ -94,6 +122,9 @@ func (e *env) nexmarkQuery(b *testing.B, q *nexmark.Query, sid string) {
 	defer eng.Close()
 	props := map[string]any{"auto.offset.reset": "earliest"}
 	for k, v := range q.Properties {
+		props[k] = v
+	}
+	for k, v := range extra {
 		props[k] = v
 	}
 	if _, err := eng.Execute(ctx, api.KsqlRequest{Ksql: q.Script(), StreamsProperties: props}); err != nil {
