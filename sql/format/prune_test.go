@@ -227,3 +227,43 @@ func compareDecodes(t *testing.T, spec Spec, cols []types.Column, read []bool, r
 		}
 	}
 }
+
+// BenchmarkBidDecode decodes a Nexmark bid reading every column, two
+// (q2's AUCTION and PRICE) and none (a GROUP BY on the key).
+func BenchmarkBidDecode(b *testing.B) {
+	cols := parseColumns(b, "AUCTION BIGINT\nBIDDER BIGINT\nPRICE BIGINT\nCHANNEL STRING\nURL STRING\nDATETIME BIGINT\nEXTRA STRING", types.ValueNS)
+	bid := []byte(`{"AUCTION":1007,"BIDDER":2001,"PRICE":94562,"CHANNEL":"channel-4032",` +
+		`"URL":"https://www.nexmark.com/apple/banana/item.htm?query=1&channel_id=1048576",` +
+		`"DATETIME":1700000000123,"EXTRA":"extra-kgjbjxfnmoqyrmzkhpcrmtnzpcadwcgqqsoxwwqq"}`)
+	row := make([]any, len(cols))
+	jc, _ := NewValueCodec(Spec{Name: JSON}, cols)
+	if err := jc.Decode(bid, row); err != nil {
+		b.Fatal(err)
+	}
+	pc, _ := NewValueCodec(Spec{Name: ProtobufNoSR}, cols)
+	bidPB, err := pc.Encode(nil, row)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reads := map[string][]bool{"all": nil, "two": {true, false, true, false, false, false, false}, "none": make([]bool, 7)}
+	for _, f := range []struct {
+		spec Spec
+		data []byte
+	}{{Spec{Name: JSON}, bid}, {Spec{Name: ProtobufNoSR}, bidPB}} {
+		for _, name := range []string{"all", "two", "none"} {
+			b.Run(f.spec.Name+"/"+name, func(b *testing.B) {
+				c, err := NewValueDecoder(f.spec, cols, reads[name])
+				if err != nil {
+					b.Fatal(err)
+				}
+				dst := make([]any, len(cols))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := c.Decode(f.data, dst); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -119,3 +119,39 @@ func compareReads(t *testing.T, writer string, cols []types.Column, read []bool,
 		}
 	}
 }
+
+// TestUnreadDecodeAllocations: a bid of which a query reads AUCTION and
+// PRICE decodes in one allocation (the arena's chunk of words), none for
+// the strings it does not read (the slab) and none with nothing read.
+func TestUnreadDecodeAllocations(t *testing.T) {
+	bn := newBench(&testing.B{})
+	cols := columns(t, bidCols)
+	for _, c := range []struct {
+		read []bool
+		most float64
+	}{
+		{nil, 2},
+		{[]bool{true, false, true, false, false, false, false}, 1},
+		{make([]bool, len(cols)), 0},
+	} {
+		dec, err := NewDecoder(bn.text, nil, cols, Options{Read: c.read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]any, len(cols))
+		allocs := testing.AllocsPerRun(200, func() {
+			if err := dec.Decode(bn.payload, dst); err != nil {
+				t.Fatal(err)
+			}
+		})
+		t.Logf("read %v: %.0f allocations per bid", c.read, allocs)
+		if allocs > c.most {
+			t.Errorf("read %v: %.0f allocations per bid, want at most %.0f", c.read, allocs, c.most)
+		}
+		for i := range dst {
+			if c.read != nil && !c.read[i] && dst[i] != nil {
+				t.Errorf("read %v: unread %s = %#v", c.read, bidCols[i], dst[i])
+			}
+		}
+	}
+}
