@@ -3,6 +3,7 @@ package physical
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -37,13 +38,22 @@ type sourceOp struct {
 }
 
 func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func(any) (int64, error)) (*sourceOp, error) {
+	return newPrunedSourceOp(env, src, next, tsParse, nil)
+}
+
+// newPrunedSourceOp is newSourceOp for a query that reads none of the
+// value columns unread (planner.UnreadColumns): the value codec checks
+// them but does not decode them, so they stay NULL in the row.
+func newPrunedSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func(any) (int64, error), unread []string) (*sourceOp, error) {
 	keys := src.Schema.Keys()
 	var vals []types.Column
+	var read []bool
 	op := &sourceOp{env: env, src: src, next: next, nkeys: len(keys), tsIdx: -1, tsParse: tsParse, partIdx: -1, offIdx: -1}
 	for i, c := range src.Schema.Columns {
 		switch c.NS {
 		case types.ValueNS:
 			vals = append(vals, c)
+			read = append(read, !slices.Contains(unread, c.Name))
 			op.valIdx = append(op.valIdx, i)
 		case types.HeaderNS:
 			op.hdrIdx = append(op.hdrIdx, i)
@@ -55,7 +65,7 @@ func newSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsParse func
 	if op.keyCodec, err = format.NewTaskKeyCodec(src.KeyFormat, keys); err != nil { // the task's own: it decodes on the task's goroutine
 		return nil, err
 	}
-	if op.valCodec, err = format.NewValueCodec(src.ValueFormat, vals); err != nil {
+	if op.valCodec, err = format.NewValueDecoder(src.ValueFormat, vals, read); err != nil {
 		return nil, err
 	}
 	if src.TimestampColumn != "" {

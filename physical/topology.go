@@ -274,7 +274,11 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 		b.rootJoin = j
 		b.startJoin(j)
 	} else {
-		b.startSource(bottom.(*planner.Scan))
+		scan, unread := planner.UnreadColumns(plan.Root)
+		if scan != bottom {
+			unread = nil
+		}
+		b.startPrunedSource(bottom.(*planner.Scan), unread)
 	}
 	if plan.Kind == planner.Pull {
 		b.table = false // a pull query's rows are a snapshot: filters drop, never delete
@@ -386,14 +390,19 @@ type builder struct {
 	schemas subjectSchemas
 }
 
-func (b *builder) startSource(scan *planner.Scan) {
+func (b *builder) startSource(scan *planner.Scan) { b.startPrunedSource(scan, nil) }
+
+// startPrunedSource begins the segment that reads scan's topic; the
+// source decodes none of the value columns unread
+// (planner.UnreadColumns).
+func (b *builder) startPrunedSource(scan *planner.Scan, unread []string) {
 	src := scan.Source
 	b.table = src.Kind == ast.Table
 	parse := b.timestampParser(src)
 	b.cur = &segment{topics: []string{src.Topic},
 		headDesc: NodeDesc{Kind: "Source", Name: "Source-" + src.Name, Topic: src.Topic},
 		head: func(env *TaskEnv, next Processor) (rawProcessor, error) {
-			return newSourceOp(env, src, next, parse)
+			return newPrunedSourceOp(env, src, next, parse, unread)
 		}}
 }
 

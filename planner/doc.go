@@ -29,6 +29,12 @@
 // CUBE_EXPLODE) run in a FlatMap below the projection, which reads their
 // synthesized columns.
 //
+// UnreadColumns (prune_columns.go) walks a single-source plan from its
+// root to its scan and returns the stream's value columns no step reads
+// (compiled expressions name their columns, expr.Compiled.Columns);
+// the physical source decodes only the others, and EXPLAIN lists them
+// as the SOURCE's Pruned. Tables, joins and global tables keep all.
+//
 // The catalog also holds the custom types of CREATE TYPE (TypeRegistry,
 // safe for concurrent use): the parser resolves type names through it, so
 // sources and CASTs only ever see expanded types. An aggregation over a

@@ -14,23 +14,33 @@ import (
 //	> [ SINK ] | Schema: `K` STRING KEY, `NAME` STRING | Topic: S1
 //	    > [ PROJECT ] | Schema: … | Columns: K, NAME
 //	        > [ FILTER ] | Schema: … | Condition: (ID > 100)
-//	            > [ SOURCE ] | Schema: … | Topic: test_topic
+//	            > [ SOURCE ] | Schema: … | Topic: test_topic | Pruned: EXTRA
+//
+// A source's Pruned lists the value columns the query never reads, which
+// it does not decode (UnreadColumns).
 func Explain(root Node) string {
 	var b strings.Builder
-	explainNode(&b, root, 0)
+	scan, unread := UnreadColumns(root)
+	explainNode(&b, root, 0, func(n Node) string {
+		if s, ok := n.(*Scan); ok && s == scan && len(unread) > 0 {
+			return " | Pruned: " + strings.Join(unread, ", ")
+		}
+		return ""
+	})
 	return b.String()
 }
 
-func explainNode(b *strings.Builder, n Node, depth int) {
+func explainNode(b *strings.Builder, n Node, depth int, extra func(Node) string) {
 	b.WriteString(strings.Repeat("    ", depth))
 	fmt.Fprintf(b, "> [ %s ] | Schema: %s", nodeKind(n), n.Schema().String(true))
 	if d := nodeDetail(n); d != "" {
 		b.WriteString(" | ")
 		b.WriteString(d)
 	}
+	b.WriteString(extra(n))
 	b.WriteString("\n")
 	for _, in := range n.Inputs() {
-		explainNode(b, in, depth+1)
+		explainNode(b, in, depth+1, extra)
 	}
 }
 

@@ -209,5 +209,5 @@ func ImplicitCast(c *Compiled, to *types.Type) (*Compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Compiled{n: withFastPaths(n), env: c.env}, nil
+	return &Compiled{n: withFastPaths(n), env: c.env, cols: c.cols}, nil
 }

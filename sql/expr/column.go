@@ -71,6 +71,7 @@ func (c *compiler) column(e *ast.ColumnRef) (*node, error) {
 	if ref.Pseudo != NotPseudo {
 		return pseudoNode(ref), nil
 	}
+	c.cols = append(c.cols, ref.Index)
 	return columnNode(ref.Index, ref.Type), nil
 }
 

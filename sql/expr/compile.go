@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -80,14 +81,21 @@ type node struct {
 type Compiled struct {
 	n   *node
 	env *evalEnv // the error log, if any
+	// cols are the input columns the expression reads (Columns).
+	cols []int
 }
 
 // WithErrorLog returns a copy of c that reports function errors (whose
 // calls evaluate to NULL, as in ksqlDB) to log, e.g. to write them to the
 // processing log. log must be safe for concurrent use if c is shared.
 func (c *Compiled) WithErrorLog(log func(error)) *Compiled {
-	return &Compiled{n: c.n, env: &evalEnv{log: log}}
+	return &Compiled{n: c.n, env: &evalEnv{log: log}, cols: c.cols}
 }
+
+// Columns returns the indexes (in the scope's schema) of the columns the
+// expression reads, ascending, each once: the planner decodes only those
+// of a source.
+func (c *Compiled) Columns() []int { return c.cols }
 
 // Type returns the SQL type of the expression's values.
 func (c *Compiled) Type() *types.Type { return c.n.typ }
@@ -136,7 +144,7 @@ func Compile(e ast.Expr, scope Scope, reg *functions.Registry) (_ *Compiled, err
 	if err != nil {
 		return nil, err
 	}
-	return &Compiled{n: n}, nil
+	return &Compiled{n: n, cols: c.columns()}, nil
 }
 
 // compiler holds the context of one Compile call.
@@ -146,8 +154,15 @@ type compiler struct {
 	// lambdaVars are the parameters of the enclosing lambdas, outermost
 	// first; a parameter's index is its position in the vars slice.
 	lambdaVars []lambdaVar
-	depth      int // nesting of compile calls, at most sqlerr.MaxDepth
-	chain      int // left operands being compiled, see left
+	depth      int   // nesting of compile calls, at most sqlerr.MaxDepth
+	chain      int   // left operands being compiled, see left
+	cols       []int // the columns read so far (column)
+}
+
+// columns returns the columns read, ascending, each once.
+func (c *compiler) columns() []int {
+	slices.Sort(c.cols)
+	return slices.Compact(c.cols)
 }
 
 type lambdaVar struct {

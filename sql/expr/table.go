@@ -13,6 +13,7 @@ type CompiledTable struct {
 	typ  *types.Type
 	args []evalFn
 	fn   func([]any) ([]any, error)
+	cols []int // the input columns the arguments read (Columns)
 }
 
 // CompileTable compiles a call of a table function in scope.
@@ -45,8 +46,12 @@ func CompileTable(call *ast.Call, scope Scope, reg *functions.Registry) (_ *Comp
 			}
 		}
 	}
-	return &CompiledTable{typ: res.Return, args: evalsOf(args), fn: res.Fn}, nil
+	return &CompiledTable{typ: res.Return, args: evalsOf(args), fn: res.Fn, cols: c.columns()}, nil
 }
+
+// Columns returns the indexes of the columns the call's arguments read,
+// ascending, each once (Compiled.Columns).
+func (t *CompiledTable) Columns() []int { return t.cols }
 
 // Type is the type of each produced value.
 func (t *CompiledTable) Type() *types.Type { return t.typ }

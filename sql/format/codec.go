@@ -1,6 +1,7 @@
 package format
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -64,6 +65,30 @@ func NewValueCodec(spec Spec, cols []types.Column) (Codec, error) {
 		return c, err
 	}
 	return &headerColumns{inner: c, pos: pos}, nil
+}
+
+// NewValueDecoder is NewValueCodec for a source that reads only some of
+// its value columns: read[i] says whether cols[i] is read (nil: all are).
+// Decode leaves an unread column NULL, but still reads past its value
+// with the checks and errors of a full decode (malformed data, a value
+// of the wrong type for its column: ksqlDB rejects the record), without
+// materializing it — where the format can (JSON, JSON_SR, AVRO,
+// PROTOBUF, PROTOBUF_NOSR); the others decode every column.
+func NewValueDecoder(spec Spec, cols []types.Column, read []bool) (Codec, error) {
+	c, err := NewValueCodec(spec, cols)
+	if err != nil || !slices.Contains(read, false) {
+		return c, err
+	}
+	if p, ok := c.(columnPruner); ok {
+		return p.pruned(read), nil
+	}
+	return c, nil
+}
+
+// columnPruner is a value codec that can decode only some of its columns
+// (NewValueDecoder); read has one entry per column.
+type columnPruner interface {
+	pruned(read []bool) Codec
 }
 
 func newValueCodec(spec Spec, cols []types.Column) (Codec, error) {

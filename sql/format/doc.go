@@ -50,6 +50,14 @@
 // protobuf as TextFormat's shortDebugString (protobuf.RenderShort),
 // JSON_SR as compact JSON.
 //
+// NewValueDecoder is a value codec that decodes only the columns a query
+// reads: JSON (and JSON_SR) checks an unread value's tokens against its
+// column's type, Avro and protobuf read past it by the writer schema,
+// each with the errors a full decode gives (so a record ksqlDB rejects
+// is still rejected), and none of them materializes it (check.go of
+// sql/format/avro and sql/format/protobuf; prune_test.go compares them
+// with the full decoders).
+//
 // Value codecs skip header columns (HEADERS, HEADER('k')), so callers may
 // pass Schema.Values() as is. Numbers are written as ksqlDB (Jackson, Java)
 // writes them: DOUBLE as Java's Double.toString (2.0, 1.0E7), DECIMAL in

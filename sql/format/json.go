@@ -15,6 +15,9 @@ type jsonCodec struct {
 	prefixes  [][]byte    // `"NAME":` per column, for Encode
 	// strs sizes a record's arena of strings (boxCounts of the columns).
 	strs int
+	// skip marks the columns Decode checks but does not materialize
+	// (NewValueDecoder); nil: none.
+	skip []bool
 }
 
 var _ Codec = (*jsonCodec)(nil)
@@ -40,6 +43,27 @@ func newJSONCodec(cols []types.Column, unwrapped bool) *jsonCodec {
 	return c
 }
 
+// pruned implements columnPruner: the unread columns are checked only.
+func (c *jsonCodec) pruned(read []bool) Codec {
+	p := *c
+	p.skip = make([]bool, len(read))
+	var kept []*types.Type
+	for i, r := range read {
+		p.skip[i] = !r
+		if r {
+			kept = append(kept, c.cols[i].Type)
+		}
+	}
+	p.strs = boxCounts(kept)
+	if c.unwrapped {
+		return &p
+	}
+	obj := *c.obj
+	obj.skip = p.skip
+	p.obj = &obj
+	return &p
+}
+
 // Decode parses one JSON record into dst.
 func (c *jsonCodec) Decode(data []byte, dst []any) error {
 	s := scanner{data: data, arena: boxes.New(0, c.strs)}
@@ -58,7 +82,7 @@ func (c *jsonCodec) decode(s *scanner, dst []any) error {
 			dst[0] = nil
 			return nil
 		}
-		v, err := c.single.decode(s)
+		v, err := c.single.read(s, c.skip != nil && c.skip[0])
 		if err != nil {
 			return prefixColumn(err, "`"+c.cols[0].Name+"`")
 		}

@@ -27,6 +27,9 @@ type jsonObject struct {
 	names []string
 	nodes []*jsonNode
 	index map[string]int // exact names → position; nil for few names
+	// skip marks the names whose values are checked, not decoded (the
+	// columns a query does not read, NewValueDecoder); nil: none.
+	skip []bool
 }
 
 // smallObject is the number of names below which a linear scan beats a map.
@@ -137,7 +140,8 @@ func equalUpper(key []byte, name string) bool {
 }
 
 // decodeInto decodes a JSON object into dst (one slot per name; missing
-// names are NULL, unknown keys are skipped).
+// names are NULL, unknown keys are skipped). A nil dst checks the object
+// as decoding it would, materializing nothing.
 func (o *jsonObject) decodeInto(s *scanner, dst []any) error {
 	clear(dst)
 	if err := s.expect('{'); err != nil {
@@ -202,12 +206,22 @@ func (o *jsonObject) member(s *scanner, dst []any, exact *exactSet) error {
 	if isExact {
 		exact.add(i)
 	}
-	v, err := o.nodes[i].decode(s)
+	v, err := o.nodes[i].read(s, dst == nil || o.skip != nil && o.skip[i])
 	if err != nil {
 		return prefixColumn(err, "`"+o.names[i]+"`")
 	}
-	dst[i] = v
+	if dst != nil {
+		dst[i] = v
+	}
 	return nil
+}
+
+// read decodes one value, or with checkOnly checks it (nil value).
+func (n *jsonNode) read(s *scanner, checkOnly bool) (any, error) {
+	if checkOnly {
+		return nil, n.check(s)
+	}
+	return n.decode(s)
 }
 
 // decode decodes one JSON value into the Go representation of n.t.
@@ -239,6 +253,107 @@ func (n *jsonNode) decode(s *scanner) (any, error) {
 		return n.decodeStruct(s, c)
 	}
 	return nil, s.fail(n.t.String(), "unsupported type")
+}
+
+// check reads one JSON value as decode does, with the same errors, but
+// materializes nothing: the value of a column the query does not read.
+// DECIMAL and BYTES (rare) are decoded and dropped.
+func (n *jsonNode) check(s *scanner) error {
+	c := s.peek()
+	if c == 'n' {
+		return s.literal("null")
+	}
+	var err error
+	switch n.t.Kind {
+	case types.KindString:
+		return n.checkString(s, c)
+	case types.KindInteger, types.KindDate, types.KindTime:
+		_, err = n.integer(s, c, 32)
+	case types.KindBigint, types.KindTimestamp:
+		_, err = n.integer(s, c, 64)
+	case types.KindBoolean:
+		_, err = n.decodeBool(s, c)
+	case types.KindDouble:
+		_, err = n.double(s, c)
+	case types.KindArray:
+		return n.checkArray(s, c)
+	case types.KindMap:
+		return n.checkMap(s, c)
+	case types.KindStruct:
+		if c != '{' {
+			return n.mismatch(s, c)
+		}
+		return n.obj.decodeInto(s, nil)
+	default:
+		_, err = n.decode(s)
+	}
+	return err
+}
+
+// checkString is decodeString without the string.
+func (n *jsonNode) checkString(s *scanner, c byte) error {
+	switch c {
+	case '"':
+		_, _, err := s.strSpan()
+		return err
+	case '{', '[', 't', 'f':
+		return s.skip()
+	}
+	if c == '-' || isDigit(c) {
+		_, _, err := s.number()
+		return err
+	}
+	return n.mismatch(s, c)
+}
+
+// checkArray is decodeArray without the array.
+func (n *jsonNode) checkArray(s *scanner, c byte) error {
+	if c != '[' {
+		return n.mismatch(s, c)
+	}
+	s.pos++
+	if s.peek() == ']' {
+		s.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := n.elem.check(s); err != nil {
+			return prefixColumn(err, "["+strconv.Itoa(i)+"]")
+		}
+		if done, err := s.next(']'); done || err != nil {
+			return err
+		}
+	}
+}
+
+// checkMap is decodeMap without the map.
+func (n *jsonNode) checkMap(s *scanner, c byte) error {
+	if c != '{' {
+		return n.mismatch(s, c)
+	}
+	s.pos++
+	if s.peek() == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return s.syntax("object key")
+		}
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		if err := n.elem.check(s); err != nil {
+			return prefixColumn(err, "['"+string(key)+"']")
+		}
+		if done, err := s.next('}'); done || err != nil {
+			return err
+		}
+	}
 }
 
 // mismatch reports a JSON value of the wrong kind for n.t.
@@ -386,14 +501,23 @@ func (n *jsonNode) decodeInt64(s *scanner, c byte) (any, error) {
 }
 
 func (n *jsonNode) decodeDouble(s *scanner, c byte) (any, error) {
-	start := s.pos
-	text, err := n.numberText(s, c)
+	f, err := n.double(s, c)
 	if err != nil {
 		return nil, err
 	}
+	return f, nil
+}
+
+// double reads a DOUBLE: a JSON number or a string holding one.
+func (n *jsonNode) double(s *scanner, c byte) (float64, error) {
+	start := s.pos
+	text, err := n.numberText(s, c)
+	if err != nil {
+		return 0, err
+	}
 	f, perr := strconv.ParseFloat(strings.TrimSpace(string(text)), 64)
 	if perr != nil && !isRangeErr(perr) {
-		return nil, n.coerceFail(s, start)
+		return 0, n.coerceFail(s, start)
 	}
 	return f, nil
 }

@@ -22,8 +22,12 @@ func (jsonSRPayload) schema(cols []types.Column, _ Spec, unwrapped, _ bool) (Sch
 
 // decoder ignores the writer schema: the payload is self-describing JSON
 // matched to the columns by name.
-func (jsonSRPayload) decoder(_ RegisteredSchema, _ map[string]string, _ []int, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadDecoder, error) {
-	return newJSONCodec(cols, unwrapped), nil
+func (jsonSRPayload) decoder(_ RegisteredSchema, _ map[string]string, _ []int, cols []types.Column, read []bool, _ Spec, unwrapped, _ bool) (payloadDecoder, error) {
+	c := newJSONCodec(cols, unwrapped)
+	if read != nil {
+		return c.pruned(read).(*jsonCodec), nil
+	}
+	return c, nil
 }
 
 func (jsonSRPayload) encoder(_ RegisteredSchema, _ map[string]string, cols []types.Column, _ Spec, unwrapped, _ bool) (payloadEncoder, []int, error) {

@@ -37,8 +37,9 @@ type srPayload interface {
 	// schema is the schema registered for cols.
 	schema(cols []types.Column, spec Spec, unwrapped, key bool) (Schema, error)
 	// decoder compiles a decoder of records written with writer (and, for
-	// protobuf, the message the header's indexes name) into cols.
-	decoder(writer RegisteredSchema, refs map[string]string, indexes []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error)
+	// protobuf, the message the header's indexes name) into cols, of
+	// which it decodes those read marks (nil: all; NewValueDecoder).
+	decoder(writer RegisteredSchema, refs map[string]string, indexes []int, cols []types.Column, read []bool, spec Spec, unwrapped, key bool) (payloadDecoder, error)
 	// encoder compiles an encoder of cols into the registered schema s,
 	// with the header's message indexes (nil but for protobuf).
 	encoder(s RegisteredSchema, refs map[string]string, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error)
@@ -61,6 +62,8 @@ type srCodec struct {
 	unwrapped bool
 	key       bool
 	hdr       sr.ConfluentHeader
+	// read marks the columns decoded (nil: all; NewValueDecoder).
+	read []bool
 
 	// last is the decoder of the last record's schema (nearly every
 	// record of a topic has the same): the data path reads it without
@@ -101,6 +104,14 @@ var _ Codec = (*srCodec)(nil)
 func newSRCodec(spec Spec, cols []types.Column, p srPayload, unwrapped, key bool) (*srCodec, error) {
 	return &srCodec{spec: spec, cols: cols, payload: p, unwrapped: unwrapped, key: key,
 		decoders: map[decoderKey]payloadDecoder{}, unreadable: map[decoderKey]error{}}, nil
+}
+
+// pruned implements columnPruner: a codec of its own (its decoders are
+// compiled for read) that decodes only the columns read marks.
+func (c *srCodec) pruned(read []bool) Codec {
+	p, _ := newSRCodec(c.spec, c.cols, c.payload, c.unwrapped, c.key)
+	p.read = read
+	return p
 }
 
 // Decode strips the wire header, finds (or compiles) the decoder of the
@@ -185,7 +196,7 @@ func (c *srCodec) decoder(id int, indexes []int) (payloadDecoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.payload.decoder(rs, refs, indexes, c.cols, c.spec, c.unwrapped, c.key)
+	d, err := c.payload.decoder(rs, refs, indexes, c.cols, c.read, c.spec, c.unwrapped, c.key)
 	if err != nil {
 		err = fmt.Errorf("schema id %d cannot be read as %s: %w", id, columnList(c.cols), err)
 		c.unreadable[key] = err

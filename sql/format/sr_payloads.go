@@ -27,8 +27,10 @@ func (avroPayload) schema(cols []types.Column, spec Spec, unwrapped, key bool) (
 	return Schema{Type: AvroSchema, Text: text}, err
 }
 
-func (avroPayload) decoder(w RegisteredSchema, refs map[string]string, _ []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
-	return avro.NewDecoder(w.Text, refs, cols, avroOptions(spec, unwrapped, key))
+func (avroPayload) decoder(w RegisteredSchema, refs map[string]string, _ []int, cols []types.Column, read []bool, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
+	o := avroOptions(spec, unwrapped, key)
+	o.Read = read
+	return avro.NewDecoder(w.Text, refs, cols, o)
 }
 
 func (avroPayload) encoder(s RegisteredSchema, refs map[string]string, cols []types.Column, spec Spec, unwrapped, key bool) (payloadEncoder, []int, error) {
@@ -54,13 +56,13 @@ func (protobufPayload) schema(cols []types.Column, spec Spec, unwrapped, key boo
 	return Schema{Type: ProtobufSchema, Text: text}, err
 }
 
-func (protobufPayload) decoder(w RegisteredSchema, refs map[string]string, indexes []int, cols []types.Column, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
+func (protobufPayload) decoder(w RegisteredSchema, refs map[string]string, indexes []int, cols []types.Column, read []bool, spec Spec, unwrapped, key bool) (payloadDecoder, error) {
 	name, err := protobuf.MessageByIndexes(w.Text, refs, indexes)
 	if err != nil {
 		return nil, err
 	}
 	o := protobufOptions(spec, unwrapped, key)
-	o.FullName = name
+	o.FullName, o.Read = name, read
 	return protobuf.NewDecoder(w.Text, refs, cols, o)
 }
 
@@ -102,6 +104,10 @@ func payloadError(format string, err error, hdr int) error {
 type protobufNoSRCodec struct {
 	dec protobuf.Decoder
 	enc protobuf.Encoder
+	// schema, cols and opts made dec (pruned compiles another).
+	schema string
+	cols   []types.Column
+	opts   protobuf.Options
 }
 
 var _ Codec = (*protobufNoSRCodec)(nil)
@@ -121,7 +127,21 @@ func newProtobufNoSRCodec(spec Spec, cols []types.Column, unwrapped, key bool) (
 	if err != nil {
 		return nil, fmt.Errorf("PROTOBUF_NOSR: %w", err)
 	}
-	return &protobufNoSRCodec{dec: dec, enc: enc}, nil
+	return &protobufNoSRCodec{dec: dec, enc: enc, schema: schema, cols: cols, opts: o}, nil
+}
+
+// pruned implements columnPruner. The schema compiled once already, so
+// compiling it again cannot fail; if it did, every column is decoded.
+func (c *protobufNoSRCodec) pruned(read []bool) Codec {
+	o := c.opts
+	o.Read = read
+	dec, err := protobuf.NewDecoder(c.schema, nil, c.cols, o)
+	if err != nil {
+		return c
+	}
+	p := *c
+	p.dec = dec
+	return &p
 }
 
 // Decode reads a bare protobuf message.

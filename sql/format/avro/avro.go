@@ -23,6 +23,10 @@ type Options struct {
 	// inferring columns (a schema given by KEY_/VALUE_SCHEMA_ID); false
 	// upper-cases them, as ksqlDB does for a subject's latest schema.
 	OriginalNames bool
+	// Read marks the columns a Decoder decodes (nil: all): the others it
+	// reads past with the checks a decode makes (check.go) and leaves
+	// NULL. Decoders only.
+	Read []bool
 }
 
 // Refs maps a referenced schema's name (the named type's full name, or

@@ -218,3 +218,21 @@ func TestSmallCountAllocations(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAvroDecodeTwoColumns reads only AUCTION and PRICE of the bid
+// (Options.Read): the other fields are read past.
+func BenchmarkAvroDecodeTwoColumns(b *testing.B) {
+	bn := newBench(b)
+	dec, err := NewDecoder(bn.text, nil, columns(&testing.T{}, bidCols), Options{Read: []bool{true, false, true, false, false, false, false}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]any, len(bidCols))
+	b.SetBytes(int64(len(bn.payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := dec.Decode(bn.payload, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

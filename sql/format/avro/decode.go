@@ -62,12 +62,12 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 		if len(cols) != 1 {
 			return nil, fmt.Errorf("an unwrapped Avro value decodes into exactly one column, got %d", len(cols))
 		}
-		fn, err := c.dec(s, cols[0].Type, cols[0].Name)
+		fn, err := c.column(s, cols[0].Type, cols[0].Name, o.Read == nil || o.Read[0])
 		if err != nil {
 			return nil, err
 		}
 		d := &rowDecoder{single: fn, ncols: 1}
-		d.count(cols)
+		d.count(cols, o.Read)
 		return d, nil
 	}
 	rec, nullable, ok := rootRecord(s)
@@ -78,7 +78,7 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 	for i, col := range cols {
 		names[i] = types.Field{Name: col.Name, Type: col.Type}
 	}
-	steps, err := c.steps(rec, names, "")
+	steps, err := c.steps(rec, names, "", o.Read)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 	if nullable {
 		d.steps, d.root = nil, c.nullableRoot(s.(*hamba.UnionSchema), steps, len(cols))
 	}
-	d.count(cols)
+	d.count(cols, o.Read)
 	return d, nil
 }
 
@@ -109,8 +109,13 @@ func (c *compiler) nullableRoot(u *hamba.UnionSchema, steps []step, n int) func(
 	}
 }
 
-func (d *rowDecoder) count(cols []types.Column) {
-	for _, c := range cols {
+// count sizes the arena's first chunks by the columns decoded (read
+// marks them; nil: all).
+func (d *rowDecoder) count(cols []types.Column, read []bool) {
+	for i, c := range cols {
+		if read != nil && !read[i] {
+			continue
+		}
 		switch c.Type.Kind {
 		case types.KindString:
 			d.strs++
@@ -203,8 +208,10 @@ func (c *compiler) push(rec *hamba.RecordSchema, path string) error {
 
 func (c *compiler) pop() { c.stack = c.stack[:len(c.stack)-1] }
 
-// steps compiles a writer record against the reader's fields.
-func (c *compiler) steps(rec *hamba.RecordSchema, fields []types.Field, path string) ([]step, error) {
+// steps compiles a writer record against the reader's fields, of which
+// it decodes those read marks (nil: all) and checks the others
+// (column).
+func (c *compiler) steps(rec *hamba.RecordSchema, fields []types.Field, path string, read []bool) ([]step, error) {
 	if err := c.push(rec, path); err != nil {
 		return nil, err
 	}
@@ -213,9 +220,13 @@ func (c *compiler) steps(rec *hamba.RecordSchema, fields []types.Field, path str
 	for i, f := range rec.Fields() {
 		st := step{dst: fieldIndex(fields, f.Name())}
 		var err error
-		if st.dst < 0 {
+		switch {
+		case st.dst < 0:
 			st.skip, err = c.skip(f.Type(), join(path, f.Name()))
-		} else {
+		case read != nil && !read[st.dst]:
+			st.skip, err = c.check(f.Type(), fields[st.dst].Type, join(path, fields[st.dst].Name))
+			st.dst = -1
+		default:
 			st.dec, err = c.dec(f.Type(), fields[st.dst].Type, join(path, fields[st.dst].Name))
 		}
 		if err != nil {
@@ -350,7 +361,7 @@ func (c *compiler) record(w *hamba.RecordSchema, t *types.Type, path string) (de
 	if t.Kind != types.KindStruct {
 		return nil, mismatch(w, t, path)
 	}
-	steps, err := c.steps(w, t.Fields, path)
+	steps, err := c.steps(w, t.Fields, path, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,11 @@ func NewDecoder(writer string, refs Refs, cols []types.Column, o Options) (Decod
 		return nil, err
 	}
 	d := &decoder{m: m}
-	for _, c := range cols {
+	m.prune(o.Read)
+	for i, c := range cols {
+		if o.Read != nil && !o.Read[i] {
+			continue
+		}
 		switch c.Type.Kind {
 		case types.KindString:
 			d.strs++
@@ -84,6 +88,9 @@ type msgDecoder struct {
 	slots  []*slot // one per reader field, in reader order
 	dense  []*slot // by field number
 	sparse map[protowire.Number]*slot
+	// unread marks the fields (top-level columns) the query does not
+	// read (Options.Read): decode leaves them NULL; nil: none.
+	unread []bool
 }
 
 // shape is how a slot's wire data becomes a value.
@@ -113,6 +120,9 @@ type slot struct {
 	presence bool // absent reads as NULL, not as the default
 	zero     any  // the proto3 default, for scalars without presence
 	parent   *slot
+	// checkOnly: a column the query does not read whose value decode
+	// cannot refuse once its bytes are there (plainScalar): read past.
+	checkOnly bool
 }
 
 func newMsgDecoder(md protoreflect.MessageDescriptor, fields []types.Field, path string, depth int) (*msgDecoder, error) {

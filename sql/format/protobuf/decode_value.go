@@ -60,7 +60,12 @@ func (m *msgDecoder) decode(st *decodeState, b []byte, dst []any, base int) erro
 			off += n
 			continue
 		}
-		n, err := s.read(st, b[off:], typ, dst, base+off)
+		var err error
+		if s.checkOnly {
+			n, err = s.check(b[off:], typ, base+off)
+		} else {
+			n, err = s.read(st, b[off:], typ, dst, base+off)
+		}
 		if err != nil {
 			return err
 		}
@@ -72,7 +77,7 @@ func (m *msgDecoder) decode(st *decodeState, b []byte, dst []any, base int) erro
 
 func (m *msgDecoder) reset(dst []any) {
 	for i, s := range m.slots {
-		if s.shape == shapeScalar && !s.presence {
+		if s.shape == shapeScalar && !s.presence && (m.unread == nil || !m.unread[i]) {
 			dst[i] = s.zero
 		} else {
 			dst[i] = nil
@@ -82,6 +87,10 @@ func (m *msgDecoder) reset(dst []any) {
 
 func (m *msgDecoder) finish(dst []any) {
 	for i, s := range m.slots {
+		if m.unread != nil && m.unread[i] {
+			dst[i] = nil // decoded to check it (not checkOnly), not read
+			continue
+		}
 		if dst[i] != nil {
 			continue
 		}

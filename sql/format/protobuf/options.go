@@ -26,6 +26,10 @@ type Options struct {
 	// Columns (KEY_/VALUE_SCHEMA_ID given); otherwise they are upper-cased
 	// as ksqlDB does for schemas it infers from the latest subject version.
 	KeepCase bool
+	// Read marks the columns a Decoder decodes (nil: all): the others it
+	// reads past with the checks a decode makes and leaves NULL (see
+	// slot.check). Decoders only.
+	Read []bool
 }
 
 // The nullable representations.
