@@ -411,11 +411,17 @@ type aggregateOp struct {
 	state  *aggState
 	nkeys  int
 	accs   []any
-	out    types.Row
-	encBuf []byte // encode's scratch
-	size   int    // the loaded group's stored size (aggValue.size)
-	known  []any  // the loaded group's results when its value carried them (aggValue.results), else nil
-	before []any  // the accumulators before the update
+	out    types.Row // reused for every forwarded row: the next operators copy what they keep
+	oldBuf []any     // reused for the forwarded rows' Old (read by table filters during Process only)
+	keyBuf []byte    // the group's store key, reused (the store copies what it keeps)
+	encBuf []byte    // encode's scratch (windowed aggregations)
+	size   int       // the loaded group's stored size (aggValue.size)
+	known  []any     // the loaded group's results when its value carried them (aggValue.results), else nil
+	before []any     // the accumulators before the update
+	// loaded is the group's value as this operator last put it, when the
+	// store's cache still held it (nil otherwise): save updates it in
+	// place and puts it again, instead of a new value per update.
+	loaded *aggValue
 	// A quiet retract leaves the group's previous result here for the
 	// add that follows it.
 	quietBefore    bool
@@ -437,10 +443,11 @@ func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats ag
 }
 
 func (op *aggregateOp) Process(row *types.Row) error {
-	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
+	key, err := op.key.Encode(op.keyBuf[:0], row.Values[:op.nkeys])
 	if err != nil {
 		return err
 	}
+	op.keyBuf = key
 	ts, existed, err := op.load(key)
 	if err != nil {
 		return err
@@ -472,13 +479,16 @@ func (op *aggregateOp) Process(row *types.Row) error {
 	return op.forward(row, ts, old, vals)
 }
 
-// priorResults is the group's result row before the update: the results
-// its stored value carries when it was still in the cache, else computed.
+// priorResults is the group's result row before the update, in the
+// operator's Old buffer: the results its stored value carries when it
+// was still in the cache, else computed.
 func (op *aggregateOp) priorResults(row *types.Row) []any {
 	if op.known == nil {
-		return op.results(row)
+		op.oldBuf = op.resultsInto(op.oldBuf[:0], row)
+	} else {
+		op.oldBuf = append(append(op.oldBuf[:0], row.Values[:op.nkeys]...), op.known...)
 	}
-	return append(append(make([]any, 0, op.nkeys+len(op.known)), row.Values[:op.nkeys]...), op.known...)
+	return op.oldBuf
 }
 
 // newResults are the aggregates' results after the update. An
@@ -486,8 +496,17 @@ func (op *aggregateOp) priorResults(row *types.Row) []any {
 // register rose) keeps its known result: a sketch's estimate reads all
 // its registers. logErrs: a function's failure goes to the processing
 // log (when the row is forwarded).
+//
+// They go into the loaded value's results when there is one (save puts
+// that value again; each result is read, at most, before its own slot
+// is written), else into a new slice for the new value.
 func (op *aggregateOp) newResults(logErrs bool) []any {
-	vals := make([]any, len(op.n.Calls))
+	var vals []any
+	if op.loaded != nil && len(op.loaded.results) == len(op.n.Calls) {
+		vals = op.loaded.results
+	} else {
+		vals = make([]any, len(op.n.Calls))
+	}
 	for i, c := range op.n.Calls {
 		if op.known != nil && sameAccumulator(op.before[i], op.accs[i]) {
 			vals[i] = op.known[i]
@@ -542,10 +561,10 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 // cached takes what GetLazy found: the accumulators of a value this
 // operator put (hit), else the bytes (made from another's value).
 func (op *aggregateOp) cached(l state.Lazy, b []byte) (int64, bool, []byte, error) {
-	op.known = nil
+	op.known, op.loaded = nil, nil
 	if v, ok := l.(*aggValue); ok && v.state == op.state {
 		copy(op.accs, v.accs)
-		op.size, op.known = v.size, v.results
+		op.size, op.known, op.loaded = v.size, v.results, v
 		return v.ts, true, nil, nil
 	}
 	if l == nil {
@@ -596,9 +615,19 @@ func (op *aggregateOp) apply(row *types.Row) error {
 }
 
 // save puts the group's accumulators as they are (aggValue): the cache
-// encodes them when it writes them down, not on every update.
+// encodes them when it writes them down, not on every update. A value
+// the cache holds for the group (loaded) is updated in place and put
+// again: the cache's entry already points at it and nothing else does,
+// and no write-down runs between the load and this put, so it is as if
+// a new value replaced it.
 func (op *aggregateOp) save(key []byte, ts int64, results []any) error {
-	v := &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: results, size: op.size}
+	v := op.loaded
+	if v == nil || len(v.accs) != len(op.accs) {
+		v = &aggValue{state: op.state, accs: slices.Clone(op.accs), size: op.size}
+	} else {
+		copy(v.accs, op.accs)
+	}
+	v.ts, v.results = ts, results
 	return state.PutLazy(op.store, key, v)
 }
 
@@ -632,10 +661,8 @@ func (v *aggValue) Size() int { return v.size }
 // forward sends the group's new result row (vals: newResults) on.
 func (op *aggregateOp) forward(row *types.Row, ts int64, old, vals []any) error {
 	out := &op.out
-	*out = types.Row{Values: make([]any, op.nkeys+len(op.n.Calls)), Time: ts, Partition: row.Partition, Offset: row.Offset,
-		Window: row.Window, Old: old, HasOld: true}
-	copy(out.Values, row.Values[:op.nkeys])
-	copy(out.Values[op.nkeys:], vals)
+	*out = types.Row{Values: append(append(op.out.Values[:0], row.Values[:op.nkeys]...), vals...), Time: ts,
+		Partition: row.Partition, Offset: row.Offset, Window: row.Window, Old: old, HasOld: true}
 	return op.next.Process(out)
 }
 
