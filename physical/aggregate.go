@@ -302,13 +302,12 @@ func (op *groupByOp) emit(row *types.Row, retract, quiet bool) error {
 // repartitionSink writes prep rows to the repartition topic, keyed by the
 // group key so each group lands in one partition.
 type repartitionSink struct {
-	env     *TaskEnv
-	topic   string
-	nkeys   int
-	key     format.Codec
-	value   format.Codec
-	keySize sizeHint
-	valSize sizeHint
+	env   *TaskEnv
+	topic string
+	nkeys int
+	key   format.Codec
+	value format.Codec
+	size  sizeHint // of a record's key, value and origin together (one buffer)
 }
 
 func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
@@ -334,33 +333,66 @@ func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, for
 	return key, value, err
 }
 
+// Process writes row's record: its key, value and origin header in one
+// buffer (sized from the last record's), the record and its headers in
+// one allocation when the input has no headers of its own.
 func (s *repartitionSink) Process(row *types.Row) error {
-	k, err := s.key.Encode(s.keySize.buf(), row.Values[:s.nkeys])
+	k, err := s.key.Encode(s.size.buf(), row.Values[:s.nkeys])
 	if err != nil {
 		return err
 	}
-	s.keySize.note(k)
-	v, err := s.value.Encode(s.valSize.buf(), row.Values[s.nkeys:])
+	v, err := s.value.Encode(k[len(k):], row.Values[s.nkeys:])
 	if err != nil {
 		return err
 	}
-	s.valSize.note(v)
 	if v == nil {
 		v = []byte{}
 	}
-	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
+	rest := v[len(v):] // the origin and the retract flag go after the value
+	k, v = k[:len(k):len(k)], v[:len(v):len(v)]
+	rr := &repartitionRecord{rec: OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}}
+	rec := &rr.rec
+	rec.Headers = rr.room[:0]
 	if cur := s.env.current; cur != nil {
-		rec.Headers = withOrigin(cur)
+		o := appendOrigin(rest, cur)
+		rest = o[len(o):]
+		rec.Headers = appendUserHeaders(rec.Headers, cur.Headers)
+		rec.Headers = append(rec.Headers, Header{Key: originHeader, Value: o[:len(o):len(o)]})
 	}
 	if row.Retract {
-		flag := byte(1)
-		if row.Quiet {
-			flag = 2
-		}
-		rec.Headers = append(rec.Headers, Header{Key: retractHeader, Value: []byte{flag}})
+		flag := append(rest, retractFlag(row.Quiet))
+		rest = flag[1:]
+		rec.Headers = append(rec.Headers, Header{Key: retractHeader, Value: flag[:1:1]})
 	}
+	s.size.last = len(k) + len(v) + headerBytes(rec.Headers) // room for the next record's
 	s.env.Emit.Emit(rec)
 	return nil
+}
+
+// retractFlag is the retract header's value: 1 a retraction, 2 a quiet
+// one (an add for the same group follows).
+func retractFlag(quiet bool) byte {
+	if quiet {
+		return 2
+	}
+	return 1
+}
+
+// headerBytes is the bytes of hs's values (the user headers' too, which
+// are not in the record's buffer: a little room to spare).
+func headerBytes(hs []Header) int {
+	n := 0
+	for _, h := range hs {
+		n += len(h.Value)
+	}
+	return n
+}
+
+// repartitionRecord is a repartition record with room for its headers
+// (origin, retract flag) in the same allocation.
+type repartitionRecord struct {
+	rec  OutRecord
+	room [2]Header
 }
 
 // repartitionSource reads prep rows back from the repartition topic.
@@ -371,6 +403,7 @@ type repartitionSource struct {
 	key   format.Codec
 	value format.Codec
 	next  Processor
+	row   types.Row // reused for every row: the next operators copy what they keep
 }
 
 func newRepartitionSource(env *TaskEnv, prep *types.Schema, keys, values format.Spec, next Processor) (*repartitionSource, error) {
@@ -380,7 +413,13 @@ func newRepartitionSource(env *TaskEnv, prep *types.Schema, keys, values format.
 
 func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 	s.env.current = r
-	row := types.Row{Values: make([]any, s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	vals := s.row.Values
+	if vals == nil {
+		vals = make([]any, s.n)
+	}
+	clear(vals) // no slot keeps the last row's value
+	row := &s.row
+	*row = types.Row{Values: vals, Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
 	if err := s.key.Decode(r.Key, row.Values[:s.nkeys]); err != nil {
 		return internalDecodeError(s.env, "key", err, r, r.Key)
 	}
@@ -393,7 +432,7 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 			row.Quiet = len(h.Value) == 1 && h.Value[0] == 2
 		}
 	}
-	return s.next.Process(&row)
+	return s.next.Process(row)
 }
 
 // aggregateOp keeps one accumulator per aggregate call and group in its
@@ -695,6 +734,29 @@ func originOf(r *InRecord) []byte {
 	b := make([]byte, 0, len(r.Topic)+24)
 	b = strconv.AppendInt(append(append(b, r.Topic...), '/'), int64(r.Partition), 10)
 	return strconv.AppendInt(append(b, '/'), r.Offset, 10)
+}
+
+// appendOrigin appends the origin header's value of a record read from r
+// (originOf) to dst.
+func appendOrigin(dst []byte, r *InRecord) []byte {
+	for _, h := range r.Headers {
+		if h.Key == originHeader {
+			return append(dst, h.Value...)
+		}
+	}
+	dst = strconv.AppendInt(append(append(dst, r.Topic...), '/'), int64(r.Partition), 10)
+	return strconv.AppendInt(append(dst, '/'), r.Offset, 10)
+}
+
+// appendUserHeaders appends the headers of hs that are not sqlstream's
+// internal ones to dst.
+func appendUserHeaders(dst, hs []Header) []Header {
+	for _, h := range hs {
+		if !internalHeader(h.Key) {
+			dst = append(dst, h)
+		}
+	}
+	return dst
 }
 
 // withOrigin is a repartition record's headers: the input's user headers
