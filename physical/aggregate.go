@@ -302,13 +302,12 @@ func (op *groupByOp) emit(row *types.Row, retract, quiet bool) error {
 // repartitionSink writes prep rows to the repartition topic, keyed by the
 // group key so each group lands in one partition.
 type repartitionSink struct {
-	env     *TaskEnv
-	topic   string
-	nkeys   int
-	key     format.Codec
-	value   format.Codec
-	keySize sizeHint
-	valSize sizeHint
+	env   *TaskEnv
+	topic string
+	nkeys int
+	key   format.Codec
+	value format.Codec
+	size  sizeHint // of a record's key, value and origin together (one buffer)
 }
 
 func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
@@ -334,33 +333,66 @@ func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, for
 	return key, value, err
 }
 
+// Process writes row's record: its key, value and origin header in one
+// buffer (sized from the last record's), the record and its headers in
+// one allocation when the input has no headers of its own.
 func (s *repartitionSink) Process(row *types.Row) error {
-	k, err := s.key.Encode(s.keySize.buf(), row.Values[:s.nkeys])
+	k, err := s.key.Encode(s.size.buf(), row.Values[:s.nkeys])
 	if err != nil {
 		return err
 	}
-	s.keySize.note(k)
-	v, err := s.value.Encode(s.valSize.buf(), row.Values[s.nkeys:])
+	v, err := s.value.Encode(k[len(k):], row.Values[s.nkeys:])
 	if err != nil {
 		return err
 	}
-	s.valSize.note(v)
 	if v == nil {
 		v = []byte{}
 	}
-	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
+	rest := v[len(v):] // the origin and the retract flag go after the value
+	k, v = k[:len(k):len(k)], v[:len(v):len(v)]
+	rr := &repartitionRecord{rec: OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}}
+	rec := &rr.rec
+	rec.Headers = rr.room[:0]
 	if cur := s.env.current; cur != nil {
-		rec.Headers = withOrigin(cur)
+		o := appendOrigin(rest, cur)
+		rest = o[len(o):]
+		rec.Headers = appendUserHeaders(rec.Headers, cur.Headers)
+		rec.Headers = append(rec.Headers, Header{Key: originHeader, Value: o[:len(o):len(o)]})
 	}
 	if row.Retract {
-		flag := byte(1)
-		if row.Quiet {
-			flag = 2
-		}
-		rec.Headers = append(rec.Headers, Header{Key: retractHeader, Value: []byte{flag}})
+		flag := append(rest, retractFlag(row.Quiet))
+		rest = flag[1:]
+		rec.Headers = append(rec.Headers, Header{Key: retractHeader, Value: flag[:1:1]})
 	}
+	s.size.last = len(k) + len(v) + headerBytes(rec.Headers) // room for the next record's
 	s.env.Emit.Emit(rec)
 	return nil
+}
+
+// retractFlag is the retract header's value: 1 a retraction, 2 a quiet
+// one (an add for the same group follows).
+func retractFlag(quiet bool) byte {
+	if quiet {
+		return 2
+	}
+	return 1
+}
+
+// headerBytes is the bytes of hs's values (the user headers' too, which
+// are not in the record's buffer: a little room to spare).
+func headerBytes(hs []Header) int {
+	n := 0
+	for _, h := range hs {
+		n += len(h.Value)
+	}
+	return n
+}
+
+// repartitionRecord is a repartition record with room for its headers
+// (origin, retract flag) in the same allocation.
+type repartitionRecord struct {
+	rec  OutRecord
+	room [2]Header
 }
 
 // repartitionSource reads prep rows back from the repartition topic.
@@ -371,6 +403,7 @@ type repartitionSource struct {
 	key   format.Codec
 	value format.Codec
 	next  Processor
+	row   types.Row // reused for every row: the next operators copy what they keep
 }
 
 func newRepartitionSource(env *TaskEnv, prep *types.Schema, keys, values format.Spec, next Processor) (*repartitionSource, error) {
@@ -380,7 +413,13 @@ func newRepartitionSource(env *TaskEnv, prep *types.Schema, keys, values format.
 
 func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 	s.env.current = r
-	row := types.Row{Values: make([]any, s.n), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	vals := s.row.Values
+	if vals == nil {
+		vals = make([]any, s.n)
+	}
+	clear(vals) // no slot keeps the last row's value
+	row := &s.row
+	*row = types.Row{Values: vals, Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
 	if err := s.key.Decode(r.Key, row.Values[:s.nkeys]); err != nil {
 		return internalDecodeError(s.env, "key", err, r, r.Key)
 	}
@@ -393,7 +432,7 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 			row.Quiet = len(h.Value) == 1 && h.Value[0] == 2
 		}
 	}
-	return s.next.Process(&row)
+	return s.next.Process(row)
 }
 
 // aggregateOp keeps one accumulator per aggregate call and group in its
@@ -411,11 +450,17 @@ type aggregateOp struct {
 	state  *aggState
 	nkeys  int
 	accs   []any
-	out    types.Row
-	encBuf []byte // encode's scratch
-	size   int    // the loaded group's stored size (aggValue.size)
-	known  []any  // the loaded group's results when its value carried them (aggValue.results), else nil
-	before []any  // the accumulators before the update
+	out    types.Row // reused for every forwarded row: the next operators copy what they keep
+	oldBuf []any     // reused for the forwarded rows' Old (read by table filters during Process only)
+	keyBuf []byte    // the group's store key, reused (the store copies what it keeps)
+	encBuf []byte    // encode's scratch (windowed aggregations)
+	size   int       // the loaded group's stored size (aggValue.size)
+	known  []any     // the loaded group's results when its value carried them (aggValue.results), else nil
+	before []any     // the accumulators before the update
+	// loaded is the group's value as this operator last put it, when the
+	// store's cache still held it (nil otherwise): save updates it in
+	// place and puts it again, instead of a new value per update.
+	loaded *aggValue
 	// A quiet retract leaves the group's previous result here for the
 	// add that follows it.
 	quietBefore    bool
@@ -437,10 +482,11 @@ func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats ag
 }
 
 func (op *aggregateOp) Process(row *types.Row) error {
-	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
+	key, err := op.key.Encode(op.keyBuf[:0], row.Values[:op.nkeys])
 	if err != nil {
 		return err
 	}
+	op.keyBuf = key
 	ts, existed, err := op.load(key)
 	if err != nil {
 		return err
@@ -472,13 +518,16 @@ func (op *aggregateOp) Process(row *types.Row) error {
 	return op.forward(row, ts, old, vals)
 }
 
-// priorResults is the group's result row before the update: the results
-// its stored value carries when it was still in the cache, else computed.
+// priorResults is the group's result row before the update, in the
+// operator's Old buffer: the results its stored value carries when it
+// was still in the cache, else computed.
 func (op *aggregateOp) priorResults(row *types.Row) []any {
 	if op.known == nil {
-		return op.results(row)
+		op.oldBuf = op.resultsInto(op.oldBuf[:0], row)
+	} else {
+		op.oldBuf = append(append(op.oldBuf[:0], row.Values[:op.nkeys]...), op.known...)
 	}
-	return append(append(make([]any, 0, op.nkeys+len(op.known)), row.Values[:op.nkeys]...), op.known...)
+	return op.oldBuf
 }
 
 // newResults are the aggregates' results after the update. An
@@ -486,8 +535,17 @@ func (op *aggregateOp) priorResults(row *types.Row) []any {
 // register rose) keeps its known result: a sketch's estimate reads all
 // its registers. logErrs: a function's failure goes to the processing
 // log (when the row is forwarded).
+//
+// They go into the loaded value's results when there is one (save puts
+// that value again; each result is read, at most, before its own slot
+// is written), else into a new slice for the new value.
 func (op *aggregateOp) newResults(logErrs bool) []any {
-	vals := make([]any, len(op.n.Calls))
+	var vals []any
+	if op.loaded != nil && len(op.loaded.results) == len(op.n.Calls) {
+		vals = op.loaded.results
+	} else {
+		vals = make([]any, len(op.n.Calls))
+	}
 	for i, c := range op.n.Calls {
 		if op.known != nil && sameAccumulator(op.before[i], op.accs[i]) {
 			vals[i] = op.known[i]
@@ -542,10 +600,10 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 // cached takes what GetLazy found: the accumulators of a value this
 // operator put (hit), else the bytes (made from another's value).
 func (op *aggregateOp) cached(l state.Lazy, b []byte) (int64, bool, []byte, error) {
-	op.known = nil
+	op.known, op.loaded = nil, nil
 	if v, ok := l.(*aggValue); ok && v.state == op.state {
 		copy(op.accs, v.accs)
-		op.size, op.known = v.size, v.results
+		op.size, op.known, op.loaded = v.size, v.results, v
 		return v.ts, true, nil, nil
 	}
 	if l == nil {
@@ -596,9 +654,19 @@ func (op *aggregateOp) apply(row *types.Row) error {
 }
 
 // save puts the group's accumulators as they are (aggValue): the cache
-// encodes them when it writes them down, not on every update.
+// encodes them when it writes them down, not on every update. A value
+// the cache holds for the group (loaded) is updated in place and put
+// again: the cache's entry already points at it and nothing else does,
+// and no write-down runs between the load and this put, so it is as if
+// a new value replaced it.
 func (op *aggregateOp) save(key []byte, ts int64, results []any) error {
-	v := &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: results, size: op.size}
+	v := op.loaded
+	if v == nil || len(v.accs) != len(op.accs) {
+		v = &aggValue{state: op.state, accs: slices.Clone(op.accs), size: op.size}
+	} else {
+		copy(v.accs, op.accs)
+	}
+	v.ts, v.results = ts, results
 	return state.PutLazy(op.store, key, v)
 }
 
@@ -632,10 +700,8 @@ func (v *aggValue) Size() int { return v.size }
 // forward sends the group's new result row (vals: newResults) on.
 func (op *aggregateOp) forward(row *types.Row, ts int64, old, vals []any) error {
 	out := &op.out
-	*out = types.Row{Values: make([]any, op.nkeys+len(op.n.Calls)), Time: ts, Partition: row.Partition, Offset: row.Offset,
-		Window: row.Window, Old: old, HasOld: true}
-	copy(out.Values, row.Values[:op.nkeys])
-	copy(out.Values[op.nkeys:], vals)
+	*out = types.Row{Values: append(append(op.out.Values[:0], row.Values[:op.nkeys]...), vals...), Time: ts,
+		Partition: row.Partition, Offset: row.Offset, Window: row.Window, Old: old, HasOld: true}
 	return op.next.Process(out)
 }
 
@@ -668,6 +734,29 @@ func originOf(r *InRecord) []byte {
 	b := make([]byte, 0, len(r.Topic)+24)
 	b = strconv.AppendInt(append(append(b, r.Topic...), '/'), int64(r.Partition), 10)
 	return strconv.AppendInt(append(b, '/'), r.Offset, 10)
+}
+
+// appendOrigin appends the origin header's value of a record read from r
+// (originOf) to dst.
+func appendOrigin(dst []byte, r *InRecord) []byte {
+	for _, h := range r.Headers {
+		if h.Key == originHeader {
+			return append(dst, h.Value...)
+		}
+	}
+	dst = strconv.AppendInt(append(append(dst, r.Topic...), '/'), int64(r.Partition), 10)
+	return strconv.AppendInt(append(dst, '/'), r.Offset, 10)
+}
+
+// appendUserHeaders appends the headers of hs that are not sqlstream's
+// internal ones to dst.
+func appendUserHeaders(dst, hs []Header) []Header {
+	for _, h := range hs {
+		if !internalHeader(h.Key) {
+			dst = append(dst, h)
+		}
+	}
+	return dst
 }
 
 // withOrigin is a repartition record's headers: the input's user headers

@@ -72,10 +72,16 @@ func (p *pipeline) process(r *physical.InRecord) error {
 }
 
 // benchPipeline plans query over benchBids and opens its tasks.
-func benchPipeline(b *testing.B, query string) (*pipeline, *pebbleStores) {
+func benchPipeline(b testing.TB, query string) (*pipeline, *pebbleStores) {
+	return pipelineOver(b, benchBids, query)
+}
+
+// pipelineOver plans query over the stream source creates and opens its
+// tasks.
+func pipelineOver(b testing.TB, source, query string) (*pipeline, *pebbleStores) {
 	b.Helper()
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
-	stmts, err := parser.Parse(benchBids + query)
+	stmts, err := parser.Parse(source + query)
 	if err != nil {
 		b.Fatal(err)
 	}

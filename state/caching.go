@@ -36,6 +36,11 @@ type cachingStore struct {
 	inRange  []*cacheEntry // reused by Range
 	listener FlushListener
 	scratch  []byte // an entry's key as bytes for writeDown (layers below copy what they keep)
+	valBuf   []byte // a Lazy value's bytes for writeDown (likewise)
+	// last is the entry the last Get, GetLazy or Put found or made (nil
+	// once dropped): an update reads its key and puts it right after, so
+	// the put finds the entry without a second map probe.
+	last *cacheEntry
 	// missed is the key of the last Get that found nothing (valid while
 	// hasMissed): a Put of it right after knows it is absent below.
 	missed    []byte
@@ -106,7 +111,7 @@ func unlink(e *cacheEntry) {
 
 // Get answers from the cache, else from below (caching a value found).
 func (s *cachingStore) Get(key []byte) ([]byte, error) {
-	if e, ok := s.entries[string(key)]; ok {
+	if e := s.lookup(key); e != nil {
 		v, err := s.valueOf(e)
 		return bytes.Clone(v), err
 	}
@@ -146,10 +151,22 @@ func (s *cachingStore) Put(key, value []byte) error {
 	return s.shrink()
 }
 
+// lookup is key's entry, or nil; it becomes the last entry.
+func (s *cachingStore) lookup(key []byte) *cacheEntry {
+	if e := s.last; e != nil && e.key == string(key) {
+		return e
+	}
+	e := s.entries[string(key)]
+	if e != nil {
+		s.last = e
+	}
+	return e
+}
+
 // upsert sets key's entry to value or lazy, creating it (presence below
 // unknown) if need be, and returns it.
 func (s *cachingStore) upsert(key, value []byte, lazy Lazy, dirty bool) *cacheEntry {
-	if e, ok := s.entries[string(key)]; ok {
+	if e := s.lookup(key); e != nil {
 		before, wasLive := e.bytes(), e.live()
 		e.value, e.lazy = value, lazy
 		s.size += e.bytes() - before
@@ -169,6 +186,7 @@ func (s *cachingStore) upsert(key, value []byte, lazy Lazy, dirty bool) *cacheEn
 		s.dirty++
 	}
 	s.entries[e.key] = e
+	s.last = e
 	s.pushBack(e)
 	s.size += e.bytes()
 	s.index(e, false)
@@ -190,7 +208,7 @@ func (s *cachingStore) index(e *cacheEntry, wasLive bool) {
 // evict writes el's entry down if it is dirty and drops it.
 func (s *cachingStore) evict(e *cacheEntry) error {
 	if e.dirty {
-		v, err := s.valueOf(e)
+		v, err := s.writeValue(e)
 		if err != nil {
 			return err
 		}
@@ -214,6 +232,9 @@ func (s *cachingStore) drop(e *cacheEntry) {
 	}
 	unlink(e)
 	delete(s.entries, e.key)
+	if s.last == e {
+		s.last = nil
+	}
 	s.size -= e.bytes()
 	if s.ordered != nil && e.live() {
 		s.ordered.Delete(e.key)
@@ -265,7 +286,7 @@ func (s *cachingStore) firstDirty() *cacheEntry {
 
 // Close discards the cache (unflushed writes) and closes below.
 func (s *cachingStore) Close() error {
-	s.entries, s.ordered, s.size, s.dirty = map[string]*cacheEntry{}, nil, 0, 0
+	s.entries, s.ordered, s.size, s.dirty, s.last = map[string]*cacheEntry{}, nil, 0, 0, nil
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s.inner.Close()
 }

@@ -84,7 +84,7 @@ func (s *cachingStore) putLazy(key []byte, v Lazy) error {
 }
 
 func (s *cachingStore) getLazy(key []byte) (Lazy, []byte, error) {
-	if e, ok := s.entries[string(key)]; ok && e.lazy != nil {
+	if e := s.lookup(key); e != nil && e.lazy != nil {
 		return e.lazy, nil, nil
 	}
 	b, err := s.Get(key)
@@ -107,6 +107,28 @@ func (s *cachingStore) valueOf(e *cacheEntry) ([]byte, error) {
 	}
 	e.value = b
 	s.size += e.bytes() - before
+	return b, nil
+}
+
+// writeValue is the bytes to write e down with: its value, or its Lazy
+// value's bytes made into a buffer reused by the next call (the layers
+// below copy what they keep). The entry does not keep those: the next
+// update of a hot key replaces them unread, and a read makes them again
+// (valueOf).
+func (s *cachingStore) writeValue(e *cacheEntry) ([]byte, error) {
+	if e.value != nil || e.lazy == nil {
+		return e.value, nil
+	}
+	before := e.bytes()
+	b, err := e.lazy.AppendBytes(s.valBuf[:0])
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	s.valBuf = b
+	s.size += e.bytes() - before // the Lazy's Size may have learnt its bytes
 	return b, nil
 }
 

@@ -35,16 +35,16 @@ func (s *cachingStore) writeCached() error {
 	for e := s.firstDirty(); e != nil; {
 		next := s.after(e)
 		if e.dirty {
-			v, err := s.valueOf(e)
+			v, err := s.writeValue(e)
 			if err != nil {
 				return err
 			}
 			if err := s.writeDown(s.keyBytes(e), v, e.below); err != nil {
 				return err
 			}
-			e.dirty, e.below = false, presenceOf(e.value)
+			e.dirty, e.below = false, presenceOf(v)
 			s.dirty--
-			if e.value == nil {
+			if v == nil {
 				s.drop(e)
 			}
 		}

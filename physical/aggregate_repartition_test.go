@@ -1,0 +1,89 @@
+package physical
+
+import (
+	"testing"
+
+	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/types"
+)
+
+// TestRepartitionRecordInTwoAllocations: the GROUP BY repartition sink
+// writes a record's key, value, origin and retract flag into one buffer
+// and the record with its headers into one allocation; each record keeps
+// its own bytes (the producer holds them until it is written), and the
+// headers read back as the source reads them.
+func TestRepartitionRecordInTwoAllocations(t *testing.T) {
+	prep := &types.Schema{Columns: []types.Column{
+		{Name: "PAGE", Type: types.StringType, NS: types.KeyNS},
+		{Name: "MS", Type: types.BigintType, NS: types.ValueNS},
+	}}
+	var got []*OutRecord
+	env := &TaskEnv{Emit: emitFunc(func(r *OutRecord) { got = append(got, r) })}
+	sink, err := newRepartitionSink(env, "app-Aggregate-GroupBy-repartition", prep, format.Spec{Name: format.Kafka}, format.Spec{Name: format.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.current = &InRecord{Topic: "pageviews", Partition: 1, Offset: 42}
+	rows := []*types.Row{{Values: []any{"/a", int64(1)}}, {Values: []any{"/bb", int64(22)}, Retract: true},
+		{Values: []any{"/ccc", int64(333)}, Retract: true, Quiet: true}}
+	for _, r := range rows {
+		if err := sink.Process(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []struct {
+		key, value     string
+		retract, quiet bool
+	}{{"/a", `{"MS":1}`, false, false}, {"/bb", `{"MS":22}`, true, false}, {"/ccc", `{"MS":333}`, true, true}}
+	for i, w := range want {
+		r := got[i]
+		back := &InRecord{Topic: r.Topic, Key: r.Key, Value: r.Value, Headers: r.Headers}
+		topic, p, off := origin(back)
+		src, err := newRepartitionSource(env, prep, format.Spec{Name: format.Kafka}, format.Spec{Name: format.JSON}, processorFunc(func(row *types.Row) error {
+			if row.Retract != w.retract || row.Quiet != w.quiet {
+				t.Errorf("record %d reads back retract %v quiet %v, want %v %v", i, row.Retract, row.Quiet, w.retract, w.quiet)
+			}
+			return nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := src.ProcessRaw(back); err != nil {
+			t.Fatal(err)
+		}
+		if string(r.Key) != w.key || string(r.Value) != w.value || topic != "pageviews" || p != 1 || off != 42 {
+			t.Errorf("record %d: %q %q from %s/%d/%d, want %q %q from pageviews/1/42", i, r.Key, r.Value, topic, p, off, w.key, w.value)
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := sink.Process(rows[1]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2 {
+		t.Errorf("a repartition record costs %.0f allocations, want 2 (the record with its headers, one buffer)", allocs)
+	}
+	src, err := newRepartitionSource(env, prep, format.Spec{Name: format.Kafka}, format.Spec{Name: format.JSON}, processorFunc(func(*types.Row) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := &InRecord{Topic: got[1].Topic, Key: got[1].Key, Value: got[1].Value, Headers: got[1].Headers}
+	allocs = testing.AllocsPerRun(100, func() {
+		if err := src.ProcessRaw(back); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.1f allocations per record read back", allocs)
+	if allocs > maxRepartitionReadAllocs {
+		t.Errorf("reading a repartition record back costs %.0f allocations, want at most %d (the key's decode)", allocs, maxRepartitionReadAllocs)
+	}
+}
+
+// maxRepartitionReadAllocs: the KAFKA key's string and its box; the row
+// is the source's own, reused (4 before).
+const maxRepartitionReadAllocs = 2
+
+// processorFunc is a Processor of a function.
+type processorFunc func(*types.Row) error
+
+func (f processorFunc) Process(row *types.Row) error { return f(row) }
