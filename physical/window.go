@@ -69,6 +69,7 @@ type windowAggOp struct {
 	win     types.Window
 	vals    []any
 	timeBuf []byte
+	keyBuf  []byte
 }
 
 // opened records that a window received a record.
@@ -174,9 +175,13 @@ func (op *windowAggOp) Process(row *types.Row) error {
 	if err := op.advance(row.Time); err != nil {
 		return err
 	}
-	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
+	// The stores copy the keys they keep: one buffer serves every record.
+	key, err := op.key.Encode(op.keyBuf[:0], row.Values[:op.nkeys])
 	if err != nil {
 		return err
+	}
+	if key != nil {
+		op.keyBuf = key
 	}
 	if op.sessions != nil {
 		err = op.session(key, row)
@@ -265,11 +270,33 @@ func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) 
 	}
 	ts = max(ts, row.Time)
 	vals := op.newResults(false)
-	v := &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: vals, size: op.size}
-	if err := op.windows.PutLazy(key, w.Start, v); err != nil {
+	if err := op.windows.PutLazy(key, w.Start, op.windowValue(ts, vals)); err != nil {
 		return err
 	}
 	return op.result(row, ts, w, old, vals)
+}
+
+// windowCell is a window's aggValue with room for its accumulators, so
+// a window of up to cellAccs aggregates costs one allocation per update
+// instead of two: every record of a tumbling or hopping window puts one
+// (most of them to a new window).
+type windowCell struct {
+	v    aggValue
+	accs [cellAccs]any
+}
+
+const cellAccs = 2
+
+// windowValue is the window's new value: the accumulators as they are
+// now (copied: the operator reuses op.accs) and their results.
+func (op *windowAggOp) windowValue(ts int64, results []any) *aggValue {
+	if len(op.accs) > cellAccs {
+		return &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: results, size: op.size}
+	}
+	c := &windowCell{}
+	n := copy(c.accs[:], op.accs)
+	c.v = aggValue{state: op.state, ts: ts, accs: c.accs[:n:n], results: results, size: op.size}
+	return &c.v
 }
 
 // loadWindow reads key's window at start into the accumulators (initial
