@@ -26,6 +26,11 @@ import (
 // makes them more cautious. It needs no scan at open because it starts
 // only on an empty store partition (a new query, or state deleted with
 // nothing to restore); a store opened with windows in it leaves it off.
+//
+// A session store keeps the same table by session end: a record whose
+// key has no session ending within the gap before it (it starts a new
+// session) finds nothing without a Range (a Pebble iterator, and a
+// commit of the pending batch, each).
 type windowStamps struct {
 	seed    maphash.Seed
 	buckets []int64 // -1: no window put
@@ -171,5 +176,13 @@ func (s *cachingStore) putLazyAbsent(key []byte, v Lazy) error {
 func missedGet(s Store) {
 	if m, ok := s.(*meteredStore); ok {
 		m.m.gets.Add(1)
+	}
+}
+
+// countRange counts a Range the stamps answered (nothing found), as the
+// metered layer would have.
+func countRange(s Store) {
+	if m, ok := s.(*meteredStore); ok {
+		m.m.ranges.Add(1)
 	}
 }

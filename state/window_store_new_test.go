@@ -1,8 +1,11 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -153,5 +156,91 @@ func TestWindowStampsSkipLookups(t *testing.T) {
 		if s := m.Snapshot(); s.Gets != 1000 || s.GetHits != 0 || s.Puts != 1000 {
 			t.Errorf("cache %d: metrics %+v, want 1000 gets, no hits, 1000 puts", cache, s)
 		}
+	}
+}
+
+// TestSessionStampsMatchModel: FindSessions on a store empty at open,
+// where the stamps rule out keys with no session ending late enough,
+// answers as a model of the sessions put and removed, across flushes.
+func TestSessionStampsMatchModel(t *testing.T) {
+	for _, cache := range []int64{0, 1 << 20} {
+		st, err := memDB(t).Store(testID, WithCache(cache))
+		must(t, err)
+		s := NewSessionStore(st)
+		type ses struct {
+			k          string
+			start, end int64
+		}
+		model := map[ses]bool{}
+		rng := rand.New(rand.NewSource(cache + 11))
+		ruled := 0
+		for i := range 3000 {
+			k := fmt.Sprintf("k%d", rng.Intn(200))
+			ts := int64(i * 10)
+			if rng.Intn(6) == 0 {
+				ts = max(0, ts-int64(rng.Intn(500)))
+			}
+			from, to := ts-50, ts+50
+			if s.newer != nil && s.newer.never([]byte(k), max(from, 0)) {
+				ruled++
+			}
+			got := findSessions(t, s, k, from, to)
+			var want []ses
+			for m := range model {
+				if m.k == k && m.end >= from && m.start <= to {
+					want = append(want, m)
+				}
+			}
+			slices.SortFunc(want, func(a, b ses) int { return cmp.Or(cmp.Compare(a.end, b.end), cmp.Compare(a.start, b.start)) })
+			var ws []string
+			for _, m := range want {
+				ws = append(ws, fmt.Sprintf("[%d,%d]=v", m.start, m.end))
+			}
+			if w := strings.Join(ws, " "); got != w {
+				t.Fatalf("cache %d, record %d: find %s [%d, %d] = %q, want %q", cache, i, k, from, to, got, w)
+			}
+			start, end := ts, ts
+			for _, m := range want { // merge as a session window does
+				start, end = min(start, m.start), max(end, m.end)
+				must(t, s.Remove([]byte(k), m.start, m.end))
+				delete(model, m)
+			}
+			must(t, s.Put([]byte(k), start, end, []byte("v")))
+			model[ses{k, start, end}] = true
+			if i%100 == 99 {
+				must(t, s.Flush())
+			}
+		}
+		if s.newer == nil || ruled < 500 {
+			t.Errorf("cache %d: the stamps ruled out %d of 3000 finds (stamps %v), want most new sessions", cache, ruled, s.newer != nil)
+		}
+	}
+}
+
+// TestSessionStampsReadNothing: a record that starts a session of a key
+// with no recent session reads nothing below the session store (no
+// Range reaches the cache, which would build its ordered index for it);
+// the metered layer still counts the find.
+func TestSessionStampsReadNothing(t *testing.T) {
+	m := &Metrics{}
+	st, err := memDB(t).Store(testID, WithCache(1<<20), WithMetrics(m))
+	must(t, err)
+	s := NewSessionStore(st)
+	for i := range 100 {
+		k := []byte(fmt.Sprintf("k%d", i))
+		must(t, s.FindSessions(k, int64(i)*1000-10, int64(i)*1000+10, func(int64, int64, []byte) bool {
+			t.Fatal("a session found in an empty store")
+			return false
+		}))
+		must(t, s.Put(k, int64(i)*1000, int64(i)*1000, []byte("v")))
+	}
+	if c := st.(*meteredStore).inner.(*cachingStore); c.ordered != nil && !invariants { // the invariants check ranges
+		t.Error("a find of a new key's sessions reached the cache's Range")
+	}
+	if r := m.Snapshot().Ranges; r != 100 {
+		t.Errorf("metrics count %d ranges, want 100", r)
+	}
+	if got := findSessions(t, s, "k5", 0, 1<<40); got != "[5000,5000]=v" {
+		t.Errorf("k5's sessions: %q", got)
 	}
 }
