@@ -69,6 +69,10 @@ type windowAggOp struct {
 	win     types.Window
 	vals    []any
 	timeBuf []byte
+	keyBuf  []byte
+	// The EMIT FINAL buffer's group key and key, reused: the store
+	// copies the keys it keeps.
+	bufKeyBuf, bufKey []byte
 }
 
 // opened records that a window received a record.
@@ -174,9 +178,13 @@ func (op *windowAggOp) Process(row *types.Row) error {
 	if err := op.advance(row.Time); err != nil {
 		return err
 	}
-	key, err := op.key.Encode(nil, row.Values[:op.nkeys])
+	// The stores copy the keys they keep: one buffer serves every record.
+	key, err := op.key.Encode(op.keyBuf[:0], row.Values[:op.nkeys])
 	if err != nil {
 		return err
+	}
+	if key != nil {
+		op.keyBuf = key
 	}
 	if op.sessions != nil {
 		err = op.session(key, row)
@@ -265,11 +273,33 @@ func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) 
 	}
 	ts = max(ts, row.Time)
 	vals := op.newResults(false)
-	v := &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: vals, size: op.size}
-	if err := op.windows.PutLazy(key, w.Start, v); err != nil {
+	if err := op.windows.PutLazy(key, w.Start, op.windowValue(ts, vals)); err != nil {
 		return err
 	}
 	return op.result(row, ts, w, old, vals)
+}
+
+// windowCell is a window's aggValue with room for its accumulators, so
+// a window of up to cellAccs aggregates costs one allocation per update
+// instead of two: every record of a tumbling or hopping window puts one
+// (most of them to a new window).
+type windowCell struct {
+	v    aggValue
+	accs [cellAccs]any
+}
+
+const cellAccs = 2
+
+// windowValue is the window's new value: the accumulators as they are
+// now (copied: the operator reuses op.accs) and their results.
+func (op *windowAggOp) windowValue(ts int64, results []any) *aggValue {
+	if len(op.accs) > cellAccs {
+		return &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: results, size: op.size}
+	}
+	c := &windowCell{}
+	n := copy(c.accs[:], op.accs)
+	c.v = aggValue{state: op.state, ts: ts, accs: c.accs[:n:n], results: results, size: op.size}
+	return &c.v
 }
 
 // loadWindow reads key's window at start into the accumulators (initial
@@ -344,18 +374,35 @@ func (op *windowAggOp) result(row *types.Row, ts int64, w types.Window, old oldR
 	if !op.wholeRows {
 		vals = vals[op.nkeys:] // the group key is in the buffer key
 	}
-	b := binary.BigEndian.AppendUint64(nil, uint64(ts))
-	b, err := op.bufCodec.Encode(b, vals)
-	if err != nil {
-		return err
-	}
 	op.nextEnd = min(op.nextEnd, w.End)
-	bk, err := op.bufKeys.Encode(nil, row.Values[:op.nkeys])
+	bk, err := op.bufKeys.Encode(op.bufKeyBuf[:0], row.Values[:op.nkeys])
 	if err != nil {
 		return err
 	}
-	return op.buffer.Put(bufferKey(w, bk), b)
+	op.bufKeyBuf = bk
+	op.bufKey = appendBufferKey(op.bufKey[:0], w, bk)
+	return state.PutLazy(op.buffer, op.bufKey, &bufferedResult{codec: op.bufCodec, ts: ts, vals: vals})
 }
+
+// bufferedResult is a window's result in the EMIT FINAL buffer, kept as
+// values in the store's cache (a state.Lazy): a window updated by many
+// records before it closes is encoded once per write-down, not once per
+// update. Its bytes are the 8-byte timestamp, then vals in the buffer's
+// value codec, as a Put of them wrote; vals is the result's own slice.
+type bufferedResult struct {
+	codec format.Codec
+	ts    int64
+	vals  []any
+}
+
+var _ state.Lazy = (*bufferedResult)(nil)
+
+func (r *bufferedResult) AppendBytes(dst []byte) ([]byte, error) {
+	return r.codec.Encode(binary.BigEndian.AppendUint64(dst, uint64(r.ts)), r.vals)
+}
+
+// Size estimates the bytes for the cache's bound until they are made.
+func (r *bufferedResult) Size() int { return 8 + 16*len(r.vals) }
 
 func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, old oldResult, fresh []any) error {
 	out := &op.out
@@ -375,7 +422,12 @@ func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, 
 //
 //	<end, 8 bytes, sign flipped> <group key> <start, 8 bytes, sign flipped>
 func bufferKey(w types.Window, key []byte) []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, 16+len(key)), uint64(w.End)^(1<<63))
+	return appendBufferKey(make([]byte, 0, 16+len(key)), w, key)
+}
+
+// appendBufferKey appends w's buffer key (bufferKey) to dst.
+func appendBufferKey(dst []byte, w types.Window, key []byte) []byte {
+	b := binary.BigEndian.AppendUint64(dst, uint64(w.End)^(1<<63))
 	b = append(b, key...)
 	return binary.BigEndian.AppendUint64(b, uint64(w.Start)^(1<<63))
 }

@@ -134,6 +134,10 @@ func (s *cachingStore) writeValue(e *cacheEntry) ([]byte, error) {
 
 // GetLazy is Get of a window that may hold a Lazy value (GetLazy).
 func (w *WindowStore) GetLazy(key []byte, windowStart int64) (Lazy, []byte, error) {
+	if w.neverPut(key, windowStart) {
+		missedGet(w.s)
+		return nil, nil, nil
+	}
 	return GetLazy(w.s, w.key(key, windowStart, 0))
 }
 
@@ -148,5 +152,10 @@ func (w *WindowStore) PutLazy(key []byte, windowStart int64, v Lazy) error {
 		return w.Put(key, windowStart, b)
 	}
 	w.maxStart = max(w.maxStart, windowStart)
+	if w.neverPut(key, windowStart) {
+		w.newer.put(key, windowStart)
+		return putLazyAbsent(w.s, w.key(key, windowStart, 0), v)
+	}
+	w.stamp(key, windowStart)
 	return PutLazy(w.s, w.key(key, windowStart, 0), v)
 }

@@ -35,6 +35,23 @@ func SplitSessionKey(k []byte) (key []byte, start, end int64, err error) {
 // Store. Like a Store it belongs to one task goroutine.
 type SessionStore struct {
 	s Store
+	// newer rules out key's sessions ending at or after a time past every
+	// session end put for keys of its bucket (windowStamps, by end), so a
+	// record that starts a new session reads nothing; nil when off (the
+	// store held sessions when opened). stampsChecked once looked at.
+	newer         *windowStamps
+	stampsChecked bool
+}
+
+// stamps starts the table on the first call if the store is empty.
+func (s *SessionStore) stamps() *windowStamps {
+	if !s.stampsChecked {
+		s.stampsChecked = true
+		if storeEmpty(s.s) {
+			s.newer = newWindowStamps(stampsFirstBuckets)
+		}
+	}
+	return s.newer
 }
 
 // SessionStore opens id as a session store over the Store stack.
@@ -50,6 +67,9 @@ func (d *DB) SessionStore(id StoreID, opts ...StoreOption) (*SessionStore, error
 func (s *SessionStore) Put(key []byte, start, end int64, value []byte) error {
 	if start < 0 || end < start {
 		return fmt.Errorf("state: session [%d, %d] must have 0 <= start <= end", start, end)
+	}
+	if st := s.stamps(); st != nil {
+		st.put(key, end)
 	}
 	return s.s.Put(SessionKey(key, start, end), value)
 }
@@ -69,6 +89,13 @@ func (s *SessionStore) Get(key []byte, start, end int64) ([]byte, error) {
 // start <= latestStart, by end time.
 func (s *SessionStore) FindSessions(key []byte, earliestEnd, latestStart int64, fn func(start, end int64, value []byte) bool) error {
 	lo := SessionKey(key, 0, max(earliestEnd, 0))
+	if st := s.stamps(); st != nil && st.never(key, max(earliestEnd, 0)) {
+		if invariants {
+			s.checkNoSession(key, lo)
+		}
+		countRange(s.s)
+		return nil
+	}
 	return s.s.Range(lo, keySuccessor(key), func(k, v []byte) bool {
 		if len(k) != len(key)+sessionSuffix || !bytes.HasPrefix(k, key) {
 			return true
@@ -95,3 +122,21 @@ func (s *SessionStore) Flush() error { return s.s.Flush() }
 
 // Close is Store.Close.
 func (s *SessionStore) Close() error { return s.s.Close() }
+
+// checkNoSession panics if key has a session from lo on, which its
+// stamps ruled out. Only with invariants on.
+func (s *SessionStore) checkNoSession(key, lo []byte) {
+	below := s.s
+	if m, ok := below.(*meteredStore); ok {
+		below = m.inner // not counted in the store's metrics
+	}
+	err := below.Range(lo, keySuccessor(key), func(k, _ []byte) bool {
+		if len(k) == len(key)+sessionSuffix && bytes.HasPrefix(k, key) {
+			panic(fmt.Sprintf("state: session %x is stored but its stamps ruled it out", k))
+		}
+		return true
+	})
+	if err != nil {
+		panic(err)
+	}
+}

@@ -51,6 +51,12 @@ type WindowStore struct {
 	dropped    int64
 	maxStart   int64 // see MaxStart
 	scratch    []byte
+	// newer answers Gets of windows never put (windowStamps), nil when
+	// off; stampsChecked once the store was looked at; firstBuckets is
+	// its first size (0: stampsFirstBuckets).
+	newer         *windowStamps
+	stampsChecked bool
+	firstBuckets  int
 }
 
 // WindowStore opens id as a window store (the Store stack underneath, so
@@ -91,7 +97,18 @@ func (w *WindowStore) MaxStart() int64 { return w.maxStart }
 // Get returns the value of key's window at windowStart, nil when absent
 // (without RetainDuplicates).
 func (w *WindowStore) Get(key []byte, windowStart int64) ([]byte, error) {
+	if w.neverPut(key, windowStart) {
+		missedGet(w.s)
+		return nil, nil
+	}
 	return w.s.Get(w.key(key, windowStart, 0))
+}
+
+// stamp records a put of key's window at windowStart in the stamps.
+func (w *WindowStore) stamp(key []byte, windowStart int64) {
+	if s := w.stamps(); s != nil {
+		s.put(key, windowStart)
+	}
 }
 
 // key builds a window key in the scratch buffer, valid until the next
@@ -116,6 +133,7 @@ func (w *WindowStore) Put(key []byte, windowStart int64, value []byte) error {
 	}
 	w.maxStart = max(w.maxStart, windowStart)
 	if !w.duplicates {
+		w.stamp(key, windowStart)
 		return w.s.Put(w.key(key, windowStart, 0), value)
 	}
 	if value == nil {
