@@ -51,9 +51,10 @@ func (j joiner) join(key []any, l, r []any) []any {
 // laid out as withTime lays them, without the copy; nil vals: a missing
 // side.
 type timed struct {
-	vals []any
-	ts   int64
-	w    *types.Window
+	vals  []any
+	ts    int64
+	boxed any // ts boxed, when the side has it so (nil: box it here)
+	w     *types.Window
 }
 
 // at is withTime(t.vals, t.ts, t.w)[i].
@@ -62,6 +63,9 @@ func (t timed) at(i int) any {
 	case i < n:
 		return t.vals[i]
 	case i == n:
+		if t.boxed != nil {
+			return t.boxed
+		}
 		return t.ts
 	case i == n+1:
 		return t.w.Start
@@ -72,18 +76,36 @@ func (t timed) at(i int) any {
 // joinTimed is join(key, withTime(l…), withTime(r…)) without the two
 // copies: the output's one allocation is all a joined row costs.
 func (j joiner) joinTimed(key []any, l, r timed) []any {
-	out := make([]any, len(j.n.Columns))
+	return j.joinTimedInto(make([]any, len(j.n.Columns)), key, l, r)
+}
+
+// joinTimedInto is joinTimed into out, every slot of it written: an
+// operator's output row reused from one output to the next (the
+// operators after it copy what they keep, see Processor).
+func (j joiner) joinTimedInto(out []any, key []any, l, r timed) []any {
+	out = out[:len(j.n.Columns)]
 	for i, c := range j.n.Columns {
+		var v any
 		switch {
 		case c.Side == planner.JoinKey && key != nil:
-			out[i] = key[c.Index]
+			v = key[c.Index]
 		case c.Side == planner.JoinLeft && l.vals != nil:
-			out[i] = l.at(c.Index)
+			v = l.at(c.Index)
 		case c.Side == planner.JoinRight && r.vals != nil:
-			out[i] = r.at(c.Index)
+			v = r.at(c.Index)
 		}
+		out[i] = v
 	}
 	return out
+}
+
+// reusedRow is an operator's output row, reused for each output: its
+// values slice sized for cols columns.
+func reusedRow(out *types.Row, cols int) []any {
+	if cap(out.Values) < cols {
+		out.Values = make([]any, cols)
+	}
+	return out.Values[:cols]
 }
 
 // accepts reports whether the join's residual condition (ON's conjuncts
@@ -149,6 +171,7 @@ type streamTableJoin struct {
 	left  bool        // LEFT JOIN: emit (S, null) when the table has no row
 	env   *TaskEnv    // counts the rows skipped for a null key or value
 	next  Processor
+	out   types.Row // reused for every output: the next operators copy what they keep
 }
 
 func (op *streamTableJoin) Process(row *types.Row) error {
@@ -177,18 +200,20 @@ func (op *streamTableJoin) joinRow(row *types.Row) error {
 			return err
 		}
 		if t != nil {
-			right = timed{t.values, t.time, row.Window}
+			right = t.timed(row.Window)
 		}
 	}
-	left := timed{vals, row.Time, row.Window}
-	values := op.joinTimed(key, left, right)
+	left := timed{vals: vals, ts: row.Time, w: row.Window}
+	buf := reusedRow(&op.out, len(op.n.Columns))
+	values := op.joinTimedInto(buf, key, left, right)
 	if right.vals != nil && !op.accepts(values) {
-		right, values = timed{}, op.joinTimed(key, left, timed{})
+		right, values = timed{}, op.joinTimedInto(buf, key, left, timed{})
 	}
 	if right.vals == nil && !op.left {
 		return nil
 	}
-	out := &types.Row{Values: values, Time: row.Time, Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey, Window: row.Window}
+	out := &op.out
+	*out = types.Row{Values: values, Time: row.Time, Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey, Window: row.Window}
 	return op.next.Process(out)
 }
 

@@ -1,9 +1,11 @@
 package physical
 
 import (
+	"bytes"
 	"encoding/binary"
-	"github.com/sqlstream/sqlstream/state"
 	"hash/fnv"
+
+	"github.com/sqlstream/sqlstream/state"
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/format"
@@ -43,10 +45,18 @@ type sideStore struct {
 	lookupBuf []byte
 }
 
-// sideRow is a stored table row (all columns of its side) and its time.
+// sideRow is a stored table row (all columns of its side) and its time,
+// also boxed (what the join's ALIAS_ROWTIME column holds: boxed once per
+// decoded row, not once per stream row joining it).
 type sideRow struct {
 	values []any
 	time   int64
+	boxed  any
+}
+
+// timed is the row as a join side (see timed), w the joined row's window.
+func (r *sideRow) timed(w *types.Window) timed {
+	return timed{vals: r.values, ts: r.time, boxed: r.boxed, w: w}
 }
 
 // jsonValues is the format of a row's non-key columns that the
@@ -101,6 +111,9 @@ func (s *sideStore) encodeKey(row []any) ([]byte, error) {
 // hold the join key's values (nil: none).
 // A join of windowed sources looks up the row of the key and window w.
 func (s *sideStore) lookup(key []any, cols []int, w *types.Window) (*sideRow, error) {
+	if s.rows != nil && !s.rows.warmed {
+		s.warm(w != nil)
+	}
 	kv := s.lookupValues(key, cols)
 	k, err := s.key.Encode(s.lookupBuf[:0], kv)
 	if err != nil {
@@ -171,7 +184,7 @@ func (s *sideStore) decode(b []byte, keyVals []any) (*sideRow, error) {
 // decodeValues reads the non-key columns vals of the row with key
 // values keyVals and time ts.
 func (s *sideStore) decodeValues(b []byte, keyVals []any, ts int64) (*sideRow, error) {
-	out := &sideRow{values: make([]any, len(s.schema.Columns)), time: ts}
+	out := &sideRow{values: make([]any, len(s.schema.Columns)), time: ts, boxed: ts}
 	vals := make([]any, len(s.vals))
 	if err := s.value.Decode(b, vals); err != nil {
 		return nil, err
@@ -183,6 +196,58 @@ func (s *sideStore) decodeValues(b []byte, keyVals []any, ts int64) (*sideRow, e
 		out.values[idx] = vals[i]
 	}
 	return out, nil
+}
+
+// warm fills the row cache from one scan of the store, up to the cache's
+// bound; it is complete when every entry fitted (rowCache). Entries a
+// lookup could not reproduce byte for byte (a key that does not encode
+// back to its bytes) or not decode are left to the lookups, which report
+// what is wrong with them. A windowed table's keys end in their window:
+// its cache is filled by lookups only.
+func (s *sideStore) warm(windowed bool) {
+	c := s.rows
+	c.warmed = true
+	if windowed {
+		return
+	}
+	complete := true
+	kv := make([]any, len(s.keys))
+	var buf []byte
+	err := s.store.Range(nil, nil, func(k, v []byte) bool {
+		cost := rowCost(k, v)
+		if !c.fits(cost) {
+			complete = false
+			return false
+		}
+		// the callback's bytes are the store's: the row's strings may
+		// share them, so they get their own copy (as a Get's are)
+		own := append(append(make([]byte, 0, len(k)+len(v)), k...), v...)
+		key, val := own[:len(k):len(k)], own[len(k):]
+		clear(kv)
+		r, ok := s.warmRow(key, val, kv, &buf)
+		if !ok {
+			complete = false
+			return true
+		}
+		c.set(key, cachedRow{row: r, cost: cost})
+		return true
+	})
+	c.complete = complete && err == nil
+}
+
+// warmRow decodes a scanned entry, if its key encodes back to its bytes
+// (so a lookup's key values and these are the same).
+func (s *sideStore) warmRow(key, val []byte, kv []any, buf *[]byte) (*sideRow, bool) {
+	if err := s.key.Decode(key, kv); err != nil {
+		return nil, false
+	}
+	b, err := s.key.Encode((*buf)[:0], kv)
+	*buf = b
+	if err != nil || !bytes.Equal(b, key) {
+		return nil, false
+	}
+	r, err := s.decode(val, kv)
+	return r, err == nil
 }
 
 // update applies a table change (a tombstone deletes) and returns the

@@ -270,13 +270,14 @@ type streamStreamJoin struct {
 	clock  *joinClock
 	env    *TaskEnv
 	next   Processor
+	out    types.Row // reused for every output: the next operators copy what they keep
 }
 
 func (op *streamStreamJoin) Process(row *types.Row) error {
 	keyVal, vals := op.split(row)
 	if row.Tombstone || nullJoinKey(row, keyVal) {
 		if !row.Tombstone && op.outer {
-			return op.emit(nil, timed{vals, row.Time, row.Window}, timed{}, row.Time, row) // KIP-962
+			return op.emit(nil, timed{vals: vals, ts: row.Time, w: row.Window}, timed{}, row.Time, row) // KIP-962
 		}
 		op.env.skip()
 		return nil
@@ -312,7 +313,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		if err != nil {
 			return err
 		}
-		ok, err := op.emitMatch(keyVal, timed{vals, row.Time, row.Window}, timed{mvals, m.time, mwin}, max(row.Time, m.time), row)
+		ok, err := op.emitMatch(keyVal, timed{vals: vals, ts: row.Time, w: row.Window}, timed{vals: mvals, ts: m.time, w: mwin}, max(row.Time, m.time), row)
 		if err != nil || !ok {
 			if err != nil {
 				return err
@@ -355,7 +356,7 @@ func (op *streamStreamJoin) otherKey(k []byte, keyVal []any, w *types.Window) ([
 // until it closes.
 func (op *streamStreamJoin) unmatched(k []byte, keyVal []any, vals, stored []any, row *types.Row) error {
 	if op.shared == nil || row.Time+op.after < op.clock.time {
-		return op.emit(keyVal, timed{vals, row.Time, row.Window}, timed{}, row.Time, row)
+		return op.emit(keyVal, timed{vals: vals, ts: row.Time, w: row.Window}, timed{}, row.Time, row)
 	}
 	return op.shared.put(row.Time, sideIndex(op.side), k, stored)
 }
@@ -396,12 +397,13 @@ func (op *streamStreamJoin) emitMatch(key []any, this, other timed, ts int64, in
 	if op.side == planner.JoinRight {
 		l, r = other, this
 	}
-	values := op.joinTimed(key, l, r)
+	values := op.joinTimedInto(reusedRow(&op.out, len(op.n.Columns)), key, l, r)
 	if l.vals != nil && r.vals != nil && !op.accepts(values) {
 		return false, nil
 	}
 	// the left's window (time windows matched by their starts)
-	out := &types.Row{Values: values, Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil, Window: matchWindow(in.Window, op.size)}
+	out := &op.out
+	*out = types.Row{Values: values, Time: ts, Partition: in.Partition, Offset: in.Offset, NullKey: key == nil, Window: matchWindow(in.Window, op.size)}
 	return true, op.next.Process(out)
 
 }

@@ -313,6 +313,7 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 			return nil, err
 		}
 		lw.peer, rw.peer = rw, lw
+		lw.cache.share(rw.cache)
 		j := joiner{n: n}
 		full := n.Type == ast.FullJoin
 		size := matchSize(n)

@@ -25,6 +25,10 @@ const windowCacheBudget = 16 << 20
 //	              └─ trimmed below low, all keys at once, when the horizon
 //	                 passes the next width boundary (or the budget is hit)
 //
+// The two sides' caches of a join share one map (windowRows): each key's
+// entry holds both sides' rows, so that a stream row's fetch of the other
+// side's rows and its own put look the key up once.
+//
 // The horizon is the older of this side's newest row and the other
 // side's (peer), but no more than peerHold spans behind the newest: rows
 // are kept span behind it, so that the other side's lookups find them
@@ -38,13 +42,54 @@ type windowCache struct {
 	// peer is the other side's newest time (math.MaxInt64: not known,
 	// the horizon is this side's newest row).
 	peer   int64
-	rows   map[string]*keyRows
+	m      *windowRows // shared with the other side's cache (share)
+	side   int         // which of an entry's row lists are this side's
 	bytes  int
 	budget int
 }
 
-// keyRows are one key's cached rows, by time then put order.
-type keyRows struct{ rows []streamMatch }
+// windowRows maps a join key to both sides' cached rows: a stream row's
+// fetch of the other side's rows and its own put find the key with one
+// map lookup (the memory-bound part of both), not one in each side's
+// map. last remembers the entry of the key looked up last (nil: none)
+// until an entry is removed.
+type windowRows struct {
+	byKey   map[string]*keyRows
+	lastKey []byte
+	last    *keyRows
+	lastOK  bool
+}
+
+// keyRows are one key's cached rows of each side, by time then put order.
+type keyRows struct{ rows [2][]streamMatch }
+
+// entry is key's entry (nil: none).
+func (m *windowRows) entry(key []byte) *keyRows {
+	if m.lastOK && string(key) == string(m.lastKey) {
+		return m.last
+	}
+	kr := m.byKey[string(key)]
+	m.remember(key, kr)
+	return kr
+}
+
+// add makes the entry of key, which has none.
+func (m *windowRows) add(key []byte) *keyRows {
+	kr := &keyRows{}
+	m.byKey[string(key)] = kr
+	m.remember(key, kr)
+	return kr
+}
+
+func (m *windowRows) remember(key []byte, kr *keyRows) {
+	m.lastKey, m.last, m.lastOK = append(m.lastKey[:0], key...), kr, true
+}
+
+// remove deletes k's entry (both sides without rows).
+func (m *windowRows) remove(k string) {
+	delete(m.byKey, k)
+	m.lastOK, m.last = false, nil
+}
 
 // newWindowCache caches rows for a window of before + after: span keeps
 // twice that behind the horizon (lookups from the other side, which may
@@ -52,7 +97,23 @@ type keyRows struct{ rows []streamMatch }
 func newWindowCache(before, after int64, budget int) *windowCache {
 	w := max(before+after, 1000)
 	return &windowCache{span: 2 * w, width: w, low: math.MinInt64, newest: math.MinInt64, peer: math.MaxInt64,
-		rows: map[string]*keyRows{}, budget: budget}
+		m: &windowRows{byKey: map[string]*keyRows{}}, budget: budget}
+}
+
+// share makes o, the other side's cache, keep its rows in c's map: each
+// key's entry then holds both sides' rows (windowRows).
+func (c *windowCache) share(o *windowCache) {
+	side := 1 - c.side
+	for k, okr := range o.m.byKey {
+		kr := c.m.byKey[k]
+		if kr == nil {
+			kr = &keyRows{}
+			c.m.byKey[k] = kr
+		}
+		kr.rows[side] = okr.rows[o.side]
+	}
+	o.m, o.side = c.m, side
+	c.m.lastOK, c.m.last = false, nil
 }
 
 // put caches a row the store has just kept (vals are copied).
@@ -60,18 +121,18 @@ func (c *windowCache) put(key []byte, vals []any, ts int64) {
 	if ts < c.low {
 		return
 	}
-	kr := c.rows[string(key)]
+	kr := c.m.entry(key)
 	if kr == nil {
-		kr = &keyRows{}
-		c.rows[string(key)] = kr
+		kr = c.m.add(key)
 	}
 	n := rowBytes(len(key), vals)
 	m := streamMatch{values: slices.Clone(vals), time: ts, size: int32(n)}
-	i := len(kr.rows)
-	for i > 0 && kr.rows[i-1].time > ts {
+	rows := kr.rows[c.side]
+	i := len(rows)
+	for i > 0 && rows[i-1].time > ts {
 		i-- // a late row goes after the rows of its time, before the later ones
 	}
-	kr.rows = slices.Insert(kr.rows, i, m)
+	kr.rows[c.side] = slices.Insert(rows, i, m)
 	c.bytes += n
 	c.newest = max(c.newest, ts)
 	c.evict()
@@ -83,7 +144,8 @@ func (c *windowCache) follow(peer int64) { c.peer = peer }
 // restart empties the cache for a store whose newest row is at newest
 // and returns the time from which it must be filled (put) again.
 func (c *windowCache) restart(newest int64) int64 {
-	c.rows, c.bytes = map[string]*keyRows{}, 0
+	c.trimRows(func([]streamMatch) int { return -1 })
+	c.bytes = 0
 	c.newest = newest
 	c.low = newest - c.span
 	return c.low
@@ -97,11 +159,11 @@ func (c *windowCache) fetch(key []byte, from, to int64) (out []streamMatch, ok b
 	if from < c.low {
 		return nil, false
 	}
-	kr := c.rows[string(key)]
+	kr := c.m.entry(key)
 	if kr == nil {
 		return nil, true
 	}
-	rows := kr.rows
+	rows := kr.rows[c.side]
 	i := 0
 	for i < len(rows) && rows[i].time < from {
 		i++
@@ -139,8 +201,10 @@ func (c *windowCache) evict() {
 // oldest is the time of the oldest row cached (newest when none is).
 func (c *windowCache) oldest() int64 {
 	t := c.newest
-	for _, kr := range c.rows {
-		t = min(t, kr.rows[0].time)
+	for _, kr := range c.m.byKey {
+		if rows := kr.rows[c.side]; len(rows) > 0 {
+			t = min(t, rows[0].time)
+		}
 	}
 	return t
 }
@@ -148,17 +212,32 @@ func (c *windowCache) oldest() int64 {
 // trim drops the rows before low, and the keys left without rows.
 func (c *windowCache) trim(low int64) {
 	c.low = low
-	for k, kr := range c.rows {
+	c.trimRows(func(rows []streamMatch) int {
 		i := 0
-		for i < len(kr.rows) && kr.rows[i].time < low {
-			c.bytes -= int(kr.rows[i].size)
+		for i < len(rows) && rows[i].time < low {
+			c.bytes -= int(rows[i].size)
 			i++
 		}
-		if i == len(kr.rows) {
-			delete(c.rows, k)
+		return i
+	})
+}
+
+// trimRows drops the first cut(rows) of this side's rows of every key
+// (-1: all of them), and the entries left without rows of either side.
+func (c *windowCache) trimRows(cut func(rows []streamMatch) int) {
+	for k, kr := range c.m.byKey {
+		rows := kr.rows[c.side]
+		if len(rows) == 0 {
 			continue
 		}
-		kr.rows = kr.rows[i:]
+		if i := cut(rows); i >= 0 && i < len(rows) {
+			kr.rows[c.side] = rows[i:]
+			continue
+		}
+		kr.rows[c.side] = nil
+		if len(kr.rows[1-c.side]) == 0 {
+			c.m.remove(k)
+		}
 	}
 }
 

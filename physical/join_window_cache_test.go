@@ -150,3 +150,54 @@ func TestWindowCacheIdlePeerHoldsBackLittle(t *testing.T) {
 		t.Fatalf("a fetch within the held-back horizon went to the store")
 	}
 }
+
+// TestWindowCachesShareOneMap runs two sides' caches over one map
+// (share, after one side already holds rows), each row fetching the other
+// side's rows under its key and then put (as the join does: the second
+// lookup is the remembered entry's), and checks every answered fetch
+// against that side's store; trims of one side leave the other's rows.
+func TestWindowCachesShareOneMap(t *testing.T) {
+	for _, budget := range []int{1 << 30, 4 << 10} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(budget)))
+			caches := [2]*windowCache{newWindowCache(2000, 3000, budget), newWindowCache(2000, 3000, budget)}
+			var stores [2][]modelRow
+			clock := int64(0)
+			put := func(side, i int, key string, ts int64) {
+				stores[side] = append(stores[side], modelRow{key: key, time: ts, seq: i})
+				caches[side].put([]byte(key), []any{key, int64(i)}, ts)
+			}
+			put(1, -1, "k1", 0)
+			caches[0].share(caches[1])
+			answered := 0
+			for i := range 6000 {
+				side := rng.IntN(2)
+				clock += rng.Int64N(40)
+				ts := clock
+				if rng.IntN(10) == 0 {
+					ts = max(0, clock-rng.Int64N(30_000)) // late
+				}
+				key := fmt.Sprintf("k%d", rng.IntN(9))
+				from, to := ts-2000, ts+3000
+				if got, ok := caches[1-side].fetch([]byte(key), from, to); ok {
+					answered++
+					if want := modelFetch(stores[1-side], key, from, to); !slices.Equal(seqs(got), want) {
+						t.Fatalf("row %d: side %d fetch %s [%d, %d]: cache %v, store %v", i, 1-side, key, from, to, seqs(got), want)
+					}
+				}
+				put(side, i, key, ts)
+			}
+			if budget > 1<<20 && answered < 4000 {
+				t.Fatalf("the caches answered %d of 6000 fetches", answered)
+			}
+			for side, c := range caches {
+				if budget < 1<<20 && c.bytes > budget {
+					t.Fatalf("side %d holds %d bytes, budget %d", side, c.bytes, budget)
+				}
+			}
+			if caches[0].m != caches[1].m || len(caches[0].m.byKey) > 9 {
+				t.Fatalf("the caches do not share one map of at most 9 keys")
+			}
+		})
+	}
+}
