@@ -280,7 +280,17 @@
 // match by key and the window as the left's format reads it, so time
 // windows of other types or sizes join by their starts, as in ksqlDB
 // (commands recorded before `internalFormats: "sources/3"` keep reading
-// their sources, planner.Defaults.LegacyWindowedJoins).
+// their sources, planner.Defaults.LegacyWindowedJoins). A windowed table
+// so keyed, joined to a windowed table or stream of its window type and
+// size, is copied through its SourceKeyed topic with its windowed key
+// (the sink's windowed serializer) in the left's key format, a windowed
+// stream re-keyed with its window as above, so equal keys and windows
+// are equal bytes in one partition whatever schema ids their producers
+// wrote. ksqlDB refuses those joins (it cannot repartition a windowed
+// table, SchemaKTable.selectKey) and any persistent query over a
+// windowed table; sqlstream runs them (planner windowedRepartition;
+// commands recorded with "sources/3" keep reading their sources,
+// planner.Defaults.LegacyWindowedTableJoins).
 //
 // Joins of windowed sources (`planner/join_windowed.go`,
 // `physical/join_window_key.go`) follow ksqlDB's rules: both sides or
@@ -289,7 +299,7 @@
 // repartitioning of windowed sources is not supported. See …4385"), and the
 // same window type, size and key format (else ksqlDB would repartition to
 // match the key format, so the same error without the link; except for
-// two streams keyed in a registry format, repartitioned anyway, above);
+// sides keyed in a registry format, repartitioned anyway, above);
 // no FK join.
 // The join key carries the window: the side stores' keys are the key
 // followed by the window's end and start (an exact match, as ksqlDB's
@@ -520,8 +530,9 @@
 // `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
 // writes are the bytes the right rows are keyed and partitioned by. Each
-// command records `internalFormats: "sources/3"` (commands recorded with
-// `"sources/2"` keep their stream–stream join store numbers; those with
+// command records `internalFormats: "sources/4"` (commands recorded with
+// `"sources/3"` read the sides of windowed table joins from their own
+// topics; those with `"sources/2"` also keep their stream–stream join store numbers; those with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.
 // LegacyRegistryJoinSteps) and `storeFormats: "query/3"`; queries of
 // commands recorded before the first keep JSON internal topics (and the

@@ -28,7 +28,7 @@ func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 		// re-keyed by expressions; only a right side joined on its key is
 		// repartitioned into the join's key format, when that is a
 		// registry's.
-		if p.Defaults.LegacyJoinRepartition || p.Defaults.LegacyRegistryJoinSteps || !forcesRepartition(n, false) || r.Rekeyed() {
+		if p.Defaults.LegacyRegistryJoinSteps || !p.forcesRepartition(n) || r.Rekeyed() {
 			return nil
 		}
 		if err := p.repartitionKeyed(s, r); err != nil {
@@ -40,7 +40,7 @@ func (p *Planner) alignKeyFormats(n *Join, s *joinScope) error {
 		}
 		return nil
 	}
-	if !p.Defaults.LegacyJoinRepartition && forcesRepartition(n, !p.Defaults.LegacyWindowedJoins) {
+	if p.forcesRepartition(n) {
 		return p.repartitionBoth(n, s)
 	}
 	if l.Rekeyed() || r.Rekeyed() || l.Source.KeyFormat.Name == r.Source.KeyFormat.Name {
@@ -101,31 +101,56 @@ func registryKeyed(src *Source) bool {
 // mismatch"), every side is repartitioned, so both sides' keys are
 // written by one serializer's schema, not each by its producer's (tables
 // through LeftSourceKeyed / RightSourceKeyed topics). Windowed sides are
-// repartitioned so too when windows is set and both are streams
-// (windowedRepartition): their records keep their windows, written in
-// the left's windowed key format. An n-way join's steps repartition only
-// their right side (alignKeyFormats).
-func forcesRepartition(n *Join, windows bool) bool {
+// repartitioned so too where windowedRepartition says: their records
+// keep their windows, written in the left's windowed key format. An
+// n-way join's steps repartition only their right side
+// (alignKeyFormats). Never under LegacyJoinRepartition.
+func (p *Planner) forcesRepartition(n *Join) bool {
+	if p.Defaults.LegacyJoinRepartition {
+		return false
+	}
 	kf := n.Left.Source.KeyFormat
 	if n.Left.Rekeyed() && !n.Right.Rekeyed() {
 		kf = n.Right.Source.KeyFormat
 	}
-	_, registry := format.SchemaTypeOf(kf.Name)
-	if n.Left.Source.Windowed() || n.Right.Source.Windowed() {
-		return registry && windows && windowedRepartition(n)
+	if _, registry := format.SchemaTypeOf(kf.Name); !registry {
+		return false
 	}
-	return registry
+	if n.Left.Source.Windowed() || n.Right.Source.Windowed() {
+		return p.windowedRepartition(n)
+	}
+	return true
 }
 
-// windowedRepartition reports a join whose windowed sides may go through
-// repartition topics: a stream–stream join of two windowed streams, not
-// an n-way join's step. Kafka Streams writes their keys with the left's
-// windowed serializer (a time window's start, a session's end and
-// start), so time windows of other sizes or types join by their starts,
-// as in ksqlDB, where that is only done for registry key formats.
-func windowedRepartition(n *Join) bool {
-	return n.Shape == StreamStream && !n.Left.Nested() && !n.Right.Nested() &&
-		n.Left.Source.Windowed() && n.Right.Source.Windowed()
+// windowedRepartition reports a join whose windowed sides go through
+// repartition topics, not an n-way join's step:
+//
+//   - a stream–stream join of two windowed streams (not under
+//     LegacyWindowedJoins). Kafka Streams writes their keys with the
+//     left's windowed serializer (a time window's start, a session's end
+//     and start), so time windows of other sizes or types join by their
+//     starts, as in ksqlDB, where that is only done for registry key
+//     formats;
+//   - a join of a windowed table with a windowed table or stream of the
+//     same window type and size (not under LegacyWindowedTableJoins):
+//     each table is copied through its SourceKeyed topic with its
+//     windowed key in the left's key format, a stream re-keyed with its
+//     window. ksqlDB refuses these joins ("does not support joins on
+//     windowed sources with Schema-Registry-enabled key formats",
+//     SchemaKTable.selectKey: it cannot repartition a windowed table),
+//     and every persistent query over a windowed table; sqlstream runs
+//     those (planner/testdata/validations, ext), and reading each side
+//     from its own topic would miss the rows whose keys two producers
+//     wrote under other schema ids, hence in other partitions.
+func (p *Planner) windowedRepartition(n *Join) bool {
+	l, r := n.Left.Source, n.Right.Source
+	if n.Left.Nested() || n.Right.Nested() || !l.Windowed() || !r.Windowed() {
+		return false
+	}
+	if n.Shape == StreamStream {
+		return !p.Defaults.LegacyWindowedJoins
+	}
+	return !p.Defaults.LegacyWindowedTableJoins && l.Window.Kind == r.Window.Kind && l.Window.Size == r.Window.Size
 }
 
 // repartitionBoth repartitions each side not already re-keyed.

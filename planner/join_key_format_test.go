@@ -101,3 +101,62 @@ func TestWindowedRegistryJoinRepartitions(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowedTableRegistryJoinRepartitions: a join of windowed tables,
+// or of a windowed stream and a windowed table, keyed in a registry
+// format repartitions every side (tables reformatted, the stream
+// re-keyed; physical/testdata/join_key_format pins the topologies);
+// under LegacyWindowedTableJoins (commands recorded with "sources/3")
+// each side is read from its own topic, as for KAFKA keys; windows of
+// another size are refused either way.
+func TestWindowedTableRegistryJoinRepartitions(t *testing.T) {
+	for _, c := range []struct {
+		keyFormat, left, rightSize string
+		legacy                     bool
+		want                       string // "repartitioned", "kept" or "refused"
+	}{
+		{"AVRO", "TABLE", "2 SECONDS", false, "repartitioned"},
+		{"PROTOBUF", "STREAM", "2 SECONDS", false, "repartitioned"},
+		{"AVRO", "TABLE", "2 SECONDS", true, "kept"},
+		{"AVRO", "STREAM", "2 SECONDS", true, "kept"},
+		{"KAFKA", "TABLE", "2 SECONDS", false, "kept"},
+		{"AVRO", "TABLE", "3 SECONDS", false, "refused"},
+	} {
+		reg := &subjects{schemas: map[string]format.RegisteredSchema{}}
+		p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{SchemaRegistry: reg, LegacyWindowedTableJoins: c.legacy})
+		key := "PRIMARY KEY"
+		if c.left == "STREAM" {
+			key = "KEY"
+		}
+		for _, sql := range []string{
+			`CREATE ` + c.left + ` l (id INT ` + key + `, v BIGINT) WITH (KAFKA_TOPIC='l', KEY_FORMAT='` + c.keyFormat + `', VALUE_FORMAT='JSON', PARTITIONS=2, WINDOW_TYPE='TUMBLING', WINDOW_SIZE='2 SECONDS');`,
+			`CREATE TABLE r (id INT PRIMARY KEY, w BIGINT) WITH (KAFKA_TOPIC='r', KEY_FORMAT='` + c.keyFormat + `', VALUE_FORMAT='JSON', PARTITIONS=2, WINDOW_TYPE='TUMBLING', WINDOW_SIZE='` + c.rightSize + `');`,
+		} {
+			_, src, err := createSource(t, p, sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Catalog.Put(src)
+		}
+		stmts, err := parser.Parse(`CREATE ` + c.left + ` o AS SELECT l.id, v, w FROM l JOIN r ON l.id = r.id;`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "kept"
+		plan, err := p.PlanCreateAs(stmts[0].(*ast.CreateAsSelect))
+		if err != nil {
+			got = "refused"
+		} else {
+			l, r := plan.Join.Left, plan.Join.Right
+			switch {
+			case (l.Reformat || l.Rekeyed()) && r.Reformat:
+				got = "repartitioned"
+			case l.Reformat || l.Rekeyed() || r.Reformat || r.Rekeyed():
+				got = "one side repartitioned"
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s %s keys, right size %s, legacy %v: %s (%v), want %s", c.left, c.keyFormat, c.rightSize, c.legacy, got, err, c.want)
+		}
+	}
+}

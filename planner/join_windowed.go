@@ -49,7 +49,7 @@ func (p *Planner) checkWindowedJoin(j *ast.Join, n *Join) error {
 		return sqlerr.New(sqlerr.Unsupported, j.P, "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
 	case l.Window.Kind == r.Window.Kind && l.Window.Size == r.Window.Size && l.KeyFormat.Name == r.KeyFormat.Name:
 		return nil
-	case !p.Defaults.LegacyJoinRepartition && forcesRepartition(n, !p.Defaults.LegacyWindowedJoins):
+	case p.forcesRepartition(n):
 		return nil
 	}
 	return sqlerr.New(sqlerr.Unsupported, j.P, "Implicit repartitioning of windowed sources is not supported.")

@@ -41,6 +41,12 @@ type Defaults struct {
 	// one type and size only. The runtime sets it for the queries of
 	// commands recorded then. Default false.
 	LegacyWindowedJoins bool
+	// LegacyWindowedTableJoins plans joins of windowed tables keyed in a
+	// registry format as before their sides were repartitioned
+	// (windowedRepartition): each side read from its own topic. The
+	// runtime sets it for the queries of commands recorded then. Default
+	// false.
+	LegacyWindowedTableJoins bool
 }
 
 // Planner turns statements into catalog entries and logical plans.

@@ -24,7 +24,7 @@ func (e *Engine) record(ctx context.Context, stmt ast.Statement, s *session, cmd
 	if cmd != nil {
 		return cmd, nil
 	}
-	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.names.AppPrefix(), InternalFormats: internalFormatsKsqlNumbers, StoreFormats: storeFormatsTimestamps}
+	c := &command{SQL: stmt.Text(), Props: s.overrides(e.props), AppPrefix: e.names.AppPrefix(), InternalFormats: internalFormatsNow, StoreFormats: storeFormatsTimestamps}
 	if _, ok := stmt.(*ast.CreateAsSelect); ok {
 		// The sink topic's name takes the output prefix in force now, even
 		// the server's: a replay after the server's prefix changed must

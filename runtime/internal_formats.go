@@ -17,7 +17,7 @@ const internalFormatsOfSources = "sources"
 // recorded with internalFormatsOfSources keep their joins' topologies.
 const internalFormatsFKReformat = "sources/2"
 
-// internalFormatsKsqlNumbers is what a command records now: as
+// internalFormatsKsqlNumbers is what a command recorded next: as
 // internalFormatsFKReformat, stream–stream join stores numbered as
 // ksqlDB numbers them (physical.Options.LegacyJoinStoreNumbers false),
 // and a stream–stream join of windowed streams keyed in a registry
@@ -25,11 +25,22 @@ const internalFormatsFKReformat = "sources/2"
 // false). Commands recorded before keep their stores' names and joins.
 const internalFormatsKsqlNumbers = "sources/3"
 
+// internalFormatsWindowedTables is what a command records now: as
+// internalFormatsKsqlNumbers, and a join of windowed tables (or of a
+// windowed table and a windowed stream) keyed in a registry format
+// repartitioning every side (planner.Defaults.LegacyWindowedTableJoins
+// false). Commands recorded with internalFormatsKsqlNumbers keep reading
+// each side from its own topic.
+const internalFormatsWindowedTables = "sources/4"
+
+// internalFormatsNow is what a new command records.
+const internalFormatsNow = internalFormatsWindowedTables
+
 // legacyInternalJSON reports whether the queries c starts keep JSON
 // internal topics.
 func legacyInternalJSON(c *command) bool {
 	switch c.InternalFormats {
-	case internalFormatsOfSources, internalFormatsFKReformat, internalFormatsKsqlNumbers:
+	case internalFormatsOfSources, internalFormatsFKReformat, internalFormatsKsqlNumbers, internalFormatsWindowedTables:
 		return false
 	}
 	return true
@@ -39,7 +50,7 @@ func legacyInternalJSON(c *command) bool {
 // their stream–stream join stores as before ksqlDB's numbers (nil: a
 // new statement, which does not).
 func legacyJoinStoreNumbers(cmd *command) bool {
-	return cmd != nil && cmd.InternalFormats != internalFormatsKsqlNumbers
+	return cmd != nil && cmd.InternalFormats != internalFormatsKsqlNumbers && cmd.InternalFormats != internalFormatsWindowedTables
 }
 
 // storeFormatsOfQuery is what a command records (command.StoreFormats)
@@ -95,13 +106,18 @@ func legacyChangelogTimePrefix(c *command) bool { return c.StoreFormats != store
 // plannerFor is the planner that plans the query of cmd: the engine's, or
 // for a command recorded before registry-keyed joins repartitioned every
 // side (or before FK joins reformatted a registry-keyed right table, or
-// windowed joins were repartitioned), a copy that plans them as then (the engine lock is held, the copy shares
+// windowed joins, or joins of windowed tables, were repartitioned), a
+// copy that plans them as then (the engine lock is held, the copy shares
 // the catalog).
 func (e *Engine) plannerFor(cmd *command) *planner.Planner {
-	if cmd == nil || cmd.InternalFormats == internalFormatsKsqlNumbers {
+	if cmd == nil || cmd.InternalFormats == internalFormatsNow {
 		return e.planner
 	}
 	p := *e.planner
+	p.Defaults.LegacyWindowedTableJoins = true
+	if cmd.InternalFormats == internalFormatsKsqlNumbers {
+		return &p
+	}
 	p.Defaults.LegacyWindowedJoins = true
 	p.Defaults.LegacyRegistryJoinSteps = cmd.InternalFormats != internalFormatsFKReformat
 	p.Defaults.LegacyJoinRepartition = legacyInternalJSON(cmd)

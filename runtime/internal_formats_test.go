@@ -15,10 +15,15 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 	if p := e.plannerFor(nil); p != e.planner {
 		t.Error("a new statement is not planned by the engine's planner")
 	}
-	if p := e.plannerFor(&command{InternalFormats: internalFormatsKsqlNumbers}); p != e.planner {
+	if p := e.plannerFor(&command{InternalFormats: internalFormatsNow}); p != e.planner {
 		t.Error("a command of this release is not planned by the engine's planner")
 	}
-	if !legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsFKReformat}) || legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsKsqlNumbers}) || legacyJoinStoreNumbers(nil) {
+	if p := e.plannerFor(&command{InternalFormats: internalFormatsKsqlNumbers}); p == e.planner || !p.Defaults.LegacyWindowedTableJoins ||
+		p.Defaults.LegacyWindowedJoins || p.Defaults.LegacyRegistryJoinSteps || p.Defaults.LegacyJoinRepartition {
+		t.Error("a command of sources/3 is not planned with the joins of then: windowed tables read from their own topics, the rest as now")
+	}
+	if !legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsFKReformat}) || legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsKsqlNumbers}) ||
+		legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsNow}) || legacyJoinStoreNumbers(nil) {
 		t.Error("only commands recorded before sources/3 keep the old join store numbers")
 	}
 	for _, c := range []struct {
@@ -26,7 +31,7 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 		repart, fk bool
 	}{{"", true, true}, {internalFormatsOfSources, false, true}, {internalFormatsFKReformat, false, false}} {
 		p := e.plannerFor(&command{InternalFormats: c.formats})
-		if !p.Defaults.LegacyWindowedJoins {
+		if !p.Defaults.LegacyWindowedJoins || !p.Defaults.LegacyWindowedTableJoins {
 			t.Errorf("command of %q: windowed registry joins planned as now", c.formats)
 		}
 		if p == e.planner || p.Defaults.LegacyJoinRepartition != c.repart || p.Defaults.LegacyRegistryJoinSteps != c.fk || p.Catalog != e.planner.Catalog {
@@ -34,7 +39,7 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 				c.formats, p.Defaults.LegacyJoinRepartition, p.Defaults.LegacyRegistryJoinSteps, c.repart, c.fk, p.Catalog == e.planner.Catalog)
 		}
 	}
-	if e.planner.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyRegistryJoinSteps || e.planner.Defaults.LegacyWindowedJoins {
+	if e.planner.Defaults.LegacyJoinRepartition || e.planner.Defaults.LegacyRegistryJoinSteps || e.planner.Defaults.LegacyWindowedJoins || e.planner.Defaults.LegacyWindowedTableJoins {
 		t.Error("the engine's planner plans legacy joins")
 	}
 }
