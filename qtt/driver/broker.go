@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -52,6 +53,8 @@ func newBroker(topics []qtt.Topic, over map[string]any, engProps map[string]stri
 	if _, ok := engProps[props.OffsetReset]; !ok {
 		engProps[props.OffsetReset] = "earliest"
 	}
+	// The engine's data directory is a child of dir, so that what it
+	// keeps beside it (the command topic's key) is dir's too.
 	dir, err := os.MkdirTemp("", "sqlstream-qtt-")
 	if err != nil {
 		b.Close()
@@ -65,7 +68,7 @@ func newBroker(topics []qtt.Topic, over map[string]any, engProps map[string]stri
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps), runtime.WithDataDir(dir),
+	eng, err := runtime.New(ctx, runtime.WithBootstrap(b.Addrs()), runtime.WithProperties(engProps), runtime.WithDataDir(filepath.Join(dir, "data")),
 		runtime.WithQTT(qttmode.Mode{Naming: true, CreateMissingTopics: true}), runtime.WithLogger(slog.New(slog.DiscardHandler)),
 		runtime.WithServiceID(ServiceID), runtime.WithSchemaRegistry(reg))
 	if err != nil {

@@ -253,14 +253,16 @@ func (c *Log) tryStartChain(ctx context.Context) error {
 	if c.chain.unverifiable() {
 		return c.unverifiableError(c.chain.signed)
 	}
+	// The key file is written before the first signed record, so that
+	// no record is ever signed with a key that is not kept (see save).
+	if err := c.signer.save(); err != nil {
+		return fmt.Errorf("command topic key: %w", err)
+	}
 	if !c.chain.started {
 		if err := c.appendRecord(ctx, chainStartRecord(c.topic)); err != nil {
 			return err
 		}
 		c.log.Info("started the signed command chain", "topic", c.topic, "offset", c.next-1, "key", c.signer.source)
-	}
-	if err := c.signer.save(); err != nil {
-		return fmt.Errorf("command topic key: %w", err)
 	}
 	return nil
 }

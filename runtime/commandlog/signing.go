@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/runtime/props"
@@ -31,10 +32,12 @@ import (
 // what the others wrote), else a random key kept in the data directory
 // (keyFile, mode 0600, beside the state directory so that losing the
 // state keeps it). A key file is made only over a command topic that
-// holds no signed record, and written only once this server's first
-// record (the chain start) is in the topic: a server that lost its key,
-// or that has another one than the servers of its service id, refuses to
-// start rather than sign a second history beside theirs.
+// holds no signed record, and written just before this server's first
+// record (the chain start), never over another (a key written meanwhile
+// by a server whose data directory shares the parent is adopted): a
+// server that lost its key, or that has another one than the servers of
+// its service id, refuses to start rather than sign a second history
+// beside theirs.
 //
 // Migration from before signing: a command topic written before signing
 // holds unsigned records. The first start that signs (no fenceFile yet)
@@ -107,7 +110,11 @@ func readKey(path string) ([]byte, error) {
 }
 
 // save writes an unsaved key to keyFile, private, never over an existing
-// file.
+// file. Another server whose data directory shares the parent (the key
+// file's directory) may have written one since this key was made: the
+// chain is not started yet (save runs before this server's first signed
+// record), so this server adopts that key, which is what servers of one
+// service id on one machine need and harmless for other service ids.
 func (s *commandSigner) save() error {
 	if !s.unsaved {
 		return nil
@@ -115,15 +122,38 @@ func (s *commandSigner) save() error {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(s.dir, keyFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	path := filepath.Join(s.dir, keyFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		key, rerr := readWrittenKey(path)
+		if rerr != nil {
+			return rerr
+		}
+		s.key, s.unsaved = key, false
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(hex.EncodeToString(s.key) + "\n")
-	if err = errors.Join(err, f.Close()); err == nil {
+	// One write of the whole line: a concurrent reader sees the file
+	// empty or whole (readWrittenKey waits out the empty moment).
+	_, err = f.Write([]byte(hex.EncodeToString(s.key) + "\n"))
+	if err = errors.Join(err, f.Sync(), f.Close()); err == nil {
 		s.unsaved = false
 	}
 	return err
+}
+
+// readWrittenKey reads a key file another server has just created: it
+// may still be empty for a moment between its creation and its write.
+func readWrittenKey(path string) ([]byte, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 || time.Now().After(deadline) {
+			return readKey(path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // mac is the hex HMAC of parts, each prefixed by its length.

@@ -147,3 +147,33 @@ func TestCommandChain(t *testing.T) {
 		t.Errorf("signed records none of which verify are not unverifiable")
 	}
 }
+
+// TestCommandSignerAdoptsConcurrentKey: two servers whose data
+// directories share a parent make their keys at once; the second to save
+// adopts the first's key instead of failing, and both sign alike.
+func TestCommandSignerAdoptsConcurrentKey(t *testing.T) {
+	dir := t.TempDir()
+	a, err := loadCommandSigner(dir, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadCommandSigner(dir, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a.key) == string(b.key) {
+		t.Fatal("two new keys are equal")
+	}
+	if err := a.save(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.save(); err != nil {
+		t.Fatalf("second save: %v, want the first key adopted", err)
+	}
+	if string(b.key) != string(a.key) || b.unsaved {
+		t.Errorf("second server kept its own key (unsaved=%v)", b.unsaved)
+	}
+	if string(a.mac([]byte("x"))) != string(b.mac([]byte("x"))) {
+		t.Errorf("the two servers sign differently")
+	}
+}
