@@ -146,6 +146,14 @@
 // filter with a scan at its first claim. The invariants build checks
 // every read the filter answers.
 //
+// Window and session stores that are empty at their first use (a new
+// query, or lost state with nothing to restore: restore and standby
+// writes happen before, so a restored store leaves them off) keep
+// "stamps" besides (window_store_new.go): per bucket of key hashes, the
+// latest window start (session end) put. A read of a later window is of
+// one never put, answered without the cache, the filter or Pebble; the
+// invariants build checks these answers too.
+//
 // # Retention of window and session stores
 //
 // Window and session keys put the record key first so one key's windows
