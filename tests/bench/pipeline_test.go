@@ -46,8 +46,15 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// kafkaBroker is the broker a benchmark runs against: embedded in this
+// process (*broker.Broker) or a child process (brokerProcess).
+type kafkaBroker interface {
+	Addrs() []string
+	Close() error
+}
+
 type env struct {
-	b    *broker.Broker
+	b    kafkaBroker
 	adm  *kadm.Client
 	cl   *kgo.Client
 	want int64 // records passing the filter
