@@ -85,6 +85,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDelimitedDecode$$' -fuzztime $(FUZZTIME) ./sql/format/
 	$(GO) test -run '^$$' -fuzz '^FuzzRequestDecoders$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSchema$$' -fuzztime $(FUZZTIME) ./schemaregistry/
+	$(GO) test -run '^$$' -fuzz '^FuzzFindFirst$$' -fuzztime $(FUZZTIME) ./sql/functions/internal/java/
 
 # The end-to-end tests that only wait on their own processes (most of
 # them: a test's server sits idle between commits and polls) run

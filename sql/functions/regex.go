@@ -101,7 +101,7 @@ func (c *regexCache) extract(args []any) (any, error) {
 		return nil, err
 	}
 	input := args[1].(string)
-	m := re.FindStringSubmatchIndex(input)
+	m := re.FindFirst(input)
 	if m == nil || m[2*group] < 0 {
 		return nil, nil
 	}

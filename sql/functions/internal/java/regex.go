@@ -31,6 +31,9 @@ type Regex struct {
 	// and has no assertion looking left, so Java's extra empty matches
 	// can be found by searching the rest of the input.
 	emptyAfterMatch bool
+	// window, when set, narrows the search for the first match
+	// (regex_window.go).
+	window *literalWindow
 }
 
 // CompileRegex compiles a java.util.regex pattern; a pattern RE2 cannot
@@ -41,7 +44,8 @@ func CompileRegex(javaPattern string) (*Regex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression pattern: %s: %w", javaPattern, err)
 	}
-	return &Regex{Regexp: re, emptyAfterMatch: re.MatchString("") && !looksLeft(translated)}, nil
+	return &Regex{Regexp: re, emptyAfterMatch: re.MatchString("") && !looksLeft(translated),
+		window: newLiteralWindow(translated, re.NumSubexp())}, nil
 }
 
 // looksLeft reports whether a pattern has an assertion about the text
@@ -65,6 +69,9 @@ func looksLeft(pattern string) bool {
 // FindAll lists the submatch indexes of all matches, as repeated calls
 // of Java's Matcher.find would.
 func (re *Regex) FindAll(s string) [][]int {
+	if !re.mayMatch(s) {
+		return nil
+	}
 	ms := re.FindAllStringSubmatchIndex(s, -1)
 	if !re.emptyAfterMatch {
 		return ms
