@@ -157,4 +157,16 @@
 //     that cannot verify a signed command topic refuses to start, where
 //     ksqlDB would start with an empty catalog.
 //   - `/healthcheck` answers without authentication, for probes.
+//   - A join of a windowed table with a windowed table or stream of the
+//     same window type and size, keyed in a registry format (AVRO,
+//     PROTOBUF, JSON_SR), runs: each table is copied through a
+//     repartition topic with its windowed key in the left's key format
+//     (`planner/join_key_format.go`, windowedRepartition), so rows whose
+//     keys two producers wrote under different schema ids, hence into
+//     different partitions, still meet. ksqlDB refuses the statement
+//     ("does not support joins on windowed sources with
+//     Schema-Registry-enabled key formats"; a windowed table cannot be
+//     repartitioned there), as it refuses any persistent query over a
+//     windowed table, which sqlstream runs. Commands written before this
+//     plan (`internalFormats` older than "sources/4") keep theirs.
 package qtt
