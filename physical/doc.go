@@ -590,7 +590,12 @@
 // are read by column name (`agg_state.go`): a kept aggregate finds its
 // accumulator, a new one starts from its initial value and counts only
 // records after the upgrade, a dropped one is ignored and leaves a row
-// at its next update. Rows of both layouts may sit in the store and the
+// at its next update; an EMIT FINAL window buffered before the upgrade
+// and closed with no record after it emits a new aggregate's initial
+// result (COUNT 0, SUM 0, COLLECT_LIST [], MAX NULL), as a pull query
+// shows that window, not NULL (`upgrade_final_test.go`); one with a
+// record after it was buffered again from its accumulators, whole.
+// Rows of both layouts may sit in the store and the
 // changelog, so a restore after the upgrade rebuilds the same state
 // without a version or a rewrite (`upgrade_state_test.go`). The GROUP BY
 // repartition topic names each argument after its accumulator too, so

@@ -152,7 +152,8 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, formats ag
 // their 8-byte timestamp): the aggregate's results, each named after its
 // accumulator (accumulatorColumns; the group key is in the buffer key),
 // so a window buffered before an upgrade reads a kept aggregate's
-// result by name and an added one's as NULL. Legacy buffers (wholeRows)
+// result by name and an added one's as missing, which emitBuffered
+// turns into the aggregate's initial result (initialResults). Legacy buffers (wholeRows)
 // hold the whole result row, keys included, by position (C0…Cn).
 func bufferColumns(n *planner.Aggregate, wholeRows bool) []types.Column {
 	out := n.Schema().Columns
@@ -511,7 +512,37 @@ func (op *windowAggOp) emitBuffered(k, v []byte) error {
 	if err := op.bufCodec.Decode(v[8:], row.Values[op.nkeys:]); err != nil {
 		return &state.CorruptError{What: fmt.Sprintf("%s entry %q (%v)", suppressStore, k, err)}
 	}
+	if err := op.initialResults(row.Values[op.nkeys:]); err != nil {
+		return err
+	}
 	return op.next.Process(row)
+}
+
+// initialResults gives each NULL result of a buffered window the result
+// of its aggregate's initial accumulator. A window buffered before an
+// upgrade added an aggregate has no column for it (and closed with no
+// record after the upgrade, or its result would have been buffered
+// again whole): it gets what the aggregate gives a group that saw none
+// of its records (COUNT 0, SUM 0, COLLECT_LIST [], MAX NULL), as the
+// window store's accumulators read for it (aggState.Decode) and so as a
+// pull query or an EMIT CHANGES update shows it. A kept aggregate's NULL
+// result stays NULL: the aggregates whose results can be NULL (MIN,
+// MAX, LATEST_BY_OFFSET, ATTR) start from a NULL result, the others
+// never give one. So no record of which columns a row lacks is needed,
+// which protobuf could not keep (a wrapped NULL and a missing field are
+// both absent).
+func (op *windowAggOp) initialResults(vals []any) error {
+	for i, c := range op.n.Calls {
+		if vals[i] != nil {
+			continue
+		}
+		v, err := c.Agg.Result(c.Agg.Init())
+		if err != nil {
+			return fmt.Errorf("%s of a window buffered before an upgrade: %w", c.Call.Name, err)
+		}
+		vals[i] = v
+	}
+	return nil
 }
 
 // session merges the row into the key's overlapping sessions.
