@@ -511,7 +511,10 @@
 // (a Confluent deserializer, or ksqlDB reading
 // `…-Aggregate-Materialize-changelog`, reads them), the timestamp is the
 // record's, and a restore puts it back in front (the buffer's stream
-// time, a bare timestamp, is an empty value at that time). An as-of join's
+// time, a bare timestamp, is a record of its own key with an empty value,
+// not a null one, at that time: compaction keeps its latest and never
+// takes it for a tombstone; Kafka Streams' suppress buffer keeps no
+// stream time, see `streamTimeKey`). An as-of join's
 // versioned table store keys each version by the table's key (in the
 // format its rows arrive keyed in) then its time, its rows in the
 // table's value format, and its grace buffer holds the stream rows in

@@ -728,6 +728,36 @@ func (op *windowAggOp) publishStreamTime() {
 // stays closed (a record for it is late, not a second final result) and a
 // window closed but not yet emitted is emitted once. It sorts after every
 // buffer key: no window ends at the largest time.
+//
+// Its value is the 8-byte stream time alone, and the buffer is
+// TimestampInRecord, so its changelog record (key streamTimeKey) has an
+// empty value stamped with the stream time as its timestamp; a restore
+// puts that timestamp back as the value. Kept so, deliberately:
+//   - An empty value is not a tombstone: Kafka deletes on a null value
+//     (length -1) only. franz-go writes a non-nil empty slice as length
+//     0 and reads it back as a non-nil empty slice, the runner keeps a
+//     non-nil value non-nil (exec.changelogRecord), and the Restorer
+//     stores ts in front of any non-nil value. Compaction keeps the last
+//     record of the key, so the topic holds one stream-time record, and
+//     never drops it for its age: the buffer's changelog is compact only
+//     (no retention.ms, unlike the window store's compact,delete), and
+//     delete.retention.ms applies to tombstones alone.
+//   - It is written in the same changelog, in order, as the buffer's
+//     deletes of emitted windows (and in the same transaction under
+//     exactly_once_v2), so a restore never has a window deleted without
+//     the stream time that closed it; the stream time in the committed
+//     offsets' metadata (TaskEnv.InitialStreamTime) lags the changelog
+//     under at_least_once, which replays the records since the commit.
+//   - Kafka Streams keeps no such record: KTableSuppressProcessor holds
+//     its observed stream time in memory and starts again from the next
+//     record after a restart, and its buffer's changelog (the
+//     InMemoryTimeOrderedKeyValueBuffer's) is keyed by the record's key
+//     with a BufferValue (prior, old and new value, record context, then
+//     the buffer time) under a "v" version header. Neither buffer's
+//     changelog can be read by the other's engine (ours is keyed window
+//     end ‖ group key ‖ start, with the results in the query's value
+//     format), and a Confluent deserializer reading ours must pass over
+//     this key: its empty value has no magic byte.
 const streamTimeKey = "\xff\xff\xff\xff\xff\xff\xff\xffstream-time"
 
 // restoreStreamTime continues from the stream time kept in the buffer.
