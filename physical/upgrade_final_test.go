@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/planner"
+	"github.com/sqlstream/sqlstream/sql/format"
 	"github.com/sqlstream/sqlstream/state"
 )
 
@@ -122,4 +125,52 @@ func sinkValues(s *sinkRows) []string {
 		}
 	}
 	return out
+}
+
+// TestUpgradeFinalWindowsInRegistryFormats: as
+// TestUpgradeFinalWindowsOpenAcrossIt over AVRO and PROTOBUF streams,
+// whose EMIT FINAL buffers hold the results in those formats (PROTOBUF
+// with wrapped scalars): a window buffered before the upgrade has no
+// field for an added aggregate and emits its initial result; a kept
+// aggregate's NULL (MAX before any value) stays NULL.
+func TestUpgradeFinalWindowsInRegistryFormats(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	reg, err := format.NewRegistryClient(format.RegistryConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const window = `FROM s WINDOW TUMBLING (SIZE 10 SECONDS, RETENTION 1 DAY, GRACE PERIOD 0 SECONDS) GROUP BY k EMIT FINAL;`
+	for _, f := range []struct{ name, with string }{
+		{"AVRO", "VALUE_FORMAT='AVRO'"},
+		// Without wrappers a PROTOBUF NULL x would read as 0.
+		{"PROTOBUF", "VALUE_FORMAT='PROTOBUF', VALUE_PROTOBUF_NULLABLE_REPRESENTATION='WRAPPER'"},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			source := fmt.Sprintf(`CREATE STREAM s (k STRING KEY, x BIGINT) WITH (KAFKA_TOPIC='s', KEY_FORMAT='KAFKA', %s, PARTITIONS=1);`, f.with)
+			stores := mapStores{}
+			a := newAvroAggregationOver(t, reg, stores, source,
+				`CREATE TABLE t WITH (FORMAT='JSON') AS SELECT k, COUNT(*) AS n, MAX(x) AS hi `+window, physical.Options{})
+			a.sendValues(t, "ann", 1000, int64(1))
+			a.sendValues(t, "bob", 2000, nil) // bob's MAX stays NULL
+			a = newAvroAggregationOver(t, reg, stores, source,
+				`CREATE TABLE t WITH (FORMAT='JSON') AS SELECT k, COUNT(*) AS n, MAX(x) AS hi, SUM(x) AS total,
+				   COUNT(x) AS c, COLLECT_LIST(x) AS all_x `+window, physical.Options{})
+			a.sendValues(t, "ann", 3000, int64(10))
+			a.sendValues(t, "ann", 20_000, int64(7)) // closes [0, 10 s)
+			var got []string
+			for _, r := range a.emit.recs {
+				if r.Topic == a.topo.SinkTopic {
+					got = append(got, string(r.Value))
+				}
+			}
+			want := []string{
+				`{"N":2,"HI":10,"TOTAL":10,"C":1,"ALL_X":[10]}`,
+				`{"N":1,"HI":null,"TOTAL":0,"C":0,"ALL_X":[]}`,
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("the windows closed after the upgrade emitted\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
 }
