@@ -351,10 +351,11 @@
 // left row's partition. The left side joins a response with the current
 // left row, dropping it when the row's hash differs (stale); a missing
 // right row is a delete (inner) or nulls (left). The hash is FNV-128a of
-// the stored value, not Kafka Streams' Murmur3 (only equality matters; the
-// topic is ours). The node numbers are those of ksqlDB's two-table FK
-// topology. No co-partition check. A left table keyed by several columns
-// joins only by foreign key (even on one of its key columns); the result
+// the left row's non-key columns as JSON, not Kafka Streams' Murmur3 of
+// the serialized value (only equality matters; the topic is ours). The
+// node numbers are those of ksqlDB's two-table FK topology. No
+// co-partition check. A left table keyed by several columns joins only
+// by foreign key (even on one of its key columns); the result
 // keeps the whole left key (`layoutForeignKeys`), all of which the
 // projection must select.
 //
@@ -511,7 +512,10 @@
 // (a Confluent deserializer, or ksqlDB reading
 // `…-Aggregate-Materialize-changelog`, reads them), the timestamp is the
 // record's, and a restore puts it back in front (the buffer's stream
-// time, a bare timestamp, is an empty value at that time). An as-of join's
+// time, a bare timestamp, is a record of its own key with an empty value,
+// not a null one, at that time: compaction keeps its latest and never
+// takes it for a tombstone; Kafka Streams' suppress buffer keeps no
+// stream time, see `streamTimeKey`). An as-of join's
 // versioned table store keys each version by the table's key (in the
 // format its rows arrive keyed in) then its time, its rows in the
 // table's value format, and its grace buffer holds the stream rows in
@@ -523,11 +527,27 @@
 // topics are keyed under their own `<topic>-key` subjects (the foreign
 // key in the right table's key format, placed by the bytes the right
 // table is keyed in; the left key in the left table's), as ksqlDB's
-// KsqlTopic of each internal topic. A global table's local copy
-// (no changelog) keeps its rows in the table's own formats where they
-// need no registry, JSON otherwise. A foreign-key join whose right table
-// is keyed in a registry format copies that table through
-// `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
+// KsqlTopic of each internal topic, so a standard deserializer reads
+// their keys; their values, and the subscription store's, are
+// sqlstream's own (`join_fk_ops.go`): no version byte, a length-prefixed
+// FNV-128a hash where Kafka Streams' SubscriptionWrapper and
+// SubscriptionResponseWrapper have a flag bit and 16 bytes of Murmur3,
+// the left partition before the left key (after it in Kafka Streams'),
+// a found byte and the right store's entry (timestamp first) for the
+// right value, and only hash ‖ partition in the store. A Kafka Streams
+// application (ksqlDB's queries included) cannot read these values, nor
+// sqlstream theirs, so an FK join is not taken over from ksqlDB in
+// place; the registration records are placed by the right table's key bytes, not
+// by their own key's (Kafka Streams' default partitioner), which differ
+// when a registry format writes another subject's schema id. A global
+// table's local copy (no changelog: the table's topic is it, as for
+// Kafka Streams' global store) keeps its rows in the table's own formats
+// where they need no registry, JSON otherwise, decoded and re-encoded
+// where Kafka Streams copies the topic's bytes, and its offsets in the
+// rows' Pebble batch where Kafka Streams writes a .checkpoint file after
+// the flush (`join_global.go`); it is local only, so no topic shows it.
+// A foreign-key join whose right table is keyed in a registry format
+// copies that table through `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
 // writes are the bytes the right rows are keyed and partitioned by. Each
 // command records `internalFormats: "sources/4"` (commands recorded with
@@ -590,7 +610,12 @@
 // are read by column name (`agg_state.go`): a kept aggregate finds its
 // accumulator, a new one starts from its initial value and counts only
 // records after the upgrade, a dropped one is ignored and leaves a row
-// at its next update. Rows of both layouts may sit in the store and the
+// at its next update; an EMIT FINAL window buffered before the upgrade
+// and closed with no record after it emits a new aggregate's initial
+// result (COUNT 0, SUM 0, COLLECT_LIST [], MAX NULL), as a pull query
+// shows that window, not NULL (`upgrade_final_test.go`); one with a
+// record after it was buffered again from its accumulators, whole.
+// Rows of both layouts may sit in the store and the
 // changelog, so a restore after the upgrade rebuilds the same state
 // without a version or a rewrite (`upgrade_state_test.go`). The GROUP BY
 // repartition topic names each argument after its accumulator too, so

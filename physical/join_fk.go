@@ -186,6 +186,17 @@ func (b *builder) fkStoreKeys(n *planner.Join, side planner.JoinSide, src *plann
 // leftKeys (the left store's) turns a response's key back into the
 // left store's. Without own (Options.LegacyStoreKeysJSON) the records
 // carry the right table's key bytes and the left store's.
+//
+// Against Kafka Streams: its registration record's key is the foreign
+// key as the right table's key serde writes it for the registration
+// topic, and its default partitioner hashes those bytes; ours are
+// placed by the right table's key bytes (OutRecord.PartitionKey), which
+// are the bytes the right rows were partitioned by even when the
+// registration key carries another subject's schema id. Its response
+// goes to the partition the subscription named (KIP-775's
+// primaryPartition), as ours does. So the keys of both topics read
+// with a standard deserializer, as ksqlDB's do; the values do not (see
+// the wire formats in join_fk_ops.go).
 type fkTopicKeys struct {
 	own                    bool
 	rightKeys              format.Codec // the FK as the right table's records are keyed

@@ -34,6 +34,37 @@ const (
 //	subscription value: instruction ‖ hash len ‖ hash ‖ partition (4) ‖ left key (the left store's)
 //	subscription store: len(fk) (4) ‖ fk (the right store's key) ‖ left key → hash len ‖ hash ‖ partition
 //	response value:     hash len ‖ hash ‖ found (1) ‖ right entry (ts ‖ the right store's value)
+//
+// The keys are ksqlDB's (fkTopicKeys); the values are sqlstream's own,
+// and differ from Kafka Streams' (SubscriptionWrapper,
+// SubscriptionResponseWrapper and their serdes), so neither engine can
+// read the other's registration topic, response topic or subscription
+// store changelog, and a sqlstream server cannot take over a ksqlDB
+// query's foreign-key join in place (nor the other way round):
+//   - Kafka Streams starts each value with a version byte whose top bit
+//     says the hash is null; ours has no version (the command's
+//     storeFormats says which layout a query writes, Options) and gives
+//     the hash a length byte (0: null, as on a delete).
+//   - Its hash is Murmur3-128 of the left value as its serde writes it,
+//     16 bytes; ours FNV-128a of the left row's non-key columns as JSON
+//     (sideStore.hash), whatever the store's format, so a changed schema
+//     id does not make every response in flight stale. Only equality
+//     matters, on one side of the one query.
+//   - Its subscription carries the left key as the left key serde
+//     writes it, then the left partition (version 1); ours the partition
+//     before the left key, in the left store's key bytes (what the
+//     response's key turns back into, fkResponseJoin.leftKey).
+//   - The instructions have Kafka Streams' numbers (fkInstruction).
+//   - Its response carries the right value as the right value serde
+//     writes it (none: no right row); ours a found byte, then the right
+//     store's entry as stored (its timestamp, then the value in the
+//     right table's format under the right store changelog's subject),
+//     so an empty value is not taken for a missing row.
+//   - Its subscription store's values are the timestamp and the whole
+//     SubscriptionWrapper; ours only what an answer needs (hash,
+//     partition). The keys are the same layout (CombinedKey: 4-byte
+//     length of the foreign key, the foreign key, the left key), over
+//     our stores' key bytes.
 func appendHash(b, hash []byte) []byte { return append(append(b, byte(len(hash))), hash...) }
 
 func readHash(b []byte) (hash, rest []byte, err error) {

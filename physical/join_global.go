@@ -68,6 +68,22 @@ func (l *GlobalLoader) Load(r *InRecord) error { return l.src.ProcessRaw(r) }
 // lookup's key must be the bytes the rows were stored under, so a key
 // carrying a schema id is no store key), JSON otherwise and for legacy
 // stores (Options.LegacyStoreKeysJSON).
+//
+// Against Kafka Streams' global store: both are filled from every
+// partition of the table's topic by a consumer of no group (the topic is
+// the changelog: no internal topic, nothing another application could
+// read; ours reads read_committed always, Kafka Streams' under
+// exactly-once only), and both keep the next offset of each partition
+// locally. Kafka Streams' store keeps the topic's bytes (its restore
+// copies records into the store without deserializing them; values get
+// an 8-byte timestamp in front), its offsets in a .checkpoint file
+// written after the store's flush. Ours decodes each record as the
+// table's source does (a bad one goes to the processing log, never into
+// the store) and keeps the row re-encoded (key bytes in the formats
+// above, value ts ‖ the non-key columns, as the join stores' sideStore),
+// its offsets in the same Pebble batch as the rows they cover
+// (runtime/global's Store). The copy is local only, so the difference
+// shows in no topic.
 func (f internalFormats) globalFormats(src *planner.Source) (format.Spec, format.Spec) {
 	keys, values := format.Spec{Name: format.JSON}, format.Spec{Name: format.JSON}
 	if f.legacyStoreKeys {

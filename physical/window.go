@@ -152,7 +152,8 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, formats ag
 // their 8-byte timestamp): the aggregate's results, each named after its
 // accumulator (accumulatorColumns; the group key is in the buffer key),
 // so a window buffered before an upgrade reads a kept aggregate's
-// result by name and an added one's as NULL. Legacy buffers (wholeRows)
+// result by name and an added one's as missing, which emitBuffered
+// turns into the aggregate's initial result (initialResults). Legacy buffers (wholeRows)
 // hold the whole result row, keys included, by position (C0…Cn).
 func bufferColumns(n *planner.Aggregate, wholeRows bool) []types.Column {
 	out := n.Schema().Columns
@@ -511,7 +512,37 @@ func (op *windowAggOp) emitBuffered(k, v []byte) error {
 	if err := op.bufCodec.Decode(v[8:], row.Values[op.nkeys:]); err != nil {
 		return &state.CorruptError{What: fmt.Sprintf("%s entry %q (%v)", suppressStore, k, err)}
 	}
+	if err := op.initialResults(row.Values[op.nkeys:]); err != nil {
+		return err
+	}
 	return op.next.Process(row)
+}
+
+// initialResults gives each NULL result of a buffered window the result
+// of its aggregate's initial accumulator. A window buffered before an
+// upgrade added an aggregate has no column for it (and closed with no
+// record after the upgrade, or its result would have been buffered
+// again whole): it gets what the aggregate gives a group that saw none
+// of its records (COUNT 0, SUM 0, COLLECT_LIST [], MAX NULL), as the
+// window store's accumulators read for it (aggState.Decode) and so as a
+// pull query or an EMIT CHANGES update shows it. A kept aggregate's NULL
+// result stays NULL: the aggregates whose results can be NULL (MIN,
+// MAX, LATEST_BY_OFFSET, ATTR) start from a NULL result, the others
+// never give one. So no record of which columns a row lacks is needed,
+// which protobuf could not keep (a wrapped NULL and a missing field are
+// both absent).
+func (op *windowAggOp) initialResults(vals []any) error {
+	for i, c := range op.n.Calls {
+		if vals[i] != nil {
+			continue
+		}
+		v, err := c.Agg.Result(c.Agg.Init())
+		if err != nil {
+			return fmt.Errorf("%s of a window buffered before an upgrade: %w", c.Call.Name, err)
+		}
+		vals[i] = v
+	}
+	return nil
 }
 
 // session merges the row into the key's overlapping sessions.
@@ -697,6 +728,36 @@ func (op *windowAggOp) publishStreamTime() {
 // stays closed (a record for it is late, not a second final result) and a
 // window closed but not yet emitted is emitted once. It sorts after every
 // buffer key: no window ends at the largest time.
+//
+// Its value is the 8-byte stream time alone, and the buffer is
+// TimestampInRecord, so its changelog record (key streamTimeKey) has an
+// empty value stamped with the stream time as its timestamp; a restore
+// puts that timestamp back as the value. Kept so, deliberately:
+//   - An empty value is not a tombstone: Kafka deletes on a null value
+//     (length -1) only. franz-go writes a non-nil empty slice as length
+//     0 and reads it back as a non-nil empty slice, the runner keeps a
+//     non-nil value non-nil (exec.changelogRecord), and the Restorer
+//     stores ts in front of any non-nil value. Compaction keeps the last
+//     record of the key, so the topic holds one stream-time record, and
+//     never drops it for its age: the buffer's changelog is compact only
+//     (no retention.ms, unlike the window store's compact,delete), and
+//     delete.retention.ms applies to tombstones alone.
+//   - It is written in the same changelog, in order, as the buffer's
+//     deletes of emitted windows (and in the same transaction under
+//     exactly_once_v2), so a restore never has a window deleted without
+//     the stream time that closed it; the stream time in the committed
+//     offsets' metadata (TaskEnv.InitialStreamTime) lags the changelog
+//     under at_least_once, which replays the records since the commit.
+//   - Kafka Streams keeps no such record: KTableSuppressProcessor holds
+//     its observed stream time in memory and starts again from the next
+//     record after a restart, and its buffer's changelog (the
+//     InMemoryTimeOrderedKeyValueBuffer's) is keyed by the record's key
+//     with a BufferValue (prior, old and new value, record context, then
+//     the buffer time) under a "v" version header. Neither buffer's
+//     changelog can be read by the other's engine (ours is keyed window
+//     end ‖ group key ‖ start, with the results in the query's value
+//     format), and a Confluent deserializer reading ours must pass over
+//     this key: its empty value has no magic byte.
 const streamTimeKey = "\xff\xff\xff\xff\xff\xff\xff\xffstream-time"
 
 // restoreStreamTime continues from the stream time kept in the buffer.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sqlstream/sqlstream/physical"
@@ -122,5 +123,48 @@ func (s *uncachedLogged) flush(t *testing.T) {
 		if err := st.Flush(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestFinalBufferStreamTimeRecord: the EMIT FINAL buffer's stream time
+// goes to its changelog as a record of its own key with an empty value
+// (not a null one: that would be a tombstone) stamped with the stream
+// time, and a store restored from the changelog alone (no stream time
+// from the committed offsets) takes it back: a record for a window
+// emitted before is late, not a second final result.
+func TestFinalBufferStreamTimeRecord(t *testing.T) {
+	plan, _ := upgradePlans(t,
+		`CREATE TABLE per_page AS SELECT page, COUNT(*) AS n FROM views
+		   WINDOW TUMBLING (SIZE 10 SECONDS, GRACE PERIOD 0 SECONDS) GROUP BY page EMIT FINAL;`,
+		`CREATE TABLE other AS SELECT page, COUNT(*) AS n FROM views GROUP BY page;`)
+	topo, err := physical.Build(plan, physical.Options{AppID: "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := state.OpenMem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sink := &sinkRows{topic: "PER_PAGE"}
+	stores := &loggedStores{db: db, logs: changelogs{}, timed: timedStores(topo)}
+	feedViews(t, openPipeline(t, topo, stores, sink), 0, view{"a", 1, 1000}, view{"a", 2, 12000}) // [0,10) closes
+	stores.close(t)
+	var last *changelogRecord
+	for i, r := range stores.logs["Aggregate-Aggregate-Suppress"] {
+		if strings.HasSuffix(string(r.key), "stream-time") {
+			last = &stores.logs["Aggregate-Aggregate-Suppress"][i]
+		}
+	}
+	if last == nil || last.value == nil || len(last.value) != 0 || last.ts != 12000 {
+		t.Fatalf("the buffer's last stream-time changelog record is %+v, want an empty (not null) value at 12000", last)
+	}
+	restored := restoredDB(t, stores)
+	defer restored.Close()
+	stores = &loggedStores{db: restored, logs: changelogs{}, timed: stores.timed}
+	feedViews(t, openPipeline(t, topo, stores, sink), 2, view{"a", 3, 2000}, view{"a", 4, 25000}) // 2 s is late
+	stores.close(t)
+	if got := sinkValues(sink); fmt.Sprint(got) != `[{"N":1} {"N":1}]` {
+		t.Fatalf("final windows %v, want [0,10) once (its record after the restore late) and [10,20)", got)
 	}
 }

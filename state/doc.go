@@ -62,7 +62,11 @@
 // carries the value alone and the timestamp as the record's, so the
 // record is what a standard deserializer reads (a Confluent format's
 // magic byte first); its Restorer, given the same option, puts the
-// record's timestamp back in front. The option describes how the topic
+// record's timestamp back in front. A value that is a timestamp alone
+// (the EMIT FINAL buffer's stream time) goes out as an empty value, which
+// is not a tombstone (a null value is): the changelog keeps it through
+// compaction and a restore stores it back as the 8-byte timestamp. The
+// option describes how the topic
 // was written: the runtime takes it from the query's plan, never from
 // the bytes, and keeps it for the store's life (queries recorded before
 // it existed keep the prefixed changelog values).
