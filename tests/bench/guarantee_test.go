@@ -135,7 +135,7 @@ func metricLine(l string) (string, float64, bool) {
 // BenchmarkGuarantees is issue 11's benchmark: the GROUP BY and TUMBLING
 // counts of BenchmarkGroupByCount and BenchmarkTumblingCount under
 // exactly_once_v2 beside at_least_once in one run, over the same 1M
-// events: events per CPU-second of each, their ratio (target ≥ 0.8) and
+// events: events per CPU-second of each, their ratio (issue 11 asked ≥ 0.8, issue 21 ≥ 0.9) and
 // how long transaction ends took.
 func BenchmarkGuarantees(b *testing.B) {
 	e := setup(b)
@@ -166,7 +166,7 @@ func BenchmarkGuarantees(b *testing.B) {
 			}
 			ratio := rate["exactly_once_v2"] / rate["at_least_once"]
 			b.ReportMetric(ratio, q.name+"-ratio-eos/alos")
-			fmt.Printf("  %-9s ratio exactly_once_v2 / at_least_once: %.2f (target ≥ 0.8)\n", q.name, ratio)
+			fmt.Printf("  %-9s ratio exactly_once_v2 / at_least_once: %.2f (target ≥ 0.9)\n", q.name, ratio)
 		}
 	}
 }
