@@ -135,7 +135,7 @@ bench:
 # check the sink against the reference computation, and print one line
 # per query; the Markdown table goes to NEXMARK_REPORT.
 # NEXMARK_QUERIES=q0,q5 runs some only.
-NEXMARK_EVENTS  ?= 50000
+NEXMARK_EVENTS  ?= 200000
 NEXMARK_RATE    ?= 1250
 NEXMARK_REPORT  ?= $(CURDIR)/bin/nexmark.md
 NEXMARK_QUERIES ?=
