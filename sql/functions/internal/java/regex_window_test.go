@@ -20,11 +20,11 @@ func TestLiteralWindowDerivation(t *testing.T) {
 		{`x?foo.bar`, "foo", 1},
 		{`.{2,3}longer_literal`, "longer_literal", 12},
 		{`[a-z]{2}é_x`, "é_x", 2},
-		{`a*needle`, "", 0},                      // the literal's offset is unbounded; "a" is too short
-		{`(?i)needle`, "", 0},                    // case-folded
-		{`(?m)^needle`, "", 0},                   // looks at the byte before
-		{`\bneedle`, "", 0},                      // same
-		{`needle|haystack`, "", 0},               // no literal every match holds
+		{`a*needle`, "", 0},                    // the literal's offset is unbounded; "a" is too short
+		{`(?i)needle`, "", 0},                  // case-folded
+		{`(?m)^needle`, "", 0},                 // looks at the byte before
+		{`\bneedle`, "", 0},                    // same
+		{`needle|haystack`, "", 0},             // no literal every match holds
 		{`^key=(\d+)&name=([^&]*)`, "key=", 0}, // "&name=" follows the unbounded \d+
 	} {
 		re, err := CompileRegex(c.pattern)
