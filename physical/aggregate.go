@@ -442,21 +442,24 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 // group's new result row on every update. The result's timestamp is the
 // largest input timestamp the group has seen.
 type aggregateOp struct {
-	env    *TaskEnv
-	n      *planner.Aggregate
-	next   Processor
-	store  Store
-	key    format.Codec
-	state  *aggState
-	nkeys  int
-	accs   []any
-	out    types.Row // reused for every forwarded row: the next operators copy what they keep
-	oldBuf []any     // reused for the forwarded rows' Old (read by table filters during Process only)
-	keyBuf []byte    // the group's store key, reused (the store copies what it keeps)
-	encBuf []byte    // encode's scratch (windowed aggregations)
-	size   int       // the loaded group's stored size (aggValue.size)
-	known  []any     // the loaded group's results when its value carried them (aggValue.results), else nil
-	before []any     // the accumulators before the update
+	env   *TaskEnv
+	n     *planner.Aggregate
+	next  Processor
+	store Store
+	key   format.Codec
+	state *aggState
+	nkeys int
+	accs  []any
+	out   types.Row // the forwarded row (the struct: Processor's successors copy a Row they keep)
+	// outs and olds give the forwarded rows' Values and Old: one slice
+	// each, refilled, when the successor borrows (a projection, in
+	// practice), else fresh slices the successor may keep.
+	outs, olds rowValues
+	keyBuf     []byte // the group's store key, reused (the store copies what it keeps)
+	encBuf     []byte // encode's scratch (windowed aggregations)
+	size       int    // the loaded group's stored size (aggValue.size)
+	known      []any  // the loaded group's results when its value carried them (aggValue.results), else nil
+	before     []any  // the accumulators before the update
 	// loaded is the group's value as this operator last put it, when the
 	// store's cache still held it (nil otherwise): save updates it in
 	// place and puts it again, instead of a new value per update.
@@ -469,7 +472,8 @@ type aggregateOp struct {
 }
 
 func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*aggregateOp, error) {
-	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls))}
+	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls)),
+		outs: newRowValues(next), olds: newRowValues(next)}
 	var err error
 	if op.store, err = env.store(store); err != nil {
 		return nil, err
@@ -518,16 +522,15 @@ func (op *aggregateOp) Process(row *types.Row) error {
 	return op.forward(row, ts, old, vals)
 }
 
-// priorResults is the group's result row before the update, in the
-// operator's Old buffer: the results its stored value carries when it
-// was still in the cache, else computed.
+// priorResults is the group's result row before the update, for the
+// forwarded row's Old (olds): the results its stored value carries when
+// it was still in the cache, else computed.
 func (op *aggregateOp) priorResults(row *types.Row) []any {
+	dst := op.olds.get(0, op.nkeys+len(op.n.Calls))
 	if op.known == nil {
-		op.oldBuf = op.resultsInto(op.oldBuf[:0], row)
-	} else {
-		op.oldBuf = append(append(op.oldBuf[:0], row.Values[:op.nkeys]...), op.known...)
+		return op.resultsInto(dst, row)
 	}
-	return op.oldBuf
+	return append(append(dst, row.Values[:op.nkeys]...), op.known...)
 }
 
 // newResults are the aggregates' results after the update. An
@@ -700,7 +703,7 @@ func (v *aggValue) Size() int { return v.size }
 // forward sends the group's new result row (vals: newResults) on.
 func (op *aggregateOp) forward(row *types.Row, ts int64, old, vals []any) error {
 	out := &op.out
-	*out = types.Row{Values: append(append(op.out.Values[:0], row.Values[:op.nkeys]...), vals...), Time: ts,
+	*out = types.Row{Values: append(append(op.outs.get(0, op.nkeys+len(vals)), row.Values[:op.nkeys]...), vals...), Time: ts,
 		Partition: row.Partition, Offset: row.Offset, Window: row.Window, Old: old, HasOld: true}
 	return op.next.Process(out)
 }
