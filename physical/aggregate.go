@@ -311,7 +311,7 @@ type repartitionSink struct {
 }
 
 func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
-	key, value, err := prepCodecs(prep, keys, values)
+	key, value, err := prepCodecs(prep, keys, values, format.NewKeyCodec)
 	return &repartitionSink{env: env, topic: topic, nkeys: prep.NumKeys(), key: key, value: value}, err
 }
 
@@ -323,9 +323,10 @@ func (b *builder) prepFormats(topic string, prep *types.Schema) (format.Spec, fo
 		f.valueSpec(b.sourceFormats.ValueFormat, topic, prep.Values())
 }
 
-// prepCodecs are the serdes of repartition records.
-func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, format.Codec, error) {
-	key, err := format.NewKeyCodec(keys, prep.Keys())
+// prepCodecs are the serdes of repartition records, the key's made by
+// newKey.
+func prepCodecs(prep *types.Schema, keys, values format.Spec, newKey func(format.Spec, []types.Column) (format.Codec, error)) (format.Codec, format.Codec, error) {
+	key, err := newKey(keys, prep.Keys())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -407,7 +408,10 @@ type repartitionSource struct {
 }
 
 func newRepartitionSource(env *TaskEnv, prep *types.Schema, keys, values format.Spec, next Processor) (*repartitionSource, error) {
-	key, value, err := prepCodecs(prep, keys, values)
+	// The key codec is the task's own (it decodes on the task's
+	// goroutine): a KAFKA key decodes into its arena, not two
+	// allocations a record.
+	key, value, err := prepCodecs(prep, keys, values, format.NewTaskKeyCodec)
 	return &repartitionSource{env: env, nkeys: prep.NumKeys(), n: len(prep.Columns), key: key, value: value, next: next}, err
 }
 
