@@ -246,3 +246,50 @@ func TestAggregateReusesRowsBeforeBorrower(t *testing.T) {
 		t.Errorf("projected rows %s, want [[k1 1] [k1 2] [k2 1]]", got)
 	}
 }
+
+// planSource is the stream S of planProject.
+func planSource(t *testing.T) *planner.Source {
+	t.Helper()
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	stmts, err := parser.Parse("CREATE STREAM s (k STRING KEY, a BIGINT, v STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestSourceRowsBorrowedOrKept: a source refills one Values slice before
+// a step that borrows (the group-by step), and gives a keeper (a join
+// side) slices of its own.
+func TestSourceRowsBorrowedOrKept(t *testing.T) {
+	src := planSource(t)
+	recs := []*InRecord{{Topic: "s", Key: []byte("k1"), Value: []byte(`{"A":1,"V":"x"}`)},
+		{Topic: "s", Key: []byte("k2"), Value: []byte(`{"A":2}`)}}
+	keep := &valuesKeeper{}
+	op, err := newSourceOp(&TaskEnv{}, src, keep, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.vals.reuse {
+		t.Fatal("a source before an operator that keeps rows reuses their Values")
+	}
+	for _, r := range recs {
+		if err := op.ProcessRaw(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fmt.Sprint(keep.kept); got != "[[k1 1 x] [k2 2 <nil>]]" {
+		t.Errorf("kept rows %s, want [[k1 1 x] [k2 2 <nil>]]", got)
+	}
+	group := &groupByOp{}
+	if op, err = newSourceOp(&TaskEnv{}, src, group, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !op.vals.reuse {
+		t.Error("a source before the group-by step makes a Values slice per row")
+	}
+}
