@@ -67,7 +67,7 @@ func newPrunedSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsPars
 	if op.keyCodec, err = format.NewTaskKeyCodec(src.KeyFormat, keys); err != nil { // the task's own: it decodes on the task's goroutine
 		return nil, err
 	}
-	if op.valCodec, err = format.NewValueDecoder(src.ValueFormat, vals, read); err != nil {
+	if op.valCodec, err = format.NewTaskValueDecoder(src.ValueFormat, vals, read); err != nil { // the task's own too
 		return nil, err
 	}
 	if src.TimestampColumn != "" {
