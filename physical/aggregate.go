@@ -336,9 +336,11 @@ func prepCodecs(prep *types.Schema, keys, values format.Spec, newKey func(format
 
 // Process writes row's record: its key, value and origin header in one
 // buffer (sized from the last record's), the record and its headers in
-// one allocation when the input has no headers of its own.
+// one allocation when the input has no headers of its own, and the
+// buffer in that allocation too when the last record's bytes fit there.
 func (s *repartitionSink) Process(row *types.Row) error {
-	k, err := s.key.Encode(s.size.buf(), row.Values[:s.nkeys])
+	rr, buf := s.newRecord()
+	k, err := s.key.Encode(buf, row.Values[:s.nkeys])
 	if err != nil {
 		return err
 	}
@@ -351,7 +353,7 @@ func (s *repartitionSink) Process(row *types.Row) error {
 	}
 	rest := v[len(v):] // the origin and the retract flag go after the value
 	k, v = k[:len(k):len(k)], v[:len(v):len(v)]
-	rr := &repartitionRecord{rec: OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}}
+	*rr = repartitionRecord{rec: OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}}
 	rec := &rr.rec
 	rec.Headers = rr.room[:0]
 	if cur := s.env.current; cur != nil {
@@ -394,6 +396,28 @@ func headerBytes(hs []Header) int {
 type repartitionRecord struct {
 	rec  OutRecord
 	room [2]Header
+}
+
+// repartitionInline is the bytes a repartition record may carry in its
+// own allocation (key, value, origin and flag): a short group key's
+// record (a page, a COUNT(*)'s empty value and the origin are about 30
+// bytes) then needs no buffer of its own.
+const repartitionInline = 64
+
+// inlineRepartitionRecord is a repartition record with its bytes.
+type inlineRepartitionRecord struct {
+	repartitionRecord
+	bytes [repartitionInline]byte
+}
+
+// newRecord returns a new record and an empty buffer with room for a
+// record like the last: in the record's allocation when that fits.
+func (s *repartitionSink) newRecord() (*repartitionRecord, []byte) {
+	if last := s.size.last; last > 0 && last+last/4+8 <= repartitionInline {
+		ir := new(inlineRepartitionRecord)
+		return &ir.repartitionRecord, ir.bytes[:0]
+	}
+	return new(repartitionRecord), s.size.buf()
 }
 
 // repartitionSource reads prep rows back from the repartition topic.
