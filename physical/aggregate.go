@@ -311,7 +311,7 @@ type repartitionSink struct {
 }
 
 func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
-	key, value, err := prepCodecs(prep, keys, values)
+	key, value, err := prepCodecs(prep, keys, values, format.NewKeyCodec)
 	return &repartitionSink{env: env, topic: topic, nkeys: prep.NumKeys(), key: key, value: value}, err
 }
 
@@ -323,9 +323,10 @@ func (b *builder) prepFormats(topic string, prep *types.Schema) (format.Spec, fo
 		f.valueSpec(b.sourceFormats.ValueFormat, topic, prep.Values())
 }
 
-// prepCodecs are the serdes of repartition records.
-func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, format.Codec, error) {
-	key, err := format.NewKeyCodec(keys, prep.Keys())
+// prepCodecs are the serdes of repartition records, the key's made by
+// newKey.
+func prepCodecs(prep *types.Schema, keys, values format.Spec, newKey func(format.Spec, []types.Column) (format.Codec, error)) (format.Codec, format.Codec, error) {
+	key, err := newKey(keys, prep.Keys())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -335,9 +336,11 @@ func prepCodecs(prep *types.Schema, keys, values format.Spec) (format.Codec, for
 
 // Process writes row's record: its key, value and origin header in one
 // buffer (sized from the last record's), the record and its headers in
-// one allocation when the input has no headers of its own.
+// one allocation when the input has no headers of its own, and the
+// buffer in that allocation too when the last record's bytes fit there.
 func (s *repartitionSink) Process(row *types.Row) error {
-	k, err := s.key.Encode(s.size.buf(), row.Values[:s.nkeys])
+	rr, buf := s.newRecord()
+	k, err := s.key.Encode(buf, row.Values[:s.nkeys])
 	if err != nil {
 		return err
 	}
@@ -350,7 +353,7 @@ func (s *repartitionSink) Process(row *types.Row) error {
 	}
 	rest := v[len(v):] // the origin and the retract flag go after the value
 	k, v = k[:len(k):len(k)], v[:len(v):len(v)]
-	rr := &repartitionRecord{rec: OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}}
+	*rr = repartitionRecord{rec: OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}}
 	rec := &rr.rec
 	rec.Headers = rr.room[:0]
 	if cur := s.env.current; cur != nil {
@@ -395,6 +398,28 @@ type repartitionRecord struct {
 	room [2]Header
 }
 
+// repartitionInline is the bytes a repartition record may carry in its
+// own allocation (key, value, origin and flag): a short group key's
+// record (a page, a COUNT(*)'s empty value and the origin are about 30
+// bytes) then needs no buffer of its own.
+const repartitionInline = 64
+
+// inlineRepartitionRecord is a repartition record with its bytes.
+type inlineRepartitionRecord struct {
+	repartitionRecord
+	bytes [repartitionInline]byte
+}
+
+// newRecord returns a new record and an empty buffer with room for a
+// record like the last: in the record's allocation when that fits.
+func (s *repartitionSink) newRecord() (*repartitionRecord, []byte) {
+	if last := s.size.last; last > 0 && last+last/4+8 <= repartitionInline {
+		ir := new(inlineRepartitionRecord)
+		return &ir.repartitionRecord, ir.bytes[:0]
+	}
+	return new(repartitionRecord), s.size.buf()
+}
+
 // repartitionSource reads prep rows back from the repartition topic.
 type repartitionSource struct {
 	env   *TaskEnv
@@ -407,7 +432,10 @@ type repartitionSource struct {
 }
 
 func newRepartitionSource(env *TaskEnv, prep *types.Schema, keys, values format.Spec, next Processor) (*repartitionSource, error) {
-	key, value, err := prepCodecs(prep, keys, values)
+	// The key codec is the task's own (it decodes on the task's
+	// goroutine): a KAFKA key decodes into its arena, not two
+	// allocations a record.
+	key, value, err := prepCodecs(prep, keys, values, format.NewTaskKeyCodec)
 	return &repartitionSource{env: env, nkeys: prep.NumKeys(), n: len(prep.Columns), key: key, value: value, next: next}, err
 }
 
@@ -442,21 +470,24 @@ func (s *repartitionSource) ProcessRaw(r *InRecord) error {
 // group's new result row on every update. The result's timestamp is the
 // largest input timestamp the group has seen.
 type aggregateOp struct {
-	env    *TaskEnv
-	n      *planner.Aggregate
-	next   Processor
-	store  Store
-	key    format.Codec
-	state  *aggState
-	nkeys  int
-	accs   []any
-	out    types.Row // reused for every forwarded row: the next operators copy what they keep
-	oldBuf []any     // reused for the forwarded rows' Old (read by table filters during Process only)
-	keyBuf []byte    // the group's store key, reused (the store copies what it keeps)
-	encBuf []byte    // encode's scratch (windowed aggregations)
-	size   int       // the loaded group's stored size (aggValue.size)
-	known  []any     // the loaded group's results when its value carried them (aggValue.results), else nil
-	before []any     // the accumulators before the update
+	env   *TaskEnv
+	n     *planner.Aggregate
+	next  Processor
+	store Store
+	key   format.Codec
+	state *aggState
+	nkeys int
+	accs  []any
+	out   types.Row // the forwarded row (the struct: Processor's successors copy a Row they keep)
+	// outs and olds give the forwarded rows' Values and Old: one slice
+	// each, refilled, when the successor borrows (a projection, in
+	// practice), else fresh slices the successor may keep.
+	outs, olds rowValues
+	keyBuf     []byte // the group's store key, reused (the store copies what it keeps)
+	encBuf     []byte // encode's scratch (windowed aggregations)
+	size       int    // the loaded group's stored size (aggValue.size)
+	known      []any  // the loaded group's results when its value carried them (aggValue.results), else nil
+	before     []any  // the accumulators before the update
 	// loaded is the group's value as this operator last put it, when the
 	// store's cache still held it (nil otherwise): save updates it in
 	// place and puts it again, instead of a new value per update.
@@ -469,7 +500,8 @@ type aggregateOp struct {
 }
 
 func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*aggregateOp, error) {
-	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls))}
+	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls)),
+		outs: newRowValues(next), olds: newRowValues(next)}
 	var err error
 	if op.store, err = env.store(store); err != nil {
 		return nil, err
@@ -518,16 +550,15 @@ func (op *aggregateOp) Process(row *types.Row) error {
 	return op.forward(row, ts, old, vals)
 }
 
-// priorResults is the group's result row before the update, in the
-// operator's Old buffer: the results its stored value carries when it
-// was still in the cache, else computed.
+// priorResults is the group's result row before the update, for the
+// forwarded row's Old (olds): the results its stored value carries when
+// it was still in the cache, else computed.
 func (op *aggregateOp) priorResults(row *types.Row) []any {
+	dst := op.olds.get(0, op.nkeys+len(op.n.Calls))
 	if op.known == nil {
-		op.oldBuf = op.resultsInto(op.oldBuf[:0], row)
-	} else {
-		op.oldBuf = append(append(op.oldBuf[:0], row.Values[:op.nkeys]...), op.known...)
+		return op.resultsInto(dst, row)
 	}
-	return op.oldBuf
+	return append(append(dst, row.Values[:op.nkeys]...), op.known...)
 }
 
 // newResults are the aggregates' results after the update. An
@@ -700,7 +731,7 @@ func (v *aggValue) Size() int { return v.size }
 // forward sends the group's new result row (vals: newResults) on.
 func (op *aggregateOp) forward(row *types.Row, ts int64, old, vals []any) error {
 	out := &op.out
-	*out = types.Row{Values: append(append(op.out.Values[:0], row.Values[:op.nkeys]...), vals...), Time: ts,
+	*out = types.Row{Values: append(append(op.outs.get(0, op.nkeys+len(vals)), row.Values[:op.nkeys]...), vals...), Time: ts,
 		Partition: row.Partition, Offset: row.Offset, Window: row.Window, Old: old, HasOld: true}
 	return op.next.Process(out)
 }

@@ -19,14 +19,15 @@ func borrowsValues(p Processor) bool {
 	return ok && b.borrowsValues()
 }
 
-// The operators of the stateless path say whether they borrow (checked
-// at compile time).
+// The operators of the stateless path and the group-by step say whether
+// they borrow (checked at compile time).
 var (
 	_ valuesBorrower = (*sinkOp)(nil)
 	_ valuesBorrower = (*countedOp)(nil)
 	_ valuesBorrower = (*filterOp)(nil)
 	_ valuesBorrower = (*projectOp)(nil)
 	_ valuesBorrower = (*flatMapOp)(nil)
+	_ valuesBorrower = (*groupByOp)(nil)
 )
 
 // borrowsValues: the sink encodes the row's values into bytes of its own
@@ -73,3 +74,8 @@ func (v *rowValues) get(n, extra int) []any {
 	clear(v.buf)
 	return v.buf
 }
+
+// borrowsValues: the group-by step evaluates its keys and arguments into
+// a row of its own; a table's row goes into its store encoded, and the
+// retraction of the old one is decoded into a fresh slice.
+func (op *groupByOp) borrowsValues() bool { return true }

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -10,11 +11,19 @@ import (
 	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/types"
+	"github.com/sqlstream/sqlstream/state"
 )
 
 // planProject plans query over a stream S (K key, A bigint, V string)
 // and returns its projection.
 func planProject(t *testing.T, query string) *planner.Project {
+	t.Helper()
+	return planNode[*planner.Project](t, query)
+}
+
+// planNode plans query over the stream S of planProject and returns the
+// plan's first node of type N from the root down.
+func planNode[N planner.Node](t *testing.T, query string) N {
 	t.Helper()
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
 	stmts, err := parser.Parse("CREATE STREAM s (k STRING KEY, a BIGINT, v STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);" + query)
@@ -31,8 +40,8 @@ func planProject(t *testing.T, query string) *planner.Project {
 		t.Fatal(err)
 	}
 	for n := plan.Root; n != nil; {
-		if pr, ok := n.(*planner.Project); ok {
-			return pr
+		if want, ok := n.(N); ok {
+			return want
 		}
 		in := n.Inputs()
 		if len(in) == 0 {
@@ -40,8 +49,9 @@ func planProject(t *testing.T, query string) *planner.Project {
 		}
 		n = in[0]
 	}
-	t.Fatalf("no projection in the plan of %s", query)
-	return nil
+	var none N
+	t.Fatalf("no %T in the plan of %s", none, query)
+	return none
 }
 
 // valuesKeeper keeps the Values slice of every row, as an operator that
@@ -151,5 +161,135 @@ func TestFlatMapReusesValuesBeforeSink(t *testing.T) {
 	}
 	if len(emit.values) != 2 || string(emit.values[0]) != `{"A":[1,2],"B":null,"KSQL_SYNTH_0":1}` || string(emit.values[1]) != `{"A":[1,2],"B":null,"KSQL_SYNTH_0":2}` {
 		t.Errorf("values %q, want two records, KSQL_SYNTH_0 1 then 2", emit.values)
+	}
+}
+
+// rowsKeeper keeps a copy of every Row struct it is given, Values and
+// Old with it, as a push query's queue does.
+type rowsKeeper struct{ kept []types.Row }
+
+func (k *rowsKeeper) Process(row *types.Row) error {
+	k.kept = append(k.kept, *row)
+	return nil
+}
+
+// newTestAggregate makes the aggregate step of n before next, its store
+// in an in-memory Pebble DB (cached, as the runtime opens it).
+func newTestAggregate(t *testing.T, n *planner.Aggregate, next Processor) *aggregateOp {
+	t.Helper()
+	db, err := state.OpenMem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	formats := aggFormats{keys: format.Spec{Name: format.Kafka}, states: stateFormat{spec: format.Spec{Name: format.JSON}}}
+	op, err := newAggregateOp(&TaskEnv{Stores: dbStores{db}}, n, aggregateStore, formats, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// TestAggregateKeepsRowsForKeepers: before an operator that does not say
+// it borrows, every forwarded row's Values and Old are its own, so rows
+// kept across updates of one group (and of others) still say what they
+// said when they were forwarded.
+func TestAggregateKeepsRowsForKeepers(t *testing.T) {
+	n := planNode[*planner.Aggregate](t, "SELECT k, COUNT(a) AS c, SUM(a) AS total FROM s GROUP BY k EMIT CHANGES;")
+	keep := &rowsKeeper{}
+	op := newTestAggregate(t, n, keep)
+	if op.outs.reuse || op.olds.reuse {
+		t.Fatal("an aggregate before an operator that keeps rows reuses their Values or Old")
+	}
+	for _, in := range []struct {
+		k string
+		a int64
+	}{{"k1", 1}, {"k1", 2}, {"k2", 5}, {"k1", 3}, {"k2", 7}} {
+		// A prep row: the group key, then COUNT's and SUM's argument.
+		if err := op.Process(&types.Row{Values: []any{in.k, in.a, in.a}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		"[k1 1 1] old []",
+		"[k1 2 3] old [k1 1 1]",
+		"[k2 1 5] old []",
+		"[k1 3 6] old [k1 2 3]",
+		"[k2 2 12] old [k2 1 5]",
+	}
+	if len(keep.kept) != len(want) {
+		t.Fatalf("%d rows forwarded, want %d", len(keep.kept), len(want))
+	}
+	for i, r := range keep.kept {
+		if got := fmt.Sprintf("%v old %v", r.Values, r.Old); got != want[i] {
+			t.Errorf("kept row %d = %s, want %s", i, got, want[i])
+		}
+	}
+}
+
+// TestAggregateReusesRowsBeforeBorrower: before a projection, which
+// borrows, the aggregate refills one Values and one Old slice.
+func TestAggregateReusesRowsBeforeBorrower(t *testing.T) {
+	const query = "SELECT k, COUNT(a) AS c FROM s GROUP BY k EMIT CHANGES;"
+	keep := &valuesKeeper{}
+	pr := newProjectOp(&TaskEnv{}, planNode[*planner.Project](t, query), keep)
+	op := newTestAggregate(t, planNode[*planner.Aggregate](t, query), pr)
+	if !op.outs.reuse || !op.olds.reuse {
+		t.Fatal("an aggregate before a projection makes a Values or Old slice per row")
+	}
+	for _, k := range []string{"k1", "k1", "k2"} {
+		if err := op.Process(&types.Row{Values: []any{k, int64(1)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fmt.Sprint(keep.kept); got != "[[k1 1] [k1 2] [k2 1]]" {
+		t.Errorf("projected rows %s, want [[k1 1] [k1 2] [k2 1]]", got)
+	}
+}
+
+// planSource is the stream S of planProject.
+func planSource(t *testing.T) *planner.Source {
+	t.Helper()
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	stmts, err := parser.Parse("CREATE STREAM s (k STRING KEY, a BIGINT, v STRING) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestSourceRowsBorrowedOrKept: a source refills one Values slice before
+// a step that borrows (the group-by step), and gives a keeper (a join
+// side) slices of its own.
+func TestSourceRowsBorrowedOrKept(t *testing.T) {
+	src := planSource(t)
+	recs := []*InRecord{{Topic: "s", Key: []byte("k1"), Value: []byte(`{"A":1,"V":"x"}`)},
+		{Topic: "s", Key: []byte("k2"), Value: []byte(`{"A":2}`)}}
+	keep := &valuesKeeper{}
+	op, err := newSourceOp(&TaskEnv{}, src, keep, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.vals.reuse {
+		t.Fatal("a source before an operator that keeps rows reuses their Values")
+	}
+	for _, r := range recs {
+		if err := op.ProcessRaw(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := fmt.Sprint(keep.kept); got != "[[k1 1 x] [k2 2 <nil>]]" {
+		t.Errorf("kept rows %s, want [[k1 1 x] [k2 2 <nil>]]", got)
+	}
+	group := &groupByOp{}
+	if op, err = newSourceOp(&TaskEnv{}, src, group, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !op.vals.reuse {
+		t.Error("a source before the group-by step makes a Values slice per row")
 	}
 }

@@ -29,6 +29,7 @@ type sourceOp struct {
 	tsParse         func(v any) (int64, error)
 	next            Processor
 	row             types.Row
+	vals            rowValues // the rows' Values: one slice, refilled, when next borrows
 	keyBuf          []any
 	valBuf          []any
 	// unavailable is set when a record could not be decoded because the
@@ -48,7 +49,8 @@ func newPrunedSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsPars
 	keys := src.Schema.Keys()
 	var vals []types.Column
 	var read []bool
-	op := &sourceOp{env: env, src: src, next: next, nkeys: len(keys), tsIdx: -1, tsParse: tsParse, partIdx: -1, offIdx: -1}
+	op := &sourceOp{env: env, src: src, next: next, nkeys: len(keys), tsIdx: -1, tsParse: tsParse, partIdx: -1, offIdx: -1,
+		vals: newRowValues(next)}
 	for i, c := range src.Schema.Columns {
 		switch c.NS {
 		case types.ValueNS:
@@ -65,7 +67,7 @@ func newPrunedSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsPars
 	if op.keyCodec, err = format.NewTaskKeyCodec(src.KeyFormat, keys); err != nil { // the task's own: it decodes on the task's goroutine
 		return nil, err
 	}
-	if op.valCodec, err = format.NewValueDecoder(src.ValueFormat, vals, read); err != nil {
+	if op.valCodec, err = format.NewTaskValueDecoder(src.ValueFormat, vals, read); err != nil { // the task's own too
 		return nil, err
 	}
 	if src.TimestampColumn != "" {
@@ -80,7 +82,7 @@ func newPrunedSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsPars
 func (op *sourceOp) ProcessRaw(r *InRecord) error {
 	op.env.current = r
 	row := &op.row
-	*row = types.Row{Values: make([]any, len(op.src.Schema.Columns)), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
+	*row = types.Row{Values: op.vals.get(len(op.src.Schema.Columns), 0), Time: r.Timestamp, Partition: r.Partition, Offset: r.Offset}
 	if !op.decodeKey(r, row) {
 		return op.takeUnavailable()
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -170,15 +171,17 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	if f := s.part.filter; f != nil && !existed && !f.add(k) {
 		s.part.filter = nil // too many keys to be worth the memory
 	}
-	// The batch copies the value; pending keeps the batch's copy, which
-	// stays put until the batch is committed or closed, when pending is
-	// dropped (a growing batch moves to a new buffer, the old one stays).
+	// The batch copies the key and value; pending keeps the batch's
+	// copies (the key as a string over its bytes, not a copy of its own),
+	// which stay put until the batch is committed or closed, when pending
+	// is dropped (a growing batch moves to a new buffer, the old one
+	// stays).
 	op := s.batch.SetDeferred(len(k), len(value))
 	copy(op.Key, k)
 	copy(op.Value, value)
 	s.unmirrored = s.unmirrored || s.untracked && s.txn
 	if !s.untracked {
-		s.pending[string(k)] = op.Value[:len(value):len(value)]
+		s.pending[batchString(op.Key)] = op.Value[:len(value):len(value)]
 	}
 	return op.Finish()
 }
@@ -365,4 +368,13 @@ func (s *pebbleStore) purge(match func(key []byte) bool) error {
 		err = errors.Join(err, s.Put(k, nil))
 	}
 	return err
+}
+
+// batchString is b, bytes of the pending batch, as a string sharing them:
+// valid while the batch is open, as pending is.
+func batchString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

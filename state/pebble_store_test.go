@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -39,5 +40,45 @@ func TestPebbleLayerAlone(t *testing.T) {
 	}
 	if _, err := ps.Get([]byte("b")); err == nil {
 		t.Fatal("get on a closed store succeeded")
+	}
+}
+
+// TestPendingWritesShareTheBatch: an uncached store's write of a new key
+// into the pending batch keeps no copy of its own of the key (pending
+// maps the batch's copy), and every key still reads back its value
+// through pending, after other writes grew the batch, and once
+// committed.
+func TestPendingWritesShareTheBatch(t *testing.T) {
+	db := memDB(t)
+	st, err := db.Store(testID, WithCache(0))
+	must(t, err)
+	const n = 2000
+	key := func(i int) []byte { return []byte(fmt.Sprintf("key-%06d", i)) }
+	for i := range n { // a first batch sizes the next one's pending map
+		must(t, st.Put(key(i), []byte("old")))
+	}
+	must(t, st.Flush())
+	keys, vals := make([][]byte, n+1), make([][]byte, n+1)
+	for j := range keys {
+		keys[j], vals[j] = key(n+j), []byte(fmt.Sprint("v", j))
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(n, func() {
+		must(t, st.Put(keys[i], vals[i]))
+		i++
+	})
+	if allocs > 0 {
+		t.Errorf("a pending write costs %.2f allocations, want none (the batch's growth rounds away)", allocs)
+	}
+	want := map[string]string{}
+	for j := range i {
+		want[string(keys[j])] = string(vals[j])
+	}
+	for k, v := range want {
+		checkGet(t, st, map[string]string{k: v}, k)
+	}
+	must(t, st.Flush())
+	for k, v := range want {
+		checkGet(t, st, map[string]string{k: v}, k)
 	}
 }

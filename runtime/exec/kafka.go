@@ -210,10 +210,7 @@ func fillKgo(kr *kgo.Record, r *physical.OutRecord) {
 
 func fromKgo(r *kgo.Record, dst *physical.InRecord) {
 	*dst = physical.InRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
-		Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli()}
-	for _, h := range r.Headers {
-		dst.Headers = append(dst.Headers, physical.Header{Key: h.Key, Value: h.Value})
-	}
+		Key: r.Key, Value: r.Value, Timestamp: r.Timestamp.UnixMilli(), Headers: inHeaders(r.Headers)}
 }
 
 // read consumes topic directly (no group), read_committed: records of

@@ -59,9 +59,9 @@ type kafkaRunner struct {
 	// once rather than per record.
 	emitted      func(*kgo.Record, error)
 	changelogged func(*kgo.Record, error)
-	// changelogRecs recycles changelog records once acknowledged: an
-	// exactly-once commit flushes most cached keys, a record each.
-	changelogRecs sync.Pool
+	// changelogRecs recycles changelog records once acknowledged, with
+	// their buffers.
+	changelogRecs changelogRecords
 	// outRecs recycles output and repartition records the same way:
 	// one franz-go record (~200 bytes) per record a task emits.
 	outRecs sync.Pool
@@ -274,11 +274,7 @@ func (r *kafkaRunner) produceOutput(kr *kgo.Record) { r.produce(kr, r.emitted) }
 // sendChangelog implements changelogSink, remembering how far each
 // changelog partition has been written for the store checkpoints.
 func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte, ts int64) {
-	kr, _ := r.changelogRecs.Get().(*kgo.Record)
-	if kr == nil {
-		kr = new(kgo.Record)
-	}
-	r.produce(changelogRecord(kr, topic, p, key, value, ts), r.changelogged)
+	r.produce(r.changelogRecs.get(topic, p, key, value, ts), r.changelogged)
 }
 
 // changelogRecord fills kr, zero, with a store write as a record for its
@@ -287,7 +283,12 @@ func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte, ts
 // tombstone. ts (epoch millis) is the record's timestamp; with
 // state.NoTimestamp the client stamps it.
 func changelogRecord(kr *kgo.Record, topic string, p int32, key, value []byte, ts int64) *kgo.Record {
-	buf := make([]byte, len(key)+len(value))
+	return changelogRecordIn(kr, make([]byte, len(key)+len(value)), topic, p, key, value, ts)
+}
+
+// changelogRecordIn is changelogRecord copying into buf, of the key's and
+// value's length together.
+func changelogRecordIn(kr *kgo.Record, buf []byte, topic string, p int32, key, value []byte, ts int64) *kgo.Record {
 	copy(buf, key)
 	kr.Topic, kr.Partition, kr.Context = topic, p, manualCtx
 	if ts != state.NoTimestamp {
@@ -313,8 +314,7 @@ func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
 		r.produced[k] = max(r.produced[k], kr.Offset+1)
 		r.mu.Unlock()
 	}
-	*kr = kgo.Record{}
-	r.changelogRecs.Put(kr)
+	r.changelogRecs.put(kr)
 }
 
 func (r *kafkaRunner) onProduced(kr *kgo.Record, err error) {

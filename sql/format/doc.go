@@ -56,7 +56,11 @@
 // each with the errors a full decode gives (so a record ksqlDB rejects
 // is still rejected), and none of them materializes it (check.go of
 // sql/format/avro and sql/format/protobuf; prune_test.go compares them
-// with the full decoders).
+// with the full decoders). NewTaskValueDecoder is NewValueDecoder for a
+// decoder one task owns (the source operator's): JSON strings are then
+// copied into a slab and boxed from an arena the decoder keeps across
+// records, as NewTaskKeyCodec's KAFKA keys (kafka_keys.go), so a page
+// view decodes in 1 allocation (its BIGINT's box), not 3.
 //
 // Value codecs skip header columns (HEADERS, HEADER('k')), so callers may
 // pass Schema.Values() as is. Numbers are written as ksqlDB (Jackson, Java)

@@ -18,6 +18,10 @@ type jsonCodec struct {
 	// skip marks the columns Decode checks but does not materialize
 	// (NewValueDecoder); nil: none.
 	skip []bool
+	// task: the decoder is one task's (NewTaskValueDecoder), its strings
+	// copied into this slab and boxed from its arena; nil: a record's
+	// strings share a copy of its text and a per-record arena.
+	task *keyArena
 }
 
 var _ Codec = (*jsonCodec)(nil)
@@ -66,7 +70,10 @@ func (c *jsonCodec) pruned(read []bool) Codec {
 
 // Decode parses one JSON record into dst.
 func (c *jsonCodec) Decode(data []byte, dst []any) error {
-	s := scanner{data: data, arena: boxes.New(0, c.strs)}
+	s := scanner{data: data, task: c.task}
+	if c.task == nil {
+		s.arena = boxes.New(0, c.strs)
+	}
 	if err := c.decode(&s, dst); err != nil {
 		return err
 	}

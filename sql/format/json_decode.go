@@ -522,8 +522,14 @@ func (n *jsonNode) double(s *scanner, c byte) (float64, error) {
 	return f, nil
 }
 
-// boxString boxes a decoded STRING in the scanner's arena.
-func (n *jsonNode) boxString(s *scanner, v string) any { return boxes.String(&s.arena, n.box, v) }
+// boxString boxes a decoded STRING in the scanner's arena (or the
+// task's).
+func (n *jsonNode) boxString(s *scanner, v string) any {
+	if s.task != nil {
+		return boxes.String(&s.task.boxes, n.box, v)
+	}
+	return boxes.String(&s.arena, n.box, v)
+}
 
 // numberText reads a JSON number, or a string that should hold one, as
 // text for a DOUBLE or DECIMAL field.

@@ -25,10 +25,18 @@ type scanner struct {
 	// arena holds the boxed strings of the record's values, so they cost
 	// an allocation per chunk, not one each (sql/format/internal/boxes).
 	arena boxes.Arena
+	// task, when the codec is a task's own (NewTaskValueDecoder), holds
+	// the strings and their boxes instead of text and arena, across
+	// records.
+	task *keyArena
 }
 
-// stringAt returns data[start:end] as a string sharing the record's text.
+// stringAt returns data[start:end] as a string sharing the record's text
+// (or in the task's slab).
 func (s *scanner) stringAt(start, end int) string {
+	if s.task != nil {
+		return s.task.text(s.data[start:end])
+	}
 	if s.text == "" {
 		s.text = string(s.data)
 	}

@@ -57,21 +57,24 @@ func newKeyArena() *keyArena {
 }
 
 // string returns data as a string boxed in the arena.
-func (a *keyArena) string(data []byte) any {
-	var s string
+func (a *keyArena) string(data []byte) any { return boxes.String(&a.boxes, a.str, a.text(data)) }
+
+// text returns data as a string whose bytes are in the slab (a string
+// longer than keyLongest is its own allocation).
+func (a *keyArena) text(data []byte) string {
 	switch n := len(data); {
 	case n == 0:
+		return ""
 	case n > keyLongest:
-		s = string(data)
+		return string(data)
 	default:
 		if cap(a.slab)-len(a.slab) < n {
 			a.slab = make([]byte, 0, keySlab)
 		}
 		start := len(a.slab)
 		a.slab = append(a.slab, data...)
-		s = unsafe.String(&a.slab[start], n)
+		return unsafe.String(&a.slab[start], n)
 	}
-	return boxes.String(&a.boxes, a.str, s)
 }
 
 // int64 and int32 box an integer in the arena.

@@ -208,15 +208,32 @@ func compareDecodes(t *testing.T, spec Spec, cols []types.Column, read []bool, r
 	if err != nil {
 		t.Fatal(err)
 	}
+	task, err := NewTaskValueDecoder(spec, cols, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept [][]any // the task decoder's rows, which later decodes must leave as they were
+	var keptWant []string
+	defer func() {
+		for i, row := range kept {
+			if describe(row) != keptWant[i] {
+				t.Fatalf("%s read %v: task decoder's row %d changed to %s, was %s", spec.Name, read, i, describe(row), keptWant[i])
+			}
+		}
+	}()
 	for _, r := range records {
-		want, got := make([]any, len(cols)), make([]any, len(cols))
-		werr, gerr := full.Decode([]byte(r), want), pruned.Decode([]byte(r), got)
+		want, got, own := make([]any, len(cols)), make([]any, len(cols)), make([]any, len(cols))
+		werr, gerr, oerr := full.Decode([]byte(r), want), pruned.Decode([]byte(r), got), task.Decode([]byte(r), own)
 		if fmt.Sprint(werr) != fmt.Sprint(gerr) {
 			t.Fatalf("%s read %v, record %q: error %v, want %v", spec.Name, read, r, gerr, werr)
+		}
+		if fmt.Sprint(oerr) != fmt.Sprint(gerr) || oerr == nil && describe(own) != describe(got) {
+			t.Fatalf("%s read %v, record %q: task decoder %s (%v), want %s (%v)", spec.Name, read, r, describe(own), oerr, describe(got), gerr)
 		}
 		if werr != nil {
 			continue
 		}
+		kept, keptWant = append(kept, own), append(keptWant, describe(own))
 		for j, c := range cols {
 			switch {
 			case !read[j] && got[j] != nil:

@@ -45,7 +45,15 @@ func (c *countAgg) Undo(acc any, args []any) (any, error) {
 }
 
 func (c *countAgg) Merge(a, b any) (any, error) { return asInt64(a) + asInt64(b), nil }
-func (c *countAgg) Result(acc any) (any, error) { return asInt64(acc), nil }
+
+// Result is the accumulator itself, already a BIGINT in an interface
+// (boxing it again would be an allocation per update past 255).
+func (c *countAgg) Result(acc any) (any, error) {
+	if _, ok := acc.(int64); ok {
+		return acc, nil
+	}
+	return int64(0), nil
+}
 
 // asInt64 reads a BIGINT accumulator; a NULL one counts as 0.
 func asInt64(v any) int64 {

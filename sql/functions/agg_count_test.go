@@ -173,3 +173,28 @@ func TestCountDistinctLegacyState(t *testing.T) {
 		t.Errorf("legacy {a, b}: %v distinct, want 2", got)
 	}
 }
+
+// TestCountAndSumResultsUnboxed: COUNT's and SUM's results are their
+// accumulators as they are, not boxed again (an allocation per update
+// past the runtime's boxed small integers); a NULL accumulator is 0.
+func TestCountAndSumResultsUnboxed(t *testing.T) {
+	reg := NewAggregates()
+	count, _ := reg.Resolve("COUNT", nil, nil)
+	sumBig, _ := reg.Resolve("SUM", ts(types.BigintType), nil)
+	sumDouble, _ := reg.Resolve("SUM", ts(types.DoubleType), nil)
+	for _, c := range []struct {
+		agg       Aggregator
+		acc, zero any
+	}{{count, int64(1000), int64(0)}, {sumBig, int64(1 << 40), int64(0)}, {sumDouble, 2.5, 0.0}} {
+		if res, err := c.agg.Result(c.acc); err != nil || res != c.acc {
+			t.Errorf("%T.Result(%v) = %v, %v", c.agg, c.acc, res, err)
+		}
+		if res, _ := c.agg.Result(nil); res != c.zero {
+			t.Errorf("%T.Result(nil) = %#v, want %#v", c.agg, res, c.zero)
+		}
+		acc := c.acc
+		if n := testing.AllocsPerRun(100, func() { _, _ = c.agg.Result(acc) }); n != 0 {
+			t.Errorf("%T.Result allocates %.0f times, want 0", c.agg, n)
+		}
+	}
+}

@@ -56,7 +56,15 @@ func (s *numSum[T]) Undo(acc any, args []any) (any, error) {
 }
 
 func (s *numSum[T]) Merge(a, b any) (any, error) { return numOf[T](a) + numOf[T](b), nil }
-func (s *numSum[T]) Result(acc any) (any, error) { return numOf[T](acc), nil }
+
+// Result is the accumulator itself when it holds a T (not boxed again:
+// an allocation per update), else 0.
+func (s *numSum[T]) Result(acc any) (any, error) {
+	if _, ok := acc.(T); ok {
+		return acc, nil
+	}
+	return T(0), nil
+}
 
 // numOf reads a numeric accumulator; NULL reads as 0.
 func numOf[T number](v any) T {
