@@ -264,7 +264,7 @@ func (s *cachingStore) Flush() error {
 		fw.flushing(true)
 		defer fw.flushing(false)
 	}
-	if err := s.writeCached(); err != nil {
+	if err := s.writeDirty(); err != nil {
 		return err
 	}
 	return s.inner.Flush()
