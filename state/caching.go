@@ -200,6 +200,12 @@ func (s *cachingStore) upsert(key, value []byte, lazy Lazy, dirty bool) *cacheEn
 		s.index(e, wasLive)
 		return e
 	}
+	return s.insert(key, value, lazy, dirty)
+}
+
+// insert makes key's entry, which the cache does not hold, and returns
+// it.
+func (s *cachingStore) insert(key, value []byte, lazy Lazy, dirty bool) *cacheEntry {
 	e := &cacheEntry{value: value, lazy: lazy, dirty: dirty}
 	e.setKey(key)
 	if dirty {
