@@ -281,26 +281,44 @@ func (r *kafkaRunner) sendChangelog(topic string, p int32, key, value []byte, ts
 	r.produce(changelogRecord(kr, topic, p, key, value, ts), r.changelogged)
 }
 
-// changelogRecord fills kr, zero, with a store write as a record for its
-// changelog partition. Key and value are copied, into one allocation: the
-// store may reuse them. An empty key stays null, a nil value is a
-// tombstone. ts (epoch millis) is the record's timestamp; with
-// state.NoTimestamp the client stamps it.
+// changelogRecord fills kr, zero but for the room recycledRoom left in
+// its Key, with a store write as a record for its changelog partition.
+// Key and value are copied, into one buffer (that room when it is large
+// enough, else a new allocation): the store may reuse them. An empty key
+// stays null, a nil value is a tombstone. ts (epoch millis) is the
+// record's timestamp; with state.NoTimestamp the client stamps it.
 func changelogRecord(kr *kgo.Record, topic string, p int32, key, value []byte, ts int64) *kgo.Record {
-	buf := make([]byte, len(key)+len(value))
+	buf, n := kr.Key[:0], len(key)+len(value)
+	if buf == nil || cap(buf) < n { // never nil: an empty value is no tombstone
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
 	copy(buf, key)
-	kr.Topic, kr.Partition, kr.Context = topic, p, manualCtx
+	kr.Topic, kr.Partition, kr.Context, kr.Key = topic, p, manualCtx, nil
 	if ts != state.NoTimestamp {
 		kr.Timestamp = time.UnixMilli(ts)
 	}
 	if len(key) > 0 {
-		kr.Key = buf[:len(key):len(key)]
+		kr.Key = buf[:len(key)] // its capacity is the whole buffer's: recycledRoom
 	}
 	if value != nil {
 		kr.Value = buf[len(key):]
 		copy(kr.Value, value)
 	}
 	return kr
+}
+
+// recycledRoom is the buffer changelogRecord copied kr's key and value
+// into, emptied, for the record's next use (nil when it had neither):
+// the key starts it, or the value when the key is null.
+func recycledRoom(kr *kgo.Record) []byte {
+	switch {
+	case kr.Key != nil:
+		return kr.Key[:0]
+	case kr.Value != nil:
+		return kr.Value[:0]
+	}
+	return nil
 }
 
 // onChangelogged notes how far the record's partition is written, then
@@ -313,7 +331,7 @@ func (r *kafkaRunner) onChangelogged(kr *kgo.Record, err error) {
 		r.produced[k] = max(r.produced[k], kr.Offset+1)
 		r.mu.Unlock()
 	}
-	*kr = kgo.Record{}
+	*kr = kgo.Record{Key: recycledRoom(kr)}
 	r.changelogRecs.Put(kr)
 }
 
