@@ -273,31 +273,50 @@ func (op *windowAggOp) updateWindow(key []byte, row *types.Row, w types.Window) 
 		return nil
 	}
 	ts = max(ts, row.Time)
+	cell := op.newCell()
 	vals := op.newResults(false)
-	if err := op.windows.PutLazy(key, w.Start, op.windowValue(ts, vals)); err != nil {
+	if err := op.windows.PutLazy(key, w.Start, op.windowValue(cell, ts, vals)); err != nil {
 		return err
 	}
 	return op.result(row, ts, w, old, vals)
 }
 
-// windowCell is a window's aggValue with room for its accumulators, so
-// a window of up to cellAccs aggregates costs one allocation per update
-// instead of two: every record of a tumbling or hopping window puts one
-// (most of them to a new window).
+// windowCell is a window's aggValue with room for its accumulators and
+// their results, so a window of up to cellAccs aggregates costs one
+// allocation per update instead of three: every record of a tumbling or
+// hopping window puts one (most of them to a new window).
 type windowCell struct {
-	v    aggValue
-	accs [cellAccs]any
+	v       aggValue
+	accs    [cellAccs]any
+	results [cellAccs]any
 }
 
 const cellAccs = 2
 
-// windowValue is the window's new value: the accumulators as they are
-// now (copied: the operator reuses op.accs) and their results.
-func (op *windowAggOp) windowValue(ts int64, results []any) *aggValue {
-	if len(op.accs) > cellAccs {
-		return &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: results, size: op.size}
+// newCell is the cell of the window's new value, nil when its
+// accumulators do not fit one. For a new window (nothing loaded) it is
+// also where newResults puts the results, as it puts them into a loaded
+// value's.
+func (op *windowAggOp) newCell() *windowCell {
+	n := len(op.accs)
+	if n > cellAccs {
+		return nil
 	}
 	c := &windowCell{}
+	if op.loaded == nil {
+		c.v.results = c.results[:n:n]
+		op.loaded = &c.v
+	}
+	return c
+}
+
+// windowValue is the window's new value, in cell when there is one: the
+// accumulators as they are now (copied: the operator reuses op.accs) and
+// their results.
+func (op *windowAggOp) windowValue(c *windowCell, ts int64, results []any) *aggValue {
+	if c == nil {
+		return &aggValue{state: op.state, ts: ts, accs: slices.Clone(op.accs), results: results, size: op.size}
+	}
 	n := copy(c.accs[:], op.accs)
 	c.v = aggValue{state: op.state, ts: ts, accs: c.accs[:n:n], results: results, size: op.size}
 	return &c.v

@@ -19,13 +19,14 @@ func (d *discard) Emit(*physical.OutRecord) { d.n++ }
 
 // TestTumblingRecordAllocations pins what a record costs in allocations
 // when it opens a new (key, window), as nearly every record of the
-// TUMBLING benchmark does (12: the key and the page view decoded, 4; the
+// TUMBLING benchmark does (5: the source row's values and the decoded
+// MS boxed, which the tiny allocator packs two to a block, 1.5; the
 // window's value kept decoded in the cache, one cell with its
-// accumulators and one slice of results; the cache entry and its key;
-// the output row's projection and sink key, 3). The group key is
-// encoded into a reused buffer (it was one allocation more) and the
-// value's accumulators share the value's allocation (one more), and a
-// new window is not read from the store (the window store's stamps).
+// accumulators and results; the cache entry, its key inside; the sink's
+// key; and the growth of the cache's map, amortized). The group key is encoded into a
+// reused buffer, the value's accumulators and a new window's results
+// share the value's allocation, and a new window is not read from the
+// store (the window store's stamps).
 func TestTumblingRecordAllocations(t *testing.T) {
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
 	stmts, err := parser.Parse(`CREATE STREAM pv (USER_ID VARCHAR KEY, PAGE VARCHAR, MS BIGINT)
@@ -81,10 +82,10 @@ func TestTumblingRecordAllocations(t *testing.T) {
 		t.Fatalf("%d records emitted %d results, want one each", next, out.n)
 	}
 	t.Logf("%.1f allocations per record", allocs)
-	if allocs > tumblingRecordAllocs {
+	if allocs > tumblingRecordAllocs && !invariantsBuild {
 		t.Errorf("a record opening a new window made %.1f allocations, want at most %d", allocs, tumblingRecordAllocs)
 	}
 }
 
 // tumblingRecordAllocs is the bound TestTumblingRecordAllocations pins.
-const tumblingRecordAllocs = 12
+const tumblingRecordAllocs = 5

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"unsafe"
 
 	"github.com/RaduBerinde/btreemap"
 )
@@ -52,11 +53,29 @@ type cachingStore struct {
 
 type cacheEntry struct {
 	prev, next *cacheEntry // the LRU ring
-	key        string
-	value      []byte   // nil: a cached delete (dirty) or absence (clean), unless lazy is set
-	lazy       Lazy     // the value as put by PutLazy (its bytes made into value when needed), or nil
-	dirty      bool     // written since it was last written down
-	below      presence // whether the key exists below, when known
+	key        string      // in inline when it fits (setKey)
+	value      []byte      // nil: a cached delete (dirty) or absence (clean), unless lazy is set
+	lazy       Lazy        // the value as put by PutLazy (its bytes made into value when needed), or nil
+	dirty      bool        // written since it was last written down
+	below      presence    // whether the key exists below, when known
+	inline     [inlineKeyBytes]byte
+}
+
+// inlineKeyBytes is the longest key an entry keeps in its own
+// allocation: a window or group key is mostly shorter, and every new
+// window of a tumbling or hopping aggregation is a new entry, so its key
+// would otherwise be a second allocation per record.
+const inlineKeyBytes = 32
+
+// setKey sets e's key, in inline when it fits. e is never copied, so
+// the string stays valid as long as e.
+func (e *cacheEntry) setKey(key []byte) {
+	if len(key) == 0 || len(key) > len(e.inline) {
+		e.key = string(key)
+		return
+	}
+	n := copy(e.inline[:], key)
+	e.key = unsafe.String(&e.inline[0], n)
 }
 
 func (e *cacheEntry) bytes() int64 {
@@ -181,7 +200,14 @@ func (s *cachingStore) upsert(key, value []byte, lazy Lazy, dirty bool) *cacheEn
 		s.index(e, wasLive)
 		return e
 	}
-	e := &cacheEntry{key: string(key), value: value, lazy: lazy, dirty: dirty}
+	return s.insert(key, value, lazy, dirty)
+}
+
+// insert makes key's entry, which the cache does not hold, and returns
+// it.
+func (s *cachingStore) insert(key, value []byte, lazy Lazy, dirty bool) *cacheEntry {
+	e := &cacheEntry{value: value, lazy: lazy, dirty: dirty}
+	e.setKey(key)
 	if dirty {
 		s.dirty++
 	}
@@ -264,7 +290,7 @@ func (s *cachingStore) Flush() error {
 		fw.flushing(true)
 		defer fw.flushing(false)
 	}
-	if err := s.writeCached(); err != nil {
+	if err := s.writeDirty(); err != nil {
 		return err
 	}
 	return s.inner.Flush()

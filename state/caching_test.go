@@ -175,6 +175,9 @@ func (r *recordingStore) putKnown(key, value []byte, below presence) error {
 }
 func (r *recordingStore) flushing(on bool) { r.in = on }
 
+// writingBack: the writes of a write-back are recorded as any others.
+func (r *recordingStore) writingBack(bool) error { return nil }
+
 // TestCachingMissIsNotCached: a Get that finds nothing leaves no entry
 // (a second Get asks below again), but the Put that follows it knows the
 // key is absent below, and a flush writes down marked as flushing.

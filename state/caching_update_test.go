@@ -64,3 +64,37 @@ func cachingLayer(t *testing.T, st Store) *cachingStore {
 		}
 	}
 }
+
+// TestCachedNewKeyAllocations: a put of a new short key into the cache
+// costs one allocation, its entry with the key inside (a new window of a
+// tumbling aggregation is one per record); a long key is one more. The
+// key stays intact however the entry is later updated.
+func TestCachedNewKeyAllocations(t *testing.T) {
+	for _, tc := range []struct {
+		keyLen int
+		want   float64
+	}{{inlineKeyBytes, 1}, {inlineKeyBytes + 1, 2}} {
+		c := newCachingStore(memStore(t), 1<<30, nil)
+		keys := make([][]byte, 300)
+		for i := range keys {
+			keys[i] = fmt.Appendf(nil, "%0*d", tc.keyLen, i)
+		}
+		for _, k := range keys[:100] { // the map grows here
+			c.upsert(k, nil, nil, true)
+		}
+		clear(c.entries) // room for the rest without growing
+		n := 100
+		put := func() { c.upsert(keys[n], nil, nil, true); n++ }
+		a := testing.AllocsPerRun(100, put)
+		t.Logf("%d-byte keys: %.1f allocations", tc.keyLen, a)
+		if a > tc.want {
+			t.Errorf("%.1f allocations per new %d-byte key, want %.0f", a, tc.keyLen, tc.want)
+		}
+		for _, k := range keys[100:n] {
+			c.upsert(k, []byte("v"), nil, true)
+			if e := c.entries[string(k)]; e == nil || e.key != string(k) {
+				t.Fatalf("entry of %q after an update: %+v", k, e)
+			}
+		}
+	}
+}

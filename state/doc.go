@@ -77,7 +77,10 @@
 // point, commits them in one batch. Point reads see the batch through a
 // map of its writes; a Range commits it early (no sync) rather than
 // indexing every write for the rare scan, as a batch past 64 MiB is
-// committed early. Either way data is only ever ahead of its checkpoint,
+// committed early. The writes of an at-least-once write-back
+// (WriteCached) stay out of that map: the batch is marked hidden and
+// committed early before the first point read the key filter cannot
+// answer, or at the next write-back (write_cached.go). Either way data is only ever ahead of its checkpoint,
 // never behind it. A write
 // not flushed is gone after a crash or Close, as an uncommitted
 // transaction is; its changelog record may already be out, which is fine:

@@ -20,6 +20,10 @@ type knownPutter interface {
 // pending map.
 type flushWriter interface {
 	flushing(on bool)
+	// writingBack is the same for a write-back (WriteCached), after
+	// which the cache may evict what it wrote before the commit: see
+	// WriteCached for how the Pebble layer still serves those reads.
+	writingBack(on bool) error
 }
 
 func (s *changeloggingStore) flushing(on bool) {

@@ -37,6 +37,11 @@ type pebbleStore struct {
 	// untracked is set during a cache flush: its writes stay out of
 	// pending (see flushWriter).
 	untracked bool
+	// hiding is set while the cache writes back (WriteCached) into a
+	// store that is not transactional: its writes stay out of pending
+	// too, and mark the batch hidden, so a point read that may need them
+	// commits the batch first (write_cached.go).
+	hiding, hidden bool
 	// unmirrored: the uncommitted batch of a transactional store holds
 	// untracked writes, so pending no longer mirrors it and point reads
 	// go through the batch, indexed (see readsUnmirrored).
@@ -100,6 +105,9 @@ func (s *pebbleStore) get(k []byte) ([]byte, error) {
 	if s.unmirrored {
 		return s.getUnmirrored(k)
 	}
+	if err := s.revealFor(k); err != nil {
+		return nil, err
+	}
 	if v, ok := s.pending[string(k)]; ok {
 		return bytes.Clone(v), nil
 	}
@@ -157,7 +165,8 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	case value == nil && existed:
 		s.delta--
 		s.unmirrored = s.unmirrored || s.untracked && s.txn
-		if !s.untracked {
+		s.hidden = s.hidden || s.hiding
+		if s.tracks() {
 			s.pending[string(k)] = nil
 		}
 		return s.batch.Delete(k, nil)
@@ -180,7 +189,8 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	copy(op.Key, k)
 	copy(op.Value, value)
 	s.unmirrored = s.unmirrored || s.untracked && s.txn
-	if !s.untracked {
+	s.hidden = s.hidden || s.hiding
+	if s.tracks() {
 		s.pending[batchString(op.Key)] = op.Value[:len(value):len(value)]
 	}
 	return op.Finish()
@@ -199,6 +209,9 @@ func (s *pebbleStore) exists(k []byte) (bool, error) {
 	if s.unmirrored {
 		v, err := s.getUnmirrored(k)
 		return v != nil, err
+	}
+	if err := s.revealFor(k); err != nil {
+		return false, err
 	}
 	if v, ok := s.pending[string(k)]; ok {
 		return v != nil, nil
@@ -291,7 +304,7 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	defer s.closeSpent()
 	s.addMeta(b)
 	s.pendingHint = len(s.pending)
-	s.batch, s.delta, s.ckpt, s.pending, s.unmirrored = nil, 0, nil, nil, false
+	s.batch, s.delta, s.ckpt, s.pending, s.unmirrored, s.hidden = nil, 0, nil, nil, false, false
 	n, err := s.db.writeNumbered("commit "+s.part.id.String(), o.GetSync(), func(*pebble.DB) error { return b.Commit(o) })
 	if err != nil {
 		err = fmt.Errorf("state: commit %s: %w (local state is behind its changelog; restore it)", s.part.id, err)
@@ -349,7 +362,7 @@ func (s *pebbleStore) abort() bool {
 	s.closed = true
 	if s.batch != nil {
 		_ = s.batch.Close()
-		s.batch, s.pending, s.unmirrored = nil, nil, false
+		s.batch, s.pending, s.unmirrored, s.hidden = nil, nil, false, false
 	}
 	s.closeSpent()
 	return true

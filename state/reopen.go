@@ -196,7 +196,7 @@ func (s *pebbleStore) current() error {
 func (s *pebbleStore) dropBatch() {
 	if s.batch != nil {
 		_ = s.batch.Close()
-		s.batch, s.pending, s.unmirrored = nil, nil, false
+		s.batch, s.pending, s.unmirrored, s.hidden = nil, nil, false, false
 	}
 	s.closeSpent()
 	s.delta, s.ckpt = 0, nil

@@ -168,9 +168,12 @@ func (s *cachingStore) putLazyAbsent(key []byte, v Lazy) error {
 		return s.writeDown(key, b, absent)
 	}
 	s.hasMissed = false
-	if e := s.upsert(key, nil, v, true); e.below == unknown {
-		e.below = absent
+	// A window never put has no entry (every put of the window store
+	// stamps it, and an entry read in from below was put): no probe.
+	if invariants && s.lookup(key) != nil {
+		panic(fmt.Sprintf("state: window %x is cached but its stamps say it was never put", key))
 	}
+	s.insert(key, nil, v, true).below = absent
 	return s.shrink()
 }
 

@@ -201,7 +201,7 @@ func fillKgo(kr *kgo.Record, r *physical.OutRecord) {
 	case r.Partition >= 0:
 		kr.Partition, kr.Context = r.Partition, manualCtx
 	case r.PartitionKey != nil:
-		kr.Context = placedBy(r.PartitionKey)
+		kr.Context = placedBy(r.Key, r.PartitionKey)
 	}
 	for _, h := range r.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"math/rand/v2"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -18,9 +19,36 @@ var manualCtx = context.WithValue(context.Background(), manualKey{}, true)
 // key (physical.OutRecord.PartitionKey: a windowed key's inner key).
 type partitionKeyKey struct{}
 
-// placedBy is the context of a record placed by murmur2 of pk.
-func placedBy(pk []byte) context.Context {
+// placedBy is the context of a record with key key placed by murmur2 of
+// pk. A windowed key's inner key is a prefix of it: then the context is
+// that prefix's length (keyPrefix), which costs no allocation where a
+// context.WithValue costs two per output record.
+func placedBy(key, pk []byte) context.Context {
+	if n := len(pk); n > 0 && n <= len(key) && &pk[0] == &key[0] {
+		return keyPrefix(n)
+	}
 	return context.WithValue(context.Background(), partitionKeyKey{}, pk)
+}
+
+// keyPrefix is the context of a record placed by murmur2 of the first
+// keyPrefix bytes of its key. Boxing an integer below 256 into an
+// interface takes no allocation; longer prefixes take one small one.
+type keyPrefix int
+
+var _ context.Context = keyPrefix(0)
+
+func (keyPrefix) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (keyPrefix) Done() <-chan struct{}       { return nil }
+func (keyPrefix) Err() error                  { return nil }
+func (keyPrefix) Value(any) any               { return nil }
+
+// placement is the bytes r is placed by instead of its key, if any.
+func placement(r *kgo.Record) ([]byte, bool) {
+	if n, ok := r.Context.(keyPrefix); ok && int(n) <= len(r.Key) {
+		return r.Key[:n], true
+	}
+	pk, ok := r.Context.Value(partitionKeyKey{}).([]byte)
+	return pk, ok
 }
 
 // Partitioner places records like Kafka's default partitioner (murmur2 of
@@ -34,7 +62,7 @@ func Partitioner() kgo.Partitioner {
 				return int(r.Partition)
 			}
 			if r.Context != nil {
-				if pk, ok := r.Context.Value(partitionKeyKey{}).([]byte); ok {
+				if pk, ok := placement(r); ok {
 					return int(DefaultPartition(pk, int32(n)))
 				}
 			}
