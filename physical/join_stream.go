@@ -270,7 +270,8 @@ type streamStreamJoin struct {
 	clock  *joinClock
 	env    *TaskEnv
 	next   Processor
-	out    types.Row // reused for every output: the next operators copy what they keep
+	out    types.Row // the output row (a Processor keeps no row it is given)
+	vals   rowValues // the output rows' Values: one slice refilled when next borrows
 }
 
 func (op *streamStreamJoin) Process(row *types.Row) error {
@@ -397,7 +398,7 @@ func (op *streamStreamJoin) emitMatch(key []any, this, other timed, ts int64, in
 	if op.side == planner.JoinRight {
 		l, r = other, this
 	}
-	values := op.joinTimedInto(reusedRow(&op.out, len(op.n.Columns)), key, l, r)
+	values := op.joinTimedInto(op.vals.get(len(op.n.Columns), 0), key, l, r)
 	if l.vals != nil && r.vals != nil && !op.accepts(values) {
 		return false, nil
 	}
