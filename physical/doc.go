@@ -192,7 +192,9 @@
 // spans), ≤ 16 MiB estimated: a lookup from at or after its low-water
 // mark is answered from it, an older one (late rows, trimmed rows) reads
 // the store; a restarted task refills it with one scan from its newest
-// time. Either side triggers: a row joins every row
+// time. It copies the rows' values into chunks of 4096 and trims a
+// key's rows by moving them down (keeping the slice's room), so a put
+// of a key it holds seldom allocates. Either side triggers: a row joins every row
 // of the other side's window, time = max of both. Without GRACE, an
 // unmatched row of a preserved side is emitted at once (eager, as
 // ksqlDB); with GRACE it waits in `KSTREAM-OUTERSHARED-N-store` (ts ‖ side

@@ -80,8 +80,8 @@ func (j joiner) joinTimed(key []any, l, r timed) []any {
 }
 
 // joinTimedInto is joinTimed into out, every slot of it written: an
-// operator's output row reused from one output to the next (the
-// operators after it copy what they keep, see Processor).
+// operator's output values from its rowValues (one slice refilled for
+// every output when its successor borrows, see row_reuse.go).
 func (j joiner) joinTimedInto(out []any, key []any, l, r timed) []any {
 	out = out[:len(j.n.Columns)]
 	for i, c := range j.n.Columns {
@@ -97,15 +97,6 @@ func (j joiner) joinTimedInto(out []any, key []any, l, r timed) []any {
 		out[i] = v
 	}
 	return out
-}
-
-// reusedRow is an operator's output row, reused for each output: its
-// values slice sized for cols columns.
-func reusedRow(out *types.Row, cols int) []any {
-	if cap(out.Values) < cols {
-		out.Values = make([]any, cols)
-	}
-	return out.Values[:cols]
 }
 
 // accepts reports whether the join's residual condition (ON's conjuncts
@@ -171,7 +162,8 @@ type streamTableJoin struct {
 	left  bool        // LEFT JOIN: emit (S, null) when the table has no row
 	env   *TaskEnv    // counts the rows skipped for a null key or value
 	next  Processor
-	out   types.Row // reused for every output: the next operators copy what they keep
+	out   types.Row // the output row (a Processor keeps no row it is given)
+	vals  rowValues // the output rows' Values: one slice refilled when next borrows
 }
 
 func (op *streamTableJoin) Process(row *types.Row) error {
@@ -204,7 +196,7 @@ func (op *streamTableJoin) joinRow(row *types.Row) error {
 		}
 	}
 	left := timed{vals: vals, ts: row.Time, w: row.Window}
-	buf := reusedRow(&op.out, len(op.n.Columns))
+	buf := op.vals.get(len(op.n.Columns), 0)
 	values := op.joinTimedInto(buf, key, left, right)
 	if right.vals != nil && !op.accepts(values) {
 		right, values = timed{}, op.joinTimedInto(buf, key, left, timed{})

@@ -119,7 +119,7 @@ func newAsOfJoin(env *TaskEnv, n *planner.Join, f asOfFormats, next Processor) (
 		}
 	}
 	if lp, err = env.counted(&streamTableJoin{joiner: joiner{n: n}, table: table.codec, asOf: a, left: n.Type == ast.LeftJoin,
-		env: env, next: next}, n.Prefix+joinNodeName); err != nil {
+		env: env, next: next, vals: newRowValues(next)}, n.Prefix+joinNodeName); err != nil {
 		return nil, nil, err
 	}
 	// the table side's node is the stream–table join's materialization

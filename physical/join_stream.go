@@ -101,6 +101,7 @@ type streamWindow struct {
 	peer         *streamWindow // the other side's store, whose time the cache follows
 	purged       int64         // the last Purge bound
 	scratch      []byte        // the encoded row of the put in progress (the store copies what it keeps)
+	keyScratch   []byte        // the store key of the row in progress (storeKey)
 }
 
 // openStreamWindow opens one side's store of a join window w; keys are
@@ -154,6 +155,18 @@ type streamMatch struct {
 	values []any
 	time   int64
 	size   int32 // rowBytes of a cached row
+}
+
+// storeKey is joinStoreKey in this store's key format, into a buffer the
+// next call reuses: the key is read while one row is processed, and the
+// window store, the cache and the outer-join store copy what they keep.
+func (sw *streamWindow) storeKey(key []any, w *types.Window) ([]byte, error) {
+	b, err := sw.key.Encode(sw.keyScratch[:0], key)
+	if err == nil && w != nil {
+		b = format.AppendWindow(b, *w, true)
+	}
+	sw.keyScratch = b[:0]
+	return b, err
 }
 
 // put stores a row, unless it is late: older than the store's stream
@@ -270,7 +283,8 @@ type streamStreamJoin struct {
 	clock  *joinClock
 	env    *TaskEnv
 	next   Processor
-	out    types.Row // reused for every output: the next operators copy what they keep
+	out    types.Row // the output row (a Processor keeps no row it is given)
+	vals   rowValues // the output rows' Values: one slice refilled when next borrows
 }
 
 func (op *streamStreamJoin) Process(row *types.Row) error {
@@ -291,7 +305,7 @@ func (op *streamStreamJoin) Process(row *types.Row) error {
 		}
 	}
 	mw := matchWindow(row.Window, op.size)
-	k, err := joinStoreKey(op.this.key, keyVal, mw)
+	k, err := op.this.storeKey(keyVal, mw)
 	if err != nil {
 		return err
 	}
@@ -348,7 +362,7 @@ func (op *streamStreamJoin) otherKey(k []byte, keyVal []any, w *types.Window) ([
 	if !op.other.registryKeys {
 		return k, nil
 	}
-	return joinStoreKey(op.other.key, keyVal, w)
+	return op.other.storeKey(keyVal, w)
 }
 
 // unmatched emits a preserved side's row with nulls now (no GRACE, or its
@@ -397,7 +411,7 @@ func (op *streamStreamJoin) emitMatch(key []any, this, other timed, ts int64, in
 	if op.side == planner.JoinRight {
 		l, r = other, this
 	}
-	values := op.joinTimedInto(reusedRow(&op.out, len(op.n.Columns)), key, l, r)
+	values := op.joinTimedInto(op.vals.get(len(op.n.Columns), 0), key, l, r)
 	if l.vals != nil && r.vals != nil && !op.accepts(values) {
 		return false, nil
 	}

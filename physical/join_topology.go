@@ -140,7 +140,7 @@ func (b *builder) newJoinHead(env *TaskEnv, n *planner.Join, t joinTopics, next 
 		}
 		rp, err = env.counted(&tableTableJoin{joiner: j, side: planner.JoinRight, this: right, other: left, next: next}, rm, join)
 	} else {
-		if lp, err = env.counted(&streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, env: env, next: next}, join); err != nil {
+		if lp, err = env.counted(&streamTableJoin{joiner: j, table: right, left: n.Type == ast.LeftJoin, env: env, next: next, vals: newRowValues(next)}, join); err != nil {
 			return nil, err
 		}
 		rp, err = env.counted(&tableSide{table: right}, rm)
@@ -318,9 +318,9 @@ func (b *builder) startStreamJoin(n *planner.Join, seg *segment, t joinTopics) {
 		full := n.Type == ast.FullJoin
 		size := matchSize(n)
 		lp := &streamStreamJoin{joiner: j, side: planner.JoinLeft, this: lw, other: rw, before: w.Before, after: w.After,
-			outer: full || n.Type == ast.LeftJoin, otherCols: rw.cols, size: size, bounds: bounds, next: next}
+			outer: full || n.Type == ast.LeftJoin, otherCols: rw.cols, size: size, bounds: bounds, next: next, vals: newRowValues(next)}
 		rp := &streamStreamJoin{joiner: j, side: planner.JoinRight, this: rw, other: lw, before: w.After, after: w.Before,
-			outer: full || n.Type == ast.RightJoin, otherCols: lw.cols, size: size, bounds: bounds, next: next}
+			outer: full || n.Type == ast.RightJoin, otherCols: lw.cols, size: size, bounds: bounds, next: next, vals: newRowValues(next)}
 		var kept Store
 		if shared.Name != "" {
 			o, err := openOuterStore(env, shared.Name, n, lw, rw)

@@ -15,6 +15,11 @@ const peerHold = 8
 // holds; past it the oldest rows go and reads before them use the store.
 const windowCacheBudget = 16 << 20
 
+// arenaSlots is the number of values in one of the chunks a windowCache
+// copies its rows' values into (64 KiB of interface words): one
+// allocation per chunk instead of one per row.
+const arenaSlots = 4096
+
 // windowCache keeps the decoded rows a stream–stream join side put
 // recently, so that the other side's lookups within the window, almost
 // all of them near stream time, need no store read (a range seek over
@@ -46,6 +51,10 @@ type windowCache struct {
 	side   int         // which of an entry's row lists are this side's
 	bytes  int
 	budget int
+	// arena is the chunk the rows' values are copied into (clone): rows
+	// are put and trimmed in about time order, so a chunk is garbage
+	// about when its last rows leave the cache.
+	arena []any
 }
 
 // windowRows maps a join key to both sides' cached rows: a stream row's
@@ -126,7 +135,7 @@ func (c *windowCache) put(key []byte, vals []any, ts int64) {
 		kr = c.m.add(key)
 	}
 	n := rowBytes(len(key), vals)
-	m := streamMatch{values: slices.Clone(vals), time: ts, size: int32(n)}
+	m := streamMatch{values: c.clone(vals), time: ts, size: int32(n)}
 	rows := kr.rows[c.side]
 	i := len(rows)
 	for i > 0 && rows[i-1].time > ts {
@@ -136,6 +145,18 @@ func (c *windowCache) put(key []byte, vals []any, ts int64) {
 	c.bytes += n
 	c.newest = max(c.newest, ts)
 	c.evict()
+}
+
+// clone copies vals into the arena (a new chunk when the current one is
+// full), capacity cut to its length so that no append reaches the next
+// row's values.
+func (c *windowCache) clone(vals []any) []any {
+	if len(vals) > cap(c.arena)-len(c.arena) {
+		c.arena = make([]any, 0, max(arenaSlots, len(vals)))
+	}
+	i := len(c.arena)
+	c.arena = append(c.arena, vals...)
+	return c.arena[i:len(c.arena):len(c.arena)]
 }
 
 // follow tells the cache how far the other side's rows have come.
@@ -231,7 +252,11 @@ func (c *windowCache) trimRows(cut func(rows []streamMatch) int) {
 			continue
 		}
 		if i := cut(rows); i >= 0 && i < len(rows) {
-			kr.rows[c.side] = rows[i:]
+			// moved down, not resliced: the slice keeps its capacity for
+			// the key's next rows, and the dropped rows' values are let go
+			n := copy(rows, rows[i:])
+			clear(rows[n:])
+			kr.rows[c.side] = rows[:n]
 			continue
 		}
 		kr.rows[c.side] = nil

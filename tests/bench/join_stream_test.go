@@ -210,9 +210,11 @@ func BenchmarkStreamStreamJoin(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		base := procStatus("VmRSS:")
 		resets := resetPeakRSS()
+		settle()
 		_, hcpu, hwall := measure(phase("hand", func() { e.streamJoinLoop(b) }))
 		hrss := peakRSS()
 		resetPeakRSS()
+		settle()
 		_, ecpu, ewall := measure(phase("stream-stream", func() { e.streamJoinQuery(b, b.TempDir()) }))
 		erss := peakRSS()
 		b.StopTimer()
