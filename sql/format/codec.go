@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/format/avro"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -90,16 +91,25 @@ func NewValueDecoder(spec Spec, cols []types.Column, read []bool) (Codec, error)
 // JSON value's strings are then copied into a slab and boxed from an
 // arena the decoder keeps from record to record (as NewTaskKeyCodec's
 // keys), not into a copy of the record's whole text and an arena per
-// record: two allocations a record fewer. Other formats get
-// NewValueDecoder's decoder.
+// record: two allocations a record fewer. An AVRO value's strings and
+// boxes go into an avro.Scratch the same way (slab and frame). Other
+// formats get NewValueDecoder's decoder.
 func NewTaskValueDecoder(spec Spec, cols []types.Column, read []bool) (Codec, error) {
 	c, err := NewValueDecoder(spec, cols, read)
-	if j, ok := c.(*jsonCodec); ok && err == nil {
-		t := *j
-		t.task = newKeyArena()
-		return &t, nil
+	if err != nil {
+		return c, err
 	}
-	return c, err
+	switch t := c.(type) {
+	case *jsonCodec:
+		j := *t
+		j.task = newKeyArena()
+		return &j, nil
+	case *srCodec: // NewValueDecoder's own, shared with no one
+		if spec.Name == Avro {
+			t.scratch = new(avro.Scratch)
+		}
+	}
+	return c, nil
 }
 
 // columnPruner is a value codec that can decode only some of its columns

@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sr"
 
+	"github.com/sqlstream/sqlstream/sql/format/avro"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -64,6 +65,9 @@ type srCodec struct {
 	hdr       sr.ConfluentHeader
 	// read marks the columns decoded (nil: all; NewValueDecoder).
 	read []bool
+	// scratch, set when the codec is one task's (NewTaskValueDecoder),
+	// keeps the Avro decoders' strings and boxes from record to record.
+	scratch *avro.Scratch
 
 	// last is the decoder of the last record's schema (nearly every
 	// record of a topic has the same): the data path reads it without
@@ -133,7 +137,12 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 	if err != nil {
 		return c.decoderError(err, data)
 	}
-	if err := dec.Decode(payload, dst); err != nil {
+	if sd, ok := dec.(avro.Decoder); ok && c.scratch != nil {
+		err = sd.DecodeScratch(c.scratch, payload, dst)
+	} else {
+		err = dec.Decode(payload, dst)
+	}
+	if err != nil {
 		return payloadError(c.spec.Name, err, len(data)-len(payload))
 	}
 	return nil

@@ -38,6 +38,9 @@ type Decoder interface {
 	// Decode fills dst (one slot per reader column) with the values of
 	// sql/types/value.go. It never keeps payload.
 	Decode(payload []byte, dst []any) error
+	// DecodeScratch is Decode putting the record's strings and boxed
+	// values in s, which one goroutine at a time uses (Scratch).
+	DecodeScratch(s *Scratch, payload []byte, dst []any) error
 }
 
 // Encoder writes one row as an Avro payload (no Confluent header).

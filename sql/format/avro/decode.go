@@ -141,6 +141,17 @@ func (d *rowDecoder) Decode(payload []byte, dst []any) error {
 	return err
 }
 
+func (d *rowDecoder) DecodeScratch(s *Scratch, payload []byte, dst []any) error {
+	if len(dst) != d.ncols {
+		return fmt.Errorf("avro: decoding into %d slots for %d columns", len(dst), d.ncols)
+	}
+	r := &s.r
+	r.b, r.off, r.scratch = payload, 0, true
+	err := d.decode(r, dst)
+	r.b = nil // Decode never keeps payload
+	return err
+}
+
 func (d *rowDecoder) decode(r *reader, dst []any) error {
 	if d.single != nil {
 		v, err := d.single(r)
