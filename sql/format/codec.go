@@ -6,6 +6,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format/avro"
+	"github.com/sqlstream/sqlstream/sql/format/protobuf"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -91,9 +92,10 @@ func NewValueDecoder(spec Spec, cols []types.Column, read []bool) (Codec, error)
 // JSON value's strings are then copied into a slab and boxed from an
 // arena the decoder keeps from record to record (as NewTaskKeyCodec's
 // keys), not into a copy of the record's whole text and an arena per
-// record: two allocations a record fewer. An AVRO value's strings and
-// boxes go into an avro.Scratch the same way (slab and frame). Other
-// formats get NewValueDecoder's decoder.
+// record: two allocations a record fewer. AVRO, PROTOBUF and
+// PROTOBUF_NOSR values' strings and boxes go into the avro or protobuf
+// package's Scratch the same way. Other formats get NewValueDecoder's
+// decoder.
 func NewTaskValueDecoder(spec Spec, cols []types.Column, read []bool) (Codec, error) {
 	c, err := NewValueDecoder(spec, cols, read)
 	if err != nil {
@@ -105,9 +107,16 @@ func NewTaskValueDecoder(spec Spec, cols []types.Column, read []bool) (Codec, er
 		j.task = newKeyArena()
 		return &j, nil
 	case *srCodec: // NewValueDecoder's own, shared with no one
-		if spec.Name == Avro {
-			t.scratch = new(avro.Scratch)
+		switch spec.Name {
+		case Avro:
+			t.avroScratch = new(avro.Scratch)
+		case Protobuf:
+			t.protoScratch = new(protobuf.Scratch)
 		}
+	case *protobufNoSRCodec:
+		p := *t
+		p.scratch = new(protobuf.Scratch)
+		return &p, nil
 	}
 	return c, nil
 }

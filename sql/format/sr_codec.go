@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/sqlstream/sqlstream/sql/format/avro"
+	"github.com/sqlstream/sqlstream/sql/format/protobuf"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -65,9 +66,11 @@ type srCodec struct {
 	hdr       sr.ConfluentHeader
 	// read marks the columns decoded (nil: all; NewValueDecoder).
 	read []bool
-	// scratch, set when the codec is one task's (NewTaskValueDecoder),
-	// keeps the Avro decoders' strings and boxes from record to record.
-	scratch *avro.Scratch
+	// avroScratch or protoScratch, set when the codec is one task's
+	// (NewTaskValueDecoder), keeps its decoders' strings and boxes from
+	// record to record.
+	avroScratch  *avro.Scratch
+	protoScratch *protobuf.Scratch
 
 	// last is the decoder of the last record's schema (nearly every
 	// record of a topic has the same): the data path reads it without
@@ -137,15 +140,25 @@ func (c *srCodec) Decode(data []byte, dst []any) error {
 	if err != nil {
 		return c.decoderError(err, data)
 	}
-	if sd, ok := dec.(avro.Decoder); ok && c.scratch != nil {
-		err = sd.DecodeScratch(c.scratch, payload, dst)
-	} else {
-		err = dec.Decode(payload, dst)
-	}
-	if err != nil {
+	if err := c.decodePayload(dec, payload, dst); err != nil {
 		return payloadError(c.spec.Name, err, len(data)-len(payload))
 	}
 	return nil
+}
+
+// decodePayload decodes with the task's scratch, if the codec has one.
+func (c *srCodec) decodePayload(dec payloadDecoder, payload []byte, dst []any) error {
+	if c.avroScratch != nil {
+		if d, ok := dec.(avro.Decoder); ok {
+			return d.DecodeScratch(c.avroScratch, payload, dst)
+		}
+	}
+	if c.protoScratch != nil {
+		if d, ok := dec.(protobuf.Decoder); ok {
+			return d.DecodeScratch(c.protoScratch, payload, dst)
+		}
+	}
+	return dec.Decode(payload, dst)
 }
 
 // decoderError is the error of a record whose schema's decoder could not

@@ -104,6 +104,9 @@ func payloadError(format string, err error, hdr int) error {
 type protobufNoSRCodec struct {
 	dec protobuf.Decoder
 	enc protobuf.Encoder
+	// scratch, set when the codec is one task's (NewTaskValueDecoder),
+	// keeps the decoder's strings and boxes from record to record.
+	scratch *protobuf.Scratch
 	// schema, cols and opts made dec (pruned compiles another).
 	schema string
 	cols   []types.Column
@@ -146,7 +149,13 @@ func (c *protobufNoSRCodec) pruned(read []bool) Codec {
 
 // Decode reads a bare protobuf message.
 func (c *protobufNoSRCodec) Decode(data []byte, dst []any) error {
-	if err := c.dec.Decode(data, dst); err != nil {
+	var err error
+	if c.scratch != nil {
+		err = c.dec.DecodeScratch(c.scratch, data, dst)
+	} else {
+		err = c.dec.Decode(data, dst)
+	}
+	if err != nil {
 		return payloadError(ProtobufNoSR, err, 0)
 	}
 	return nil

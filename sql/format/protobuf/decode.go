@@ -17,6 +17,9 @@ import (
 // holds no per-call state, so one Decoder may serve many goroutines.
 type Decoder interface {
 	Decode(payload []byte, dst []any) error
+	// DecodeScratch is Decode putting the record's strings and boxed
+	// values in s, which one goroutine at a time uses (Scratch).
+	DecodeScratch(s *Scratch, payload []byte, dst []any) error
 }
 
 // NewDecoder compiles, once per writer schema, a decoder from the message
@@ -77,6 +80,16 @@ func (d *decoder) Decode(payload []byte, dst []any) error {
 	}
 	st := decodeState{payload: payload, arena: boxes.New(d.words, d.strs)}
 	return d.m.decode(&st, payload, dst, 0)
+}
+
+func (d *decoder) DecodeScratch(s *Scratch, payload []byte, dst []any) error {
+	if len(dst) != len(d.m.slots) {
+		return fmt.Errorf("protobuf decoder: %d destination slots for %d columns (internal error)", len(dst), len(d.m.slots))
+	}
+	st := decodeState{payload: payload, arena: s.arena, scratch: s}
+	err := d.m.decode(&st, payload, dst, 0)
+	s.arena = st.arena
+	return err
 }
 
 // denseLimit bounds the field numbers looked up by slice index; higher

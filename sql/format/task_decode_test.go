@@ -9,15 +9,22 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// TestTaskAvroDecodesAlike: a task's AVRO decoder (NewTaskValueDecoder,
-// strings and boxes kept in an avro.Scratch from record to record)
-// decodes every record as the full and pruned decoders do, fails alike on
-// prefixes and corrupted payloads, and leaves the rows it gave out as
-// they were while it decodes more (compareDecodes).
-func TestTaskAvroDecodesAlike(t *testing.T) {
+// TestTaskRegistryDecodesAlike: a task's AVRO and PROTOBUF decoders
+// (NewTaskValueDecoder, strings and boxes kept in a Scratch from record
+// to record) decode every record as the full and pruned decoders do,
+// fail alike on prefixes and corrupted payloads, and leave the rows they
+// gave out as they were while they decode more (compareDecodes;
+// TestUnreadProtobufFailsAlike does the same for PROTOBUF_NOSR).
+func TestTaskRegistryDecodesAlike(t *testing.T) {
+	for _, f := range []string{Avro, Protobuf} {
+		t.Run(f, func(t *testing.T) { taskDecodesAlike(t, f) })
+	}
+}
+
+func taskDecodesAlike(t *testing.T, f string) {
 	reg, _ := newFakeRegistry(t)
 	cols := parseColumns(t, pruneColumns, types.ValueNS)
-	spec := Spec{Name: Avro, Registry: reg, Subject: ValueSubject("prune")}
+	spec := Spec{Name: f, Registry: reg, Subject: ValueSubject("prune")}
 	c, err := NewValueCodec(spec, cols)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +37,7 @@ func TestTaskAvroDecodesAlike(t *testing.T) {
 			t.Fatal(err)
 		}
 		records = append(records, string(p))
-		for n := 5; n < len(p); n++ { // the payload's bytes, after the wire header
+		for n := 5 + strings.Count(f, Protobuf); n < len(p); n++ { // the payload's bytes, after the wire header (and message index)
 			bad := []byte(string(p))
 			bad[n] ^= byte(1 + rng.IntN(255))
 			records = append(records, string(p[:n]), string(bad))
@@ -47,15 +54,24 @@ func TestTaskAvroDecodesAlike(t *testing.T) {
 	}
 }
 
-// TestTaskAvroDecodeAllocations: a task's AVRO decoder decodes a page
-// view without an allocation of its own (its strings share a slab, its
-// boxes a chunk, with other records'), and each record's strings stay
-// what they were while thousands more are decoded, long and empty ones
-// included.
-func TestTaskAvroDecodeAllocations(t *testing.T) {
+// TestTaskDecodeAllocations: a task's AVRO, PROTOBUF and PROTOBUF_NOSR
+// decoders decode a page view without an allocation of its own (its
+// strings share a slab, its boxes a chunk, with other records'), and each
+// record's strings stay what they were while thousands more are decoded,
+// long and empty ones included.
+func TestTaskDecodeAllocations(t *testing.T) {
+	for _, f := range []string{Avro, Protobuf, ProtobufNoSR} {
+		t.Run(f, func(t *testing.T) { taskDecodeAllocations(t, f) })
+	}
+}
+
+func taskDecodeAllocations(t *testing.T, f string) {
 	reg, _ := newFakeRegistry(t)
 	cols := pageViewColumns()
-	spec := Spec{Name: Avro, Registry: reg, Subject: ValueSubject("pv")}
+	spec := Spec{Name: f, Registry: reg, Subject: ValueSubject("pv")}
+	if f == ProtobufNoSR {
+		spec = Spec{Name: f}
+	}
 	enc, err := NewValueCodec(spec, cols)
 	if err != nil {
 		t.Fatal(err)
