@@ -88,6 +88,10 @@ func SourceDDL() map[string]string {
 		// The side input's timestamps are its records' (before event 0).
 		"side_input": "CREATE TABLE side_input (k BIGINT PRIMARY KEY, value STRING) WITH (KAFKA_TOPIC='" + TopicSide +
 			"', KEY_FORMAT='KAFKA', VALUE_FORMAT='JSON');",
+		// The same as a global table (sqlstream's extension): every task
+		// holds all of it, as Flink's lookup side input.
+		"side_global": "CREATE GLOBAL TABLE side_global (k BIGINT PRIMARY KEY, value STRING) WITH (KAFKA_TOPIC='" + TopicSide +
+			"', KEY_FORMAT='KAFKA', VALUE_FORMAT='JSON');",
 	}
 }
 
