@@ -32,20 +32,13 @@ func (c *kafkaCodec) arenaKind() bool {
 	return false
 }
 
-// keySlab is the size of a keyArena's slab of string bytes, and
-// keyLongest the longest key copied into one (a longer one is its own
-// allocation). A key a store or a cache keeps keeps its slab alive, so
-// the slab is small: at most keySlab bytes and a chunk of boxes per kept
-// key, when every other key of the slab is garbage.
-const keySlab, keyLongest = 512, 128
-
 // keyArena holds the decoded keys of one task's records: string bytes
-// in a slab, boxes in a boxes.Arena (chunks of 16). Both are only
+// in a boxes.Slab, boxes in a boxes.Arena (chunks of 16). Both are only
 // appended to, never written again where a value was handed out, as
 // sql/types requires of values; a new slab or chunk is allocated when
 // one is full, and the old ones live as long as a key in them does.
 type keyArena struct {
-	slab  []byte
+	slab  boxes.Slab
 	boxes boxes.Arena
 	str   unsafe.Pointer // type words
 	i64   unsafe.Pointer
@@ -59,23 +52,8 @@ func newKeyArena() *keyArena {
 // string returns data as a string boxed in the arena.
 func (a *keyArena) string(data []byte) any { return boxes.String(&a.boxes, a.str, a.text(data)) }
 
-// text returns data as a string whose bytes are in the slab (a string
-// longer than keyLongest is its own allocation).
-func (a *keyArena) text(data []byte) string {
-	switch n := len(data); {
-	case n == 0:
-		return ""
-	case n > keyLongest:
-		return string(data)
-	default:
-		if cap(a.slab)-len(a.slab) < n {
-			a.slab = make([]byte, 0, keySlab)
-		}
-		start := len(a.slab)
-		a.slab = append(a.slab, data...)
-		return unsafe.String(&a.slab[start], n)
-	}
-}
+// text returns data as a string whose bytes are in the slab.
+func (a *keyArena) text(data []byte) string { return a.slab.String(data) }
 
 // int64 and int32 box an integer in the arena.
 func (a *keyArena) int64(v int64) any { return boxes.Int(&a.boxes, a.i64, v) }

@@ -146,7 +146,7 @@ func (d *rowDecoder) DecodeScratch(s *Scratch, payload []byte, dst []any) error 
 		return fmt.Errorf("avro: decoding into %d slots for %d columns", len(dst), d.ncols)
 	}
 	r := &s.r
-	r.b, r.off, r.scratch = payload, 0, true
+	r.b, r.off, r.shared = payload, 0, &s.slab
 	err := d.decode(r, dst)
 	r.b = nil // Decode never keeps payload
 	return err

@@ -17,23 +17,20 @@ type reader struct {
 	off   int
 	slab  []byte
 	arena boxes.Arena // the record's boxed values (box.go)
-	// scratch: the reader is a Scratch's, kept from record to record, so
-	// its slab is sized for many records' strings, not the rest of one.
-	scratch bool
+	// shared, for a Scratch's reader, takes the strings instead of
+	// slab: a slab for many records' strings, not the rest of one.
+	shared *boxes.Slab
 }
 
 // Scratch keeps the string slab and boxes of a decoder one task owns
 // (used by one goroutine at a time) from record to record
 // (Decoder.DecodeScratch): a record then costs no allocation of its own
-// but a share of a slab or chunk when one fills. The slab and the
-// arena's chunks are only appended to, never written again where a value
-// was handed out, as sql/types requires; a full one is left to the values
-// in it, which keep it alive (at most scratchSlab bytes for a string).
-type Scratch struct{ r reader }
-
-// scratchSlab is a Scratch's slab size; a longer string than
-// scratchLongest is its own allocation.
-const scratchSlab, scratchLongest = 512, 128
+// but a share of a slab or chunk when one fills (sql/format/internal/
+// boxes).
+type Scratch struct {
+	r    reader
+	slab boxes.Slab
+}
 
 // str copies b (just read from the payload) into the slab as a string.
 // The slab is only appended to, so the strings it holds never change.
@@ -41,15 +38,11 @@ func (r *reader) str(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	if r.shared != nil {
+		return r.shared.String(b)
+	}
 	if cap(r.slab)-len(r.slab) < len(b) {
-		switch {
-		case !r.scratch:
-			r.slab = make([]byte, 0, len(b)+len(r.b)-r.off)
-		case len(b) > scratchLongest:
-			return string(b)
-		default:
-			r.slab = make([]byte, 0, scratchSlab)
-		}
+		r.slab = make([]byte, 0, len(b)+len(r.b)-r.off)
 	}
 	start := len(r.slab)
 	r.slab = append(r.slab, b...)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -39,32 +38,11 @@ type decodeState struct {
 // (Decoder.DecodeScratch): strings are copied into a slab shared with
 // other records' instead of a copy of each record's whole payload, boxes
 // go into an arena kept across records, so a record costs no allocation
-// of its own but a share of a slab or chunk when one fills. Slab and
-// chunks are only appended to, never written again where a value was
-// handed out, as sql/types requires.
+// of its own but a share of a slab or chunk when one fills
+// (sql/format/internal/boxes).
 type Scratch struct {
-	slab  []byte
+	slab  boxes.Slab
 	arena boxes.Arena
-}
-
-// scratchSlab is a Scratch's slab size; a longer string than
-// scratchLongest is its own allocation.
-const scratchSlab, scratchLongest = 512, 128
-
-func (s *Scratch) text(b []byte) string {
-	switch n := len(b); {
-	case n == 0:
-		return ""
-	case n > scratchLongest:
-		return string(b)
-	default:
-		if cap(s.slab)-len(s.slab) < n {
-			s.slab = make([]byte, 0, scratchSlab)
-		}
-		start := len(s.slab)
-		s.slab = append(s.slab, b...)
-		return unsafe.String(&s.slab[start], n)
-	}
 }
 
 // str returns the string field b found at byte at of the payload; invalid
@@ -74,7 +52,7 @@ func (st *decodeState) str(b []byte, at int) string {
 		return strings.ToValidUTF8(string(b), "\uFFFD")
 	}
 	if st.scratch != nil {
-		return st.scratch.text(b)
+		return st.scratch.slab.String(b)
 	}
 	if st.text == "" {
 		st.text = string(st.payload)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,29 @@ func TestInt(t *testing.T) {
 		}
 		if got := Int(&a, i32, int32(v)); v == int64(int32(v)) && got != any(int32(v)) {
 			t.Errorf("Int(int32 %d) boxed %#v", v, got)
+		}
+	}
+}
+
+// TestSlabStringsStay: the strings a Slab hands out keep their bytes
+// while it fills and moves to new slabs; a long one is its own, an empty
+// one takes no room.
+func TestSlabStringsStay(t *testing.T) {
+	var s Slab
+	var got []string
+	var want []string
+	for i := range 2000 {
+		w := strings.Repeat(string(rune('a'+i%26)), i%(SlabLongest+40))
+		b := []byte(w)
+		got = append(got, s.String(b))
+		if len(b) > 0 {
+			b[0] = 0 // the caller's bytes change; the string must not
+		}
+		want = append(want, w)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("string %d changed to %q, want %q", i, got[i], want[i])
 		}
 	}
 }
