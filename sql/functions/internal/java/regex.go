@@ -44,26 +44,21 @@ func CompileRegex(javaPattern string) (*Regex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression pattern: %s: %w", javaPattern, err)
 	}
-	return &Regex{Regexp: re, emptyAfterMatch: re.MatchString("") && !looksLeft(translated),
-		window: newLiteralWindow(translated, re.NumSubexp())}, nil
+	out := &Regex{Regexp: re}
+	// regexp.Compile parsed it with these flags: this parse cannot fail.
+	if tree, err := syntax.Parse(translated, syntax.Perl); err == nil {
+		// Java's extra empty matches are found by searching the rest of
+		// the input, unless ^, \A, \b or \B look at the text before it.
+		out.emptyAfterMatch = re.MatchString("") &&
+			!hasOp(tree, syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary)
+		out.window = newLiteralWindow(tree, re.NumSubexp())
+	}
+	return out, nil
 }
 
-// looksLeft reports whether a pattern has an assertion about the text
-// before the current position (^, \A, \b, \B).
-func looksLeft(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return true
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		switch r.Op {
-		case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-			return true
-		}
-		return slices.ContainsFunc(r.Sub, walk)
-	}
-	return walk(re)
+// hasOp reports whether re holds one of ops.
+func hasOp(re *syntax.Regexp, ops ...syntax.Op) bool {
+	return slices.Contains(ops, re.Op) || slices.ContainsFunc(re.Sub, func(s *syntax.Regexp) bool { return hasOp(s, ops...) })
 }
 
 // FindAll lists the submatch indexes of all matches, as repeated calls

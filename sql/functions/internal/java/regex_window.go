@@ -33,11 +33,11 @@ type literalWindow struct {
 // minWindowLiteral is the shortest literal worth a window.
 const minWindowLiteral = 2
 
-// newLiteralWindow derives the window of a translated (RE2) pattern, or
-// nil when it has none.
-func newLiteralWindow(translated string, numSubexp int) *literalWindow {
-	re, err := syntax.Parse(translated, syntax.Perl)
-	if err != nil || hasLeftContext(re) {
+// newLiteralWindow derives the window of a parsed (RE2) pattern, or nil
+// when it has none.
+func newLiteralWindow(re *syntax.Regexp, numSubexp int) *literalWindow {
+	// (?m)^, \b and \B look at the byte before the position.
+	if hasOp(re, syntax.OpBeginLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary) {
 		return nil
 	}
 	parts := []*syntax.Regexp{re}
@@ -67,21 +67,6 @@ func newLiteralWindow(translated string, numSubexp int) *literalWindow {
 	}
 	w.rest = rest
 	return w
-}
-
-// hasLeftContext reports assertions that look at the byte before the
-// position: (?m)^, \b and \B.
-func hasLeftContext(re *syntax.Regexp) bool {
-	switch re.Op {
-	case syntax.OpBeginLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return true
-	}
-	for _, s := range re.Sub {
-		if hasLeftContext(s) {
-			return true
-		}
-	}
-	return false
 }
 
 // maxWidth is the most bytes re can match, -1 when unbounded.
