@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,19 +92,8 @@ func (p *brokerProcess) Close() error {
 	}
 }
 
-// cpu is the child's CPU time so far (/proc/<pid>/stat fields 14 and 15,
-// user and system, in clock ticks of 1/100 s).
-func (p *brokerProcess) cpu() time.Duration {
-	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may hold spaces: count from its ')'.
-	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond
-}
+// cpu is the child's CPU time so far.
+func (p *brokerProcess) cpu(b *testing.B) time.Duration { return processCPU(b, p.cmd.Process.Pid) }
 
 // setupBrokerProcess is setupBroker with the broker in a child process.
 func setupBrokerProcess(b *testing.B) (*env, *brokerProcess) {

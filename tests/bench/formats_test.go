@@ -361,9 +361,9 @@ func BenchmarkFormats(b *testing.B) {
 		split := func(f, job string, fn func()) (float64, float64) {
 			var own, brokerCPU time.Duration
 			measureLabeled(fmtEvents, f, job, func() {
-				c0, b0 := cpuTime(), child.cpu()
+				c0, b0 := cpuTime(), child.cpu(b)
 				fn()
-				own, brokerCPU = cpuTime()-c0, child.cpu()-b0
+				own, brokerCPU = cpuTime()-c0, child.cpu(b)-b0
 			})
 			return fmtEvents / own.Seconds(), fmtEvents / (own + brokerCPU).Seconds()
 		}

@@ -92,10 +92,13 @@ func (p *serverProc) stop() {
 	_ = p.cmd.Wait()
 }
 
-// cpu is the process's user + system time so far (/proc/<pid>/stat, in
-// clock ticks of 10 ms).
-func (p *serverProc) cpu(b *testing.B) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+// cpu is the process's user + system time so far.
+func (p *serverProc) cpu(b *testing.B) time.Duration { return processCPU(b, p.cmd.Process.Pid) }
+
+// processCPU is process pid's user + system time so far (/proc/<pid>/stat,
+// in clock ticks of 10 ms).
+func processCPU(b *testing.B, pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
