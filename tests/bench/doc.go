@@ -34,7 +34,9 @@
 //	BenchmarkFormats        CSAS and GROUP BY over 300k page views   issue 17
 //	                        in JSON, AVRO, PROTOBUF (a registry over
 //	                        HTTP), a hand loop for each job; jobs
-//	                        carry pprof labels (BENCH_FORMAT_JOBS)
+//	                        carry pprof labels (BENCH_FORMAT_JOBS);
+//	                        its broker is a child process, so it
+//	                        prints the engine's CPU alone and with it
 //
 // profile.md holds the profile findings of the performance pass (issue
 // 21 part 4) and of the registry formats' GROUP BY (issue 17 part 5):
@@ -43,6 +45,8 @@
 // The hand loops keep their state in Go maps and write no changelog; the
 // engine's figures include its Pebble stores and changelog topics.
 // CPU time is the whole process's (getrusage), so the embedded broker's
-// share is in both figures. Run with -benchtime 1x: one iteration
+// share is in both figures, except in BenchmarkFormats, whose broker runs
+// in a child process (this test binary, TestMain), its CPU read from
+// /proc/<pid>/stat and shown apart. Run with -benchtime 1x: one iteration
 // processes the 1M events once per side.
 package bench
