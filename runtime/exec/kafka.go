@@ -44,7 +44,7 @@ const defaultGlobalPartitionCheck = 10 * time.Second
 // NewKafka connects to the cluster (lazily: Ping checks it answers).
 func NewKafka(c KafkaConfig) (*Kafka, error) {
 	k := &Kafka{seeds: c.Seeds, logger: c.Logger, globalCheck: c.GlobalCheck,
-		base: append([]kgo.Opt{kgo.SeedBrokers(c.Seeds...)}, c.Security...)}
+		base: append([]kgo.Opt{kgo.SeedBrokers(c.Seeds...), uncompressed()}, c.Security...)}
 	if k.globalCheck <= 0 {
 		k.globalCheck = defaultGlobalPartitionCheck
 	}
@@ -57,6 +57,14 @@ func NewKafka(c KafkaConfig) (*Kafka, error) {
 	}
 	k.cl, k.adm = cl, kadm.NewClient(cl)
 	return k, nil
+}
+
+// uncompressed is Kafka's producer default, compression.type=none, which
+// ksqlDB's (Kafka Streams') clients write with unless a query sets it;
+// franz-go's own default is snappy. A query's compression.type
+// (runtime/kafkasec) comes after the base options and wins.
+func uncompressed() kgo.Opt {
+	return kgo.ProducerBatchCompression(kgo.NoCompression())
 }
 
 // Client makes a Kafka client with the cluster's seeds and security and

@@ -153,7 +153,7 @@ func honouredClientDefs() []*Def {
 		honoured(cdef("enable.idempotence", roleProducer, kindBool, "true", none,
 			"idempotent writes (franz-go's default); false: writes may be duplicated on retries; exactly_once_v2 always writes idempotently")),
 		honoured(enumClient(cdef("compression.type", roleProducer, kindString, "none", none,
-			"compression of the record batches queries write: none, gzip, snappy, lz4 or zstd (unset: franz-go's snappy)"), "none", "gzip", "snappy", "lz4", "zstd")),
+			"compression of the record batches queries write: none (Kafka's default, also when unset), gzip, snappy, lz4 or zstd"), "none", "gzip", "snappy", "lz4", "zstd")),
 		honoured(cdef("linger.ms", roleProducer, kindLong, "0", 0,
 			"milliseconds a query's writes wait to fill a batch (unset: 5)")),
 		honoured(cdef("batch.size", roleProducer, kindInt, "16384", 0,
