@@ -43,7 +43,11 @@
 // what took the time, what changed, before and after.
 //
 // The hand loops keep their state in Go maps and write no changelog; the
-// engine's figures include its Pebble stores and changelog topics.
+// engine's figures include its Pebble stores and changelog topics. The
+// hand loops write their output uncompressed (engineCompression), as the
+// engine does by default (compression.type none, Kafka's producer
+// default; franz-go's own default is snappy); the generated inputs are
+// written with franz-go's default, snappy, and both sides read them.
 // CPU time is the whole process's (getrusage), so the embedded broker's
 // share is in both figures, except in BenchmarkFormats, whose broker runs
 // in a child process (this test binary, TestMain), its CPU read from

@@ -297,7 +297,8 @@ func (e *formatEnv) formatHandLoop(b *testing.B, f, prefix string, want int64, s
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup(out),
 		kgo.ConsumeTopics(in), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond))
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond),
+		engineCompression())
 	if err != nil {
 		b.Fatal(err)
 	}

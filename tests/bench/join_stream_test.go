@@ -101,7 +101,8 @@ func (e *env) streamJoinLoop(b *testing.B) {
 	e.createTopics(b, out)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup("ssjoin-loop"),
 		kgo.ConsumeTopics(clicksTopic, viewsTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond))
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond),
+		engineCompression())
 	if err != nil {
 		b.Fatal(err)
 	}

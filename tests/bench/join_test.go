@@ -170,7 +170,8 @@ func (e *env) enrichLoop(b *testing.B) (load time.Duration) {
 	e.createTopics(b, out)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(e.b.Addrs()...), kgo.ConsumerGroup("enrich-loop"),
 		kgo.ConsumeTopics(ordersTopic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond))
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)), kgo.ProducerLinger(5*time.Millisecond),
+		engineCompression())
 	if err != nil {
 		b.Fatal(err)
 	}
