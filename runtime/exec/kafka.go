@@ -44,7 +44,7 @@ const defaultGlobalPartitionCheck = 10 * time.Second
 // NewKafka connects to the cluster (lazily: Ping checks it answers).
 func NewKafka(c KafkaConfig) (*Kafka, error) {
 	k := &Kafka{seeds: c.Seeds, logger: c.Logger, globalCheck: c.GlobalCheck,
-		base: append([]kgo.Opt{kgo.SeedBrokers(c.Seeds...), uncompressed()}, c.Security...)}
+		base: append([]kgo.Opt{kgo.SeedBrokers(c.Seeds...)}, c.Security...)}
 	if k.globalCheck <= 0 {
 		k.globalCheck = defaultGlobalPartitionCheck
 	}
@@ -59,18 +59,23 @@ func NewKafka(c KafkaConfig) (*Kafka, error) {
 	return k, nil
 }
 
-// uncompressed is Kafka's producer default, compression.type=none, which
-// ksqlDB's (Kafka Streams') clients write with unless a query sets it;
-// franz-go's own default is snappy. A query's compression.type
-// (runtime/kafkasec) comes after the base options and wins.
-func uncompressed() kgo.Opt {
-	return kgo.ProducerBatchCompression(kgo.NoCompression())
+// baseOpts are the options every client of the engine starts with: the
+// cluster's seeds and security, and Kafka's producer default,
+// compression.type=none, which ksqlDB's (Kafka Streams') clients write
+// with unless a query sets it (franz-go's own default is snappy); a
+// query's compression.type (runtime/kafkasec) comes after them and wins.
+// The compression option is made anew for each client: franz-go
+// deduplicates an option's codecs in place when it builds the client,
+// so one shared option would race between clients made concurrently.
+func (k *Kafka) baseOpts() []kgo.Opt {
+	return append(append(make([]kgo.Opt, 0, len(k.base)+1), k.base...),
+		kgo.ProducerBatchCompression(kgo.NoCompression()))
 }
 
-// Client makes a Kafka client with the cluster's seeds and security and
-// opts: every client of the engine is made here.
+// Client makes a Kafka client with baseOpts and opts: every client of
+// the engine is made here or from baseOpts.
 func (k *Kafka) Client(opts ...kgo.Opt) (*kgo.Client, error) {
-	return kgo.NewClient(append(append([]kgo.Opt{}, k.base...), opts...)...)
+	return kgo.NewClient(append(k.baseOpts(), opts...)...)
 }
 
 // Ping implements Cluster: it checks that the cluster answers, for start-up and /healthcheck.

@@ -147,13 +147,14 @@ func newKafkaRunner(k *Kafka, q *Query) *kafkaRunner {
 
 // clientOpts are the options of the query's client under either
 // guarantee, rebalance callbacks aside; the cluster's base options (seed
-// brokers, security) come first, as Kafka.client adds them.
+// brokers, security, no compression) come first, as Kafka.Client adds
+// them.
 func (r *kafkaRunner) clientOpts() []kgo.Opt {
 	reset := kgo.NewOffset().AtEnd()
 	if r.q.Config.FromEarliest {
 		reset = kgo.NewOffset().AtStart()
 	}
-	return append(append(append([]kgo.Opt{}, r.k.base...),
+	return append(append(r.k.baseOpts(),
 		kgo.ConsumerGroup(r.q.AppID),
 		kgo.ConsumeTopics(r.tasks.topics()...),
 		kgo.ConsumeResetOffset(reset),
