@@ -68,19 +68,24 @@ func (bs *batchSorter) sorted(pdb *pebble.DB, b *pebble.Batch) *pebble.Batch {
 		return b
 	}
 	bs.sort(repr, shared)
+	nb := pdb.NewBatch()
+	if err := nb.SetRepr(bs.rebuilt(repr)); err != nil {
+		_ = nb.Close() // cannot happen: out holds b's records
+		return b
+	}
+	_ = b.Close()
+	return nb
+}
+
+// rebuilt is repr's header and its records in bs.order.
+func (bs *batchSorter) rebuilt(repr []byte) []byte {
 	out := make([]byte, batchrepr.HeaderLen, len(repr)+metaRoom)
 	copy(out, repr[:batchrepr.HeaderLen])
 	for _, w := range bs.order {
 		sp := bs.spans[w&(1<<sortIndexBits-1)]
 		out = append(out, repr[sp.start:sp.end]...)
 	}
-	nb := pdb.NewBatch()
-	if err := nb.SetRepr(out); err != nil {
-		_ = nb.Close() // cannot happen: out holds b's records
-		return b
-	}
-	_ = b.Close()
-	return nb
+	return out
 }
 
 // read fills bs.spans with repr's records and returns the length of the
