@@ -26,7 +26,7 @@ type cachingStore struct {
 	inner   Store
 	max     int64
 	size    int64
-	entries map[string]*cacheEntry
+	entries entryTable // every entry, by key (entry_table.go)
 	lru     cacheEntry // sentinel of the ring of entries: lru.next is the least recently written
 	// ordered indexes the entries holding a value by key, for Range
 	// (cached deletes are not in it: a Range finds them in entries when
@@ -95,7 +95,7 @@ var (
 )
 
 func newCachingStore(inner Store, max int64, listener FlushListener) *cachingStore {
-	s := &cachingStore{inner: inner, max: max, entries: map[string]*cacheEntry{}, listener: listener}
+	s := &cachingStore{inner: inner, max: max, entries: newEntryTable(), listener: listener}
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s
 }
@@ -175,7 +175,7 @@ func (s *cachingStore) lookup(key []byte) *cacheEntry {
 	if e := s.last; e != nil && e.key == string(key) {
 		return e
 	}
-	e := s.entries[string(key)]
+	e := s.entries.get(key)
 	if e != nil {
 		s.last = e
 	}
@@ -211,7 +211,7 @@ func (s *cachingStore) insert(key, value []byte, lazy Lazy, dirty bool) *cacheEn
 	if dirty {
 		s.dirty++
 	}
-	s.entries[e.key] = e
+	s.entries.put(e)
 	s.last = e
 	s.pushBack(e)
 	s.size += e.bytes()
@@ -257,7 +257,7 @@ func (s *cachingStore) drop(e *cacheEntry) {
 		s.dirty--
 	}
 	unlink(e)
-	delete(s.entries, e.key)
+	s.entries.remove(e)
 	if s.last == e {
 		s.last = nil
 	}
@@ -312,7 +312,7 @@ func (s *cachingStore) firstDirty() *cacheEntry {
 
 // Close discards the cache (unflushed writes) and closes below.
 func (s *cachingStore) Close() error {
-	s.entries, s.ordered, s.size, s.dirty, s.last = map[string]*cacheEntry{}, nil, 0, 0, nil
+	s.entries, s.ordered, s.size, s.dirty, s.last = newEntryTable(), nil, 0, 0, nil
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s.inner.Close()
 }
@@ -349,7 +349,7 @@ func (m *rangeMerge) below(k, v []byte) bool {
 	if len(m.cached) > 0 && m.cached[0].key == string(k) {
 		return m.next()
 	}
-	if _, deleted := m.s.entries[string(k)]; deleted {
+	if m.s.entries.get(k) != nil { // a cached delete
 		return true
 	}
 	return m.emit(k, v)
@@ -390,9 +390,9 @@ func (m *rangeMerge) emit(k, v []byte) bool {
 func (s *cachingStore) cachedIn(start, end []byte) []*cacheEntry {
 	if s.ordered == nil {
 		s.ordered = btreemap.New[string, *cacheEntry](32, strings.Compare)
-		for k, e := range s.entries {
+		for e := s.front(); e != nil; e = s.after(e) {
 			if e.live() {
-				s.ordered.ReplaceOrInsert(k, e)
+				s.ordered.ReplaceOrInsert(e.key, e)
 			}
 		}
 	}
@@ -412,7 +412,7 @@ func (s *cachingStore) cachedIn(start, end []byte) []*cacheEntry {
 // purge drops matching cached entries unwritten, then purges below.
 func (s *cachingStore) purge(match func(key []byte) bool) error {
 	var doomed []*cacheEntry
-	for _, e := range s.entries {
+	for e := s.front(); e != nil; e = s.after(e) {
 		if match([]byte(e.key)) {
 			doomed = append(doomed, e)
 		}

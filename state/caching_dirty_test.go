@@ -75,7 +75,7 @@ func TestCacheFlushWalksDirtyTail(t *testing.T) {
 func checkDirtyCount(t *testing.T, c *cachingStore) {
 	t.Helper()
 	n := 0
-	for _, e := range c.entries {
+	for e := c.front(); e != nil; e = c.after(e) {
 		if e.dirty {
 			n++
 		}

@@ -38,8 +38,8 @@ func TestCachingQueueStaysSmall(t *testing.T) {
 		}
 		if i%100 == 99 {
 			must(t, c.Flush())
-			if len(c.entries) != open || c.ordered.Len() != open {
-				t.Fatalf("after flush %d: %d entries, %d ordered, want the %d open keys", i, len(c.entries), c.ordered.Len(), open)
+			if c.entries.len() != open || c.ordered.Len() != open {
+				t.Fatalf("after flush %d: %d entries, %d ordered, want the %d open keys", i, c.entries.len(), c.ordered.Len(), open)
 			}
 		}
 	}
@@ -51,7 +51,7 @@ func TestCachingQueueStaysSmall(t *testing.T) {
 	must(t, c.Flush())
 	n := 0
 	must(t, below.Range(nil, nil, func(_, _ []byte) bool { n++; return true }))
-	if n != 0 || len(c.entries) != 0 {
-		t.Fatalf("after deleting everything: %d keys below, %d cached", n, len(c.entries))
+	if n != 0 || c.entries.len() != 0 {
+		t.Fatalf("after deleting everything: %d keys below, %d cached", n, c.entries.len())
 	}
 }

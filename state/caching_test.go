@@ -189,8 +189,8 @@ func TestCachingMissIsNotCached(t *testing.T) {
 			t.Fatalf("get k = %q, %v", v, err)
 		}
 	}
-	if below.gets != 2 || len(c.entries) != 0 {
-		t.Fatalf("after two missing gets: %d gets below, %d entries", below.gets, len(c.entries))
+	if below.gets != 2 || c.entries.len() != 0 {
+		t.Fatalf("after two missing gets: %d gets below, %d entries", below.gets, c.entries.len())
 	}
 	must(t, c.Put([]byte("k"), []byte("1")))
 	must(t, c.Put([]byte("j"), []byte("2"))) // no Get before it: presence unknown

@@ -40,7 +40,7 @@ func TestCachedUpdateAllocations(t *testing.T) {
 	}
 	must(t, WriteCached(st))
 	for _, k := range keys {
-		if e := cs.entries[string(k)]; e.value != nil || e.dirty {
+		if e := cs.entries.get(k); e.value != nil || e.dirty {
 			t.Errorf("%s after WriteCached: value %q kept, dirty %v; want its bytes made for the write only", k, e.value, e.dirty)
 		}
 	}
@@ -79,10 +79,12 @@ func TestCachedNewKeyAllocations(t *testing.T) {
 		for i := range keys {
 			keys[i] = fmt.Appendf(nil, "%0*d", tc.keyLen, i)
 		}
-		for _, k := range keys[:100] { // the map grows here
+		for _, k := range keys[:100] { // the table grows here
 			c.upsert(k, nil, nil, true)
 		}
-		clear(c.entries) // room for the rest without growing
+		for e := c.front(); e != nil; e = c.front() {
+			c.drop(e) // room for the rest without growing
+		}
 		n := 100
 		put := func() { c.upsert(keys[n], nil, nil, true); n++ }
 		a := testing.AllocsPerRun(100, put)
@@ -92,7 +94,7 @@ func TestCachedNewKeyAllocations(t *testing.T) {
 		}
 		for _, k := range keys[100:n] {
 			c.upsert(k, []byte("v"), nil, true)
-			if e := c.entries[string(k)]; e == nil || e.key != string(k) {
+			if e := c.entries.get(k); e == nil || e.key != string(k) {
 				t.Fatalf("entry of %q after an update: %+v", k, e)
 			}
 		}

@@ -10,6 +10,7 @@
 //	metered        counts puts, gets, bytes               metered.go
 //	 ▼
 //	caching        write-back, LRU by write, size bound   caching.go
+//	 │             entries found by key hash              entry_table.go
 //	 │             Lazy values kept as put, their bytes   lazy.go
 //	 │             made only at write-down or a read
 //	 │             Flush/evict: latest value per key ───► FlushListener
@@ -18,7 +19,8 @@
 //	 │             (<app>-<store>-changelog, the task's   changelogging.go
 //	 ▼              partition; produced by the runtime)
 //	pebble         batch per store; Flush                 pebble_store.go
-//	 │             commits data + key count + checkpoint
+//	 │             commits data + key count + checkpoint,
+//	 │             the batch's records in key order       sorted_batch.go
 //	 ▼
 //	one Pebble DB per data dir                            db.go, keyspace.go
 //	 0x00 'n'                  → next prefix

@@ -73,6 +73,8 @@ type pebbleStore struct {
 	// lookups counts the existence lookups of writes that went to
 	// Pebble (the key in neither the batch nor ruled out by the filter).
 	lookups int64
+	// sorter puts a committed batch in key order (sorted_batch.go).
+	sorter batchSorter
 }
 
 var (
@@ -294,12 +296,12 @@ func (s *pebbleStore) Flush() error {
 }
 
 // commit writes the key count and staged checkpoint into the batch and
-// commits it; s.mu is held.
+// commits it, its records in key order (batchSorter); s.mu is held.
 func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	if s.batch == nil {
 		return nil
 	}
-	b, delta := s.batch, s.delta
+	b, delta := s.sorter.sorted(s.pdb, s.batch), s.delta
 	defer b.Close()
 	defer s.closeSpent()
 	s.addMeta(b)

@@ -122,7 +122,7 @@ func storeEmpty(s Store) bool {
 		case *meteredStore:
 			s = l.inner
 		case *cachingStore:
-			if len(l.entries) != 0 {
+			if l.entries.len() != 0 {
 				return false
 			}
 			s = l.inner
