@@ -106,6 +106,9 @@ type node struct {
 	t       *testing.T
 	dataDir string
 	args    []string
+	// env is added to the test's environment for the process
+	// (NAME=value); nil inherits it as it is.
+	env []string
 
 	cmd    *exec.Cmd
 	logs   *lockedBuffer
@@ -181,6 +184,9 @@ func (n *node) start() {
 	n.logs = &lockedBuffer{}
 	n.exited = make(chan error, 1)
 	n.cmd = exec.Command(binary(n.t), n.args...)
+	if n.env != nil {
+		n.cmd.Env = append(os.Environ(), n.env...)
+	}
 	n.cmd.Stdout, n.cmd.Stderr = n.logs, n.logs
 	if err := n.cmd.Start(); err != nil {
 		n.t.Fatalf("start sqlstream: %v", err)

@@ -143,6 +143,7 @@ func importRules() []importRule {
 		// Java properties files (the --config file, Connect's
 		// credentials file): a leaf.
 		{"internal/javaprops", []string{""}},
+		{"internal/gcpacing", []string{""}},
 		// The Nexmark generator, queries and checks are a Kafka client
 		// of the engine, never a part of it.
 		{"nexmark", []string{""}},

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,7 +42,8 @@ func TestNexmarkSmall(t *testing.T) {
 // TestNexmarkBenchmark is `make nexmark`: every query of the catalog on
 // NEXMARK_EVENTS events (NEXMARK_RATE events per second of event time),
 // each alone on a fresh engine process, its CPU-seconds read from
-// /proc/<pid>/stat; one line per query on stdout and a Markdown table in
+// /proc/<pid>/stat and its peak RSS from /proc/<pid>/status, with the
+// garbage collector's pacing its start line names; one line per query on stdout and a Markdown table in
 // NEXMARK_REPORT. NEXMARK_QUERIES (comma separated) runs some only.
 func TestNexmarkBenchmark(t *testing.T) {
 	events := nexmarkEnv(t, "NEXMARK_EVENTS", 0)
@@ -110,6 +112,10 @@ type nexmarkResult struct {
 	cpu      float64 // engine CPU-seconds from the first statement to the input consumed
 	rows     int
 	mismatch string
+	// peakRSS is the engine process's VmHWM in MiB once its input is
+	// consumed; pacing is the garbage collector's pacing it ran with.
+	peakRSS float64
+	pacing  string
 }
 
 // query runs q alone on a fresh engine (its own service id, so no other
@@ -135,7 +141,8 @@ func (r *nexmarkRun) query(t *testing.T, q *nexmark.Query) nexmarkResult {
 	if err := nexmark.WaitConsumed(ctx, adm, sid+"query_", persistentQueries(q), 100*time.Millisecond); err != nil {
 		t.Fatalf("%s: %v\n%s", q.Name, err, srv.Logs())
 	}
-	res := nexmarkResult{q: q, events: r.events, cpu: processCPU(t, srv.cmd.Process.Pid) - before}
+	res := nexmarkResult{q: q, events: r.events, cpu: processCPU(t, srv.cmd.Process.Pid) - before,
+		peakRSS: processPeakRSS(t, srv.cmd.Process.Pid), pacing: enginePacing(srv.Logs())}
 	recs, err := nexmark.ReadTopic(ctx, []string{r.broker.Kafka}, q.Sink)
 	if err != nil {
 		t.Fatalf("%s: %v", q.Name, err)
@@ -180,6 +187,42 @@ func processCPU(t *testing.T, pid int) float64 {
 	return float64(utime+stime) / 100
 }
 
+// processPeakRSS is the peak resident set size of process pid in MiB
+// (VmHWM in /proc/<pid>/status).
+func processPeakRSS(t *testing.T, pid int) float64 {
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		t.Fatalf("engine peak RSS: %v", err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kib, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			if err != nil {
+				t.Fatalf("engine peak RSS: %q: %v", line, err)
+			}
+			return kib / 1024
+		}
+	}
+	t.Fatalf("engine peak RSS: no VmHWM in /proc/%d/status", pid)
+	return 0
+}
+
+// pacingLine is the server's start line naming its garbage collector's
+// pacing (cmd/sqlstream/internal/cli: sqlstream.gc.percent and
+// sqlstream.memory.limit).
+var pacingLine = regexp.MustCompile(`msg="garbage collector pacing" gc_percent=(\S+) gc_percent_from=("[^"]*"|\S+) memory_limit=(\S+) memory_limit_from=("[^"]*"|\S+)`)
+
+// enginePacing is the pacing a server's log says it runs with; a binary
+// without the start line ran at Go's defaults (GOGC and GOMEMLIMIT from
+// the environment, else 100 and none).
+func enginePacing(logs string) string {
+	m := pacingLine.FindStringSubmatch(logs)
+	if m == nil {
+		return fmt.Sprintf("Go's (GOGC=%q GOMEMLIMIT=%q)", os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
+	}
+	return fmt.Sprintf("gc %s (%s), limit %s (%s)", m[1], strings.Trim(m[2], `"`), m[3], strings.Trim(m[4], `"`))
+}
+
 func (r nexmarkResult) perCPU() float64 { return float64(r.events) / max(r.cpu, 0.01) }
 
 func (r nexmarkResult) verdict() string {
@@ -195,8 +238,8 @@ func (r nexmarkResult) line() string {
 	if r.q.FlinkV2 > 0 {
 		ratio = ratioText(r.perCPU() / r.q.FlinkV2)
 	}
-	return fmt.Sprintf("nexmark %s: %d events, %.2f engine CPU-s, %.0f events/CPU-s, Flink V2 %s/core, ratio %s, %s",
-		r.q.Name, r.events, r.cpu, r.perCPU(), perCore(r.q.FlinkV2), ratio, r.verdict())
+	return fmt.Sprintf("nexmark %s: %d events, %.2f engine CPU-s, %.0f events/CPU-s, Flink V2 %s/core, ratio %s, peak RSS %.0f MiB, GC %s, %s",
+		r.q.Name, r.events, r.cpu, r.perCPU(), perCore(r.q.FlinkV2), ratio, r.peakRSS, r.pacing, r.verdict())
 }
 
 func perCore(v float64) string {
@@ -222,9 +265,9 @@ func nexmarkTable(events int64, results []nexmarkResult) string {
 	fmt.Fprintf(&sb, "# Nexmark: sqlstream vs published figures (events/s per core)\n\n"+
 		"%d events per query, JSON, one engine process per query on a separate `sqlstream broker`; "+
 		"ours = events ÷ the engine process's CPU-seconds (utime+stime) from its first statement to its "+
-		"input consumed. Flink V1, Flink V2 and Feldera per core are from ../shared/reference/nexmark.md §3.\n\n", events)
-	sb.WriteString("| q | ours | Flink V1 | Flink V2 | Feldera | ours ÷ Flink V2 | engine CPU-s | rows | check |\n")
-	sb.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+		"input consumed; peak RSS is its VmHWM then. Flink V1, Flink V2 and Feldera per core are from ../shared/reference/nexmark.md §3.\n\n", events)
+	sb.WriteString("| q | ours | Flink V1 | Flink V2 | Feldera | ours ÷ Flink V2 | engine CPU-s | peak RSS MiB | rows | check |\n")
+	sb.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		ratio := "–"
 		if r.q.FlinkV2 > 0 {
@@ -234,8 +277,8 @@ func nexmarkTable(events int64, results []nexmarkResult) string {
 		if r.mismatch != "" {
 			check = "MISMATCH"
 		}
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %.2f | %d | %s |\n", r.q.Name, perCore(r.perCPU()),
-			perCore(r.q.FlinkV1), perCore(r.q.FlinkV2), perCore(r.q.Feldera), ratio, r.cpu, r.rows, check)
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %.2f | %.0f | %d | %s |\n", r.q.Name, perCore(r.perCPU()),
+			perCore(r.q.FlinkV1), perCore(r.q.FlinkV2), perCore(r.q.Feldera), ratio, r.cpu, r.peakRSS, r.rows, check)
 	}
 	return sb.String()
 }

@@ -1,6 +1,7 @@
 package props
 
 import (
+	"github.com/sqlstream/sqlstream/internal/gcpacing"
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/functions"
 )
@@ -202,6 +203,11 @@ const (
 	DataDir      = "sqlstream.data.dir"
 	LogLevel     = "sqlstream.log.level"
 	LogFormat    = "sqlstream.log.format"
+	// GCPercent and MemoryLimit are the Go garbage collector's pacing
+	// (internal/gcpacing, which names them for its messages): GOGC's
+	// and GOMEMLIMIT's meaning, as server settings.
+	GCPercent   = gcpacing.PercentSetting
+	MemoryLimit = gcpacing.LimitSetting
 )
 
 // The values of TopicNaming.

@@ -53,4 +53,12 @@
 // in a child process (this test binary, TestMain), its CPU read from
 // /proc/<pid>/stat and shown apart. Run with -benchtime 1x: one iteration
 // processes the 1M events once per side.
+//
+// The garbage collector's pacing: the engines and hand loops that run in
+// this test process run at its pacing, Go's (GOGC=100, no memory limit)
+// unless GOGC or GOMEMLIMIT are in the environment; a server's default
+// (sqlstream.gc.percent 400 with a memory limit, internal/gcpacing) is
+// the binary's, so only BenchmarkScaleOutGroupBy's `sqlstream server`
+// processes run at it, and print the pacing their start line names.
+// BenchmarkFormats' broker child is this test binary, at Go's pacing.
 package bench

@@ -131,6 +131,8 @@ type scaleRun struct {
 	cpu   time.Duration // of the server processes
 	wall  time.Duration // from the first produced event to the last committed
 	prod  time.Duration // of which producing the events took
+	// pacing is the garbage collector's pacing the servers ran with.
+	pacing string
 }
 
 // runScale runs CTAS … COUNT(*) GROUP BY over numEvents events on procs
@@ -163,7 +165,20 @@ func runScale(b *testing.B, bin string, br *broker.Broker, adm *kadm.Client, cl 
 	produceEvents(b, cl, topic)
 	prod := time.Since(start)
 	waitCommitted(b, adm, group, topic, numEvents)
-	return scaleRun{procs: procs, cpu: serversCPU(b, servers) - cpu0, wall: time.Since(start), prod: prod}
+	return scaleRun{procs: procs, cpu: serversCPU(b, servers) - cpu0, wall: time.Since(start), prod: prod,
+		pacing: serverPacing(servers[0].logs.String())}
+}
+
+// serverPacing is the pacing a server's start line names (its
+// sqlstream.gc.percent and sqlstream.memory.limit, GOGC and GOMEMLIMIT
+// from this process's environment, or the defaults); a server without
+// the line ran at Go's pacing, from the environment as inherited.
+func serverPacing(logs string) string {
+	m := regexp.MustCompile(`msg="garbage collector pacing" gc_percent=(\S+) gc_percent_from=("[^"]*"|\S+) memory_limit=(\S+) memory_limit_from=("[^"]*"|\S+)`).FindStringSubmatch(logs)
+	if m == nil {
+		return fmt.Sprintf("Go's (GOGC=%q GOMEMLIMIT=%q)", os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
+	}
+	return fmt.Sprintf("gc %s (%s), limit %s (%s)", m[1], strings.Trim(m[2], `"`), m[3], strings.Trim(m[4], `"`))
 }
 
 func serversCPU(b *testing.B, servers []*serverProc) time.Duration {
@@ -283,8 +298,8 @@ func BenchmarkScaleOutGroupBy(b *testing.B) {
 			perCPU := float64(numEvents) / r.cpu.Seconds()
 			b.ReportMetric(perCPU, fmt.Sprintf("events/cpu-s-%dproc", procs))
 			b.ReportMetric(r.wall.Seconds(), fmt.Sprintf("wall-s-%dproc", procs))
-			fmt.Printf("  %d process(es): %9.0f events/CPU-s  (cpu %v, wall %v of which producing %v, %.0f events/s)\n", procs, perCPU,
-				r.cpu.Round(time.Millisecond), r.wall.Round(time.Millisecond), r.prod.Round(time.Millisecond), float64(numEvents)/r.wall.Seconds())
+			fmt.Printf("  %d process(es): %9.0f events/CPU-s  (cpu %v, wall %v of which producing %v, %.0f events/s; GC %s)\n", procs, perCPU,
+				r.cpu.Round(time.Millisecond), r.wall.Round(time.Millisecond), r.prod.Round(time.Millisecond), float64(numEvents)/r.wall.Seconds(), r.pacing)
 		}
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/internal/gcpacing"
 	"github.com/sqlstream/sqlstream/internal/javaprops"
 	"github.com/sqlstream/sqlstream/runtime/props"
 )
@@ -29,12 +31,18 @@ type serverFlags struct {
 	fs     *flag.FlagSet
 	opts   []option
 	config *string
+	// runtime and machine are where the GC's pacing reads GOGC and
+	// GOMEMLIMIT as Go's runtime read them, and the machine's memory (the
+	// process's and "/"; tests give their own).
+	runtime func() gcpacing.Runtime
+	machine fs.FS
 }
 
 func newServerFlags(fs *flag.FlagSet) *serverFlags { return newOptionFlags(fs, serverOptions()) }
 
 func newOptionFlags(fs *flag.FlagSet, opts []option) *serverFlags {
-	sf := &serverFlags{fs: fs, opts: opts}
+	sf := &serverFlags{fs: fs, opts: opts, machine: os.DirFS("/"),
+		runtime: func() gcpacing.Runtime { return gcpacing.CurrentRuntime(os.LookupEnv) }}
 	for _, o := range sf.opts {
 		fs.String(o.flag, o.def, o.usage)
 	}
@@ -64,7 +72,32 @@ func (sf *serverFlags) resolve() (Settings, error) {
 	if err := sf.validate(vals); err != nil {
 		return Settings{}, err
 	}
-	return sf.settings(vals), nil
+	s := sf.settings(vals)
+	if sf.isOption(props.GCPercent) {
+		p, err := sf.pacing(vals)
+		if err != nil {
+			return Settings{}, err
+		}
+		s.Pacing = p
+		// SHOW PROPERTIES shows the pacing in force, wherever it came from.
+		s.Properties[props.GCPercent], s.Properties[props.MemoryLimit] = p.PercentText(), p.LimitText()
+	}
+	return s, nil
+}
+
+// pacing resolves the GC's pacing: the settings when given, else GOGC
+// and GOMEMLIMIT, else the defaults (gcpacing.Resolve).
+func (sf *serverFlags) pacing(vals map[string]sourced) (gcpacing.Pacing, error) {
+	given := func(key string) gcpacing.Given {
+		v := vals[key]
+		return gcpacing.Given{Value: v.value, From: v.origin, Set: v.given}
+	}
+	p, err := gcpacing.Resolve(given(props.GCPercent), given(props.MemoryLimit), sf.runtime(),
+		func() (gcpacing.Memory, error) { return gcpacing.MachineMemory(sf.machine) })
+	if err != nil {
+		return gcpacing.Pacing{}, configError{err}
+	}
+	return p, nil
 }
 
 func (sf *serverFlags) loadFile(vals map[string]sourced) error {

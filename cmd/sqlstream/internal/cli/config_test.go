@@ -10,11 +10,16 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/sqlstream/sqlstream/internal/gcpacing"
 )
 
 // TestConfig pins how flags and a config file (the test input, when not
 // empty, passed as --config app.properties) resolve into Settings, for
-// the server (resolve) and for `sqlstream broker` (resolve-broker).
+// the server (resolve) and for `sqlstream broker` (resolve-broker). The
+// machine has 8 GiB (testdata/machine) and Go's runtime runs at its
+// defaults, unless the command gives GOGC or GOMEMLIMIT (in bytes) as
+// the runtime would have read them from the environment (gogc=50,
+// gomemlimit=1073741824).
 func TestConfig(t *testing.T) {
 	datadriven.RunTest(t, "testdata/config", func(t *testing.T, d *datadriven.TestData) string {
 		opts, render := serverOptions(), renderSettings
@@ -27,8 +32,18 @@ func TestConfig(t *testing.T) {
 		}
 		dir := t.TempDir()
 		var args []string
+		rt := gcpacing.Runtime{Percent: gcpacing.GoPercent, Limit: gcpacing.NoLimit}
 		for _, a := range d.CmdArgs {
-			args = append(args, a.String())
+			switch a.Key {
+			case "gogc":
+				d.ScanArgs(t, "gogc", &rt.Percent)
+				rt.PercentEnv = true
+			case "gomemlimit":
+				d.ScanArgs(t, "gomemlimit", &rt.Limit)
+				rt.LimitEnv = true
+			default:
+				args = append(args, a.String())
+			}
 		}
 		if d.Input != "" {
 			path := filepath.Join(dir, "app.properties")
@@ -37,15 +52,16 @@ func TestConfig(t *testing.T) {
 			}
 			args = append([]string{"--config", path}, args...)
 		}
-		out := resolveArgs(args, opts, render)
+		out := resolveArgs(args, opts, render, rt)
 		return strings.ReplaceAll(out, dir+string(filepath.Separator), "")
 	})
 }
 
-func resolveArgs(args []string, opts []option, render func(Settings) string) string {
+func resolveArgs(args []string, opts []option, render func(Settings) string, rt gcpacing.Runtime) string {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	sf := newOptionFlags(fs, opts)
+	sf.runtime, sf.machine = func() gcpacing.Runtime { return rt }, os.DirFS("testdata/machine")
 	if err := fs.Parse(args); err != nil {
 		return "error: " + err.Error() + "\n"
 	}
@@ -75,6 +91,8 @@ func renderSettings(s Settings) string {
 	} else {
 		fmt.Fprintf(&b, "schema-registry: %s topic %s\n", s.SchemaRegistryListen, s.SchemaRegistryTopic)
 	}
+	fmt.Fprintf(&b, "gc-percent: %s (%s)\n", s.Pacing.PercentText(), s.Pacing.PercentFrom)
+	fmt.Fprintf(&b, "memory-limit: %s (%s)\n", s.Pacing.LimitText(), s.Pacing.LimitFrom)
 	for _, k := range sortedKeys(s.Properties) {
 		fmt.Fprintf(&b, "property %s=%s\n", k, s.Properties[k])
 	}

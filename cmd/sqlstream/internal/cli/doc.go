@@ -14,4 +14,16 @@
 //	   Kafka is given)                             combined mode
 //	          ▲                                      │
 //	          └──── shutdown: HTTP, engine, broker ◄──┘
+//
+// Before the broker starts, the server sets the Go garbage collector's
+// pacing (internal/gcpacing) from --gc-percent / sqlstream.gc.percent
+// and --memory-limit / sqlstream.memory.limit, resolved with the other
+// settings: an explicit value wins over GOGC and GOMEMLIMIT in the
+// environment (a user who set them meant them), which win over the
+// defaults, 400 and 75% of the cgroup's or the machine's memory (400
+// needs the limit beside it: without one the default percent is Go's
+// 100, and off without one is refused). One start line ("garbage
+// collector pacing") gives each value and where it came from, and SHOW
+// PROPERTIES the values in force. `sqlstream test` runs its engines at
+// the same defaults; `sqlstream broker` keeps Go's pacing.
 package cli

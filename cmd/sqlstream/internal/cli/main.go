@@ -48,6 +48,11 @@ func Main(args []string, stdio Stdio, svc Services) int {
 		return 0
 	}
 	if tr, ok := svc.(TestRunner); ok && cmd == "test" {
+		// The runner's engines run in this process: at the server's
+		// default pacing (GOGC and GOMEMLIMIT win, as for the server).
+		if err := applyDefaultPacing(); err != nil {
+			return exitCode(stdio, err)
+		}
 		return tr.RunTests(rest, stdio.Out, stdio.Err)
 	}
 	fmt.Fprintf(stdio.Err, "sqlstream: unknown command %q\n\n", cmd)

@@ -5,13 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/sqlstream/sqlstream/internal/gcpacing"
 )
 
 // runServer serves until ctx ends (SIGINT or SIGTERM), logging to stderr.
 func runServer(ctx context.Context, s Settings, svc Services, stdio Stdio) error {
 	log := newLogger(stdio.Err, s)
+	applyPacing(s.Pacing, log)
 	n, err := startNode(ctx, s, svc, log)
 	if err != nil {
 		return err
@@ -33,6 +37,7 @@ func runCombined(ctx context.Context, s Settings, svc Services, stdio Stdio) err
 	}
 	defer f.Close()
 	log := newLogger(f, s)
+	applyPacing(s.Pacing, log)
 	n, err := startNode(ctx, s, svc, log)
 	if err != nil {
 		return err
@@ -70,4 +75,25 @@ func runREPLUntil(ctx context.Context, svc Services, c REPLConfig, log *slog.Log
 		log.Warn("REPL still waiting for input; stopping without it")
 		return nil
 	}
+}
+
+// applyPacing sets the garbage collector's pacing before anything starts
+// and logs it, each value with where it came from.
+func applyPacing(p gcpacing.Pacing, log *slog.Logger) {
+	p.Apply()
+	log.Info("garbage collector pacing", "gc_percent", p.PercentText(), "gc_percent_from", p.PercentFrom,
+		"memory_limit", gcpacing.FormatBytes(p.Limit), "memory_limit_from", p.LimitFrom, "memory_limit_bytes", p.LimitText())
+}
+
+// applyDefaultPacing sets the pacing a server without the settings runs
+// with, for `sqlstream test`, whose engines run in its process; nothing
+// is logged (its output is the tests' report).
+func applyDefaultPacing() error {
+	p, err := gcpacing.Resolve(gcpacing.Given{}, gcpacing.Given{}, gcpacing.CurrentRuntime(os.LookupEnv),
+		func() (gcpacing.Memory, error) { return gcpacing.MachineMemory(os.DirFS("/")) })
+	if err != nil {
+		return configError{err}
+	}
+	p.Apply()
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlstream/sqlstream/internal/gcpacing"
 	"github.com/sqlstream/sqlstream/runtime/props"
 )
 
@@ -45,6 +46,10 @@ func serverOptions() []option {
 			"minimum log level: debug, info, warn or error", checkLogLevel},
 		{"log-format", props.LogFormat, "text", "FORMAT",
 			"log line format: text (key=value) or json (one object per line, for log shippers)", checkLogFormat},
+		{"gc-percent", props.GCPercent, strconv.Itoa(gcpacing.DefaultPercent), "PERCENT",
+			"the Go garbage collector's target (GOGC's meaning): the heap may grow by this percentage of its live size before the next collection; off collects only near the memory limit. Unset, GOGC in the environment applies, else 400 with a memory limit in force and Go's 100 without one", gcpacing.CheckPercent},
+		{"memory-limit", props.MemoryLimit, gcpacing.DefaultLimit, "SIZE",
+			"soft memory limit of the process (GOMEMLIMIT's meaning: the collector works harder near it): a size (2GB, 1536MiB, bytes), a share of the cgroup's memory limit or else of MemTotal (75%), or off. Unset, GOMEMLIMIT in the environment applies, else 75%", gcpacing.CheckLimit},
 	}
 }
 

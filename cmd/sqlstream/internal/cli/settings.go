@@ -3,6 +3,8 @@ package cli
 import (
 	"log/slog"
 	"path/filepath"
+
+	"github.com/sqlstream/sqlstream/internal/gcpacing"
 )
 
 // Settings is the validated configuration of one sqlstream process, merged
@@ -32,6 +34,10 @@ type Settings struct {
 	// of the config file plus listeners, bootstrap.servers and
 	// ksql.service.id as resolved.
 	Properties map[string]string
+	// Pacing is the garbage collector's pacing the server runs with
+	// (sqlstream.gc.percent, sqlstream.memory.limit, or GOGC and
+	// GOMEMLIMIT, or the defaults), applied at start.
+	Pacing gcpacing.Pacing
 	// BrokerUser and BrokerPassword are the embedded broker's internal
 	// user, set once it runs with authentication ("" without): the
 	// engine's clients authenticate as it.
