@@ -44,9 +44,26 @@ func (r *OutRecord) PartitionBytes() []byte {
 // Emitter receives the records sinks write. The runtime's emitter
 // produces them to Kafka; the test driver's collects them. r itself is
 // valid only during the call (sinks reuse it); its Key, Value and Headers
-// are the emitter's to keep.
+// are the emitter's to keep, unless it says it copies them (BytesCopier).
 type Emitter interface {
 	Emit(r *OutRecord)
+}
+
+// BytesCopier is implemented by the emitters that may copy what they
+// keep of a record's Key, Value and PartitionKey during Emit (the Kafka
+// runner's, into buffers it recycles once the producer is done with
+// them): CopiesBytes true lets an operator encode every record it emits
+// into the same buffers, where an emitter that keeps the slices needs
+// new ones per record. Headers are kept either way.
+type BytesCopier interface {
+	CopiesBytes() bool
+}
+
+// copiesBytes reports whether e copies the bytes of the records it is
+// given (false when it does not say).
+func copiesBytes(e Emitter) bool {
+	c, ok := e.(BytesCopier)
+	return ok && c.CopiesBytes()
 }
 
 // LogKind classifies a processing-log entry.

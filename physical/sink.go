@@ -18,7 +18,7 @@ type sinkOp struct {
 	nkeys    int
 	valIdx   []int
 	vals     []any     // the value columns of the row being written
-	rec      OutRecord // the record handed to the emitter (which keeps its slices, not it)
+	rec      OutRecord // the record handed to the emitter (which keeps its slices or copies them, not it)
 	tsIdx    int       // the sink's TIMESTAMP column, or -1
 	parseTS  TimestampParser
 	// innerPlacement places a windowed record by its inner key (Kafka
@@ -26,10 +26,12 @@ type sinkOp struct {
 	innerPlacement bool
 	valSize        sizeHint
 	keySize        sizeHint
+	bufs           encodeBufs // what the key and value are encoded into
 }
 
 func newSinkOp(env *TaskEnv, target *planner.Source, parseTS TimestampParser) (*sinkOp, error) {
-	op := &sinkOp{env: env, target: target, nkeys: target.Schema.NumKeys(), tsIdx: -1, parseTS: parseTS}
+	op := &sinkOp{env: env, target: target, nkeys: target.Schema.NumKeys(), tsIdx: -1, parseTS: parseTS,
+		bufs: newEncodeBufs(env.Emit)}
 	if target.TimestampColumn != "" {
 		op.tsIdx = target.Schema.Find(target.TimestampColumn)
 	}
@@ -96,9 +98,9 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool, error) {
 	var b []byte
 	switch {
 	case op.windowed(row):
-		b = make([]byte, 0, 32) // room for the window after the key
+		b = op.bufs.forKey(32) // room for the window after the key
 	case !row.Tombstone && op.keySize.last > 0 && op.valSize.last > 0:
-		b = make([]byte, 0, op.keySize.last+op.valSize.last+op.valSize.last/4+8) // the value goes after it
+		b = op.bufs.forKey(op.keySize.last + op.valSize.last + op.valSize.last/4 + 8) // the value goes after it
 	}
 	b, err := op.keyCodec.Encode(b, row.Values[:op.nkeys])
 	if err != nil {
@@ -111,11 +113,11 @@ func (op *sinkOp) key(row *types.Row) ([]byte, bool, error) {
 // valueBuf is the buffer the value of rec is encoded into: the room left
 // after its key when the key was given room for it (one allocation for
 // both; the key's capacity is cut to its length), else one sized from
-// the last value.
+// the last value (encodeBufs: the sink's own when the emitter copies).
 func (op *sinkOp) valueBuf(rec *OutRecord) []byte {
 	k := rec.Key
 	if cap(k)-len(k) < max(op.valSize.last, 1) {
-		return op.valSize.buf()
+		return op.bufs.forValue(op.valSize)
 	}
 	rec.Key = k[:len(k):len(k)]
 	return k[len(k):len(k)]

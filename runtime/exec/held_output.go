@@ -33,13 +33,21 @@ import (
 // processing it, or the poll loop between rounds).
 type heldOutput struct {
 	produce func(*kgo.Record)
-	record  func(*physical.OutRecord) *kgo.Record // nil: ToKgo
+	record  func(*physical.OutRecord) *kgo.Record // copies the bytes; nil: ToKgo, which keeps them
 	recs    []*kgo.Record
 	bytes   int64
 	limit   int64 // release once bytes reach it; 0: after every batch
 }
 
-var _ physical.Emitter = (*heldOutput)(nil)
+var (
+	_ physical.Emitter     = (*heldOutput)(nil)
+	_ physical.BytesCopier = (*heldOutput)(nil)
+	_ physical.BytesCopier = (*kafkaRunner)(nil)
+)
+
+// CopiesBytes implements physical.BytesCopier: the runner's conversion
+// copies a record's bytes, ToKgo keeps them.
+func (h *heldOutput) CopiesBytes() bool { return h.record != nil }
 
 // Emit implements physical.Emitter: the record is converted now (the
 // operator may reuse rec) and produced at the next release.

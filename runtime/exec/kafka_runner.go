@@ -63,8 +63,9 @@ type kafkaRunner struct {
 	// their buffers.
 	changelogRecs changelogRecords
 	// outRecs recycles output and repartition records the same way:
-	// one franz-go record (~200 bytes) per record a task emits.
-	outRecs sync.Pool
+	// one franz-go record (~200 bytes) and its bytes per record a task
+	// emits.
+	outRecs outRecords
 
 	mu        sync.Mutex            // guards the maps below, emitErr and failed
 	processed map[tp]int64          // next offset to commit
@@ -249,23 +250,21 @@ func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
 	r.produce(r.outRecord(rec), r.emitted)
 }
 
-// outRecord converts rec into a franz-go record from the pool (the
-// emitted promise puts it back).
+// CopiesBytes implements physical.BytesCopier: outRecord copies a
+// record's bytes.
+func (r *kafkaRunner) CopiesBytes() bool { return true }
+
+// outRecord converts rec into a franz-go record from the pool, its bytes
+// copied into the record's buffer (the emitted promise puts both back).
 func (r *kafkaRunner) outRecord(rec *physical.OutRecord) *kgo.Record {
-	kr, _ := r.outRecs.Get().(*kgo.Record)
-	if kr == nil {
-		kr = new(kgo.Record)
-	}
-	fillKgo(kr, rec)
-	return kr
+	return r.outRecs.get(rec)
 }
 
-// onEmitted notes an output's failure, then recycles the record (its
-// headers' room kept): the client is done with it once it calls back.
+// onEmitted notes an output's failure, then recycles the record with its
+// buffer: the client is done with it once it calls back.
 func (r *kafkaRunner) onEmitted(kr *kgo.Record, err error) {
 	r.onProduced(kr, err)
-	*kr = kgo.Record{Headers: kr.Headers[:0]}
-	r.outRecs.Put(kr)
+	r.outRecs.put(kr)
 }
 
 // produceOutput produces an output record a stateful task held back

@@ -32,3 +32,53 @@ func TestOutputRecordsAreRecycledClean(t *testing.T) {
 		r.onEmitted(kr, nil)
 	}
 }
+
+// TestOutputRecordsRecycleTheirBuffers: an output record is the emitted
+// key, value and partition key copied (the sink reuses its buffers), a
+// nil key and value stay null and empty ones empty, a windowed key's
+// inner key still places the record by a length (no context value); a
+// record not yet put back keeps its bytes while others are made and
+// recycled, and once records go back with their buffers the next ones
+// cost no allocation.
+func TestOutputRecordsRecycleTheirBuffers(t *testing.T) {
+	var o outRecords
+	key, value := []byte("user_1+window"), []byte(`{"N":1}`)
+	held := o.get(&physical.OutRecord{Topic: "out", Partition: -1, Key: key, Value: value, Timestamp: 7, PartitionKey: key[:6]})
+	key[0], value[0] = 'X', 'X' // the sink reuses its buffers
+	if string(held.Key) != "user_1+window" || string(held.Value) != `{"N":1}` || held.Topic != "out" || held.Timestamp.UnixMilli() != 7 {
+		t.Fatalf("record %q %q %s at %d, want user_1+window {\"N\":1} out at 7", held.Key, held.Value, held.Topic, held.Timestamp.UnixMilli())
+	}
+	if pk, ok := placement(held); !ok || string(pk) != "user_1" || held.Context != keyPrefix(6) {
+		t.Errorf("placed by %q (%v, context %v), want the key's first 6 bytes", pk, ok, held.Context)
+	}
+	other := []byte("right table key")
+	for range 10 {
+		kr := o.get(&physical.OutRecord{Topic: "out", Partition: -1, Key: []byte("other"), Value: []byte("a value that is longer"), PartitionKey: other})
+		if pk, ok := placement(kr); !ok || string(pk) != "right table key" || &pk[0] == &other[0] {
+			t.Errorf("placed by %q (%v), want a copy of the partition key", pk, ok)
+		}
+		o.put(kr)
+	}
+	if string(held.Key) != "user_1+window" || string(held.Value) != `{"N":1}` {
+		t.Errorf("a record in flight changed to %q %q", held.Key, held.Value)
+	}
+	kr := o.get(&physical.OutRecord{Topic: "out", Partition: -1, Key: nil, Value: []byte{}})
+	if kr.Key != nil || kr.Value == nil || len(kr.Value) != 0 {
+		t.Errorf("null key, empty value became %q (nil %v), %q (nil %v)", kr.Key, kr.Key == nil, kr.Value, kr.Value == nil)
+	}
+	o.put(kr)
+	kr = o.get(&physical.OutRecord{Topic: "out", Partition: -1, Key: []byte{}, Value: nil})
+	if kr.Key == nil || kr.Value != nil {
+		t.Errorf("empty key, tombstone became %q (nil %v), %q (nil %v)", kr.Key, kr.Key == nil, kr.Value, kr.Value == nil)
+	}
+	o.put(kr)
+	if raceEnabled {
+		return // the pool drops records at random
+	}
+	rec := &physical.OutRecord{Topic: "out", Partition: -1, Key: []byte("user_2"), Value: []byte(`{"N":2}`), Timestamp: 9,
+		Headers: []physical.Header{{Key: "h", Value: []byte("1")}}}
+	allocs := testing.AllocsPerRun(100, func() { o.put(o.get(rec)) })
+	if allocs > 0 {
+		t.Errorf("a recycled output record costs %.1f allocations, want 0", allocs)
+	}
+}

@@ -44,7 +44,8 @@ type taskEnvs struct {
 	// Kafka: heldOutput); nil emits them at once.
 	hold func(*kgo.Record)
 	// record converts an output record for hold (nil: ToKgo), the
-	// runner's, which recycles the records it produced.
+	// runner's, which copies its bytes into a record it recycles once
+	// produced (so the held output says it copies: physical.BytesCopier).
 	record func(*physical.OutRecord) *kgo.Record
 }
 

@@ -263,9 +263,23 @@ func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
 		if b == nil || err != nil {
 			return nil, nullOperand(err)
 		}
-		return decimalOp(op, t, toDecimal(a), toDecimal(b))
+		var da, db apd.Decimal
+		return decimalOp(op, t, decimalOperand(&da, a), decimalOperand(&db, b))
 	}
 	return n
+}
+
+// decimalOperand is a non-NULL numeric operand as a decimal: v itself
+// when it is one, an integer set into d (the caller's, on its stack: an
+// integer operand, q1's price, costs no allocation), else toDecimal's.
+func decimalOperand(d *apd.Decimal, v any) *apd.Decimal {
+	switch x := v.(type) {
+	case int64:
+		return d.SetInt64(x)
+	case int32:
+		return d.SetInt64(int64(x))
+	}
+	return toDecimal(v)
 }
 
 func decimalOp(op ast.BinaryOp, t *types.Type, a, b *apd.Decimal) (any, error) {

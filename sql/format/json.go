@@ -19,8 +19,9 @@ type jsonCodec struct {
 	// (NewValueDecoder); nil: none.
 	skip []bool
 	// task: the decoder is one task's (NewTaskValueDecoder), its strings
-	// copied into this slab and boxed from its arena; nil: a record's
-	// strings share a copy of its text and a per-record arena.
+	// copied into this slab and boxed from its arena, as its BIGINT,
+	// TIMESTAMP and DOUBLE values are; nil: a record's strings share a
+	// copy of its text and a per-record arena, its numbers boxed by Go.
 	task *keyArena
 }
 
