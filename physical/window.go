@@ -504,22 +504,30 @@ func (op *windowAggOp) emitClosed() error {
 		return nil
 	}
 	bound := binary.BigEndian.AppendUint64(nil, uint64(limit)^(1<<63))
-	type entry struct {
-		k, v []byte
-	}
+	// The closed entries' keys and values are copied into one buffer
+	// made for this scan (never reused: what emitBuffered decodes may
+	// keep pointing into it), ends recorded as they are appended.
+	type entry struct{ kEnd, vEnd int }
+	var buf []byte
 	var done []entry
 	err := op.buffer.Range(op.bufferFrom, bound, func(k, v []byte) bool {
-		done = append(done, entry{append([]byte(nil), k...), append([]byte(nil), v...)})
+		buf = append(buf, k...)
+		kEnd := len(buf)
+		buf = append(buf, v...)
+		done = append(done, entry{kEnd, len(buf)})
 		return true
 	})
 	if err != nil {
 		return err
 	}
+	start := 0
 	for _, e := range done {
-		if err := op.emitBuffered(e.k, e.v); err != nil {
+		k, v := buf[start:e.kEnd:e.kEnd], buf[e.kEnd:e.vEnd:e.vEnd]
+		start = e.vEnd
+		if err := op.emitBuffered(k, v); err != nil {
 			return err
 		}
-		if err := op.buffer.Put(e.k, nil); err != nil {
+		if err := op.buffer.Put(k, nil); err != nil {
 			return err
 		}
 	}

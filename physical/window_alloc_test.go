@@ -160,4 +160,4 @@ func TestHoppingFinalRecordAllocations(t *testing.T) {
 }
 
 // hoppingFinalRecordAllocs is the bound TestHoppingFinalRecordAllocations pins.
-const hoppingFinalRecordAllocs = 21
+const hoppingFinalRecordAllocs = 20
