@@ -1,6 +1,7 @@
 package physical_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -89,3 +90,74 @@ func TestTumblingRecordAllocations(t *testing.T) {
 
 // tumblingRecordAllocs is the bound TestTumblingRecordAllocations pins.
 const tumblingRecordAllocs = 5
+
+// TestHoppingFinalRecordAllocations measures what a record costs in
+// allocations in q5's first query: a HOPPING window of 10 s advancing by
+// 2 s, EMIT FINAL, so each record updates five windows and buffers each
+// one's result (the window's cell and cache entry, the buffered result,
+// its own cache entry), then the closed windows are emitted.
+func TestHoppingFinalRecordAllocations(t *testing.T) {
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	stmts, err := parser.Parse(`CREATE STREAM bid (AUCTION BIGINT KEY, PRICE BIGINT, MS BIGINT)
+	    WITH (KAFKA_TOPIC='bid', VALUE_FORMAT='JSON', TIMESTAMP='MS');
+	  CREATE TABLE counts AS SELECT AUCTION, AS_VALUE(AUCTION) AS A, COUNT(*) AS N, WINDOWSTART AS S FROM bid
+	    WINDOW HOPPING (SIZE 10 SECONDS, ADVANCE BY 2 SECONDS, GRACE PERIOD 4 SECONDS) GROUP BY AUCTION EMIT FINAL;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Catalog.Put(src)
+	plan, err := p.PlanCreateAs(stmts[1].(*ast.CreateAsSelect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := physical.Build(plan, physical.Options{AppID: "allocs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := state.OpenMem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out := &discard{}
+	tk, err := topo.NewTask(0, &physical.TaskEnv{Emit: out, Stores: &pebbleStores{db: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 auctions (the key: no repartition), a record every 10 ms: each
+	// (auction, window) gets about ten records, and windows close as time
+	// passes.
+	const auctions = 100
+	recs := make([]*physical.InRecord, 200*auctions)
+	for i := range recs {
+		ms := int64(i) * 10
+		recs[i] = &physical.InRecord{Topic: "bid", Key: binary.BigEndian.AppendUint64(nil, uint64(1000+i%auctions)),
+			Value: fmt.Appendf(nil, `{"PRICE":%d,"MS":%d}`, 100+i%13, ms), Timestamp: ms}
+	}
+	next := 0
+	process := func() {
+		if err := tk.Process(recs[next]); err != nil {
+			t.Fatal(err)
+		}
+		next++
+	}
+	for range 50 * auctions { // the caches grow and windows start closing here
+		process()
+	}
+	emitted := out.n
+	allocs := testing.AllocsPerRun(100*auctions, process)
+	if out.n == emitted {
+		t.Fatal("no window closed while measured")
+	}
+	t.Logf("%.1f allocations per record (five windows each)", allocs)
+	if allocs > hoppingFinalRecordAllocs && !invariantsBuild {
+		t.Errorf("a record of five hopping windows made %.1f allocations, want at most %d", allocs, hoppingFinalRecordAllocs)
+	}
+}
+
+// hoppingFinalRecordAllocs is the bound TestHoppingFinalRecordAllocations pins.
+const hoppingFinalRecordAllocs = 20

@@ -33,6 +33,8 @@ type FlushListener func(key, value, old []byte)
 
 // purger is implemented by every layer: it removes the entries whose key
 // matches from the local store only: no changelog record, no listener call.
+// match reads key during the call only and never writes it (the caching
+// layer shows it the cache's own key).
 type purger interface {
 	purge(match func(key []byte) bool) error
 }

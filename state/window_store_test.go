@@ -283,3 +283,30 @@ func TestFreshPutsInATransaction(t *testing.T) {
 		t.Fatalf("key count %d, want 10", n)
 	}
 }
+
+// TestPurgeDoesNotCopyCachedKeys: a window store's Purge shows match
+// every cached entry's key; it reads the cache's own key (keyView), so a
+// purge over a cache of a thousand windows, none expired, costs a few
+// allocations (the store's scan), not one per entry.
+func TestPurgeDoesNotCopyCachedKeys(t *testing.T) {
+	ws, err := memDB(t).WindowStore(testID, WithCache(1<<20))
+	must(t, err)
+	defer ws.Close()
+	const windows = 1000
+	for i := range windows {
+		must(t, ws.Put(fmt.Appendf(nil, "key-%04d", i), 1_000_000, []byte("v")))
+	}
+	before := int64(0)
+	allocs := testing.AllocsPerRun(20, func() {
+		before += 1000 // each call a later bound, so none returns early
+		must(t, ws.Purge(before))
+	})
+	if allocs >= windows/10 {
+		t.Errorf("a purge over %d cached windows made %.0f allocations, want far fewer than one each", windows, allocs)
+	}
+	n := 0
+	must(t, ws.Fetch([]byte("key-0007"), 0, 2_000_000, func(int64, []byte) bool { n++; return true }))
+	if n != 1 {
+		t.Fatalf("a window no purge matched: %d found, want 1", n)
+	}
+}

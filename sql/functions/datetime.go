@@ -103,6 +103,9 @@ func (c *timeCache) formatMillis(ms int64, pattern, zone string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if loc == time.UTC {
+		return f.formatUTC(ms), nil
+	}
 	return f.Format(time.UnixMilli(ms).In(loc)), nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	_ "time/tzdata" // zone names must resolve on hosts without tzdata
 )
@@ -15,6 +16,10 @@ import (
 type TimeFormat struct {
 	pattern string
 	toks    []timeToken
+	// period is memoPeriod(toks); memo the last text rendered in UTC
+	// (formatUTC, timeformat_memo.go).
+	period int64
+	memo   atomic.Pointer[formatMemo]
 }
 
 // timeToken is a run of one pattern letter (letter != 0) or literal text.
@@ -51,7 +56,7 @@ func CompileTimeFormat(pattern string) (*TimeFormat, error) {
 			toks, i = append(toks, timeToken{lit: string(c)}), i+1
 		}
 	}
-	return &TimeFormat{pattern: pattern, toks: toks}, nil
+	return &TimeFormat{pattern: pattern, toks: toks, period: memoPeriod(toks)}, nil
 }
 
 // quotedLiteral reads a quoted literal starting at i; two quotes in a
