@@ -609,8 +609,8 @@ func (op *aggregateOp) newResults(logErrs bool) []any {
 }
 
 // sameAccumulator reports whether b is a, unchanged: the same struct
-// (accumulators are immutable; an Add that changes nothing returns its
-// input). Other kinds of accumulator count as changed.
+// (an Add that changes nothing returns its input, one that changes it a
+// new struct, AddOwned too). Other kinds of accumulator count as changed.
 func sameAccumulator(a, b any) bool {
 	x, ok := a.(*types.StructValue)
 	y, ok2 := b.(*types.StructValue)
@@ -755,7 +755,9 @@ func (op *aggregateOp) save(key []byte, ts int64, results []any) error {
 // aggValue is a group's stored value kept decoded in the store's cache
 // (a state.Lazy): its timestamp and accumulators, which are immutable
 // values (an Aggregator's Add returns a new one), so the snapshot stays
-// what was put. Its bytes are those save wrote before: the 8-byte
+// what was put, but for those the operator owns (owned), which it writes
+// in place only between loading this value and putting it again, with
+// no write-down between. Its bytes are those save wrote before: the 8-byte
 // timestamp, then the accumulators in the state's codec. It is exact as
 // long as the aggregate operator is its store's only writer, as it is:
 // a restore runs before the task, and nothing else writes the store.
