@@ -68,11 +68,25 @@ func (countDistinctAgg) ReturnType() *types.Type { return types.BigintType }
 func (c countDistinctAgg) Init() any             { return c.exact([]byte{}) }
 
 func (countDistinctAgg) exact(hashes []byte) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{nil, nil, hashes}}
+	return newDistinctState(2, hashes)
 }
 
 func (countDistinctAgg) sketch(regs []byte) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{nil, regs, nil}}
+	return newDistinctState(1, regs)
+}
+
+// distinctState is a state's struct and its values in one allocation.
+type distinctState struct {
+	s    types.StructValue
+	vals [3]any
+}
+
+// newDistinctState is a state with b in field i (1 REGISTERS, 2 EXACT).
+func newDistinctState(i int, b []byte) *types.StructValue {
+	d := &distinctState{}
+	d.vals[i] = b
+	d.s = types.StructValue{Type: countDistinctState, Values: d.vals[:]}
+	return &d.s
 }
 
 // parts returns the exact hashes (8 bytes each, big-endian, ascending as

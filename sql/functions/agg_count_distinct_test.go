@@ -267,8 +267,9 @@ func TestCountDistinctAddOwnedAllocations(t *testing.T) {
 	}
 }
 
-// maxOwnedRaiseAllocs: the argument slice and the value's hash (the
-// hasher and its writes: 5, as for an Add that changes nothing), the new
-// state's struct and values slice, the estimate's memo. Add allocates
-// the same plus the 16 KiB copy of the registers.
-const maxOwnedRaiseAllocs = 8
+// maxOwnedRaiseAllocs: the argument slice, the new state (its struct
+// and values in one allocation, the registers' slice boxed into them),
+// the estimate's memo and the boxed estimate. Add allocates the same
+// plus the 16 KiB copy of the registers. 8 before the value's hash
+// stopped allocating and the state's struct and values became one.
+const maxOwnedRaiseAllocs = 5
