@@ -12,6 +12,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/format"
+	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -492,6 +493,14 @@ type aggregateOp struct {
 	// store's cache still held it (nil otherwise): save updates it in
 	// place and puts it again, instead of a new value per update.
 	loaded *aggValue
+	// owners are the calls' OwnedAdders (nil for the others, and past the
+	// 64th call); owned has bit i set while accs[i]'s memory is this
+	// operator's alone (aggValue.owned): made by Init or a copying Add
+	// for this task, never decoded from bytes, which the store, a codec
+	// buffer or the changelog may share. Such an accumulator is updated
+	// in place (apply).
+	owners []functions.OwnedAdder
+	owned  uint64
 	// A quiet retract leaves the group's previous result here for the
 	// add that follows it.
 	quietBefore    bool
@@ -510,6 +519,14 @@ func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats ag
 		return nil, fmt.Errorf("%s keys: %w", aggregateStore, err)
 	}
 	op.state, err = newAggState(n, formats.states)
+	for i, c := range n.Calls {
+		if o, ok := functions.OwnedAdderOf(c.Agg); ok && i < 64 {
+			if op.owners == nil {
+				op.owners = make([]functions.OwnedAdder, len(n.Calls))
+			}
+			op.owners[i] = o
+		}
+	}
 	return op, err
 }
 
@@ -592,8 +609,8 @@ func (op *aggregateOp) newResults(logErrs bool) []any {
 }
 
 // sameAccumulator reports whether b is a, unchanged: the same struct
-// (accumulators are immutable; an Add that changes nothing returns its
-// input). Other kinds of accumulator count as changed.
+// (an Add that changes nothing returns its input, one that changes it a
+// new struct, AddOwned too). Other kinds of accumulator count as changed.
 func sameAccumulator(a, b any) bool {
 	x, ok := a.(*types.StructValue)
 	y, ok2 := b.(*types.StructValue)
@@ -615,6 +632,7 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 		for i, c := range op.n.Calls {
 			op.accs[i] = c.Agg.Init()
 		}
+		op.owned = ^uint64(0) // Init's memory is new
 		op.size = 8 + 16*len(op.accs)
 		return -1 << 63, false, nil
 	}
@@ -631,10 +649,10 @@ func (op *aggregateOp) load(key []byte) (int64, bool, error) {
 // cached takes what GetLazy found: the accumulators of a value this
 // operator put (hit), else the bytes (made from another's value).
 func (op *aggregateOp) cached(l state.Lazy, b []byte) (int64, bool, []byte, error) {
-	op.known, op.loaded = nil, nil
+	op.known, op.loaded, op.owned = nil, nil, 0
 	if v, ok := l.(*aggValue); ok && v.state == op.state {
 		copy(op.accs, v.accs)
-		op.size, op.known, op.loaded = v.size, v.results, v
+		op.size, op.known, op.loaded, op.owned = v.size, v.results, v, v.owned
 		return v.ts, true, nil, nil
 	}
 	if l == nil {
@@ -666,22 +684,55 @@ func (op *aggregateOp) oldResults(existed bool, row *types.Row) []any {
 	return op.results(row)
 }
 
+// apply updates the accumulators with row. The ones this operator owns
+// with an OwnedAdder are written in place, after every other call has
+// succeeded: a failing call drops the row, and the group's state (the
+// cache's value shares those accumulators) must then be as it was.
 func (op *aggregateOp) apply(row *types.Row) error {
 	at := op.nkeys
 	for i, c := range op.n.Calls {
 		args := row.Values[at : at+len(c.Args)]
 		at += len(c.Args)
+		if op.inPlace(i, row) {
+			continue
+		}
+		prev := op.accs[i]
 		var err error
 		if row.Retract {
-			op.accs[i], err = undo(c, op.accs[i], args)
+			op.accs[i], err = undo(c, prev, args)
 		} else {
-			op.accs[i], err = c.Agg.Add(op.accs[i], args)
+			op.accs[i], err = c.Agg.Add(prev, args)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", ast.FormatExpr(c.Call), err)
 		}
+		if op.owners != nil && i < 64 && !sameAccumulator(prev, op.accs[i]) {
+			// An OwnedAdder's Add returns memory of its own; an Undo's
+			// result is not known to be.
+			if op.owners[i] != nil && !row.Retract {
+				op.owned |= 1 << i
+			} else {
+				op.owned &^= 1 << i
+			}
+		}
+	}
+	if op.owners == nil || row.Retract {
+		return nil
+	}
+	at = op.nkeys
+	for i, c := range op.n.Calls {
+		args := row.Values[at : at+len(c.Args)]
+		at += len(c.Args)
+		if op.inPlace(i, row) {
+			op.accs[i] = op.owners[i].AddOwned(op.accs[i], args)
+		}
 	}
 	return nil
+}
+
+// inPlace reports whether apply updates accumulator i in place for row.
+func (op *aggregateOp) inPlace(i int, row *types.Row) bool {
+	return op.owners != nil && !row.Retract && i < 64 && op.owners[i] != nil && op.owned&(1<<i) != 0
 }
 
 // save puts the group's accumulators as they are (aggValue): the cache
@@ -697,14 +748,16 @@ func (op *aggregateOp) save(key []byte, ts int64, results []any) error {
 	} else {
 		copy(v.accs, op.accs)
 	}
-	v.ts, v.results = ts, results
+	v.ts, v.results, v.owned = ts, results, op.owned
 	return state.PutLazy(op.store, key, v)
 }
 
 // aggValue is a group's stored value kept decoded in the store's cache
 // (a state.Lazy): its timestamp and accumulators, which are immutable
 // values (an Aggregator's Add returns a new one), so the snapshot stays
-// what was put. Its bytes are those save wrote before: the 8-byte
+// what was put, but for those the operator owns (owned), which it writes
+// in place only between loading this value and putting it again, with
+// no write-down between. Its bytes are those save wrote before: the 8-byte
 // timestamp, then the accumulators in the state's codec. It is exact as
 // long as the aggregate operator is its store's only writer, as it is:
 // a restore runs before the task, and nothing else writes the store.
@@ -714,7 +767,8 @@ type aggValue struct {
 	accs  []any
 	// results are the aggregates' results of accs (not part of the bytes).
 	results []any
-	size    int // the bytes last made (or read) for the group, an estimate until these are made
+	size    int    // the bytes last made (or read) for the group, an estimate until these are made
+	owned   uint64 // the accumulators whose memory the operator owns (aggregateOp.owned)
 }
 
 var _ state.Lazy = (*aggValue)(nil)

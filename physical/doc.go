@@ -57,7 +57,9 @@
 // store's cache between updates (`aggValue`, a `state.Lazy`): they are
 // encoded when the cache writes them down, not on every update, and a
 // result the update left unchanged is not computed again (a
-// COUNT_DISTINCT sketch is kilobytes). A restart with intact local state replays only the
+// COUNT_DISTINCT sketch is kilobytes); a COUNT_DISTINCT state the operator
+// made itself, never one decoded from bytes, is updated in place
+// (functions.OwnedAdder), after the row's other calls. A restart with intact local state replays only the
 // changelog tail after the checkpoint; with lost state the store is rebuilt
 // from the changelog. Pull queries read the committed state of the store,
 // apply the query's HAVING and projection, then their own WHERE.

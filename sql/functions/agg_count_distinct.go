@@ -68,11 +68,25 @@ func (countDistinctAgg) ReturnType() *types.Type { return types.BigintType }
 func (c countDistinctAgg) Init() any             { return c.exact([]byte{}) }
 
 func (countDistinctAgg) exact(hashes []byte) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{nil, nil, hashes}}
+	return newDistinctState(2, hashes)
 }
 
 func (countDistinctAgg) sketch(regs []byte) *types.StructValue {
-	return &types.StructValue{Type: countDistinctState, Values: []any{nil, regs, nil}}
+	return newDistinctState(1, regs)
+}
+
+// distinctState is a state's struct and its values in one allocation.
+type distinctState struct {
+	s    types.StructValue
+	vals [3]any
+}
+
+// newDistinctState is a state with b in field i (1 REGISTERS, 2 EXACT).
+func newDistinctState(i int, b []byte) *types.StructValue {
+	d := &distinctState{}
+	d.vals[i] = b
+	d.s = types.StructValue{Type: countDistinctState, Values: d.vals[:]}
+	return &d.s
 }
 
 // parts returns the exact hashes (8 bytes each, big-endian, ascending as
@@ -120,6 +134,64 @@ func (c countDistinctAgg) Add(acc any, args []any) (any, error) {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(h))
 	return c.settle(slices.Insert(slices.Clip(exact), 8*i, b[:]...)), nil
+}
+
+var _ OwnedAdder = countDistinctAgg{}
+
+// AddOwned is Add writing the caller's own state (OwnedAdder): a value
+// goes into the exact set's memory (appended in place while it has
+// room), a raised register is written where it is, and only the change
+// of form (exact to sketch, sparse to dense) makes new memory. The
+// estimate's memo of the registers follows the write (hllCache.rewrite).
+func (c countDistinctAgg) AddOwned(acc any, args []any) any {
+	if args[0] == nil {
+		return acc
+	}
+	h := valueHash(args[0])
+	exact, regs := c.parts(acc)
+	if regs != nil {
+		next, changed := hllAddOwned(c.est, regs, h)
+		if !changed {
+			return acc
+		}
+		return c.sketch(next)
+	}
+	i, found := sort.Find(len(exact)/8, func(i int) int { return compareInt64(h, exactHash(exact, i)) })
+	if found {
+		return acc
+	}
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(h))
+	return c.settle(slices.Insert(exact, 8*i, b[:]...))
+}
+
+// hllAddOwned is hllAdd writing regs itself when it can (a raised
+// register, an entry inserted into sparse registers with room), and
+// telling est of the write before it is made.
+func hllAddOwned(est *hllCache, regs []byte, h int64) ([]byte, bool) {
+	i, r := hllSlot(h)
+	if hllDense(regs) {
+		if r <= regs[i] {
+			return regs, false
+		}
+		est.rewrite(regs, regs[i], r, func() []byte { regs[i] = r; return regs })
+		return regs, true
+	}
+	at, found := hllFind(regs, i)
+	switch {
+	case found && regs[at+2] >= r:
+		return regs, false
+	case found:
+		next := est.rewrite(regs, regs[at+2], r, func() []byte { regs[at+2] = r; return regs })
+		return next, true
+	case len(regs)/3 >= hllSparseLimit:
+		dense := hllExpand(regs)
+		dense[i] = r
+		est.raised(regs, dense, h)
+		return dense, true
+	}
+	next := est.rewrite(regs, 0, r, func() []byte { return slices.Insert(regs, at, byte(i>>8), byte(i), r) })
+	return next, true
 }
 
 // settle turns an exact set that grew too large into a sketch.
@@ -205,7 +277,7 @@ func hllSet(regs []byte, h int64) {
 
 // hllAdd returns the registers with hash h observed and whether they
 // changed; regs itself is never written (it may be a stored state's), so
-// a change is a copy: of the dense registers, or of the sparse entries
+// a change is a copy (hllAddOwned writes the caller's own): of the dense registers, or of the sparse entries
 // with one inserted or raised (dense once there are too many).
 func hllAdd(regs []byte, h int64) ([]byte, bool) {
 	i, r := hllSlot(h)
@@ -352,20 +424,61 @@ const (
 	hllMemoMin = 3 * 256
 )
 
+// hllMemo is the estimate of some registers: a copy of them, found by
+// content, or (own) an accumulator's own registers, found by identity
+// only, since their owner may write them (AddOwned) while another task
+// looks for its own; the owner replaces the memo as it writes them.
 type hllMemo struct {
-	regs []byte // never written: a copy, or hllAdd's result
+	regs []byte // a copy, never written; or (own) the accumulator's
+	own  bool
 	hist hllHistogram
 	est  int64
+}
+
+// of reports whether m is the memo of regs.
+func (m *hllMemo) of(regs []byte) bool {
+	if m.own {
+		return len(m.regs) == len(regs) && len(regs) > 0 && &m.regs[0] == &regs[0]
+	}
+	return bytes.Equal(m.regs, regs)
 }
 
 // find is the slot of the memo of regs, or -1.
 func (c *hllCache) find(regs []byte) (int, *hllMemo) {
 	for i := range c.memos {
-		if m := c.memos[i].Load(); m != nil && bytes.Equal(m.regs, regs) {
+		if m := c.memos[i].Load(); m != nil && m.of(regs) {
 			return i, m
 		}
 	}
 	return -1, nil
+}
+
+// rewrite runs write, AddOwned's change of the caller's own registers
+// regs (a register raised from old to rank), and returns its result:
+// regs, or the registers with an entry inserted. The memo of regs, if
+// any, becomes the memo of the result with one register moved; any
+// other memo of regs by identity is dropped first, as it would describe
+// registers that are no longer there.
+func (c *hllCache) rewrite(regs []byte, old, rank byte, write func() []byte) []byte {
+	if c == nil || len(regs) < hllMemoMin {
+		return write()
+	}
+	slot, m := c.find(regs)
+	for k := range c.memos {
+		if o := c.memos[k].Load(); k != slot && o != nil && o.own && o.of(regs) {
+			c.memos[k].CompareAndSwap(o, nil)
+		}
+	}
+	next := write()
+	if m == nil {
+		return next
+	}
+	n := &hllMemo{regs: next, own: true, hist: m.hist}
+	n.hist[old]--
+	n.hist[rank]++
+	n.est = n.hist.estimate()
+	c.memos[slot].Store(n)
+	return next
 }
 
 // estimate is hllEstimate(regs).
@@ -401,9 +514,9 @@ func (c *hllCache) raised(prev, next []byte, h int64) {
 	} else if at, found := hllFind(prev, i); found {
 		old = prev[at+2]
 	}
-	// next is hllAdd's own allocation, which nothing writes again (the
-	// accumulator's bytes are only encoded), so the memo may keep it.
-	n := &hllMemo{regs: next, hist: m.hist}
+	// next is hllAdd's own allocation: the accumulator's, which its owner
+	// may write in place (AddOwned), so the memo finds it by identity.
+	n := &hllMemo{regs: next, own: true, hist: m.hist}
 	n.hist[old]--
 	n.hist[rank]++
 	n.est = n.hist.estimate()
