@@ -29,37 +29,10 @@ func (d *discard) Emit(*physical.OutRecord) { d.n++ }
 // share the value's allocation, and a new window is not read from the
 // store (the window store's stamps).
 func TestTumblingRecordAllocations(t *testing.T) {
-	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
-	stmts, err := parser.Parse(`CREATE STREAM pv (USER_ID VARCHAR KEY, PAGE VARCHAR, MS BIGINT)
+	tk, out := allocTask(t, `CREATE STREAM pv (USER_ID VARCHAR KEY, PAGE VARCHAR, MS BIGINT)
 	    WITH (KAFKA_TOPIC='pv', VALUE_FORMAT='JSON', TIMESTAMP='MS');
 	  CREATE TABLE per_minute AS SELECT USER_ID, COUNT(*) AS N FROM pv
 	    WINDOW TUMBLING (SIZE 60 SECONDS) GROUP BY USER_ID EMIT CHANGES;`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Catalog.Put(src)
-	plan, err := p.PlanCreateAs(stmts[1].(*ast.CreateAsSelect))
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := physical.Build(plan, physical.Options{AppID: "allocs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := state.OpenMem()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	out := &discard{}
-	tk, err := topo.NewTask(0, &physical.TaskEnv{Emit: out, Stores: &pebbleStores{db: db}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Users 100 s apart, windows of 60 s: every record a new window.
 	const users = 1000
 	recs := make([]*physical.InRecord, 20*users)
@@ -97,37 +70,10 @@ const tumblingRecordAllocs = 5
 // one's result (the window's cell and cache entry, the buffered result,
 // its own cache entry), then the closed windows are emitted.
 func TestHoppingFinalRecordAllocations(t *testing.T) {
-	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
-	stmts, err := parser.Parse(`CREATE STREAM bid (AUCTION BIGINT KEY, PRICE BIGINT, MS BIGINT)
+	tk, out := allocTask(t, `CREATE STREAM bid (AUCTION BIGINT KEY, PRICE BIGINT, MS BIGINT)
 	    WITH (KAFKA_TOPIC='bid', VALUE_FORMAT='JSON', TIMESTAMP='MS');
 	  CREATE TABLE counts AS SELECT AUCTION, AS_VALUE(AUCTION) AS A, COUNT(*) AS N, WINDOWSTART AS S FROM bid
 	    WINDOW HOPPING (SIZE 10 SECONDS, ADVANCE BY 2 SECONDS, GRACE PERIOD 4 SECONDS) GROUP BY AUCTION EMIT FINAL;`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Catalog.Put(src)
-	plan, err := p.PlanCreateAs(stmts[1].(*ast.CreateAsSelect))
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := physical.Build(plan, physical.Options{AppID: "allocs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := state.OpenMem()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	out := &discard{}
-	tk, err := topo.NewTask(0, &physical.TaskEnv{Emit: out, Stores: &pebbleStores{db: db}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// 100 auctions (the key: no repartition), a record every 10 ms: each
 	// (auction, window) gets about ten records, and windows close as time
 	// passes.
@@ -161,3 +107,39 @@ func TestHoppingFinalRecordAllocations(t *testing.T) {
 
 // hoppingFinalRecordAllocs is the bound TestHoppingFinalRecordAllocations pins.
 const hoppingFinalRecordAllocs = 20
+
+// allocTask plans script (a CREATE STREAM, then a CREATE … AS SELECT
+// over it) and opens its task 0 over an in-memory Pebble store, its
+// outputs counted by a discard.
+func allocTask(t *testing.T, script string) (*physical.Task, *discard) {
+	t.Helper()
+	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
+	stmts, err := parser.Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := p.CreateSource(stmts[0].(*ast.CreateSource))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Catalog.Put(src)
+	plan, err := p.PlanCreateAs(stmts[1].(*ast.CreateAsSelect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := physical.Build(plan, physical.Options{AppID: "allocs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := state.OpenMem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	out := &discard{}
+	tk, err := topo.NewTask(0, &physical.TaskEnv{Emit: out, Stores: &pebbleStores{db: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk, out
+}
