@@ -122,7 +122,8 @@ func (w *rewriter) expr(a, b int) error {
 			// MySQL would read `x 'y'` as an alias; ksqlDB rejects it.
 			return w.p.errAt(t, sqlerr.Syntax, "syntax error")
 		}
-		afterOperand = w.primaryStart(t)
+		// CASE … END is an operand too, though it is built token by token.
+		afterOperand = w.primaryStart(t) || t.is("END")
 		n, err := w.element(i, b, &distinctNext)
 		if err != nil {
 			return err
