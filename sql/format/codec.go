@@ -105,7 +105,7 @@ func NewTaskValueDecoder(spec Spec, cols []types.Column, read []bool) (Codec, er
 	switch t := c.(type) {
 	case *jsonCodec:
 		j := *t
-		j.task = newKeyArena()
+		j.task, j.memo = newKeyArena(), new(memberMemo)
 		return &j, nil
 	case *srCodec: // NewValueDecoder's own, shared with no one
 		switch spec.Name {

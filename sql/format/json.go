@@ -23,6 +23,9 @@ type jsonCodec struct {
 	// TIMESTAMP and DOUBLE values are; nil: a record's strings share a
 	// copy of its text and a per-record arena, its numbers boxed by Go.
 	task *keyArena
+	// memo: the task's decoder remembers the record's member names by
+	// position (memberMemo); nil for the others, which may be shared.
+	memo *memberMemo
 }
 
 var _ Codec = (*jsonCodec)(nil)
@@ -106,7 +109,7 @@ func (c *jsonCodec) decode(s *scanner, dst []any) error {
 		}
 		return ErrNullRecord
 	case '{':
-		return c.obj.decodeInto(s, dst)
+		return c.obj.decodeSeen(s, dst, c.memo)
 	}
 	return s.fail("JSON object", "cannot convert JSON "+tokenName(s.peek())+" to a record of "+
 		columnList(c.cols))

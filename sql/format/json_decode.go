@@ -148,6 +148,12 @@ func equalUpper(key []byte, name string) bool {
 // names are NULL, unknown keys are skipped). A nil dst checks the object
 // as decoding it would, materializing nothing.
 func (o *jsonObject) decodeInto(s *scanner, dst []any) error {
+	return o.decodeSeen(s, dst, nil)
+}
+
+// decodeSeen is decodeInto that resolves the member names memo saw in
+// the same places of the last records without a lookup (nil: none).
+func (o *jsonObject) decodeSeen(s *scanner, dst []any, memo *memberMemo) error {
 	clear(dst)
 	if err := s.expect('{'); err != nil {
 		return err
@@ -157,8 +163,8 @@ func (o *jsonObject) decodeInto(s *scanner, dst []any) error {
 		return nil
 	}
 	var exact exactSet
-	for {
-		if err := o.member(s, dst, &exact); err != nil {
+	for k := 0; ; k++ {
+		if err := o.member(s, dst, &exact, memo.at(k, len(o.names))); err != nil {
 			return err
 		}
 		if done, err := s.next('}'); done || err != nil {
@@ -192,16 +198,71 @@ func (e *exactSet) add(i int) {
 	e.large[i] = true
 }
 
-// member decodes one "key": value pair.
-func (o *jsonObject) member(s *scanner, dst []any, exact *exactSet) error {
+// memberMemo is what one task's decoder (NewTaskValueDecoder) remembers
+// of the record objects it decoded: per member position, the last name
+// found there and what lookup made of it. A producer writes one schema's
+// members in one order and spelling, so the next record's name at that
+// position is most often the same bytes, and lookup (a pure function of
+// the name) would give the same answer: one compare instead of the scan
+// of the name and the lookup (case-insensitive for names that are not
+// the columns' exact spelling, such as Nexmark's lower-case ones).
+type memberMemo struct {
+	seen []seenMember
+}
+
+// seenMember is the name last seen at one member position.
+type seenMember struct {
+	name  []byte // as in the record; escaped names are not kept
+	col   int    // lookup's position, or -1 (an unknown member)
+	exact bool   // lookup's exactness
+	ok    bool   // name, col and exact hold a name
+}
+
+// at returns the memo of member position k, or nil when there is no memo
+// or k is past a bound of names+8 (a record of many unknown members does
+// not grow it).
+func (m *memberMemo) at(k, names int) *seenMember {
+	switch {
+	case m == nil:
+		return nil
+	case k < len(m.seen):
+		return &m.seen[k]
+	case k > names+8:
+		return nil
+	}
+	m.seen = append(m.seen, seenMember{})
+	return &m.seen[k]
+}
+
+// key reads a member's name at s.pos (a '"') and resolves it as lookup
+// does; a name that is seen's byte for byte takes seen's answer.
+func (o *jsonObject) key(s *scanner, seen *seenMember) (int, bool, error) {
+	if seen != nil && seen.ok && s.sameString(seen.name) {
+		return seen.col, seen.exact, nil
+	}
+	name, at, err := s.strSpan()
+	if err != nil {
+		return 0, false, err
+	}
+	i, isExact := o.lookup(name)
+	if seen != nil {
+		seen.ok = at >= 0
+		seen.name = append(seen.name[:0], name...)
+		seen.col, seen.exact = i, isExact
+	}
+	return i, isExact, nil
+}
+
+// member decodes one "key": value pair; seen is the memo of its position
+// (nil: none).
+func (o *jsonObject) member(s *scanner, dst []any, exact *exactSet, seen *seenMember) error {
 	if s.peek() != '"' {
 		return s.syntax("object key")
 	}
-	key, err := s.str()
+	i, isExact, err := o.key(s, seen)
 	if err != nil {
 		return err
 	}
-	i, isExact := o.lookup(key)
 	if err := s.expect(':'); err != nil {
 		return err
 	}

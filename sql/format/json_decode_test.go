@@ -1,6 +1,8 @@
 package format
 
 import (
+	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -53,5 +55,94 @@ func BenchmarkTaskBidDecode(b *testing.B) {
 			}
 			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 		})
+	}
+}
+
+// memoColumns has an upper-case column, a lower-case one whose name is
+// another's lower case (an exact match must win over the upper-cased
+// one), and one past ASCII (upper-cased by strings.ToUpper).
+const memoColumns = "AUCTION BIGINT\nPRICE BIGINT\nprice STRING\nCHANNEL STRING\nÉTÉ STRING"
+
+// memoRecords change the members' order, spelling and number from
+// record to record, each record twice (the second meets the memo of
+// the first): case variants, duplicates, escaped names, names that
+// extend or shorten a remembered one, missing and unknown members, more
+// members than the memo keeps, and broken records.
+func memoRecords() []string {
+	many := `{`
+	for i := range 30 {
+		many += fmt.Sprintf(`"u%d":%d,`, i, i)
+	}
+	many += `"auction":9,"price":"p"}`
+	rs := []string{
+		`{"auction":1,"price":2,"PRICE":3,"channel":"a","été":"x"}`,
+		`{"AUCTION":1,"PRICE":2,"price":"3","CHANNEL":"a","ÉTÉ":"x"}`,
+		`{"channel":"b","auction":3,"price":"x"}`,
+		`{"auction":1,"auction":5,"AUCTION":6,"auction":7}`,
+		`{"Auction":1,"AUCTION":2,"auction":3}`,
+		`{"auc\u0074ion":7,"pri\"ce":1,"price":8}`,
+		`{"auctionX":1,"auctio":2,"auction":4}`,
+		`{"auction":7}`, `{}`, many,
+		`{ "auction" : 1 , "price" : 2 }`,
+		`{"été":"x","ÉTÉ":"y","éTé":"z"}`,
+		`{"auction":"q"}`, `{"auction":1,"pri`, `{"auction":1,"price`, `{"auction":1,"price":`,
+		`{"auction` + "\x01" + `":1}`, `{"auction":1,"price"`, `{"auction":1,"price":2,"channel":"a` + "\xff" + `"}`,
+		`{"auction":1,"price":2,"channel":"a","été":"x"}`,
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, r, r)
+	}
+	return out
+}
+
+// TestTaskJSONMemberMemo: a task's decoder, which resolves the member
+// names it saw in the same places of the last record without a lookup,
+// decodes the records of memoRecords to the values and errors (offsets
+// included) of a decoder without the memo, every column read and each
+// one unread.
+func TestTaskJSONMemberMemo(t *testing.T) {
+	cols := parseColumns(t, memoColumns, types.ValueNS)
+	masks := append([][]bool{nil}, readMasks(len(cols))...)
+	for _, read := range masks {
+		if read == nil {
+			read = []bool{true, true, true, true, true}
+		}
+		compareDecodes(t, Spec{Name: JSON}, cols, read, memoRecords())
+	}
+}
+
+// TestTaskJSONMemberMemoRelearns: the memo holds the names of the last
+// record, position by position, re-learned when the order changes, and
+// no escaped name.
+func TestTaskJSONMemberMemoRelearns(t *testing.T) {
+	c, err := NewTaskValueDecoder(Spec{Name: JSON}, parseColumns(t, memoColumns, types.ValueNS), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := c.(*jsonCodec).memo
+	dst := make([]any, 5)
+	for _, r := range []struct{ record, want string }{
+		{`{"auction":1,"price":2}`, `auction=0~ price=2`},
+		{`{"price":"2","AUCTION":1}`, `price=2 AUCTION=0`},
+		{`{"pr\u0069ce":"2","PRICE":1,"x":0}`, `- PRICE=1 x=-1~`},
+	} {
+		if err := c.Decode([]byte(r.record), dst); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range memo.seen {
+			switch {
+			case !m.ok:
+				got = append(got, "-")
+			case m.exact:
+				got = append(got, fmt.Sprintf("%s=%d", m.name, m.col))
+			default:
+				got = append(got, fmt.Sprintf("%s=%d~", m.name, m.col))
+			}
+		}
+		if s := strings.Join(got[:len(strings.Fields(r.want))], " "); s != r.want {
+			t.Errorf("after %s the memo is %s, want %s", r.record, s, r.want)
+		}
 	}
 }

@@ -149,6 +149,19 @@ func (s *scanner) strSpan() ([]byte, int, error) {
 	return nil, -1, s.syntax("'\"'")
 }
 
+// sameString consumes the JSON string at s.pos (which holds '"') if its
+// text is raw followed by the closing quote. raw must be the content of a
+// string strSpan aliased (no quote, backslash or control byte; valid
+// UTF-8), so the string read is raw, as strSpan would have read it.
+func (s *scanner) sameString(raw []byte) bool {
+	end := s.pos + 1 + len(raw)
+	if end >= len(s.data) || s.data[end] != '"' || string(s.data[s.pos+1:end]) != string(raw) {
+		return false
+	}
+	s.pos = end + 1
+	return true
+}
+
 // strSlow decodes a string with escapes starting at content offset start.
 func (s *scanner) strSlow(start int) ([]byte, error) {
 	out := make([]byte, 0, 16)
