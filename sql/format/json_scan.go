@@ -1,6 +1,8 @@
 package format
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -121,32 +123,67 @@ func (s *scanner) str() ([]byte, error) {
 }
 
 // strSpan is str that also reports where the content starts in s.data
-// when it aliases s.data (-1 otherwise).
+// when it aliases s.data (-1 otherwise). It reads eight bytes at a time
+// until one ends the string, starts an escape or is a control byte
+// (strStop).
 func (s *scanner) strSpan() ([]byte, int, error) {
 	start := s.pos + 1
-	ascii := true
-	for i := start; i < len(s.data); i++ {
-		c := s.data[i]
-		switch {
-		case c == '"':
-			s.pos = i + 1
-			raw := s.data[start:i]
-			if !ascii && !utf8.Valid(raw) {
-				return nil, -1, s.badUTF8(start)
-			}
-			return raw, start, nil
-		case c == '\\':
-			b, err := s.strSlow(start)
-			return b, -1, err
-		case c < 0x20:
-			s.pos = i
-			return nil, -1, s.fail("string", "control character in JSON string")
+	i := start
+	var high uint64 // the words passed, or'ed: their bytes past ASCII
+	for i+8 <= len(s.data) {
+		w := binary.LittleEndian.Uint64(s.data[i:])
+		stop := strStop(w)
+		if stop == 0 {
+			high |= w
+			i += 8
+			continue
+		}
+		// The lowest byte strStop marks is one of those it looks for
+		// (its false marks are above a true one).
+		n := bits.TrailingZeros64(stop) &^ 7
+		high |= w & (1<<n - 1)
+		return s.strEnd(start, i+n/8, high&0x8080808080808080 == 0)
+	}
+	for ; i < len(s.data); i++ {
+		switch c := s.data[i]; {
+		case c == '"' || c == '\\' || c < 0x20:
+			return s.strEnd(start, i, high&0x8080808080808080 == 0)
 		case c >= utf8.RuneSelf:
-			ascii = false
+			high = 0x80
 		}
 	}
 	s.pos = len(s.data)
 	return nil, -1, s.syntax("'\"'")
+}
+
+// strEnd is strSpan at s.data[i], a quote, a backslash or a control byte,
+// the content before it ASCII if ascii.
+func (s *scanner) strEnd(start, i int, ascii bool) ([]byte, int, error) {
+	switch s.data[i] {
+	case '"':
+		s.pos = i + 1
+		raw := s.data[start:i]
+		if !ascii && !utf8.Valid(raw) {
+			return nil, -1, s.badUTF8(start)
+		}
+		return raw, start, nil
+	case '\\':
+		b, err := s.strSlow(start)
+		return b, -1, err
+	}
+	s.pos = i
+	return nil, -1, s.fail("string", "control character in JSON string")
+}
+
+// strStop marks (bit 7) the bytes of w that are '"', '\\' or below 0x20,
+// where w's bytes are the string's in little-endian order. A byte above
+// a marked one may be marked falsely (the subtractions' borrow); the
+// lowest mark is exact, and no mark means none of w's bytes is one.
+func strStop(w uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	b := w ^ (ones * '\\')
+	return ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w) & high
 }
 
 // sameString consumes the JSON string at s.pos (which holds '"') if its
