@@ -485,6 +485,9 @@ func (n *jsonNode) integer(s *scanner, c byte, bits int) (int64, error) {
 	start := s.pos
 	switch {
 	case c == '-' || isDigit(c):
+		if v, ok := s.plainInt(bits); ok {
+			return v, nil
+		}
 		text, isInt, err := s.number()
 		if err != nil {
 			return 0, err

@@ -317,6 +317,43 @@ func (s *scanner) number() ([]byte, bool, error) {
 	return s.data[start:end], end == i, nil
 }
 
+// plainInt consumes a JSON number at s.pos that is an integer of at most
+// 18 digits without a leading zero, fraction or exponent, and that fits
+// in bits, returning its value; anything else it leaves to number (false,
+// s.pos unmoved). It reads the digits once where number and
+// parseIntBytes read them twice.
+func (s *scanner) plainInt(bits int) (int64, bool) {
+	i := s.pos
+	neg := i < len(s.data) && s.data[i] == '-'
+	if neg {
+		i++
+	}
+	var u uint64
+	j := i
+	for ; j < len(s.data); j++ {
+		d := s.data[j] - '0'
+		if d > 9 {
+			break
+		}
+		u = u*10 + uint64(d)
+	}
+	switch {
+	case j == i, j-i > 18, s.data[i] == '0' && j-i > 1:
+		return 0, false
+	case j < len(s.data) && (s.data[j] == '.' || s.data[j] == 'e' || s.data[j] == 'E'):
+		return 0, false
+	}
+	limit := uint64(1) << (bits - 1)
+	if neg && u > limit || !neg && u >= limit {
+		return 0, false
+	}
+	s.pos = j
+	if neg {
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
 // intPart scans 0 or [1-9][0-9]* at i.
 func (s *scanner) intPart(i int) (int, bool) {
 	switch {

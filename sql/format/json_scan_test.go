@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/sqlstream/sqlstream/sql/types"
 )
 
 // strSpanBytewise is strSpan as it was before it read eight bytes at a
@@ -95,4 +97,53 @@ func FuzzStrSpan(f *testing.F) {
 			t.Fatalf("%q: got %s, want %s", text, got, want)
 		}
 	})
+}
+
+// numberCases are JSON numbers at and around the edges plainInt draws:
+// 32- and 64-bit limits, 18 to 20 digits, leading zeros, fractions,
+// exponents, signs alone and what may follow a number.
+func numberCases() []string {
+	var out []string
+	for _, n := range []string{
+		"0", "-0", "00", "-00", "01", "-01", "7", "-7", "-", "--1", "-x",
+		"2147483647", "2147483648", "-2147483648", "-2147483649",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"99999999999999999", "999999999999999999", "9999999999999999999", "99999999999999999999",
+		"-999999999999999999", "100000000000000000", "1000000000000000000", "0.5", "1.", "1.0", "-1.5",
+		"1e3", "1E3", "1e", "1e+", "1e-2", "12.5e1", "2147483647.9", "1e400", "0e0",
+	} {
+		for _, after := range []string{"", ",", "}", " ", "x", ".", "e", "\x00"} {
+			out = append(out, n+after)
+		}
+	}
+	return out
+}
+
+// TestPlainIntMatchesNumber: a BIGINT and an INT read every number of
+// numberCases as number and numberToInt read them before plainInt: the
+// same value, error and position.
+func TestPlainIntMatchesNumber(t *testing.T) {
+	for _, node := range []*jsonNode{newJSONNode(types.BigintType), newJSONNode(types.IntegerType)} {
+		bits := 64
+		if node.t.Kind == types.KindInteger {
+			bits = 32
+		}
+		for _, c := range numberCases() {
+			data := []byte(c)
+			if len(data) == 0 || data[0] != '-' && !isDigit(data[0]) {
+				continue // integer's mismatch, before any number
+			}
+			a, b := scanner{data: data}, scanner{data: data}
+			gv, gerr := node.integer(&a, a.peek(), bits)
+			var wv int64
+			text, isInt, werr := b.number()
+			if werr == nil {
+				wv, werr = node.numberToInt(&b, 0, text, isInt, bits)
+			}
+			got, want := fmt.Sprintf("%d %v %d", gv, gerr, a.pos), fmt.Sprintf("%d %v %d", wv, werr, b.pos)
+			if got != want {
+				t.Errorf("%s %q: got %s, want %s", node.t, c, got, want)
+			}
+		}
+	}
 }
