@@ -146,3 +146,31 @@ func TestTaskJSONMemberMemoRelearns(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTaskJSONMemberMemo: a task's decoder that decodes a, b and a again
+// (the memo learned from one record meeting the next) gives the values
+// and errors of a decoder without the memo.
+func FuzzTaskJSONMemberMemo(f *testing.F) {
+	rs := memoRecords()
+	for i := 0; i+2 < len(rs); i += 2 {
+		f.Add([]byte(rs[i]), []byte(rs[i+2]))
+	}
+	cols := parseColumns(f, memoColumns, types.ValueNS)
+	plain, err := NewValueCodec(Spec{Name: JSON}, cols)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		task, err := NewTaskValueDecoder(Spec{Name: JSON}, cols, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range [][]byte{a, b, a} {
+			want, got := make([]any, len(cols)), make([]any, len(cols))
+			werr, gerr := plain.Decode(r, want), task.Decode(r, got)
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) || gerr == nil && describe(got) != describe(want) {
+				t.Fatalf("%q after %q: %s (%v), want %s (%v)", r, a, describe(got), gerr, describe(want), werr)
+			}
+		}
+	})
+}
