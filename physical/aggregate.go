@@ -309,11 +309,18 @@ type repartitionSink struct {
 	key   format.Codec
 	value format.Codec
 	size  sizeHint // of a record's key, value and origin together (one buffer)
+	// own is the record, headers its headers and bufs the buffer every
+	// record is written into when the emitter copies them (BytesCopier);
+	// otherwise each record is a new allocation (newRecord).
+	own     repartitionRecord
+	headers []Header
+	bufs    encodeBufs
 }
 
 func newRepartitionSink(env *TaskEnv, topic string, prep *types.Schema, keys, values format.Spec) (*repartitionSink, error) {
 	key, value, err := prepCodecs(prep, keys, values, format.NewKeyCodec)
-	return &repartitionSink{env: env, topic: topic, nkeys: prep.NumKeys(), key: key, value: value}, err
+	return &repartitionSink{env: env, topic: topic, nkeys: prep.NumKeys(), key: key, value: value,
+		bufs: newEncodeBufs(env.Emit)}, err
 }
 
 // prepFormats are the formats of the GROUP BY repartition topic: the
@@ -338,7 +345,9 @@ func prepCodecs(prep *types.Schema, keys, values format.Spec, newKey func(format
 // Process writes row's record: its key, value and origin header in one
 // buffer (sized from the last record's), the record and its headers in
 // one allocation when the input has no headers of its own, and the
-// buffer in that allocation too when the last record's bytes fit there.
+// buffer in that allocation too when the last record's bytes fit there;
+// before an emitter that copies them, in the sink's own record and
+// buffer (newRecord).
 func (s *repartitionSink) Process(row *types.Row) error {
 	rr, buf := s.newRecord()
 	k, err := s.key.Encode(buf, row.Values[:s.nkeys])
@@ -357,6 +366,9 @@ func (s *repartitionSink) Process(row *types.Row) error {
 	*rr = repartitionRecord{rec: OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}}
 	rec := &rr.rec
 	rec.Headers = rr.room[:0]
+	if s.bufs.reuse {
+		rec.Headers = s.headers[:0]
+	}
 	if cur := s.env.current; cur != nil {
 		o := appendOrigin(rest, cur)
 		rest = o[len(o):]
@@ -369,6 +381,9 @@ func (s *repartitionSink) Process(row *types.Row) error {
 		rec.Headers = append(rec.Headers, Header{Key: retractHeader, Value: flag[:1:1]})
 	}
 	s.size.last = len(k) + len(v) + headerBytes(rec.Headers) // room for the next record's
+	if s.bufs.reuse {
+		s.headers = rec.Headers // grown past the input's user headers, kept
+	}
 	s.env.Emit.Emit(rec)
 	return nil
 }
@@ -411,9 +426,13 @@ type inlineRepartitionRecord struct {
 	bytes [repartitionInline]byte
 }
 
-// newRecord returns a new record and an empty buffer with room for a
-// record like the last: in the record's allocation when that fits.
+// newRecord returns a record and an empty buffer with room for a record
+// like the last: the sink's own, reused, when the emitter copies them;
+// else new ones, the buffer in the record's allocation when that fits.
 func (s *repartitionSink) newRecord() (*repartitionRecord, []byte) {
+	if s.bufs.reuse {
+		return &s.own, s.bufs.forKey(s.size.last + s.size.last/4 + 8)
+	}
 	if last := s.size.last; last > 0 && last+last/4+8 <= repartitionInline {
 		ir := new(inlineRepartitionRecord)
 		return &ir.repartitionRecord, ir.bytes[:0]
@@ -808,21 +827,9 @@ func userHeaders(hs []Header) []Header {
 
 func internalHeader(k string) bool { return k == retractHeader || k == originHeader }
 
-// originOf encodes where a record came from (the first hop's source
-// record, if the record itself came through a repartition topic).
-func originOf(r *InRecord) []byte {
-	for _, h := range r.Headers {
-		if h.Key == originHeader {
-			return h.Value
-		}
-	}
-	b := make([]byte, 0, len(r.Topic)+24)
-	b = strconv.AppendInt(append(append(b, r.Topic...), '/'), int64(r.Partition), 10)
-	return strconv.AppendInt(append(b, '/'), r.Offset, 10)
-}
-
 // appendOrigin appends the origin header's value of a record read from r
-// (originOf) to dst.
+// to dst: where it came from (the first hop's source record, if r itself
+// came through a repartition topic) as topic/partition/offset.
 func appendOrigin(dst []byte, r *InRecord) []byte {
 	for _, h := range r.Headers {
 		if h.Key == originHeader {
@@ -842,15 +849,6 @@ func appendUserHeaders(dst, hs []Header) []Header {
 		}
 	}
 	return dst
-}
-
-// withOrigin is a repartition record's headers: the input's user headers
-// and the origin header, in one allocation.
-func withOrigin(cur *InRecord) []Header {
-	hs := userHeaders(cur.Headers)
-	out := make([]Header, len(hs), len(hs)+2) // room for the retract flag
-	copy(out, hs)
-	return append(out, Header{Key: originHeader, Value: originOf(cur)})
 }
 
 // origin returns the source topic, partition and offset of the record

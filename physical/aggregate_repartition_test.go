@@ -96,3 +96,103 @@ const maxRepartitionReadAllocs = 0
 type processorFunc func(*types.Row) error
 
 func (f processorFunc) Process(row *types.Row) error { return f(row) }
+
+// cloningCopier says it copies what it keeps (BytesCopier), as the Kafka
+// runner does, and keeps a deep copy of each record (key, value and
+// header values), so a test sees what the runner would have produced
+// while the operator reuses its buffers.
+type cloningCopier struct {
+	recs    []OutRecord
+	discard bool // keep nothing (for counting the operator's allocations)
+}
+
+func (e *cloningCopier) CopiesBytes() bool { return true }
+
+func (e *cloningCopier) Emit(r *OutRecord) {
+	if e.discard {
+		return
+	}
+	c := *r
+	c.Key, c.Value = clone(r.Key), clone(r.Value)
+	c.Headers = make([]Header, len(r.Headers))
+	for i, h := range r.Headers {
+		c.Headers[i] = Header{Key: h.Key, Value: clone(h.Value)}
+	}
+	e.recs = append(e.recs, c)
+}
+
+// clone copies b, nil staying nil.
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
+// TestRepartitionSinkReusesItsRecordForACopier: before an emitter that
+// copies what it keeps, the GROUP BY repartition sink writes every record
+// into its own record, headers and buffer, so a record costs no
+// allocation once the buffer has its size; every record was still whole
+// when emitted (a longer one after shorter ones, a retraction's flag,
+// the origin and the input's user headers), as the source reads it back.
+func TestRepartitionSinkReusesItsRecordForACopier(t *testing.T) {
+	prep := &types.Schema{Columns: []types.Column{
+		{Name: "PAGE", Type: types.StringType, NS: types.KeyNS},
+		{Name: "MS", Type: types.BigintType, NS: types.ValueNS},
+	}}
+	emit := &cloningCopier{}
+	env := &TaskEnv{Emit: emit}
+	sink, err := newRepartitionSink(env, "app-Aggregate-GroupBy-repartition", prep, format.Spec{Name: format.Kafka}, format.Spec{Name: format.JSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "/" + strings.Repeat("long", 20)
+	rows := []*types.Row{{Values: []any{"/a", int64(1)}}, {Values: []any{"/bb", int64(22)}, Retract: true},
+		{Values: []any{long, int64(333)}, Retract: true, Quiet: true}, {Values: []any{"/d", int64(4)}}}
+	for i, r := range rows {
+		env.current = &InRecord{Topic: "pageviews", Partition: 1, Offset: int64(40 + i)}
+		if i == 3 {
+			env.current.Headers = []Header{{Key: "trace", Value: []byte("t1")}}
+		}
+		if err := sink.Process(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []struct {
+		key, value     string
+		retract, quiet bool
+	}{{"/a", `{"MS":1}`, false, false}, {"/bb", `{"MS":22}`, true, false}, {long, `{"MS":333}`, true, true}, {"/d", `{"MS":4}`, false, false}}
+	for i, w := range want {
+		r := emit.recs[i]
+		back := &InRecord{Topic: r.Topic, Key: r.Key, Value: r.Value, Headers: r.Headers}
+		var retract, quiet bool
+		src, err := newRepartitionSource(env, prep, format.Spec{Name: format.Kafka}, format.Spec{Name: format.JSON}, processorFunc(func(row *types.Row) error {
+			retract, quiet = row.Retract, row.Quiet
+			return nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := src.ProcessRaw(back); err != nil {
+			t.Fatal(err)
+		}
+		topic, p, off := origin(back)
+		if string(r.Key) != w.key || string(r.Value) != w.value || topic != "pageviews" || p != 1 || off != int64(40+i) ||
+			retract != w.retract || quiet != w.quiet {
+			t.Errorf("record %d: %q %q from %s/%d/%d, retract %v quiet %v; want %q %q from pageviews/1/%d, %v %v",
+				i, r.Key, r.Value, topic, p, off, retract, quiet, w.key, w.value, 40+i, w.retract, w.quiet)
+		}
+	}
+	if hs := emit.recs[3].Headers; len(hs) != 2 || hs[0].Key != "trace" || string(hs[0].Value) != "t1" {
+		t.Errorf("the last record's headers %+v, want the input's trace header before the origin", hs)
+	}
+	emit.discard = true
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := sink.Process(rows[1]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("a repartition record costs %.0f allocations before a copier, want 0", allocs)
+	}
+}

@@ -123,13 +123,30 @@ type joinRepartitionSink struct {
 	// windows (join_window_rekey.go), n its join.
 	windowed bool
 	n        *planner.Join
+	keyVals  []any // the join key in its written order (repartitionKey.encode)
+	// rec is the record written, reused, and bufs the buffers its key,
+	// value and origin are written into: the sink's own, reused, when the
+	// emitter copies them (BytesCopier), else new ones per record.
+	rec              OutRecord
+	bufs             encodeBufs
+	keySize, valSize sizeHint // keySize: of the key and origin together
+	headers          []Header // the record's, kept (grown) when the emitter copies them
 }
 
 func newJoinRepartitionSink(env *TaskEnv, n *planner.Join, side planner.JoinSide, f internalFormats, topic string) (*joinRepartitionSink, error) {
 	key, value, err := joinRepartitionCodecs(n, side, f, topic)
-	return &joinRepartitionSink{env: env, topic: topic, key: key, value: value, windowed: windowedRekey(n, side), n: n}, err
+	if err != nil {
+		return nil, err
+	}
+	return &joinRepartitionSink{env: env, topic: topic, key: key, value: value, windowed: windowedRekey(n, side), n: n,
+		keyVals: make([]any, key.width()), bufs: newEncodeBufs(env.Emit)}, nil
 }
 
+// Process writes row's record: the key with the origin after it in one
+// buffer and the value in another, both sized from the last record's.
+// Before an emitter that copies what it keeps, the buffers and the
+// headers are the sink's own, rewritten for each row; before one that
+// keeps them, new ones per record.
 func (s *joinRepartitionSink) Process(row *types.Row) error {
 	var k []byte
 	vals := row.Values[s.key.width():]
@@ -141,7 +158,7 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 	}
 	if !row.NullKey {
 		var err error
-		if k, err = s.key.encode(row.Values[:s.key.width()]); err != nil {
+		if k, err = s.key.encode(s.bufs.forKey(s.keySize.last+s.keySize.last/4+8), s.keyVals, row.Values[:s.key.width()]); err != nil {
 			return encodeFailure(s.env, "key", err)
 		}
 		if s.windowed {
@@ -150,16 +167,55 @@ func (s *joinRepartitionSink) Process(row *types.Row) error {
 			}
 		}
 	}
-	v, err := s.value.Encode(nil, vals)
+	v, err := s.value.Encode(s.bufs.forValue(s.valSize), vals)
 	if err != nil {
 		return encodeFailure(s.env, "value", err)
 	}
-	rec := &OutRecord{Topic: s.topic, Partition: -1, Key: k, Value: v, Timestamp: row.Time}
+	s.valSize.note(v)
+	rec := &s.rec
+	*rec = OutRecord{Topic: s.topic, Partition: -1, Timestamp: row.Time, Value: v}
 	if cur := s.env.current; cur != nil {
-		rec.Headers = withOrigin(cur)
+		room := k[len(k):]
+		if k == nil { // a null key: the origin alone in the key's buffer
+			room = s.bufs.forKey(s.keySize.last + 8)
+		}
+		rec.Headers = s.origin(cur, room)
 	}
+	if k != nil {
+		k = k[:len(k):len(k)]
+	}
+	rec.Key = k
+	s.keySize.last = len(k) + originBytes(rec.Headers)
 	s.env.Emit.Emit(rec)
 	return nil
+}
+
+// origin is the record's headers: the input's user headers and the
+// origin, its value appended to room (the rest of the key's buffer). The
+// headers are the sink's own (s.headers) when the emitter copies them,
+// else a new slice.
+func (s *joinRepartitionSink) origin(cur *InRecord, room []byte) []Header {
+	o := appendOrigin(room, cur)
+	hs := s.headers[:0]
+	if !s.bufs.reuse {
+		hs = make([]Header, 0, len(cur.Headers)+1)
+	}
+	hs = appendUserHeaders(hs, cur.Headers)
+	hs = append(hs, Header{Key: originHeader, Value: o[:len(o):len(o)]})
+	if s.bufs.reuse {
+		s.headers = hs
+	}
+	return hs
+}
+
+// originBytes is the origin header's value length in hs (0 without one).
+func originBytes(hs []Header) int {
+	for _, h := range hs {
+		if h.Key == originHeader {
+			return len(h.Value)
+		}
+	}
+	return 0
 }
 
 // joinRepartitionSource reads re-keyed rows back: [key, row values…].

@@ -76,13 +76,13 @@ func keptKeyColumns(in *planner.JoinInput) ([]types.Column, []int) {
 
 func (k *repartitionKey) width() int { return len(k.perm) }
 
-// encode writes the join key key.
-func (k *repartitionKey) encode(key []any) ([]byte, error) {
-	vals := make([]any, len(k.perm))
+// encode appends the join key key to dst. vals is the room for the key
+// in its written order (len(perm)); the caller's to reuse.
+func (k *repartitionKey) encode(dst []byte, vals, key []any) ([]byte, error) {
 	for p, i := range k.perm {
 		vals[p] = key[i]
 	}
-	return k.codec.Encode(nil, vals)
+	return k.codec.Encode(dst, vals)
 }
 
 // decode reads a record key into the join key key.

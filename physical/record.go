@@ -50,11 +50,12 @@ type Emitter interface {
 }
 
 // BytesCopier is implemented by the emitters that may copy what they
-// keep of a record's Key, Value and PartitionKey during Emit (the Kafka
-// runner's, into buffers it recycles once the producer is done with
-// them): CopiesBytes true lets an operator encode every record it emits
-// into the same buffers, where an emitter that keeps the slices needs
-// new ones per record. Headers are kept either way.
+// keep of a record's Key, Value, PartitionKey and Headers (the slice and
+// its values) during Emit (the Kafka runner's, into buffers it recycles
+// once the producer is done with them): CopiesBytes true lets an
+// operator encode every record it emits, its headers too, into the same
+// buffers, where an emitter that keeps the slices needs new ones per
+// record.
 type BytesCopier interface {
 	CopiesBytes() bool
 }

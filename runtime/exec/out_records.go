@@ -6,21 +6,22 @@ import (
 )
 
 // outRecords recycles a runner's output and repartition records with
-// the buffer the emitted key, value and placement bytes were copied
-// into: the runner copies what it keeps (physical.BytesCopier), so a
+// the buffer the emitted key, value, placement and header bytes were
+// copied into: the runner copies what it keeps (physical.BytesCopier), so a
 // sink encodes every record into one buffer of its own instead of
 // allocating one per output record, which the emitter kept until the
 // promise.
 type outRecords struct{ recordPool }
 
-// get returns rec as a franz-go record, its key, value and partition key
-// copied into the recycled record's buffer (a nil slice stays nil, an
-// empty one empty: a null key or a tombstone stays one) and its headers
-// appended to the headers' room the record kept.
+// get returns rec as a franz-go record, its key, value, partition key
+// and header values copied into the recycled record's buffer (a nil
+// slice stays nil, an empty one empty: a null key or a tombstone stays
+// one) and its headers appended to the headers' room the record kept.
 func (o *outRecords) get(rec *physical.OutRecord) *kgo.Record {
 	c := *rec
+	c.Headers = nil
 	prefix := isPrefix(rec.PartitionKey, rec.Key)
-	n := len(rec.Key) + len(rec.Value)
+	n := len(rec.Key) + len(rec.Value) + headerBytes(rec.Headers)
 	if !prefix {
 		n += len(rec.PartitionKey)
 	}
@@ -31,10 +32,24 @@ func (o *outRecords) get(rec *physical.OutRecord) *kgo.Record {
 	if prefix {
 		c.PartitionKey = c.Key[:len(rec.PartitionKey):len(rec.PartitionKey)]
 	} else {
-		c.PartitionKey, _ = copyIn(buf, rec.PartitionKey)
+		c.PartitionKey, buf = copyIn(buf, rec.PartitionKey)
 	}
 	fillKgo(&r.Record, &c)
+	for _, h := range rec.Headers {
+		var v []byte
+		v, buf = copyIn(buf, h.Value)
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: v})
+	}
 	return &r.Record
+}
+
+// headerBytes is the bytes of hs's values.
+func headerBytes(hs []physical.Header) int {
+	n := 0
+	for _, h := range hs {
+		n += len(h.Value)
+	}
+	return n
 }
 
 // copyIn copies src to the start of buf and returns the copy (nil for a

@@ -34,7 +34,8 @@ func TestOutputRecordsAreRecycledClean(t *testing.T) {
 }
 
 // TestOutputRecordsRecycleTheirBuffers: an output record is the emitted
-// key, value and partition key copied (the sink reuses its buffers), a
+// key, value, partition key and header values copied (the sink and the
+// repartition sinks reuse their buffers), a
 // nil key and value stay null and empty ones empty, a windowed key's
 // inner key still places the record by a length (no context value); a
 // record not yet put back keeps its bytes while others are made and
@@ -42,11 +43,16 @@ func TestOutputRecordsAreRecycledClean(t *testing.T) {
 // cost no allocation.
 func TestOutputRecordsRecycleTheirBuffers(t *testing.T) {
 	var o outRecords
-	key, value := []byte("user_1+window"), []byte(`{"N":1}`)
-	held := o.get(&physical.OutRecord{Topic: "out", Partition: -1, Key: key, Value: value, Timestamp: 7, PartitionKey: key[:6]})
-	key[0], value[0] = 'X', 'X' // the sink reuses its buffers
+	key, value, origin := []byte("user_1+window"), []byte(`{"N":1}`), []byte("page-views/3/42")
+	held := o.get(&physical.OutRecord{Topic: "out", Partition: -1, Key: key, Value: value, Timestamp: 7, PartitionKey: key[:6],
+		Headers: []physical.Header{{Key: "origin", Value: origin}, {Key: "empty", Value: []byte{}}, {Key: "null"}}})
+	key[0], value[0], origin[0] = 'X', 'X', 'X' // the sink reuses its buffers, its headers' too
 	if string(held.Key) != "user_1+window" || string(held.Value) != `{"N":1}` || held.Topic != "out" || held.Timestamp.UnixMilli() != 7 {
 		t.Fatalf("record %q %q %s at %d, want user_1+window {\"N\":1} out at 7", held.Key, held.Value, held.Topic, held.Timestamp.UnixMilli())
+	}
+	if hs := held.Headers; len(hs) != 3 || hs[0].Key != "origin" || string(hs[0].Value) != "page-views/3/42" ||
+		hs[1].Value == nil || len(hs[1].Value) != 0 || hs[2].Value != nil {
+		t.Fatalf("headers %q, want origin page-views/3/42, an empty value and a null one", hs)
 	}
 	if pk, ok := placement(held); !ok || string(pk) != "user_1" || held.Context != keyPrefix(6) {
 		t.Errorf("placed by %q (%v, context %v), want the key's first 6 bytes", pk, ok, held.Context)
@@ -59,8 +65,8 @@ func TestOutputRecordsRecycleTheirBuffers(t *testing.T) {
 		}
 		o.put(kr)
 	}
-	if string(held.Key) != "user_1+window" || string(held.Value) != `{"N":1}` {
-		t.Errorf("a record in flight changed to %q %q", held.Key, held.Value)
+	if string(held.Key) != "user_1+window" || string(held.Value) != `{"N":1}` || string(held.Headers[0].Value) != "page-views/3/42" {
+		t.Errorf("a record in flight changed to %q %q %q", held.Key, held.Value, held.Headers[0].Value)
 	}
 	kr := o.get(&physical.OutRecord{Topic: "out", Partition: -1, Key: nil, Value: []byte{}})
 	if kr.Key != nil || kr.Value == nil || len(kr.Value) != 0 {
