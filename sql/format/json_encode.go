@@ -303,6 +303,10 @@ func appendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if j := plainJSONRun(s, i); j > i {
+			i = j
+			continue
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
@@ -327,6 +331,28 @@ func appendJSONString(buf []byte, s string) []byte {
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// plainJSONRun returns the end of the run of 8-byte blocks of s from i
+// on whose bytes are all ASCII that JSON writes as is (not a control
+// character, '"' or '\\'). A block is tested word-wise: no byte has its
+// high bit set, and subtracting 0x20 from each byte (or 1 from each byte
+// xor '"' or '\\') borrows nowhere; the lowest byte that would need an
+// escape always borrows, so the test is exact.
+func plainJSONRun(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		ctl := x - ones*0x20
+		quote := (x ^ ones*'"') - ones
+		backslash := (x ^ ones*'\\') - ones
+		if (x|ctl|quote|backslash)&highs != 0 {
+			return i
+		}
+	}
+	return i
 }
 
 func appendEscape(buf []byte, c byte) []byte {

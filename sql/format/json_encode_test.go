@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/types"
@@ -201,4 +202,56 @@ func BenchmarkJSONEncodeBid(b *testing.B) {
 		buf = out
 	}
 	b.SetBytes(int64(len(buf)))
+}
+
+// appendJSONStringBytewise is appendJSONString one byte at a time, as it
+// was before it skipped 8-byte blocks of plain ASCII.
+func appendJSONStringBytewise(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf:
+			buf = append(buf, c)
+			i++
+		case c < utf8.RuneSelf:
+			buf = appendEscape(buf, c)
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				buf = append(buf, "\uFFFD"...)
+			} else {
+				buf = append(buf, s[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return append(buf, '"')
+}
+
+// TestAppendJSONStringMatchesBytewise: every byte value at every offset of
+// strings up to three blocks long, and random strings mixing escapes and
+// UTF-8 across the blocks, are written as the byte-wise loop writes them.
+func TestAppendJSONStringMatchesBytewise(t *testing.T) {
+	check := func(s string) {
+		if got, want := appendJSONString(nil, s), appendJSONStringBytewise(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	}
+	for n := 1; n <= 24; n++ {
+		for at := 0; at < n; at++ {
+			for c := range 256 {
+				b := bytes.Repeat([]byte{'a'}, n)
+				b[at] = byte(c)
+				check(string(b))
+				b[n-1-at] = '~' // 0x7e, the largest plain byte, beside it
+				check(string(b))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		check(randomString(r))
+	}
 }
