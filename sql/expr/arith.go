@@ -252,7 +252,8 @@ func decimalContext() *apd.Context {
 }
 
 // decimalArith evaluates DECIMAL arithmetic: + - * in int64 when the
-// operands and the result allow (fixedArith), else and / % with apd.
+// operands and the result allow (fixedArith), otherwise (and / and %)
+// with apd.
 func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
 	le, re := l.eval, r.eval
 	fixed := op == ast.OpAdd || op == ast.OpSub || op == ast.OpMul
