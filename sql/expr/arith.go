@@ -251,8 +251,12 @@ func decimalContext() *apd.Context {
 	return &apd.Context{Precision: 200, MaxExponent: apd.MaxExponent, MinExponent: apd.MinExponent, Rounding: apd.RoundHalfUp}
 }
 
+// decimalArith evaluates DECIMAL arithmetic: + - * in int64 when the
+// operands and the result allow (fixedArith), otherwise (and / and %)
+// with apd.
 func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
 	le, re := l.eval, r.eval
+	fixed := op == ast.OpAdd || op == ast.OpSub || op == ast.OpMul
 	n := &node{typ: t}
 	n.eval = func(row *types.Row, env *evalEnv) (any, error) {
 		a, err := le(row, env)
@@ -262,6 +266,11 @@ func decimalArith(op ast.BinaryOp, t *types.Type, l, r *node) *node {
 		b, err := re(row, env)
 		if b == nil || err != nil {
 			return nil, nullOperand(err)
+		}
+		if fixed {
+			if d, ok := fixedArith(op, t, a, b); ok {
+				return d, nil
+			}
 		}
 		var da, db apd.Decimal
 		return decimalOp(op, t, decimalOperand(&da, a), decimalOperand(&db, b))

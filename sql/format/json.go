@@ -12,7 +12,9 @@ type jsonCodec struct {
 	unwrapped bool
 	single    *jsonNode   // unwrapped
 	obj       *jsonObject // wrapped
-	prefixes  [][]byte    // `"NAME":` per column, for Encode
+	// enc writes the columns for Encode: `"NAME":` (`,"NAME":` after
+	// the first) and a value; one column, no name, when unwrapped.
+	enc []jsonColumn
 	// strs sizes a record's arena of strings (boxCounts of the columns).
 	strs int
 	// skip marks the columns Decode checks but does not materialize
@@ -39,13 +41,19 @@ func newJSONCodec(cols []types.Column, unwrapped bool) *jsonCodec {
 	c.strs = boxCounts(ts)
 	if unwrapped {
 		c.single = newJSONNode(cols[0].Type)
+		c.enc = []jsonColumn{newJSONColumn(nil, cols[0].Type)}
 		return c
 	}
 	names := make([]string, len(cols))
-	c.prefixes = make([][]byte, len(cols))
+	c.enc = make([]jsonColumn, len(cols))
 	for i, col := range cols {
 		names[i] = col.Name
-		c.prefixes[i] = append(appendJSONString(nil, col.Name), ':')
+		var prefix []byte
+		if i > 0 {
+			prefix = append(prefix, ',')
+		}
+		prefix = append(appendJSONString(prefix, col.Name), ':')
+		c.enc[i] = newJSONColumn(prefix, col.Type)
 	}
 	c.obj = newJSONObject(names, ts)
 	return c
@@ -122,16 +130,14 @@ func (c *jsonCodec) Encode(buf []byte, vals []any) ([]byte, error) {
 		if isNull(vals[0]) {
 			return nil, nil
 		}
-		return appendJSON(buf, vals[0], c.cols[0].Type, topicStyle)
+		return c.enc[0].append(buf, vals[0])
 	}
 	buf = append(buf, '{')
-	for i, col := range c.cols {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, c.prefixes[i]...)
+	for i := range c.enc {
+		e := &c.enc[i]
+		buf = append(buf, e.prefix...)
 		var err error
-		if buf, err = appendJSON(buf, vals[i], col.Type, topicStyle); err != nil {
+		if buf, err = e.append(buf, vals[i]); err != nil {
 			return buf, err
 		}
 	}

@@ -36,6 +36,92 @@ func appendJSON(buf []byte, v any, t *types.Type, style jsonStyle) ([]byte, erro
 	return appendJSONPrimitive(buf, v, t)
 }
 
+// jsonColumn is one member of the JSON object Encode writes: its name
+// quoted with the ':' after it (and the ',' before it but for the first
+// member), and the Go type its SQL type is held as, chosen once when the
+// codec is built so that a value of that type is written after one type
+// assertion rather than appendJSON's switches. Any other value (NULL,
+// int32 or int for a BIGINT, a mismatch) goes through appendJSON, so the
+// bytes and the errors are appendJSON's.
+type jsonColumn struct {
+	prefix []byte
+	kind   jsonKind
+	t      *types.Type
+}
+
+// jsonKind is the Go type a jsonColumn writes without appendJSON.
+type jsonKind uint8
+
+const (
+	jsonOther     jsonKind = iota // appendJSON for every value
+	jsonString                    // string
+	jsonBigint                    // int64
+	jsonInteger                   // int32
+	jsonBoolean                   // bool
+	jsonDouble                    // float64
+	jsonTimestamp                 // types.Timestamp, as a number (topicStyle)
+	jsonDecimal                   // a non-nil *apd.Decimal
+)
+
+func newJSONColumn(prefix []byte, t *types.Type) jsonColumn {
+	return jsonColumn{prefix: prefix, kind: jsonKindOf(t), t: t}
+}
+
+func jsonKindOf(t *types.Type) jsonKind {
+	switch t.Kind {
+	case types.KindString:
+		return jsonString
+	case types.KindBigint:
+		return jsonBigint
+	case types.KindInteger:
+		return jsonInteger
+	case types.KindBoolean:
+		return jsonBoolean
+	case types.KindDouble:
+		return jsonDouble
+	case types.KindTimestamp:
+		return jsonTimestamp
+	case types.KindDecimal:
+		return jsonDecimal
+	}
+	return jsonOther
+}
+
+// append appends v as a value of the column's type in topicStyle.
+func (c *jsonColumn) append(buf []byte, v any) ([]byte, error) {
+	switch c.kind {
+	case jsonString:
+		if s, ok := v.(string); ok {
+			return appendJSONString(buf, s), nil
+		}
+	case jsonBigint:
+		if i, ok := v.(int64); ok {
+			return strconv.AppendInt(buf, i, 10), nil
+		}
+	case jsonInteger:
+		if i, ok := v.(int32); ok {
+			return strconv.AppendInt(buf, int64(i), 10), nil
+		}
+	case jsonBoolean:
+		if b, ok := v.(bool); ok {
+			return strconv.AppendBool(buf, b), nil
+		}
+	case jsonDouble:
+		if f, ok := v.(float64); ok {
+			return appendJSONDouble(buf, f), nil
+		}
+	case jsonTimestamp:
+		if ts, ok := v.(types.Timestamp); ok {
+			return strconv.AppendInt(buf, int64(ts), 10), nil
+		}
+	case jsonDecimal:
+		if d, ok := v.(*apd.Decimal); ok && d != nil {
+			return appendJSONDecimal(buf, d, c.t)
+		}
+	}
+	return appendJSON(buf, v, c.t, topicStyle)
+}
+
 func appendJSONPrimitive(buf []byte, v any, t *types.Type) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
@@ -217,6 +303,10 @@ func appendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if j := plainJSONRun(s, i); j > i {
+			i = j
+			continue
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
@@ -241,6 +331,28 @@ func appendJSONString(buf []byte, s string) []byte {
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// plainJSONRun returns the end of the run of 8-byte blocks of s from i
+// on whose bytes are all ASCII that JSON writes as is (not a control
+// character, '"' or '\\'). A block is tested word-wise: no byte has its
+// high bit set, and subtracting 0x20 from each byte (or 1 from each byte
+// xor '"' or '\\') borrows nowhere; the lowest byte that would need an
+// escape always borrows, so the test is exact.
+func plainJSONRun(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		ctl := x - ones*0x20
+		quote := (x ^ ones*'"') - ones
+		backslash := (x ^ ones*'\\') - ones
+		if (x|ctl|quote|backslash)&highs != 0 {
+			return i
+		}
+	}
+	return i
 }
 
 func appendEscape(buf []byte, c byte) []byte {
