@@ -161,7 +161,7 @@ func sameEncoding(got []byte, gerr error, want []byte, werr error) bool {
 // TestJSONEncodeAllocations: a Nexmark bid encodes into a buffer with
 // room for it in no allocation.
 func TestJSONEncodeAllocations(t *testing.T) {
-	c := mustCodec(t, Spec{Name: JSON}, bidColumns(), false)
+	c := mustCodec(t, Spec{Name: JSON}, bidOutputColumns(), false)
 	vals := bidValues()
 	buf := make([]byte, 0, 512)
 	allocs := testing.AllocsPerRun(100, func() {
@@ -174,8 +174,8 @@ func TestJSONEncodeAllocations(t *testing.T) {
 	}
 }
 
-// bidColumns are Nexmark q0's output columns.
-func bidColumns() []types.Column {
+// bidOutputColumns are Nexmark q0's output columns.
+func bidOutputColumns() []types.Column {
 	return []types.Column{{Name: "AUCTION", Type: types.BigintType}, {Name: "BIDDER", Type: types.BigintType},
 		{Name: "PRICE", Type: types.BigintType}, {Name: "CHANNEL", Type: types.StringType},
 		{Name: "URL", Type: types.StringType}, {Name: "DATETIME", Type: types.TimestampType},
@@ -190,7 +190,7 @@ func bidValues() []any {
 
 // BenchmarkJSONEncodeBid encodes a Nexmark bid (q0's sink).
 func BenchmarkJSONEncodeBid(b *testing.B) {
-	c := mustCodec(b, Spec{Name: JSON}, bidColumns(), false)
+	c := mustCodec(b, Spec{Name: JSON}, bidOutputColumns(), false)
 	vals := bidValues()
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
