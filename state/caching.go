@@ -410,7 +410,7 @@ func (s *cachingStore) cachedIn(start, end []byte) []*cacheEntry {
 }
 
 // purge drops matching cached entries unwritten, then purges below.
-func (s *cachingStore) purge(match func(key []byte) bool) error {
+func (s *cachingStore) purge(match func(key []byte) bool, windowsBefore int64) error {
 	// Every entry's key is shown to match without a copy (keyView): a
 	// window store's purge runs over the whole cache.
 	var doomed []*cacheEntry
@@ -422,7 +422,7 @@ func (s *cachingStore) purge(match func(key []byte) bool) error {
 	for _, e := range doomed {
 		s.drop(e)
 	}
-	return s.inner.(purger).purge(match)
+	return s.inner.(purger).purge(match, windowsBefore)
 }
 
 // keyView is an entry's key as bytes sharing the string's memory, for a

@@ -83,6 +83,6 @@ func (s *meteredStore) Flush() error {
 
 func (s *meteredStore) Close() error { return s.inner.Close() }
 
-func (s *meteredStore) purge(match func(key []byte) bool) error {
-	return s.inner.(purger).purge(match)
+func (s *meteredStore) purge(match func(key []byte) bool, windowsBefore int64) error {
+	return s.inner.(purger).purge(match, windowsBefore)
 }
