@@ -321,9 +321,14 @@ func (s *cachingStore) Close() error {
 // layers' iteration: a cached value replaces the stored one, a cached
 // delete hides it.
 func (s *cachingStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+	return s.rangeWith(start, end, fn, func(fn func(k, v []byte) bool) error { return s.inner.Range(start, end, fn) })
+}
+
+// rangeWith is Range with below ranging [start, end) of the lower layers.
+func (s *cachingStore) rangeWith(start, end []byte, fn func(k, v []byte) bool, below func(func(k, v []byte) bool) error) error {
 	m := &rangeMerge{s: s, cached: s.cachedIn(start, end), fn: fn}
 	defer clear(s.inRange)
-	if err := s.inner.Range(start, end, m.below); err != nil || m.stopped {
+	if err := below(m.below); err != nil || m.stopped {
 		return errors.Join(err, m.err)
 	}
 	m.cachedBefore("", true)

@@ -66,9 +66,14 @@ func (s *meteredStore) count(key, value []byte) {
 }
 
 func (s *meteredStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+	return s.rangeWith(fn, func(fn func(k, v []byte) bool) error { return s.inner.Range(start, end, fn) })
+}
+
+// rangeWith counts a range that below runs.
+func (s *meteredStore) rangeWith(fn func(k, v []byte) bool, below func(func(k, v []byte) bool) error) error {
 	s.m.ranges.Add(1)
 	var n int64
-	err := s.inner.Range(start, end, func(k, v []byte) bool {
+	err := below(func(k, v []byte) bool {
 		n += int64(len(k) + len(v))
 		return fn(k, v)
 	})

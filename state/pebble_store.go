@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -75,6 +76,11 @@ type pebbleStore struct {
 	lookups int64
 	// sorter puts a committed batch in key order (sorted_batch.go).
 	sorter batchSorter
+	// emptyBelow: in a segmented partition, the segments below it hold
+	// no key (this store's purge emptied them and nothing was written
+	// there since), so its scans start there instead of stepping over
+	// the purged keys' tombstones until compactions drop them.
+	emptyBelow uint64
 }
 
 var (
@@ -177,6 +183,9 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	case !existed:
 		s.delta++
 	}
+	if s.emptyBelow != 0 && len(k) >= segmentHead {
+		s.emptyBelow = min(s.emptyBelow, binary.BigEndian.Uint64(k[5:segmentHead]))
+	}
 	// A key that exists was added when it was first written (or by the
 	// scan that built the filter): only new keys need adding.
 	if f := s.part.filter; f != nil && !existed && !f.add(k) {
@@ -244,7 +253,7 @@ func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error 
 	if err != nil {
 		return err
 	}
-	return iterate(newIter, s.part.prefix, s.part.segment.Load(), start, end, fn)
+	return iterate(newIter, s.part.prefix, s.part.segment.Load(), s.emptyBelow, start, end, fn)
 }
 
 // source opens iterators over the committed data and the pending batch.
@@ -375,7 +384,7 @@ func (s *pebbleStore) purge(match func(key []byte) bool, windowsBefore int64) er
 		doomed, err = s.purgeSegments(newIter, interval, windowsBefore, match)
 	} else {
 		p := s.part.prefix
-		err = iterate(newIter, p, interval, nil, nil, func(k, _ []byte) bool {
+		err = iterate(newIter, p, interval, s.emptyBelow, nil, nil, func(k, _ []byte) bool {
 			if match(k) {
 				doomed = append(doomed, p.appendFullKey(nil, k, interval))
 			}

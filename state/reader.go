@@ -28,7 +28,7 @@ func (d *DB) ReadCommitted(id StoreID, start, end []byte, fn func(k, v []byte) b
 		return fmt.Errorf("state: read %s: %w", id, err)
 	}
 	defer snap.Close()
-	if err := iterate(snap.NewIter, p.prefix, seg, start, end, fn); err != nil {
+	if err := iterate(snap.NewIter, p.prefix, seg, 0, start, end, fn); err != nil {
 		return fmt.Errorf("state: read %s: %w", id, err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -62,10 +63,10 @@ func (p prefix) appendFullKey(dst, key []byte, interval int64) []byte {
 // snapshot, an indexed batch over the DB).
 type newIterFunc func(*pebble.IterOptions) (*pebble.Iterator, error)
 
-// segmentsIn lists the segments of a segmented partition holding keys,
-// in order: one seek per segment.
-func segmentsIn(newIter newIterFunc, p prefix) ([]uint64, error) {
-	it, err := newIter(&pebble.IterOptions{LowerBound: p.data(), UpperBound: p.dataEnd()})
+// segmentsIn lists the segments from first on of a segmented partition
+// holding keys, in order: one seek per segment.
+func segmentsIn(newIter newIterFunc, p prefix, first, last uint64) ([]uint64, error) {
+	it, err := newIter(&pebble.IterOptions{LowerBound: p.appendSegmentKey(nil, first, nil), UpperBound: p.dataEnd()})
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +78,9 @@ func segmentsIn(newIter newIterFunc, p prefix) ([]uint64, error) {
 			return nil, errors.Join(fmt.Errorf("state: segmented key %x is shorter than its head (corrupt store: wipe it and restore)", k), it.Close())
 		}
 		seg := binary.BigEndian.Uint64(k[5:segmentHead])
+		if seg > last {
+			break
+		}
 		segs = append(segs, seg)
 		next := keySuccessor(p.appendSegmentKey(seek[:0], seg, nil))
 		if next == nil || !bytes.HasPrefix(next, p.data()) {
@@ -88,10 +92,10 @@ func segmentsIn(newIter newIterFunc, p prefix) ([]uint64, error) {
 }
 
 // rangeSegments calls fn for the keys in [start, end) (WindowKeys, nil
-// unbounded) of a segmented partition in key order, as a plain one's
-// Range would: an iterator per segment, merged.
-func rangeSegments(newIter newIterFunc, p prefix, start, end []byte, fn func(k, v []byte) bool) (err error) {
-	segs, err := segmentsIn(newIter, p)
+// unbounded) of a segmented partition's segments first to last in key
+// order, as a plain one's Range would: an iterator per segment, merged.
+func rangeSegments(newIter newIterFunc, p prefix, first, last uint64, start, end []byte, fn func(k, v []byte) bool) (err error) {
+	segs, err := segmentsIn(newIter, p, first, last)
 	if err != nil {
 		return err
 	}
@@ -141,10 +145,11 @@ func rangeSegments(newIter newIterFunc, p prefix, start, end []byte, fn func(k, 
 }
 
 // iterate calls fn for the partition's keys in [start, end) in key
-// order, in its layout (interval 0: plain), the keys without their head.
-func iterate(newIter newIterFunc, p prefix, interval int64, start, end []byte, fn func(k, v []byte) bool) error {
+// order, in its layout (interval 0: plain; segmented, the segments from
+// first on), the keys without their head.
+func iterate(newIter newIterFunc, p prefix, interval int64, first uint64, start, end []byte, fn func(k, v []byte) bool) error {
 	if interval != 0 {
-		return rangeSegments(newIter, p, start, end, fn)
+		return rangeSegments(newIter, p, first, math.MaxUint64, start, end, fn)
 	}
 	o := &pebble.IterOptions{LowerBound: p.dataKey(start), UpperBound: p.dataEnd()}
 	if end != nil {
@@ -222,21 +227,86 @@ func (s *pebbleStore) useSegments(interval int64) error {
 	return nil
 }
 
-// purgeSegments deletes the keys that match among the segments before
+// purgeSegments returns the keys that match among the segments before
 // the one holding windows starting at before, and that one's: every key
-// of a window starting before before is in them. s.mu is held.
+// of a window starting before before is in them. The segments before
+// it are empty once those are deleted (emptyBelow), unless one held a
+// key that did not match. s.mu is held.
 func (s *pebbleStore) purgeSegments(newIter newIterFunc, interval, before int64, match func(key []byte) bool) ([][]byte, error) {
 	p := s.part.prefix
 	last := segmentOf(WindowKey(nil, before, 0), interval)
-	it, err := newIter(&pebble.IterOptions{LowerBound: p.data(), UpperBound: keySuccessor(p.appendSegmentKey(nil, last, nil))})
+	it, err := newIter(&pebble.IterOptions{
+		LowerBound: p.appendSegmentKey(nil, s.emptyBelow, nil),
+		UpperBound: keySuccessor(p.appendSegmentKey(nil, last, nil)),
+	})
 	if err != nil {
 		return nil, err
 	}
 	var doomed [][]byte
+	emptied := true
 	for it.First(); it.Valid(); it.Next() {
-		if match(it.Key()[segmentHead:]) {
-			doomed = append(doomed, bytes.Clone(it.Key()))
+		switch k := it.Key(); {
+		case match(k[segmentHead:]):
+			doomed = append(doomed, bytes.Clone(k))
+		case binary.BigEndian.Uint64(k[5:segmentHead]) < last:
+			emptied = false
 		}
 	}
-	return doomed, errors.Join(it.Error(), it.Close())
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return nil, err
+	}
+	if emptied {
+		s.emptyBelow = max(s.emptyBelow, last)
+	}
+	return doomed, nil
+}
+
+// windowRanger is implemented by every layer: Range of [start, end) for
+// a caller that keeps only the WindowKeys of windows starting in
+// [from, to] (WindowStore.Fetch, which skips longer keys sharing the
+// key's bytes), so a segmented partition reads only the segments of
+// that time range. A layer that does not implement it is ranged whole.
+type windowRanger interface {
+	rangeWindows(start, end []byte, from, to int64, fn func(k, v []byte) bool) error
+}
+
+func rangeWindows(s Store, start, end []byte, from, to int64, fn func(k, v []byte) bool) error {
+	if r, ok := s.(windowRanger); ok {
+		return r.rangeWindows(start, end, from, to, fn)
+	}
+	return s.Range(start, end, fn)
+}
+
+func (s *meteredStore) rangeWindows(start, end []byte, from, to int64, fn func(k, v []byte) bool) error {
+	return s.rangeWith(fn, func(fn func(k, v []byte) bool) error { return rangeWindows(s.inner, start, end, from, to, fn) })
+}
+
+func (s *cachingStore) rangeWindows(start, end []byte, from, to int64, fn func(k, v []byte) bool) error {
+	return s.rangeWith(start, end, fn, func(fn func(k, v []byte) bool) error { return rangeWindows(s.inner, start, end, from, to, fn) })
+}
+
+func (s *changeloggingStore) rangeWindows(start, end []byte, from, to int64, fn func(k, v []byte) bool) error {
+	return rangeWindows(s.inner, start, end, from, to, fn)
+}
+
+func (s *pebbleStore) rangeWindows(start, end []byte, from, to int64, fn func(k, v []byte) bool) error {
+	exit, err := s.enter()
+	if err != nil {
+		return err
+	}
+	defer exit()
+	newIter, err := s.source()
+	if err != nil {
+		return err
+	}
+	interval := s.part.segment.Load()
+	if interval == 0 {
+		return iterate(newIter, s.part.prefix, 0, 0, start, end, fn)
+	}
+	first := max(s.emptyBelow, segmentOf(WindowKey(nil, max(from, 0), 0), interval))
+	last := uint64(math.MaxUint64)
+	if to >= 0 && to < math.MaxInt64 {
+		last = segmentOf(WindowKey(nil, to, 0), interval)
+	}
+	return rangeSegments(newIter, s.part.prefix, first, last, start, end, fn)
 }

@@ -47,7 +47,11 @@ func TestSegmentedWindowStoreMatchesPlain(t *testing.T) {
 	keys := [][]byte{[]byte("a"), []byte("ab"), []byte("b"), []byte("a\x00"), []byte("abc"), {}, []byte("z")}
 	r := rand.New(rand.NewPCG(1, 2))
 	purged := int64(0)
-	for i := range 20000 {
+	ops := 20000
+	if invariants {
+		ops = 1500 // every commit then counts the partition's keys
+	}
+	for i := range ops {
 		key, ts := keys[r.IntN(len(keys))], max(purged-50+r.Int64N(650), 0)
 		switch op := r.IntN(100); {
 		case op < 50:
@@ -140,6 +144,15 @@ func TestSegmentedPurgeVisitsExpiredSegments(t *testing.T) {
 	}
 	if got := windowDump(t, w, 0, 255); got != `"x"@250="v" "y"@250="v" ` {
 		t.Fatalf("after the purge: %s", got)
+	}
+	// Scans start at the first segment the purge left (emptyBelow), and
+	// a key written below it again is found again.
+	if ps := bottom(t, w.s); ps.emptyBelow != 2 {
+		t.Fatalf("emptyBelow %d after the purge, want 2", ps.emptyBelow)
+	}
+	must(t, bottom(t, w.s).Put(WindowKey([]byte("z"), 5, 0), []byte("late")))
+	if got := windowDump(t, w, 0, 255); got != `"x"@250="v" "y"@250="v" "z"@5="late" ` {
+		t.Fatalf("after a write below the purged segments: %s", got)
 	}
 }
 

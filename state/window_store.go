@@ -149,7 +149,7 @@ func (w *WindowStore) Fetch(key []byte, from, to int64, fn func(windowStart int6
 		return nil
 	}
 	start, end := WindowKey(key, max(from, 0), 0), windowEnd(key, to)
-	return w.s.Range(start, end, func(k, v []byte) bool {
+	return rangeWindows(w.s, start, end, max(from, 0), to, func(k, v []byte) bool {
 		if len(k) != len(key)+windowSuffix || !bytes.HasPrefix(k, key) {
 			return true // a longer key that shares key's bytes
 		}
