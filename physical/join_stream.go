@@ -127,6 +127,12 @@ func openWindowStore(env *TaskEnv, name string, src *planner.Source, keys, value
 	if err != nil {
 		return nil, err
 	}
+	// Five segments per purge step (purge): a Purge visits the segments
+	// it empties and the one it cuts, a fetch the two or three its
+	// window overlaps.
+	if err := w.UseSegments(max(joinPurgeStep(retention)/5, 1)); err != nil {
+		return nil, err
+	}
 	cols := windowColumns(src, bounds)
 	sw := &streamWindow{w: w, name: name, cols: len(cols), observed: w.MaxStart(), retention: retention, purged: -1 << 63}
 	_, sw.registryKeys = format.SchemaTypeOf(keys.Name)
@@ -194,6 +200,10 @@ func (sw *streamWindow) put(key []byte, vals []any, ts int64) (bool, error) {
 	return true, sw.purge()
 }
 
+// joinPurgeStep is the stream time between purges of a join store of
+// the given retention: Kafka Streams' segment interval for join stores.
+func joinPurgeStep(retention int64) int64 { return max(retention/2, 60000) }
+
 // purge deletes the rows past the retention from the local store, at most
 // once per segment interval of the store's stream time (Kafka Streams'
 // join stores: max(retention / 2, 1 minute)). No changelog tombstones:
@@ -202,7 +212,7 @@ func (sw *streamWindow) put(key []byte, vals []any, ts int64) (bool, error) {
 // rows restored from it are skipped by reads and purged again.
 func (sw *streamWindow) purge() error {
 	before := sw.observed - sw.retention
-	if before <= 0 || before < sw.purged+max(sw.retention/2, 60000) {
+	if before <= 0 || before < sw.purged+joinPurgeStep(sw.retention) {
 		return nil
 	}
 	sw.purged = before

@@ -130,6 +130,11 @@ func newWindowAggOp(env *TaskEnv, n *planner.Aggregate, store string, formats ag
 		op.sessions = state.NewSessionStore(base.store)
 	} else {
 		op.windows = state.NewWindowStore(base.store)
+		// A segment per purge step (purge): each Purge visits the
+		// segments it empties and the one it cuts, not every window.
+		if err := op.windows.UseSegments(max(windowRetention(n.Window)/10, 1)); err != nil {
+			return nil, err
+		}
 	}
 	if n.Final {
 		if op.buffer, err = env.store(suppressStore); err != nil {

@@ -321,9 +321,14 @@ func (s *cachingStore) Close() error {
 // layers' iteration: a cached value replaces the stored one, a cached
 // delete hides it.
 func (s *cachingStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+	return s.rangeWith(start, end, fn, func(fn func(k, v []byte) bool) error { return s.inner.Range(start, end, fn) })
+}
+
+// rangeWith is Range with below ranging [start, end) of the lower layers.
+func (s *cachingStore) rangeWith(start, end []byte, fn func(k, v []byte) bool, below func(func(k, v []byte) bool) error) error {
 	m := &rangeMerge{s: s, cached: s.cachedIn(start, end), fn: fn}
 	defer clear(s.inRange)
-	if err := s.inner.Range(start, end, m.below); err != nil || m.stopped {
+	if err := below(m.below); err != nil || m.stopped {
 		return errors.Join(err, m.err)
 	}
 	m.cachedBefore("", true)
@@ -410,7 +415,7 @@ func (s *cachingStore) cachedIn(start, end []byte) []*cacheEntry {
 }
 
 // purge drops matching cached entries unwritten, then purges below.
-func (s *cachingStore) purge(match func(key []byte) bool) error {
+func (s *cachingStore) purge(match func(key []byte) bool, windowsBefore int64) error {
 	// Every entry's key is shown to match without a copy (keyView): a
 	// window store's purge runs over the whole cache.
 	var doomed []*cacheEntry
@@ -422,7 +427,7 @@ func (s *cachingStore) purge(match func(key []byte) bool) error {
 	for _, e := range doomed {
 		s.drop(e)
 	}
-	return s.inner.(purger).purge(match)
+	return s.inner.(purger).purge(match, windowsBefore)
 }
 
 // keyView is an entry's key as bytes sharing the string's memory, for a

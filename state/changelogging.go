@@ -85,6 +85,6 @@ func (s *changeloggingStore) Close() error { return s.inner.Close() }
 
 // purge removes entries locally only: retention is the changelog topic's
 // own job (cleanup.policy=compact,delete), as in Kafka Streams.
-func (s *changeloggingStore) purge(match func(key []byte) bool) error {
-	return s.inner.(purger).purge(match)
+func (s *changeloggingStore) purge(match func(key []byte) bool, windowsBefore int64) error {
+	return s.inner.(purger).purge(match, windowsBefore)
 }

@@ -56,6 +56,9 @@ type partition struct {
 	// partition with keys found on open, until its first claim builds it,
 	// or one too large for it). The owner uses it under its lock.
 	filter *keyFilter
+	// segment is the interval of the partition's segmented layout, 0 for
+	// the plain one (window_segments.go): set once, by useSegments.
+	segment atomic.Int64
 }
 
 // Open opens (creating if needed) the DB in dir.
@@ -148,12 +151,18 @@ func (d *DB) loadPartition(k, v []byte) error {
 	if err != nil {
 		return err
 	}
+	seg, err := d.getInt64(pre.meta(segmentTag))
+	if err != nil {
+		return err
+	}
 	if p, ok := d.parts[id]; ok && p.prefix == pre {
 		p.keys.Store(n) // its filter still holds every key written: a superset
+		p.segment.Store(seg)
 		return nil
 	}
 	p := &partition{id: id, prefix: pre}
 	p.keys.Store(n)
+	p.segment.Store(seg)
 	if n == 0 {
 		p.filter = newKeyFilter()
 	}

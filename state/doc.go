@@ -27,7 +27,9 @@
 //	 0x00 'r' app name part    → prefix (4 bytes)
 //	 0x00 'c' prefix           → checkpoint offset
 //	 0x00 'k' prefix           → key count
+//	 0x00 's' prefix           → segment interval (segmented window stores)
 //	 0x01 prefix user-key      → value
+//	 0x01 prefix segment(8) window-key → value    window_segments.go
 //
 //	restore:  changelog ─► Restorer.Restore ─► pebble    restore.go
 //	timestamped (TimestampInRecord): pebble ts(8) ‖ value;
@@ -173,10 +175,17 @@
 // store is created with cleanup.policy=compact,delete and a retention of
 // the store's plus a day, so the broker expires the records itself.
 // Session Remove, in contrast, is a normal delete and sends a tombstone,
-// since a merged session must disappear from the table. The layout has no
-// time-ordered segments, so Purge scans the store; a segment number in
-// front of the key would make it a range deletion at the cost of a lookup
-// per segment in Fetch.
+// since a merged session must disappear from the table.
+//
+// A window store's partition can be segmented (WindowStore.UseSegments,
+// as aggregations' and joins' are): locally each key has its segment
+// (window start / interval) in front, so a Purge visits only the segments
+// holding expired windows, and a Fetch only those of its time range (an
+// iterator each, merged); scans merge every segment back into key order,
+// so the answers, the cache's and the changelog's keys are those of the
+// plain layout. A partition written in the plain layout (older versions)
+// is rewritten on its first UseSegments. Session stores keep the plain
+// layout and scan the store to purge.
 //
 // # Concurrency
 //

@@ -66,9 +66,14 @@ func (s *meteredStore) count(key, value []byte) {
 }
 
 func (s *meteredStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
+	return s.rangeWith(fn, func(fn func(k, v []byte) bool) error { return s.inner.Range(start, end, fn) })
+}
+
+// rangeWith counts a range that below runs.
+func (s *meteredStore) rangeWith(fn func(k, v []byte) bool, below func(func(k, v []byte) bool) error) error {
 	s.m.ranges.Add(1)
 	var n int64
-	err := s.inner.Range(start, end, func(k, v []byte) bool {
+	err := below(func(k, v []byte) bool {
 		n += int64(len(k) + len(v))
 		return fn(k, v)
 	})
@@ -83,6 +88,6 @@ func (s *meteredStore) Flush() error {
 
 func (s *meteredStore) Close() error { return s.inner.Close() }
 
-func (s *meteredStore) purge(match func(key []byte) bool) error {
-	return s.inner.(purger).purge(match)
+func (s *meteredStore) purge(match func(key []byte) bool, windowsBefore int64) error {
+	return s.inner.(purger).purge(match, windowsBefore)
 }

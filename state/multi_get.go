@@ -23,19 +23,26 @@ func (d *DB) GetManyCommitted(id StoreID, keys [][]byte, fn func(k, v []byte) bo
 		return err
 	}
 	defer done()
-	it, err := pdb.NewIter(&pebble.IterOptions{LowerBound: p.prefix.data(), UpperBound: p.prefix.dataEnd()})
+	snap, interval, err := committedView(pdb, p)
+	if err != nil {
+		return fmt.Errorf("state: read %s: %w", id, err)
+	}
+	defer snap.Close()
+	it, err := snap.NewIter(&pebble.IterOptions{LowerBound: p.prefix.data(), UpperBound: p.prefix.dataEnd()})
 	if err != nil {
 		return fmt.Errorf("state: read %s: %w", id, err)
 	}
 	defer it.Close()
-	n := len(p.prefix.data())
 	seek := make([]byte, 0, 64)
 	for _, k := range keys {
-		seek = append(append(seek[:0], p.prefix.data()...), k...)
+		seek = p.prefix.appendFullKey(seek[:0], k, interval)
 		if !it.SeekGE(seek) {
-			break // past the last entry: no later key is present
+			if interval == 0 {
+				break // past the last entry: no later key is present
+			}
+			continue // segments are not in key order: a later key may be in an earlier one
 		}
-		if bytes.Equal(it.Key()[n:], k) && !fn(k, it.Value()) {
+		if bytes.Equal(it.Key(), seek) && !fn(k, it.Value()) {
 			break
 		}
 	}

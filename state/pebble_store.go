@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -75,6 +76,11 @@ type pebbleStore struct {
 	lookups int64
 	// sorter puts a committed batch in key order (sorted_batch.go).
 	sorter batchSorter
+	// emptyBelow: in a segmented partition, the segments below it hold
+	// no key (this store's purge emptied them and nothing was written
+	// there since), so its scans start there instead of stepping over
+	// the purged keys' tombstones until compactions drop them.
+	emptyBelow uint64
 }
 
 var (
@@ -97,7 +103,7 @@ func (s *pebbleStore) Get(key []byte) ([]byte, error) {
 // fullKey is key in the partition's key space, in keyBuf: valid until the
 // next call, under s.mu.
 func (s *pebbleStore) fullKey(key []byte) []byte {
-	s.keyBuf = s.part.prefix.appendDataKey(s.keyBuf[:0], key)
+	s.keyBuf = s.part.prefix.appendFullKey(s.keyBuf[:0], key, s.part.segment.Load())
 	return s.keyBuf
 }
 
@@ -177,6 +183,9 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 	case !existed:
 		s.delta++
 	}
+	if s.emptyBelow != 0 && len(k) >= segmentHead {
+		s.emptyBelow = min(s.emptyBelow, binary.BigEndian.Uint64(k[5:segmentHead]))
+	}
 	// A key that exists was added when it was first written (or by the
 	// scan that built the filter): only new keys need adding.
 	if f := s.part.filter; f != nil && !existed && !f.add(k) {
@@ -232,53 +241,40 @@ func (s *pebbleStore) exists(k []byte) (bool, error) {
 	return true, c.Close()
 }
 
-// Range iterates the partition's data through the pending batch.
+// Range iterates the partition's data through the pending batch, in
+// key order in either layout (window_segments.go).
 func (s *pebbleStore) Range(start, end []byte, fn func(k, v []byte) bool) error {
 	exit, err := s.enter()
 	if err != nil {
 		return err
 	}
 	defer exit()
-	it, err := s.rangeIter(start, end)
+	newIter, err := s.source()
 	if err != nil {
 		return err
 	}
-	n := len(s.part.prefix.data())
-	for it.First(); it.Valid(); it.Next() {
-		if !fn(it.Key()[n:], it.Value()) {
-			break
-		}
-	}
-	return errors.Join(it.Error(), it.Close())
+	return iterate(newIter, s.part.prefix, s.part.segment.Load(), s.emptyBelow, start, end, fn)
 }
 
-// rangeIter iterates [start, end) of the committed data and the pending
-// batch. A transactional store's batch is indexed, so the iterator merges
-// it; otherwise (point reads go through pending instead) the batch is
+// source opens iterators over the committed data and the pending batch.
+// A transactional store's batch is indexed, so its iterators merge it;
+// otherwise (point reads go through pending instead) the batch is
 // committed first, without sync: data ahead of its checkpoint, as with an
 // early commit past maxBatchBytes. s.mu is held.
-func (s *pebbleStore) rangeIter(start, end []byte) (*pebble.Iterator, error) {
+func (s *pebbleStore) source() (newIterFunc, error) {
 	if s.batch == nil || s.batch.Empty() {
-		return s.pdb.NewIter(s.bounds(start, end))
+		return s.pdb.NewIter, nil
 	}
 	if s.txn {
 		if err := s.indexedForRange(); err != nil {
 			return nil, err
 		}
-		return s.batch.NewIter(s.bounds(start, end))
+		return s.batch.NewIter, nil
 	}
 	if err := s.commit(pebble.NoSync); err != nil {
 		return nil, err
 	}
-	return s.pdb.NewIter(s.bounds(start, end))
-}
-
-func (s *pebbleStore) bounds(start, end []byte) *pebble.IterOptions {
-	o := &pebble.IterOptions{LowerBound: s.part.prefix.dataKey(start), UpperBound: s.part.prefix.dataEnd()}
-	if end != nil {
-		o.UpperBound = s.part.prefix.dataKey(end)
-	}
-	return o
+	return s.pdb.NewIter, nil
 }
 
 // Flush commits the pending batch, unless the store is transactional
@@ -371,18 +367,43 @@ func (s *pebbleStore) abort() bool {
 }
 
 // purge deletes matching keys in the pending batch, without changelog.
-func (s *pebbleStore) purge(match func(key []byte) bool) error {
-	var doomed [][]byte
-	err := s.Range(nil, nil, func(k, _ []byte) bool {
-		if match(k) {
-			doomed = append(doomed, bytes.Clone(k))
-		}
-		return true
-	})
-	for _, k := range doomed {
-		err = errors.Join(err, s.Put(k, nil))
+// In a segmented partition, with windowsBefore > 0 (see purger), only the
+// segments that can hold windows starting before it are visited.
+func (s *pebbleStore) purge(match func(key []byte) bool, windowsBefore int64) error {
+	exit, err := s.enter()
+	if err != nil {
+		return err
 	}
-	return err
+	defer exit()
+	newIter, err := s.source()
+	if err != nil {
+		return err
+	}
+	var doomed [][]byte
+	if interval := s.part.segment.Load(); interval != 0 && windowsBefore > 0 {
+		doomed, err = s.purgeSegments(newIter, interval, windowsBefore, match)
+	} else {
+		p := s.part.prefix
+		err = iterate(newIter, p, interval, s.emptyBelow, nil, nil, func(k, _ []byte) bool {
+			if match(k) {
+				doomed = append(doomed, p.appendFullKey(nil, k, interval))
+			}
+			return true
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("state: purge %s: %w", s.part.id, err)
+	}
+	// Every doomed key was just read through the batch: it exists.
+	for _, k := range doomed {
+		if err := s.writeKnown(k, nil, true); err != nil {
+			return fmt.Errorf("state: purge %s: %w", s.part.id, err)
+		}
+	}
+	if !s.txn && s.batch != nil && s.batch.Len() > maxBatchBytes {
+		return s.commit(pebble.NoSync)
+	}
+	return nil
 }
 
 // batchString is b, bytes of the pending batch, as a string sharing them:

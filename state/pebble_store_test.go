@@ -28,7 +28,7 @@ func TestPebbleLayerAlone(t *testing.T) {
 		t.Fatalf("keys after a scan committed the batch: %d", keys)
 	}
 	must(t, ps.Flush())
-	must(t, ps.purge(func(k []byte) bool { return string(k) == "a" }))
+	must(t, ps.purge(func(k []byte) bool { return string(k) == "a" }, 0))
 	must(t, ps.Flush())
 	if _, keys, _ := db.ApproxSize(testID); keys != 1 {
 		t.Fatalf("keys after purge: %d", keys)

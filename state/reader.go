@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -17,30 +18,39 @@ func (d *DB) ReadCommitted(id StoreID, start, end []byte, fn func(k, v []byte) b
 	if err != nil || !ok {
 		return err
 	}
-	lower, upper := p.prefix.data(), p.prefix.dataEnd()
-	if start != nil {
-		lower = p.prefix.dataKey(start)
-	}
-	if end != nil {
-		upper = p.prefix.dataKey(end)
-	}
 	pdb, done, err := d.use()
 	if err != nil {
 		return err
 	}
 	defer done()
-	it, err := pdb.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	snap, seg, err := committedView(pdb, p)
 	if err != nil {
 		return fmt.Errorf("state: read %s: %w", id, err)
 	}
-	defer it.Close()
-	n := len(p.prefix.data())
-	for it.First(); it.Valid(); it.Next() {
-		if !fn(it.Key()[n:], it.Value()) {
-			break
-		}
+	defer snap.Close()
+	if err := iterate(snap.NewIter, p.prefix, seg, 0, start, end, fn); err != nil {
+		return fmt.Errorf("state: read %s: %w", id, err)
 	}
-	return it.Error()
+	return nil
+}
+
+// committedView is a snapshot of pdb and the layout of p in it (its
+// segment interval, 0: plain), so a read racing the partition's one
+// rewrite to segments (useSegments) sees either layout whole.
+func committedView(pdb *pebble.DB, p *partition) (*pebble.Snapshot, int64, error) {
+	snap := pdb.NewSnapshot()
+	v, err := getFrom(snap, p.prefix.meta(segmentTag))
+	if err != nil {
+		return nil, 0, errors.Join(err, snap.Close())
+	}
+	if v == nil {
+		return snap, 0, nil
+	}
+	seg, err := decodeInt64(v)
+	if err != nil {
+		return nil, 0, errors.Join(err, snap.Close())
+	}
+	return snap, seg, nil
 }
 
 // GetCommitted returns the committed value of key in store partition id

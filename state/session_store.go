@@ -114,7 +114,7 @@ func (s *SessionStore) Purge(before int64) error {
 	return s.s.(purger).purge(func(k []byte) bool {
 		_, _, end, err := SplitSessionKey(k)
 		return err == nil && end < before
-	})
+	}, 0)
 }
 
 // Flush is Store.Flush.

@@ -34,9 +34,12 @@ type FlushListener func(key, value, old []byte)
 // purger is implemented by every layer: it removes the entries whose key
 // matches from the local store only: no changelog record, no listener call.
 // match reads key during the call only and never writes it (the caching
-// layer shows it the cache's own key).
+// layer shows it the cache's own key). windowsBefore > 0 says match
+// matches exactly the WindowKeys of windows starting before it, so a
+// segmented partition visits only the segments that can hold them; 0
+// when match is anything else (sessions).
 type purger interface {
-	purge(match func(key []byte) bool) error
+	purge(match func(key []byte) bool, windowsBefore int64) error
 }
 
 // Store opens the store partition id, stacked Kafka Streams style:

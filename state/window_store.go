@@ -149,7 +149,7 @@ func (w *WindowStore) Fetch(key []byte, from, to int64, fn func(windowStart int6
 		return nil
 	}
 	start, end := WindowKey(key, max(from, 0), 0), windowEnd(key, to)
-	return w.s.Range(start, end, func(k, v []byte) bool {
+	return rangeWindows(w.s, start, end, max(from, 0), to, func(k, v []byte) bool {
 		if len(k) != len(key)+windowSuffix || !bytes.HasPrefix(k, key) {
 			return true // a longer key that shares key's bytes
 		}
@@ -182,8 +182,10 @@ func (w *WindowStore) FetchAll(from, to int64, fn func(key []byte, windowStart i
 
 // Purge deletes the windows starting before before (stream time minus
 // retention) from the local store and cache, and drops later Puts of such
-// windows. It scans the store, so call it when stream time crosses a
-// segment boundary (say every retention/2), not per record. No changelog tombstones are sent: like Kafka Streams dropping
+// windows. It scans the store (with UseSegments, only the segments that
+// can hold such windows), so call it when stream time crosses a segment
+// boundary (say every retention/10), not per record. No changelog
+// tombstones are sent: like Kafka Streams dropping
 // segments, the changelog topic expires them itself (cleanup.policy
 // compact,delete with retention.ms = store retention + 1 day).
 func (w *WindowStore) Purge(before int64) error {
@@ -194,7 +196,43 @@ func (w *WindowStore) Purge(before int64) error {
 	return w.s.(purger).purge(func(k []byte) bool {
 		_, ts, _, err := SplitWindowKey(k)
 		return err == nil && ts < before
-	})
+	}, before)
+}
+
+// UseSegments keeps the store's partition in the segmented layout
+// (window_segments.go) with segments of interval ms of window start, so a
+// Purge visits only the segments holding expired windows instead of every
+// window: call it once, right after opening the store, with about the
+// stream time between Purges. A partition already segmented keeps its
+// own interval; one written in the plain layout (by an older version, or
+// restored before the store was opened) is rewritten in one batch. What
+// the store returns is the same in either layout. Over layers other than
+// the DB's own stack it does nothing.
+func (w *WindowStore) UseSegments(interval int64) error {
+	ps := pebbleUnder(w.s)
+	if ps == nil {
+		return nil
+	}
+	return ps.useSegments(interval)
+}
+
+// pebbleUnder is the Pebble layer of s, a stack from openStack; nil for
+// unknown layers.
+func pebbleUnder(s Store) *pebbleStore {
+	for {
+		switch l := s.(type) {
+		case *meteredStore:
+			s = l.inner
+		case *cachingStore:
+			s = l.inner
+		case *changeloggingStore:
+			s = l.inner
+		case *pebbleStore:
+			return l
+		default:
+			return nil
+		}
+	}
 }
 
 // Dropped counts Puts dropped because their window had expired.

@@ -13,16 +13,22 @@ import (
 // TestWindowStore drives testdata/window_store. Input lines of put are
 // "key@start=value" ("key@start=" deletes); every command prints the
 // changelog records it caused first, keys shown split.
+// The segmented layout (interval 70: the file's windows in several
+// segments) must print exactly what the plain one does.
 func TestWindowStore(t *testing.T) {
-	var w *WindowStore
-	var log windowLog
-	datadriven.RunTest(t, "testdata/window_store", func(t *testing.T, d *datadriven.TestData) string {
-		out := runWindowCmd(t, d, &w, &log)
-		return strings.Join(append(log.take(), out...), "\n") + "\n"
-	})
+	for _, interval := range []int64{0, 70} {
+		t.Run(fmt.Sprintf("segments=%d", interval), func(t *testing.T) {
+			var w *WindowStore
+			var log windowLog
+			datadriven.RunTest(t, "testdata/window_store", func(t *testing.T, d *datadriven.TestData) string {
+				out := runWindowCmd(t, d, &w, &log, interval)
+				return strings.Join(append(log.take(), out...), "\n") + "\n"
+			})
+		})
+	}
 }
 
-func runWindowCmd(t *testing.T, d *datadriven.TestData, w **WindowStore, log *windowLog) []string {
+func runWindowCmd(t *testing.T, d *datadriven.TestData, w **WindowStore, log *windowLog, interval int64) []string {
 	switch d.Cmd {
 	case "open":
 		var opts []StoreOption
@@ -30,6 +36,9 @@ func runWindowCmd(t *testing.T, d *datadriven.TestData, w **WindowStore, log *wi
 			opts = append(opts, RetainDuplicates())
 		}
 		ws, err := memDB(t).WindowStore(testID, append(opts, WithChangelog(log))...)
+		if err == nil && interval != 0 {
+			err = ws.UseSegments(interval)
+		}
 		*w = ws
 		return result(err)
 	case "put":

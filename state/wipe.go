@@ -40,6 +40,7 @@ func (d *DB) dropPartition(p *partition) error {
 		_ = b.DeleteRange(p.prefix.data(), p.prefix.dataEnd(), nil)
 		_ = b.Delete(p.prefix.meta(ckptTag), nil)
 		_ = b.Delete(p.prefix.meta(countTag), nil)
+		_ = b.Delete(p.prefix.meta(segmentTag), nil)
 		_ = b.Delete(registryKey(p.id), nil)
 		return b.Commit(d.wopt)
 	})
