@@ -45,6 +45,9 @@ func TestNexmarkSmall(t *testing.T) {
 // /proc/<pid>/stat and its peak RSS from /proc/<pid>/status, with the
 // garbage collector's pacing its start line names; one line per query on stdout and a Markdown table in
 // NEXMARK_REPORT. NEXMARK_QUERIES (comma separated) runs some only.
+// NEXMARK_PROFILE=<dir> starts each engine with --cpu-profile
+// <dir>/<query>.pprof (from its ready line to its stop, which follows the
+// measurement at once; the window measured starts after the health check).
 func TestNexmarkBenchmark(t *testing.T) {
 	events := nexmarkEnv(t, "NEXMARK_EVENTS", 0)
 	if events == 0 {
@@ -125,8 +128,11 @@ type nexmarkResult struct {
 func (r *nexmarkRun) query(t *testing.T, q *nexmark.Query) nexmarkResult {
 	t.Helper()
 	sid := "nx_" + q.Name + "_"
-	srv := startServerOn(t, r.broker.Kafka, "--service-id", sid, "--log-level", "info")
-	defer srv.stop()
+	args := []string{"--service-id", sid, "--log-level", "info"}
+	if dir := os.Getenv("NEXMARK_PROFILE"); dir != "" {
+		args = append(args, "--cpu-profile", filepath.Join(dir, q.Name+".pprof"))
+	}
+	srv := startServerOn(t, r.broker.Kafka, args...)
 	before := processCPU(t, srv.cmd.Process.Pid)
 	props := map[string]any{"auto.offset.reset": "earliest"}
 	for k, v := range q.Properties {
@@ -143,6 +149,9 @@ func (r *nexmarkRun) query(t *testing.T, q *nexmark.Query) nexmarkResult {
 	}
 	res := nexmarkResult{q: q, events: r.events, cpu: processCPU(t, srv.cmd.Process.Pid) - before,
 		peakRSS: processPeakRSS(t, srv.cmd.Process.Pid), pacing: enginePacing(srv.Logs())}
+	// Stopped now, so that a profile (NEXMARK_PROFILE) ends where the
+	// measured window ends, not after the check below.
+	srv.stop()
 	recs, err := nexmark.ReadTopic(ctx, []string{r.broker.Kafka}, q.Sink)
 	if err != nil {
 		t.Fatalf("%s: %v", q.Name, err)
