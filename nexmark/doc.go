@@ -71,6 +71,10 @@
 //	NEXMARK_PROFILE=/tmp/nx NEXMARK_QUERIES=q0 make nexmark
 //	go tool pprof -top /tmp/nx/q0.pprof
 //
+// Beside each figure the test logs the window's wall time and the
+// broker process's CPU-seconds over it: the broker shares the cores, so
+// its work slows the engine without being counted in the figure.
+//
 // The package is a client of the engine: it imports franz-go and no
 // sqlstream package (tests/lint_test.go). tests/nexmark_test.go runs it
 // through the binary; `make nexmark` is TestNexmarkBenchmark there.
