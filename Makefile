@@ -134,7 +134,8 @@ bench:
 # their input, read that process's CPU-seconds from /proc/<pid>/stat,
 # check the sink against the reference computation, and print one line
 # per query; the Markdown table goes to NEXMARK_REPORT.
-# NEXMARK_QUERIES=q0,q5 runs some only.
+# NEXMARK_QUERIES=q0,q5 runs some only. NEXMARK_PROFILE=<dir> writes each
+# engine's CPU profile to <dir>/<query>.pprof (nexmark/doc.go).
 NEXMARK_EVENTS  ?= 200000
 NEXMARK_RATE    ?= 1250
 NEXMARK_REPORT  ?= $(CURDIR)/bin/nexmark.md

@@ -59,6 +59,22 @@
 //     while the other input's records are not yet written; the joins
 //     here set joinIdle.
 //
+// What `make nexmark` measures: events ÷ the engine process's
+// CPU-seconds (utime+stime) from just before the query's statement to
+// the moment its groups have committed the end of their input, so the
+// query's start (topics, group join) and the last poll of
+// WaitConsumed are inside the window, the process's own start is not.
+// NEXMARK_PROFILE=<dir> runs each engine with the server's diagnostic
+// --cpu-profile <dir>/<query>.pprof, written from the engine's ready
+// line to its stop, which follows the measurement at once:
+//
+//	NEXMARK_PROFILE=/tmp/nx NEXMARK_QUERIES=q0 make nexmark
+//	go tool pprof -top /tmp/nx/q0.pprof
+//
+// Beside each figure the test logs the window's wall time and the
+// broker process's CPU-seconds over it: the broker shares the cores, so
+// its work slows the engine without being counted in the figure.
+//
 // The package is a client of the engine: it imports franz-go and no
 // sqlstream package (tests/lint_test.go). tests/nexmark_test.go runs it
 // through the binary; `make nexmark` is TestNexmarkBenchmark there.

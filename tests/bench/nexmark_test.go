@@ -22,7 +22,7 @@ const benchNexmarkQueries = "q0,q1,q5,q7,q3,q8"
 
 // BenchmarkNexmark runs Nexmark queries in this process, on the embedded
 // broker, so `go test -cpuprofile` profiles the engine (make nexmark runs
-// them through the binary, where no profile is taken): BENCH_NEXMARK_EVENTS
+// them through the binary, profiled with NEXMARK_PROFILE): BENCH_NEXMARK_EVENTS
 // events (default 50,000, at make nexmark's 1,250/s of event time) are
 // loaded once, then each query runs alone on a fresh engine until its
 // groups have committed the end of their input, and its sink is checked

@@ -90,10 +90,17 @@ func serveCommand(args []string, stdio Stdio, svc Services, combined bool) error
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	sf := newServerFlags(fs)
+	var cpuProfile *string
+	if !combined {
+		cpuProfile = fs.String("cpu-profile", "", "diagnostics: write a CPU profile (runtime/pprof) of the server from its ready line to the signal that stops it to FILE, for go tool pprof")
+	}
 	fs.Usage = func() { printServeUsage(fs.Output(), fs, svc, combined) }
 	s, err := parseAndResolve(fs, args, stdio, sf.resolve)
 	if err != nil {
 		return err
+	}
+	if cpuProfile != nil {
+		s.CPUProfile = *cpuProfile
 	}
 	ctx, stop := signalContext(combined)
 	defer stop()

@@ -20,11 +20,16 @@ func runServer(ctx context.Context, s Settings, svc Services, stdio Stdio) error
 	if err != nil {
 		return err
 	}
+	prof, err := startCPUProfile(s.CPUProfile)
+	if err != nil {
+		return errors.Join(err, n.shutdown())
+	}
 	log.Info("sqlstream ready", "url", n.serverURL(), "kafka", strings.Join(n.bootstrap, ","),
 		"embedded_broker", s.Embedded(), "data_dir", s.DataDir, "schema_registry", registryURL(n.stack))
 	<-ctx.Done()
+	perr := prof.stop()
 	log.Info("shutting down")
-	return n.shutdown()
+	return errors.Join(perr, n.shutdown())
 }
 
 // runCombined serves and runs the REPL in one process until the REPL ends

@@ -42,6 +42,10 @@ type Settings struct {
 	// user, set once it runs with authentication ("" without): the
 	// engine's clients authenticate as it.
 	BrokerUser, BrokerPassword string
+	// CPUProfile is the file `sqlstream server` writes a CPU profile to,
+	// from its ready line to the signal that stops it (--cpu-profile, a
+	// diagnostic flag with no config key); "" writes none.
+	CPUProfile string
 }
 
 // Embedded reports whether the process runs its own broker.

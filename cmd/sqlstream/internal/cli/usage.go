@@ -34,7 +34,9 @@ func printServeUsage(w io.Writer, fs *flag.FlagSet, svc Services, combined bool)
 		fmt.Fprint(w, "Usage: sqlstream server [flags]\n\nRuns the HTTP API server (and the embedded broker unless --bootstrap-servers is set).\n")
 	}
 	fmt.Fprint(w, "\nFlags:\n")
-	printFlags(w, fs, flagArgs(serverOptions()), flagKeys(serverOptions()))
+	args := flagArgs(serverOptions())
+	args["cpu-profile"] = "FILE"
+	printFlags(w, fs, args, flagKeys(serverOptions()))
 	fmt.Fprint(w, `
 Without --bootstrap-servers an embedded Kafka broker runs on --broker-listen
 with its data in <data-dir>/broker. The engine's state is in <data-dir>/state.
