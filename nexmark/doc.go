@@ -71,6 +71,13 @@
 //	NEXMARK_PROFILE=/tmp/nx NEXMARK_QUERIES=q0 make nexmark
 //	go tool pprof -top /tmp/nx/q0.pprof
 //
+// The loader (Load, and so `sqlstream nexmark`) writes its records
+// uncompressed, as a Kafka producer does by default (compression.type
+// none) and as the engine writes its own outputs; franz-go's default
+// would be snappy. Until session 13 it wrote snappy, and decompressing
+// it was 5-8 % of q0's engine CPU (profile.md, "q0 through the binary"):
+// Flink's figures read a generator in process and decompress nothing.
+//
 // Beside each figure the test logs the window's wall time and the
 // broker process's CPU-seconds over it: the broker shares the cores, so
 // its work slows the engine without being counted in the figure.

@@ -75,8 +75,12 @@ func Load(ctx context.Context, g *Generator, c LoadConfig) (Counts, error) {
 	if err := c.validate(); err != nil {
 		return Counts{}, err
 	}
+	// Uncompressed, as a Kafka producer writes by default
+	// (compression.type none) and as the engine's own clients do;
+	// franz-go's own default would be snappy (see doc.go).
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Brokers...), kgo.ProducerLinger(5*time.Millisecond),
-		kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(1<<16))
+		kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(1<<16),
+		kgo.ProducerBatchCompression(kgo.NoCompression()))
 	if err != nil {
 		return Counts{}, fmt.Errorf("nexmark: kafka client: %w", err)
 	}
