@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sqlstream/sqlstream/planner"
-	"github.com/sqlstream/sqlstream/sql/ast"
-	"github.com/sqlstream/sqlstream/sql/functions"
-	"github.com/sqlstream/sqlstream/sql/parser"
 	"github.com/sqlstream/sqlstream/sql/types"
 	"github.com/sqlstream/sqlstream/state"
 )
@@ -17,30 +13,7 @@ import (
 // join rows go to next, over stores in a fresh in-memory state DB.
 func joinHeadFor(t *testing.T, script string, next Processor) rawProcessor {
 	t.Helper()
-	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
-	stmts, err := parser.Parse(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, st := range stmts[:len(stmts)-1] {
-		src, err := p.CreateSource(st.(*ast.CreateSource))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Catalog.Put(src)
-	}
-	plan, err := p.PlanQuery(stmts[len(stmts)-1].(*ast.Query))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, bottom, err := linearize(plan.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, ok := bottom.(*planner.Join)
-	if !ok {
-		t.Fatalf("the plan's bottom is a %T, not a join", bottom)
-	}
+	j := plannedJoin(t, script)
 	b := &builder{opts: Options{AppID: "app"}, topo: &Topology{}, rootJoin: j, schemas: subjectSchemas{}}
 	b.startJoin(j)
 	db, err := state.OpenMem()
