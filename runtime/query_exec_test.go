@@ -21,7 +21,7 @@ func TestExecConfigCarriesTheQueryConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := execConfig(cfg)
-	want := exec.Config{CommitInterval: 2 * time.Second, Threads: 3, FromEarliest: true, CacheBytes: 4096,
+	want := exec.Config{CommitInterval: props.EOSCommitInterval, Threads: 3, FromEarliest: true, CacheBytes: 4096,
 		IdleCloseMs: 250, MaxTaskIdle: -time.Millisecond, LateTopic: "late", ThrowOnInvalid: true, ExactlyOnce: true,
 		SessionTimeout: cfg.SessionTimeout, AcceptableLag: 77, MaxPollRecords: 50}
 	// The client settings' options (kafkasec's TestClientOptions): under

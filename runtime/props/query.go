@@ -58,6 +58,11 @@ func (g Semantics) String() string {
 	return "at_least_once"
 }
 
+// EOSCommitInterval is the commit interval under exactly_once_v2 when
+// commit.interval.ms is left at its default: Kafka Streams' default (its
+// transactions stay short, so read_committed readers see outputs soon).
+const EOSCommitInterval = 100 * time.Millisecond
+
 // NewQueryConfig parses props over the table's defaults. The error, an
 // *Error, names the first bad property.
 func NewQueryConfig(t Table, props Properties) (QueryConfig, error) {
@@ -85,12 +90,12 @@ func NewQueryConfig(t Table, props Properties) (QueryConfig, error) {
 	// exactly_once is ksqlDB's (and Kafka Streams' deprecated) name of the
 	// same setting; both run as exactly_once_v2.
 	if g := p.Str(Guarantee); g == "exactly_once_v2" || g == "exactly_once" {
-		// The commit interval stays commit.interval.ms (2000 ms unless
-		// set): ksqlDB passes its 2000 ms to Kafka Streams explicitly
-		// (KsqlConfig's streams defaults), so Kafka Streams' 100 ms under
-		// EOS, which applies only when the key is absent, never runs in
-		// ksqlDB. Each transaction then spans two seconds of outputs.
 		c.Guarantee = ExactlyOnce
+		// The property set is merged over the table's defaults, so a
+		// value equal to the default counts as unset.
+		if v, ok := props[CommitInterval]; !ok || v == t[CommitInterval].def {
+			c.CommitInterval = EOSCommitInterval
+		}
 	}
 	return c, p.Err()
 }

@@ -162,7 +162,7 @@ func engineDefs() []*Def {
 		{name: OffsetReset, kind: kindEnum, values: []string{"latest", "earliest"}, def: "latest",
 			doc: "where a query without committed offsets starts reading its sources"},
 		{name: Guarantee, kind: kindEnum, values: []string{"at_least_once", "exactly_once_v2", "exactly_once"},
-			def: "at_least_once", doc: "processing guarantee: exactly_once_v2 runs each query's outputs, changelogs and offsets in Kafka transactions (committed every commit.interval.ms, 2000 ms as in ksqlDB)"},
+			def: "at_least_once", doc: "processing guarantee: exactly_once_v2 runs each query's outputs, changelogs and offsets in Kafka transactions (commit interval 100 ms unless set)"},
 		{name: CacheBytes, kind: kindLong, min: 0, def: strconv.Itoa(10 << 20),
 			doc: "write-back cache of each state store, in bytes (0: none)"},
 		{name: ShutdownTimeout, kind: kindLong, min: 0, def: strconv.Itoa(defaultShutdownTimeoutMs), fixed: true, ksqlDefault: "300000",
