@@ -166,7 +166,7 @@ func BenchmarkGuarantees(b *testing.B) {
 			}
 			ratio := rate["exactly_once_v2"] / rate["at_least_once"]
 			b.ReportMetric(ratio, q.name+"-ratio-eos/alos")
-			fmt.Printf("  %-9s ratio exactly_once_v2 / at_least_once: %.2f (target ≥ 0.9)\n", q.name, ratio)
+			fmt.Printf("  %-9s ratio exactly_once_v2 / at_least_once: %.2f (issue 21: ≥ 0.9)\n", q.name, ratio)
 		}
 	}
 }
