@@ -74,6 +74,15 @@ type node struct {
 	// rowTime marks ROWTIME, WINDOWSTART and WINDOWEND, which compare with
 	// timestamp strings ("magic timestamp conversion").
 	rowTime bool
+	// call is set for a function call's node, so that a parent can
+	// evaluate it some cheaper way (SPLIT(s, d)[i], see subscript).
+	call *callInfo
+}
+
+// callInfo is the function and converted arguments of a call node.
+type callInfo struct {
+	name string
+	args []*node
 }
 
 // Compiled is an expression ready to be evaluated against rows. It is
