@@ -41,6 +41,9 @@ func (c *compiler) call(e *ast.Call) (*node, error) {
 	}
 	n := callNode(res, args)
 	if c.reg.IsVolatile(e.Name) {
+		if c.share != nil {
+			c.share.volatile++
+		}
 		return n, nil
 	}
 	return fold(n, args...), nil
