@@ -24,6 +24,9 @@ func (c *compiler) subscript(e *ast.Subscript) (*node, error) {
 			return nil, errAt(sqlerr.Type, e.Index, "array index must be INTEGER or BIGINT, got %s", typeName(idx.typ))
 		}
 		if n := splitPartNode(base, idx); n != nil {
+			if c.share != nil {
+				c.share.retract(base)
+			}
 			return n, nil
 		}
 		return fold(arrayIndexNode(base, idx), base, idx), nil

@@ -83,6 +83,17 @@ type sharer struct {
 	// subexpression's are those added while it compiled.
 	refs     []string
 	volatile int
+	// keys are the counted nodes' keys, for retract.
+	keys map[*node]string
+}
+
+// retract uncounts n, whose parent evaluates it some other way (a fused
+// SPLIT(s, d)[i] never evaluates the SPLIT), so that it alone does not
+// make a slot that nothing reads.
+func (s *sharer) retract(n *node) {
+	if k, ok := s.keys[n]; ok && s.slots == nil {
+		s.counts[k]--
+	}
 }
 
 // shareMark is where a subexpression's compilation started.
@@ -104,6 +115,10 @@ func (s *sharer) end(c *compiler, e ast.Expr, m shareMark, n *node) *node {
 	key := ast.FormatExpr(e) + "\x00" + strings.Join(s.refs[m.refs:], ",") + "\x00" + n.typ.String()
 	if s.slots == nil {
 		s.counts[key]++
+		if s.keys == nil {
+			s.keys = map[*node]string{}
+		}
+		s.keys[n] = key
 		return n
 	}
 	slot, ok := s.slots[key]

@@ -187,3 +187,29 @@ func TestShareDifferentColumns(t *testing.T) {
 		t.Fatalf("shared %d subexpressions of different columns", slots)
 	}
 }
+
+// TestShareFusedSplit: SPLIT calls evaluated only as fused parts make no
+// slot (nothing would read it); one evaluated as an array still shares.
+func TestShareFusedSplit(t *testing.T) {
+	reg, _ := countingRegistry(t)
+	scope := SchemaScope(memoSchema, nil, false)
+	group := func(texts ...string) int {
+		var cs []*Compiled
+		for _, text := range texts {
+			e, _ := parser.ParseExpr(text)
+			c, err := Compile(e, scope, reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, c)
+		}
+		_, slots := Share(cs)
+		return slots
+	}
+	if n := group("SPLIT(s, '/')[4]", "SPLIT(s, '/')[5]", "SPLIT(s, '/')[6]"); n != 0 {
+		t.Errorf("fused parts only: %d slots, want 0", n)
+	}
+	if n := group("SPLIT(s, '/')[4]", "SPLIT(s, '/')", "SPLIT(s, '/')"); n != 1 {
+		t.Errorf("two arrays: %d slots, want 1", n)
+	}
+}
