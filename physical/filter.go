@@ -5,6 +5,7 @@ import (
 
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -22,16 +23,31 @@ type filterOp struct {
 	// deleting it downstream (push queries on a source table).
 	dropFailing bool
 	next        Processor
+	// pred is the condition, through memo when it shares subexpressions
+	// (with the projection after it: memo is reset here, per row).
+	pred rowEval
+	memo *expr.Memo
+}
+
+func newFilterOp(env *TaskEnv, n *planner.Filter, sh *sharedExprs, table, dropFailing bool, next Processor) *filterOp {
+	op := &filterOp{env: env, n: n, table: table, dropFailing: dropFailing, next: next, pred: n.Pred}
+	if op.memo = sh.memo(env); op.memo != nil {
+		op.pred = sh.pred.Bind(op.memo)
+	}
+	return op
 }
 
 func (op *filterOp) Process(row *types.Row) error {
+	if op.memo != nil {
+		op.memo.Reset()
+	}
 	if row.Tombstone {
 		if !op.table || (row.HasOld && !op.passes(row.Old)) {
 			return nil // nothing downstream to delete
 		}
 		return op.next.Process(row)
 	}
-	v, err := op.n.Pred.Eval(row)
+	v, err := op.pred.Eval(row)
 	if err != nil {
 		op.env.log(ExpressionError, "value", fmt.Sprintf("Error evaluating WHERE %s: %v", ast.FormatExpr(op.n.Cond), err), nil)
 	}

@@ -3,6 +3,7 @@ package physical
 import (
 	"sync/atomic"
 
+	"github.com/sqlstream/sqlstream/sql/expr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
@@ -84,6 +85,8 @@ type TaskEnv struct {
 	punctuators []func(now int64) error
 	// current is the input record being processed, for log entries.
 	current *InRecord
+	// memos are the task's memos of shared expressions (sharedExprs.memo).
+	memos map[*sharedExprs]*expr.Memo
 }
 
 // Current returns the raw input record being processed.

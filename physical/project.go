@@ -14,19 +14,29 @@ import (
 type projectOp struct {
 	env   *TaskEnv
 	n     *planner.Project
-	cols  []int            // output schema index of each projection
-	evals []*expr.Compiled // per task: function errors go to its log
+	cols  []int     // output schema index of each projection
+	evals []rowEval // per task: function errors go to its log
 	next  Processor
 	out   types.Row
 	vals  rowValues // the output rows' Values
+	// memo holds the row's shared subexpressions (nil: none); the
+	// projection resets it per row unless the filter before it does
+	// (fed), having evaluated the same row through it.
+	memo *expr.Memo
+	fed  bool
 }
 
-func newProjectOp(env *TaskEnv, n *planner.Project, next Processor) *projectOp {
-	op := &projectOp{env: env, n: n, next: next, evals: make([]*expr.Compiled, len(n.Columns)), vals: newRowValues(next)}
+func newProjectOp(env *TaskEnv, n *planner.Project, sh *sharedExprs, fed bool, next Processor) *projectOp {
+	op := &projectOp{env: env, n: n, next: next, evals: make([]rowEval, len(n.Columns)), vals: newRowValues(next)}
+	op.memo, op.fed = sh.memo(env), fed
 	s := n.Schema()
 	for i, c := range n.Columns {
 		op.cols = append(op.cols, s.Find(c.Name))
-		op.evals[i] = c.Eval.WithErrorLog(env.functionErrors(c.Name))
+		if op.memo == nil {
+			op.evals[i] = c.Eval.WithErrorLog(env.functionErrors(c.Name))
+			continue
+		}
+		op.evals[i] = sh.cols[i].WithErrorLog(env.functionErrors(c.Name)).Bind(op.memo)
 	}
 	return op
 }
@@ -40,6 +50,9 @@ func (e *TaskEnv) functionErrors(what string) func(error) {
 }
 
 func (op *projectOp) Process(row *types.Row) error {
+	if op.memo != nil && !op.fed {
+		op.memo.Reset()
+	}
 	out := &op.out
 	*out = types.Row{Values: op.vals.get(len(op.cols), 0), Time: row.Time, Partition: row.Partition, Offset: row.Offset,
 		Window: row.Window, Tombstone: row.Tombstone, NullKey: row.NullKey}

@@ -85,7 +85,7 @@ func TestProjectReusesValuesBeforeSink(t *testing.T) {
 	}
 	var counter countedOp
 	counter.n, counter.next = new(atomic.Int64), sink
-	op := newProjectOp(env, pr, &counter)
+	op := newProjectOp(env, pr, &sharedExprs{}, false, &counter)
 	if !op.vals.reuse {
 		t.Fatal("a projection before a sink makes a Values slice per row")
 	}
@@ -125,7 +125,7 @@ func TestProjectReusesValuesBeforeSink(t *testing.T) {
 func TestProjectKeepsValuesForKeepers(t *testing.T) {
 	pr := planProject(t, "SELECT k, v AS w, a FROM s EMIT CHANGES;")
 	keep := &valuesKeeper{}
-	op := newProjectOp(&TaskEnv{}, pr, keep)
+	op := newProjectOp(&TaskEnv{}, pr, &sharedExprs{}, false, keep)
 	if op.vals.reuse {
 		t.Fatal("a projection before an operator that keeps rows reuses its Values")
 	}
@@ -232,7 +232,7 @@ func TestAggregateKeepsRowsForKeepers(t *testing.T) {
 func TestAggregateReusesRowsBeforeBorrower(t *testing.T) {
 	const query = "SELECT k, COUNT(a) AS c FROM s GROUP BY k EMIT CHANGES;"
 	keep := &valuesKeeper{}
-	pr := newProjectOp(&TaskEnv{}, planNode[*planner.Project](t, query), keep)
+	pr := newProjectOp(&TaskEnv{}, planNode[*planner.Project](t, query), &sharedExprs{}, false, keep)
 	op := newTestAggregate(t, planNode[*planner.Aggregate](t, query), pr)
 	if !op.outs.reuse || !op.olds.reuse {
 		t.Fatal("an aggregate before a projection makes a Values or Old slice per row")

@@ -388,6 +388,16 @@ type builder struct {
 	// schemas records the internal subjects' schemas while Build runs
 	// (nil once it returned: the tasks' closures only read formats).
 	schemas subjectSchemas
+	// lastFilter is the last filter step added, which the projection
+	// right after it shares expressions with.
+	lastFilter filterStep
+}
+
+// filterStep is where a filter's step is: segment and index.
+type filterStep struct {
+	shared *sharedExprs
+	seg    *segment
+	step   int
 }
 
 func (b *builder) startSource(scan *planner.Scan) { b.startPrunedSource(scan, nil) }
@@ -489,12 +499,23 @@ func (b *builder) add(n planner.Node) error {
 	switch n := n.(type) {
 	case *planner.Filter:
 		table, drop := b.table, b.push && !b.aggregated
+		sh := &sharedExprs{filter: n}
+		sh.share()
+		b.lastFilter = filterStep{shared: sh, seg: b.cur, step: len(b.cur.steps)}
 		b.addStep(step{desc: NodeDesc{Name: "WhereFilter"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
-			return &filterOp{env: env, n: n, table: table, dropFailing: drop, next: next}, nil
+			return newFilterOp(env, n, sh, table, drop, next), nil
 		}})
 	case *planner.Project:
+		// A projection right after the filter of its input shares one
+		// group (and memo) with it; otherwise it is a group alone.
+		sh, fed := &sharedExprs{project: n}, false
+		if lf := b.lastFilter; lf.shared != nil && lf.shared.filter == n.Input && lf.seg == b.cur && lf.step == len(b.cur.steps)-1 {
+			sh, fed = lf.shared, true
+			sh.project = n
+		}
+		sh.share()
 		b.addStep(step{desc: NodeDesc{Name: "Project"}, make: func(env *TaskEnv, next Processor) (Processor, error) {
-			return newProjectOp(env, n, next), nil
+			return newProjectOp(env, n, sh, fed, next), nil
 		}})
 	case *planner.FlatMap:
 		b.addStep(step{desc: NodeDesc{Name: "FlatMap"}, make: func(env *TaskEnv, next Processor) (Processor, error) {

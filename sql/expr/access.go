@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/sqlstream/sqlstream/sql/ast"
+	"github.com/sqlstream/sqlstream/sql/functions"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -21,6 +22,12 @@ func (c *compiler) subscript(e *ast.Subscript) (*node, error) {
 	case types.KindArray:
 		if k := idx.typ.Kind; k != types.KindInteger && k != types.KindBigint && k != types.KindUnknown {
 			return nil, errAt(sqlerr.Type, e.Index, "array index must be INTEGER or BIGINT, got %s", typeName(idx.typ))
+		}
+		if n := splitPartNode(base, idx); n != nil {
+			if c.share != nil {
+				c.share.retract(base)
+			}
+			return n, nil
 		}
 		return fold(arrayIndexNode(base, idx), base, idx), nil
 	case types.KindMap:
@@ -52,6 +59,41 @@ func arrayIndexNode(base, idx *node) *node {
 			return nil, nil
 		}
 		return arr[i-1], nil
+	}}
+}
+
+// splitPartNode is SPLIT(s, d)[i] (STRING) as one scan for the part,
+// without the array of every part (q22 takes three parts of a URL), or
+// nil when base is not such a call. It evaluates s, d and i in the order
+// and with the NULL rules of the call and the subscript; a constant SPLIT
+// is left to folding.
+func splitPartNode(base, idx *node) *node {
+	if base.call == nil || base.call.name != "SPLIT" || len(base.call.args) != 2 || base.isConst ||
+		!base.typ.Equal(types.ArrayOf(types.StringType)) {
+		return nil
+	}
+	s, d := base.call.args[0], base.call.args[1]
+	if s.typ.Kind != types.KindString || d.typ.Kind != types.KindString {
+		return nil
+	}
+	se, de, ie := s.eval, d.eval, asInt(idx)
+	return &node{typ: types.StringType, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		sv, err := se(row, env)
+		if sv == nil || err != nil {
+			return nil, err
+		}
+		dv, err := de(row, env)
+		if dv == nil || err != nil {
+			return nil, err
+		}
+		i, ok, err := ie(row, env)
+		if !ok || err != nil {
+			return nil, err
+		}
+		if part, ok := functions.SplitPart(sv.(string), dv.(string), i); ok {
+			return part, nil
+		}
+		return nil, nil
 	}}
 }
 

@@ -41,6 +41,9 @@ func (c *compiler) call(e *ast.Call) (*node, error) {
 	}
 	n := callNode(res, args)
 	if c.reg.IsVolatile(e.Name) {
+		if c.share != nil {
+			c.share.volatile++
+		}
 		return n, nil
 	}
 	return fold(n, args...), nil
@@ -146,7 +149,7 @@ func callNode(res *functions.Resolved, args []*node) *node {
 		evals[i] = a.eval
 	}
 	fn, nullAware, name := res.Fn, res.NullAware, res.Name
-	return &node{typ: res.Return, eval: func(row *types.Row, env *evalEnv) (any, error) {
+	return &node{typ: res.Return, call: &callInfo{name: name, args: args}, eval: func(row *types.Row, env *evalEnv) (any, error) {
 		vals := make([]any, len(evals))
 		for i, ev := range evals {
 			v, err := ev(row, env)

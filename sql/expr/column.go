@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"strconv"
+
 	"github.com/cockroachdb/apd/v3"
 	"github.com/sqlstream/sqlstream/sql/ast"
 	"github.com/sqlstream/sqlstream/sql/sqlerr"
@@ -70,6 +72,9 @@ func (c *compiler) column(e *ast.ColumnRef) (*node, error) {
 	}
 	if ref.Pseudo != NotPseudo {
 		return pseudoNode(ref), nil
+	}
+	if c.share != nil {
+		c.share.refs = append(c.share.refs, strconv.Itoa(ref.Index)+":"+ref.Type.String())
 	}
 	c.cols = append(c.cols, ref.Index)
 	return columnNode(ref.Index, ref.Type), nil

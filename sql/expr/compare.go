@@ -204,6 +204,9 @@ func numericComparator(l, r *node) cmpFn {
 		if b == nil || err != nil {
 			return 0, false, err
 		}
+		if c, ok := fixedCompare(a, b); ok {
+			return c, true, nil
+		}
 		var da, db apd.Decimal
 		return decimalOf(a, &da).Cmp(decimalOf(b, &db)), true, nil
 	}

@@ -22,13 +22,16 @@ type evalFn func(row *types.Row, env *evalEnv) (any, error)
 type evalEnv struct {
 	vars []any
 	log  func(error)
+	// memo holds the row's shared subexpressions (see Share); nil
+	// computes them where they occur.
+	memo *Memo
 }
 
 // withVars returns an env with vals appended to the lambda parameters.
 func (e *evalEnv) withVars(vals []any) *evalEnv {
 	out := &evalEnv{}
 	if e != nil {
-		out.log = e.log
+		out.log, out.memo = e.log, e.memo
 		out.vars = make([]any, len(e.vars), len(e.vars)+len(vals))
 		copy(out.vars, e.vars)
 	}
@@ -36,9 +39,16 @@ func (e *evalEnv) withVars(vals []any) *evalEnv {
 	return out
 }
 
-// report hands a function error to the error log, if any.
+// report hands a function error to the error log, if any, and notes it
+// in the memo, whose shared values report their errors again.
 func (e *evalEnv) report(err error) {
-	if e != nil && e.log != nil {
+	if e == nil {
+		return
+	}
+	if e.memo != nil {
+		e.memo.errs = append(e.memo.errs, err)
+	}
+	if e.log != nil {
 		e.log(err)
 	}
 }
@@ -74,6 +84,15 @@ type node struct {
 	// rowTime marks ROWTIME, WINDOWSTART and WINDOWEND, which compare with
 	// timestamp strings ("magic timestamp conversion").
 	rowTime bool
+	// call is set for a function call's node, so that a parent can
+	// evaluate it some cheaper way (SPLIT(s, d)[i], see subscript).
+	call *callInfo
+}
+
+// callInfo is the function and converted arguments of a call node.
+type callInfo struct {
+	name string
+	args []*node
 }
 
 // Compiled is an expression ready to be evaluated against rows. It is
@@ -83,13 +102,17 @@ type Compiled struct {
 	env *evalEnv // the error log, if any
 	// cols are the input columns the expression reads (Columns).
 	cols []int
+	// src, scope and reg are what it was compiled from, for Share.
+	src   ast.Expr
+	scope Scope
+	reg   *functions.Registry
 }
 
 // WithErrorLog returns a copy of c that reports function errors (whose
 // calls evaluate to NULL, as in ksqlDB) to log, e.g. to write them to the
 // processing log. log must be safe for concurrent use if c is shared.
 func (c *Compiled) WithErrorLog(log func(error)) *Compiled {
-	return &Compiled{n: c.n, env: &evalEnv{log: log}, cols: c.cols}
+	return &Compiled{n: c.n, env: &evalEnv{log: log}, cols: c.cols, src: c.src, scope: c.scope, reg: c.reg}
 }
 
 // Columns returns the indexes (in the scope's schema) of the columns the
@@ -144,7 +167,7 @@ func Compile(e ast.Expr, scope Scope, reg *functions.Registry) (_ *Compiled, err
 	if err != nil {
 		return nil, err
 	}
-	return &Compiled{n: n, cols: c.columns()}, nil
+	return &Compiled{n: n, cols: c.columns(), src: e, scope: scope, reg: reg}, nil
 }
 
 // compiler holds the context of one Compile call.
@@ -154,9 +177,10 @@ type compiler struct {
 	// lambdaVars are the parameters of the enclosing lambdas, outermost
 	// first; a parameter's index is its position in the vars slice.
 	lambdaVars []lambdaVar
-	depth      int   // nesting of compile calls, at most sqlerr.MaxDepth
-	chain      int   // left operands being compiled, see left
-	cols       []int // the columns read so far (column)
+	depth      int     // nesting of compile calls, at most sqlerr.MaxDepth
+	chain      int     // left operands being compiled, see left
+	cols       []int   // the columns read so far (column)
+	share      *sharer // set when compiling a group for Share
 }
 
 // columns returns the columns read, ascending, each once.
@@ -176,11 +200,19 @@ func (c *compiler) compile(e ast.Expr) (*node, error) {
 	}
 	c.depth++
 	defer func() { c.depth-- }()
+	var mark shareMark
+	if c.share != nil {
+		mark = c.share.begin()
+	}
 	n, err := c.compileNode(e)
 	if err != nil {
 		return nil, err
 	}
-	return withFastPaths(n), nil
+	n = withFastPaths(n)
+	if c.share != nil {
+		n = c.share.end(c, e, mark, n)
+	}
+	return n, nil
 }
 
 // withFastPaths gives numeric nodes that lack them unboxed accessors

@@ -95,6 +95,46 @@ func TestFixedArithMatchesApd(t *testing.T) {
 	}
 }
 
+// TestFixedCompareMatchesApd: the int64 comparison orders a million
+// random operand pairs (and each operand with itself, its negation and
+// its value at another exponent) as apd's Cmp does; both paths are taken
+// often enough to count.
+func TestFixedCompareMatchesApd(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var fast, slow int
+	check := func(a, b any) {
+		got, ok := fixedCompare(a, b)
+		if !ok {
+			slow++
+			return
+		}
+		fast++
+		var da, db apd.Decimal
+		if want := decimalOf(a, &da).Cmp(decimalOf(b, &db)); got != want {
+			t.Fatalf("compare %v with %v: fast %d, apd %d", a, b, got, want)
+		}
+	}
+	for range 1000000 {
+		a, _ := randomOperand(r)
+		b, _ := randomOperand(r)
+		check(a, b)
+		check(a, a)
+		if d, ok := a.(*apd.Decimal); ok {
+			var neg, scaled apd.Decimal
+			neg.Neg(d)
+			check(a, &neg)
+			// the same value with one more trailing zero
+			scaled.Coeff.Mul(&d.Coeff, apd.NewBigInt(10))
+			scaled.Exponent, scaled.Negative, scaled.Form = d.Exponent-1, d.Negative, d.Form
+			check(a, &scaled)
+		}
+	}
+	t.Logf("%d fast, %d apd", fast, slow)
+	if fast < 300000 || slow < 100000 {
+		t.Fatalf("%d pairs took the int64 path, %d apd: the operands do not cover both", fast, slow)
+	}
+}
+
 // TestFixedArithEdges: rounding ties either side of zero, results at the
 // precision's edge and one past it (apd's overflow error), int64's edges,
 // zero's sign, and operands with more fractional digits than their type.

@@ -77,8 +77,18 @@ func evalLine(reg *functions.Registry, scope Scope, row *types.Row, text string)
 		}
 		return "error (not a sqlerr): " + err.Error()
 	}
+	out := renderEval(c, row, func(c *Compiled) (any, error) { return c.Eval(row) })
+	if shared := sharedEval(c, row); shared != out {
+		return out + " BUT SHARED: " + shared
+	}
+	return out
+}
+
+// renderEval evaluates c through eval and renders the value, or the
+// error, and the function errors logged.
+func renderEval(c *Compiled, row *types.Row, eval func(*Compiled) (any, error)) string {
 	var logged []string
-	v, err := c.WithErrorLog(func(err error) { logged = append(logged, err.Error()) }).Eval(row)
+	v, err := eval(c.WithErrorLog(func(err error) { logged = append(logged, err.Error()) }))
 	if err != nil {
 		return fmt.Sprintf("eval error: %v : %s", err, c.Type())
 	}
@@ -87,6 +97,47 @@ func evalLine(reg *functions.Registry, scope Scope, row *types.Row, text string)
 		out += " (logged: " + l + ")"
 	}
 	return out
+}
+
+// sharedEval evaluates c twice in one Share group with one memo, the
+// second time entirely from the memo, over two rows: every rendering
+// must be the plain one (the golden output), errors and logs included.
+func sharedEval(c *Compiled, row *types.Row) string {
+	var logs [2][]string
+	members := []*Compiled{
+		c.WithErrorLog(func(err error) { logs[0] = append(logs[0], err.Error()) }),
+		c.WithErrorLog(func(err error) { logs[1] = append(logs[1], err.Error()) }),
+	}
+	group, slots := Share(members)
+	if slots == 0 { // constants, columns and volatile calls are not shared
+		return renderEval(c, row, func(c *Compiled) (any, error) { return c.Eval(row) })
+	}
+	m := NewMemo(slots)
+	var outs []string
+	for range 2 { // the second row checks that Reset forgets the first
+		m.Reset()
+		logs = [2][]string{}
+		var res [2]string
+		for i, g := range group {
+			v, err := g.Bind(m).Eval(row)
+			if err != nil {
+				res[i] = fmt.Sprintf("eval error: %v : %s", err, c.Type())
+			} else {
+				res[i] = fmt.Sprintf("%s : %s", render(v), c.Type())
+				for _, l := range logs[i] {
+					res[i] += " (logged: " + l + ")"
+				}
+			}
+		}
+		if res[0] != res[1] {
+			return "first " + res[0] + ", from the memo " + res[1]
+		}
+		outs = append(outs, res[0])
+	}
+	if outs[0] != outs[1] {
+		return "first row " + outs[0] + ", second row " + outs[1]
+	}
+	return outs[0]
 }
 
 func parseSchema(t *testing.T, text string) *types.Schema {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 func registerStringPadding(r *Registry) {
@@ -115,6 +116,49 @@ func splitString(s, delim string) []any {
 		out[i] = p
 	}
 	return out
+}
+
+// SplitPart is SPLIT(s, delim)[i] without building the array: the i-th
+// part (1-based; negative counts from the end), false when out of range.
+// The parts are splitString's: "" is one empty part, and an empty delim
+// splits into characters (each invalid UTF-8 byte being one).
+func SplitPart(s, delim string, i int64) (string, bool) {
+	if s == "" {
+		return "", i == 1 || i == -1
+	}
+	if i < 0 {
+		var n int
+		if delim == "" {
+			n = utf8.RuneCountInString(s)
+		} else {
+			n = strings.Count(s, delim) + 1
+		}
+		i += int64(n) + 1
+	}
+	if i < 1 {
+		return "", false
+	}
+	if delim == "" {
+		for ; s != ""; i-- {
+			_, size := utf8.DecodeRuneInString(s)
+			if i == 1 {
+				return s[:size], true
+			}
+			s = s[size:]
+		}
+		return "", false
+	}
+	for ; i > 1; i-- {
+		j := strings.Index(s, delim)
+		if j < 0 {
+			return "", false
+		}
+		s = s[j+len(delim):]
+	}
+	if j := strings.Index(s, delim); j >= 0 {
+		return s[:j], true
+	}
+	return s, true
 }
 
 func splitBytes(s, delim []byte) []any {
