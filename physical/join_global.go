@@ -158,7 +158,7 @@ func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Proces
 	if err != nil {
 		return nil, err
 	}
-	return &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next}, nil
+	return &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next, vals: newRowValues(next)}, nil
 }
 
 // globalJoin is a stream's join with a global table (Kafka Streams'
@@ -172,6 +172,9 @@ type globalJoin struct {
 	table *sideStore
 	left  bool
 	next  Processor
+	out   types.Row // the output row (a Processor keeps no row it is given)
+	vals  rowValues // the output rows' Values: one slice refilled when next borrows
+	key   [1]any    // the lookup's key, reused (lookup copies what it keeps)
 }
 
 func (op *globalJoin) Process(row *types.Row) error {
@@ -191,16 +194,24 @@ func (op *globalJoin) Process(row *types.Row) error {
 	}
 	var key []any // a keyless stream's result has no key
 	if ki := op.n.Left.KeyIndex(); ki >= 0 {
-		key = []any{row.Values[ki]}
+		key = row.Values[ki : ki+1 : ki+1] // a view of the row's values (never written), not a copy
 	}
-	out := &types.Row{Values: op.join(key, withTime(row.Values, row.Time, nil), right), Time: row.Time,
+	// the sides as withTime lays them out, without copying either: the
+	// output slice is the joined row's only allocation (none when next
+	// borrows)
+	left, r := timed{vals: row.Values, ts: row.Time}, timed{}
+	if right != nil {
+		r = right.timed(nil)
+	}
+	out := &op.out
+	*out = types.Row{Values: op.joinTimedInto(op.vals.get(len(op.n.Columns), 0), key, left, r), Time: row.Time,
 		Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey}
 	return op.next.Process(out)
 }
 
 // lookup returns the table row the stream row joins (nil: none); null
 // says the lookup key was null (a failing one is logged instead).
-func (op *globalJoin) lookup(row *types.Row) (right []any, null bool, err error) {
+func (op *globalJoin) lookup(row *types.Row) (right *sideRow, null bool, err error) {
 	k, err := op.n.Left.Lookup.Eval(row)
 	if err != nil {
 		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.n.Left.LookupExpr), err), nil)
@@ -209,11 +220,9 @@ func (op *globalJoin) lookup(row *types.Row) (right []any, null bool, err error)
 	if k == nil {
 		return nil, true, nil
 	}
-	t, err := op.table.lookup([]any{k}, op.n.Right.Keys, nil)
-	if err != nil || t == nil {
-		return nil, false, err
-	}
-	return withTime(t.values, t.time, nil), false, nil
+	op.key[0] = k
+	t, err := op.table.lookup(op.key[:], op.n.Right.Keys, nil)
+	return t, false, err
 }
 
 // GlobalNodes names the i-th global store's section of the description:
