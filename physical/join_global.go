@@ -31,6 +31,24 @@ type GlobalStores interface {
 	Global(name string) (Store, error)
 }
 
+// GlobalWrites is implemented by a global store that tells its readers
+// which keys it wrote, so that each task's join may keep the rows it
+// decoded (a rowCache) and drop only those written since: the store is
+// written by its loader on another goroutine, so a cache of the task's
+// own would otherwise be stale (rowCache). A store that does not
+// implement it is read and decoded on every lookup.
+type GlobalWrites interface {
+	// Written is the number of writes applied so far (safe to call
+	// concurrently with them, and cheap: once per lookup).
+	Written() uint64
+	// WrittenSince calls fn with the key of every write after the first
+	// since ones, up to now, the count it returns; ok false says the
+	// store no longer knows them all (too many, or the store was reset):
+	// the reader must forget every row it keeps. fn's key is only valid
+	// during the call.
+	WrittenSince(since uint64, fn func(key []byte)) (now uint64, ok bool)
+}
+
 func (e *TaskEnv) global(name string) (Store, error) {
 	if e.Globals == nil {
 		return nil, fmt.Errorf("no global store %s available", name)
@@ -158,7 +176,11 @@ func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Proces
 	if err != nil {
 		return nil, err
 	}
-	return &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next, vals: newRowValues(next)}, nil
+	op := &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next, vals: newRowValues(next)}
+	if w, ok := s.(GlobalWrites); ok {
+		op.writes, op.seen, table.rows = w, w.Written(), newRowCache(rowCacheBytes)
+	}
+	return op, nil
 }
 
 // globalJoin is a stream's join with a global table (Kafka Streams'
@@ -166,6 +188,14 @@ func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Proces
 // key its lookup expression computes; the result keeps the stream row's
 // key, time, partition and offset. A null or failing lookup key matches
 // nothing (LEFT emits the row with nulls).
+//
+// A lookup sees every write the store applied before it, as a Get of the
+// store under its lock does: when the store tells its writes
+// (GlobalWrites), the task keeps the rows it decoded in a rowCache, and
+// each lookup first drops the rows of the keys written since the last
+// one (then reads the store for them again). A row read after the count
+// of writes is taken is at least as new as that count, so a write the
+// lookup misses is dropped by the next one.
 type globalJoin struct {
 	joiner
 	env   *TaskEnv
@@ -175,6 +205,25 @@ type globalJoin struct {
 	out   types.Row // the output row (a Processor keeps no row it is given)
 	vals  rowValues // the output rows' Values: one slice refilled when next borrows
 	key   [1]any    // the lookup's key, reused (lookup copies what it keeps)
+	// writes tells the store's writes to the row cache (nil: the store
+	// keeps no count, the table has no cache); seen is the count of
+	// writes the cache has dropped the keys of.
+	writes GlobalWrites
+	seen   uint64
+}
+
+// catchUp drops the cached rows of the keys the store wrote since the
+// last lookup (all of them when it no longer knows which).
+func (op *globalJoin) catchUp() {
+	if op.writes == nil || op.writes.Written() == op.seen {
+		return
+	}
+	rows := op.table.rows
+	now, ok := op.writes.WrittenSince(op.seen, rows.forget)
+	if !ok {
+		op.table.rows = newRowCache(rowCacheBytes) // warmed again by the lookup
+	}
+	op.seen = now
 }
 
 func (op *globalJoin) Process(row *types.Row) error {
@@ -220,6 +269,7 @@ func (op *globalJoin) lookup(row *types.Row) (right *sideRow, null bool, err err
 	if k == nil {
 		return nil, true, nil
 	}
+	op.catchUp()
 	op.key[0] = k
 	t, err := op.table.lookup(op.key[:], op.n.Right.Keys, nil)
 	return t, false, err
