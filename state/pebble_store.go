@@ -17,11 +17,6 @@ import (
 // durable before Flush.
 const maxBatchBytes = 64 << 20
 
-// maxBatchHint bounds the buffer a new batch starts with (batchHint): a
-// store whose last batch was huge (a restore's) allocates no more than
-// this for its next, however little it writes.
-const maxBatchHint = 8 << 20
-
 // pebbleStore is the bottom layer: the partition's key space in the DB.
 // Writes collect in a batch that Flush commits with the key count and any
 // staged checkpoint. Point reads see the batch through pending; a Range
@@ -40,11 +35,6 @@ type pebbleStore struct {
 	// pendingHint sizes the next pending map: the last one's size, so a
 	// transaction's flush does not rehash it as it grows.
 	pendingHint int
-	// batchHint sizes the next batch's buffer: the last committed one's
-	// length and a quarter (up to maxBatchHint), so that a batch does not
-	// double its way up to it, copying all it holds at each step
-	// (Pebble's Batch.grow, 4.5% of q4's profile at BASE).
-	batchHint int
 	// untracked is set during a cache flush: its writes stay out of
 	// pending (see flushWriter).
 	untracked bool
@@ -222,7 +212,7 @@ func (s *pebbleStore) writeKnown(k, value []byte, existed bool) error {
 // needs to see it (indexedForRange).
 func (s *pebbleStore) ensureBatch() {
 	if s.batch == nil {
-		s.batch = s.pdb.NewBatchWithSize(s.batchHint)
+		s.batch = s.pdb.NewBatch()
 	}
 }
 
@@ -307,7 +297,6 @@ func (s *pebbleStore) commit(o *pebble.WriteOptions) error {
 	if s.batch == nil {
 		return nil
 	}
-	s.batchHint = min(s.batch.Len()+s.batch.Len()/4, maxBatchHint)
 	b, delta := s.sorter.sorted(s.pdb, s.batch), s.delta
 	defer b.Close()
 	defer s.closeSpent()
