@@ -212,6 +212,24 @@ type globalJoin struct {
 	seen   uint64
 }
 
+// warm fills the task's cache with the whole table when it fits (one
+// scan; then a key it does not hold has no row, rowCache). A table too
+// big for it is cached by the lookups alone: warm would fill it with the
+// first keys in key order, most of them other partitions' (the stream is
+// partitioned, the table is whole), which the lookups' misses would then
+// evict at random, together with the keys in use.
+func (op *globalJoin) warm() {
+	rows := op.table.rows
+	if rows == nil || rows.warmed {
+		return
+	}
+	op.table.warm(false)
+	if !rows.complete {
+		op.table.rows = newRowCache(rowCacheBytes)
+		op.table.rows.warmed = true // filled by the lookups
+	}
+}
+
 // catchUp drops the cached rows of the keys the store wrote since the
 // last lookup (all of them when it no longer knows which).
 func (op *globalJoin) catchUp() {
@@ -270,6 +288,7 @@ func (op *globalJoin) lookup(row *types.Row) (right *sideRow, null bool, err err
 		return nil, true, nil
 	}
 	op.catchUp()
+	op.warm()
 	op.key[0] = k
 	t, err := op.table.lookup(op.key[:], op.n.Right.Keys, nil)
 	return t, false, err

@@ -3,6 +3,7 @@ package global
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,6 +186,34 @@ func TestJoinSeesEveryWrite(t *testing.T) {
 	f.load(int64(8+recentMax+10), 3, label("zinc"))
 	step("past the keys the store remembers", 3, "zinc")
 	step("past the keys the store remembers, another key", 100, "filler")
+}
+
+// TestJoinTableBiggerThanCache: a table too big for a task's cache is
+// cached by its lookups (after the one scan that found it too big), and
+// they still see its writes.
+func TestJoinTableBiggerThanCache(t *testing.T) {
+	f := newJoinFixture(t, "LEFT JOIN")
+	long := strings.Repeat("x", 200)
+	const rows = 20000 // ~10 MiB as the cache counts them, over its 8
+	for i := range rows {
+		f.load(int64(i), i, label(long))
+	}
+	task, emit := f.task()
+	step := func(what string, tier int, want string, gets int) {
+		t.Helper()
+		got := join(t, task, emit, 0, tier)
+		if fmt.Sprint(got) != "["+want+"]" || f.reads.gets != gets || f.reads.scans != 1 {
+			t.Errorf("%s: tier %d joined %.20q with %d reads and %d scans of the store, want %.20q, %d and 1", what, tier, got, f.reads.gets, f.reads.scans, want, gets)
+		}
+	}
+	step("the first lookup", 7, long, 1)
+	step("cached", 7, long, 1)
+	step("a rank never loaded", rows+5, "", 2)
+	step("its absence cached", rows+5, "", 2)
+	f.load(rows, 7, label("short"))
+	step("an update", 7, "short", 3)
+	f.load(rows+1, rows+5, label("new"))
+	step("a key added", rows+5, "new", 4)
 }
 
 // TestJoinAfterRestore: a store reopened with the rows it loaded before
