@@ -31,6 +31,24 @@ type GlobalStores interface {
 	Global(name string) (Store, error)
 }
 
+// GlobalWrites is implemented by a global store that tells its readers
+// which keys it wrote, so that each task's join may keep the rows it
+// decoded (a rowCache) and drop only those written since: the store is
+// written by its loader on another goroutine, so a cache of the task's
+// own would otherwise be stale (rowCache). A store that does not
+// implement it is read and decoded on every lookup.
+type GlobalWrites interface {
+	// Written is the number of writes applied so far (safe to call
+	// concurrently with them, and cheap: once per lookup).
+	Written() uint64
+	// WrittenSince calls fn with the key of every write after the first
+	// since ones, up to now, the count it returns; ok false says the
+	// store no longer knows them all (too many, or the store was reset):
+	// the reader must forget every row it keeps. fn's key is only valid
+	// during the call.
+	WrittenSince(since uint64, fn func(key []byte)) (now uint64, ok bool)
+}
+
 func (e *TaskEnv) global(name string) (Store, error) {
 	if e.Globals == nil {
 		return nil, fmt.Errorf("no global store %s available", name)
@@ -158,7 +176,11 @@ func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Proces
 	if err != nil {
 		return nil, err
 	}
-	return &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next}, nil
+	op := &globalJoin{joiner: joiner{n: n}, env: env, table: table, left: n.Type == ast.LeftJoin, next: next, vals: newRowValues(next)}
+	if w, ok := s.(GlobalWrites); ok {
+		op.writes, op.seen, table.rows = w, w.Written(), newRowCache(rowCacheBytes)
+	}
+	return op, nil
 }
 
 // globalJoin is a stream's join with a global table (Kafka Streams'
@@ -166,12 +188,60 @@ func newGlobalJoin(env *TaskEnv, n *planner.Join, g GlobalStoreSpec, next Proces
 // key its lookup expression computes; the result keeps the stream row's
 // key, time, partition and offset. A null or failing lookup key matches
 // nothing (LEFT emits the row with nulls).
+//
+// A lookup sees every write the store applied before it, as a Get of the
+// store under its lock does: when the store tells its writes
+// (GlobalWrites), the task keeps the rows it decoded in a rowCache, and
+// each lookup first drops the rows of the keys written since the last
+// one (then reads the store for them again). A row read after the count
+// of writes is taken is at least as new as that count, so a write the
+// lookup misses is dropped by the next one.
 type globalJoin struct {
 	joiner
 	env   *TaskEnv
 	table *sideStore
 	left  bool
 	next  Processor
+	out   types.Row // the output row (a Processor keeps no row it is given)
+	vals  rowValues // the output rows' Values: one slice refilled when next borrows
+	key   [1]any    // the lookup's key, reused (lookup copies what it keeps)
+	// writes tells the store's writes to the row cache (nil: the store
+	// keeps no count, the table has no cache); seen is the count of
+	// writes the cache has dropped the keys of.
+	writes GlobalWrites
+	seen   uint64
+}
+
+// warm fills the task's cache with the whole table when it fits (one
+// scan; then a key it does not hold has no row, rowCache). A table too
+// big for it is cached by the lookups alone: warm would fill it with the
+// first keys in key order, most of them other partitions' (the stream is
+// partitioned, the table is whole), which the lookups' misses would then
+// evict at random, together with the keys in use.
+func (op *globalJoin) warm() {
+	rows := op.table.rows
+	if rows == nil || rows.warmed {
+		return
+	}
+	op.table.warm(false)
+	if !rows.complete {
+		op.table.rows = newRowCache(rowCacheBytes)
+		op.table.rows.warmed = true // filled by the lookups
+	}
+}
+
+// catchUp drops the cached rows of the keys the store wrote since the
+// last lookup (all of them when it no longer knows which).
+func (op *globalJoin) catchUp() {
+	if op.writes == nil || op.writes.Written() == op.seen {
+		return
+	}
+	rows := op.table.rows
+	now, ok := op.writes.WrittenSince(op.seen, rows.forget)
+	if !ok {
+		op.table.rows = newRowCache(rowCacheBytes) // warmed again by the lookup
+	}
+	op.seen = now
 }
 
 func (op *globalJoin) Process(row *types.Row) error {
@@ -191,16 +261,24 @@ func (op *globalJoin) Process(row *types.Row) error {
 	}
 	var key []any // a keyless stream's result has no key
 	if ki := op.n.Left.KeyIndex(); ki >= 0 {
-		key = []any{row.Values[ki]}
+		key = row.Values[ki : ki+1 : ki+1] // a view of the row's values (never written), not a copy
 	}
-	out := &types.Row{Values: op.join(key, withTime(row.Values, row.Time, nil), right), Time: row.Time,
+	// the sides as withTime lays them out, without copying either: the
+	// output slice is the joined row's only allocation (none when next
+	// borrows)
+	left, r := timed{vals: row.Values, ts: row.Time}, timed{}
+	if right != nil {
+		r = right.timed(nil)
+	}
+	out := &op.out
+	*out = types.Row{Values: op.joinTimedInto(op.vals.get(len(op.n.Columns), 0), key, left, r), Time: row.Time,
 		Partition: row.Partition, Offset: row.Offset, NullKey: row.NullKey}
 	return op.next.Process(out)
 }
 
 // lookup returns the table row the stream row joins (nil: none); null
 // says the lookup key was null (a failing one is logged instead).
-func (op *globalJoin) lookup(row *types.Row) (right []any, null bool, err error) {
+func (op *globalJoin) lookup(row *types.Row) (right *sideRow, null bool, err error) {
 	k, err := op.n.Left.Lookup.Eval(row)
 	if err != nil {
 		op.env.log(ExpressionError, "value", fmt.Sprintf("Error computing join key %s: %v", ast.FormatExpr(op.n.Left.LookupExpr), err), nil)
@@ -209,11 +287,11 @@ func (op *globalJoin) lookup(row *types.Row) (right []any, null bool, err error)
 	if k == nil {
 		return nil, true, nil
 	}
-	t, err := op.table.lookup([]any{k}, op.n.Right.Keys, nil)
-	if err != nil || t == nil {
-		return nil, false, err
-	}
-	return withTime(t.values, t.time, nil), false, nil
+	op.catchUp()
+	op.warm()
+	op.key[0] = k
+	t, err := op.table.lookup(op.key[:], op.n.Right.Keys, nil)
+	return t, false, err
 }
 
 // GlobalNodes names the i-th global store's section of the description:

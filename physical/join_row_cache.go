@@ -30,8 +30,11 @@ func rowCost(key, stored []byte) int { return len(key) + 2*len(stored) + 96 }
 // sideStore that owns the cache (update forgets the key), which holds for
 // the stream–table and table–table joins of one task: their stores are
 // written by their own table sides, on the task's goroutine, and are
-// restored before the task runs. A store written elsewhere (a global
-// table's loader, a foreign-key join's subscription) keeps no cache. The
+// restored before the task runs. A global table's store is written by
+// its loader on another goroutine: its tasks' caches hold only while the
+// store tells them the keys it wrote (GlobalWrites), which each lookup
+// forgets first (globalJoin.catchUp). A store written elsewhere
+// otherwise (a foreign-key join's subscription) keeps no cache. The
 // rows are shared with the callers, who never write them.
 type rowCache struct {
 	rows  map[string]cachedRow

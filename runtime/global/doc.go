@@ -14,7 +14,9 @@
 // loaded, committed in the same batch as the rows they cover: a restart
 // reads only what came after, and a checkpoint out of the topic's range
 // wipes the store for a full reload (the follower's decision, exec's
-// global_follow.go). Runner stops a query's runner, then its stores;
+// global_follow.go). It counts its writes and remembers the keys of the
+// latest (physical.GlobalWrites), so that each task's join keeps the
+// rows it decoded and forgets only those written since its last lookup. Runner stops a query's runner, then its stores;
 // Loading (Background) loads the stores outside the engine's lock and
 // starts the query's runner once they are loaded.
 //

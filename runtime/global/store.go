@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sqlstream/sqlstream/physical"
 	"github.com/sqlstream/sqlstream/state"
@@ -37,9 +38,23 @@ type Store struct {
 	onLoad func(r *physical.InRecord) error
 	// figs are the store's figures (nil: none kept).
 	figs *storeFigures
+	// written counts the row writes (and resets) applied, what the
+	// tasks' joins compare to the count their row caches caught up with
+	// (physical.GlobalWrites); recent holds the keys of the latest
+	// writes, the last ones of written counts from recentFrom on
+	// (guarded by mu).
+	written    atomic.Uint64
+	recent     [][]byte
+	recentFrom uint64
 }
 
 const (
+	// recentMax bounds the keys a store remembers for its readers' row
+	// caches; a reader further behind drops its whole cache. Kept well
+	// above what a loader writes between two records of a task (one
+	// fetch's records), so that only a bulk load, with nothing cached
+	// yet, empties the caches.
+	recentMax             = 8192
 	globalFlushEvery      = 4096
 	globalRowTag     byte = 0x01
 	globalOffsetTag  byte = 0x02
@@ -118,7 +133,34 @@ func (s *Store) Reset() error {
 		return err
 	}
 	s.store, s.next, s.writes = st, map[int32]int64{}, 0
+	s.forgetRecent()
 	return nil
+}
+
+// forgetRecent counts a change of the store that is no key's (a reset)
+// and forgets the keys written before it: every reader behind it drops
+// its cache. s.mu is held.
+func (s *Store) forgetRecent() {
+	clear(s.recent)
+	s.recent = s.recent[:0]
+	s.recentFrom = s.written.Add(1)
+}
+
+// Written implements physical.GlobalWrites.
+func (s *Store) Written() uint64 { return s.written.Load() }
+
+// WrittenSince implements physical.GlobalWrites.
+func (s *Store) WrittenSince(since uint64, fn func(key []byte)) (uint64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.written.Load()
+	if since < s.recentFrom {
+		return now, false
+	}
+	for _, k := range s.recent[since-s.recentFrom:] {
+		fn(k)
+	}
+	return now, true
 }
 
 // String names the store (exec.FollowStore).
@@ -140,10 +182,26 @@ func (s *Store) Put(key, value []byte) error {
 	if err := s.store.Put(rowKey(key), value); err != nil {
 		return err
 	}
+	s.noteWrite(key)
 	if s.writes++; s.writes%globalFlushEvery == 0 {
 		return s.flush()
 	}
 	return nil
+}
+
+// noteWrite remembers key as the latest write (after the write, so that
+// a reader that sees the count reads the row written); past recentMax
+// the older half is forgotten. s.mu is held.
+func (s *Store) noteWrite(key []byte) {
+	if len(s.recent) == recentMax {
+		half := recentMax / 2
+		n := copy(s.recent, s.recent[half:])
+		clear(s.recent[n:])
+		s.recent = s.recent[:n]
+		s.recentFrom += uint64(half)
+	}
+	s.recent = append(s.recent, append([]byte(nil), key...))
+	s.written.Add(1)
 }
 
 // Range implements state.Store over the rows.

@@ -176,4 +176,5 @@ var (
 	_ exec.FollowStore      = (*Store)(nil)
 	_ exec.FollowProgress   = (*Store)(nil)
 	_ physical.Store        = (*Store)(nil)
+	_ physical.GlobalWrites = (*Store)(nil)
 )
