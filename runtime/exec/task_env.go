@@ -76,6 +76,12 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	if b.hold != nil && env.Emit != nil {
 		stores.held = &heldOutput{produce: b.hold, record: b.record, limit: b.cfg.CacheBytes}
 		env.Emit = stores.held
+		// A table's updates are collapsed per key till the release
+		// (taskStores.release flushes them first), as Kafka Streams'
+		// cache does; with a cache of 0, every update goes out.
+		// exactly_once_v2 (no hold) forwards every update: its commit
+		// would have to flush the cache into the transaction first.
+		env.CacheOutputs = b.cfg.CacheBytes > 0
 	}
 	return env, stores
 }
