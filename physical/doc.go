@@ -59,9 +59,10 @@
 // group updated 500 times between two commits is filtered, projected,
 // encoded and produced once. The records then go out behind the store's
 // changelog records (`runtime/exec/held_output.go`), so a sink is never
-// ahead of what a restore brings back. With a cache of 0 (as the QTT
-// run), under exactly_once_v2, in push queries and in the in-memory
-// cluster every update is forwarded at once. A group's accumulators stay decoded in the
+// ahead of what a restore brings back. exactly_once_v2 collapses the same
+// way till each transaction commits (an abort drops the cache with the
+// tasks). With a cache of 0 (as the QTT run), in push queries and in the
+// in-memory cluster every update is forwarded at once. A group's accumulators stay decoded in the
 // store's cache between updates (`aggValue`, a `state.Lazy`): they are
 // encoded when the cache writes them down, not on every update, and a
 // result the update left unchanged is not computed again (a

@@ -32,8 +32,9 @@ import (
 // are held but never collapsed. With a cache of 0 nothing is collapsed
 // and each batch of records is released as it is processed (its
 // changelog records went out with each write). exactly_once_v2 needs
-// none of it: outputs and changelogs commit in one transaction, and its
-// updates are not collapsed (see taskEnvs.build).
+// none of it (outputs and changelogs commit in one transaction), but
+// collapses a table's updates all the same, till each commit
+// (kafkaRunner.prepareCommit), as Kafka Streams caches under EOS too.
 //
 // One task's holder is used by that task's goroutine only (the worker
 // processing it, or the poll loop between rounds).
@@ -114,9 +115,23 @@ func (t *taskStores) release(task *physical.Task) error {
 }
 
 // releaseIfFull releases task k's held outputs after a batch of records
-// when they hold the cache's worth of bytes (heldOutput).
+// when they hold the cache's worth of bytes (heldOutput). Under
+// exactly_once_v2, where nothing is held, a task whose cached table
+// updates reach the bound forwards them into the open transaction, as
+// Kafka Streams' cache evicts.
 func (r *kafkaRunner) releaseIfFull(k physical.TaskID, t *taskEntry) error {
-	if t.stores == nil || t.stores.held == nil || !t.stores.held.full(t.task.CachedOutputBytes()) {
+	if t.stores == nil {
+		return nil
+	}
+	if t.stores.held == nil {
+		if t.stores.transactional && t.task.CachedOutputBytes() >= r.q.Config.CacheBytes && r.q.Config.CacheBytes > 0 {
+			if err := t.task.FlushOutputs(); err != nil {
+				return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
+			}
+		}
+		return nil
+	}
+	if !t.stores.held.full(t.task.CachedOutputBytes()) {
 		return nil
 	}
 	return r.release(k, t)
@@ -143,6 +158,21 @@ func (r *kafkaRunner) releaseOutputs() error {
 		if t := r.tasks.lookupKey(k); t != nil {
 			if err := r.release(k, t); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushCachedOutputs forwards every task's cached table updates (under
+// exactly_once_v2, into the transaction about to commit, before the
+// stores flush theirs). An update that fails on its way fails its task,
+// as a failed Process does.
+func (r *kafkaRunner) flushCachedOutputs() error {
+	for _, k := range r.tasks.keys() {
+		if t := r.tasks.lookupKey(k); t != nil {
+			if err := t.task.FlushOutputs(); err != nil {
+				return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
 			}
 		}
 	}
