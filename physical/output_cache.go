@@ -37,9 +37,24 @@ type outputCache struct {
 	env   *TaskEnv
 	next  Processor
 	byKey map[string]*cachedUpdate
+	// order has a slot per update, in the order they came; a key's
+	// earlier slots are stale (their seq is not the entry's), skipped by
+	// the flush and dropped by compact. Appending beats sorting the
+	// entries at each flush: most keys of a windowed count are updated
+	// once per flush.
+	order []orderSlot
 	seq   uint64
 	bytes int64
-	order []*cachedUpdate // flush's scratch, reused
+	// reuse: next borrows values (valuesBorrower), so a flushed entry's
+	// slices may be refilled; free are such entries.
+	reuse bool
+	free  []*cachedUpdate
+}
+
+// orderSlot is an update's place in the flush order.
+type orderSlot struct {
+	e   *cachedUpdate
+	seq uint64
 }
 
 // cachedUpdate is a group's latest update and the record context it was
@@ -48,6 +63,7 @@ type outputCache struct {
 type cachedUpdate struct {
 	row    types.Row
 	window types.Window
+	oldBuf []any    // row.Old's storage (row.Old is nil when the update had none)
 	in     InRecord // topic, partition, offset and headers of the last update's input
 	hasIn  bool
 	seq    uint64 // of the last update: the flush goes in that order, as Kafka Streams' dirty keys
@@ -59,7 +75,7 @@ type cachedUpdate struct {
 const cachedUpdateOverhead = 256
 
 func newOutputCache(env *TaskEnv, next Processor) *outputCache {
-	c := &outputCache{env: env, next: next, byKey: map[string]*cachedUpdate{}}
+	c := &outputCache{env: env, next: next, byKey: map[string]*cachedUpdate{}, reuse: borrowsValues(next)}
 	env.caches = append(env.caches, c)
 	return c
 }
@@ -73,8 +89,12 @@ func (c *outputCache) borrowsValues() bool { return true }
 func (c *outputCache) put(key []byte, row *types.Row) {
 	e := c.byKey[string(key)]
 	if e == nil {
-		e = &cachedUpdate{}
-		e.row.Old, e.row.HasOld = slices.Clone(row.Old), row.HasOld
+		e = c.entry()
+		if row.Old != nil {
+			e.oldBuf = append(e.oldBuf[:0], row.Old...)
+			e.row.Old = e.oldBuf
+		}
+		e.row.HasOld = row.HasOld
 		c.byKey[string(key)] = e
 	} else {
 		c.bytes -= e.size
@@ -88,13 +108,44 @@ func (c *outputCache) put(key []byte, row *types.Row) {
 	}
 	e.hasIn = c.env.current != nil
 	if cur := c.env.current; cur != nil {
+		// The headers are copied, never refilled: a sink's record may
+		// keep them (sinkOp takes the input's user headers as they are).
 		e.in = InRecord{Topic: cur.Topic, Partition: cur.Partition, Offset: cur.Offset, Timestamp: cur.Timestamp,
-			Headers: append(e.in.Headers[:0], cur.Headers...)}
+			Headers: slices.Clone(cur.Headers)}
 	}
 	c.seq++
 	e.seq = c.seq
+	c.order = append(c.order, orderSlot{e: e, seq: c.seq})
+	if len(c.order) > 2*len(c.byKey)+64 {
+		c.compact()
+	}
 	e.size = int64(len(key)+cachedUpdateOverhead) + 16*int64(len(vals)+len(old))
 	c.bytes += e.size
+}
+
+// entry returns an empty entry: a flushed one when their slices may be
+// refilled, else a new one.
+func (c *outputCache) entry() *cachedUpdate {
+	if n := len(c.free); n > 0 {
+		e := c.free[n-1]
+		c.free[n-1] = nil
+		c.free = c.free[:n-1]
+		return e
+	}
+	return &cachedUpdate{}
+}
+
+// compact drops the stale slots of order (a hot key's earlier updates),
+// keeping the live ones in their order.
+func (c *outputCache) compact() {
+	live := c.order[:0]
+	for _, s := range c.order {
+		if s.e.seq == s.seq {
+			live = append(live, s)
+		}
+	}
+	clear(c.order[len(live):])
+	c.order = live
 }
 
 // flush forwards every cached update, in the order of their last
@@ -103,30 +154,31 @@ func (c *outputCache) flush() error {
 	if len(c.byKey) == 0 {
 		return nil
 	}
-	order := c.order[:0]
-	for _, e := range c.byKey {
-		order = append(order, e)
-	}
-	slices.SortFunc(order, func(a, b *cachedUpdate) int {
-		if a.seq < b.seq {
-			return -1
-		}
-		return 1
-	})
+	order := c.order
 	clear(c.byKey)
-	c.bytes = 0
+	c.order, c.bytes = nil, 0
 	saved := c.env.current
 	defer func() {
 		c.env.current = saved
+		for _, s := range order {
+			if c.reuse && s.e.seq == s.seq {
+				e := s.e
+				e.row, e.in, e.hasIn = types.Row{Values: e.row.Values[:0]}, InRecord{}, false
+				c.free = append(c.free, e)
+			}
+		}
 		clear(order)
 		c.order = order[:0]
 	}()
-	for _, e := range order {
-		c.env.current = nil
-		if e.hasIn {
-			c.env.current = &e.in
+	for _, s := range order {
+		if s.e.seq != s.seq {
+			continue // the key was updated again later
 		}
-		if err := c.next.Process(&e.row); err != nil {
+		c.env.current = nil
+		if s.e.hasIn {
+			c.env.current = &s.e.in
+		}
+		if err := c.next.Process(&s.e.row); err != nil {
 			return err
 		}
 	}

@@ -76,3 +76,49 @@ func TestOutputCacheFlushOrderAndOld(t *testing.T) {
 		t.Errorf("a second flush forwarded %v (%v), want nothing", out.rows, err)
 	}
 }
+
+// borrowingRows is keptRows borrowing values (it formats them), so the
+// cache refills its flushed entries.
+type borrowingRows struct{ keptRows }
+
+func (b *borrowingRows) borrowsValues() bool { return true }
+
+// TestOutputCacheHotKeyAndReuse: a key updated 1000 times between two
+// flushes is forwarded once, with the cache's order kept to a few slots
+// per key (stale ones compacted away); after a flush the entries are
+// refilled for the next keys when the successor borrows values, and
+// forward what those keys were given, not what was there before.
+func TestOutputCacheHotKeyAndReuse(t *testing.T) {
+	env := &TaskEnv{CacheOutputs: true}
+	out := &borrowingRows{keptRows{env: env}}
+	c := newOutputCache(env, out)
+	if !c.reuse {
+		t.Fatal("a borrowing successor, and the cache does not refill its entries")
+	}
+	task := &Task{env: env}
+	for i := range 1000 {
+		c.put([]byte("hot"), &types.Row{Values: []any{"hot", int64(i)}, Time: int64(i), HasOld: true})
+		if len(c.order) > 2*len(c.byKey)+65 {
+			t.Fatalf("%d order slots for %d keys", len(c.order), len(c.byKey))
+		}
+	}
+	if err := task.FlushOutputs(); err != nil {
+		t.Fatal(err)
+	}
+	c.put([]byte("x"), &types.Row{Values: []any{"x", int64(1)}, Time: 5, Old: []any{"x", int64(0)}, HasOld: true})
+	c.put([]byte("y"), &types.Row{Values: []any{"y", int64(2)}, Time: 6, HasOld: true})
+	if len(c.free) != 0 {
+		t.Errorf("%d free entries after two puts, want the flushed one taken", len(c.free))
+	}
+	if err := task.FlushOutputs(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"[hot 999] old [](true) t999 tomb false from -",
+		"[x 1] old [x 0](true) t5 tomb false from -",
+		"[y 2] old [](true) t6 tomb false from -",
+	}
+	if fmt.Sprint(out.rows) != fmt.Sprint(want) {
+		t.Errorf("flushed\n%v\nwant\n%v", out.rows, want)
+	}
+}
