@@ -525,11 +525,21 @@ type aggregateOp struct {
 	quietBefore    bool
 	pendingOld     []any
 	pendingExisted bool
+	// cache, when set, takes the forwarded rows and passes each group's
+	// latest on when the task's stores flush (outputCache, TaskEnv.CacheOutputs).
+	cache    *outputCache
+	cacheKey []byte // a windowed row's cache key (group key ‖ window), reused
 }
 
 func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*aggregateOp, error) {
-	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls)),
-		outs: newRowValues(next), olds: newRowValues(next)}
+	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls))}
+	op.outs, op.olds = newRowValues(next), newRowValues(next)
+	if env.CacheOutputs && !n.Final {
+		// EMIT FINAL forwards one result per window already, from its
+		// buffer: nothing to collapse. The cache copies what it keeps.
+		op.cache = newOutputCache(env, next)
+		op.outs.reuse, op.olds.reuse = op.cache.borrowsValues(), op.cache.borrowsValues()
+	}
 	var err error
 	if op.store, err = env.store(store); err != nil {
 		return nil, err
@@ -806,6 +816,21 @@ func (op *aggregateOp) forward(row *types.Row, ts int64, old, vals []any) error 
 	out := &op.out
 	*out = types.Row{Values: append(append(op.outs.get(0, op.nkeys+len(vals)), row.Values[:op.nkeys]...), vals...), Time: ts,
 		Partition: row.Partition, Offset: row.Offset, Window: row.Window, Old: old, HasOld: true}
+	return op.pass(op.keyBuf, out)
+}
+
+// pass forwards out, the update of the group (or windowed group) whose
+// store key is key: to the cache when there is one, else on at once.
+func (op *aggregateOp) pass(key []byte, out *types.Row) error {
+	if op.cache != nil {
+		if out.Window != nil {
+			op.cacheKey = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(append(op.cacheKey[:0], key...),
+				uint64(out.Window.Start)), uint64(out.Window.End))
+			key = op.cacheKey
+		}
+		op.cache.put(key, out)
+		return nil
+	}
 	return op.next.Process(out)
 }
 

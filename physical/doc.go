@@ -48,12 +48,21 @@
 // `<app-id>-Aggregate-GroupBy-repartition`; sub-topology 1 reads that topic
 // and keeps accumulators per group in the store
 // `Aggregate-Aggregate-Materialize`, backed by the compacted changelog
-// `<app-id>-Aggregate-Aggregate-Materialize-changelog`. Every update of a
-// group is forwarded (KTable semantics: HAVING deletes a row only if it was
-// visible before); under at_least_once the records go out at the commit, or
-// once the held outputs fill `cache.max.bytes.buffering`, behind the store's
-// changelog records (`runtime/exec/held_output.go`), so a sink is never ahead of
-// what a restore brings back. A group's accumulators stay decoded in the
+// `<app-id>-Aggregate-Aggregate-Materialize-changelog`. A group's updates
+// follow the cache, as Kafka Streams' record cache forwards a KTable's:
+// under at_least_once with `cache.max.bytes.buffering` above 0 the
+// aggregate (and a windowed one with EMIT CHANGES) keeps each group's
+// latest update (`outputCache`) and forwards it, with the value last
+// forwarded as the old one (KTable semantics: HAVING deletes a row only if
+// it was visible before), when the task's stores flush: at the commit or
+// once the cached updates and held outputs fill the cache's bound. So a
+// group updated 500 times between two commits is filtered, projected,
+// encoded and produced once. The records then go out behind the store's
+// changelog records (`runtime/exec/held_output.go`), so a sink is never
+// ahead of what a restore brings back. exactly_once_v2 collapses the same
+// way till each transaction commits (an abort drops the cache with the
+// tasks). With a cache of 0 (as the QTT run), in push queries and in the
+// in-memory cluster every update is forwarded at once. A group's accumulators stay decoded in the
 // store's cache between updates (`aggValue`, a `state.Lazy`): they are
 // encoded when the cache writes them down, not on every update, and a
 // result the update left unchanged is not computed again (a

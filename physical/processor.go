@@ -78,6 +78,17 @@ type TaskEnv struct {
 	// Counts, when set, counts the records each node of the task's
 	// sub-topology receives (shared by every task of the query here).
 	Counts *NodeCounts
+	// CacheOutputs: an aggregation forwards a group's updates once per
+	// flush of the task's stores (Task.FlushOutputs), its latest value
+	// with the one last forwarded as the old, as Kafka Streams' record
+	// cache does (outputCache). The runtime sets it where it flushes the
+	// task before each write-down of its stores (in Kafka, with a cache
+	// above 0: at each release under at_least_once, before each commit
+	// under exactly_once_v2); otherwise every update is forwarded at once.
+	CacheOutputs bool
+	// caches are the task's output caches (outputCache), flushed in the
+	// order they were made.
+	caches []*outputCache
 	// sub is the task's sub-topology (NewTask), whose nodes' counters a
 	// join's head takes by name.
 	sub int

@@ -26,7 +26,8 @@ const suppressStore = "Aggregate-Aggregate-Suppress"
 // window store (key ‖ start); session windows in a session store
 // (key ‖ end ‖ start), merged when a record bridges them, the merged
 // sessions deleted downstream with tombstones. With EMIT CHANGES every
-// update is forwarded; with EMIT FINAL updates go to a buffer store, and
+// update is forwarded (through the output cache, when the task has one:
+// a windowed group's latest per flush, outputCache); with EMIT FINAL updates go to a buffer store, and
 // each window's last result is forwarded once stream time passes its end
 // plus grace.
 //
@@ -470,7 +471,7 @@ func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, 
 	}
 	*out = types.Row{Values: op.vals, Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w,
 		Old: old.vals, HasOld: old.known}
-	return op.next.Process(out)
+	return op.pass(op.keyBuf, out)
 }
 
 // bufferKey orders the EMIT FINAL buffer by window end, then group key,
@@ -734,7 +735,7 @@ func (op *windowAggOp) retractSession(row *types.Row, ts int64, w types.Window, 
 	out := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: ts, Partition: row.Partition,
 		Offset: row.Offset, Window: &w, Tombstone: true, Old: old, HasOld: true}
 	copy(out.Values, row.Values[:op.nkeys])
-	return op.next.Process(out)
+	return op.pass(op.keyBuf, out)
 }
 
 // late records a record dropped because its window closed.

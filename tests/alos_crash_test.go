@@ -12,11 +12,14 @@ import (
 
 // alosCrashConfig is an at_least_once server that commits only when it
 // stops or loses partitions (a 10-minute interval), so a kill -9 lands
-// before the commit of everything since the last one; its stores' 1 KiB
+// before the commit of everything since the last one; its 256-byte
 // caches make it release outputs before the commit, once a batch's fill
-// them (held_output.go).
+// them (held_output.go). A table's updates leave the output cache
+// collapsed per key (physical's outputCache), so what fills the cache is
+// distinct keys, not a key's 40 updates: a partition's few keys fill 256
+// bytes, not 1 KiB.
 const alosCrashConfig = "ksql.streams.processing.guarantee=at_least_once\nksql.streams.commit.interval.ms=600000\n" +
-	"ksql.streams.cache.max.bytes.buffering=1024\n" +
+	"ksql.streams.cache.max.bytes.buffering=256\n" +
 	"ksql.streams.session.timeout.ms=6000\nsqlstream.command.topic.secret=shared-secret-of-this-service\n"
 
 const alosCrashKeys = 12

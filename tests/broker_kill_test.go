@@ -60,8 +60,14 @@ func TestEOSBrokerKillNine(t *testing.T) {
 	}
 	anytime := os.Getenv("SQLSTREAM_BROKER_KILL_ANYTIME") != ""
 	br := startBrokerProcess(t)
+	// A cache of 0: every update is produced as it is processed, so a
+	// transaction has records in the log while it is open, which
+	// holdOpenTxn waits for. With a cache the count's updates (and
+	// changelog records) are produced as the transaction commits, and an
+	// open transaction with records in the log lasts only that long.
 	srv := startServerOn(t, br.Kafka, "--config",
-		writeConfig(t, "ksql.streams.processing.guarantee=exactly_once_v2\nksql.streams.commit.interval.ms=100\n"))
+		writeConfig(t, "ksql.streams.processing.guarantee=exactly_once_v2\nksql.streams.commit.interval.ms=100\n"+
+			"ksql.streams.cache.max.bytes.buffering=0\n"))
 	srv.mustKsql(`CREATE STREAM ev (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='ev', VALUE_FORMAT='JSON', PARTITIONS=4);`)
 	srv.mustKsql(`SET 'auto.offset.reset'='earliest'; CREATE TABLE counts WITH (KAFKA_TOPIC='counts') AS SELECT k, COUNT(*) AS n FROM ev GROUP BY k;`)
 	r := &killRun{t: t, kafka: br.Kafka, node: srv}

@@ -20,14 +20,21 @@ import (
 //
 // The outputs follow the cache, as in Kafka Streams (whose cache
 // forwards downstream only what it flushes): they are released at the
-// commit, right before the stores flush, or earlier once they hold as
-// many bytes as the cache may (ksql.streams.cache.max.bytes.buffering),
-// when the cache is written down to the changelog first. So a ksqlDB
-// user sees what ksqlDB shows, outputs about every commit.interval.ms,
-// except that every update keeps its output record; with a cache of 0
-// each batch of records is released as it is processed (its changelog
-// records went out with each write). exactly_once_v2 needs none of it:
-// outputs and changelogs commit in one transaction.
+// commit, right before the stores flush, or earlier once they and the
+// task's cached table updates hold as many bytes as the cache may
+// (ksql.streams.cache.max.bytes.buffering), when the cache is written
+// down to the changelog first. A table's updates are collapsed per key
+// before they get here (physical's outputCache: the task sets
+// TaskEnv.CacheOutputs), so a group updated 500 times between two
+// commits writes one record, its latest, as in ksqlDB; a release
+// forwards them first (Task.FlushOutputs), then writes the stores'
+// caches down, then produces. A stream's outputs and repartition records
+// are held but never collapsed. With a cache of 0 nothing is collapsed
+// and each batch of records is released as it is processed (its
+// changelog records went out with each write). exactly_once_v2 needs
+// none of it (outputs and changelogs commit in one transaction), but
+// collapses a table's updates all the same, till each commit
+// (kafkaRunner.prepareCommit), as Kafka Streams caches under EOS too.
 //
 // One task's holder is used by that task's goroutine only (the worker
 // processing it, or the poll loop between rounds).
@@ -66,9 +73,11 @@ func (h *heldOutput) Emit(rec *physical.OutRecord) {
 // the kgo.Record and its slot in recs.
 const recordOverhead = int(unsafe.Sizeof(kgo.Record{})) + 8
 
-// full reports whether the held records are to be released before the
-// commit.
-func (h *heldOutput) full() bool { return len(h.recs) > 0 && h.bytes >= h.limit }
+// full reports whether the held records, with the task's cached table
+// updates (cached bytes), are to be released before the commit.
+func (h *heldOutput) full(cached int64) bool {
+	return (len(h.recs) > 0 || cached > 0) && h.bytes+cached >= h.limit
+}
 
 // flush produces the held records in the order they were emitted.
 func (h *heldOutput) flush() {
@@ -79,12 +88,19 @@ func (h *heldOutput) flush() {
 	h.recs, h.bytes = h.recs[:0], 0
 }
 
-// release writes the cached store writes down to the changelog (not
-// committing them) and then produces the held output records, when the
-// task emitted any since the last release. A task holding nothing back
-// keeps its cache's writes for the commit.
-func (t *taskStores) release() error {
-	if t.held == nil || len(t.held.recs) == 0 {
+// release forwards task's cached table updates (into the held records),
+// writes the cached store writes down to the changelog (not committing
+// them) and then produces the held output records, when the task
+// emitted any since the last release. A task holding nothing back keeps
+// its cache's writes for the commit.
+func (t *taskStores) release(task *physical.Task) error {
+	if t.held == nil {
+		return nil
+	}
+	if err := task.FlushOutputs(); err != nil {
+		return err
+	}
+	if len(t.held.recs) == 0 {
 		return nil
 	}
 	t.mu.Lock()
@@ -99,22 +115,37 @@ func (t *taskStores) release() error {
 }
 
 // releaseIfFull releases task k's held outputs after a batch of records
-// when they hold the cache's worth of bytes (heldOutput).
+// when they hold the cache's worth of bytes (heldOutput). Under
+// exactly_once_v2, where nothing is held, a task whose cached table
+// updates reach the bound forwards them into the open transaction, as
+// Kafka Streams' cache evicts.
 func (r *kafkaRunner) releaseIfFull(k physical.TaskID, t *taskEntry) error {
-	if t.stores == nil || t.stores.held == nil || !t.stores.held.full() {
+	if t.stores == nil {
+		return nil
+	}
+	if t.stores.held == nil {
+		if t.stores.transactional && t.task.CachedOutputBytes() >= r.q.Config.CacheBytes && r.q.Config.CacheBytes > 0 {
+			if err := t.task.FlushOutputs(); err != nil {
+				return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
+			}
+		}
+		return nil
+	}
+	if !t.stores.held.full(t.task.CachedOutputBytes()) {
 		return nil
 	}
 	return r.release(k, t)
 }
 
 // release releases task k's held outputs (taskStores.release); a store
-// that cannot write its cache down fails the task, as a failed Process
+// that cannot write its cache down, or an update that fails on its way
+// from the cache to the sink, fails the task, as a failed Process
 // does, so a corrupt store is wiped and restored (error_class.go).
 func (r *kafkaRunner) release(k physical.TaskID, t *taskEntry) error {
 	if t.stores == nil {
 		return nil
 	}
-	if err := t.stores.release(); err != nil {
+	if err := t.stores.release(t.task); err != nil {
 		return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
 	}
 	return nil
@@ -127,6 +158,21 @@ func (r *kafkaRunner) releaseOutputs() error {
 		if t := r.tasks.lookupKey(k); t != nil {
 			if err := r.release(k, t); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushCachedOutputs forwards every task's cached table updates (under
+// exactly_once_v2, into the transaction about to commit, before the
+// stores flush theirs). An update that fails on its way fails its task,
+// as a failed Process does.
+func (r *kafkaRunner) flushCachedOutputs() error {
+	for _, k := range r.tasks.keys() {
+		if t := r.tasks.lookupKey(k); t != nil {
+			if err := t.task.FlushOutputs(); err != nil {
+				return errors.Join(&taskFailure{task: k, err: err}, r.tasks.move(k, taskError))
 			}
 		}
 	}

@@ -380,6 +380,9 @@ func (r *kafkaRunner) roundEOS(ctx context.Context) error {
 	if ctx.Err() != nil || !r.eos.due(r.interval) {
 		return nil
 	}
+	if err := r.flushCachedOutputs(); err != nil {
+		return err // a task failed, as in process
+	}
 	committed, err := r.endTxn(ctx, true)
 	if err != nil {
 		return &sessionError{err}
@@ -563,10 +566,14 @@ func (r *kafkaRunner) abortFailed() {
 	}
 }
 
-// prepareCommit flushes the caches (their changelog records and outputs
-// join the transaction) and the producer; false means the transaction
-// must abort.
+// prepareCommit flushes the caches (the tasks' cached table updates,
+// then the stores': their outputs and changelog records join the
+// transaction) and the producer; false means the transaction must abort.
 func (r *kafkaRunner) prepareCommit(ctx context.Context) bool {
+	if err := r.flushCachedOutputs(); err != nil {
+		r.q.Logger.Warn("aborting the transaction: a cached table update could not be forwarded", "query", r.q.ID, "err", err)
+		return false
+	}
 	for _, t := range r.tasks.all() {
 		if t.stores == nil {
 			continue

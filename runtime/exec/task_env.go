@@ -31,7 +31,8 @@ type taskEnvs struct {
 	nodes *physical.NodeCounts
 	// transactional opens the stores for exactly_once_v2 (state.
 	// Transactional): their writes reach Pebble only when the runner
-	// commits them with its Kafka transaction.
+	// commits them with its Kafka transaction. Its tasks cache their
+	// table updates till then (physical.TaskEnv.CacheOutputs).
 	transactional bool
 	// globals are the query's global-table stores (nil: none).
 	globals physical.GlobalStores
@@ -76,6 +77,17 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	if b.hold != nil && env.Emit != nil {
 		stores.held = &heldOutput{produce: b.hold, record: b.record, limit: b.cfg.CacheBytes}
 		env.Emit = stores.held
+		// A table's updates are collapsed per key till the release
+		// (taskStores.release flushes them first), as Kafka Streams'
+		// cache does; with a cache of 0, every update goes out.
+		env.CacheOutputs = b.cfg.CacheBytes > 0
+	}
+	if b.transactional && env.Emit != nil {
+		// exactly_once_v2 collapses them till the transaction commits
+		// (kafkaRunner.prepareCommit flushes them into it, first): an
+		// abort rebuilds the tasks, which drops what they cached with
+		// the rest of the transaction's writes.
+		env.CacheOutputs = b.cfg.CacheBytes > 0
 	}
 	return env, stores
 }
