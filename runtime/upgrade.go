@@ -11,6 +11,7 @@ import (
 	"github.com/sqlstream/sqlstream/planner"
 	"github.com/sqlstream/sqlstream/runtime/check"
 	"github.com/sqlstream/sqlstream/runtime/describe"
+	"github.com/sqlstream/sqlstream/runtime/exec"
 	"github.com/sqlstream/sqlstream/runtime/naming"
 	"github.com/sqlstream/sqlstream/runtime/registry"
 	"github.com/sqlstream/sqlstream/sql/ast"
@@ -28,7 +29,8 @@ import (
 //	register the sink's new schemas (the subject's compatibility check)
 //	record the command (same query id, application-id prefix, formats)
 //	catalog: the sink's new schema
-//	e.mu free: stop the old runner (its tasks commit: at_least_once
+//	e.mu free: stop the old runner (at_least_once first drains its
+//	      internal topics: exec.Drainer; its tasks commit: at_least_once
 //	      commits its offsets, exactly_once_v2 ends its transaction), then
 //	      start the new topology in the same group from those offsets
 //
@@ -203,15 +205,32 @@ func (e *Engine) swapQuery(ctx context.Context, c *command, u *upgrade) error {
 		e.pending = append(e.pending, q.id)
 		return nil
 	}
+	timeout := e.cfg.ShutdownTimeout
 	e.deferStop(q.id, func() error {
 		if r != nil {
-			if err := r.Stop(); err != nil {
+			if err := stopDrained(r, timeout); err != nil {
 				e.logger.Warn("the query being upgraded stopped with an error", "query", q.id, "err", err)
 			}
 		}
 		return e.startIfCurrent(q)
 	})
 	return nil
+}
+
+// stopDrained stops the runner of a query being upgraded once it has
+// processed what its internal topics hold (exec.Drainer), for at most
+// the shutdown timeout: a repartition record the old plan wrote would
+// otherwise reach the new plan without the columns it added, and an
+// added aggregate see NULL arguments for records from before the
+// upgrade.
+func stopDrained(r exec.Runner, timeout time.Duration) error {
+	d, ok := r.(exec.Drainer)
+	if !ok {
+		return r.Stop()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return d.StopDrained(ctx)
 }
 
 // startIfCurrent starts q unless a statement replaced or ended it since

@@ -95,6 +95,7 @@ type kafkaRunner struct {
 	// commit (error_class.go).
 	recoveries int
 	pause      pauseCtl // PAUSE and RESUME (pause.go)
+	drain      drainCtl // StopDrained (drain.go)
 }
 
 type tp struct {
@@ -138,6 +139,7 @@ func newKafkaRunner(k *Kafka, q *Query) *kafkaRunner {
 		inputs:   map[tp]*inputPosition{},
 		interval: q.Config.CommitInterval, workers: max(1, q.Config.Threads), done: make(chan struct{})}
 	r.emitted, r.changelogged = r.onEmitted, r.onChangelogged
+	r.drain.done = make(chan struct{})
 	r.groups = newTaskGroups(q.Topology, q.Config.MaxTaskIdle)
 	r.standby = newStandbyFeeder(r)
 	if q.Paused {
@@ -404,6 +406,9 @@ func describeOffsets(offsets map[string]map[int32]kgo.EpochOffset) string {
 // round polls once and processes what came; commitDue adds a commit. It
 // returns a fatal error; a stopping runner (ctx ended) is not one.
 func (r *kafkaRunner) round(ctx context.Context, commitDue bool) error {
+	if err := r.drainRound(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
 	if r.syncPause() {
 		return r.pausedRound(ctx)
 	}
