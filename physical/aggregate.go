@@ -527,16 +527,21 @@ type aggregateOp struct {
 	pendingExisted bool
 	// cache, when set, takes the forwarded rows and passes each group's
 	// latest on when the task's stores flush (outputCache, TaskEnv.CacheOutputs).
-	cache    *outputCache
-	cacheKey []byte // a windowed row's cache key (group key ‖ window), reused
+	cache *outputCache
 }
 
 func newAggregateOp(env *TaskEnv, n *planner.Aggregate, store string, formats aggFormats, next Processor) (*aggregateOp, error) {
 	op := &aggregateOp{env: env, n: n, next: next, nkeys: len(n.Keys), accs: make([]any, len(n.Calls)), before: make([]any, len(n.Calls))}
 	op.outs, op.olds = newRowValues(next), newRowValues(next)
-	if env.CacheOutputs && !n.Final {
-		// EMIT FINAL forwards one result per window already, from its
-		// buffer: nothing to collapse. The cache copies what it keeps.
+	if env.CacheOutputs && n.Window == nil {
+		// Only an unwindowed aggregation collapses. A windowed one
+		// forwards each update: resolved issue 5 states that EMIT
+		// CHANGES emits each update of a window (and EMIT FINAL one
+		// result per window, from its buffer). Kafka Streams' cache
+		// collapses windowed updates too: a recorded deviation, which
+		// also spares a windowed count, whose keys are mostly updated
+		// once a window, a cache that would hold them for nothing.
+		// The cache copies what it keeps.
 		op.cache = newOutputCache(env, next)
 		op.outs.reuse, op.olds.reuse = op.cache.borrowsValues(), op.cache.borrowsValues()
 	}
@@ -819,15 +824,10 @@ func (op *aggregateOp) forward(row *types.Row, ts int64, old, vals []any) error 
 	return op.pass(op.keyBuf, out)
 }
 
-// pass forwards out, the update of the group (or windowed group) whose
+// pass forwards out, the update of the group whose
 // store key is key: to the cache when there is one, else on at once.
 func (op *aggregateOp) pass(key []byte, out *types.Row) error {
 	if op.cache != nil {
-		if out.Window != nil {
-			op.cacheKey = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(append(op.cacheKey[:0], key...),
-				uint64(out.Window.Start)), uint64(out.Window.End))
-			key = op.cacheKey
-		}
 		op.cache.put(key, out)
 		return nil
 	}

@@ -51,7 +51,7 @@
 // `<app-id>-Aggregate-Aggregate-Materialize-changelog`. A group's updates
 // follow the cache, as Kafka Streams' record cache forwards a KTable's:
 // under at_least_once with `cache.max.bytes.buffering` above 0 the
-// aggregate (and a windowed one with EMIT CHANGES) keeps each group's
+// unwindowed aggregate keeps each group's
 // latest update (`outputCache`) and forwards it, with the value last
 // forwarded as the old one (KTable semantics: HAVING deletes a row only if
 // it was visible before), when the task's stores flush: at the commit or

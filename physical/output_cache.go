@@ -6,7 +6,7 @@ import (
 	"github.com/sqlstream/sqlstream/sql/types"
 )
 
-// outputCache holds an aggregation's latest update per group (and window)
+// outputCache holds an unwindowed aggregation's latest update per group
 // between two flushes of the task's stores, as Kafka Streams' record
 // cache does for a KTable: the aggregate forwards downstream (HAVING,
 // projection, sink) only what its cache flushes, at the commit or once
@@ -18,9 +18,12 @@ import (
 // see every update; with 0 no cache is made (TaskEnv.CacheOutputs) and
 // every update goes on at once.
 //
-// Only a table's updates are cached: a stream's outputs, repartition
-// records (a re-group's retraction and addition must both arrive) and
-// EMIT FINAL results (one per window already) never come here.
+// Only an unwindowed aggregation's updates are cached: a stream's
+// outputs, repartition records (a re-group's retraction and addition
+// must both arrive) and windowed aggregations (resolved issue 5: EMIT
+// CHANGES emits each update of a window, EMIT FINAL one result per
+// window; Kafka Streams would collapse these too, a recorded deviation)
+// never come here.
 //
 // The runtime flushes it (Task.FlushOutputs) at each release of a task's
 // held outputs under at_least_once and before each commit under

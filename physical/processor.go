@@ -78,7 +78,7 @@ type TaskEnv struct {
 	// Counts, when set, counts the records each node of the task's
 	// sub-topology receives (shared by every task of the query here).
 	Counts *NodeCounts
-	// CacheOutputs: an aggregation forwards a group's updates once per
+	// CacheOutputs: an unwindowed aggregation forwards a group's updates once per
 	// flush of the task's stores (Task.FlushOutputs), its latest value
 	// with the one last forwarded as the old, as Kafka Streams' record
 	// cache does (outputCache). The runtime sets it where it flushes the

@@ -471,7 +471,7 @@ func (op *windowAggOp) forwardWindow(row *types.Row, ts int64, w *types.Window, 
 	}
 	*out = types.Row{Values: op.vals, Time: ts, Partition: row.Partition, Offset: row.Offset, Window: w,
 		Old: old.vals, HasOld: old.known}
-	return op.pass(op.keyBuf, out)
+	return op.next.Process(out) // windowed updates are never cached (newAggregateOp)
 }
 
 // bufferKey orders the EMIT FINAL buffer by window end, then group key,
@@ -735,7 +735,7 @@ func (op *windowAggOp) retractSession(row *types.Row, ts int64, w types.Window, 
 	out := &types.Row{Values: make([]any, len(op.n.Schema().Columns)), Time: ts, Partition: row.Partition,
 		Offset: row.Offset, Window: &w, Tombstone: true, Old: old, HasOld: true}
 	copy(out.Values, row.Values[:op.nkeys])
-	return op.pass(op.keyBuf, out)
+	return op.next.Process(out) // windowed updates are never cached (newAggregateOp)
 }
 
 // late records a record dropped because its window closed.

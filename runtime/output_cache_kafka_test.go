@@ -145,21 +145,26 @@ func TestOutputCacheHavingHidesAndShows(t *testing.T) {
 }
 
 // TestOutputCacheWindowedEmitChanges: a windowed EMIT CHANGES
-// aggregation collapses per group and window: 40 counts of one key in
-// one hour's window write one record, the window's count of 40.
+// aggregation is never cached (resolved issue 5: EMIT CHANGES emits each
+// update of a window): 40 counts of one key in one hour's window write
+// all 40 counts, in order, even with the cache on.
 func TestOutputCacheWindowedEmitChanges(t *testing.T) {
 	r := cacheRig(t, "1024")
 	r.exec(`CREATE STREAM ev (k VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='ev', VALUE_FORMAT='JSON', PARTITIONS=1);
 	SET 'auto.offset.reset'='earliest';
 	CREATE TABLE counts AS SELECT k, COUNT(*) AS n FROM ev WINDOW TUMBLING (SIZE 1 HOUR) GROUP BY k EMIT CHANGES;`)
 	r.produceBatch("hot", make([]int, 40), fillers("f", 10), time.UnixMilli(3_600_000*1000+5))
-	r.consume("COUNTS", 11)
+	r.consume("COUNTS", 50)
 	out := r.consumeAll("COUNTS")
-	if got := valuesOf(out, "hot"); !slices.Equal(got, []string{`{"N":40}`}) {
-		t.Errorf("hot key's window wrote %v, want one record of the final count 40", got)
+	var want []string
+	for i := 1; i <= 40; i++ {
+		want = append(want, fmt.Sprintf(`{"N":%d}`, i))
 	}
-	if len(out) != 11 {
-		t.Errorf("the sink holds %d records, want 11", len(out))
+	if got := valuesOf(out, "hot"); !slices.Equal(got, want) {
+		t.Errorf("hot key's window wrote %v, want every count 1…40", got)
+	}
+	if len(out) != 50 {
+		t.Errorf("the sink holds %d records, want 50", len(out))
 	}
 }
 
