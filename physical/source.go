@@ -32,6 +32,11 @@ type sourceOp struct {
 	vals            rowValues // the rows' Values: one slice, refilled, when next borrows
 	keyBuf          []any
 	valBuf          []any
+	// valAt is where the value columns start in the row when they are
+	// one run of it (valIdx is valAt, valAt+1, …): the codec decodes
+	// straight into the row, not into valBuf and then a copy of each
+	// value; -1 when they are not.
+	valAt int
 	// unavailable is set when a record could not be decoded because the
 	// schema registry did not answer: ProcessRaw fails (the runner
 	// retries from the committed offsets) instead of skipping it.
@@ -74,6 +79,7 @@ func newPrunedSourceOp(env *TaskEnv, src *planner.Source, next Processor, tsPars
 		op.tsIdx = src.Schema.Find(src.TimestampColumn)
 	}
 	op.keyBuf, op.valBuf = make([]any, len(keys)), make([]any, len(vals))
+	op.valAt = run(op.valIdx)
 	return op, nil
 }
 
@@ -149,7 +155,15 @@ func (op *sourceOp) decodeKeyBytes(b []byte, r *InRecord, row *types.Row) bool {
 // decodeValue fills the value columns; null reports a value whose bytes
 // spell a null record (JSON null), which counts as a tombstone.
 func (op *sourceOp) decodeValue(r *InRecord, row *types.Row) (null, ok bool) {
-	err := op.valCodec.Decode(r.Value, op.valBuf)
+	direct := op.valAt >= 0
+	dst := op.valBuf
+	if direct {
+		dst = row.Values[op.valAt : op.valAt+len(op.valIdx)]
+	}
+	err := op.valCodec.Decode(r.Value, dst)
+	if err != nil && direct {
+		clear(dst) // a null or broken record leaves the value columns NULL, as the copy from valBuf did
+	}
 	if errors.Is(err, format.ErrNullRecord) {
 		return true, true
 	}
@@ -160,10 +174,26 @@ func (op *sourceOp) decodeValue(r *InRecord, row *types.Row) (null, ok bool) {
 		op.env.log(DeserializationError, "value", fmt.Sprintf("Failed to deserialize value from topic: %s. %v", r.Topic, err), r.Value)
 		return false, false
 	}
-	for i, idx := range op.valIdx {
-		row.Values[idx] = op.valBuf[i]
+	if !direct {
+		for i, idx := range op.valIdx {
+			row.Values[idx] = op.valBuf[i]
+		}
 	}
 	return false, true
+}
+
+// run is the first of idx when idx is one run of consecutive indexes
+// (idx[i] == idx[0]+i), else -1 (and for none).
+func run(idx []int) int {
+	for i, x := range idx {
+		if x != idx[0]+i {
+			return -1
+		}
+	}
+	if len(idx) == 0 {
+		return -1
+	}
+	return idx[0]
 }
 
 // registryUnavailable notes a decode that failed for want of the schema

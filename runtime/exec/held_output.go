@@ -41,20 +41,33 @@ import (
 type heldOutput struct {
 	produce func(*kgo.Record)
 	record  func(*physical.OutRecord) *kgo.Record // copies the bytes; nil: ToKgo, which keeps them
+	lend    func(int) physical.Loan               // record's loans (physical.BufferLender); nil: none
 	recs    []*kgo.Record
 	bytes   int64
 	limit   int64 // release once bytes reach it; 0: after every batch
 }
 
 var (
-	_ physical.Emitter     = (*heldOutput)(nil)
-	_ physical.BytesCopier = (*heldOutput)(nil)
-	_ physical.BytesCopier = (*kafkaRunner)(nil)
+	_ physical.Emitter      = (*heldOutput)(nil)
+	_ physical.BytesCopier  = (*heldOutput)(nil)
+	_ physical.BytesCopier  = (*kafkaRunner)(nil)
+	_ physical.BufferLender = (*heldOutput)(nil)
+	_ physical.BufferLender = (*kafkaRunner)(nil)
 )
 
 // CopiesBytes implements physical.BytesCopier: the runner's conversion
 // copies a record's bytes, ToKgo keeps them.
 func (h *heldOutput) CopiesBytes() bool { return h.record != nil }
+
+// Lend implements physical.BufferLender: the runner's loan, which its
+// conversion takes back; nil when it has none (ToKgo keeps the bytes).
+// A held record is its loan's until produced and called back.
+func (h *heldOutput) Lend(n int) physical.Loan {
+	if h.lend == nil || h.record == nil {
+		return nil
+	}
+	return h.lend(n)
+}
 
 // Emit implements physical.Emitter: the record is converted now (the
 // operator may reuse rec) and produced at the next release.

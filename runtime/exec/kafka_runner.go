@@ -110,7 +110,7 @@ func (k *Kafka) Start(q *Query) (Runner, error) {
 	}
 	r := newKafkaRunner(k, q)
 	envs := q.envs(r, r)
-	envs.hold, envs.record = r.produceOutput, r.outRecord
+	envs.hold, envs.record, envs.lend = r.produceOutput, r.outRecord, r.Lend
 	r.tasks = newTaskSet(q.Topology, envs.build)
 	if err := r.newClient(); err != nil {
 		return nil, err
@@ -255,6 +255,10 @@ func (r *kafkaRunner) Emit(rec *physical.OutRecord) {
 // CopiesBytes implements physical.BytesCopier: outRecord copies a
 // record's bytes.
 func (r *kafkaRunner) CopiesBytes() bool { return true }
+
+// Lend implements physical.BufferLender: the sink encodes into the
+// buffer of the record Emit will produce (outRecords.lend).
+func (r *kafkaRunner) Lend(n int) physical.Loan { return r.outRecs.lend(n) }
 
 // outRecord converts rec into a franz-go record from the pool, its bytes
 // copied into the record's buffer (the emitted promise puts both back).

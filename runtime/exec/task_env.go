@@ -48,6 +48,9 @@ type taskEnvs struct {
 	// runner's, which copies its bytes into a record it recycles once
 	// produced (so the held output says it copies: physical.BytesCopier).
 	record func(*physical.OutRecord) *kgo.Record
+	// lend lends the buffer of the record record will return (the
+	// runner's, physical.BufferLender; nil: none).
+	lend func(int) physical.Loan
 }
 
 // build returns the environment of the task of sub for partition p, and
@@ -75,7 +78,7 @@ func (b *taskEnvs) build(sub *physical.SubTopology, p int32) (*physical.TaskEnv,
 	stores.transactional = b.transactional
 	env.Stores = stores
 	if b.hold != nil && env.Emit != nil {
-		stores.held = &heldOutput{produce: b.hold, record: b.record, limit: b.cfg.CacheBytes}
+		stores.held = &heldOutput{produce: b.hold, record: b.record, lend: b.lend, limit: b.cfg.CacheBytes}
 		env.Emit = stores.held
 		// A table's updates are collapsed per key till the release
 		// (taskStores.release flushes them first), as Kafka Streams'

@@ -40,6 +40,12 @@ func (c *compiler) call(e *ast.Call) (*node, error) {
 		return nil, err
 	}
 	n := callNode(res, args)
+	if f := c.lenOfReplaceNode(res, args); f != nil {
+		if c.share != nil {
+			c.share.retract(args[0])
+		}
+		n = f
+	}
 	if c.reg.IsVolatile(e.Name) {
 		if c.share != nil {
 			c.share.volatile++
@@ -47,6 +53,42 @@ func (c *compiler) call(e *ast.Call) (*node, error) {
 		return n, nil
 	}
 	return fold(n, args...), nil
+}
+
+// lenOfReplaceNode is LEN(REPLACE(s, old, repl)) on strings as a count,
+// without the replaced string (functions.ReplacedLen: q14 counts an
+// extra's c's as its LEN less the LEN of it with the c's replaced by the
+// empty string, a string built per row only to be measured), or nil when the call is not that. It evaluates s, old and repl in
+// the order and with the NULL rules of the two calls, and REPLACE's
+// result cap fails as the call does: NULL, and the error reported as
+// REPLACE's. A constant REPLACE is left to folding.
+func (c *compiler) lenOfReplaceNode(res *functions.Resolved, args []*node) *node {
+	if res.Name != "LEN" || len(args) != 1 || args[0].call == nil || args[0].call.name != "REPLACE" || args[0].isConst ||
+		len(args[0].call.args) != 3 || args[0].typ.Kind != types.KindString {
+		return nil
+	}
+	ra := args[0].call.args
+	for _, a := range ra {
+		if a.typ.Kind != types.KindString {
+			return nil
+		}
+	}
+	evals, reg := [3]evalFn{ra[0].eval, ra[1].eval, ra[2].eval}, c.reg
+	return &node{typ: res.Return, eval: func(row *types.Row, env *evalEnv) (any, error) {
+		var v [3]string
+		for i, ev := range evals {
+			x, err := ev(row, env)
+			if x == nil || err != nil {
+				return nil, err
+			}
+			v[i] = x.(string)
+		}
+		if err := reg.CheckResult("REPLACE", functions.ReplaceSize(v[0], v[1], v[2])); err != nil {
+			env.report(&FunctionError{Name: "REPLACE", Err: err})
+			return nil, nil
+		}
+		return functions.ReplacedLen(v[0], v[1], v[2]), nil
+	}}
 }
 
 // checkPatterns compiles the constant regular-expression arguments of a

@@ -333,3 +333,28 @@ func (m maskSet) mask(r rune) rune {
 	}
 	return c
 }
+
+// ReplaceSize is the size in bytes of REPLACE(s, old, repl), which its
+// result cap checks before the string is built.
+func ReplaceSize(s, old, repl string) int64 { return replaceSize(s, old, repl) }
+
+// ReplacedLen is LEN(REPLACE(s, old, repl)), the length in UTF-16 units
+// of strings.ReplaceAll(s, old, repl), counted without building the
+// string where it can be (q14 counts an extra's c's so, replacing them
+// by the empty string): the replaced string is s with each of the k matches of old
+// turned into repl, so its length is s's plus k times the difference,
+// when old is not empty (an empty one inserts repl at every rune
+// boundary) and the three are valid UTF-8 (a match of valid old in valid
+// s then starts and ends on rune boundaries, and the pieces between
+// count alone as they do joined). Otherwise the string is built and
+// measured.
+func ReplacedLen(s, old, repl string) int32 {
+	if old == "" || !utf8.ValidString(s) || !utf8.ValidString(old) || !utf8.ValidString(repl) {
+		return int32(utf16Len(strings.ReplaceAll(s, old, repl)))
+	}
+	k := strings.Count(s, old)
+	if k == 0 {
+		return int32(utf16Len(s))
+	}
+	return int32(utf16Len(s) + k*(utf16Len(repl)-utf16Len(old)))
+}
