@@ -44,10 +44,14 @@ func (s *pebbleStores) flush() error {
 type pipeline struct {
 	tasks   map[string]*physical.Task // by input topic
 	queue   []*physical.OutRecord
-	emitted int // records emitted to other topics (the sink)
+	emitted int                       // records emitted to other topics (the sink)
+	observe func(*physical.OutRecord) // when set, sees every record emitted
 }
 
 func (p *pipeline) Emit(r *physical.OutRecord) {
+	if p.observe != nil {
+		p.observe(r)
+	}
 	if p.tasks[r.Topic] != nil {
 		p.queue = append(p.queue, r)
 		return
@@ -80,6 +84,14 @@ func benchPipeline(b testing.TB, query string) (*pipeline, *pebbleStores) {
 // tasks.
 func pipelineOver(b testing.TB, source, query string) (*pipeline, *pebbleStores) {
 	b.Helper()
+	_, pl, stores := pipelineWith(b, source, query, physical.Options{AppID: "bench"})
+	return pl, stores
+}
+
+// pipelineWith is pipelineOver with the builder's options, and the
+// topology.
+func pipelineWith(b testing.TB, source, query string, opts physical.Options) (*physical.Topology, *pipeline, *pebbleStores) {
+	b.Helper()
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
 	stmts, err := parser.Parse(source + query)
 	if err != nil {
@@ -94,7 +106,7 @@ func pipelineOver(b testing.TB, source, query string) (*pipeline, *pebbleStores)
 	if err != nil {
 		b.Fatal(err)
 	}
-	topo, err := physical.Build(plan, physical.Options{AppID: "bench"})
+	topo, err := physical.Build(plan, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,7 +126,7 @@ func pipelineOver(b testing.TB, source, query string) (*pipeline, *pebbleStores)
 			pl.tasks[t] = tk
 		}
 	}
-	return pl, stores
+	return topo, pl, stores
 }
 
 // benchBid is bid n: bidders and auctions drawn from 10,000 and 5,000 by
@@ -180,4 +192,13 @@ func BenchmarkGroupCountSum(b *testing.B) {
 func BenchmarkTumblingCount(b *testing.B) {
 	runBids(b, `CREATE TABLE per_minute AS SELECT bidder, COUNT(*) AS n, SUM(price) AS total FROM bid
 	  WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY bidder EMIT CHANGES;`)
+}
+
+// BenchmarkLatestByOffsetGroup is Nexmark's q18 shape: the last bid per
+// (bidder, auction), re-keyed, four LATEST_BY_OFFSET columns, most
+// groups updated a few times.
+func BenchmarkLatestByOffsetGroup(b *testing.B) {
+	runBids(b, `CREATE TABLE q18 WITH (KEY_FORMAT='JSON') AS SELECT bidder, auction, LATEST_BY_OFFSET(price) AS price,
+	  LATEST_BY_OFFSET(channel) AS channel, LATEST_BY_OFFSET(date_time) AS date_time
+	  FROM bid GROUP BY bidder, auction EMIT CHANGES;`)
 }
