@@ -202,3 +202,16 @@ func BenchmarkLatestByOffsetGroup(b *testing.B) {
 	  LATEST_BY_OFFSET(channel) AS channel, LATEST_BY_OFFSET(date_time) AS date_time
 	  FROM bid GROUP BY bidder, auction EMIT CHANGES;`)
 }
+
+// BenchmarkRekeyedManyArgs is Nexmark q17's shape: re-keyed by auction
+// and day, seven arguments through the repartition topic (three CASEs,
+// the price four times).
+func BenchmarkRekeyedManyArgs(b *testing.B) {
+	runBids(b, `CREATE TABLE q17 WITH (KEY_FORMAT='JSON') AS SELECT auction,
+	  FORMAT_TIMESTAMP(FROM_UNIXTIME(date_time), 'yyyy-MM-dd') AS day, COUNT(*) AS total_bids,
+	  SUM(CASE WHEN price < 10000 THEN 1 ELSE 0 END) AS rank1_bids,
+	  SUM(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 ELSE 0 END) AS rank2_bids,
+	  SUM(CASE WHEN price >= 1000000 THEN 1 ELSE 0 END) AS rank3_bids, MIN(price) AS min_price,
+	  MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price FROM bid
+	  GROUP BY auction, FORMAT_TIMESTAMP(FROM_UNIXTIME(date_time), 'yyyy-MM-dd') EMIT CHANGES;`)
+}
