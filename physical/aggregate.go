@@ -3,6 +3,7 @@ package physical
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,8 @@ const (
 // named after the call's accumulator (<accumulator>_ARG_j), so records
 // an upgraded query finds in flight in the repartition topic give each
 // kept aggregate its own arguments (a new one reads NULLs). Legacy
-// queries (Options.LegacyStoreJSON) keep ARG_i_j by position.
+// queries (Options.LegacyStoreJSON) keep ARG_i_j by position. A JSON
+// repartition topic writes them under shorter names (compactPrep).
 func prepSchema(n *planner.Aggregate, legacy bool) *types.Schema {
 	s := &types.Schema{Columns: append([]types.Column(nil), n.Schema().Keys()...)}
 	accs := accumulatorColumns(n, legacy)
@@ -69,15 +71,19 @@ func (b *builder) aggregate(n *planner.Aggregate) error {
 		b.topo.Internal = append(b.topo.Internal, InternalTopic{Name: topic})
 		key, value := b.prepFormats(topic, prep)
 		b.topo.notePartitionKey(topic, key, prep.Keys())
+		wire := prep
+		if f := b.internal(); !f.legacy && !f.legacyStore && !b.opts.LegacyRepartitionNames {
+			wire = compactPrep(prep, value)
+		}
 		b.addStep(step{desc: NodeDesc{Kind: "Sink", Name: repartitionName + "-sink", Topic: topic},
 			make: func(env *TaskEnv, _ Processor) (Processor, error) {
-				return newRepartitionSink(env, topic, prep, key, value)
+				return newRepartitionSink(env, topic, wire, key, value)
 			}})
 		b.finish()
 		b.cur = &segment{topics: []string{topic},
 			headDesc: NodeDesc{Kind: "Source", Name: repartitionName + "-source", Topic: topic},
 			head: func(env *TaskEnv, next Processor) (rawProcessor, error) {
-				return newRepartitionSource(env, prep, key, value, next)
+				return newRepartitionSource(env, wire, key, value, next)
 			}}
 	}
 	store := b.timedStore(aggregateStore)
@@ -438,6 +444,43 @@ func (s *repartitionSink) newRecord() (*repartitionRecord, []byte) {
 		return &ir.repartitionRecord, ir.bytes[:0]
 	}
 	return new(repartitionRecord), s.size.buf()
+}
+
+// compactPrep is the layout a JSON repartition topic's records are
+// written in: prep with each argument column named A<hash of its prep
+// name> ("A" and 8 hex digits, and "_<k>" for a hash shared within the
+// query), where its prep name, KSQL_AGG_<FUNCTION>_<hash>_ARG_<j>, is 27
+// to 41 characters. JSON writes every name in every record: Nexmark
+// q17's seven arguments were 210 of a value's 245 bytes, encoded,
+// produced, fetched and scanned per record. The short name follows the
+// prep name, so it keeps what the prep names are for: an upgraded query's
+// in-flight records give each kept aggregate its own arguments.
+//
+// Queries of commands recorded before keep the prep names
+// (Options.LegacyRepartitionNames), as their upgrades do, so every
+// record a query reads is in the layout it writes. Other formats keep
+// prep: Avro and Protobuf carry no names in a record, a registry
+// format's schema is its subject's, and a single unwrapped JSON value
+// has no name.
+func compactPrep(prep *types.Schema, value format.Spec) *types.Schema {
+	args := prep.Values()
+	if value.Name != format.JSON || len(args) == 0 || value.WrapSingle != nil && !*value.WrapSingle {
+		return prep
+	}
+	wire := &types.Schema{Columns: append([]types.Column(nil), prep.Keys()...)}
+	seen := map[string]int{}
+	for _, c := range args {
+		h := fnv.New32a()
+		h.Write([]byte(c.Name))
+		base := fmt.Sprintf("A%08X", h.Sum32())
+		name := base
+		if k := seen[base]; k > 0 {
+			name += "_" + strconv.Itoa(k)
+		}
+		seen[base]++
+		wire.Columns = append(wire.Columns, types.Column{Name: name, Type: c.Type, NS: c.NS})
+	}
+	return wire
 }
 
 // repartitionSource reads prep rows back from the repartition topic.

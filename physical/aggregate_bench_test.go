@@ -44,10 +44,14 @@ func (s *pebbleStores) flush() error {
 type pipeline struct {
 	tasks   map[string]*physical.Task // by input topic
 	queue   []*physical.OutRecord
-	emitted int // records emitted to other topics (the sink)
+	emitted int                       // records emitted to other topics (the sink)
+	observe func(*physical.OutRecord) // when set, sees every record emitted
 }
 
 func (p *pipeline) Emit(r *physical.OutRecord) {
+	if p.observe != nil {
+		p.observe(r)
+	}
 	if p.tasks[r.Topic] != nil {
 		p.queue = append(p.queue, r)
 		return
@@ -80,6 +84,14 @@ func benchPipeline(b testing.TB, query string) (*pipeline, *pebbleStores) {
 // tasks.
 func pipelineOver(b testing.TB, source, query string) (*pipeline, *pebbleStores) {
 	b.Helper()
+	_, pl, stores := pipelineWith(b, source, query, physical.Options{AppID: "bench"})
+	return pl, stores
+}
+
+// pipelineWith is pipelineOver with the builder's options, and the
+// topology.
+func pipelineWith(b testing.TB, source, query string, opts physical.Options) (*physical.Topology, *pipeline, *pebbleStores) {
+	b.Helper()
 	p := planner.New(planner.NewCatalog(), functions.NewRegistry(), planner.Defaults{})
 	stmts, err := parser.Parse(source + query)
 	if err != nil {
@@ -94,7 +106,7 @@ func pipelineOver(b testing.TB, source, query string) (*pipeline, *pebbleStores)
 	if err != nil {
 		b.Fatal(err)
 	}
-	topo, err := physical.Build(plan, physical.Options{AppID: "bench"})
+	topo, err := physical.Build(plan, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,7 +126,7 @@ func pipelineOver(b testing.TB, source, query string) (*pipeline, *pebbleStores)
 			pl.tasks[t] = tk
 		}
 	}
-	return pl, stores
+	return topo, pl, stores
 }
 
 // benchBid is bid n: bidders and auctions drawn from 10,000 and 5,000 by
@@ -180,4 +192,26 @@ func BenchmarkGroupCountSum(b *testing.B) {
 func BenchmarkTumblingCount(b *testing.B) {
 	runBids(b, `CREATE TABLE per_minute AS SELECT bidder, COUNT(*) AS n, SUM(price) AS total FROM bid
 	  WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY bidder EMIT CHANGES;`)
+}
+
+// BenchmarkLatestByOffsetGroup is Nexmark's q18 shape: the last bid per
+// (bidder, auction), re-keyed, four LATEST_BY_OFFSET columns, most
+// groups updated a few times.
+func BenchmarkLatestByOffsetGroup(b *testing.B) {
+	runBids(b, `CREATE TABLE q18 WITH (KEY_FORMAT='JSON') AS SELECT bidder, auction, LATEST_BY_OFFSET(price) AS price,
+	  LATEST_BY_OFFSET(channel) AS channel, LATEST_BY_OFFSET(date_time) AS date_time
+	  FROM bid GROUP BY bidder, auction EMIT CHANGES;`)
+}
+
+// BenchmarkRekeyedManyArgs is Nexmark q17's shape: re-keyed by auction
+// and day, seven arguments through the repartition topic (three CASEs,
+// the price four times).
+func BenchmarkRekeyedManyArgs(b *testing.B) {
+	runBids(b, `CREATE TABLE q17 WITH (KEY_FORMAT='JSON') AS SELECT auction,
+	  FORMAT_TIMESTAMP(FROM_UNIXTIME(date_time), 'yyyy-MM-dd') AS day, COUNT(*) AS total_bids,
+	  SUM(CASE WHEN price < 10000 THEN 1 ELSE 0 END) AS rank1_bids,
+	  SUM(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 ELSE 0 END) AS rank2_bids,
+	  SUM(CASE WHEN price >= 1000000 THEN 1 ELSE 0 END) AS rank3_bids, MIN(price) AS min_price,
+	  MAX(price) AS max_price, AVG(price) AS avg_price, SUM(price) AS sum_price FROM bid
+	  GROUP BY auction, FORMAT_TIMESTAMP(FROM_UNIXTIME(date_time), 'yyyy-MM-dd') EMIT CHANGES;`)
 }

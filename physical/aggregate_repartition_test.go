@@ -196,3 +196,76 @@ func TestRepartitionSinkReusesItsRecordForACopier(t *testing.T) {
 		t.Errorf("a repartition record costs %.0f allocations before a copier, want 0", allocs)
 	}
 }
+
+// TestRepartitionCompactNames: a JSON repartition record names each
+// argument A<hash of its prep name> (compactPrep), in less than half the
+// bytes, and the source reads the rows back, NULLs included; the compact
+// name of a prep name is the same in every plan (an upgraded query's
+// in-flight records keep their arguments). Other formats, and a single
+// unwrapped argument, keep prep.
+func TestRepartitionCompactNames(t *testing.T) {
+	prep := &types.Schema{Columns: []types.Column{
+		{Name: "PAGE", Type: types.StringType, NS: types.KeyNS},
+		{Name: "KSQL_AGG_SUM_028CFB19_ARG_0", Type: types.BigintType, NS: types.ValueNS},
+		{Name: "KSQL_AGG_LATEST_BY_OFFSET_EB9E72FF_ARG_0", Type: types.StringType, NS: types.ValueNS},
+	}}
+	json := format.Spec{Name: format.JSON}
+	wire := compactPrep(prep, json)
+	again := compactPrep(&types.Schema{Columns: []types.Column{prep.Columns[0], prep.Columns[2], prep.Columns[1]}}, json)
+	if wire.Columns[0] != prep.Columns[0] || len(wire.Columns) != 3 {
+		t.Fatalf("compact layout %v, want the key and two arguments", wire.Columns)
+	}
+	for i, c := range wire.Columns[1:] {
+		if len(c.Name) != 9 || c.Name[0] != 'A' || c.Type != prep.Columns[1+i].Type || c.NS != types.ValueNS {
+			t.Errorf("argument %d is %v, want A and 8 hex digits, of %v", i, c, prep.Columns[1+i])
+		}
+		if again.Columns[2-i].Name != c.Name {
+			t.Errorf("argument %s is %s in one plan, %s in another", prep.Columns[1+i].Name, c.Name, again.Columns[2-i].Name)
+		}
+	}
+	rows := []*types.Row{{Values: []any{"/a", int64(7), "Google"}}, {Values: []any{"/b", nil, "x"}}, {Values: []any{"/c", int64(-1), nil}}}
+	write := func(s *types.Schema) []*OutRecord {
+		var got []*OutRecord
+		env := &TaskEnv{Emit: emitFunc(func(r *OutRecord) { got = append(got, r) })}
+		sink, err := newRepartitionSink(env, "app-Aggregate-GroupBy-repartition", s, format.Spec{Name: format.Kafka}, json)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.current = &InRecord{Topic: "pageviews", Partition: 1, Offset: 42}
+		for _, r := range rows {
+			if err := sink.Process(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return got
+	}
+	compact, named := write(wire), write(prep)
+	if len(compact[0].Value) >= len(named[0].Value)/2 {
+		t.Errorf("compact value %s, with prep names %s: want less than half the bytes", compact[0].Value, named[0].Value)
+	}
+	var read []*types.Row
+	src, err := newRepartitionSource(&TaskEnv{}, wire, format.Spec{Name: format.Kafka}, json, processorFunc(func(row *types.Row) error {
+		read = append(read, &types.Row{Values: append([]any(nil), row.Values...)})
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range compact {
+		if err := src.ProcessRaw(&InRecord{Topic: r.Topic, Key: r.Key, Value: r.Value, Headers: r.Headers}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range rows {
+		if len(read) != len(rows) || !types.ValuesEqual(read[i].Values, r.Values) {
+			t.Fatalf("%s read back as %v, want %v", compact[i].Value, read[min(i, len(read)-1)].Values, r.Values)
+		}
+	}
+	unwrapped := false
+	for _, f := range []format.Spec{{Name: format.Delimited}, {Name: format.JSON, WrapSingle: &unwrapped}} {
+		p := &types.Schema{Columns: prep.Columns[:2]}
+		if w := compactPrep(p, f); w != p {
+			t.Errorf("%s (wrap %v) compacts to %v", f.Name, f.WrapSingle, w.Columns)
+		}
+	}
+}

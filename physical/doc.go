@@ -563,7 +563,10 @@
 // copies that table through `RightSourceKeyed-SelectKey-repartition` into the left's key format (as
 // ksqlDB's PreJoinRepartitionNode), so the foreign keys the left side
 // writes are the bytes the right rows are keyed and partitioned by. Each
-// command records `internalFormats: "sources/4"` (commands recorded with
+// command records `internalFormats: "sources/5"` (commands recorded with
+// `"sources/4"` or before write a JSON GROUP BY repartition topic's
+// arguments under their accumulators' names, Options.LegacyRepartitionNames,
+// where new ones write compact names, compactPrep; those with
 // `"sources/3"` read the sides of windowed table joins from their own
 // topics; those with `"sources/2"` also keep their stream–stream join store numbers; those with
 // `"sources"` keep their FK joins unreformatted, planner.Defaults.

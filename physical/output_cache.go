@@ -1,7 +1,6 @@
 package physical
 
 import (
-	"slices"
 
 	"github.com/sqlstream/sqlstream/sql/types"
 )
@@ -111,10 +110,18 @@ func (c *outputCache) put(key []byte, row *types.Row) {
 	}
 	e.hasIn = c.env.current != nil
 	if cur := c.env.current; cur != nil {
-		// The headers are copied, never refilled: a sink's record may
-		// keep them (sinkOp takes the input's user headers as they are).
+		// The headers are copied, and refilled only until the entry is
+		// flushed: a sink's record may keep the flushed copy (sinkOp takes
+		// the input's user headers as they are), and a flushed entry
+		// starts again with none. A hot group's updates between two
+		// flushes so copy theirs into one slice (q15: one group, an
+		// origin header on every record).
+		var hs []Header
+		if cur.Headers != nil {
+			hs = append(e.in.Headers[:0], cur.Headers...)
+		}
 		e.in = InRecord{Topic: cur.Topic, Partition: cur.Partition, Offset: cur.Offset, Timestamp: cur.Timestamp,
-			Headers: slices.Clone(cur.Headers)}
+			Headers: hs}
 	}
 	c.seq++
 	e.seq = c.seq

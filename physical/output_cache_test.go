@@ -122,3 +122,50 @@ func TestOutputCacheHotKeyAndReuse(t *testing.T) {
 		t.Errorf("flushed\n%v\nwant\n%v", out.rows, want)
 	}
 }
+
+// TestOutputCacheHeadersRefilledUntilFlushed: a hot group's updates
+// copy their input's headers into the entry's one slice until it is
+// flushed (no allocation an update), the flush forwards the last
+// update's headers, and a record the sink keeps from a flush keeps its
+// headers while the next interval's updates copy theirs elsewhere.
+func TestOutputCacheHeadersRefilledUntilFlushed(t *testing.T) {
+	env := &TaskEnv{CacheOutputs: true}
+	var kept [][]Header
+	out := &borrowingRows{keptRows{env: env}}
+	c := newOutputCache(env, processorFunc(func(row *types.Row) error {
+		kept = append(kept, env.current.Headers)
+		return out.Process(row)
+	}))
+	c.reuse = true
+	task := &Task{env: env}
+	in := &InRecord{Topic: "in", Headers: []Header{{Key: originHeader, Value: []byte("bid/0/1")}}}
+	row := &types.Row{Values: []any{"hot", int64(1)}, HasOld: true}
+	env.current = in
+	c.put([]byte("hot"), row)
+	next, key := []byte("bid/0/2"), []byte("hot")
+	allocs := testing.AllocsPerRun(100, func() {
+		in.Headers[0].Value = next
+		c.put(key, row)
+	})
+	if allocs > 0 {
+		t.Errorf("a hot group's update costs %.0f allocations, want 0", allocs)
+	}
+	in.Headers = []Header{{Key: originHeader, Value: []byte("bid/0/3")}}
+	c.put([]byte("hot"), row)
+	if err := task.FlushOutputs(); err != nil {
+		t.Fatal(err)
+	}
+	env.current = &InRecord{Topic: "in", Headers: []Header{{Key: originHeader, Value: []byte("bid/0/4")}}}
+	c.put([]byte("hot"), row)
+	env.current = &InRecord{Topic: "in"}
+	c.put([]byte("cold"), row)
+	if err := task.FlushOutputs(); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(len(kept), " ", kept[0], " ", kept[1], " ", kept[2] == nil)
+	want := fmt.Sprint(3, " ", []Header{{Key: originHeader, Value: []byte("bid/0/3")}}, " ",
+		[]Header{{Key: originHeader, Value: []byte("bid/0/4")}}, " ", true)
+	if got != want {
+		t.Errorf("forwarded headers %s, want %s", got, want)
+	}
+}

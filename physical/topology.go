@@ -33,6 +33,8 @@ type Topology struct {
 	formats internalFormats
 	// legacyJoinNumbers: built with Options.LegacyJoinStoreNumbers.
 	legacyJoinNumbers bool
+	// legacyRepartitionNames: built with Options.LegacyRepartitionNames.
+	legacyRepartitionNames bool
 	// legacyTimePrefix: built with Options.LegacyChangelogTimePrefix (or
 	// an older level).
 	legacyTimePrefix bool
@@ -73,6 +75,12 @@ func (t *Topology) LegacyChangelogTimePrefix() bool { return t.legacyTimePrefix 
 // (Options.LegacyJoinStoreNumbers): an upgrade of its query must build
 // the new topology so too.
 func (t *Topology) LegacyJoinStoreNumbers() bool { return t.legacyJoinNumbers }
+
+// LegacyRepartitionNames reports whether the topology writes its JSON
+// GROUP BY repartition topics' arguments under their prep names
+// (Options.LegacyRepartitionNames): an upgrade of its query must build
+// the new topology so too, as records of either layout may be in flight.
+func (t *Topology) LegacyRepartitionNames() bool { return t.legacyRepartitionNames }
 
 // InternalTopic is a topic owned by one query: `<app id>-<name>-repartition`
 // or `<app id>-<store>-changelog`.
@@ -260,6 +268,12 @@ type Options struct {
 	// alone and the timestamp the record's, as Kafka Streams logs its
 	// timestamped stores.
 	LegacyChangelogTimePrefix bool
+	// LegacyRepartitionNames writes a JSON GROUP BY repartition topic's
+	// arguments under their prep names (<accumulator>_ARG_j), as queries
+	// of commands recorded with internalFormats "sources/4" or before
+	// wrote them (LegacyInternalJSON and LegacyStoreJSON imply it).
+	// Default false: compact names (compactPrep).
+	LegacyRepartitionNames bool
 }
 
 // Build turns a logical plan into a topology.
@@ -302,6 +316,7 @@ func Build(plan *planner.Plan, opts Options) (*Topology, error) {
 	b.topo.schemas, b.schemas = b.schemas, nil
 	b.topo.formats = b.internal()
 	b.topo.legacyJoinNumbers = opts.LegacyJoinStoreNumbers
+	b.topo.legacyRepartitionNames = opts.LegacyRepartitionNames
 	b.topo.legacyTimePrefix = b.legacyTimePrefix()
 	b.topo.plan = plan
 	return b.topo, nil

@@ -162,7 +162,7 @@ func (e *Engine) buildQuery(plan *planner.Plan, queryID func(seq int64) string, 
 	}
 	topo, err := physical.Build(plan, physical.Options{AppID: b.appID, ParseTimestamp: e.reg.ParseTimestamp, LegacyInternalJSON: cmd != nil && legacyInternalJSON(cmd), LegacyStoreJSON: cmd != nil && legacyStoreJSON(cmd),
 		LegacyStoreKeysJSON: cmd != nil && legacyStoreKeysJSON(cmd), LegacyJoinStoreNumbers: legacyJoinStoreNumbers(cmd),
-		LegacyChangelogTimePrefix: cmd != nil && legacyChangelogTimePrefix(cmd)})
+		LegacyChangelogTimePrefix: cmd != nil && legacyChangelogTimePrefix(cmd), LegacyRepartitionNames: legacyRepartitionNames(cmd)})
 	if err != nil {
 		return b, err
 	}

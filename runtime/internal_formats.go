@@ -25,7 +25,7 @@ const internalFormatsFKReformat = "sources/2"
 // false). Commands recorded before keep their stores' names and joins.
 const internalFormatsKsqlNumbers = "sources/3"
 
-// internalFormatsWindowedTables is what a command records now: as
+// internalFormatsWindowedTables is what a command recorded next: as
 // internalFormatsKsqlNumbers, and a join of windowed tables (or of a
 // windowed table and a windowed stream) keyed in a registry format
 // repartitioning every side (planner.Defaults.LegacyWindowedTableJoins
@@ -33,14 +33,20 @@ const internalFormatsKsqlNumbers = "sources/3"
 // each side from its own topic.
 const internalFormatsWindowedTables = "sources/4"
 
+// internalFormatsCompactArgs is what a command records now: as
+// internalFormatsWindowedTables, and a JSON GROUP BY repartition topic's
+// arguments under compact names (physical.Options.LegacyRepartitionNames
+// false). Commands recorded before keep the names their records carry.
+const internalFormatsCompactArgs = "sources/5"
+
 // internalFormatsNow is what a new command records.
-const internalFormatsNow = internalFormatsWindowedTables
+const internalFormatsNow = internalFormatsCompactArgs
 
 // legacyInternalJSON reports whether the queries c starts keep JSON
 // internal topics.
 func legacyInternalJSON(c *command) bool {
 	switch c.InternalFormats {
-	case internalFormatsOfSources, internalFormatsFKReformat, internalFormatsKsqlNumbers, internalFormatsWindowedTables:
+	case internalFormatsOfSources, internalFormatsFKReformat, internalFormatsKsqlNumbers, internalFormatsWindowedTables, internalFormatsCompactArgs:
 		return false
 	}
 	return true
@@ -50,7 +56,15 @@ func legacyInternalJSON(c *command) bool {
 // their stream–stream join stores as before ksqlDB's numbers (nil: a
 // new statement, which does not).
 func legacyJoinStoreNumbers(cmd *command) bool {
-	return cmd != nil && cmd.InternalFormats != internalFormatsKsqlNumbers && cmd.InternalFormats != internalFormatsWindowedTables
+	return cmd != nil && cmd.InternalFormats != internalFormatsKsqlNumbers && cmd.InternalFormats != internalFormatsWindowedTables &&
+		cmd.InternalFormats != internalFormatsCompactArgs
+}
+
+// legacyRepartitionNames reports whether the queries cmd starts write
+// their JSON GROUP BY repartition topics' arguments under the names of
+// before (nil: a new statement, which does not).
+func legacyRepartitionNames(cmd *command) bool {
+	return cmd != nil && cmd.InternalFormats != internalFormatsCompactArgs
 }
 
 // storeFormatsOfQuery is what a command records (command.StoreFormats)
@@ -110,8 +124,8 @@ func legacyChangelogTimePrefix(c *command) bool { return c.StoreFormats != store
 // copy that plans them as then (the engine lock is held, the copy shares
 // the catalog).
 func (e *Engine) plannerFor(cmd *command) *planner.Planner {
-	if cmd == nil || cmd.InternalFormats == internalFormatsNow {
-		return e.planner
+	if cmd == nil || cmd.InternalFormats == internalFormatsNow || cmd.InternalFormats == internalFormatsWindowedTables {
+		return e.planner // the two plan alike
 	}
 	p := *e.planner
 	p.Defaults.LegacyWindowedTableJoins = true

@@ -18,6 +18,9 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 	if p := e.plannerFor(&command{InternalFormats: internalFormatsNow}); p != e.planner {
 		t.Error("a command of this release is not planned by the engine's planner")
 	}
+	if p := e.plannerFor(&command{InternalFormats: internalFormatsWindowedTables}); p != e.planner {
+		t.Error("a command of sources/4 (which plans as sources/5) is not planned by the engine's planner")
+	}
 	if p := e.plannerFor(&command{InternalFormats: internalFormatsKsqlNumbers}); p == e.planner || !p.Defaults.LegacyWindowedTableJoins ||
 		p.Defaults.LegacyWindowedJoins || p.Defaults.LegacyRegistryJoinSteps || p.Defaults.LegacyJoinRepartition {
 		t.Error("a command of sources/3 is not planned with the joins of then: windowed tables read from their own topics, the rest as now")
@@ -25,6 +28,17 @@ func TestPlannerForLegacyCommands(t *testing.T) {
 	if !legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsFKReformat}) || legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsKsqlNumbers}) ||
 		legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsNow}) || legacyJoinStoreNumbers(nil) {
 		t.Error("only commands recorded before sources/3 keep the old join store numbers")
+	}
+	for _, f := range []string{"", internalFormatsOfSources, internalFormatsKsqlNumbers, internalFormatsWindowedTables} {
+		if !legacyRepartitionNames(&command{InternalFormats: f}) {
+			t.Errorf("a command of %q writes its repartition arguments under compact names", f)
+		}
+	}
+	if legacyRepartitionNames(&command{InternalFormats: internalFormatsNow}) || legacyRepartitionNames(nil) || internalFormatsNow != internalFormatsCompactArgs {
+		t.Error("a new command, or one of this release, keeps the long repartition argument names")
+	}
+	if legacyInternalJSON(&command{InternalFormats: internalFormatsCompactArgs}) || legacyJoinStoreNumbers(&command{InternalFormats: internalFormatsCompactArgs}) {
+		t.Error("a command of sources/5 keeps an older level's JSON internal topics or join store numbers")
 	}
 	for _, c := range []struct {
 		formats    string

@@ -109,7 +109,7 @@ func (e *Engine) checkReplace(ctx context.Context, old *query, plan *planner.Pla
 	topo, err := physical.Build(plan, physical.Options{AppID: old.appID, ParseTimestamp: e.reg.ParseTimestamp,
 		LegacyInternalJSON: old.topo.RepartitionKeysAreStoreKeys(), LegacyStoreJSON: old.topo.LegacyStores(),
 		LegacyStoreKeysJSON: old.topo.LegacyStoreKeys(), LegacyJoinStoreNumbers: old.topo.LegacyJoinStoreNumbers(),
-		LegacyChangelogTimePrefix: old.topo.LegacyChangelogTimePrefix()})
+		LegacyChangelogTimePrefix: old.topo.LegacyChangelogTimePrefix(), LegacyRepartitionNames: old.topo.LegacyRepartitionNames()})
 	if err != nil {
 		return nil, err
 	}

@@ -41,3 +41,9 @@ func BenchmarkSumDecimalAdd(b *testing.B) {
 func BenchmarkCorrelationWidenedAdd(b *testing.B) {
 	benchmarkAdd(b, "CORRELATION", ts(tInt, tInt), []any{int32(1), int32(2)})
 }
+
+// BenchmarkLatestByOffsetAdd is one of Nexmark q18's five
+// LATEST_BY_OFFSETs: every update keeps a new entry.
+func BenchmarkLatestByOffsetAdd(b *testing.B) {
+	benchmarkAdd(b, "LATEST_BY_OFFSET", ts(tStr), []any{"Google"})
+}

@@ -99,7 +99,22 @@ func (b *byOffsetOne) Add(acc any, args []any) (any, error) {
 	if args[0] == nil && b.ignoreNulls || !b.latest && isEntry(acc) {
 		return acc, nil
 	}
-	return &types.StructValue{Type: b.state, Values: []any{b.reg.nextSeq(), args[0]}}, nil
+	return newOffsetEntry(b.state, b.reg.nextSeq(), args[0]), nil
+}
+
+// offsetEntry is an entry's struct and its values in one allocation: a
+// LATEST_BY_OFFSET makes one entry per update (Nexmark q18 makes five a
+// record), and a struct with its own values slice was two.
+type offsetEntry struct {
+	s    types.StructValue
+	vals [2]any
+}
+
+// newOffsetEntry is the entry STRUCT<SEQ, VAL> of type t.
+func newOffsetEntry(t *types.Type, seq int64, val any) *types.StructValue {
+	e := &offsetEntry{vals: [2]any{seq, val}}
+	e.s = types.StructValue{Type: t, Values: e.vals[:]}
+	return &e.s
 }
 
 func isEntry(v any) bool {
@@ -150,7 +165,7 @@ func (b *byOffsetN) Add(acc any, args []any) (any, error) {
 	if args[0] == nil && b.ignoreNulls || !b.latest && len(list) >= b.n {
 		return acc, nil
 	}
-	e := &types.StructValue{Type: b.state.Elem, Values: []any{b.reg.nextSeq(), args[0]}}
+	e := newOffsetEntry(b.state.Elem, b.reg.nextSeq(), args[0])
 	return b.keep(append(append(make([]any, 0, len(list)+1), list...), e)), nil
 }
 
