@@ -49,6 +49,11 @@ type cachingStore struct {
 	// dirty counts the entries with dirty set, so a Flush walks only the
 	// LRU ring's tail that holds them (firstDirty).
 	dirty int
+	// windows indexes a window store's entries by window start for its
+	// purges, once the first ran; windowInterval is its segment interval
+	// (0: not a window store). caching_purge.go.
+	windows        *windowIndex
+	windowInterval int64
 }
 
 type cacheEntry struct {
@@ -58,6 +63,7 @@ type cacheEntry struct {
 	lazy       Lazy        // the value as put by PutLazy (its bytes made into value when needed), or nil
 	dirty      bool        // written since it was last written down
 	below      presence    // whether the key exists below, when known
+	slot       int32       // its place in windows (caching_purge.go), -1 if not in it
 	inline     [inlineKeyBytes]byte
 }
 
@@ -216,6 +222,9 @@ func (s *cachingStore) insert(key, value []byte, lazy Lazy, dirty bool) *cacheEn
 	s.pushBack(e)
 	s.size += e.bytes()
 	s.index(e, false)
+	if s.windows != nil {
+		s.windows.add(e)
+	}
 	return e
 }
 
@@ -265,6 +274,9 @@ func (s *cachingStore) drop(e *cacheEntry) {
 	if s.ordered != nil && e.live() {
 		s.ordered.Delete(e.key)
 	}
+	if s.windows != nil {
+		s.windows.remove(e)
+	}
 }
 
 // writeDown tells the listener and writes to the lower layers, passing
@@ -312,7 +324,7 @@ func (s *cachingStore) firstDirty() *cacheEntry {
 
 // Close discards the cache (unflushed writes) and closes below.
 func (s *cachingStore) Close() error {
-	s.entries, s.ordered, s.size, s.dirty, s.last = newEntryTable(), nil, 0, 0, nil
+	s.entries, s.ordered, s.size, s.dirty, s.last, s.windows = newEntryTable(), nil, 0, 0, nil, nil
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
 	return s.inner.Close()
 }
@@ -412,22 +424,6 @@ func (s *cachingStore) cachedIn(start, end []byte) []*cacheEntry {
 	})
 	s.inRange = out
 	return out
-}
-
-// purge drops matching cached entries unwritten, then purges below.
-func (s *cachingStore) purge(match func(key []byte) bool, windowsBefore int64) error {
-	// Every entry's key is shown to match without a copy (keyView): a
-	// window store's purge runs over the whole cache.
-	var doomed []*cacheEntry
-	for e := s.front(); e != nil; e = s.after(e) {
-		if match(keyView(e.key)) {
-			doomed = append(doomed, e)
-		}
-	}
-	for _, e := range doomed {
-		s.drop(e)
-	}
-	return s.inner.(purger).purge(match, windowsBefore)
 }
 
 // keyView is an entry's key as bytes sharing the string's memory, for a

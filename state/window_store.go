@@ -206,9 +206,14 @@ func (w *WindowStore) Purge(before int64) error {
 // stream time between Purges. A partition already segmented keeps its
 // own interval; one written in the plain layout (by an older version, or
 // restored before the store was opened) is rewritten in one batch. What
-// the store returns is the same in either layout. Over layers other than
-// the DB's own stack it does nothing.
+// the store returns is the same in either layout. The cache indexes its
+// windows by the same interval, so a Purge visits only its entries of
+// those segments too (caching_purge.go). Over layers other than the DB's
+// own stack it does nothing.
 func (w *WindowStore) UseSegments(interval int64) error {
+	if c := cacheUnder(w.s); c != nil && interval > 0 {
+		c.segmentWindows(interval)
+	}
 	ps := pebbleUnder(w.s)
 	if ps == nil {
 		return nil
@@ -228,6 +233,21 @@ func pebbleUnder(s Store) *pebbleStore {
 		case *changeloggingStore:
 			s = l.inner
 		case *pebbleStore:
+			return l
+		default:
+			return nil
+		}
+	}
+}
+
+// cacheUnder is the caching layer of s, a stack from openStack; nil
+// when it has none or for unknown layers.
+func cacheUnder(s Store) *cachingStore {
+	for {
+		switch l := s.(type) {
+		case *meteredStore:
+			s = l.inner
+		case *cachingStore:
 			return l
 		default:
 			return nil
